@@ -1,0 +1,164 @@
+/* formats/profile.h: the profile model every reader fills and every writer reads.
+ *
+ * Strings are interned (t2f_str_id). Threads, events, modules, frames and stack nodes are dense
+ * u32 ids from 1 in order of first appearance (0 = none; stack node 0 is the empty stack), so a
+ * writer that walks ids in order is deterministic.
+ *
+ * A sample adds (samples 1, weight w) to the cell (stack node, thread, event). When the sample log
+ * is enabled (t2f_profile__enable_log, before the first sample), every sample is also appended, in
+ * input order, with its time: writers that need time order (speedscope) read it.
+ *
+ * Ownership: the profile owns everything it returns; pointers it returns (strings, frame and cell
+ * structs) are borrowed and valid until the next call that adds to the profile. Not thread safe.
+ */
+#ifndef T2F_PROFILE_H
+#define T2F_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/strtab.h"
+
+typedef uint32_t t2f_thread_id;
+typedef uint32_t t2f_event_id;
+typedef uint32_t t2f_module_id;
+typedef uint32_t t2f_frame_id;
+typedef uint32_t t2f_node_id;
+
+#define T2F_PID_UNKNOWN (-1) /* a thread whose pid the input did not give */
+
+enum t2f_frame_kind {
+	T2F_FRAME_USER = 0,
+	T2F_FRAME_KERNEL,
+	T2F_FRAME_JIT,
+	T2F_FRAME_INLINED,
+	T2F_FRAME_MANAGED,
+};
+
+enum t2f_unit {
+	T2F_UNIT_COUNT = 0,    /* events, page faults, samples */
+	T2F_UNIT_NANOSECONDS,  /* cpu-clock, task-clock periods */
+};
+
+struct t2f_thread {
+	int64_t pid;          /* T2F_PID_UNKNOWN when not known */
+	int64_t tid;
+	t2f_str_id comm;
+	uint32_t input;       /* index of the input it came from (batch mode), from 0 */
+};
+
+struct t2f_event {
+	t2f_str_id name;      /* without modifiers: "cpu-clock", "sched:sched_switch" */
+	enum t2f_unit unit;
+	bool has_period;      /* some sample of this event carried a period */
+};
+
+/* A module map: an address range of a process backed by a file (perf MMAP/MMAP2 records). */
+struct t2f_module_map {
+	int64_t pid;
+	uint64_t start, len, pgoff;
+	t2f_str_id path;
+	t2f_str_id build_id;  /* lowercase hex, 0 when not recorded */
+	t2f_str_id prot;      /* "r-xp" as printed, 0 when not printed */
+};
+
+/* A frame: what one entry of a call chain names. Frames are deduplicated on every field. */
+struct t2f_frame {
+	t2f_str_id name;      /* symbol as the input gave it (perf's +0xOFF removed); 0 = unknown */
+	t2f_str_id module;    /* dso path as printed ("[kernel.kallsyms]", "/usr/lib/libc.so.6"); 0 = none */
+	uint64_t addr;        /* address as printed, kept only when has_addr (unresolved frames) */
+	enum t2f_frame_kind kind;
+	bool has_addr;
+};
+
+/* One weight cell: every sample of one stack on one thread for one event. */
+struct t2f_cell {
+	t2f_node_id node;
+	t2f_thread_id thread;
+	t2f_event_id event;
+	uint64_t samples;
+	uint64_t weight;      /* sum of periods (1 per sample for events without a period) */
+};
+
+/* One logged sample (only with the log enabled). */
+struct t2f_sample {
+	t2f_node_id node;
+	t2f_thread_id thread;
+	t2f_event_id event;
+	uint64_t time_ns;     /* time as printed, in ns; 0 when unknown */
+	uint64_t weight;
+};
+
+struct t2f_profile;
+
+int t2f_profile__new(struct t2f_profile **out); /* 0 or -ENOMEM */
+void t2f_profile__free(struct t2f_profile *p);  /* NULL is fine */
+
+struct t2f_strtab *t2f_profile__strtab(struct t2f_profile *p);
+/* Shorthands for the profile's strtab. */
+int t2f_profile__intern(struct t2f_profile *p, const char *s, size_t len, t2f_str_id *id);
+const char *t2f_profile__str(const struct t2f_profile *p, t2f_str_id id, size_t *len);
+
+/* Keep a log of every sample in input order (speedscope). Call before adding samples. */
+void t2f_profile__enable_log(struct t2f_profile *p);
+bool t2f_profile__log_enabled(const struct t2f_profile *p);
+
+/* Lookup-or-add. All return 0 or -ENOMEM (-T2F_E_LIMIT when an id space is full). */
+int t2f_profile__thread(struct t2f_profile *p, int64_t pid, int64_t tid, t2f_str_id comm,
+			uint32_t input, t2f_thread_id *out);
+int t2f_profile__event(struct t2f_profile *p, t2f_str_id name, enum t2f_unit unit,
+		       t2f_event_id *out);
+int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_frame_id *out);
+/* The child of `parent` (0 = root) through `frame`. Stacks are built root first. */
+int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
+		       t2f_node_id *out);
+int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_map *m);
+/* Marks that `event` carried a period. */
+void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event);
+
+/* Adds one sample. 0 or -ENOMEM. */
+int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			    t2f_event_id event, uint64_t weight, uint64_t time_ns);
+
+/* Counts; ids run 1..count. */
+uint32_t t2f_profile__thread_count(const struct t2f_profile *p);
+uint32_t t2f_profile__event_count(const struct t2f_profile *p);
+uint32_t t2f_profile__frame_count(const struct t2f_profile *p);
+uint32_t t2f_profile__node_count(const struct t2f_profile *p); /* nodes 1..count (0 = root) */
+uint32_t t2f_profile__module_map_count(const struct t2f_profile *p);
+size_t t2f_profile__cell_count(const struct t2f_profile *p);
+size_t t2f_profile__sample_log_count(const struct t2f_profile *p);
+
+const struct t2f_thread *t2f_profile__thread_at(const struct t2f_profile *p, t2f_thread_id id);
+const struct t2f_event *t2f_profile__event_at(const struct t2f_profile *p, t2f_event_id id);
+const struct t2f_frame *t2f_profile__frame_at(const struct t2f_profile *p, t2f_frame_id id);
+const struct t2f_module_map *t2f_profile__module_map_at(const struct t2f_profile *p, uint32_t idx);
+/* Stack nodes: parent (0 for a root-level frame), frame, and depth (1 for a root-level frame). */
+t2f_node_id t2f_profile__node_parent(const struct t2f_profile *p, t2f_node_id node);
+t2f_frame_id t2f_profile__node_frame(const struct t2f_profile *p, t2f_node_id node);
+uint32_t t2f_profile__node_depth(const struct t2f_profile *p, t2f_node_id node);
+/* Cells in order of creation (idx 0..cell_count-1); log entries in input order. */
+const struct t2f_cell *t2f_profile__cell_at(const struct t2f_profile *p, size_t idx);
+const struct t2f_sample *t2f_profile__sample_at(const struct t2f_profile *p, size_t idx);
+
+/* Finds an event by name; 0 when absent. */
+t2f_event_id t2f_profile__find_event(const struct t2f_profile *p, const char *name);
+
+/* Sample accounting shared by readers, writers and --stats. */
+enum t2f_drop_reason {
+	T2F_DROP_EMPTY_STACK = 0, /* a sample whose call chain was empty */
+	T2F_DROP_MALFORMED,       /* a header that could not be parsed (skipped with a warning) */
+	T2F_DROP_TRUNCATED,       /* input ended inside a sample */
+	T2F_DROP__COUNT,
+};
+const char *t2f_drop_reason_name(enum t2f_drop_reason r);
+void t2f_profile__count_read(struct t2f_profile *p);  /* one more sample seen in the input */
+void t2f_profile__count_drop(struct t2f_profile *p, enum t2f_drop_reason r);
+uint64_t t2f_profile__samples_read(const struct t2f_profile *p);
+uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r);
+
+/* Memory in use by the model, for --stats and the benchmark. */
+size_t t2f_profile__bytes(const struct t2f_profile *p);
+
+#endif

@@ -1,0 +1,44 @@
+/* readers/perf_script.h: `perf script` text → profile.
+ *
+ * Push parser: feed it whole lines (chunks from readers/input end at line boundaries), in order,
+ * then call __finish(). It handles every header and frame variant in docs/perf-script.md: comm with
+ * spaces and digit words (the header is anchored on "TID [CPU] TIME:" from the left), pid/tid,
+ * [cpu], optional period and event (with modifiers, tracepoint payloads), one-line samples without
+ * a call chain, frames with or without symbol / +0xOFF / (dso), dso names with nested parentheses,
+ * (inlined) frames, srcline lines, '#' lines, and PERF_RECORD_MMAP/MMAP2 (kept as module maps)
+ * and COMM/FORK/EXIT side records.
+ *
+ * Bad lines are warnings (file:line, rate-limited through the diag) and the sample they belong to
+ * is dropped and counted; in strict mode the first one is the error (-T2F_E_FORMAT). Binary
+ * garbage (a NUL byte) is an error at once. Samples with an empty call chain are dropped and
+ * counted (T2F_DROP_EMPTY_STACK).
+ *
+ * Ownership: the parser borrows profile and diag (both must outlive it) and keeps no pointer into
+ * fed data after a call returns. Not thread safe.
+ */
+#ifndef T2F_PERF_SCRIPT_H
+#define T2F_PERF_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/diag.h"
+#include "formats/profile.h"
+
+struct t2f_perf_script;
+
+/* name: shown in messages ("FILE:LINE: ..."); copied. input: the thread's input index. */
+int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
+			 uint32_t input, struct t2f_perf_script **out);
+void t2f_perf_script__free(struct t2f_perf_script *ps); /* NULL is fine */
+
+/* Parses data[0..len): whole lines (the last may lack its '\n' only at the end of input).
+ * 0, -ENOMEM, or -T2F_E_FORMAT (message in the diag). */
+int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t len);
+/* Ends the last sample. 0 or a negative error. */
+int t2f_perf_script__finish(struct t2f_perf_script *ps);
+
+/* Lines consumed so far. */
+uint64_t t2f_perf_script__lines(const struct t2f_perf_script *ps);
+
+#endif

@@ -1,0 +1,39 @@
+/* writers/frame_name.h: the name a writer shows for each frame of a profile.
+ *
+ * Computed once per frame (not per sample) into one table. Rules, for every style:
+ * - a frame without a symbol, or named "[unknown]", in a known module is "[<module basename>]"
+ *   ("[unknown]" when the module is unknown too); with `addrs`, "[<basename> <0xADDR>]";
+ * - control characters become spaces.
+ * Collapsed style (`collapsed`): ';' becomes ':', and the argument list is cut at the first '('
+ * outside <>, [], {} unless the name there starts "(anonymous namespace)" (`raw_names` keeps it);
+ * `kernel` and `jit` append "_[k]" / "_[j]" to frames of that kind, and inlined frames get "_[i]"
+ * when `inlined` is set.
+ *
+ * Ownership: the table owns every name; names are valid until __free(). Not thread safe.
+ */
+#ifndef T2F_FRAME_NAME_H
+#define T2F_FRAME_NAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "formats/profile.h"
+
+struct t2f_frame_name_opts {
+	bool collapsed;  /* collapsed-stack rules above */
+	bool raw_names;  /* keep argument lists (collapsed style) */
+	bool kernel;     /* append _[k] to kernel frames */
+	bool jit;        /* append _[j] to jit frames */
+	bool inlined;    /* append _[i] to inlined frames */
+	bool addrs;      /* show addresses of unresolved frames */
+};
+
+struct t2f_frame_names;
+
+int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_name_opts *o,
+			 struct t2f_frame_names **out); /* 0 or -ENOMEM */
+void t2f_frame_names__free(struct t2f_frame_names *n); /* NULL is fine */
+/* Name of frame id (1..frame_count); never NULL, not NUL-terminated. */
+const char *t2f_frame_names__get(const struct t2f_frame_names *n, t2f_frame_id id, size_t *len);
+
+#endif

@@ -1,0 +1,30 @@
+/* writers/speedscope.h: speedscope JSON (https://www.speedscope.app/file-format-schema.json).
+ *
+ * One "sampled" profile per thread that has samples of the chosen event, in thread-id order, named
+ * "comm (pid P, tid T)" ('?' for an unknown pid). Samples are root first, in input (time) order
+ * when the profile kept its sample log, else one entry per stack. Weights are the event's periods
+ * in its unit (nanoseconds for cpu-clock) or sample counts (`weight_samples`, or an event without
+ * periods: unit "none"). shared.frames holds each distinct (name, file = module) once.
+ * "exporter" is "trace2flame@VERSION", "name" is `name`, "activeProfileIndex" the heaviest thread.
+ * Streams its output: memory is bounded by the frames and one thread's samples.
+ *
+ * Returns 0, -ENOMEM, or the output's -errno. Reads the profile only.
+ */
+#ifndef T2F_SPEEDSCOPE_H
+#define T2F_SPEEDSCOPE_H
+
+#include <stdbool.h>
+
+#include "formats/profile.h"
+#include "writers/out.h"
+
+struct t2f_speedscope_opts {
+	t2f_event_id event;   /* 0 = the first event */
+	bool weight_samples;  /* sample counts instead of periods */
+	const char *name;     /* the profile group's name (the input's name); NULL = "trace2flame" */
+};
+
+int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedscope_opts *o,
+			  struct t2f_out *out);
+
+#endif
