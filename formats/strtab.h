@@ -22,5 +22,6 @@ int t2f_strtab__intern_hashed(struct t2f_strtab *tab, const char *s, size_t len,
  * Store ids, not pointers. id 0 gives "" and len 0. */
 const char *t2f_strtab__str(const struct t2f_strtab *tab, t2f_str_id id, size_t *len);
 uint32_t t2f_strtab__count(const struct t2f_strtab *tab); /* ids are 1..count */
+size_t t2f_strtab__bytes(const struct t2f_strtab *tab);   /* memory held */
 
 #endif

@@ -1,0 +1,143 @@
+/* formats/hashmap.c: linear probing over (32-bit hash tag, value) slots, kept ≤ 50% full.
+ *
+ * Keys live with the caller. A slot keeps the high 32 bits of the hash as its tag; the tag both
+ * places the slot (so growing needs no key access) and filters candidates before the equality
+ * callback. With fewer than 2^32 values, 32 bits of placement are enough. */
+#include "formats/hashmap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct slot {
+	uint32_t tag;
+	uint32_t value; /* 0 = empty */
+};
+
+struct t2f_hashmap {
+	struct slot *slots;
+	size_t mask;
+	size_t count;
+};
+
+static inline uint32_t tag_of(uint64_t hash)
+{
+	return (uint32_t)(hash >> 32);
+}
+
+static int slots_alloc(struct t2f_hashmap *m, size_t cap)
+{
+	m->slots = calloc(cap, sizeof(*m->slots));
+	if (!m->slots)
+		return -ENOMEM;
+	m->mask = cap - 1;
+	return 0;
+}
+
+int t2f_hashmap__new(size_t capacity_hint, struct t2f_hashmap **out)
+{
+	struct t2f_hashmap *m = calloc(1, sizeof(*m));
+	size_t cap = 16;
+
+	if (!m)
+		return -ENOMEM;
+	while (cap < capacity_hint * 2 && cap < ((size_t)1 << 32))
+		cap *= 2;
+	if (slots_alloc(m, cap)) {
+		free(m);
+		return -ENOMEM;
+	}
+	*out = m;
+	return 0;
+}
+
+void t2f_hashmap__free(struct t2f_hashmap *m)
+{
+	if (!m)
+		return;
+	free(m->slots);
+	free(m);
+}
+
+uint32_t t2f_hashmap__find(const struct t2f_hashmap *m, uint64_t hash, t2f_hashmap_eq_fn eq,
+			   const void *ctx)
+{
+	uint32_t tag = tag_of(hash);
+
+	for (size_t i = tag & m->mask;; i = (i + 1) & m->mask) {
+		const struct slot *s = &m->slots[i];
+
+		if (!s->value)
+			return 0;
+		if (s->tag == tag && eq(ctx, s->value))
+			return s->value;
+	}
+}
+
+static void place(struct slot *slots, size_t mask, uint32_t tag, uint32_t value)
+{
+	size_t i = tag & mask;
+
+	while (slots[i].value)
+		i = (i + 1) & mask;
+	slots[i].tag = tag;
+	slots[i].value = value;
+}
+
+static int map_grow(struct t2f_hashmap *m)
+{
+	struct slot *old = m->slots;
+	size_t old_cap = m->mask + 1;
+
+	if (old_cap >= ((size_t)1 << 32))
+		return -ENOMEM;
+	if (slots_alloc(m, old_cap * 2)) {
+		m->slots = old;
+		m->mask = old_cap - 1;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].value)
+			place(m->slots, m->mask, old[i].tag, old[i].value);
+	free(old);
+	return 0;
+}
+
+int t2f_hashmap__insert(struct t2f_hashmap *m, uint64_t hash, uint32_t value)
+{
+	int err;
+
+	if ((m->count + 1) * 2 > m->mask + 1) {
+		err = map_grow(m);
+		if (err)
+			return err;
+	}
+	place(m->slots, m->mask, tag_of(hash), value);
+	m->count++;
+	return 0;
+}
+
+size_t t2f_hashmap__count(const struct t2f_hashmap *m)
+{
+	return m->count;
+}
+
+/* 64-bit multiply-mix over 8-byte words; the tail is read bytewise. */
+uint64_t t2f_hash_bytes(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0xff51afd7ed558ccdULL);
+	uint64_t w;
+
+	while (len >= 8) {
+		memcpy(&w, b, 8);
+		h = (h ^ t2f_hash_u64(w)) * 0x9fb21c651e98df25ULL;
+		b += 8;
+		len -= 8;
+	}
+	w = 0;
+	for (size_t i = 0; i < len; i++)
+		w |= (uint64_t)b[i] << (8 * i);
+	h = (h ^ t2f_hash_u64(w ^ len)) * 0x9fb21c651e98df25ULL;
+	return t2f_hash_u64(h);
+}

@@ -1,0 +1,435 @@
+/* formats/profile.c: dense tables (1-based ids) with hash indexes for the lookup-or-add calls.
+ * Every table is a growable array; the hash maps hold only ids (formats/hashmap.h). */
+#include "formats/profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/diag.h"
+#include "formats/hashmap.h"
+
+struct vec {
+	void *data;
+	size_t len, cap; /* elements */
+};
+
+struct node {
+	t2f_node_id parent;
+	t2f_frame_id frame;
+	uint32_t depth;
+};
+
+struct t2f_profile {
+	struct t2f_strtab *strings;
+	struct vec threads, events, frames, nodes, cells, log, maps; /* index 0 unused but in cells/log/maps */
+	struct t2f_hashmap *thread_ix, *frame_ix, *node_ix, *cell_ix;
+	bool log_enabled;
+	uint64_t read, dropped[T2F_DROP__COUNT];
+};
+
+/* Makes room for one more element of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */
+static int vec_reserve(struct vec *v, size_t elem)
+{
+	size_t cap;
+	void *nd;
+
+	if (v->len < v->cap)
+		return 0;
+	cap = v->cap ? v->cap * 2 : 64;
+	if (cap > UINT32_MAX)
+		return -T2F_E_LIMIT;
+	nd = realloc(v->data, cap * elem);
+	if (!nd)
+		return -ENOMEM;
+	v->data = nd;
+	v->cap = cap;
+	return 0;
+}
+
+#define VEC_AT(v, type, i) (&((type *)(v).data)[i])
+
+int t2f_profile__new(struct t2f_profile **out)
+{
+	struct t2f_profile *p = calloc(1, sizeof(*p));
+	struct vec *one_based[] = { &p->threads, &p->events, &p->frames, &p->nodes };
+	size_t sizes[] = { sizeof(struct t2f_thread), sizeof(struct t2f_event),
+			   sizeof(struct t2f_frame), sizeof(struct node) };
+
+	if (!p)
+		return -ENOMEM;
+	if (t2f_strtab__new(&p->strings) || t2f_hashmap__new(64, &p->thread_ix) ||
+	    t2f_hashmap__new(4096, &p->frame_ix) || t2f_hashmap__new(4096, &p->node_ix) ||
+	    t2f_hashmap__new(4096, &p->cell_ix))
+		goto fail;
+	/* Slot 0 of the id tables is the "none" entry, zeroed. */
+	for (size_t i = 0; i < 4; i++) {
+		if (vec_reserve(one_based[i], sizes[i]))
+			goto fail;
+		memset(one_based[i]->data, 0, sizes[i]);
+		one_based[i]->len = 1;
+	}
+	*out = p;
+	return 0;
+fail:
+	t2f_profile__free(p);
+	return -ENOMEM;
+}
+
+void t2f_profile__free(struct t2f_profile *p)
+{
+	if (!p)
+		return;
+	t2f_strtab__free(p->strings);
+	free(p->threads.data);
+	free(p->events.data);
+	free(p->frames.data);
+	free(p->nodes.data);
+	free(p->cells.data);
+	free(p->log.data);
+	free(p->maps.data);
+	t2f_hashmap__free(p->thread_ix);
+	t2f_hashmap__free(p->frame_ix);
+	t2f_hashmap__free(p->node_ix);
+	t2f_hashmap__free(p->cell_ix);
+	free(p);
+}
+
+struct t2f_strtab *t2f_profile__strtab(struct t2f_profile *p)
+{
+	return p->strings;
+}
+
+int t2f_profile__intern(struct t2f_profile *p, const char *s, size_t len, t2f_str_id *id)
+{
+	return t2f_strtab__intern(p->strings, s, len, id);
+}
+
+const char *t2f_profile__str(const struct t2f_profile *p, t2f_str_id id, size_t *len)
+{
+	return t2f_strtab__str(p->strings, id, len);
+}
+
+void t2f_profile__enable_log(struct t2f_profile *p)
+{
+	p->log_enabled = true;
+}
+
+bool t2f_profile__log_enabled(const struct t2f_profile *p)
+{
+	return p->log_enabled;
+}
+
+/* ---- threads ---- */
+
+struct thread_probe {
+	const struct t2f_profile *p;
+	const struct t2f_thread *key;
+};
+
+static bool thread_eq(const void *ctx, uint32_t id)
+{
+	const struct thread_probe *q = ctx;
+	const struct t2f_thread *t = VEC_AT(q->p->threads, struct t2f_thread, id);
+
+	return t->pid == q->key->pid && t->tid == q->key->tid && t->comm == q->key->comm &&
+	       t->input == q->key->input;
+}
+
+int t2f_profile__thread(struct t2f_profile *p, int64_t pid, int64_t tid, t2f_str_id comm,
+			uint32_t input, t2f_thread_id *out)
+{
+	struct t2f_thread key = { pid, tid, comm, input };
+	struct thread_probe q = { p, &key };
+	uint64_t h = t2f_hash_u64((uint64_t)pid * 31 + (uint64_t)tid) ^ t2f_hash_u64(comm) ^
+		     ((uint64_t)input << 7);
+	uint32_t id = t2f_hashmap__find(p->thread_ix, h, thread_eq, &q);
+	int err;
+
+	if (!id) {
+		err = vec_reserve(&p->threads, sizeof(key));
+		if (err)
+			return err;
+		id = (uint32_t)p->threads.len;
+		err = t2f_hashmap__insert(p->thread_ix, h, id);
+		if (err)
+			return err;
+		*VEC_AT(p->threads, struct t2f_thread, id) = key;
+		p->threads.len++;
+	}
+	*out = id;
+	return 0;
+}
+
+/* ---- events (few: a linear search) ---- */
+
+int t2f_profile__event(struct t2f_profile *p, t2f_str_id name, enum t2f_unit unit,
+		       t2f_event_id *out)
+{
+	struct t2f_event *e;
+	int err;
+
+	for (size_t i = 1; i < p->events.len; i++) {
+		if (VEC_AT(p->events, struct t2f_event, i)->name == name) {
+			*out = (t2f_event_id)i;
+			return 0;
+		}
+	}
+	err = vec_reserve(&p->events, sizeof(*e));
+	if (err)
+		return err;
+	e = VEC_AT(p->events, struct t2f_event, p->events.len);
+	*e = (struct t2f_event){ .name = name, .unit = unit };
+	*out = (t2f_event_id)p->events.len++;
+	return 0;
+}
+
+void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event)
+{
+	VEC_AT(p->events, struct t2f_event, event)->has_period = true;
+}
+
+t2f_event_id t2f_profile__find_event(const struct t2f_profile *p, const char *name)
+{
+	for (size_t i = 1; i < p->events.len; i++) {
+		const struct t2f_event *e = VEC_AT(p->events, struct t2f_event, i);
+
+		if (strcmp(t2f_strtab__str(p->strings, e->name, NULL), name) == 0)
+			return (t2f_event_id)i;
+	}
+	return 0;
+}
+
+/* ---- frames ---- */
+
+struct frame_probe {
+	const struct t2f_profile *p;
+	const struct t2f_frame *key;
+};
+
+static bool frame_eq(const void *ctx, uint32_t id)
+{
+	const struct frame_probe *q = ctx;
+	const struct t2f_frame *f = VEC_AT(q->p->frames, struct t2f_frame, id);
+
+	return f->name == q->key->name && f->module == q->key->module && f->kind == q->key->kind &&
+	       f->has_addr == q->key->has_addr && f->addr == q->key->addr;
+}
+
+int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_frame_id *out)
+{
+	struct t2f_frame key = { .name = f->name, .module = f->module, .kind = f->kind,
+				 .has_addr = f->has_addr, .addr = f->has_addr ? f->addr : 0 };
+	struct frame_probe q = { p, &key };
+	uint64_t h = t2f_hash_u64(((uint64_t)key.name << 32 | key.module) ^
+				  ((uint64_t)key.kind << 1 | key.has_addr) * 0x9e3779b97f4a7c15ULL) ^
+		     t2f_hash_u64(key.addr + 1);
+	uint32_t id = t2f_hashmap__find(p->frame_ix, h, frame_eq, &q);
+	int err;
+
+	if (!id) {
+		err = vec_reserve(&p->frames, sizeof(key));
+		if (err)
+			return err;
+		id = (uint32_t)p->frames.len;
+		err = t2f_hashmap__insert(p->frame_ix, h, id);
+		if (err)
+			return err;
+		*VEC_AT(p->frames, struct t2f_frame, id) = key;
+		p->frames.len++;
+	}
+	*out = id;
+	return 0;
+}
+
+/* ---- the stack trie ---- */
+
+struct node_probe {
+	const struct t2f_profile *p;
+	t2f_node_id parent;
+	t2f_frame_id frame;
+};
+
+static bool node_eq(const void *ctx, uint32_t id)
+{
+	const struct node_probe *q = ctx;
+	const struct node *n = VEC_AT(q->p->nodes, struct node, id);
+
+	return n->parent == q->parent && n->frame == q->frame;
+}
+
+int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
+		       t2f_node_id *out)
+{
+	struct node_probe q = { p, parent, frame };
+	uint64_t h = t2f_hash_u64((uint64_t)parent << 32 | frame);
+	uint32_t id = t2f_hashmap__find(p->node_ix, h, node_eq, &q);
+	int err;
+
+	if (!id) {
+		err = vec_reserve(&p->nodes, sizeof(struct node));
+		if (err)
+			return err;
+		id = (uint32_t)p->nodes.len;
+		err = t2f_hashmap__insert(p->node_ix, h, id);
+		if (err)
+			return err;
+		*VEC_AT(p->nodes, struct node, id) = (struct node){
+			parent, frame, VEC_AT(p->nodes, struct node, parent)->depth + 1 };
+		p->nodes.len++;
+	}
+	*out = id;
+	return 0;
+}
+
+/* ---- samples ---- */
+
+struct cell_probe {
+	const struct t2f_profile *p;
+	t2f_node_id node;
+	t2f_thread_id thread;
+	t2f_event_id event;
+};
+
+static bool cell_eq(const void *ctx, uint32_t id)
+{
+	const struct cell_probe *q = ctx;
+	const struct t2f_cell *c = VEC_AT(q->p->cells, struct t2f_cell, id - 1);
+
+	return c->node == q->node && c->thread == q->thread && c->event == q->event;
+}
+
+static int log_sample(struct t2f_profile *p, const struct t2f_sample *s)
+{
+	int err = vec_reserve(&p->log, sizeof(*s));
+
+	if (err)
+		return err;
+	*VEC_AT(p->log, struct t2f_sample, p->log.len++) = *s;
+	return 0;
+}
+
+int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			    t2f_event_id event, uint64_t weight, uint64_t time_ns)
+{
+	struct cell_probe q = { p, node, thread, event };
+	uint64_t h = t2f_hash_u64((uint64_t)node << 32 | thread) ^ t2f_hash_u64(~(uint64_t)event);
+	uint32_t id = t2f_hashmap__find(p->cell_ix, h, cell_eq, &q);
+	struct t2f_cell *c;
+	int err;
+
+	if (!id) {
+		err = vec_reserve(&p->cells, sizeof(*c));
+		if (err)
+			return err;
+		id = (uint32_t)p->cells.len + 1; /* hash values are 1-based */
+		err = t2f_hashmap__insert(p->cell_ix, h, id);
+		if (err)
+			return err;
+		*VEC_AT(p->cells, struct t2f_cell, id - 1) =
+			(struct t2f_cell){ .node = node, .thread = thread, .event = event };
+		p->cells.len++;
+	}
+	c = VEC_AT(p->cells, struct t2f_cell, id - 1);
+	c->samples++;
+	c->weight += weight;
+	if (!p->log_enabled)
+		return 0;
+	return log_sample(p, &(struct t2f_sample){ node, thread, event, time_ns, weight });
+}
+
+int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_map *m)
+{
+	int err = vec_reserve(&p->maps, sizeof(*m));
+
+	if (err)
+		return err;
+	*VEC_AT(p->maps, struct t2f_module_map, p->maps.len++) = *m;
+	return 0;
+}
+
+/* ---- read access ---- */
+
+uint32_t t2f_profile__thread_count(const struct t2f_profile *p) { return (uint32_t)p->threads.len - 1; }
+uint32_t t2f_profile__event_count(const struct t2f_profile *p) { return (uint32_t)p->events.len - 1; }
+uint32_t t2f_profile__frame_count(const struct t2f_profile *p) { return (uint32_t)p->frames.len - 1; }
+uint32_t t2f_profile__node_count(const struct t2f_profile *p) { return (uint32_t)p->nodes.len - 1; }
+uint32_t t2f_profile__module_map_count(const struct t2f_profile *p) { return (uint32_t)p->maps.len; }
+size_t t2f_profile__cell_count(const struct t2f_profile *p) { return p->cells.len; }
+size_t t2f_profile__sample_log_count(const struct t2f_profile *p) { return p->log.len; }
+
+const struct t2f_thread *t2f_profile__thread_at(const struct t2f_profile *p, t2f_thread_id id)
+{
+	return VEC_AT(p->threads, struct t2f_thread, id);
+}
+
+const struct t2f_event *t2f_profile__event_at(const struct t2f_profile *p, t2f_event_id id)
+{
+	return VEC_AT(p->events, struct t2f_event, id);
+}
+
+const struct t2f_frame *t2f_profile__frame_at(const struct t2f_profile *p, t2f_frame_id id)
+{
+	return VEC_AT(p->frames, struct t2f_frame, id);
+}
+
+const struct t2f_module_map *t2f_profile__module_map_at(const struct t2f_profile *p, uint32_t idx)
+{
+	return VEC_AT(p->maps, struct t2f_module_map, idx);
+}
+
+t2f_node_id t2f_profile__node_parent(const struct t2f_profile *p, t2f_node_id node)
+{
+	return VEC_AT(p->nodes, struct node, node)->parent;
+}
+
+t2f_frame_id t2f_profile__node_frame(const struct t2f_profile *p, t2f_node_id node)
+{
+	return VEC_AT(p->nodes, struct node, node)->frame;
+}
+
+uint32_t t2f_profile__node_depth(const struct t2f_profile *p, t2f_node_id node)
+{
+	return VEC_AT(p->nodes, struct node, node)->depth;
+}
+
+const struct t2f_cell *t2f_profile__cell_at(const struct t2f_profile *p, size_t idx)
+{
+	return VEC_AT(p->cells, struct t2f_cell, idx);
+}
+
+const struct t2f_sample *t2f_profile__sample_at(const struct t2f_profile *p, size_t idx)
+{
+	return VEC_AT(p->log, struct t2f_sample, idx);
+}
+
+/* ---- accounting ---- */
+
+const char *t2f_drop_reason_name(enum t2f_drop_reason r)
+{
+	static const char *const names[T2F_DROP__COUNT] = {
+		[T2F_DROP_EMPTY_STACK] = "empty call chain",
+		[T2F_DROP_MALFORMED] = "malformed sample",
+		[T2F_DROP_TRUNCATED] = "truncated at end of input",
+	};
+	return (unsigned)r < T2F_DROP__COUNT ? names[r] : "unknown";
+}
+
+void t2f_profile__count_read(struct t2f_profile *p) { p->read++; }
+void t2f_profile__count_drop(struct t2f_profile *p, enum t2f_drop_reason r) { p->dropped[r]++; }
+uint64_t t2f_profile__samples_read(const struct t2f_profile *p) { return p->read; }
+
+uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r)
+{
+	return p->dropped[r];
+}
+
+size_t t2f_profile__bytes(const struct t2f_profile *p)
+{
+	return t2f_strtab__bytes(p->strings) + p->threads.cap * sizeof(struct t2f_thread) +
+	       p->events.cap * sizeof(struct t2f_event) + p->frames.cap * sizeof(struct t2f_frame) +
+	       p->nodes.cap * sizeof(struct node) + p->cells.cap * sizeof(struct t2f_cell) +
+	       p->log.cap * sizeof(struct t2f_sample) + p->maps.cap * sizeof(struct t2f_module_map) +
+	       (t2f_hashmap__count(p->thread_ix) + t2f_hashmap__count(p->frame_ix) +
+		t2f_hashmap__count(p->node_ix) + t2f_hashmap__count(p->cell_ix)) * 16;
+}

@@ -1,0 +1,147 @@
+/* formats/strtab.c: bytes in one growing buffer, (offset, length) per id, a hash index over ids.
+ * Offsets, not pointers, so the buffer may move (cf. DESIGN.md §3). */
+#include "formats/strtab.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/diag.h"
+#include "formats/hashmap.h"
+
+struct str_ref {
+	uint32_t off, len;
+};
+
+struct t2f_strtab {
+	char *buf;
+	size_t buf_len, buf_cap;
+	struct str_ref *refs;   /* refs[id]; refs[0] is "" */
+	uint32_t count, refs_cap;
+	struct t2f_hashmap *index;
+};
+
+struct probe {
+	const struct t2f_strtab *tab;
+	const char *s;
+	size_t len;
+};
+
+int t2f_strtab__new(struct t2f_strtab **out)
+{
+	struct t2f_strtab *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->buf_cap = 64 << 10;
+	t->refs_cap = 1024;
+	t->buf = malloc(t->buf_cap);
+	t->refs = calloc(t->refs_cap, sizeof(*t->refs));
+	if (!t->buf || !t->refs || t2f_hashmap__new(1024, &t->index)) {
+		t2f_strtab__free(t);
+		return -ENOMEM;
+	}
+	t->buf[0] = '\0'; /* id 0 → "" at offset 0 */
+	t->buf_len = 1;
+	*out = t;
+	return 0;
+}
+
+void t2f_strtab__free(struct t2f_strtab *t)
+{
+	if (!t)
+		return;
+	free(t->buf);
+	free(t->refs);
+	t2f_hashmap__free(t->index);
+	free(t);
+}
+
+static bool probe_eq(const void *ctx, uint32_t id)
+{
+	const struct probe *p = ctx;
+	const struct str_ref *r = &p->tab->refs[id];
+
+	return r->len == p->len && memcmp(p->tab->buf + r->off, p->s, p->len) == 0;
+}
+
+static int reserve(struct t2f_strtab *t, size_t len)
+{
+	size_t need = t->buf_len + len + 1;
+
+	if (need > UINT32_MAX || t->count == UINT32_MAX - 1)
+		return -T2F_E_LIMIT;
+	if (need > t->buf_cap) {
+		size_t cap = t->buf_cap;
+		char *nb;
+
+		while (cap < need)
+			cap *= 2;
+		nb = realloc(t->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		t->buf = nb;
+		t->buf_cap = cap;
+	}
+	if (t->count + 2 > t->refs_cap) {
+		struct str_ref *nr = realloc(t->refs, (size_t)t->refs_cap * 2 * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		t->refs = nr;
+		t->refs_cap *= 2;
+	}
+	return 0;
+}
+
+int t2f_strtab__intern_hashed(struct t2f_strtab *t, const char *s, size_t len, uint64_t hash,
+			      t2f_str_id *id)
+{
+	struct probe p = { t, s, len };
+	uint32_t found = t2f_hashmap__find(t->index, hash, probe_eq, &p);
+	int err;
+
+	if (found) {
+		*id = found;
+		return 0;
+	}
+	err = reserve(t, len);
+	if (err)
+		return err;
+	memcpy(t->buf + t->buf_len, s, len);
+	t->buf[t->buf_len + len] = '\0';
+	t->count++;
+	t->refs[t->count] = (struct str_ref){ (uint32_t)t->buf_len, (uint32_t)len };
+	t->buf_len += len + 1;
+	err = t2f_hashmap__insert(t->index, hash, t->count);
+	if (err) {
+		t->count--;
+		return err;
+	}
+	*id = t->count;
+	return 0;
+}
+
+int t2f_strtab__intern(struct t2f_strtab *t, const char *s, size_t len, t2f_str_id *id)
+{
+	return t2f_strtab__intern_hashed(t, s, len, t2f_hash_bytes(s, len), id);
+}
+
+const char *t2f_strtab__str(const struct t2f_strtab *t, t2f_str_id id, size_t *len)
+{
+	const struct str_ref *r = &t->refs[id <= t->count ? id : 0];
+
+	if (len)
+		*len = r->len;
+	return t->buf + r->off;
+}
+
+uint32_t t2f_strtab__count(const struct t2f_strtab *t)
+{
+	return t->count;
+}
+
+size_t t2f_strtab__bytes(const struct t2f_strtab *t)
+{
+	return t->buf_cap + (size_t)t->refs_cap * sizeof(*t->refs);
+}
