@@ -28,7 +28,7 @@ struct t2f_input;
 int t2f_input__open(const char *path, struct t2f_diag *diag, struct t2f_input **out);
 void t2f_input__free(struct t2f_input *in); /* NULL is fine */
 
-/* Next chunk of (decompressed) bytes ending at a line boundary: 1 with *data/*len set, 0 at the
+/* Next chunk of (decompressed) bytes ending at a line boundary: 1 with *data and *len set, 0 at the
  * end of the input, or a negative error. Empty inputs give 0 at once. */
 int t2f_input__next(struct t2f_input *in, const char **data, size_t *len);
 
