@@ -1,0 +1,426 @@
+/* readers/perf_script.c: the line state machine of the perf script reader.
+ *
+ * A sample is a header line, then its frame lines (leaf first), then a blank line; one-line
+ * samples (no -g) carry their only frame on the header line and may follow each other without a
+ * blank line. Frame lines are mapped to frame ids through a cache keyed on the whole line, so a
+ * line seen before costs one hash and one compare.
+ */
+#include "readers/perf_script.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/arena.h"
+#include "formats/hashmap.h"
+#include "readers/perf_script_parse.h"
+
+#define PS_MAX_DEPTH (1u << 20) /* frames in one sample; deeper samples are cut, with a warning */
+
+enum ps_state {
+	PS_IDLE,     /* between samples */
+	PS_IN,       /* collecting the frames of a sample */
+	PS_SKIP,     /* inside a record whose lines are ignored */
+};
+
+struct line_entry {
+	const char *text;  /* arena copy of the frame line (leading blanks removed) */
+	uint32_t len;
+	t2f_frame_id frame;
+};
+
+/* The previous header's thread and event, reused while the next header repeats them. */
+struct last_thread {
+	int64_t pid, tid;
+	char comm[64];
+	size_t len;
+	t2f_thread_id id; /* 0 = nothing cached */
+};
+
+struct last_event {
+	char name[64];
+	size_t len;
+	t2f_event_id id;
+};
+
+struct t2f_perf_script {
+	struct t2f_profile *p;
+	struct t2f_diag *d;
+	char *name;
+	uint32_t input;
+	uint64_t line_no;
+	enum ps_state state;
+	/* the sample being collected */
+	uint64_t sample_line;
+	t2f_thread_id thread;
+	t2f_event_id event;
+	uint64_t weight, time_ns;
+	t2f_frame_id *frames;
+	size_t nframes, frames_cap;
+	bool cut_warned;
+	/* frame line cache */
+	struct t2f_arena *arena;
+	struct t2f_hashmap *line_ix;
+	struct line_entry *lines;
+	uint32_t nlines, lines_cap;
+	struct last_thread last_thread;
+	struct last_event last_event;
+};
+
+int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
+			 uint32_t input, struct t2f_perf_script **out)
+{
+	struct t2f_perf_script *ps = calloc(1, sizeof(*ps));
+
+	if (!ps)
+		return -ENOMEM;
+	ps->p = p;
+	ps->d = d;
+	ps->input = input;
+	ps->name = strdup(name);
+	ps->frames_cap = 256;
+	ps->frames = malloc(ps->frames_cap * sizeof(*ps->frames));
+	if (!ps->name || !ps->frames || t2f_arena__new(&ps->arena) ||
+	    t2f_hashmap__new(4096, &ps->line_ix)) {
+		t2f_perf_script__free(ps);
+		return -ENOMEM;
+	}
+	*out = ps;
+	return 0;
+}
+
+void t2f_perf_script__free(struct t2f_perf_script *ps)
+{
+	if (!ps)
+		return;
+	free(ps->name);
+	free(ps->frames);
+	free(ps->lines);
+	t2f_arena__free(ps->arena);
+	t2f_hashmap__free(ps->line_ix);
+	free(ps);
+}
+
+uint64_t t2f_perf_script__lines(const struct t2f_perf_script *ps)
+{
+	return ps->line_no;
+}
+
+/* ---- frames ---- */
+
+static enum t2f_frame_kind kind_of(const struct ps_frame *f)
+{
+	const char *d = f->dso.p;
+	size_t n = f->dso.len;
+
+	if (f->inlined)
+		return T2F_FRAME_INLINED;
+	if (n > 1 && d[0] == '[' && !(n == 9 && memcmp(d, "[unknown]", 9) == 0))
+		return T2F_FRAME_KERNEL;
+	if (n >= 7 && memcmp(d + n - 7, "vmlinux", 7) == 0)
+		return T2F_FRAME_KERNEL;
+	if (n > 14 && memcmp(d, "/tmp/perf-", 10) == 0 && memcmp(d + n - 4, ".map", 4) == 0)
+		return T2F_FRAME_JIT;
+	return T2F_FRAME_USER;
+}
+
+/* Interns a parsed frame. Addresses are kept only for frames perf could not name. */
+static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, t2f_frame_id *out)
+{
+	struct t2f_frame f = { .kind = kind_of(pf), .addr = pf->addr };
+	bool unknown = pf->sym.len == 0 ||
+		       (pf->sym.len == 9 && memcmp(pf->sym.p, "[unknown]", 9) == 0);
+	int err = 0;
+
+	if (!unknown)
+		err = t2f_profile__intern(ps->p, pf->sym.p, pf->sym.len, &f.name);
+	if (!err && pf->dso.len)
+		err = t2f_profile__intern(ps->p, pf->dso.p, pf->dso.len, &f.module);
+	f.has_addr = unknown;
+	return err ?: t2f_profile__frame(ps->p, &f, out);
+}
+
+struct line_probe {
+	const struct t2f_perf_script *ps;
+	const char *s;
+	size_t len;
+};
+
+static bool line_eq(const void *ctx, uint32_t v)
+{
+	const struct line_probe *q = ctx;
+	const struct line_entry *e = &q->ps->lines[v - 1];
+
+	return e->len == q->len && memcmp(e->text, q->s, q->len) == 0;
+}
+
+static int cache_line(struct t2f_perf_script *ps, const char *s, size_t len, uint64_t h,
+		      t2f_frame_id frame)
+{
+	struct line_entry *e;
+
+	if (len > UINT32_MAX)
+		return 0;
+	if (ps->nlines == ps->lines_cap) {
+		uint32_t cap = ps->lines_cap ? ps->lines_cap * 2 : 4096;
+		struct line_entry *nl = realloc(ps->lines, (size_t)cap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		ps->lines = nl;
+		ps->lines_cap = cap;
+	}
+	e = &ps->lines[ps->nlines];
+	e->text = t2f_arena__strndup(ps->arena, s, len);
+	if (!e->text)
+		return -ENOMEM;
+	e->len = (uint32_t)len;
+	e->frame = frame;
+	ps->nlines++;
+	return t2f_hashmap__insert(ps->line_ix, h, ps->nlines);
+}
+
+static int push_frame(struct t2f_perf_script *ps, t2f_frame_id id)
+{
+	if (ps->nframes == ps->frames_cap) {
+		t2f_frame_id *nf;
+
+		if (ps->frames_cap >= PS_MAX_DEPTH) {
+			if (!ps->cut_warned)
+				t2f_diag__warn(ps->d, ps->name, ps->line_no,
+					       "call chain deeper than %u frames: outermost frames dropped",
+					       PS_MAX_DEPTH);
+			ps->cut_warned = true;
+			return 0;
+		}
+		nf = realloc(ps->frames, ps->frames_cap * 2 * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		ps->frames = nf;
+		ps->frames_cap *= 2;
+	}
+	ps->frames[ps->nframes++] = id;
+	return 0;
+}
+
+/* A frame line (leading blanks already removed). 1 when it was a frame, 0 when not. */
+static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len)
+{
+	uint64_t h = t2f_hash_bytes(s, len);
+	struct line_probe q = { ps, s, len };
+	uint32_t hit = t2f_hashmap__find(ps->line_ix, h, line_eq, &q);
+	struct ps_frame pf;
+	t2f_frame_id id;
+	int err;
+
+	if (hit)
+		return push_frame(ps, ps->lines[hit - 1].frame) ?: 1;
+	if (!ps_parse_frame(s, len, &pf))
+		return 0;
+	err = intern_frame(ps, &pf, &id) ?: cache_line(ps, s, len, h, id) ?: push_frame(ps, id);
+	return err ?: 1;
+}
+
+/* ---- samples ---- */
+
+static int end_sample(struct t2f_perf_script *ps)
+{
+	t2f_node_id node = 0;
+	int err = 0;
+
+	if (ps->state != PS_IN)
+		goto out;
+	if (ps->nframes == 0) {
+		t2f_profile__count_drop(ps->p, T2F_DROP_EMPTY_STACK);
+		goto out;
+	}
+	for (size_t i = ps->nframes; i-- > 0 && !err;) /* root first */
+		err = t2f_profile__child(ps->p, node, ps->frames[i], &node);
+	if (!err)
+		err = t2f_profile__add_sample(ps->p, node, ps->thread, ps->event, ps->weight,
+					      ps->time_ns);
+out:
+	ps->state = PS_IDLE;
+	ps->nframes = 0;
+	ps->cut_warned = false;
+	return err;
+}
+
+static int lookup_thread(struct t2f_perf_script *ps, const struct ps_header *h)
+{
+	struct last_thread *c = &ps->last_thread;
+	t2f_str_id comm;
+	int err;
+
+	if (c->id && c->pid == h->pid && c->tid == h->tid && c->len == h->comm.len &&
+	    memcmp(c->comm, h->comm.p, h->comm.len) == 0) {
+		ps->thread = c->id;
+		return 0;
+	}
+	err = t2f_profile__intern(ps->p, h->comm.p, h->comm.len, &comm) ?:
+	      t2f_profile__thread(ps->p, h->pid < 0 ? T2F_PID_UNKNOWN : h->pid, h->tid, comm,
+				  ps->input, &ps->thread);
+	if (err)
+		return err;
+	c->id = 0;
+	if (h->comm.len <= sizeof(c->comm)) {
+		memcpy(c->comm, h->comm.p, h->comm.len);
+		c->len = h->comm.len;
+		c->pid = h->pid;
+		c->tid = h->tid;
+		c->id = ps->thread;
+	}
+	return 0;
+}
+
+static enum t2f_unit unit_of(const struct ps_span *ev)
+{
+	if ((ev->len == 9 && memcmp(ev->p, "cpu-clock", 9) == 0) ||
+	    (ev->len == 10 && memcmp(ev->p, "task-clock", 10) == 0))
+		return T2F_UNIT_NANOSECONDS;
+	return T2F_UNIT_COUNT;
+}
+
+static int lookup_event(struct t2f_perf_script *ps, const struct ps_header *h)
+{
+	struct last_event *c = &ps->last_event;
+	struct ps_span ev = h->event.len ? h->event : (struct ps_span){ "samples", 7 };
+	t2f_str_id name;
+	int err;
+
+	if (c->id && c->len == ev.len && memcmp(c->name, ev.p, ev.len) == 0) {
+		ps->event = c->id;
+		return 0;
+	}
+	err = t2f_profile__intern(ps->p, ev.p, ev.len, &name) ?:
+	      t2f_profile__event(ps->p, name, unit_of(&ev), &ps->event);
+	if (err)
+		return err;
+	c->id = 0;
+	if (ev.len <= sizeof(c->name)) {
+		memcpy(c->name, ev.p, ev.len);
+		c->len = ev.len;
+		c->id = ps->event;
+	}
+	return 0;
+}
+
+static int on_mmap(struct t2f_perf_script *ps, const struct ps_header *h)
+{
+	struct ps_mmap m;
+	struct t2f_module_map mm = { 0 };
+	int err;
+
+	if (!ps_parse_mmap(h->rest.p, h->rest.len, &m))
+		return t2f_diag__warn(ps->d, ps->name, ps->line_no,
+				      "unreadable PERF_RECORD_MMAP line: expected \"PID/TID: [0xSTART(0xLEN) @ PGOFF ...]: PROT PATH\"");
+	mm = (struct t2f_module_map){ .pid = m.pid, .start = m.start, .len = m.len, .pgoff = m.pgoff };
+	err = t2f_profile__intern(ps->p, m.path.p, m.path.len, &mm.path);
+	if (!err && m.build_id.len)
+		err = t2f_profile__intern(ps->p, m.build_id.p, m.build_id.len, &mm.build_id);
+	if (!err && m.prot.len)
+		err = t2f_profile__intern(ps->p, m.prot.p, m.prot.len, &mm.prot);
+	return err ?: t2f_profile__add_module_map(ps->p, &mm);
+}
+
+/* A header line: a sample starts, or a side record is taken whole. */
+static int on_header(struct t2f_perf_script *ps, const struct ps_header *h)
+{
+	int err;
+
+	if (h->record != PS_SAMPLE) {
+		ps->state = PS_SKIP;
+		return h->record == PS_MMAP ? on_mmap(ps, h) : 0;
+	}
+	t2f_profile__count_read(ps->p);
+	err = lookup_thread(ps, h) ?: lookup_event(ps, h);
+	if (err)
+		return err;
+	ps->weight = h->has_period ? h->period : 1;
+	if (h->has_period)
+		t2f_profile__event_has_period(ps->p, ps->event);
+	ps->time_ns = h->time_ns;
+	ps->sample_line = ps->line_no;
+	ps->state = PS_IN;
+	ps->nframes = 0;
+	if (h->rest.len && !h->tracepoint) { /* one-line sample: its frame, absolute ip */
+		err = on_frame_line(ps, h->rest.p, h->rest.len);
+		if (err == 0)
+			err = t2f_diag__warn(ps->d, ps->name, ps->line_no,
+					     "unreadable text after the event: expected \"ADDR SYMBOL (DSO)\"");
+	}
+	return err < 0 ? err : 0;
+}
+
+static int bad_header(struct t2f_perf_script *ps)
+{
+	int err = end_sample(ps);
+
+	if (err)
+		return err;
+	t2f_profile__count_read(ps->p);
+	t2f_profile__count_drop(ps->p, T2F_DROP_MALFORMED);
+	ps->state = PS_SKIP;
+	return t2f_diag__warn(ps->d, ps->name, ps->line_no,
+			      "not a perf script sample header: expected \"COMM [PID/]TID [CPU] SECONDS.FRACTION: [PERIOD] [EVENT:]\"");
+}
+
+static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
+{
+	struct ps_header h;
+	size_t lead = skip_blanks(s, len, 0);
+	int err;
+
+	while (len > lead && (s[len - 1] == ' ' || s[len - 1] == '\r' || s[len - 1] == '\t'))
+		len--;
+	if (len == lead) /* blank: the end of a sample */
+		return end_sample(ps);
+	if (lead == 0 && s[0] == '#')
+		return 0;
+	if (s[0] == '\t' && ps->state != PS_IDLE) { /* perf indents call chains with a tab */
+		if (ps->state == PS_SKIP)
+			return 0;
+		err = on_frame_line(ps, s + lead, len - lead);
+		if (err)
+			return err < 0 ? err : 0;
+		return t2f_diag__warn(ps->d, ps->name, ps->line_no,
+				      "unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"");
+	}
+	if (ps_parse_header(s, len, &h))
+		return end_sample(ps) ?: on_header(ps, &h);
+	if (lead > 0 && ps->state != PS_IDLE) /* srcline ("  file.c:82") after a frame */
+		return 0;
+	return bad_header(ps);
+}
+
+int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t len)
+{
+	const char *end = data + len;
+	const char *nul = memchr(data, '\0', len);
+	uint64_t line;
+	int err;
+
+	if (nul) {
+		line = ps->line_no + 1;
+		for (const char *q = data; (q = memchr(q, '\n', (size_t)(nul - q))); q++)
+			line++;
+		return t2f_diag__error(ps->d, -T2F_E_FORMAT, ps->name, line,
+				       "binary data (a NUL byte): expected perf script text");
+	}
+	while (data < end) {
+		const char *nl = memchr(data, '\n', (size_t)(end - data));
+		size_t n = nl ? (size_t)(nl - data) : (size_t)(end - data);
+
+		ps->line_no++;
+		err = on_line(ps, data, n);
+		if (err)
+			return err;
+		data += n + (nl != NULL);
+	}
+	return 0;
+}
+
+int t2f_perf_script__finish(struct t2f_perf_script *ps)
+{
+	return end_sample(ps);
+}

@@ -1,0 +1,72 @@
+/* readers/perf_script_frame.c: call-chain frame lines of `perf script`.
+ *
+ * Real frame lines this handles (docs/perf-script.md):
+ *   \tffffffff81357676 copy_process+0xe06 ([kernel.kallsyms])
+ *   \t    55a56b65cf00 [unknown] ([unknown])
+ *   \t            a800 (/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)      address + dso only
+ *   \t           27304 __libc_start_main_impl+0x84 (inlined)
+ *   \t    7f1e2215d058 sym (/memfd:sealed-91173221a7ea (deleted))             nested parentheses
+ *   \t            1234 app::run                                               no dso (-F ip,sym)
+ * The dso is the balanced parenthesised group that ends the line and starts the text or follows a
+ * blank, found from the right, so symbols with parentheses ("f(int) (dso)") stay whole.
+ */
+#include "readers/perf_script_parse.h"
+
+/* Start of the "(...)" group that closes s[0..len) (s[len-1] == ')'), or len when unbalanced. */
+static size_t open_paren(const char *s, size_t len)
+{
+	int depth = 0;
+
+	for (size_t i = len; i-- > 0;) {
+		if (s[i] == ')') {
+			depth++;
+		} else if (s[i] == '(' && --depth == 0) {
+			return i;
+		}
+	}
+	return len;
+}
+
+/* "sym+0x1f" → "sym" when everything after the last "+0x" is hex. */
+static struct ps_span strip_offset(const char *s, size_t len)
+{
+	for (size_t i = len; i-- > 0;) {
+		if (s[i] == '+' && len - i > 3 && s[i + 1] == '0' && s[i + 2] == 'x') {
+			size_t j = i + 3;
+
+			while (j < len && is_hex(s[j]))
+				j++;
+			if (j == len)
+				return (struct ps_span){ s, i };
+			break;
+		}
+	}
+	return (struct ps_span){ s, len };
+}
+
+bool ps_parse_frame(const char *s, size_t len, struct ps_frame *f)
+{
+	size_t i = skip_blanks(s, len, 0), end = len, open;
+	const char *r;
+
+	*f = (struct ps_frame){ 0 };
+	if (!take_hex(s, len, &i, &f->addr) || (i < len && s[i] != ' ' && s[i] != '\t'))
+		return false;
+	i = skip_blanks(s, len, i);
+	while (end > i && (s[end - 1] == ' ' || s[end - 1] == '\t'))
+		end--;
+	r = s + i;
+	len = end - i;
+	if (len && r[len - 1] == ')' && (open = open_paren(r, len)) < len &&
+	    (open == 0 || r[open - 1] == ' ')) {
+		f->dso = (struct ps_span){ r + open + 1, len - open - 2 };
+		f->inlined = f->dso.len == 7 && memcmp(f->dso.p, "inlined", 7) == 0;
+		if (f->inlined)
+			f->dso.len = 0;
+		len = open;
+		while (len && r[len - 1] == ' ')
+			len--;
+	}
+	f->sym = strip_offset(r, len);
+	return true;
+}

@@ -1,0 +1,230 @@
+/* readers/perf_script_header.c: header and side-record lines of `perf script`.
+ *
+ * Real header lines this handles (docs/perf-script.md):
+ *   workload 14667   492.528779:    1001001 cpu-clock:pppH:
+ *   workload 14667/14667   492.528779: cpu-clock:pppH:
+ *   V8 Worker 12 22829  2011.304692:    1001001 cpu-clock:pppH:
+ *   1234 5678 22827/22830  2011.305664:    1001001 cpu-clock:pppH:
+ *   workload 15616 [001]   529.378047: sched:sched_switch: prev_comm=workload prev_pid=15616 ...
+ *   workload 15616   529.376471:          1        page-faults:
+ *           workload 22677  1993.326821:    2004008 cpu-clock:pppH:      560cbf4a7b9e sym+0x9e (dso)
+ *   workload 14667   492.526233: PERF_RECORD_MMAP2 14667/14667: [0x55a5...(0x5000) @ 0x2000 fe:00 1 2]: r-xp /p
+ *   swapper     0     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x120bb08) @ 0xffffffff81000000]: x [kernel.kallsyms]_text
+ * The comm may hold spaces and digit words, so the header is anchored on the first
+ * "TID [CPU] SECONDS.FRACTION:" run from the left; the comm is everything before it.
+ */
+#include "readers/perf_script_parse.h"
+
+#include <string.h>
+
+/* "123" or "123/456" ending at a blank: the pid/tid word. */
+static bool take_tid(const char *s, size_t end, size_t *i, int64_t *pid, int64_t *tid)
+{
+	uint64_t a, b;
+
+	if (!take_u64(s, end, i, &a))
+		return false;
+	if (*i < end && s[*i] == '/') {
+		(*i)++;
+		if (!take_u64(s, end, i, &b))
+			return false;
+		*pid = (int64_t)a;
+		*tid = (int64_t)b;
+	} else {
+		*pid = -1;
+		*tid = (int64_t)a;
+	}
+	return *i < end && s[*i] == ' ';
+}
+
+/* "492.528779:" → ns; the fraction may have any number of digits (9 kept). */
+static bool take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
+{
+	uint64_t sec, frac = 0;
+	unsigned digits = 0;
+
+	if (!take_u64(s, end, i, &sec) || *i >= end || s[*i] != '.')
+		return false;
+	(*i)++;
+	while (*i < end && is_digit(s[*i])) {
+		if (digits < 9) {
+			frac = frac * 10 + (uint64_t)(s[*i] - '0');
+			digits++;
+		}
+		(*i)++;
+	}
+	if (!digits || *i >= end || s[*i] != ':')
+		return false;
+	(*i)++;
+	while (digits++ < 9)
+		frac *= 10;
+	*ns = sec * 1000000000ull + frac;
+	return true;
+}
+
+/* At word start i: "TID [CPU] TIME:"; on success *i is just after the ':'. */
+static bool anchor_at(const char *s, size_t end, size_t *i, struct ps_header *h)
+{
+	size_t j = *i;
+
+	if (!take_tid(s, end, &j, &h->pid, &h->tid))
+		return false;
+	j = skip_blanks(s, end, j);
+	if (j < end && s[j] == '[') {
+		j++;
+		while (j < end && is_digit(s[j]))
+			j++;
+		if (j >= end || s[j] != ']')
+			return false;
+		j = skip_blanks(s, end, j + 1);
+	}
+	if (!take_time(s, end, &j, &h->time_ns))
+		return false;
+	*i = j;
+	return true;
+}
+
+/* Event modifiers perf appends (":u", ":pppH", ...): a short run of these letters. */
+static bool is_modifier(const char *s, size_t len)
+{
+	if (len == 0 || len > 8)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!strchr("ukhIGHpPSDWeb", s[i]))
+			return false;
+	return true;
+}
+
+/* "cpu-clock:pppH" → "cpu-clock"; "sched:sched_switch" stays (and is a tracepoint). */
+static void set_event(struct ps_header *h, const char *s, size_t len)
+{
+	const char *colon = memrchr(s, ':', len);
+
+	if (colon && is_modifier(colon + 1, len - (size_t)(colon + 1 - s)))
+		len = (size_t)(colon - s);
+	h->event = (struct ps_span){ s, len };
+	h->tracepoint = memchr(s, ':', len) != NULL;
+}
+
+static void parse_side_record(const char *s, size_t end, size_t i, struct ps_header *h)
+{
+	size_t w = i;
+
+	while (w < end && s[w] != ' ')
+		w++;
+	if (w - i == 17 && memcmp(s + i, "PERF_RECORD_MMAP2", 17) == 0)
+		h->record = PS_MMAP;
+	else if (w - i == 16 && memcmp(s + i, "PERF_RECORD_MMAP", 16) == 0)
+		h->record = PS_MMAP;
+	else
+		h->record = PS_OTHER_RECORD;
+	w = skip_blanks(s, end, w);
+	h->rest = (struct ps_span){ s + w, end - w };
+}
+
+/* After "TIME:": "[period] [event:] [rest]". */
+static void parse_tail(const char *s, size_t end, size_t i, struct ps_header *h)
+{
+	size_t j, w;
+	uint64_t period;
+
+	i = skip_blanks(s, end, i);
+	if (end - i >= 12 && memcmp(s + i, "PERF_RECORD_", 12) == 0) {
+		parse_side_record(s, end, i, h);
+		return;
+	}
+	j = i;
+	if (take_u64(s, end, &j, &period) && (j == end || s[j] == ' ')) {
+		h->has_period = true;
+		h->period = period;
+		i = skip_blanks(s, end, j);
+	}
+	for (w = i; w < end && s[w] != ' '; w++)
+		;
+	if (w > i && s[w - 1] == ':') {
+		set_event(h, s + i, w - 1 - i);
+		i = skip_blanks(s, end, w);
+	}
+	h->rest = (struct ps_span){ s + i, end - i };
+}
+
+bool ps_parse_header(const char *s, size_t len, struct ps_header *h)
+{
+	size_t start = skip_blanks(s, len, 0), i = start;
+
+	memset(h, 0, sizeof(*h));
+	while (i < len) {
+		bool word_start = i == start || s[i - 1] == ' ';
+		size_t j = i;
+
+		if (word_start && is_digit(s[i]) && anchor_at(s, len, &j, h)) {
+			size_t cend = i;
+
+			while (cend > start && s[cend - 1] == ' ')
+				cend--;
+			h->comm = (struct ps_span){ s + start, cend - start };
+			parse_tail(s, len, j, h);
+			return true;
+		}
+		i++;
+	}
+	return false;
+}
+
+static bool expect(const char *s, size_t end, size_t *i, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if (end - *i < n || memcmp(s + *i, lit, n) != 0)
+		return false;
+	*i += n;
+	return true;
+}
+
+/* "maj:min ino gen" or a build-id; then "]: ". */
+static bool take_mmap_id(const char *s, size_t end, size_t *i, struct ps_mmap *m)
+{
+	const char *close = memchr(s + *i, ']', end - *i);
+	size_t j = *i, stop;
+
+	if (!close)
+		return false;
+	stop = (size_t)(close - s);
+	while (j < stop && is_hex(s[j]))
+		j++;
+	if (j - *i >= 16 && (j == stop || s[j] == ' '))
+		m->build_id = (struct ps_span){ s + *i, j - *i };
+	*i = stop;
+	return expect(s, end, i, "]:");
+}
+
+bool ps_parse_mmap(const char *s, size_t end, struct ps_mmap *m)
+{
+	size_t i = 0;
+	uint64_t pid;
+	bool neg;
+
+	memset(m, 0, sizeof(*m));
+	neg = expect(s, end, &i, "-");
+	if (!take_u64(s, end, &i, &pid))
+		return false;
+	m->pid = neg ? -(int64_t)pid : (int64_t)pid;
+	while (i < end && s[i] != ' ')
+		i++;
+	i = skip_blanks(s, end, i);
+	if (!expect(s, end, &i, "[") || !take_hex(s, end, &i, &m->start) ||
+	    !expect(s, end, &i, "(") || !take_hex(s, end, &i, &m->len) ||
+	    !expect(s, end, &i, ") @ ") || !take_hex(s, end, &i, &m->pgoff))
+		return false;
+	i = skip_blanks(s, end, i);
+	if (!take_mmap_id(s, end, &i, m))
+		return false;
+	i = skip_blanks(s, end, i);
+	m->prot.p = s + i;
+	while (i < end && s[i] != ' ')
+		i++;
+	m->prot.len = (size_t)(s + i - m->prot.p);
+	i = skip_blanks(s, end, i);
+	m->path = (struct ps_span){ s + i, end - i };
+	return m->path.len > 0;
+}

@@ -1,0 +1,109 @@
+/* readers/perf_script_parse.h (internal): pure line parsers of the perf script reader.
+ * Spans point into the caller's line; nothing is allocated. */
+#ifndef T2F_PERF_SCRIPT_PARSE_H
+#define T2F_PERF_SCRIPT_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Character-level helpers shared by the parsers. */
+static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static inline bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Parses decimal digits of s[*i..end); false when there are none or they overflow. */
+static inline bool take_u64(const char *s, size_t end, size_t *i, uint64_t *v)
+{
+	size_t start = *i;
+	uint64_t x = 0;
+
+	while (*i < end && is_digit(s[*i])) {
+		if (x > (UINT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(s[(*i)++] - '0');
+	}
+	*v = x;
+	return *i > start;
+}
+
+static inline size_t skip_blanks(const char *s, size_t end, size_t i)
+{
+	while (i < end && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i;
+}
+
+static inline bool take_hex(const char *s, size_t end, size_t *i, uint64_t *v)
+{
+	size_t start;
+	uint64_t x = 0;
+
+	if (end - *i >= 2 && s[*i] == '0' && (s[*i + 1] == 'x' || s[*i + 1] == 'X'))
+		*i += 2;
+	start = *i;
+	while (*i < end && is_hex(s[*i])) {
+		char c = s[*i];
+
+		if (x >> 60)
+			return false;
+		x = x << 4 | (uint64_t)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+		(*i)++;
+	}
+	*v = x;
+	return *i > start;
+}
+
+struct ps_span {
+	const char *p;
+	size_t len;
+};
+
+enum ps_record { PS_SAMPLE, PS_MMAP, PS_OTHER_RECORD };
+
+struct ps_header {
+	struct ps_span comm;      /* may contain spaces; may be empty */
+	int64_t pid;              /* -1 when only the tid was printed */
+	int64_t tid;
+	uint64_t time_ns;
+	bool has_period;
+	uint64_t period;
+	struct ps_span event;     /* modifiers removed ("cpu-clock"); len 0 when absent */
+	bool tracepoint;          /* "sys:name" event: the rest of the line is its payload */
+	enum ps_record record;    /* PERF_RECORD_* side records */
+	struct ps_span rest;      /* after the event: a one-line sample's frame, a payload, or the
+				   * side record's text after "PERF_RECORD_X " */
+};
+
+struct ps_frame {
+	uint64_t addr;
+	struct ps_span sym;       /* "+0xOFF" removed; len 0 when not printed */
+	struct ps_span dso;       /* inside the parentheses; len 0 when not printed */
+	bool inlined;             /* "(inlined)" in place of the dso */
+};
+
+struct ps_mmap {
+	int64_t pid;
+	uint64_t start, len, pgoff;
+	struct ps_span build_id;  /* hex, len 0 when the record has maj:min ino gen instead */
+	struct ps_span prot;      /* "r-xp" (MMAP2) or "x" (MMAP) */
+	struct ps_span path;
+};
+
+/* A header line ("comm tid [cpu] time: [period] [event:] [rest]"), leading blanks allowed.
+ * false when the line has no "TID [CPU] TIME:" run. */
+bool ps_parse_header(const char *line, size_t len, struct ps_header *h);
+
+/* A call-chain frame line ("\t<hex> [sym[+0xOFF]] [(dso)]"), leading blanks allowed.
+ * false when it does not start with a hex address followed by a blank or the end. */
+bool ps_parse_frame(const char *line, size_t len, struct ps_frame *f);
+
+/* The text after "PERF_RECORD_MMAP2 " / "PERF_RECORD_MMAP ":
+ * "14667/14667: [0x55a5(0x5000) @ 0x2000 fe:00 10961385 1277029166]: r-xp /path". */
+bool ps_parse_mmap(const char *rest, size_t len, struct ps_mmap *m);
+
+#endif

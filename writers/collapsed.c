@@ -1,0 +1,217 @@
+/* writers/collapsed.c: one text line per (thread root, stack) cell of the chosen event, built
+ * into one buffer, sorted bytewise, equal lines merged, then written. */
+#include "writers/collapsed.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct line {
+	size_t off, len;
+	uint64_t weight;
+};
+
+struct folder {
+	const struct t2f_profile *p;
+	const struct t2f_collapsed_opts *o;
+	struct t2f_frame_names *names;
+	char *buf;             /* every line's text, back to back */
+	size_t len, cap;
+	size_t *root_off;      /* per thread: its root frame text in buf */
+	struct line *lines;
+	size_t nlines;
+	t2f_frame_id *stack;   /* reused leaf-to-root frame list */
+	size_t stack_cap;
+};
+
+static int buf_reserve(struct folder *f, size_t len)
+{
+	size_t cap = f->cap ? f->cap : 1 << 16;
+	char *nb;
+
+	if (len <= f->cap - f->len)
+		return 0;
+	while (cap - f->len < len)
+		cap *= 2;
+	nb = realloc(f->buf, cap);
+	if (!nb)
+		return -ENOMEM;
+	f->buf = nb;
+	f->cap = cap;
+	return 0;
+}
+
+static int buf_put(struct folder *f, const char *s, size_t len)
+{
+	int err = buf_reserve(f, len);
+
+	if (err)
+		return err;
+	memcpy(f->buf + f->len, s, len);
+	f->len += len;
+	return 0;
+}
+
+/* Appends the root text of thread t, which itself lives in buf (so reserve before copying). */
+static int put_thread_root(struct folder *f, t2f_thread_id t)
+{
+	size_t off = f->root_off[t], len = f->root_off[t + 1] - off;
+	int err = buf_reserve(f, len);
+
+	if (err)
+		return err;
+	memcpy(f->buf + f->len, f->buf + off, len);
+	f->len += len;
+	return 0;
+}
+
+/* "comm" with spaces as '_' (and ';'/control characters made safe), "-PID", "-PID/TID". */
+static int put_root(struct folder *f, const struct t2f_thread *t)
+{
+	size_t len, start = f->len;
+	const char *comm = t2f_profile__str(f->p, t->comm, &len);
+	char ids[48];
+	int n = 0, err = buf_put(f, comm, len);
+
+	if (err)
+		return err;
+	for (size_t i = start; i < f->len; i++) {
+		unsigned char c = (unsigned char)f->buf[i];
+
+		if (c == ' ' || c < 0x20 || c == 0x7f)
+			f->buf[i] = '_';
+		else if (c == ';')
+			f->buf[i] = ':';
+	}
+	if (f->len == start && (err = buf_put(f, "[unknown]", 9)))
+		return err;
+	if (f->o->pid || f->o->tid) {
+		if (t->pid == T2F_PID_UNKNOWN)
+			n = snprintf(ids, sizeof(ids), "-?");
+		else
+			n = snprintf(ids, sizeof(ids), "-%" PRId64, t->pid);
+		if (f->o->tid)
+			n += snprintf(ids + n, sizeof(ids) - (size_t)n, "/%" PRId64, t->tid);
+	}
+	return buf_put(f, ids, (size_t)n);
+}
+
+static int build_roots(struct folder *f)
+{
+	uint32_t n = t2f_profile__thread_count(f->p);
+	int err;
+
+	f->root_off = malloc(((size_t)n + 2) * sizeof(*f->root_off));
+	if (!f->root_off)
+		return -ENOMEM;
+	f->root_off[1] = 0;
+	for (uint32_t t = 1; t <= n; t++) {
+		err = put_root(f, t2f_profile__thread_at(f->p, t));
+		if (err)
+			return err;
+		f->root_off[t + 1] = f->len;
+	}
+	return 0;
+}
+
+static int add_line(struct folder *f, const struct t2f_cell *c, size_t *lines_cap)
+{
+	uint32_t depth = t2f_profile__node_depth(f->p, c->node);
+	size_t start = f->len, n = 0;
+	int err;
+
+	if (depth > f->stack_cap) {
+		free(f->stack);
+		f->stack_cap = depth * 2;
+		f->stack = malloc(f->stack_cap * sizeof(*f->stack));
+		if (!f->stack)
+			return -ENOMEM;
+	}
+	for (t2f_node_id nd = c->node; nd; nd = t2f_profile__node_parent(f->p, nd))
+		f->stack[n++] = t2f_profile__node_frame(f->p, nd);
+	err = put_thread_root(f, c->thread);
+	if (err)
+		return err;
+	while (n--) {
+		size_t len;
+		const char *name = t2f_frame_names__get(f->names, f->stack[n], &len);
+
+		err = buf_put(f, ";", 1) ?: buf_put(f, name, len);
+		if (err)
+			return err;
+	}
+	if (f->nlines == *lines_cap) {
+		size_t cap = *lines_cap ? *lines_cap * 2 : 1024;
+		struct line *nl = realloc(f->lines, cap * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		f->lines = nl;
+		*lines_cap = cap;
+	}
+	f->lines[f->nlines++] = (struct line){ start, f->len - start,
+		f->o->weight_samples ? c->samples : c->weight };
+	return 0;
+}
+
+static int cmp_lines(const void *a, const void *b, void *ctx)
+{
+	const struct line *x = a, *y = b;
+	const char *buf = ctx;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int r = memcmp(buf + x->off, buf + y->off, n);
+
+	if (r)
+		return r;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+static void write_lines(struct folder *f, struct t2f_out *out)
+{
+	for (size_t i = 0; i < f->nlines;) {
+		const struct line *l = &f->lines[i];
+		uint64_t w = 0;
+		size_t j = i;
+
+		while (j < f->nlines && cmp_lines(l, &f->lines[j], f->buf) == 0)
+			w += f->lines[j++].weight;
+		t2f_out__write(out, f->buf + l->off, l->len);
+		t2f_out__putc(out, ' ');
+		t2f_out__u64(out, w);
+		t2f_out__putc(out, '\n');
+		i = j;
+	}
+}
+
+int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed_opts *o,
+			 struct t2f_out *out)
+{
+	struct t2f_frame_name_opts nopts = o->names;
+	struct folder f = { .p = p, .o = o };
+	t2f_event_id ev = o->event ? o->event : 1;
+	size_t lines_cap = 0;
+	int err;
+
+	nopts.collapsed = true;
+	if (t2f_profile__event_count(p) < ev)
+		return 0;
+	err = t2f_frame_names__new(p, &nopts, &f.names) ?: build_roots(&f);
+	for (size_t i = 0; !err && i < t2f_profile__cell_count(p); i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
+
+		if (c->event == ev)
+			err = add_line(&f, c, &lines_cap);
+	}
+	if (!err) {
+		qsort_r(f.lines, f.nlines, sizeof(*f.lines), cmp_lines, f.buf);
+		write_lines(&f, out);
+	}
+	t2f_frame_names__free(f.names);
+	free(f.buf);
+	free(f.root_off);
+	free(f.lines);
+	free(f.stack);
+	return err;
+}

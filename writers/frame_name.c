@@ -1,0 +1,188 @@
+/* writers/frame_name.c: display names, computed once per frame into one buffer. */
+#include "writers/frame_name.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct t2f_frame_names {
+	char *buf;
+	size_t len, cap;
+	size_t *off; /* off[id] .. off[id + 1] is frame id's name */
+};
+
+static int buf_put(struct t2f_frame_names *n, const char *s, size_t len)
+{
+	if (len > n->cap - n->len) {
+		size_t cap = n->cap ? n->cap : 4096;
+		char *nb;
+
+		while (cap - n->len < len)
+			cap *= 2;
+		nb = realloc(n->buf, cap);
+		if (!nb)
+			return -ENOMEM;
+		n->buf = nb;
+		n->cap = cap;
+	}
+	memcpy(n->buf + n->len, s, len);
+	n->len += len;
+	return 0;
+}
+
+static bool is_unknown(const char *s, size_t len)
+{
+	return len == 0 || (len == 9 && memcmp(s, "[unknown]", 9) == 0);
+}
+
+/* "[libc.so.6]" for an unknown symbol in a known module, "[unknown]" otherwise. */
+static int put_fallback(struct t2f_frame_names *n, const struct t2f_profile *p,
+			const struct t2f_frame *f, bool addrs)
+{
+	size_t mlen;
+	const char *mod = t2f_profile__str(p, f->module, &mlen);
+	const char *slash = memrchr(mod, '/', mlen);
+	char addr[24];
+	int err;
+
+	if (f->module == 0 || is_unknown(mod, mlen)) {
+		mod = "unknown";
+		mlen = 7;
+	} else if (slash) {
+		mlen -= (size_t)(slash + 1 - mod);
+		mod = slash + 1;
+	}
+	err = buf_put(n, "[", 1) ?: buf_put(n, mod, mlen);
+	if (!err && addrs && f->has_addr) {
+		int len = snprintf(addr, sizeof(addr), " <%" PRIx64 ">", f->addr);
+
+		err = buf_put(n, addr, (size_t)len);
+	}
+	return err ?: buf_put(n, "]", 1);
+}
+
+/* Length of name up to its argument list: the first '(' outside <>, [], {} that does not open
+ * "(anonymous namespace)" and does not follow a '.' (Go methods: "pkg.(*T).M"). */
+static size_t cut_args(const char *s, size_t len)
+{
+	static const char anon[] = "(anonymous namespace)";
+	int depth = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == '<' || c == '[' || c == '{') {
+			depth++;
+		} else if ((c == '>' || c == ']' || c == '}') && depth > 0) {
+			depth--;
+		} else if (c == '(' && depth == 0) {
+			if (len - i >= sizeof(anon) - 1 && memcmp(s + i, anon, sizeof(anon) - 1) == 0) {
+				i += sizeof(anon) - 2;
+				continue;
+			}
+			if (i > 0 && s[i - 1] == '.')
+				continue;
+			return i;
+		}
+	}
+	return len;
+}
+
+/* In place over the just-written name: control characters → ' ', ';' → ':' (collapsed), and a
+ * trailing " <digits>" gets '_' so folded readers do not take it for a count. */
+static void sanitize(char *s, size_t len, bool collapsed)
+{
+	size_t i = len;
+
+	for (size_t k = 0; k < len; k++) {
+		unsigned char c = (unsigned char)s[k];
+
+		if (c < 0x20 || c == 0x7f)
+			s[k] = ' ';
+		else if (collapsed && c == ';')
+			s[k] = ':';
+	}
+	if (!collapsed)
+		return;
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i > 0 && i < len && s[i - 1] == ' ')
+		s[i - 1] = '_';
+}
+
+static const char *kind_suffix(const struct t2f_frame_name_opts *o, enum t2f_frame_kind k)
+{
+	if (k == T2F_FRAME_KERNEL && o->kernel)
+		return "_[k]";
+	if (k == T2F_FRAME_JIT && o->jit)
+		return "_[j]";
+	if (k == T2F_FRAME_INLINED && o->inlined)
+		return "_[i]";
+	return NULL;
+}
+
+static int put_name(struct t2f_frame_names *n, const struct t2f_profile *p,
+		    const struct t2f_frame *f, const struct t2f_frame_name_opts *o)
+{
+	size_t len, start = n->len;
+	const char *s = t2f_profile__str(p, f->name, &len);
+	const char *suffix = o->collapsed ? kind_suffix(o, f->kind) : NULL;
+	int err;
+
+	if (is_unknown(s, len)) {
+		err = put_fallback(n, p, f, o->addrs);
+	} else {
+		if (o->collapsed && !o->raw_names)
+			len = cut_args(s, len);
+		err = buf_put(n, s, len);
+	}
+	if (err)
+		return err;
+	if (n->len == start && o->collapsed)
+		err = buf_put(n, "[unknown]", 9); /* never an empty folded frame */
+	sanitize(n->buf + start, n->len - start, o->collapsed);
+	return err ?: (suffix ? buf_put(n, suffix, 4) : 0);
+}
+
+int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_name_opts *o,
+			 struct t2f_frame_names **out)
+{
+	uint32_t count = t2f_profile__frame_count(p);
+	struct t2f_frame_names *n = calloc(1, sizeof(*n));
+	int err = -ENOMEM;
+
+	if (!n)
+		return -ENOMEM;
+	n->off = malloc(((size_t)count + 2) * sizeof(*n->off));
+	if (!n->off)
+		goto fail;
+	n->off[0] = n->off[1] = 0;
+	for (uint32_t id = 1; id <= count; id++) {
+		err = put_name(n, p, t2f_profile__frame_at(p, id), o);
+		if (err)
+			goto fail;
+		n->off[id + 1] = n->len;
+	}
+	*out = n;
+	return 0;
+fail:
+	t2f_frame_names__free(n);
+	return err;
+}
+
+void t2f_frame_names__free(struct t2f_frame_names *n)
+{
+	if (!n)
+		return;
+	free(n->buf);
+	free(n->off);
+	free(n);
+}
+
+const char *t2f_frame_names__get(const struct t2f_frame_names *n, t2f_frame_id id, size_t *len)
+{
+	*len = n->off[id + 1] - n->off[id];
+	return n->buf ? n->buf + n->off[id] : "";
+}

@@ -1,0 +1,150 @@
+/* writers/out.c: a 1 MiB buffer in front of write(2); the first error sticks. */
+#include "writers/out.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define OUT_BUF (1u << 20)
+
+struct t2f_out {
+	int fd;
+	int err;
+	size_t len;
+	uint64_t total;
+	char buf[OUT_BUF];
+};
+
+int t2f_out__new(int fd, struct t2f_out **out)
+{
+	struct t2f_out *o = malloc(sizeof(*o));
+
+	if (!o)
+		return -ENOMEM;
+	o->fd = fd;
+	o->err = 0;
+	o->len = 0;
+	o->total = 0;
+	*out = o;
+	return 0;
+}
+
+void t2f_out__free(struct t2f_out *o)
+{
+	free(o);
+}
+
+static void out_drain(struct t2f_out *o, const char *p, size_t len)
+{
+	while (len && !o->err) {
+		ssize_t n = write(o->fd, p, len);
+
+		if (n < 0) {
+			if (errno != EINTR)
+				o->err = -errno;
+			continue;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void out_flush(struct t2f_out *o)
+{
+	out_drain(o, o->buf, o->len);
+	o->len = 0;
+}
+
+void t2f_out__write(struct t2f_out *o, const void *p, size_t len)
+{
+	o->total += len;
+	if (o->err)
+		return;
+	if (len > OUT_BUF - o->len) {
+		out_flush(o);
+		if (len >= OUT_BUF) {
+			out_drain(o, p, len);
+			return;
+		}
+	}
+	memcpy(o->buf + o->len, p, len);
+	o->len += len;
+}
+
+void t2f_out__puts(struct t2f_out *o, const char *s)
+{
+	t2f_out__write(o, s, strlen(s));
+}
+
+void t2f_out__putc(struct t2f_out *o, char c)
+{
+	if (o->len == OUT_BUF)
+		out_flush(o);
+	o->buf[o->len++] = c;
+	o->total++;
+}
+
+void t2f_out__u64(struct t2f_out *o, uint64_t v)
+{
+	char tmp[24];
+	size_t n = sizeof(tmp);
+
+	do {
+		tmp[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	t2f_out__write(o, tmp + n, sizeof(tmp) - n);
+}
+
+void t2f_out__i64(struct t2f_out *o, int64_t v)
+{
+	if (v < 0) {
+		t2f_out__putc(o, '-');
+		t2f_out__u64(o, (uint64_t)0 - (uint64_t)v);
+		return;
+	}
+	t2f_out__u64(o, (uint64_t)v);
+}
+
+void t2f_out__printf(struct t2f_out *o, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		t2f_out__write(o, tmp, (size_t)n);
+		return;
+	}
+	char *big = malloc((size_t)n + 1);
+
+	if (!big) {
+		o->err = o->err ? o->err : -ENOMEM;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	t2f_out__write(o, big, (size_t)n);
+	free(big);
+}
+
+int t2f_out__finish(struct t2f_out *o)
+{
+	out_flush(o);
+	return o->err;
+}
+
+uint64_t t2f_out__bytes(const struct t2f_out *o)
+{
+	return o->total;
+}
