@@ -51,7 +51,6 @@ struct t2f_perf_script {
 	uint64_t line_no;
 	enum ps_state state;
 	/* the sample being collected */
-	uint64_t sample_line;
 	t2f_thread_id thread;
 	t2f_event_id event;
 	uint64_t weight, time_ns;
@@ -203,6 +202,16 @@ static int push_frame(struct t2f_perf_script *ps, t2f_frame_id id)
 	return 0;
 }
 
+/* Text with a NUL byte is binary data, not perf script: a fatal error. Checked only on lines that
+ * get parsed (headers, frame lines not seen before); cached lines were checked when first seen. */
+static int check_text(struct t2f_perf_script *ps, const char *s, size_t len)
+{
+	if (!memchr(s, '\0', len))
+		return 0;
+	return t2f_diag__error(ps->d, -T2F_E_FORMAT, ps->name, ps->line_no,
+			       "binary data (a NUL byte): expected perf script text");
+}
+
 /* A frame line (leading blanks already removed). 1 when it was a frame, 0 when not. */
 static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len)
 {
@@ -215,6 +224,9 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len)
 
 	if (hit)
 		return push_frame(ps, ps->lines[hit - 1].frame) ?: 1;
+	err = check_text(ps, s, len);
+	if (err)
+		return err;
 	if (!ps_parse_frame(s, len, &pf))
 		return 0;
 	err = intern_frame(ps, &pf, &id) ?: cache_line(ps, s, len, h, id) ?: push_frame(ps, id);
@@ -340,7 +352,6 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h)
 	if (h->has_period)
 		t2f_profile__event_has_period(ps->p, ps->event);
 	ps->time_ns = h->time_ns;
-	ps->sample_line = ps->line_no;
 	ps->state = PS_IN;
 	ps->nframes = 0;
 	if (h->rest.len && !h->tracepoint) { /* one-line sample: its frame, absolute ip */
@@ -386,6 +397,9 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 		return t2f_diag__warn(ps->d, ps->name, ps->line_no,
 				      "unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"");
 	}
+	err = check_text(ps, s, len);
+	if (err)
+		return err;
 	if (ps_parse_header(s, len, &h))
 		return end_sample(ps) ?: on_header(ps, &h);
 	if (lead > 0 && ps->state != PS_IDLE) /* srcline ("  file.c:82") after a frame */
@@ -396,17 +410,8 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t len)
 {
 	const char *end = data + len;
-	const char *nul = memchr(data, '\0', len);
-	uint64_t line;
 	int err;
 
-	if (nul) {
-		line = ps->line_no + 1;
-		for (const char *q = data; (q = memchr(q, '\n', (size_t)(nul - q))); q++)
-			line++;
-		return t2f_diag__error(ps->d, -T2F_E_FORMAT, ps->name, line,
-				       "binary data (a NUL byte): expected perf script text");
-	}
 	while (data < end) {
 		const char *nl = memchr(data, '\n', (size_t)(end - data));
 		size_t n = nl ? (size_t)(nl - data) : (size_t)(end - data);
