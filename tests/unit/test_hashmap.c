@@ -1,0 +1,191 @@
+/* tests/unit/test_hashmap.c: formats/hashmap.c — lookup through a caller-owned key array,
+ * forced collisions (one hash for many keys), growth to 1M entries, and the hash functions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "formats/hashmap.h"
+
+/* The caller's keys: keys[value] for value 1..n (value 0 is never used). */
+struct keys {
+	uint64_t *k;
+	size_t n;
+};
+
+struct probe {
+	const struct keys *keys;
+	uint64_t key;
+	unsigned calls;
+};
+
+static bool key_eq(const void *ctx, uint32_t value)
+{
+	struct probe *p = (struct probe *)ctx;
+
+	p->calls++;
+	assert_true(value >= 1 && value <= p->keys->n);
+	return p->keys->k[value] == p->key;
+}
+
+static uint32_t find(const struct t2f_hashmap *m, const struct keys *ks, uint64_t hash,
+		     uint64_t key)
+{
+	struct probe p = { ks, key, 0 };
+
+	return t2f_hashmap__find(m, hash, key_eq, &p);
+}
+
+static struct t2f_hashmap *map_new(size_t hint)
+{
+	struct t2f_hashmap *m = NULL;
+
+	assert_int_equal(t2f_hashmap__new(hint, &m), 0);
+	assert_non_null(m);
+	return m;
+}
+
+static void test_insert_find_with_key_array(void **state)
+{
+	struct t2f_hashmap *m = map_new(0);
+	uint64_t k[101];
+	struct keys ks = { k, 100 };
+
+	(void)state;
+	assert_int_equal(t2f_hashmap__count(m), 0);
+	assert_int_equal(find(m, &ks, t2f_hash_u64(5), 5), 0);
+	for (uint32_t v = 1; v <= 100; v++) {
+		k[v] = (uint64_t)v * 1000 + 3;
+		assert_int_equal(find(m, &ks, t2f_hash_u64(k[v]), k[v]), 0);
+		assert_int_equal(t2f_hashmap__insert(m, t2f_hash_u64(k[v]), v), 0);
+	}
+	assert_int_equal(t2f_hashmap__count(m), 100);
+	for (uint32_t v = 1; v <= 100; v++)
+		assert_int_equal(find(m, &ks, t2f_hash_u64(k[v]), k[v]), v);
+	assert_int_equal(find(m, &ks, t2f_hash_u64(4), 4), 0);
+	assert_int_equal(find(m, &ks, t2f_hash_u64(1003 + 1), 1003 + 1), 0);
+	t2f_hashmap__free(m);
+	t2f_hashmap__free(NULL);
+}
+
+/* The map compares keys only through the callback: with one hash for every key it must still
+ * tell them apart (and grow while they all collide). */
+static void test_forced_collisions(void **state)
+{
+	enum { N = 2000 };
+	struct t2f_hashmap *m = map_new(4);
+	uint64_t *k = calloc(N + 1, sizeof(*k));
+	struct keys ks = { k, N };
+	const uint64_t same = 0x1234567890abcdefULL;
+
+	(void)state;
+	assert_non_null(k);
+	for (uint32_t v = 1; v <= N; v++) {
+		k[v] = 77 + (uint64_t)v * 13;
+		assert_int_equal(find(m, &ks, same, k[v]), 0);
+		assert_int_equal(t2f_hashmap__insert(m, same, v), 0);
+	}
+	assert_int_equal(t2f_hashmap__count(m), N);
+	for (uint32_t v = 1; v <= N; v++)
+		assert_int_equal(find(m, &ks, same, k[v]), v);
+	assert_int_equal(find(m, &ks, same, 1), 0); /* absent key under the crowded hash */
+	t2f_hashmap__free(m);
+
+	/* hashes equal in their high or their low half only */
+	m = map_new(0);
+	k[1] = 10;
+	k[2] = 20;
+	k[3] = 30;
+	ks.n = 3;
+	assert_int_equal(t2f_hashmap__insert(m, 0xaaaaaaaa00000001ULL, 1), 0);
+	assert_int_equal(t2f_hashmap__insert(m, 0xaaaaaaaa00000002ULL, 2), 0);
+	assert_int_equal(t2f_hashmap__insert(m, 0xbbbbbbbb00000001ULL, 3), 0);
+	assert_int_equal(find(m, &ks, 0xaaaaaaaa00000001ULL, 10), 1);
+	assert_int_equal(find(m, &ks, 0xaaaaaaaa00000002ULL, 20), 2);
+	assert_int_equal(find(m, &ks, 0xbbbbbbbb00000001ULL, 30), 3);
+	/* the right key under the wrong hash is not found */
+	assert_int_equal(find(m, &ks, 0xcccccccc00000001ULL, 30), 0);
+	t2f_hashmap__free(m);
+	free(k);
+}
+
+/* The hash filters candidates: a lookup with a hash nobody used calls eq on no entry. */
+static void test_hash_filters_before_eq(void **state)
+{
+	struct t2f_hashmap *m = map_new(0);
+	uint64_t k[3] = { 0, 1, 2 };
+	struct keys ks = { k, 2 };
+	struct probe p = { &ks, 1, 0 };
+
+	(void)state;
+	assert_int_equal(t2f_hashmap__insert(m, t2f_hash_u64(1), 1), 0);
+	assert_int_equal(t2f_hashmap__insert(m, t2f_hash_u64(2), 2), 0);
+	assert_int_equal(t2f_hashmap__find(m, t2f_hash_u64(1), key_eq, &p), 1);
+	assert_int_equal(p.calls, 1);
+	p.calls = 0;
+	p.key = 3;
+	assert_int_equal(t2f_hashmap__find(m, t2f_hash_u64(3), key_eq, &p), 0);
+	assert_int_equal(p.calls, 0);
+	t2f_hashmap__free(m);
+}
+
+static void test_growth_to_1m(void **state)
+{
+	enum { N = 1000000 };
+	struct t2f_hashmap *m = map_new(16);
+	uint64_t *k = malloc((N + 1) * sizeof(*k));
+	struct keys ks = { k, N };
+
+	(void)state;
+	assert_non_null(k);
+	for (uint32_t v = 1; v <= N; v++) {
+		k[v] = (uint64_t)v * 0x9e3779b97f4a7c15ULL;
+		assert_int_equal(t2f_hashmap__insert(m, t2f_hash_u64(k[v]), v), 0);
+	}
+	assert_int_equal(t2f_hashmap__count(m), N);
+	for (uint32_t v = 1; v <= N; v++)
+		if (find(m, &ks, t2f_hash_u64(k[v]), k[v]) != v)
+			fail_msg("value %u not found after growth", v);
+	for (uint64_t x = 1; x <= 1000; x++)
+		assert_int_equal(find(m, &ks, t2f_hash_u64(x * 3 + 1), x * 3 + 1), 0);
+	t2f_hashmap__free(m);
+	free(k);
+}
+
+static void test_hash_bytes(void **state)
+{
+	char a[40], b[40];
+
+	(void)state;
+	/* deterministic, independent of where the bytes live */
+	memcpy(a, "0123456789abcdefghij", 21);
+	memcpy(b + 3, "0123456789abcdefghij", 21);
+	assert_true(t2f_hash_bytes(a, 20) == t2f_hash_bytes(b + 3, 20));
+	/* sensitive to every byte and to the length */
+	b[3 + 19] = 'J';
+	assert_true(t2f_hash_bytes(a, 20) != t2f_hash_bytes(b + 3, 20));
+	assert_true(t2f_hash_bytes("a", 1) != t2f_hash_bytes("b", 1));
+	assert_true(t2f_hash_bytes("", 0) != t2f_hash_bytes("\0", 1));
+	assert_true(t2f_hash_bytes("abc", 3) != t2f_hash_bytes("abc\0", 4));
+	assert_true(t2f_hash_bytes("abcdefgh", 8) != t2f_hash_bytes("abcdefgh\0", 9));
+	assert_true(t2f_hash_u64(1) != t2f_hash_u64(2));
+	assert_true(t2f_hash_u64(0) == t2f_hash_u64(0));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_insert_find_with_key_array),
+		cmocka_unit_test(test_forced_collisions),
+		cmocka_unit_test(test_hash_filters_before_eq),
+		cmocka_unit_test(test_growth_to_1m),
+		cmocka_unit_test(test_hash_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
