@@ -1,0 +1,516 @@
+/* tests/unit/test_speedscope.c: writers/speedscope.c on profiles built through formats/profile.h.
+ *
+ * Each case writes to a temp *.speedscope.json file, parses it strictly with json-c (UTF-8
+ * validated) and checks exact values; one case is compared byte for byte. Non-empty outputs are
+ * then run through the independent validator (../shared/validators/check: JSON schema + the
+ * speedscope importer), skipped with a message when it is not there.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "formats/diag.h"
+#include "formats/profile.h"
+#include "writers/out.h"
+#include "writers/speedscope.h"
+
+#define SCHEMA "https://www.speedscope.app/file-format-schema.json"
+#define EXPORTER "trace2flame@" T2F_VERSION
+
+/* ---- helpers ---- */
+
+static t2f_str_id str(struct t2f_profile *p, const char *s)
+{
+	t2f_str_id id;
+
+	assert_int_equal(t2f_profile__intern(p, s, strlen(s), &id), 0);
+	return id;
+}
+
+static t2f_frame_id frame(struct t2f_profile *p, const char *name, const char *module,
+			  enum t2f_frame_kind kind, uint64_t addr)
+{
+	struct t2f_frame f = {
+		.name = name ? str(p, name) : 0,
+		.module = module ? str(p, module) : 0,
+		.kind = kind,
+		.addr = addr,
+		.has_addr = addr != 0,
+	};
+	t2f_frame_id id;
+
+	assert_int_equal(t2f_profile__frame(p, &f, &id), 0);
+	return id;
+}
+
+static t2f_node_id child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id f)
+{
+	t2f_node_id id;
+
+	assert_int_equal(t2f_profile__child(p, parent, f, &id), 0);
+	return id;
+}
+
+static void sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id t, t2f_event_id e,
+		   uint64_t weight)
+{
+	static uint64_t time_ns;
+
+	assert_int_equal(t2f_profile__add_sample(p, node, t, e, weight, ++time_ns), 0);
+}
+
+struct written {
+	char path[64];
+	char *text;
+	size_t len;
+	int err;
+};
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long size;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	size = ftell(f);
+	assert_true(size >= 0);
+	rewind(f);
+	buf = malloc((size_t)size + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
+	buf[size] = 0;
+	fclose(f);
+	*len = (size_t)size;
+	return buf;
+}
+
+/* Writes p to a fresh temp file (kept until written_free) and reads it back. */
+static void write_profile(const struct t2f_profile *p, const struct t2f_speedscope_opts *o,
+			  struct written *w)
+{
+	struct t2f_out *out;
+	int fd;
+
+	strcpy(w->path, "/tmp/t2f_ss_XXXXXX.speedscope.json");
+	fd = mkstemps(w->path, (int)strlen(".speedscope.json"));
+	assert_true(fd >= 0);
+	assert_int_equal(t2f_out__new(fd, &out), 0);
+	w->err = t2f_speedscope__write(p, o, out);
+	assert_int_equal(t2f_out__finish(out), 0);
+	t2f_out__free(out);
+	close(fd);
+	w->text = read_all(w->path, &w->len);
+}
+
+static void written_free(struct written *w)
+{
+	unlink(w->path);
+	free(w->text);
+}
+
+/* Strict parse, UTF-8 validated; the whole text must be one value. */
+static struct json_object *parse(const struct written *w)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *root;
+
+	assert_non_null(tok);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	root = json_tokener_parse_ex(tok, w->text, (int)w->len);
+	if (!root)
+		fail_msg("invalid JSON (%s): %s", json_tokener_error_desc(json_tokener_get_error(tok)),
+			 w->text);
+	/* nothing but the final newline after the value (json-c may have consumed it) */
+	assert_true(w->len > 0 && w->text[w->len - 1] == '\n');
+	assert_true(strcmp(w->text + json_tokener_get_parse_end(tok), "\n") == 0 ||
+		    json_tokener_get_parse_end(tok) == w->len);
+	json_tokener_free(tok);
+	return root;
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		fail_msg("missing key \"%s\"", key);
+	return v;
+}
+
+static const char *plain(struct json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						 JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+static void check_top(struct json_object *root, const char *name, int active, int profiles)
+{
+	assert_string_equal(json_object_get_string(get(root, "$schema")), SCHEMA);
+	assert_string_equal(json_object_get_string(get(root, "exporter")), EXPORTER);
+	assert_string_equal(json_object_get_string(get(root, "name")), name);
+	assert_int_equal(json_object_get_int(get(root, "activeProfileIndex")), active);
+	assert_int_equal(json_object_array_length(get(root, "profiles")), profiles);
+}
+
+static void check_profile(struct json_object *root, size_t idx, const char *name,
+			  const char *unit, int64_t end, const char *samples, const char *weights)
+{
+	struct json_object *pr = json_object_array_get_idx(get(root, "profiles"), idx);
+
+	assert_non_null(pr);
+	assert_string_equal(json_object_get_string(get(pr, "type")), "sampled");
+	assert_string_equal(json_object_get_string(get(pr, "name")), name);
+	assert_string_equal(json_object_get_string(get(pr, "unit")), unit);
+	assert_int_equal(json_object_get_int64(get(pr, "startValue")), 0);
+	assert_int_equal(json_object_get_int64(get(pr, "endValue")), end);
+	assert_string_equal(plain(get(pr, "samples")), samples);
+	assert_string_equal(plain(get(pr, "weights")), weights);
+}
+
+static void check_frames(struct json_object *root, const char *frames)
+{
+	assert_string_equal(plain(get(get(root, "shared"), "frames")), frames);
+}
+
+/* Runs ../shared/validators/check on the file; skipped (with a message) when it is missing. */
+static void validate(const struct written *w)
+{
+	const char *src = getenv("T2F_SOURCE_DIR");
+	char check[4096], cmd[8192];
+
+	if (!src || snprintf(check, sizeof(check), "%s/../shared/validators/check", src) >=
+			    (int)sizeof(check) || access(check, X_OK) != 0) {
+		printf("# skip validator: %s/../shared/validators/check not found\n",
+		       src ? src : "$T2F_SOURCE_DIR");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' speedscope '%s'", check, w->path);
+	if (system(cmd) != 0)
+		fail_msg("validator rejected %s:\n%s", w->path, w->text);
+}
+
+/* ---- the two-thread profile ---- */
+
+struct fixture {
+	struct t2f_profile *p;
+	t2f_event_id cpu, pf;
+};
+
+/* Threads: app (pid 100, tid 101) first, worker (pid unknown, tid 7). Events: cpu-clock (ns,
+ * periods) and page-faults (count, no period). Frames, in id order: main and foo in /bin/app,
+ * fault_handler (kernel, page-faults only), bar without a module, two unresolved frames in libc
+ * (both "[libc.so.6]": one shared frame), and a second "main" without a module. */
+static void build(struct fixture *fx, bool log)
+{
+	struct t2f_profile *p;
+	t2f_thread_id app, worker;
+	t2f_frame_id f_main, f_foo, f_fault, f_bar, f_u1, f_u2, f_main0;
+	t2f_node_id n_main, n_foo, n_bar, n_fault, n_u1, n_u2, n_main0;
+
+	assert_int_equal(t2f_profile__new(&p), 0);
+	if (log)
+		t2f_profile__enable_log(p);
+	assert_int_equal(t2f_profile__thread(p, 100, 101, str(p, "app"), 0, &app), 0);
+	assert_int_equal(t2f_profile__thread(p, T2F_PID_UNKNOWN, 7, str(p, "worker"), 0, &worker),
+			 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &fx->cpu),
+			 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "page-faults"), T2F_UNIT_COUNT, &fx->pf), 0);
+	t2f_profile__event_has_period(p, fx->cpu);
+
+	f_main = frame(p, "main", "/bin/app", T2F_FRAME_USER, 0);
+	f_foo = frame(p, "foo", "/bin/app", T2F_FRAME_USER, 0);
+	f_fault = frame(p, "fault_handler", "[kernel.kallsyms]", T2F_FRAME_KERNEL, 0);
+	f_bar = frame(p, "bar", NULL, T2F_FRAME_USER, 0);
+	f_u1 = frame(p, "[unknown]", "/lib/libc.so.6", T2F_FRAME_USER, 0x10);
+	f_u2 = frame(p, NULL, "/lib/libc.so.6", T2F_FRAME_USER, 0x20);
+	f_main0 = frame(p, "main", NULL, T2F_FRAME_USER, 0);
+
+	n_main = child(p, 0, f_main);
+	n_foo = child(p, n_main, f_foo);
+	n_bar = child(p, n_foo, f_bar);
+	n_fault = child(p, n_main, f_fault);
+	n_u1 = child(p, n_main, f_u1);
+	n_u2 = child(p, n_main, f_u2);
+	n_main0 = child(p, 0, f_main0);
+
+	sample(p, n_foo, worker, fx->cpu, 5);
+	sample(p, n_bar, app, fx->cpu, 10);
+	sample(p, n_fault, app, fx->pf, 3); /* no period: written as 1 sample */
+	sample(p, n_main, app, fx->cpu, 20);
+	sample(p, n_u1, worker, fx->cpu, 30);
+	sample(p, n_bar, app, fx->cpu, 10);
+	sample(p, n_u2, worker, fx->cpu, 40);
+	sample(p, n_main0, worker, fx->cpu, 2);
+	fx->p = p;
+}
+
+#define CPU_FRAMES                                                                              \
+	"[{\"name\":\"main\",\"file\":\"/bin/app\"},{\"name\":\"foo\",\"file\":\"/bin/app\"},"   \
+	"{\"name\":\"bar\"},{\"name\":\"[libc.so.6]\",\"file\":\"/lib/libc.so.6\"},"             \
+	"{\"name\":\"main\"}]"
+#define APP "app (pid 100, tid 101)"
+#define WORKER "worker (pid ?, tid 7)"
+
+static void test_log_periods(void **state)
+{
+	struct fixture fx;
+	struct written w;
+	struct json_object *root;
+
+	build(&fx, true);
+	write_profile(fx.p, &(struct t2f_speedscope_opts){ .name = "perf.txt" }, &w);
+	assert_int_equal(w.err, 0);
+	root = parse(&w);
+	check_top(root, "perf.txt", 1, 2);
+	check_frames(root, CPU_FRAMES);
+	check_profile(root, 0, APP, "nanoseconds", 40, "[[0,1,2],[0],[0,1,2]]", "[10,20,10]");
+	check_profile(root, 1, WORKER, "nanoseconds", 77, "[[0,1],[0,3],[0,3],[4]]",
+		      "[5,30,40,2]");
+	validate(&w);
+	json_object_put(root);
+	written_free(&w);
+	t2f_profile__free(fx.p);
+}
+
+static void test_log_sample_counts(void **state)
+{
+	struct fixture fx;
+	struct written w;
+	struct json_object *root;
+
+	build(&fx, true);
+	write_profile(fx.p, &(struct t2f_speedscope_opts){ .event = fx.cpu, .weight_samples = true },
+		      &w);
+	assert_int_equal(w.err, 0);
+	root = parse(&w);
+	check_top(root, "trace2flame", 1, 2);
+	check_frames(root, CPU_FRAMES);
+	check_profile(root, 0, APP, "none", 3, "[[0,1,2],[0],[0,1,2]]", "[1,1,1]");
+	check_profile(root, 1, WORKER, "none", 4, "[[0,1],[0,3],[0,3],[4]]", "[1,1,1,1]");
+	json_object_put(root);
+	written_free(&w);
+	t2f_profile__free(fx.p);
+}
+
+/* page-faults has no period: counts, unit "none"; only app has samples; only its frames. */
+static void test_event_without_period(void **state)
+{
+	struct fixture fx;
+	struct written w;
+	struct json_object *root;
+
+	for (int log = 0; log < 2; log++) {
+		build(&fx, log);
+		write_profile(fx.p, &(struct t2f_speedscope_opts){ .event = fx.pf }, &w);
+		assert_int_equal(w.err, 0);
+		root = parse(&w);
+		check_top(root, "trace2flame", 0, 1);
+		check_frames(root, "[{\"name\":\"main\",\"file\":\"/bin/app\"},"
+				   "{\"name\":\"fault_handler\",\"file\":\"[kernel.kallsyms]\"}]");
+		check_profile(root, 0, APP, "none", 1, "[[0,1]]", "[1]");
+		if (log)
+			validate(&w);
+		json_object_put(root);
+		written_free(&w);
+		t2f_profile__free(fx.p);
+	}
+}
+
+/* Without a log: one entry per cell, in cell order, weights summed. */
+static void test_cells(void **state)
+{
+	struct fixture fx;
+	struct written w;
+	struct json_object *root;
+
+	build(&fx, false);
+	write_profile(fx.p, NULL, &w);
+	assert_int_equal(w.err, 0);
+	root = parse(&w);
+	check_top(root, "trace2flame", 1, 2);
+	check_frames(root, CPU_FRAMES);
+	check_profile(root, 0, APP, "nanoseconds", 40, "[[0,1,2],[0]]", "[20,20]");
+	check_profile(root, 1, WORKER, "nanoseconds", 77, "[[0,1],[0,3],[0,3],[4]]",
+		      "[5,30,40,2]");
+	validate(&w);
+	json_object_put(root);
+	written_free(&w);
+
+	write_profile(fx.p, &(struct t2f_speedscope_opts){ .weight_samples = true }, &w);
+	assert_int_equal(w.err, 0);
+	root = parse(&w);
+	check_top(root, "trace2flame", 1, 2);
+	check_profile(root, 0, APP, "none", 3, "[[0,1,2],[0]]", "[2,1]");
+	check_profile(root, 1, WORKER, "none", 4, "[[0,1],[0,3],[0,3],[4]]", "[1,1,1,1]");
+	json_object_put(root);
+	written_free(&w);
+	t2f_profile__free(fx.p);
+}
+
+/* Same profile, same options: same bytes. */
+static void test_deterministic(void **state)
+{
+	struct fixture a, b;
+	struct written wa, wb;
+
+	build(&a, true);
+	build(&b, true);
+	write_profile(a.p, NULL, &wa);
+	write_profile(b.p, NULL, &wb);
+	assert_int_equal(wa.len, wb.len);
+	assert_memory_equal(wa.text, wb.text, wa.len);
+	written_free(&wa);
+	written_free(&wb);
+	t2f_profile__free(a.p);
+	t2f_profile__free(b.p);
+}
+
+/* Byte for byte: escaping (json-c), invalid UTF-8 in comm → U+FFFD, a control character as
+ * \u0001, a weight-0 sample skipped with its frame. */
+static void test_bytes(void **state)
+{
+	static const char expected[] =
+		"{\"$schema\":\"" SCHEMA "\",\"exporter\":\"" EXPORTER "\","
+		"\"name\":\"in \\\"q\\\"/x.txt\",\"activeProfileIndex\":0,\n"
+		"\"shared\":{\"frames\":[\n"
+		"{\"name\":\"main\",\"file\":\"/bin/a\"}]},\n"
+		"\"profiles\":[\n"
+		"{\"type\":\"sampled\",\"name\":\"a\xef\xbf\xbd\\u0001b (pid 1, tid 2)\","
+		"\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":7,"
+		"\"samples\":[[0]],\"weights\":[7]}]}\n";
+	struct t2f_profile *p;
+	t2f_thread_id t;
+	t2f_event_id e;
+	t2f_node_id main_node, zero_node;
+	t2f_str_id comm;
+	struct written w;
+
+	assert_int_equal(t2f_profile__new(&p), 0);
+	t2f_profile__enable_log(p);
+	assert_int_equal(t2f_profile__intern(p, "a\xff\x01" "b", 4, &comm), 0);
+	assert_int_equal(t2f_profile__thread(p, 1, 2, comm, 0, &t), 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
+	t2f_profile__event_has_period(p, e);
+	zero_node = child(p, 0, frame(p, "zero", "/bin/a", T2F_FRAME_USER, 0));
+	main_node = child(p, 0, frame(p, "main", "/bin/a", T2F_FRAME_USER, 0));
+	sample(p, zero_node, t, e, 0);
+	sample(p, main_node, t, e, 7);
+
+	write_profile(p, &(struct t2f_speedscope_opts){ .name = "in \"q\"/x.txt" }, &w);
+	assert_int_equal(w.err, 0);
+	assert_int_equal(w.len, sizeof(expected) - 1);
+	assert_memory_equal(w.text, expected, sizeof(expected) - 1);
+	json_object_put(parse(&w));
+	validate(&w);
+	written_free(&w);
+	t2f_profile__free(p);
+}
+
+/* Ill-formed UTF-8 in names: each maximal ill-formed subpart becomes one U+FFFD (as Python's
+ * bytes.decode("utf-8", "replace") does); valid multibyte text passes unchanged. */
+static void test_invalid_utf8(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" },
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },                      /* overlong */
+		{ "s\xed\xa0\x80", "s\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },    /* surrogate */
+		{ "x\xe2\x82", "x\xef\xbf\xbd" },                                /* truncated */
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* > 10FFFF */
+		{ "\x80q\xff", "\xef\xbf\xbdq\xef\xbf\xbd" },
+	};
+	size_t n = sizeof(cases) / sizeof(cases[0]);
+	struct t2f_profile *p;
+	t2f_thread_id t;
+	t2f_event_id e;
+	struct written w;
+	struct json_object *root, *frames;
+
+	assert_int_equal(t2f_profile__new(&p), 0);
+	assert_int_equal(t2f_profile__thread(p, 5, 5, str(p, "u\xe2\x82"), 0, &t), 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
+	t2f_profile__event_has_period(p, e);
+	for (size_t i = 0; i < n; i++)
+		sample(p, child(p, 0, frame(p, cases[i].in, "/lib/\xff.so", T2F_FRAME_USER, 0)), t, e,
+		       1);
+	write_profile(p, NULL, &w);
+	assert_int_equal(w.err, 0);
+	root = parse(&w);
+	frames = get(get(root, "shared"), "frames");
+	assert_int_equal(json_object_array_length(frames), n);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *f = json_object_array_get_idx(frames, i);
+
+		assert_string_equal(json_object_get_string(get(f, "name")), cases[i].out);
+		assert_string_equal(json_object_get_string(get(f, "file")), "/lib/\xef\xbf\xbd.so");
+	}
+	check_profile(root, 0, "u\xef\xbf\xbd (pid 5, tid 5)", "nanoseconds", (int64_t)n,
+		      "[[0],[1],[2],[3],[4],[5]]", "[1,1,1,1,1,1]");
+	validate(&w);
+	json_object_put(root);
+	written_free(&w);
+	t2f_profile__free(p);
+}
+
+/* No threads: a valid file with no profiles. (speedscope's importer answers "Successfully
+ * imported profile, but it's empty!", which the validator counts as a failure: not run here.) */
+static void test_empty(void **state)
+{
+	static const char expected[] =
+		"{\"$schema\":\"" SCHEMA "\",\"exporter\":\"" EXPORTER "\","
+		"\"name\":\"trace2flame\",\"activeProfileIndex\":0,\n"
+		"\"shared\":{\"frames\":[]},\n"
+		"\"profiles\":[]}\n";
+	struct t2f_profile *p;
+	struct written w;
+
+	assert_int_equal(t2f_profile__new(&p), 0);
+	write_profile(p, NULL, &w);
+	assert_int_equal(w.err, 0);
+	assert_int_equal(w.len, sizeof(expected) - 1);
+	assert_memory_equal(w.text, expected, sizeof(expected) - 1);
+	json_object_put(parse(&w));
+	written_free(&w);
+	t2f_profile__free(p);
+}
+
+static void test_bad_event(void **state)
+{
+	struct fixture fx;
+	struct written w;
+
+	build(&fx, false);
+	write_profile(fx.p, &(struct t2f_speedscope_opts){ .event = 3 }, &w);
+	assert_int_equal(w.err, -EINVAL);
+	written_free(&w);
+	t2f_profile__free(fx.p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_log_periods),
+		cmocka_unit_test(test_log_sample_counts),
+		cmocka_unit_test(test_event_without_period),
+		cmocka_unit_test(test_cells),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_invalid_utf8),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_bad_event),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,551 @@
+/* writers/speedscope.c: speedscope JSON, streamed.
+ *
+ * Layout written: one line for the header, one per frame and one per profile, so golden files
+ * diff well (the header and profile lines are wrapped here):
+ *   {"$schema":"https://www.speedscope.app/file-format-schema.json","exporter":"trace2flame@V",
+ *    "name":"...","activeProfileIndex":N,
+ *   "shared":{"frames":[
+ *   {"name":"main","file":"/bin/app"},
+ *   {"name":"[unknown]"}]},
+ *   "profiles":[
+ *   {"type":"sampled","name":"app (pid 1, tid 2)","unit":"nanoseconds","startValue":0,
+ *    "endValue":30,"samples":[[0,1],[0]],"weights":[10,20]}]}
+ *
+ * Passes: (1) one scan over the items (log entries, or cells without a log) of the event sums each
+ * thread's weight, counts its items, marks the stack nodes in use and their frames, and finds the
+ * deepest stack; (2) used frames get shared indices in frame-id order, deduplicated on
+ * (display name, module); (3) a fill pass buckets item indices by thread, keeping input order;
+ * (4) the output is written, each thread's items read twice (samples, then weights).
+ * Nothing is allocated per sample. Speedscope drops weight-0 samples, so they are skipped here.
+ */
+#include "writers/speedscope.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "formats/diag.h"
+#include "formats/hashmap.h"
+#include "writers/frame_name.h"
+
+#define SS_SCHEMA "https://www.speedscope.app/file-format-schema.json"
+#define SS_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+struct ss_buf {
+	char *p;
+	size_t cap;
+};
+
+struct ss {
+	const struct t2f_profile *p;
+	struct t2f_out *out;
+	t2f_event_id event;
+	const struct t2f_event *ev;  /* NULL for a profile without events */
+	bool counts;               /* weights are sample counts */
+	bool use_log;              /* items are log entries (else cells) */
+	size_t item_count;
+	uint32_t thread_count;
+	struct t2f_frame_names *names;
+	struct t2f_hashmap *frame_map;  /* (name, module) -> shared index + 1 */
+	uint32_t *frame_shared;    /* per frame id: shared index + 1; 0 = not written */
+	t2f_frame_id *shared_repr; /* per shared index: the first frame id with its (name, module) */
+	uint32_t shared_count;
+	uint64_t *totals;          /* per thread id: sum of its weights */
+	uint32_t *bucket_start;    /* per thread id t: its items are bucket[start[t] .. start[t+1]) */
+	uint32_t *bucket;          /* item indices grouped by thread, input order kept */
+	uint32_t *stack;           /* leaf-first frame ids of one stack */
+	uint32_t max_depth;
+	struct ss_buf name_buf;    /* a profile's name */
+	struct ss_buf utf8_buf;    /* a string with invalid UTF-8 replaced */
+	struct json_object *jstr;  /* reused to escape strings */
+};
+
+struct ss_item {
+	t2f_node_id node;
+	t2f_thread_id thread;
+	uint64_t weight;
+};
+
+/* Item idx (a log entry or a cell). False when it is not a sample of the written event or weighs
+ * 0 (speedscope silently drops weight 0; periods of 0 cannot normally happen). */
+static bool ss_item(const struct ss *s, size_t idx, struct ss_item *it)
+{
+	if (s->use_log) {
+		const struct t2f_sample *e = t2f_profile__sample_at(s->p, idx);
+
+		if (e->event != s->event)
+			return false;
+		it->node = e->node;
+		it->thread = e->thread;
+		it->weight = s->counts ? 1 : e->weight;
+	} else {
+		const struct t2f_cell *c = t2f_profile__cell_at(s->p, idx);
+
+		if (c->event != s->event)
+			return false;
+		it->node = c->node;
+		it->thread = c->thread;
+		it->weight = s->counts ? c->samples : c->weight;
+	}
+	return it->weight > 0 && it->thread >= 1 && it->thread <= s->thread_count;
+}
+
+static int ss_buf_reserve(struct ss_buf *b, size_t need)
+{
+	char *p;
+
+	if (need <= b->cap)
+		return 0;
+	if (need < 256)
+		need = 256;
+	p = realloc(b->p, need);
+	if (!p)
+		return -ENOMEM;
+	b->p = p;
+	b->cap = need;
+	return 0;
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is invalid; then *bad is the length
+ * of its maximal ill-formed prefix (≥ 1), which becomes one U+FFFD (Unicode §3.9 practice). */
+static size_t ss_utf8_seq(const unsigned char *s, size_t n, size_t *bad)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t need, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		need = 1;
+	else if (c >= 0xe0 && c <= 0xef)
+		need = 2;
+	else if (c >= 0xf0 && c <= 0xf4)
+		need = 3;
+	else
+		need = 0;
+	if (c == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (c == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f; /* above U+10FFFF */
+	for (i = 1; need && i <= need; i++) {
+		if (i >= n || s[i] < lo || s[i] > hi)
+			break;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	if (need && i > need)
+		return i;
+	*bad = i;
+	return 0;
+}
+
+static bool ss_utf8_valid(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, bad, n;
+
+	while (i < len) {
+		n = ss_utf8_seq(s + i, len - i, &bad);
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+/* Copies str into s->utf8_buf with each ill-formed sequence replaced by U+FFFD. */
+static int ss_utf8_repair(struct ss *s, const char *str, size_t len, size_t *out_len)
+{
+	const unsigned char *in = (const unsigned char *)str;
+	size_t i = 0, o = 0, bad, n;
+
+	if (len > SIZE_MAX / 3 || ss_buf_reserve(&s->utf8_buf, len * 3))
+		return -ENOMEM;
+	while (i < len) {
+		n = ss_utf8_seq(in + i, len - i, &bad);
+		if (n) {
+			memcpy(s->utf8_buf.p + o, in + i, n);
+			o += n;
+			i += n;
+			continue;
+		}
+		memcpy(s->utf8_buf.p + o, "\xef\xbf\xbd", 3);
+		o += 3;
+		i += bad;
+	}
+	*out_len = o;
+	return 0;
+}
+
+/* Writes str as a JSON string, escaped by json-c (which passes bytes ≥ 0x80 through unchecked,
+ * hence the UTF-8 repair first). */
+static int ss_put_string(struct ss *s, const char *str, size_t len)
+{
+	const char *json;
+	size_t json_len;
+	int err;
+
+	if (!ss_utf8_valid(str, len)) {
+		err = ss_utf8_repair(s, str, len, &len);
+		if (err)
+			return err;
+		str = s->utf8_buf.p;
+	}
+	if (len > INT_MAX || !json_object_set_string_len(s->jstr, str, (int)len))
+		return -ENOMEM;
+	json = json_object_to_json_string_length(s->jstr, SS_JSON_FLAGS, &json_len);
+	if (!json)
+		return -ENOMEM;
+	t2f_out__write(s->out, json, json_len);
+	return 0;
+}
+
+/* Marks the frames of node and its ancestors as used (once per node) and tracks the depth. */
+static void ss_mark_stack(struct ss *s, uint8_t *seen, t2f_node_id node)
+{
+	uint32_t depth = t2f_profile__node_depth(s->p, node);
+
+	if (depth > s->max_depth)
+		s->max_depth = depth;
+	for (; node && !seen[node]; node = t2f_profile__node_parent(s->p, node)) {
+		seen[node] = 1;
+		s->frame_shared[t2f_profile__node_frame(s->p, node)] = 1;
+	}
+}
+
+/* Pass 1: per-thread totals and item counts (in bucket_start[t + 1]), used frames, max depth. */
+static int ss_scan(struct ss *s)
+{
+	uint8_t *seen = calloc((size_t)t2f_profile__node_count(s->p) + 1, 1);
+	struct ss_item it;
+
+	if (!seen)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->item_count; i++) {
+		if (!ss_item(s, i, &it))
+			continue;
+		s->totals[it.thread] += it.weight;
+		s->bucket_start[it.thread + 1]++;
+		ss_mark_stack(s, seen, it.node);
+	}
+	free(seen);
+	return 0;
+}
+
+/* Pass 3: bucket_start becomes offsets, and bucket the item indices of each thread in order. */
+static int ss_fill_buckets(struct ss *s)
+{
+	uint32_t *start = s->bucket_start, n = s->thread_count;
+	struct ss_item it;
+
+	for (uint32_t t = 1; t <= n + 1; t++)
+		start[t] += start[t - 1];
+	s->bucket = malloc(((size_t)start[n + 1] + 1) * sizeof(*s->bucket));
+	if (!s->bucket)
+		return -ENOMEM;
+	/* start[t] advances to the end of t's range, which is start[t + 1]: shift back after. */
+	for (size_t i = 0; i < s->item_count; i++)
+		if (ss_item(s, i, &it))
+			s->bucket[start[it.thread]++] = (uint32_t)i;
+	for (uint32_t t = n + 1; t >= 1; t--)
+		start[t] = start[t - 1];
+	return 0;
+}
+
+struct ss_frame_key {
+	const struct ss *s;
+	const char *name;
+	size_t len;
+	t2f_str_id module;
+};
+
+static bool ss_frame_eq(const void *ctx, uint32_t value)
+{
+	const struct ss_frame_key *k = ctx;
+	t2f_frame_id f = k->s->shared_repr[value - 1];
+	size_t len;
+	const char *name = t2f_frame_names__get(k->s->names, f, &len);
+
+	return t2f_profile__frame_at(k->s->p, f)->module == k->module && len == k->len &&
+	       !memcmp(name, k->name, len);
+}
+
+/* Pass 2: shared indices for the used frames, in frame-id order, one per (name, module). */
+static int ss_assign_frames(struct ss *s)
+{
+	uint32_t frame_count = t2f_profile__frame_count(s->p);
+	struct ss_frame_key key = { .s = s };
+	uint64_t hash;
+	uint32_t value;
+	int err;
+
+	for (t2f_frame_id f = 1; f <= frame_count; f++) {
+		if (!s->frame_shared[f])
+			continue;
+		key.name = t2f_frame_names__get(s->names, f, &key.len);
+		key.module = t2f_profile__frame_at(s->p, f)->module;
+		hash = t2f_hash_u64(t2f_hash_bytes(key.name, key.len) ^ key.module);
+		value = t2f_hashmap__find(s->frame_map, hash, ss_frame_eq, &key);
+		if (!value) {
+			s->shared_repr[s->shared_count] = f;
+			value = ++s->shared_count;
+			err = t2f_hashmap__insert(s->frame_map, hash, value);
+			if (err)
+				return err;
+		}
+		s->frame_shared[f] = value;
+	}
+	return 0;
+}
+
+/* activeProfileIndex: the position among written profiles of the heaviest (first on ties). */
+static uint32_t ss_heaviest(const struct ss *s)
+{
+	uint32_t idx = 0, best = 0;
+	uint64_t best_total = 0;
+
+	for (t2f_thread_id t = 1; t <= s->thread_count; t++) {
+		if (!s->totals[t])
+			continue;
+		if (s->totals[t] > best_total) {
+			best_total = s->totals[t];
+			best = idx;
+		}
+		idx++;
+	}
+	return best;
+}
+
+static int ss_write_header(struct ss *s, const char *name)
+{
+	int err;
+
+	t2f_out__puts(s->out, "{\"$schema\":\"" SS_SCHEMA "\",\"exporter\":");
+	err = ss_put_string(s, "trace2flame@" T2F_VERSION, strlen("trace2flame@" T2F_VERSION));
+	if (err)
+		return err;
+	t2f_out__puts(s->out, ",\"name\":");
+	err = ss_put_string(s, name, strlen(name));
+	if (err)
+		return err;
+	t2f_out__puts(s->out, ",\"activeProfileIndex\":");
+	t2f_out__u64(s->out, ss_heaviest(s));
+	t2f_out__puts(s->out, ",\n");
+	return 0;
+}
+
+static int ss_write_frames(struct ss *s)
+{
+	const struct t2f_frame *f;
+	const char *str;
+	size_t len;
+	int err;
+
+	t2f_out__puts(s->out, "\"shared\":{\"frames\":[");
+	for (uint32_t i = 0; i < s->shared_count; i++) {
+		f = t2f_profile__frame_at(s->p, s->shared_repr[i]);
+		t2f_out__puts(s->out, i ? ",\n{\"name\":" : "\n{\"name\":");
+		str = t2f_frame_names__get(s->names, s->shared_repr[i], &len);
+		err = ss_put_string(s, str, len);
+		if (err)
+			return err;
+		if (f->module) {
+			t2f_out__puts(s->out, ",\"file\":");
+			str = t2f_profile__str(s->p, f->module, &len);
+			err = ss_put_string(s, str, len);
+			if (err)
+				return err;
+		}
+		t2f_out__putc(s->out, '}');
+	}
+	t2f_out__puts(s->out, "]},\n");
+	return 0;
+}
+
+/* "comm (pid P, tid T)", '?' for an unknown pid. */
+static int ss_write_thread_name(struct ss *s, const struct t2f_thread *th)
+{
+	char pid[24], tail[64];
+	size_t comm_len, tail_len;
+	const char *comm = t2f_profile__str(s->p, th->comm, &comm_len);
+
+	if (th->pid == T2F_PID_UNKNOWN)
+		snprintf(pid, sizeof(pid), "?");
+	else
+		snprintf(pid, sizeof(pid), "%" PRId64, th->pid);
+	tail_len = (size_t)snprintf(tail, sizeof(tail), " (pid %s, tid %" PRId64 ")", pid, th->tid);
+	if (comm_len > SIZE_MAX - tail_len || ss_buf_reserve(&s->name_buf, comm_len + tail_len))
+		return -ENOMEM;
+	memcpy(s->name_buf.p, comm, comm_len);
+	memcpy(s->name_buf.p + comm_len, tail, tail_len);
+	return ss_put_string(s, s->name_buf.p, comm_len + tail_len);
+}
+
+/* One stack, root first, as shared frame indices. */
+static void ss_write_stack(struct ss *s, t2f_node_id node)
+{
+	uint32_t n = 0;
+
+	for (; node && n < s->max_depth; node = t2f_profile__node_parent(s->p, node))
+		s->stack[n++] = s->frame_shared[t2f_profile__node_frame(s->p, node)] - 1;
+	t2f_out__putc(s->out, '[');
+	while (n--) {
+		t2f_out__u64(s->out, s->stack[n]);
+		if (n)
+			t2f_out__putc(s->out, ',');
+	}
+	t2f_out__putc(s->out, ']');
+}
+
+static int ss_write_profile(struct ss *s, t2f_thread_id t, const char *unit)
+{
+	uint32_t begin = s->bucket_start[t], end = s->bucket_start[t + 1];
+	struct ss_item it;
+	int err;
+
+	t2f_out__puts(s->out, "{\"type\":\"sampled\",\"name\":");
+	err = ss_write_thread_name(s, t2f_profile__thread_at(s->p, t));
+	if (err)
+		return err;
+	t2f_out__printf(s->out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":", unit);
+	t2f_out__u64(s->out, s->totals[t]);
+	t2f_out__puts(s->out, ",\"samples\":[");
+	for (uint32_t i = begin; i < end; i++) {
+		ss_item(s, s->bucket[i], &it);
+		if (i != begin)
+			t2f_out__putc(s->out, ',');
+		ss_write_stack(s, it.node);
+	}
+	t2f_out__puts(s->out, "],\"weights\":[");
+	for (uint32_t i = begin; i < end; i++) {
+		ss_item(s, s->bucket[i], &it);
+		if (i != begin)
+			t2f_out__putc(s->out, ',');
+		t2f_out__u64(s->out, it.weight);
+	}
+	t2f_out__puts(s->out, "]}");
+	return 0;
+}
+
+static int ss_write_profiles(struct ss *s, const char *unit)
+{
+	bool first = true;
+	int err;
+
+	t2f_out__puts(s->out, "\"profiles\":[");
+	for (t2f_thread_id t = 1; t <= s->thread_count; t++) {
+		if (!s->totals[t])
+			continue;
+		t2f_out__puts(s->out, first ? "\n" : ",\n");
+		first = false;
+		err = ss_write_profile(s, t, unit);
+		if (err)
+			return err;
+	}
+	t2f_out__puts(s->out, "]}\n");
+	return 0;
+}
+
+static const char *ss_unit(const struct ss *s)
+{
+	if (s->counts || !s->ev || s->ev->unit != T2F_UNIT_NANOSECONDS)
+		return "none";
+	return "nanoseconds";
+}
+
+static int ss_alloc(struct ss *s)
+{
+	static const struct t2f_frame_name_opts full_names = { .collapsed = false };
+	uint32_t frame_count = t2f_profile__frame_count(s->p);
+	int err;
+
+	err = t2f_frame_names__new(s->p, &full_names, &s->names);
+	if (err)
+		return err;
+	err = t2f_hashmap__new(frame_count, &s->frame_map);
+	if (err)
+		return err;
+	s->frame_shared = calloc((size_t)frame_count + 1, sizeof(*s->frame_shared));
+	s->shared_repr = calloc((size_t)frame_count + 1, sizeof(*s->shared_repr));
+	s->totals = calloc((size_t)s->thread_count + 1, sizeof(*s->totals));
+	s->bucket_start = calloc((size_t)s->thread_count + 2, sizeof(*s->bucket_start));
+	s->jstr = json_object_new_string_len("", 0);
+	if (!s->frame_shared || !s->shared_repr || !s->totals || !s->bucket_start || !s->jstr)
+		return -ENOMEM;
+	return 0;
+}
+
+static void ss_release(struct ss *s)
+{
+	t2f_frame_names__free(s->names);
+	t2f_hashmap__free(s->frame_map);
+	free(s->frame_shared);
+	free(s->shared_repr);
+	free(s->totals);
+	free(s->bucket_start);
+	free(s->bucket);
+	free(s->stack);
+	free(s->name_buf.p);
+	free(s->utf8_buf.p);
+	json_object_put(s->jstr);
+}
+
+int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedscope_opts *o,
+			  struct t2f_out *out)
+{
+	static const struct t2f_speedscope_opts defaults;
+	struct ss s = { .p = p, .out = out };
+	int err;
+
+	if (!o)
+		o = &defaults;
+	s.event = o->event ? o->event : 1;
+	if (o->event > t2f_profile__event_count(p))
+		return -EINVAL;
+	if (s.event <= t2f_profile__event_count(p))
+		s.ev = t2f_profile__event_at(p, s.event);
+	s.counts = o->weight_samples || !s.ev || !s.ev->has_period;
+	s.use_log = t2f_profile__log_enabled(p);
+	s.item_count = s.use_log ? t2f_profile__sample_log_count(p) : t2f_profile__cell_count(p);
+	s.thread_count = t2f_profile__thread_count(p);
+	if (s.item_count > UINT32_MAX)
+		return -T2F_E_LIMIT;
+
+	err = ss_alloc(&s);
+	if (err)
+		goto out;
+	err = ss_scan(&s);
+	if (err)
+		goto out;
+	err = ss_assign_frames(&s);
+	if (err)
+		goto out;
+	err = ss_fill_buckets(&s);
+	if (err)
+		goto out;
+	s.stack = malloc(((size_t)s.max_depth + 1) * sizeof(*s.stack));
+	if (!s.stack) {
+		err = -ENOMEM;
+		goto out;
+	}
+
+	err = ss_write_header(&s, o->name ? o->name : "trace2flame");
+	if (!err)
+		err = ss_write_frames(&s);
+	if (!err)
+		err = ss_write_profiles(&s, ss_unit(&s));
+	if (!err)
+		err = t2f_out__finish(out);
+out:
+	ss_release(&s);
+	return err;
+}
