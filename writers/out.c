@@ -82,6 +82,10 @@ void t2f_out__puts(struct t2f_out *o, const char *s)
 
 void t2f_out__putc(struct t2f_out *o, char c)
 {
+	if (o->err) {
+		o->total++;
+		return;
+	}
 	if (o->len == OUT_BUF)
 		out_flush(o);
 	o->buf[o->len++] = c;
