@@ -1,0 +1,303 @@
+/* tests/unit/test_frame_name.c: writers/frame_name.c — the display name of each frame: module
+ * fallbacks for unknown symbols, --addrs, the collapsed-style argument cut, ';' and control
+ * characters, the trailing-number guard, kind suffixes and raw names. Frames are built directly
+ * through formats/profile.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "formats/profile.h"
+#include "writers/frame_name.h"
+
+#define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
+
+static int setup(void **state)
+{
+	struct t2f_profile *p = NULL;
+
+	if (t2f_profile__new(&p) || !p)
+		return -1;
+	*state = p;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	t2f_profile__free(*state);
+	return 0;
+}
+
+static t2f_str_id str(struct t2f_profile *p, const char *s, size_t len)
+{
+	t2f_str_id id;
+
+	assert_int_equal(t2f_profile__intern(p, s, len, &id), 0);
+	return id;
+}
+
+/* A frame; name/module NULL = absent; addr kept when has_addr. */
+static t2f_frame_id frame(struct t2f_profile *p, const char *name, const char *module,
+			  enum t2f_frame_kind kind, bool has_addr, uint64_t addr)
+{
+	struct t2f_frame f = {
+		.name = name ? str(p, name, strlen(name)) : 0,
+		.module = module ? str(p, module, strlen(module)) : 0,
+		.kind = kind,
+		.has_addr = has_addr,
+		.addr = addr,
+	};
+	t2f_frame_id id;
+
+	assert_int_equal(t2f_profile__frame(p, &f, &id), 0);
+	return id;
+}
+
+static t2f_frame_id named(struct t2f_profile *p, const char *name)
+{
+	return frame(p, name, "/bin/app", T2F_FRAME_USER, false, 0);
+}
+
+/* The name of frame id under opts, as a NUL-terminated copy in a static buffer. */
+static const char *name_of(const struct t2f_profile *p, const struct t2f_frame_name_opts *o,
+			   t2f_frame_id id)
+{
+	static char out[1024];
+	struct t2f_frame_names *n = NULL;
+	const char *s;
+	size_t len;
+
+	assert_int_equal(t2f_frame_names__new(p, o, &n), 0);
+	assert_non_null(n);
+	s = t2f_frame_names__get(n, id, &len);
+	assert_non_null(s);
+	assert_true(len < sizeof(out));
+	memcpy(out, s, len);
+	out[len] = '\0';
+	t2f_frame_names__free(n);
+	return out;
+}
+
+static const struct t2f_frame_name_opts PLAIN = { 0 };
+static const struct t2f_frame_name_opts FOLDED = { .collapsed = true };
+
+static void test_unknown_fallbacks(void **state)
+{
+	struct t2f_profile *p = *state;
+	t2f_frame_id in_libc = frame(p, "[unknown]", LIBC, T2F_FRAME_USER, true, 0x7f00);
+	t2f_frame_id nosym_libc = frame(p, NULL, LIBC, T2F_FRAME_USER, true, 0x1098d9);
+	t2f_frame_id unk_unk = frame(p, "[unknown]", "[unknown]", T2F_FRAME_USER, true, 0x9);
+	t2f_frame_id no_mod = frame(p, NULL, NULL, T2F_FRAME_USER, true, 0x55a5);
+	t2f_frame_id no_slash = frame(p, NULL, "libfoo.so", T2F_FRAME_USER, false, 0);
+
+	for (int style = 0; style < 2; style++) {
+		const struct t2f_frame_name_opts *o = style ? &FOLDED : &PLAIN;
+
+		assert_string_equal(name_of(p, o, in_libc), "[libc.so.6]");
+		assert_string_equal(name_of(p, o, nosym_libc), "[libc.so.6]");
+		assert_string_equal(name_of(p, o, unk_unk), "[unknown]");
+		assert_string_equal(name_of(p, o, no_mod), "[unknown]");
+		assert_string_equal(name_of(p, o, no_slash), "[libfoo.so]");
+	}
+}
+
+static void test_addrs(void **state)
+{
+	struct t2f_profile *p = *state;
+	t2f_frame_id in_libc = frame(p, "[unknown]", LIBC, T2F_FRAME_USER, true, 0x7f00);
+	t2f_frame_id no_mod = frame(p, NULL, NULL, T2F_FRAME_USER, true, 0x55a56b65cf00);
+	t2f_frame_id no_addr = frame(p, NULL, LIBC, T2F_FRAME_USER, false, 0);
+	t2f_frame_id known = frame(p, "malloc", LIBC, T2F_FRAME_USER, false, 0);
+	struct t2f_frame_name_opts o = { .addrs = true };
+
+	for (int style = 0; style < 2; style++) {
+		o.collapsed = style;
+		assert_string_equal(name_of(p, &o, in_libc), "[libc.so.6 <7f00>]");
+		assert_string_equal(name_of(p, &o, no_mod), "[unknown <55a56b65cf00>]");
+		assert_string_equal(name_of(p, &o, no_addr), "[libc.so.6]");
+		assert_string_equal(name_of(p, &o, known), "malloc");
+	}
+}
+
+static void test_cut_args(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "foo(int)", "foo" },
+		{ "foo()", "foo" },
+		{ "ns::Cls::method(char const*, int) const", "ns::Cls::method" },
+		{ "(anonymous namespace)::bar(int)", "(anonymous namespace)::bar" },
+		{ "app::(anonymous namespace)::bar(int)", "app::(anonymous namespace)::bar" },
+		{ "app::engine::quicksort<__gnu_cxx::__normal_iterator<int*, std::vector<int> >, "
+		  "app::sort_worker(int)::{lambda(int, int)#2}>",
+		  "app::engine::quicksort<__gnu_cxx::__normal_iterator<int*, std::vector<int> >, "
+		  "app::sort_worker(int)::{lambda(int, int)#2}>" },
+		{ "app::sort_worker(int)::{lambda(int, int)#2}::operator()(int, int) const",
+		  "app::sort_worker" },
+		/* the first '(' at depth 0 is the one of "operator()" */
+		{ "std::function<void (int)>::operator()(int) const",
+		  "std::function<void (int)>::operator" },
+		{ "net/http.(*Client).Do", "net/http.(*Client).Do" },
+		{ "main.(*T).Method(int)", "main.(*T).Method" },
+		{ "arr[x(1)]::f(y)", "arr[x(1)]::f" },
+		{ "plain_c_function", "plain_c_function" },
+	};
+	struct t2f_profile *p = *state;
+	struct t2f_frame_name_opts raw = { .collapsed = true, .raw_names = true };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		t2f_frame_id id = named(p, cases[i].in);
+
+		assert_string_equal(name_of(p, &FOLDED, id), cases[i].out);
+		/* raw_names and the plain style keep the full name */
+		assert_string_equal(name_of(p, &raw, id), cases[i].in);
+		assert_string_equal(name_of(p, &PLAIN, id), cases[i].in);
+	}
+}
+
+static void test_cut_to_nothing_is_unknown(void **state)
+{
+	struct t2f_profile *p = *state;
+	t2f_frame_id id = named(p, "(int)");
+
+	assert_string_equal(name_of(p, &FOLDED, id), "[unknown]");
+	assert_string_equal(name_of(p, &PLAIN, id), "(int)");
+}
+
+static void test_semicolon_and_control_chars(void **state)
+{
+	struct t2f_profile *p = *state;
+	t2f_frame_id semi = named(p, "a;b;c");
+	t2f_frame_id ctl = named(p, "tab\there\x01x\x7fy\rz");
+
+	assert_string_equal(name_of(p, &FOLDED, semi), "a:b:c");
+	assert_string_equal(name_of(p, &PLAIN, semi), "a;b;c");
+	assert_string_equal(name_of(p, &FOLDED, ctl), "tab here x y z");
+	assert_string_equal(name_of(p, &PLAIN, ctl), "tab here x y z");
+}
+
+static void test_embedded_nul_becomes_space(void **state)
+{
+	struct t2f_profile *p = *state;
+	struct t2f_frame f = { .name = str(p, "ab\0cd", 5) };
+	struct t2f_frame_names *n;
+	t2f_frame_id id;
+	const char *s;
+	size_t len;
+
+	assert_int_equal(t2f_profile__frame(p, &f, &id), 0);
+	assert_int_equal(t2f_frame_names__new(p, &FOLDED, &n), 0);
+	s = t2f_frame_names__get(n, id, &len);
+	assert_int_equal(len, 5);
+	assert_memory_equal(s, "ab cd", 5);
+	t2f_frame_names__free(n);
+}
+
+static void test_trailing_number(void **state)
+{
+	struct t2f_profile *p = *state;
+	t2f_frame_id leaf = named(p, "foo 123");
+	t2f_frame_id digits = named(p, "foo123");
+	t2f_frame_id mid = named(p, "a 12 b");
+	t2f_frame_id only = named(p, "123");
+
+	assert_string_equal(name_of(p, &FOLDED, leaf), "foo_123");
+	assert_string_equal(name_of(p, &PLAIN, leaf), "foo 123");
+	assert_string_equal(name_of(p, &FOLDED, digits), "foo123");
+	assert_string_equal(name_of(p, &FOLDED, mid), "a 12 b");
+	assert_string_equal(name_of(p, &FOLDED, only), "123");
+}
+
+static void test_kind_suffixes(void **state)
+{
+	struct t2f_profile *p = *state;
+	t2f_frame_id k = frame(p, "schedule", "[kernel.kallsyms]", T2F_FRAME_KERNEL, false, 0);
+	t2f_frame_id j = frame(p, "LazyCompile:~run", "/tmp/perf-42.map", T2F_FRAME_JIT, false, 0);
+	t2f_frame_id i = frame(p, "inlined_fn(int)", NULL, T2F_FRAME_INLINED, false, 0);
+	t2f_frame_id u = frame(p, "user_fn", "/bin/app", T2F_FRAME_USER, false, 0);
+	t2f_frame_id ku = frame(p, NULL, "[kernel.kallsyms]", T2F_FRAME_KERNEL, true, 0xff);
+	struct t2f_frame_name_opts all = { .collapsed = true, .kernel = true, .jit = true,
+					   .inlined = true };
+	struct t2f_frame_name_opts all_plain = all;
+
+	all_plain.collapsed = false;
+	assert_string_equal(name_of(p, &all, k), "schedule_[k]");
+	assert_string_equal(name_of(p, &all, j), "LazyCompile:~run_[j]");
+	assert_string_equal(name_of(p, &all, i), "inlined_fn_[i]");
+	assert_string_equal(name_of(p, &all, u), "user_fn");
+	assert_string_equal(name_of(p, &all, ku), "[[kernel.kallsyms]]_[k]");
+	/* off by default */
+	assert_string_equal(name_of(p, &FOLDED, k), "schedule");
+	assert_string_equal(name_of(p, &FOLDED, j), "LazyCompile:~run");
+	assert_string_equal(name_of(p, &FOLDED, i), "inlined_fn");
+	/* collapsed style only */
+	assert_string_equal(name_of(p, &all_plain, k), "schedule");
+	assert_string_equal(name_of(p, &all_plain, i), "inlined_fn(int)");
+	/* one option does not switch on the others */
+	{
+		struct t2f_frame_name_opts konly = { .collapsed = true, .kernel = true };
+
+		assert_string_equal(name_of(p, &konly, k), "schedule_[k]");
+		assert_string_equal(name_of(p, &konly, j), "LazyCompile:~run");
+		assert_string_equal(name_of(p, &konly, i), "inlined_fn");
+	}
+}
+
+static void test_table_of_many_frames(void **state)
+{
+	struct t2f_profile *p = *state;
+	struct t2f_frame_names *n;
+	char want[64];
+
+	for (int i = 0; i < 3000; i++) {
+		snprintf(want, sizeof(want), "fn_%d(int)", i);
+		assert_int_equal(named(p, want), (t2f_frame_id)i + 1);
+	}
+	assert_int_equal(t2f_frame_names__new(p, &FOLDED, &n), 0);
+	for (int i = 0; i < 3000; i++) {
+		size_t len;
+		const char *s = t2f_frame_names__get(n, (t2f_frame_id)i + 1, &len);
+
+		snprintf(want, sizeof(want), "fn_%d", i);
+		assert_int_equal(len, strlen(want));
+		assert_memory_equal(s, want, len);
+	}
+	t2f_frame_names__free(n);
+	t2f_frame_names__free(NULL);
+}
+
+static void test_empty_profile(void **state)
+{
+	struct t2f_profile *p = *state;
+	struct t2f_frame_names *n = NULL;
+
+	assert_int_equal(t2f_frame_names__new(p, &FOLDED, &n), 0);
+	assert_non_null(n);
+	t2f_frame_names__free(n);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_unknown_fallbacks),
+		T(test_addrs),
+		T(test_cut_args),
+		T(test_cut_to_nothing_is_unknown),
+		T(test_semicolon_and_control_chars),
+		T(test_embedded_nul_becomes_space),
+		T(test_trailing_number),
+		T(test_kind_suffixes),
+		T(test_table_of_many_frames),
+		T(test_empty_profile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

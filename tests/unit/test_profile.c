@@ -1,0 +1,487 @@
+/* tests/unit/test_profile.c: formats/profile.c — lookup-or-add of threads, events, frames and
+ * stack nodes (dense ids in order of first appearance), weight cells, the sample log, module maps
+ * and the read/drop accounting. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "formats/profile.h"
+
+static int setup(void **state)
+{
+	struct t2f_profile *p = NULL;
+
+	if (t2f_profile__new(&p) || !p)
+		return -1;
+	*state = p;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	t2f_profile__free(*state);
+	return 0;
+}
+
+static t2f_str_id str(struct t2f_profile *p, const char *s)
+{
+	t2f_str_id id;
+
+	assert_int_equal(t2f_profile__intern(p, s, strlen(s), &id), 0);
+	return id;
+}
+
+static t2f_thread_id thread(struct t2f_profile *p, int64_t pid, int64_t tid, const char *comm,
+			    uint32_t input)
+{
+	t2f_thread_id id = 0;
+
+	assert_int_equal(t2f_profile__thread(p, pid, tid, str(p, comm), input, &id), 0);
+	return id;
+}
+
+static t2f_frame_id frame(struct t2f_profile *p, const struct t2f_frame *f)
+{
+	t2f_frame_id id = 0;
+
+	assert_int_equal(t2f_profile__frame(p, f, &id), 0);
+	return id;
+}
+
+static t2f_node_id child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id f)
+{
+	t2f_node_id id = 0;
+
+	assert_int_equal(t2f_profile__child(p, parent, f, &id), 0);
+	return id;
+}
+
+static void test_empty_profile(void **state)
+{
+	struct t2f_profile *p = *state;
+
+	assert_int_equal(t2f_profile__thread_count(p), 0);
+	assert_int_equal(t2f_profile__event_count(p), 0);
+	assert_int_equal(t2f_profile__frame_count(p), 0);
+	assert_int_equal(t2f_profile__node_count(p), 0);
+	assert_int_equal(t2f_profile__module_map_count(p), 0);
+	assert_int_equal(t2f_profile__cell_count(p), 0);
+	assert_int_equal(t2f_profile__sample_log_count(p), 0);
+	assert_int_equal(t2f_profile__samples_read(p), 0);
+	assert_false(t2f_profile__log_enabled(p));
+	assert_int_equal(t2f_profile__find_event(p, "cpu-clock"), 0);
+	assert_non_null(t2f_profile__strtab(p));
+	assert_string_equal(t2f_profile__str(p, 0, NULL), "");
+	assert_true(t2f_profile__bytes(p) > 0);
+	t2f_profile__free(NULL);
+}
+
+static void test_thread_dedup(void **state)
+{
+	struct t2f_profile *p = *state;
+	const struct t2f_thread *t;
+	t2f_thread_id a, b, c, d, e;
+
+	a = thread(p, 100, 101, "workload", 0);
+	b = thread(p, 100, 102, "workload", 0);
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 2);
+	assert_int_equal(thread(p, 100, 101, "workload", 0), a);
+	c = thread(p, 100, 101, "renamed", 0);        /* comm is part of the key */
+	d = thread(p, T2F_PID_UNKNOWN, 101, "workload", 0); /* so is the pid */
+	e = thread(p, 100, 101, "workload", 1);       /* and the input */
+	assert_int_equal(c, 3);
+	assert_int_equal(d, 4);
+	assert_int_equal(e, 5);
+	assert_int_equal(thread(p, T2F_PID_UNKNOWN, 101, "workload", 0), d);
+	assert_int_equal(t2f_profile__thread_count(p), 5);
+
+	t = t2f_profile__thread_at(p, d);
+	assert_int_equal(t->pid, T2F_PID_UNKNOWN);
+	assert_int_equal(t->tid, 101);
+	assert_string_equal(t2f_profile__str(p, t->comm, NULL), "workload");
+	assert_int_equal(t->input, 0);
+	t = t2f_profile__thread_at(p, e);
+	assert_int_equal(t->pid, 100);
+	assert_int_equal(t->input, 1);
+	t = t2f_profile__thread_at(p, c);
+	assert_string_equal(t2f_profile__str(p, t->comm, NULL), "renamed");
+}
+
+static void test_many_threads(void **state)
+{
+	struct t2f_profile *p = *state;
+	t2f_str_id comm = str(p, "w");
+
+	for (int64_t i = 0; i < 5000; i++) {
+		t2f_thread_id id;
+
+		assert_int_equal(t2f_profile__thread(p, 7, i, comm, 0, &id), 0);
+		assert_int_equal(id, (uint32_t)i + 1);
+	}
+	for (int64_t i = 0; i < 5000; i += 13) {
+		t2f_thread_id id;
+
+		assert_int_equal(t2f_profile__thread(p, 7, i, comm, 0, &id), 0);
+		assert_int_equal(id, (uint32_t)i + 1);
+		assert_int_equal(t2f_profile__thread_at(p, id)->tid, i);
+	}
+	assert_int_equal(t2f_profile__thread_count(p), 5000);
+}
+
+static void test_event_dedup_and_find(void **state)
+{
+	struct t2f_profile *p = *state;
+	t2f_event_id a, b, c;
+
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &a), 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "page-faults"), T2F_UNIT_COUNT, &b), 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &c), 0);
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 2);
+	assert_int_equal(c, 1);
+	assert_int_equal(t2f_profile__event_count(p), 2);
+
+	assert_int_equal(t2f_profile__find_event(p, "cpu-clock"), 1);
+	assert_int_equal(t2f_profile__find_event(p, "page-faults"), 2);
+	assert_int_equal(t2f_profile__find_event(p, "page"), 0);
+	assert_int_equal(t2f_profile__find_event(p, "sched:sched_switch"), 0);
+
+	assert_string_equal(t2f_profile__str(p, t2f_profile__event_at(p, 1)->name, NULL), "cpu-clock");
+	assert_int_equal(t2f_profile__event_at(p, 1)->unit, T2F_UNIT_NANOSECONDS);
+	assert_int_equal(t2f_profile__event_at(p, 2)->unit, T2F_UNIT_COUNT);
+	assert_false(t2f_profile__event_at(p, 1)->has_period);
+	assert_false(t2f_profile__event_at(p, 2)->has_period);
+	t2f_profile__event_has_period(p, 2);
+	assert_false(t2f_profile__event_at(p, 1)->has_period);
+	assert_true(t2f_profile__event_at(p, 2)->has_period);
+}
+
+static void test_frame_dedup(void **state)
+{
+	struct t2f_profile *p = *state;
+	struct t2f_frame f = { .name = str(p, "main"), .module = str(p, "/bin/prog"),
+			       .kind = T2F_FRAME_USER };
+	struct t2f_frame g;
+	const struct t2f_frame *got;
+	t2f_frame_id a, id;
+
+	a = frame(p, &f);
+	assert_int_equal(a, 1);
+	assert_int_equal(frame(p, &f), a);
+
+	/* without has_addr the address is not part of the frame */
+	g = f;
+	g.addr = 0x1234;
+	assert_int_equal(frame(p, &g), a);
+	assert_int_equal(t2f_profile__frame_at(p, a)->addr, 0);
+
+	/* every field is part of the key */
+	g = f;
+	g.kind = T2F_FRAME_INLINED;
+	assert_int_equal(frame(p, &g), 2);
+	g = f;
+	g.module = str(p, "/bin/other");
+	assert_int_equal(frame(p, &g), 3);
+	g = f;
+	g.name = str(p, "helper");
+	assert_int_equal(frame(p, &g), 4);
+	g = (struct t2f_frame){ .module = f.module, .addr = 0x10, .has_addr = true };
+	assert_int_equal(frame(p, &g), 5);
+	g.addr = 0x20;
+	assert_int_equal(frame(p, &g), 6);
+	g.addr = 0x10;
+	assert_int_equal(frame(p, &g), 5);
+	g = (struct t2f_frame){ .module = f.module, .addr = 0, .has_addr = true };
+	assert_int_equal(frame(p, &g), 7); /* address 0, kept, differs from "no address" */
+	g.has_addr = false;
+	assert_int_equal(frame(p, &g), 8);
+	assert_int_equal(t2f_profile__frame_count(p), 8);
+
+	got = t2f_profile__frame_at(p, 6);
+	assert_int_equal(got->name, 0);
+	assert_string_equal(t2f_profile__str(p, got->module, NULL), "/bin/prog");
+	assert_true(got->has_addr);
+	assert_int_equal(got->addr, 0x20);
+	got = t2f_profile__frame_at(p, 2);
+	assert_string_equal(t2f_profile__str(p, got->name, NULL), "main");
+	assert_int_equal(got->kind, T2F_FRAME_INLINED);
+	assert_false(got->has_addr);
+
+	/* many frames: ids stay dense and findable */
+	for (uint64_t i = 0; i < 20000; i++) {
+		g = (struct t2f_frame){ .module = f.module, .addr = 0x1000 + i, .has_addr = true,
+					.kind = T2F_FRAME_KERNEL };
+		assert_int_equal(t2f_profile__frame(p, &g, &id), 0);
+		assert_int_equal(id, 9 + i);
+	}
+	g = (struct t2f_frame){ .module = f.module, .addr = 0x1000 + 777, .has_addr = true,
+				.kind = T2F_FRAME_KERNEL };
+	assert_int_equal(frame(p, &g), 9 + 777);
+}
+
+static void test_stack_trie(void **state)
+{
+	struct t2f_profile *p = *state;
+	struct t2f_frame fa = { .name = str(p, "a") }, fb = { .name = str(p, "b") },
+			 fc = { .name = str(p, "c") };
+	t2f_frame_id a = frame(p, &fa), b = frame(p, &fb), c = frame(p, &fc);
+	t2f_node_id na, nab, nabc, nb, nba;
+
+	na = child(p, 0, a);
+	nab = child(p, na, b);
+	nabc = child(p, nab, c);
+	nb = child(p, 0, b);   /* same frame, other parent: another node */
+	nba = child(p, nb, a);
+	assert_int_equal(na, 1);
+	assert_int_equal(nab, 2);
+	assert_int_equal(nabc, 3);
+	assert_int_equal(nb, 4);
+	assert_int_equal(nba, 5);
+	assert_int_equal(child(p, 0, a), na);
+	assert_int_equal(child(p, na, b), nab);
+	assert_int_equal(child(p, nab, c), nabc);
+	assert_int_equal(t2f_profile__node_count(p), 5);
+
+	assert_int_equal(t2f_profile__node_parent(p, na), 0);
+	assert_int_equal(t2f_profile__node_parent(p, nab), na);
+	assert_int_equal(t2f_profile__node_parent(p, nabc), nab);
+	assert_int_equal(t2f_profile__node_parent(p, nba), nb);
+	assert_int_equal(t2f_profile__node_frame(p, nabc), c);
+	assert_int_equal(t2f_profile__node_frame(p, nba), a);
+	assert_int_equal(t2f_profile__node_depth(p, 0), 0);
+	assert_int_equal(t2f_profile__node_depth(p, na), 1);
+	assert_int_equal(t2f_profile__node_depth(p, nab), 2);
+	assert_int_equal(t2f_profile__node_depth(p, nabc), 3);
+	assert_int_equal(t2f_profile__node_depth(p, nb), 1);
+	assert_int_equal(t2f_profile__node_depth(p, nba), 2);
+}
+
+static void test_deep_chain(void **state)
+{
+	struct t2f_profile *p = *state;
+	struct t2f_frame f = { .name = str(p, "recurse") };
+	t2f_frame_id id = frame(p, &f);
+	t2f_node_id n = 0;
+
+	for (uint32_t i = 1; i <= 10000; i++) {
+		n = child(p, n, id);
+		assert_int_equal(n, i);
+	}
+	assert_int_equal(t2f_profile__node_depth(p, n), 10000);
+	assert_int_equal(t2f_profile__node_parent(p, n), 9999);
+	n = 0;
+	for (uint32_t i = 1; i <= 10000; i++)
+		n = child(p, n, id);
+	assert_int_equal(n, 10000);
+	assert_int_equal(t2f_profile__node_count(p), 10000);
+}
+
+static void test_add_sample_cells(void **state)
+{
+	struct t2f_profile *p = *state;
+	struct t2f_frame fa = { .name = str(p, "a") };
+	t2f_thread_id t1 = thread(p, 1, 1, "x", 0), t2 = thread(p, 1, 2, "x", 0);
+	t2f_event_id e1, e2;
+	t2f_node_id n1, n2;
+	const struct t2f_cell *c;
+
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e1), 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "page-faults"), T2F_UNIT_COUNT, &e2), 0);
+	n1 = child(p, 0, frame(p, &fa));
+	n2 = child(p, n1, frame(p, &fa));
+
+	assert_int_equal(t2f_profile__add_sample(p, n1, t1, e1, 1000, 1), 0);
+	assert_int_equal(t2f_profile__add_sample(p, n1, t1, e1, 250, 2), 0);
+	assert_int_equal(t2f_profile__add_sample(p, n2, t1, e1, 7, 3), 0);  /* other node */
+	assert_int_equal(t2f_profile__add_sample(p, n1, t2, e1, 5, 4), 0);  /* other thread */
+	assert_int_equal(t2f_profile__add_sample(p, n1, t1, e2, 1, 5), 0);  /* other event */
+	assert_int_equal(t2f_profile__add_sample(p, n1, t1, e1, 1, 6), 0);
+	assert_int_equal(t2f_profile__add_sample(p, n1, t1, e2, 1, 7), 0);
+
+	assert_int_equal(t2f_profile__cell_count(p), 4);
+	c = t2f_profile__cell_at(p, 0);
+	assert_int_equal(c->node, n1);
+	assert_int_equal(c->thread, t1);
+	assert_int_equal(c->event, e1);
+	assert_int_equal(c->samples, 3);
+	assert_int_equal(c->weight, 1251);
+	c = t2f_profile__cell_at(p, 1);
+	assert_int_equal(c->node, n2);
+	assert_int_equal(c->samples, 1);
+	assert_int_equal(c->weight, 7);
+	c = t2f_profile__cell_at(p, 2);
+	assert_int_equal(c->thread, t2);
+	assert_int_equal(c->samples, 1);
+	assert_int_equal(c->weight, 5);
+	c = t2f_profile__cell_at(p, 3);
+	assert_int_equal(c->event, e2);
+	assert_int_equal(c->samples, 2);
+	assert_int_equal(c->weight, 2);
+	/* no log unless asked for */
+	assert_int_equal(t2f_profile__sample_log_count(p), 0);
+}
+
+static void test_many_cells(void **state)
+{
+	struct t2f_profile *p = *state;
+	t2f_str_id comm = str(p, "c");
+	t2f_event_id e;
+
+	assert_int_equal(t2f_profile__event(p, str(p, "ev"), T2F_UNIT_COUNT, &e), 0);
+	for (int round = 0; round < 2; round++)
+		for (int64_t i = 0; i < 30000; i++) {
+			t2f_thread_id t;
+
+			assert_int_equal(t2f_profile__thread(p, 1, i % 7, comm, 0, &t), 0);
+			assert_int_equal(t2f_profile__add_sample(p, 0, t, e, (uint64_t)i, 0), 0);
+		}
+	assert_int_equal(t2f_profile__cell_count(p), 7);
+	for (size_t k = 0; k < 7; k++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(p, k);
+		uint64_t sum = 0, n = 0;
+
+		for (uint64_t i = k; i < 30000; i += 7) {
+			sum += i;
+			n++;
+		}
+		assert_int_equal(c->thread, k + 1);
+		assert_int_equal(c->samples, 2 * n);
+		assert_int_equal(c->weight, 2 * sum);
+	}
+}
+
+static void test_sample_log_order(void **state)
+{
+	struct t2f_profile *p = *state;
+	struct t2f_frame fa = { .name = str(p, "a") }, fb = { .name = str(p, "b") };
+	t2f_thread_id t1 = thread(p, 1, 1, "x", 0), t2 = thread(p, 1, 2, "x", 0);
+	t2f_node_id na, nb;
+	const struct t2f_sample *s;
+	t2f_event_id e;
+
+	t2f_profile__enable_log(p);
+	assert_true(t2f_profile__log_enabled(p));
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
+	na = child(p, 0, frame(p, &fa));
+	nb = child(p, 0, frame(p, &fb));
+	assert_int_equal(t2f_profile__add_sample(p, nb, t2, e, 30, 3000), 0);
+	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, 10, 1000), 0);
+	assert_int_equal(t2f_profile__add_sample(p, nb, t2, e, 20, 2000), 0);
+	assert_int_equal(t2f_profile__sample_log_count(p), 3);
+	assert_int_equal(t2f_profile__cell_count(p), 2);
+	s = t2f_profile__sample_at(p, 0); /* input order, not time order */
+	assert_int_equal(s->node, nb);
+	assert_int_equal(s->thread, t2);
+	assert_int_equal(s->event, e);
+	assert_int_equal(s->time_ns, 3000);
+	assert_int_equal(s->weight, 30);
+	s = t2f_profile__sample_at(p, 1);
+	assert_int_equal(s->node, na);
+	assert_int_equal(s->thread, t1);
+	assert_int_equal(s->time_ns, 1000);
+	assert_int_equal(s->weight, 10);
+	s = t2f_profile__sample_at(p, 2);
+	assert_int_equal(s->node, nb);
+	assert_int_equal(s->time_ns, 2000);
+	assert_int_equal(s->weight, 20);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, 50);
+}
+
+static void test_module_maps(void **state)
+{
+	struct t2f_profile *p = *state;
+	struct t2f_module_map m = { .pid = 14667, .start = 0x55a56159e000, .len = 0x5000,
+				    .pgoff = 0x2000, .path = str(p, "/srv/prog/workload"),
+				    .prot = str(p, "r-xp") };
+	const struct t2f_module_map *got;
+
+	assert_int_equal(t2f_profile__add_module_map(p, &m), 0);
+	m.pid = -1;
+	m.start = 0xffffffff81000000;
+	m.path = str(p, "[kernel.kallsyms]_text");
+	m.build_id = str(p, "0123456789abcdef0123456789abcdef01234567");
+	assert_int_equal(t2f_profile__add_module_map(p, &m), 0);
+	assert_int_equal(t2f_profile__add_module_map(p, &m), 0); /* maps are not deduplicated */
+	assert_int_equal(t2f_profile__module_map_count(p), 3);
+	got = t2f_profile__module_map_at(p, 0);
+	assert_int_equal(got->pid, 14667);
+	assert_int_equal(got->start, 0x55a56159e000);
+	assert_int_equal(got->len, 0x5000);
+	assert_int_equal(got->pgoff, 0x2000);
+	assert_string_equal(t2f_profile__str(p, got->path, NULL), "/srv/prog/workload");
+	assert_string_equal(t2f_profile__str(p, got->prot, NULL), "r-xp");
+	assert_int_equal(got->build_id, 0);
+	got = t2f_profile__module_map_at(p, 1);
+	assert_int_equal(got->pid, -1);
+	assert_int_equal(got->start, 0xffffffff81000000);
+	assert_string_equal(t2f_profile__str(p, got->build_id, NULL),
+			    "0123456789abcdef0123456789abcdef01234567");
+}
+
+static void test_drop_accounting(void **state)
+{
+	struct t2f_profile *p = *state;
+
+	for (int i = 0; i < 6; i++)
+		t2f_profile__count_read(p);
+	t2f_profile__count_drop(p, T2F_DROP_EMPTY_STACK);
+	t2f_profile__count_drop(p, T2F_DROP_MALFORMED);
+	t2f_profile__count_drop(p, T2F_DROP_MALFORMED);
+	assert_int_equal(t2f_profile__samples_read(p), 6);
+	assert_int_equal(t2f_profile__samples_dropped(p, T2F_DROP_EMPTY_STACK), 1);
+	assert_int_equal(t2f_profile__samples_dropped(p, T2F_DROP_MALFORMED), 2);
+	assert_int_equal(t2f_profile__samples_dropped(p, T2F_DROP_TRUNCATED), 0);
+	assert_string_equal(t2f_drop_reason_name(T2F_DROP_EMPTY_STACK), "empty call chain");
+	assert_string_equal(t2f_drop_reason_name(T2F_DROP_MALFORMED), "malformed sample");
+	assert_string_equal(t2f_drop_reason_name(T2F_DROP_TRUNCATED), "truncated at end of input");
+	assert_string_equal(t2f_drop_reason_name(T2F_DROP__COUNT), "unknown");
+}
+
+static void test_strings_and_bytes(void **state)
+{
+	struct t2f_profile *p = *state;
+	size_t before = t2f_profile__bytes(p), len;
+	t2f_str_id a = str(p, "alpha"), b = str(p, "beta");
+
+	assert_int_equal(str(p, "alpha"), a);
+	assert_int_not_equal(a, b);
+	assert_string_equal(t2f_profile__str(p, b, &len), "beta");
+	assert_int_equal(len, 4);
+	assert_int_equal(t2f_strtab__count(t2f_profile__strtab(p)), 2);
+	for (int i = 0; i < 5000; i++) {
+		struct t2f_frame f = { .addr = (uint64_t)i, .has_addr = true };
+
+		frame(p, &f);
+	}
+	assert_true(t2f_profile__bytes(p) > before);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_empty_profile),
+		T(test_thread_dedup),
+		T(test_many_threads),
+		T(test_event_dedup_and_find),
+		T(test_frame_dedup),
+		T(test_stack_trie),
+		T(test_deep_chain),
+		T(test_add_sample_cells),
+		T(test_many_cells),
+		T(test_sample_log_order),
+		T(test_module_maps),
+		T(test_drop_accounting),
+		T(test_strings_and_bytes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
