@@ -335,6 +335,15 @@ static int on_mmap(struct t2f_perf_script *ps, const struct ps_header *h)
 	return err ?: t2f_profile__add_module_map(ps->p, &mm);
 }
 
+/* The sample being collected has a bad line: it is dropped (counted as malformed) and the rest
+ * of its lines are skipped. The caller warns. */
+static void drop_sample(struct t2f_perf_script *ps)
+{
+	t2f_profile__count_drop(ps->p, T2F_DROP_MALFORMED);
+	ps->state = PS_SKIP;
+	ps->nframes = 0;
+}
+
 /* A header line: a sample starts, or a side record is taken whole. */
 static int on_header(struct t2f_perf_script *ps, const struct ps_header *h)
 {
@@ -356,9 +365,11 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h)
 	ps->nframes = 0;
 	if (h->rest.len && !h->tracepoint) { /* one-line sample: its frame, absolute ip */
 		err = on_frame_line(ps, h->rest.p, h->rest.len);
-		if (err == 0)
+		if (err == 0) {
+			drop_sample(ps);
 			err = t2f_diag__warn(ps->d, ps->name, ps->line_no,
 					     "unreadable text after the event: expected \"ADDR SYMBOL (DSO)\"");
+		}
 	}
 	return err < 0 ? err : 0;
 }
@@ -386,14 +397,15 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 		len--;
 	if (len == lead) /* blank: the end of a sample */
 		return end_sample(ps);
-	if (lead == 0 && s[0] == '#')
-		return 0;
+	if (lead == 0 && s[0] == '#') /* ignored, but binary data is still an error */
+		return check_text(ps, s, len);
 	if (s[0] == '\t' && ps->state != PS_IDLE) { /* perf indents call chains with a tab */
 		if (ps->state == PS_SKIP)
-			return 0;
+			return check_text(ps, s, len);
 		err = on_frame_line(ps, s + lead, len - lead);
 		if (err)
 			return err < 0 ? err : 0;
+		drop_sample(ps);
 		return t2f_diag__warn(ps->d, ps->name, ps->line_no,
 				      "unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"");
 	}

@@ -1,0 +1,1203 @@
+/* tests/unit/test_perf_script.c: the perf script reader.
+ *
+ * First the pure line parsers (readers/perf_script_parse.h) on every header, frame and side-record
+ * variant of docs/perf-script.md, then the reader end to end: text is fed (whole, line by line,
+ * or split at every line boundary) and the resulting profile is rendered by dump() into one
+ * canonical text, compared exactly. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "formats/diag.h"
+#include "formats/profile.h"
+#include "readers/perf_script.h"
+#include "readers/perf_script_parse.h"
+
+/* ---- helpers ---- */
+
+static void assert_span(struct ps_span s, const char *want)
+{
+	if (s.len != strlen(want) || memcmp(s.p, want, s.len) != 0)
+		fail_msg("span \"%.*s\" (len %zu), expected \"%s\"", (int)s.len, s.p ? s.p : "",
+			 s.len, want);
+}
+
+static bool header(const char *line, struct ps_header *h)
+{
+	return ps_parse_header(line, strlen(line), h);
+}
+
+static bool frame_line(const char *line, struct ps_frame *f)
+{
+	return ps_parse_frame(line, strlen(line), f);
+}
+
+/* The reader over one profile, with warnings captured in memory. */
+struct run {
+	struct t2f_profile *p;
+	struct t2f_diag *d;
+	struct t2f_perf_script *ps;
+	FILE *sink;
+	char *out;
+	size_t out_len;
+};
+
+static void run_open(struct run *r, bool strict)
+{
+	memset(r, 0, sizeof(*r));
+	r->sink = open_memstream(&r->out, &r->out_len);
+	assert_non_null(r->sink);
+	assert_int_equal(t2f_profile__new(&r->p), 0);
+	assert_int_equal(t2f_diag__new(r->sink, &r->d), 0);
+	t2f_diag__set_strict(r->d, strict);
+	assert_int_equal(t2f_perf_script__new(r->p, r->d, "in.perf", 0, &r->ps), 0);
+}
+
+static void run_close(struct run *r)
+{
+	t2f_perf_script__free(r->ps);
+	t2f_diag__free(r->d);
+	t2f_profile__free(r->p);
+	fclose(r->sink);
+	free(r->out);
+}
+
+static const char *warnings_text(struct run *r)
+{
+	fflush(r->sink);
+	return r->out ? r->out : "";
+}
+
+/* Feeds a string literal that may hold NUL bytes. */
+#define FEED_LIT(r, lit) t2f_perf_script__feed((r)->ps, (lit), sizeof(lit) - 1)
+
+static int feed(struct run *r, const char *text)
+{
+	return t2f_perf_script__feed(r->ps, text, strlen(text));
+}
+
+/* Feeds text whole and finishes; both must succeed. */
+static void run_text(struct run *r, const char *text)
+{
+	run_open(r, false);
+	assert_int_equal(feed(r, text), 0);
+	assert_int_equal(t2f_perf_script__finish(r->ps), 0);
+}
+
+struct sb {
+	char *p;
+	size_t len, cap;
+};
+
+static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sb *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		assert_true(n >= 0);
+		if ((size_t)n < b->cap - b->len)
+			break;
+		b->cap = (b->cap + (size_t)n) * 2;
+		b->p = realloc(b->p, b->cap);
+		assert_non_null(b->p);
+	}
+	b->len += (size_t)n;
+}
+
+static const char *S(const struct t2f_profile *p, t2f_str_id id)
+{
+	return t2f_profile__str(p, id, NULL);
+}
+
+/* One line per frame reference: name, "@module", "#addr" when kept, and the kind. */
+static void dump_frame(struct sb *b, const struct t2f_profile *p, t2f_frame_id id)
+{
+	static const char *const kinds[] = { "", "[k]", "[j]", "[i]", "[m]" };
+	const struct t2f_frame *f = t2f_profile__frame_at(p, id);
+
+	sb_printf(b, "%s", f->name ? S(p, f->name) : "?");
+	if (f->module)
+		sb_printf(b, "@%s", S(p, f->module));
+	if (f->has_addr)
+		sb_printf(b, "#%llx", (unsigned long long)f->addr);
+	sb_printf(b, "%s", kinds[f->kind]);
+}
+
+static void dump_stack(struct sb *b, const struct t2f_profile *p, t2f_node_id node)
+{
+	t2f_node_id parent;
+
+	if (!node)
+		return;
+	parent = t2f_profile__node_parent(p, node);
+	dump_stack(b, p, parent);
+	if (parent)
+		sb_printf(b, ";");
+	dump_frame(b, p, t2f_profile__node_frame(p, node));
+}
+
+/* Every cell, in creation order: "comm/pid/tid event: root;...;leaf samples weight". */
+static char *dump(const struct t2f_profile *p)
+{
+	struct sb b = { malloc(256), 0, 256 };
+
+	assert_non_null(b.p);
+	b.p[0] = '\0';
+	for (size_t i = 0; i < t2f_profile__cell_count(p); i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
+		const struct t2f_thread *t = t2f_profile__thread_at(p, c->thread);
+
+		sb_printf(&b, "%s/%lld/%lld %s: ", S(p, t->comm), (long long)t->pid,
+			  (long long)t->tid, S(p, t2f_profile__event_at(p, c->event)->name));
+		dump_stack(&b, p, c->node);
+		sb_printf(&b, " %llu %llu\n", (unsigned long long)c->samples,
+			  (unsigned long long)c->weight);
+	}
+	return b.p;
+}
+
+static void assert_dump(const struct t2f_profile *p, const char *want)
+{
+	char *got = dump(p);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static uint64_t kept_samples(const struct t2f_profile *p)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < t2f_profile__cell_count(p); i++)
+		n += t2f_profile__cell_at(p, i)->samples;
+	return n;
+}
+
+/* read = kept + dropped, and the drops by reason are as given. */
+static void assert_counts(const struct t2f_profile *p, uint64_t read, uint64_t empty,
+			  uint64_t malformed)
+{
+	uint64_t dropped = 0;
+
+	for (int r = 0; r < T2F_DROP__COUNT; r++)
+		dropped += t2f_profile__samples_dropped(p, (enum t2f_drop_reason)r);
+	assert_int_equal(t2f_profile__samples_read(p), read);
+	assert_int_equal(t2f_profile__samples_dropped(p, T2F_DROP_EMPTY_STACK), empty);
+	assert_int_equal(t2f_profile__samples_dropped(p, T2F_DROP_MALFORMED), malformed);
+	assert_int_equal(kept_samples(p) + dropped, read);
+}
+
+/* ---- header parser ---- */
+
+static void test_header_default(void **state)
+{
+	struct ps_header h;
+
+	(void)state;
+	assert_true(header("workload 14667   492.528779:    1001001 cpu-clock:pppH: ", &h));
+	assert_span(h.comm, "workload");
+	assert_int_equal(h.pid, -1);
+	assert_int_equal(h.tid, 14667);
+	assert_int_equal(h.time_ns, 492528779000ull);
+	assert_true(h.has_period);
+	assert_int_equal(h.period, 1001001);
+	assert_span(h.event, "cpu-clock");
+	assert_false(h.tracepoint);
+	assert_int_equal(h.record, PS_SAMPLE);
+	assert_int_equal(h.rest.len, 0);
+}
+
+static void test_header_pid_tid_no_period(void **state)
+{
+	struct ps_header h;
+
+	(void)state;
+	assert_true(header("workload 14667/14668   492.528779: cpu-clock:pppH: ", &h));
+	assert_span(h.comm, "workload");
+	assert_int_equal(h.pid, 14667);
+	assert_int_equal(h.tid, 14668);
+	assert_int_equal(h.time_ns, 492528779000ull);
+	assert_false(h.has_period);
+	assert_span(h.event, "cpu-clock");
+	assert_int_equal(h.rest.len, 0);
+}
+
+static void test_header_comm_with_digit_words(void **state)
+{
+	struct ps_header h;
+
+	(void)state;
+	assert_true(header("V8 Worker 12 22829  2011.304692:    1001001 cpu-clock:pppH: ", &h));
+	assert_span(h.comm, "V8 Worker 12");
+	assert_int_equal(h.pid, -1);
+	assert_int_equal(h.tid, 22829);
+	assert_int_equal(h.time_ns, 2011304692000ull);
+	assert_int_equal(h.period, 1001001);
+	assert_span(h.event, "cpu-clock");
+
+	assert_true(header("1234 5678 22827/22830  2011.305664:    1001001 cpu-clock:pppH: ", &h));
+	assert_span(h.comm, "1234 5678");
+	assert_int_equal(h.pid, 22827);
+	assert_int_equal(h.tid, 22830);
+	assert_int_equal(h.time_ns, 2011305664000ull);
+	assert_int_equal(h.period, 1001001);
+	assert_span(h.event, "cpu-clock");
+}
+
+static void test_header_cpu_tracepoint(void **state)
+{
+	struct ps_header h;
+
+	(void)state;
+	assert_true(header("workload 15616 [001]   529.378047: sched:sched_switch: prev_comm=workload "
+			   "prev_pid=15616 ==> next_comm=x next_pid=0", &h));
+	assert_span(h.comm, "workload");
+	assert_int_equal(h.pid, -1);
+	assert_int_equal(h.tid, 15616);
+	assert_int_equal(h.time_ns, 529378047000ull);
+	assert_false(h.has_period);
+	assert_span(h.event, "sched:sched_switch");
+	assert_true(h.tracepoint);
+	assert_int_equal(h.record, PS_SAMPLE);
+	assert_span(h.rest, "prev_comm=workload prev_pid=15616 ==> next_comm=x next_pid=0");
+}
+
+static void test_header_padded_period(void **state)
+{
+	struct ps_header h;
+
+	(void)state;
+	assert_true(header("workload 15616   529.376471:          1        page-faults: ", &h));
+	assert_span(h.comm, "workload");
+	assert_int_equal(h.tid, 15616);
+	assert_int_equal(h.time_ns, 529376471000ull);
+	assert_true(h.has_period);
+	assert_int_equal(h.period, 1);
+	assert_span(h.event, "page-faults");
+	assert_false(h.tracepoint);
+	assert_int_equal(h.rest.len, 0);
+}
+
+static void test_header_one_line_sample(void **state)
+{
+	struct ps_header h;
+
+	(void)state;
+	assert_true(header("        workload 22677  1993.326821:    2004008 cpu-clock:pppH:      "
+			   "560cbf4a7b9e std::foo<int>::_M_gen_rand+0x9e (/srv/prog/workload)", &h));
+	assert_span(h.comm, "workload");
+	assert_int_equal(h.tid, 22677);
+	assert_int_equal(h.time_ns, 1993326821000ull);
+	assert_int_equal(h.period, 2004008);
+	assert_span(h.event, "cpu-clock");
+	assert_false(h.tracepoint);
+	assert_span(h.rest, "560cbf4a7b9e std::foo<int>::_M_gen_rand+0x9e (/srv/prog/workload)");
+}
+
+static void test_header_no_event(void **state)
+{
+	struct ps_header h;
+
+	(void)state;
+	assert_true(header("comm 12 1.5: ", &h));
+	assert_span(h.comm, "comm");
+	assert_int_equal(h.pid, -1);
+	assert_int_equal(h.tid, 12);
+	assert_int_equal(h.time_ns, 1500000000ull);
+	assert_false(h.has_period);
+	assert_int_equal(h.event.len, 0);
+	assert_false(h.tracepoint);
+	assert_int_equal(h.rest.len, 0);
+}
+
+static void test_header_time_digits_and_modifiers(void **state)
+{
+	struct ps_header h;
+
+	(void)state;
+	/* more than 9 fraction digits: nanoseconds kept, the rest ignored */
+	assert_true(header("a 1 3.1234567891: 5 cycles:u: ", &h));
+	assert_int_equal(h.time_ns, 3123456789ull);
+	assert_span(h.event, "cycles");
+	assert_int_equal(h.period, 5);
+	/* no modifiers */
+	assert_true(header("a 1 0.000001: instructions: ", &h));
+	assert_int_equal(h.time_ns, 1000);
+	assert_span(h.event, "instructions");
+	assert_false(h.tracepoint);
+	/* a tracepoint with modifiers */
+	assert_true(header("a 1 2.0: raw_syscalls:sys_enter:k: NR 1", &h));
+	assert_span(h.event, "raw_syscalls:sys_enter");
+	assert_true(h.tracepoint);
+	assert_span(h.rest, "NR 1");
+	/* an empty comm */
+	assert_true(header(" 77 1.0: 3 cpu-clock: ", &h));
+	assert_int_equal(h.comm.len, 0);
+	assert_int_equal(h.tid, 77);
+}
+
+static void test_header_mmap2(void **state)
+{
+	struct ps_header h;
+	struct ps_mmap m;
+
+	(void)state;
+	assert_true(header("workload 14667   492.526233: PERF_RECORD_MMAP2 14667/14667: "
+			   "[0x55a56159e000(0x5000) @ 0x2000 fe:00 10961385 1277029166]: r-xp "
+			   "/srv/prog/workload", &h));
+	assert_span(h.comm, "workload");
+	assert_int_equal(h.tid, 14667);
+	assert_int_equal(h.record, PS_MMAP);
+	assert_span(h.rest, "14667/14667: [0x55a56159e000(0x5000) @ 0x2000 fe:00 10961385 "
+			    "1277029166]: r-xp /srv/prog/workload");
+	assert_true(ps_parse_mmap(h.rest.p, h.rest.len, &m));
+	assert_int_equal(m.pid, 14667);
+	assert_int_equal(m.start, 0x55a56159e000ull);
+	assert_int_equal(m.len, 0x5000);
+	assert_int_equal(m.pgoff, 0x2000);
+	assert_int_equal(m.build_id.len, 0);
+	assert_span(m.prot, "r-xp");
+	assert_span(m.path, "/srv/prog/workload");
+}
+
+static void test_mmap2_build_id(void **state)
+{
+	static const char rest[] = "22829/22830: [0x7f1e22000000(0x1c5000) @ 0x26000 "
+				   "4a0e3c54d8a1f2b3c4d5e6f708192a3b4c5d6e7f]: r-xp "
+				   "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	struct ps_mmap m;
+
+	(void)state;
+	assert_true(ps_parse_mmap(rest, strlen(rest), &m));
+	assert_int_equal(m.pid, 22829);
+	assert_int_equal(m.start, 0x7f1e22000000ull);
+	assert_int_equal(m.len, 0x1c5000);
+	assert_int_equal(m.pgoff, 0x26000);
+	assert_span(m.build_id, "4a0e3c54d8a1f2b3c4d5e6f708192a3b4c5d6e7f");
+	assert_span(m.prot, "r-xp");
+	assert_span(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+}
+
+static void test_header_mmap_kernel(void **state)
+{
+	struct ps_header h;
+	struct ps_mmap m;
+
+	(void)state;
+	assert_true(header("swapper     0     0.000000: PERF_RECORD_MMAP -1/0: "
+			   "[0xffffffff81000000(0x120bb08) @ 0xffffffff81000000]: x "
+			   "[kernel.kallsyms]_text", &h));
+	assert_span(h.comm, "swapper");
+	assert_int_equal(h.tid, 0);
+	assert_int_equal(h.time_ns, 0);
+	assert_int_equal(h.record, PS_MMAP);
+	assert_true(ps_parse_mmap(h.rest.p, h.rest.len, &m));
+	assert_int_equal(m.pid, -1);
+	assert_int_equal(m.start, 0xffffffff81000000ull);
+	assert_int_equal(m.len, 0x120bb08);
+	assert_int_equal(m.pgoff, 0xffffffff81000000ull);
+	assert_int_equal(m.build_id.len, 0);
+	assert_span(m.prot, "x");
+	assert_span(m.path, "[kernel.kallsyms]_text");
+}
+
+static void test_mmap_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"x/1: [0x1(0x2) @ 0x3 fe:00 1 0]: r-xp /p",
+		"1/1: 0x1(0x2) @ 0x3 fe:00 1 0]: r-xp /p",
+		"1/1: [0x1 (0x2) @ 0x3 fe:00 1 0]: r-xp /p",
+		"1/1: [0x1(0x2) @ 0x3 fe:00 1 0: r-xp /p",
+		"1/1: [0x1(0x2) @ 0x3 fe:00 1 0]: r-xp",
+		"1/1: [0x1(0x2) 0x3 fe:00 1 0]: r-xp /p",
+	};
+	struct ps_mmap m;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (ps_parse_mmap(bad[i], strlen(bad[i]), &m))
+			fail_msg("parsed as mmap: \"%s\"", bad[i]);
+}
+
+static void test_header_other_records(void **state)
+{
+	struct ps_header h;
+
+	(void)state;
+	assert_true(header("workload 14667   492.5: PERF_RECORD_COMM exec: workload:14667/14667", &h));
+	assert_int_equal(h.record, PS_OTHER_RECORD);
+	assert_span(h.rest, "exec: workload:14667/14667");
+	assert_true(header("perf 1 1.0: PERF_RECORD_FORK(14667:14667):(14666:14666)", &h));
+	assert_int_equal(h.record, PS_OTHER_RECORD);
+	/* "PERF_RECORD_MMAP2X" is not an mmap record */
+	assert_true(header("perf 1 1.0: PERF_RECORD_MMAP2X 1/1: [0x1(0x2) @ 0x3 1:2 3 4]: r /p", &h));
+	assert_int_equal(h.record, PS_OTHER_RECORD);
+}
+
+static void test_not_headers(void **state)
+{
+	static const char *const lines[] = {
+		"hello world",
+		"  dl-minimal-malloc.c:82",
+		"  [kernel.kallsyms][ffffffff81357676]",
+		"\tffffffff81357676 copy_process+0xe06 ([kernel.kallsyms])",
+		"\t    7f5fd7c848a8 [unknown] ([unknown])",
+		"\t 1234 app::run",
+		"comm 12 1.5 no colon",
+		"comm 12 .5:",
+		"comm 12 5.:",
+		"comm 12 [1x] 1.5:",
+		"comm 12x 1.5:",
+		"comm 12/ 1.5:",
+		"comm12 1.5:",
+		"",
+		"   ",
+	};
+	struct ps_header h;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (header(lines[i], &h))
+			fail_msg("parsed as a header: \"%s\"", lines[i]);
+}
+
+/* ---- frame parser ---- */
+
+static void test_frame_sym_off_dso(void **state)
+{
+	struct ps_frame f;
+
+	(void)state;
+	assert_true(frame_line("\tffffffff81357676 copy_process+0xe06 ([kernel.kallsyms])", &f));
+	assert_int_equal(f.addr, 0xffffffff81357676ull);
+	assert_span(f.sym, "copy_process");
+	assert_span(f.dso, "[kernel.kallsyms]");
+	assert_false(f.inlined);
+
+	assert_true(frame_line("\t          1098d9 clone3+0x19 (/usr/lib/x86_64-linux-gnu/libc.so.6)", &f));
+	assert_int_equal(f.addr, 0x1098d9);
+	assert_span(f.sym, "clone3");
+	assert_span(f.dso, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+
+	/* no offset printed */
+	assert_true(frame_line("\tffffffff821ceb4a mt_find ([kernel.kallsyms])", &f));
+	assert_span(f.sym, "mt_find");
+}
+
+static void test_frame_unknown(void **state)
+{
+	struct ps_frame f;
+
+	(void)state;
+	assert_true(frame_line("\t    55a56b65cf00 [unknown] ([unknown])", &f));
+	assert_int_equal(f.addr, 0x55a56b65cf00ull);
+	assert_span(f.sym, "[unknown]");
+	assert_span(f.dso, "[unknown]");
+	assert_false(f.inlined);
+}
+
+static void test_frame_addr_dso_only(void **state)
+{
+	struct ps_frame f;
+
+	(void)state;
+	assert_true(frame_line("\t            a800 (/usr/lib/ld.so)", &f));
+	assert_int_equal(f.addr, 0xa800);
+	assert_int_equal(f.sym.len, 0);
+	assert_span(f.dso, "/usr/lib/ld.so");
+	/* an address alone */
+	assert_true(frame_line("\t 3174", &f));
+	assert_int_equal(f.addr, 0x3174);
+	assert_int_equal(f.sym.len, 0);
+	assert_int_equal(f.dso.len, 0);
+}
+
+static void test_frame_inlined(void **state)
+{
+	struct ps_frame f;
+
+	(void)state;
+	assert_true(frame_line("\t           27304 __libc_start_main_impl+0x84 (inlined)", &f));
+	assert_int_equal(f.addr, 0x27304);
+	assert_span(f.sym, "__libc_start_main_impl");
+	assert_true(f.inlined);
+	assert_int_equal(f.dso.len, 0);
+}
+
+static void test_frame_nested_dso(void **state)
+{
+	struct ps_frame f;
+
+	(void)state;
+	assert_true(frame_line("\t    7f1e2215d058 sym (/memfd:sealed-9117 (deleted))", &f));
+	assert_int_equal(f.addr, 0x7f1e2215d058ull);
+	assert_span(f.sym, "sym");
+	assert_span(f.dso, "/memfd:sealed-9117 (deleted)");
+	/* a dso with blanks, and no symbol */
+	assert_true(frame_line("\t 10 (/opt/My App/lib (x).so)", &f));
+	assert_int_equal(f.sym.len, 0);
+	assert_span(f.dso, "/opt/My App/lib (x).so");
+}
+
+static void test_frame_no_dso(void **state)
+{
+	struct ps_frame f;
+
+	(void)state;
+	assert_true(frame_line("\t 1234 app::run", &f));
+	assert_int_equal(f.addr, 0x1234);
+	assert_span(f.sym, "app::run");
+	assert_int_equal(f.dso.len, 0);
+	assert_false(f.inlined);
+	/* a symbol ending in a parenthesised group that does not follow a blank */
+	assert_true(frame_line("\t 10 foo(int)", &f));
+	assert_span(f.sym, "foo(int)");
+	assert_int_equal(f.dso.len, 0);
+	/* unbalanced: no dso */
+	assert_true(frame_line("\t 10 sym)", &f));
+	assert_span(f.sym, "sym)");
+	assert_int_equal(f.dso.len, 0);
+	assert_true(frame_line("\t 10 sym (unclosed", &f));
+	assert_span(f.sym, "sym (unclosed");
+	assert_int_equal(f.dso.len, 0);
+}
+
+static void test_frame_symbol_with_parens(void **state)
+{
+	struct ps_frame f;
+
+	(void)state;
+	assert_true(frame_line("\t 10 foo(int) (/bin/x)", &f));
+	assert_int_equal(f.addr, 0x10);
+	assert_span(f.sym, "foo(int)");
+	assert_span(f.dso, "/bin/x");
+	assert_true(frame_line("\t 560cbf4a50dc app::sort_worker(int)::{lambda(int, int)#2}::operator()"
+			       "(int, int) const+0x1c (/srv/prog/workload)", &f));
+	assert_span(f.sym, "app::sort_worker(int)::{lambda(int, int)#2}::operator()(int, int) const");
+	assert_span(f.dso, "/srv/prog/workload");
+}
+
+static void test_frame_offsets(void **state)
+{
+	struct ps_frame f;
+
+	(void)state;
+	assert_true(frame_line("\t 10 sym+0xzz (/bin/x)", &f));
+	assert_span(f.sym, "sym+0xzz");
+	assert_true(frame_line("\t 10 sym+0x (/bin/x)", &f));
+	assert_span(f.sym, "sym+0x");
+	assert_true(frame_line("\t 10 sym+0x1f", &f));
+	assert_span(f.sym, "sym");
+	assert_true(frame_line("\t 10 a+0x1+0x2 (x)", &f));
+	assert_span(f.sym, "a+0x1");
+	assert_true(frame_line("\t 10 operator+ (x)", &f));
+	assert_span(f.sym, "operator+");
+	assert_true(frame_line("\t 10 __minimal_calloc+0x0 (/usr/lib/ld.so)", &f));
+	assert_span(f.sym, "__minimal_calloc");
+	/* trailing blanks */
+	assert_true(frame_line("\t 10 sym+0x4 (/bin/x)  \t", &f));
+	assert_span(f.sym, "sym");
+	assert_span(f.dso, "/bin/x");
+	/* a 0x-prefixed address */
+	assert_true(frame_line("0x10 f", &f));
+	assert_int_equal(f.addr, 0x10);
+	assert_span(f.sym, "f");
+}
+
+static void test_not_frames(void **state)
+{
+	static const char *const lines[] = {
+		"",
+		"\t",
+		"\tzzzz foo (/x)",
+		"\t1234abcg foo (/x)",
+		"\t12345678901234567 foo (/x)", /* 17 hex digits: more than 64 bits */
+		"  dl-minimal-malloc.c:82",
+		"hello world",
+	};
+	struct ps_frame f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		if (frame_line(lines[i], &f))
+			fail_msg("parsed as a frame: \"%s\"", lines[i]);
+}
+
+/* ---- the reader, end to end ---- */
+
+static const char BASIC[] =
+	"workload 14667   492.528779:    1001001 cpu-clock:pppH: \n"
+	"\tffffffff81357676 copy_process+0xe06 ([kernel.kallsyms])\n"
+	"\t          1098d9 clone3+0x19 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+	"\t    55a56b65cf00 [unknown] ([unknown])\n"
+	"\n"
+	"workload 14667   492.529749:    1001001 cpu-clock:pppH: \n"
+	"\tffffffff81357676 copy_process+0xe06 ([kernel.kallsyms])\n"
+	"\t          1098d9 clone3+0x19 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+	"\t    55a56b65cf00 [unknown] ([unknown])\n"
+	"\n"
+	"workload 14668   492.530000:    2002002 cpu-clock:pppH: \n"
+	"\t            a800 (/usr/lib/ld.so)\n"
+	"\t           27304 __libc_start_main_impl+0x84 (inlined)\n"
+	"\t    7f1e2215d058 main (/memfd:sealed-9117 (deleted))\n"
+	"\n"
+	"workload 14667   492.531000:    1001001 cpu-clock:pppH: \n"
+	"\t          1098d9 clone3+0x19 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+	"\t    55a56b65cf00 [unknown] ([unknown])\n"
+	"\n";
+
+static const char BASIC_DUMP[] =
+	"workload/-1/14667 cpu-clock: ?@[unknown]#55a56b65cf00;"
+	"clone3@/usr/lib/x86_64-linux-gnu/libc.so.6;copy_process@[kernel.kallsyms][k] 2 2002002\n"
+	"workload/-1/14668 cpu-clock: main@/memfd:sealed-9117 (deleted);"
+	"__libc_start_main_impl[i];?@/usr/lib/ld.so#a800 1 2002002\n"
+	"workload/-1/14667 cpu-clock: ?@[unknown]#55a56b65cf00;"
+	"clone3@/usr/lib/x86_64-linux-gnu/libc.so.6 1 1001001\n";
+
+static void test_reader_basic(void **state)
+{
+	struct run r;
+	const struct t2f_event *e;
+
+	(void)state;
+	run_text(&r, BASIC);
+	assert_dump(r.p, BASIC_DUMP);
+	assert_counts(r.p, 4, 0, 0);
+	assert_int_equal(t2f_perf_script__lines(r.ps), 19);
+	assert_int_equal(t2f_profile__thread_count(r.p), 2);
+	assert_int_equal(t2f_profile__event_count(r.p), 1);
+	assert_int_equal(t2f_profile__frame_count(r.p), 6);
+	assert_int_equal(t2f_profile__node_count(r.p), 6);
+	e = t2f_profile__event_at(r.p, 1);
+	assert_int_equal(e->unit, T2F_UNIT_NANOSECONDS);
+	assert_true(e->has_period);
+	assert_int_equal(t2f_profile__thread_at(r.p, 1)->input, 0);
+	assert_int_equal(t2f_diag__warnings(r.d), 0);
+	assert_string_equal(warnings_text(&r), "");
+	run_close(&r);
+}
+
+static void test_reader_input_index_and_log(void **state)
+{
+	struct t2f_profile *p;
+	struct t2f_diag *d;
+	struct t2f_perf_script *ps;
+
+	(void)state;
+	assert_int_equal(t2f_profile__new(&p), 0);
+	assert_int_equal(t2f_diag__new(NULL, &d), 0);
+	t2f_profile__enable_log(p);
+	assert_int_equal(t2f_perf_script__new(p, d, "x", 3, &ps), 0);
+	assert_int_equal(t2f_perf_script__feed(ps, BASIC, strlen(BASIC)), 0);
+	assert_int_equal(t2f_perf_script__finish(ps), 0);
+	assert_int_equal(t2f_profile__thread_at(p, 1)->input, 3);
+	assert_int_equal(t2f_profile__sample_log_count(p), 4);
+	assert_int_equal(t2f_profile__sample_at(p, 0)->time_ns, 492528779000ull);
+	assert_int_equal(t2f_profile__sample_at(p, 2)->time_ns, 492530000000ull);
+	assert_int_equal(t2f_profile__sample_at(p, 2)->weight, 2002002);
+	assert_int_equal(t2f_profile__sample_at(p, 3)->time_ns, 492531000000ull);
+	t2f_perf_script__free(ps);
+	t2f_perf_script__free(NULL);
+	t2f_diag__free(d);
+	t2f_profile__free(p);
+}
+
+/* The same text fed whole, one line per call, and in two parts split at every line boundary. */
+static void test_reader_split_feeds(void **state)
+{
+	const size_t len = strlen(BASIC);
+	struct run r;
+
+	(void)state;
+	run_open(&r, false);
+	for (const char *s = BASIC; *s;) {
+		const char *nl = strchr(s, '\n');
+
+		assert_int_equal(t2f_perf_script__feed(r.ps, s, (size_t)(nl - s) + 1), 0);
+		s = nl + 1;
+	}
+	assert_int_equal(t2f_perf_script__finish(r.ps), 0);
+	assert_dump(r.p, BASIC_DUMP);
+	assert_int_equal(t2f_perf_script__lines(r.ps), 19);
+	run_close(&r);
+
+	for (size_t cut = 0; cut <= len; cut++) {
+		if (cut && BASIC[cut - 1] != '\n')
+			continue;
+		run_open(&r, false);
+		assert_int_equal(t2f_perf_script__feed(r.ps, BASIC, cut), 0);
+		assert_int_equal(t2f_perf_script__feed(r.ps, BASIC + cut, len - cut), 0);
+		assert_int_equal(t2f_perf_script__finish(r.ps), 0);
+		assert_dump(r.p, BASIC_DUMP);
+		assert_counts(r.p, 4, 0, 0);
+		run_close(&r);
+	}
+}
+
+static void test_reader_no_final_newline(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r, "a 1 1.0: 5 cpu-clock:\n\t 10 f (/x)\n\t 20 g (/x)");
+	assert_dump(r.p, "a/-1/1 cpu-clock: g@/x;f@/x 1 5\n");
+	assert_counts(r.p, 1, 0, 0);
+	run_close(&r);
+}
+
+static void test_reader_empty_call_chain(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r,
+		 "a 1 1.0: 5 cpu-clock:\n"
+		 "\n"
+		 "a 1 2.0: 6 cpu-clock:\n"
+		 "\t 10 f (/x)\n"
+		 "\n"
+		 "a 1 3.0: 7 cpu-clock:\n"   /* directly followed by the next header */
+		 "a 1 4.0: 8 cpu-clock:\n"
+		 "\t 10 f (/x)\n"
+		 "\n"
+		 "a 1 5.0: 9 cpu-clock:\n"); /* at the end of the input */
+	assert_dump(r.p, "a/-1/1 cpu-clock: f@/x 2 14\n");
+	assert_counts(r.p, 5, 3, 0);
+	assert_int_equal(t2f_diag__warnings(r.d), 0);
+	run_close(&r);
+}
+
+static void test_reader_one_line_samples(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r,
+		 "        workload 22677  1993.326821:    2004008 cpu-clock:pppH:      560cbf4a7b9e "
+		 "std::foo<int>::_M_gen_rand+0x9e (/srv/prog/workload)\n"
+		 "        workload 22676  1993.327389:    2004008 cpu-clock:pppH:      560cbf4a5376 "
+		 "app::matrix_worker+0x1a6 (/srv/prog/workload)\n"
+		 "        workload 22677  1993.328817:    2004008 cpu-clock:pppH:      560cbf4a7b9e "
+		 "std::foo<int>::_M_gen_rand+0x9e (/srv/prog/workload)\n"
+		 "        workload 22677  1993.329000:    2004008 cpu-clock:pppH:      7f00dead0000 "
+		 "[unknown] (/usr/lib/libc.so.6)\n"
+		 "         swapper     0  1993.330000:    2004008 cpu-clock:pppH:  ffffffff821facd8 "
+		 "default_idle+0x8 ([kernel.kallsyms])\n");
+	assert_dump(r.p,
+		    "workload/-1/22677 cpu-clock: std::foo<int>::_M_gen_rand@/srv/prog/workload 2 4008016\n"
+		    "workload/-1/22676 cpu-clock: app::matrix_worker@/srv/prog/workload 1 2004008\n"
+		    "workload/-1/22677 cpu-clock: ?@/usr/lib/libc.so.6#7f00dead0000 1 2004008\n"
+		    "swapper/-1/0 cpu-clock: default_idle@[kernel.kallsyms][k] 1 2004008\n");
+	assert_counts(r.p, 5, 0, 0);
+	run_close(&r);
+}
+
+static void test_reader_multi_event(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r,
+		 "workload 15616   529.376000:    1001001 cpu-clock:pppH: \n"
+		 "\t 10 compute (/bin/w)\n"
+		 "\n"
+		 "workload 15616   529.376471:          1        page-faults: \n"
+		 "\t 20 memset (/bin/w)\n"
+		 "\t 10 compute (/bin/w)\n"
+		 "\n"
+		 "workload 15616 [001]   529.378047: sched:sched_switch: prev_comm=workload "
+		 "prev_pid=15616 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0\n"
+		 "\tffffffff821facd8 __schedule+0x618 ([kernel.kallsyms])\n"
+		 "\t 10 compute (/bin/w)\n"
+		 "\n"
+		 "workload 15616   529.379000:          1        page-faults: \n"
+		 "\t 20 memset (/bin/w)\n"
+		 "\t 10 compute (/bin/w)\n"
+		 "\n");
+	assert_dump(r.p,
+		    "workload/-1/15616 cpu-clock: compute@/bin/w 1 1001001\n"
+		    "workload/-1/15616 page-faults: compute@/bin/w;memset@/bin/w 2 2\n"
+		    "workload/-1/15616 sched:sched_switch: compute@/bin/w;__schedule@[kernel.kallsyms][k] 1 1\n");
+	assert_counts(r.p, 4, 0, 0);
+	assert_int_equal(t2f_profile__event_count(r.p), 3);
+	assert_int_equal(t2f_profile__find_event(r.p, "cpu-clock"), 1);
+	assert_int_equal(t2f_profile__find_event(r.p, "page-faults"), 2);
+	assert_int_equal(t2f_profile__find_event(r.p, "sched:sched_switch"), 3);
+	assert_int_equal(t2f_profile__event_at(r.p, 1)->unit, T2F_UNIT_NANOSECONDS);
+	assert_int_equal(t2f_profile__event_at(r.p, 2)->unit, T2F_UNIT_COUNT);
+	assert_int_equal(t2f_profile__event_at(r.p, 3)->unit, T2F_UNIT_COUNT);
+	assert_true(t2f_profile__event_at(r.p, 2)->has_period);
+	assert_false(t2f_profile__event_at(r.p, 3)->has_period);
+	run_close(&r);
+}
+
+static void test_reader_comm_spaces_pid_tid_no_event(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r,
+		 "V8 Worker 12 22829  2011.304692:    1001001 cpu-clock:pppH: \n"
+		 "\t 10 v8run (/bin/node)\n"
+		 "\n"
+		 "1234 5678 22827/22830  2011.305664:    1001001 cpu-clock:pppH: \n"
+		 "\t 10 v8run (/bin/node)\n"
+		 "\n"
+		 "comm 12 1.5: \n"
+		 "\t 10 v8run (/bin/node)\n"
+		 "\n");
+	assert_dump(r.p,
+		    "V8 Worker 12/-1/22829 cpu-clock: v8run@/bin/node 1 1001001\n"
+		    "1234 5678/22827/22830 cpu-clock: v8run@/bin/node 1 1001001\n"
+		    "comm/-1/12 samples: v8run@/bin/node 1 1\n");
+	assert_false(t2f_profile__event_at(r.p, 2)->has_period);
+	assert_int_equal(t2f_profile__event_at(r.p, 2)->unit, T2F_UNIT_COUNT);
+	run_close(&r);
+}
+
+static void test_reader_srcline_and_comments_ignored(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r,
+		 "# ========\n"
+		 "# captured on    : Sun Nov 22 08:00:00 2026\n"
+		 "#\n"
+		 "workload 14667   492.528779:    1001001 cpu-clock:pppH: \n"
+		 "\t            a800 __minimal_calloc+0x0 (/usr/lib/ld.so)\n"
+		 "  dl-minimal-malloc.c:82\n"
+		 "\tffffffff81357676 copy_process+0xe06 ([kernel.kallsyms])\n"
+		 "  [kernel.kallsyms][ffffffff81357676]\n"
+		 "\t 20 main (/bin/w)\n"
+		 "\n"
+		 "# a comment between samples\n"
+		 "workload 14667   492.529000:    1001001 cpu-clock:pppH: \n"
+		 "\t 20 main (/bin/w)\n"
+		 "  main.c:3\n"
+		 "\n");
+	assert_dump(r.p,
+		    "workload/-1/14667 cpu-clock: main@/bin/w;copy_process@[kernel.kallsyms][k];"
+		    "__minimal_calloc@/usr/lib/ld.so 1 1001001\n"
+		    "workload/-1/14667 cpu-clock: main@/bin/w 1 1001001\n");
+	assert_counts(r.p, 2, 0, 0);
+	assert_int_equal(t2f_diag__warnings(r.d), 0);
+	run_close(&r);
+}
+
+static void test_reader_mmap_records(void **state)
+{
+	struct run r;
+	const struct t2f_module_map *m;
+
+	(void)state;
+	run_text(&r,
+		 "swapper     0     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x120bb08) @ "
+		 "0xffffffff81000000]: x [kernel.kallsyms]_text\n"
+		 "workload 14667   492.526233: PERF_RECORD_MMAP2 14667/14667: [0x55a56159e000(0x5000) @ "
+		 "0x2000 fe:00 10961385 1277029166]: r-xp /srv/prog/workload\n"
+		 "workload 14667   492.526250: PERF_RECORD_MMAP2 14667/14667: [0x7f5fd7c51000(0x26000) @ "
+		 "0x1000 4a0e3c54d8a1f2b3c4d5e6f708192a3b4c5d6e7f]: r-xp /usr/lib/ld.so\n"
+		 "workload 14667   492.528779:    1001001 cpu-clock:pppH: \n"
+		 "\t 10 main (/srv/prog/workload)\n"
+		 "\n"
+		 "workload 14667   492.529000: PERF_RECORD_COMM exec: workload:14667/14667\n"
+		 "workload 14667   492.529500: PERF_RECORD_EXIT(14667:14667):(14666:14666)\n"
+		 "workload 14667   492.530000:    1001001 cpu-clock:pppH: \n"
+		 "\t 10 main (/srv/prog/workload)\n"
+		 "\n");
+	assert_dump(r.p, "workload/-1/14667 cpu-clock: main@/srv/prog/workload 2 2002002\n");
+	assert_counts(r.p, 2, 0, 0);
+	assert_int_equal(t2f_diag__warnings(r.d), 0);
+	assert_int_equal(t2f_profile__module_map_count(r.p), 3);
+
+	m = t2f_profile__module_map_at(r.p, 0);
+	assert_int_equal(m->pid, -1);
+	assert_int_equal(m->start, 0xffffffff81000000ull);
+	assert_int_equal(m->len, 0x120bb08);
+	assert_int_equal(m->pgoff, 0xffffffff81000000ull);
+	assert_string_equal(S(r.p, m->path), "[kernel.kallsyms]_text");
+	assert_string_equal(S(r.p, m->prot), "x");
+	assert_int_equal(m->build_id, 0);
+
+	m = t2f_profile__module_map_at(r.p, 1);
+	assert_int_equal(m->pid, 14667);
+	assert_int_equal(m->start, 0x55a56159e000ull);
+	assert_int_equal(m->len, 0x5000);
+	assert_int_equal(m->pgoff, 0x2000);
+	assert_string_equal(S(r.p, m->path), "/srv/prog/workload");
+	assert_string_equal(S(r.p, m->prot), "r-xp");
+	assert_int_equal(m->build_id, 0);
+
+	m = t2f_profile__module_map_at(r.p, 2);
+	assert_int_equal(m->start, 0x7f5fd7c51000ull);
+	assert_int_equal(m->len, 0x26000);
+	assert_int_equal(m->pgoff, 0x1000);
+	assert_string_equal(S(r.p, m->build_id), "4a0e3c54d8a1f2b3c4d5e6f708192a3b4c5d6e7f");
+	assert_string_equal(S(r.p, m->path), "/usr/lib/ld.so");
+	run_close(&r);
+}
+
+static void test_reader_bad_mmap_warns(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r,
+		 "w 1 1.0: PERF_RECORD_MMAP2 1/1: garbage\n"
+		 "w 1 2.0: 3 cpu-clock:\n"
+		 "\t 10 f (/x)\n"
+		 "\n");
+	assert_int_equal(t2f_diag__warnings(r.d), 1);
+	assert_non_null(strstr(warnings_text(&r), "trace2flame: warning: in.perf:1: unreadable PERF_RECORD_MMAP line"));
+	assert_int_equal(t2f_profile__module_map_count(r.p), 0);
+	assert_dump(r.p, "w/-1/1 cpu-clock: f@/x 1 3\n");
+	run_close(&r);
+}
+
+static const char BAD_HEADER[] =
+	"a 1 1.0: 5 cpu-clock:\n"
+	"\t 10 f (/x)\n"
+	"\n"
+	"this is not a header\n"
+	"\t 30 skipped_one (/x)\n"
+	"\t 40 skipped_two (/x)\n"
+	"\n"
+	"a 1 2.0: 7 cpu-clock:\n"
+	"\t 20 g (/x)\n"
+	"\t 10 f (/x)\n"
+	"\n";
+
+static void test_reader_bad_header(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r, BAD_HEADER);
+	assert_dump(r.p,
+		    "a/-1/1 cpu-clock: f@/x 1 5\n"
+		    "a/-1/1 cpu-clock: f@/x;g@/x 1 7\n");
+	assert_counts(r.p, 3, 0, 1);
+	assert_int_equal(t2f_profile__frame_count(r.p), 2); /* skipped frames never interned */
+	assert_int_equal(t2f_diag__warnings(r.d), 1);
+	assert_string_equal(warnings_text(&r),
+			    "trace2flame: warning: in.perf:4: not a perf script sample header: expected "
+			    "\"COMM [PID/]TID [CPU] SECONDS.FRACTION: [PERIOD] [EVENT:]\"\n");
+	run_close(&r);
+}
+
+static void test_reader_bad_header_strict(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_open(&r, true);
+	assert_int_equal(feed(&r, BAD_HEADER), -T2F_E_FORMAT);
+	assert_non_null(t2f_diag__last_error(r.d));
+	assert_string_equal(t2f_diag__last_error(r.d),
+			    "in.perf:4: not a perf script sample header: expected "
+			    "\"COMM [PID/]TID [CPU] SECONDS.FRACTION: [PERIOD] [EVENT:]\"");
+	assert_string_equal(warnings_text(&r), "");
+	run_close(&r);
+}
+
+/* A tab-indented line inside a sample that is not a frame: a warning, and the sample it belongs
+ * to is dropped and counted as malformed (readers/perf_script.h). */
+static void test_reader_bad_frame_line(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r,
+		 "a 1 1.0: 5 cpu-clock:\n"
+		 "\t 10 f (/x)\n"
+		 "\tzzzz not a frame\n"
+		 "\t 20 g (/x)\n"
+		 "\n"
+		 "a 1 2.0: 7 cpu-clock:\n"
+		 "\t 10 f (/x)\n"
+		 "\n");
+	assert_int_equal(t2f_diag__warnings(r.d), 1);
+	assert_non_null(strstr(warnings_text(&r), "trace2flame: warning: in.perf:3: unreadable frame line"));
+	assert_dump(r.p, "a/-1/1 cpu-clock: f@/x 1 7\n");
+	assert_counts(r.p, 2, 0, 1);
+	run_close(&r);
+
+	/* the same for the one-line form: unreadable text after the event */
+	run_text(&r,
+		 "a 1 1.0: 5 cpu-clock: zzzz garbage\n"
+		 "a 1 2.0: 6 cpu-clock: 10 f (/x)\n");
+	assert_int_equal(t2f_diag__warnings(r.d), 1);
+	assert_non_null(strstr(warnings_text(&r),
+			       "trace2flame: warning: in.perf:1: unreadable text after the event"));
+	assert_dump(r.p, "a/-1/1 cpu-clock: f@/x 1 6\n");
+	assert_counts(r.p, 2, 0, 1);
+	run_close(&r);
+
+	run_open(&r, true);
+	assert_int_equal(feed(&r, "a 1 1.0: 5 cpu-clock:\n\t 10 f (/x)\n\tzzzz\n"), -T2F_E_FORMAT);
+	assert_non_null(strstr(t2f_diag__last_error(r.d), "in.perf:3: unreadable frame line"));
+	run_close(&r);
+}
+
+static void test_reader_nul_byte(void **state)
+{
+	struct run r;
+
+	(void)state;
+	/* in a frame line */
+	run_open(&r, false);
+	assert_int_equal(FEED_LIT(&r, "a 1 1.0: 5 cpu-clock:\n\t 10 f\0o (/x)\n"),
+			 -T2F_E_FORMAT);
+	assert_string_equal(t2f_diag__last_error(r.d),
+			    "in.perf:2: binary data (a NUL byte): expected perf script text");
+	run_close(&r);
+
+	/* in a header, in a later feed call: lines are counted across calls */
+	run_open(&r, false);
+	assert_int_equal(feed(&r, BASIC), 0);
+	assert_int_equal(FEED_LIT(&r, "\na 1 1.0\0: 5 cpu-clock:\n"), -T2F_E_FORMAT);
+	assert_string_equal(t2f_diag__last_error(r.d),
+			    "in.perf:21: binary data (a NUL byte): expected perf script text");
+	run_close(&r);
+
+	/* a NUL even where nothing would be parsed: a comment, a skipped record's frame lines */
+	run_open(&r, false);
+	assert_int_equal(FEED_LIT(&r, "# x\0y\n"), -T2F_E_FORMAT);
+	assert_string_equal(t2f_diag__last_error(r.d),
+			    "in.perf:1: binary data (a NUL byte): expected perf script text");
+	run_close(&r);
+	run_open(&r, false);
+	assert_int_equal(FEED_LIT(&r, "bad\n\t 10 \0\n"), -T2F_E_FORMAT);
+	assert_string_equal(t2f_diag__last_error(r.d),
+			    "in.perf:2: binary data (a NUL byte): expected perf script text");
+	run_close(&r);
+}
+
+static void test_reader_crlf(void **state)
+{
+	struct sb b = { malloc(16), 0, 16 };
+	struct run r;
+
+	(void)state;
+	assert_non_null(b.p);
+	for (const char *s = BASIC; *s; s++) {
+		if (*s == '\n')
+			sb_printf(&b, "\r");
+		sb_printf(&b, "%c", *s);
+	}
+	run_text(&r, b.p);
+	assert_dump(r.p, BASIC_DUMP);
+	assert_counts(r.p, 4, 0, 0);
+	assert_int_equal(t2f_diag__warnings(r.d), 0);
+	run_close(&r);
+	free(b.p);
+}
+
+static void test_reader_frame_cache_and_kinds(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r,
+		 "j 5 1.0: 1 cpu-clock:\n"
+		 "\t 10 f (/x)\n"
+		 "\t   10 f (/x)\n"          /* other indentation, same frame */
+		 "\t 7f00 LazyCompile:~run (/tmp/perf-5.map)\n"
+		 "\t 8 sys_read (/boot/vmlinux)\n"
+		 "\t 9 (/tmp/perf-5.map)\n"
+		 "\t 11 [unknown] ([unknown])\n"
+		 "\t 12 x (/tmp/perf-.map)\n"  /* no pid: an ordinary file */
+		 "\n");
+	assert_dump(r.p,
+		    "j/-1/5 cpu-clock: x@/tmp/perf-.map;?@[unknown]#11;"
+		    "?@/tmp/perf-5.map#9[j];sys_read@/boot/vmlinux[k];"
+		    "LazyCompile:~run@/tmp/perf-5.map[j];f@/x;f@/x 1 1\n");
+	assert_int_equal(t2f_profile__frame_count(r.p), 6);
+	run_close(&r);
+}
+
+static void test_reader_deep_stack(void **state)
+{
+	struct sb b = { malloc(16), 0, 16 };
+	struct run r;
+	const struct t2f_cell *c;
+
+	(void)state;
+	assert_non_null(b.p);
+	sb_printf(&b, "deep 9 1.0: 3 cpu-clock:\n");
+	for (int i = 0; i < 1000; i++)
+		sb_printf(&b, "\t %x f%d (/x)\n", i + 1, i);
+	sb_printf(&b, "\n");
+	run_text(&r, b.p);
+	assert_int_equal(t2f_profile__cell_count(r.p), 1);
+	c = t2f_profile__cell_at(r.p, 0);
+	assert_int_equal(t2f_profile__node_depth(r.p, c->node), 1000);
+	/* the leaf is the first frame line, the root the last */
+	assert_string_equal(S(r.p, t2f_profile__frame_at(r.p, t2f_profile__node_frame(r.p, c->node))->name), "f0");
+	assert_string_equal(S(r.p, t2f_profile__frame_at(r.p, t2f_profile__node_frame(r.p, 1))->name), "f999");
+	run_close(&r);
+	free(b.p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header_default),
+		cmocka_unit_test(test_header_pid_tid_no_period),
+		cmocka_unit_test(test_header_comm_with_digit_words),
+		cmocka_unit_test(test_header_cpu_tracepoint),
+		cmocka_unit_test(test_header_padded_period),
+		cmocka_unit_test(test_header_one_line_sample),
+		cmocka_unit_test(test_header_no_event),
+		cmocka_unit_test(test_header_time_digits_and_modifiers),
+		cmocka_unit_test(test_header_mmap2),
+		cmocka_unit_test(test_mmap2_build_id),
+		cmocka_unit_test(test_header_mmap_kernel),
+		cmocka_unit_test(test_mmap_malformed),
+		cmocka_unit_test(test_header_other_records),
+		cmocka_unit_test(test_not_headers),
+		cmocka_unit_test(test_frame_sym_off_dso),
+		cmocka_unit_test(test_frame_unknown),
+		cmocka_unit_test(test_frame_addr_dso_only),
+		cmocka_unit_test(test_frame_inlined),
+		cmocka_unit_test(test_frame_nested_dso),
+		cmocka_unit_test(test_frame_no_dso),
+		cmocka_unit_test(test_frame_symbol_with_parens),
+		cmocka_unit_test(test_frame_offsets),
+		cmocka_unit_test(test_not_frames),
+		cmocka_unit_test(test_reader_basic),
+		cmocka_unit_test(test_reader_input_index_and_log),
+		cmocka_unit_test(test_reader_split_feeds),
+		cmocka_unit_test(test_reader_no_final_newline),
+		cmocka_unit_test(test_reader_empty_call_chain),
+		cmocka_unit_test(test_reader_one_line_samples),
+		cmocka_unit_test(test_reader_multi_event),
+		cmocka_unit_test(test_reader_comm_spaces_pid_tid_no_event),
+		cmocka_unit_test(test_reader_srcline_and_comments_ignored),
+		cmocka_unit_test(test_reader_mmap_records),
+		cmocka_unit_test(test_reader_bad_mmap_warns),
+		cmocka_unit_test(test_reader_bad_header),
+		cmocka_unit_test(test_reader_bad_header_strict),
+		cmocka_unit_test(test_reader_bad_frame_line),
+		cmocka_unit_test(test_reader_nul_byte),
+		cmocka_unit_test(test_reader_crlf),
+		cmocka_unit_test(test_reader_frame_cache_and_kinds),
+		cmocka_unit_test(test_reader_deep_stack),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
