@@ -204,7 +204,7 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 		if (c->event == ev)
 			err = add_line(&f, c, &lines_cap);
 	}
-	if (!err) {
+	if (!err && f.nlines) { /* no lines: f.lines is NULL, which qsort_r must not get */
 		qsort_r(f.lines, f.nlines, sizeof(*f.lines), cmp_lines, f.buf);
 		write_lines(&f, out);
 	}

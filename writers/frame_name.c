@@ -15,6 +15,8 @@ struct t2f_frame_names {
 
 static int buf_put(struct t2f_frame_names *n, const char *s, size_t len)
 {
+	if (len == 0) /* n->buf may still be NULL: no memcpy to it */
+		return 0;
 	if (len > n->cap - n->len) {
 		size_t cap = n->cap ? n->cap : 4096;
 		char *nb;

@@ -106,6 +106,11 @@ static void test_embedded_nul(void **state)
 	s = t2f_strtab__str(t, d, &len);
 	assert_int_equal(len, 2);
 	assert_memory_equal(s, "a\0", 3);
+	/* under one hash the bytes after a NUL still tell strings apart */
+	assert_int_equal(t2f_strtab__intern_hashed(t, "x\0y", 3, 99, &a), 0);
+	assert_int_equal(t2f_strtab__intern_hashed(t, "x\0z", 3, 99, &b), 0);
+	assert_int_equal(a, 5);
+	assert_int_equal(b, 6);
 	t2f_strtab__free(t);
 }
 
