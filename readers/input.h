@@ -7,7 +7,7 @@
  * chunks and a line-based parser keeps no copy.
  *
  * Ownership: the input owns every chunk; a chunk stays valid until the next __next() or __free().
- * Errors: -errno for I/O, -T2F_E_DECOMPRESS for a corrupt stream, -T2F_E_LIMIT for a line longer
+ * Errors: -errno for I/O, -T2F_E_DECOMPRESS for a corrupt or truncated stream, -T2F_E_LIMIT for a line longer
  * than T2F_INPUT_MAX_LINE; each also records "NAME: what" in the diag. Not thread safe.
  */
 #ifndef T2F_INPUT_H

@@ -50,6 +50,7 @@ struct t2f_perf_script {
 	uint32_t input;
 	uint64_t line_no;
 	enum ps_state state;
+	bool partial_line;   /* the last line fed had no '\n' */
 	/* the sample being collected */
 	t2f_thread_id thread;
 	t2f_event_id event;
@@ -414,8 +415,12 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 		return err;
 	if (ps_parse_header(s, len, &h))
 		return end_sample(ps) ?: on_header(ps, &h);
-	if (lead > 0 && ps->state != PS_IDLE) /* srcline ("  file.c:82") after a frame */
-		return 0;
+	if (lead > 0 && ps->state == PS_IN) { /* a blank-indented frame, or a srcline ("  x.c:82") */
+		err = on_frame_line(ps, s + lead, len - lead);
+		return err < 0 ? err : 0;
+	}
+	if (lead > 0 && ps->state == PS_SKIP)
+		return check_text(ps, s, len);
 	return bad_header(ps);
 }
 
@@ -429,6 +434,7 @@ int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t l
 		size_t n = nl ? (size_t)(nl - data) : (size_t)(end - data);
 
 		ps->line_no++;
+		ps->partial_line = nl == NULL;
 		err = on_line(ps, data, n);
 		if (err)
 			return err;
@@ -437,7 +443,15 @@ int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t l
 	return 0;
 }
 
+/* perf ends every line with '\n': input that stops inside a line was cut, and the sample it
+ * belongs to is incomplete. */
 int t2f_perf_script__finish(struct t2f_perf_script *ps)
 {
-	return end_sample(ps);
+	if (!ps->partial_line || ps->state != PS_IN)
+		return end_sample(ps);
+	t2f_profile__count_drop(ps->p, T2F_DROP_TRUNCATED);
+	ps->state = PS_IDLE;
+	ps->nframes = 0;
+	return t2f_diag__warn(ps->d, ps->name, ps->line_no,
+			      "input ends inside a line: the last sample is incomplete and was dropped");
 }

@@ -122,6 +122,23 @@ static void parse_side_record(const char *s, size_t end, size_t i, struct ps_hea
 	h->rest = (struct ps_span){ s + w, end - w };
 }
 
+/* Whether a number just before s[i..end) is a period rather than the address of a one-line
+ * sample without event ("prog 12 1.0: 401136 main (/bin/prog)"): a period ends the line or is
+ * followed by the event word ("...:") or by an address and more text. */
+static bool is_period(const char *s, size_t end, size_t i)
+{
+	size_t w = i;
+	uint64_t addr;
+
+	if (i == end)
+		return true;
+	while (w < end && s[w] != ' ')
+		w++;
+	if (s[w - 1] == ':')
+		return true;
+	return take_hex(s, end, &i, &addr) && i == w && skip_blanks(s, end, w) < end;
+}
+
 /* After "TIME:": "[period] [event:] [rest]". */
 static void parse_tail(const char *s, size_t end, size_t i, struct ps_header *h)
 {
@@ -134,7 +151,8 @@ static void parse_tail(const char *s, size_t end, size_t i, struct ps_header *h)
 		return;
 	}
 	j = i;
-	if (take_u64(s, end, &j, &period) && (j == end || s[j] == ' ')) {
+	if (take_u64(s, end, &j, &period) && (j == end || s[j] == ' ') &&
+	    is_period(s, end, skip_blanks(s, end, j))) {
 		h->has_period = true;
 		h->period = period;
 		i = skip_blanks(s, end, j);

@@ -6,7 +6,7 @@
  * the sample count with `weight_samples`. Only one event is written: `event`, or the first event
  * of the profile when 0. Frame names follow writers/frame_name.h (collapsed style).
  *
- * Returns 0, -ENOMEM, or the output's -errno. Reads the profile only.
+ * Returns 0 or -ENOMEM; write errors surface in t2f_out__finish(). Reads the profile only.
  */
 #ifndef T2F_COLLAPSED_H
 #define T2F_COLLAPSED_H

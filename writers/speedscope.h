@@ -8,7 +8,8 @@
  * "exporter" is "trace2flame@VERSION", "name" is `name`, "activeProfileIndex" the heaviest thread.
  * Streams its output: memory is bounded by the frames and one thread's samples.
  *
- * Returns 0, -ENOMEM, or the output's -errno. Reads the profile only.
+ * Returns 0, -ENOMEM, -EINVAL (event out of range), -T2F_E_LIMIT (over 2^32 samples), or the
+ * output's -errno (it finishes the output). Reads the profile only.
  */
 #ifndef T2F_SPEEDSCOPE_H
 #define T2F_SPEEDSCOPE_H
