@@ -1,0 +1,254 @@
+/* tools/cli_opts.c: argv → struct t2f_cli_opts (getopt_long), with the usage checks. */
+#include "tools/cli_opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <string.h>
+
+#ifndef T2F_VERSION
+#define T2F_VERSION "unknown"
+#endif
+
+enum t2f_long_only {
+	T2F_OPT_EVENT = 256,
+	T2F_OPT_WEIGHT,
+	T2F_OPT_PID,
+	T2F_OPT_TID,
+	T2F_OPT_KERNEL,
+	T2F_OPT_JIT,
+	T2F_OPT_ALL,
+	T2F_OPT_ADDRS,
+	T2F_OPT_RAW_NAMES,
+	T2F_OPT_STATS,
+	T2F_OPT_STRICT,
+	T2F_OPT_EACH,
+};
+
+#define T2F_SHORT_OPTS ":o:f:qhV"
+
+static const struct option t2f_long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "event", required_argument, NULL, T2F_OPT_EVENT },
+	{ "weight", required_argument, NULL, T2F_OPT_WEIGHT },
+	{ "pid", no_argument, NULL, T2F_OPT_PID },
+	{ "tid", no_argument, NULL, T2F_OPT_TID },
+	{ "kernel", no_argument, NULL, T2F_OPT_KERNEL },
+	{ "jit", no_argument, NULL, T2F_OPT_JIT },
+	{ "all", no_argument, NULL, T2F_OPT_ALL },
+	{ "addrs", no_argument, NULL, T2F_OPT_ADDRS },
+	{ "raw-names", no_argument, NULL, T2F_OPT_RAW_NAMES },
+	{ "stats", no_argument, NULL, T2F_OPT_STATS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "strict", no_argument, NULL, T2F_OPT_STRICT },
+	{ "each", no_argument, NULL, T2F_OPT_EACH },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Output name endings, longest first so ".speedscope.json" is not read as ".json" by accident
+ * (both mean speedscope today, but the order keeps that true if they ever differ). */
+static const struct {
+	const char *ext;
+	enum t2f_cli_format format;
+} t2f_exts[] = {
+	{ ".speedscope.json", T2F_CLI_FORMAT_SPEEDSCOPE },
+	{ ".json", T2F_CLI_FORMAT_SPEEDSCOPE },
+	{ ".collapsed", T2F_CLI_FORMAT_COLLAPSED },
+	{ ".folded", T2F_CLI_FORMAT_COLLAPSED },
+};
+
+#define T2F_KNOWN_EXTS ".folded, .collapsed, .json, .speedscope.json"
+
+static void t2f_cli_help(FILE *f)
+{
+	fputs("Usage: trace2flame [OPTIONS] INPUT... [-o OUTPUT]\n"
+	      "Convert profiler output (perf script text, plain, gzip or zstd; - for standard\n"
+	      "input) into collapsed stacks or speedscope JSON. Several INPUTs are merged into\n"
+	      "one profile, their threads kept apart.\n"
+	      "\n"
+	      "Output:\n"
+	      "  -o, --output FILE   write FILE (atomically: a temp file renamed on success);\n"
+	      "                      - or no -o: standard output. With --each: a directory\n"
+	      "  -f, --format FMT    collapsed | speedscope (default: from the -o extension,\n"
+	      "                      " T2F_KNOWN_EXTS "; collapsed on stdout)\n"
+	      "      --each          convert every INPUT to its own file in the -o DIR, named\n"
+	      "                      after the input (a.perf.txt.zst -> a.perf.folded)\n"
+	      "\n"
+	      "Samples:\n"
+	      "      --event NAME    write only event NAME (default: the first event)\n"
+	      "      --weight W      period (sum of periods, default) | samples (counts)\n"
+	      "\n"
+	      "Frame names (collapsed output):\n"
+	      "      --pid           root frame comm-PID\n"
+	      "      --tid           root frame comm-PID/TID\n"
+	      "      --kernel        append _[k] to kernel frames\n"
+	      "      --jit           append _[j] to JIT frames\n"
+	      "      --all           --kernel and --jit\n"
+	      "      --addrs         show addresses of unresolved frames\n"
+	      "      --raw-names     keep argument lists in function names\n"
+	      "\n"
+	      "Diagnostics:\n"
+	      "      --stats         print input, sample and model statistics on stderr\n"
+	      "  -q, --quiet         no progress bar, no summary, no event-selection warning\n"
+	      "      --strict        the first input warning is an error\n"
+	      "  -h, --help          show this help\n"
+	      "  -V, --version       show the version\n"
+	      "\n"
+	      "Exit status:\n"
+	      "  0  success\n"
+	      "  1  bad input (parse error, --event not found; with --each: any input failed)\n"
+	      "  2  usage error\n"
+	      "  3  I/O error (cannot open or read an input, cannot write the output)\n",
+	      f);
+}
+
+__attribute__((format(printf, 2, 3)))
+static int t2f_cli_usage(FILE *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("trace2flame: ", err);
+	va_start(ap, fmt);
+	vfprintf(err, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'trace2flame --help' for more information.\n", err);
+	return -EINVAL;
+}
+
+bool t2f_cli_is_std(const char *path)
+{
+	return !path || strcmp(path, "-") == 0;
+}
+
+const char *t2f_cli_format_ext(enum t2f_cli_format f)
+{
+	return f == T2F_CLI_FORMAT_SPEEDSCOPE ? ".speedscope.json" : ".folded";
+}
+
+static enum t2f_cli_format t2f_cli_format_of_name(const char *path)
+{
+	size_t len = strlen(path);
+
+	for (size_t i = 0; i < sizeof(t2f_exts) / sizeof(t2f_exts[0]); i++) {
+		size_t elen = strlen(t2f_exts[i].ext);
+
+		if (len > elen && strcmp(path + len - elen, t2f_exts[i].ext) == 0)
+			return t2f_exts[i].format;
+	}
+	return T2F_CLI_FORMAT_NONE;
+}
+
+static int t2f_cli_set_format(struct t2f_cli_opts *o, const char *arg, FILE *err)
+{
+	if (strcmp(arg, "collapsed") == 0 || strcmp(arg, "folded") == 0)
+		o->format = T2F_CLI_FORMAT_COLLAPSED;
+	else if (strcmp(arg, "speedscope") == 0)
+		o->format = T2F_CLI_FORMAT_SPEEDSCOPE;
+	else
+		return t2f_cli_usage(err, "unknown format '%s' (known: collapsed, speedscope)", arg);
+	return 0;
+}
+
+static int t2f_cli_set_weight(struct t2f_cli_opts *o, const char *arg, FILE *err)
+{
+	if (strcmp(arg, "period") == 0)
+		o->weight_samples = false;
+	else if (strcmp(arg, "samples") == 0)
+		o->weight_samples = true;
+	else
+		return t2f_cli_usage(err, "unknown weight '%s' (known: period, samples)", arg);
+	return 0;
+}
+
+/* One option; 0 or -EINVAL (reported). */
+static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
+{
+	switch (c) {
+	case 'o': o->output = optarg; return 0;
+	case 'f': return t2f_cli_set_format(o, optarg, err);
+	case T2F_OPT_EVENT: o->event = optarg; return 0;
+	case T2F_OPT_WEIGHT: return t2f_cli_set_weight(o, optarg, err);
+	case T2F_OPT_PID: o->pid = true; return 0;
+	case T2F_OPT_TID: o->pid = o->tid = true; return 0;
+	case T2F_OPT_KERNEL: o->kernel = true; return 0;
+	case T2F_OPT_JIT: o->jit = true; return 0;
+	case T2F_OPT_ALL: o->kernel = o->jit = true; return 0;
+	case T2F_OPT_ADDRS: o->addrs = true; return 0;
+	case T2F_OPT_RAW_NAMES: o->raw_names = true; return 0;
+	case T2F_OPT_STATS: o->stats = true; return 0;
+	case 'q': o->quiet = true; return 0;
+	case T2F_OPT_STRICT: o->strict = true; return 0;
+	case T2F_OPT_EACH: o->each = true; return 0;
+	case 'h': o->help = true; return 0;
+	case 'V': o->version = true; return 0;
+	case ':':
+		return t2f_cli_usage(err, "option '%s' needs an argument", argv[optind - 1]);
+	default:
+		/* A known option reported with '?' is a long one given "=ARG" it does not take. */
+		if (optopt >= 256 || (optopt && strchr(T2F_SHORT_OPTS, optopt)))
+			return t2f_cli_usage(err, "option '%s' takes no argument", argv[optind - 1]);
+		if (optopt)
+			return t2f_cli_usage(err, "unknown option '-%c'", optopt);
+		return t2f_cli_usage(err, "unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+/* The combinations getopt cannot check, and the output format. */
+static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
+{
+	int stdin_uses = 0;
+
+	if (o->n_inputs == 0)
+		return t2f_cli_usage(err, "no INPUT given (use - for standard input)");
+	for (int i = 0; i < o->n_inputs; i++)
+		stdin_uses += t2f_cli_is_std(o->inputs[i]);
+	if (stdin_uses > 1)
+		return t2f_cli_usage(err, "standard input (-) given more than once");
+	if (o->each) {
+		if (t2f_cli_is_std(o->output))
+			return t2f_cli_usage(err, "--each needs -o DIR, the output directory");
+		if (stdin_uses)
+			return t2f_cli_usage(err, "--each cannot read standard input (-)");
+		if (!o->format)
+			o->format = T2F_CLI_FORMAT_COLLAPSED;
+		return 0;
+	}
+	if (o->format)
+		return 0;
+	if (t2f_cli_is_std(o->output)) {
+		o->format = T2F_CLI_FORMAT_COLLAPSED;
+		return 0;
+	}
+	o->format = t2f_cli_format_of_name(o->output);
+	if (!o->format)
+		return t2f_cli_usage(err, "cannot tell the output format of '%s': name it *.folded, "
+				     "*.collapsed, *.json or *.speedscope.json, or use -f FMT",
+				     o->output);
+	return 0;
+}
+
+int t2f_cli_opts__parse(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err)
+{
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0; /* our own messages, without argv[0]'s path */
+	while ((c = getopt_long(argc, argv, T2F_SHORT_OPTS, t2f_long_opts, NULL)) != -1) {
+		ret = t2f_cli_option(o, c, argv, err);
+		if (ret)
+			return ret;
+	}
+	if (o->help || o->version) {
+		if (o->help)
+			t2f_cli_help(out);
+		else
+			fputs("trace2flame " T2F_VERSION "\n", out);
+		return 0;
+	}
+	o->inputs = argv + optind;
+	o->n_inputs = argc - optind;
+	return t2f_cli_check(o, err);
+}

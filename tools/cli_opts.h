@@ -1,0 +1,55 @@
+/* tools/cli_opts.h: the trace2flame command line, parsed into one struct.
+ *
+ * t2f_cli_opts__parse() reads argv with getopt_long, checks the combinations and settles the
+ * output format (-f wins over the -o extension; no -o or "-o -" means collapsed on stdout). It
+ * prints usage errors itself ("trace2flame: ..." plus a hint to --help) on `err`, and --help /
+ * --version on `out`.
+ *
+ * Ownership: every string in the struct points into argv (nothing to free). getopt keeps global
+ * state, so parse once per process.
+ */
+#ifndef T2F_CLI_OPTS_H
+#define T2F_CLI_OPTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Process exit codes (documented in --help and docs/trace2flame.1). */
+enum t2f_exit {
+	T2F_EXIT_OK = 0,
+	T2F_EXIT_INPUT = 1,  /* bad input: parse error, --event not found, a failed --each input */
+	T2F_EXIT_USAGE = 2,  /* bad command line */
+	T2F_EXIT_IO = 3,     /* cannot open/read an input, cannot write the output */
+};
+
+enum t2f_cli_format {
+	T2F_CLI_FORMAT_NONE = 0,   /* not decided (only before parsing ends) */
+	T2F_CLI_FORMAT_COLLAPSED,
+	T2F_CLI_FORMAT_SPEEDSCOPE,
+};
+
+struct t2f_cli_opts {
+	const char *output;        /* -o: a file, a directory with --each; NULL = stdout */
+	enum t2f_cli_format format;
+	const char *event;         /* --event NAME, or NULL for the first event with samples */
+	bool weight_samples;       /* --weight samples */
+	bool pid, tid;             /* root frame comm-PID / comm-PID/TID */
+	bool kernel, jit;          /* _[k] / _[j] suffixes (--all sets both) */
+	bool addrs, raw_names;
+	bool stats, quiet, strict, each;
+	bool help, version;        /* already printed: exit 0 */
+	char **inputs;             /* argv's INPUT operands ("-" = stdin) */
+	int n_inputs;
+};
+
+/* Fills *o from argv. 0: run (or o->help / o->version were printed: exit 0); -EINVAL: a usage
+ * error, already reported on err (exit T2F_EXIT_USAGE). */
+int t2f_cli_opts__parse(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err);
+
+/* True when `path` is standard input/output ("-"); NULL counts as stdout. */
+bool t2f_cli_is_std(const char *path);
+
+/* Extension of an output file in a format: ".folded" or ".speedscope.json". */
+const char *t2f_cli_format_ext(enum t2f_cli_format f);
+
+#endif

@@ -1,0 +1,332 @@
+/* tools/main.c: trace2flame: argv → readers → one profile → a writer → the output file.
+ *
+ * Order matters for the "never clobber" rule: every input is read (and --event checked) before
+ * the output's temp file is created, so a bad input leaves an existing output untouched.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "formats/diag.h"
+#include "formats/profile.h"
+#include "readers/input.h"
+#include "readers/perf_script.h"
+#include "tools/cli_opts.h"
+#include "tools/outfile.h"
+#include "tools/progress.h"
+#include "tools/report.h"
+#include "writers/collapsed.h"
+#include "writers/speedscope.h"
+
+/* With a progress bar, a chunk (a whole mmap'd file, maybe) is fed in pieces about this big. */
+#define T2F_FEED_PIECE (4u << 20)
+
+/* One conversion: some inputs → one profile → one output. */
+struct t2f_conv {
+	const struct t2f_cli_opts *opts;
+	char *const *inputs;
+	size_t n_inputs;
+	const char *output;                /* NULL or "-": stdout */
+	struct t2f_diag *diag;
+	struct t2f_profile *profile;
+	struct t2f_input_stats *stats;     /* one per input */
+	struct t2f_event_total *totals;    /* indexed by event id */
+	struct t2f_run_stats run;
+	uint64_t start_ns;
+};
+
+static uint64_t t2f_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* I/O failures (-errno) exit 3; bad input (-T2F_E_*) and running out of memory exit 1. */
+static int t2f_exit_code(int err)
+{
+	if (err <= -T2F_E_FORMAT || err == -ENOMEM)
+		return T2F_EXIT_INPUT;
+	return T2F_EXIT_IO;
+}
+
+/* Feeds one chunk. With a bar, in pieces ending at line ends, moving the bar between them from
+ * `from` to `to` (the input's consumed bytes before and after this chunk). */
+static int t2f_feed(struct t2f_perf_script *ps, const char *data, size_t len,
+		    struct t2f_progress *bar, uint64_t from, uint64_t to)
+{
+	size_t done = 0;
+
+	if (!bar)
+		return t2f_perf_script__feed(ps, data, len);
+	while (done < len) {
+		size_t n = len - done;
+		int err;
+
+		if (n > T2F_FEED_PIECE) {
+			const char *nl = memrchr(data + done, '\n', T2F_FEED_PIECE);
+
+			if (!nl)
+				nl = memchr(data + done + T2F_FEED_PIECE, '\n', n - T2F_FEED_PIECE);
+			if (nl)
+				n = (size_t)(nl - (data + done)) + 1;
+		}
+		err = t2f_perf_script__feed(ps, data + done, n);
+		if (err)
+			return err;
+		done += n;
+		t2f_progress__update(bar, from + (uint64_t)((double)(to - from) * done / len));
+	}
+	return 0;
+}
+
+/* Reads inputs[i] into the profile (thread input index i). */
+static int t2f_read_input(struct t2f_conv *c, size_t i)
+{
+	struct t2f_input_stats *st = &c->stats[i];
+	struct t2f_perf_script *ps = NULL;
+	struct t2f_progress *bar = NULL;
+	struct t2f_input *in = NULL;
+	uint64_t from = 0, to;
+	const char *data;
+	size_t len;
+	int err;
+
+	st->name = t2f_cli_is_std(c->inputs[i]) ? "<stdin>" : c->inputs[i];
+	err = t2f_input__open(c->inputs[i], c->diag, &in);
+	if (err)
+		goto done;
+	err = t2f_perf_script__new(c->profile, c->diag, t2f_input__name(in), (uint32_t)i, &ps);
+	if (err)
+		goto done;
+	if (!c->opts->quiet && t2f_progress__wanted(stderr, t2f_input__size(in))) {
+		err = t2f_progress__new(stderr, t2f_input__size(in), &bar);
+		if (err)
+			goto done;
+	}
+	while ((err = t2f_input__next(in, &data, &len)) > 0) {
+		to = t2f_input__consumed(in);
+		err = t2f_feed(ps, data, len, bar, from, to);
+		if (err)
+			goto done;
+		from = to;
+		st->text_bytes += len;
+	}
+	if (!err)
+		err = t2f_perf_script__finish(ps);
+done:
+	st->lines = ps ? t2f_perf_script__lines(ps) : 0;
+	st->bytes = in ? t2f_input__consumed(in) : 0;
+	t2f_progress__finish(bar);
+	t2f_perf_script__free(ps);
+	t2f_input__free(in);
+	return err;
+}
+
+/* Runs the chosen writer into f, then commits f. */
+static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
+{
+	const struct t2f_cli_opts *o = c->opts;
+	struct t2f_out *out = t2f_outfile__out(f);
+	int err;
+
+	if (o->format == T2F_CLI_FORMAT_SPEEDSCOPE) {
+		struct t2f_speedscope_opts so = {
+			.event = c->run.written,
+			.weight_samples = o->weight_samples,
+			.name = c->n_inputs == 1 ? c->stats[0].name : NULL,
+		};
+
+		err = t2f_speedscope__write(c->profile, &so, out);
+	} else {
+		struct t2f_collapsed_opts co = {
+			.event = c->run.written,
+			.weight_samples = o->weight_samples,
+			.pid = o->pid,
+			.tid = o->tid,
+			.names = { .collapsed = true, .raw_names = o->raw_names, .kernel = o->kernel,
+				   .jit = o->jit, .addrs = o->addrs },
+		};
+
+		err = t2f_collapsed__write(c->profile, &co, out);
+	}
+	c->run.out_bytes = t2f_out__bytes(out);
+	if (err)
+		return t2f_diag__error(c->diag, err, t2f_outfile__name(f), 0, "cannot write (%s)",
+				       t2f_strerror(err));
+	return t2f_outfile__commit(f);
+}
+
+/* Reads every input, settles the event and writes the output. 0, or a negative error already
+ * reported (*reported) or recorded in the diag. */
+static int t2f_convert_steps(struct t2f_conv *c, bool *reported)
+{
+	const struct t2f_cli_opts *o = c->opts;
+	struct t2f_outfile *f = NULL;
+	int err;
+
+	if (o->format == T2F_CLI_FORMAT_SPEEDSCOPE)
+		t2f_profile__enable_log(c->profile);
+	for (size_t i = 0; i < c->n_inputs; i++) {
+		err = t2f_read_input(c, i);
+		if (err)
+			return err;
+	}
+	err = t2f_report__event_totals(c->profile, &c->totals);
+	if (err)
+		return err;
+	err = t2f_report__pick_event(stderr, c->profile, c->totals, o->event, &c->run.written);
+	if (err) {
+		*reported = true;
+		return err;
+	}
+	if (!o->quiet && !o->event)
+		t2f_report__other_events(stderr, c->profile, c->totals, c->run.written);
+	err = t2f_outfile__open(c->output, c->diag, &f);
+	if (!err)
+		err = t2f_write(c, f);
+	t2f_outfile__free(f);
+	return err;
+}
+
+/* What the user sees after the work: suppressed warnings, --stats, the summary. */
+static void t2f_convert_report(struct t2f_conv *c, bool ok)
+{
+	const struct t2f_cli_opts *o = c->opts;
+
+	t2f_diag__flush(c->diag);
+	c->run.inputs = c->stats;
+	c->run.n_inputs = c->n_inputs;
+	c->run.warnings = t2f_diag__warnings(c->diag);
+	c->run.seconds = (double)(t2f_now_ns() - c->start_ns) / 1e9;
+	if (o->stats && c->totals)
+		t2f_report__stats(stderr, c->profile, c->totals, &c->run);
+	if (ok && !o->quiet && !t2f_cli_is_std(c->output) && isatty(STDERR_FILENO))
+		t2f_report__summary(stderr, c->profile, c->totals, &c->run, c->output);
+}
+
+/* inputs → output; returns the exit code. */
+static int t2f_convert(const struct t2f_cli_opts *o, char *const *inputs, size_t n,
+		       const char *output)
+{
+	struct t2f_conv c = { .opts = o, .inputs = inputs, .n_inputs = n, .output = output };
+	bool reported = false;
+	const char *msg;
+	int err;
+
+	c.start_ns = t2f_now_ns();
+	err = t2f_diag__new(stderr, &c.diag);
+	if (err) {
+		fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
+		return T2F_EXIT_INPUT;
+	}
+	t2f_diag__set_strict(c.diag, o->strict);
+	c.stats = calloc(n, sizeof(*c.stats));
+	err = c.stats ? t2f_profile__new(&c.profile) : -ENOMEM;
+	if (!err)
+		err = t2f_convert_steps(&c, &reported);
+	t2f_convert_report(&c, !err);
+	msg = t2f_diag__last_error(c.diag);
+	if (err && !reported)
+		fprintf(stderr, "trace2flame: %s\n", msg ? msg : t2f_strerror(err));
+	free(c.totals);
+	free(c.stats);
+	t2f_profile__free(c.profile);
+	t2f_diag__free(c.diag);
+	if (!err)
+		return T2F_EXIT_OK;
+	return reported ? T2F_EXIT_INPUT : t2f_exit_code(err);
+}
+
+/* --each: "DIR/" + the input's base name minus .gz/.zst minus its last extension + the format's
+ * extension ("x/a.perf.txt.zst" → "DIR/a.perf.folded"). NULL when out of memory. */
+static char *t2f_each_output(const char *dir, const char *input, enum t2f_cli_format fmt)
+{
+	const char *slash = strrchr(input, '/');
+	const char *base = slash ? slash + 1 : input;
+	const char *sep = dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/";
+	static const char *const zips[] = { ".gz", ".zst" };
+	size_t len = strlen(base);
+	const char *dot;
+	char *name;
+
+	for (size_t i = 0; i < sizeof(zips) / sizeof(zips[0]); i++) {
+		size_t zlen = strlen(zips[i]);
+
+		if (len > zlen && memcmp(base + len - zlen, zips[i], zlen) == 0) {
+			len -= zlen;
+			break;
+		}
+	}
+	dot = memrchr(base, '.', len);
+	if (dot && dot > base)
+		len = (size_t)(dot - base);
+	if (asprintf(&name, "%s%s%.*s%s", dir, sep, (int)len, base, t2f_cli_format_ext(fmt)) < 0)
+		return NULL;
+	return name;
+}
+
+/* Index of an earlier input with the same output name, or -1. */
+static int t2f_each_clash(char *const *names, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (names[j] && strcmp(names[j], names[i]) == 0)
+			return j;
+	return -1;
+}
+
+/* --each: one conversion per input; goes on past failures, exit 1 if any failed. */
+static int t2f_run_each(const struct t2f_cli_opts *o)
+{
+	char **names = calloc((size_t)o->n_inputs, sizeof(*names));
+	int failed = 0, serr;
+	struct stat st;
+
+	if (!names) {
+		fprintf(stderr, "trace2flame: %s\n", t2f_strerror(-ENOMEM));
+		return T2F_EXIT_INPUT;
+	}
+	serr = stat(o->output, &st) < 0 ? errno : 0;
+	if (serr || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "trace2flame: %s: %s\n", o->output,
+			serr ? strerror(serr) : "not a directory");
+		free(names);
+		return T2F_EXIT_IO;
+	}
+	for (int i = 0; i < o->n_inputs; i++) {
+		int j;
+
+		names[i] = t2f_each_output(o->output, o->inputs[i], o->format);
+		j = names[i] ? t2f_each_clash(names, i) : -1;
+		if (!names[i])
+			fprintf(stderr, "trace2flame: %s: %s\n", o->inputs[i], t2f_strerror(-ENOMEM));
+		else if (j >= 0)
+			fprintf(stderr, "trace2flame: %s: its output %s is also that of %s; skipped\n",
+				o->inputs[i], names[i], o->inputs[j]);
+		if (!names[i] || j >= 0 || t2f_convert(o, &o->inputs[i], 1, names[i]) != T2F_EXIT_OK)
+			failed++;
+	}
+	for (int i = 0; i < o->n_inputs; i++)
+		free(names[i]);
+	free(names);
+	if (failed)
+		fprintf(stderr, "trace2flame: %d of %d inputs failed\n", failed, o->n_inputs);
+	return failed ? T2F_EXIT_INPUT : T2F_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct t2f_cli_opts o;
+
+	if (t2f_cli_opts__parse(&o, argc, argv, stdout, stderr))
+		return T2F_EXIT_USAGE;
+	if (o.help || o.version)
+		return fflush(stdout) == 0 && !ferror(stdout) ? T2F_EXIT_OK : T2F_EXIT_IO;
+	if (o.each)
+		return t2f_run_each(&o);
+	return t2f_convert(&o, o.inputs, (size_t)o.n_inputs, o.output);
+}

@@ -1,0 +1,175 @@
+/* tools/outfile.c: temp file beside the target + rename (see outfile.h). */
+#include "tools/outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tools/cli_opts.h"
+
+struct t2f_outfile {
+	struct t2f_diag *diag;
+	struct t2f_out *out;
+	char *path;        /* the target; NULL for stdout */
+	char *tmp;         /* the temp file while it exists */
+	int fd;            /* -1 once closed */
+};
+
+/* "dir/name" → "dir/.name.XXXXXX"; -EISDIR when the path names a directory ("dir/"). */
+static int t2f_outfile_tmp_name(const char *path, char **out)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *base = path + dir_len;
+	size_t size;
+	char *tmp;
+
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return -EISDIR;
+	size = dir_len + strlen(base) + sizeof("..XXXXXX");
+	tmp = malloc(size);
+	if (!tmp)
+		return -ENOMEM;
+	snprintf(tmp, size, "%.*s.%s.XXXXXX", (int)dir_len, path, base);
+	*out = tmp;
+	return 0;
+}
+
+static mode_t t2f_umask(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m;
+}
+
+static int t2f_outfile_create(struct t2f_outfile *f)
+{
+	int err = t2f_outfile_tmp_name(f->path, &f->tmp);
+
+	if (err)
+		return t2f_diag__error(f->diag, err, f->path, 0, "cannot write here (%s)",
+				       t2f_strerror(err));
+	f->fd = mkstemp(f->tmp);
+	if (f->fd < 0) {
+		err = -errno;
+		free(f->tmp);
+		f->tmp = NULL;
+		return t2f_diag__error(f->diag, err, f->path, 0,
+				       "cannot create a temporary file beside it (%s)", t2f_strerror(err));
+	}
+	if (fchmod(f->fd, 0666 & ~t2f_umask()) < 0) {
+		err = -errno;
+		return t2f_diag__error(f->diag, err, f->path, 0, "cannot set the mode of %s (%s)",
+				       f->tmp, t2f_strerror(err));
+	}
+	return 0;
+}
+
+/* An existing target that is not a regular file (/dev/null, a FIFO) is opened and written in
+ * place: renaming over it would replace the device. A directory is refused. 1 when it was
+ * opened, 0 when the target is a regular file or absent, or -errno (recorded). */
+static int t2f_outfile_special(struct t2f_outfile *f)
+{
+	struct stat st;
+	int err;
+
+	if (stat(f->path, &st) < 0 || S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return t2f_diag__error(f->diag, -EISDIR, f->path, 0, "cannot write (%s)",
+				       t2f_strerror(-EISDIR));
+	f->fd = open(f->path, O_WRONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		err = -errno;
+		return t2f_diag__error(f->diag, err, f->path, 0, "cannot open (%s)",
+				       t2f_strerror(err));
+	}
+	return 1;
+}
+
+int t2f_outfile__open(const char *path, struct t2f_diag *d, struct t2f_outfile **out)
+{
+	struct t2f_outfile *f = calloc(1, sizeof(*f));
+	const char *name = t2f_cli_is_std(path) ? "<stdout>" : path;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!f)
+		goto done;
+	f->diag = d;
+	f->fd = STDOUT_FILENO;
+	if (!t2f_cli_is_std(path)) {
+		f->fd = -1;
+		f->path = strdup(path);
+		err = f->path ? t2f_outfile_special(f) : -ENOMEM;
+		if (err == 0)
+			err = t2f_outfile_create(f);
+		if (err < 0)
+			goto done;
+	}
+	err = t2f_out__new(f->fd, &f->out);
+done:
+	if (err == -ENOMEM)
+		t2f_diag__error(d, err, name, 0, "%s", t2f_strerror(err));
+	if (err) {
+		t2f_outfile__free(f);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+struct t2f_out *t2f_outfile__out(struct t2f_outfile *f)
+{
+	return f->out;
+}
+
+const char *t2f_outfile__name(const struct t2f_outfile *f)
+{
+	return f->path ? f->path : "<stdout>";
+}
+
+int t2f_outfile__commit(struct t2f_outfile *f)
+{
+	int err = t2f_out__finish(f->out);
+
+	if (err)
+		return t2f_diag__error(f->diag, err, t2f_outfile__name(f), 0, "cannot write (%s)",
+				       t2f_strerror(err));
+	if (!f->path)
+		return 0;
+	err = close(f->fd) < 0 ? -errno : 0;
+	f->fd = -1;
+	if (err)
+		return t2f_diag__error(f->diag, err, f->path, 0, "cannot write (%s)", t2f_strerror(err));
+	if (!f->tmp)
+		return 0; /* written in place (not a regular file) */
+	if (rename(f->tmp, f->path) < 0) {
+		err = -errno;
+		return t2f_diag__error(f->diag, err, f->path, 0, "cannot replace it with %s (%s)",
+				       f->tmp, t2f_strerror(err));
+	}
+	free(f->tmp);
+	f->tmp = NULL; /* renamed: nothing left to clean up */
+	return 0;
+}
+
+void t2f_outfile__free(struct t2f_outfile *f)
+{
+	if (!f)
+		return;
+	if (f->path && f->fd >= 0)
+		close(f->fd);
+	if (f->tmp)
+		unlink(f->tmp);
+	t2f_out__free(f->out);
+	free(f->tmp);
+	free(f->path);
+	free(f);
+}

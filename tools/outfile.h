@@ -1,0 +1,31 @@
+/* tools/outfile.h: the output of one conversion, written atomically.
+ *
+ * A named output is written to a temp file beside it (same directory, ".BASENAME.XXXXXX", mode
+ * 0666 & ~umask) and renamed over the target by __commit(); __free() without a successful
+ * __commit() unlinks the temp file, so a failed run never leaves a half-written or clobbered
+ * output. Standard output ("-" or NULL) and an existing target that is not a regular file
+ * (/dev/null, a FIFO) are written directly; an existing directory is refused (-EISDIR).
+ *
+ * Errors return -errno and record "OUTPUT: what happened (strerror)" in the diag.
+ * Ownership: the outfile copies the path and owns the fd and the t2f_out it hands out.
+ */
+#ifndef T2F_OUTFILE_H
+#define T2F_OUTFILE_H
+
+#include "formats/diag.h"
+#include "writers/out.h"
+
+struct t2f_outfile;
+
+/* Creates the temp file (or wraps stdout). diag must outlive the outfile. */
+int t2f_outfile__open(const char *path, struct t2f_diag *d, struct t2f_outfile **out);
+/* The sink writers write to; owned by f. */
+struct t2f_out *t2f_outfile__out(struct t2f_outfile *f);
+/* The name shown in messages: the target path, or "<stdout>". */
+const char *t2f_outfile__name(const struct t2f_outfile *f);
+/* Flushes, closes and renames the temp file over the target. 0 or -errno (recorded). */
+int t2f_outfile__commit(struct t2f_outfile *f);
+/* Unlinks an uncommitted temp file, frees everything. NULL is fine. */
+void t2f_outfile__free(struct t2f_outfile *f);
+
+#endif

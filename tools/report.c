@@ -1,0 +1,185 @@
+/* tools/report.c: event totals, event selection messages, --stats and the summary. */
+#include "tools/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define T2F_MB (1024.0 * 1024.0)
+
+int t2f_report__event_totals(const struct t2f_profile *p, struct t2f_event_total **out)
+{
+	uint32_t n = t2f_profile__event_count(p);
+	size_t cells = t2f_profile__cell_count(p);
+	struct t2f_event_total *t = calloc((size_t)n + 1, sizeof(*t));
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < cells; i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
+
+		if (c->event > n)
+			continue; /* not a valid id: nothing to add it to */
+		t[c->event].samples += c->samples;
+		t[c->event].weight += c->weight;
+		t[0].samples += c->samples;
+		t[0].weight += c->weight;
+	}
+	*out = t;
+	return 0;
+}
+
+static const char *t2f_event_name(const struct t2f_profile *p, t2f_event_id id)
+{
+	return t2f_profile__str(p, t2f_profile__event_at(p, id)->name, NULL);
+}
+
+static const char *t2f_unit_name(enum t2f_unit u)
+{
+	return u == T2F_UNIT_NANOSECONDS ? "ns" : "count";
+}
+
+/* "a (N samples), b (M samples)" for every event with samples except `skip`; the count listed. */
+static unsigned t2f_report_list(FILE *f, const struct t2f_profile *p,
+				const struct t2f_event_total *t, t2f_event_id skip)
+{
+	uint32_t n = t2f_profile__event_count(p);
+	unsigned listed = 0;
+
+	for (t2f_event_id e = 1; e <= n; e++) {
+		if (e == skip || !t[e].samples)
+			continue;
+		fprintf(f, "%s%s (%" PRIu64 " samples)", listed ? ", " : "", t2f_event_name(p, e),
+			t[e].samples);
+		listed++;
+	}
+	return listed;
+}
+
+int t2f_report__pick_event(FILE *f, const struct t2f_profile *p, const struct t2f_event_total *t,
+			   const char *name, t2f_event_id *out)
+{
+	uint32_t n = t2f_profile__event_count(p);
+
+	*out = 0;
+	if (name) {
+		*out = t2f_profile__find_event(p, name);
+		if (*out)
+			return 0;
+		fprintf(f, "trace2flame: no event '%s' in the input; ", name);
+		if (!t[0].samples) {
+			fputs("it has no samples\n", f);
+			return -ENOENT;
+		}
+		fputs("it has: ", f);
+		t2f_report_list(f, p, t, 0);
+		fputc('\n', f);
+		return -ENOENT;
+	}
+	for (t2f_event_id e = 1; e <= n; e++) {
+		if (t[e].samples) {
+			*out = e;
+			break;
+		}
+	}
+	return 0;
+}
+
+void t2f_report__other_events(FILE *f, const struct t2f_profile *p,
+			      const struct t2f_event_total *t, t2f_event_id written)
+{
+	if (!written || t[written].samples == t[0].samples)
+		return;
+	fprintf(f, "trace2flame: warning: writing only event '%s' (%" PRIu64 " samples); "
+		"the input also has: ", t2f_event_name(p, written), t[written].samples);
+	t2f_report_list(f, p, t, written);
+	fputs("; choose one with --event NAME\n", f);
+}
+
+static void t2f_report_inputs(FILE *f, const struct t2f_run_stats *s)
+{
+	for (size_t i = 0; i < s->n_inputs; i++) {
+		const struct t2f_input_stats *in = &s->inputs[i];
+
+		fprintf(f, "  input %s: %" PRIu64 " bytes", in->name, in->bytes);
+		if (in->text_bytes != in->bytes)
+			fprintf(f, " (%" PRIu64 " bytes of text)", in->text_bytes);
+		fprintf(f, ", %" PRIu64 " lines\n", in->lines);
+	}
+}
+
+/* read = kept + dropped, the drop reasons, and what event selection left out. */
+static void t2f_report_samples(FILE *f, const struct t2f_profile *p,
+			       const struct t2f_event_total *t, const struct t2f_run_stats *s)
+{
+	uint64_t read = t2f_profile__samples_read(p), dropped = 0;
+
+	for (int r = 0; r < T2F_DROP__COUNT; r++)
+		dropped += t2f_profile__samples_dropped(p, (enum t2f_drop_reason)r);
+	fprintf(f, "  samples: %" PRIu64 " read = %" PRIu64 " kept + %" PRIu64 " dropped", read,
+		t[0].samples, dropped);
+	if (read != t[0].samples + dropped)
+		fprintf(f, " (MISMATCH: %" PRId64 " unaccounted)",
+			(int64_t)(read - t[0].samples - dropped));
+	fputc('\n', f);
+	for (int r = 0; r < T2F_DROP__COUNT; r++)
+		fprintf(f, "    dropped (%s): %" PRIu64 "\n",
+			t2f_drop_reason_name((enum t2f_drop_reason)r),
+			t2f_profile__samples_dropped(p, (enum t2f_drop_reason)r));
+	fprintf(f, "    written: %" PRIu64 "\n", s->written ? t[s->written].samples : 0);
+	fprintf(f, "    not written (other events): %" PRIu64 "\n",
+		t[0].samples - (s->written ? t[s->written].samples : 0));
+}
+
+static void t2f_report_events(FILE *f, const struct t2f_profile *p,
+			      const struct t2f_event_total *t, t2f_event_id written)
+{
+	uint32_t n = t2f_profile__event_count(p);
+
+	for (t2f_event_id e = 1; e <= n; e++) {
+		const struct t2f_event *ev = t2f_profile__event_at(p, e);
+
+		fprintf(f, "  event %s%s: %" PRIu64 " samples, weight %" PRIu64 " %s\n",
+			t2f_event_name(p, e), e == written ? " (written)" : "", t[e].samples,
+			t[e].weight, ev->has_period ? t2f_unit_name(ev->unit) : "samples");
+	}
+}
+
+void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_total *t,
+		       const struct t2f_run_stats *s)
+{
+	uint64_t bytes = 0, text = 0;
+
+	for (size_t i = 0; i < s->n_inputs; i++) {
+		bytes += s->inputs[i].bytes;
+		text += s->inputs[i].text_bytes;
+	}
+	fputs("trace2flame: stats:\n", f);
+	t2f_report_inputs(f, s);
+	t2f_report_samples(f, p, t, s);
+	t2f_report_events(f, p, t, s->written);
+	fprintf(f, "  threads: %" PRIu32 "\n  unique stacks: %" PRIu32 "\n  frames: %" PRIu32
+		"\n  module maps: %" PRIu32 "\n  strings: %" PRIu32 "\n",
+		t2f_profile__thread_count(p), t2f_profile__node_count(p),
+		t2f_profile__frame_count(p), t2f_profile__module_map_count(p),
+		t2f_strtab__count(t2f_profile__strtab(p)));
+	fprintf(f, "  warnings: %" PRIu64 "\n", s->warnings);
+	fprintf(f, "  model memory: %.1f MB\n", (double)t2f_profile__bytes(p) / T2F_MB);
+	fprintf(f, "  output: %" PRIu64 " bytes\n", s->out_bytes);
+	fprintf(f, "  elapsed: %.3f s, %.1f MB/s (%.1f MB read, %.1f MB of text)\n", s->seconds,
+		s->seconds > 0 ? (double)text / T2F_MB / s->seconds : 0.0, (double)bytes / T2F_MB,
+		(double)text / T2F_MB);
+}
+
+void t2f_report__summary(FILE *f, const struct t2f_profile *p, const struct t2f_event_total *t,
+			 const struct t2f_run_stats *s, const char *output)
+{
+	fprintf(f, "trace2flame: wrote %s: %" PRIu64 " samples", output,
+		s->written ? t[s->written].samples : 0);
+	if (s->written)
+		fprintf(f, " of %s", t2f_event_name(p, s->written));
+	fprintf(f, ", %" PRIu32 " threads, %" PRIu64 " bytes in %.2f s\n",
+		t2f_profile__thread_count(p), s->out_bytes, s->seconds);
+}
