@@ -21,9 +21,6 @@
 #include "writers/collapsed.h"
 #include "writers/speedscope.h"
 
-/* With a progress bar, a chunk (a whole mmap'd file, maybe) is fed in pieces about this big. */
-#define T2F_FEED_PIECE (4u << 20)
-
 /* One conversion: some inputs → one profile → one output. */
 struct t2f_conv {
 	const struct t2f_cli_opts *opts;
@@ -54,36 +51,6 @@ static int t2f_exit_code(int err)
 	return T2F_EXIT_IO;
 }
 
-/* Feeds one chunk. With a bar, in pieces ending at line ends, moving the bar between them from
- * `from` to `to` (the input's consumed bytes before and after this chunk). */
-static int t2f_feed(struct t2f_perf_script *ps, const char *data, size_t len,
-		    struct t2f_progress *bar, uint64_t from, uint64_t to)
-{
-	size_t done = 0;
-
-	if (!bar)
-		return t2f_perf_script__feed(ps, data, len);
-	while (done < len) {
-		size_t n = len - done;
-		int err;
-
-		if (n > T2F_FEED_PIECE) {
-			const char *nl = memrchr(data + done, '\n', T2F_FEED_PIECE);
-
-			if (!nl)
-				nl = memchr(data + done + T2F_FEED_PIECE, '\n', n - T2F_FEED_PIECE);
-			if (nl)
-				n = (size_t)(nl - (data + done)) + 1;
-		}
-		err = t2f_perf_script__feed(ps, data + done, n);
-		if (err)
-			return err;
-		done += n;
-		t2f_progress__update(bar, from + (uint64_t)((double)(to - from) * done / len));
-	}
-	return 0;
-}
-
 /* Reads inputs[i] into the profile (thread input index i). */
 static int t2f_read_input(struct t2f_conv *c, size_t i)
 {
@@ -91,7 +58,6 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 	struct t2f_perf_script *ps = NULL;
 	struct t2f_progress *bar = NULL;
 	struct t2f_input *in = NULL;
-	uint64_t from = 0, to;
 	const char *data;
 	size_t len;
 	int err;
@@ -108,12 +74,12 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 		if (err)
 			goto done;
 	}
+	/* Chunks are at most 16 MiB: the bar moves after each. */
 	while ((err = t2f_input__next(in, &data, &len)) > 0) {
-		to = t2f_input__consumed(in);
-		err = t2f_feed(ps, data, len, bar, from, to);
+		err = t2f_perf_script__feed(ps, data, len);
 		if (err)
 			goto done;
-		from = to;
+		t2f_progress__update(bar, t2f_input__consumed(in));
 		st->text_bytes += len;
 	}
 	if (!err)
