@@ -1,0 +1,147 @@
+#!/bin/sh
+# Golden tests: every fixture input against its expected outputs, byte for byte.
+#
+# usage: sh tests/golden.sh TRACE2FLAME
+# env:   T2F_SOURCE_DIR  project root (set by ctest; default: this script's parent directory)
+#        T2F_BLESS=1     write/rewrite the expected files instead of comparing
+#        T2F_VALIDATORS  validator install dir (default ~/.cache/t2f-validators)
+#
+# Inputs: fixtures/perf-script/<case>.perf.txt (any *.txt except bad_*). Expected outputs:
+# fixtures/perf-script/expected/<case>[+opt+opt].folded|speedscope.json, no manifest: the file
+# name says what to run. Options after '+': pid tid all kernel jit addrs raw-names (--NAME),
+# samples (--weight samples), event=NAME (--event NAME). <case>.folded and
+# <case>.speedscope.json must exist for every input; to add a variant, create an empty
+# expected/<case>+opt.<ext> and run with T2F_BLESS=1.
+# Every output is also checked by ../shared/validators/check when the validators are installed.
+set -u
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 TRACE2FLAME" >&2
+	exit 2
+fi
+case $1 in
+/*) bin=$1 ;;
+*) bin=$(pwd)/$1 ;;
+esac
+src=${T2F_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+fx=$src/fixtures/perf-script
+exp=$fx/expected
+bless=${T2F_BLESS:-0}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t2f-golden.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+pass=0
+fail=0
+blessed=0
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL $*"
+}
+
+check=$src/../shared/validators/check
+vdir=${T2F_VALIDATORS:-$HOME/.cache/t2f-validators}
+if [ -x "$check" ] && [ -d "$vdir/node_modules" ] && command -v node >/dev/null 2>&1; then
+	validate=1
+else
+	validate=0
+	echo "golden: validators not installed ($check, $vdir/node_modules): skipping output validation"
+fi
+
+# convert INPUT OPTS FORMAT OUT: runs trace2flame from the fixtures directory with the input's
+# bare name, so names in the output never depend on where the tree is; with a time limit of
+# T2F_TEST_TIMEOUT seconds (default 60) so a hang fails instead of blocking ctest.
+limit=
+command -v timeout >/dev/null 2>&1 && limit="timeout ${T2F_TEST_TIMEOUT:-60}"
+convert() {
+	_in=$1 _opts=$2 _fmt=$3 _out=$4
+	set --
+	_ifs=$IFS
+	IFS=+
+	set -f
+	for _o in $_opts; do
+		case $_o in
+		'') ;;
+		pid | tid | all | kernel | jit | addrs | raw-names) set -- "$@" "--$_o" ;;
+		samples) set -- "$@" --weight samples ;;
+		event=?*) set -- "$@" --event "${_o#event=}" ;;
+		*)
+			IFS=$_ifs
+			set +f
+			echo "unknown option '$_o' in an expected file name" >"$tmp/err"
+			return 2
+			;;
+		esac
+	done
+	IFS=$_ifs
+	set +f
+	(cd "$fx" && $limit "$bin" -f "$_fmt" "$@" -o "$_out" "$_in") 2>"$tmp/err"
+}
+
+# The expected files to check: every existing one, plus the two every input must have.
+: >"$tmp/list"
+for f in "$exp"/*.folded "$exp"/*.speedscope.json; do
+	[ -e "$f" ] && basename "$f" >>"$tmp/list"
+done
+ninputs=0
+for f in "$fx"/*.txt; do
+	[ -e "$f" ] || continue
+	name=$(basename "$f")
+	case $name in bad_*) continue ;; esac
+	ninputs=$((ninputs + 1))
+	c=${name%.txt}
+	c=${c%.perf}
+	printf '%s\n%s\n' "$c.folded" "$c.speedscope.json" >>"$tmp/list"
+done
+if [ "$ninputs" -eq 0 ]; then
+	echo "golden: no input in $fx"
+	exit 1
+fi
+[ "$bless" = 1 ] && mkdir -p "$exp"
+
+for e in $(LC_ALL=C sort -u "$tmp/list"); do
+	case $e in
+	*.speedscope.json) stem=${e%.speedscope.json} fmt=speedscope kind=speedscope ;;
+	*.folded) stem=${e%.folded} fmt=collapsed kind=folded ;;
+	esac
+	c=${stem%%+*}
+	opts=${stem#"$c"}
+	if [ -f "$fx/$c.perf.txt" ]; then
+		in=$c.perf.txt
+	elif [ -f "$fx/$c.txt" ]; then
+		in=$c.txt
+	else
+		bad "$e: no input $c.perf.txt for this expected file"
+		continue
+	fi
+	out=$tmp/$e
+	if ! convert "$in" "$opts" "$fmt" "$out"; then
+		bad "$e: trace2flame failed on $in$(echo "$opts" | sed 's/+/ +/g'):"
+		sed 's/^/    /' "$tmp/err" | head -n 10
+		continue
+	fi
+	if [ "$bless" = 1 ]; then
+		if ! cmp -s "$out" "$exp/$e"; then
+			cp "$out" "$exp/$e" && echo "blessed $e"
+			blessed=$((blessed + 1))
+		fi
+	elif [ ! -f "$exp/$e" ]; then
+		bad "$e: expected file missing (run with T2F_BLESS=1 to create it)"
+		continue
+	elif ! cmp -s "$exp/$e" "$out"; then
+		bad "$e: output differs from expected/$e"
+		diff -u "$exp/$e" "$out" | head -n 20 | cut -c1-200 | sed 's/^/    /'
+		continue
+	fi
+	if [ "$validate" = 1 ] && ! "$check" "$kind" "$out" >"$tmp/check" 2>&1; then
+		bad "$e: rejected by the $kind validator:"
+		head -n 10 "$tmp/check" | sed 's/^/    /'
+		continue
+	fi
+	ok
+done
+
+[ "$bless" = 1 ] && echo "golden: $blessed expected files written"
+echo "golden: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
