@@ -11,7 +11,10 @@ mkdir "$d"
 
 # no_temp WHAT: nothing but the named outputs in $d
 no_temp() {
-	left=$(cd "$d" && ls -A | grep '^\.' || true)
+	left=
+	for f in "$d"/.*; do
+		case ${f##*/} in . | .. | '.*') ;; *) left="$left ${f##*/}" ;; esac
+	done
 	if [ -z "$left" ]; then ok; else bad "$1: temp file left behind: $left"; fi
 }
 
