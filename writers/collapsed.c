@@ -2,6 +2,8 @@
  * into one buffer, sorted bytewise, equal lines merged, then written. */
 #include "writers/collapsed.h"
 
+#include "formats/buf.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,8 +19,7 @@ struct folder {
 	const struct t2f_profile *p;
 	const struct t2f_collapsed_opts *o;
 	struct t2f_frame_names *names;
-	char *buf;             /* every line's text, back to back */
-	size_t len, cap;
+	struct t2f_buf text;   /* every line's text, back to back */
 	size_t *root_off;      /* per thread: its root frame text in buf */
 	struct line *lines;
 	size_t nlines;
@@ -26,66 +27,25 @@ struct folder {
 	size_t stack_cap;
 };
 
-static int buf_reserve(struct folder *f, size_t len)
-{
-	size_t cap = f->cap ? f->cap : 1 << 16;
-	char *nb;
-
-	if (len <= f->cap - f->len)
-		return 0;
-	while (cap - f->len < len)
-		cap *= 2;
-	nb = realloc(f->buf, cap);
-	if (!nb)
-		return -ENOMEM;
-	f->buf = nb;
-	f->cap = cap;
-	return 0;
-}
-
-static int buf_put(struct folder *f, const char *s, size_t len)
-{
-	int err = buf_reserve(f, len);
-
-	if (err)
-		return err;
-	memcpy(f->buf + f->len, s, len);
-	f->len += len;
-	return 0;
-}
-
-/* Appends the root text of thread t, which itself lives in buf (so reserve before copying). */
-static int put_thread_root(struct folder *f, t2f_thread_id t)
-{
-	size_t off = f->root_off[t], len = f->root_off[t + 1] - off;
-	int err = buf_reserve(f, len);
-
-	if (err)
-		return err;
-	memcpy(f->buf + f->len, f->buf + off, len);
-	f->len += len;
-	return 0;
-}
-
 /* "comm" with spaces as '_' (and ';'/control characters made safe), "-PID", "-PID/TID". */
 static int put_root(struct folder *f, const struct t2f_thread *t)
 {
-	size_t len, start = f->len;
+	size_t len, start = f->text.len;
 	const char *comm = t2f_profile__str(f->p, t->comm, &len);
 	char ids[48];
-	int n = 0, err = buf_put(f, comm, len);
+	int n = 0, err = t2f_buf__put(&f->text, comm, len);
 
 	if (err)
 		return err;
-	for (size_t i = start; i < f->len; i++) {
-		unsigned char c = (unsigned char)f->buf[i];
+	for (size_t i = start; i < f->text.len; i++) {
+		unsigned char c = (unsigned char)f->text.p[i];
 
 		if (c == ' ' || c < 0x20 || c == 0x7f)
-			f->buf[i] = '_';
+			f->text.p[i] = '_';
 		else if (c == ';')
-			f->buf[i] = ':';
+			f->text.p[i] = ':';
 	}
-	if (f->len == start && (err = buf_put(f, "[unknown]", 9)))
+	if (f->text.len == start && (err = t2f_buf__put(&f->text, "[unknown]", 9)))
 		return err;
 	if (f->o->pid || f->o->tid) {
 		if (t->pid == T2F_PID_UNKNOWN)
@@ -95,7 +55,7 @@ static int put_root(struct folder *f, const struct t2f_thread *t)
 		if (f->o->tid)
 			n += snprintf(ids + n, sizeof(ids) - (size_t)n, "/%" PRId64, t->tid);
 	}
-	return buf_put(f, ids, (size_t)n);
+	return t2f_buf__put(&f->text, ids, (size_t)n);
 }
 
 static int build_roots(struct folder *f)
@@ -111,7 +71,7 @@ static int build_roots(struct folder *f)
 		err = put_root(f, t2f_profile__thread_at(f->p, t));
 		if (err)
 			return err;
-		f->root_off[t + 1] = f->len;
+		f->root_off[t + 1] = f->text.len;
 	}
 	return 0;
 }
@@ -119,7 +79,7 @@ static int build_roots(struct folder *f)
 static int add_line(struct folder *f, const struct t2f_cell *c, size_t *lines_cap)
 {
 	uint32_t depth = t2f_profile__node_depth(f->p, c->node);
-	size_t start = f->len, n = 0;
+	size_t start = f->text.len, n = 0;
 	int err;
 
 	if (depth > f->stack_cap) {
@@ -131,14 +91,15 @@ static int add_line(struct folder *f, const struct t2f_cell *c, size_t *lines_ca
 	}
 	for (t2f_node_id nd = c->node; nd; nd = t2f_profile__node_parent(f->p, nd))
 		f->stack[n++] = t2f_profile__node_frame(f->p, nd);
-	err = put_thread_root(f, c->thread);
+	err = t2f_buf__put_self(&f->text, f->root_off[c->thread],
+				f->root_off[c->thread + 1] - f->root_off[c->thread]);
 	if (err)
 		return err;
 	while (n--) {
 		size_t len;
 		const char *name = t2f_frame_names__get(f->names, f->stack[n], &len);
 
-		err = buf_put(f, ";", 1) ?: buf_put(f, name, len);
+		err = t2f_buf__put(&f->text, ";", 1) ?: t2f_buf__put(&f->text, name, len);
 		if (err)
 			return err;
 	}
@@ -151,7 +112,7 @@ static int add_line(struct folder *f, const struct t2f_cell *c, size_t *lines_ca
 		f->lines = nl;
 		*lines_cap = cap;
 	}
-	f->lines[f->nlines++] = (struct line){ start, f->len - start,
+	f->lines[f->nlines++] = (struct line){ start, f->text.len - start,
 		f->o->weight_samples ? c->samples : c->weight };
 	return 0;
 }
@@ -175,9 +136,9 @@ static void write_lines(struct folder *f, struct t2f_out *out)
 		uint64_t w = 0;
 		size_t j = i;
 
-		while (j < f->nlines && cmp_lines(l, &f->lines[j], f->buf) == 0)
+		while (j < f->nlines && cmp_lines(l, &f->lines[j], f->text.p) == 0)
 			w += f->lines[j++].weight;
-		t2f_out__write(out, f->buf + l->off, l->len);
+		t2f_out__write(out, f->text.p + l->off, l->len);
 		t2f_out__putc(out, ' ');
 		t2f_out__u64(out, w);
 		t2f_out__putc(out, '\n');
@@ -205,11 +166,11 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 			err = add_line(&f, c, &lines_cap);
 	}
 	if (!err && f.nlines) { /* no lines: f.lines is NULL, which qsort_r must not get */
-		qsort_r(f.lines, f.nlines, sizeof(*f.lines), cmp_lines, f.buf);
+		qsort_r(f.lines, f.nlines, sizeof(*f.lines), cmp_lines, f.text.p);
 		write_lines(&f, out);
 	}
 	t2f_frame_names__free(f.names);
-	free(f.buf);
+	t2f_buf__free(&f.text);
 	free(f.root_off);
 	free(f.lines);
 	free(f.stack);

@@ -1,6 +1,8 @@
 /* writers/frame_name.c: display names, computed once per frame into one buffer. */
 #include "writers/frame_name.h"
 
+#include "formats/buf.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,31 +10,9 @@
 #include <string.h>
 
 struct t2f_frame_names {
-	char *buf;
-	size_t len, cap;
+	struct t2f_buf text;
 	size_t *off; /* off[id] .. off[id + 1] is frame id's name */
 };
-
-static int buf_put(struct t2f_frame_names *n, const char *s, size_t len)
-{
-	if (len == 0) /* n->buf may still be NULL: no memcpy to it */
-		return 0;
-	if (len > n->cap - n->len) {
-		size_t cap = n->cap ? n->cap : 4096;
-		char *nb;
-
-		while (cap - n->len < len)
-			cap *= 2;
-		nb = realloc(n->buf, cap);
-		if (!nb)
-			return -ENOMEM;
-		n->buf = nb;
-		n->cap = cap;
-	}
-	memcpy(n->buf + n->len, s, len);
-	n->len += len;
-	return 0;
-}
 
 static bool is_unknown(const char *s, size_t len)
 {
@@ -56,13 +36,13 @@ static int put_fallback(struct t2f_frame_names *n, const struct t2f_profile *p,
 		mlen -= (size_t)(slash + 1 - mod);
 		mod = slash + 1;
 	}
-	err = buf_put(n, "[", 1) ?: buf_put(n, mod, mlen);
+	err = t2f_buf__put(&n->text, "[", 1) ?: t2f_buf__put(&n->text, mod, mlen);
 	if (!err && addrs && f->has_addr) {
 		int len = snprintf(addr, sizeof(addr), " <%" PRIx64 ">", f->addr);
 
-		err = buf_put(n, addr, (size_t)len);
+		err = t2f_buf__put(&n->text, addr, (size_t)len);
 	}
-	return err ?: buf_put(n, "]", 1);
+	return err ?: t2f_buf__put(&n->text, "]", 1);
 }
 
 /* Length of name up to its argument list: the first '(' outside <>, [], {} that does not open
@@ -128,7 +108,7 @@ static const char *kind_suffix(const struct t2f_frame_name_opts *o, enum t2f_fra
 static int put_name(struct t2f_frame_names *n, const struct t2f_profile *p,
 		    const struct t2f_frame *f, const struct t2f_frame_name_opts *o)
 {
-	size_t len, start = n->len;
+	size_t len, start = n->text.len;
 	const char *s = t2f_profile__str(p, f->name, &len);
 	const char *suffix = o->collapsed ? kind_suffix(o, f->kind) : NULL;
 	int err;
@@ -138,14 +118,15 @@ static int put_name(struct t2f_frame_names *n, const struct t2f_profile *p,
 	} else {
 		if (o->collapsed && !o->raw_names)
 			len = cut_args(s, len);
-		err = buf_put(n, s, len);
+		err = t2f_buf__put(&n->text, s, len);
 	}
 	if (err)
 		return err;
-	if (n->len == start && o->collapsed)
-		err = buf_put(n, "[unknown]", 9); /* never an empty folded frame */
-	sanitize(n->buf + start, n->len - start, o->collapsed);
-	return err ?: (suffix ? buf_put(n, suffix, 4) : 0);
+	if (n->text.len == start && o->collapsed)
+		err = t2f_buf__put(&n->text, "[unknown]", 9); /* never an empty folded frame */
+	if (n->text.len > start)
+		sanitize(n->text.p + start, n->text.len - start, o->collapsed);
+	return err ?: (suffix ? t2f_buf__put(&n->text, suffix, 4) : 0);
 }
 
 int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_name_opts *o,
@@ -165,7 +146,7 @@ int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_nam
 		err = put_name(n, p, t2f_profile__frame_at(p, id), o);
 		if (err)
 			goto fail;
-		n->off[id + 1] = n->len;
+		n->off[id + 1] = n->text.len;
 	}
 	*out = n;
 	return 0;
@@ -178,7 +159,7 @@ void t2f_frame_names__free(struct t2f_frame_names *n)
 {
 	if (!n)
 		return;
-	free(n->buf);
+	t2f_buf__free(&n->text);
 	free(n->off);
 	free(n);
 }
@@ -186,5 +167,5 @@ void t2f_frame_names__free(struct t2f_frame_names *n)
 const char *t2f_frame_names__get(const struct t2f_frame_names *n, t2f_frame_id id, size_t *len)
 {
 	*len = n->off[id + 1] - n->off[id];
-	return n->buf ? n->buf + n->off[id] : "";
+	return n->text.p ? n->text.p + n->off[id] : "";
 }
