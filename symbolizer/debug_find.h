@@ -1,0 +1,72 @@
+/* symbolizer/debug_find.h: where a module's symbols are, verified by build-id or CRC.
+ *
+ * Candidates, in this order (DESIGN.md §5):
+ *  1. for each debug dir (default /usr/lib/debug): DIR/.build-id/ab/cdef....debug
+ *  2. the debuginfod client cache: $DEBUGINFOD_CACHE_PATH (default
+ *     ~/.cache/debuginfod_client)/<build-id>/debuginfo
+ *  3. .gnu_debuglink NAME: beside the binary, in its .debug/, and DIR/<binary's dir>/NAME under
+ *     each debug dir (the CRC must match)
+ *  4. each user symbol dir (--symbol-path, then T2F_SYMBOL_PATH, colon-separated): its build-id
+ *     tree (DIR/.build-id/ab/cdef....debug), the SSQP layout
+ *     (DIR/<file name>/elf-buildid-sym-<id>/_.debug, then .../elf-buildid-<id>/<file name>), and
+ *     DIR/<file name> (a directory of copied binaries)
+ *  5. the binary itself at its recorded path.
+ * A candidate that exists but whose build-id differs from the module's (or, for a debuglink
+ * candidate, whose CRC differs) is refused and recorded with both ids; the search goes on. A
+ * module without a build-id is refused unless unsafe_build_id_match (then the first candidate
+ * that has symbols is taken). Build-ids that are not lowercase/uppercase hex, and debuglink names
+ * with '/' or "..", are refused. A candidate without symbol tables is skipped ("no symbols").
+ *
+ * Ownership: results are owned by the caller (t2f_debug_result__free). Thread safe (no state).
+ */
+#ifndef T2F_DEBUG_FIND_H
+#define T2F_DEBUG_FIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/diag.h"
+#include "symbolizer/elf_module.h"
+
+struct t2f_debug_find_opts {
+	const char *const *debug_dirs;    /* NULL-terminated; NULL = { "/usr/lib/debug", NULL } */
+	const char *const *symbol_dirs;   /* NULL-terminated user dirs; may be NULL */
+	const char *debuginfod_cache;     /* NULL = $DEBUGINFOD_CACHE_PATH or the default */
+	bool unsafe_build_id_match;
+};
+
+enum t2f_refusal {
+	T2F_REFUSED_BUILD_ID = 1,  /* its build-id differs from the module's */
+	T2F_REFUSED_CRC,           /* debuglink CRC differs */
+	T2F_REFUSED_NO_BUILD_ID,   /* the module has no build-id to verify against */
+	T2F_REFUSED_NO_SYMBOLS,    /* verified, but it has no symbol table */
+	T2F_REFUSED_UNREADABLE,    /* exists but is not a readable ELF file */
+};
+
+struct t2f_debug_refused {
+	char *path;
+	enum t2f_refusal why;
+	char found_id[2 * T2F_BUILD_ID_MAX + 1];  /* hex; "" when none */
+};
+
+struct t2f_debug_result {
+	struct t2f_elf_module *module;    /* the chosen file, opened; NULL when none */
+	struct t2f_debug_refused *refused;
+	size_t n_refused;
+};
+
+/* Searches for binary_path's symbols. build_id: the id the trace recorded for the module (NULL
+ * when the trace had none: then the binary's own id, if the binary exists, is the reference).
+ * 0 (result filled, module possibly NULL) or -ENOMEM. */
+int t2f_debug_find(const struct t2f_debug_find_opts *o, const char *binary_path,
+		   const uint8_t *build_id, size_t build_id_len, struct t2f_diag *d,
+		   struct t2f_debug_result *out);
+void t2f_debug_result__free(struct t2f_debug_result *r); /* frees the module and the list */
+
+const char *t2f_refusal_name(enum t2f_refusal why);
+/* Parses hex into bytes; false for odd length, non-hex characters or more than max bytes. */
+bool t2f_build_id_parse(const char *hex, uint8_t *bytes, size_t max, size_t *len);
+void t2f_build_id_hex(const uint8_t *id, size_t len, char *out /* 2 * len + 1 */);
+
+#endif

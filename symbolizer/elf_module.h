@@ -1,0 +1,79 @@
+/* symbolizer/elf_module.h: one ELF file's symbol tables, notes and load segments (libelf).
+ *
+ * Opening reads the ELF header, the program headers (PT_LOAD), the GNU build-id note (PT_NOTE or
+ * SHT_NOTE; a note over 64 KiB is refused; alignment arithmetic is overflow-checked) and
+ * .gnu_debuglink (name + CRC32). Symbols are read on first use (__lookup or __each_symbol):
+ * - tables: .symtab, .dynsym, .SUNW_ldynsym (SHT 0x6ffffff3) and the .symtab inside the
+ *   .gnu_debugdata xz stream (MiniDebugInfo, decoded with liblzma); 32/64-bit, either byte order;
+ * - kept: FUNC and GNU_IFUNC, defined (not UNDEF/ABS/COMMON), value != 0;
+ * - lookup: one sorted array over all tables; a symbol with size covers [value, value + size);
+ *   a sizeless symbol matches only its exact address; several symbols at one address: prefer
+ *   non-zero size, then GLOBAL > WEAK > LOCAL, then fewer leading '_';
+ * - arch fix-ups for lookups (not for __each_symbol): EM_ARM clears the Thumb bit of FUNC values;
+ *   ppc64 ELFv1 FUNC values that point into .opd are replaced by the code address stored there.
+ * Names are raw (mangled) and decoded lazily: nothing is copied until a lookup hits.
+ *
+ * Errors: -errno (open/read), -T2F_E_ELF (not an ELF file, broken headers, offsets or counts
+ * outside the file), each with a message in the diag naming the file. A corrupt symbol table is
+ * an error for that table only (warned; the others still count).
+ *
+ * Ownership: the module owns every pointer it returns; valid until __free(). Not thread safe
+ * (one module per symbolizer thread, or external locking).
+ */
+#ifndef T2F_ELF_MODULE_H
+#define T2F_ELF_MODULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/diag.h"
+
+#define T2F_BUILD_ID_MAX 64 /* bytes; longer build-id notes are refused */
+
+struct t2f_elf_module;
+
+struct t2f_elf_load {       /* one PT_LOAD program header */
+	uint64_t p_offset, p_vaddr, p_filesz, p_memsz;
+	uint32_t p_flags;       /* PF_R | PF_W | PF_X */
+};
+
+struct t2f_elf_sym {
+	const char *name;       /* raw, NUL-terminated, owned by the module */
+	uint64_t value;         /* after arch fix-ups (lookups) or raw (__each_symbol) */
+	uint64_t size;
+	const char *table;      /* ".symtab", ".dynsym", ".SUNW_ldynsym", ".gnu_debugdata:.symtab" */
+	unsigned char bind;     /* STB_* */
+	unsigned char type;     /* STT_FUNC or STT_GNU_IFUNC */
+};
+
+int t2f_elf_module__open(const char *path, struct t2f_diag *d, struct t2f_elf_module **out);
+void t2f_elf_module__free(struct t2f_elf_module *m); /* NULL is fine */
+
+const char *t2f_elf_module__path(const struct t2f_elf_module *m);
+uint16_t t2f_elf_module__machine(const struct t2f_elf_module *m);   /* e_machine */
+uint16_t t2f_elf_module__type(const struct t2f_elf_module *m);      /* e_type: ET_EXEC, ET_DYN */
+/* The build-id bytes, or NULL (*len 0) when the file has none. */
+const uint8_t *t2f_elf_module__build_id(const struct t2f_elf_module *m, size_t *len);
+/* The .gnu_debuglink file name and CRC; false when absent or malformed (no NUL, name with '/'
+ * or "..": refused with a warning). */
+bool t2f_elf_module__debuglink(const struct t2f_elf_module *m, const char **name, uint32_t *crc);
+size_t t2f_elf_module__load_count(const struct t2f_elf_module *m);
+const struct t2f_elf_load *t2f_elf_module__load_at(const struct t2f_elf_module *m, size_t i);
+/* Whether any symbol table has kept symbols (reads the tables). */
+bool t2f_elf_module__has_symbols(struct t2f_elf_module *m);
+
+/* Every kept symbol of every table, raw values, tables in section order, symbols in table order,
+ * sizeless symbols included (the caller filters). cb returns 0 to go on, else that value is
+ * returned. 0 or a negative error. */
+typedef int (*t2f_elf_sym_cb)(void *ctx, const struct t2f_elf_sym *sym);
+int t2f_elf_module__each_symbol(struct t2f_elf_module *m, t2f_elf_sym_cb cb, void *ctx);
+
+/* The function containing elf_vaddr: 1 and *out on a hit, 0 on a miss, <0 on a fatal error
+ * (-ENOMEM, or reading the tables failed). */
+int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out);
+
+/* zlib CRC-32 of the whole file, as .gnu_debuglink stores it. 0 or -errno. */
+int t2f_elf_file_crc32(const char *path, uint32_t *crc);
+
+#endif

@@ -1,0 +1,84 @@
+/* symbolizer/symbolizer.h: absolute sample address → function name, with a reason on a miss.
+ *
+ * Modules come from module-load records (perf MMAP2, nettrace ProcessMapping). An address is
+ * turned into the module's ELF virtual address by the arithmetic of DESIGN.md §4, with every
+ * address named by its space:
+ *   file_off  = abs_ip - map_start + map_pgoff                  (perf MMAP/MMAP2)
+ *   elf_vaddr = file_off - seg.p_offset + seg.p_vaddr           (the PT_LOAD containing file_off)
+ * or, when the record carries the executable segment (p_vaddr, p_offset, page size: nettrace
+ * universal traces, PerfView's formula):
+ *   elf_vaddr = abs_ip - map_start + PAGE_DOWN(p_vaddr, page_size)
+ * Each module's file is found and verified through debug_find on first use, then cached (file
+ * descriptors are capped: libelf keeps none open after loading). Lookups are memoised per
+ * (module, elf_vaddr). Names are interned in the caller's strtab, demangled per opts.
+ *
+ * Ownership: the symbolizer borrows `names` and `diag` (they must outlive it). Not thread safe.
+ */
+#ifndef T2F_SYMBOLIZER_H
+#define T2F_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/diag.h"
+#include "formats/strtab.h"
+#include "symbolizer/debug_find.h"
+#include "symbolizer/demangle.h"
+
+typedef uint32_t t2f_sym_module_id;
+
+struct t2f_module_desc {        /* a module-load record; pointers are borrowed for the call only */
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_len;        /* 0 = unknown */
+	uint64_t map_start, map_end, map_pgoff;  /* the process's view (abs_ip space) */
+	bool has_segment;           /* the record gives the executable PT_LOAD: */
+	uint64_t p_vaddr, p_offset, page_size;
+};
+
+struct t2f_symbolizer_opts {
+	struct t2f_debug_find_opts find;
+	enum t2f_demangle_mode demangle;
+};
+
+enum t2f_miss {
+	T2F_HIT = 0,
+	T2F_MISS_UNMAPPED,          /* the address is in no module, or in no PT_LOAD of its module */
+	T2F_MISS_NO_FILE,           /* no candidate file was found */
+	T2F_MISS_BUILD_ID,          /* candidates found, every one refused (build-id/CRC mismatch) */
+	T2F_MISS_NO_SYMBOLS,        /* the file has no symbol table */
+	T2F_MISS_NOT_FOUND,         /* the address is outside every symbol */
+};
+
+struct t2f_sym {
+	t2f_str_id name;            /* demangled per opts; 0 on a miss */
+	uint64_t elf_vaddr;         /* the address in the ELF's own space (when mapped) */
+	uint64_t offset;            /* elf_vaddr - symbol start */
+	enum t2f_miss miss;
+};
+
+struct t2f_symbolizer;
+
+int t2f_symbolizer__new(const struct t2f_symbolizer_opts *opts, struct t2f_strtab *names,
+			struct t2f_diag *diag, struct t2f_symbolizer **out);
+void t2f_symbolizer__free(struct t2f_symbolizer *s); /* NULL is fine; never frees names */
+
+/* Registers a module (copied). 0 or -ENOMEM. */
+int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module_desc *m,
+			       t2f_sym_module_id *id);
+/* Resolves n absolute addresses of module `mod`. A miss is a result (out[i].miss), not an error;
+ * returns <0 only when fatal (-ENOMEM). */
+int t2f_symbolizer__resolve(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+			    const uint64_t *abs_ips, size_t n, struct t2f_sym *out);
+/* Resolves an address already in the module's ELF space (the `resolve` command, perf call-chain
+ * addresses of plain GNU ld objects). */
+int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+				  uint64_t elf_vaddr, struct t2f_sym *out);
+
+/* Per module: the file used (NULL if none), and the refused candidates, for --stats. */
+const struct t2f_debug_result *t2f_symbolizer__module_files(const struct t2f_symbolizer *s,
+							     t2f_sym_module_id mod);
+const char *t2f_miss_name(enum t2f_miss miss);
+
+#endif
