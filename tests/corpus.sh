@@ -11,18 +11,10 @@
 # thread's weight in the speedscope output, summed per comm, equals the folded weight under that
 # root frame. cpp_fp.perf.txt's folded output equals ref/cpp_fp.inferno-head.folded exactly, and
 # gzip and zstd copies of it convert to the same bytes as the plain file.
-set -u
-
-if [ $# -ne 1 ]; then
-	echo "usage: $0 TRACE2FLAME" >&2
-	exit 2
-fi
-case $1 in
-/*) bin=$1 ;;
-*) bin=$(pwd)/$1 ;;
-esac
-src=${T2F_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
-corpus=$src/../shared/corpus/perf-script
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+t2f_init .. 1 "$@"
+corpus=$SRC/../shared/corpus/perf-script
 ci=${CI:-}
 
 if [ ! -d "$corpus" ]; then
@@ -34,40 +26,17 @@ if [ ! -d "$corpus" ]; then
 	exit 0
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t2f-corpus.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $*"
-}
-
-check=$src/../shared/validators/check
-vdir=${T2F_VALIDATORS:-$HOME/.cache/t2f-validators}
-if [ -x "$check" ] && [ -d "$vdir/node_modules" ] && command -v node >/dev/null 2>&1; then
-	validate=1
-elif [ "$ci" = true ]; then
-	echo "corpus: validators not installed ($check, $vdir/node_modules), and CI=true requires them"
-	exit 1
-else
-	validate=0
-	echo "corpus: validators not installed ($check, $vdir/node_modules): skipping validation and weight sums"
-fi
+make_tmp
+find_validators "skipping validation and weight sums" "$ci"
 
 # run NAME DIR INPUT FORMAT OUT: one conversion, from DIR with the input's bare name, with a time
 # limit of T2F_TEST_TIMEOUT seconds (default 60) so a hang fails instead of blocking ctest
-limit=
-command -v timeout >/dev/null 2>&1 && limit="timeout ${T2F_TEST_TIMEOUT:-60}"
 run() {
-	(cd "$2" && $limit "$bin" -f "$4" -o "$5" "$3") 2>"$tmp/err"
+	(cd "$2" && t2f -f "$4" -o "$5" "$3") 2>"$TMP/err"
 	_rc=$?
 	[ "$_rc" -eq 0 ] && return 0
 	bad "$1: trace2flame -f $4 $3 exited $_rc:"
-	head -n 10 "$tmp/err" | sed 's/^/    /'
+	head -n 10 "$TMP/err" | sed 's/^/    /'
 	return 1
 }
 
@@ -99,31 +68,31 @@ for f in "$corpus"/*.perf.txt; do
 	n=$((n + 1))
 	name=$(basename "$f")
 	c=${name%.perf.txt}
-	folded=$tmp/$c.folded
-	ss=$tmp/$c.speedscope.json
+	folded=$TMP/$c.folded
+	ss=$TMP/$c.speedscope.json
 	run "$name" "$corpus" "$name" collapsed "$folded" && ok || folded=
 	run "$name" "$corpus" "$name" speedscope "$ss" && ok || ss=
-	if [ "$validate" = 1 ]; then
+	if [ "$VALIDATE" = 1 ]; then
 		if [ -n "$folded" ]; then
-			if "$check" folded "$folded" >"$tmp/check" 2>&1; then ok; else
+			if "$CHECK" folded "$folded" >"$TMP/check" 2>&1; then ok; else
 				bad "$name: folded output rejected by the validator:"
-				head -n 10 "$tmp/check" | sed 's/^/    /'
+				head -n 10 "$TMP/check" | sed 's/^/    /'
 			fi
 		fi
 		if [ -n "$ss" ]; then
-			if "$check" speedscope "$ss" >"$tmp/check" 2>&1; then ok; else
+			if "$CHECK" speedscope "$ss" >"$TMP/check" 2>&1; then ok; else
 				bad "$name: speedscope output rejected by the validator:"
-				head -n 10 "$tmp/check" | sed 's/^/    /'
+				head -n 10 "$TMP/check" | sed 's/^/    /'
 			fi
 		fi
 		if [ -n "$folded" ] && [ -n "$ss" ]; then
-			folded_roots "$folded" >"$tmp/roots.folded"
-			if ! speedscope_roots "$ss" >"$tmp/roots.ss" 2>"$tmp/err"; then
+			folded_roots "$folded" >"$TMP/roots.folded"
+			if ! speedscope_roots "$ss" >"$TMP/roots.ss" 2>"$TMP/err"; then
 				bad "$name: could not read the speedscope output:"
-				head -n 5 "$tmp/err" | sed 's/^/    /'
-			elif cmp -s "$tmp/roots.folded" "$tmp/roots.ss"; then ok; else
+				head -n 5 "$TMP/err" | sed 's/^/    /'
+			elif cmp -s "$TMP/roots.folded" "$TMP/roots.ss"; then ok; else
 				bad "$name: per-thread weights differ between folded (-) and speedscope (+):"
-				diff -u "$tmp/roots.folded" "$tmp/roots.ss" | tail -n +3 | head -n 20 | sed 's/^/    /'
+				diff -u "$TMP/roots.folded" "$TMP/roots.ss" | tail -n +3 | head -n 20 | sed 's/^/    /'
 			fi
 		fi
 	fi
@@ -134,29 +103,29 @@ fi
 
 # cpp_fp.perf.txt: the default collapsed rule is what inferno's current perf collapser writes.
 ref=$corpus/ref/cpp_fp.inferno-head.folded
-if [ -f "$corpus/cpp_fp.perf.txt" ] && [ -f "$ref" ] && [ -s "$tmp/cpp_fp.folded" ]; then
-	if cmp -s "$ref" "$tmp/cpp_fp.folded"; then ok; else
+if [ -f "$corpus/cpp_fp.perf.txt" ] && [ -f "$ref" ] && [ -s "$TMP/cpp_fp.folded" ]; then
+	if cmp -s "$ref" "$TMP/cpp_fp.folded"; then ok; else
 		bad "cpp_fp.perf.txt: folded output differs from ref/cpp_fp.inferno-head.folded:"
-		diff -u "$ref" "$tmp/cpp_fp.folded" | head -n 30 | cut -c1-200 | sed 's/^/    /'
+		diff -u "$ref" "$TMP/cpp_fp.folded" | head -n 30 | cut -c1-200 | sed 's/^/    /'
 	fi
 
 	# Compressed copies: the same bytes out. The folded check uses the real .gz/.zst names; the
 	# speedscope one gives the compressed copy the plain file's name (the content, not the name,
 	# tells the format), since the profile group's name is the input's name.
-	mkdir -p "$tmp/c" "$tmp/gz" "$tmp/zst"
-	gzip -c "$corpus/cpp_fp.perf.txt" >"$tmp/c/cpp_fp.perf.txt.gz"
-	zstd -q -c "$corpus/cpp_fp.perf.txt" >"$tmp/c/cpp_fp.perf.txt.zst"
-	cp "$tmp/c/cpp_fp.perf.txt.gz" "$tmp/gz/cpp_fp.perf.txt"
-	cp "$tmp/c/cpp_fp.perf.txt.zst" "$tmp/zst/cpp_fp.perf.txt"
+	mkdir -p "$TMP/c" "$TMP/gz" "$TMP/zst"
+	gzip -c "$corpus/cpp_fp.perf.txt" >"$TMP/c/cpp_fp.perf.txt.gz"
+	zstd -q -c "$corpus/cpp_fp.perf.txt" >"$TMP/c/cpp_fp.perf.txt.zst"
+	cp "$TMP/c/cpp_fp.perf.txt.gz" "$TMP/gz/cpp_fp.perf.txt"
+	cp "$TMP/c/cpp_fp.perf.txt.zst" "$TMP/zst/cpp_fp.perf.txt"
 	for z in gz zst; do
-		if run "cpp_fp.perf.txt.$z" "$tmp/c" "cpp_fp.perf.txt.$z" collapsed "$tmp/$z.folded"; then
-			if cmp -s "$tmp/cpp_fp.folded" "$tmp/$z.folded"; then ok; else
+		if run "cpp_fp.perf.txt.$z" "$TMP/c" "cpp_fp.perf.txt.$z" collapsed "$TMP/$z.folded"; then
+			if cmp -s "$TMP/cpp_fp.folded" "$TMP/$z.folded"; then ok; else
 				bad "cpp_fp.perf.txt.$z: folded output differs from the plain file's"
 			fi
 		fi
-		if [ -s "$tmp/cpp_fp.speedscope.json" ] &&
-			run "cpp_fp.perf.txt ($z)" "$tmp/$z" cpp_fp.perf.txt speedscope "$tmp/$z.speedscope.json"; then
-			if cmp -s "$tmp/cpp_fp.speedscope.json" "$tmp/$z.speedscope.json"; then ok; else
+		if [ -s "$TMP/cpp_fp.speedscope.json" ] &&
+			run "cpp_fp.perf.txt ($z)" "$TMP/$z" cpp_fp.perf.txt speedscope "$TMP/$z.speedscope.json"; then
+			if cmp -s "$TMP/cpp_fp.speedscope.json" "$TMP/$z.speedscope.json"; then ok; else
 				bad "cpp_fp.perf.txt ($z): speedscope output differs from the plain file's"
 			fi
 		fi
@@ -165,5 +134,4 @@ else
 	bad "cpp_fp.perf.txt, its conversion or ref/cpp_fp.inferno-head.folded is missing"
 fi
 
-echo "corpus: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -13,47 +13,19 @@
 # <case>.speedscope.json must exist for every input; to add a variant, create an empty
 # expected/<case>+opt.<ext> and run with T2F_BLESS=1.
 # Every output is also checked by ../shared/validators/check when the validators are installed.
-set -u
-
-if [ $# -ne 1 ]; then
-	echo "usage: $0 TRACE2FLAME" >&2
-	exit 2
-fi
-case $1 in
-/*) bin=$1 ;;
-*) bin=$(pwd)/$1 ;;
-esac
-src=${T2F_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
-fx=$src/fixtures/perf-script
-exp=$fx/expected
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+t2f_init .. 1 "$@"
+exp=$FX/expected
 bless=${T2F_BLESS:-0}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/t2f-golden.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
+make_tmp
 
-pass=0
-fail=0
 blessed=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $*"
-}
-
-check=$src/../shared/validators/check
-vdir=${T2F_VALIDATORS:-$HOME/.cache/t2f-validators}
-if [ -x "$check" ] && [ -d "$vdir/node_modules" ] && command -v node >/dev/null 2>&1; then
-	validate=1
-else
-	validate=0
-	echo "golden: validators not installed ($check, $vdir/node_modules): skipping output validation"
-fi
+find_validators "skipping output validation"
 
 # convert INPUT OPTS FORMAT OUT: runs trace2flame from the fixtures directory with the input's
 # bare name, so names in the output never depend on where the tree is; with a time limit of
 # T2F_TEST_TIMEOUT seconds (default 60) so a hang fails instead of blocking ctest.
-limit=
-command -v timeout >/dev/null 2>&1 && limit="timeout ${T2F_TEST_TIMEOUT:-60}"
 convert() {
 	_in=$1 _opts=$2 _fmt=$3 _out=$4
 	set --
@@ -69,56 +41,56 @@ convert() {
 		*)
 			IFS=$_ifs
 			set +f
-			echo "unknown option '$_o' in an expected file name" >"$tmp/err"
+			echo "unknown option '$_o' in an expected file name" >"$TMP/err"
 			return 2
 			;;
 		esac
 	done
 	IFS=$_ifs
 	set +f
-	(cd "$fx" && $limit "$bin" -f "$_fmt" "$@" -o "$_out" "$_in") 2>"$tmp/err"
+	(cd "$FX" && t2f -f "$_fmt" "$@" -o "$_out" "$_in") 2>"$TMP/err"
 }
 
 # The expected files to check: every existing one, plus the two every input must have.
-: >"$tmp/list"
+: >"$TMP/list"
 for f in "$exp"/*.folded "$exp"/*.speedscope.json; do
-	[ -e "$f" ] && basename "$f" >>"$tmp/list"
+	[ -e "$f" ] && basename "$f" >>"$TMP/list"
 done
 ninputs=0
-for f in "$fx"/*.txt; do
+for f in "$FX"/*.txt; do
 	[ -e "$f" ] || continue
 	name=$(basename "$f")
 	case $name in bad_*) continue ;; esac
 	ninputs=$((ninputs + 1))
 	c=${name%.txt}
 	c=${c%.perf}
-	printf '%s\n%s\n' "$c.folded" "$c.speedscope.json" >>"$tmp/list"
+	printf '%s\n%s\n' "$c.folded" "$c.speedscope.json" >>"$TMP/list"
 done
 if [ "$ninputs" -eq 0 ]; then
-	echo "golden: no input in $fx"
+	echo "golden: no input in $FX"
 	exit 1
 fi
 [ "$bless" = 1 ] && mkdir -p "$exp"
 
-for e in $(LC_ALL=C sort -u "$tmp/list"); do
+for e in $(LC_ALL=C sort -u "$TMP/list"); do
 	case $e in
 	*.speedscope.json) stem=${e%.speedscope.json} fmt=speedscope kind=speedscope ;;
 	*.folded) stem=${e%.folded} fmt=collapsed kind=folded ;;
 	esac
 	c=${stem%%+*}
 	opts=${stem#"$c"}
-	if [ -f "$fx/$c.perf.txt" ]; then
+	if [ -f "$FX/$c.perf.txt" ]; then
 		in=$c.perf.txt
-	elif [ -f "$fx/$c.txt" ]; then
+	elif [ -f "$FX/$c.txt" ]; then
 		in=$c.txt
 	else
 		bad "$e: no input $c.perf.txt for this expected file"
 		continue
 	fi
-	out=$tmp/$e
+	out=$TMP/$e
 	if ! convert "$in" "$opts" "$fmt" "$out"; then
 		bad "$e: trace2flame failed on $in$(echo "$opts" | sed 's/+/ +/g'):"
-		sed 's/^/    /' "$tmp/err" | head -n 10
+		sed 's/^/    /' "$TMP/err" | head -n 10
 		continue
 	fi
 	if [ "$bless" = 1 ]; then
@@ -134,14 +106,13 @@ for e in $(LC_ALL=C sort -u "$tmp/list"); do
 		diff -u "$exp/$e" "$out" | head -n 20 | cut -c1-200 | sed 's/^/    /'
 		continue
 	fi
-	if [ "$validate" = 1 ] && ! "$check" "$kind" "$out" >"$tmp/check" 2>&1; then
+	if [ "$VALIDATE" = 1 ] && ! "$CHECK" "$kind" "$out" >"$TMP/check" 2>&1; then
 		bad "$e: rejected by the $kind validator:"
-		head -n 10 "$tmp/check" | sed 's/^/    /'
+		head -n 10 "$TMP/check" | sed 's/^/    /'
 		continue
 	fi
 	ok
 done
 
 [ "$bless" = 1 ] && echo "golden: $blessed expected files written"
-echo "golden: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
