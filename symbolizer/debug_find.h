@@ -7,15 +7,25 @@
  *  3. .gnu_debuglink NAME: beside the binary, in its .debug/, and DIR/<binary's dir>/NAME under
  *     each debug dir (the CRC must match)
  *  4. each user symbol dir (--symbol-path, then T2F_SYMBOL_PATH, colon-separated): its build-id
- *     tree (DIR/.build-id/ab/cdef....debug), the SSQP layout
- *     (DIR/<file name>/elf-buildid-sym-<id>/_.debug, then .../elf-buildid-<id>/<file name>), and
- *     DIR/<file name> (a directory of copied binaries)
+ *     tree (DIR/.build-id/ab/cdef....debug), the SSQP layout of the dotnet symstore key
+ *     conventions (DIR/_.debug/elf-buildid-sym-<id>/_.debug, then
+ *     DIR/<file name>/elf-buildid-<id>/<file name>; <id> is lowercase hex padded with zero bytes
+ *     to 20 bytes as the convention says, and also tried unpadded as PerfView writes it; the file
+ *     name as recorded, then lowercased), and DIR/<file name> (a directory of copied binaries)
  *  5. the binary itself at its recorded path.
+ * A candidate that does not exist is not a refusal: it is skipped (counted in n_missing).
  * A candidate that exists but whose build-id differs from the module's (or, for a debuglink
  * candidate, whose CRC differs) is refused and recorded with both ids; the search goes on. A
  * module without a build-id is refused unless unsafe_build_id_match (then the first candidate
- * that has symbols is taken). Build-ids that are not lowercase/uppercase hex, and debuglink names
- * with '/' or "..", are refused. A candidate without symbol tables is skipped ("no symbols").
+ * that has symbols is taken; the build-id keyed places are skipped). With unsafe_build_id_match
+ * a mismatching candidate (build-id or CRC) that has symbols is taken only when no verified one
+ * is found: the first such, with a warning; the others stay in the refused list. Build-ids
+ * that are not lowercase/uppercase hex, and debuglink names with '/' or "..", are refused
+ * (elf_module warns about such a debuglink; a file name of "." or ".." is not used either). A
+ * candidate without symbol tables is refused as "no symbols" and the search goes on. The
+ * reference build-id and every candidate's are compared as bytes (length included).
+ * "$HOME" is $HOME, else the password database entry. Paths are bounded by PATH_MAX: a longer
+ * candidate is skipped.
  *
  * Ownership: results are owned by the caller (t2f_debug_result__free). Thread safe (no state).
  */
@@ -54,6 +64,8 @@ struct t2f_debug_result {
 	struct t2f_elf_module *module;    /* the chosen file, opened; NULL when none */
 	struct t2f_debug_refused *refused;
 	size_t n_refused;
+	size_t n_missing;                 /* candidate paths that did not exist */
+	char expected_id[2 * T2F_BUILD_ID_MAX + 1];  /* the reference build-id, hex; "" when none */
 };
 
 /* Searches for binary_path's symbols. build_id: the id the trace recorded for the module (NULL
@@ -68,5 +80,10 @@ const char *t2f_refusal_name(enum t2f_refusal why);
 /* Parses hex into bytes; false for odd length, non-hex characters or more than max bytes. */
 bool t2f_build_id_parse(const char *hex, uint8_t *bytes, size_t max, size_t *len);
 void t2f_build_id_hex(const uint8_t *id, size_t len, char *out /* 2 * len + 1 */);
+
+/* Splits a colon-separated directory list (T2F_SYMBOL_PATH) into a NULL-terminated array;
+ * empty components are skipped. *dirs is one allocation (the strings live inside it): free(*dirs).
+ * env NULL gives an empty list. Returns the number of directories, or -ENOMEM. */
+int t2f_symbol_path_split(const char *env, char ***dirs);
 
 #endif

@@ -8,11 +8,15 @@
  * or, when the record carries the executable segment (p_vaddr, p_offset, page size: nettrace
  * universal traces, PerfView's formula):
  *   elf_vaddr = abs_ip - map_start + PAGE_DOWN(p_vaddr, page_size)
+ * seg is taken from the binary's own PT_LOAD table: a separate debug file keeps p_vaddr/p_memsz
+ * but not p_offset/p_filesz (measured, see module_map.h); with only a debug file, the mapping is
+ * matched to an executable segment instead.
  * Each module's file is found and verified through debug_find on first use, then cached (file
  * descriptors are capped: libelf keeps none open after loading). Lookups are memoised per
  * (module, elf_vaddr). Names are interned in the caller's strtab, demangled per opts.
  *
- * Ownership: the symbolizer borrows `names` and `diag` (they must outlive it). Not thread safe.
+ * Ownership: the symbolizer borrows `names` and `diag` (they must outlive it); opts (and the
+ * directory lists in them) are copied. Not thread safe.
  */
 #ifndef T2F_SYMBOLIZER_H
 #define T2F_SYMBOLIZER_H
@@ -46,7 +50,8 @@ enum t2f_miss {
 	T2F_HIT = 0,
 	T2F_MISS_UNMAPPED,          /* the address is in no module, or in no PT_LOAD of its module */
 	T2F_MISS_NO_FILE,           /* no candidate file was found */
-	T2F_MISS_BUILD_ID,          /* candidates found, every one refused (build-id/CRC mismatch) */
+	T2F_MISS_BUILD_ID,          /* candidates found, every one refused (build-id/CRC mismatch),
+				     * or no build-id to verify against (debug_find.h) */
 	T2F_MISS_NO_SYMBOLS,        /* the file has no symbol table */
 	T2F_MISS_NOT_FOUND,         /* the address is outside every symbol */
 };
@@ -64,11 +69,13 @@ int t2f_symbolizer__new(const struct t2f_symbolizer_opts *opts, struct t2f_strta
 			struct t2f_diag *diag, struct t2f_symbolizer **out);
 void t2f_symbolizer__free(struct t2f_symbolizer *s); /* NULL is fine; never frees names */
 
-/* Registers a module (copied). 0 or -ENOMEM. */
+/* Registers a module (copied). Ids are dense from 0 in registration order. Records with the same
+ * path and build-id (one library mapped by many processes) share one file search, one symbol
+ * table and one memo. 0 or -ENOMEM. */
 int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module_desc *m,
 			       t2f_sym_module_id *id);
 /* Resolves n absolute addresses of module `mod`. A miss is a result (out[i].miss), not an error;
- * returns <0 only when fatal (-ENOMEM). */
+ * returns <0 only when fatal (-ENOMEM), or -EINVAL for an unknown module id. */
 int t2f_symbolizer__resolve(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			    const uint64_t *abs_ips, size_t n, struct t2f_sym *out);
 /* Resolves an address already in the module's ELF space (the `resolve` command, perf call-chain
@@ -76,7 +83,8 @@ int t2f_symbolizer__resolve(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 				  uint64_t elf_vaddr, struct t2f_sym *out);
 
-/* Per module: the file used (NULL if none), and the refused candidates, for --stats. */
+/* Per module: the file used (NULL if none), and the refused candidates, for --stats. Empty
+ * until the module's file was searched (its first resolve); NULL for an unknown id. */
 const struct t2f_debug_result *t2f_symbolizer__module_files(const struct t2f_symbolizer *s,
 							     t2f_sym_module_id mod);
 const char *t2f_miss_name(enum t2f_miss miss);

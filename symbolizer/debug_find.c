@@ -1,0 +1,601 @@
+/* symbolizer/debug_find.c: the candidate places of debug_find.h, tried in order; each existing
+ * candidate is opened, verified (build-id, CRC for debuglinks, symbols) and taken or refused.
+ * Paths are built in PATH_MAX buffers on the stack; the only allocations are the opened modules
+ * and the refused list (one entry per existing candidate, a few dozen at most). */
+#include "symbolizer/debug_find.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SSQP_ID_BYTES 20 /* SSQP keys pad shorter build-ids with zero bytes to 20 */
+
+static const char *const t2f_default_debug_dirs[] = { "/usr/lib/debug", NULL };
+
+/* A candidate that failed verification but may still be used with --unsafe-build-id-match. */
+struct fallback {
+	struct t2f_elf_module *module;
+	char *path;
+	enum t2f_refusal why;
+	char found_id[2 * T2F_BUILD_ID_MAX + 1];
+};
+
+struct finder {
+	const struct t2f_debug_find_opts *o;
+	struct t2f_diag *d;
+	const char *binary_path;
+	struct t2f_elf_module *binary;   /* the binary at its recorded path, when it opened */
+	int binary_err;                  /* why it did not open (0: it did, or it does not exist) */
+	struct stat binary_st;
+	bool binary_exists;
+	uint8_t ref_id[T2F_BUILD_ID_MAX];
+	size_t ref_len;                  /* 0: no reference build-id */
+	char ref_hex[2 * T2F_BUILD_ID_MAX + 1];
+	struct fallback fb;              /* unsafe mode only */
+	struct t2f_debug_result *out;
+};
+
+const char *t2f_refusal_name(enum t2f_refusal why)
+{
+	switch (why) {
+	case T2F_REFUSED_BUILD_ID: return "build-id mismatch";
+	case T2F_REFUSED_CRC: return "debuglink CRC mismatch";
+	case T2F_REFUSED_NO_BUILD_ID: return "no build-id to verify against";
+	case T2F_REFUSED_NO_SYMBOLS: return "no symbols";
+	case T2F_REFUSED_UNREADABLE: return "not a readable ELF file";
+	}
+	return "refused";
+}
+
+static int hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool t2f_build_id_parse(const char *hex, uint8_t *bytes, size_t max, size_t *len)
+{
+	size_t n = strlen(hex);
+
+	if (n == 0 || n % 2 || n / 2 > max)
+		return false;
+	for (size_t i = 0; i < n / 2; i++) {
+		int hi = hex_digit((unsigned char)hex[2 * i]);
+		int lo = hex_digit((unsigned char)hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return false;
+		bytes[i] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = n / 2;
+	return true;
+}
+
+void t2f_build_id_hex(const uint8_t *id, size_t len, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = digits[id[i] >> 4];
+		out[2 * i + 1] = digits[id[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+int t2f_symbol_path_split(const char *env, char ***dirs)
+{
+	size_t len = env ? strlen(env) : 0, slots = 1, n = 0;
+	char **v, *copy;
+
+	for (size_t i = 0; i < len; i++)
+		slots += env[i] == ':';
+	if (slots > (SIZE_MAX - len - 1) / sizeof(char *) - 1)
+		return -ENOMEM;
+	v = malloc((slots + 1) * sizeof(char *) + len + 1);
+	if (!v)
+		return -ENOMEM;
+	copy = (char *)(v + slots + 1);
+	if (len)
+		memcpy(copy, env, len);
+	copy[len] = '\0';
+	for (char *p = copy;;) {
+		char *end = strchr(p, ':');
+
+		if (end)
+			*end = '\0';
+		if (*p)
+			v[n++] = p;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	v[n] = NULL;
+	*dirs = v;
+	return (int)n;
+}
+
+/* snprintf into a PATH_MAX buffer; false when it does not fit. */
+__attribute__((format(printf, 2, 3)))
+static bool path_fmt(char *buf, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, PATH_MAX, fmt, ap);
+	va_end(ap);
+	return n >= 0 && n < PATH_MAX;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* A recorded file name usable as one path component. */
+static bool name_usable(const char *name)
+{
+	return *name && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && !strchr(name, '/');
+}
+
+static const char *home_dir(void)
+{
+	const char *home = getenv("HOME");
+	struct passwd *pw;
+
+	if (home && *home)
+		return home;
+	pw = getpwuid(getuid());
+	return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
+}
+
+/* The debuginfod client cache: option, $DEBUGINFOD_CACHE_PATH, $XDG_CACHE_HOME/debuginfod_client,
+ * ~/.cache/debuginfod_client (elfutils' order, without its legacy ~/.debuginfod_client_cache). */
+static bool debuginfod_cache(const struct t2f_debug_find_opts *o, char *buf)
+{
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH"), *home;
+
+	if (o->debuginfod_cache)
+		return path_fmt(buf, "%s", o->debuginfod_cache);
+	if (env && *env)
+		return path_fmt(buf, "%s", env);
+	env = getenv("XDG_CACHE_HOME");
+	if (env && *env)
+		return path_fmt(buf, "%s/debuginfod_client", env);
+	home = home_dir();
+	return home && path_fmt(buf, "%s/.cache/debuginfod_client", home);
+}
+
+static bool refused_already(const struct t2f_debug_result *r, const char *path)
+{
+	for (size_t i = 0; i < r->n_refused; i++)
+		if (strcmp(r->refused[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static int refuse(struct finder *f, const char *path, enum t2f_refusal why, const char *found_hex)
+{
+	struct t2f_debug_result *r = f->out;
+	struct t2f_debug_refused *v, *e;
+
+	v = realloc(r->refused, (r->n_refused + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->refused = v;
+	e = &v[r->n_refused];
+	e->path = strdup(path);
+	if (!e->path)
+		return -ENOMEM;
+	e->why = why;
+	snprintf(e->found_id, sizeof(e->found_id), "%s", found_hex);
+	r->n_refused++;
+	return 0;
+}
+
+static void module_hex(const struct t2f_elf_module *m, char *hex)
+{
+	size_t len = 0;
+	const uint8_t *id = t2f_elf_module__build_id(m, &len);
+
+	if (!id || len > T2F_BUILD_ID_MAX)
+		len = 0;
+	t2f_build_id_hex(id, len, hex);
+}
+
+static bool id_matches(const struct finder *f, const struct t2f_elf_module *m)
+{
+	size_t len = 0;
+	const uint8_t *id = t2f_elf_module__build_id(m, &len);
+
+	if (!f->ref_len)
+		return true; /* unsafe mode without a reference: nothing to compare */
+	return id && len == f->ref_len && memcmp(id, f->ref_id, len) == 0;
+}
+
+/* Keeps m as the unsafe fallback (the first mismatch with symbols), or refuses it. Takes m. */
+static int mismatch(struct finder *f, struct t2f_elf_module *m, const char *path,
+		    enum t2f_refusal why)
+{
+	char hex[2 * T2F_BUILD_ID_MAX + 1];
+
+	module_hex(m, hex);
+	if (f->o->unsafe_build_id_match && !f->fb.module && t2f_elf_module__has_symbols(m)) {
+		f->fb.path = strdup(path);
+		if (!f->fb.path) {
+			t2f_elf_module__free(m);
+			return -ENOMEM;
+		}
+		f->fb.module = m;
+		f->fb.why = why;
+		memcpy(f->fb.found_id, hex, sizeof(hex));
+		return 0;
+	}
+	t2f_elf_module__free(m);
+	return refuse(f, path, why, hex);
+}
+
+/* A debuglink candidate's CRC: 1 matches, 0 differs, <0 unreadable. */
+static int crc_matches(const char *path, uint32_t want)
+{
+	uint32_t crc;
+	int err = t2f_elf_file_crc32(path, &crc);
+
+	return err ? err : crc == want;
+}
+
+/* Verifies the opened candidate m (taken): 1 = chosen, 0 = refused (search goes on), <0 fatal. */
+static int verify(struct finder *f, struct t2f_elf_module *m, const char *path,
+		  const uint32_t *crc)
+{
+	char hex[2 * T2F_BUILD_ID_MAX + 1];
+	int ok;
+
+	if (!id_matches(f, m))
+		return mismatch(f, m, path, T2F_REFUSED_BUILD_ID);
+	if (crc) {
+		ok = crc_matches(path, *crc);
+		if (ok == -ENOMEM) {
+			t2f_elf_module__free(m);
+			return ok;
+		}
+		if (ok <= 0)
+			return mismatch(f, m, path, T2F_REFUSED_CRC);
+	}
+	if (!t2f_elf_module__has_symbols(m)) {
+		module_hex(m, hex);
+		t2f_elf_module__free(m);
+		return refuse(f, path, T2F_REFUSED_NO_SYMBOLS, hex);
+	}
+	f->out->module = m;
+	return 1;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* Tries one candidate path: 1 = chosen, 0 = go on, <0 fatal. crc: required debuglink CRC. */
+static int try_path(struct finder *f, const char *path, const uint32_t *crc)
+{
+	struct t2f_elf_module *m = NULL;
+	struct stat st;
+	int err;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		f->out->n_missing++;
+		return 0;
+	}
+	if (f->binary_exists && same_file(&st, &f->binary_st))
+		return 0; /* the binary is step 5, never a debug file of itself */
+	if (refused_already(f->out, path) || (f->fb.path && strcmp(f->fb.path, path) == 0))
+		return 0;
+	err = t2f_elf_module__open(path, f->d, &m);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		return refuse(f, path, T2F_REFUSED_UNREADABLE, "");
+	return verify(f, m, path, crc);
+}
+
+/* DIR/.build-id/ab/cdef....debug */
+static int try_build_id_tree(struct finder *f, const char *dir)
+{
+	char path[PATH_MAX];
+
+	if (f->ref_len < 2)
+		return 0;
+	if (!path_fmt(path, "%s/.build-id/%.2s/%s.debug", dir, f->ref_hex, f->ref_hex + 2))
+		return 0;
+	return try_path(f, path, NULL);
+}
+
+static int step_debug_dirs(struct finder *f)
+{
+	const char *const *dirs = f->o->debug_dirs ? f->o->debug_dirs : t2f_default_debug_dirs;
+	int r = 0;
+
+	for (size_t i = 0; dirs[i] && !r; i++)
+		r = try_build_id_tree(f, dirs[i]);
+	return r;
+}
+
+static int step_debuginfod(struct finder *f)
+{
+	char cache[PATH_MAX], path[PATH_MAX];
+
+	if (!f->ref_len || !debuginfod_cache(f->o, cache))
+		return 0;
+	if (!path_fmt(path, "%s/%s/debuginfo", cache, f->ref_hex))
+		return 0;
+	return try_path(f, path, NULL);
+}
+
+/* The binary's directory: the recorded one, and its canonical form for DIR/<dir>/NAME. */
+static bool binary_dir(const char *binary_path, char *dir)
+{
+	const char *base = base_name(binary_path);
+	size_t len = (size_t)(base - binary_path);
+
+	if (len == 0)
+		return path_fmt(dir, ".");
+	if (len >= PATH_MAX)
+		return false;
+	memcpy(dir, binary_path, len);
+	dir[len > 1 ? len - 1 : len] = '\0'; /* drop the trailing '/' unless it is the root */
+	return true;
+}
+
+static int debuglink_under_debug_dirs(struct finder *f, const char *dir, const char *name,
+				      uint32_t crc)
+{
+	const char *const *dirs = f->o->debug_dirs ? f->o->debug_dirs : t2f_default_debug_dirs;
+	char canon[PATH_MAX], path[PATH_MAX];
+	int r = 0;
+
+	if (!realpath(dir, canon))
+		return 0;
+	for (size_t i = 0; dirs[i] && !r; i++)
+		if (path_fmt(path, "%s%s/%s", dirs[i], canon, name))
+			r = try_path(f, path, &crc);
+	return r;
+}
+
+static int step_debuglink(struct finder *f)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	const char *name;
+	uint32_t crc;
+	int r = 0;
+
+	if (!f->binary || !t2f_elf_module__debuglink(f->binary, &name, &crc))
+		return 0;
+	if (!name_usable(name) || strstr(name, "..")) {
+		if (f->d)
+			t2f_diag__warn(f->d, f->binary_path, 0, "untrusted .gnu_debuglink name refused");
+		return 0;
+	}
+	if (!binary_dir(f->binary_path, dir))
+		return 0;
+	if (path_fmt(path, "%s/%s", dir, name))
+		r = try_path(f, path, &crc);
+	if (!r && path_fmt(path, "%s/.debug/%s", dir, name))
+		r = try_path(f, path, &crc);
+	if (!r)
+		r = debuglink_under_debug_dirs(f, dir, name, crc);
+	return r;
+}
+
+/* The id as an SSQP key: lowercase hex, padded with zero bytes to 20 bytes. */
+static void ssqp_id(const struct finder *f, char *hex)
+{
+	uint8_t padded[T2F_BUILD_ID_MAX] = { 0 };
+	size_t len = f->ref_len < SSQP_ID_BYTES ? SSQP_ID_BYTES : f->ref_len;
+
+	memcpy(padded, f->ref_id, f->ref_len);
+	t2f_build_id_hex(padded, len, hex);
+}
+
+static void lowercase(char *dst, const char *src, size_t cap)
+{
+	size_t i = 0;
+
+	for (; src[i] && i + 1 < cap; i++)
+		dst[i] = (char)tolower((unsigned char)src[i]);
+	dst[i] = '\0';
+}
+
+/* DIR/_.debug/elf-buildid-sym-<id>/_.debug and DIR/<name>/elf-buildid-<id>/<name>, for the
+ * padded id (the convention) and the unpadded one (PerfView), name as recorded and lowercased. */
+static int try_ssqp(struct finder *f, const char *dir, const char *name)
+{
+	char ids[2][2 * T2F_BUILD_ID_MAX + 1], names[2][NAME_MAX + 1], path[PATH_MAX];
+	size_t n_ids = 1, n_names = 1;
+	int r = 0;
+
+	ssqp_id(f, ids[0]);
+	if (strcmp(ids[0], f->ref_hex) != 0)
+		memcpy(ids[n_ids++], f->ref_hex, sizeof(ids[0]));
+	for (size_t i = 0; i < n_ids && !r; i++)
+		if (path_fmt(path, "%s/_.debug/elf-buildid-sym-%s/_.debug", dir, ids[i]))
+			r = try_path(f, path, NULL);
+	if (r || !name || strlen(name) > NAME_MAX)
+		return r;
+	snprintf(names[0], sizeof(names[0]), "%s", name);
+	lowercase(names[1], name, sizeof(names[1]));
+	if (strcmp(names[0], names[1]) != 0)
+		n_names = 2;
+	for (size_t i = 0; i < n_ids && !r; i++)
+		for (size_t j = 0; j < n_names && !r; j++)
+			if (path_fmt(path, "%s/%s/elf-buildid-%s/%s", dir, names[j], ids[i], names[j]))
+				r = try_path(f, path, NULL);
+	return r;
+}
+
+static int try_symbol_dir(struct finder *f, const char *dir)
+{
+	const char *name = base_name(f->binary_path);
+	char path[PATH_MAX];
+	int r;
+
+	if (!name_usable(name))
+		name = NULL;
+	r = try_build_id_tree(f, dir);
+	if (!r && f->ref_len)
+		r = try_ssqp(f, dir, name);
+	if (!r && name && path_fmt(path, "%s/%s", dir, name))
+		r = try_path(f, path, NULL);
+	return r;
+}
+
+static int step_symbol_dirs(struct finder *f)
+{
+	const char *const *dirs = f->o->symbol_dirs;
+	int r = 0;
+
+	for (size_t i = 0; dirs && dirs[i] && !r; i++)
+		r = try_symbol_dir(f, dirs[i]);
+	return r;
+}
+
+static int step_binary(struct finder *f)
+{
+	struct t2f_elf_module *m = f->binary;
+
+	if (!f->binary_exists)
+		return 0;
+	if (!m)
+		return f->binary_err == -ENOMEM ? -ENOMEM
+						: refuse(f, f->binary_path, T2F_REFUSED_UNREADABLE, "");
+	f->binary = NULL;
+	return verify(f, m, f->binary_path, NULL);
+}
+
+/* Opens the binary at its recorded path, if there is one there. 0 or -ENOMEM. */
+static int open_binary(struct finder *f)
+{
+	if (stat(f->binary_path, &f->binary_st) != 0 || !S_ISREG(f->binary_st.st_mode))
+		return 0;
+	f->binary_exists = true;
+	f->binary_err = t2f_elf_module__open(f->binary_path, f->d, &f->binary);
+	if (f->binary_err)
+		f->binary = NULL;
+	return f->binary_err == -ENOMEM ? -ENOMEM : 0;
+}
+
+/* The trace's build-id, else the binary's own. */
+static void set_reference(struct finder *f, const uint8_t *build_id, size_t len)
+{
+	if ((!build_id || !len) && f->binary)
+		build_id = t2f_elf_module__build_id(f->binary, &len);
+	if (!build_id || len > T2F_BUILD_ID_MAX)
+		len = 0;
+	if (len)
+		memcpy(f->ref_id, build_id, len);
+	f->ref_len = len;
+	t2f_build_id_hex(f->ref_id, len, f->ref_hex);
+	memcpy(f->out->expected_id, f->ref_hex, sizeof(f->ref_hex));
+}
+
+/* Uses or refuses the unsafe fallback once the search is over. 0 or -ENOMEM. */
+static int settle_fallback(struct finder *f)
+{
+	struct fallback *fb = &f->fb;
+	int err = 0;
+
+	if (!fb->module)
+		return 0;
+	if (!f->out->module) {
+		if (f->d)
+			t2f_diag__warn(f->d, fb->path, 0, "%s accepted (--unsafe-build-id-match)",
+				       t2f_refusal_name(fb->why));
+		f->out->module = fb->module;
+	} else {
+		t2f_elf_module__free(fb->module);
+		err = refuse(f, fb->path, fb->why, fb->found_id);
+	}
+	fb->module = NULL;
+	free(fb->path);
+	fb->path = NULL;
+	return err;
+}
+
+/* No reference build-id and no override: nothing is searched. The binary is refused, as
+ * unreadable first when it is there but not an ELF file. */
+static int refuse_unverifiable(struct finder *f)
+{
+	int err = 0;
+
+	if (f->binary_exists && !f->binary)
+		err = refuse(f, f->binary_path, T2F_REFUSED_UNREADABLE, "");
+	return err ? err : refuse(f, f->binary_path, T2F_REFUSED_NO_BUILD_ID, "");
+}
+
+static int search(struct finder *f)
+{
+	int (*const steps[])(struct finder *) = {
+		step_debug_dirs, step_debuginfod, step_debuglink, step_symbol_dirs, step_binary,
+	};
+	int r = 0;
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && !r; i++)
+		r = steps[i](f);
+	return r < 0 ? r : 0;
+}
+
+int t2f_debug_find(const struct t2f_debug_find_opts *o, const char *binary_path,
+		   const uint8_t *build_id, size_t build_id_len, struct t2f_diag *d,
+		   struct t2f_debug_result *out)
+{
+	static const struct t2f_debug_find_opts defaults;
+	struct finder f = { .o = o ? o : &defaults, .d = d, .binary_path = binary_path, .out = out };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = open_binary(&f);
+	if (err)
+		goto out;
+	set_reference(&f, build_id, build_id_len);
+	if (!f.ref_len && !f.o->unsafe_build_id_match) {
+		err = refuse_unverifiable(&f);
+		goto out;
+	}
+	err = search(&f);
+	if (!err)
+		err = settle_fallback(&f);
+out:
+	t2f_elf_module__free(f.binary);
+	t2f_elf_module__free(f.fb.module);
+	free(f.fb.path);
+	if (err)
+		t2f_debug_result__free(out);
+	return err;
+}
+
+void t2f_debug_result__free(struct t2f_debug_result *r)
+{
+	if (!r)
+		return;
+	t2f_elf_module__free(r->module);
+	for (size_t i = 0; i < r->n_refused; i++)
+		free(r->refused[i].path);
+	free(r->refused);
+	r->module = NULL;
+	r->refused = NULL;
+	r->n_refused = 0;
+}

@@ -1,0 +1,571 @@
+/* symbolizer/symbolizer.c: modules (one per load record) point at files (one per path +
+ * build-id, shared by every process that mapped them). A file is searched with debug_find on
+ * its first resolve and keeps the result and the PT_LOAD table used for file_off → elf_vaddr.
+ * Results are memoised per (file, elf_vaddr): per (module, elf_vaddr), with the processes'
+ * copies of one module sharing it. Demangled names are cached per raw name pointer (owned by the
+ * file's elf_module, stable until the symbolizer is freed). Once warm, a resolve allocates
+ * nothing. */
+#include "symbolizer/symbolizer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "formats/hashmap.h"
+#include "symbolizer/module_map.h"
+
+struct sym_file {
+	char *path;
+	uint8_t build_id[T2F_BUILD_ID_MAX];
+	size_t build_id_len;
+	bool searched;                 /* debug_find ran */
+	enum t2f_miss file_miss;       /* T2F_HIT when files.module has symbols */
+	struct t2f_debug_result files;
+	struct t2f_elf_load *loads;    /* owned copy; table.loads points here */
+	struct t2f_load_table table;
+};
+
+struct sym_module {
+	uint32_t file;                 /* index in files */
+	struct t2f_map_view view;
+};
+
+struct memo_ent {                  /* index 0 unused: hashmap value 0 means absent */
+	uint64_t elf_vaddr;
+	uint64_t offset;
+	uint32_t file;
+	t2f_str_id name;
+	enum t2f_miss miss;
+};
+
+struct name_ent {                  /* index 0 unused */
+	const char *raw;
+	t2f_str_id id;
+};
+
+enum { OWN_DEBUG_DIRS, OWN_SYMBOL_DIRS, OWN_CACHE, OWN_N };
+
+struct t2f_symbolizer {
+	struct t2f_debug_find_opts find;  /* its strings point into own[] */
+	char **own[OWN_N];
+	enum t2f_demangle_mode demangle;
+	struct t2f_strtab *names;
+	struct t2f_diag *diag;
+	struct sym_file *files;
+	uint32_t n_files, cap_files;
+	struct t2f_hashmap *file_index;
+	struct sym_module *mods;
+	uint32_t n_mods, cap_mods;
+	struct memo_ent *memo;
+	uint32_t n_memo, cap_memo;
+	struct t2f_hashmap *memo_index;
+	struct name_ent *name_cache;
+	uint32_t n_names, cap_names;
+	struct t2f_hashmap *name_index;
+};
+
+const char *t2f_miss_name(enum t2f_miss miss)
+{
+	switch (miss) {
+	case T2F_HIT: return "hit";
+	case T2F_MISS_UNMAPPED: return "unmapped";
+	case T2F_MISS_NO_FILE: return "no file";
+	case T2F_MISS_BUILD_ID: return "build-id mismatch";
+	case T2F_MISS_NO_SYMBOLS: return "no symbols";
+	case T2F_MISS_NOT_FOUND: return "not found";
+	}
+	return "unknown";
+}
+
+/* Grows *v (elements of size sz) to hold n + 1; 0 or -ENOMEM. */
+static int grow(void **v, uint32_t *cap, uint32_t n, size_t sz)
+{
+	uint32_t ncap;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	if (n >= UINT32_MAX / 2)
+		return -ENOMEM;
+	ncap = *cap ? *cap * 2 : 16;
+	nv = realloc(*v, (size_t)ncap * sz);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+/* A NULL-terminated copy of a NULL-terminated string array, in one allocation. */
+static int strv_copy(const char *const *src, char ***out)
+{
+	size_t n = 0, bytes = 0;
+	char **v, *p;
+
+	*out = NULL;
+	if (!src)
+		return 0;
+	for (; src[n]; n++)
+		bytes += strlen(src[n]) + 1;
+	v = malloc((n + 1) * sizeof(char *) + bytes);
+	if (!v)
+		return -ENOMEM;
+	p = (char *)(v + n + 1);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(src[i]) + 1;
+
+		v[i] = memcpy(p, src[i], len);
+		p += len;
+	}
+	v[n] = NULL;
+	*out = v;
+	return 0;
+}
+
+/* Copies the options, so the caller's arrays need not outlive the symbolizer. */
+static int copy_opts(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts *o)
+{
+	const char *cache[] = { o->find.debuginfod_cache, NULL };
+
+	s->find = o->find;
+	s->demangle = o->demangle;
+	if (strv_copy(o->find.debug_dirs, &s->own[OWN_DEBUG_DIRS]) ||
+	    strv_copy(o->find.symbol_dirs, &s->own[OWN_SYMBOL_DIRS]) ||
+	    (cache[0] && strv_copy(cache, &s->own[OWN_CACHE])))
+		return -ENOMEM;
+	s->find.debug_dirs = (const char *const *)s->own[OWN_DEBUG_DIRS];
+	s->find.symbol_dirs = (const char *const *)s->own[OWN_SYMBOL_DIRS];
+	s->find.debuginfod_cache = s->own[OWN_CACHE] ? s->own[OWN_CACHE][0] : NULL;
+	return 0;
+}
+
+int t2f_symbolizer__new(const struct t2f_symbolizer_opts *opts, struct t2f_strtab *names,
+			struct t2f_diag *diag, struct t2f_symbolizer **out)
+{
+	static const struct t2f_symbolizer_opts defaults;
+	struct t2f_symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->names = names;
+	s->diag = diag;
+	s->n_memo = s->n_names = 1; /* index 0 stays unused */
+	if (copy_opts(s, opts ? opts : &defaults) || t2f_hashmap__new(64, &s->file_index) ||
+	    t2f_hashmap__new(1024, &s->memo_index) || t2f_hashmap__new(1024, &s->name_index) ||
+	    grow((void **)&s->memo, &s->cap_memo, 0, sizeof(*s->memo)) ||
+	    grow((void **)&s->name_cache, &s->cap_names, 0, sizeof(*s->name_cache))) {
+		t2f_symbolizer__free(s);
+		return -ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+void t2f_symbolizer__free(struct t2f_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->n_files; i++) {
+		free(s->files[i].path);
+		free(s->files[i].loads);
+		t2f_debug_result__free(&s->files[i].files);
+	}
+	for (int i = 0; i < OWN_N; i++)
+		free(s->own[i]);
+	free(s->files);
+	free(s->mods);
+	free(s->memo);
+	free(s->name_cache);
+	t2f_hashmap__free(s->file_index);
+	t2f_hashmap__free(s->memo_index);
+	t2f_hashmap__free(s->name_index);
+	free(s);
+}
+
+/* ---- files: one per (path, build-id) ---- */
+
+struct file_key {
+	const struct t2f_symbolizer *s;
+	const char *path;
+	const uint8_t *build_id;
+	size_t build_id_len;
+};
+
+static uint64_t file_hash(const struct file_key *k)
+{
+	return t2f_hash_bytes(k->path, strlen(k->path)) ^
+	       t2f_hash_u64(t2f_hash_bytes(k->build_id, k->build_id_len) + k->build_id_len);
+}
+
+static bool file_eq(const void *ctx, uint32_t value)
+{
+	const struct file_key *k = ctx;
+	const struct sym_file *f = &k->s->files[value - 1];
+
+	return f->build_id_len == k->build_id_len && strcmp(f->path, k->path) == 0 &&
+	       (!k->build_id_len || memcmp(f->build_id, k->build_id, k->build_id_len) == 0);
+}
+
+/* The file for (path, build-id), created on first sight. 0 or -ENOMEM. */
+static int file_of(struct t2f_symbolizer *s, const struct t2f_module_desc *m, uint32_t *idx)
+{
+	size_t id_len = m->build_id && m->build_id_len <= T2F_BUILD_ID_MAX ? m->build_id_len : 0;
+	struct file_key k = { s, m->path ? m->path : "", m->build_id, id_len };
+	uint64_t h = file_hash(&k);
+	uint32_t v = t2f_hashmap__find(s->file_index, h, file_eq, &k);
+	struct sym_file *f;
+
+	if (v) {
+		*idx = v - 1;
+		return 0;
+	}
+	if (grow((void **)&s->files, &s->cap_files, s->n_files, sizeof(*s->files)))
+		return -ENOMEM;
+	f = &s->files[s->n_files];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(k.path);
+	if (!f->path || t2f_hashmap__insert(s->file_index, h, s->n_files + 1)) {
+		free(f->path);
+		return -ENOMEM;
+	}
+	if (id_len)
+		memcpy(f->build_id, m->build_id, id_len);
+	f->build_id_len = id_len;
+	*idx = s->n_files++;
+	return 0;
+}
+
+int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module_desc *m,
+			       t2f_sym_module_id *id)
+{
+	struct sym_module *mod;
+	uint32_t file;
+	int err;
+
+	err = grow((void **)&s->mods, &s->cap_mods, s->n_mods, sizeof(*s->mods));
+	if (!err)
+		err = file_of(s, m, &file);
+	if (err)
+		return err;
+	mod = &s->mods[s->n_mods];
+	mod->file = file;
+	mod->view = (struct t2f_map_view){
+		.map_start = m->map_start, .map_end = m->map_end, .map_pgoff = m->map_pgoff,
+		.has_segment = m->has_segment, .p_vaddr = m->p_vaddr, .p_offset = m->p_offset,
+		.page_size = m->page_size,
+	};
+	*id = s->n_mods++;
+	return 0;
+}
+
+/* The miss of a file none of whose candidates was taken. */
+static enum t2f_miss miss_of_refusals(const struct t2f_debug_result *r)
+{
+	bool no_syms = false;
+
+	for (size_t i = 0; i < r->n_refused; i++) {
+		switch (r->refused[i].why) {
+		case T2F_REFUSED_BUILD_ID:
+		case T2F_REFUSED_CRC:
+		case T2F_REFUSED_NO_BUILD_ID:
+			return T2F_MISS_BUILD_ID;
+		case T2F_REFUSED_NO_SYMBOLS:
+			no_syms = true;
+			break;
+		case T2F_REFUSED_UNREADABLE:
+			break;
+		}
+	}
+	return no_syms ? T2F_MISS_NO_SYMBOLS : T2F_MISS_NO_FILE;
+}
+
+static bool same_build_id(const struct t2f_elf_module *a, const struct t2f_elf_module *b)
+{
+	size_t la = 0, lb = 0;
+	const uint8_t *ia = t2f_elf_module__build_id(a, &la);
+	const uint8_t *ib = t2f_elf_module__build_id(b, &lb);
+
+	if (!ia || !ib || !la || !lb)
+		return true; /* nothing says they differ (unsafe mode) */
+	return la == lb && memcmp(ia, ib, la) == 0;
+}
+
+/* The binary at the recorded path, when it is the same build as the found file: its PT_LOAD
+ * table has the real p_offset values (a separate debug file's do not, see module_map.h).
+ * NULL when absent or different; -ENOMEM in *err. */
+static struct t2f_elf_module *matching_binary(struct t2f_symbolizer *s, const struct sym_file *f,
+					      int *err)
+{
+	struct t2f_elf_module *bin = NULL;
+	struct stat st;
+
+	*err = 0;
+	if (stat(f->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	*err = t2f_elf_module__open(f->path, s->diag, &bin);
+	if (*err) {
+		*err = *err == -ENOMEM ? -ENOMEM : 0;
+		return NULL;
+	}
+	if (!same_build_id(bin, f->files.module)) {
+		t2f_elf_module__free(bin);
+		return NULL;
+	}
+	return bin;
+}
+
+static int copy_loads(struct sym_file *f, const struct t2f_elf_module *from)
+{
+	size_t n = t2f_elf_module__load_count(from);
+
+	f->loads = calloc(n ? n : 1, sizeof(*f->loads));
+	if (!f->loads)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		f->loads[i] = *t2f_elf_module__load_at(from, i);
+	f->table.loads = f->loads;
+	f->table.n = n;
+	f->table.offsets_trusted = t2f_loads_offsets_trusted(f->loads, n);
+	return 0;
+}
+
+/* The PT_LOAD table for file_off → elf_vaddr: the found file's when it is the binary, else the
+ * binary's at the recorded path when it is the same build, else the found file's (a debug file:
+ * only p_vaddr/p_memsz usable, offsets_trusted false; a full copy of the binary: all usable). */
+static int load_table(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	const struct t2f_elf_module *found = f->files.module;
+	struct t2f_elf_module *bin = NULL;
+	int err = 0;
+
+	if (strcmp(t2f_elf_module__path(found), f->path) != 0)
+		bin = matching_binary(s, f, &err);
+	if (err)
+		return err;
+	err = copy_loads(f, bin ? bin : found);
+	t2f_elf_module__free(bin);
+	return err;
+}
+
+/* Runs debug_find on the file's first use. 0 or -ENOMEM. */
+static int file_search(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	int err;
+
+	if (f->searched)
+		return 0;
+	f->searched = true;
+	f->file_miss = T2F_MISS_NO_FILE;
+	err = t2f_debug_find(&s->find, f->path, f->build_id_len ? f->build_id : NULL,
+			     f->build_id_len, s->diag, &f->files);
+	if (err)
+		return err;
+	if (!f->files.module) {
+		f->file_miss = miss_of_refusals(&f->files);
+		return 0;
+	}
+	err = load_table(s, f);
+	if (!err)
+		f->file_miss = T2F_HIT;
+	return err;
+}
+
+/* ---- names: demangled once per raw name pointer, interned in the caller's strtab ---- */
+
+struct name_key {
+	const struct t2f_symbolizer *s;
+	const char *raw;
+};
+
+static bool name_eq(const void *ctx, uint32_t value)
+{
+	const struct name_key *k = ctx;
+
+	return k->s->name_cache[value].raw == k->raw;
+}
+
+static int intern_name(struct t2f_symbolizer *s, const char *raw, t2f_str_id *id)
+{
+	char *dm = t2f_demangle(raw, s->demangle);
+	const char *name = dm ? dm : raw;
+	int err = t2f_strtab__intern(s->names, name, strlen(name), id);
+
+	free(dm);
+	return err;
+}
+
+static int name_of(struct t2f_symbolizer *s, const char *raw, t2f_str_id *id)
+{
+	struct name_key k = { s, raw };
+	uint64_t h = t2f_hash_u64((uint64_t)(uintptr_t)raw);
+	uint32_t v = t2f_hashmap__find(s->name_index, h, name_eq, &k);
+	int err;
+
+	if (v) {
+		*id = s->name_cache[v].id;
+		return 0;
+	}
+	err = intern_name(s, raw, id);
+	if (err)
+		return err;
+	if (grow((void **)&s->name_cache, &s->cap_names, s->n_names, sizeof(*s->name_cache)))
+		return 0; /* not cached: the next hit demangles again */
+	if (t2f_hashmap__insert(s->name_index, h, s->n_names))
+		return 0;
+	s->name_cache[s->n_names++] = (struct name_ent){ raw, *id };
+	return 0;
+}
+
+/* ---- memo per (file, elf_vaddr) ---- */
+
+struct memo_key {
+	const struct t2f_symbolizer *s;
+	uint32_t file;
+	uint64_t elf_vaddr;
+};
+
+static uint64_t memo_hash(uint32_t file, uint64_t elf_vaddr)
+{
+	return t2f_hash_u64(elf_vaddr ^ ((uint64_t)file << 48 | (uint64_t)file));
+}
+
+static bool memo_eq(const void *ctx, uint32_t value)
+{
+	const struct memo_key *k = ctx;
+	const struct memo_ent *e = &k->s->memo[value];
+
+	return e->file == k->file && e->elf_vaddr == k->elf_vaddr;
+}
+
+static void memo_put(struct t2f_symbolizer *s, uint64_t h, const struct memo_ent *e)
+{
+	if (grow((void **)&s->memo, &s->cap_memo, s->n_memo, sizeof(*s->memo)))
+		return; /* out of memory for the memo only: the result stands, uncached */
+	if (t2f_hashmap__insert(s->memo_index, h, s->n_memo))
+		return;
+	s->memo[s->n_memo++] = *e;
+}
+
+static void sym_from_memo(const struct memo_ent *e, struct t2f_sym *out)
+{
+	out->name = e->name;
+	out->elf_vaddr = e->elf_vaddr;
+	out->offset = e->offset;
+	out->miss = e->miss;
+}
+
+/* Looks elf_vaddr up in the file's symbols: fills e. 0 or -ENOMEM. */
+static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct memo_ent *e)
+{
+	struct t2f_elf_sym sym;
+	int r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
+
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		if (s->diag)
+			t2f_diag__warn(s->diag, f->path, 0, "reading the symbol tables failed: %s",
+				       t2f_strerror(r));
+		e->miss = T2F_MISS_NO_SYMBOLS;
+		return 0;
+	}
+	if (r == 0) {
+		e->miss = T2F_MISS_NOT_FOUND;
+		return 0;
+	}
+	e->miss = T2F_HIT;
+	e->offset = e->elf_vaddr - sym.value;
+	return name_of(s, sym.name, &e->name);
+}
+
+/* elf_vaddr (the file's own space) → symbol, through the memo. 0 or -ENOMEM. */
+static int resolve_in_file(struct t2f_symbolizer *s, uint32_t file, uint64_t elf_vaddr,
+			   struct t2f_sym *out)
+{
+	struct memo_key k = { s, file, elf_vaddr };
+	uint64_t h = memo_hash(file, elf_vaddr);
+	uint32_t v = t2f_hashmap__find(s->memo_index, h, memo_eq, &k);
+	struct memo_ent e = { .elf_vaddr = elf_vaddr, .file = file };
+	int err;
+
+	if (v) {
+		sym_from_memo(&s->memo[v], out);
+		return 0;
+	}
+	err = lookup_symbol(s, &s->files[file], &e);
+	if (err)
+		return err;
+	memo_put(s, h, &e);
+	sym_from_memo(&e, out);
+	return 0;
+}
+
+/* One absolute address of module mod (whose file was searched). 0 or -ENOMEM. */
+static int resolve_abs(struct t2f_symbolizer *s, const struct sym_module *mod, uint64_t abs_ip,
+		       struct t2f_sym *out)
+{
+	const struct sym_file *f = &s->files[mod->file];
+	uint64_t elf_vaddr = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!t2f_map_view__contains(&mod->view, abs_ip)) {
+		out->miss = T2F_MISS_UNMAPPED;
+		return 0;
+	}
+	if (f->file_miss != T2F_HIT) {
+		if (t2f_map_view__segment_vaddr(&mod->view, abs_ip, &elf_vaddr))
+			out->elf_vaddr = elf_vaddr;
+		out->miss = f->file_miss;
+		return 0;
+	}
+	if (!t2f_map_view__elf_vaddr(&mod->view, &f->table, abs_ip, &elf_vaddr)) {
+		out->miss = T2F_MISS_UNMAPPED;
+		return 0;
+	}
+	return resolve_in_file(s, mod->file, elf_vaddr, out);
+}
+
+int t2f_symbolizer__resolve(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+			    const uint64_t *abs_ips, size_t n, struct t2f_sym *out)
+{
+	const struct sym_module *m;
+	int err;
+
+	if (mod >= s->n_mods)
+		return -EINVAL;
+	m = &s->mods[mod];
+	err = file_search(s, &s->files[m->file]);
+	for (size_t i = 0; i < n && !err; i++)
+		err = resolve_abs(s, m, abs_ips[i], &out[i]);
+	return err;
+}
+
+int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+				  uint64_t elf_vaddr, struct t2f_sym *out)
+{
+	struct sym_file *f;
+	int err;
+
+	if (mod >= s->n_mods)
+		return -EINVAL;
+	f = &s->files[s->mods[mod].file];
+	err = file_search(s, f);
+	if (err)
+		return err;
+	memset(out, 0, sizeof(*out));
+	out->elf_vaddr = elf_vaddr;
+	if (f->file_miss != T2F_HIT) {
+		out->miss = f->file_miss;
+		return 0;
+	}
+	return resolve_in_file(s, s->mods[mod].file, elf_vaddr, out);
+}
+
+const struct t2f_debug_result *t2f_symbolizer__module_files(const struct t2f_symbolizer *s,
+							     t2f_sym_module_id mod)
+{
+	if (mod >= s->n_mods)
+		return NULL;
+	return &s->files[s->mods[mod].file].files;
+}

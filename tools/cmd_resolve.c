@@ -1,0 +1,338 @@
+/* tools/cmd_resolve.c: `trace2flame resolve FILE ADDR...`: ELF virtual address → function, the
+ * way `addr2line -f -e FILE ADDR` answers from symbol tables, through the same debug-file search
+ * and verification as a conversion (symbolizer/debug_find.h).
+ *
+ *   $ trace2flame resolve --symbol-path ./debug ./prog 0x1690 16a0
+ *   0x1690	work+0x10	./debug/.build-id/ed/023084a68e6185.debug
+ *   16a0	?? (not found)	./debug/.build-id/ed/023084a68e6185.debug
+ */
+#include "tools/commands.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/diag.h"
+#include "formats/strtab.h"
+#include "symbolizer/debug_find.h"
+#include "symbolizer/symbolizer.h"
+#include "tools/cli_opts.h"
+
+#define RESOLVE_MAX_DIRS 64
+
+enum resolve_opt {
+	RESOLVE_OPT_SYMBOL_PATH = 256,
+	RESOLVE_OPT_DEBUG_DIR,
+	RESOLVE_OPT_BUILD_ID,
+	RESOLVE_OPT_UNSAFE,
+	RESOLVE_OPT_DEMANGLE,
+};
+
+static const struct option resolve_long_opts[] = {
+	{ "symbol-path", required_argument, NULL, RESOLVE_OPT_SYMBOL_PATH },
+	{ "debug-dir", required_argument, NULL, RESOLVE_OPT_DEBUG_DIR },
+	{ "build-id", required_argument, NULL, RESOLVE_OPT_BUILD_ID },
+	{ "unsafe-build-id-match", no_argument, NULL, RESOLVE_OPT_UNSAFE },
+	{ "demangle", required_argument, NULL, RESOLVE_OPT_DEMANGLE },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct resolve_args {
+	const char *symbol_dirs[RESOLVE_MAX_DIRS + 1];
+	size_t n_symbol_dirs;
+	const char *debug_dirs[RESOLVE_MAX_DIRS + 1];
+	size_t n_debug_dirs;
+	uint8_t build_id[T2F_BUILD_ID_MAX];
+	size_t build_id_len;
+	bool unsafe;
+	enum t2f_demangle_mode demangle;
+	const char *file;
+	char **addrs;
+	int n_addrs;
+	bool help;
+};
+
+static void resolve_help(FILE *f)
+{
+	fputs("Usage: trace2flame resolve [OPTIONS] FILE ADDR...\n"
+	      "Print the function at each ELF virtual address ADDR (hex, 0x optional) of FILE,\n"
+	      "as ADDR<TAB>function+0xOFFSET<TAB>file the symbol came from, or\n"
+	      "ADDR<TAB>?? (reason)<TAB>file on a miss. FILE's symbols are searched like in a\n"
+	      "conversion: build-id trees, debuginfod cache, .gnu_debuglink, symbol dirs, FILE.\n"
+	      "\n"
+	      "  --symbol-path DIR        also search DIR (repeatable; then T2F_SYMBOL_PATH,\n"
+	      "                           colon-separated)\n"
+	      "  --debug-dir DIR          debug directory (repeatable; default /usr/lib/debug)\n"
+	      "  --build-id HEX           the build-id FILE was recorded with (default: FILE's)\n"
+	      "  --unsafe-build-id-match  use files whose build-id cannot be verified\n"
+	      "  --demangle MODE          full (default) | no-params | none\n"
+	      "\n"
+	      "Exit status: 0 all resolved, 1 some address not resolved, 2 usage error,\n"
+	      "3 FILE unreadable and no symbols found for it.\n",
+	      f);
+}
+
+__attribute__((format(printf, 1, 2)))
+static int resolve_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("trace2flame: resolve: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'trace2flame resolve --help' for more information.\n", stderr);
+	return -EINVAL;
+}
+
+static int parse_demangle(const char *arg, enum t2f_demangle_mode *mode)
+{
+	if (strcmp(arg, "full") == 0)
+		*mode = T2F_DEMANGLE_FULL;
+	else if (strcmp(arg, "no-params") == 0)
+		*mode = T2F_DEMANGLE_NO_PARAMS;
+	else if (strcmp(arg, "none") == 0)
+		*mode = T2F_DEMANGLE_NONE;
+	else
+		return resolve_usage("unknown --demangle mode '%s' (known: full, no-params, none)", arg);
+	return 0;
+}
+
+static int add_dir(const char **dirs, size_t *n, const char *dir, const char *opt)
+{
+	if (*n >= RESOLVE_MAX_DIRS)
+		return resolve_usage("more than %d %s options", RESOLVE_MAX_DIRS, opt);
+	dirs[(*n)++] = dir;
+	dirs[*n] = NULL;
+	return 0;
+}
+
+static int parse_opt(struct resolve_args *a, int c, char **argv)
+{
+	switch (c) {
+	case RESOLVE_OPT_SYMBOL_PATH:
+		return add_dir(a->symbol_dirs, &a->n_symbol_dirs, optarg, "--symbol-path");
+	case RESOLVE_OPT_DEBUG_DIR:
+		return add_dir(a->debug_dirs, &a->n_debug_dirs, optarg, "--debug-dir");
+	case RESOLVE_OPT_BUILD_ID:
+		if (!t2f_build_id_parse(optarg, a->build_id, sizeof(a->build_id), &a->build_id_len))
+			return resolve_usage("--build-id '%s' is not a hex build-id", optarg);
+		return 0;
+	case RESOLVE_OPT_UNSAFE:
+		a->unsafe = true;
+		return 0;
+	case RESOLVE_OPT_DEMANGLE:
+		return parse_demangle(optarg, &a->demangle);
+	case 'h':
+		a->help = true;
+		return 0;
+	case ':':
+		return resolve_usage("option '%s' needs an argument", argv[optind - 1]);
+	default:
+		return resolve_usage("unknown option '%s'", argv[optind - 1]);
+	}
+}
+
+static int parse_args(struct resolve_args *a, int argc, char **argv)
+{
+	int c, err;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", resolve_long_opts, NULL)) != -1) {
+		err = parse_opt(a, c, argv);
+		if (err)
+			return err;
+	}
+	if (a->help)
+		return 0;
+	if (argc - optind < 2)
+		return resolve_usage("needs FILE and at least one ADDR");
+	a->file = argv[optind];
+	a->addrs = argv + optind + 1;
+	a->n_addrs = argc - optind - 1;
+	return 0;
+}
+
+/* Hex, 0x optional. */
+static bool parse_addr(const char *s, uint64_t *addr)
+{
+	char *end;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (!*s || !strchr("0123456789abcdefABCDEF", *s))
+		return false;
+	errno = 0;
+	*addr = strtoull(s, &end, 16);
+	return errno == 0 && *end == '\0';
+}
+
+static int check_addrs(const struct resolve_args *a)
+{
+	uint64_t addr;
+
+	for (int i = 0; i < a->n_addrs; i++)
+		if (!parse_addr(a->addrs[i], &addr))
+			return resolve_usage("'%s' is not a hex address", a->addrs[i]);
+	return 0;
+}
+
+/* --symbol-path dirs, then T2F_SYMBOL_PATH's. env_dirs: the split list (caller frees). */
+static int symbol_dirs(struct resolve_args *a, char ***env_dirs)
+{
+	int n = t2f_symbol_path_split(getenv("T2F_SYMBOL_PATH"), env_dirs);
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++)
+		if (add_dir(a->symbol_dirs, &a->n_symbol_dirs, (*env_dirs)[i], "T2F_SYMBOL_PATH"))
+			return -EINVAL;
+	return 0;
+}
+
+static void print_refused(const struct t2f_debug_result *r)
+{
+	for (size_t i = 0; i < r->n_refused; i++) {
+		const struct t2f_debug_refused *e = &r->refused[i];
+
+		fprintf(stderr, "trace2flame: refused %s: %s", e->path, t2f_refusal_name(e->why));
+		if (e->why == T2F_REFUSED_BUILD_ID)
+			fprintf(stderr, " (expected %s, found %s)", r->expected_id,
+				e->found_id[0] ? e->found_id : "none");
+		else if (e->why == T2F_REFUSED_NO_BUILD_ID)
+			fputs(" (give --build-id HEX, or --unsafe-build-id-match)", stderr);
+		fputc('\n', stderr);
+	}
+}
+
+static void print_sym(const struct t2f_strtab *names, const char *addr, const struct t2f_sym *sym,
+		      const char *module)
+{
+	if (sym->miss == T2F_HIT)
+		printf("%s\t%s+0x%" PRIx64 "\t%s\n", addr, t2f_strtab__str(names, sym->name, NULL),
+		       sym->offset, module);
+	else
+		printf("%s\t?? (%s)\t%s\n", addr, t2f_miss_name(sym->miss), module);
+}
+
+struct resolve_run {
+	struct t2f_strtab *names;
+	struct t2f_diag *diag;
+	struct t2f_symbolizer *sym;
+	t2f_sym_module_id mod;
+};
+
+static int run_open(struct resolve_run *r, const struct resolve_args *a)
+{
+	struct t2f_symbolizer_opts o = {
+		.find = {
+			.debug_dirs = a->n_debug_dirs ? a->debug_dirs : NULL,
+			.symbol_dirs = a->symbol_dirs,
+			.unsafe_build_id_match = a->unsafe,
+		},
+		.demangle = a->demangle,
+	};
+	struct t2f_module_desc m = {
+		.path = a->file, .build_id = a->build_id, .build_id_len = a->build_id_len,
+	};
+	int err;
+
+	err = t2f_strtab__new(&r->names);
+	if (!err)
+		err = t2f_diag__new(stderr, &r->diag);
+	if (!err)
+		err = t2f_symbolizer__new(&o, r->names, r->diag, &r->sym);
+	if (!err)
+		err = t2f_symbolizer__add_module(r->sym, &m, &r->mod);
+	return err;
+}
+
+static void run_close(struct resolve_run *r)
+{
+	t2f_symbolizer__free(r->sym);
+	if (r->diag)
+		t2f_diag__flush(r->diag);
+	t2f_diag__free(r->diag);
+	t2f_strtab__free(r->names);
+}
+
+/* Exit 3 when nothing was found and FILE itself cannot be read as an ELF file. */
+static bool file_unreadable(const struct resolve_args *a, const struct t2f_debug_result *files)
+{
+	if (files->module)
+		return false;
+	if (access(a->file, R_OK) != 0) {
+		fprintf(stderr, "trace2flame: cannot read %s: %s\n", a->file, strerror(errno));
+		return true;
+	}
+	for (size_t i = 0; i < files->n_refused; i++)
+		if (files->refused[i].why == T2F_REFUSED_UNREADABLE &&
+		    strcmp(files->refused[i].path, a->file) == 0)
+			return true;
+	return false;
+}
+
+static int resolve_all(struct resolve_run *r, const struct resolve_args *a)
+{
+	const struct t2f_debug_result *files;
+	const char *module;
+	bool missed = false;
+	struct t2f_sym sym;
+	uint64_t addr;
+	int err;
+
+	for (int i = 0; i < a->n_addrs; i++) {
+		parse_addr(a->addrs[i], &addr);
+		err = t2f_symbolizer__resolve_vaddr(r->sym, r->mod, addr, &sym);
+		if (err) {
+			fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
+			return T2F_EXIT_IO;
+		}
+		files = t2f_symbolizer__module_files(r->sym, r->mod);
+		if (i == 0) {
+			print_refused(files);
+			if (file_unreadable(a, files))
+				return T2F_EXIT_IO;
+		}
+		module = files->module ? t2f_elf_module__path(files->module) : a->file;
+		print_sym(r->names, a->addrs[i], &sym, module);
+		missed |= sym.miss != T2F_HIT;
+	}
+	return missed ? T2F_EXIT_INPUT : T2F_EXIT_OK;
+}
+
+int t2f_cmd_resolve(int argc, char **argv)
+{
+	struct resolve_args a = { .demangle = T2F_DEMANGLE_FULL };
+	struct resolve_run r = { 0 };
+	char **env_dirs = NULL;
+	int rc = T2F_EXIT_USAGE;
+
+	if (parse_args(&a, argc, argv) || (!a.help && check_addrs(&a)))
+		return T2F_EXIT_USAGE;
+	if (a.help) {
+		resolve_help(stdout);
+		return T2F_EXIT_OK;
+	}
+	if (symbol_dirs(&a, &env_dirs))
+		goto out;
+	rc = T2F_EXIT_IO;
+	if (run_open(&r, &a)) {
+		fprintf(stderr, "trace2flame: %s\n", t2f_strerror(-ENOMEM));
+		goto out;
+	}
+	rc = resolve_all(&r, &a);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		rc = T2F_EXIT_IO;
+out:
+	run_close(&r);
+	free(env_dirs);
+	return rc;
+}
