@@ -1,0 +1,212 @@
+/* symbolizer/elf_internal.h: what elf_module.c, elf_section.c, elf_notes.c, elf_symtab.c and
+ * elf_index.c share. Not installed, not included outside symbolizer/elf_*.c.
+ *
+ * Layout of a loaded module:
+ * - `elf` is the file opened with ELF_C_READ_MMAP and then ELF_C_FDREAD: libelf holds the
+ *   mapping (or a full copy when mmap failed) and no file descriptor;
+ * - each symbol table is a view of memory-format Elf32_Sym/Elf64_Sym records plus its string
+ *   table, both owned by libelf (or by the table when we decoded a compressed section);
+ * - the lookup index is parallel arrays sorted by address: keys[] (the fixed-up st_value,
+ *   searched), ents[] (end, name, table, st_info), covers[] (the enclosing entry), plus a
+ *   bucket table narrowing the search (elf_index.c).
+ */
+#ifndef T2F_ELF_INTERNAL_H
+#define T2F_ELF_INTERNAL_H
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "formats/diag.h"
+#include "symbolizer/elf_module.h"
+
+#ifndef SHT_SUNW_LDYNSYM
+#define SHT_SUNW_LDYNSYM 0x6ffffff3u  /* glibc's elf.h does not name it */
+#endif
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2            /* binutils 2.40 writes it; glibc 2.36's elf.h lacks it */
+#endif
+
+#define T2F_ELF_MAX_TABLES 8              /* symbol tables per module (real files have 1-2) */
+#define T2F_ELF_MAX_SYMS (1u << 28)       /* symbols per table (6 GiB of Elf64_Sym) */
+#define T2F_ELF_NOTE_MAX (64u << 10)      /* a note section/segment larger than this is refused */
+#define T2F_ELF_DECODE_MAX (256u << 20)   /* decompressed section or MiniDebugInfo image */
+#define T2F_ELF_NONE UINT32_MAX
+
+struct t2f_elf_table {
+	const char *name;           /* section name; owned (name_buf) for MiniDebugInfo tables */
+	char *name_buf;
+	const unsigned char *syms;  /* count memory-format Elf32_Sym or Elf64_Sym records */
+	size_t count;
+	const char *strs;           /* string table; strs[str_size - 1] == '\0' */
+	size_t str_size;
+	bool is64;
+	void *own_syms, *own_strs;  /* buffers we decoded (compressed sections), freed with us */
+};
+
+struct t2f_elf_ent {            /* one index entry (16 bytes); its address is keys[i] */
+	uint64_t end;               /* value + size (saturated); == value for a sizeless symbol */
+	uint32_t name;              /* st_name in tables[table] */
+	uint8_t table, info;        /* index in tables[], st_info */
+};
+
+struct t2f_elf_module {
+	char *path;
+	struct t2f_diag *diag;      /* may be NULL: then messages are dropped */
+	Elf *elf;
+	uint64_t file_size;
+	bool is64, big_endian;
+	uint16_t machine, type;
+	uint32_t flags;             /* e_flags */
+
+	uint8_t build_id[T2F_BUILD_ID_MAX];
+	size_t build_id_len;
+	char *debuglink;            /* NULL: none or refused */
+	uint32_t debuglink_crc;
+	struct t2f_elf_load *loads;
+	size_t n_loads;
+
+	/* symbol tables: loaded on first use (tables_state 0 not yet, 1 loaded, <0 the error) */
+	int tables_state;
+	struct t2f_elf_table tables[T2F_ELF_MAX_TABLES];
+	unsigned n_tables;
+	Elf *mini_elf;              /* the MiniDebugInfo image, elf_memory() over mini_buf */
+	void *mini_buf;
+	const unsigned char *opd;   /* ppc64 ELFv1 .opd bytes (file byte order), or NULL */
+	uint64_t opd_addr, opd_size;
+
+	/* lookup index: built on the first lookup (index_state as tables_state) */
+	int index_state;
+	uint64_t *keys;             /* one block holds keys, ents, covers and buckets */
+	struct t2f_elf_ent *ents;
+	uint32_t *covers;           /* nearest earlier entry whose range holds keys[i], or NONE */
+	size_t n_ents;
+	uint32_t *buckets;          /* first entry of each 2^bucket_shift-byte bucket from keys[0] */
+	size_t n_buckets;
+	unsigned bucket_shift;
+};
+
+/* One symbol record, whatever the class. */
+struct t2f_elf_rawsym {
+	uint64_t value, size;
+	uint32_t name;
+	uint16_t shndx;
+	unsigned char info;
+};
+
+static inline void t2f_elf_table__sym(const struct t2f_elf_table *t, size_t i,
+				      struct t2f_elf_rawsym *s)
+{
+	if (t->is64) {
+		Elf64_Sym e;
+
+		memcpy(&e, t->syms + i * sizeof(e), sizeof(e));  /* the records may be unaligned */
+		s->value = e.st_value;
+		s->size = e.st_size;
+		s->name = e.st_name;
+		s->shndx = e.st_shndx;
+		s->info = e.st_info;
+	} else {
+		Elf32_Sym e;
+
+		memcpy(&e, t->syms + i * sizeof(e), sizeof(e));
+		s->value = e.st_value;
+		s->size = e.st_size;
+		s->name = e.st_name;
+		s->shndx = e.st_shndx;
+		s->info = e.st_info;
+	}
+}
+
+/* The symbol's name; readelf prints "<corrupt>" for an offset outside the string table. */
+static inline const char *t2f_elf_table__name(const struct t2f_elf_table *t, uint32_t off)
+{
+	return off < t->str_size ? t->strs + off : "<corrupt>";
+}
+
+/* FUNC or GNU_IFUNC, defined (not UNDEF/ABS/COMMON), value != 0. */
+static inline bool t2f_elf_rawsym__kept(const struct t2f_elf_rawsym *s)
+{
+	unsigned type = GELF_ST_TYPE(s->info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->value != 0 &&
+	       s->shndx != SHN_UNDEF && s->shndx != SHN_ABS && s->shndx != SHN_COMMON;
+}
+
+static inline uint32_t t2f_elf_rd32(const unsigned char *p, bool big_endian)
+{
+	if (big_endian)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline uint64_t t2f_elf_rd64(const unsigned char *p, bool big_endian)
+{
+	uint64_t hi = t2f_elf_rd32(p + (big_endian ? 0 : 4), big_endian);
+
+	return hi << 32 | t2f_elf_rd32(p + (big_endian ? 4 : 0), big_endian);
+}
+
+/* Messages naming the module's file. T2F_ELF_WARN's format must be a string literal (the diag
+ * rate-limits by it); it returns 0, or the diag's strict-mode error. */
+#define T2F_ELF_WARN(m, ...) \
+	((m)->diag ? t2f_diag__warn((m)->diag, (m)->path, 0, __VA_ARGS__) : 0)
+/* A skipped part (one table, one section): the diag's strict-mode error when warning returned
+ * one, else err. Callers treat -ENOMEM and -T2F_E_FORMAT as fatal, anything else as "skip". */
+static inline int t2f_elf__skip(int warned, int err)
+{
+	return warned ? warned : err;
+}
+static inline bool t2f_elf__fatal(int err)
+{
+	return err == -ENOMEM || err == -T2F_E_FORMAT;
+}
+int t2f_elf__fail(const struct t2f_elf_module *m, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* elf_section.c: a section's bytes, checked against the image size (file, or MiniDebugInfo). */
+struct t2f_elf_image {
+	Elf *elf;
+	uint64_t size;
+	const char *prefix;         /* "" for the file, ".gnu_debugdata:" for MiniDebugInfo */
+};
+/* Whether [off, off + len) lies inside an image of `size` bytes. */
+static inline bool t2f_elf_in_image(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+/* The section's name, or NULL (warned) when the header or its name is unreadable. */
+const char *t2f_elf_section__name(struct t2f_elf_module *m, const struct t2f_elf_image *im,
+				  const GElf_Shdr *sh);
+/* The section's data as `type` (ELF_T_SYM: memory-format records; ELF_T_BYTE: raw bytes),
+ * decompressed when SHF_COMPRESSED (zlib through libelf, zstd through libzstd, at most
+ * T2F_ELF_DECODE_MAX bytes). *own receives a buffer to free with the table, or NULL.
+ * 0, or -T2F_E_ELF / -T2F_E_DECOMPRESS / -ENOMEM (warned: the caller skips the section). */
+int t2f_elf_section__data(struct t2f_elf_module *m, const struct t2f_elf_image *im,
+			  Elf_Scn *scn, const GElf_Shdr *sh, Elf_Type type,
+			  const void **buf, size_t *size, void **own);
+/* Decodes the xz stream of .gnu_debugdata into *out (malloc'd, at most T2F_ELF_DECODE_MAX).
+ * 0 or a negative error (warned). */
+int t2f_elf_xz_decode(struct t2f_elf_module *m, const void *in, size_t in_size,
+		      void **out, size_t *out_size);
+
+/* elf_module.c: NULL when the section and program headers of an image of `size` bytes lie
+ * inside it (and the section name table index is valid), else what is wrong. */
+const char *t2f_elf_headers_problem(Elf *e, uint64_t size);
+
+/* elf_notes.c */
+int t2f_elf_module__read_loads(struct t2f_elf_module *m);
+int t2f_elf_module__read_build_id(struct t2f_elf_module *m);
+int t2f_elf_module__read_debuglink(struct t2f_elf_module *m);
+
+/* elf_symtab.c: loads every table once; 0 or the (sticky) error. */
+int t2f_elf_module__load_tables(struct t2f_elf_module *m);
+void t2f_elf_module__free_tables(struct t2f_elf_module *m);
+
+/* elf_index.c */
+void t2f_elf_module__free_index(struct t2f_elf_module *m);
+
+#endif

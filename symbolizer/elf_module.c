@@ -1,0 +1,275 @@
+/* symbolizer/elf_module.c: opening an ELF file, its header checks, accessors, the file CRC.
+ *
+ * The file is opened with elf_begin(ELF_C_READ_MMAP), then elf_cntl(ELF_C_FDREAD) makes libelf
+ * stop using the descriptor (it keeps the mapping, or reads the whole file when mmap failed),
+ * so the descriptor is closed before open() returns and a module holds none.
+ *
+ * Headers are checked against the file size before anything trusts them: real files look like
+ *   libc.so.6   ELF64 LSB DYN, 14 program headers at 64, 66 section headers at 1920776
+ *   prog.debug  (objcopy --only-keep-debug) PT_LOAD p_filesz 0 for every segment but the first
+ * The other readers (notes, symbol tables) live in elf_notes.c, elf_symtab.c and elf_index.c.
+ */
+#include "symbolizer/elf_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#define CRC_BLOCK (1u << 20)  /* t2f_elf_file_crc32 reads this many bytes at a time */
+
+int t2f_elf__fail(const struct t2f_elf_module *m, int err, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!m->diag)
+		return err;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return t2f_diag__error(m->diag, err, m->path, 0, "%s", msg);
+}
+
+/* Whether `count` headers of `entsize` bytes at `off` lie inside the file. */
+static bool headers_fit(uint64_t off, uint64_t count, uint64_t entsize, uint64_t file_size)
+{
+	if (count == 0)
+		return true;
+	return entsize && off <= file_size && count <= (file_size - off) / entsize;
+}
+
+/* The header counts as the file states them: libelf pretends truncated section headers are
+ * absent and clamps the program header count to what fits, so e_shnum / e_phnum are taken
+ * from the header unless they are escapes (0 with e_shoff set, PN_XNUM) to the values libelf
+ * reads from section 0. */
+static int header_counts(Elf *e, const GElf_Ehdr *eh, size_t *shnum, size_t *phnum)
+{
+	if (elf_getshdrnum(e, shnum) || elf_getphdrnum(e, phnum))
+		return -1;
+	if (eh->e_shnum)
+		*shnum = eh->e_shnum;
+	if (eh->e_phnum != PN_XNUM)
+		*phnum = eh->e_phnum;
+	return 0;
+}
+
+const char *t2f_elf_headers_problem(Elf *e, uint64_t size)
+{
+	size_t shnum, phnum, shstrndx;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(e, &eh))
+		return "bad ELF header";
+	if (header_counts(e, &eh, &shnum, &phnum))
+		return "bad section or program header count";
+	if (shnum && (eh.e_shentsize != gelf_fsize(e, ELF_T_SHDR, 1, EV_CURRENT) ||
+		      !headers_fit(eh.e_shoff, shnum, eh.e_shentsize, size)))
+		return "the section headers do not fit in the file";
+	if (phnum && (eh.e_phentsize != gelf_fsize(e, ELF_T_PHDR, 1, EV_CURRENT) ||
+		      !headers_fit(eh.e_phoff, phnum, eh.e_phentsize, size)))
+		return "the program headers do not fit in the file";
+	if (shnum && (elf_getshdrstrndx(e, &shstrndx) || shstrndx >= shnum))
+		return "bad section name table index";
+	return NULL;
+}
+
+/* The ELF header: class, byte order, and where the section and program headers are. */
+static int check_header(struct t2f_elf_module *m)
+{
+	const char *problem;
+	GElf_Ehdr eh;
+
+	if (elf_kind(m->elf) != ELF_K_ELF)
+		return t2f_elf__fail(m, -T2F_E_ELF, "not an ELF file");
+	if (!gelf_getehdr(m->elf, &eh))
+		return t2f_elf__fail(m, -T2F_E_ELF, "bad ELF header: %s", elf_errmsg(-1));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS32 && eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return t2f_elf__fail(m, -T2F_E_ELF, "bad ELF class %u", eh.e_ident[EI_CLASS]);
+	if (eh.e_ident[EI_DATA] != ELFDATA2LSB && eh.e_ident[EI_DATA] != ELFDATA2MSB)
+		return t2f_elf__fail(m, -T2F_E_ELF, "bad ELF byte order %u", eh.e_ident[EI_DATA]);
+	m->is64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
+	m->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	m->machine = eh.e_machine;
+	m->type = eh.e_type;
+	m->flags = eh.e_flags;
+	problem = t2f_elf_headers_problem(m->elf, m->file_size);
+	if (problem)
+		return t2f_elf__fail(m, -T2F_E_ELF, "%s (%llu bytes; %u section headers at %llu, "
+				     "%u program headers at %llu)", problem,
+				     (unsigned long long)m->file_size, eh.e_shnum,
+				     (unsigned long long)eh.e_shoff, eh.e_phnum,
+				     (unsigned long long)eh.e_phoff);
+	return 0;
+}
+
+/* Why libelf did not see an ELF file: "\177ELF" with an unknown EI_CLASS / EI_DATA (libelf
+ * refuses those), or something else. */
+static int not_elf(struct t2f_elf_module *m, int fd)
+{
+	unsigned char id[EI_NIDENT];
+
+	if (pread(fd, id, sizeof(id), 0) == (ssize_t)sizeof(id) && memcmp(id, ELFMAG, SELFMAG) == 0)
+		return t2f_elf__fail(m, -T2F_E_ELF, "unsupported ELF class %u or byte order %u",
+				     id[EI_CLASS], id[EI_DATA]);
+	return t2f_elf__fail(m, -T2F_E_ELF, "not an ELF file");
+}
+
+/* open() + fstat + elf_begin; afterwards libelf needs no descriptor. */
+static int open_elf(struct t2f_elf_module *m)
+{
+	struct stat st;
+	int fd, err = 0;
+
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return t2f_elf__fail(m, -errno, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st)) {
+		err = t2f_elf__fail(m, -errno, "cannot stat: %s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = t2f_elf__fail(m, S_ISDIR(st.st_mode) ? -EISDIR : -T2F_E_ELF,
+				    "not a regular file");
+		goto out;
+	}
+	m->file_size = (uint64_t)st.st_size;
+	m->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!m->elf) {
+		err = t2f_elf__fail(m, -T2F_E_ELF, "libelf cannot read it: %s", elf_errmsg(-1));
+		goto out;
+	}
+	if (elf_kind(m->elf) != ELF_K_ELF)
+		err = not_elf(m, fd);
+	else if (elf_cntl(m->elf, ELF_C_FDREAD))
+		err = t2f_elf__fail(m, -EIO, "cannot read the file: %s", elf_errmsg(-1));
+out:
+	close(fd);
+	return err;
+}
+
+int t2f_elf_module__open(const char *path, struct t2f_diag *d, struct t2f_elf_module **out)
+{
+	struct t2f_elf_module *m;
+	int err;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return d ? t2f_diag__error(d, -T2F_E_ELF, path, 0, "libelf: %s", elf_errmsg(-1))
+			 : -T2F_E_ELF;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->diag = d;
+	m->path = strdup(path);
+	err = m->path ? 0 : -ENOMEM;
+	if (!err)
+		err = open_elf(m);
+	if (!err)
+		err = check_header(m);
+	if (!err)
+		err = t2f_elf_module__read_loads(m);
+	if (!err)
+		err = t2f_elf_module__read_build_id(m);
+	if (!err)
+		err = t2f_elf_module__read_debuglink(m);
+	if (err) {
+		t2f_elf_module__free(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
+void t2f_elf_module__free(struct t2f_elf_module *m)
+{
+	if (!m)
+		return;
+	t2f_elf_module__free_index(m);
+	t2f_elf_module__free_tables(m);
+	if (m->elf)
+		elf_end(m->elf);
+	free(m->loads);
+	free(m->debuglink);
+	free(m->path);
+	free(m);
+}
+
+const char *t2f_elf_module__path(const struct t2f_elf_module *m)
+{
+	return m->path;
+}
+
+uint16_t t2f_elf_module__machine(const struct t2f_elf_module *m)
+{
+	return m->machine;
+}
+
+uint16_t t2f_elf_module__type(const struct t2f_elf_module *m)
+{
+	return m->type;
+}
+
+const uint8_t *t2f_elf_module__build_id(const struct t2f_elf_module *m, size_t *len)
+{
+	*len = m->build_id_len;
+	return m->build_id_len ? m->build_id : NULL;
+}
+
+bool t2f_elf_module__debuglink(const struct t2f_elf_module *m, const char **name, uint32_t *crc)
+{
+	if (!m->debuglink)
+		return false;
+	*name = m->debuglink;
+	*crc = m->debuglink_crc;
+	return true;
+}
+
+size_t t2f_elf_module__load_count(const struct t2f_elf_module *m)
+{
+	return m->n_loads;
+}
+
+const struct t2f_elf_load *t2f_elf_module__load_at(const struct t2f_elf_module *m, size_t i)
+{
+	return i < m->n_loads ? &m->loads[i] : NULL;
+}
+
+int t2f_elf_file_crc32(const char *path, uint32_t *crc)
+{
+	unsigned char *buf;
+	uLong c = crc32(0L, Z_NULL, 0);
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(CRC_BLOCK);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		n = read(fd, buf, CRC_BLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		c = crc32(c, buf, (uInt)n);
+	}
+	*crc = (uint32_t)c;
+out:
+	free(buf);
+	close(fd);
+	return err;
+}

@@ -1,0 +1,405 @@
+/* tests/unit/test_elf_module_sys.c: symbolizer/elf_module against this machine's own files
+ * (the fixture tests are test_elf_module.c). Files that are not installed are skipped.
+ *
+ * - lookups agree with a brute-force model of the header's rules (kept symbols, one per
+ *   address by preference, the symbol with the nearest start that contains the address,
+ *   sizeless ones only exactly) at every symbol's edges and at random addresses, for x86
+ *   files: libc, the libstdc++ debug build, a few /usr/lib/debug files, and the x86 ELF
+ *   fixtures when T2F_ELF_FIXTURES is set;
+ * - the same on a small ELF64 file written here with nested functions (a function ending
+ *   inside another, a sizeless label inside one) and duplicates at one address;
+ * - a /usr/lib/debug/.build-id/xx/rest.debug file's build-id is xx + rest;
+ * - an installed binary's .gnu_debuglink names its build-id file, whose zlib CRC-32 matches.
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "symbolizer/elf_module.h"
+
+#define MAX_FILES 16
+
+struct model_sym {
+	uint64_t value, size;
+	const char *name, *table;
+	unsigned rank, under, order;
+};
+
+struct model {
+	struct model_sym *v;
+	size_t n, cap;
+};
+
+static unsigned rank_of(unsigned char bind)
+{
+	return bind == STB_GLOBAL || bind == STB_GNU_UNIQUE ? 0 : bind == STB_WEAK ? 1
+	       : bind == STB_LOCAL ? 2 : 3;
+}
+
+static int model_add(void *ctx, const struct t2f_elf_sym *s)
+{
+	struct model *md = ctx;
+	unsigned under = 0;
+
+	if (md->n == md->cap) {
+		md->cap = md->cap ? md->cap * 2 : 1024;
+		md->v = realloc(md->v, md->cap * sizeof(*md->v));
+		assert_non_null(md->v);
+	}
+	while (s->name[under] == '_')
+		under++;
+	md->v[md->n] = (struct model_sym){ s->value, s->size, s->name, s->table, rank_of(s->bind),
+		under, (unsigned)md->n };
+	md->n++;
+	return 0;
+}
+
+/* a better than b at one address: the header's order, then the listing order */
+static bool better(const struct model_sym *a, const struct model_sym *b)
+{
+	if ((a->size != 0) != (b->size != 0))
+		return a->size != 0;
+	if (a->rank != b->rank)
+		return a->rank < b->rank;
+	if (a->under != b->under)
+		return a->under < b->under;
+	return a->order < b->order;
+}
+
+static int by_value_then_better(const void *pa, const void *pb)
+{
+	const struct model_sym *a = pa, *b = pb;
+
+	if (a->value != b->value)
+		return a->value < b->value ? -1 : 1;
+	return better(a, b) ? -1 : better(b, a) ? 1 : 0;
+}
+
+/* Keeps the preferred symbol of each address (the model's entries). */
+static void model_dedup(struct model *md)
+{
+	size_t k = 0;
+
+	qsort(md->v, md->n, sizeof(*md->v), by_value_then_better);
+	for (size_t i = 0; i < md->n; i++)
+		if (!k || md->v[i].value != md->v[k - 1].value)
+			md->v[k++] = md->v[i];
+	md->n = k;
+}
+
+/* What a lookup of addr must give: the entry containing addr with the largest start. */
+static const struct model_sym *model_lookup(const struct model *md, uint64_t addr)
+{
+	const struct model_sym *hit = NULL;
+
+	for (size_t i = 0; i < md->n; i++) {
+		const struct model_sym *e = &md->v[i];
+
+		if (e->value <= addr && (addr == e->value || addr - e->value < e->size))
+			hit = e;
+	}
+	return hit;
+}
+
+static void check_addr(struct t2f_elf_module *m, const struct model *md, uint64_t addr)
+{
+	const struct model_sym *want = model_lookup(md, addr);
+	struct t2f_elf_sym got;
+	int r = t2f_elf_module__lookup(m, addr, &got);
+
+	if (!want) {
+		if (r != 0)
+			fail_msg("%s: %#llx: got %s, want a miss", t2f_elf_module__path(m),
+				 (unsigned long long)addr, got.name);
+		return;
+	}
+	if (r != 1 || got.value != want->value || strcmp(got.name, want->name) != 0 ||
+	    strcmp(got.table, want->table) != 0 || got.size != want->size)
+		fail_msg("%s: %#llx: got %d %s %#llx, want %s %#llx", t2f_elf_module__path(m),
+			 (unsigned long long)addr, r, r == 1 ? got.name : "-",
+			 r == 1 ? (unsigned long long)got.value : 0ull, want->name,
+			 (unsigned long long)want->value);
+}
+
+/* Edges of every symbol (sampled for big files) and random addresses around them. */
+static void check_file(const char *path)
+{
+	struct t2f_elf_module *m = NULL;
+	struct model md = { 0 };
+	uint64_t lo = UINT64_MAX, hi = 0, seed = 0x2545f4914f6cdd1dull;
+	size_t step;
+
+	if (access(path, R_OK) != 0)
+		return;
+	assert_int_equal(t2f_elf_module__open(path, NULL, &m), 0);
+	if (t2f_elf_module__machine(m) != EM_X86_64 && t2f_elf_module__machine(m) != EM_386) {
+		t2f_elf_module__free(m);
+		return;  /* the model does not do the arch fix-ups */
+	}
+	assert_int_equal(t2f_elf_module__each_symbol(m, model_add, &md), 0);
+	assert_true(t2f_elf_module__has_symbols(m) == (md.n > 0));
+	model_dedup(&md);
+	step = md.n > 400 ? md.n / 400 : 1;
+	for (size_t i = 0; i < md.n; i += step) {
+		uint64_t v = md.v[i].value, s = md.v[i].size;
+
+		check_addr(m, &md, v);
+		check_addr(m, &md, v - 1);
+		check_addr(m, &md, v + s);
+		if (s)
+			check_addr(m, &md, v + s - 1);
+	}
+	for (size_t i = 0; i < md.n; i++) {
+		lo = md.v[i].value < lo ? md.v[i].value : lo;
+		hi = md.v[i].value + md.v[i].size > hi ? md.v[i].value + md.v[i].size : hi;
+	}
+	for (int i = 0; i < 300 && hi > lo; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		check_addr(m, &md, lo + seed % (hi - lo));
+	}
+	free(md.v);
+	t2f_elf_module__free(m);
+}
+
+/* Up to max regular files of /usr/lib/debug/.build-id/xx/, named *.debug. */
+static size_t debug_files(char paths[][PATH_MAX], size_t max)
+{
+	const char *root = "/usr/lib/debug/.build-id";
+	struct dirent *d, *e;
+	DIR *top = opendir(root), *sub;
+	size_t n = 0;
+
+	while (top && n < max && (d = readdir(top))) {
+		char dir[64];  /* "/usr/lib/debug/.build-id/xx" */
+
+		if (strlen(d->d_name) != 2)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%.2s", root, d->d_name);
+		sub = opendir(dir);
+		while (sub && n < max && (e = readdir(sub))) {
+			size_t len = strlen(e->d_name);
+
+			if (len > 6 && strcmp(e->d_name + len - 6, ".debug") == 0)
+				snprintf(paths[n++], PATH_MAX, "%s/%s", dir, e->d_name);
+		}
+		if (sub)
+			closedir(sub);
+	}
+	if (top)
+		closedir(top);
+	return n;
+}
+
+static void test_lookup_model(void **state)
+{
+	static char paths[MAX_FILES][PATH_MAX];
+	static const char *fixtures[] = { "gnu/prog", "gnu/libfx.so", "lld/prog", "lld/libfx.so",
+		"m32/libfx.so", "minidebug/prog", "sunw/libfx.so", "compressed/libfx-symtab-zlib.so",
+		"compressed/libfx-symtab-zstd.so" };
+	const char *fx = getenv("T2F_ELF_FIXTURES");
+	char path[PATH_MAX];
+	size_t n;
+
+	(void)state;
+	check_file("/usr/lib/x86_64-linux-gnu/libc.so.6");
+	check_file("/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30");
+	n = debug_files(paths, 6);
+	for (size_t i = 0; i < n; i++)
+		check_file(paths[i]);
+	for (size_t i = 0; fx && i < sizeof(fixtures) / sizeof(*fixtures); i++) {
+		snprintf(path, sizeof(path), "%s/%s", fx, fixtures[i]);
+		check_file(path);
+	}
+}
+
+/* A minimal ET_DYN x86-64 file: .text at 0x1000 and a .symtab with these functions. */
+static const struct { const char *name; uint64_t value, size; unsigned char bind; } nest[] = {
+	{ "outer", 0x1000, 0x80, STB_GLOBAL },
+	{ "inner", 0x1010, 0x10, STB_LOCAL },      /* ends before outer does */
+	{ "label", 0x1020, 0, STB_GLOBAL },        /* sizeless, inside outer */
+	{ "deep", 0x1040, 0x40, STB_GLOBAL },      /* ends with outer */
+	{ "deeper", 0x1044, 4, STB_LOCAL },
+	{ "__dup", 0x1090, 8, STB_GLOBAL },
+	{ "dup", 0x1090, 8, STB_WEAK },
+	{ "_dup", 0x1090, 8, STB_GLOBAL },         /* GLOBAL, then fewer '_': this one */
+	{ "z0", 0x10a0, 0, STB_GLOBAL },
+	{ "z1", 0x10a0, 4, STB_LOCAL },            /* a size first: this one */
+};
+
+static void put_shdr(unsigned char *f, size_t i, uint32_t name, uint32_t type, uint64_t addr,
+		     uint64_t off, uint64_t size, uint32_t link, uint64_t entsize)
+{
+	Elf64_Shdr sh = { .sh_name = name, .sh_type = type, .sh_addr = addr, .sh_offset = off,
+		.sh_size = size, .sh_link = link, .sh_addralign = 8, .sh_entsize = entsize };
+
+	memcpy(f + 0x400 + i * sizeof(sh), &sh, sizeof(sh));
+}
+
+/* Writes the file (layout: header, .text 0x100, .symtab 0x200, .strtab 0x380, .shstrtab
+ * 0x3c0, section headers 0x400) and returns its path. */
+static const char *write_nest_file(char *path)
+{
+	static const char shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
+	size_t n = sizeof(nest) / sizeof(*nest), str = 1;
+	unsigned char f[0x400 + 5 * sizeof(Elf64_Shdr)] = { 0 };
+	Elf64_Ehdr eh = { .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+		.e_ehsize = sizeof(Elf64_Ehdr), .e_shoff = 0x400,
+		.e_shentsize = sizeof(Elf64_Shdr), .e_shnum = 5, .e_shstrndx = 4 };
+	FILE *out;
+	int fd;
+
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	memcpy(f, &eh, sizeof(eh));
+	for (size_t i = 0; i < n; i++) {
+		Elf64_Sym s = { .st_name = (uint32_t)str, .st_value = nest[i].value,
+			.st_size = nest[i].size, .st_shndx = 1,
+			.st_info = ELF64_ST_INFO(nest[i].bind, STT_FUNC) };
+
+		memcpy(f + 0x200 + (i + 1) * sizeof(s), &s, sizeof(s));
+		memcpy(f + 0x380 + str, nest[i].name, strlen(nest[i].name) + 1);
+		str += strlen(nest[i].name) + 1;
+	}
+	memcpy(f + 0x3c0, shstr, sizeof(shstr));
+	put_shdr(f, 1, 1, SHT_PROGBITS, 0x1000, 0x100, 0x100, 0, 0);
+	put_shdr(f, 2, 7, SHT_SYMTAB, 0, 0x200, (n + 1) * sizeof(Elf64_Sym), 3, sizeof(Elf64_Sym));
+	put_shdr(f, 3, 15, SHT_STRTAB, 0, 0x380, str, 0, 0);
+	put_shdr(f, 4, 23, SHT_STRTAB, 0, 0x3c0, sizeof(shstr), 0, 0);
+	strcpy(path, "/tmp/t2f-elf-nest.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	out = fdopen(fd, "wb");
+	assert_non_null(out);
+	assert_int_equal(fwrite(f, 1, sizeof(f), out), sizeof(f));
+	assert_int_equal(fclose(out), 0);
+	return path;
+}
+
+static void expect_at(struct t2f_elf_module *m, uint64_t addr, const char *name)
+{
+	struct t2f_elf_sym sym;
+	int r = t2f_elf_module__lookup(m, addr, &sym);
+
+	if (!name) {
+		assert_int_equal(r, 0);
+		return;
+	}
+	assert_int_equal(r, 1);
+	assert_string_equal(sym.name, name);
+}
+
+static void test_nested_and_duplicates(void **state)
+{
+	struct t2f_elf_module *m = NULL;
+	char path[64];
+
+	(void)state;
+	write_nest_file(path);
+	check_file(path);
+	assert_int_equal(t2f_elf_module__open(path, NULL, &m), 0);
+	expect_at(m, 0xfff, NULL);
+	expect_at(m, 0x1000, "outer");
+	expect_at(m, 0x1018, "inner");
+	expect_at(m, 0x101f, "inner");
+	expect_at(m, 0x1020, "label");
+	expect_at(m, 0x1021, "outer");   /* past inner's end, label is sizeless */
+	expect_at(m, 0x1046, "deeper");
+	expect_at(m, 0x1048, "deep");
+	expect_at(m, 0x107f, "deep");
+	expect_at(m, 0x1080, NULL);
+	expect_at(m, 0x1094, "_dup");
+	expect_at(m, 0x10a0, "z1");
+	expect_at(m, 0x10a3, "z1");
+	expect_at(m, 0x10a4, NULL);
+	t2f_elf_module__free(m);
+	unlink(path);
+}
+
+static void test_build_id_tree(void **state)
+{
+	static char paths[MAX_FILES][PATH_MAX];
+	size_t n = debug_files(paths, MAX_FILES), len;
+
+	(void)state;
+	if (!n)
+		skip();
+	for (size_t i = 0; i < n; i++) {
+		struct t2f_elf_module *m = NULL;
+		const char *file = strrchr(paths[i], '/') + 1, *xx = file - 3;
+		const uint8_t *id;
+		char hex[2 * T2F_BUILD_ID_MAX + 8] = "";
+
+		assert_int_equal(t2f_elf_module__open(paths[i], NULL, &m), 0);
+		id = t2f_elf_module__build_id(m, &len);
+		assert_non_null(id);
+		for (size_t k = 0; k < len; k++)
+			sprintf(hex + 2 * k, "%02x", id[k]);
+		assert_memory_equal(hex, xx, 2);
+		assert_int_equal(strlen(file), 2 * len - 2 + 6);
+		assert_memory_equal(hex + 2, file, 2 * len - 2);
+		t2f_elf_module__free(m);
+	}
+}
+
+static void test_debuglink_crc(void **state)
+{
+	static const char *bins[] = { "/usr/lib/x86_64-linux-gnu/libc.so.6",
+		"/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/x86_64-linux-gnu/libm.so.6" };
+	unsigned checked = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bins) / sizeof(*bins); i++) {
+		struct t2f_elf_module *m = NULL;
+		const char *name;
+		char dbg[PATH_MAX];
+		const uint8_t *id;
+		uint32_t crc, file_crc;
+		size_t len;
+
+		if (t2f_elf_module__open(bins[i], NULL, &m) != 0)
+			continue;
+		id = t2f_elf_module__build_id(m, &len);
+		if (id && len > 1 && t2f_elf_module__debuglink(m, &name, &crc)) {
+			int k = snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%02x/", id[0]);
+
+			for (size_t j = 1; j < len; j++)
+				k += snprintf(dbg + k, sizeof(dbg) - (size_t)k, "%02x", id[j]);
+			snprintf(dbg + k, sizeof(dbg) - (size_t)k, ".debug");
+			if (access(dbg, R_OK) == 0) {
+				assert_string_equal(name, strrchr(dbg, '/') + 1);
+				assert_int_equal(t2f_elf_file_crc32(dbg, &file_crc), 0);
+				assert_int_equal(file_crc, crc);
+				checked++;
+			}
+		}
+		t2f_elf_module__free(m);
+	}
+	if (!checked)
+		skip();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lookup_model),
+		cmocka_unit_test(test_nested_and_duplicates),
+		cmocka_unit_test(test_build_id_tree),
+		cmocka_unit_test(test_debuglink_crc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
