@@ -9,13 +9,15 @@
  * - lookup: one sorted array over all tables; a symbol with size covers [value, value + size);
  *   a sizeless symbol matches only its exact address; several symbols at one address: prefer
  *   non-zero size, then GLOBAL > WEAK > LOCAL, then fewer leading '_';
- * - arch fix-ups for lookups (not for __each_symbol): EM_ARM clears the Thumb bit of FUNC values;
+ * - arch fix-ups for lookups (not for __each_symbol): EM_ARM clears the Thumb bit of FUNC and
+ *   GNU_IFUNC values;
  *   ppc64 ELFv1 FUNC values that point into .opd are replaced by the code address stored there.
  * Names are raw (mangled) and decoded lazily: nothing is copied until a lookup hits.
  *
  * Errors: -errno (open/read), -T2F_E_ELF (not an ELF file, broken headers, offsets or counts
  * outside the file), each with a message in the diag naming the file. A corrupt symbol table is
- * an error for that table only (warned; the others still count).
+ * an error for that table only: it is skipped with a warning (the others still count), and
+ * __each_symbol / __lookup go on without it (strict mode: the warning is the error).
  *
  * Ownership: the module owns every pointer it returns; valid until __free(). Not thread safe
  * (one module per symbolizer thread, or external locking).

@@ -15,6 +15,7 @@
 #include "readers/input.h"
 #include "readers/perf_script.h"
 #include "tools/cli_opts.h"
+#include "tools/commands.h"
 #include "tools/outfile.h"
 #include "tools/progress.h"
 #include "tools/report.h"
@@ -288,6 +289,10 @@ int main(int argc, char **argv)
 {
 	struct t2f_cli_opts o;
 
+	if (argc > 1 && strcmp(argv[1], "symbols") == 0)
+		return t2f_cmd_symbols(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "resolve") == 0)
+		return t2f_cmd_resolve(argc - 1, argv + 1);
 	if (t2f_cli_opts__parse(&o, argc, argv, stdout, stderr))
 		return T2F_EXIT_USAGE;
 	if (o.help || o.version)
