@@ -17,39 +17,21 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/diag.h"
+#include "support/fixture_env.h"
 #include "symbolizer/debug_find.h"
 
 /* fx() and tp() return one of RING static buffers: a test may keep that many at once. */
 #define RING 64
 
-static char fx_root[PATH_MAX];
-static char tmp[PATH_MAX];
-static struct t2f_diag *diag;
 static char id_prog[2 * T2F_BUILD_ID_MAX + 1], id_prog_v2[2 * T2F_BUILD_ID_MAX + 1];
 static char id_lld[2 * T2F_BUILD_ID_MAX + 1];
 
 /* ---- helpers ---- */
-
-/* snprintf into a PATH_MAX buffer, failing the test on truncation (vsnprintf: no
- * -Wformat-truncation guesses about the fixture root's length). */
-__attribute__((format(printf, 2, 3)))
-static char *pathf(char *buf, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, PATH_MAX, fmt, ap);
-	va_end(ap);
-	assert_true(n >= 0 && n < PATH_MAX);
-	return buf;
-}
 
 static const char *fx(const char *rel)
 {
@@ -174,32 +156,6 @@ static const char *debug_tree_file(const char *hex)
 
 	pathf(buf, "debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 	return buf;
-}
-
-/* ---- setup ---- */
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	pathf(tmp, "%s/t2f-debug-find.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tmp))
-		return -1;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
 }
 
 /* ---- build-id text, names, path lists (no fixtures) ---- */
@@ -618,16 +574,7 @@ static void test_long_paths_skipped(void **state)
 
 static int group_setup(void **state)
 {
-	const char *root = getenv("T2F_ELF_FIXTURES");
-
-	(void)state;
-	if (!root || !*root) {
-		fprintf(stderr, "T2F_ELF_FIXTURES is not set (ctest sets it)\n");
-		return -1;
-	}
-	pathf(fx_root, "%s", root);
-	unsetenv("DEBUGINFOD_CACHE_PATH");
-	if (t2f_diag__new(NULL, &diag))
+	if (fx_group_setup(state))
 		return -1;
 	expect_build_id("gnu/prog", id_prog);
 	expect_build_id("gnu/prog-v2", id_prog_v2);
@@ -635,41 +582,32 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
-{
-	(void)state;
-	t2f_diag__free(diag);
-	return 0;
-}
-
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_build_id_parse),
-		T(test_refusal_names),
-		T(test_symbol_path_split),
-		T(test_build_id_tree),
-		T(test_debuginfod_cache),
-		T(test_debuginfod_cache_env),
-		T(test_debuglink_beside_and_dot_debug),
-		T(test_debuglink_under_debug_dir),
-		T(test_debuglink_bad_crc),
-		T(test_symbol_dir_build_id_tree),
-		T(test_ssqp),
-		T(test_symbol_dir_copies),
-		T(test_binary_itself),
-		T(test_order),
-		T(test_wrong_build_id),
-		T(test_binary_of_another_build),
-		T(test_no_build_id),
-		T(test_unsafe_takes_a_mismatch_last),
-		T(test_untrusted_debuglink),
-		T(test_unreadable),
-		T(test_missing_is_no_refusal),
-		T(test_long_paths_skipped),
+		FX_TEST(test_build_id_parse),
+		FX_TEST(test_refusal_names),
+		FX_TEST(test_symbol_path_split),
+		FX_TEST(test_build_id_tree),
+		FX_TEST(test_debuginfod_cache),
+		FX_TEST(test_debuginfod_cache_env),
+		FX_TEST(test_debuglink_beside_and_dot_debug),
+		FX_TEST(test_debuglink_under_debug_dir),
+		FX_TEST(test_debuglink_bad_crc),
+		FX_TEST(test_symbol_dir_build_id_tree),
+		FX_TEST(test_ssqp),
+		FX_TEST(test_symbol_dir_copies),
+		FX_TEST(test_binary_itself),
+		FX_TEST(test_order),
+		FX_TEST(test_wrong_build_id),
+		FX_TEST(test_binary_of_another_build),
+		FX_TEST(test_no_build_id),
+		FX_TEST(test_unsafe_takes_a_mismatch_last),
+		FX_TEST(test_untrusted_debuglink),
+		FX_TEST(test_unreadable),
+		FX_TEST(test_missing_is_no_refusal),
+		FX_TEST(test_long_paths_skipped),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, fx_group_teardown);
 }

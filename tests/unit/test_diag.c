@@ -13,36 +13,13 @@
 #include <cmocka.h>
 
 #include "formats/diag.h"
+#include "support/diag_sink.h"
 
-/* A diag whose warnings land in a memory buffer. */
-struct sink {
-	FILE *f;
-	char *buf;
-	size_t len;
-	struct t2f_diag *d;
-};
-
+/* A diag whose warnings land in a memory buffer (support/diag_sink.h), default settings. */
 static void sink_open(struct sink *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->f = open_memstream(&s->buf, &s->len);
-	assert_non_null(s->f);
-	assert_int_equal(t2f_diag__new(s->f, &s->d), 0);
+	sink_init(s);
 	assert_non_null(s->d);
-}
-
-/* What the sink holds so far (NUL-terminated by open_memstream after fflush). */
-static const char *sink_text(struct sink *s)
-{
-	assert_int_equal(fflush(s->f), 0);
-	return s->buf ? s->buf : "";
-}
-
-static void sink_close(struct sink *s)
-{
-	t2f_diag__free(s->d);
-	fclose(s->f);
-	free(s->buf);
 }
 
 static void test_strerror_own_codes(void **state)

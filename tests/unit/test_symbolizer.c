@@ -18,13 +18,13 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "formats/diag.h"
+#include "support/fixture_env.h"
 #include "formats/strtab.h"
 #include "symbolizer/module_map.h"
 #include "symbolizer/symbolizer.h"
@@ -34,9 +34,6 @@
 #define MAX_LOADS 16
 #define MAX_SYMS 512
 
-static char fx_root[PATH_MAX];
-static char tmp[PATH_MAX];
-static struct t2f_diag *diag;
 
 struct fx_sym {
 	uint64_t value, size;   /* value: the FIXED column (the address a lookup uses) */
@@ -54,19 +51,6 @@ struct fx_file {
 };
 
 /* ---- helpers ---- */
-
-__attribute__((format(printf, 2, 3)))
-static char *pathf(char *buf, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, PATH_MAX, fmt, ap);
-	va_end(ap);
-	assert_true(n >= 0 && n < PATH_MAX);
-	return buf;
-}
 
 /* system() of a formatted shell command, which must succeed. */
 __attribute__((format(printf, 1, 2)))
@@ -608,66 +592,19 @@ static void test_demangle_modes(void **state)
 	check_demangled("fx_first", T2F_DEMANGLE_FULL, "fx_first");
 }
 
-/* ---- setup ---- */
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	pathf(tmp, "%s/t2f-symbolizer.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
-}
-
-static int group_setup(void **state)
-{
-	const char *root = getenv("T2F_ELF_FIXTURES");
-
-	(void)state;
-	if (!root || !*root) {
-		fprintf(stderr, "T2F_ELF_FIXTURES is not set (ctest sets it)\n");
-		return -1;
-	}
-	pathf(fx_root, "%s", root);
-	unsetenv("DEBUGINFOD_CACHE_PATH");
-	return t2f_diag__new(NULL, &diag) ? -1 : 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	t2f_diag__free(diag);
-	return 0;
-}
-
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_map_arithmetic),
-		T(test_lld_fixture_has_vaddr_ne_offset),
-		T(test_mmap2_every_function),
-		T(test_nettrace_every_function),
-		T(test_stripped_binary_with_debug_file),
-		T(test_debug_file_only),
-		T(test_miss_reasons),
-		T(test_memo_and_sharing),
-		T(test_demangle_modes),
+		FX_TEST(test_map_arithmetic),
+		FX_TEST(test_lld_fixture_has_vaddr_ne_offset),
+		FX_TEST(test_mmap2_every_function),
+		FX_TEST(test_nettrace_every_function),
+		FX_TEST(test_stripped_binary_with_debug_file),
+		FX_TEST(test_debug_file_only),
+		FX_TEST(test_miss_reasons),
+		FX_TEST(test_memo_and_sharing),
+		FX_TEST(test_demangle_modes),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
 }
