@@ -213,13 +213,15 @@ static bool frame_eq(const void *ctx, uint32_t id)
 	const struct t2f_frame *f = VEC_AT(q->p->frames, struct t2f_frame, id);
 
 	return f->name == q->key->name && f->module == q->key->module && f->kind == q->key->kind &&
-	       f->has_addr == q->key->has_addr && f->addr == q->key->addr;
+	       f->has_addr == q->key->has_addr && f->addr == q->key->addr &&
+	       f->abs_addr == q->key->abs_addr;
 }
 
 int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_frame_id *out)
 {
 	struct t2f_frame key = { .name = f->name, .module = f->module, .kind = f->kind,
-				 .has_addr = f->has_addr, .addr = f->has_addr ? f->addr : 0 };
+				 .has_addr = f->has_addr, .addr = f->has_addr ? f->addr : 0,
+				 .abs_addr = f->has_addr && f->abs_addr };
 	struct frame_probe q = { p, &key };
 	uint64_t h = t2f_hash_u64(((uint64_t)key.name << 32 | key.module) ^
 				  ((uint64_t)key.kind << 1 | key.has_addr) * 0x9e3779b97f4a7c15ULL) ^
@@ -239,6 +241,14 @@ int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_fra
 		p->frames.len++;
 	}
 	*out = id;
+	return 0;
+}
+
+int t2f_profile__set_frame_name(struct t2f_profile *p, t2f_frame_id id, t2f_str_id name)
+{
+	if (id == 0 || id >= p->frames.len)
+		return -EINVAL;
+	VEC_AT(p->frames, struct t2f_frame, id)->name = name;
 	return 0;
 }
 

@@ -67,9 +67,12 @@ struct t2f_module_map {
 struct t2f_frame {
 	t2f_str_id name;      /* symbol as the input gave it (perf's +0xOFF removed); 0 = unknown */
 	t2f_str_id module;    /* dso path as printed ("[kernel.kallsyms]", "/usr/lib/libc.so.6"); 0 = none */
-	uint64_t addr;        /* address as printed, kept only when has_addr (unresolved frames) */
+	uint64_t addr;        /* address as printed, kept only when has_addr (unresolved frames, or
+			       * every frame when the reader was asked to keep addresses) */
 	enum t2f_frame_kind kind;
 	bool has_addr;
+	bool abs_addr;        /* addr is an absolute ip (perf's one-line samples), not the
+			       * DSO-relative address of a call-chain line; only with has_addr */
 };
 
 /* One weight cell: every sample of one stack on one thread for one event. */
@@ -113,6 +116,11 @@ int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_fra
 /* The child of `parent` (0 = root) through `frame`. Stacks are built root first. */
 int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
 		       t2f_node_id *out);
+/* Renames frame `id` in place (after reading: re-symbolization). Frames are no longer
+ * deduplicated by name afterwards: two frames may now share a name (writers merge equal display
+ * names), and t2f_profile__frame() finds it under neither name (a lookup adds a new frame):
+ * rename only once reading is done. 0, or -EINVAL for an unknown id. */
+int t2f_profile__set_frame_name(struct t2f_profile *p, t2f_frame_id id, t2f_str_id name);
 int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_map *m);
 /* Marks that `event` carried a period. */
 void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event);

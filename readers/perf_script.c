@@ -27,6 +27,7 @@ struct line_entry {
 	const char *text;  /* arena copy of the frame line (leading blanks removed) */
 	uint32_t len;
 	t2f_frame_id frame;
+	bool abs;          /* a one-line sample's frame (absolute ip) */
 };
 
 /* The previous header's thread and event, reused while the next header repeats them. */
@@ -58,6 +59,7 @@ struct t2f_perf_script {
 	t2f_frame_id *frames;
 	size_t nframes, frames_cap;
 	bool cut_warned;
+	bool keep_addrs;     /* keep the printed address on every frame */
 	/* frame line cache */
 	struct t2f_arena *arena;
 	struct t2f_hashmap *line_ix;
@@ -101,6 +103,11 @@ void t2f_perf_script__free(struct t2f_perf_script *ps)
 	free(ps);
 }
 
+void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on)
+{
+	ps->keep_addrs = on;
+}
+
 uint64_t t2f_perf_script__lines(const struct t2f_perf_script *ps)
 {
 	return ps->line_no;
@@ -124,8 +131,10 @@ static enum t2f_frame_kind kind_of(const struct ps_frame *f)
 	return T2F_FRAME_USER;
 }
 
-/* Interns a parsed frame. Addresses are kept only for frames perf could not name. */
-static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, t2f_frame_id *out)
+/* Interns a parsed frame. Addresses are kept only for frames perf could not name, or for every
+ * frame with keep_addrs. abs: the frame of a one-line sample, whose address is the absolute ip. */
+static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, bool abs,
+			t2f_frame_id *out)
 {
 	struct t2f_frame f = { .kind = kind_of(pf), .addr = pf->addr };
 	bool unknown = pf->sym.len == 0 ||
@@ -136,7 +145,8 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, t
 		err = t2f_profile__intern(ps->p, pf->sym.p, pf->sym.len, &f.name);
 	if (!err && pf->dso.len)
 		err = t2f_profile__intern(ps->p, pf->dso.p, pf->dso.len, &f.module);
-	f.has_addr = unknown;
+	f.has_addr = unknown || ps->keep_addrs;
+	f.abs_addr = f.has_addr && abs;
 	return err ?: t2f_profile__frame(ps->p, &f, out);
 }
 
@@ -144,6 +154,7 @@ struct line_probe {
 	const struct t2f_perf_script *ps;
 	const char *s;
 	size_t len;
+	bool abs;
 };
 
 static bool line_eq(const void *ctx, uint32_t v)
@@ -151,15 +162,15 @@ static bool line_eq(const void *ctx, uint32_t v)
 	const struct line_probe *q = ctx;
 	const struct line_entry *e = &q->ps->lines[v - 1];
 
-	return e->len == q->len && memcmp(e->text, q->s, q->len) == 0;
+	return e->abs == q->abs && e->len == q->len && memcmp(e->text, q->s, q->len) == 0;
 }
 
-static int cache_line(struct t2f_perf_script *ps, const char *s, size_t len, uint64_t h,
+static int cache_line(struct t2f_perf_script *ps, const struct line_probe *q, uint64_t h,
 		      t2f_frame_id frame)
 {
 	struct line_entry *e;
 
-	if (len > UINT32_MAX)
+	if (q->len > UINT32_MAX)
 		return 0;
 	if (ps->nlines == ps->lines_cap) {
 		uint32_t cap = ps->lines_cap ? ps->lines_cap * 2 : 4096;
@@ -171,11 +182,12 @@ static int cache_line(struct t2f_perf_script *ps, const char *s, size_t len, uin
 		ps->lines_cap = cap;
 	}
 	e = &ps->lines[ps->nlines];
-	e->text = t2f_arena__strndup(ps->arena, s, len);
+	e->text = t2f_arena__strndup(ps->arena, q->s, q->len);
 	if (!e->text)
 		return -ENOMEM;
-	e->len = (uint32_t)len;
+	e->len = (uint32_t)q->len;
 	e->frame = frame;
+	e->abs = q->abs;
 	ps->nlines++;
 	return t2f_hashmap__insert(ps->line_ix, h, ps->nlines);
 }
@@ -213,11 +225,12 @@ static int check_text(struct t2f_perf_script *ps, const char *s, size_t len)
 			       "binary data (a NUL byte): expected perf script text");
 }
 
-/* A frame line (leading blanks already removed). 1 when it was a frame, 0 when not. */
-static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len)
+/* A frame line (leading blanks already removed); abs: a one-line sample's frame. 1 when it was a
+ * frame, 0 when not. */
+static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, bool abs)
 {
-	uint64_t h = t2f_hash_bytes(s, len);
-	struct line_probe q = { ps, s, len };
+	uint64_t h = t2f_hash_bytes(s, len) ^ abs;
+	struct line_probe q = { ps, s, len, abs };
 	uint32_t hit = t2f_hashmap__find(ps->line_ix, h, line_eq, &q);
 	struct ps_frame pf;
 	t2f_frame_id id;
@@ -230,7 +243,7 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len)
 		return err;
 	if (!ps_parse_frame(s, len, &pf))
 		return 0;
-	err = intern_frame(ps, &pf, &id) ?: cache_line(ps, s, len, h, id) ?: push_frame(ps, id);
+	err = intern_frame(ps, &pf, abs, &id) ?: cache_line(ps, &q, h, id) ?: push_frame(ps, id);
 	return err ?: 1;
 }
 
@@ -365,7 +378,7 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h)
 	ps->state = PS_IN;
 	ps->nframes = 0;
 	if (h->rest.len && !h->tracepoint) { /* one-line sample: its frame, absolute ip */
-		err = on_frame_line(ps, h->rest.p, h->rest.len);
+		err = on_frame_line(ps, h->rest.p, h->rest.len, true);
 		if (err == 0) {
 			drop_sample(ps);
 			err = t2f_diag__warn(ps->d, ps->name, ps->line_no,
@@ -403,7 +416,7 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 	if (s[0] == '\t' && ps->state != PS_IDLE) { /* perf indents call chains with a tab */
 		if (ps->state == PS_SKIP)
 			return check_text(ps, s, len);
-		err = on_frame_line(ps, s + lead, len - lead);
+		err = on_frame_line(ps, s + lead, len - lead, false);
 		if (err)
 			return err < 0 ? err : 0;
 		drop_sample(ps);
@@ -416,7 +429,7 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 	if (ps_parse_header(s, len, &h))
 		return end_sample(ps) ?: on_header(ps, &h);
 	if (lead > 0 && ps->state == PS_IN) { /* a blank-indented frame, or a srcline ("  x.c:82") */
-		err = on_frame_line(ps, s + lead, len - lead);
+		err = on_frame_line(ps, s + lead, len - lead, false);
 		return err < 0 ? err : 0;
 	}
 	if (lead > 0 && ps->state == PS_SKIP)

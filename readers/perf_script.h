@@ -19,6 +19,7 @@
 #ifndef T2F_PERF_SCRIPT_H
 #define T2F_PERF_SCRIPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,12 @@ struct t2f_perf_script;
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
 			 uint32_t input, struct t2f_perf_script **out);
 void t2f_perf_script__free(struct t2f_perf_script *ps); /* NULL is fine */
+
+/* Keep the printed address on every frame (has_addr, addr), not only on frames perf could not
+ * name (the default): for re-symbolization. Frames then differ per address. Call before the
+ * first feed. Call-chain addresses are DSO-relative (file offsets); a one-line sample's frame
+ * carries the absolute ip and is marked abs_addr. */
+void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on);
 
 /* Parses data[0..len): whole lines (the last may lack its '\n' only at the end of input).
  * 0, -ENOMEM, or -T2F_E_FORMAT (message in the diag). */
