@@ -441,10 +441,10 @@ part_gnu() {
 	join
 
 	# debuginfod client cache, SSQP store, a directory of copied binaries
-	mkdir -p "debuginfod/$id" "ssqp/prog/elf-buildid-sym-$id" "ssqp/prog/elf-buildid-$id" symdir
+	mkdir -p "debuginfod/$id" "ssqp/_.debug/elf-buildid-sym-$id" "ssqp/prog/elf-buildid-$id" symdir
 	cp "$dbg" "debuginfod/$id/debuginfo"
 	cp stripped/prog "debuginfod/$id/executable"
-	cp "$dbg" "ssqp/prog/elf-buildid-sym-$id/_.debug"
+	cp "$dbg" "ssqp/_.debug/elf-buildid-sym-$id/_.debug"
 	cp gnu/prog "ssqp/prog/elf-buildid-$id/prog"
 	cp gnu/prog symdir/prog
 	{

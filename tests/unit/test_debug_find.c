@@ -341,14 +341,22 @@ static void test_ssqp(void **state)
 	find(&run, fx("stripped/prog"), NULL);
 	assert_found(&run, want);
 
-	/* the binary key, in the fixture's store */
-	pathf(rel, "ssqp/prog/elf-buildid-%s/prog", id_prog);
+	/* the fixture's store holds both keys: the debug file's comes first */
+	pathf(rel, "ssqp/_.debug/elf-buildid-sym-%s/_.debug", id_prog);
 	run = (struct run){ .symbol_dirs = { fx("ssqp") } };
 	find(&run, tp("gone/prog"), id_prog);
 	assert_found(&run, fx(rel));
+
+	/* the binary key alone */
+	pathf(rel, "bin/prog/elf-buildid-%s/prog", id_prog);
+	pathf(want, "%s", tp(rel));
+	copy(fx("gnu/prog"), want);
+	run = (struct run){ .symbol_dirs = { tp("bin") } };
+	find(&run, tp("gone/prog"), id_prog);
+	assert_found(&run, want);
 	/* ... looked up lowercased too */
 	find(&run, tp("gone/PROG"), id_prog);
-	assert_found(&run, fx(rel));
+	assert_found(&run, want);
 
 	/* lld's 8-byte id: padded to 20 bytes */
 	pathf(padded, "%s%0*d", id_lld, (int)(40 - strlen(id_lld)), 0);
