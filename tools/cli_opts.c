@@ -23,6 +23,11 @@ enum t2f_long_only {
 	T2F_OPT_STATS,
 	T2F_OPT_STRICT,
 	T2F_OPT_EACH,
+	T2F_OPT_RESYMBOLIZE,
+	T2F_OPT_SYMBOL_PATH,
+	T2F_OPT_DEBUG_DIR,
+	T2F_OPT_UNSAFE_BUILD_ID,
+	T2F_OPT_BUILDIDS,
 };
 
 #define T2F_SHORT_OPTS ":o:f:qhV"
@@ -43,6 +48,11 @@ static const struct option t2f_long_opts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "strict", no_argument, NULL, T2F_OPT_STRICT },
 	{ "each", no_argument, NULL, T2F_OPT_EACH },
+	{ "resymbolize", no_argument, NULL, T2F_OPT_RESYMBOLIZE },
+	{ "symbol-path", required_argument, NULL, T2F_OPT_SYMBOL_PATH },
+	{ "debug-dir", required_argument, NULL, T2F_OPT_DEBUG_DIR },
+	{ "unsafe-build-id-match", no_argument, NULL, T2F_OPT_UNSAFE_BUILD_ID },
+	{ "buildids", required_argument, NULL, T2F_OPT_BUILDIDS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -89,6 +99,15 @@ static void t2f_cli_help(FILE *f)
 	      "      --all           --kernel and --jit\n"
 	      "      --addrs         show addresses of unresolved frames\n"
 	      "      --raw-names     keep argument lists in function names\n"
+	      "\n"
+	      "Symbols (frames perf could not name, with an address in a file-backed dso):\n"
+	      "      --resymbolize   resolve every user-space frame, replacing perf's names\n"
+	      "      --symbol-path DIR  a directory of binaries or debug files (repeatable;\n"
+	      "                      then $T2F_SYMBOL_PATH, colon-separated)\n"
+	      "      --debug-dir DIR a debug directory with a .build-id tree (repeatable;\n"
+	      "                      default /usr/lib/debug)\n"
+	      "      --buildids FILE build-ids per path, `perf buildid-list` format\n"
+	      "      --unsafe-build-id-match  accept files whose build-id differs or is unknown\n"
 	      "\n"
 	      "Diagnostics:\n"
 	      "      --stats         print input, sample and model statistics on stderr\n"
@@ -163,6 +182,16 @@ static int t2f_cli_set_weight(struct t2f_cli_opts *o, const char *arg, FILE *err
 	return 0;
 }
 
+/* A repeatable directory option. */
+static int t2f_cli_add_dir(const char **dirs, int *n, const char *arg, const char *opt, FILE *err)
+{
+	if (*n >= T2F_CLI_MAX_DIRS)
+		return t2f_cli_usage(err, "%s given more than %d times", opt, T2F_CLI_MAX_DIRS);
+	dirs[(*n)++] = arg;
+	dirs[*n] = NULL;
+	return 0;
+}
+
 /* One option; 0 or -EINVAL (reported). */
 static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 {
@@ -182,6 +211,13 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case 'q': o->quiet = true; return 0;
 	case T2F_OPT_STRICT: o->strict = true; return 0;
 	case T2F_OPT_EACH: o->each = true; return 0;
+	case T2F_OPT_RESYMBOLIZE: o->resymbolize = true; return 0;
+	case T2F_OPT_SYMBOL_PATH:
+		return t2f_cli_add_dir(o->symbol_dirs, &o->n_symbol_dirs, optarg, "--symbol-path", err);
+	case T2F_OPT_DEBUG_DIR:
+		return t2f_cli_add_dir(o->debug_dirs, &o->n_debug_dirs, optarg, "--debug-dir", err);
+	case T2F_OPT_UNSAFE_BUILD_ID: o->unsafe_build_id_match = true; return 0;
+	case T2F_OPT_BUILDIDS: o->buildids = optarg; return 0;
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case ':':

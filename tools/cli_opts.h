@@ -28,6 +28,8 @@ enum t2f_cli_format {
 	T2F_CLI_FORMAT_SPEEDSCOPE,
 };
 
+#define T2F_CLI_MAX_DIRS 32     /* --symbol-path / --debug-dir given at most this many times */
+
 struct t2f_cli_opts {
 	const char *output;        /* -o: a file, a directory with --each; NULL = stdout */
 	enum t2f_cli_format format;
@@ -37,6 +39,13 @@ struct t2f_cli_opts {
 	bool kernel, jit;          /* _[k] / _[j] suffixes (--all sets both) */
 	bool addrs, raw_names;
 	bool stats, quiet, strict, each;
+	/* re-symbolization (tools/resymbolize.h) */
+	bool resymbolize;          /* --resymbolize: every user frame, not only unknown ones */
+	bool unsafe_build_id_match;
+	const char *buildids;      /* --buildids FILE */
+	const char *symbol_dirs[T2F_CLI_MAX_DIRS + 1]; /* --symbol-path, NULL-terminated */
+	const char *debug_dirs[T2F_CLI_MAX_DIRS + 1];  /* --debug-dir, NULL-terminated */
+	int n_symbol_dirs, n_debug_dirs;
 	bool help, version;        /* already printed: exit 0 */
 	char **inputs;             /* argv's INPUT operands ("-" = stdin) */
 	int n_inputs;

@@ -19,6 +19,7 @@
 #include "tools/outfile.h"
 #include "tools/progress.h"
 #include "tools/report.h"
+#include "tools/resymbolize.h"
 #include "writers/collapsed.h"
 #include "writers/speedscope.h"
 
@@ -33,6 +34,7 @@ struct t2f_conv {
 	struct t2f_input_stats *stats;     /* one per input */
 	struct t2f_event_total *totals;    /* indexed by event id */
 	struct t2f_run_stats run;
+	struct t2f_resym *resym;           /* NULL when no frame needed resolving */
 	uint64_t start_ns;
 };
 
@@ -70,6 +72,7 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 	err = t2f_perf_script__new(c->profile, c->diag, t2f_input__name(in), (uint32_t)i, &ps);
 	if (err)
 		goto done;
+	t2f_perf_script__keep_addrs(ps, c->opts->resymbolize);
 	if (!c->opts->quiet && t2f_progress__wanted(stderr, t2f_input__size(in))) {
 		err = t2f_progress__new(stderr, t2f_input__size(in), &bar);
 		if (err)
@@ -128,6 +131,22 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 	return t2f_outfile__commit(f);
 }
 
+/* Names the frames perf could not (every user frame with --resymbolize) through the symbolizer. */
+static int t2f_resymbolize(struct t2f_conv *c)
+{
+	const struct t2f_cli_opts *o = c->opts;
+	struct t2f_resym_opts ro = {
+		.all = o->resymbolize,
+		.symbol_dirs = o->symbol_dirs,
+		.debug_dirs = o->n_debug_dirs ? o->debug_dirs : NULL,
+		.buildids = o->buildids,
+		.unsafe_build_id_match = o->unsafe_build_id_match,
+		.no_params = o->format == T2F_CLI_FORMAT_COLLAPSED && !o->raw_names,
+	};
+
+	return t2f_resym__run(c->profile, &ro, c->diag, &c->resym);
+}
+
 /* Reads every input, settles the event and writes the output. 0, or a negative error already
  * reported (*reported) or recorded in the diag. */
 static int t2f_convert_steps(struct t2f_conv *c, bool *reported)
@@ -143,7 +162,7 @@ static int t2f_convert_steps(struct t2f_conv *c, bool *reported)
 		if (err)
 			return err;
 	}
-	err = t2f_report__event_totals(c->profile, &c->totals);
+	err = t2f_resymbolize(c) ?: t2f_report__event_totals(c->profile, &c->totals);
 	if (err)
 		return err;
 	err = t2f_report__pick_event(stderr, c->profile, c->totals, o->event, &c->run.written);
@@ -172,6 +191,10 @@ static void t2f_convert_report(struct t2f_conv *c, bool ok)
 	c->run.seconds = (double)(t2f_now_ns() - c->start_ns) / 1e9;
 	if (o->stats && c->totals)
 		t2f_report__stats(stderr, c->profile, c->totals, &c->run);
+	if (o->stats)
+		t2f_resym__print_stats(stderr, c->resym);
+	else if (!o->quiet)
+		t2f_resym__warn(stderr, c->resym);
 	if (ok && !o->quiet && !t2f_cli_is_std(c->output) && isatty(STDERR_FILENO))
 		t2f_report__summary(stderr, c->profile, c->totals, &c->run, c->output);
 }
@@ -200,6 +223,7 @@ static int t2f_convert(const struct t2f_cli_opts *o, char *const *inputs, size_t
 	msg = t2f_diag__last_error(c.diag);
 	if (err && !reported)
 		fprintf(stderr, "trace2flame: %s\n", msg ? msg : t2f_strerror(err));
+	t2f_resym__free(c.resym);
 	free(c.totals);
 	free(c.stats);
 	t2f_profile__free(c.profile);

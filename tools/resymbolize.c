@@ -1,0 +1,361 @@
+/* tools/resymbolize.c: the profile's frames → the symbolizer → new frame names (resymbolize.h). */
+#include "tools/resymbolize.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolizer/debug_find.h"
+#include "symbolizer/symbolizer.h"
+
+#define T2F_MISS_COUNT (T2F_MISS_NOT_FOUND + 1)
+
+/* One dso path: its symbolizer module and its counts. */
+struct t2f_resym_mod {
+	t2f_str_id path_id;
+	char *path;
+	t2f_sym_module_id sym;
+	bool has_id;                     /* a build-id is known for it */
+	uint32_t no_id;                  /* frames not tried: no build-id to verify against */
+	uint32_t resolved;
+	uint32_t miss[T2F_MISS_COUNT];
+};
+
+/* A build-id known for a path (module maps, --buildids). */
+struct t2f_resym_id {
+	char *path;
+	uint8_t id[T2F_BUILD_ID_MAX];
+	size_t len;
+};
+
+struct t2f_resym {
+	struct t2f_symbolizer *sym;
+	char **env_dirs;                 /* T2F_SYMBOL_PATH, split */
+	const char **symbol_dirs;        /* --symbol-path dirs then env_dirs, NULL-terminated */
+	struct t2f_resym_mod *mods;
+	size_t n_mods, cap_mods;
+	struct t2f_resym_id *ids;
+	size_t n_ids, cap_ids;
+	bool unsafe;
+	uint32_t tried, unresolved;
+};
+
+static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame *f, bool all)
+{
+	const char *path;
+
+	if (f->kind != T2F_FRAME_USER || !f->has_addr || f->abs_addr || !f->module)
+		return false;
+	if (f->name && !all)
+		return false;
+	path = t2f_profile__str(p, f->module, NULL);
+	return path && path[0] == '/';
+}
+
+static int t2f_resym_add_id(struct t2f_resym *r, const char *path, const char *hex)
+{
+	struct t2f_resym_id *e;
+
+	if (r->n_ids == r->cap_ids) {
+		size_t cap = r->cap_ids ? r->cap_ids * 2 : 16;
+		struct t2f_resym_id *n = realloc(r->ids, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->ids = n;
+		r->cap_ids = cap;
+	}
+	e = &r->ids[r->n_ids];
+	if (!t2f_build_id_parse(hex, e->id, sizeof(e->id), &e->len))
+		return 0; /* not hex: ignored (untrusted input) */
+	e->path = strdup(path);
+	if (!e->path)
+		return -ENOMEM;
+	r->n_ids++;
+	return 0;
+}
+
+/* Build-ids recorded by PERF_RECORD_MMAP2 lines (perf record --buildid-mmap). */
+static int t2f_resym_map_ids(struct t2f_resym *r, const struct t2f_profile *p)
+{
+	uint32_t n = t2f_profile__module_map_count(p);
+	int err = 0;
+
+	for (uint32_t i = 0; i < n && !err; i++) {
+		const struct t2f_module_map *m = t2f_profile__module_map_at(p, i);
+
+		if (m->build_id && m->path)
+			err = t2f_resym_add_id(r, t2f_profile__str(p, m->path, NULL),
+					       t2f_profile__str(p, m->build_id, NULL));
+	}
+	return err;
+}
+
+/* One `perf buildid-list` line: "<hex> <path>". Other lines are skipped with a warning. */
+static int t2f_resym_id_line(struct t2f_resym *r, char *line, const char *file, uint64_t no,
+			     struct t2f_diag *d)
+{
+	char *sp = strchr(line, ' ');
+	size_t len = strlen(line);
+
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
+	if (len == 0)
+		return 0;
+	if (!sp || sp[1] == '\0')
+		return t2f_diag__warn(d, file, no, "expected \"BUILD-ID PATH\"");
+	*sp = '\0';
+	return t2f_resym_add_id(r, sp + 1, line);
+}
+
+static int t2f_resym_read_ids(struct t2f_resym *r, const char *file, struct t2f_diag *d)
+{
+	FILE *f = fopen(file, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t no = 0;
+	int err = 0;
+
+	if (!f)
+		return t2f_diag__error(d, -errno, file, 0, "cannot open (%s)", strerror(errno));
+	while (!err && getline(&line, &cap, f) >= 0)
+		err = t2f_resym_id_line(r, line, file, ++no, d);
+	if (!err && ferror(f))
+		err = t2f_diag__error(d, -EIO, file, 0, "cannot read");
+	free(line);
+	fclose(f);
+	return err;
+}
+
+static const struct t2f_resym_id *t2f_resym_id_of(const struct t2f_resym *r, const char *path)
+{
+	for (size_t i = 0; i < r->n_ids; i++)
+		if (strcmp(r->ids[i].path, path) == 0)
+			return &r->ids[i];
+	return NULL;
+}
+
+/* --symbol-path dirs, then T2F_SYMBOL_PATH's. */
+static int t2f_resym_symbol_dirs(struct t2f_resym *r, const char *const *cli)
+{
+	size_t n_cli = 0;
+	int n_env = t2f_symbol_path_split(getenv("T2F_SYMBOL_PATH"), &r->env_dirs);
+
+	if (n_env < 0)
+		return n_env;
+	while (cli && cli[n_cli])
+		n_cli++;
+	r->symbol_dirs = calloc(n_cli + (size_t)n_env + 1, sizeof(*r->symbol_dirs));
+	if (!r->symbol_dirs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_cli; i++)
+		r->symbol_dirs[i] = cli[i];
+	for (int i = 0; i < n_env; i++)
+		r->symbol_dirs[n_cli + (size_t)i] = r->env_dirs[i];
+	return 0;
+}
+
+static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p, t2f_str_id path,
+			     struct t2f_resym_mod **out)
+{
+	struct t2f_resym_mod *m;
+	const struct t2f_resym_id *id;
+	struct t2f_module_desc desc = { .map_end = UINT64_MAX };
+
+	if (r->n_mods == r->cap_mods) {
+		size_t cap = r->cap_mods ? r->cap_mods * 2 : 16;
+		struct t2f_resym_mod *n = realloc(r->mods, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->mods = n;
+		r->cap_mods = cap;
+	}
+	m = &r->mods[r->n_mods];
+	*m = (struct t2f_resym_mod){ .path_id = path };
+	m->path = strdup(t2f_profile__str(p, path, NULL));
+	if (!m->path)
+		return -ENOMEM;
+	r->n_mods++;
+	id = t2f_resym_id_of(r, m->path);
+	desc.path = m->path;
+	desc.build_id = id ? id->id : NULL;
+	desc.build_id_len = id ? id->len : 0;
+	m->has_id = id != NULL;
+	*out = m;
+	return t2f_symbolizer__add_module(r->sym, &desc, &m->sym);
+}
+
+/* The module of a dso path, registered on first use. */
+static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p, t2f_str_id path,
+			    struct t2f_resym_mod **out)
+{
+	for (size_t i = 0; i < r->n_mods; i++) {
+		if (r->mods[i].path_id == path) {
+			*out = &r->mods[i];
+			return 0;
+		}
+	}
+	return t2f_resym_new_mod(r, p, path, out);
+}
+
+static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id)
+{
+	const struct t2f_frame *f = t2f_profile__frame_at(p, id);
+	uint64_t addr = f->addr;
+	struct t2f_resym_mod *m;
+	struct t2f_sym sym;
+	int err;
+
+	err = t2f_resym_mod_of(r, p, f->module, &m);
+	if (!err && !m->has_id && !r->unsafe) {
+		m->no_id++; /* DESIGN.md §5: nothing to verify a file against: refuse */
+		return 0;
+	}
+	if (!err)
+		err = t2f_symbolizer__resolve(r->sym, m->sym, &addr, 1, &sym);
+	if (err)
+		return err;
+	r->tried++;
+	if (sym.miss == T2F_HIT && sym.name)
+		m->resolved++;
+	else
+		m->miss[sym.miss == T2F_HIT ? T2F_MISS_NOT_FOUND : sym.miss]++;
+	if (sym.miss != T2F_HIT || !sym.name) {
+		r->unresolved++;
+		return 0;
+	}
+	return t2f_profile__set_frame_name(p, id, sym.name);
+}
+
+static bool t2f_resym_any(const struct t2f_profile *p, bool all)
+{
+	uint32_t n = t2f_profile__frame_count(p);
+
+	for (t2f_frame_id id = 1; id <= n; id++)
+		if (t2f_resym_wanted(p, t2f_profile__frame_at(p, id), all))
+			return true;
+	return false;
+}
+
+static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
+			   const struct t2f_resym_opts *o, struct t2f_diag *d)
+{
+	struct t2f_symbolizer_opts so = { .demangle = T2F_DEMANGLE_FULL };
+	int err;
+
+	err = t2f_resym_symbol_dirs(r, o->symbol_dirs) ?: t2f_resym_map_ids(r, p);
+	if (!err && o->buildids)
+		err = t2f_resym_read_ids(r, o->buildids, d);
+	if (err)
+		return err;
+	so.demangle = o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL;
+	so.find.debug_dirs = o->debug_dirs;
+	so.find.symbol_dirs = r->symbol_dirs;
+	so.find.unsafe_build_id_match = o->unsafe_build_id_match;
+	r->unsafe = o->unsafe_build_id_match;
+	return t2f_symbolizer__new(&so, t2f_profile__strtab(p), d, &r->sym);
+}
+
+int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct t2f_diag *d,
+		   struct t2f_resym **out)
+{
+	uint32_t n = t2f_profile__frame_count(p);
+	struct t2f_resym *r = NULL;
+	int err = 0;
+
+	*out = NULL;
+	if (!t2f_resym_any(p, o->all))
+		return 0;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	err = t2f_resym_setup(r, p, o, d);
+	for (t2f_frame_id id = 1; id <= n && !err; id++)
+		if (t2f_resym_wanted(p, t2f_profile__frame_at(p, id), o->all))
+			err = t2f_resym_frame(r, p, id);
+	if (err)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	t2f_resym__free(r);
+	return err;
+}
+
+void t2f_resym__free(struct t2f_resym *r)
+{
+	if (!r)
+		return;
+	t2f_symbolizer__free(r->sym);
+	for (size_t i = 0; i < r->n_mods; i++)
+		free(r->mods[i].path);
+	for (size_t i = 0; i < r->n_ids; i++)
+		free(r->ids[i].path);
+	free(r->mods);
+	free(r->ids);
+	free(r->symbol_dirs);
+	free(r->env_dirs);
+	free(r);
+}
+
+uint32_t t2f_resym__tried(const struct t2f_resym *r)
+{
+	return r ? r->tried : 0;
+}
+
+uint32_t t2f_resym__unresolved(const struct t2f_resym *r)
+{
+	return r ? r->unresolved : 0;
+}
+
+static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res)
+{
+	if (!res)
+		return;
+	if (res->module)
+		fprintf(f, "    file: %s\n", t2f_elf_module__path(res->module));
+	for (size_t i = 0; i < res->n_refused; i++) {
+		const struct t2f_debug_refused *e = &res->refused[i];
+
+		fprintf(f, "    refused: %s: %s", e->path, t2f_refusal_name(e->why));
+		if (e->why == T2F_REFUSED_BUILD_ID)
+			fprintf(f, " (found %s, expected %s)", e->found_id[0] ? e->found_id : "none",
+				res->expected_id[0] ? res->expected_id : "none");
+		fputc('\n', f);
+	}
+}
+
+static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct t2f_resym_mod *m)
+{
+	uint32_t missed = 0;
+
+	for (int k = 1; k < T2F_MISS_COUNT; k++)
+		missed += m->miss[k];
+	fprintf(f, "  %s: %u resolved, %u unresolved", m->path, m->resolved, missed);
+	for (int k = 1; k < T2F_MISS_COUNT; k++)
+		if (m->miss[k])
+			fprintf(f, ", %s %u", t2f_miss_name((enum t2f_miss)k), m->miss[k]);
+	if (m->no_id)
+		fprintf(f, "; %u not tried: no build-id known (--buildids FILE, or "
+			"--unsafe-build-id-match)", m->no_id);
+	fputc('\n', f);
+	t2f_resym_print_files(f, t2f_symbolizer__module_files(r->sym, m->sym));
+}
+
+void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
+{
+	if (!r)
+		return;
+	fprintf(f, "resymbolized frames: %u of %u resolved\n", r->tried - r->unresolved, r->tried);
+	for (size_t i = 0; i < r->n_mods; i++)
+		t2f_resym_print_mod(f, r, &r->mods[i]);
+}
+
+void t2f_resym__warn(FILE *f, const struct t2f_resym *r)
+{
+	if (!r || !r->unresolved)
+		return;
+	fprintf(f, "trace2flame: warning: %u of %u frames unresolved (run with --stats for the reasons "
+		"per module)\n", r->unresolved, r->tried);
+}

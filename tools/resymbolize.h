@@ -1,0 +1,64 @@
+/* tools/resymbolize.h: names a read profile's frames through the symbolizer (issue 4, first slice).
+ *
+ * Frames resolved: user-space frames perf could not name ([unknown] or no symbol) that carry an
+ * address in a file-backed dso (a path starting with '/'); with `all` (--resymbolize) every
+ * user-space frame with an address (the reader must then keep addresses: keep_addrs). Kernel and
+ * JIT frames are left as printed.
+ *
+ * Addresses: perf prints the DSO-relative address (the file offset) on call-chain lines, so each
+ * distinct dso path is registered once as a module mapped at 0 with pgoff 0 over the whole
+ * address space: abs_ip = the printed address = file_off, and the symbolizer turns it into the
+ * ELF virtual address through the file's PT_LOAD table (DESIGN.md §4; lld objects differ). Frames
+ * of one-line samples (abs_addr: perf printed the absolute ip, no map to subtract here) are not
+ * resolved yet: they need the PERF_RECORD_MMAP2 maps of their process.
+ *
+ * Build-ids per dso path: from the profile's module maps (PERF_RECORD_MMAP2 with --buildid-mmap)
+ * first, then the --buildids file (`perf buildid-list` lines: "<hex> <path>"). A module without a
+ * known build-id is not resolved (DESIGN.md §5: a trace from another machine must not be named
+ * from this machine's files) unless unsafe_build_id_match; --stats counts those frames.
+ *
+ * A hit renames the frame (demangled per no_params). A
+ * miss leaves the frame as it was and is counted per module and reason.
+ *
+ * Ownership: t2f_resym__run borrows the profile and diag for the call only; the result owns its
+ * strings. Not thread safe.
+ */
+#ifndef T2F_RESYMBOLIZE_H
+#define T2F_RESYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "formats/diag.h"
+#include "formats/profile.h"
+
+struct t2f_resym_opts {
+	bool all;                        /* --resymbolize */
+	const char *const *symbol_dirs;  /* --symbol-path dirs, NULL-terminated; may be NULL
+					  * (T2F_SYMBOL_PATH is appended) */
+	const char *const *debug_dirs;   /* --debug-dir dirs, NULL-terminated; NULL = /usr/lib/debug */
+	const char *buildids;            /* --buildids FILE, or NULL */
+	bool unsafe_build_id_match;
+	bool no_params;                  /* demangle without parameter lists and return types
+					  * (collapsed output, as perf prints); else in full */
+};
+
+struct t2f_resym;
+
+/* Resolves the profile's frames. *out: the counts for the report (NULL when no frame needed
+ * resolving). 0, -ENOMEM, or -errno when the --buildids file cannot be read (reported in d). */
+int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct t2f_diag *d,
+		   struct t2f_resym **out);
+void t2f_resym__free(struct t2f_resym *r); /* NULL is fine */
+
+/* Frames tried and frames left unresolved. */
+uint32_t t2f_resym__tried(const struct t2f_resym *r);
+uint32_t t2f_resym__unresolved(const struct t2f_resym *r);
+
+/* --stats: per module, frames resolved / unresolved per reason, the file used and the refused
+ * candidates (path, reason, found and expected build-ids). */
+void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r);
+/* The one-line warning when frames stayed unresolved (nothing otherwise). */
+void t2f_resym__warn(FILE *f, const struct t2f_resym *r);
+
+#endif
