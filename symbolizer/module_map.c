@@ -104,14 +104,16 @@ static uint64_t segment_extent(const struct t2f_elf_load *seg, uint64_t page)
 	return page_down(end, page) - page_down(seg->p_vaddr, page);
 }
 
-/* perf MMAP2 with a debug file's table (p_offset unknown): the mapping is one executable
- * segment, the one whose extent is the mapping's length, else the only one the address falls
- * in. Ambiguous (several executable segments fit): unmapped, never a guess. */
+/* perf MMAP2 with a debug file's table (p_offset unknown): the mapping is the executable segment
+ * whose page extent is exactly the mapping's length. Then p_offset = pgoff + p_vaddr % page, so
+ * elf_vaddr = abs_ip - map_start + PAGE_DOWN(p_vaddr). Anything else (no such segment, several,
+ * or a record that is not a real mapping, like a whole-file view of printed file offsets) is
+ * unmapped: a guess here gave wrong names for most frames of a stripped GNU ld binary. */
 static bool vaddr_from_exec_segment(const struct t2f_map_view *v, const struct t2f_load_table *t,
 				    uint64_t abs_ip, uint64_t *elf_vaddr)
 {
-	const struct t2f_elf_load *by_len = NULL, *by_addr = NULL, *seg;
-	size_t n_len = 0, n_addr = 0;
+	const struct t2f_elf_load *by_len = NULL, *seg;
+	size_t n_len = 0;
 	uint64_t cand;
 
 	for (size_t i = 0; i < t->n; i++) {
@@ -119,15 +121,12 @@ static bool vaddr_from_exec_segment(const struct t2f_map_view *v, const struct t
 		if (!(seg->p_flags & PF_X) || !vaddr_from_segment(v, seg->p_vaddr, abs_ip, &cand) ||
 		    !in_segment_vaddr(seg, cand))
 			continue;
-		n_addr++;
-		by_addr = seg;
 		if (v->map_end && segment_extent(seg, page_of(v)) == v->map_end - v->map_start) {
 			n_len++;
 			by_len = seg;
 		}
 	}
-	seg = n_len == 1 ? by_len : n_addr == 1 ? by_addr : NULL;
-	return seg && vaddr_from_segment(v, seg->p_vaddr, abs_ip, elf_vaddr);
+	return n_len == 1 && vaddr_from_segment(v, by_len->p_vaddr, abs_ip, elf_vaddr);
 }
 
 bool t2f_map_view__elf_vaddr(const struct t2f_map_view *v, const struct t2f_load_table *t,
