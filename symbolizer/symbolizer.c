@@ -8,6 +8,7 @@
 #include "symbolizer/symbolizer.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -291,19 +292,19 @@ static bool same_build_id(const struct t2f_elf_module *a, const struct t2f_elf_m
 	return la == lb && memcmp(ia, ib, la) == 0;
 }
 
-/* The binary at the recorded path, when it is the same build as the found file: its PT_LOAD
- * table has the real p_offset values (a separate debug file's do not, see module_map.h).
+/* The binary at `path`, when it is the same build as the found file: its PT_LOAD table has the
+ * real p_offset values (a separate debug file's do not, see module_map.h).
  * NULL when absent or different; -ENOMEM in *err. */
 static struct t2f_elf_module *matching_binary(struct t2f_symbolizer *s, const struct sym_file *f,
-					      int *err)
+					      const char *path, int *err)
 {
 	struct t2f_elf_module *bin = NULL;
 	struct stat st;
 
 	*err = 0;
-	if (stat(f->path, &st) != 0 || !S_ISREG(st.st_mode))
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	*err = t2f_elf_module__open(f->path, s->diag, &bin);
+	*err = t2f_elf_module__open(path, s->diag, &bin);
 	if (*err) {
 		*err = *err == -ENOMEM ? -ENOMEM : 0;
 		return NULL;
@@ -312,6 +313,26 @@ static struct t2f_elf_module *matching_binary(struct t2f_symbolizer *s, const st
 		t2f_elf_module__free(bin);
 		return NULL;
 	}
+	return bin;
+}
+
+/* The binary for the load table: at the recorded path, else a copy of it (the same file name)
+ * in a symbol dir, else a candidate debug_find verified but refused for having no symbols: a
+ * stripped binary's program headers are whole, a debug file's are not. */
+static struct t2f_elf_module *find_binary(struct t2f_symbolizer *s, const struct sym_file *f,
+					  int *err)
+{
+	const char *slash = strrchr(f->path, '/'), *name = slash ? slash + 1 : f->path;
+	struct t2f_elf_module *bin = matching_binary(s, f, f->path, err);
+	const char *const *dirs = s->find.symbol_dirs;
+	char path[PATH_MAX];
+
+	for (size_t i = 0; !bin && !*err && dirs && dirs[i]; i++)
+		if (snprintf(path, sizeof(path), "%s/%s", dirs[i], name) < (int)sizeof(path))
+			bin = matching_binary(s, f, path, err);
+	for (size_t i = 0; !bin && !*err && i < f->files.n_refused; i++)
+		if (f->files.refused[i].why == T2F_REFUSED_NO_SYMBOLS)
+			bin = matching_binary(s, f, f->files.refused[i].path, err);
 	return bin;
 }
 
@@ -331,8 +352,8 @@ static int copy_loads(struct sym_file *f, const struct t2f_elf_module *from)
 }
 
 /* The PT_LOAD table for file_off → elf_vaddr: the found file's when it is the binary, else the
- * binary's at the recorded path when it is the same build, else the found file's (a debug file:
- * only p_vaddr/p_memsz usable, offsets_trusted false; a full copy of the binary: all usable). */
+ * same build's binary (find_binary), else the found file's (a debug file: only p_vaddr/p_memsz
+ * usable, offsets_trusted false; a full copy of the binary: all usable). */
 static int load_table(struct t2f_symbolizer *s, struct sym_file *f)
 {
 	const struct t2f_elf_module *found = f->files.module;
@@ -340,7 +361,7 @@ static int load_table(struct t2f_symbolizer *s, struct sym_file *f)
 	int err = 0;
 
 	if (strcmp(t2f_elf_module__path(found), f->path) != 0)
-		bin = matching_binary(s, f, &err);
+		bin = find_binary(s, f, &err);
 	if (err)
 		return err;
 	err = copy_loads(f, bin ? bin : found);
