@@ -1,4 +1,4 @@
-/* tools/resymbolize.h: names a read profile's frames through the symbolizer (issue 4, first slice).
+/* tools/resymbolize.h: names a read profile's frames through the symbolizer.
  *
  * Frames resolved: user-space frames perf could not name ([unknown] or no symbol) that carry an
  * address in a file-backed dso (a path starting with '/'); with `all` (--resymbolize) every
