@@ -29,17 +29,13 @@
 
 #include <json-c/json.h>
 
+#include "formats/buf.h"
 #include "formats/diag.h"
 #include "formats/hashmap.h"
 #include "writers/frame_name.h"
 
 #define SS_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 #define SS_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-
-struct ss_buf {
-	char *p;
-	size_t cap;
-};
 
 struct ss {
 	const struct t2f_profile *p;
@@ -60,8 +56,8 @@ struct ss {
 	uint32_t *bucket;          /* item indices grouped by thread, input order kept */
 	uint32_t *stack;           /* leaf-first frame ids of one stack */
 	uint32_t max_depth;
-	struct ss_buf name_buf;    /* a profile's name */
-	struct ss_buf utf8_buf;    /* a string with invalid UTF-8 replaced */
+	struct t2f_buf name_buf;   /* a profile's name */
+	struct t2f_buf utf8_buf;   /* a string with invalid UTF-8 replaced */
 	struct json_object *jstr;  /* reused to escape strings */
 };
 
@@ -95,21 +91,6 @@ static bool ss_item(const struct ss *s, size_t idx, struct ss_item *it)
 	return it->weight > 0 && it->thread >= 1 && it->thread <= s->thread_count;
 }
 
-static int ss_buf_reserve(struct ss_buf *b, size_t need)
-{
-	char *p;
-
-	if (need <= b->cap)
-		return 0;
-	if (need < 256)
-		need = 256;
-	p = realloc(b->p, need);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = need;
-	return 0;
-}
 
 /* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is invalid; then *bad is the length
  * of its maximal ill-formed prefix (≥ 1), which becomes one U+FFFD (Unicode §3.9 practice). */
@@ -168,7 +149,8 @@ static int ss_utf8_repair(struct ss *s, const char *str, size_t len, size_t *out
 	const unsigned char *in = (const unsigned char *)str;
 	size_t i = 0, o = 0, bad, n;
 
-	if (len > SIZE_MAX / 3 || ss_buf_reserve(&s->utf8_buf, len * 3))
+	s->utf8_buf.len = 0;
+	if (len > SIZE_MAX / 3 || t2f_buf__reserve(&s->utf8_buf, len * 3))
 		return -ENOMEM;
 	while (i < len) {
 		n = ss_utf8_seq(in + i, len - i, &bad);
@@ -383,11 +365,10 @@ static int ss_write_thread_name(struct ss *s, const struct t2f_thread *th)
 	else
 		snprintf(pid, sizeof(pid), "%" PRId64, th->pid);
 	tail_len = (size_t)snprintf(tail, sizeof(tail), " (pid %s, tid %" PRId64 ")", pid, th->tid);
-	if (comm_len > SIZE_MAX - tail_len || ss_buf_reserve(&s->name_buf, comm_len + tail_len))
+	s->name_buf.len = 0;
+	if (t2f_buf__put(&s->name_buf, comm, comm_len) || t2f_buf__put(&s->name_buf, tail, tail_len))
 		return -ENOMEM;
-	memcpy(s->name_buf.p, comm, comm_len);
-	memcpy(s->name_buf.p + comm_len, tail, tail_len);
-	return ss_put_string(s, s->name_buf.p, comm_len + tail_len);
+	return ss_put_string(s, s->name_buf.p, s->name_buf.len);
 }
 
 /* One stack, root first, as shared frame indices. */
@@ -494,8 +475,8 @@ static void ss_release(struct ss *s)
 	free(s->bucket_start);
 	free(s->bucket);
 	free(s->stack);
-	free(s->name_buf.p);
-	free(s->utf8_buf.p);
+	t2f_buf__free(&s->name_buf);
+	t2f_buf__free(&s->utf8_buf);
 	json_object_put(s->jstr);
 }
 
