@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/buf.h"
 #include "formats/diag.h"
 #include "formats/hashmap.h"
 
@@ -14,8 +15,7 @@ struct str_ref {
 };
 
 struct t2f_strtab {
-	char *buf;
-	size_t buf_len, buf_cap;
+	struct t2f_buf text;    /* every string, NUL-terminated, back to back */
 	struct str_ref *refs;   /* refs[id]; refs[0] is "" */
 	uint32_t count, refs_cap;
 	struct t2f_hashmap *index;
@@ -33,16 +33,13 @@ int t2f_strtab__new(struct t2f_strtab **out)
 
 	if (!t)
 		return -ENOMEM;
-	t->buf_cap = 64 << 10;
 	t->refs_cap = 1024;
-	t->buf = malloc(t->buf_cap);
 	t->refs = calloc(t->refs_cap, sizeof(*t->refs));
-	if (!t->buf || !t->refs || t2f_hashmap__new(1024, &t->index)) {
+	if (!t->refs || t2f_buf__put(&t->text, "", 1) || t2f_hashmap__new(1024, &t->index)) {
 		t2f_strtab__free(t);
 		return -ENOMEM;
 	}
-	t->buf[0] = '\0'; /* id 0 → "" at offset 0 */
-	t->buf_len = 1;
+	/* id 0 → "" at offset 0 */
 	*out = t;
 	return 0;
 }
@@ -51,7 +48,7 @@ void t2f_strtab__free(struct t2f_strtab *t)
 {
 	if (!t)
 		return;
-	free(t->buf);
+	t2f_buf__free(&t->text);
 	free(t->refs);
 	t2f_hashmap__free(t->index);
 	free(t);
@@ -62,27 +59,18 @@ static bool probe_eq(const void *ctx, uint32_t id)
 	const struct probe *p = ctx;
 	const struct str_ref *r = &p->tab->refs[id];
 
-	return r->len == p->len && memcmp(p->tab->buf + r->off, p->s, p->len) == 0;
+	return r->len == p->len && memcmp(p->tab->text.p + r->off, p->s, p->len) == 0;
 }
 
 static int reserve(struct t2f_strtab *t, size_t len)
 {
-	size_t need = t->buf_len + len + 1;
+	int err;
 
-	if (need > UINT32_MAX || t->count == UINT32_MAX - 1)
+	if (len >= UINT32_MAX - t->text.len || t->count == UINT32_MAX - 1) /* offsets are u32 */
 		return -T2F_E_LIMIT;
-	if (need > t->buf_cap) {
-		size_t cap = t->buf_cap;
-		char *nb;
-
-		while (cap < need)
-			cap *= 2;
-		nb = realloc(t->buf, cap);
-		if (!nb)
-			return -ENOMEM;
-		t->buf = nb;
-		t->buf_cap = cap;
-	}
+	err = t2f_buf__reserve(&t->text, len + 1);
+	if (err)
+		return err;
 	if (t->count + 2 > t->refs_cap) {
 		struct str_ref *nr = realloc(t->refs, (size_t)t->refs_cap * 2 * sizeof(*nr));
 
@@ -108,11 +96,11 @@ int t2f_strtab__intern_hashed(struct t2f_strtab *t, const char *s, size_t len, u
 	err = reserve(t, len);
 	if (err)
 		return err;
-	memcpy(t->buf + t->buf_len, s, len);
-	t->buf[t->buf_len + len] = '\0';
+	memcpy(t->text.p + t->text.len, s, len);
+	t->text.p[t->text.len + len] = '\0';
 	t->count++;
-	t->refs[t->count] = (struct str_ref){ (uint32_t)t->buf_len, (uint32_t)len };
-	t->buf_len += len + 1;
+	t->refs[t->count] = (struct str_ref){ (uint32_t)t->text.len, (uint32_t)len };
+	t->text.len += len + 1;
 	err = t2f_hashmap__insert(t->index, hash, t->count);
 	if (err) {
 		t->count--;
@@ -133,7 +121,7 @@ const char *t2f_strtab__str(const struct t2f_strtab *t, t2f_str_id id, size_t *l
 
 	if (len)
 		*len = r->len;
-	return t->buf + r->off;
+	return t->text.p + r->off;
 }
 
 uint32_t t2f_strtab__count(const struct t2f_strtab *t)
@@ -143,5 +131,5 @@ uint32_t t2f_strtab__count(const struct t2f_strtab *t)
 
 size_t t2f_strtab__bytes(const struct t2f_strtab *t)
 {
-	return t->buf_cap + (size_t)t->refs_cap * sizeof(*t->refs);
+	return t->text.cap + (size_t)t->refs_cap * sizeof(*t->refs);
 }
