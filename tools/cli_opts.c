@@ -124,16 +124,16 @@ static void t2f_cli_help(FILE *f)
 	      f);
 }
 
-__attribute__((format(printf, 2, 3)))
-static int t2f_cli_usage(FILE *err, const char *fmt, ...)
+int t2f_cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 {
+	const char *sep = cmd ? " " : "";
 	va_list ap;
 
-	fputs("trace2flame: ", err);
+	fprintf(err, "trace2flame: %s%s", cmd ? cmd : "", cmd ? ": " : "");
 	va_start(ap, fmt);
 	vfprintf(err, fmt, ap);
 	va_end(ap);
-	fputs("\nTry 'trace2flame --help' for more information.\n", err);
+	fprintf(err, "\nTry 'trace2flame %s%s--help' for more information.\n", cmd ? cmd : "", sep);
 	return -EINVAL;
 }
 
@@ -167,7 +167,7 @@ static int t2f_cli_set_format(struct t2f_cli_opts *o, const char *arg, FILE *err
 	else if (strcmp(arg, "speedscope") == 0)
 		o->format = T2F_CLI_FORMAT_SPEEDSCOPE;
 	else
-		return t2f_cli_usage(err, "unknown format '%s' (known: collapsed, speedscope)", arg);
+		return t2f_cli_usage_error(err, NULL, "unknown format '%s' (known: collapsed, speedscope)", arg);
 	return 0;
 }
 
@@ -178,7 +178,7 @@ static int t2f_cli_set_weight(struct t2f_cli_opts *o, const char *arg, FILE *err
 	else if (strcmp(arg, "samples") == 0)
 		o->weight_samples = true;
 	else
-		return t2f_cli_usage(err, "unknown weight '%s' (known: period, samples)", arg);
+		return t2f_cli_usage_error(err, NULL, "unknown weight '%s' (known: period, samples)", arg);
 	return 0;
 }
 
@@ -186,7 +186,7 @@ static int t2f_cli_set_weight(struct t2f_cli_opts *o, const char *arg, FILE *err
 static int t2f_cli_add_dir(const char **dirs, int *n, const char *arg, const char *opt, FILE *err)
 {
 	if (*n >= T2F_CLI_MAX_DIRS)
-		return t2f_cli_usage(err, "%s given more than %d times", opt, T2F_CLI_MAX_DIRS);
+		return t2f_cli_usage_error(err, NULL, "%s given more than %d times", opt, T2F_CLI_MAX_DIRS);
 	dirs[(*n)++] = arg;
 	dirs[*n] = NULL;
 	return 0;
@@ -221,14 +221,14 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case ':':
-		return t2f_cli_usage(err, "option '%s' needs an argument", argv[optind - 1]);
+		return t2f_cli_usage_error(err, NULL, "option '%s' needs an argument", argv[optind - 1]);
 	default:
 		/* A known option reported with '?' is a long one given "=ARG" it does not take. */
 		if (optopt >= 256 || (optopt && strchr(T2F_SHORT_OPTS, optopt)))
-			return t2f_cli_usage(err, "option '%s' takes no argument", argv[optind - 1]);
+			return t2f_cli_usage_error(err, NULL, "option '%s' takes no argument", argv[optind - 1]);
 		if (optopt)
-			return t2f_cli_usage(err, "unknown option '-%c'", optopt);
-		return t2f_cli_usage(err, "unknown option '%s'", argv[optind - 1]);
+			return t2f_cli_usage_error(err, NULL, "unknown option '-%c'", optopt);
+		return t2f_cli_usage_error(err, NULL, "unknown option '%s'", argv[optind - 1]);
 	}
 }
 
@@ -238,16 +238,16 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 	int stdin_uses = 0;
 
 	if (o->n_inputs == 0)
-		return t2f_cli_usage(err, "no INPUT given (use - for standard input)");
+		return t2f_cli_usage_error(err, NULL, "no INPUT given (use - for standard input)");
 	for (int i = 0; i < o->n_inputs; i++)
 		stdin_uses += t2f_cli_is_std(o->inputs[i]);
 	if (stdin_uses > 1)
-		return t2f_cli_usage(err, "standard input (-) given more than once");
+		return t2f_cli_usage_error(err, NULL, "standard input (-) given more than once");
 	if (o->each) {
 		if (t2f_cli_is_std(o->output))
-			return t2f_cli_usage(err, "--each needs -o DIR, the output directory");
+			return t2f_cli_usage_error(err, NULL, "--each needs -o DIR, the output directory");
 		if (stdin_uses)
-			return t2f_cli_usage(err, "--each cannot read standard input (-)");
+			return t2f_cli_usage_error(err, NULL, "--each cannot read standard input (-)");
 		if (!o->format)
 			o->format = T2F_CLI_FORMAT_COLLAPSED;
 		return 0;
@@ -260,7 +260,7 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 	}
 	o->format = t2f_cli_format_of_name(o->output);
 	if (!o->format)
-		return t2f_cli_usage(err, "cannot tell the output format of '%s': name it *.folded, "
+		return t2f_cli_usage_error(err, NULL, "cannot tell the output format of '%s': name it *.folded, "
 				     "*.collapsed, *.json or *.speedscope.json, or use -f FMT",
 				     o->output);
 	return 0;

@@ -55,6 +55,11 @@ struct t2f_cli_opts {
  * error, already reported on err (exit T2F_EXIT_USAGE). */
 int t2f_cli_opts__parse(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err);
 
+/* Prints "trace2flame: [CMD: ]MESSAGE" and the --help hint to err; returns -EINVAL. cmd is the
+ * subcommand ("symbols", "resolve") or NULL. */
+int t2f_cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* True when `path` is standard input/output ("-"); NULL counts as stdout. */
 bool t2f_cli_is_std(const char *path);
 

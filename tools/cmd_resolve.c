@@ -78,19 +78,6 @@ static void resolve_help(FILE *f)
 	      f);
 }
 
-__attribute__((format(printf, 1, 2)))
-static int resolve_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("trace2flame: resolve: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'trace2flame resolve --help' for more information.\n", stderr);
-	return -EINVAL;
-}
-
 static int parse_demangle(const char *arg, enum t2f_demangle_mode *mode)
 {
 	if (strcmp(arg, "full") == 0)
@@ -100,14 +87,14 @@ static int parse_demangle(const char *arg, enum t2f_demangle_mode *mode)
 	else if (strcmp(arg, "none") == 0)
 		*mode = T2F_DEMANGLE_NONE;
 	else
-		return resolve_usage("unknown --demangle mode '%s' (known: full, no-params, none)", arg);
+		return t2f_cli_usage_error(stderr, "resolve", "unknown --demangle mode '%s' (known: full, no-params, none)", arg);
 	return 0;
 }
 
 static int add_dir(const char **dirs, size_t *n, const char *dir, const char *opt)
 {
 	if (*n >= RESOLVE_MAX_DIRS)
-		return resolve_usage("more than %d %s options", RESOLVE_MAX_DIRS, opt);
+		return t2f_cli_usage_error(stderr, "resolve", "more than %d %s options", RESOLVE_MAX_DIRS, opt);
 	dirs[(*n)++] = dir;
 	dirs[*n] = NULL;
 	return 0;
@@ -122,7 +109,7 @@ static int parse_opt(struct resolve_args *a, int c, char **argv)
 		return add_dir(a->debug_dirs, &a->n_debug_dirs, optarg, "--debug-dir");
 	case RESOLVE_OPT_BUILD_ID:
 		if (!t2f_build_id_parse(optarg, a->build_id, sizeof(a->build_id), &a->build_id_len))
-			return resolve_usage("--build-id '%s' is not a hex build-id", optarg);
+			return t2f_cli_usage_error(stderr, "resolve", "--build-id '%s' is not a hex build-id", optarg);
 		return 0;
 	case RESOLVE_OPT_UNSAFE:
 		a->unsafe = true;
@@ -133,9 +120,9 @@ static int parse_opt(struct resolve_args *a, int c, char **argv)
 		a->help = true;
 		return 0;
 	case ':':
-		return resolve_usage("option '%s' needs an argument", argv[optind - 1]);
+		return t2f_cli_usage_error(stderr, "resolve", "option '%s' needs an argument", argv[optind - 1]);
 	default:
-		return resolve_usage("unknown option '%s'", argv[optind - 1]);
+		return t2f_cli_usage_error(stderr, "resolve", "unknown option '%s'", argv[optind - 1]);
 	}
 }
 
@@ -153,7 +140,7 @@ static int parse_args(struct resolve_args *a, int argc, char **argv)
 	if (a->help)
 		return 0;
 	if (argc - optind < 2)
-		return resolve_usage("needs FILE and at least one ADDR");
+		return t2f_cli_usage_error(stderr, "resolve", "needs FILE and at least one ADDR");
 	a->file = argv[optind];
 	a->addrs = argv + optind + 1;
 	a->n_addrs = argc - optind - 1;
@@ -180,7 +167,7 @@ static int check_addrs(const struct resolve_args *a)
 
 	for (int i = 0; i < a->n_addrs; i++)
 		if (!parse_addr(a->addrs[i], &addr))
-			return resolve_usage("'%s' is not a hex address", a->addrs[i]);
+			return t2f_cli_usage_error(stderr, "resolve", "'%s' is not a hex address", a->addrs[i]);
 	return 0;
 }
 

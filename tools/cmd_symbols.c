@@ -50,19 +50,6 @@ static void symbols_help(FILE *f)
 	      f);
 }
 
-__attribute__((format(printf, 1, 2)))
-static int symbols_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("trace2flame: symbols: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'trace2flame symbols --help' for more information.\n", stderr);
-	return -EINVAL;
-}
-
 /* Options; *first is the index of the first FILE. 1: --help printed. */
 static int parse_args(struct symbols_run *r, int argc, char **argv, int *first)
 {
@@ -77,14 +64,14 @@ static int parse_args(struct symbols_run *r, int argc, char **argv, int *first)
 		else if (c == 'h')
 			help = true;
 		else
-			return symbols_usage("unknown option '%s'", argv[optind - 1]);
+			return t2f_cli_usage_error(stderr, "symbols", "unknown option '%s'", argv[optind - 1]);
 	}
 	if (help) {
 		symbols_help(stdout);
 		return 1;
 	}
 	if (optind >= argc)
-		return symbols_usage("needs at least one FILE");
+		return t2f_cli_usage_error(stderr, "symbols", "needs at least one FILE");
 	*first = optind;
 	return 0;
 }
