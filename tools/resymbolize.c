@@ -299,16 +299,6 @@ void t2f_resym__free(struct t2f_resym *r)
 	free(r);
 }
 
-uint32_t t2f_resym__tried(const struct t2f_resym *r)
-{
-	return r ? r->tried : 0;
-}
-
-uint32_t t2f_resym__unresolved(const struct t2f_resym *r)
-{
-	return r ? r->unresolved : 0;
-}
-
 static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res)
 {
 	if (!res)

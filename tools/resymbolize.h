@@ -51,10 +51,6 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 		   struct t2f_resym **out);
 void t2f_resym__free(struct t2f_resym *r); /* NULL is fine */
 
-/* Frames tried and frames left unresolved. */
-uint32_t t2f_resym__tried(const struct t2f_resym *r);
-uint32_t t2f_resym__unresolved(const struct t2f_resym *r);
-
 /* --stats: per module, frames resolved / unresolved per reason, the file used and the refused
  * candidates (path, reason, found and expected build-ids). */
 void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r);
