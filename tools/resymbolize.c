@@ -241,7 +241,11 @@ static bool t2f_resym_any(const struct t2f_profile *p, bool all)
 static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 			   const struct t2f_resym_opts *o, struct t2f_diag *d)
 {
-	struct t2f_symbolizer_opts so = { .demangle = T2F_DEMANGLE_FULL };
+	struct t2f_symbolizer_opts so = {
+		.demangle = o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL,
+		.find = { .debug_dirs = o->debug_dirs,
+			  .unsafe_build_id_match = o->unsafe_build_id_match },
+	};
 	int err;
 
 	err = t2f_resym_symbol_dirs(r, o->symbol_dirs) ?: t2f_resym_map_ids(r, p);
@@ -249,10 +253,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 		err = t2f_resym_read_ids(r, o->buildids, d);
 	if (err)
 		return err;
-	so.demangle = o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL;
-	so.find.debug_dirs = o->debug_dirs;
-	so.find.symbol_dirs = r->symbol_dirs;
-	so.find.unsafe_build_id_match = o->unsafe_build_id_match;
+	so.find.symbol_dirs = r->symbol_dirs; /* --symbol-path, then T2F_SYMBOL_PATH */
 	r->unsafe = o->unsafe_build_id_match;
 	return t2f_symbolizer__new(&so, t2f_profile__strtab(p), d, &r->sym);
 }
