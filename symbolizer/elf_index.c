@@ -4,9 +4,17 @@
  *   EM_ARM      Thumb functions have odd values (hot_loop 0x621 = code at 0x620): bit 0 cleared
  *   ppc64 ELFv1 hot_loop 0x1feb8 lies in .opd (a descriptor); its first 8 bytes (file byte
  *               order) are the code address, which is what samples hit
- * Several symbols at one address keep one entry: non-zero size first, then GLOBAL (or
- * GNU_UNIQUE) > WEAK > LOCAL, then fewer leading '_', then table and symbol order (libc:
- * `malloc` over `__libc_malloc`; unstripped files list most functions in .dynsym and .symtab).
+ * Tables: every .symtab (MiniDebugInfo's too) and .SUNW_ldynsym / .dynsym, except a .dynsym
+ * of a file whose own .symtab has at least as many records: a linked .symtab lists every
+ * exported function again (libstdc++'s debug build: 4,916 .dynsym and 9,836 .symtab functions,
+ * 8,020 addresses), and perf and addr2line read only the .symtab too. A .dynsym beside a shorter
+ * .symtab (symbols stripped out of it) is indexed behind it.
+ * Several symbols at one address keep one entry: non-zero size first, then a .symtab entry over
+ * a .dynsym one when both tables are indexed (a MiniDebugInfo .symtab holds only the functions
+ * that are not exported: its entries compete with .dynsym ones on equal terms), then GLOBAL
+ * (or GNU_UNIQUE) > WEAK > LOCAL, then fewer leading '_', then table and symbol order (libc:
+ * `malloc` over `__libc_malloc`). Names are read for the '_' count only when the earlier rules
+ * tie (aliases such as C1/C2 constructors), with a prefetch a few records ahead.
  *
  * Layout, 30 bytes per entry: keys[] (the addresses, strictly increasing, searched alone so a
  * probe touches 8 bytes), ents[] (16 bytes: end, name offset, table, st_info: all a hit needs,
@@ -19,8 +27,7 @@
  * sizeless marker inside one), so covers[i] chains to the nearest earlier entry whose range
  * holds keys[i]: every symbol containing addr is on that chain, nearest start first.
  *
- * Building: one pass over the tables in order (which also reads each kept name's leading '_'
- * while the string table is walked nearly in order), a stable LSD radix sort of packed
+ * Building: one pass over the tables in order, a stable LSD radix sort of packed
  * (address, index) keys (passes of at most 11 bits), a pass keeping the preferred symbol
  * per address, a stack pass for covers[], a pass for the buckets. The sort works inside the
  * final keys+ents block, so the build touches about twice the index size. Fresh pages are
@@ -37,9 +44,13 @@ struct build_ent {              /* 24 bytes while sorting */
 	uint64_t value, size;
 	uint32_t name;              /* st_name */
 	uint8_t table, info;        /* table index, st_info */
-	uint8_t rank;               /* bind rank: 0 GLOBAL/GNU_UNIQUE, 1 WEAK, 2 LOCAL, 3 other */
-	uint8_t under;              /* leading '_' of the name, at most 255 */
+	uint8_t rank;               /* table tier (0 or 4) + bind rank (bind_rank) */
+	uint8_t under;              /* leading '_' of the name, at most 254; UNDER_UNKNOWN */
 };
+
+#define UNDER_UNKNOWN 255           /* not counted yet */
+#define TIER_SHADOWED 4             /* rank added to .dynsym entries behind a short .symtab */
+#define TABLE_SKIPPED UINT8_MAX     /* a table left out of the index */
 
 /* The lookup address of a kept symbol. */
 static uint64_t fixed_value(const struct t2f_elf_module *m, uint64_t v)
@@ -70,9 +81,30 @@ static uint8_t leading_underscores(const char *name)
 {
 	uint8_t n = 0;
 
-	while (name[n] == '_' && n < UINT8_MAX)
+	while (name[n] == '_' && n < UNDER_UNKNOWN - 1)
 		n++;
 	return n;
+}
+
+/* The rank a table's entries start from: 0; for a .dynsym-like table of a file with its own
+ * .symtab, TABLE_SKIPPED when that .symtab has at least as many records (a linked .symtab holds
+ * every .dynsym function; perf and addr2line read only the .symtab as well), else
+ * TIER_SHADOWED (a .symtab cut short: its entries decide where both tables have one). */
+static uint8_t table_tier(const struct t2f_elf_module *m, const struct t2f_elf_table *t)
+{
+	size_t most = 0;
+
+	if (!t->dynamic)
+		return 0;
+	for (unsigned ti = 0; ti < m->n_tables; ti++) {
+		const struct t2f_elf_table *u = &m->tables[ti];
+
+		if (!u->dynamic && !u->mini && u->count > most)
+			most = u->count;
+	}
+	if (!most)
+		return 0;
+	return most >= t->count ? TABLE_SKIPPED : TIER_SHADOWED;
 }
 
 /* Asks the kernel to map the pages of a table we are about to read (MADV_POPULATE_READ) or of
@@ -101,22 +133,27 @@ static size_t collect(const struct t2f_elf_module *m, struct build_ent *a, uint6
 {
 	struct t2f_elf_rawsym s;
 	size_t k = 0;
+	uint8_t tier;
 
 	*min = UINT64_MAX;
 	*max = 0;
 	for (unsigned ti = 0; ti < m->n_tables; ti++) {
 		const struct t2f_elf_table *t = &m->tables[ti];
 
+		tier = table_tier(m, t);
+		if (tier == TABLE_SKIPPED)
+			continue;
 		prefault(t->syms, t->count * (t->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym)),
 			 false);
-		prefault(t->strs, t->str_size, false);
+		if (!tier)  /* the names a tie break reads; a shadowed table's are rarely read */
+			prefault(t->strs, t->str_size, false);
 		for (size_t i = 0; i < t->count; i++) {
 			t2f_elf_table__sym(t, i, &s);
 			if (!t2f_elf_rawsym__kept(&s))
 				continue;
 			a[k] = (struct build_ent){ fixed_value(m, s.value), s.size, s.name,
-				(uint8_t)ti, s.info, bind_rank(GELF_ST_BIND(s.info)),
-				leading_underscores(t2f_elf_table__name(t, s.name)) };
+				(uint8_t)ti, s.info, tier + bind_rank(GELF_ST_BIND(s.info)),
+				UNDER_UNKNOWN };
 			*min = a[k].value < *min ? a[k].value : *min;
 			*max = a[k].value > *max ? a[k].value : *max;
 			k++;
@@ -204,31 +241,80 @@ static int sort_order(const struct build_ent *a, size_t n, uint64_t min, uint64_
 	return 0;
 }
 
-/* Whether a should win over b at the same address (ties keep the earlier one). */
-static bool preferred(const struct build_ent *a, const struct build_ent *b)
+/* The leading '_' of e's name. */
+static uint8_t under(const struct t2f_elf_module *m, struct build_ent *e)
+{
+	if (e->under == UNDER_UNKNOWN)
+		e->under = leading_underscores(t2f_elf_table__name(&m->tables[e->table], e->name));
+	return e->under;
+}
+
+/* The rules before the name's '_': < 0 when a wins over b, 0 on a tie. */
+static int coarse_cmp(const struct build_ent *a, const struct build_ent *b)
 {
 	if ((a->size != 0) != (b->size != 0))
-		return a->size != 0;
-	if (a->rank != b->rank)
-		return a->rank < b->rank;
-	return a->under < b->under;
+		return a->size != 0 ? -1 : 1;
+	return (int)a->rank - (int)b->rank;
+}
+
+#define PREFETCH_AHEAD 16             /* records ahead whose names fill_entries asks for */
+
+/* When order[j] and order[j + 1] tie on one address, asks the cache for both names: the tie
+ * break reads them, and each is a miss somewhere in a string table of up to megabytes. */
+static void prefetch_tie(const struct t2f_elf_module *m, const struct build_ent *a,
+			 const uint64_t *order, uint64_t mask, size_t j)
+{
+	const struct build_ent *x = &a[order[j] & mask], *y = &a[order[j + 1] & mask];
+
+	if (x->value != y->value || coarse_cmp(x, y) != 0)
+		return;
+	__builtin_prefetch(t2f_elf_table__name(&m->tables[x->table], x->name));
+	__builtin_prefetch(t2f_elf_table__name(&m->tables[y->table], y->name));
+}
+
+/* The preferred symbol of order[i..end) (one address); ties keep the earlier one. Names are
+ * read only when the best two tie on the other rules. */
+static const struct build_ent *pick(const struct t2f_elf_module *m, struct build_ent *a,
+				    const uint64_t *order, uint64_t mask, size_t i, size_t end)
+{
+	struct build_ent *best = &a[order[i] & mask], *c, *win = NULL;
+	bool tied = false;
+	int d;
+
+	for (size_t j = i + 1; j < end; j++) {
+		c = &a[order[j] & mask];
+		d = coarse_cmp(c, best);
+		if (d < 0)
+			best = c;
+		tied = d < 0 ? false : tied || d == 0;
+	}
+	if (!tied)
+		return best;
+	for (size_t j = i; j < end; j++) {
+		c = &a[order[j] & mask];
+		if (coarse_cmp(c, best) == 0 && (!win || under(m, c) < under(m, win)))
+			win = c;
+	}
+	return win;
 }
 
 /* One entry per address, the preferred symbol, in the order of order[] (which is m->keys: an
  * entry k is written after order[0..k] were read). */
-static void fill_entries(struct t2f_elf_module *m, const struct build_ent *a, const uint64_t *order,
+static void fill_entries(struct t2f_elf_module *m, struct build_ent *a, const uint64_t *order,
 			 uint64_t mask, size_t n)
 {
-	size_t k = 0, i = 0;
+	const struct build_ent *best;
+	size_t k = 0, i = 0, end;
 
 	while (i < n) {
-		const struct build_ent *best = &a[order[i++] & mask], *c;
-
-		while (i < n && (c = &a[order[i] & mask])->value == best->value) {
-			if (preferred(c, best))
-				best = c;
-			i++;
-		}
+		if (i + PREFETCH_AHEAD + 1 < n)
+			prefetch_tie(m, a, order, mask, i + PREFETCH_AHEAD);
+		best = &a[order[i] & mask];
+		for (end = i + 1; end < n && a[order[end] & mask].value == best->value; end++)
+			;
+		if (end - i > 1)
+			best = pick(m, a, order, mask, i, end);
+		i = end;
 		m->keys[k] = best->value;
 		m->ents[k++] = (struct t2f_elf_ent){
 			.end = best->size > UINT64_MAX - best->value
@@ -304,7 +390,8 @@ static int build_index(struct t2f_elf_module *m)
 	if (err)
 		goto out;
 	for (unsigned ti = 0; ti < m->n_tables; ti++)
-		all += m->tables[ti].count;
+		if (table_tier(m, &m->tables[ti]) != TABLE_SKIPPED)
+			all += m->tables[ti].count;
 	a = malloc((all ? all : 1) * sizeof(*a));
 	if (!a) {
 		err = -ENOMEM;

@@ -44,6 +44,8 @@ struct t2f_elf_table {
 	const char *strs;           /* string table; strs[str_size - 1] == '\0' */
 	size_t str_size;
 	bool is64;
+	bool dynamic;               /* .dynsym or .SUNW_ldynsym (not .symtab) */
+	bool mini;                  /* inside .gnu_debugdata */
 	void *own_syms, *own_strs;  /* buffers we decoded (compressed sections), freed with us */
 };
 

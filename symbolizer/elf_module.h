@@ -6,9 +6,12 @@
  * - tables: .symtab, .dynsym, .SUNW_ldynsym (SHT 0x6ffffff3) and the .symtab inside the
  *   .gnu_debugdata xz stream (MiniDebugInfo, decoded with liblzma); 32/64-bit, either byte order;
  * - kept: FUNC and GNU_IFUNC, defined (not UNDEF/ABS/COMMON), value != 0;
- * - lookup: one sorted array over all tables; a symbol with size covers [value, value + size);
- *   a sizeless symbol matches only its exact address; several symbols at one address: prefer
- *   non-zero size, then GLOBAL > WEAK > LOCAL, then fewer leading '_';
+ * - lookup: one sorted array over the tables, except a .dynsym (or .SUNW_ldynsym) beside the
+ *   file's own .symtab of at least as many records (which repeats every exported function, as
+ *   perf and addr2line assume); a symbol with size covers [value, value + size); a sizeless
+ *   symbol matches only its exact address; several symbols at one address: prefer non-zero
+ *   size, then the .symtab's over a .dynsym's, then GLOBAL > WEAK > LOCAL, then fewer leading
+ *   '_' (so lookups give a .symtab's versioned names: "clock_gettime@@GLIBC_2.17", as perf);
  * - arch fix-ups for lookups (not for __each_symbol): EM_ARM clears the Thumb bit of FUNC and
  *   GNU_IFUNC values;
  *   ppc64 ELFv1 FUNC values that point into .opd are replaced by the code address stored there.

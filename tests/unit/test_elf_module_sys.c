@@ -8,6 +8,8 @@
  *   fixtures when T2F_ELF_FIXTURES is set;
  * - the same on a small ELF64 file written here with nested functions (a function ending
  *   inside another, a sizeless label inside one) and duplicates at one address;
+ * - a .dynsym beside a .symtab with as many records (left out) and beside a shorter one
+ *   (behind it);
  * - a /usr/lib/debug/.build-id/xx/rest.debug file's build-id is xx + rest;
  * - an installed binary's .gnu_debuglink names its build-id file, whose zlib CRC-32 matches.
  */
@@ -24,6 +26,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <fcntl.h>
+#include <gelf.h>
 
 #include "symbolizer/elf_module.h"
 
@@ -38,6 +42,7 @@ struct model_sym {
 struct model {
 	struct model_sym *v;
 	size_t n, cap;
+	size_t symtab, dynsym;      /* records in the file's own .symtab and .dynsym */
 };
 
 static unsigned rank_of(unsigned char bind)
@@ -60,8 +65,37 @@ static int model_add(void *ctx, const struct t2f_elf_sym *s)
 		under++;
 	md->v[md->n] = (struct model_sym){ s->value, s->size, s->name, s->table, rank_of(s->bind),
 		under, (unsigned)md->n };
+	if (md->symtab && (strcmp(s->table, ".dynsym") == 0 ||
+			   strcmp(s->table, ".SUNW_ldynsym") == 0)) {
+		if (md->symtab >= md->dynsym)
+			return 0;                  /* a .dynsym beside a full .symtab: not indexed */
+		md->v[md->n].rank += 4;            /* behind a short .symtab's entries */
+	}
 	md->n++;
 	return 0;
+}
+
+/* md->symtab, md->dynsym: the record counts of the file's own tables, read with libelf. */
+static void count_tables(const char *path, struct model *md)
+{
+	int fd = open(path, O_RDONLY);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf *e;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn)) && gelf_getshdr(scn, &sh)) {
+		if (sh.sh_type == SHT_NOBITS || !sh.sh_entsize)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			md->symtab = sh.sh_size / sh.sh_entsize;
+		else if (sh.sh_type == SHT_DYNSYM || sh.sh_type == 0x6ffffff3)
+			md->dynsym = sh.sh_size / sh.sh_entsize;
+	}
+	elf_end(e);
+	close(fd);
 }
 
 /* a better than b at one address: the header's order, then the listing order */
@@ -146,6 +180,7 @@ static void check_file(const char *path)
 		t2f_elf_module__free(m);
 		return;  /* the model does not do the arch fix-ups */
 	}
+	count_tables(path, &md);
 	assert_int_equal(t2f_elf_module__each_symbol(m, model_add, &md), 0);
 	assert_true(t2f_elf_module__has_symbols(m) == (md.n > 0));
 	model_dedup(&md);
@@ -224,8 +259,14 @@ static void test_lookup_model(void **state)
 	}
 }
 
+struct fsym {
+	const char *name;
+	uint64_t value, size;
+	unsigned char bind;
+};
+
 /* A minimal ET_DYN x86-64 file: .text at 0x1000 and a .symtab with these functions. */
-static const struct { const char *name; uint64_t value, size; unsigned char bind; } nest[] = {
+static const struct fsym nest[] = {
 	{ "outer", 0x1000, 0x80, STB_GLOBAL },
 	{ "inner", 0x1010, 0x10, STB_LOCAL },      /* ends before outer does */
 	{ "label", 0x1020, 0, STB_GLOBAL },        /* sizeless, inside outer */
@@ -238,25 +279,49 @@ static const struct { const char *name; uint64_t value, size; unsigned char bind
 	{ "z1", 0x10a0, 4, STB_LOCAL },            /* a size first: this one */
 };
 
+#define SHDR_AT 0x600                      /* section headers, after the tables (write_elf) */
+#define N_SECTIONS 7
+
 static void put_shdr(unsigned char *f, size_t i, uint32_t name, uint32_t type, uint64_t addr,
 		     uint64_t off, uint64_t size, uint32_t link, uint64_t entsize)
 {
 	Elf64_Shdr sh = { .sh_name = name, .sh_type = type, .sh_addr = addr, .sh_offset = off,
 		.sh_size = size, .sh_link = link, .sh_addralign = 8, .sh_entsize = entsize };
 
-	memcpy(f + 0x400 + i * sizeof(sh), &sh, sizeof(sh));
+	memcpy(f + SHDR_AT + i * sizeof(sh), &sh, sizeof(sh));
 }
 
-/* Writes the file (layout: header, .text 0x100, .symtab 0x200, .strtab 0x380, .shstrtab
- * 0x3c0, section headers 0x400) and returns its path. */
-static const char *write_nest_file(char *path)
+/* A symbol table of n records (the null one first) at `at`, names at `str_at`; returns the
+ * string table's size. n <= 10 for .dynsym, <= 15 for .symtab. */
+static size_t put_table(unsigned char *f, size_t at, size_t str_at, const struct fsym *v,
+			size_t n)
 {
-	static const char shstr[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
-	size_t n = sizeof(nest) / sizeof(*nest), str = 1;
-	unsigned char f[0x400 + 5 * sizeof(Elf64_Shdr)] = { 0 };
+	size_t str = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		Elf64_Sym s = { .st_name = (uint32_t)str, .st_value = v[i].value,
+			.st_size = v[i].size, .st_shndx = 1,
+			.st_info = ELF64_ST_INFO(v[i].bind, STT_FUNC) };
+
+		memcpy(f + at + (i + 1) * sizeof(s), &s, sizeof(s));
+		memcpy(f + str_at + str, v[i].name, strlen(v[i].name) + 1);
+		str += strlen(v[i].name) + 1;
+	}
+	return str;
+}
+
+/* Writes a file with .text, .dynsym (dyn[0..nd), absent when nd == 0), .symtab (sym[0..ns)):
+ * header, .dynsym 0x100, .dynstr 0x200, .symtab 0x300, .strtab 0x480, .shstrtab 0x500,
+ * section headers 0x600. Returns its path. */
+static const char *write_elf(char *path, const struct fsym *sym, size_t ns, const struct fsym *dyn,
+			     size_t nd)
+{
+	static const char shstr[] = "\0.text\0.dynsym\0.dynstr\0.symtab\0.strtab\0.shstrtab";
+	unsigned char f[SHDR_AT + N_SECTIONS * sizeof(Elf64_Shdr)] = { 0 };
 	Elf64_Ehdr eh = { .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
-		.e_ehsize = sizeof(Elf64_Ehdr), .e_shoff = 0x400,
-		.e_shentsize = sizeof(Elf64_Shdr), .e_shnum = 5, .e_shstrndx = 4 };
+		.e_ehsize = sizeof(Elf64_Ehdr), .e_shoff = SHDR_AT,
+		.e_shentsize = sizeof(Elf64_Shdr), .e_shnum = N_SECTIONS, .e_shstrndx = 6 };
+	size_t dstr = put_table(f, 0x100, 0x200, dyn, nd), str = put_table(f, 0x300, 0x480, sym, ns);
 	FILE *out;
 	int fd;
 
@@ -265,20 +330,14 @@ static const char *write_nest_file(char *path)
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
 	memcpy(f, &eh, sizeof(eh));
-	for (size_t i = 0; i < n; i++) {
-		Elf64_Sym s = { .st_name = (uint32_t)str, .st_value = nest[i].value,
-			.st_size = nest[i].size, .st_shndx = 1,
-			.st_info = ELF64_ST_INFO(nest[i].bind, STT_FUNC) };
-
-		memcpy(f + 0x200 + (i + 1) * sizeof(s), &s, sizeof(s));
-		memcpy(f + 0x380 + str, nest[i].name, strlen(nest[i].name) + 1);
-		str += strlen(nest[i].name) + 1;
-	}
-	memcpy(f + 0x3c0, shstr, sizeof(shstr));
+	memcpy(f + 0x500, shstr, sizeof(shstr));
 	put_shdr(f, 1, 1, SHT_PROGBITS, 0x1000, 0x100, 0x100, 0, 0);
-	put_shdr(f, 2, 7, SHT_SYMTAB, 0, 0x200, (n + 1) * sizeof(Elf64_Sym), 3, sizeof(Elf64_Sym));
-	put_shdr(f, 3, 15, SHT_STRTAB, 0, 0x380, str, 0, 0);
-	put_shdr(f, 4, 23, SHT_STRTAB, 0, 0x3c0, sizeof(shstr), 0, 0);
+	put_shdr(f, 2, 7, nd ? SHT_DYNSYM : SHT_NOBITS, 0, 0x100, (nd + 1) * sizeof(Elf64_Sym), 3,
+		 sizeof(Elf64_Sym));
+	put_shdr(f, 3, 15, SHT_STRTAB, 0, 0x200, dstr, 0, 0);
+	put_shdr(f, 4, 23, SHT_SYMTAB, 0, 0x300, (ns + 1) * sizeof(Elf64_Sym), 5, sizeof(Elf64_Sym));
+	put_shdr(f, 5, 31, SHT_STRTAB, 0, 0x480, str, 0, 0);
+	put_shdr(f, 6, 39, SHT_STRTAB, 0, 0x500, sizeof(shstr), 0, 0);
 	strcpy(path, "/tmp/t2f-elf-nest.XXXXXX");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
@@ -308,7 +367,7 @@ static void test_nested_and_duplicates(void **state)
 	char path[64];
 
 	(void)state;
-	write_nest_file(path);
+	write_elf(path, nest, sizeof(nest) / sizeof(*nest), NULL, 0);
 	check_file(path);
 	assert_int_equal(t2f_elf_module__open(path, NULL, &m), 0);
 	expect_at(m, 0xfff, NULL);
@@ -325,6 +384,43 @@ static void test_nested_and_duplicates(void **state)
 	expect_at(m, 0x10a0, "z1");
 	expect_at(m, 0x10a3, "z1");
 	expect_at(m, 0x10a4, NULL);
+	t2f_elf_module__free(m);
+	unlink(path);
+}
+
+/* .dynsym beside a .symtab: a .symtab with at least as many records decides alone (its
+ * versioned name, no .dynsym-only symbol); a shorter one goes first at an address. */
+static void test_dynsym_beside_symtab(void **state)
+{
+	static const struct fsym dyn[] = {
+		{ "foo", 0x1000, 0x10, STB_GLOBAL },
+		{ "gone", 0x1020, 0x10, STB_GLOBAL },       /* stripped out of the .symtab */
+	};
+	static const struct fsym full[] = {
+		{ "foo@@V1", 0x1000, 0x10, STB_GLOBAL },
+		{ "local", 0x1040, 0x10, STB_LOCAL },
+	};
+	static const struct fsym shorter[] = {
+		{ "foo_local", 0x1000, 0x10, STB_LOCAL },
+	};
+	struct t2f_elf_module *m = NULL;
+	char path[64];
+
+	(void)state;
+	write_elf(path, full, 2, dyn, 2);
+	check_file(path);
+	assert_int_equal(t2f_elf_module__open(path, NULL, &m), 0);
+	expect_at(m, 0x1004, "foo@@V1");
+	expect_at(m, 0x1024, NULL);
+	expect_at(m, 0x1044, "local");
+	t2f_elf_module__free(m);
+	unlink(path);
+
+	write_elf(path, shorter, 1, dyn, 2);
+	check_file(path);
+	assert_int_equal(t2f_elf_module__open(path, NULL, &m), 0);
+	expect_at(m, 0x1004, "foo_local");          /* LOCAL, yet the .symtab's */
+	expect_at(m, 0x1024, "gone");
 	t2f_elf_module__free(m);
 	unlink(path);
 }
@@ -397,6 +493,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup_model),
 		cmocka_unit_test(test_nested_and_duplicates),
+		cmocka_unit_test(test_dynsym_beside_symtab),
 		cmocka_unit_test(test_build_id_tree),
 		cmocka_unit_test(test_debuglink_crc),
 	};
