@@ -1,5 +1,5 @@
-/* symbolizer/elf_internal.h: what elf_module.c, elf_section.c, elf_notes.c, elf_symtab.c and
- * elf_index.c share. Not installed, not included outside symbolizer/elf_*.c.
+/* symbolizer/elf_internal.h: what elf_module.c, elf_section.c, elf_notes.c, elf_symtab.c,
+ * elf_plt.c and elf_index.c share. Not installed, not included outside symbolizer/elf_*.c.
  *
  * Layout of a loaded module:
  * - `elf` is the file opened with ELF_C_READ_MMAP and then ELF_C_FDREAD: libelf holds the
@@ -8,7 +8,9 @@
  *   table, both owned by libelf (or by the table when we decoded a compressed section);
  * - the lookup index is parallel arrays sorted by address: keys[] (the fixed-up st_value,
  *   searched), ents[] (end, name, table, st_info), covers[] (the enclosing entry), plus a
- *   bucket table narrowing the search (elf_index.c).
+ *   bucket table narrowing the search (elf_index.c);
+ * - PLT stub names ("memcpy@plt", elf_plt.c) live in plt.names, made with the index and freed
+ *   with it; their index entries have table T2F_ELF_PLT_TABLE and name = offset in plt.names.
  */
 #ifndef T2F_ELF_INTERNAL_H
 #define T2F_ELF_INTERNAL_H
@@ -35,6 +37,7 @@
 #define T2F_ELF_NOTE_MAX (64u << 10)      /* a note section/segment larger than this is refused */
 #define T2F_ELF_DECODE_MAX (256u << 20)   /* decompressed section or MiniDebugInfo image */
 #define T2F_ELF_NONE UINT32_MAX
+#define T2F_ELF_PLT_TABLE 0xffu           /* t2f_elf_ent.table of a synthesised PLT entry */
 
 struct t2f_elf_table {
 	const char *name;           /* section name; owned (name_buf) for MiniDebugInfo tables */
@@ -46,6 +49,7 @@ struct t2f_elf_table {
 	bool is64;
 	bool dynamic;               /* .dynsym or .SUNW_ldynsym (not .symtab) */
 	bool mini;                  /* inside .gnu_debugdata */
+	size_t shndx;               /* its section index (in the MiniDebugInfo image when mini) */
 	void *own_syms, *own_strs;  /* buffers we decoded (compressed sections), freed with us */
 };
 
@@ -53,6 +57,19 @@ struct t2f_elf_ent {            /* one index entry (16 bytes); its address is ke
 	uint64_t end;               /* value + size (saturated); == value for a sizeless symbol */
 	uint32_t name;              /* st_name in tables[table] */
 	uint8_t table, info;        /* index in tables[], st_info */
+};
+
+/* The PLT stubs named after their relocation's symbol (elf_plt.c). */
+struct t2f_elf_plt_ent {
+	uint64_t addr;              /* the stub's address */
+	uint32_t name;              /* offset of "SYMBOL@plt" in names */
+};
+struct t2f_elf_plt {
+	struct t2f_elf_plt_ent *ents;  /* in relocation order; n of them */
+	size_t n;
+	char *names;                /* NUL-terminated names, back to back */
+	uint32_t stub_size;         /* bytes each stub covers (16) */
+	const char *section;        /* ".plt" or ".plt.sec" (static) */
 };
 
 struct t2f_elf_module {
@@ -89,6 +106,7 @@ struct t2f_elf_module {
 	uint32_t *buckets;          /* first entry of each 2^bucket_shift-byte bucket from keys[0] */
 	size_t n_buckets;
 	unsigned bucket_shift;
+	struct t2f_elf_plt plt;     /* the index's PLT names (ents freed once it is built) */
 };
 
 /* One symbol record, whatever the class. */
@@ -207,6 +225,14 @@ int t2f_elf_module__read_debuglink(struct t2f_elf_module *m);
 /* elf_symtab.c: loads every table once; 0 or the (sticky) error. */
 int t2f_elf_module__load_tables(struct t2f_elf_module *m);
 void t2f_elf_module__free_tables(struct t2f_elf_module *m);
+
+/* elf_plt.c: the PLT stubs of the file (x86-64, i386, aarch64; other machines: none) into
+ * *out (owned by the caller: t2f_elf_plt__free). Needs the tables loaded (the relocations'
+ * symbols come from the loaded .dynsym). 0 (out->n may be 0: no PLT, NOBITS sections of a debug
+ * file, unknown machine), -ENOMEM, or a skip error after one warning (a corrupt relocation
+ * section: entry size, bounds, link, symbol index or name out of range) with out empty. */
+int t2f_elf_plt__build(struct t2f_elf_module *m, struct t2f_elf_plt *out);
+void t2f_elf_plt__free(struct t2f_elf_plt *p);  /* empties *p; an empty one is fine */
 
 /* elf_index.c */
 void t2f_elf_module__free_index(struct t2f_elf_module *m);

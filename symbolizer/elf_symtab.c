@@ -106,6 +106,7 @@ static int add_table(struct t2f_elf_module *m, const struct t2f_elf_image *im, E
 	t->is64 = gelf_getclass(im->elf) == ELFCLASS64;
 	t->dynamic = sh->sh_type != SHT_SYMTAB;
 	t->mini = im->elf != m->elf;
+	t->shndx = elf_ndxscn(scn);
 	m->n_tables++;
 	return 0;
 }

@@ -1,0 +1,300 @@
+/* symbolizer/elf_plt.c: names for PLT stubs ("memcpy@plt"), made from the PLT relocations.
+ *
+ * No symbol table names a PLT stub; `perf script` and objdump name them SYMBOL@plt after the
+ * relocation that fills the stub's GOT slot. Real inputs (readelf -SW / -rW, objdump -d):
+ *   workload (GNU ld, x86-64)  [13] .plt PROGBITS 0x2020 size 0x230 ES 0x10
+ *                              .rela.plt: 34 R_X86_64_JUMP_SLOT, the second one at GOT 0x9008 is
+ *                              _ZSt29_Rb_tree_insert_and_rebalance...; objdump: stub 0x2040
+ *   libm.so.6 (GNU ld, x86-64) .rela.plt: 29 JUMP_SLOT then 2 IRELATIVE, but the GOT slots
+ *                              (and so the stubs) interleave them: __stack_chk_fail's slot is
+ *                              0xdf030, the 7th of .got.plt's entries after the 3 reserved
+ *                              ones, and objdump shows it at 0x10090 = 0x10020 + 16 + 6 * 16,
+ *                              not at its relocation index (3: 0x10060)
+ *   gcc -fcf-protection -z ibtplt: .plt keeps the lazy entries, the called stubs are in
+ *                              .plt.sec (16 bytes each, no header): puts@plt at .plt.sec + 0
+ *   gcc -z now (GNU ld):       no .got.plt; the slots are in .got, in stub order
+ *   lld (x86-64):              .plt ES 0, a 16-byte header, 16-byte stubs; IRELATIVE slots
+ *                              come after the JUMP_SLOT ones and their stubs are in .iplt
+ * So a stub's index is its GOT slot's rank among the PLT slots: (r_offset - first slot) / slot
+ * size, where the first slot is the lowest r_offset of a JUMP_SLOT or IRELATIVE relocation.
+ * Layouts: x86-64 and i386 16-byte header and stubs (.plt.sec: no header), 8- and 4-byte
+ * slots; aarch64 32-byte header, 16-byte stubs, 8-byte slots. Other machines: nothing.
+ * IRELATIVE stubs have no symbol and get no name. A stub index past the stubs' section, or a
+ * slot off the slot grid, is left out; a broken relocation section (entry size, bounds, link,
+ * symbol index) drops every PLT name of the module with one warning.
+ */
+#include "symbolizer/elf_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#define PLT_SUFFIX "@plt"
+#define PLT_SUFFIX_LEN 4
+
+struct plt_arch {
+	unsigned jump_slot, irelative;  /* relocation types */
+	uint32_t header, stub, slot;    /* PLT0 bytes, stub bytes, GOT slot bytes */
+	bool rela, has_sec;             /* .rela.plt (else .rel.plt); .plt.sec possible */
+};
+
+/* The layout of e_machine's PLT; false when we do not synthesise its names. */
+static bool arch_of(const struct t2f_elf_module *m, struct plt_arch *a)
+{
+	if (m->machine == EM_X86_64 && m->is64)
+		*a = (struct plt_arch){ R_X86_64_JUMP_SLOT, R_X86_64_IRELATIVE, 16, 16, 8, true, true };
+	else if (m->machine == EM_386 && !m->is64)
+		*a = (struct plt_arch){ R_386_JMP_SLOT, R_386_IRELATIVE, 16, 16, 4, false, true };
+	else if (m->machine == EM_AARCH64 && m->is64)
+		*a = (struct plt_arch){ R_AARCH64_JUMP_SLOT, R_AARCH64_IRELATIVE, 32, 16, 8, true,
+					false };
+	else
+		return false;
+	return true;
+}
+
+struct plt_sections {
+	GElf_Shdr rel, plt, sec;
+	bool have_rel, have_plt, have_sec;
+};
+
+/* .rela.plt / .rel.plt, .plt and .plt.sec of the file, by name and type. */
+static void find_sections(struct t2f_elf_module *m, const struct plt_arch *a,
+			  struct plt_sections *s)
+{
+	struct t2f_elf_image im = { m->elf, m->file_size, "" };
+	const char *rel_name = a->rela ? ".rela.plt" : ".rel.plt";
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (sh.sh_type != (a->rela ? SHT_RELA : SHT_REL) && sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = t2f_elf_section__name(m, &im, &sh);
+		if (!name)
+			continue;
+		if (sh.sh_type != SHT_PROGBITS && strcmp(name, rel_name) == 0) {
+			s->rel = sh;
+			s->have_rel = true;
+		} else if (sh.sh_type == SHT_PROGBITS && strcmp(name, ".plt") == 0) {
+			s->plt = sh;
+			s->have_plt = true;
+		} else if (sh.sh_type == SHT_PROGBITS && a->has_sec && strcmp(name, ".plt.sec") == 0) {
+			s->sec = sh;
+			s->have_sec = true;
+		}
+	}
+}
+
+/* The .dynsym-like table loaded from section index `link` of the file, or NULL. */
+static const struct t2f_elf_table *linked_table(const struct t2f_elf_module *m, uint64_t link)
+{
+	for (unsigned i = 0; i < m->n_tables; i++)
+		if (!m->tables[i].mini && m->tables[i].shndx == link)
+			return &m->tables[i];
+	return NULL;
+}
+
+struct plt_input {
+	const unsigned char *raw;       /* the relocation records */
+	size_t entsize, count;
+	const struct t2f_elf_table *dynsym;
+	uint64_t stubs, n_stubs;        /* address of stub 0, number of stubs */
+	uint32_t stub_size;
+	const char *section;            /* ".plt" or ".plt.sec" */
+};
+
+struct plt_rel {
+	uint64_t offset;
+	uint32_t sym, type;
+};
+
+/* Relocation i of `raw` (file byte order, class and REL/RELA as the module's). */
+static void read_rel(const struct t2f_elf_module *m, const struct plt_input *in, size_t i,
+		     struct plt_rel *r)
+{
+	const unsigned char *p = in->raw + i * in->entsize;
+	uint64_t info;
+
+	if (m->is64) {
+		r->offset = t2f_elf_rd64(p, m->big_endian);
+		info = t2f_elf_rd64(p + 8, m->big_endian);
+		r->sym = (uint32_t)(info >> 32);
+		r->type = (uint32_t)info;
+	} else {
+		r->offset = t2f_elf_rd32(p, m->big_endian);
+		info = t2f_elf_rd32(p + 4, m->big_endian);
+		r->sym = (uint32_t)(info >> 8);
+		r->type = (uint32_t)(info & 0xff);
+	}
+}
+
+
+/* Checks the sections and maps the relocations: 1 ready, 0 nothing to name (no PLT, NOBITS in
+ * a debug file), or a negative error (warned: the caller drops the PLT names). */
+static int open_input(struct t2f_elf_module *m, const struct plt_arch *a,
+		      const struct plt_sections *s, struct plt_input *in)
+{
+	size_t want = m->is64 ? (a->rela ? 24 : 16) : (a->rela ? 12 : 8);
+	const GElf_Shdr *stubs = s->have_sec ? &s->sec : &s->plt;
+	uint64_t header = s->have_sec ? 0 : a->header;
+	Elf_Data *d;
+
+	if (!s->have_rel || !s->have_plt || s->rel.sh_size == 0 || stubs->sh_size <= header)
+		return 0;
+	if (s->rel.sh_entsize != want || s->rel.sh_size % want ||
+	    !t2f_elf_in_image(s->rel.sh_offset, s->rel.sh_size, m->file_size))
+		return t2f_elf__skip(T2F_ELF_WARN(m, "PLT relocations: bad entry size or bounds, "
+						  "PLT stubs left unnamed"), -T2F_E_ELF);
+	in->dynsym = linked_table(m, s->rel.sh_link);
+	if (!in->dynsym || !in->dynsym->dynamic)
+		return t2f_elf__skip(T2F_ELF_WARN(m, "PLT relocations: sh_link is not a loaded "
+						  "dynamic symbol table, PLT stubs left unnamed"),
+				     -T2F_E_ELF);
+	d = elf_getdata_rawchunk(m->elf, (int64_t)s->rel.sh_offset, s->rel.sh_size, ELF_T_BYTE);
+	if (!d || !d->d_buf || d->d_size != s->rel.sh_size)
+		return t2f_elf__skip(T2F_ELF_WARN(m, "PLT relocations unreadable: %s",
+						  elf_errmsg(-1)), -T2F_E_ELF);
+	in->raw = d->d_buf;
+	in->entsize = want;
+	in->count = s->rel.sh_size / want;
+	in->stubs = stubs->sh_addr + header;
+	in->stub_size = s->have_sec ? 16 : a->stub;
+	in->n_stubs = (stubs->sh_size - header) / in->stub_size;
+	in->section = s->have_sec ? ".plt.sec" : ".plt";
+	return 1;
+}
+
+/* The lowest GOT slot of a stub relocation; false when there is none. */
+static bool first_slot(const struct t2f_elf_module *m, const struct plt_arch *a,
+		       const struct plt_input *in, uint64_t *first)
+{
+	struct plt_rel r;
+	bool any = false;
+
+	*first = UINT64_MAX;
+	for (size_t i = 0; i < in->count; i++) {
+		read_rel(m, in, i, &r);
+		if ((r.type == a->jump_slot || (a->irelative && r.type == a->irelative)) &&
+		    r.offset < *first) {
+			*first = r.offset;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* The stub index of a JUMP_SLOT relocation with a symbol, or -1. */
+static int64_t stub_of(const struct plt_arch *a, const struct plt_input *in, uint64_t first,
+		       const struct plt_rel *r)
+{
+	uint64_t k;
+
+	if (r->type != a->jump_slot || r->sym == 0 || (r->offset - first) % a->slot)
+		return -1;
+	k = (r->offset - first) / a->slot;
+	return k < in->n_stubs ? (int64_t)k : -1;
+}
+
+/* The symbol's name and its length (bounded by the string table), or NULL when st_name is
+ * outside it. */
+static const char *sym_name(const struct t2f_elf_table *t, uint32_t sym, size_t *len)
+{
+	struct t2f_elf_rawsym s;
+
+	t2f_elf_table__sym(t, sym, &s);
+	if (s.name >= t->str_size)
+		return NULL;
+	*len = strlen(t->strs + s.name);  /* strs ends in NUL */
+	return t->strs + s.name;
+}
+
+/* Checks every named relocation's symbol and sums the names' bytes (with "@plt" and NUL):
+ * 0, or -T2F_E_ELF for a symbol index outside the table or a name outside its strings. */
+static int measure(const struct t2f_elf_module *m, const struct plt_arch *a,
+		   const struct plt_input *in, uint64_t first, size_t *n, size_t *bytes)
+{
+	struct plt_rel r;
+	size_t len;
+
+	*n = 0;
+	*bytes = 0;
+	for (size_t i = 0; i < in->count; i++) {
+		read_rel(m, in, i, &r);
+		if (stub_of(a, in, first, &r) < 0)
+			continue;
+		if (r.sym >= in->dynsym->count || !sym_name(in->dynsym, r.sym, &len))
+			return -T2F_E_ELF;
+		if (len > T2F_ELF_DECODE_MAX || *bytes > T2F_ELF_DECODE_MAX)
+			return -T2F_E_LIMIT;
+		*bytes += len + PLT_SUFFIX_LEN + 1;
+		(*n)++;
+	}
+	return *bytes > UINT32_MAX ? -T2F_E_LIMIT : 0;
+}
+
+/* Writes the entries and their names (measure() passed). */
+static void fill(const struct t2f_elf_module *m, const struct plt_arch *a,
+		 const struct plt_input *in, uint64_t first, struct t2f_elf_plt *out)
+{
+	struct plt_rel r;
+	size_t len = 0, k = 0, pos = 0;
+	const char *name;
+	int64_t stub;
+
+	for (size_t i = 0; i < in->count; i++) {
+		read_rel(m, in, i, &r);
+		stub = stub_of(a, in, first, &r);
+		if (stub < 0)
+			continue;
+		name = sym_name(in->dynsym, r.sym, &len);
+		out->ents[k++] = (struct t2f_elf_plt_ent){
+			in->stubs + (uint64_t)stub * in->stub_size, (uint32_t)pos };
+		memcpy(out->names + pos, name, len);
+		memcpy(out->names + pos + len, PLT_SUFFIX, PLT_SUFFIX_LEN + 1);
+		pos += len + PLT_SUFFIX_LEN + 1;
+	}
+	out->n = k;
+}
+
+int t2f_elf_plt__build(struct t2f_elf_module *m, struct t2f_elf_plt *out)
+{
+	struct plt_sections s = { 0 };
+	struct plt_input in = { 0 };
+	struct plt_arch a;
+	uint64_t first;
+	size_t n, bytes;
+	int err;
+
+	*out = (struct t2f_elf_plt){ 0 };
+	if (!arch_of(m, &a))
+		return 0;
+	find_sections(m, &a, &s);
+	err = open_input(m, &a, &s, &in);
+	if (err <= 0 || !first_slot(m, &a, &in, &first))
+		return err;
+	err = measure(m, &a, &in, first, &n, &bytes);
+	if (err)
+		return t2f_elf__skip(T2F_ELF_WARN(m, "PLT relocations: a symbol index or name out "
+						  "of range (%s), PLT stubs left unnamed",
+						  t2f_strerror(err)), err);
+	out->ents = malloc((n ? n : 1) * sizeof(*out->ents));
+	out->names = malloc(bytes ? bytes : 1);
+	if (!out->ents || !out->names) {
+		t2f_elf_plt__free(out);
+		return -ENOMEM;
+	}
+	out->stub_size = in.stub_size;
+	out->section = in.section;
+	fill(m, &a, &in, first, out);
+	return 0;
+}
+
+void t2f_elf_plt__free(struct t2f_elf_plt *p)
+{
+	free(p->ents);
+	free(p->names);
+	*p = (struct t2f_elf_plt){ 0 };
+}
