@@ -65,13 +65,14 @@ compare() {
 		  m = stack(ref[b[1]], a)
 		  if (m != n) { shape++; next }
 		  for (i = 2; i <= n; i++) {
-			if (a[i] ~ /@plt$/) { plt++; continue }
 			cmp++
+			if (a[i] ~ /@plt$/) { plt++; if (a[i] == b[i]) plteq++ }
 			if (a[i] == b[i]) eq++
 			else if (b[i] ~ /^\[[^]]*\]$/) unres++
 			else if (bad++ < 5) printf "    %s: perf %s, trace2flame %s\n", b[1], a[i], b[i] >out
 		  } }
-		END { printf "%d %d %d %d %d %d\n", cmp, eq, plt, shape, extra, unres }' "$1" "$2"
+		END { printf "%d %d %d %d %d %d %d\n", cmp, eq, plt, shape, extra, unres, plteq + 0 }' \
+		"$1" "$2"
 }
 
 # check NAME REF ADDRS ARGS...: pairs REF and ADDRS, converts, compares; ARGS go to trace2flame
@@ -92,7 +93,8 @@ check() {
 	fi
 	set -- $(compare "$TMP/ref.folded" "$TMP/addrs.folded" "$_name")
 	echo "$_name: $(wc -l <"$TMP/keys") paired samples; frames compared $1, equal $2," \
-		"left unresolved $6; PLT stubs $3; stacks of another depth $4, unpaired $5"
+		"left unresolved $6; of them PLT stubs $3, equal $7; stacks of another depth $4," \
+		"unpaired $5"
 	if [ "$1" -gt 0 ] && [ $(($2 * 1000)) -ge $(($1 * 999)) ] && [ "$4" -eq 0 ] &&
 	     [ "$5" -eq 0 ]; then ok; else
 		bad "$_name: names differ from perf's:"
