@@ -96,7 +96,11 @@ debug_path() {
 	echo "$1/.build-id/$(echo "$2" | cut -c1-2)/$(echo "$2" | cut -c3-).debug"
 }
 for f in pie nopie lld libmain libwork.so; do
-	dbg=$(debug_path "$TMP/debug" "$(build_id "$BIN/$f")")
+	id=$(build_id "$BIN/$f")
+	if ! grep -q "PERF_RECORD_MMAP2 .*$id.*: r-xp $BIN/$f\$" "$TMP"/rec/*.addrs.txt; then
+		bad "$f: no PERF_RECORD_MMAP2 line with its build-id $id in the address-only text"
+	fi
+	dbg=$(debug_path "$TMP/debug" "$id")
 	mkdir -p "$(dirname "$dbg")"
 	mv "$BIN/$f" "$TMP/orig/$f"
 	if ! objcopy --only-keep-debug "$TMP/orig/$f" "$dbg" ||
@@ -190,6 +194,10 @@ for prog in pie nopie lld libmain; do
 		bad "$prog: names differ from perf's:"
 		cat "$TMP/$prog.diffs"
 		grep -A4 "^  $BIN/" "$TMP/$prog.err" | sed 's/^/    /'
+		if grep -q "^  $BIN/.*no build-id known" "$TMP/$prog.err"; then
+			bad "$prog: trace2flame did not take the build-ids of the PERF_RECORD_MMAP2 lines:"
+			grep -m2 "PERF_RECORD_MMAP2 .*: r-xp $BIN/" "$d.addrs.txt" | sed 's/^/    /'
+		fi
 	fi
 done
 
