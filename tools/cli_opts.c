@@ -28,6 +28,8 @@ enum t2f_long_only {
 	T2F_OPT_DEBUG_DIR,
 	T2F_OPT_UNSAFE_BUILD_ID,
 	T2F_OPT_BUILDIDS,
+	T2F_OPT_KALLSYMS,
+	T2F_OPT_PERF_MAP_DIR,
 };
 
 #define T2F_SHORT_OPTS ":o:f:qhV"
@@ -53,6 +55,8 @@ static const struct option t2f_long_opts[] = {
 	{ "debug-dir", required_argument, NULL, T2F_OPT_DEBUG_DIR },
 	{ "unsafe-build-id-match", no_argument, NULL, T2F_OPT_UNSAFE_BUILD_ID },
 	{ "buildids", required_argument, NULL, T2F_OPT_BUILDIDS },
+	{ "kallsyms", required_argument, NULL, T2F_OPT_KALLSYMS },
+	{ "perf-map-dir", required_argument, NULL, T2F_OPT_PERF_MAP_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -100,14 +104,18 @@ static void t2f_cli_help(FILE *f)
 	      "      --addrs         show addresses of unresolved frames\n"
 	      "      --raw-names     keep argument lists in function names\n"
 	      "\n"
-	      "Symbols (frames perf could not name, with an address in a file-backed dso):\n"
-	      "      --resymbolize   resolve every user-space frame, replacing perf's names\n"
+	      "Symbols (frames perf could not name, when their address was printed):\n"
+	      "      --resymbolize   resolve every frame with an address, replacing perf's names\n"
 	      "      --symbol-path DIR  a directory of binaries or debug files (repeatable;\n"
 	      "                      then $T2F_SYMBOL_PATH, colon-separated)\n"
 	      "      --debug-dir DIR a debug directory with a .build-id tree (repeatable;\n"
 	      "                      default /usr/lib/debug)\n"
 	      "      --buildids FILE build-ids per path, `perf buildid-list` format\n"
 	      "      --unsafe-build-id-match  accept files whose build-id differs or is unknown\n"
+	      "      --kallsyms FILE name kernel frames from FILE, a copy of /proc/kallsyms\n"
+	      "                      made as root on the recording machine\n"
+	      "      --perf-map-dir DIR  look up JIT frames (dso /tmp/perf-PID.map) in\n"
+	      "                      DIR/perf-PID.map (default: the path perf printed)\n"
 	      "\n"
 	      "Diagnostics:\n"
 	      "      --stats         print input, sample and model statistics on stderr\n"
@@ -218,6 +226,8 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 		return t2f_cli_add_dir(o->debug_dirs, &o->n_debug_dirs, optarg, "--debug-dir", err);
 	case T2F_OPT_UNSAFE_BUILD_ID: o->unsafe_build_id_match = true; return 0;
 	case T2F_OPT_BUILDIDS: o->buildids = optarg; return 0;
+	case T2F_OPT_KALLSYMS: o->kallsyms = optarg; return 0;
+	case T2F_OPT_PERF_MAP_DIR: o->perf_map_dir = optarg; return 0;
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case ':':

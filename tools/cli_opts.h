@@ -43,6 +43,8 @@ struct t2f_cli_opts {
 	bool resymbolize;          /* --resymbolize: every user frame, not only unknown ones */
 	bool unsafe_build_id_match;
 	const char *buildids;      /* --buildids FILE */
+	const char *kallsyms;      /* --kallsyms FILE: kernel frames */
+	const char *perf_map_dir;  /* --perf-map-dir DIR: JIT frames (perf-PID.map files) */
 	const char *symbol_dirs[T2F_CLI_MAX_DIRS + 1]; /* --symbol-path, NULL-terminated */
 	const char *debug_dirs[T2F_CLI_MAX_DIRS + 1];  /* --debug-dir, NULL-terminated */
 	int n_symbol_dirs, n_debug_dirs;

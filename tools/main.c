@@ -131,7 +131,8 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 	return t2f_outfile__commit(f);
 }
 
-/* Names the frames perf could not (every user frame with --resymbolize) through the symbolizer. */
+/* Names the frames perf could not (every frame with an address with --resymbolize): user frames
+ * through the symbolizer, kernel frames through --kallsyms, JIT frames through perf maps. */
 static int t2f_resymbolize(struct t2f_conv *c)
 {
 	const struct t2f_cli_opts *o = c->opts;
@@ -142,6 +143,8 @@ static int t2f_resymbolize(struct t2f_conv *c)
 		.buildids = o->buildids,
 		.unsafe_build_id_match = o->unsafe_build_id_match,
 		.no_params = o->format == T2F_CLI_FORMAT_COLLAPSED && !o->raw_names,
+		.kallsyms = o->kallsyms,
+		.perf_map_dir = o->perf_map_dir,
 	};
 
 	return t2f_resym__run(c->profile, &ro, c->diag, &c->resym);

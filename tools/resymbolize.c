@@ -4,17 +4,23 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "symbolizer/debug_find.h"
 #include "symbolizer/symbolizer.h"
+#include "symbolizer/text_syms.h"
 
 #define T2F_MISS_COUNT (T2F_MISS_NOT_FOUND + 1)
 
-/* One dso path: its symbolizer module and its counts. */
+/* One dso path: its symbolizer module (user frames) or its text table (kernel, JIT frames), and
+ * its counts. */
 struct t2f_resym_mod {
 	t2f_str_id path_id;
 	char *path;
-	t2f_sym_module_id sym;
+	enum t2f_frame_kind kind;        /* USER, KERNEL or JIT */
+	t2f_sym_module_id sym;           /* USER */
+	struct t2f_text_syms *map;       /* JIT: the perf map, NULL when missing (owned) */
+	char *map_path;                  /* JIT: where the map was looked for */
 	bool has_id;                     /* a build-id is known for it */
 	uint32_t no_id;                  /* frames not tried: no build-id to verify against */
 	uint32_t resolved;
@@ -30,6 +36,10 @@ struct t2f_resym_id {
 
 struct t2f_resym {
 	struct t2f_symbolizer *sym;
+	struct t2f_diag *d;
+	struct t2f_text_syms *kallsyms;  /* --kallsyms, or NULL */
+	const char *kallsyms_path;
+	const char *perf_map_dir;        /* --perf-map-dir, or NULL */
 	char **env_dirs;                 /* T2F_SYMBOL_PATH, split */
 	const char **symbol_dirs;        /* --symbol-path dirs then env_dirs, NULL-terminated */
 	struct t2f_resym_mod *mods;
@@ -40,13 +50,18 @@ struct t2f_resym {
 	uint32_t tried, unresolved;
 };
 
-static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame *f, bool all)
+static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame *f,
+			     const struct t2f_resym_opts *o)
 {
 	const char *path;
 
-	if (f->kind != T2F_FRAME_USER || !f->has_addr || f->abs_addr || !f->module)
+	if (!f->has_addr || !f->module || (f->name && !o->all))
 		return false;
-	if (f->name && !all)
+	if (f->kind == T2F_FRAME_KERNEL)
+		return o->kallsyms != NULL;
+	if (f->kind == T2F_FRAME_JIT)
+		return true; /* the reader marks only /tmp/perf-PID.map dsos JIT */
+	if (f->kind != T2F_FRAME_USER || f->abs_addr)
 		return false;
 	path = t2f_profile__str(p, f->module, NULL);
 	return path && path[0] == '/';
@@ -155,8 +170,40 @@ static int t2f_resym_symbol_dirs(struct t2f_resym *r, const char *const *cli)
 	return 0;
 }
 
-static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p, t2f_str_id path,
-			     struct t2f_resym_mod **out)
+/* "DIR/perf-PID.map" for the dso "/tmp/perf-PID.map" with --perf-map-dir, else the dso path. */
+static char *t2f_resym_map_path(const struct t2f_resym *r, const char *dso)
+{
+	const char *base = strrchr(dso, '/');
+	char *path;
+
+	if (!r->perf_map_dir)
+		return strdup(dso);
+	if (asprintf(&path, "%s/%s", r->perf_map_dir, base ? base + 1 : dso) < 0)
+		return NULL;
+	return path;
+}
+
+/* A JIT module's perf map. A missing file leaves m->map NULL (its frames count "no map file");
+ * one that exists but cannot be opened is a warning; one that cannot be used is the error. */
+static int t2f_resym_load_map(struct t2f_resym *r, struct t2f_resym_mod *m)
+{
+	struct stat st;
+	int err;
+
+	m->map_path = t2f_resym_map_path(r, m->path);
+	if (!m->map_path)
+		return -ENOMEM;
+	if (stat(m->map_path, &st) < 0 && errno == ENOENT)
+		return 0;
+	err = t2f_text_syms__load(T2F_TEXT_SYMS_PERF_MAP, m->map_path, r->d, &m->map);
+	if (err == -ENOMEM || err <= -T2F_E_FORMAT || err == 0)
+		return err;
+	return t2f_diag__warn(r->d, m->map_path, 0, "cannot open the perf map (%s); its JIT frames "
+			      "stay as printed", strerror(-err));
+}
+
+static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
+			     const struct t2f_frame *f, struct t2f_resym_mod **out)
 {
 	struct t2f_resym_mod *m;
 	const struct t2f_resym_id *id;
@@ -172,31 +219,55 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p, t
 		r->cap_mods = cap;
 	}
 	m = &r->mods[r->n_mods];
-	*m = (struct t2f_resym_mod){ .path_id = path };
-	m->path = strdup(t2f_profile__str(p, path, NULL));
+	*m = (struct t2f_resym_mod){ .path_id = f->module, .kind = f->kind };
+	m->path = strdup(t2f_profile__str(p, f->module, NULL));
 	if (!m->path)
 		return -ENOMEM;
 	r->n_mods++;
+	*out = m;
+	if (m->kind == T2F_FRAME_KERNEL)
+		return 0;
+	if (m->kind == T2F_FRAME_JIT)
+		return t2f_resym_load_map(r, m);
 	id = t2f_resym_id_of(r, m->path);
 	desc.path = m->path;
 	desc.build_id = id ? id->id : NULL;
 	desc.build_id_len = id ? id->len : 0;
 	m->has_id = id != NULL;
-	*out = m;
 	return t2f_symbolizer__add_module(r->sym, &desc, &m->sym);
 }
 
-/* The module of a dso path, registered on first use. */
-static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p, t2f_str_id path,
-			    struct t2f_resym_mod **out)
+/* The module of a frame's dso path, registered on first use. */
+static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
+			    const struct t2f_frame *f, struct t2f_resym_mod **out)
 {
 	for (size_t i = 0; i < r->n_mods; i++) {
-		if (r->mods[i].path_id == path) {
+		if (r->mods[i].path_id == f->module) {
 			*out = &r->mods[i];
 			return 0;
 		}
 	}
-	return t2f_resym_new_mod(r, p, path, out);
+	return t2f_resym_new_mod(r, p, f, out);
+}
+
+/* A kernel frame through the kallsyms file, a JIT frame through its perf map. */
+static int t2f_resym_text_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id,
+				struct t2f_resym_mod *m)
+{
+	const struct t2f_text_syms *t = m->kind == T2F_FRAME_KERNEL ? r->kallsyms : m->map;
+	struct t2f_text_sym sym;
+	t2f_str_id name;
+	int err;
+
+	r->tried++;
+	if (!t || !t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym)) {
+		m->miss[t ? T2F_MISS_NOT_FOUND : T2F_MISS_NO_FILE]++;
+		r->unresolved++;
+		return 0;
+	}
+	m->resolved++;
+	err = t2f_profile__intern(p, sym.name, strlen(sym.name), &name);
+	return err ?: t2f_profile__set_frame_name(p, id, name);
 }
 
 static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id)
@@ -207,7 +278,9 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 	struct t2f_sym sym;
 	int err;
 
-	err = t2f_resym_mod_of(r, p, f->module, &m);
+	err = t2f_resym_mod_of(r, p, f, &m);
+	if (!err && m->kind != T2F_FRAME_USER)
+		return t2f_resym_text_frame(r, p, id, m);
 	if (!err && !m->has_id && !r->unsafe) {
 		m->no_id++; /* DESIGN.md §5: nothing to verify a file against: refuse */
 		return 0;
@@ -228,12 +301,12 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 	return t2f_profile__set_frame_name(p, id, sym.name);
 }
 
-static bool t2f_resym_any(const struct t2f_profile *p, bool all)
+static bool t2f_resym_any(const struct t2f_profile *p, const struct t2f_resym_opts *o)
 {
 	uint32_t n = t2f_profile__frame_count(p);
 
 	for (t2f_frame_id id = 1; id <= n; id++)
-		if (t2f_resym_wanted(p, t2f_profile__frame_at(p, id), all))
+		if (t2f_resym_wanted(p, t2f_profile__frame_at(p, id), o))
 			return true;
 	return false;
 }
@@ -255,6 +328,9 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 		return err;
 	so.find.symbol_dirs = r->symbol_dirs; /* --symbol-path, then T2F_SYMBOL_PATH */
 	r->unsafe = o->unsafe_build_id_match;
+	r->d = d;
+	r->kallsyms_path = o->kallsyms;
+	r->perf_map_dir = o->perf_map_dir;
 	return t2f_symbolizer__new(&so, t2f_profile__strtab(p), d, &r->sym);
 }
 
@@ -263,17 +339,29 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 {
 	uint32_t n = t2f_profile__frame_count(p);
 	struct t2f_resym *r = NULL;
+	struct t2f_text_syms *ksyms = NULL;
 	int err = 0;
 
 	*out = NULL;
-	if (!t2f_resym_any(p, o->all))
+	/* A --kallsyms file is checked even when no kernel frame needs it. */
+	if (o->kallsyms) {
+		err = t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, o->kallsyms, d, &ksyms);
+		if (err)
+			return err;
+	}
+	if (!t2f_resym_any(p, o)) {
+		t2f_text_syms__free(ksyms);
 		return 0;
+	}
 	r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		t2f_text_syms__free(ksyms);
 		return -ENOMEM;
+	}
+	r->kallsyms = ksyms;
 	err = t2f_resym_setup(r, p, o, d);
 	for (t2f_frame_id id = 1; id <= n && !err; id++)
-		if (t2f_resym_wanted(p, t2f_profile__frame_at(p, id), o->all))
+		if (t2f_resym_wanted(p, t2f_profile__frame_at(p, id), o))
 			err = t2f_resym_frame(r, p, id);
 	if (err)
 		goto fail;
@@ -289,8 +377,12 @@ void t2f_resym__free(struct t2f_resym *r)
 	if (!r)
 		return;
 	t2f_symbolizer__free(r->sym);
-	for (size_t i = 0; i < r->n_mods; i++)
+	t2f_text_syms__free(r->kallsyms);
+	for (size_t i = 0; i < r->n_mods; i++) {
 		free(r->mods[i].path);
+		free(r->mods[i].map_path);
+		t2f_text_syms__free(r->mods[i].map);
+	}
 	for (size_t i = 0; i < r->n_ids; i++)
 		free(r->ids[i].path);
 	free(r->mods);
@@ -317,6 +409,26 @@ static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res)
 	}
 }
 
+/* A kernel or JIT module: counts, then the kallsyms / map file used or missing. */
+static void t2f_resym_print_text_mod(FILE *f, const struct t2f_resym *r,
+				     const struct t2f_resym_mod *m)
+{
+	uint32_t no_file = m->miss[T2F_MISS_NO_FILE], not_found = m->miss[T2F_MISS_NOT_FOUND];
+
+	fprintf(f, "  %s: %u resolved, %u unresolved", m->path, m->resolved, no_file + not_found);
+	if (no_file)
+		fprintf(f, ", no map file %u", no_file);
+	if (not_found)
+		fprintf(f, ", not found %u", not_found);
+	fputc('\n', f);
+	if (m->kind == T2F_FRAME_KERNEL)
+		fprintf(f, "    file: %s\n", r->kallsyms_path);
+	else if (m->map)
+		fprintf(f, "    file: %s\n", m->map_path);
+	else
+		fprintf(f, "    missing: %s\n", m->map_path);
+}
+
 static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct t2f_resym_mod *m)
 {
 	uint32_t missed = 0;
@@ -339,8 +451,12 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 	if (!r)
 		return;
 	fprintf(f, "resymbolized frames: %u of %u resolved\n", r->tried - r->unresolved, r->tried);
-	for (size_t i = 0; i < r->n_mods; i++)
-		t2f_resym_print_mod(f, r, &r->mods[i]);
+	for (size_t i = 0; i < r->n_mods; i++) {
+		if (r->mods[i].kind == T2F_FRAME_USER)
+			t2f_resym_print_mod(f, r, &r->mods[i]);
+		else
+			t2f_resym_print_text_mod(f, r, &r->mods[i]);
+	}
 }
 
 void t2f_resym__warn(FILE *f, const struct t2f_resym *r)

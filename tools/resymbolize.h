@@ -2,8 +2,12 @@
  *
  * Frames resolved: user-space frames perf could not name ([unknown] or no symbol) that carry an
  * address in a file-backed dso (a path starting with '/'); with `all` (--resymbolize) every
- * user-space frame with an address (the reader must then keep addresses: keep_addrs). Kernel and
- * JIT frames are left as printed.
+ * user-space frame with an address (the reader must then keep addresses: keep_addrs). The same
+ * for kernel frames ([kernel.kallsyms], [module], vmlinux) when a kallsyms file is given, and for
+ * JIT frames (dso /tmp/perf-PID.map), looked up in perf_map_dir/perf-PID.map, or at the printed
+ * path when perf_map_dir is NULL (symbolizer/text_syms.h: both addresses are absolute in either
+ * form of perf script, one-line samples included). Such frames keep their kind; a JIT module
+ * whose map file does not exist counts its frames as "no map file".
  *
  * Addresses: perf prints the DSO-relative address (the file offset) on call-chain lines, so each
  * distinct dso path is registered once as a module mapped at 0 with pgoff 0 over the whole
@@ -41,18 +45,23 @@ struct t2f_resym_opts {
 	bool unsafe_build_id_match;
 	bool no_params;                  /* demangle without parameter lists and return types
 					  * (collapsed output, as perf prints); else in full */
+	const char *kallsyms;            /* --kallsyms FILE, or NULL: kernel frames left as printed */
+	const char *perf_map_dir;        /* --perf-map-dir DIR, or NULL: the printed map path */
 };
 
 struct t2f_resym;
 
 /* Resolves the profile's frames. *out: the counts for the report (NULL when no frame needed
- * resolving). 0, -ENOMEM, or -errno when the --buildids file cannot be read (reported in d). */
+ * resolving). 0, -ENOMEM, or -errno when the --buildids or --kallsyms file cannot be read, or
+ * -T2F_E_* when the kallsyms file or a perf map cannot be used (t2f_text_syms__load; reported in
+ * d). A missing perf map is not an error: its frames stay as printed, counted. */
 int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct t2f_diag *d,
 		   struct t2f_resym **out);
 void t2f_resym__free(struct t2f_resym *r); /* NULL is fine */
 
 /* --stats: per module, frames resolved / unresolved per reason, the file used and the refused
- * candidates (path, reason, found and expected build-ids). */
+ * candidates (path, reason, found and expected build-ids); kernel and JIT modules with the
+ * kallsyms or map file used (or the map file that was missing). */
 void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r);
 /* The one-line warning when frames stayed unresolved (nothing otherwise). */
 void t2f_resym__warn(FILE *f, const struct t2f_resym *r);
