@@ -13,6 +13,7 @@
 
 #include "formats/arena.h"
 #include "formats/hashmap.h"
+#include "readers/perf_script_maps.h"
 #include "readers/perf_script_parse.h"
 
 #define PS_MAX_DEPTH (1u << 20) /* frames in one sample; deeper samples are cut, with a warning */
@@ -27,7 +28,9 @@ struct line_entry {
 	const char *text;  /* arena copy of the frame line (leading blanks removed) */
 	uint32_t len;
 	t2f_frame_id frame;
-	bool abs;          /* a one-line sample's frame (absolute ip) */
+	bool abs;          /* a one-line sample's frame (absolute ip): then also */
+	uint32_t gen;      /* its process's mapping generation (ps_maps__generation) */
+	int64_t pid;       /* and its process */
 };
 
 /* The previous header's thread and event, reused while the next header repeats them. */
@@ -60,6 +63,9 @@ struct t2f_perf_script {
 	size_t nframes, frames_cap;
 	bool cut_warned;
 	bool keep_addrs;     /* keep the printed address on every frame */
+	int64_t pid, tid;    /* the sample's process (-1 when not printed: found on a one-line
+			      * sample's first use, ps_maps__pid_of) and thread */
+	struct ps_maps *maps; /* each process's mappings (PERF_RECORD_MMAP/MMAP2 lines) */
 	/* frame line cache */
 	struct t2f_arena *arena;
 	struct t2f_hashmap *line_ix;
@@ -83,7 +89,7 @@ int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *
 	ps->frames_cap = 256;
 	ps->frames = malloc(ps->frames_cap * sizeof(*ps->frames));
 	if (!ps->name || !ps->frames || t2f_arena__new(&ps->arena) ||
-	    t2f_hashmap__new(4096, &ps->line_ix)) {
+	    t2f_hashmap__new(4096, &ps->line_ix) || ps_maps__new(&ps->maps)) {
 		t2f_perf_script__free(ps);
 		return -ENOMEM;
 	}
@@ -100,6 +106,7 @@ void t2f_perf_script__free(struct t2f_perf_script *ps)
 	free(ps->lines);
 	t2f_arena__free(ps->arena);
 	t2f_hashmap__free(ps->line_ix);
+	ps_maps__free(ps->maps);
 	free(ps);
 }
 
@@ -131,8 +138,22 @@ static enum t2f_frame_kind kind_of(const struct ps_frame *f)
 	return T2F_FRAME_USER;
 }
 
+/* A one-line sample's absolute ip in a mapping of its process's dso: the file offset, as a
+ * call-chain line would print it. Otherwise the frame keeps the absolute ip (abs_addr). */
+static void to_file_off(const struct t2f_perf_script *ps, struct t2f_frame *f)
+{
+	uint64_t off;
+
+	if (f->module && ps->pid >= 0 &&
+	    ps_maps__file_off(ps->maps, ps->pid, f->addr, f->module, &off)) {
+		f->addr = off;
+		f->abs_addr = false;
+	}
+}
+
 /* Interns a parsed frame. Addresses are kept only for frames perf could not name, or for every
- * frame with keep_addrs. abs: the frame of a one-line sample, whose address is the absolute ip. */
+ * frame with keep_addrs. abs: the frame of a one-line sample, whose address is the absolute ip
+ * (turned into a file offset when its process's mapping is known). */
 static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, bool abs,
 			t2f_frame_id *out)
 {
@@ -147,6 +168,8 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, b
 		err = t2f_profile__intern(ps->p, pf->dso.p, pf->dso.len, &f.module);
 	f.has_addr = unknown || ps->keep_addrs;
 	f.abs_addr = f.has_addr && abs;
+	if (f.abs_addr)
+		to_file_off(ps, &f);
 	return err ?: t2f_profile__frame(ps->p, &f, out);
 }
 
@@ -155,6 +178,8 @@ struct line_probe {
 	const char *s;
 	size_t len;
 	bool abs;
+	uint32_t gen;           /* with abs: the process's mapping generation, and its pid */
+	int64_t pid;
 };
 
 static bool line_eq(const void *ctx, uint32_t v)
@@ -162,7 +187,9 @@ static bool line_eq(const void *ctx, uint32_t v)
 	const struct line_probe *q = ctx;
 	const struct line_entry *e = &q->ps->lines[v - 1];
 
-	return e->abs == q->abs && e->len == q->len && memcmp(e->text, q->s, q->len) == 0;
+	if (e->abs != q->abs || (q->abs && (e->pid != q->pid || e->gen != q->gen)))
+		return false;
+	return e->len == q->len && memcmp(e->text, q->s, q->len) == 0;
 }
 
 static int cache_line(struct t2f_perf_script *ps, const struct line_probe *q, uint64_t h,
@@ -188,6 +215,8 @@ static int cache_line(struct t2f_perf_script *ps, const struct line_probe *q, ui
 	e->len = (uint32_t)q->len;
 	e->frame = frame;
 	e->abs = q->abs;
+	e->gen = q->gen;
+	e->pid = q->pid;
 	ps->nlines++;
 	return t2f_hashmap__insert(ps->line_ix, h, ps->nlines);
 }
@@ -225,17 +254,27 @@ static int check_text(struct t2f_perf_script *ps, const char *s, size_t len)
 			       "binary data (a NUL byte): expected perf script text");
 }
 
-/* A frame line (leading blanks already removed); abs: a one-line sample's frame. 1 when it was a
- * frame, 0 when not. */
+/* A frame line (leading blanks already removed); abs: a one-line sample's frame, whose frame
+ * also depends on its process's mappings (the cache key has the pid and their generation). 1
+ * when it was a frame, 0 when not. */
 static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, bool abs)
 {
+	struct line_probe q = { ps, s, len, abs, 0, 0 };
 	uint64_t h = t2f_hash_bytes(s, len) ^ abs;
-	struct line_probe q = { ps, s, len, abs };
-	uint32_t hit = t2f_hashmap__find(ps->line_ix, h, line_eq, &q);
+
+	uint32_t hit;
 	struct ps_frame pf;
 	t2f_frame_id id;
 	int err;
 
+	if (abs) {
+		if (ps->pid < 0)
+			ps->pid = ps_maps__pid_of(ps->maps, ps->tid);
+		q.pid = ps->pid;
+		q.gen = ps_maps__generation(ps->maps, ps->pid);
+		h ^= t2f_hash_u64((uint64_t)q.pid ^ (uint64_t)q.gen << 40);
+	}
+	hit = t2f_hashmap__find(ps->line_ix, h, line_eq, &q);
 	if (hit)
 		return push_frame(ps, ps->lines[hit - 1].frame) ?: 1;
 	err = check_text(ps, s, len);
@@ -346,7 +385,21 @@ static int on_mmap(struct t2f_perf_script *ps, const struct ps_header *h)
 		err = t2f_profile__intern(ps->p, m.build_id.p, m.build_id.len, &mm.build_id);
 	if (!err && m.prot.len)
 		err = t2f_profile__intern(ps->p, m.prot.p, m.prot.len, &mm.prot);
+	err = err ?: ps_maps__add(ps->maps, m.pid, m.start, m.len, m.pgoff, mm.path);
+	if (!err && m.tid > 0 && m.pid > 0)
+		err = ps_maps__set_pid(ps->maps, m.tid, m.pid);
 	return err ?: t2f_profile__add_module_map(ps->p, &mm);
+}
+
+/* "PERF_RECORD_FORK(6279:6281):(6279:6279)": thread 6281 of process 6279, for samples whose
+ * header names only the tid. An unreadable one is ignored (it only helps one-line samples). */
+static int on_fork(struct t2f_perf_script *ps, const struct ps_header *h)
+{
+	int64_t pid, tid;
+
+	if (!ps_parse_fork(h->rest.p, h->rest.len, &pid, &tid) || pid <= 0 || tid <= 0)
+		return 0;
+	return ps_maps__set_pid(ps->maps, tid, pid);
 }
 
 /* The sample being collected has a bad line: it is dropped (counted as malformed) and the rest
@@ -365,6 +418,8 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h)
 
 	if (h->record != PS_SAMPLE) {
 		ps->state = PS_SKIP;
+		if (h->record == PS_FORK)
+			return on_fork(ps, h);
 		return h->record == PS_MMAP ? on_mmap(ps, h) : 0;
 	}
 	t2f_profile__count_read(ps->p);
@@ -375,6 +430,8 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h)
 	if (h->has_period)
 		t2f_profile__event_has_period(ps->p, ps->event);
 	ps->time_ns = h->time_ns;
+	ps->pid = h->pid;
+	ps->tid = h->tid;
 	ps->state = PS_IN;
 	ps->nframes = 0;
 	if (h->rest.len && !h->tracepoint) { /* one-line sample: its frame, absolute ip */

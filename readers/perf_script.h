@@ -35,8 +35,9 @@ void t2f_perf_script__free(struct t2f_perf_script *ps); /* NULL is fine */
 
 /* Keep the printed address on every frame (has_addr, addr), not only on frames perf could not
  * name (the default): for re-symbolization. Frames then differ per address. Call before the
- * first feed. Call-chain addresses are DSO-relative (file offsets); a one-line sample's frame
- * carries the absolute ip and is marked abs_addr. */
+ * first feed. Call-chain addresses are DSO-relative (file offsets); a one-line sample's
+ * absolute ip is turned into the file offset through its process's MMAP/MMAP2 mappings, and
+ * stays absolute (marked abs_addr) when no mapping of its dso holds it. */
 void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on);
 
 /* Parses data[0..len): whole lines (the last may lack its '\n' only at the end of input).

@@ -10,6 +10,7 @@
  *           workload 22677  1993.326821:    2004008 cpu-clock:pppH:      560cbf4a7b9e sym+0x9e (dso)
  *   workload 14667   492.526233: PERF_RECORD_MMAP2 14667/14667: [0x55a5...(0x5000) @ 0x2000 fe:00 1 2]: r-xp /p
  *   swapper     0     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x120bb08) @ 0xffffffff81000000]: x [kernel.kallsyms]_text
+ *   burner  6279   372.139833: PERF_RECORD_FORK(6279:6281):(6279:6279)
  * The comm may hold spaces and digit words, so the header is anchored on the first
  * "TID [CPU] SECONDS.FRACTION:" run from the left; the comm is everything before it.
  */
@@ -112,6 +113,11 @@ static void parse_side_record(const char *s, size_t end, size_t i, struct ps_hea
 
 	while (w < end && s[w] != ' ')
 		w++;
+	if (w - i > 16 && memcmp(s + i, "PERF_RECORD_FORK(", 17) == 0) {
+		h->record = PS_FORK;
+		h->rest = (struct ps_span){ s + i + 16, w - i - 16 };
+		return;
+	}
 	if (w - i == 17 && memcmp(s + i, "PERF_RECORD_MMAP2", 17) == 0)
 		h->record = PS_MMAP;
 	else if (w - i == 16 && memcmp(s + i, "PERF_RECORD_MMAP", 16) == 0)
@@ -199,19 +205,28 @@ static bool expect(const char *s, size_t end, size_t *i, const char *lit)
 	return true;
 }
 
-/* "maj:min ino gen" or a build-id; then "]: ". */
+/* "maj:min ino gen" or a build-id, bare or in angle brackets as perf 6.1 prints it
+ * ("@ 0x1000 <4ff1b12c1f4a68d964dde3e107bfbafe605df721>]: r-xp /tmp/burner"); then "]: ". */
 static bool take_mmap_id(const char *s, size_t end, size_t *i, struct ps_mmap *m)
 {
 	const char *close = memchr(s + *i, ']', end - *i);
-	size_t j = *i, stop;
+	size_t j = *i, stop, from;
+	bool ends;
 
 	if (!close)
 		return false;
 	stop = (size_t)(close - s);
+	if (j < stop && s[j] == '<')
+		j++;
+	from = j;
 	while (j < stop && is_hex(s[j]))
 		j++;
-	if (j - *i >= 16 && (j == stop || s[j] == ' '))
-		m->build_id = (struct ps_span){ s + *i, j - *i };
+	if (from > *i)  /* "<id>" */
+		ends = j + 1 == stop && s[j] == '>';
+	else
+		ends = j == stop || s[j] == ' ';
+	if (j - from >= 16 && ends)
+		m->build_id = (struct ps_span){ s + from, j - from };
 	*i = stop;
 	return expect(s, end, i, "]:");
 }
@@ -219,7 +234,7 @@ static bool take_mmap_id(const char *s, size_t end, size_t *i, struct ps_mmap *m
 bool ps_parse_mmap(const char *s, size_t end, struct ps_mmap *m)
 {
 	size_t i = 0;
-	uint64_t pid;
+	uint64_t pid, tid;
 	bool neg;
 
 	memset(m, 0, sizeof(*m));
@@ -227,6 +242,7 @@ bool ps_parse_mmap(const char *s, size_t end, struct ps_mmap *m)
 	if (!take_u64(s, end, &i, &pid))
 		return false;
 	m->pid = neg ? -(int64_t)pid : (int64_t)pid;
+	m->tid = expect(s, end, &i, "/") && take_u64(s, end, &i, &tid) ? (int64_t)tid : -1;
 	while (i < end && s[i] != ' ')
 		i++;
 	i = skip_blanks(s, end, i);
@@ -245,4 +261,17 @@ bool ps_parse_mmap(const char *s, size_t end, struct ps_mmap *m)
 	i = skip_blanks(s, end, i);
 	m->path = (struct ps_span){ s + i, end - i };
 	return m->path.len > 0;
+}
+
+bool ps_parse_fork(const char *s, size_t end, int64_t *pid, int64_t *tid)
+{
+	size_t i = 0;
+	uint64_t a, b;
+
+	if (!expect(s, end, &i, "(") || !take_u64(s, end, &i, &a) || !expect(s, end, &i, ":") ||
+	    !take_u64(s, end, &i, &b) || !expect(s, end, &i, ")"))
+		return false;
+	*pid = (int64_t)a;
+	*tid = (int64_t)b;
+	return true;
 }

@@ -63,7 +63,7 @@ struct ps_span {
 	size_t len;
 };
 
-enum ps_record { PS_SAMPLE, PS_MMAP, PS_OTHER_RECORD };
+enum ps_record { PS_SAMPLE, PS_MMAP, PS_FORK, PS_OTHER_RECORD };
 
 struct ps_header {
 	struct ps_span comm;      /* may contain spaces; may be empty */
@@ -87,7 +87,7 @@ struct ps_frame {
 };
 
 struct ps_mmap {
-	int64_t pid;
+	int64_t pid, tid;         /* tid -1 when not printed */
 	uint64_t start, len, pgoff;
 	struct ps_span build_id;  /* hex, len 0 when the record has maj:min ino gen instead */
 	struct ps_span prot;      /* "r-xp" (MMAP2) or "x" (MMAP) */
@@ -105,5 +105,7 @@ bool ps_parse_frame(const char *line, size_t len, struct ps_frame *f);
 /* The text after "PERF_RECORD_MMAP2 " / "PERF_RECORD_MMAP ":
  * "14667/14667: [0x55a5(0x5000) @ 0x2000 fe:00 10961385 1277029166]: r-xp /path". */
 bool ps_parse_mmap(const char *rest, size_t len, struct ps_mmap *m);
+/* A PERF_RECORD_FORK record's text after "PERF_RECORD_FORK": "(PID:TID):(PPID:PTID)". */
+bool ps_parse_fork(const char *rest, size_t len, int64_t *pid, int64_t *tid);
 
 #endif

@@ -98,7 +98,8 @@ static const char *S(const struct t2f_profile *p, t2f_str_id id)
 	return t2f_profile__str(p, id, NULL);
 }
 
-/* One line per frame reference: name, "@module", "#addr" when kept, and the kind. */
+/* One line per frame reference: name, "@module", "#addr" when kept ("^" when it is an absolute
+ * ip), and the kind. */
 static void dump_frame(struct sb *b, const struct t2f_profile *p, t2f_frame_id id)
 {
 	static const char *const kinds[] = { "", "[k]", "[j]", "[i]", "[m]" };
@@ -108,7 +109,7 @@ static void dump_frame(struct sb *b, const struct t2f_profile *p, t2f_frame_id i
 	if (f->module)
 		sb_printf(b, "@%s", S(p, f->module));
 	if (f->has_addr)
-		sb_printf(b, "#%llx", (unsigned long long)f->addr);
+		sb_printf(b, "#%llx%s", (unsigned long long)f->addr, f->abs_addr ? "^" : "");
 	sb_printf(b, "%s", kinds[f->kind]);
 }
 
@@ -356,8 +357,42 @@ static void test_reader_one_line_samples(void **state)
 	assert_dump(r.p,
 		    "workload/-1/22677 cpu-clock: std::foo<int>::_M_gen_rand@/srv/prog/workload 2 4008016\n"
 		    "workload/-1/22676 cpu-clock: app::matrix_worker@/srv/prog/workload 1 2004008\n"
-		    "workload/-1/22677 cpu-clock: ?@/usr/lib/libc.so.6#7f00dead0000 1 2004008\n"
+		    "workload/-1/22677 cpu-clock: ?@/usr/lib/libc.so.6#7f00dead0000^ 1 2004008\n"
 		    "swapper/-1/0 cpu-clock: default_idle@[kernel.kallsyms][k] 1 2004008\n");
+	assert_counts(r.p, 5, 0, 0);
+	run_close(&r);
+}
+
+/* One-line samples with the mappings of their process: the absolute ip becomes the file offset
+ * a call-chain line would print (docs/perf-addresses.md, GNU ld PIE: 5600766b31b4 → 0x11b4),
+ * for headers with the pid and, through PERF_RECORD_FORK, with only the tid; a later mapping of
+ * the range wins; no mapping, or one of another file: the absolute ip stays. */
+static void test_reader_one_line_file_offsets(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_open(&r, false);
+	t2f_perf_script__keep_addrs(r.ps, true);
+	assert_int_equal(feed(&r,
+		"pie  3325/3325  5572.100000: PERF_RECORD_MMAP2 3325/3325: [0x5600766b3000(0x1000) @ "
+		"0x1000 fe:00 123 456]: r-xp /t/pie\n"
+		"pie  3325/3325  5572.100001: PERF_RECORD_FORK(3325:3327):(3325:3325)\n"
+		"pie  3325/3325  5572.137282:    1001001 cpu-clock:      5600766b31b4 exe_hot+0x23 (/t/pie)\n"
+		"pie  3327  5572.137283:    1001001 cpu-clock:      5600766b31b4 exe_hot+0x23 (/t/pie)\n"
+		"pie  3330  5572.137284:    1001001 cpu-clock:      5600766b31b4 exe_hot+0x23 (/t/pie)\n"
+		"pie  3325  5572.137285:    1001001 cpu-clock:      5600766b31b4 exe_hot+0x23 (/t/other)\n"
+		"pie  3325/3325  5572.200000: PERF_RECORD_MMAP2 3325/3325: [0x5600766b3000(0x1000) @ "
+		"0x2000 fe:00 123 456]: r-xp /t/pie\n"
+		"pie  3325/3325  5572.237282:    1001001 cpu-clock:      5600766b31b4 exe_hot+0x23 (/t/pie)\n"),
+		0);
+	assert_int_equal(t2f_perf_script__finish(r.ps), 0);
+	assert_dump(r.p,
+		    "pie/3325/3325 cpu-clock: exe_hot@/t/pie#11b4 1 1001001\n"
+		    "pie/-1/3327 cpu-clock: exe_hot@/t/pie#11b4 1 1001001\n"
+		    "pie/-1/3330 cpu-clock: exe_hot@/t/pie#5600766b31b4^ 1 1001001\n"
+		    "pie/-1/3325 cpu-clock: exe_hot@/t/other#5600766b31b4^ 1 1001001\n"
+		    "pie/3325/3325 cpu-clock: exe_hot@/t/pie#21b4 1 1001001\n");
 	assert_counts(r.p, 5, 0, 0);
 	run_close(&r);
 }
@@ -734,6 +769,7 @@ int main(void)
 		cmocka_unit_test(test_reader_no_final_blank_line),
 		cmocka_unit_test(test_reader_empty_call_chain),
 		cmocka_unit_test(test_reader_one_line_samples),
+		cmocka_unit_test(test_reader_one_line_file_offsets),
 		cmocka_unit_test(test_reader_multi_event),
 		cmocka_unit_test(test_reader_comm_spaces_pid_tid_no_event),
 		cmocka_unit_test(test_reader_srcline_and_comments_ignored),

@@ -217,12 +217,35 @@ static void test_mmap2_build_id(void **state)
 	(void)state;
 	assert_true(ps_parse_mmap(rest, strlen(rest), &m));
 	assert_int_equal(m.pid, 22829);
+	assert_int_equal(m.tid, 22830);
 	assert_int_equal(m.start, 0x7f1e22000000ull);
 	assert_int_equal(m.len, 0x1c5000);
 	assert_int_equal(m.pgoff, 0x26000);
 	assert_span(m.build_id, "4a0e3c54d8a1f2b3c4d5e6f708192a3b4c5d6e7f");
 	assert_span(m.prot, "r-xp");
 	assert_span(m.path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+}
+
+/* perf 6.1 prints the build-id in angle brackets (perf record --buildid-mmap). */
+static void test_mmap2_build_id_brackets(void **state)
+{
+	static const char rest[] = "32456/32456: [0x5579b911c000(0x1000) @ 0x1000 "
+				   "<4ff1b12c1f4a68d964dde3e107bfbafe605df721>]: r-xp /tmp/oneline/burner";
+	static const char vdso[] = "32456/32456: [0x7f68c8719000(0x2000) @ 0 00:00 0 0]: r-xp [vdso]";
+	static const char open_only[] = "1/1: [0x1000(0x1000) @ 0 <4ff1b12c1f4a68d964dde3e1]: r-xp /p";
+	struct ps_mmap m;
+
+	(void)state;
+	assert_true(ps_parse_mmap(rest, strlen(rest), &m));
+	assert_span(m.build_id, "4ff1b12c1f4a68d964dde3e107bfbafe605df721");
+	assert_int_equal(m.pgoff, 0x1000);
+	assert_span(m.prot, "r-xp");
+	assert_span(m.path, "/tmp/oneline/burner");
+	assert_true(ps_parse_mmap(vdso, strlen(vdso), &m));
+	assert_int_equal(m.build_id.len, 0);
+	assert_span(m.path, "[vdso]");
+	assert_true(ps_parse_mmap(open_only, strlen(open_only), &m));
+	assert_int_equal(m.build_id.len, 0);
 }
 
 static void test_header_mmap_kernel(void **state)
@@ -240,6 +263,7 @@ static void test_header_mmap_kernel(void **state)
 	assert_int_equal(h.record, PS_MMAP);
 	assert_true(ps_parse_mmap(h.rest.p, h.rest.len, &m));
 	assert_int_equal(m.pid, -1);
+	assert_int_equal(m.tid, 0);
 	assert_int_equal(m.start, 0xffffffff81000000ull);
 	assert_int_equal(m.len, 0x120bb08);
 	assert_int_equal(m.pgoff, 0xffffffff81000000ull);
@@ -275,11 +299,28 @@ static void test_header_other_records(void **state)
 	assert_true(header("workload 14667   492.5: PERF_RECORD_COMM exec: workload:14667/14667", &h));
 	assert_int_equal(h.record, PS_OTHER_RECORD);
 	assert_span(h.rest, "exec: workload:14667/14667");
-	assert_true(header("perf 1 1.0: PERF_RECORD_FORK(14667:14667):(14666:14666)", &h));
+	assert_true(header("perf 1 1.0: PERF_RECORD_EXIT(14667:14667):(14666:14666)", &h));
 	assert_int_equal(h.record, PS_OTHER_RECORD);
 	/* "PERF_RECORD_MMAP2X" is not an mmap record */
 	assert_true(header("perf 1 1.0: PERF_RECORD_MMAP2X 1/1: [0x1(0x2) @ 0x3 1:2 3 4]: r /p", &h));
 	assert_int_equal(h.record, PS_OTHER_RECORD);
+}
+
+static void test_fork_record(void **state)
+{
+	struct ps_header h;
+	int64_t pid = 0, tid = 0;
+
+	(void)state;
+	assert_true(header("burner  6279   372.139833: PERF_RECORD_FORK(6279:6281):(6279:6279)", &h));
+	assert_int_equal(h.record, PS_FORK);
+	assert_span(h.rest, "(6279:6281):(6279:6279)");
+	assert_true(ps_parse_fork(h.rest.p, h.rest.len, &pid, &tid));
+	assert_int_equal(pid, 6279);
+	assert_int_equal(tid, 6281);
+	assert_false(ps_parse_fork("(6279:)", 7, &pid, &tid));
+	assert_false(ps_parse_fork("(x:1)", 5, &pid, &tid));
+	assert_false(ps_parse_fork("", 0, &pid, &tid));
 }
 
 static void test_not_headers(void **state)
@@ -508,9 +549,11 @@ int main(void)
 		cmocka_unit_test(test_header_time_digits_and_modifiers),
 		cmocka_unit_test(test_header_mmap2),
 		cmocka_unit_test(test_mmap2_build_id),
+		cmocka_unit_test(test_mmap2_build_id_brackets),
 		cmocka_unit_test(test_header_mmap_kernel),
 		cmocka_unit_test(test_mmap_malformed),
 		cmocka_unit_test(test_header_other_records),
+		cmocka_unit_test(test_fork_record),
 		cmocka_unit_test(test_not_headers),
 		cmocka_unit_test(test_frame_sym_off_dso),
 		cmocka_unit_test(test_frame_unknown),

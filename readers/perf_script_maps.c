@@ -1,0 +1,202 @@
+/* readers/perf_script_maps.c: per-process mappings for one-line samples (perf_script_maps.h).
+ *
+ * One array of mappings; each process's mappings form a chain from its latest one backwards, so
+ * a lookup walks the process's own mappings, newest first. Processes are found through a hash
+ * of the pid.
+ */
+#include "readers/perf_script_maps.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "formats/hashmap.h"
+
+#define PS_NO_MAP UINT32_MAX
+
+struct ps_map {
+	uint64_t start, end, pgoff;
+	t2f_str_id path;
+	uint32_t prev;          /* the same process's previous mapping, or PS_NO_MAP */
+};
+
+struct ps_proc {
+	int64_t pid;
+	uint32_t last;          /* its latest mapping */
+	uint32_t count;
+};
+
+struct ps_thread {
+	int64_t tid, pid;
+};
+
+struct ps_maps {
+	struct ps_map *maps;
+	uint32_t n_maps, cap_maps;
+	struct ps_proc *procs;  /* value v of ix is procs[v - 1] */
+	uint32_t n_procs, cap_procs;
+	struct t2f_hashmap *ix;
+	struct ps_thread *threads; /* value v of thread_ix is threads[v - 1] */
+	uint32_t n_threads, cap_threads;
+	struct t2f_hashmap *thread_ix;
+};
+
+struct id_probe {
+	const struct ps_maps *m;
+	int64_t id;
+};
+
+static bool pid_eq(const void *ctx, uint32_t v)
+{
+	const struct id_probe *q = ctx;
+
+	return q->m->procs[v - 1].pid == q->id;
+}
+
+static bool tid_eq(const void *ctx, uint32_t v)
+{
+	const struct id_probe *q = ctx;
+
+	return q->m->threads[v - 1].tid == q->id;
+}
+
+int ps_maps__new(struct ps_maps **out)
+{
+	struct ps_maps *m = calloc(1, sizeof(*m));
+
+	if (!m || t2f_hashmap__new(64, &m->ix) || t2f_hashmap__new(64, &m->thread_ix)) {
+		ps_maps__free(m);
+		return -ENOMEM;
+	}
+	*out = m;
+	return 0;
+}
+
+void ps_maps__free(struct ps_maps *m)
+{
+	if (!m)
+		return;
+	t2f_hashmap__free(m->ix);
+	t2f_hashmap__free(m->thread_ix);
+	free(m->maps);
+	free(m->procs);
+	free(m->threads);
+	free(m);
+}
+
+static const struct ps_proc *find_proc(const struct ps_maps *m, int64_t pid)
+{
+	struct id_probe q = { m, pid };
+	uint32_t v = t2f_hashmap__find(m->ix, t2f_hash_u64((uint64_t)pid), pid_eq, &q);
+
+	return v ? &m->procs[v - 1] : NULL;
+}
+
+/* Grows an array of `size`-byte elements to hold one more; 0 or -ENOMEM. */
+static int grow(void **v, uint32_t n, uint32_t *cap, size_t size)
+{
+	uint32_t c;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	if (*cap >= UINT32_MAX / 2)
+		return -ENOMEM;
+	c = *cap ? *cap * 2 : 64;
+	nv = realloc(*v, (size_t)c * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+static int proc_of(struct ps_maps *m, int64_t pid, struct ps_proc **out)
+{
+	struct ps_proc *p = (struct ps_proc *)find_proc(m, pid);
+	int err;
+
+	if (p) {
+		*out = p;
+		return 0;
+	}
+	err = grow((void **)&m->procs, m->n_procs, &m->cap_procs, sizeof(*m->procs));
+	if (err)
+		return err;
+	m->procs[m->n_procs] = (struct ps_proc){ .pid = pid, .last = PS_NO_MAP };
+	err = t2f_hashmap__insert(m->ix, t2f_hash_u64((uint64_t)pid), m->n_procs + 1);
+	if (err)
+		return err;
+	*out = &m->procs[m->n_procs++];
+	return 0;
+}
+
+int ps_maps__add(struct ps_maps *m, int64_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		 t2f_str_id path)
+{
+	struct ps_proc *p;
+	int err;
+
+	if (len == 0 || start + len < start)
+		return 0;
+	err = proc_of(m, pid, &p) ?:
+	      grow((void **)&m->maps, m->n_maps, &m->cap_maps, sizeof(*m->maps));
+	if (err)
+		return err;
+	m->maps[m->n_maps] = (struct ps_map){ start, start + len, pgoff, path, p->last };
+	p->last = m->n_maps++;
+	p->count++;
+	return 0;
+}
+
+uint32_t ps_maps__generation(const struct ps_maps *m, int64_t pid)
+{
+	const struct ps_proc *p = find_proc(m, pid);
+
+	return p ? p->count : 0;
+}
+
+bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id path,
+		       uint64_t *file_off)
+{
+	const struct ps_proc *p = find_proc(m, pid);
+
+	for (uint32_t i = p ? p->last : PS_NO_MAP; i != PS_NO_MAP; i = m->maps[i].prev) {
+		const struct ps_map *e = &m->maps[i];
+
+		if (ip < e->start || ip >= e->end)
+			continue;
+		if (e->path != path)
+			return false;
+		*file_off = ip - e->start + e->pgoff;
+		return true;
+	}
+	return false;
+}
+
+int ps_maps__set_pid(struct ps_maps *m, int64_t tid, int64_t pid)
+{
+	struct id_probe q = { m, tid };
+	uint32_t v = t2f_hashmap__find(m->thread_ix, t2f_hash_u64((uint64_t)tid), tid_eq, &q);
+	int err;
+
+	if (v) {
+		m->threads[v - 1].pid = pid;
+		return 0;
+	}
+	err = grow((void **)&m->threads, m->n_threads, &m->cap_threads, sizeof(*m->threads));
+	if (err)
+		return err;
+	m->threads[m->n_threads] = (struct ps_thread){ tid, pid };
+	err = t2f_hashmap__insert(m->thread_ix, t2f_hash_u64((uint64_t)tid), m->n_threads + 1);
+	if (!err)
+		m->n_threads++;
+	return err;
+}
+
+int64_t ps_maps__pid_of(const struct ps_maps *m, int64_t tid)
+{
+	struct id_probe q = { m, tid };
+	uint32_t v = t2f_hashmap__find(m->thread_ix, t2f_hash_u64((uint64_t)tid), tid_eq, &q);
+
+	return v ? m->threads[v - 1].pid : tid;
+}

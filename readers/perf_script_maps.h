@@ -1,0 +1,44 @@
+/* readers/perf_script_maps.h: each process's file mappings, from PERF_RECORD_MMAP/MMAP2 lines,
+ * so the perf script reader can turn a one-line sample's absolute ip into the file offset that
+ * call-chain lines print (docs/perf-addresses.md):
+ *
+ *   file_off = ip - map_start + map_pgoff      (the latest mapping of the process holding ip)
+ *
+ * Mappings are kept per pid in the order they were read; a later mapping over the same range
+ * (exec, dlopen after dlclose) wins. Memory: 32 bytes per mapping plus the pid and tid indexes.
+ * Internal to readers/. Not thread safe.
+ */
+#ifndef T2F_PERF_SCRIPT_MAPS_H
+#define T2F_PERF_SCRIPT_MAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "formats/profile.h"
+
+struct ps_maps;
+
+int ps_maps__new(struct ps_maps **out); /* 0 or -ENOMEM */
+void ps_maps__free(struct ps_maps *m);  /* NULL is fine */
+
+/* Adds [start, start + len) at file offset pgoff of `path` to process pid. A zero length or a
+ * range that wraps is ignored. 0 or -ENOMEM. */
+int ps_maps__add(struct ps_maps *m, int64_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		 t2f_str_id path);
+
+/* How many mappings pid has (0: none): changes whenever a mapping is added to pid, so a result
+ * cached with it stays valid while it does not change. */
+uint32_t ps_maps__generation(const struct ps_maps *m, int64_t pid);
+
+/* Threads: a sample header printed without its pid ("comm TID time: ...", perf script's
+ * default) is matched to its process through the PERF_RECORD_FORK / MMAP lines that name it.
+ * __set_pid records tid's process (0 or -ENOMEM); __pid_of gives it, or tid itself when unknown
+ * (a process's first thread has tid == pid). */
+int ps_maps__set_pid(struct ps_maps *m, int64_t tid, int64_t pid);
+int64_t ps_maps__pid_of(const struct ps_maps *m, int64_t tid);
+
+/* The file offset of ip in pid's latest mapping holding it, when that mapping is of `path`. */
+bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id path,
+		       uint64_t *file_off);
+
+#endif
