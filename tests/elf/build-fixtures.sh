@@ -136,6 +136,28 @@ expect_syms() {
 	rm "$1.re" "$1.od"
 }
 
+# plt_expect FILE [OBJDUMP]: FILE.plt, one "ADDR NAME" line (hex address, no 0x) per PLT stub
+# the disassembler labels in .plt / .plt.sec: objdump names a stub SYMBOL@plt after its GOT
+# slot's relocation, an IRELATIVE one *ABS*+0xADDEND@plt (kept: no name must be found there);
+# the PLT0 header ("<x@plt-0x10>", "<.plt>") is left out. OBJDUMP: llvm-objdump for aarch64.
+plt_expect() {
+	_secs="-j .plt"
+	readelf -SW "$1" | grep -q ' \.plt\.sec ' && _secs="$_secs -j .plt.sec"
+	# shellcheck disable=SC2086
+	${2:-objdump} -d $_secs "$1" |
+		awk '/^[0-9a-f]+ <[^>]*@plt>:$/ { n = $2; gsub(/^<|>:$/, "", n); a = $1
+			sub(/^0+/, "", a); print a, n }' >"$1.plt"
+	[ -s "$1.plt" ]
+}
+
+# plt_lib CC ARGS... -o OUT: plt.c as a freestanding shared library.
+plt_lib() {
+	_cc=$1
+	shift
+	# shellcheck disable=SC2046
+	"$_cc" $(cflags) -fPIC -shared -nostdlib "$@" "$SRC/plt.c"
+}
+
 # crc32 FILE: zlib CRC-32 of the file as 8 hex digits (gzip's trailer stores it little-endian).
 crc32() {
 	gzip -c <"$1" | tail -c 8 | od -An -tx1 -N4 | awk '{ printf "%s%s%s%s\n", $4, $3, $2, $1 }'
@@ -615,6 +637,58 @@ part_broken() {
 	rm broken/dl*.bin
 }
 
+# plt: gcc + GNU ld libraries calling through the PLT (lazy, -z now, i386), their FILE.plt from
+# objdump, and broken copies: .rela.plt with entry size 7, a size past the file, a link to no
+# symbol table, and a .dynsym cut to 2 records (the relocations' symbol indexes out of range).
+part_plt() {
+	mkdir -p gnu m32 broken
+	bg plt_lib gcc -Wl,--build-id=sha1 -o gnu/libplt.so
+	bg plt_lib gcc -Wl,--build-id=sha1,-z,now -o gnu/libplt-now.so
+	bg plt_lib gcc -m32 -Wl,--build-id=sha1 -o m32/libplt.so
+	join
+	for f in gnu/libplt.so gnu/libplt-now.so m32/libplt.so; do
+		bg expect "$f"
+		bg plt_expect "$f"
+	done
+	join
+	B=gnu/libplt.so
+	py derive "$B" broken/plt-entsize shdr .rela.plt sh_entsize=7 \
+		-- derive "$B" broken/plt-size shdr .rela.plt sh_size=0x7ffffffffffff000 \
+		-- derive "$B" broken/plt-link shdr .rela.plt sh_link=0xfff0 \
+		-- derive "$B" broken/plt-symidx shdr .dynsym sh_size=48
+}
+
+# plt-ibt: the same with -fcf-protection -z ibtplt (x86-64 and i386): the called stubs are in
+# .plt.sec.
+part_plt_ibt() {
+	mkdir -p gnu m32
+	bg plt_lib gcc -fcf-protection -Wl,--build-id=sha1,-z,ibtplt -o gnu/libplt-ibt.so
+	bg plt_lib gcc -m32 -fcf-protection -Wl,--build-id=sha1,-z,ibtplt -o m32/libplt-ibt.so
+	join
+	for f in gnu/libplt-ibt.so m32/libplt-ibt.so; do
+		bg expect "$f"
+		bg plt_expect "$f"
+	done
+	join
+	readelf -SW gnu/libplt-ibt.so | grep -q ' \.plt\.sec '
+}
+
+# plt-lld: clang + lld (x86-64); plt-aarch64: clang + lld for aarch64, FILE.plt from
+# llvm-objdump (Debian's objdump has no aarch64 disassembler).
+part_plt_lld() {
+	mkdir -p lld
+	plt_lib clang -fuse-ld=lld -Wl,--build-id -o lld/libplt.so
+	expect lld/libplt.so
+	plt_expect lld/libplt.so
+}
+part_plt_aarch64() {
+	mkdir -p cross/aarch64
+	plt_lib clang --target=aarch64-linux-gnu -fuse-ld=lld -Wl,--build-id \
+		-o cross/aarch64/libplt.so
+	expect cross/aarch64/libplt.so
+	plt_expect cross/aarch64/libplt.so "$LLVM_OBJDUMP"
+}
+
 # broken-debugdata: .gnu_debugdata that is not xz, truncated xz, xz of non-ELF bytes, xz of a
 # truncated ELF, each added to the stripped libfx.so (whose .dynsym still has fx_lib_work).
 part_broken_debugdata() {
@@ -688,6 +762,9 @@ if ! ld -v 2>/dev/null | grep -q 'GNU ld'; then
 	echo "build-fixtures: the core fixtures need GNU ld as 'ld'" >&2
 	exit 1
 fi
+LLVM_OBJDUMP=llvm-objdump
+command -v llvm-objdump >/dev/null 2>&1 || LLVM_OBJDUMP=llvm-objdump-14
+export LLVM_OBJDUMP
 # shellcheck disable=SC2086
 if ! run_part gnu gcc $BASE; then
 	cat "$OUT/SKIPPED" "$OUT/logs/gnu" >&2 2>/dev/null
@@ -708,6 +785,10 @@ fi
 	bg run_part compressed-zstd "$PYTHON3" zstd $BASE
 	bg run_part broken "$PYTHON3" wc $BASE
 	bg run_part broken-debugdata "$PYTHON3" xz wc $BASE
+	bg run_part plt gcc objdump "$PYTHON3" $BASE
+	bg run_part plt-ibt gcc objdump $BASE
+	bg run_part plt-lld clang ld.lld objdump $BASE
+	bg run_part plt-aarch64 clang ld.lld "$LLVM_OBJDUMP" $BASE
 	join || :
 }
 
