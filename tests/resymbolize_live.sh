@@ -4,7 +4,8 @@
 #
 # usage: sh tests/resymbolize_live.sh TRACE2FLAME
 # env:   T2F_SOURCE_DIR  project root (set by ctest; default: this script's parent directory)
-#        CI=true         perf missing or unable to record fails instead of being skipped
+#        CI=true         a missing tool (perf, gcc, clang, ld.lld, binutils) or perf unable to
+#                        record fails instead of being skipped
 #        T2F_LIVE_KEEP=1 keep the work directory (its path is printed)
 #        T2F_LIVE_ARGS   more trace2flame options for the address side of the four cases
 #
@@ -15,7 +16,7 @@
 # (a private --buildid-dir, so no cached copy outlives the strip) and prints the recording twice
 # while the unstripped binaries are in place: with perf's names (default fields), and address-only
 #   perf script -F comm,pid,tid,time,event,ip,dso --show-mmap-events
-# (MMAP2 lines carry the build-ids). Then each binary's debug part goes to
+# (MMAP2 lines carry the build-ids: checked against readelf -n). Then each binary's debug part goes to
 # DEBUG/.build-id/xx/rest.debug, the unstripped file is moved away and a stripped copy
 # (objcopy --strip-all, which keeps the build-id) takes its recorded path.
 #
