@@ -16,8 +16,8 @@
 # (a private --buildid-dir, so no cached copy outlives the strip) and prints the recording twice
 # while the unstripped binaries are in place: with perf's names (default fields), and address-only
 #   perf script -F comm,pid,tid,time,event,ip,dso --show-mmap-events
-# (MMAP2 lines carry the build-ids: checked against readelf -n). Then each binary's debug part goes to
-# DEBUG/.build-id/xx/rest.debug, the unstripped file is moved away and a stripped copy
+# (MMAP2 lines carry the build-ids: checked against readelf -n). Then each binary's debug part
+# goes to DEBUG/.build-id/xx/rest.debug, the unstripped file is moved away and a stripped copy
 # (objcopy --strip-all, which keeps the build-id) takes its recorded path.
 #
 # Samples are paired by (tid, time) (--ns); of each common sample only the frames of the
