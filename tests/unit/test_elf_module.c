@@ -7,6 +7,8 @@
  * sidecar, and the lookup oracle checks the first byte, the middle, the last byte and one past
  * the end of every symbol. Then the zoo's exact answers, lld's layout, build-ids, debuglinks and
  * their CRCs, the extra symbol tables, the ARM/ppc64 address fix-ups and compressed tables.
+ * PLT stubs: lookups name them as objdump does (FILE.plt), each_symbol never lists them, and a
+ * corrupt .rela.plt leaves them unnamed with one warning.
  * Broken files and API details: test_elf_broken.c.
  *
  * A fixture that build-fixtures.sh skipped (its part listed in SKIPPED, tools missing) makes its
@@ -567,9 +569,146 @@ static void test_compressed_zstd(void **state)
 	free(x);
 }
 
+/* --- PLT stubs ----------------------------------------------------------------------------- */
+
+struct plt_fixture {
+	const char *rel, *part;
+	uint16_t machine;
+};
+
+static const struct plt_fixture plt_fixtures[] = {
+	{ "gnu/libplt.so", "plt", EM_X86_64 },
+	{ "gnu/libplt-now.so", "plt", EM_X86_64 },
+	{ "m32/libplt.so", "plt", EM_386 },
+	{ "gnu/libplt-ibt.so", "plt-ibt", EM_X86_64 },
+	{ "m32/libplt-ibt.so", "plt-ibt", EM_386 },
+	{ "lld/libplt.so", "plt-lld", EM_X86_64 },
+	{ "cross/aarch64/libplt.so", "plt-aarch64", EM_AARCH64 },
+};
+
+struct plt_row {
+	uint64_t addr;
+	char name[128];
+};
+
+/* REL.plt (objdump's stub labels, see build-fixtures.sh); the row count. */
+static size_t load_plt(const char *rel, struct plt_row *rows, size_t cap)
+{
+	char path[512], line[256];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.plt", fx_path(rel));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (n < cap && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+
+		assert_int_equal(sscanf(line, "%llx %127s", &a, rows[n].name), 2);
+		rows[n++].addr = a;
+	}
+	fclose(f);
+	return n;
+}
+
+static int no_plt_cb(void *ctx, const struct t2f_elf_sym *s)
+{
+	(void)ctx;
+	assert_null(strstr(s->name, "@plt"));
+	return 0;
+}
+
+/* Every stub objdump names SYMBOL@plt resolves to that name over its 16 bytes; the IRELATIVE
+ * stubs (objdump: *ABS*...@plt) get no PLT name; the listing has no PLT entry; the real
+ * functions still resolve (fx_plt_calls). */
+static void test_plt(void **state)
+{
+	const struct plt_fixture *fx = *state;
+	struct plt_row rows[16];
+	struct t2f_elf_module *m;
+	struct t2f_elf_sym out;
+	const struct xsym *xs;
+	struct expect *x;
+	struct sink s;
+	size_t n, named = 0;
+
+	need(fx->rel, fx->part);
+	n = load_plt(fx->rel, rows, 16);
+	x = load_expect(fx->rel, NULL);
+	sink_open(&s);
+	m = open_ok(fx->rel, &s);
+	assert_int_equal(t2f_elf_module__machine(m), fx->machine);
+	for (size_t i = 0; i < n; i++) {
+		int r = t2f_elf_module__lookup(m, rows[i].addr, &out);
+
+		if (strncmp(rows[i].name, "*ABS*", 5) == 0) {
+			if (r == 1)
+				assert_null(strstr(out.name, "@plt"));
+			continue;
+		}
+		named++;
+		assert_int_equal(r, 1);
+		assert_string_equal(out.name, rows[i].name);
+		assert_int_equal(out.value, rows[i].addr);
+		assert_int_equal(out.size, 16);
+		assert_true(strncmp(out.table, ".plt", 4) == 0);
+		assert_int_equal(t2f_elf_module__lookup(m, rows[i].addr + 15, &out), 1);
+		assert_string_equal(out.name, rows[i].name);
+	}
+	assert_int_equal(named, 4);  /* fx_ext_first, _second, _third and _ZN2fx3extEi */
+	xs = xsym_named(x, "fx_plt_calls");
+	assert_non_null(xs);
+	assert_int_equal(t2f_elf_module__lookup(m, xs->fixed, &out), 1);
+	assert_string_equal(out.name, "fx_plt_calls");
+	assert_int_equal(t2f_elf_module__each_symbol(m, no_plt_cb, NULL), 0);
+	check_each_symbol(m, x, fx->rel);
+	assert_string_equal(sink_text(&s), "");
+	t2f_elf_module__free(m);
+	sink_close(&s);
+	free(x);
+}
+
+/* A corrupt .rela.plt (or .dynsym below its symbol indexes): one warning naming the file, no
+ * PLT name, the symbol tables still resolve. */
+static void test_plt_broken(void **state)
+{
+	const char *bad[] = { "broken/plt-entsize", "broken/plt-size", "broken/plt-link",
+			      "broken/plt-symidx" };
+	struct plt_row rows[16];
+	size_t n;
+
+	(void)state;
+	need("gnu/libplt.so", "plt");
+	n = load_plt("gnu/libplt.so", rows, 16);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct t2f_elf_module *m;
+		struct t2f_elf_sym out;
+		const char *text, *at;
+		struct expect *x = load_expect("gnu/libplt.so", NULL);
+		struct sink s;
+
+		sink_open(&s);
+		m = open_ok(bad[i], &s);
+		for (size_t j = 0; j < n; j++)
+			if (t2f_elf_module__lookup(m, rows[j].addr, &out) == 1)
+				assert_null(strstr(out.name, "@plt"));
+		assert_int_equal(t2f_elf_module__lookup(m, xsym_named(x, "fx_plt_calls")->fixed,
+							&out), 1);
+		assert_string_equal(out.name, "fx_plt_calls");
+		text = sink_text(&s);
+		at = strstr(text, "PLT");
+		assert_non_null(at);
+		assert_non_null(strstr(text, bad[i]));
+		assert_ptr_equal(strchr(text, '\n'), text + strlen(text) - 1);  /* one line */
+		t2f_elf_module__free(m);
+		sink_close(&s);
+		free(x);
+	}
+}
+
 int main(void)
 {
-	struct CMUnitTest tests[2 * sizeof(fixtures) / sizeof(fixtures[0]) + 16];
+	struct CMUnitTest tests[2 * sizeof(fixtures) / sizeof(fixtures[0]) + 32];
 	size_t n = 0;
 
 	if (elf_fixtures_init("test_elf_module"))
@@ -590,8 +729,17 @@ int main(void)
 		t.name = names[i];
 		tests[n++] = t;
 	}
+	for (size_t i = 0; i < sizeof(plt_fixtures) / sizeof(plt_fixtures[0]); i++) {
+		static char names[sizeof(plt_fixtures) / sizeof(plt_fixtures[0])][96];
+		struct CMUnitTest t = cmocka_unit_test_prestate(test_plt, (void *)&plt_fixtures[i]);
+
+		snprintf(names[i], sizeof(names[i]), "plt %s", plt_fixtures[i].rel);
+		t.name = names[i];
+		tests[n++] = t;
+	}
 	{
 		const struct CMUnitTest rest[] = {
+			cmocka_unit_test(test_plt_broken),
 			cmocka_unit_test(test_lld_vaddr_offset),
 			cmocka_unit_test(test_build_ids),
 			cmocka_unit_test(test_debuglink_crc),
