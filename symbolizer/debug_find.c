@@ -180,6 +180,19 @@ static bool debuginfod_cache(const struct t2f_debug_find_opts *o, char *buf)
 	return home && path_fmt(buf, "%s/.cache/debuginfod_client", home);
 }
 
+/* perf's build-id cache: option, $PERF_BUILDID_DIR, ~/.debug (perf's own order). */
+static bool perf_cache(const struct t2f_debug_find_opts *o, char *buf)
+{
+	const char *env = getenv("PERF_BUILDID_DIR"), *home;
+
+	if (o->perf_cache)
+		return path_fmt(buf, "%s", o->perf_cache);
+	if (env && *env)
+		return path_fmt(buf, "%s", env);
+	home = home_dir();
+	return home && path_fmt(buf, "%s/.debug", home);
+}
+
 static bool refused_already(const struct t2f_debug_result *r, const char *path)
 {
 	for (size_t i = 0; i < r->n_refused; i++)
@@ -325,6 +338,22 @@ static int try_build_id_tree(struct finder *f, const char *dir)
 	return try_path(f, path, NULL);
 }
 
+/* perf's layout: DIR/.build-id/ab/cdef.../debug, then .../elf (a link to a directory per file
+ * and build-id, e.g. DIR/usr/lib/x86_64-linux-gnu/libc.so.6/<build-id>/). */
+static int try_perf_tree(struct finder *f, const char *dir)
+{
+	static const char *const names[] = { "debug", "elf" };
+	char path[PATH_MAX];
+	int r = 0;
+
+	if (f->ref_len < 2)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !r; i++)
+		if (path_fmt(path, "%s/.build-id/%.2s/%s/%s", dir, f->ref_hex, f->ref_hex + 2, names[i]))
+			r = try_path(f, path, NULL);
+	return r;
+}
+
 static int step_debug_dirs(struct finder *f)
 {
 	const char *const *dirs = f->o->debug_dirs ? f->o->debug_dirs : t2f_default_debug_dirs;
@@ -344,6 +373,15 @@ static int step_debuginfod(struct finder *f)
 	if (!path_fmt(path, "%s/%s/debuginfo", cache, f->ref_hex))
 		return 0;
 	return try_path(f, path, NULL);
+}
+
+static int step_perf_cache(struct finder *f)
+{
+	char dir[PATH_MAX];
+
+	if (!f->ref_len || !perf_cache(f->o, dir))
+		return 0;
+	return try_perf_tree(f, dir);
 }
 
 /* The binary's directory: the recorded one, and its canonical form for DIR/<dir>/NAME. */
@@ -456,6 +494,8 @@ static int try_symbol_dir(struct finder *f, const char *dir)
 	if (!name_usable(name))
 		name = NULL;
 	r = try_build_id_tree(f, dir);
+	if (!r)
+		r = try_perf_tree(f, dir);
 	if (!r && f->ref_len)
 		r = try_ssqp(f, dir, name);
 	if (!r && name && path_fmt(path, "%s/%s", dir, name))
@@ -549,7 +589,8 @@ static int refuse_unverifiable(struct finder *f)
 static int search(struct finder *f)
 {
 	int (*const steps[])(struct finder *) = {
-		step_debug_dirs, step_debuginfod, step_debuglink, step_symbol_dirs, step_binary,
+		step_debug_dirs, step_debuginfod, step_perf_cache, step_debuglink, step_symbol_dirs,
+		step_binary,
 	};
 	int r = 0;
 

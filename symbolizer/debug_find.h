@@ -3,11 +3,14 @@
  * Candidates, in this order (DESIGN.md §5):
  *  1. for each debug dir (default /usr/lib/debug): DIR/.build-id/ab/cdef....debug
  *  2. the debuginfod client cache: $DEBUGINFOD_CACHE_PATH (default
- *     ~/.cache/debuginfod_client)/<build-id>/debuginfo
+ *     ~/.cache/debuginfod_client)/<build-id>/debuginfo; then perf's build-id cache (filled by
+ *     perf record, packed by perf archive): $PERF_BUILDID_DIR (default ~/.debug)/.build-id/ab/
+ *     cdef.../debug (a debug file added with perf buildid-cache), then .../elf (perf's copy)
  *  3. .gnu_debuglink NAME: beside the binary, in its .debug/, and DIR/<binary's dir>/NAME under
  *     each debug dir (the CRC must match)
  *  4. each user symbol dir (--symbol-path, then T2F_SYMBOL_PATH, colon-separated): its build-id
- *     tree (DIR/.build-id/ab/cdef....debug), the SSQP layout of the dotnet symstore key
+ *     tree (DIR/.build-id/ab/cdef....debug, then perf's DIR/.build-id/ab/cdef.../debug and
+ *     .../elf: an unpacked perf archive), the SSQP layout of the dotnet symstore key
  *     conventions (DIR/_.debug/elf-buildid-sym-<id>/_.debug, then
  *     DIR/<file name>/elf-buildid-<id>/<file name>; <id> is lowercase hex padded with zero bytes
  *     to 20 bytes as the convention says, and also tried unpadded as PerfView writes it; the file
@@ -43,6 +46,7 @@ struct t2f_debug_find_opts {
 	const char *const *debug_dirs;    /* NULL-terminated; NULL = { "/usr/lib/debug", NULL } */
 	const char *const *symbol_dirs;   /* NULL-terminated user dirs; may be NULL */
 	const char *debuginfod_cache;     /* NULL = $DEBUGINFOD_CACHE_PATH or the default */
+	const char *perf_cache;           /* NULL = $PERF_BUILDID_DIR or ~/.debug */
 	bool unsafe_build_id_match;
 };
 

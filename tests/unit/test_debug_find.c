@@ -109,6 +109,7 @@ struct run {
 	const char *debug_dirs[4];
 	const char *symbol_dirs[4];
 	const char *cache;
+	const char *perf_cache;
 	bool unsafe;
 	struct t2f_debug_result r;
 };
@@ -123,6 +124,7 @@ static void find(struct run *run, const char *binary, const char *id_hex)
 		.debug_dirs = run->debug_dirs[0] ? run->debug_dirs : (const char *const[]){ tp("none"), NULL },
 		.symbol_dirs = run->symbol_dirs,
 		.debuginfod_cache = run->cache ? run->cache : tp("no-cache"),
+		.perf_cache = run->perf_cache ? run->perf_cache : tp("no-perf-cache"),
 		.unsafe_build_id_match = run->unsafe,
 	};
 
@@ -272,6 +274,67 @@ static void test_debuginfod_cache_env(void **state)
 	else
 		unsetenv("HOME");
 	free(home);
+}
+
+/* perf's build-id cache as perf record leaves it: .build-id/ab/cdef... is a link to a directory
+ * per file and build-id holding `debug` (perf buildid-cache -a of a debug file) and `elf`. */
+static void make_perf_cache(const char *root, const char *name, const char *src)
+{
+	char dir[PATH_MAX], link[PATH_MAX], target[PATH_MAX], file[PATH_MAX];
+
+	pathf(dir, "%s/srv/prog/%s", root, id_prog);
+	pathf(file, "%s/%s", dir, name);
+	copy(src, file);
+	pathf(link, "%s/.build-id/%.2s", root, id_prog);
+	mkdirs(link);
+	pathf(link, "%s/.build-id/%.2s/%s", root, id_prog, id_prog + 2);
+	pathf(target, "../../srv/prog/%s", id_prog);
+	assert_int_equal(symlink(target, link), 0);
+}
+
+static void test_perf_cache(void **state)
+{
+	struct run run = { .perf_cache = tp("perf") };
+	char want[PATH_MAX];
+
+	(void)state;
+	make_perf_cache(tp("perf"), "elf", fx(debug_tree_file(id_prog)));
+	pathf(want, "%s/.build-id/%.2s/%s/elf", tp("perf"), id_prog, id_prog + 2);
+	find(&run, fx("stripped/prog"), NULL);
+	assert_found(&run, want);
+	pathf(want, "%s/srv/prog/%s/debug", tp("perf"), id_prog);
+	copy(fx(debug_tree_file(id_prog)), want);
+	pathf(want, "%s/.build-id/%.2s/%s/debug", tp("perf"), id_prog, id_prog + 2);
+	find(&run, fx("stripped/prog"), NULL);
+	assert_found(&run, want);                                     /* debug before elf */
+	find(&run, fx("stripped/prog"), id_prog_v2);
+	assert_null(run.r.module);                                    /* another build: not here */
+	t2f_debug_result__free(&run.r);
+}
+
+/* $PERF_BUILDID_DIR, and an unpacked perf archive given as a symbol dir. */
+static void test_perf_cache_env_and_symbol_dir(void **state)
+{
+	struct t2f_debug_find_opts o = { .debug_dirs = (const char *const[]){ tp("none"), NULL },
+		.debuginfod_cache = tp("no-cache") };
+	struct run run = { .symbol_dirs = { tp("archive"), NULL } };
+	struct t2f_debug_result r;
+	char want[PATH_MAX];
+
+	(void)state;
+	make_perf_cache(tp("env"), "debug", fx(debug_tree_file(id_prog)));
+	setenv("PERF_BUILDID_DIR", tp("env"), 1);
+	assert_int_equal(t2f_debug_find(&o, fx("stripped/prog"), NULL, 0, diag, &r), 0);
+	unsetenv("PERF_BUILDID_DIR");
+	pathf(want, "%s/.build-id/%.2s/%s/debug", tp("env"), id_prog, id_prog + 2);
+	assert_non_null(r.module);
+	assert_string_equal(t2f_elf_module__path(r.module), want);
+	t2f_debug_result__free(&r);
+
+	make_perf_cache(tp("archive"), "elf", fx(debug_tree_file(id_prog)));
+	pathf(want, "%s/.build-id/%.2s/%s/elf", tp("archive"), id_prog, id_prog + 2);
+	find(&run, fx("stripped/prog"), NULL);
+	assert_found(&run, want);
 }
 
 static void test_debuglink_beside_and_dot_debug(void **state)
@@ -599,6 +662,8 @@ int main(void)
 		FX_TEST(test_build_id_tree),
 		FX_TEST(test_debuginfod_cache),
 		FX_TEST(test_debuginfod_cache_env),
+		FX_TEST(test_perf_cache),
+		FX_TEST(test_perf_cache_env_and_symbol_dir),
 		FX_TEST(test_debuglink_beside_and_dot_debug),
 		FX_TEST(test_debuglink_under_debug_dir),
 		FX_TEST(test_debuglink_bad_crc),
