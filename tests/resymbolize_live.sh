@@ -16,7 +16,11 @@
 # (a private --buildid-dir, so no cached copy outlives the strip) and prints the recording twice
 # while the unstripped binaries are in place: with perf's names (default fields), and address-only
 #   perf script -F comm,pid,tid,time,event,ip,dso --show-mmap-events
-# (MMAP2 lines carry the build-ids: checked against readelf -n). Then each binary's debug part
+# (MMAP2 lines carry the build-ids: checked against readelf -n). The PIE and the library's
+# program are also recorded without -g and printed address-only with only the tid in the header
+#   perf script -F comm,tid,time,event,ip,dso --show-mmap-events --show-task-events
+# (one-line samples: absolute ips, turned into file offsets through the MMAP2 mapping of the
+# sample's process). Then each binary's debug part
 # goes to DEBUG/.build-id/xx/rest.debug, the unstripped file is moved away and a stripped copy
 # (objcopy --strip-all, which keeps the build-id) takes its recorded path.
 #
@@ -87,6 +91,19 @@ for prog in pie nopie lld libmain; do
 		sed 's/^/    /' "$d.log"
 	fi
 done
+# one-line samples (no -g): the absolute ip goes through the process's MMAP2 mapping; the header
+# names only the tid (perf script's default), so the thread is matched to its process
+for prog in pie libmain; do
+	d=$TMP/rec/$prog.nocg
+	if ! (cd "$BIN" && $PERF record -q -N -e cpu-clock:u --buildid-mmap -o "$d.data" \
+			-- "./$prog" 0.3) >"$d.log" 2>&1 || [ ! -s "$d.data" ] ||
+	   ! $PERF script -i "$d.data" --ns >"$d.named.txt" 2>"$d.log" ||
+	   ! $PERF script -i "$d.data" --ns -F comm,tid,time,event,ip,dso --show-mmap-events \
+			--show-task-events >"$d.addrs.txt" 2>>"$d.log"; then
+		bad "$prog: perf record or script without -g failed"
+		sed 's/^/    /' "$d.log"
+	fi
+done
 
 # --- strip ---------------------------------------------------------------------------------------
 build_id() {
@@ -98,7 +115,7 @@ debug_path() {
 }
 for f in pie nopie lld libmain libwork.so; do
 	id=$(build_id "$BIN/$f")
-	if ! grep -q "PERF_RECORD_MMAP2 .*$id.*: r-xp $BIN/$f\$" "$TMP"/rec/*.addrs.txt; then
+	if ! grep -q "PERF_RECORD_MMAP2 .*$id.*: r-xp $BIN/$f\$" "$TMP"/rec/*[!g].addrs.txt; then
 		bad "$f: no PERF_RECORD_MMAP2 line with its build-id $id in the address-only text"
 	fi
 	dbg=$(debug_path "$TMP/debug" "$id")
@@ -119,14 +136,15 @@ keys() {
 }
 
 # own_frames KEYS IN OUT: the samples of IN whose key is in KEYS, comm := "s" + the key's line
-# number, with only the frames of modules under $BIN; PERF_RECORD lines are kept.
+# number (perf pads the comm of one-line samples with blanks), with only the frames of modules
+# under $BIN; PERF_RECORD lines are kept.
 own_frames() {
 	LC_ALL=C awk -v mod="($BIN/" 'NR == FNR { idx[$0] = "s" FNR; next }
 		/PERF_RECORD_/ { print; next }
 		/^[^\t#]/ { keep = 0; k = ""
 			for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
 				t = $(i - 1); sub(/.*\//, "", t); k = t " " $i; break }
-			if (k in idx) { keep = 1; sub(/^[^ ]+/, idx[k]); print }
+			if (k in idx) { keep = 1; sub(/^ *[^ ]+/, idx[k]); print }
 			next }
 		/^$/ { if (keep) print; keep = 0; next }
 		keep && index($0, mod) { print }' "$1" "$2" >"$3"
@@ -199,6 +217,23 @@ for prog in pie nopie lld libmain; do
 			bad "$prog: trace2flame did not take the build-ids of the PERF_RECORD_MMAP2 lines:"
 			grep -m2 "PERF_RECORD_MMAP2 .*: r-xp $BIN/" "$d.addrs.txt" | sed 's/^/    /'
 		fi
+	fi
+done
+
+for prog in pie libmain; do
+	d=$TMP/rec/$prog.nocg
+	# only the samples in the programs' own modules (a one-line sample is its header line)
+	grep -e PERF_RECORD_ -e "($BIN/" "$d.named.txt" >"$d.own.named.txt"
+	grep -e PERF_RECORD_ -e "($BIN/" "$d.addrs.txt" >"$d.own.addrs.txt"
+	# shellcheck disable=SC2086 # lists of options
+	run "$prog.nocg" "$d.own.named.txt" "$d.own.addrs.txt" $RESYM || bad "$prog: trace2flame failed"
+	# shellcheck disable=SC2086 # RES: six numbers
+	set -- $RES
+	echo "$prog without -g: $NPAIRS paired samples; frames compared $1, equal $2, unresolved $3;" \
+		"stacks of another depth $5, unpaired $6"
+	if agrees "$1" "$2" "$5" "$6"; then ok; else
+		bad "$prog without -g: names differ from perf's:"
+		cat "$TMP/$prog.nocg.diffs"
 	fi
 done
 
