@@ -249,6 +249,12 @@ echo "pie without MMAP2 lines: frames compared $1, equal $2, unresolved $3"
 if [ "$1" -gt 0 ] && [ "$2" -eq 0 ] && [ "$3" -eq "$1" ]; then ok; else
 	bad "pie without build-ids: frames were resolved"
 fi
+# ... and without --stats one warning line counts them
+t2f "$TMP/nomap.addrs.txt" -o "$TMP/nomap.plain.folded" 2>"$TMP/nomap.warn" || :
+if grep -Eq "^trace2flame: warning: ([0-9]+) of \1 frames unresolved" "$TMP/nomap.warn"; then ok; else
+	bad "pie without build-ids: no warning about the unresolved frames:"
+	sed 's/^/    /' "$TMP/nomap.warn"
+fi
 
 # 2. the debug file of another build (-DRESYM_VARIANT=2) at the PIE's build-id path
 mkdir -p "$TMP/wrong"

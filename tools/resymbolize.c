@@ -23,6 +23,8 @@ struct t2f_resym_mod {
 	char *map_path;                  /* JIT: where the map was looked for */
 	bool has_id;                     /* a build-id is known for it */
 	uint32_t no_id;                  /* frames not tried: no build-id to verify against */
+	uint32_t no_map;                 /* frames not tried: an absolute ip (one-line sample)
+					  * outside every mapping of its process */
 	uint32_t resolved;
 	uint32_t miss[T2F_MISS_COUNT];
 };
@@ -61,7 +63,7 @@ static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame
 		return o->kallsyms != NULL;
 	if (f->kind == T2F_FRAME_JIT)
 		return true; /* the reader marks only /tmp/perf-PID.map dsos JIT */
-	if (f->kind != T2F_FRAME_USER || f->abs_addr)
+	if (f->kind != T2F_FRAME_USER)
 		return false;
 	path = t2f_profile__str(p, f->module, NULL);
 	return path && path[0] == '/';
@@ -281,8 +283,13 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 	err = t2f_resym_mod_of(r, p, f, &m);
 	if (!err && m->kind != T2F_FRAME_USER)
 		return t2f_resym_text_frame(r, p, id, m);
-	if (!err && !m->has_id && !r->unsafe) {
-		m->no_id++; /* DESIGN.md §5: nothing to verify a file against: refuse */
+	if (!err && (f->abs_addr || (!m->has_id && !r->unsafe))) {
+		if (f->abs_addr)
+			m->no_map++;
+		else
+			m->no_id++; /* DESIGN.md §5: nothing to verify a file against: refuse */
+		r->tried++;
+		r->unresolved++;
 		return 0;
 	}
 	if (!err)
@@ -435,13 +442,17 @@ static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct
 
 	for (int k = 1; k < T2F_MISS_COUNT; k++)
 		missed += m->miss[k];
-	fprintf(f, "  %s: %u resolved, %u unresolved", m->path, m->resolved, missed);
+	fprintf(f, "  %s: %u resolved, %u unresolved", m->path, m->resolved,
+		missed + m->no_id + m->no_map);
 	for (int k = 1; k < T2F_MISS_COUNT; k++)
 		if (m->miss[k])
 			fprintf(f, ", %s %u", t2f_miss_name((enum t2f_miss)k), m->miss[k]);
 	if (m->no_id)
 		fprintf(f, "; %u not tried: no build-id known (--buildids FILE, or "
 			"--unsafe-build-id-match)", m->no_id);
+	if (m->no_map)
+		fprintf(f, "; %u not tried: an absolute ip without a mapping of its process "
+			"(perf script --show-mmap-events)", m->no_map);
 	fputc('\n', f);
 	t2f_resym_print_files(f, t2f_symbolizer__module_files(r->sym, m->sym));
 }
