@@ -15,9 +15,10 @@
  * (or GNU_UNIQUE) > WEAK > LOCAL, then fewer leading '_', then table and symbol order (libc:
  * `malloc` over `__libc_malloc`). Names are read for the '_' count only when the earlier rules
  * tie (aliases such as C1/C2 constructors), with a prefetch a few records ahead.
- * PLT stubs (elf_plt.c: "memcpy@plt", sized by the stub) are entries too, behind every real
- * symbol: at one address any symbol of a table wins over a stub name, sized or not. They are
- * lookup entries only: __each_symbol lists the tables' symbols alone.
+ * PLT stubs (elf_plt.c: "memcpy@plt", sized by the stub) are not in the index: a lookup the
+ * index misses asks elf_plt.c, which names them only when an address falls among them, so at
+ * one address any symbol of a table wins over a stub name, and __each_symbol lists the tables'
+ * symbols alone.
  *
  * Layout, 30 bytes per entry: keys[] (the addresses, strictly increasing, searched alone so a
  * probe touches 8 bytes), ents[] (16 bytes: end, name offset, table, st_info: all a hit needs,
@@ -54,15 +55,6 @@ struct build_ent {              /* 24 bytes while sorting */
 #define UNDER_UNKNOWN 255           /* not counted yet */
 #define TIER_SHADOWED 4             /* rank added to .dynsym entries behind a short .symtab */
 #define TABLE_SKIPPED UINT8_MAX     /* a table left out of the index */
-#define RANK_PLT 16                 /* rank of a PLT stub entry: behind every table's */
-
-/* The name of an entry of table `table` (T2F_ELF_PLT_TABLE: a PLT stub name). */
-static const char *ent_name(const struct t2f_elf_module *m, uint8_t table, uint32_t name)
-{
-	if (table == T2F_ELF_PLT_TABLE)
-		return m->plt.names + name;
-	return t2f_elf_table__name(&m->tables[table], name);
-}
 
 /* The lookup address of a kept symbol. */
 static uint64_t fixed_value(const struct t2f_elf_module *m, uint64_t v)
@@ -171,14 +163,6 @@ static size_t collect(const struct t2f_elf_module *m, struct build_ent *a, uint6
 			k++;
 		}
 	}
-	for (size_t i = 0; i < m->plt.n; i++) {
-		const struct t2f_elf_plt_ent *p = &m->plt.ents[i];
-
-		a[k++] = (struct build_ent){ p->addr, m->plt.stub_size, p->name, T2F_ELF_PLT_TABLE,
-			GELF_ST_INFO(STB_GLOBAL, STT_FUNC), RANK_PLT, UNDER_UNKNOWN };
-		*min = p->addr < *min ? p->addr : *min;
-		*max = p->addr > *max ? p->addr : *max;
-	}
 	return k;
 }
 
@@ -265,15 +249,13 @@ static int sort_order(const struct build_ent *a, size_t n, uint64_t min, uint64_
 static uint8_t under(const struct t2f_elf_module *m, struct build_ent *e)
 {
 	if (e->under == UNDER_UNKNOWN)
-		e->under = leading_underscores(ent_name(m, e->table, e->name));
+		e->under = leading_underscores(t2f_elf_table__name(&m->tables[e->table], e->name));
 	return e->under;
 }
 
 /* The rules before the name's '_': < 0 when a wins over b, 0 on a tie. */
 static int coarse_cmp(const struct build_ent *a, const struct build_ent *b)
 {
-	if ((a->rank >= RANK_PLT) != (b->rank >= RANK_PLT))
-		return a->rank >= RANK_PLT ? 1 : -1;
 	if ((a->size != 0) != (b->size != 0))
 		return a->size != 0 ? -1 : 1;
 	return (int)a->rank - (int)b->rank;
@@ -290,8 +272,8 @@ static void prefetch_tie(const struct t2f_elf_module *m, const struct build_ent 
 
 	if (x->value != y->value || coarse_cmp(x, y) != 0)
 		return;
-	__builtin_prefetch(ent_name(m, x->table, x->name));
-	__builtin_prefetch(ent_name(m, y->table, y->name));
+	__builtin_prefetch(t2f_elf_table__name(&m->tables[x->table], x->name));
+	__builtin_prefetch(t2f_elf_table__name(&m->tables[y->table], y->name));
 }
 
 /* The preferred symbol of order[i..end) (one address); ties keep the earlier one. Names are
@@ -411,13 +393,9 @@ static int build_index(struct t2f_elf_module *m)
 
 	if (err)
 		goto out;
-	err = t2f_elf_plt__build(m, &m->plt);  /* a corrupt PLT: warned, left unnamed */
-	if (t2f_elf__fatal(err))
-		goto out;
 	for (unsigned ti = 0; ti < m->n_tables; ti++)
 		if (table_tier(m, &m->tables[ti]) != TABLE_SKIPPED)
 			all += m->tables[ti].count;
-	all += m->plt.n;
 	a = malloc((all ? all : 1) * sizeof(*a));
 	if (!a) {
 		err = -ENOMEM;
@@ -436,9 +414,6 @@ static int build_index(struct t2f_elf_module *m)
 	fill_buckets(m);
 out:
 	free(a);
-	free(m->plt.ents);  /* the entries are in the index now; the names stay */
-	m->plt.ents = NULL;
-	m->plt.n = 0;
 	if (err)
 		t2f_elf_module__free_index(m);
 	m->index_state = err ? err : 1;
@@ -460,12 +435,10 @@ void t2f_elf_module__free_index(struct t2f_elf_module *m)
 static void fill_sym(const struct t2f_elf_module *m, size_t i, struct t2f_elf_sym *out)
 {
 	const struct t2f_elf_ent *e = &m->ents[i];
-	bool plt = e->table == T2F_ELF_PLT_TABLE;
+	const struct t2f_elf_table *t = &m->tables[e->table];
 
-	*out = (struct t2f_elf_sym){ .name = ent_name(m, e->table, e->name), .value = m->keys[i],
-		.size = e->end - m->keys[i],
-		.table = plt ? m->plt.section : m->tables[e->table].name,
-		.bind = GELF_ST_BIND(e->info),
+	*out = (struct t2f_elf_sym){ .name = t2f_elf_table__name(t, e->name), .value = m->keys[i],
+		.size = e->end - m->keys[i], .table = t->name, .bind = GELF_ST_BIND(e->info),
 		.type = GELF_ST_TYPE(e->info) };
 }
 
@@ -502,13 +475,13 @@ int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct 
 			return err;
 	}
 	if (!m->n_ents || elf_vaddr < m->keys[0])
-		return 0;
+		return t2f_elf_plt__lookup(m, elf_vaddr, out);
 	for (i = last_at_or_before(m, elf_vaddr);; i = m->covers[i]) {
 		if (elf_vaddr < m->ents[i].end || elf_vaddr == m->keys[i]) {
 			fill_sym(m, i, out);
 			return 1;
 		}
 		if (m->covers[i] == T2F_ELF_NONE)
-			return 0;
+			return t2f_elf_plt__lookup(m, elf_vaddr, out);
 	}
 }

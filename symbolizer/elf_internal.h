@@ -9,8 +9,8 @@
  * - the lookup index is parallel arrays sorted by address: keys[] (the fixed-up st_value,
  *   searched), ents[] (end, name, table, st_info), covers[] (the enclosing entry), plus a
  *   bucket table narrowing the search (elf_index.c);
- * - PLT stub names ("memcpy@plt", elf_plt.c) live in plt.names, made with the index and freed
- *   with it; their index entries have table T2F_ELF_PLT_TABLE and name = offset in plt.names.
+ * - PLT stub names ("memcpy@plt", elf_plt.c) live in plt, outside the index: made on the first
+ *   lookup that misses the index inside the stubs' address range, freed with the index.
  */
 #ifndef T2F_ELF_INTERNAL_H
 #define T2F_ELF_INTERNAL_H
@@ -37,7 +37,6 @@
 #define T2F_ELF_NOTE_MAX (64u << 10)      /* a note section/segment larger than this is refused */
 #define T2F_ELF_DECODE_MAX (256u << 20)   /* decompressed section or MiniDebugInfo image */
 #define T2F_ELF_NONE UINT32_MAX
-#define T2F_ELF_PLT_TABLE 0xffu           /* t2f_elf_ent.table of a synthesised PLT entry */
 
 struct t2f_elf_table {
 	const char *name;           /* section name; owned (name_buf) for MiniDebugInfo tables */
@@ -65,7 +64,10 @@ struct t2f_elf_plt_ent {
 	uint32_t name;              /* offset of "SYMBOL@plt" in names */
 };
 struct t2f_elf_plt {
-	struct t2f_elf_plt_ent *ents;  /* in relocation order; n of them */
+	int state;                  /* 0 not looked at, PLT_RANGE the range known, PLT_NAMED built,
+				     * PLT_NONE nothing to name (elf_plt.c) */
+	uint64_t lo, hi;            /* the stubs' address range, once known */
+	struct t2f_elf_plt_ent *ents;  /* by address; n of them */
 	size_t n;
 	char *names;                /* NUL-terminated names, back to back */
 	uint32_t stub_size;         /* bytes each stub covers (16) */
@@ -226,12 +228,14 @@ int t2f_elf_module__read_debuglink(struct t2f_elf_module *m);
 int t2f_elf_module__load_tables(struct t2f_elf_module *m);
 void t2f_elf_module__free_tables(struct t2f_elf_module *m);
 
-/* elf_plt.c: the PLT stubs of the file (x86-64, i386, aarch64; other machines: none) into
- * *out (owned by the caller: t2f_elf_plt__free). Needs the tables loaded (the relocations'
- * symbols come from the loaded .dynsym). 0 (out->n may be 0: no PLT, NOBITS sections of a debug
- * file, unknown machine), -ENOMEM, or a skip error after one warning (a corrupt relocation
- * section: entry size, bounds, link, symbol index or name out of range) with out empty. */
-int t2f_elf_plt__build(struct t2f_elf_module *m, struct t2f_elf_plt *out);
+/* elf_plt.c: the PLT stub holding elf_vaddr (x86-64, i386, aarch64; other machines: none),
+ * for a lookup the symbol tables missed: 1 and *out ("SYMBOL@plt", table ".plt" or ".plt.sec",
+ * value and size of the stub), 0 when none. The stubs' range is read from the section headers
+ * on the first call; the names are made when an address first falls in it (the relocations'
+ * symbols come from the loaded .dynsym). A corrupt relocation section (entry size, bounds,
+ * link, symbol index or name out of range) is warned about once and leaves the stubs unnamed.
+ * 0, 1, or -ENOMEM. */
+int t2f_elf_plt__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out);
 void t2f_elf_plt__free(struct t2f_elf_plt *p);  /* empties *p; an empty one is fine */
 
 /* elf_index.c */

@@ -12,6 +12,9 @@
  *   symbol matches only its exact address; several symbols at one address: prefer non-zero
  *   size, then the .symtab's over a .dynsym's, then GLOBAL > WEAK > LOCAL, then fewer leading
  *   '_' (so lookups give a .symtab's versioned names: "clock_gettime@@GLIBC_2.17", as perf);
+ * - PLT stubs (x86-64, i386, aarch64): an address no symbol holds, inside .plt / .plt.sec, is
+ *   named "SYMBOL@plt" after the relocation of the stub's GOT slot (table ".plt"/".plt.sec"),
+ *   as perf and objdump name them; not listed by __each_symbol;
  * - arch fix-ups for lookups (not for __each_symbol): EM_ARM clears the Thumb bit of FUNC and
  *   GNU_IFUNC values;
  *   ppc64 ELFv1 FUNC values that point into .opd are replaced by the code address stored there.

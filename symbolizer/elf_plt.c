@@ -235,6 +235,13 @@ static int measure(const struct t2f_elf_module *m, const struct plt_arch *a,
 	return *bytes > UINT32_MAX ? -T2F_E_LIMIT : 0;
 }
 
+static int by_addr(const void *pa, const void *pb)
+{
+	const struct t2f_elf_plt_ent *a = pa, *b = pb;
+
+	return (a->addr > b->addr) - (a->addr < b->addr);
+}
+
 /* Writes the entries and their names (measure() passed). */
 static void fill(const struct t2f_elf_module *m, const struct plt_arch *a,
 		 const struct plt_input *in, uint64_t first, struct t2f_elf_plt *out)
@@ -259,7 +266,31 @@ static void fill(const struct t2f_elf_module *m, const struct plt_arch *a,
 	out->n = k;
 }
 
-int t2f_elf_plt__build(struct t2f_elf_module *m, struct t2f_elf_plt *out)
+/* The stubs' address range from the section headers: false when there is nothing to name. */
+static bool stub_range(struct t2f_elf_module *m, uint64_t *lo, uint64_t *hi)
+{
+	struct plt_sections s = { 0 };
+	struct plt_arch a;
+	const GElf_Shdr *stubs = &s.plt;
+	uint64_t header;
+
+	if (!arch_of(m, &a))
+		return false;
+	find_sections(m, &a, &s);
+	if (s.have_sec)
+		stubs = &s.sec;
+	header = s.have_sec ? 0 : a.header;
+	if (!s.have_rel || !s.have_plt || stubs->sh_size <= header ||
+	    stubs->sh_addr > UINT64_MAX - stubs->sh_size)
+		return false;
+	*lo = stubs->sh_addr + header;
+	*hi = stubs->sh_addr + stubs->sh_size;
+	return true;
+}
+
+/* The named stubs into *out: 0 (out->n may be 0: NOBITS sections of a debug file), -ENOMEM,
+ * or a skip error after one warning with out empty. */
+static int build(struct t2f_elf_module *m, struct t2f_elf_plt *out)
 {
 	struct plt_sections s = { 0 };
 	struct plt_input in = { 0 };
@@ -268,7 +299,6 @@ int t2f_elf_plt__build(struct t2f_elf_module *m, struct t2f_elf_plt *out)
 	size_t n, bytes;
 	int err;
 
-	*out = (struct t2f_elf_plt){ 0 };
 	if (!arch_of(m, &a))
 		return 0;
 	find_sections(m, &a, &s);
@@ -282,14 +312,68 @@ int t2f_elf_plt__build(struct t2f_elf_module *m, struct t2f_elf_plt *out)
 						  t2f_strerror(err)), err);
 	out->ents = malloc((n ? n : 1) * sizeof(*out->ents));
 	out->names = malloc(bytes ? bytes : 1);
-	if (!out->ents || !out->names) {
-		t2f_elf_plt__free(out);
+	if (!out->ents || !out->names)
 		return -ENOMEM;
-	}
 	out->stub_size = in.stub_size;
 	out->section = in.section;
 	fill(m, &a, &in, first, out);
+	qsort(out->ents, out->n, sizeof(*out->ents), by_addr);
 	return 0;
+}
+
+enum { PLT_RANGE = 1, PLT_NAMED, PLT_NONE };
+
+/* Moves the module's PLT to its next state for a lookup inside the stubs' range. */
+static int advance(struct t2f_elf_module *m, struct t2f_elf_plt *p)
+{
+	uint64_t lo = 0, hi = 0;
+	int err;
+
+	if (p->state == 0) {
+		p->state = stub_range(m, &lo, &hi) ? PLT_RANGE : PLT_NONE;
+		p->lo = lo;
+		p->hi = hi;
+		return 0;
+	}
+	err = build(m, p);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {  /* warned: the stubs stay unnamed */
+		t2f_elf_plt__free(p);
+		p->state = PLT_NONE;
+		return 0;
+	}
+	p->state = PLT_NAMED;
+	return 0;
+}
+
+int t2f_elf_plt__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out)
+{
+	struct t2f_elf_plt *p = &m->plt;
+	size_t lo = 0, n;
+	int err;
+
+	while (p->state != PLT_NAMED) {
+		if (p->state == PLT_NONE || (p->state == PLT_RANGE &&
+					     (elf_vaddr < p->lo || elf_vaddr >= p->hi)))
+			return 0;
+		err = advance(m, p);
+		if (err) {
+			t2f_elf_plt__free(p);
+			return err;
+		}
+	}
+	for (n = p->n; n > 1;) {  /* the last stub at or before elf_vaddr */
+		size_t half = n / 2;
+
+		lo = p->ents[lo + half].addr <= elf_vaddr ? lo + half : lo;
+		n -= half;
+	}
+	if (!p->n || elf_vaddr < p->ents[lo].addr || elf_vaddr - p->ents[lo].addr >= p->stub_size)
+		return 0;
+	*out = (struct t2f_elf_sym){ .name = p->names + p->ents[lo].name, .value = p->ents[lo].addr,
+		.size = p->stub_size, .table = p->section, .bind = STB_GLOBAL, .type = STT_FUNC };
+	return 1;
 }
 
 void t2f_elf_plt__free(struct t2f_elf_plt *p)
