@@ -24,6 +24,8 @@ struct sym_file {
 	enum t2f_miss file_miss;       /* T2F_HIT when files.module has symbols */
 	struct t2f_debug_result files;
 	struct t2f_elf_load *loads;    /* owned copy; table.loads points here */
+	struct t2f_elf_module *binary; /* the same build's binary when the symbols come from another
+				        * file (a debug file): asked on a miss (PLT stubs), or NULL */
 	struct t2f_load_table table;
 };
 
@@ -170,6 +172,7 @@ void t2f_symbolizer__free(struct t2f_symbolizer *s)
 	for (uint32_t i = 0; i < s->n_files; i++) {
 		free(s->files[i].path);
 		free(s->files[i].loads);
+		t2f_elf_module__free(s->files[i].binary);
 		t2f_debug_result__free(&s->files[i].files);
 	}
 	for (int i = 0; i < OWN_N; i++)
@@ -365,7 +368,7 @@ static int load_table(struct t2f_symbolizer *s, struct sym_file *f)
 	if (err)
 		return err;
 	err = copy_loads(f, bin ? bin : found);
-	t2f_elf_module__free(bin);
+	f->binary = bin;  /* kept for the lookups its debug file misses: the PLT stubs */
 	return err;
 }
 
@@ -482,6 +485,8 @@ static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct me
 	struct t2f_elf_sym sym;
 	int r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
 
+	if (r == 0 && f->binary)  /* a debug file has no PLT: its binary names the stubs */
+		r = t2f_elf_module__lookup(f->binary, e->elf_vaddr, &sym);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {

@@ -12,7 +12,9 @@
  * but not p_offset/p_filesz (measured, see module_map.h); with only a debug file, the mapping is
  * matched to an executable segment instead.
  * Each module's file is found and verified through debug_find on first use, then cached (file
- * descriptors are capped: libelf keeps none open after loading). Lookups are memoised per
+ * descriptors are capped: libelf keeps none open after loading). When the symbols come from a
+ * debug file, the same build's binary (at the recorded path or a verified copy) also gives the
+ * PT_LOAD table and names what the debug file cannot: PLT stubs. Lookups are memoised per
  * (module, elf_vaddr). Names are interned in the caller's strtab, demangled per opts.
  *
  * Ownership: the symbolizer borrows `names` and `diag` (they must outlive it); opts (and the

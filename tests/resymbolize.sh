@@ -12,8 +12,8 @@
 # so every folded line is one sample. Both sides go through trace2flame; the names trace2flame
 # finds for the addresses must equal perf's, frame by frame, PLT stubs included (perf names
 # them foo@plt from the PLT relocations; so does the symbolizer). Asserted: >= 99.9% equal
-# (measured: cpp_fp copies 8118/8118, 25 of them PLT stubs; stripped 8113/8118: the stripped
-# workload's 5 stub frames stay unresolved, its debug file has .plt and .rela.plt as NOBITS;
+# (measured: cpp_fp copies 8118/8118, 25 of them PLT stubs; stripped 8118/8118: the debug file
+# has .plt and .rela.plt as NOBITS, the stripped binary of the same build names the stubs;
 # rust_v0_fp 11285/11290: RawVec<u64>::grow_one and RawVec<usize>::grow_one are one function
 # folded to one address, and perf names it by the other alias).
 # shellcheck source-path=SCRIPTDIR source=lib.sh
