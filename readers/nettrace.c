@@ -1,0 +1,418 @@
+/* readers/nettrace.c: nettrace events → profile samples (nettrace.h).
+ *
+ * The container parser (nettrace_parse.h) calls on_trace once, then on_event per row. Samples
+ * go into the profile at once, their managed frames as unnamed addresses (one frame per distinct
+ * IP, found through a hash index); method and module events fill an nt_names table, and
+ * __finish() names every frame this reader made.
+ */
+#include "readers/nettrace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/buf.h"
+#include "formats/hashmap.h"
+#include "readers/nettrace_clr.h"
+#include "readers/nettrace_parse.h"
+#include "readers/nettrace_reader.h"
+
+#define DEFAULT_INTERVAL_NS 1000000u /* the runtime's default sampling period: 1 ms */
+#define KIND_CACHE 64                /* metadata → event kind, direct-mapped on the metadata id */
+
+struct ip_ent {
+	uint64_t ip;
+	t2f_frame_id frame;
+};
+
+struct thread_ent {
+	int64_t pid, tid;
+	t2f_thread_id id;
+};
+
+struct kind_slot {
+	const struct nt_meta *meta;
+	enum nt_clr_event kind;
+};
+
+struct t2f_nettrace {
+	struct t2f_profile *p;
+	struct t2f_diag *d;
+	char *name;
+	uint32_t input;
+	struct t2f_nettrace_opts opts;
+	struct nt_parser *parser;
+	struct nt_names *names;
+	/* from the Trace object */
+	bool have_trace;
+	int64_t sync_qpc, qpc_freq, pid;
+	uint64_t weight;                /* per sample */
+	t2f_event_id event;             /* "cpu", made at the first sample */
+	t2f_frame_id unmanaged;         /* the UNMANAGED_CODE_TIME leaf, made at first use */
+	/* managed frames by IP */
+	struct t2f_hashmap *ip_ix;
+	struct ip_ent *ips;
+	uint32_t n_ips, cap_ips;
+	/* threads by (pid, tid) */
+	struct t2f_hashmap *thread_ix;
+	struct thread_ent *threads;
+	uint32_t n_threads, cap_threads;
+	struct kind_slot kinds[KIND_CACHE];
+	struct t2f_buf buf;
+	struct nt_reader_stats stats;
+	bool finished;
+};
+
+static int on_trace(void *ctx, const struct nt_trace *t);
+static int on_event(void *ctx, const struct nt_event *e);
+
+int t2f_nettrace__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
+		      uint32_t input, const struct t2f_nettrace_opts *opts,
+		      struct t2f_nettrace **out)
+{
+	struct t2f_nettrace *r = calloc(1, sizeof(*r));
+	struct nt_sink sink;
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	r->p = p;
+	r->d = d;
+	r->input = input;
+	if (opts)
+		r->opts = *opts;
+	r->name = strdup(name);
+	r->pid = -1;
+	err = !r->name ? -ENOMEM : 0;
+	err = err ?: t2f_hashmap__new(4096, &r->ip_ix) ?: t2f_hashmap__new(64, &r->thread_ix) ?:
+	      nt_names__new(&r->names);
+	nt_reader__sink(r, &sink);
+	err = err ?: nt_parser__new(name, d, &sink, &r->parser);
+	if (err) {
+		t2f_nettrace__free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+void t2f_nettrace__free(struct t2f_nettrace *r)
+{
+	if (!r)
+		return;
+	nt_parser__free(r->parser);
+	nt_names__free(r->names);
+	t2f_hashmap__free(r->ip_ix);
+	t2f_hashmap__free(r->thread_ix);
+	free(r->ips);
+	free(r->threads);
+	t2f_buf__free(&r->buf);
+	free(r->name);
+	free(r);
+}
+
+void nt_reader__sink(struct t2f_nettrace *r, struct nt_sink *out)
+{
+	*out = (struct nt_sink){ .ctx = r, .trace = on_trace, .event = on_event };
+}
+
+const struct nt_reader_stats *nt_reader__stats(const struct t2f_nettrace *r)
+{
+	return &r->stats;
+}
+
+uint64_t t2f_nettrace__samples(const struct t2f_nettrace *r)
+{
+	return r->stats.samples;
+}
+
+int t2f_nettrace__feed(struct t2f_nettrace *r, const uint8_t *data, size_t len)
+{
+	return nt_parser__feed(r->parser, data, len);
+}
+
+/* ---- the trace ---- */
+
+static int on_trace(void *ctx, const struct nt_trace *t)
+{
+	struct t2f_nettrace *r = ctx;
+	uint64_t interval = t->sampling_ns ? t->sampling_ns : DEFAULT_INTERVAL_NS;
+
+	r->have_trace = true;
+	r->sync_qpc = t->sync_qpc;
+	r->qpc_freq = t->qpc_freq > 0 ? t->qpc_freq : 0;
+	r->pid = t->pid;
+	r->weight = r->opts.weight == T2F_NETTRACE_WEIGHT_SAMPLES ? 1 : interval;
+	return 0;
+}
+
+/* QPC ticks → ns since the trace's start (0 before it, or when the frequency is unknown). */
+static uint64_t time_ns(const struct t2f_nettrace *r, int64_t ts)
+{
+	uint64_t d, freq = (uint64_t)r->qpc_freq;
+
+	if (!freq || ts <= r->sync_qpc)
+		return 0;
+	d = (uint64_t)ts - (uint64_t)r->sync_qpc;
+	return d / freq * 1000000000u + d % freq * 1000000000u / freq;
+}
+
+/* ---- threads ---- */
+
+struct thread_probe {
+	const struct t2f_nettrace *r;
+	int64_t pid, tid;
+};
+
+static bool thread_eq(const void *ctx, uint32_t v)
+{
+	const struct thread_probe *q = ctx;
+	const struct thread_ent *t = &q->r->threads[v - 1];
+
+	return t->pid == q->pid && t->tid == q->tid;
+}
+
+static int new_thread(struct t2f_nettrace *r, const struct nt_event *e, int64_t pid, uint64_t h,
+		      t2f_thread_id *out)
+{
+	char label[48];
+	const char *comm = label;
+	size_t len;
+	t2f_str_id id;
+	int err;
+
+	if (r->n_threads == r->cap_threads) {
+		uint32_t cap = r->cap_threads ? r->cap_threads * 2 : 64;
+		struct thread_ent *nt = realloc(r->threads, cap * sizeof(*nt));
+
+		if (!nt)
+			return -ENOMEM;
+		r->threads = nt;
+		r->cap_threads = cap;
+	}
+	if (e->thread_name && e->thread_name[0]) {
+		comm = e->thread_name;
+		len = strlen(comm);
+	} else {
+		len = (size_t)snprintf(label, sizeof(label), "Thread (%lld)", (long long)e->tid);
+	}
+	err = t2f_profile__intern(r->p, comm, len, &id) ?:
+	      t2f_profile__thread(r->p, pid < 0 ? T2F_PID_UNKNOWN : pid, e->tid, id, r->input, out);
+	if (err)
+		return err;
+	r->threads[r->n_threads++] = (struct thread_ent){ pid, e->tid, *out };
+	return t2f_hashmap__insert(r->thread_ix, h, r->n_threads);
+}
+
+static int lookup_thread(struct t2f_nettrace *r, const struct nt_event *e, t2f_thread_id *out)
+{
+	int64_t pid = e->pid >= 0 ? e->pid : r->pid;
+	struct thread_probe q = { r, pid, e->tid };
+	uint64_t h = t2f_hash_u64((uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)e->tid);
+	uint32_t hit = t2f_hashmap__find(r->thread_ix, h, thread_eq, &q);
+
+	if (hit) {
+		*out = r->threads[hit - 1].id;
+		return 0;
+	}
+	return new_thread(r, e, pid, h, out);
+}
+
+/* ---- frames ---- */
+
+struct ip_probe {
+	const struct t2f_nettrace *r;
+	uint64_t ip;
+};
+
+static bool ip_eq(const void *ctx, uint32_t v)
+{
+	const struct ip_probe *q = ctx;
+
+	return q->r->ips[v - 1].ip == q->ip;
+}
+
+/* The frame of managed address ip: unnamed until __finish(). */
+static int ip_frame(struct t2f_nettrace *r, uint64_t ip, t2f_frame_id *out)
+{
+	struct t2f_frame f = { .addr = ip, .kind = T2F_FRAME_MANAGED, .has_addr = true,
+			       .abs_addr = true };
+	struct ip_probe q = { r, ip };
+	uint64_t h = t2f_hash_u64(ip);
+	uint32_t hit = t2f_hashmap__find(r->ip_ix, h, ip_eq, &q);
+	int err;
+
+	if (hit) {
+		*out = r->ips[hit - 1].frame;
+		return 0;
+	}
+	if (r->n_ips == r->cap_ips) {
+		uint32_t cap = r->cap_ips ? r->cap_ips * 2 : 4096;
+		struct ip_ent *ni;
+
+		if (cap <= r->cap_ips)
+			return -T2F_E_LIMIT;
+		ni = realloc(r->ips, (size_t)cap * sizeof(*ni));
+		if (!ni)
+			return -ENOMEM;
+		r->ips = ni;
+		r->cap_ips = cap;
+	}
+	err = t2f_profile__frame(r->p, &f, out);
+	if (err)
+		return err;
+	r->ips[r->n_ips++] = (struct ip_ent){ ip, *out };
+	return t2f_hashmap__insert(r->ip_ix, h, r->n_ips);
+}
+
+static int unmanaged_frame(struct t2f_nettrace *r, t2f_frame_id *out)
+{
+	static const char label[] = "UNMANAGED_CODE_TIME";
+	struct t2f_frame f = { .kind = T2F_FRAME_MANAGED };
+	int err;
+
+	if (!r->unmanaged) {
+		err = t2f_profile__intern(r->p, label, sizeof(label) - 1, &f.name) ?:
+		      t2f_profile__frame(r->p, &f, &r->unmanaged);
+		if (err)
+			return err;
+	}
+	*out = r->unmanaged;
+	return 0;
+}
+
+/* ---- events ---- */
+
+static int cpu_event(struct t2f_nettrace *r)
+{
+	bool counts = r->opts.weight == T2F_NETTRACE_WEIGHT_SAMPLES;
+	t2f_str_id name;
+	int err;
+
+	if (r->event)
+		return 0;
+	err = t2f_profile__intern(r->p, "cpu", 3, &name) ?:
+	      t2f_profile__event(r->p, name, counts ? T2F_UNIT_COUNT : T2F_UNIT_NANOSECONDS,
+				 &r->event);
+	if (!err && !counts)
+		t2f_profile__event_has_period(r->p, r->event);
+	return err;
+}
+
+/* SampleProfiler event 0: payload u32 Type (1 External, 2 Managed), the stack leaf first. A
+ * payload without its type keeps the sample, without the External leaf. */
+static int on_sample(struct t2f_nettrace *r, const struct nt_event *e)
+{
+	t2f_node_id node = 0;
+	t2f_thread_id thread;
+	t2f_frame_id frame;
+	uint32_t type = 0;
+	int err;
+
+	r->stats.samples++;
+	t2f_profile__count_read(r->p);
+	if (!e->stack_len) {
+		t2f_profile__count_drop(r->p, T2F_DROP_EMPTY_STACK);
+		return 0;
+	}
+	if (!nt_clr_sample_decode(e->payload, e->payload_len, &type))
+		r->stats.untyped_samples++;
+	if (!r->weight)
+		r->weight = r->opts.weight == T2F_NETTRACE_WEIGHT_SAMPLES ? 1 : DEFAULT_INTERVAL_NS;
+	err = cpu_event(r) ?: lookup_thread(r, e, &thread);
+	for (uint32_t i = e->stack_len; i-- > 0 && !err;) /* root first */
+		err = ip_frame(r, e->stack[i], &frame) ?: t2f_profile__child(r->p, node, frame, &node);
+	if (!err && type == NT_SAMPLE_EXTERNAL)
+		err = unmanaged_frame(r, &frame) ?: t2f_profile__child(r->p, node, frame, &node);
+	return err ?: t2f_profile__add_sample(r->p, node, thread, r->event, r->weight,
+					      time_ns(r, e->timestamp));
+}
+
+static int on_method(struct t2f_nettrace *r, const struct nt_event *e)
+{
+	struct nt_clr_method m;
+
+	if (!nt_clr_method_decode(e->payload, e->payload_len, &m)) {
+		r->stats.bad_payloads++;
+		return t2f_diag__warn(r->d, r->name, 0,
+				      "offset %llu: method event too short for its fields (u64 ×3, u32 ×3, 3 UTF-16 strings): ignored",
+				      (unsigned long long)e->offset);
+	}
+	r->stats.methods++;
+	return nt_names__add_method(r->names, &m);
+}
+
+static int on_module(struct t2f_nettrace *r, const struct nt_event *e)
+{
+	struct nt_clr_module m;
+
+	if (!nt_clr_module_decode(e->payload, e->payload_len, &m)) {
+		r->stats.bad_payloads++;
+		return t2f_diag__warn(r->d, r->name, 0,
+				      "offset %llu: module event too short for its fields (u64 ×2, u32 ×2, 2 UTF-16 strings): ignored",
+				      (unsigned long long)e->offset);
+	}
+	r->stats.modules++;
+	return nt_names__add_module(r->names, &m);
+}
+
+static enum nt_clr_event kind_of(struct t2f_nettrace *r, const struct nt_meta *m)
+{
+	struct kind_slot *s = &r->kinds[m->id % KIND_CACHE];
+
+	if (s->meta != m) {
+		s->meta = m;
+		s->kind = nt_clr_classify(m);
+	}
+	return s->kind;
+}
+
+static int on_event(void *ctx, const struct nt_event *e)
+{
+	struct t2f_nettrace *r = ctx;
+
+	if (!e->meta)
+		return 0;
+	switch (kind_of(r, e->meta)) {
+	case NT_CLR_SAMPLE:
+		return on_sample(r, e);
+	case NT_CLR_METHOD:
+		return on_method(r, e);
+	case NT_CLR_MODULE:
+		return on_module(r, e);
+	default:
+		return 0;
+	}
+}
+
+/* ---- the end: names ---- */
+
+int nt_reader__name_frames(struct t2f_nettrace *r)
+{
+	enum nt_name_kind kind;
+	t2f_str_id id;
+	int err = nt_names__seal(r->names);
+
+	for (uint32_t i = 0; i < r->n_ips && !err; i++) {
+		err = nt_names__format(r->names, r->ips[i].ip, &r->buf, &kind) ?:
+		      t2f_profile__intern(r->p, r->buf.p, r->buf.len, &id) ?:
+		      t2f_profile__set_frame_name(r->p, r->ips[i].frame, id);
+		if (kind == NT_NAME_METHOD)
+			r->stats.frames_named++;
+		else
+			r->stats.frames_unnamed++;
+	}
+	return err;
+}
+
+int t2f_nettrace__finish(struct t2f_nettrace *r)
+{
+	int err;
+
+	if (r->finished)
+		return 0;
+	r->finished = true;
+	err = nt_parser__finish(r->parser);
+	return err ?: nt_reader__name_frames(r);
+}
