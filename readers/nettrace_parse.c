@@ -16,6 +16,7 @@ static const uint8_t nt_magic[8] = { 'N', 'e', 't', 't', 'r', 'a', 'c', 'e' };
 static const char nt_fs_sig[] = "!FastSerialization.1"; /* 20 bytes, after an int32 20 */
 
 #define NT_FS_LEN 20
+#define NT_V6_HEADER 20 /* "Nettrace", u32 Reserved 0, u32 Major, u32 Minor */
 
 /* ---- id index ------------------------------------------------------------------------------- */
 
@@ -188,7 +189,8 @@ bool nt_detect(const uint8_t *head, size_t len)
 	return len >= 4 + NT_FS_LEN && is_netperf(head, len);
 }
 
-/* "Nettrace" + u32 0 + u32 major + u32 minor, or "Nettrace" + int32 20 + "!FastSerialization.1".
+/* "Nettrace" + u32 0 + u32 major + u32 minor (20 bytes; the spec's "16 bytes total" counts
+ * one field short), or "Nettrace" + int32 20 + "!FastSerialization.1".
  * Returns 0 with *need set (> avail: wait), or an error. */
 static int detect_need(struct nt_parser *p, const uint8_t *b, size_t avail, size_t *need)
 {
@@ -209,13 +211,13 @@ static int detect_need(struct nt_parser *p, const uint8_t *b, size_t avail, size
 		*need = 12;
 		return 0;
 	}
-	*need = nt_le32(b + 8) == 0 ? 16 : 12 + NT_FS_LEN;
+	*need = nt_le32(b + 8) == 0 ? NT_V6_HEADER : 12 + NT_FS_LEN;
 	return 0;
 }
 
 static int detect_unit(struct nt_parser *p, const uint8_t *b, size_t n)
 {
-	if (n == 16) {
+	if (n == NT_V6_HEADER) {
 		uint32_t major = nt_le32(b + 12);
 
 		if (major != 6)
