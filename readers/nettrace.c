@@ -155,6 +155,8 @@ static uint64_t time_ns(const struct t2f_nettrace *r, int64_t ts)
 	if (!freq || ts <= r->sync_qpc)
 		return 0;
 	d = (uint64_t)ts - (uint64_t)r->sync_qpc;
+	if (freq > UINT64_MAX / 1000000000u) /* d % freq × 10⁹ would overflow */
+		return (uint64_t)((long double)d * 1e9L / (long double)freq);
 	return d / freq * 1000000000u + d % freq * 1000000000u / freq;
 }
 
