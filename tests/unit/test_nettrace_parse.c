@@ -204,8 +204,9 @@ struct got {
 	int traces;
 	struct ev ev[64];
 	size_t n;
-	int fail_at;          /* event callback returns -EIO at this event number (1-based) */
 };
+
+static int fail_at;       /* the event callback returns -EIO at this event number (1-based) */
 
 static int on_trace(void *ctx, const struct nt_trace *t)
 {
@@ -221,7 +222,7 @@ static int on_event(void *ctx, const struct nt_event *e)
 	struct got *g = ctx;
 	struct ev *v;
 
-	if (g->fail_at && (int)g->n + 1 == g->fail_at)
+	if (fail_at && (int)g->n + 1 == fail_at)
 		return -EIO;
 	assert_true(g->n < 64);
 	v = &g->ev[g->n++];
@@ -257,7 +258,7 @@ static int run(const struct bb *b, size_t len, size_t chunk, struct t2f_diag *d,
 	struct nt_parser *p;
 	int err;
 
-	memset(g, 0, offsetof(struct got, fail_at));
+	memset(g, 0, sizeof(*g));
 	assert_int_equal(nt_parser__new("t.nettrace", d, &sink, &p), 0);
 	err = 0;
 	for (size_t off = 0; !err && off < len; off += chunk ? chunk : len)
@@ -1110,9 +1111,9 @@ static void test_hostile_rows(void **state)
 	u8(&rows, 0);
 	var(&rows, 1);
 	v4_with_rows(&b, &rows, true);
-	g.fail_at = 2;
+	fail_at = 2;
 	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -EIO);
-	g.fail_at = 0;
+	fail_at = 0;
 	sink_close(&s);
 }
 
