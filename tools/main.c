@@ -13,6 +13,8 @@
 #include "formats/diag.h"
 #include "formats/profile.h"
 #include "readers/input.h"
+#include "readers/nettrace.h"
+#include "readers/nettrace_parse.h"
 #include "readers/perf_script.h"
 #include "tools/cli_opts.h"
 #include "tools/commands.h"
@@ -54,45 +56,95 @@ static int t2f_exit_code(int err)
 	return T2F_EXIT_IO;
 }
 
+/* One reader behind a common face: perf script text or a nettrace file. */
+struct t2f_reader {
+	struct t2f_perf_script *ps;
+	struct t2f_nettrace *nt;
+};
+
+/* Picks the reader by the input's first bytes: nettrace (and NetPerf, which the nettrace reader
+ * refuses with its own message), else perf script. */
+static int t2f_reader__open(struct t2f_conv *c, size_t i, struct t2f_input *in,
+			    const char *head, size_t len, struct t2f_reader *r)
+{
+	const char *name = t2f_input__name(in);
+	int err;
+
+	if (nt_detect((const uint8_t *)head, len)) {
+		struct t2f_nettrace_opts no = {
+			.weight = c->opts->weight_samples ? T2F_NETTRACE_WEIGHT_SAMPLES
+							  : T2F_NETTRACE_WEIGHT_INTERVAL,
+		};
+
+		return t2f_nettrace__new(c->profile, c->diag, name, (uint32_t)i, &no, &r->nt);
+	}
+	err = t2f_perf_script__new(c->profile, c->diag, name, (uint32_t)i, &r->ps);
+	if (!err)
+		t2f_perf_script__keep_addrs(r->ps, c->opts->resymbolize);
+	return err;
+}
+
+static int t2f_reader__feed(struct t2f_reader *r, const char *data, size_t len)
+{
+	if (r->nt)
+		return t2f_nettrace__feed(r->nt, (const uint8_t *)data, len);
+	return t2f_perf_script__feed(r->ps, data, len);
+}
+
+static int t2f_reader__finish(struct t2f_reader *r)
+{
+	return r->nt ? t2f_nettrace__finish(r->nt) : t2f_perf_script__finish(r->ps);
+}
+
+static void t2f_reader__free(struct t2f_reader *r)
+{
+	t2f_nettrace__free(r->nt);
+	t2f_perf_script__free(r->ps);
+}
+
 /* Reads inputs[i] into the profile (thread input index i). */
 static int t2f_read_input(struct t2f_conv *c, size_t i)
 {
 	struct t2f_input_stats *st = &c->stats[i];
-	struct t2f_perf_script *ps = NULL;
+	struct t2f_reader rd = { 0 };
 	struct t2f_progress *bar = NULL;
 	struct t2f_input *in = NULL;
-	const char *data;
-	size_t len;
+	const char *data = NULL;
+	size_t len = 0;
 	int err;
 
 	st->name = t2f_cli_is_std(c->inputs[i]) ? "<stdin>" : c->inputs[i];
 	err = t2f_input__open(c->inputs[i], c->diag, &in);
 	if (err)
 		goto done;
-	err = t2f_perf_script__new(c->profile, c->diag, t2f_input__name(in), (uint32_t)i, &ps);
+	err = t2f_input__next(in, &data, &len);
+	if (err < 0)
+		goto done;
+	if (err == 0)
+		len = 0;
+	err = t2f_reader__open(c, i, in, data, len, &rd);
 	if (err)
 		goto done;
-	t2f_perf_script__keep_addrs(ps, c->opts->resymbolize);
 	if (!c->opts->quiet && t2f_progress__wanted(stderr, t2f_input__size(in))) {
 		err = t2f_progress__new(stderr, t2f_input__size(in), &bar);
 		if (err)
 			goto done;
 	}
 	/* Chunks are at most 16 MiB: the bar moves after each. */
-	while ((err = t2f_input__next(in, &data, &len)) > 0) {
-		err = t2f_perf_script__feed(ps, data, len);
+	for (err = len ? 1 : 0; err > 0; err = t2f_input__next(in, &data, &len)) {
+		err = t2f_reader__feed(&rd, data, len);
 		if (err)
 			goto done;
 		t2f_progress__update(bar, t2f_input__consumed(in));
 		st->text_bytes += len;
 	}
 	if (!err)
-		err = t2f_perf_script__finish(ps);
+		err = t2f_reader__finish(&rd);
 done:
-	st->lines = ps ? t2f_perf_script__lines(ps) : 0;
+	st->lines = rd.ps ? t2f_perf_script__lines(rd.ps) : 0;
 	st->bytes = in ? t2f_input__consumed(in) : 0;
 	t2f_progress__finish(bar);
-	t2f_perf_script__free(ps);
+	t2f_reader__free(&rd);
 	t2f_input__free(in);
 	return err;
 }
