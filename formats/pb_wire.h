@@ -1,0 +1,68 @@
+/* formats/pb_wire.h: protocol buffers wire encoding into a t2f_buf.
+ *
+ * Keys are varints (field << 3 | wire type). int64/uint64/bool fields are plain varints (a
+ * negative int64 takes 10 bytes, two's complement); sint64 is zigzag. Strings, bytes, nested
+ * messages and packed repeated scalars are length-delimited (wire type 2).
+ *
+ * Nested messages are written in one pass: t2f_pb__open() writes the key and a one-byte length
+ * placeholder, t2f_pb__close() fills in the length, moving the body up when the length needs
+ * more than one byte (rare for small messages). Opens nest (close the innermost first).
+ *
+ * Every put appends to the buffer and returns 0 or -ENOMEM (the buffer keeps what was complete
+ * before the failing call only up to its own length: after an error, discard the buffer).
+ * The size functions return encoded sizes without writing. Not thread safe (one buffer, one
+ * writer).
+ */
+#ifndef T2F_PB_WIRE_H
+#define T2F_PB_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/buf.h"
+
+enum t2f_pb_wire_type {
+	T2F_PB_VARINT = 0,
+	T2F_PB_I64 = 1,
+	T2F_PB_LEN = 2,
+	T2F_PB_I32 = 5,
+};
+
+/* Bytes of v as a varint (1..10). */
+size_t t2f_pb__varint_size(uint64_t v);
+/* Bytes of a key for `field`. */
+size_t t2f_pb__key_size(uint32_t field);
+/* Bytes of a whole length-delimited field whose payload is `len` bytes. */
+size_t t2f_pb__len_field_size(uint32_t field, size_t len);
+/* Payload bytes of a packed run of values (each as a varint). */
+size_t t2f_pb__packed_u64_size(const uint64_t *v, size_t n);
+size_t t2f_pb__packed_i64_size(const int64_t *v, size_t n);
+
+static inline uint64_t t2f_pb__zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+int t2f_pb__put_varint(struct t2f_buf *b, uint64_t v);
+int t2f_pb__put_key(struct t2f_buf *b, uint32_t field, enum t2f_pb_wire_type wt);
+
+/* Scalar fields, always written (proto3 readers take an absent field as 0: skipping zeros is
+ * the caller's choice). */
+int t2f_pb__put_uint64(struct t2f_buf *b, uint32_t field, uint64_t v);
+int t2f_pb__put_int64(struct t2f_buf *b, uint32_t field, int64_t v);
+int t2f_pb__put_sint64(struct t2f_buf *b, uint32_t field, int64_t v);
+int t2f_pb__put_bool(struct t2f_buf *b, uint32_t field, bool v);
+/* A string or bytes field: key, length, bytes. */
+int t2f_pb__put_bytes(struct t2f_buf *b, uint32_t field, const void *p, size_t len);
+/* Packed repeated uint64 / int64: one length-delimited field; nothing for n == 0. */
+int t2f_pb__put_packed_u64(struct t2f_buf *b, uint32_t field, const uint64_t *v, size_t n);
+int t2f_pb__put_packed_i64(struct t2f_buf *b, uint32_t field, const int64_t *v, size_t n);
+
+/* Opens a nested message (or any length-delimited field built in place) as `field`; *mark is
+ * the handle for t2f_pb__close(). */
+int t2f_pb__open(struct t2f_buf *b, uint32_t field, size_t *mark);
+/* Closes the field opened at mark: its length is everything appended since. */
+int t2f_pb__close(struct t2f_buf *b, size_t mark);
+
+#endif
