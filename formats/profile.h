@@ -54,13 +54,18 @@ struct t2f_event {
 	bool has_period;      /* some sample of this event carried a period */
 };
 
-/* A module map: an address range of a process backed by a file (perf MMAP/MMAP2 records). */
+/* A module map: an address range of a process backed by a file (perf MMAP/MMAP2 records,
+ * nettrace ProcessMapping). */
 struct t2f_module_map {
 	int64_t pid;
 	uint64_t start, len, pgoff;
 	t2f_str_id path;
 	t2f_str_id build_id;  /* lowercase hex, 0 when not recorded */
 	t2f_str_id prot;      /* "r-xp" as printed, 0 when not printed */
+	bool has_segment;     /* the input gave the file's executable PT_LOAD (nettrace universal
+			       * traces' mapping metadata): */
+	uint64_t p_vaddr, p_offset;  /* its p_vaddr and p_offset (only with has_segment) */
+	uint64_t page_size;   /* the recording system's page size; 0 when not recorded */
 };
 
 /* A frame: what one entry of a call chain names. Frames are deduplicated on every field. */

@@ -17,6 +17,7 @@
 #include "readers/nettrace_clr.h"
 #include "readers/nettrace_parse.h"
 #include "readers/nettrace_reader.h"
+#include "readers/nettrace_universal.h"
 
 #define DEFAULT_INTERVAL_NS 1000000u /* the runtime's default sampling period: 1 ms */
 #define KIND_CACHE 64                /* metadata → event kind, direct-mapped on the metadata id */
@@ -34,6 +35,7 @@ struct thread_ent {
 struct kind_slot {
 	const struct nt_meta *meta;
 	enum nt_clr_event kind;
+	enum nt_uni_event uni;
 };
 
 struct t2f_nettrace {
@@ -44,11 +46,14 @@ struct t2f_nettrace {
 	struct t2f_nettrace_opts opts;
 	struct nt_parser *parser;
 	struct nt_names *names;
+	struct nt_uni *uni;             /* universal (V6) state, made at the first such event */
 	/* from the Trace object */
 	bool have_trace;
 	int64_t sync_qpc, qpc_freq, pid;
+	uint64_t page_size;             /* SystemPageSize (V6), 0 unknown */
 	uint64_t weight;                /* per sample */
 	t2f_event_id event;             /* "cpu", made at the first sample */
+	t2f_event_id cswitch;           /* "cswitch" (universal), made at the first one */
 	t2f_frame_id unmanaged;         /* the UNMANAGED_CODE_TIME leaf, made at first use */
 	/* managed frames by IP */
 	struct t2f_hashmap *ip_ix;
@@ -103,6 +108,7 @@ void t2f_nettrace__free(struct t2f_nettrace *r)
 		return;
 	nt_parser__free(r->parser);
 	nt_names__free(r->names);
+	nt_uni__free(r->uni);
 	t2f_hashmap__free(r->ip_ix);
 	t2f_hashmap__free(r->thread_ix);
 	free(r->ips);
@@ -143,21 +149,29 @@ static int on_trace(void *ctx, const struct nt_trace *t)
 	r->sync_qpc = t->sync_qpc;
 	r->qpc_freq = t->qpc_freq > 0 ? t->qpc_freq : 0;
 	r->pid = t->pid;
+	r->page_size = t->page_size;
 	r->weight = r->opts.weight == T2F_NETTRACE_WEIGHT_SAMPLES ? 1 : interval;
 	return 0;
+}
+
+/* d QPC ticks → ns (0 when the frequency is unknown). */
+static uint64_t ticks_ns(const struct t2f_nettrace *r, uint64_t d)
+{
+	uint64_t freq = (uint64_t)r->qpc_freq;
+
+	if (!freq)
+		return 0;
+	if (freq > UINT64_MAX / 1000000000u) /* d % freq × 10⁹ would overflow */
+		return (uint64_t)((long double)d * 1e9L / (long double)freq);
+	return d / freq * 1000000000u + d % freq * 1000000000u / freq;
 }
 
 /* QPC ticks → ns since the trace's start (0 before it, or when the frequency is unknown). */
 static uint64_t time_ns(const struct t2f_nettrace *r, int64_t ts)
 {
-	uint64_t d, freq = (uint64_t)r->qpc_freq;
-
-	if (!freq || ts <= r->sync_qpc)
+	if (ts <= r->sync_qpc)
 		return 0;
-	d = (uint64_t)ts - (uint64_t)r->sync_qpc;
-	if (freq > UINT64_MAX / 1000000000u) /* d % freq × 10⁹ would overflow */
-		return (uint64_t)((long double)d * 1e9L / (long double)freq);
-	return d / freq * 1000000000u + d % freq * 1000000000u / freq;
+	return ticks_ns(r, (uint64_t)ts - (uint64_t)r->sync_qpc);
 }
 
 /* ---- threads ---- */
@@ -196,6 +210,8 @@ static int new_thread(struct t2f_nettrace *r, const struct nt_event *e, int64_t 
 	if (e->thread_name && e->thread_name[0]) {
 		comm = e->thread_name;
 		len = strlen(comm);
+	} else if (r->uni && nt_uni__process_name(r->uni, pid)) {
+		comm = t2f_profile__str(r->p, nt_uni__process_name(r->uni, pid), &len);
 	} else {
 		len = (size_t)snprintf(label, sizeof(label), "Thread (%lld)", (long long)e->tid);
 	}
@@ -286,6 +302,18 @@ static int unmanaged_frame(struct t2f_nettrace *r, t2f_frame_id *out)
 
 /* ---- events ---- */
 
+static int uni_get(struct t2f_nettrace *r)
+{
+	int err;
+
+	if (r->uni)
+		return 0;
+	err = nt_uni__new(r->p, &r->uni);
+	if (!err)
+		nt_uni__set_page_size(r->uni, r->page_size);
+	return err;
+}
+
 static int cpu_event(struct t2f_nettrace *r)
 {
 	bool counts = r->opts.weight == T2F_NETTRACE_WEIGHT_SAMPLES;
@@ -331,6 +359,69 @@ static int on_sample(struct t2f_nettrace *r, const struct nt_event *e)
 					      time_ns(r, e->timestamp));
 }
 
+static int cswitch_event(struct t2f_nettrace *r)
+{
+	t2f_str_id name;
+	int err;
+
+	if (r->cswitch)
+		return 0;
+	err = cpu_event(r) ?: /* "cpu" first: the default event when both have samples */
+	      t2f_profile__intern(r->p, "cswitch", 7, &name) ?:
+	      t2f_profile__event(r->p, name, T2F_UNIT_NANOSECONDS, &r->cswitch);
+	if (!err)
+		t2f_profile__event_has_period(r->p, r->cswitch);
+	return err;
+}
+
+/* Universal.Events cpu / cswitch: payload varuint Value, the stack leaf first. cpu: Value
+ * samples (1 when absent or 0), each weighing the sampling interval (or 1 with
+ * T2F_NETTRACE_WEIGHT_SAMPLES); cswitch: Value QPC ticks off CPU, weighed in ns. */
+static int on_uni_sample(struct t2f_nettrace *r, const struct nt_event *e, bool cswitch)
+{
+	t2f_thread_id thread;
+	t2f_node_id node;
+	uint64_t value = 0, weight;
+	int err;
+
+	r->stats.samples++;
+	t2f_profile__count_read(r->p);
+	if (!e->stack_len) {
+		t2f_profile__count_drop(r->p, T2F_DROP_EMPTY_STACK);
+		return 0;
+	}
+	if (!nt_uni_value_decode(e->payload, e->payload_len, &value))
+		r->stats.untyped_samples++;
+	if (!r->weight)
+		r->weight = r->opts.weight == T2F_NETTRACE_WEIGHT_SAMPLES ? 1 : DEFAULT_INTERVAL_NS;
+	if (cswitch)
+		weight = ticks_ns(r, value);
+	else
+		weight = (value ? value : 1) * r->weight;
+	err = (cswitch ? cswitch_event(r) : cpu_event(r)) ?: lookup_thread(r, e, &thread) ?:
+	      nt_uni__stack(r->uni, e->pid >= 0 ? e->pid : r->pid, e->stack, e->stack_len, &node);
+	return err ?: t2f_profile__add_sample(r->p, node, thread, cswitch ? r->cswitch : r->event,
+					      weight, time_ns(r, e->timestamp));
+}
+
+static int on_universal(struct t2f_nettrace *r, const struct nt_event *e, enum nt_uni_event kind)
+{
+	int64_t pid = e->pid >= 0 ? e->pid : r->pid;
+	int err = uni_get(r);
+
+	if (err)
+		return err;
+	if (kind == NT_UNI_CPU || kind == NT_UNI_CSWITCH)
+		return on_uni_sample(r, e, kind == NT_UNI_CSWITCH);
+	err = nt_uni__system(r->uni, kind, pid, e->payload, e->payload_len);
+	if (err != 1)
+		return err;
+	r->stats.bad_payloads++;
+	return t2f_diag__warn(r->d, r->name, 0,
+			      "offset %llu: Universal.System event %u too short for its fields: ignored",
+			      (unsigned long long)e->offset, e->meta->event_id);
+}
+
 static int on_method(struct t2f_nettrace *r, const struct nt_event *e)
 {
 	struct nt_clr_method m;
@@ -359,24 +450,29 @@ static int on_module(struct t2f_nettrace *r, const struct nt_event *e)
 	return nt_names__add_module(r->names, &m);
 }
 
-static enum nt_clr_event kind_of(struct t2f_nettrace *r, const struct nt_meta *m)
+static const struct kind_slot *kind_of(struct t2f_nettrace *r, const struct nt_meta *m)
 {
 	struct kind_slot *s = &r->kinds[m->id % KIND_CACHE];
 
 	if (s->meta != m) {
 		s->meta = m;
 		s->kind = nt_clr_classify(m);
+		s->uni = s->kind == NT_CLR_OTHER ? nt_uni_classify(m) : NT_UNI_OTHER;
 	}
-	return s->kind;
+	return s;
 }
 
 static int on_event(void *ctx, const struct nt_event *e)
 {
 	struct t2f_nettrace *r = ctx;
+	const struct kind_slot *k;
 
 	if (!e->meta)
 		return 0;
-	switch (kind_of(r, e->meta)) {
+	k = kind_of(r, e->meta);
+	if (k->uni != NT_UNI_OTHER)
+		return on_universal(r, e, k->uni);
+	switch (k->kind) {
 	case NT_CLR_SAMPLE:
 		return on_sample(r, e);
 	case NT_CLR_METHOD:
@@ -415,6 +511,8 @@ int t2f_nettrace__finish(struct t2f_nettrace *r)
 	if (r->finished)
 		return 0;
 	r->finished = true;
-	err = nt_parser__finish(r->parser);
-	return err ?: nt_reader__name_frames(r);
+	err = nt_parser__finish(r->parser) ?: nt_reader__name_frames(r);
+	if (!err && r->uni)
+		err = nt_uni__finish(r->uni);
+	return err;
 }

@@ -11,6 +11,13 @@
  *   rundown's MethodDCStartVerbose/MethodDCEndVerbose address ranges, modules from ModuleLoad/
  *   ModuleUnload and ModuleDCStart/ModuleDCEnd: "Module!Namespace.Type.Method(signature)". An
  *   address in no known method is "?!0xADDR".
+ * Universal (V6) traces (record-trace, `dotnet-trace collect-linux`; nettrace_universal.h):
+ * Universal.Events "cpu" samples (event "cpu", Value samples weighted like SampleProfiler ones)
+ * and "cswitch" (event "cswitch", Value QPC ticks in ns), with their native stacks. Frames in
+ * file mappings are left unnamed with their module (the path) and file offset, for
+ * tools/resymbolize; the profile gets one module map per file (build-id, executable segment,
+ * page size). JIT and kernel frames are named from ProcessSymbol, others "?!0xADDR". Thread
+ * names come from the Thread blocks, else the process's name, else "Thread (TID)".
  * Rundown comes at the end of the file, so frames are added as unnamed addresses while reading
  * and named in __finish() (t2f_profile__set_frame_name). Memory grows with the distinct stack
  * addresses, methods and modules of the trace, never with the number of samples.
@@ -19,7 +26,7 @@
  * weighted by the trace's sampling interval (ExpectedCPUSamplingRate, 1 ms when absent) in
  * nanoseconds, or 1 per sample with T2F_NETTRACE_WEIGHT_SAMPLES. Time: ns since the trace's start.
  *
- * Accounting: every SampleProfiler event is a sample read; one without a stack is dropped
+ * Accounting: every SampleProfiler, cpu and cswitch event is a sample read; one without a stack is dropped
  * (T2F_DROP_EMPTY_STACK), one whose payload is not a u32 type is dropped as malformed with a
  * warning. A truncated file is a warning (the parser's); what was read before is kept.
  *
@@ -46,7 +53,7 @@ enum t2f_nettrace_weight {
 
 struct t2f_nettrace_opts {
 	enum t2f_nettrace_weight weight;
-	/* For native frames of universal (V6) traces, later; not used yet. Borrowed; NULL fine. */
+	/* Not used by the reader (native frames are named by tools/resymbolize). Borrowed; NULL. */
 	const struct t2f_symbolizer_opts *symbolizer;
 };
 
@@ -64,7 +71,7 @@ int t2f_nettrace__feed(struct t2f_nettrace *r, const uint8_t *data, size_t len);
 /* The end of the file: ends the parse, then names every managed frame. 0 or a negative error. */
 int t2f_nettrace__finish(struct t2f_nettrace *r);
 
-/* SampleProfiler events seen so far (each is a sample read). */
+/* SampleProfiler, cpu and cswitch events seen so far (each is a sample read). */
 uint64_t t2f_nettrace__samples(const struct t2f_nettrace *r);
 
 #endif

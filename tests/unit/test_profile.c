@@ -423,6 +423,26 @@ static void test_module_maps(void **state)
 	assert_int_equal(got->start, 0xffffffff81000000);
 	assert_string_equal(t2f_profile__str(p, got->build_id, NULL),
 			    "0123456789abcdef0123456789abcdef01234567");
+	assert_false(got->has_segment);
+	assert_int_equal(got->page_size, 0);
+}
+
+/* A nettrace universal mapping: the executable segment and page size ride along. */
+static void test_module_map_segment(void **state)
+{
+	struct t2f_profile *p = *state;
+	struct t2f_module_map m = { .pid = 900, .start = 0x55d000001000, .len = 0x1000,
+				    .path = str(p, "/srv/lld/prog"), .has_segment = true,
+				    .p_vaddr = 0x1770, .p_offset = 0x770, .page_size = 4096 };
+	const struct t2f_module_map *got;
+
+	assert_int_equal(t2f_profile__add_module_map(p, &m), 0);
+	got = t2f_profile__module_map_at(p, 0);
+	assert_true(got->has_segment);
+	assert_int_equal(got->p_vaddr, 0x1770);
+	assert_int_equal(got->p_offset, 0x770);
+	assert_int_equal(got->page_size, 4096);
+	assert_int_equal(got->pgoff, 0);
 }
 
 static void test_drop_accounting(void **state)
@@ -479,6 +499,7 @@ int main(void)
 		T(test_many_cells),
 		T(test_sample_log_order),
 		T(test_module_maps),
+		T(test_module_map_segment),
 		T(test_drop_accounting),
 		T(test_strings_and_bytes),
 	};
