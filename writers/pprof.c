@@ -1,0 +1,441 @@
+/* writers/pprof.c: the Profile message, encoded field by field into a buffer that is handed to
+ * the gzip stage every MiB, so memory is bounded by the tables, not by the output.
+ *
+ * Field order: sample_type, sample, mapping, location, function, time/duration, period,
+ * comment, default_sample_type, then string_table last (every string is interned by then).
+ * Samples: cells grouped by (node, thread) in order of first appearance (one event: each cell
+ * is its own sample, no grouping); each thread's labels are encoded once and copied.
+ */
+#include "writers/pprof.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/diag.h"
+#include "formats/hashmap.h"
+#include "formats/pb_wire.h"
+#include "writers/pprof_int.h"
+
+#define DRAIN_AT (1u << 20)
+
+/* Profile field numbers (profile.proto). */
+enum {
+	PF_SAMPLE_TYPE = 1, PF_SAMPLE = 2, PF_MAPPING = 3, PF_LOCATION = 4, PF_FUNCTION = 5,
+	PF_STRING_TABLE = 6, PF_TIME_NANOS = 9, PF_DURATION_NANOS = 10, PF_PERIOD_TYPE = 11,
+	PF_PERIOD = 12, PF_COMMENT = 13, PF_DEFAULT_SAMPLE_TYPE = 14,
+};
+
+struct pp_group {
+	t2f_node_id node;
+	t2f_thread_id thread;
+};
+
+struct pp {
+	const struct t2f_profile *p;
+	const struct t2f_pprof_opts *o;
+	struct t2f_pprof_tables t;
+	struct t2f_pprof_gz *gz;
+	struct t2f_buf enc;
+	uint32_t nevents;
+	t2f_event_id event;        /* default sample type and period */
+	uint32_t *type_name;       /* [2 * nevents]: count and weight column names */
+	uint32_t *type_unit;
+	struct pp_group *groups;   /* samples: (node, thread) */
+	size_t ngroups;
+	uint64_t *values;          /* [ngroups * 2 * nevents] */
+	uint64_t *locs;            /* one sample's location ids */
+	struct t2f_buf labels;     /* each thread's encoded Label fields */
+	size_t *label_off;         /* thread t's labels: [label_off[t], label_off[t + 1]) */
+	uint32_t comments[2];
+	size_t ncomments;
+};
+
+static int drain(struct pp *s)
+{
+	return s->enc.len >= DRAIN_AT ? t2f_pprof_gz__drain(s->gz, &s->enc) : 0;
+}
+
+static int str(struct pp *s, const char *text, uint32_t *idx)
+{
+	return t2f_pprof_tables__str(&s->t, text, strlen(text), idx);
+}
+
+/* ---- sample types ---- */
+
+static bool name_taken(const struct pp *s, size_t n, uint32_t idx)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s->type_name[i] == idx)
+			return true;
+	return false;
+}
+
+/* "<event>" (or "<event>-weight" when that name is taken by an earlier column). */
+static int weight_name(struct pp *s, const struct t2f_event *ev, size_t col, struct t2f_buf *b)
+{
+	size_t len;
+	const char *name = t2f_profile__str(s->p, ev->name, &len);
+	int err;
+
+	b->len = 0;
+	err = t2f_buf__put(b, name, len) ?:
+	      t2f_pprof_tables__str(&s->t, b->p ? b->p : "", b->len, &s->type_name[col]);
+	if (err || (b->len && !name_taken(s, col, s->type_name[col])))
+		return err;
+	err = t2f_buf__put(b, "-weight", 7);
+	return err ?: t2f_pprof_tables__str(&s->t, b->p, b->len, &s->type_name[col]);
+}
+
+static int sample_types(struct pp *s)
+{
+	struct t2f_buf b = { 0 };
+	int err = 0;
+
+	s->type_name = calloc(2 * (size_t)s->nevents + 1, sizeof(*s->type_name));
+	s->type_unit = calloc(2 * (size_t)s->nevents + 1, sizeof(*s->type_unit));
+	if (!s->type_name || !s->type_unit)
+		return -ENOMEM;
+	for (uint32_t e = 1; !err && e <= s->nevents; e++) {
+		const struct t2f_event *ev = t2f_profile__event_at(s->p, e);
+		size_t col = 2 * (size_t)(e - 1), len;
+		const char *name = t2f_profile__str(s->p, ev->name, &len);
+
+		b.len = 0;
+		if (s->nevents == 1)
+			err = t2f_buf__put(&b, "samples", 7);
+		else
+			err = t2f_buf__put(&b, name, len) ?: t2f_buf__put(&b, "-samples", 8);
+		err = err ?: t2f_pprof_tables__str(&s->t, b.p, b.len, &s->type_name[col]) ?:
+		      str(s, "count", &s->type_unit[col]) ?: weight_name(s, ev, col + 1, &b) ?:
+		      str(s, ev->unit == T2F_UNIT_NANOSECONDS ? "nanoseconds" : "count",
+			  &s->type_unit[col + 1]);
+	}
+	t2f_buf__free(&b);
+	return err;
+}
+
+static int put_value_type(struct t2f_buf *b, uint32_t field, uint32_t type, uint32_t unit)
+{
+	size_t m;
+
+	return t2f_pb__open(b, field, &m) ?: t2f_pb__put_uint64(b, 1, type) ?:
+	       t2f_pb__put_uint64(b, 2, unit) ?: t2f_pb__close(b, m);
+}
+
+/* ---- samples ---- */
+
+struct group_probe {
+	const struct pp *s;
+	struct pp_group key;
+};
+
+static bool group_eq(const void *ctx, uint32_t v)
+{
+	const struct group_probe *q = ctx;
+	const struct pp_group *g = &q->s->groups[v - 1];
+
+	return g->node == q->key.node && g->thread == q->key.thread;
+}
+
+/* The sample (group) index of every cell: itself with one event, else by (node, thread). */
+static int group_cells(struct pp *s)
+{
+	size_t cells = t2f_profile__cell_count(s->p), cols = 2 * (size_t)s->nevents;
+	struct t2f_hashmap *m = NULL;
+	int err = 0;
+
+	s->groups = malloc((cells + 1) * sizeof(*s->groups));
+	s->values = calloc((cells + 1) * cols, sizeof(*s->values));
+	if (!s->groups || !s->values)
+		return -ENOMEM;
+	if (s->nevents > 1 && (err = t2f_hashmap__new(cells, &m)))
+		return err;
+	for (size_t i = 0; !err && i < cells; i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(s->p, i);
+		struct group_probe q = { s, { c->node, c->thread } };
+		uint64_t h = t2f_hash_u64((uint64_t)c->node << 32 | c->thread);
+		size_t g = m ? t2f_hashmap__find(m, h, group_eq, &q) : 0;
+		uint64_t *v;
+
+		if (!g) {
+			if (s->ngroups >= UINT32_MAX - 1) {
+				err = -T2F_E_LIMIT;
+				break;
+			}
+			s->groups[s->ngroups++] = q.key;
+			g = s->ngroups;
+			err = m ? t2f_hashmap__insert(m, h, (uint32_t)g) : 0;
+		}
+		v = &s->values[(g - 1) * cols + 2 * (size_t)(c->event - 1)];
+		v[0] += c->samples;
+		v[1] += c->weight;
+	}
+	t2f_hashmap__free(m);
+	return err;
+}
+
+static int put_label(struct t2f_buf *b, uint32_t key, bool num, int64_t v)
+{
+	size_t m;
+
+	return t2f_pb__open(b, 3, &m) ?: t2f_pb__put_uint64(b, 1, key) ?:
+	       t2f_pb__put_int64(b, num ? 3 : 2, v) ?: t2f_pb__close(b, m);
+}
+
+/* Labels pid (when known), tid and thread (the comm, when not empty) per thread. */
+static int thread_labels(struct pp *s)
+{
+	uint32_t n = t2f_profile__thread_count(s->p), kpid, ktid, kthread;
+	int err = str(s, "pid", &kpid) ?: str(s, "tid", &ktid) ?: str(s, "thread", &kthread);
+
+	s->label_off = malloc(((size_t)n + 2) * sizeof(*s->label_off));
+	if (!s->label_off)
+		return -ENOMEM;
+	s->label_off[0] = s->label_off[1] = 0;
+	for (uint32_t i = 1; !err && i <= n; i++) {
+		const struct t2f_thread *th = t2f_profile__thread_at(s->p, i);
+		uint32_t comm;
+		size_t len;
+		const char *c = t2f_profile__str(s->p, th->comm, &len);
+
+		if (th->pid != T2F_PID_UNKNOWN)
+			err = put_label(&s->labels, kpid, true, th->pid);
+		err = err ?: put_label(&s->labels, ktid, true, th->tid) ?:
+		      t2f_pprof_tables__str(&s->t, c, len, &comm);
+		if (!err && comm)
+			err = put_label(&s->labels, kthread, false, comm);
+		s->label_off[i + 1] = s->labels.len;
+	}
+	return err;
+}
+
+static int put_sample(struct pp *s, size_t g)
+{
+	const struct pp_group *gr = &s->groups[g];
+	size_t cols = 2 * (size_t)s->nevents, n = 0, m;
+	size_t lo = s->label_off[gr->thread], hi = s->label_off[gr->thread + 1];
+	int err;
+
+	for (t2f_node_id nd = gr->node; nd; nd = s->t.node_next[nd])
+		s->locs[n++] = s->t.node_loc[nd];
+	err = t2f_pb__open(&s->enc, PF_SAMPLE, &m) ?:
+	      t2f_pb__put_packed_u64(&s->enc, 1, s->locs, n) ?:
+	      t2f_pb__put_packed_u64(&s->enc, 2, s->values + g * cols, cols) ?:
+	      t2f_buf__put(&s->enc, s->labels.p + lo, hi - lo) ?: t2f_pb__close(&s->enc, m);
+	return err ?: drain(s);
+}
+
+/* ---- tables ---- */
+
+static int prof_module(struct pp *s, t2f_str_id id, uint32_t *idx)
+{
+	size_t len;
+	const char *path = t2f_profile__str(s->p, id, &len);
+
+	return t2f_pprof_tables__str(&s->t, path, len, idx);
+}
+
+static int put_mapping(struct pp *s, uint32_t id)
+{
+	const struct t2f_pprof_map *mp = &s->t.maps[id];
+	struct t2f_buf *b = &s->enc;
+	uint32_t file;
+	size_t m;
+	int err = t2f_pb__open(b, PF_MAPPING, &m) ?: t2f_pb__put_uint64(b, 1, id);
+
+	if (!err && mp->has_range)
+		err = t2f_pb__put_uint64(b, 2, mp->start) ?: t2f_pb__put_uint64(b, 3, mp->limit) ?:
+		      t2f_pb__put_uint64(b, 4, mp->pgoff);
+	err = err ?: prof_module(s, mp->module, &file) ?: t2f_pb__put_uint64(b, 5, file);
+	if (!err && mp->build_id)
+		err = t2f_pb__put_uint64(b, 6, mp->build_id);
+	if (!err && mp->has_functions)
+		err = t2f_pb__put_bool(b, 7, true);
+	return err ?: t2f_pb__close(b, m) ?: drain(s);
+}
+
+static int put_location(struct pp *s, uint32_t id)
+{
+	const struct t2f_pprof_loc *l = &s->t.locs[id];
+	struct t2f_buf *b = &s->enc;
+	size_t m, lm;
+	int err = t2f_pb__open(b, PF_LOCATION, &m) ?: t2f_pb__put_uint64(b, 1, id);
+
+	if (!err && l->mapping)
+		err = t2f_pb__put_uint64(b, 2, l->mapping);
+	if (!err && l->address)
+		err = t2f_pb__put_uint64(b, 3, l->address);
+	for (uint32_t i = id; !err && i; i = s->t.locs[i].tail) /* innermost first */
+		err = t2f_pb__open(b, 4, &lm) ?:
+		      t2f_pb__put_uint64(b, 1, s->t.frame_func[s->t.locs[i].frame]) ?:
+		      t2f_pb__close(b, lm);
+	return err ?: t2f_pb__close(b, m) ?: drain(s);
+}
+
+static int put_function(struct pp *s, uint32_t id)
+{
+	const struct t2f_pprof_func *f = &s->t.funcs[id];
+	struct t2f_buf *b = &s->enc;
+	size_t m;
+	int err = t2f_pb__open(b, PF_FUNCTION, &m) ?: t2f_pb__put_uint64(b, 1, id) ?:
+		  t2f_pb__put_uint64(b, 2, f->name);
+
+	if (!err && f->system_name)
+		err = t2f_pb__put_uint64(b, 3, f->system_name);
+	return err ?: t2f_pb__close(b, m) ?: drain(s);
+}
+
+/* ---- scalars ---- */
+
+/* The first and last logged sample times; false without a log or times. */
+static bool time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last)
+{
+	size_t n = t2f_profile__sample_log_count(p);
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = t2f_profile__sample_at(p, i)->time_ns;
+
+		if (!t)
+			continue;
+		if (!any || t < *first)
+			*first = t;
+		if (!any || t > *last)
+			*last = t;
+		any = true;
+	}
+	return any;
+}
+
+/* The event's mean period, rounded; 0 without samples. */
+static uint64_t mean_period(const struct t2f_profile *p, t2f_event_id ev)
+{
+	size_t n = t2f_profile__cell_count(p);
+	uint64_t samples = 0, weight = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
+
+		if (c->event == ev) {
+			samples += c->samples;
+			weight += c->weight;
+		}
+	}
+	return samples ? (weight + samples / 2) / samples : 0;
+}
+
+static int put_scalars(struct pp *s)
+{
+	struct t2f_buf *b = &s->enc;
+	uint64_t first = 0, last = 0, period;
+	int err = 0;
+
+	if (s->o->time_nanos)
+		err = t2f_pb__put_int64(b, PF_TIME_NANOS, s->o->time_nanos);
+	if (!err && time_span(s->p, &first, &last) && last > first)
+		err = t2f_pb__put_int64(b, PF_DURATION_NANOS, (int64_t)(last - first));
+	if (!err && s->event && t2f_profile__event_at(s->p, s->event)->has_period &&
+	    (period = mean_period(s->p, s->event)))
+		err = put_value_type(b, PF_PERIOD_TYPE, s->type_name[2 * (s->event - 1) + 1],
+				     s->type_unit[2 * (s->event - 1) + 1]) ?:
+		      t2f_pb__put_int64(b, PF_PERIOD, (int64_t)period);
+	if (!err && s->ncomments)
+		err = t2f_pb__put_packed_u64(b, PF_COMMENT,
+					     (const uint64_t[]){ s->comments[0], s->comments[1] },
+					     s->ncomments);
+	if (!err && s->event)
+		err = t2f_pb__put_uint64(b, PF_DEFAULT_SAMPLE_TYPE,
+					 s->type_name[2 * (s->event - 1) + 1]);
+	return err;
+}
+
+static int comments(struct pp *s)
+{
+	struct t2f_buf b = { 0 };
+	int err = str(s, "trace2flame " T2F_VERSION, &s->comments[s->ncomments++]);
+
+	if (!err && s->o->input)
+		err = t2f_buf__put(&b, "input: ", 7) ?:
+		      t2f_buf__put(&b, s->o->input, strlen(s->o->input)) ?:
+		      t2f_pprof_tables__str(&s->t, b.p, b.len, &s->comments[s->ncomments++]);
+	t2f_buf__free(&b);
+	return err;
+}
+
+static int put_strings(struct pp *s)
+{
+	uint32_t n = t2f_strtab__count(s->t.strs);
+	int err = t2f_pb__put_bytes(&s->enc, PF_STRING_TABLE, "", 0);
+
+	for (uint32_t i = 1; !err && i <= n; i++) {
+		size_t len;
+		const char *text = t2f_strtab__str(s->t.strs, i, &len);
+
+		err = t2f_pb__put_bytes(&s->enc, PF_STRING_TABLE, text, len) ?: drain(s);
+	}
+	return err;
+}
+
+/* ---- the message ---- */
+
+static int prepare(struct pp *s)
+{
+	int err = t2f_pprof_tables__build(&s->t, s->p, &s->o->names) ?: sample_types(s) ?:
+		  thread_labels(s) ?: comments(s) ?: group_cells(s);
+
+	if (err)
+		return err;
+	s->locs = malloc(((size_t)s->t.max_depth + 1) * sizeof(*s->locs));
+	return s->locs ? 0 : -ENOMEM;
+}
+
+static int encode(struct pp *s)
+{
+	int err = 0;
+
+	for (size_t c = 0; !err && c < 2 * (size_t)s->nevents; c++)
+		err = put_value_type(&s->enc, PF_SAMPLE_TYPE, s->type_name[c], s->type_unit[c]);
+	for (size_t g = 0; !err && g < s->ngroups; g++)
+		err = put_sample(s, g);
+	for (uint32_t i = 1; !err && i <= s->t.nmaps; i++)
+		err = put_mapping(s, i);
+	for (uint32_t i = 1; !err && i <= s->t.nlocs; i++)
+		err = put_location(s, i);
+	for (uint32_t i = 1; !err && i <= s->t.nfuncs; i++)
+		err = put_function(s, i);
+	return err ?: put_scalars(s) ?: put_strings(s);
+}
+
+static void release(struct pp *s)
+{
+	t2f_pprof_tables__free(&s->t);
+	t2f_pprof_gz__free(s->gz);
+	t2f_buf__free(&s->enc);
+	t2f_buf__free(&s->labels);
+	free(s->type_name);
+	free(s->type_unit);
+	free(s->groups);
+	free(s->values);
+	free(s->locs);
+	free(s->label_off);
+}
+
+int t2f_pprof__write(const struct t2f_profile *p, const struct t2f_pprof_opts *o,
+		     struct t2f_out *out)
+{
+	struct pp s = { .p = p, .o = o, .nevents = t2f_profile__event_count(p) };
+	int err;
+
+	if (o->event > s.nevents) {
+		err = -EINVAL;
+		goto done;
+	}
+	s.event = o->event ? o->event : (s.nevents ? 1 : 0);
+	err = prepare(&s) ?: t2f_pprof_gz__new(out, o->raw, &s.gz) ?: encode(&s) ?:
+	      t2f_pprof_gz__drain(s.gz, &s.enc) ?: t2f_pprof_gz__finish(s.gz) ?:
+	      t2f_out__finish(out);
+done:
+	release(&s);
+	return err;
+}

@@ -1,0 +1,56 @@
+/* writers/pprof.h: pprof (perftools.profiles.Profile, gzip-compressed protobuf).
+ *
+ * What is written (specs/output-formats.md §2):
+ * - sample_type: two columns per event, in event-id order: its sample count and its summed
+ *   weight. One event: "samples/count", "<event>/<unit>" ("cpu-clock/nanoseconds"); several:
+ *   "<event>-samples/count", "<event>/<unit>". A name already taken gets "-weight" appended.
+ *   default_sample_type is the weight column of `event`; period_type/period (the mean period,
+ *   rounded) when that event carried periods.
+ * - sample: one per (stack, thread), values for every event (0 where it has none), locations
+ *   leaf first, labels pid (numeric, left out when unknown), tid (numeric), thread (comm).
+ *   Samples come in order of the profile's cells, so output is deterministic.
+ * - mapping: one per module path, ids in frame-id order of first use, except that the first
+ *   module whose basename begins with the comm of thread 1 comes first (pprof reads mapping[0]
+ *   as the main binary). memory_start/limit, file_offset and build_id come from the first
+ *   module map with that path, when the profile has one; has_functions when every frame of the
+ *   module has a symbol.
+ * - location: one per distinct frame run: a frame with the (inlined) frames inlined into it.
+ *   In the profile an inlined frame sits on the stack below the frame it is inlined into; such a
+ *   run becomes one location whose lines list the innermost function first (frames with
+ *   addresses are folded only when the addresses agree). Locations take the mapping and address
+ *   of their outermost frame; a DSO-relative address inside the mapping's file range is moved
+ *   into it (memory_start + addr - file_offset), other addresses are written as recorded.
+ * - function: one per distinct (display name, raw name): name as writers/frame_name.h gives it
+ *   (full style), system_name the name as the input recorded it (left out for unnamed frames).
+ * - string_table: "" first, then each distinct string once, in order of first use; strings that
+ *   are not valid UTF-8 have each bad sequence replaced by U+FFFD.
+ * - comment: "trace2flame VERSION" and "input: NAME"; time_nanos from the options;
+ *   duration_nanos from the sample log's first and last times, when the log is on.
+ * The protobuf is gzip-compressed by zlib at a fixed level with a zeroed header mtime, so equal
+ * profiles give equal bytes.
+ *
+ * Returns 0, -ENOMEM, -EINVAL (event out of range), -T2F_E_LIMIT (an id space is full), or the
+ * output's -errno (it finishes the output). Reads the profile only; not thread safe.
+ */
+#ifndef T2F_PPROF_H
+#define T2F_PPROF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "formats/profile.h"
+#include "writers/frame_name.h"
+#include "writers/out.h"
+
+struct t2f_pprof_opts {
+	t2f_event_id event;       /* default sample type and period: this event (0 = the first) */
+	const char *input;        /* the input's name for the comment; NULL = none */
+	int64_t time_nanos;       /* collection time, ns since the epoch; 0 = not written */
+	bool raw;                 /* write the protobuf uncompressed (tests, debugging) */
+	struct t2f_frame_name_opts names; /* .collapsed is forced off */
+};
+
+int t2f_pprof__write(const struct t2f_profile *p, const struct t2f_pprof_opts *o,
+		     struct t2f_out *out);
+
+#endif

@@ -1,0 +1,91 @@
+/* writers/pprof_gz.c: the encoded profile, deflated into a gzip stream (or passed through raw).
+ *
+ * zlib's gzip wrapper (windowBits 15 + 16) with no header set writes mtime 0, no name and the
+ * build's OS code: the same input gives the same bytes on every run.
+ */
+#include "writers/pprof_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include <zlib.h>
+
+#define GZ_LEVEL 6
+#define GZ_CHUNK (256u << 10)
+
+struct t2f_pprof_gz {
+	struct t2f_out *out;
+	bool raw;
+	z_stream zs;
+	unsigned char chunk[GZ_CHUNK];
+};
+
+int t2f_pprof_gz__new(struct t2f_out *out, bool raw, struct t2f_pprof_gz **gz)
+{
+	struct t2f_pprof_gz *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	g->out = out;
+	g->raw = raw;
+	if (!raw && deflateInit2(&g->zs, GZ_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(g);
+		return -ENOMEM;
+	}
+	*gz = g;
+	return 0;
+}
+
+/* Runs deflate over next_in with `flush`, writing every produced chunk. */
+static int gz_run(struct t2f_pprof_gz *g, int flush)
+{
+	int rc;
+
+	do {
+		g->zs.next_out = g->chunk;
+		g->zs.avail_out = GZ_CHUNK;
+		rc = deflate(&g->zs, flush);
+		if (rc == Z_STREAM_ERROR)
+			return -EIO;
+		t2f_out__write(g->out, g->chunk, GZ_CHUNK - g->zs.avail_out);
+	} while (g->zs.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+	return 0;
+}
+
+int t2f_pprof_gz__drain(struct t2f_pprof_gz *g, struct t2f_buf *b)
+{
+	int err = 0;
+
+	if (g->raw) {
+		t2f_out__write(g->out, b->p, b->len);
+	} else {
+		for (size_t off = 0; !err && off < b->len;) {
+			size_t n = b->len - off < (1u << 30) ? b->len - off : (1u << 30);
+
+			g->zs.next_in = (unsigned char *)b->p + off;
+			g->zs.avail_in = (uInt)n;
+			err = gz_run(g, Z_NO_FLUSH);
+			off += n;
+		}
+	}
+	b->len = 0;
+	return err;
+}
+
+int t2f_pprof_gz__finish(struct t2f_pprof_gz *g)
+{
+	if (g->raw)
+		return 0;
+	g->zs.next_in = NULL;
+	g->zs.avail_in = 0;
+	return gz_run(g, Z_FINISH);
+}
+
+void t2f_pprof_gz__free(struct t2f_pprof_gz *g)
+{
+	if (!g)
+		return;
+	if (!g->raw)
+		deflateEnd(&g->zs);
+	free(g);
+}

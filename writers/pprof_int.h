@@ -1,0 +1,80 @@
+/* writers/pprof_int.h: the pprof writer's tables, shared by its files (not a public header).
+ *
+ * pprof_tables.c turns the profile into pprof's tables: the string table (with UTF-8 repair),
+ * a function per used frame, a mapping per used module, and the locations of the used stack
+ * nodes (the location starting at each node, and the node where the next location up starts).
+ * pprof_gz.c compresses the encoded bytes into the output. pprof.c encodes the Profile message.
+ * Ids of locations, functions and mappings run from 1; 0 means none.
+ */
+#ifndef T2F_PPROF_INT_H
+#define T2F_PPROF_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/buf.h"
+#include "formats/hashmap.h"
+#include "formats/profile.h"
+#include "formats/strtab.h"
+#include "writers/frame_name.h"
+#include "writers/out.h"
+
+struct t2f_pprof_loc {
+	t2f_frame_id frame;   /* its innermost line's frame */
+	uint32_t tail;        /* the location holding the rest of its lines (callers), 0 = none */
+	uint32_t mapping;     /* 0 = none */
+	uint64_t address;
+};
+
+struct t2f_pprof_map {
+	t2f_str_id module;    /* profile string id of the path */
+	uint64_t start, limit, pgoff;
+	uint32_t build_id;    /* pprof string index, 0 = unknown */
+	bool has_range;       /* start/limit/pgoff come from a module map */
+	bool has_functions;   /* every frame in it has a symbol */
+};
+
+struct t2f_pprof_func {
+	uint32_t name, system_name; /* pprof string indices */
+};
+
+struct t2f_pprof_tables {
+	const struct t2f_profile *p;
+	struct t2f_strtab *strs;      /* pprof string i (≥ 1) is strtab id i; "" is index 0 */
+	struct t2f_buf utf8;          /* scratch: a repaired string */
+	struct t2f_frame_names *names;
+	struct t2f_hashmap *index;    /* reused per table while building */
+	uint32_t *frame_func;         /* per frame id: function id, 0 = frame unused */
+	uint32_t *frame_map;          /* per frame id: mapping id, 0 = none */
+	uint32_t *node_loc;           /* per node id: location starting there (0 = node unused) */
+	t2f_node_id *node_next;       /* per node id: node of the next location up (0 = none) */
+	struct t2f_pprof_loc *locs;   /* [1..nlocs] */
+	uint32_t nlocs;
+	struct t2f_pprof_func *funcs; /* [1..nfuncs] */
+	uint32_t nfuncs;
+	struct t2f_pprof_map *maps;   /* [1..nmaps] */
+	uint32_t nmaps;
+	uint32_t max_depth;           /* the deepest used stack (bounds locations per sample) */
+};
+
+/* Builds every table from the profile's cells (only the nodes, frames and modules they use).
+ * `names` is the frame naming (full style). 0, -ENOMEM or -T2F_E_LIMIT; call
+ * t2f_pprof_tables__free() after any result. */
+int t2f_pprof_tables__build(struct t2f_pprof_tables *t, const struct t2f_profile *p,
+			    const struct t2f_frame_name_opts *names);
+void t2f_pprof_tables__free(struct t2f_pprof_tables *t);
+/* The pprof string index of s[0..len) (0 for ""), adding it when new. 0, -ENOMEM or
+ * -T2F_E_LIMIT. */
+int t2f_pprof_tables__str(struct t2f_pprof_tables *t, const char *s, size_t len, uint32_t *idx);
+
+/* Output stage: raw bytes, or gzip (fixed level, mtime 0), into out. */
+struct t2f_pprof_gz;
+int t2f_pprof_gz__new(struct t2f_out *out, bool raw, struct t2f_pprof_gz **gz); /* 0, -ENOMEM */
+/* Consumes b's bytes (b->len becomes 0). 0, or -EIO when zlib fails. */
+int t2f_pprof_gz__drain(struct t2f_pprof_gz *gz, struct t2f_buf *b);
+/* Ends the stream. 0 or -EIO. */
+int t2f_pprof_gz__finish(struct t2f_pprof_gz *gz);
+void t2f_pprof_gz__free(struct t2f_pprof_gz *gz); /* NULL is fine */
+
+#endif

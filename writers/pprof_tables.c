@@ -1,0 +1,484 @@
+/* writers/pprof_tables.c: profile → pprof string table, functions, mappings and locations.
+ *
+ * Passes: (1) nodes used by some cell, and their ancestors (a walk down the node ids, since a
+ * parent's id is below its children's); (2) functions for used frames in frame-id order,
+ * deduplicated on (name, system_name); (3) mappings for the modules of used frames, the main
+ * binary first, ranges from the module maps; (4) locations for used nodes in id order (parents
+ * first), deduplicated on (innermost frame, rest-of-run location).
+ */
+#include "writers/pprof_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/diag.h"
+
+/* ---- strings ---- */
+
+/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 when it is ill-formed; *bad is the
+ * number of bytes to replace then (at least 1). */
+static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return *bad = 1, 0;
+	if (c == 0xe0)
+		lo = 0xa0;      /* overlong */
+	else if (c == 0xed)
+		hi = 0x9f;      /* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;      /* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f;      /* above U+10FFFF */
+	for (size_t i = 1; i < len; i++) {
+		unsigned char x = i < n ? s[i] : 0;
+
+		if (x < (i == 1 ? lo : 0x80) || x > (i == 1 ? hi : 0xbf))
+			return *bad = i, 0;
+	}
+	return len;
+}
+
+/* s with every ill-formed sequence replaced by U+FFFD, into t->utf8 (*repaired); nothing is
+ * copied when s is valid. */
+static int utf8_repair(struct t2f_pprof_tables *t, const char *s, size_t len, bool *repaired)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, bad, n;
+	int err;
+
+	*repaired = false;
+	while (i < len && (n = utf8_seq(u + i, len - i, &bad)))
+		i += n;
+	if (i == len)
+		return 0;
+	t->utf8.len = 0;
+	err = t2f_buf__put(&t->utf8, s, i);
+	while (!err && i < len) {
+		n = utf8_seq(u + i, len - i, &bad);
+		if (n) {
+			err = t2f_buf__put(&t->utf8, s + i, n);
+			i += n;
+		} else {
+			err = t2f_buf__put(&t->utf8, "\xef\xbf\xbd", 3);
+			i += bad;
+		}
+	}
+	*repaired = !err;
+	return err;
+}
+
+int t2f_pprof_tables__str(struct t2f_pprof_tables *t, const char *s, size_t len, uint32_t *idx)
+{
+	bool repaired;
+	int err;
+
+	if (len == 0) {
+		*idx = 0;
+		return 0;
+	}
+	err = utf8_repair(t, s, len, &repaired);
+	if (err)
+		return err;
+	if (repaired)
+		return t2f_strtab__intern(t->strs, t->utf8.p, t->utf8.len, idx);
+	return t2f_strtab__intern(t->strs, s, len, idx);
+}
+
+static int prof_str(struct t2f_pprof_tables *t, t2f_str_id id, uint32_t *idx)
+{
+	size_t len;
+	const char *s = t2f_profile__str(t->p, id, &len);
+
+	return t2f_pprof_tables__str(t, s, len, idx);
+}
+
+/* ---- (1) used nodes ---- */
+
+static int mark_used(struct t2f_pprof_tables *t)
+{
+	const struct t2f_profile *p = t->p;
+	uint32_t n = t2f_profile__node_count(p);
+	size_t cells = t2f_profile__cell_count(p);
+
+	t->node_loc = calloc((size_t)n + 1, sizeof(*t->node_loc));
+	t->node_next = calloc((size_t)n + 1, sizeof(*t->node_next));
+	t->frame_func = calloc((size_t)t2f_profile__frame_count(p) + 1, sizeof(*t->frame_func));
+	t->frame_map = calloc((size_t)t2f_profile__frame_count(p) + 1, sizeof(*t->frame_map));
+	if (!t->node_loc || !t->node_next || !t->frame_func || !t->frame_map)
+		return -ENOMEM;
+	for (size_t i = 0; i < cells; i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
+		uint32_t d = t2f_profile__node_depth(p, c->node);
+
+		t->node_loc[c->node] = 1;
+		if (d > t->max_depth)
+			t->max_depth = d;
+	}
+	for (t2f_node_id nd = n; nd >= 1; nd--) {
+		if (!t->node_loc[nd])
+			continue;
+		t->node_loc[t2f_profile__node_parent(p, nd)] = 1;
+		t->frame_func[t2f_profile__node_frame(p, nd)] = 1;
+	}
+	t->node_loc[0] = 0;
+	return 0;
+}
+
+/* ---- (2) functions ---- */
+
+static bool is_symbol(const struct t2f_profile *p, t2f_str_id name)
+{
+	size_t len;
+	const char *s = t2f_profile__str(p, name, &len);
+
+	return len && !(len == 9 && memcmp(s, "[unknown]", 9) == 0);
+}
+
+struct func_probe {
+	const struct t2f_pprof_tables *t;
+	struct t2f_pprof_func key;
+};
+
+static bool func_eq(const void *ctx, uint32_t v)
+{
+	const struct func_probe *q = ctx;
+	const struct t2f_pprof_func *f = &q->t->funcs[v];
+
+	return f->name == q->key.name && f->system_name == q->key.system_name;
+}
+
+static int frame_function(struct t2f_pprof_tables *t, struct t2f_hashmap *m, t2f_frame_id id,
+			  size_t *cap)
+{
+	const struct t2f_frame *fr = t2f_profile__frame_at(t->p, id);
+	struct func_probe q = { .t = t };
+	size_t len;
+	const char *name = t2f_frame_names__get(t->names, id, &len);
+	uint64_t h;
+	int err = t2f_pprof_tables__str(t, name, len, &q.key.name);
+
+	if (!err && is_symbol(t->p, fr->name))
+		err = prof_str(t, fr->name, &q.key.system_name);
+	if (err)
+		return err;
+	h = t2f_hash_u64((uint64_t)q.key.name << 32 | q.key.system_name);
+	t->frame_func[id] = t2f_hashmap__find(m, h, func_eq, &q);
+	if (t->frame_func[id])
+		return 0;
+	if (t->nfuncs + 1 >= *cap) {
+		size_t nc = *cap * 2;
+		struct t2f_pprof_func *nf = realloc(t->funcs, nc * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		t->funcs = nf;
+		*cap = nc;
+	}
+	t->funcs[++t->nfuncs] = q.key;
+	t->frame_func[id] = t->nfuncs;
+	return t2f_hashmap__insert(m, h, t->nfuncs);
+}
+
+static int build_functions(struct t2f_pprof_tables *t)
+{
+	uint32_t n = t2f_profile__frame_count(t->p);
+	size_t cap = 64;
+	struct t2f_hashmap *m;
+	int err = t2f_hashmap__new(n, &m);
+
+	if (err)
+		return err;
+	t->funcs = malloc(cap * sizeof(*t->funcs));
+	if (!t->funcs)
+		err = -ENOMEM;
+	for (t2f_frame_id id = 1; !err && id <= n; id++)
+		if (t->frame_func[id])
+			err = frame_function(t, m, id, &cap);
+	t2f_hashmap__free(m);
+	return err;
+}
+
+/* ---- (3) mappings ---- */
+
+/* perf's "[unknown]" dso is no module. */
+static bool has_module(const struct t2f_profile *p, const struct t2f_frame *fr)
+{
+	return fr->module && is_symbol(p, fr->module);
+}
+
+struct map_probe {
+	const struct t2f_pprof_tables *t;
+	t2f_str_id module;
+};
+
+static bool map_eq(const void *ctx, uint32_t v)
+{
+	const struct map_probe *q = ctx;
+
+	return q->t->maps[v].module == q->module;
+}
+
+static uint32_t find_map(const struct t2f_pprof_tables *t, const struct t2f_hashmap *m,
+			 t2f_str_id module)
+{
+	struct map_probe q = { t, module };
+
+	return t2f_hashmap__find(m, t2f_hash_u64(module), map_eq, &q);
+}
+
+/* The mapping pprof takes for the main binary: the first whose basename starts with thread 1's
+ * comm (comms are the executable's name, cut to 15 bytes by the kernel). */
+static uint32_t main_binary(const struct t2f_pprof_tables *t)
+{
+	size_t clen, plen;
+	const char *comm, *path, *slash;
+
+	if (t2f_profile__thread_count(t->p) == 0)
+		return 0;
+	comm = t2f_profile__str(t->p, t2f_profile__thread_at(t->p, 1)->comm, &clen);
+	for (uint32_t i = 1; clen && i <= t->nmaps; i++) {
+		path = t2f_profile__str(t->p, t->maps[i].module, &plen);
+		slash = memrchr(path, '/', plen);
+		if (slash) {
+			plen -= (size_t)(slash + 1 - path);
+			path = slash + 1;
+		}
+		if (path[0] != '[' && plen >= clen && memcmp(path, comm, clen) == 0)
+			return i;
+	}
+	return 0;
+}
+
+/* Moves the main binary to id 1 (the others keep their order) and rebuilds the index. */
+static int main_first(struct t2f_pprof_tables *t, struct t2f_hashmap **m)
+{
+	uint32_t main_id = main_binary(t);
+	struct t2f_pprof_map mb;
+	int err;
+
+	if (main_id <= 1)
+		return 0;
+	mb = t->maps[main_id];
+	memmove(&t->maps[2], &t->maps[1], (main_id - 1) * sizeof(*t->maps));
+	t->maps[1] = mb;
+	t2f_hashmap__free(*m);
+	*m = NULL;
+	err = t2f_hashmap__new(t->nmaps, m);
+	for (uint32_t i = 1; !err && i <= t->nmaps; i++)
+		err = t2f_hashmap__insert(*m, t2f_hash_u64(t->maps[i].module), i);
+	return err;
+}
+
+static int add_modules(struct t2f_pprof_tables *t, struct t2f_hashmap *m)
+{
+	uint32_t n = t2f_profile__frame_count(t->p);
+	size_t cap = 0;
+
+	for (t2f_frame_id id = 1; id <= n; id++) {
+		const struct t2f_frame *fr = t2f_profile__frame_at(t->p, id);
+
+		if (!t->frame_func[id] || !has_module(t->p, fr) || find_map(t, m, fr->module))
+			continue;
+		if (t->nmaps + 1 >= cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct t2f_pprof_map *nm = realloc(t->maps, nc * sizeof(*nm));
+
+			if (!nm)
+				return -ENOMEM;
+			t->maps = nm;
+			cap = nc;
+		}
+		t->maps[++t->nmaps] = (struct t2f_pprof_map){ .module = fr->module,
+			.has_functions = true };
+		if (t2f_hashmap__insert(m, t2f_hash_u64(fr->module), t->nmaps))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Ranges and build-ids from the first module map of each path. */
+static int add_ranges(struct t2f_pprof_tables *t, const struct t2f_hashmap *m)
+{
+	uint32_t n = t2f_profile__module_map_count(t->p);
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct t2f_module_map *mm = t2f_profile__module_map_at(t->p, i);
+		uint32_t id = find_map(t, m, mm->path);
+		struct t2f_pprof_map *pm = &t->maps[id];
+		int err;
+
+		if (!id || pm->has_range)
+			continue;
+		pm->has_range = true;
+		pm->start = mm->start;
+		pm->limit = mm->start + mm->len;
+		pm->pgoff = mm->pgoff;
+		if (mm->build_id && (err = prof_str(t, mm->build_id, &pm->build_id)))
+			return err;
+	}
+	return 0;
+}
+
+static int build_mappings(struct t2f_pprof_tables *t)
+{
+	uint32_t n = t2f_profile__frame_count(t->p);
+	struct t2f_hashmap *m = NULL;
+	int err = t2f_hashmap__new(16, &m);
+
+	err = err ?: add_modules(t, m) ?: main_first(t, &m) ?: add_ranges(t, m);
+	for (t2f_frame_id id = 1; !err && id <= n; id++) {
+		const struct t2f_frame *fr = t2f_profile__frame_at(t->p, id);
+
+		if (!t->frame_func[id] || !has_module(t->p, fr))
+			continue;
+		t->frame_map[id] = find_map(t, m, fr->module);
+		if (!is_symbol(t->p, fr->name))
+			t->maps[t->frame_map[id]].has_functions = false;
+	}
+	t2f_hashmap__free(m);
+	return err;
+}
+
+/* ---- (4) locations ---- */
+
+struct loc_probe {
+	const struct t2f_pprof_tables *t;
+	t2f_frame_id frame;
+	uint32_t tail;
+};
+
+static bool loc_eq(const void *ctx, uint32_t v)
+{
+	const struct loc_probe *q = ctx;
+
+	return q->t->locs[v].frame == q->frame && q->t->locs[v].tail == q->tail;
+}
+
+/* The address pprof expects: inside the mapping's memory range when the frame's DSO-relative
+ * address lies in the mapped part of the file; else as recorded. */
+static uint64_t loc_address(const struct t2f_pprof_tables *t, const struct t2f_frame *fr,
+			    uint32_t map)
+{
+	const struct t2f_pprof_map *m = &t->maps[map];
+
+	if (!fr->has_addr)
+		return 0;
+	if (map && m->has_range && !fr->abs_addr && fr->addr >= m->pgoff &&
+	    fr->addr - m->pgoff < m->limit - m->start)
+		return m->start + (fr->addr - m->pgoff);
+	return fr->addr;
+}
+
+/* An inlined frame joins the location of the frame it sits on (its caller) unless both have
+ * addresses that differ. */
+static bool joins_parent(const struct t2f_profile *p, const struct t2f_frame *fr,
+			 t2f_node_id parent)
+{
+	const struct t2f_frame *up;
+
+	if (fr->kind != T2F_FRAME_INLINED || parent == 0)
+		return false;
+	up = t2f_profile__frame_at(p, t2f_profile__node_frame(p, parent));
+	return !(fr->has_addr && up->has_addr && fr->addr != up->addr);
+}
+
+static int node_location(struct t2f_pprof_tables *t, struct t2f_hashmap *m, t2f_node_id nd,
+			 size_t *cap)
+{
+	t2f_node_id parent = t2f_profile__node_parent(t->p, nd);
+	struct loc_probe q = { .t = t, .frame = t2f_profile__node_frame(t->p, nd) };
+	const struct t2f_frame *fr = t2f_profile__frame_at(t->p, q.frame);
+	struct t2f_pprof_loc *l;
+	uint64_t h;
+
+	t->node_next[nd] = parent;
+	if (joins_parent(t->p, fr, parent)) {
+		q.tail = t->node_loc[parent];
+		t->node_next[nd] = t->node_next[parent];
+	}
+	h = t2f_hash_u64((uint64_t)q.frame << 32 | q.tail);
+	t->node_loc[nd] = t2f_hashmap__find(m, h, loc_eq, &q);
+	if (t->node_loc[nd])
+		return 0;
+	if (t->nlocs == UINT32_MAX - 1)
+		return -T2F_E_LIMIT;
+	if (t->nlocs + 1 >= *cap) {
+		size_t nc = *cap * 2;
+		struct t2f_pprof_loc *nl = realloc(t->locs, nc * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		t->locs = nl;
+		*cap = nc;
+	}
+	l = &t->locs[++t->nlocs];
+	*l = (struct t2f_pprof_loc){ .frame = q.frame, .tail = q.tail };
+	if (q.tail) {
+		l->mapping = t->locs[q.tail].mapping;
+		l->address = t->locs[q.tail].address;
+	} else {
+		l->mapping = t->frame_map[q.frame];
+		l->address = loc_address(t, fr, l->mapping);
+	}
+	t->node_loc[nd] = t->nlocs;
+	return t2f_hashmap__insert(m, h, t->nlocs);
+}
+
+static int build_locations(struct t2f_pprof_tables *t)
+{
+	uint32_t n = t2f_profile__node_count(t->p);
+	size_t cap = 1024;
+	struct t2f_hashmap *m;
+	int err = t2f_hashmap__new(n, &m);
+
+	if (err)
+		return err;
+	t->locs = malloc(cap * sizeof(*t->locs));
+	if (!t->locs)
+		err = -ENOMEM;
+	for (t2f_node_id nd = 1; !err && nd <= n; nd++)
+		if (t->node_loc[nd])
+			err = node_location(t, m, nd, &cap);
+	t2f_hashmap__free(m);
+	return err;
+}
+
+int t2f_pprof_tables__build(struct t2f_pprof_tables *t, const struct t2f_profile *p,
+			    const struct t2f_frame_name_opts *names)
+{
+	struct t2f_frame_name_opts o = *names;
+
+	memset(t, 0, sizeof(*t));
+	t->p = p;
+	o.collapsed = false;
+	return t2f_strtab__new(&t->strs) ?: t2f_frame_names__new(p, &o, &t->names) ?:
+	       mark_used(t) ?: build_functions(t) ?: build_mappings(t) ?: build_locations(t);
+}
+
+void t2f_pprof_tables__free(struct t2f_pprof_tables *t)
+{
+	t2f_strtab__free(t->strs);
+	t2f_buf__free(&t->utf8);
+	t2f_frame_names__free(t->names);
+	free(t->frame_func);
+	free(t->frame_map);
+	free(t->node_loc);
+	free(t->node_next);
+	free(t->locs);
+	free(t->funcs);
+	free(t->maps);
+	memset(t, 0, sizeof(*t));
+}
