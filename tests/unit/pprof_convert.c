@@ -1,10 +1,12 @@
 /* tests/unit/pprof_convert.c: perf script text → pprof through the library alone (no CLI), for
  * tests/pprof_validate.sh and for timing the writer.
  *
- * usage: pprof_convert [-r] [-t N] IN OUT.pb.gz [FOLDED_PREFIX]
+ * usage: pprof_convert [-a] [-r] [-t N] IN OUT.pb.gz [FOLDED_PREFIX]
+ *   -a      keep every frame's address (one frame per address: many more stacks)
  *   -r      raw protobuf (no gzip)
  *   -t N    write pprof and collapsed N times each to OUT and PREFIX.bench.folded and print
- *           the best writer times on stdout ("pprof_ms A folded_ms B ratio R")
+ *           the read time and the best writer times on stdout
+ *           ("read_ms T cells C pprof_ms A folded_ms B ratio R")
  * Prints "event N NAME samples S weight W" per event (the profile's own totals). With
  * FOLDED_PREFIX, also writes PREFIX.N.weight.folded and PREFIX.N.samples.folded per event
  * (the collapsed writer, for the totals check). Exit 0, or 1 with a message.
@@ -25,6 +27,8 @@
 #include "writers/collapsed.h"
 #include "writers/pprof.h"
 
+static bool keep_addrs;
+
 static int read_profile(const char *path, struct t2f_diag *d, struct t2f_profile *p)
 {
 	struct t2f_input *in = NULL;
@@ -33,6 +37,8 @@ static int read_profile(const char *path, struct t2f_diag *d, struct t2f_profile
 	size_t len;
 	int rc, err = t2f_input__open(path, d, &in) ?: t2f_perf_script__new(p, d, path, 0, &ps);
 
+	if (!err)
+		t2f_perf_script__keep_addrs(ps, keep_addrs);
 	while (!err && (rc = t2f_input__next(in, &data, &len)) != 0)
 		err = rc < 0 ? rc : t2f_perf_script__feed(ps, data, len);
 	err = err ?: t2f_perf_script__finish(ps);
@@ -106,7 +112,8 @@ static void print_totals(const struct t2f_profile *p)
 	}
 }
 
-static int bench(const struct t2f_profile *p, const char *out, const char *prefix, int runs)
+static int bench(const struct t2f_profile *p, const char *out, const char *prefix, int runs,
+		 double read_ms)
 {
 	char path[4096];
 	double best_pp = 1e300, best_fo = 1e300;
@@ -124,8 +131,8 @@ static int bench(const struct t2f_profile *p, const char *out, const char *prefi
 		best_fo = t2 - t1 < best_fo ? t2 - t1 : best_fo;
 	}
 	if (!err)
-		printf("pprof_ms %.1f folded_ms %.1f ratio %.2f\n", best_pp, best_fo,
-		       best_pp / best_fo);
+		printf("read_ms %.1f cells %zu pprof_ms %.1f folded_ms %.1f ratio %.2f\n",
+		       read_ms, t2f_profile__cell_count(p), best_pp, best_fo, best_pp / best_fo);
 	return err;
 }
 
@@ -135,9 +142,12 @@ int main(int argc, char **argv)
 	struct t2f_profile *p = NULL;
 	bool raw = false;
 	int runs = 0, opt, err;
+	double t0;
 
-	while ((opt = getopt(argc, argv, "rt:")) != -1) {
-		if (opt == 'r')
+	while ((opt = getopt(argc, argv, "art:")) != -1) {
+		if (opt == 'a')
+			keep_addrs = true;
+		else if (opt == 'r')
 			raw = true;
 		else if (opt == 't')
 			runs = atoi(optarg);
@@ -145,12 +155,13 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	if (argc - optind < 2 || argc - optind > 3) {
-		fprintf(stderr, "usage: pprof_convert [-r] [-t N] IN OUT.pb.gz [FOLDED_PREFIX]\n");
+		fprintf(stderr, "usage: pprof_convert [-a] [-r] [-t N] IN OUT.pb.gz [FOLDED_PREFIX]\n");
 		return 1;
 	}
+	t0 = now_ms();
 	err = t2f_diag__new(stderr, &d) ?: t2f_profile__new(&p) ?: read_profile(argv[optind], d, p);
 	if (!err && runs > 0)
-		err = bench(p, argv[optind + 1], argv[optind + 2], runs);
+		err = bench(p, argv[optind + 1], argv[optind + 2], runs, now_ms() - t0);
 	else if (!err)
 		err = write_file(p, argv[optind + 1], 0, 0, argv[optind], raw);
 	if (!err && argc - optind == 3 && runs == 0)
