@@ -37,6 +37,7 @@ struct t2f_conv {
 	struct t2f_event_total *totals;    /* indexed by event id */
 	struct t2f_run_stats run;
 	struct t2f_resym *resym;           /* NULL when no frame needed resolving */
+	bool nettrace;                     /* some input was a nettrace file */
 	uint64_t start_ns;
 };
 
@@ -76,6 +77,7 @@ static int t2f_reader__open(struct t2f_conv *c, size_t i, struct t2f_input *in,
 							  : T2F_NETTRACE_WEIGHT_INTERVAL,
 		};
 
+		c->nettrace = true;
 		return t2f_nettrace__new(c->profile, c->diag, name, (uint32_t)i, &no, &r->nt);
 	}
 	err = t2f_perf_script__new(c->profile, c->diag, name, (uint32_t)i, &r->ps);
@@ -197,6 +199,7 @@ static int t2f_resymbolize(struct t2f_conv *c)
 		.no_params = o->format == T2F_CLI_FORMAT_COLLAPSED && !o->raw_names,
 		.kallsyms = o->kallsyms,
 		.perf_map_dir = o->perf_map_dir,
+		.nettrace = c->nettrace,
 	};
 
 	return t2f_resym__run(c->profile, &ro, c->diag, &c->resym);

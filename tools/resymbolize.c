@@ -2,10 +2,12 @@
 #include "tools/resymbolize.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "formats/buf.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/symbolizer.h"
 #include "symbolizer/text_syms.h"
@@ -22,6 +24,8 @@ struct t2f_resym_mod {
 	struct t2f_text_syms *map;       /* JIT: the perf map, NULL when missing (owned) */
 	char *map_path;                  /* JIT: where the map was looked for */
 	bool has_id;                     /* a build-id is known for it */
+	bool has_segment;                /* nettrace: the trace gave the executable segment */
+	uint64_t p_vaddr, p_offset;      /* (only with has_segment) */
 	uint32_t no_id;                  /* frames not tried: no build-id to verify against */
 	uint32_t no_map;                 /* frames not tried: an absolute ip (one-line sample)
 					  * outside every mapping of its process */
@@ -34,6 +38,8 @@ struct t2f_resym_id {
 	char *path;
 	uint8_t id[T2F_BUILD_ID_MAX];
 	size_t len;
+	bool has_segment;                /* from a module map that carries the segment */
+	uint64_t p_vaddr, p_offset;
 };
 
 struct t2f_resym {
@@ -49,6 +55,8 @@ struct t2f_resym {
 	struct t2f_resym_id *ids;
 	size_t n_ids, cap_ids;
 	bool unsafe;
+	bool nettrace;                   /* name frames FILE!function / FILE!0xADDR */
+	struct t2f_buf name;             /* nettrace names are built here */
 	uint32_t tried, unresolved;
 };
 
@@ -59,6 +67,8 @@ static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame
 
 	if (!f->has_addr || !f->module || (f->name && !o->all))
 		return false;
+	if (o->nettrace) /* the reader names JIT and kernel frames itself */
+		return f->kind == T2F_FRAME_USER && !f->abs_addr;
 	if (f->kind == T2F_FRAME_KERNEL)
 		return o->kallsyms != NULL;
 	if (f->kind == T2F_FRAME_JIT)
@@ -69,7 +79,8 @@ static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame
 	return path && path[0] == '/';
 }
 
-static int t2f_resym_add_id(struct t2f_resym *r, const char *path, const char *hex)
+static int t2f_resym_add_id(struct t2f_resym *r, const char *path, const char *hex,
+			    const struct t2f_module_map *seg)
 {
 	struct t2f_resym_id *e;
 
@@ -88,11 +99,15 @@ static int t2f_resym_add_id(struct t2f_resym *r, const char *path, const char *h
 	e->path = strdup(path);
 	if (!e->path)
 		return -ENOMEM;
+	e->has_segment = seg && seg->has_segment;
+	e->p_vaddr = e->has_segment ? seg->p_vaddr : 0;
+	e->p_offset = e->has_segment ? seg->p_offset : 0;
 	r->n_ids++;
 	return 0;
 }
 
-/* Build-ids recorded by PERF_RECORD_MMAP2 lines (perf record --buildid-mmap). */
+/* Build-ids recorded by PERF_RECORD_MMAP2 lines (perf record --buildid-mmap) or nettrace
+ * mapping metadata (with the executable segment when the trace gave it). */
 static int t2f_resym_map_ids(struct t2f_resym *r, const struct t2f_profile *p)
 {
 	uint32_t n = t2f_profile__module_map_count(p);
@@ -103,7 +118,7 @@ static int t2f_resym_map_ids(struct t2f_resym *r, const struct t2f_profile *p)
 
 		if (m->build_id && m->path)
 			err = t2f_resym_add_id(r, t2f_profile__str(p, m->path, NULL),
-					       t2f_profile__str(p, m->build_id, NULL));
+					       t2f_profile__str(p, m->build_id, NULL), m);
 	}
 	return err;
 }
@@ -122,7 +137,7 @@ static int t2f_resym_id_line(struct t2f_resym *r, char *line, const char *file, 
 	if (!sp || sp[1] == '\0')
 		return t2f_diag__warn(d, file, no, "expected \"BUILD-ID PATH\"");
 	*sp = '\0';
-	return t2f_resym_add_id(r, sp + 1, line);
+	return t2f_resym_add_id(r, sp + 1, line, NULL);
 }
 
 static int t2f_resym_read_ids(struct t2f_resym *r, const char *file, struct t2f_diag *d)
@@ -236,6 +251,9 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	desc.build_id = id ? id->id : NULL;
 	desc.build_id_len = id ? id->len : 0;
 	m->has_id = id != NULL;
+	m->has_segment = r->nettrace && id && id->has_segment;
+	m->p_vaddr = m->has_segment ? id->p_vaddr : 0;
+	m->p_offset = m->has_segment ? id->p_offset : 0;
 	return t2f_symbolizer__add_module(r->sym, &desc, &m->sym);
 }
 
@@ -272,6 +290,57 @@ static int t2f_resym_text_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_
 	return err ?: t2f_profile__set_frame_name(p, id, name);
 }
 
+/* nettrace: "FILE!function" on a hit (sym != 0), "FILE!0xFILE_OFF" on a miss; FILE is the
+ * module path's last component. */
+static int t2f_resym_nettrace_name(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id,
+				   const struct t2f_resym_mod *m, t2f_str_id sym)
+{
+	const struct t2f_frame *f = t2f_profile__frame_at(p, id);
+	const char *base = strrchr(m->path, '/');
+	const char *name;
+	char addr[24];
+	size_t len;
+	t2f_str_id out;
+	int err;
+
+	base = base && base[1] ? base + 1 : m->path;
+	r->name.len = 0;
+	if (sym) {
+		name = t2f_profile__str(p, sym, &len);
+	} else {
+		len = (size_t)snprintf(addr, sizeof(addr), "0x%" PRIx64, f->addr);
+		name = addr;
+	}
+	err = t2f_buf__put(&r->name, base, strlen(base)) ?: t2f_buf__put(&r->name, "!", 1) ?:
+	      t2f_buf__put(&r->name, name, len) ?:
+	      t2f_profile__intern(p, r->name.p, r->name.len, &out);
+	return err ?: t2f_profile__set_frame_name(p, id, out);
+}
+
+/* A miss: counted; nettrace frames get their FILE!0xADDR name. */
+static int t2f_resym_missed(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id,
+			    const struct t2f_resym_mod *m)
+{
+	r->tried++;
+	r->unresolved++;
+	return r->nettrace ? t2f_resym_nettrace_name(r, p, id, m, 0) : 0;
+}
+
+/* A nettrace file frame with the trace's segment: elf_vaddr = file_off - p_offset + p_vaddr
+ * (DESIGN.md §4; PerfView's abs_ip - map_start + PAGE_DOWN(p_vaddr) for the executable
+ * mapping). An address below the segment's image start is unmapped. */
+static int t2f_resym_segment(struct t2f_resym *r, const struct t2f_resym_mod *m, uint64_t file_off,
+			     struct t2f_sym *sym)
+{
+	uint64_t elf_vaddr;
+
+	if (__builtin_add_overflow(file_off, m->p_vaddr, &elf_vaddr) || elf_vaddr < m->p_offset) {
+		*sym = (struct t2f_sym){ .miss = T2F_MISS_UNMAPPED };
+		return 0;
+	}
+	return t2f_symbolizer__resolve_vaddr(r->sym, m->sym, elf_vaddr - m->p_offset, sym);
+}
+
 static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id)
 {
 	const struct t2f_frame *f = t2f_profile__frame_at(p, id);
@@ -288,23 +357,22 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 			m->no_map++;
 		else
 			m->no_id++; /* DESIGN.md §5: nothing to verify a file against: refuse */
-		r->tried++;
-		r->unresolved++;
-		return 0;
+		return t2f_resym_missed(r, p, id, m);
 	}
-	if (!err)
+	if (!err && m->has_segment)
+		err = t2f_resym_segment(r, m, addr, &sym);
+	else if (!err)
 		err = t2f_symbolizer__resolve(r->sym, m->sym, &addr, 1, &sym);
 	if (err)
 		return err;
-	r->tried++;
-	if (sym.miss == T2F_HIT && sym.name)
-		m->resolved++;
-	else
-		m->miss[sym.miss == T2F_HIT ? T2F_MISS_NOT_FOUND : sym.miss]++;
 	if (sym.miss != T2F_HIT || !sym.name) {
-		r->unresolved++;
-		return 0;
+		m->miss[sym.miss == T2F_HIT ? T2F_MISS_NOT_FOUND : sym.miss]++;
+		return t2f_resym_missed(r, p, id, m);
 	}
+	r->tried++;
+	m->resolved++;
+	if (r->nettrace)
+		return t2f_resym_nettrace_name(r, p, id, m, sym.name);
 	return t2f_profile__set_frame_name(p, id, sym.name);
 }
 
@@ -335,6 +403,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 		return err;
 	so.find.symbol_dirs = r->symbol_dirs; /* --symbol-path, then T2F_SYMBOL_PATH */
 	r->unsafe = o->unsafe_build_id_match;
+	r->nettrace = o->nettrace;
 	r->d = d;
 	r->kallsyms_path = o->kallsyms;
 	r->perf_map_dir = o->perf_map_dir;
@@ -396,6 +465,7 @@ void t2f_resym__free(struct t2f_resym *r)
 	free(r->ids);
 	free(r->symbol_dirs);
 	free(r->env_dirs);
+	t2f_buf__free(&r->name);
 	free(r);
 }
 
@@ -454,6 +524,11 @@ static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct
 		fprintf(f, "; %u not tried: an absolute ip without a mapping of its process "
 			"(perf script --show-mmap-events)", m->no_map);
 	fputc('\n', f);
+	if (r->nettrace && m->has_segment)
+		fprintf(f, "    segment: from the trace (p_vaddr 0x%" PRIx64 ", p_offset 0x%" PRIx64
+			"): elf_vaddr = file_off - p_offset + p_vaddr\n", m->p_vaddr, m->p_offset);
+	else if (r->nettrace)
+		fprintf(f, "    segment: not in the trace: the binary's own PT_LOAD\n");
 	t2f_resym_print_files(f, t2f_symbolizer__module_files(r->sym, m->sym));
 }
 

@@ -26,6 +26,14 @@
  * A hit renames the frame (demangled per no_params). A
  * miss leaves the frame as it was and is counted per module and reason.
  *
+ * nettrace (universal traces, readers/nettrace_universal.h): the reader leaves file frames
+ * unnamed with the mapping's path as module and the file offset as address, and names JIT and
+ * kernel frames itself. Only user frames with a non-absolute address are resolved then, and
+ * every one is named: "FILE!function" on a hit, "FILE!0xFILE_OFF" on a miss (FILE = the path's
+ * last component). When the module map gives the executable segment (p_vaddr, p_offset from
+ * the mapping metadata), elf_vaddr = file_off - p_offset + p_vaddr; else the binary found by
+ * build-id gives it (its own PT_LOAD table, as for perf). --stats says which.
+ *
  * Ownership: t2f_resym__run borrows the profile and diag for the call only; the result owns its
  * strings. Not thread safe.
  */
@@ -49,6 +57,7 @@ struct t2f_resym_opts {
 					  * (collapsed output, as perf prints); else in full */
 	const char *kallsyms;            /* --kallsyms FILE, or NULL: kernel frames left as printed */
 	const char *perf_map_dir;        /* --perf-map-dir DIR, or NULL: the printed map path */
+	bool nettrace;                   /* a nettrace input was read: see below */
 };
 
 struct t2f_resym;
