@@ -501,6 +501,8 @@ int nt_reader__name_frames(struct t2f_nettrace *r)
 		else
 			r->stats.frames_unnamed++;
 	}
+	if (!err && r->uni)
+		err = nt_uni__finish(r->uni);
 	return err;
 }
 
@@ -511,8 +513,6 @@ int t2f_nettrace__finish(struct t2f_nettrace *r)
 	if (r->finished)
 		return 0;
 	r->finished = true;
-	err = nt_parser__finish(r->parser) ?: nt_reader__name_frames(r);
-	if (!err && r->uni)
-		err = nt_uni__finish(r->uni);
-	return err;
+	err = nt_parser__finish(r->parser);
+	return err ?: nt_reader__name_frames(r);
 }
