@@ -10,9 +10,9 @@
 #
 # Per trace: both conversions exit 0; the samples written (folded counts, speedscope weights)
 # equal the SampleProfiler events of SAMPLES.md; only the truncated trace.nettrace warns (that
-# it ends inside a block); ../shared/validators/check accepts the speedscope output. In the two
-# Linux traces at least 99% of managed frames (weighted by samples) are named from a method, and
-# every frame name has dotnet-trace's shape "Module!Namespace.Type.Method(args)", as in
+# it ends inside a block); ../shared/validators/check accepts the speedscope and pprof
+# outputs. In the two Linux traces at least 99% of managed frames (weighted by samples) are
+# named from a method, and every frame name has dotnet-trace's shape "Module!Namespace.Type.Method(args)", as in
 # example-*.speedscope.json. HeartRateMonitor's 4-byte IPs stay below 2^32. NetPerf (V3) is
 # refused with exit 1 and a message naming it.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -144,6 +144,11 @@ check_trace() {
 	if [ "$VALIDATE" = 1 ]; then
 		if "$CHECK" speedscope "$ss" >"$TMP/check" 2>&1; then ok; else
 			bad "$name: speedscope output rejected by the validator:"
+			head -n 10 "$TMP/check" | sed 's/^/    /'
+		fi
+		convert "$name" "$1" pprof "$TMP/$name.pb.gz" && ok || return
+		if "$CHECK" pprof "$TMP/$name.pb.gz" >"$TMP/check" 2>&1; then ok; else
+			bad "$name: pprof output rejected by the validator:"
 			head -n 10 "$TMP/check" | sed 's/^/    /'
 		fi
 	fi

@@ -69,25 +69,26 @@ static const struct {
 	enum t2f_cli_format format;
 } t2f_exts[] = {
 	{ ".speedscope.json", T2F_CLI_FORMAT_SPEEDSCOPE },
+	{ ".pb.gz", T2F_CLI_FORMAT_PPROF },
+	{ ".pprof", T2F_CLI_FORMAT_PPROF },
 	{ ".json", T2F_CLI_FORMAT_SPEEDSCOPE },
 	{ ".collapsed", T2F_CLI_FORMAT_COLLAPSED },
 	{ ".folded", T2F_CLI_FORMAT_COLLAPSED },
 };
 
-#define T2F_KNOWN_EXTS ".folded, .collapsed, .json, .speedscope.json"
-
 static void t2f_cli_help(FILE *f)
 {
 	fputs("Usage: trace2flame [OPTIONS] INPUT... [-o OUTPUT]\n"
-	      "Convert profiler output (perf script text, plain, gzip or zstd; - for standard\n"
-	      "input) into collapsed stacks or speedscope JSON. Several INPUTs are merged into\n"
-	      "one profile, their threads kept apart.\n"
+	      "Convert profiler output (perf script text or .nettrace, plain, gzip or zstd; -\n"
+	      "for standard input) into collapsed stacks, speedscope JSON or pprof. Several\n"
+	      "INPUTs are merged into one profile, their threads kept apart.\n"
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE   write FILE (atomically: a temp file renamed on success);\n"
 	      "                      - or no -o: standard output. With --each: a directory\n"
-	      "  -f, --format FMT    collapsed | speedscope (default: from the -o extension,\n"
-	      "                      " T2F_KNOWN_EXTS "; collapsed on stdout)\n"
+	      "  -f, --format FMT    collapsed | speedscope | pprof (default: from the -o\n"
+	      "                      extension: .folded, .collapsed, .json, .speedscope.json,\n"
+	      "                      .pb.gz, .pprof; collapsed on stdout)\n"
 	      "      --each          convert every INPUT to its own file in the -o DIR, named\n"
 	      "                      after the input (a.perf.txt.zst -> a.perf.folded)\n"
 	      "\n"
@@ -152,6 +153,8 @@ bool t2f_cli_is_std(const char *path)
 
 const char *t2f_cli_format_ext(enum t2f_cli_format f)
 {
+	if (f == T2F_CLI_FORMAT_PPROF)
+		return ".pb.gz";
 	return f == T2F_CLI_FORMAT_SPEEDSCOPE ? ".speedscope.json" : ".folded";
 }
 
@@ -174,8 +177,10 @@ static int t2f_cli_set_format(struct t2f_cli_opts *o, const char *arg, FILE *err
 		o->format = T2F_CLI_FORMAT_COLLAPSED;
 	else if (strcmp(arg, "speedscope") == 0)
 		o->format = T2F_CLI_FORMAT_SPEEDSCOPE;
+	else if (strcmp(arg, "pprof") == 0)
+		o->format = T2F_CLI_FORMAT_PPROF;
 	else
-		return t2f_cli_usage_error(err, NULL, "unknown format '%s' (known: collapsed, speedscope)", arg);
+		return t2f_cli_usage_error(err, NULL, "unknown format '%s' (known: collapsed, speedscope, pprof)", arg);
 	return 0;
 }
 
@@ -271,7 +276,8 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 	o->format = t2f_cli_format_of_name(o->output);
 	if (!o->format)
 		return t2f_cli_usage_error(err, NULL, "cannot tell the output format of '%s': name it *.folded, "
-				     "*.collapsed, *.json or *.speedscope.json, or use -f FMT",
+				     "*.collapsed, *.json, *.speedscope.json, *.pb.gz or *.pprof, "
+				     "or use -f FMT",
 				     o->output);
 	return 0;
 }

@@ -26,6 +26,7 @@ enum t2f_cli_format {
 	T2F_CLI_FORMAT_NONE = 0,   /* not decided (only before parsing ends) */
 	T2F_CLI_FORMAT_COLLAPSED,
 	T2F_CLI_FORMAT_SPEEDSCOPE,
+	T2F_CLI_FORMAT_PPROF,
 };
 
 #define T2F_CLI_MAX_DIRS 32     /* --symbol-path / --debug-dir given at most this many times */
@@ -65,7 +66,7 @@ int t2f_cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 /* True when `path` is standard input/output ("-"); NULL counts as stdout. */
 bool t2f_cli_is_std(const char *path);
 
-/* Extension of an output file in a format: ".folded" or ".speedscope.json". */
+/* Extension of an output file in a format: ".folded", ".speedscope.json" or ".pb.gz". */
 const char *t2f_cli_format_ext(enum t2f_cli_format f);
 
 #endif

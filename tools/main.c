@@ -23,6 +23,7 @@
 #include "tools/report.h"
 #include "tools/resymbolize.h"
 #include "writers/collapsed.h"
+#include "writers/pprof.h"
 #include "writers/speedscope.h"
 
 /* One conversion: some inputs → one profile → one output. */
@@ -166,6 +167,15 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 		};
 
 		err = t2f_speedscope__write(c->profile, &so, out);
+	} else if (o->format == T2F_CLI_FORMAT_PPROF) {
+		struct t2f_pprof_opts po = {
+			.event = c->run.written,
+			.input = c->n_inputs == 1 ? c->stats[0].name : NULL,
+			.names = { .raw_names = o->raw_names, .kernel = o->kernel, .jit = o->jit,
+				   .addrs = o->addrs },
+		};
+
+		err = t2f_pprof__write(c->profile, &po, out);
 	} else {
 		struct t2f_collapsed_opts co = {
 			.event = c->run.written,

@@ -1,0 +1,36 @@
+#!/bin/sh
+# pprof output from the command line: chosen by -f pprof or the -o name (.pb.gz, .pprof), the same
+# bytes every time, one file per input with --each (a.perf.txt -> a.perf.pb.gz), accepted by the
+# independent validators (../shared/validators/check pprof: Go pprof, protoc, pprof-format) when
+# they are installed. The writer's own rules and totals are tested by tests/unit/test_pprof.c and
+# tests/pprof_validate.sh.
+# usage: sh tests/cli/pprof.sh TRACE2FLAME
+. "$(dirname "$0")/common.sh"
+find_validators "validator checks skipped" "${CI:-}"
+
+in=burner.perf.txt
+expect 0 "-o NAME.pb.gz" -o "$TMP/a.pb.gz" "$in"
+expect 0 "-o NAME.pprof" -o "$TMP/a.pprof" "$in"
+expect 0 "-f pprof" -f pprof -o "$TMP/a.out" "$in"
+same ".pb.gz and .pprof give the same bytes" "$TMP/a.pb.gz" "$TMP/a.pprof"
+same "-f pprof and .pb.gz give the same bytes" "$TMP/a.pb.gz" "$TMP/a.out"
+if gzip -t "$TMP/a.pb.gz" 2>/dev/null; then ok; else bad "the .pb.gz output is not gzip"; fi
+expect 0 "again" -o "$TMP/b.pb.gz" "$in"
+same "deterministic" "$TMP/a.pb.gz" "$TMP/b.pb.gz"
+mkdir "$TMP/each"
+expect 0 "--each -f pprof" --each -f pprof -o "$TMP/each" "$in" multi.perf.txt
+for f in burner.perf.pb.gz multi.perf.pb.gz; do
+	if [ -s "$TMP/each/$f" ]; then ok; else bad "--each: no $f"; fi
+done
+expect 2 "an unknown format" -f proto -o "$TMP/x" "$in"
+stderr_has "the known formats are listed" "known: collapsed, speedscope, pprof"
+
+if [ "$VALIDATE" = 1 ]; then
+	for f in "$TMP/a.pb.gz" "$TMP/each/multi.perf.pb.gz"; do
+		if "$CHECK" pprof "$f" >"$TMP/check" 2>&1; then ok; else
+			bad "$f rejected by the validator:"
+			head -n 10 "$TMP/check" | sed 's/^/    /'
+		fi
+	done
+fi
+finish
