@@ -36,11 +36,7 @@ size_t t2f_pb__packed_u64_size(const uint64_t *v, size_t n)
 
 size_t t2f_pb__packed_i64_size(const int64_t *v, size_t n)
 {
-	size_t s = 0;
-
-	for (size_t i = 0; i < n; i++)
-		s += t2f_pb__varint_size((uint64_t)v[i]);
-	return s;
+	return t2f_pb__packed_u64_size((const uint64_t *)v, n);  /* two's complement, as encoded */
 }
 
 /* Writes v at p (room for 10 bytes); returns the bytes written. */
@@ -133,19 +129,8 @@ int t2f_pb__put_packed_u64(struct t2f_buf *b, uint32_t field, const uint64_t *v,
 
 int t2f_pb__put_packed_i64(struct t2f_buf *b, uint32_t field, const int64_t *v, size_t n)
 {
-	size_t len = t2f_pb__packed_i64_size(v, n);
-	int err;
-
-	if (n == 0)
-		return 0;
-	err = t2f_buf__reserve(b, 20 + len);
-	if (err)
-		return err;
-	b->len += varint_at(b->p + b->len, (uint64_t)field << 3 | T2F_PB_LEN);
-	b->len += varint_at(b->p + b->len, len);
-	for (size_t i = 0; i < n; i++)
-		b->len += varint_at(b->p + b->len, (uint64_t)v[i]);
-	return 0;
+	/* int64 is encoded as its two's complement uint64 (10 bytes when negative) */
+	return t2f_pb__put_packed_u64(b, field, (const uint64_t *)v, n);
 }
 
 /* mark = offset of the one-byte length placeholder (the body starts at mark + 1). */

@@ -330,6 +330,21 @@ static int cpu_event(struct t2f_nettrace *r)
 	return err;
 }
 
+/* Every sample is read (counted); one without a stack is dropped (false). Settles the weight of
+ * one sample on the first. */
+static bool sample_start(struct t2f_nettrace *r, const struct nt_event *e)
+{
+	r->stats.samples++;
+	t2f_profile__count_read(r->p);
+	if (!e->stack_len) {
+		t2f_profile__count_drop(r->p, T2F_DROP_EMPTY_STACK);
+		return false;
+	}
+	if (!r->weight)
+		r->weight = r->opts.weight == T2F_NETTRACE_WEIGHT_SAMPLES ? 1 : DEFAULT_INTERVAL_NS;
+	return true;
+}
+
 /* SampleProfiler event 0: payload u32 Type (1 External, 2 Managed), the stack leaf first. A
  * payload without its type keeps the sample, without the External leaf. */
 static int on_sample(struct t2f_nettrace *r, const struct nt_event *e)
@@ -340,16 +355,10 @@ static int on_sample(struct t2f_nettrace *r, const struct nt_event *e)
 	uint32_t type = 0;
 	int err;
 
-	r->stats.samples++;
-	t2f_profile__count_read(r->p);
-	if (!e->stack_len) {
-		t2f_profile__count_drop(r->p, T2F_DROP_EMPTY_STACK);
+	if (!sample_start(r, e))
 		return 0;
-	}
 	if (!nt_clr_sample_decode(e->payload, e->payload_len, &type))
 		r->stats.untyped_samples++;
-	if (!r->weight)
-		r->weight = r->opts.weight == T2F_NETTRACE_WEIGHT_SAMPLES ? 1 : DEFAULT_INTERVAL_NS;
 	err = cpu_event(r) ?: lookup_thread(r, e, &thread);
 	for (uint32_t i = e->stack_len; i-- > 0 && !err;) /* root first */
 		err = ip_frame(r, e->stack[i], &frame) ?: t2f_profile__child(r->p, node, frame, &node);
@@ -384,16 +393,10 @@ static int on_uni_sample(struct t2f_nettrace *r, const struct nt_event *e, bool 
 	uint64_t value = 0, weight;
 	int err;
 
-	r->stats.samples++;
-	t2f_profile__count_read(r->p);
-	if (!e->stack_len) {
-		t2f_profile__count_drop(r->p, T2F_DROP_EMPTY_STACK);
+	if (!sample_start(r, e))
 		return 0;
-	}
 	if (!nt_uni_value_decode(e->payload, e->payload_len, &value))
 		r->stats.untyped_samples++;
-	if (!r->weight)
-		r->weight = r->opts.weight == T2F_NETTRACE_WEIGHT_SAMPLES ? 1 : DEFAULT_INTERVAL_NS;
 	if (cswitch)
 		weight = ticks_ns(r, value);
 	else

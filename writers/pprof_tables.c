@@ -13,88 +13,22 @@
 #include <string.h>
 
 #include "formats/diag.h"
+#include "formats/utf8.h"
 
 /* ---- strings ---- */
 
-/* Length of the well-formed UTF-8 sequence at s (1..4), or 0 when it is ill-formed; *bad is the
- * number of bytes to replace then (at least 1). */
-static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xbf;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4;
-	else
-		return *bad = 1, 0;
-	if (c == 0xe0)
-		lo = 0xa0;      /* overlong */
-	else if (c == 0xed)
-		hi = 0x9f;      /* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;      /* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f;      /* above U+10FFFF */
-	for (size_t i = 1; i < len; i++) {
-		unsigned char x = i < n ? s[i] : 0;
-
-		if (x < (i == 1 ? lo : 0x80) || x > (i == 1 ? hi : 0xbf))
-			return *bad = i, 0;
-	}
-	return len;
-}
-
-/* s with every ill-formed sequence replaced by U+FFFD, into t->utf8 (*repaired); nothing is
- * copied when s is valid. */
-static int utf8_repair(struct t2f_pprof_tables *t, const char *s, size_t len, bool *repaired)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, bad, n;
-	int err;
-
-	*repaired = false;
-	while (i < len && (n = utf8_seq(u + i, len - i, &bad)))
-		i += n;
-	if (i == len)
-		return 0;
-	t->utf8.len = 0;
-	err = t2f_buf__put(&t->utf8, s, i);
-	while (!err && i < len) {
-		n = utf8_seq(u + i, len - i, &bad);
-		if (n) {
-			err = t2f_buf__put(&t->utf8, s + i, n);
-			i += n;
-		} else {
-			err = t2f_buf__put(&t->utf8, "\xef\xbf\xbd", 3);
-			i += bad;
-		}
-	}
-	*repaired = !err;
-	return err;
-}
-
 int t2f_pprof_tables__str(struct t2f_pprof_tables *t, const char *s, size_t len, uint32_t *idx)
 {
-	bool repaired;
 	int err;
 
 	if (len == 0) {
 		*idx = 0;
 		return 0;
 	}
-	err = utf8_repair(t, s, len, &repaired);
-	if (err)
-		return err;
-	if (repaired)
-		return t2f_strtab__intern(t->strs, t->utf8.p, t->utf8.len, idx);
-	return t2f_strtab__intern(t->strs, s, len, idx);
+	if (t2f_utf8_valid(s, len))
+		return t2f_strtab__intern(t->strs, s, len, idx);
+	err = t2f_utf8_repair(&t->utf8, s, len);  /* ill-formed sequences become U+FFFD */
+	return err ?: t2f_strtab__intern(t->strs, t->utf8.p, t->utf8.len, idx);
 }
 
 static int prof_str(struct t2f_pprof_tables *t, t2f_str_id id, uint32_t *idx)

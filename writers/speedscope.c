@@ -31,6 +31,7 @@
 
 #include "formats/buf.h"
 #include "formats/diag.h"
+#include "formats/utf8.h"
 #include "formats/hashmap.h"
 #include "writers/frame_name.h"
 
@@ -92,82 +93,6 @@ static bool ss_item(const struct ss *s, size_t idx, struct ss_item *it)
 }
 
 
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is invalid; then *bad is the length
- * of its maximal ill-formed prefix (≥ 1), which becomes one U+FFFD (Unicode §3.9 practice). */
-static size_t ss_utf8_seq(const unsigned char *s, size_t n, size_t *bad)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t need, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		need = 1;
-	else if (c >= 0xe0 && c <= 0xef)
-		need = 2;
-	else if (c >= 0xf0 && c <= 0xf4)
-		need = 3;
-	else
-		need = 0;
-	if (c == 0xe0)
-		lo = 0xa0; /* overlong */
-	else if (c == 0xed)
-		hi = 0x9f; /* surrogates */
-	else if (c == 0xf0)
-		lo = 0x90; /* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f; /* above U+10FFFF */
-	for (i = 1; need && i <= need; i++) {
-		if (i >= n || s[i] < lo || s[i] > hi)
-			break;
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	if (need && i > need)
-		return i;
-	*bad = i;
-	return 0;
-}
-
-static bool ss_utf8_valid(const char *str, size_t len)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0, bad, n;
-
-	while (i < len) {
-		n = ss_utf8_seq(s + i, len - i, &bad);
-		if (!n)
-			return false;
-		i += n;
-	}
-	return true;
-}
-
-/* Copies str into s->utf8_buf with each ill-formed sequence replaced by U+FFFD. */
-static int ss_utf8_repair(struct ss *s, const char *str, size_t len, size_t *out_len)
-{
-	const unsigned char *in = (const unsigned char *)str;
-	size_t i = 0, o = 0, bad, n;
-
-	s->utf8_buf.len = 0;
-	if (len > SIZE_MAX / 3 || t2f_buf__reserve(&s->utf8_buf, len * 3))
-		return -ENOMEM;
-	while (i < len) {
-		n = ss_utf8_seq(in + i, len - i, &bad);
-		if (n) {
-			memcpy(s->utf8_buf.p + o, in + i, n);
-			o += n;
-			i += n;
-			continue;
-		}
-		memcpy(s->utf8_buf.p + o, "\xef\xbf\xbd", 3);
-		o += 3;
-		i += bad;
-	}
-	*out_len = o;
-	return 0;
-}
-
 /* Writes str as a JSON string, escaped by json-c (which passes bytes ≥ 0x80 through unchecked,
  * hence the UTF-8 repair first). */
 static int ss_put_string(struct ss *s, const char *str, size_t len)
@@ -176,11 +101,12 @@ static int ss_put_string(struct ss *s, const char *str, size_t len)
 	size_t json_len;
 	int err;
 
-	if (!ss_utf8_valid(str, len)) {
-		err = ss_utf8_repair(s, str, len, &len);
+	if (!t2f_utf8_valid(str, len)) {
+		err = t2f_utf8_repair(&s->utf8_buf, str, len);
 		if (err)
 			return err;
 		str = s->utf8_buf.p;
+		len = s->utf8_buf.len;
 	}
 	if (len > INT_MAX || !json_object_set_string_len(s->jstr, str, (int)len))
 		return -ENOMEM;
