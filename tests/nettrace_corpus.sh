@@ -11,12 +11,15 @@
 # Per trace: both conversions exit 0; the samples written (folded counts, speedscope weights)
 # equal the SampleProfiler events of SAMPLES.md; only the truncated trace.nettrace warns (that
 # it ends inside a block); ../shared/validators/check accepts the speedscope and pprof
-# outputs. In the two Linux traces at least 99% of managed frames (weighted by samples) are
+# outputs; the pprof stacks, as Go pprof reads them, equal the folded output written with
+# --raw-names, per event, line for line (tests/pprof_lib.sh). In the two Linux traces at least 99% of managed frames (weighted by samples) are
 # named from a method, and every frame name has dotnet-trace's shape "Module!Namespace.Type.Method(args)", as in
 # example-*.speedscope.json. HeartRateMonitor's 4-byte IPs stay below 2^32. NetPerf (V3) is
 # refused with exit 1 and a message naming it.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=pprof_lib.sh
+. "$(dirname "$0")/pprof_lib.sh"
 t2f_init .. 1 "$@"
 corpus=$SRC/../shared/corpus/nettrace
 ci=${CI:-}
@@ -38,6 +41,15 @@ fi
 
 make_tmp
 find_validators "skipping validation" "$ci"
+find_pprof
+if [ -z "$PPROF" ]; then
+	if [ "$ci" = true ]; then
+		bad "Go pprof not installed (../shared/validators/setup.sh), and CI=true requires it"
+	else
+		echo "$TEST_NAME: Go pprof not installed: pprof stack comparison skipped"
+	fi
+fi
+pp_files=0 pp_stacks=0 pp_mismatches=0
 
 # unzip ZIP: extracts into $TMP (each zip holds one trace)
 unzip_trace() {
@@ -97,6 +109,14 @@ speedscope_facts() {
 
 fact() { sed -n "s/^$1 //p" "$2" | head -n 1; }
 
+# fold OUT ARGS...: the folded output of $trace for the pprof stack comparison.
+# shellcheck disable=SC2317 # called through stacks_check
+fold() {
+	_fo=$1
+	shift
+	t2f -f collapsed --raw-names "$@" -o "$_fo" "$trace" 2>/dev/null
+}
+
 # check_trace TRACE SAMPLES LINUX: the checks above for one trace
 check_trace() {
 	name=$(basename "$1" .nettrace)
@@ -146,11 +166,32 @@ check_trace() {
 			bad "$name: speedscope output rejected by the validator:"
 			head -n 10 "$TMP/check" | sed 's/^/    /'
 		fi
+	fi
+	if [ "$VALIDATE" = 1 ] || [ -n "$PPROF" ]; then
 		convert "$name" "$1" pprof "$TMP/$name.pb.gz" && ok || return
-		if "$CHECK" pprof "$TMP/$name.pb.gz" >"$TMP/check" 2>&1; then ok; else
-			bad "$name: pprof output rejected by the validator:"
-			head -n 10 "$TMP/check" | sed 's/^/    /'
+		# --weight samples makes the reader weigh each sample 1 (cpu/count): the stack
+		# comparison uses the default weights (cpu/nanoseconds), a second pprof file
+		if t2f -f pprof -o "$TMP/$name.period.pb.gz" "$1" 2>/dev/null; then ok; else
+			bad "$name: trace2flame -f pprof (default weights) failed"
+			return
 		fi
+	fi
+	if [ "$VALIDATE" = 1 ]; then
+		for pb in "$TMP/$name.pb.gz" "$TMP/$name.period.pb.gz"; do
+			if "$CHECK" pprof "$pb" >"$TMP/check" 2>&1; then ok; else
+				bad "$(basename "$pb"): pprof output rejected by the validator:"
+				head -n 10 "$TMP/check" | sed 's/^/    /'
+			fi
+		done
+	fi
+	if [ -n "$PPROF" ]; then
+		trace=$1
+		if stacks_check "$TMP/$name.period.pb.gz" "$TMP/$name.st" "    $name" fold; then ok; else
+			bad "$name: pprof stacks differ from the folded output (--raw-names)"
+		fi
+		pp_files=$((pp_files + 1))
+		pp_stacks=$((pp_stacks + STACKS))
+		pp_mismatches=$((pp_mismatches + MISMATCHES))
 	fi
 }
 
@@ -189,6 +230,9 @@ if [ -f "$corpus/trace.nettrace" ]; then
 	cp "$corpus/trace.nettrace" "$TMP/trace.nettrace"
 	check_trace "$TMP/trace.nettrace" 7338 windows
 fi
+
+[ -n "$PPROF" ] &&
+	echo "pprof stacks: $pp_files traces, $pp_stacks stacks compared, $pp_mismatches mismatches"
 
 # dotnet-trace's naming (example-*.speedscope.json: "System.Private.CoreLib!System.Threading.
 # Thread.Sleep(int32)"), on frames these traces are known to hold.

@@ -15,13 +15,18 @@
 #   - v6-jit: JIT names from ProcessSymbol (one defined after its samples), an uncovered JIT
 #     address, unmapped user and kernel addresses as ?!0x...;
 #   - golden outputs: fixtures/nettrace/expected/<case>.folded / .speedscope.json, with the ELF
-#     directory written ${ELF}; T2F_BLESS=1 rewrites them.
+#     directory written ${ELF}; T2F_BLESS=1 rewrites them;
+#   - pprof (-f pprof): accepted by ../shared/validators/check, and its stacks, as Go pprof reads
+#     them, equal the folded output written with --raw-names, per event, line for line
+#     (tests/pprof_lib.sh).
 #
 # usage: sh tests/nettrace_universal.sh TRACE2FLAME
 # env: T2F_SOURCE_DIR, T2F_BLESS, T2F_VALIDATORS, CI (see tests/lib.sh)
 # Needs python3, gcc, readelf and addr2line.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=pprof_lib.sh
+. "$(dirname "$0")/pprof_lib.sh"
 t2f_init .. 1 "$@"
 NFX=$SRC/fixtures/nettrace
 EXP=$NFX/expected
@@ -30,6 +35,15 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 make_tmp
 find_validators "speedscope validation skipped" "${CI:-}"
+find_pprof
+if [ -z "$PPROF" ]; then
+	if [ "${CI:-}" = true ]; then
+		bad "Go pprof not installed (../shared/validators/setup.sh), and CI=true requires it"
+	else
+		echo "$TEST_NAME: Go pprof not installed: pprof stack comparison skipped"
+	fi
+fi
+pp_files=0 pp_stacks=0 pp_mismatches=0
 
 FXD=$TMP/fx
 ELF=$FXD/elf
@@ -60,6 +74,14 @@ golden() {
 		bad "$1.$2 differs from expected/$1.$2:"
 		diff "$EXP/$1.$2" "$TMP/$1.golden.$2" | head -20
 	fi
+}
+
+# fold OUT ARGS...: the folded output of trace $n for the pprof stack comparison.
+# shellcheck disable=SC2317 # called through stacks_check
+fold() {
+	_fo=$1
+	shift
+	convert "$n" collapsed "$_fo" --raw-names "$@" 2>/dev/null
 }
 
 # symbols_of NAME: "FILE!symbol" for every ELF:symbol frame of the description.
@@ -108,12 +130,35 @@ sys.exit(0 if m and w and o and int(m[1]) == int(m[2]) + int(m[3]) > 0
 EOF
 	golden "$n" folded
 	golden "$n" speedscope.json
+	if [ -n "$PPROF" ] || [ "$VALIDATE" = 1 ]; then
+		if convert "$n" pprof "$TMP/$n.pb.gz" 2>"$TMP/$n.pprof.err"; then ok; else
+			bad "$n: trace2flame -f pprof failed:"
+			cat "$TMP/$n.pprof.err"
+		fi
+	fi
+	if [ "$VALIDATE" = 1 ] && [ -f "$TMP/$n.pb.gz" ]; then
+		if "$CHECK" pprof "$TMP/$n.pb.gz" >"$TMP/$n.check" 2>&1; then ok; else
+			bad "$n: pprof validator:"
+			cat "$TMP/$n.check"
+		fi
+	fi
+	if [ -n "$PPROF" ] && [ -f "$TMP/$n.pb.gz" ]; then
+		if stacks_check "$TMP/$n.pb.gz" "$TMP/$n.st" "    $n" fold; then ok; else
+			bad "$n: pprof stacks differ from the folded output (--raw-names)"
+		fi
+		pp_files=$((pp_files + 1))
+		pp_stacks=$((pp_stacks + STACKS))
+		pp_mismatches=$((pp_mismatches + MISMATCHES))
+	fi
 	[ "$n" = v6-build-id ] && continue # refused files: checked below
 	missing=$(symbols_of "$n" | while read -r want; do
 		grep -qF "$want" "$TMP/$n.folded" || printf ' %s' "$want"
 	done)
 	if [ -z "$missing" ]; then ok; else bad "$n: frames missing from the output:$missing"; fi
 done
+
+[ -n "$PPROF" ] &&
+	echo "pprof stacks: $pp_files traces, $pp_stacks stacks compared, $pp_mismatches mismatches"
 
 # --- the same frames with the ELF files out of reach: FILE!0xFILE_OFF ------------------------
 mv "$ELF" "$ELF.away"
