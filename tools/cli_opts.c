@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "writers/svg.h"
 
 #ifndef T2F_VERSION
 #define T2F_VERSION "unknown"
@@ -30,6 +33,16 @@ enum t2f_long_only {
 	T2F_OPT_BUILDIDS,
 	T2F_OPT_KALLSYMS,
 	T2F_OPT_PERF_MAP_DIR,
+	T2F_OPT_TITLE,
+	T2F_OPT_SUBTITLE,
+	T2F_OPT_COUNTNAME,
+	T2F_OPT_WIDTH,
+	T2F_OPT_MINWIDTH,
+	T2F_OPT_COLORS,
+	T2F_OPT_HASH,
+	T2F_OPT_REVERSE,
+	T2F_OPT_ICICLE,
+	T2F_OPT_FLAMECHART,
 };
 
 #define T2F_SHORT_OPTS ":o:f:qhV"
@@ -57,6 +70,17 @@ static const struct option t2f_long_opts[] = {
 	{ "buildids", required_argument, NULL, T2F_OPT_BUILDIDS },
 	{ "kallsyms", required_argument, NULL, T2F_OPT_KALLSYMS },
 	{ "perf-map-dir", required_argument, NULL, T2F_OPT_PERF_MAP_DIR },
+	{ "title", required_argument, NULL, T2F_OPT_TITLE },
+	{ "subtitle", required_argument, NULL, T2F_OPT_SUBTITLE },
+	{ "countname", required_argument, NULL, T2F_OPT_COUNTNAME },
+	{ "width", required_argument, NULL, T2F_OPT_WIDTH },
+	{ "minwidth", required_argument, NULL, T2F_OPT_MINWIDTH },
+	{ "colors", required_argument, NULL, T2F_OPT_COLORS },
+	{ "hash", no_argument, NULL, T2F_OPT_HASH },
+	{ "reverse", no_argument, NULL, T2F_OPT_REVERSE },
+	{ "icicle", no_argument, NULL, T2F_OPT_ICICLE },
+	{ "inverted", no_argument, NULL, T2F_OPT_ICICLE },
+	{ "flamechart", no_argument, NULL, T2F_OPT_FLAMECHART },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -74,21 +98,24 @@ static const struct {
 	{ ".json", T2F_CLI_FORMAT_SPEEDSCOPE },
 	{ ".collapsed", T2F_CLI_FORMAT_COLLAPSED },
 	{ ".folded", T2F_CLI_FORMAT_COLLAPSED },
+	{ ".svg", T2F_CLI_FORMAT_SVG },
 };
 
 static void t2f_cli_help(FILE *f)
 {
 	fputs("Usage: trace2flame [OPTIONS] INPUT... [-o OUTPUT]\n"
 	      "Convert profiler output (perf script text or .nettrace, plain, gzip or zstd; -\n"
-	      "for standard input) into collapsed stacks, speedscope JSON or pprof. Several\n"
-	      "INPUTs are merged into one profile, their threads kept apart.\n"
+	      "for standard input) into collapsed stacks, speedscope JSON, pprof or an\n"
+	      "interactive SVG flame graph. Several INPUTs are merged into one profile,\n"
+	      "their threads kept apart.\n"
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE   write FILE (atomically: a temp file renamed on success);\n"
 	      "                      - or no -o: standard output. With --each: a directory\n"
-	      "  -f, --format FMT    collapsed | speedscope | pprof (default: from the -o\n"
-	      "                      extension: .folded, .collapsed, .json, .speedscope.json,\n"
-	      "                      .pb.gz, .pprof; collapsed on stdout)\n"
+	      "  -f, --format FMT    collapsed | speedscope | pprof | svg (default: from the\n"
+	      "                      -o extension: .folded, .collapsed, .json,\n"
+	      "                      .speedscope.json, .pb.gz, .pprof, .svg; collapsed on\n"
+	      "                      stdout)\n"
 	      "      --each          convert every INPUT to its own file in the -o DIR, named\n"
 	      "                      after the input (a.perf.txt.zst -> a.perf.folded)\n"
 	      "\n"
@@ -104,6 +131,19 @@ static void t2f_cli_help(FILE *f)
 	      "      --all           --kernel and --jit\n"
 	      "      --addrs         show addresses of unresolved frames\n"
 	      "      --raw-names     keep argument lists in function names\n"
+	      "\n"
+	      "SVG flame graph (-f svg):\n"
+	      "      --title TEXT    title (default Flame Graph, Icicle Graph, Flame Chart)\n"
+	      "      --subtitle TEXT a second line under the title\n"
+	      "      --countname NAME  what widths count (default: samples, ns or the event)\n"
+	      "      --width PX      image width (default 1200)\n"
+	      "      --minwidth PX   leave out frames narrower than PX (default 0.1)\n"
+	      "      --colors PAL    hot (default) | mem | io | module | kind (kernel,\n"
+	      "                      jit, inlined, user)\n"
+	      "      --hash          colour by name: a function keeps its colour across graphs\n"
+	      "      --reverse       stacks leaf first (merged from the leaf)\n"
+	      "      --icicle        root at the top (also --inverted)\n"
+	      "      --flamechart    siblings in time order, one tree per thread\n"
 	      "\n"
 	      "Symbols (frames perf could not name, when their address was printed):\n"
 	      "      --resymbolize   resolve every frame with an address, replacing perf's names\n"
@@ -155,6 +195,8 @@ const char *t2f_cli_format_ext(enum t2f_cli_format f)
 {
 	if (f == T2F_CLI_FORMAT_PPROF)
 		return ".pb.gz";
+	if (f == T2F_CLI_FORMAT_SVG)
+		return ".svg";
 	return f == T2F_CLI_FORMAT_SPEEDSCOPE ? ".speedscope.json" : ".folded";
 }
 
@@ -179,8 +221,10 @@ static int t2f_cli_set_format(struct t2f_cli_opts *o, const char *arg, FILE *err
 		o->format = T2F_CLI_FORMAT_SPEEDSCOPE;
 	else if (strcmp(arg, "pprof") == 0)
 		o->format = T2F_CLI_FORMAT_PPROF;
+	else if (strcmp(arg, "svg") == 0)
+		o->format = T2F_CLI_FORMAT_SVG;
 	else
-		return t2f_cli_usage_error(err, NULL, "unknown format '%s' (known: collapsed, speedscope, pprof)", arg);
+		return t2f_cli_usage_error(err, NULL, "unknown format '%s' (known: collapsed, speedscope, pprof, svg)", arg);
 	return 0;
 }
 
@@ -192,6 +236,49 @@ static int t2f_cli_set_weight(struct t2f_cli_opts *o, const char *arg, FILE *err
 		o->weight_samples = true;
 	else
 		return t2f_cli_usage_error(err, NULL, "unknown weight '%s' (known: period, samples)", arg);
+	return 0;
+}
+
+static int t2f_cli_set_colors(struct t2f_cli_opts *o, const char *arg, FILE *err)
+{
+	static const struct {
+		const char *name;
+		enum t2f_svg_colors colors;
+	} pals[] = {
+		{ "hot", T2F_SVG_COLORS_HOT }, { "mem", T2F_SVG_COLORS_MEM }, { "io", T2F_SVG_COLORS_IO },
+		{ "module", T2F_SVG_COLORS_MODULE }, { "kind", T2F_SVG_COLORS_KIND },
+	};
+
+	for (size_t i = 0; i < sizeof(pals) / sizeof(pals[0]); i++) {
+		if (strcmp(arg, pals[i].name) == 0) {
+			o->colors = (int)pals[i].colors;
+			return 0;
+		}
+	}
+	return t2f_cli_usage_error(err, NULL, "unknown colors '%s' (known: hot, mem, io, module, kind)", arg);
+}
+
+/* --width: a whole number of pixels, 100 to 100000. */
+static int t2f_cli_set_width(struct t2f_cli_opts *o, const char *arg, FILE *err)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (end == arg || *end || v < 100 || v > 100000)
+		return t2f_cli_usage_error(err, NULL, "--width '%s': want pixels, 100 to 100000", arg);
+	o->width = (unsigned)v;
+	return 0;
+}
+
+/* --minwidth: pixels, 0 or more. */
+static int t2f_cli_set_min_width(struct t2f_cli_opts *o, const char *arg, FILE *err)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v >= 0 && v <= 100000))
+		return t2f_cli_usage_error(err, NULL, "--minwidth '%s': want pixels, 0 or more", arg);
+	o->min_width = v;
 	return 0;
 }
 
@@ -233,6 +320,16 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_BUILDIDS: o->buildids = optarg; return 0;
 	case T2F_OPT_KALLSYMS: o->kallsyms = optarg; return 0;
 	case T2F_OPT_PERF_MAP_DIR: o->perf_map_dir = optarg; return 0;
+	case T2F_OPT_TITLE: o->title = optarg; return 0;
+	case T2F_OPT_SUBTITLE: o->subtitle = optarg; return 0;
+	case T2F_OPT_COUNTNAME: o->count_name = optarg; return 0;
+	case T2F_OPT_WIDTH: return t2f_cli_set_width(o, optarg, err);
+	case T2F_OPT_MINWIDTH: return t2f_cli_set_min_width(o, optarg, err);
+	case T2F_OPT_COLORS: return t2f_cli_set_colors(o, optarg, err);
+	case T2F_OPT_HASH: o->hash = true; return 0;
+	case T2F_OPT_REVERSE: o->reverse = true; return 0;
+	case T2F_OPT_ICICLE: o->icicle = true; return 0;
+	case T2F_OPT_FLAMECHART: o->flamechart = true; return 0;
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case ':':
@@ -276,7 +373,7 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 	o->format = t2f_cli_format_of_name(o->output);
 	if (!o->format)
 		return t2f_cli_usage_error(err, NULL, "cannot tell the output format of '%s': name it *.folded, "
-				     "*.collapsed, *.json, *.speedscope.json, *.pb.gz or *.pprof, "
+				     "*.collapsed, *.json, *.speedscope.json, *.pb.gz, *.pprof or *.svg, "
 				     "or use -f FMT",
 				     o->output);
 	return 0;
@@ -287,6 +384,7 @@ int t2f_cli_opts__parse(struct t2f_cli_opts *o, int argc, char **argv, FILE *out
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
+	o->min_width = -1;
 	opterr = 0; /* our own messages, without argv[0]'s path */
 	while ((c = getopt_long(argc, argv, T2F_SHORT_OPTS, t2f_long_opts, NULL)) != -1) {
 		ret = t2f_cli_option(o, c, argv, err);

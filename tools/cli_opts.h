@@ -27,6 +27,7 @@ enum t2f_cli_format {
 	T2F_CLI_FORMAT_COLLAPSED,
 	T2F_CLI_FORMAT_SPEEDSCOPE,
 	T2F_CLI_FORMAT_PPROF,
+	T2F_CLI_FORMAT_SVG,
 };
 
 #define T2F_CLI_MAX_DIRS 32     /* --symbol-path / --debug-dir given at most this many times */
@@ -49,6 +50,12 @@ struct t2f_cli_opts {
 	const char *symbol_dirs[T2F_CLI_MAX_DIRS + 1]; /* --symbol-path, NULL-terminated */
 	const char *debug_dirs[T2F_CLI_MAX_DIRS + 1];  /* --debug-dir, NULL-terminated */
 	int n_symbol_dirs, n_debug_dirs;
+	/* SVG flame graph (writers/svg.h) */
+	const char *title, *subtitle, *count_name; /* --title, --subtitle, --countname */
+	unsigned width;            /* --width PX; 0 = default */
+	double min_width;          /* --minwidth PX; < 0 = default */
+	int colors;                /* --colors: enum t2f_svg_colors */
+	bool hash, reverse, icicle, flamechart;
 	bool help, version;        /* already printed: exit 0 */
 	char **inputs;             /* argv's INPUT operands ("-" = stdin) */
 	int n_inputs;
@@ -66,7 +73,7 @@ int t2f_cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 /* True when `path` is standard input/output ("-"); NULL counts as stdout. */
 bool t2f_cli_is_std(const char *path);
 
-/* Extension of an output file in a format: ".folded", ".speedscope.json" or ".pb.gz". */
+/* Extension of an output file in a format: ".folded", ".speedscope.json", ".pb.gz" or ".svg". */
 const char *t2f_cli_format_ext(enum t2f_cli_format f);
 
 #endif

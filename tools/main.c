@@ -25,6 +25,7 @@
 #include "writers/collapsed.h"
 #include "writers/pprof.h"
 #include "writers/speedscope.h"
+#include "writers/svg.h"
 
 /* One conversion: some inputs → one profile → one output. */
 struct t2f_conv {
@@ -176,6 +177,25 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 		};
 
 		err = t2f_pprof__write(c->profile, &po, out);
+	} else if (o->format == T2F_CLI_FORMAT_SVG) {
+		struct t2f_svg_opts vo = {
+			.event = c->run.written,
+			.weight_samples = o->weight_samples,
+			.title = o->title,
+			.subtitle = o->subtitle,
+			.count_name = o->count_name,
+			.width = o->width,
+			.min_width = o->min_width,
+			.colors = (enum t2f_svg_colors)o->colors,
+			.hash = o->hash,
+			.reverse = o->reverse,
+			.icicle = o->icicle,
+			.flamechart = o->flamechart,
+			.names = { .raw_names = o->raw_names, .kernel = o->kernel, .jit = o->jit,
+				   .addrs = o->addrs },
+		};
+
+		err = t2f_svg__write(c->profile, &vo, out);
 	} else {
 		struct t2f_collapsed_opts co = {
 			.event = c->run.written,
@@ -206,7 +226,8 @@ static int t2f_resymbolize(struct t2f_conv *c)
 		.debug_dirs = o->n_debug_dirs ? o->debug_dirs : NULL,
 		.buildids = o->buildids,
 		.unsafe_build_id_match = o->unsafe_build_id_match,
-		.no_params = o->format == T2F_CLI_FORMAT_COLLAPSED && !o->raw_names,
+		.no_params = (o->format == T2F_CLI_FORMAT_COLLAPSED || o->format == T2F_CLI_FORMAT_SVG) &&
+			     !o->raw_names,
 		.kallsyms = o->kallsyms,
 		.perf_map_dir = o->perf_map_dir,
 		.nettrace = c->nettrace,
@@ -223,7 +244,7 @@ static int t2f_convert_steps(struct t2f_conv *c, bool *reported)
 	struct t2f_outfile *f = NULL;
 	int err;
 
-	if (o->format == T2F_CLI_FORMAT_SPEEDSCOPE)
+	if (o->format == T2F_CLI_FORMAT_SPEEDSCOPE || (o->format == T2F_CLI_FORMAT_SVG && o->flamechart))
 		t2f_profile__enable_log(c->profile);
 	for (size_t i = 0; i < c->n_inputs; i++) {
 		err = t2f_read_input(c, i);

@@ -1,0 +1,62 @@
+/* writers/svg.h: an interactive SVG flame graph, self-contained (its script and style inline, no
+ * network), with the DOM flame graph users know: text elements with the ids "title", "subtitle"
+ * (when given), "details", "unzoom", "search", "ignorecase" and "matched"; a group "frames" with
+ * one <g> per frame holding <title>NAME (N COUNTNAME, P%)</title>, a <rect> and a <text> label.
+ * The script (writers/svg_script.js) zooms on click, searches by regular expression (Ctrl-F, F3;
+ * Ctrl-I toggles case), shows the hovered frame on the details line, and keeps the zoom and the
+ * search in the URL (?x=&y=&s=).
+ *
+ * Layout: the root "all" holds one frame per thread name (comm, as in collapsed output), then the
+ * stacks root first (leaf first with `reverse`), merged by display name (writers/frame_name.h,
+ * collapsed style) and sorted bytewise among siblings, so x order carries no meaning. Widths are
+ * proportional to the event's weight (periods, or sample counts with `weight_samples`). Frames
+ * narrower than `min_width` pixels are left out with their descendants (their weight stays in the
+ * parent), which bounds the output by the image width, not by the input's size. With `flamechart`
+ * the siblings are in time order instead (the profile's sample log, one run of equal stacks per
+ * frame), per thread.
+ *
+ * Names are repaired to UTF-8, stripped of control characters and XML-escaped. The output depends
+ * only on the profile and the options (no clock, no randomness, no hash order).
+ *
+ * Returns 0, -ENOMEM, or -EINVAL (flamechart without a sample log); write errors surface in
+ * t2f_out__finish(). Reads the profile only. A profile without samples of the event gives a
+ * valid SVG that says "ERROR: No valid input".
+ */
+#ifndef T2F_SVG_H
+#define T2F_SVG_H
+
+#include <stdbool.h>
+
+#include "formats/profile.h"
+#include "writers/frame_name.h"
+#include "writers/out.h"
+
+enum t2f_svg_colors {
+	T2F_SVG_COLORS_HOT = 0,  /* reds to yellows (the default) */
+	T2F_SVG_COLORS_MEM,      /* greens */
+	T2F_SVG_COLORS_IO,       /* blues */
+	T2F_SVG_COLORS_MODULE,   /* one hue per module (by its base name) */
+	T2F_SVG_COLORS_KIND,     /* by frame kind: user red, kernel orange, jit/managed green,
+				  * inlined aqua */
+};
+
+struct t2f_svg_opts {
+	t2f_event_id event;        /* 0 = the first event */
+	bool weight_samples;       /* sample counts instead of periods */
+	const char *title;         /* NULL: "Flame Graph", "Icicle Graph" or "Flame Chart" */
+	const char *subtitle;      /* NULL: none */
+	const char *count_name;    /* NULL: "samples" for counts, else the event's unit */
+	unsigned width;            /* image width in px; 0 = 1200 */
+	double min_width;          /* px; frames narrower are left out; < 0 = 0.1 */
+	enum t2f_svg_colors colors;
+	bool hash;                 /* colour from the name alone (same name, same colour across
+				    * graphs); else a fixed sequence in output order */
+	bool reverse;              /* stacks leaf first */
+	bool icicle;               /* root at the top */
+	bool flamechart;           /* time order (needs the sample log) */
+	struct t2f_frame_name_opts names; /* .collapsed is forced on */
+};
+
+int t2f_svg__write(const struct t2f_profile *p, const struct t2f_svg_opts *o, struct t2f_out *out);
+
+#endif
