@@ -7,11 +7,12 @@
 #        T2F_VALIDATORS  validator install dir (default ~/.cache/t2f-validators)
 #
 # Inputs: fixtures/perf-script/<case>.perf.txt (any *.txt except bad_*). Expected outputs:
-# fixtures/perf-script/expected/<case>[+opt+opt].folded|speedscope.json, no manifest: the file
-# name says what to run. Options after '+': pid tid all kernel jit addrs raw-names (--NAME),
-# samples (--weight samples), event=NAME (--event NAME). <case>.folded and
-# <case>.speedscope.json must exist for every input; to add a variant, create an empty
-# expected/<case>+opt.<ext> and run with T2F_BLESS=1.
+# fixtures/perf-script/expected/<case>[+opt+opt].folded|speedscope.json|svg, no manifest: the
+# file name says what to run. Options after '+': pid tid all kernel jit addrs raw-names icicle
+# reverse hash flamechart (--NAME), samples (--weight samples), event=NAME (--event NAME),
+# colors=PAL (--colors PAL). <case>.folded and <case>.speedscope.json must exist for every input
+# (an .svg only where one was made); to add a variant, create an empty expected/<case>+opt.<ext>
+# and run with T2F_BLESS=1.
 # Every output is also checked by ../shared/validators/check when the validators are installed.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +37,8 @@ convert() {
 		case $_o in
 		'') ;;
 		pid | tid | all | kernel | jit | addrs | raw-names) set -- "$@" "--$_o" ;;
+		icicle | reverse | hash | flamechart) set -- "$@" "--$_o" ;;
+		colors=?*) set -- "$@" --colors "${_o#colors=}" ;;
 		samples) set -- "$@" --weight samples ;;
 		event=?*) set -- "$@" --event "${_o#event=}" ;;
 		*)
@@ -53,7 +56,7 @@ convert() {
 
 # The expected files to check: every existing one, plus the two every input must have.
 : >"$TMP/list"
-for f in "$exp"/*.folded "$exp"/*.speedscope.json; do
+for f in "$exp"/*.folded "$exp"/*.speedscope.json "$exp"/*.svg; do
 	[ -e "$f" ] && basename "$f" >>"$TMP/list"
 done
 ninputs=0
@@ -76,6 +79,7 @@ for e in $(LC_ALL=C sort -u "$TMP/list"); do
 	case $e in
 	*.speedscope.json) stem=${e%.speedscope.json} fmt=speedscope kind=speedscope ;;
 	*.folded) stem=${e%.folded} fmt=collapsed kind=folded ;;
+	*.svg) stem=${e%.svg} fmt=svg kind=svg ;;
 	esac
 	c=${stem%%+*}
 	opts=${stem#"$c"}
@@ -106,7 +110,10 @@ for e in $(LC_ALL=C sort -u "$TMP/list"); do
 		diff -u "$exp/$e" "$out" | head -n 20 | cut -c1-200 | sed 's/^/    /'
 		continue
 	fi
-	if [ "$VALIDATE" = 1 ] && ! "$CHECK" "$kind" "$out" >"$TMP/check" 2>&1; then
+	# an SVG is checked with a search for its first frame under "all", which is then clicked
+	term=
+	[ "$kind" = svg ] && term=$(sed -n 's/^<g><title>\(.*\) ([0-9,]* [^ ]*, [0-9.]*%)<\/title>.*/\1/p' "$out" | sed -n 2p)
+	if [ "$VALIDATE" = 1 ] && ! "$CHECK" "$kind" "$out" ${term:+"$term"} >"$TMP/check" 2>&1; then
 		bad "$e: rejected by the $kind validator:"
 		head -n 10 "$TMP/check" | sed 's/^/    /'
 		continue
