@@ -9,6 +9,8 @@
 #include "writers/svg_int.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,6 +251,22 @@ static int alloc_paths(struct svg_tree *t)
 	return t->path && t->path_frame ? 0 : -ENOMEM;
 }
 
+/* A flame chart's thread root: "comm [tid N]", so threads of one name stay apart. */
+static int thread_root_name(struct svg_tree *t, t2f_thread_id th, uint32_t *id)
+{
+	size_t len;
+	const char *comm = svg_tree__name(t, t->thread_name[th], &len);
+	char tid[40];
+	int n = snprintf(tid, sizeof(tid), " [tid %" PRId64 "]", t2f_profile__thread_at(t->p, th)->tid);
+	struct t2f_buf b = { 0 };
+	int err = t2f_buf__put(&b, comm, len) ?: t2f_buf__put(&b, tid, (size_t)n);
+
+	if (!err)
+		err = intern(t, b.p, b.len, id);
+	t2f_buf__free(&b);
+	return err;
+}
+
 /* A flame chart's roots: one per thread with samples, in thread-id order. */
 static int chart_roots(struct svg_tree *t, t2f_event_id ev, uint32_t **roots)
 {
@@ -266,11 +284,11 @@ static int chart_roots(struct svg_tree *t, t2f_event_id ev, uint32_t **roots)
 			(*roots)[s->thread] = 1;
 	}
 	for (uint32_t th = 1; !err && th <= nt; th++) {
-		uint32_t r;
+		uint32_t r, name;
 
 		if (!(*roots)[th])
 			continue;
-		err = add_node(t, 0, t->thread_name[th], 0, &r);
+		err = thread_root_name(t, th, &name) ?: add_node(t, 0, name, 0, &r);
 		if (!err) {
 			if (t->nodes[0].last_child)
 				t->nodes[t->nodes[0].last_child].next_sibling = r;
