@@ -43,6 +43,7 @@ enum t2f_long_only {
 	T2F_OPT_REVERSE,
 	T2F_OPT_ICICLE,
 	T2F_OPT_FLAMECHART,
+	T2F_OPT_NEGATE,
 };
 
 #define T2F_SHORT_OPTS ":o:f:qhV"
@@ -81,6 +82,7 @@ static const struct option t2f_long_opts[] = {
 	{ "icicle", no_argument, NULL, T2F_OPT_ICICLE },
 	{ "inverted", no_argument, NULL, T2F_OPT_ICICLE },
 	{ "flamechart", no_argument, NULL, T2F_OPT_FLAMECHART },
+	{ "negate", no_argument, NULL, T2F_OPT_NEGATE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -104,10 +106,16 @@ static const struct {
 static void t2f_cli_help(FILE *f)
 {
 	fputs("Usage: trace2flame [OPTIONS] INPUT... [-o OUTPUT]\n"
-	      "Convert profiler output (perf script text or .nettrace, plain, gzip or zstd; -\n"
-	      "for standard input) into collapsed stacks, speedscope JSON, pprof or an\n"
-	      "interactive SVG flame graph. Several INPUTs are merged into one profile,\n"
-	      "their threads kept apart.\n"
+	      "       trace2flame diff [OPTIONS] BEFORE AFTER [-o OUTPUT.svg]\n"
+	      "Convert profiler output (perf script text, folded stacks or .nettrace, plain,\n"
+	      "gzip or zstd; - for standard input) into collapsed stacks, speedscope JSON,\n"
+	      "pprof or an interactive SVG flame graph. Several INPUTs are merged into one\n"
+	      "profile, their threads kept apart.\n"
+	      "\n"
+	      "diff draws AFTER's flame graph (SVG) coloured by how each frame's share of the\n"
+	      "total changed since BEFORE: red grew, blue shrank, white unchanged. Frames only\n"
+	      "in BEFORE are not drawn; --negate draws BEFORE's shape instead (frames gone\n"
+	      "from AFTER then show in blue). Both inputs are read with the same options.\n"
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE   write FILE (atomically: a temp file renamed on success);\n"
@@ -144,6 +152,7 @@ static void t2f_cli_help(FILE *f)
 	      "      --reverse       stacks leaf first (merged from the leaf)\n"
 	      "      --icicle        root at the top (also --inverted)\n"
 	      "      --flamechart    siblings in time order, one tree per thread\n"
+	      "      --negate        diff: draw BEFORE's shape, not AFTER's\n"
 	      "\n"
 	      "Symbols (frames perf could not name, when their address was printed):\n"
 	      "      --resymbolize   resolve every frame with an address, replacing perf's names\n"
@@ -330,6 +339,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_REVERSE: o->reverse = true; return 0;
 	case T2F_OPT_ICICLE: o->icicle = true; return 0;
 	case T2F_OPT_FLAMECHART: o->flamechart = true; return 0;
+	case T2F_OPT_NEGATE: o->negate = true; return 0;
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case ':':
@@ -344,10 +354,35 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	}
 }
 
+/* trace2flame diff: two inputs, SVG output. */
+static int t2f_cli_check_diff(struct t2f_cli_opts *o, FILE *err)
+{
+	if (o->n_inputs < 2)
+		return t2f_cli_usage_error(err, "diff", "%s", o->n_inputs ? "no AFTER given"
+								     : "no BEFORE and AFTER given");
+	if (o->n_inputs > 2)
+		return t2f_cli_usage_error(err, "diff", "extra operand '%s' (want BEFORE AFTER)",
+					   o->inputs[2]);
+	if (t2f_cli_is_std(o->inputs[0]) && t2f_cli_is_std(o->inputs[1]))
+		return t2f_cli_usage_error(err, "diff", "standard input (-) given more than once");
+	if (o->each || o->flamechart)
+		return t2f_cli_usage_error(err, "diff", "%s does not apply to a differential graph",
+					   o->each ? "--each" : "--flamechart");
+	if (o->format && o->format != T2F_CLI_FORMAT_SVG)
+		return t2f_cli_usage_error(err, "diff", "writes SVG only (-f svg)");
+	o->format = T2F_CLI_FORMAT_SVG;
+	return 0;
+}
+
 /* The combinations getopt cannot check, and the output format. */
 static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 {
 	int stdin_uses = 0;
+
+	if (o->diff)
+		return t2f_cli_check_diff(o, err);
+	if (o->negate)
+		return t2f_cli_usage_error(err, NULL, "--negate is for 'trace2flame diff'");
 
 	if (o->n_inputs == 0)
 		return t2f_cli_usage_error(err, NULL, "no INPUT given (use - for standard input)");
@@ -379,11 +414,13 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 	return 0;
 }
 
-int t2f_cli_opts__parse(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err)
+static int t2f_cli_parse(struct t2f_cli_opts *o, bool diff, int argc, char **argv, FILE *out,
+			 FILE *err)
 {
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
+	o->diff = diff;
 	o->min_width = -1;
 	opterr = 0; /* our own messages, without argv[0]'s path */
 	while ((c = getopt_long(argc, argv, T2F_SHORT_OPTS, t2f_long_opts, NULL)) != -1) {
@@ -401,4 +438,14 @@ int t2f_cli_opts__parse(struct t2f_cli_opts *o, int argc, char **argv, FILE *out
 	o->inputs = argv + optind;
 	o->n_inputs = argc - optind;
 	return t2f_cli_check(o, err);
+}
+
+int t2f_cli_opts__parse(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err)
+{
+	return t2f_cli_parse(o, false, argc, argv, out, err);
+}
+
+int t2f_cli_opts__parse_diff(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err)
+{
+	return t2f_cli_parse(o, true, argc, argv, out, err);
 }

@@ -56,6 +56,8 @@ struct t2f_cli_opts {
 	double min_width;          /* --minwidth PX; < 0 = default */
 	int colors;                /* --colors: enum t2f_svg_colors */
 	bool hash, reverse, icicle, flamechart;
+	bool diff;                 /* trace2flame diff: inputs[0] BEFORE, inputs[1] AFTER; SVG */
+	bool negate;               /* --negate: diff draws BEFORE's shape */
 	bool help, version;        /* already printed: exit 0 */
 	char **inputs;             /* argv's INPUT operands ("-" = stdin) */
 	int n_inputs;
@@ -64,6 +66,10 @@ struct t2f_cli_opts {
 /* Fills *o from argv. 0: run (or o->help / o->version were printed: exit 0); -EINVAL: a usage
  * error, already reported on err (exit T2F_EXIT_USAGE). */
 int t2f_cli_opts__parse(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err);
+
+/* The same for `trace2flame diff` (argv[0] = "diff"): exactly two INPUTs, BEFORE and AFTER; the
+ * format is SVG (-f svg or none). */
+int t2f_cli_opts__parse_diff(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err);
 
 /* Prints "trace2flame: [CMD: ]MESSAGE" and the --help hint to err; returns -EINVAL. cmd is the
  * subcommand ("symbols", "resolve") or NULL. */

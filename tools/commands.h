@@ -1,5 +1,6 @@
 /* tools/commands.h: the subcommands beside conversion (`trace2flame symbols ...`,
- * `trace2flame resolve ...`). Each takes its own argv (argv[0] = the subcommand name) and returns
+ * `trace2flame resolve ...`,
+ * `trace2flame diff ...`). Each takes its own argv (argv[0] = the subcommand name) and returns
  * the process exit code (T2F_EXIT_* of tools/cli_opts.h). */
 #ifndef T2F_COMMANDS_H
 #define T2F_COMMANDS_H
@@ -8,5 +9,13 @@
 int t2f_cmd_symbols(int argc, char **argv);
 /* trace2flame resolve [--symbol-path DIR] [--build-id HEX] FILE ADDR...: ELF address → function. */
 int t2f_cmd_resolve(int argc, char **argv);
+
+/* trace2flame diff [OPTIONS] BEFORE AFTER [-o OUT.svg]: a differential SVG flame graph. */
+int t2f_cmd_diff(int argc, char **argv);
+
+struct t2f_cli_opts;
+/* The differential conversion of o->inputs[0] (BEFORE) and [1] (AFTER) into o->output, both read
+ * with the same options (tools/main.c); returns the exit code. */
+int t2f_convert_diff(const struct t2f_cli_opts *o);
 
 #endif

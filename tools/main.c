@@ -1,4 +1,5 @@
-/* tools/main.c: trace2flame: argv → readers → one profile → a writer → the output file.
+/* tools/main.c: trace2flame: argv → readers → one profile → a writer → the output file (or, for
+ * `trace2flame diff`, two profiles → one differential SVG).
  *
  * Order matters for the "never clobber" rule: every input is read (and --event checked) before
  * the output's temp file is created, so a bad input leaves an existing output untouched.
@@ -12,6 +13,7 @@
 
 #include "formats/diag.h"
 #include "formats/profile.h"
+#include "readers/folded.h"
 #include "readers/input.h"
 #include "readers/nettrace.h"
 #include "readers/nettrace_parse.h"
@@ -40,6 +42,7 @@ struct t2f_conv {
 	struct t2f_run_stats run;
 	struct t2f_resym *resym;           /* NULL when no frame needed resolving */
 	bool nettrace;                     /* some input was a nettrace file */
+	const struct t2f_conv *diff_other; /* a differential graph against this conversion */
 	uint64_t start_ns;
 };
 
@@ -59,14 +62,15 @@ static int t2f_exit_code(int err)
 	return T2F_EXIT_IO;
 }
 
-/* One reader behind a common face: perf script text or a nettrace file. */
+/* One reader behind a common face: perf script text, folded stacks or a nettrace file. */
 struct t2f_reader {
 	struct t2f_perf_script *ps;
+	struct t2f_folded *fd;
 	struct t2f_nettrace *nt;
 };
 
 /* Picks the reader by the input's first bytes: nettrace (and NetPerf, which the nettrace reader
- * refuses with its own message), else perf script. */
+ * refuses with its own message), folded stacks when the text looks folded, else perf script. */
 static int t2f_reader__open(struct t2f_conv *c, size_t i, struct t2f_input *in,
 			    const char *head, size_t len, struct t2f_reader *r)
 {
@@ -82,6 +86,8 @@ static int t2f_reader__open(struct t2f_conv *c, size_t i, struct t2f_input *in,
 		c->nettrace = true;
 		return t2f_nettrace__new(c->profile, c->diag, name, (uint32_t)i, &no, &r->nt);
 	}
+	if (t2f_folded__detect(head, len))
+		return t2f_folded__new(c->profile, c->diag, name, (uint32_t)i, &r->fd);
 	err = t2f_perf_script__new(c->profile, c->diag, name, (uint32_t)i, &r->ps);
 	if (!err)
 		t2f_perf_script__keep_addrs(r->ps, c->opts->resymbolize);
@@ -92,17 +98,22 @@ static int t2f_reader__feed(struct t2f_reader *r, const char *data, size_t len)
 {
 	if (r->nt)
 		return t2f_nettrace__feed(r->nt, (const uint8_t *)data, len);
+	if (r->fd)
+		return t2f_folded__feed(r->fd, data, len);
 	return t2f_perf_script__feed(r->ps, data, len);
 }
 
 static int t2f_reader__finish(struct t2f_reader *r)
 {
+	if (r->fd)
+		return 0;
 	return r->nt ? t2f_nettrace__finish(r->nt) : t2f_perf_script__finish(r->ps);
 }
 
 static void t2f_reader__free(struct t2f_reader *r)
 {
 	t2f_nettrace__free(r->nt);
+	t2f_folded__free(r->fd);
 	t2f_perf_script__free(r->ps);
 }
 
@@ -145,7 +156,7 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 	if (!err)
 		err = t2f_reader__finish(&rd);
 done:
-	st->lines = rd.ps ? t2f_perf_script__lines(rd.ps) : 0;
+	st->lines = rd.ps ? t2f_perf_script__lines(rd.ps) : rd.fd ? t2f_folded__lines(rd.fd) : 0;
 	st->bytes = in ? t2f_input__consumed(in) : 0;
 	t2f_progress__finish(bar);
 	t2f_reader__free(&rd);
@@ -193,6 +204,9 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 			.flamechart = o->flamechart,
 			.names = { .raw_names = o->raw_names, .kernel = o->kernel, .jit = o->jit,
 				   .addrs = o->addrs },
+			.diff = c->diff_other ? c->diff_other->profile : NULL,
+			.diff_event = c->diff_other ? c->diff_other->run.written : 0,
+			.diff_is_after = o->negate,
 		};
 
 		err = t2f_svg__write(c->profile, &vo, out);
@@ -236,12 +250,11 @@ static int t2f_resymbolize(struct t2f_conv *c)
 	return t2f_resym__run(c->profile, &ro, c->diag, &c->resym);
 }
 
-/* Reads every input, settles the event and writes the output. 0, or a negative error already
- * reported (*reported) or recorded in the diag. */
-static int t2f_convert_steps(struct t2f_conv *c, bool *reported)
+/* Reads every input and settles the event: `event` when given, else the first with samples.
+ * 0, or a negative error already reported (*reported) or recorded in the diag. */
+static int t2f_convert_read(struct t2f_conv *c, const char *event, bool *reported)
 {
 	const struct t2f_cli_opts *o = c->opts;
-	struct t2f_outfile *f = NULL;
 	int err;
 
 	if (o->format == T2F_CLI_FORMAT_SPEEDSCOPE || (o->format == T2F_CLI_FORMAT_SVG && o->flamechart))
@@ -254,14 +267,22 @@ static int t2f_convert_steps(struct t2f_conv *c, bool *reported)
 	err = t2f_resymbolize(c) ?: t2f_report__event_totals(c->profile, &c->totals);
 	if (err)
 		return err;
-	err = t2f_report__pick_event(stderr, c->profile, c->totals, o->event, &c->run.written);
+	err = t2f_report__pick_event(stderr, c->profile, c->totals, event, &c->run.written);
 	if (err) {
 		*reported = true;
 		return err;
 	}
-	if (!o->quiet && !o->event)
+	if (!o->quiet && !event)
 		t2f_report__other_events(stderr, c->profile, c->totals, c->run.written);
-	err = t2f_outfile__open(c->output, c->diag, &f);
+	return 0;
+}
+
+/* Writes the output of a profile already read. */
+static int t2f_convert_write(struct t2f_conv *c)
+{
+	struct t2f_outfile *f = NULL;
+	int err = t2f_outfile__open(c->output, c->diag, &f);
+
 	if (!err)
 		err = t2f_write(c, f);
 	t2f_outfile__free(f);
@@ -288,38 +309,96 @@ static void t2f_convert_report(struct t2f_conv *c, bool ok)
 		t2f_report__summary(stderr, c->profile, c->totals, &c->run, c->output);
 }
 
+/* Sets up a conversion: its diag, stats and empty profile. 0 or a negative error (already
+ * printed when there is no diag). */
+static int t2f_conv__init(struct t2f_conv *c)
+{
+	int err;
+
+	c->start_ns = t2f_now_ns();
+	err = t2f_diag__new(stderr, &c->diag);
+	if (err) {
+		fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
+		return err;
+	}
+	t2f_diag__set_strict(c->diag, c->opts->strict);
+	c->stats = calloc(c->n_inputs, sizeof(*c->stats));
+	return c->stats ? t2f_profile__new(&c->profile) : -ENOMEM;
+}
+
+/* Reports, frees the conversion and returns its exit code for `err`. */
+static int t2f_conv__end(struct t2f_conv *c, int err, bool reported)
+{
+	bool had_diag = c->diag != NULL;
+	const char *msg;
+
+	if (had_diag) {
+		t2f_convert_report(c, !err);
+		msg = t2f_diag__last_error(c->diag);
+		if (err && !reported)
+			fprintf(stderr, "trace2flame: %s\n", msg ? msg : t2f_strerror(err));
+	}
+	t2f_resym__free(c->resym);
+	free(c->totals);
+	free(c->stats);
+	t2f_profile__free(c->profile);
+	t2f_diag__free(c->diag);
+	if (!err)
+		return T2F_EXIT_OK;
+	if (!had_diag)
+		return T2F_EXIT_INPUT;
+	return reported ? T2F_EXIT_INPUT : t2f_exit_code(err);
+}
+
 /* inputs → output; returns the exit code. */
 static int t2f_convert(const struct t2f_cli_opts *o, char *const *inputs, size_t n,
 		       const char *output)
 {
 	struct t2f_conv c = { .opts = o, .inputs = inputs, .n_inputs = n, .output = output };
 	bool reported = false;
-	const char *msg;
-	int err;
+	int err = t2f_conv__init(&c);
 
-	c.start_ns = t2f_now_ns();
-	err = t2f_diag__new(stderr, &c.diag);
-	if (err) {
-		fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
-		return T2F_EXIT_INPUT;
+	if (!err)
+		err = t2f_convert_read(&c, o->event, &reported) ?: t2f_convert_write(&c);
+	return t2f_conv__end(&c, err, reported);
+}
+
+int t2f_convert_diff(const struct t2f_cli_opts *o)
+{
+	/* c: the profile drawn (AFTER, or BEFORE with --negate); d: the one compared with */
+	struct t2f_conv c = { .opts = o, .inputs = &o->inputs[o->negate ? 0 : 1], .n_inputs = 1,
+			      .output = o->output };
+	struct t2f_conv d = { .opts = o, .inputs = &o->inputs[o->negate ? 1 : 0], .n_inputs = 1 };
+	bool reported = false, dreported = false;
+	int err, derr;
+
+	c.diff_other = &d;
+	err = t2f_conv__init(&c);
+	derr = t2f_conv__init(&d);
+	if (!err && !derr) {
+		/* BEFORE first; AFTER's event (named by --event, else its first) in both */
+		struct t2f_conv *first = o->negate ? &c : &d, *second = o->negate ? &d : &c;
+
+		derr = t2f_convert_read(first, o->event, &dreported);
+		if (!derr)
+			err = t2f_convert_read(second, o->event, &reported);
 	}
-	t2f_diag__set_strict(c.diag, o->strict);
-	c.stats = calloc(n, sizeof(*c.stats));
-	err = c.stats ? t2f_profile__new(&c.profile) : -ENOMEM;
-	if (!err)
-		err = t2f_convert_steps(&c, &reported);
-	t2f_convert_report(&c, !err);
-	msg = t2f_diag__last_error(c.diag);
-	if (err && !reported)
-		fprintf(stderr, "trace2flame: %s\n", msg ? msg : t2f_strerror(err));
-	t2f_resym__free(c.resym);
-	free(c.totals);
-	free(c.stats);
-	t2f_profile__free(c.profile);
-	t2f_diag__free(c.diag);
-	if (!err)
-		return T2F_EXIT_OK;
-	return reported ? T2F_EXIT_INPUT : t2f_exit_code(err);
+	if (!err && !derr && !o->event && c.run.written != 0 && d.run.written != 0) {
+		/* each picked its first event: write BEFORE's weights of AFTER's event */
+		struct t2f_conv *after = o->negate ? &d : &c, *before = o->negate ? &c : &d;
+		size_t len;
+		const char *name = t2f_profile__str(after->profile,
+			t2f_profile__event_at(after->profile, after->run.written)->name, &len);
+		t2f_event_id ev = t2f_profile__find_event(before->profile, name);
+
+		if (ev)
+			before->run.written = ev;
+	}
+	if (!err && !derr)
+		err = t2f_convert_write(&c);
+	derr = t2f_conv__end(&d, derr, dreported);
+	err = t2f_conv__end(&c, err, reported);
+	return derr ? derr : err;
 }
 
 /* --each: "DIR/" + the input's base name minus .gz/.zst minus its last extension + the format's
@@ -406,6 +485,8 @@ int main(int argc, char **argv)
 		return t2f_cmd_symbols(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "resolve") == 0)
 		return t2f_cmd_resolve(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "diff") == 0)
+		return t2f_cmd_diff(argc - 1, argv + 1);
 	if (t2f_cli_opts__parse(&o, argc, argv, stdout, stderr))
 		return T2F_EXIT_USAGE;
 	if (o.help || o.version)

@@ -41,6 +41,11 @@ struct svg {
 	uint64_t *cursor;          /* per depth: the next child's x, in weight units */
 	struct t2f_buf utf8;       /* a name repaired to UTF-8 */
 	uint64_t seq;              /* drawn frames so far */
+	/* differential graph: the other profile's tree, its total per node of t (0 = not there),
+	 * and the largest change of share */
+	struct svg_tree dt;
+	uint64_t *dtotal;
+	double dmax;
 };
 
 /* Text with control characters dropped and & < > " escaped; the bytes must be valid UTF-8.
@@ -143,6 +148,63 @@ static size_t label_len(const char *s, size_t len, double w, bool *cut)
 	return i;
 }
 
+/* Node n's change of share, after - before. */
+static double diff_delta(const struct svg *sv, uint32_t n)
+{
+	uint64_t root = sv->t.nodes[0].total, droot = sv->dt.nodes[0].total;
+	double mine = root ? (double)sv->t.nodes[n].total / (double)root : 0;
+	double other = droot ? (double)sv->dtotal[n] / (double)droot : 0;
+
+	return sv->o->diff_is_after ? other - mine : mine - other;
+}
+
+/* The other profile's tree and, for every node of ours, the total of the node with the same
+ * display path there. Parents come before their children in node order. */
+static int diff_prepare(struct svg *sv)
+{
+	struct t2f_svg_opts dopt = *sv->o;
+	uint32_t *match;
+	int err;
+
+	err = svg_tree__build(sv->o->diff, &dopt, sv->o->diff_event ? sv->o->diff_event : 1, &sv->dt);
+	if (err)
+		return err;
+	match = calloc(sv->t.count, sizeof(*match));
+	sv->dtotal = calloc(sv->t.count, sizeof(*sv->dtotal));
+	if (!match || !sv->dtotal) {
+		free(match);
+		return -ENOMEM;
+	}
+	sv->dtotal[0] = sv->dt.nodes[0].total;
+	for (uint32_t n = 1; n < sv->t.count; n++) {
+		const struct svg_node *nd = &sv->t.nodes[n];
+		size_t len;
+		const char *name = svg_tree__name(&sv->t, nd->name, &len);
+
+		match[n] = nd->parent && !match[nd->parent] ? 0
+			   : svg_tree__find_child(&sv->dt, match[nd->parent], name, len);
+		sv->dtotal[n] = match[n] ? sv->dt.nodes[match[n]].total : 0;
+	}
+	free(match);
+	for (uint32_t n = 0; n < sv->t.count; n++) {
+		double d = diff_delta(sv, n);
+
+		if (d < 0)
+			d = -d;
+		if (d > sv->dmax)
+			sv->dmax = d;
+	}
+	return 0;
+}
+
+/* A percentage with two decimals; "-0.00" shows as "0.00". */
+static void put_pct(struct t2f_out *out, double pct, bool sign)
+{
+	if (pct < 0.005 && pct > -0.005)
+		pct = 0;
+	t2f_out__printf(out, sign ? "%+.2f%%" : "%.2f%%", pct);
+}
+
 static void put_frame(struct svg *sv, uint32_t n, uint64_t x)
 {
 	const struct svg_node *nd = &sv->t.nodes[n];
@@ -157,7 +219,10 @@ static void put_frame(struct svg *sv, uint32_t n, uint64_t x)
 
 	if (utf8(sv, &name, &len))
 		name = "", len = 0; /* out of memory: an empty name, the rest still right */
-	svg_color(&sv->t, sv->o, n, sv->seq++, fill, sizeof(fill));
+	if (sv->o->diff)
+		svg_color_diff(diff_delta(sv, n), sv->dmax, fill, sizeof(fill));
+	else
+		svg_color(&sv->t, sv->o, n, sv->seq++, fill, sizeof(fill));
 	t2f_out__puts(out, "<g><title>");
 	put_escaped(out, name, len);
 	t2f_out__puts(out, " (");
@@ -167,6 +232,16 @@ static void put_frame(struct svg *sv, uint32_t n, uint64_t x)
 		t2f_out__puts(out, "100%");
 	else
 		t2f_out__printf(out, "%.2f%%", (double)nd->total * 100.0 / (double)sv->t.nodes[0].total);
+	if (sv->o->diff) {
+		uint64_t droot = sv->dt.nodes[0].total;
+
+		t2f_out__puts(out, sv->o->diff_is_after ? "; after " : "; before ");
+		put_count(out, sv->dtotal[n]);
+		t2f_out__puts(out, ", ");
+		put_pct(out, droot ? (double)sv->dtotal[n] * 100.0 / (double)droot : 0, false);
+		t2f_out__puts(out, "; ");
+		put_pct(out, diff_delta(sv, n) * 100.0, true);
+	}
 	t2f_out__printf(out, ")</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
 			px, y, w, FRAME_H - 1, fill, px + 3, y + 11.5);
@@ -216,6 +291,8 @@ static const char *default_title(const struct t2f_svg_opts *o)
 {
 	if (o->flamechart)
 		return "Flame Chart";
+	if (o->diff)
+		return o->icicle ? "Differential Icicle Graph" : "Differential Flame Graph";
 	return o->icicle ? "Icicle Graph" : "Flame Graph";
 }
 
@@ -287,7 +364,11 @@ int t2f_svg__write(const struct t2f_profile *p, const struct t2f_svg_opts *o, st
 		sv.width = 2 * XPAD + 200;
 	sv.min_width = o->min_width < 0 ? 0.1 : o->min_width;
 	sv.count_name = count_name(p, o, ev);
+	if (o->diff && o->flamechart)
+		return -EINVAL;
 	err = svg_tree__build(p, o, ev, &sv.t);
+	if (!err && o->diff)
+		err = diff_prepare(&sv);
 	if (!err) {
 		sv.cursor = calloc((size_t)sv.t.max_depth + 2, sizeof(*sv.cursor));
 		err = sv.cursor ? 0 : -ENOMEM;
@@ -308,6 +389,8 @@ int t2f_svg__write(const struct t2f_profile *p, const struct t2f_svg_opts *o, st
 	t2f_out__puts(out, "</g>\n</svg>\n");
 done:
 	svg_tree__free(&sv.t);
+	svg_tree__free(&sv.dt);
+	free(sv.dtotal);
 	t2f_buf__free(&sv.utf8);
 	free(sv.cursor);
 	return err;

@@ -18,7 +18,18 @@
  * Names are repaired to UTF-8, stripped of control characters and XML-escaped. The output depends
  * only on the profile and the options (no clock, no randomness, no hash order).
  *
- * Returns 0, -ENOMEM, or -EINVAL (flamechart without a sample log); write errors surface in
+ * Differential graph (`diff` set): the shape is the profile's, and each frame's fill shows how its
+ * share of the total changed against the other profile `diff` (the same display path, weighed by
+ * `diff_event` with the same options): red where the drawn profile's share is larger, blue where
+ * it is smaller, white where equal, the saturation proportional to the change (the largest change
+ * in the graph is the most saturated). With `diff_is_after` the drawn profile is the earlier one
+ * (the colours still say how AFTER differs from BEFORE). Titles read
+ * "NAME (N COUNTNAME, P%; before|after M, Q%; +D.DD%)": the drawn weight first (the script reads
+ * it), then the other profile's, then the change of share in percentage points (after - before).
+ * Frames only in the other profile are not drawn. Thread names have their spaces turned into '_'
+ * (as in collapsed output), so a folded input matches the profile it was written from.
+ *
+ * Returns 0, -ENOMEM, or -EINVAL (flamechart without a sample log, or with `diff`); write errors surface in
  * t2f_out__finish(). Reads the profile only. A profile without samples of the event gives a
  * valid SVG that says "ERROR: No valid input".
  */
@@ -55,6 +66,9 @@ struct t2f_svg_opts {
 	bool icicle;               /* root at the top */
 	bool flamechart;           /* time order (needs the sample log) */
 	struct t2f_frame_name_opts names; /* .collapsed is forced on */
+	const struct t2f_profile *diff; /* non-NULL: a differential graph against this profile */
+	t2f_event_id diff_event;   /* its event (0 = the first) */
+	bool diff_is_after;        /* `diff` is the later profile (the drawn one is BEFORE) */
 };
 
 int t2f_svg__write(const struct t2f_profile *p, const struct t2f_svg_opts *o, struct t2f_out *out);

@@ -1,7 +1,8 @@
 /* writers/svg_color.c: frame fills. Three numbers v1, v2, v3 in [0, 1] vary the colour within a
  * palette: from a hash of the name (--hash: a name keeps its colour across graphs), else from a
  * fixed pseudo-random sequence indexed by the frame's place in the output (deterministic, but
- * neighbours differ). */
+ * neighbours differ). A differential graph fills by the change of share instead: white, towards
+ * red (grew) or blue (shrank). */
 #include "writers/svg_int.h"
 
 #include <stdio.h>
@@ -131,4 +132,17 @@ void svg_color(const struct svg_tree *t, const struct t2f_svg_opts *o, uint32_t 
 		break;
 	}
 	snprintf(buf, size, "rgb(%u,%u,%u)", rgb[0], rgb[1], rgb[2]);
+}
+
+void svg_color_diff(double delta, double max, char *buf, size_t size)
+{
+	double t = max > 0 ? (delta < 0 ? -delta : delta) / max : 0;
+	unsigned c = 255 - clamp8(190 * (t > 1 ? 1 : t) + 0.5);
+
+	if (delta > 0)
+		snprintf(buf, size, "rgb(255,%u,%u)", c, c);
+	else if (delta < 0)
+		snprintf(buf, size, "rgb(%u,%u,255)", c, c);
+	else
+		snprintf(buf, size, "rgb(255,255,255)");
 }

@@ -52,11 +52,17 @@ int svg_tree__build(const struct t2f_profile *p, const struct t2f_svg_opts *o, t
 		    struct svg_tree *out);
 void svg_tree__free(struct svg_tree *t);
 const char *svg_tree__name(const struct svg_tree *t, uint32_t name, size_t *len);
+/* The child of node `parent` whose display name is s[0..len), or 0 (flame graph trees only). */
+uint32_t svg_tree__find_child(const struct svg_tree *t, uint32_t parent, const char *s, size_t len);
 
 /* The fill of node n as "rgb(r,g,b)" into buf (at least 24 bytes). `seq` is the node's index in
  * output order (used when colours do not come from the name). */
 void svg_color(const struct svg_tree *t, const struct t2f_svg_opts *o, uint32_t n, uint64_t seq,
 	       char *buf, size_t size);
+
+/* A differential fill: `delta` (a change of share) against `max` (the largest |delta|, >= 0):
+ * white at 0, towards red when positive, towards blue when negative. */
+void svg_color_diff(double delta, double max, char *buf, size_t size);
 
 /* The embedded script and style (generated from writers/svg_script.js and svg_style.css). */
 extern const char t2f_svg_script[];

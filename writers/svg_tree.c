@@ -108,6 +108,18 @@ static int name_all(struct svg_tree *t, const struct t2f_svg_opts *o)
 			s = "[unknown]";
 			len = 9;
 		}
+		if (o->diff && memchr(s, ' ', len)) {
+			/* as collapsed output writes it, so folded inputs match perf ones */
+			struct t2f_buf b = { 0 };
+
+			err = t2f_buf__put(&b, s, len);
+			for (size_t i = 0; !err && i < b.len; i++)
+				b.p[i] = b.p[i] == ' ' ? '_' : b.p[i];
+			if (!err)
+				err = intern(t, b.p, b.len, &t->thread_name[th]);
+			t2f_buf__free(&b);
+			continue;
+		}
 		err = intern(t, s, len, &t->thread_name[th]);
 	}
 	t2f_frame_names__free(fn);
@@ -160,6 +172,17 @@ static uint64_t child_hash(uint32_t parent, uint32_t name)
 	uint32_t key[2] = { parent, name };
 
 	return t2f_hash_bytes(key, sizeof(key));
+}
+
+uint32_t svg_tree__find_child(const struct svg_tree *t, uint32_t parent, const char *s, size_t len)
+{
+	struct name_key nk = { t, s, len };
+	uint32_t name = t2f_hashmap__find(t->name_map, t2f_hash_bytes(s, len), name_eq, &nk);
+	struct child_key ck = { t, parent, name - 1 };
+
+	if (!name || !t->child_map)
+		return 0;
+	return t2f_hashmap__find(t->child_map, child_hash(parent, name - 1), child_eq, &ck);
 }
 
 /* The child of parent named `name`: found by name (flame graph) or only when it is the last
