@@ -6,26 +6,8 @@
 # usage: sh tests/cli/svg.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 find_validators "validator checks skipped" "${CI:-}"
-XMLLINT=$(command -v xmllint || true)
-[ -n "$XMLLINT" ] || echo "svg: xmllint not installed (Debian libxml2-utils): XML checks skipped"
-
-# well_formed WHAT FILE: xmllint --noout accepts FILE
-well_formed() {
-	[ -n "$XMLLINT" ] || return 0
-	if "$XMLLINT" --noout "$2" 2>"$TMP/xml"; then ok; else
-		bad "$1: not well-formed XML:"
-		head -n 5 "$TMP/xml" | sed 's/^/    /'
-	fi
-}
-
-# validate FILE TERM: the Chromium check
-validate() {
-	[ "$VALIDATE" = 1 ] || return 0
-	if "$CHECK" svg "$1" "$2" >"$TMP/check" 2>&1; then ok; else
-		bad "$1 (search '$2') rejected by the validator:"
-		head -n 10 "$TMP/check" | sed 's/^/    /'
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=svg_checks.sh
+. "$(dirname "$0")/svg_checks.sh"
 
 # first_frame FILE: the name of the first frame under "all" (a thread name)
 first_frame() {

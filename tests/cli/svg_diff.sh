@@ -7,23 +7,8 @@
 # usage: sh tests/cli/svg_diff.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 find_validators "validator checks skipped" "${CI:-}"
-XMLLINT=$(command -v xmllint || true)
-
-well_formed() {
-	[ -n "$XMLLINT" ] || return 0
-	if "$XMLLINT" --noout "$2" 2>"$TMP/xml"; then ok; else
-		bad "$1: not well-formed XML:"
-		head -n 5 "$TMP/xml" | sed 's/^/    /'
-	fi
-}
-
-validate() {
-	[ "$VALIDATE" = 1 ] || return 0
-	if "$CHECK" svg "$1" "$2" >"$TMP/check" 2>&1; then ok; else
-		bad "$1 (search '$2') rejected by the validator:"
-		head -n 10 "$TMP/check" | sed 's/^/    /'
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=svg_checks.sh
+. "$(dirname "$0")/svg_checks.sh"
 
 # fills FILE: the distinct frame fills, one per line
 fills() {

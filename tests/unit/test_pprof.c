@@ -22,6 +22,7 @@
 #include "formats/profile.h"
 #include "writers/out.h"
 #include "writers/pprof.h"
+#include "tests/unit/support/profile_build.h"
 
 /* ---- decoder ---- */
 
@@ -426,30 +427,6 @@ static void write_decode(const struct t2f_profile *p, const struct t2f_pprof_opt
 }
 
 /* ---- profile building ---- */
-
-static t2f_str_id str(struct t2f_profile *p, const char *s)
-{
-	t2f_str_id id;
-
-	assert_int_equal(t2f_profile__intern(p, s, strlen(s), &id), 0);
-	return id;
-}
-
-static t2f_frame_id frame(struct t2f_profile *p, const char *name, const char *module,
-			  enum t2f_frame_kind kind, uint64_t addr)
-{
-	struct t2f_frame f = {
-		.name = name ? str(p, name) : 0,
-		.module = module ? str(p, module) : 0,
-		.kind = kind,
-		.addr = addr,
-		.has_addr = addr != 0,
-	};
-	t2f_frame_id id;
-
-	assert_int_equal(t2f_profile__frame(p, &f, &id), 0);
-	return id;
-}
 
 /* The node of a root-first stack of frames (0-terminated). */
 static t2f_node_id stack(struct t2f_profile *p, const t2f_frame_id *frames)

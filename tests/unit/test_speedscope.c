@@ -21,35 +21,12 @@
 #include "formats/profile.h"
 #include "writers/out.h"
 #include "writers/speedscope.h"
+#include "tests/unit/support/profile_build.h"
 
 #define SCHEMA "https://www.speedscope.app/file-format-schema.json"
 #define EXPORTER "trace2flame@" T2F_VERSION
 
 /* ---- helpers ---- */
-
-static t2f_str_id str(struct t2f_profile *p, const char *s)
-{
-	t2f_str_id id;
-
-	assert_int_equal(t2f_profile__intern(p, s, strlen(s), &id), 0);
-	return id;
-}
-
-static t2f_frame_id frame(struct t2f_profile *p, const char *name, const char *module,
-			  enum t2f_frame_kind kind, uint64_t addr)
-{
-	struct t2f_frame f = {
-		.name = name ? str(p, name) : 0,
-		.module = module ? str(p, module) : 0,
-		.kind = kind,
-		.addr = addr,
-		.has_addr = addr != 0,
-	};
-	t2f_frame_id id;
-
-	assert_int_equal(t2f_profile__frame(p, &f, &id), 0);
-	return id;
-}
 
 static t2f_node_id child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id f)
 {

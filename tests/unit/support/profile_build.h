@@ -1,0 +1,43 @@
+/* tests/unit/support/profile_build.h: building small profiles through formats/profile.h in the
+ * writers' unit tests (test_speedscope.c, test_pprof.c). Header-only (static inline); every call
+ * asserts success with cmocka. */
+#ifndef T2F_TEST_PROFILE_BUILD_H
+#define T2F_TEST_PROFILE_BUILD_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "formats/profile.h"
+
+/* s interned in p's strings. */
+static inline t2f_str_id str(struct t2f_profile *p, const char *s)
+{
+	t2f_str_id id;
+
+	assert_int_equal(t2f_profile__intern(p, s, strlen(s), &id), 0);
+	return id;
+}
+
+/* A frame; name and module may be NULL; addr 0 = no address. */
+static inline t2f_frame_id frame(struct t2f_profile *p, const char *name, const char *module,
+				 enum t2f_frame_kind kind, uint64_t addr)
+{
+	struct t2f_frame f = {
+		.name = name ? str(p, name) : 0,
+		.module = module ? str(p, module) : 0,
+		.kind = kind,
+		.addr = addr,
+		.has_addr = addr != 0,
+	};
+	t2f_frame_id id;
+
+	assert_int_equal(t2f_profile__frame(p, &f, &id), 0);
+	return id;
+}
+
+#endif
