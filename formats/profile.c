@@ -28,15 +28,18 @@ struct t2f_profile {
 	uint64_t read, dropped[T2F_DROP__COUNT];
 };
 
-/* Makes room for one more element of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */
-static int vec_reserve(struct vec *v, size_t elem)
+/* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */
+static int vec_reserve_n(struct vec *v, size_t elem, size_t n)
 {
 	size_t cap;
 	void *nd;
 
-	if (v->len < v->cap)
+	if (n <= v->cap - v->len)
 		return 0;
-	cap = v->cap ? v->cap * 2 : 64;
+	if (n > UINT32_MAX - v->len)
+		return -T2F_E_LIMIT;
+	for (cap = v->cap ? v->cap * 2 : 64; cap - v->len < n; cap *= 2)
+		;
 	if (cap > UINT32_MAX)
 		return -T2F_E_LIMIT;
 	nd = realloc(v->data, cap * elem);
@@ -45,6 +48,12 @@ static int vec_reserve(struct vec *v, size_t elem)
 	v->data = nd;
 	v->cap = cap;
 	return 0;
+}
+
+/* Makes room for one more element of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */
+static int vec_reserve(struct vec *v, size_t elem)
+{
+	return vec_reserve_n(v, elem, 1);
 }
 
 #define VEC_AT(v, type, i) (&((type *)(v).data)[i])
@@ -319,8 +328,10 @@ static int log_sample(struct t2f_profile *p, const struct t2f_sample *s)
 	return 0;
 }
 
-int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
-			    t2f_event_id event, uint64_t weight, uint64_t time_ns)
+/* Adds (samples, weight) to the cell (node, thread, event), creating it at the end of the cell
+ * table when new. 0 or -ENOMEM/-T2F_E_LIMIT. */
+static int cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+		    t2f_event_id event, uint64_t samples, uint64_t weight)
 {
 	struct cell_probe q = { p, node, thread, event };
 	uint64_t h = t2f_hash_u64((uint64_t)node << 32 | thread) ^ t2f_hash_u64(~(uint64_t)event);
@@ -341,10 +352,18 @@ int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 		p->cells.len++;
 	}
 	c = VEC_AT(p->cells, struct t2f_cell, id - 1);
-	c->samples++;
+	c->samples += samples;
 	c->weight += weight;
-	if (!p->log_enabled)
-		return 0;
+	return 0;
+}
+
+int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			    t2f_event_id event, uint64_t weight, uint64_t time_ns)
+{
+	int err = cell_add(p, node, thread, event, 1, weight);
+
+	if (err || !p->log_enabled)
+		return err;
 	return log_sample(p, &(struct t2f_sample){ node, thread, event, time_ns, weight });
 }
 
@@ -442,4 +461,198 @@ size_t t2f_profile__bytes(const struct t2f_profile *p)
 	       p->log.cap * sizeof(struct t2f_sample) + p->maps.cap * sizeof(struct t2f_module_map) +
 	       (t2f_hashmap__count(p->thread_ix) + t2f_hashmap__count(p->frame_ix) +
 		t2f_hashmap__count(p->node_ix) + t2f_hashmap__count(p->cell_ix)) * 16;
+}
+
+/* ---- merging ---- */
+
+/* src's ids → dst's, one array per table (index 0 = none maps to 0), in one allocation. */
+struct id_maps {
+	uint32_t *block;
+	t2f_str_id *str;
+	t2f_thread_id *thread;
+	t2f_event_id *event;
+	t2f_frame_id *frame;
+	t2f_node_id *node;
+};
+
+static int id_maps_alloc(struct id_maps *m, const struct t2f_profile *src)
+{
+	size_t nstr = (size_t)t2f_strtab__count(src->strings) + 1;
+	size_t total = nstr + src->threads.len + src->events.len + src->frames.len +
+		       src->nodes.len;
+
+	m->block = calloc(total, sizeof(*m->block));
+	if (!m->block)
+		return -ENOMEM;
+	m->str = m->block;
+	m->thread = m->str + nstr;
+	m->event = m->thread + src->threads.len;
+	m->frame = m->event + src->events.len;
+	m->node = m->frame + src->frames.len;
+	return 0;
+}
+
+static int merge_strings(struct t2f_profile *dst, const struct t2f_profile *src,
+			 struct id_maps *m)
+{
+	uint32_t n = t2f_strtab__count(src->strings);
+	size_t len;
+	int err;
+
+	for (uint32_t id = 1; id <= n; id++) {
+		const char *s = t2f_strtab__str(src->strings, id, &len);
+
+		err = t2f_strtab__intern(dst->strings, s, len, &m->str[id]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int merge_threads(struct t2f_profile *dst, const struct t2f_profile *src,
+			 struct id_maps *m)
+{
+	int err;
+
+	for (size_t id = 1; id < src->threads.len; id++) {
+		const struct t2f_thread *t = VEC_AT(src->threads, struct t2f_thread, id);
+
+		err = t2f_profile__thread(dst, t->pid, t->tid, m->str[t->comm], t->input,
+					  &m->thread[id]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int merge_events(struct t2f_profile *dst, const struct t2f_profile *src,
+			struct id_maps *m)
+{
+	int err;
+
+	for (size_t id = 1; id < src->events.len; id++) {
+		const struct t2f_event *e = VEC_AT(src->events, struct t2f_event, id);
+
+		err = t2f_profile__event(dst, m->str[e->name], e->unit, &m->event[id]);
+		if (err)
+			return err;
+		if (e->has_period)
+			t2f_profile__event_has_period(dst, m->event[id]);
+	}
+	return 0;
+}
+
+static int merge_frames(struct t2f_profile *dst, const struct t2f_profile *src,
+			struct id_maps *m)
+{
+	int err;
+
+	for (size_t id = 1; id < src->frames.len; id++) {
+		struct t2f_frame f = *VEC_AT(src->frames, struct t2f_frame, id);
+
+		f.name = m->str[f.name];
+		f.module = m->str[f.module];
+		err = t2f_profile__frame(dst, &f, &m->frame[id]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A node's parent has a lower id than the node, so it is mapped before it. */
+static int merge_nodes(struct t2f_profile *dst, const struct t2f_profile *src,
+		       struct id_maps *m)
+{
+	int err;
+
+	for (size_t id = 1; id < src->nodes.len; id++) {
+		const struct node *n = VEC_AT(src->nodes, struct node, id);
+
+		err = t2f_profile__child(dst, m->node[n->parent], m->frame[n->frame], &m->node[id]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int merge_module_maps(struct t2f_profile *dst, const struct t2f_profile *src,
+			     struct id_maps *m)
+{
+	int err = vec_reserve_n(&dst->maps, sizeof(struct t2f_module_map), src->maps.len);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < src->maps.len; i++) {
+		struct t2f_module_map *to = VEC_AT(dst->maps, struct t2f_module_map, dst->maps.len++);
+
+		*to = *VEC_AT(src->maps, struct t2f_module_map, i);
+		to->path = m->str[to->path];
+		to->build_id = m->str[to->build_id];
+		to->prot = m->str[to->prot];
+	}
+	return 0;
+}
+
+static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
+		       struct id_maps *m)
+{
+	int err;
+
+	for (size_t i = 0; i < src->cells.len; i++) {
+		const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
+
+		err = cell_add(dst, m->node[c->node], m->thread[c->thread], m->event[c->event],
+			       c->samples, c->weight);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int merge_log(struct t2f_profile *dst, const struct t2f_profile *src,
+		     struct id_maps *m)
+{
+	int err;
+
+	if (!dst->log_enabled)
+		return 0;
+	err = vec_reserve_n(&dst->log, sizeof(struct t2f_sample), src->log.len);
+	if (err)
+		return err;
+	for (size_t i = 0; i < src->log.len; i++) {
+		const struct t2f_sample *s = VEC_AT(src->log, struct t2f_sample, i);
+
+		*VEC_AT(dst->log, struct t2f_sample, dst->log.len++) = (struct t2f_sample){
+			m->node[s->node], m->thread[s->thread], m->event[s->event], s->time_ns,
+			s->weight };
+	}
+	return 0;
+}
+
+static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
+{
+	dst->read += src->read;
+	for (size_t r = 0; r < T2F_DROP__COUNT; r++)
+		dst->dropped[r] += src->dropped[r];
+}
+
+/* One table's merge step: fills its part of m (tables use the maps of the earlier steps). */
+typedef int (*merge_step_fn)(struct t2f_profile *dst, const struct t2f_profile *src,
+			     struct id_maps *m);
+
+int t2f_profile__merge(struct t2f_profile *dst, const struct t2f_profile *src)
+{
+	static const merge_step_fn steps[] = {
+		merge_strings, merge_threads, merge_events, merge_frames,
+		merge_nodes, merge_module_maps, merge_cells, merge_log,
+	};
+	struct id_maps m;
+	int err = id_maps_alloc(&m, src);
+
+	for (size_t i = 0; !err && i < sizeof(steps) / sizeof(steps[0]); i++)
+		err = steps[i](dst, src, &m);
+	if (!err)
+		merge_counts(dst, src);
+	free(m.block);
+	return err;
 }
