@@ -1,4 +1,5 @@
-/* formats/diag.c: error strings, rate-limited warnings, the last error message. */
+/* formats/diag.c: error strings, rate-limited warnings, the last error message; buffered diags
+ * that record warnings for a later replay into another diag. */
 #include "formats/diag.h"
 
 #include <errno.h>
@@ -11,6 +12,28 @@
 struct diag_kind {
 	const char *fmt;   /* the key: a string literal's address */
 	uint64_t count;
+	uint64_t kept;     /* buffered diags: how many of count were recorded */
+};
+
+/* A recorded warning of a buffered diag; its strings are offsets into the text buffer. */
+struct diag_rec {
+	const char *fmt;
+	uint64_t line;
+	size_t file, msg;
+	bool has_file;     /* false: the warning gave no file (NULL) */
+};
+
+/* What a buffered diag keeps for t2f_diag__replay. Bounded: at most max_repeats (at least one)
+ * records per kind, plus as many for every format past the kinds table together. */
+struct diag_buffer {
+	struct diag_rec *recs;
+	size_t len, cap;
+	char *text;        /* NUL-terminated file names and message bodies */
+	size_t text_len, text_cap;
+	struct diag_kind overflow; /* formats that found the kinds table full */
+	char *err_file;    /* the recorded error: file (a copy; NULL = none), line, body */
+	uint64_t err_line;
+	char err_msg[DIAG_MSG_MAX];
 };
 
 struct t2f_diag {
@@ -18,9 +41,11 @@ struct t2f_diag {
 	bool strict;
 	unsigned max_repeats;
 	uint64_t warnings;
+	uint64_t unkeyed;  /* replayed suppressed warnings whose format found the table full */
 	struct diag_kind kinds[DIAG_KINDS];
 	char last_error[DIAG_MSG_MAX];
 	bool has_error;
+	struct diag_buffer *buf; /* non-NULL for a buffered diag */
 };
 
 const char *t2f_strerror(int err)
@@ -49,14 +74,36 @@ int t2f_diag__new(FILE *sink, struct t2f_diag **out)
 	return 0;
 }
 
+int t2f_diag__new_buffered(struct t2f_diag **out)
+{
+	struct t2f_diag *d;
+	int err = t2f_diag__new(NULL, &d);
+
+	if (err)
+		return err;
+	d->buf = calloc(1, sizeof(*d->buf));
+	if (!d->buf) {
+		free(d);
+		return -ENOMEM;
+	}
+	*out = d;
+	return 0;
+}
+
 void t2f_diag__free(struct t2f_diag *d)
 {
+	if (d && d->buf) {
+		free(d->buf->recs);
+		free(d->buf->text);
+		free(d->buf->err_file);
+		free(d->buf);
+	}
 	free(d);
 }
 
 void t2f_diag__set_strict(struct t2f_diag *d, bool strict)
 {
-	d->strict = strict;
+	d->strict = strict && !d->buf;
 }
 
 void t2f_diag__set_max_repeats(struct t2f_diag *d, unsigned n)
@@ -64,18 +111,18 @@ void t2f_diag__set_max_repeats(struct t2f_diag *d, unsigned n)
 	d->max_repeats = n;
 }
 
-static void format_located(char *buf, size_t size, const char *file, uint64_t line,
-			   const char *fmt, va_list ap)
+/* "file:line: body" (line 0: "file: body"; no file: "<input>") into out, truncated to size. */
+static void located(char *out, size_t size, const char *file, uint64_t line, const char *body)
 {
 	int n;
 
 	if (line)
-		n = snprintf(buf, size, "%s:%llu: ", file ? file : "<input>", (unsigned long long)line);
+		n = snprintf(out, size, "%s:%llu: ", file ? file : "<input>", (unsigned long long)line);
 	else
-		n = snprintf(buf, size, "%s: ", file ? file : "<input>");
+		n = snprintf(out, size, "%s: ", file ? file : "<input>");
 	if (n < 0 || (size_t)n >= size)
 		n = 0;
-	vsnprintf(buf + n, size - (size_t)n, fmt, ap);
+	snprintf(out + n, size - (size_t)n, "%s", body);
 }
 
 /* The counter for fmt, or NULL when the table is full (then it is always printed). */
@@ -92,38 +139,216 @@ static struct diag_kind *kind_of(struct t2f_diag *d, const char *fmt)
 	return NULL;
 }
 
-int t2f_diag__warn(struct t2f_diag *d, const char *file, uint64_t line, const char *fmt, ...)
+/* data (elements of `elem`, *cap of them) grown to hold at least `need`; NULL when out of memory
+ * (data is then unchanged). */
+static void *grow(void *data, size_t *cap, size_t elem, size_t need)
+{
+	size_t n = *cap ? *cap : 16;
+	void *nd;
+
+	if (need <= *cap)
+		return data;
+	while (n < need)
+		n *= 2;
+	nd = realloc(data, n * elem);
+	if (nd)
+		*cap = n;
+	return nd;
+}
+
+/* Copies s (with its NUL) to the end of b's text; *off = where. 0 or -ENOMEM. */
+static int push_text(struct diag_buffer *b, const char *s, size_t *off)
+{
+	size_t len = strlen(s) + 1;
+	char *text = grow(b->text, &b->text_cap, 1, b->text_len + len);
+
+	if (!text)
+		return -ENOMEM;
+	b->text = text;
+	memcpy(b->text + b->text_len, s, len);
+	*off = b->text_len;
+	b->text_len += len;
+	return 0;
+}
+
+/* Where b's text holds file: the previous record's copy when it is the same name, else a new
+ * copy. 0 or -ENOMEM. */
+static int file_text(struct diag_buffer *b, const char *file, size_t *off)
+{
+	const struct diag_rec *prev = b->len ? &b->recs[b->len - 1] : NULL;
+
+	if (prev && prev->has_file && strcmp(b->text + prev->file, file) == 0) {
+		*off = prev->file;
+		return 0;
+	}
+	return push_text(b, file, off);
+}
+
+/* Appends a record; on -ENOMEM b is unchanged. */
+static int push_rec(struct diag_buffer *b, const char *fmt, const char *file, uint64_t line,
+		    const char *body)
+{
+	struct diag_rec r = { .fmt = fmt, .line = line, .has_file = file != NULL };
+	struct diag_rec *recs = grow(b->recs, &b->cap, sizeof(r), b->len + 1);
+	size_t mark = b->text_len;
+
+	if (!recs)
+		return -ENOMEM;
+	b->recs = recs;
+	if ((file && file_text(b, file, &r.file)) || push_text(b, body, &r.msg)) {
+		b->text_len = mark;
+		return -ENOMEM;
+	}
+	b->recs[b->len++] = r;
+	return 0;
+}
+
+/* A buffered diag's warning: counted under its kind, recorded while the kind has room. A record
+ * that finds no memory is counted as suppressed. */
+static void record(struct t2f_diag *d, const char *fmt, const char *file, uint64_t line,
+		   const char *body)
+{
+	struct diag_kind *k = kind_of(d, fmt);
+	uint64_t keep = d->max_repeats ? d->max_repeats : 1;
+
+	if (!k)
+		k = &d->buf->overflow;
+	k->count++;
+	if (k->kept < keep && push_rec(d->buf, fmt, file, line, body) == 0)
+		k->kept++;
+}
+
+/* One warning issued on d (t2f_diag__warn after formatting, and t2f_diag__replay). */
+static int issue(struct t2f_diag *d, const char *fmt, const char *file, uint64_t line,
+		 const char *body)
 {
 	char msg[DIAG_MSG_MAX];
 	struct diag_kind *k;
-	va_list ap;
 
 	d->warnings++;
-	va_start(ap, fmt);
-	format_located(msg, sizeof(msg), file, line, fmt, ap);
-	va_end(ap);
+	if (d->buf) {
+		record(d, fmt, file, line, body);
+		return 0;
+	}
 	if (d->strict) {
-		snprintf(d->last_error, sizeof(d->last_error), "%s", msg);
+		located(d->last_error, sizeof(d->last_error), file, line, body);
 		d->has_error = true;
 		return -T2F_E_FORMAT;
 	}
 	k = kind_of(d, fmt);
-	if (k && k->count++ >= d->max_repeats)
+	if ((k && k->count++ >= d->max_repeats) || !d->sink)
 		return 0;
-	if (d->sink)
-		fprintf(d->sink, "trace2flame: warning: %s\n", msg);
+	located(msg, sizeof(msg), file, line, body);
+	fprintf(d->sink, "trace2flame: warning: %s\n", msg);
 	return 0;
+}
+
+int t2f_diag__warn(struct t2f_diag *d, const char *file, uint64_t line, const char *fmt, ...)
+{
+	char body[DIAG_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(body, sizeof(body), fmt, ap);
+	va_end(ap);
+	return issue(d, fmt, file, line, body);
+}
+
+/* Copies s; NULL for NULL or when out of memory. */
+static char *copy_str(const char *s)
+{
+	size_t len = s ? strlen(s) + 1 : 0;
+	char *c = len ? malloc(len) : NULL;
+
+	if (c)
+		memcpy(c, s, len);
+	return c;
+}
+
+/* Makes "file:line: body" d's last error; a buffered diag also keeps the parts for replay (a
+ * file name it cannot copy is replayed as "<input>"). */
+static void set_error(struct t2f_diag *d, const char *file, uint64_t line, const char *body)
+{
+	struct diag_buffer *b = d->buf;
+
+	located(d->last_error, sizeof(d->last_error), file, line, body);
+	d->has_error = true;
+	if (!b)
+		return;
+	free(b->err_file);
+	b->err_file = copy_str(file);
+	b->err_line = line;
+	snprintf(b->err_msg, sizeof(b->err_msg), "%s", body);
 }
 
 int t2f_diag__error(struct t2f_diag *d, int err, const char *file, uint64_t line, const char *fmt, ...)
 {
+	char body[DIAG_MSG_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	format_located(d->last_error, sizeof(d->last_error), file, line, fmt, ap);
+	vsnprintf(body, sizeof(body), fmt, ap);
 	va_end(ap);
-	d->has_error = true;
+	set_error(d, file, line, body);
 	return err;
+}
+
+static uint64_t shift_line(uint64_t line, uint64_t offset)
+{
+	return line ? line + offset : 0;
+}
+
+/* Adds the warnings src counted but did not record to dst's counters, as if issued on dst after
+ * the recorded ones (which they all follow within their kind). A kind dst has no room for
+ * joins dst's count of suppressed warnings of other kinds. */
+static void replay_suppressed(struct t2f_diag *dst, const struct t2f_diag *src)
+{
+	const struct diag_buffer *b = src->buf;
+	uint64_t lost = b->overflow.count - b->overflow.kept;
+
+	for (size_t i = 0; i < DIAG_KINDS && src->kinds[i].fmt; i++) {
+		const struct diag_kind *sk = &src->kinds[i];
+		struct diag_kind *k;
+
+		if (sk->count == sk->kept)
+			continue;
+		k = kind_of(dst, sk->fmt);
+		if (k)
+			k->count += sk->count - sk->kept;
+		else
+			lost += sk->count - sk->kept;
+	}
+	if (dst->buf)
+		dst->buf->overflow.count += lost;
+	else
+		dst->unkeyed += lost;
+	dst->warnings += src->warnings - b->len;
+}
+
+int t2f_diag__replay(struct t2f_diag *dst, const struct t2f_diag *src, uint64_t line_offset)
+{
+	const struct diag_buffer *b = src->buf;
+	int err;
+
+	if (!b || dst == src)
+		return -EINVAL;
+	for (size_t i = 0; i < b->len; i++) {
+		const struct diag_rec *r = &b->recs[i];
+
+		err = issue(dst, r->fmt, r->has_file ? b->text + r->file : NULL,
+			    shift_line(r->line, line_offset), b->text + r->msg);
+		if (err)
+			return err;
+	}
+	replay_suppressed(dst, src);
+	if (src->has_error)
+		set_error(dst, b->err_file, shift_line(b->err_line, line_offset), b->err_msg);
+	return 0;
+}
+
+bool t2f_diag__has_error(const struct t2f_diag *d)
+{
+	return d->has_error;
 }
 
 const char *t2f_diag__last_error(const struct t2f_diag *d)
@@ -138,6 +363,8 @@ uint64_t t2f_diag__warnings(const struct t2f_diag *d)
 
 void t2f_diag__flush(struct t2f_diag *d)
 {
+	if (d->buf)
+		return; /* its counts are for t2f_diag__replay */
 	for (size_t i = 0; i < DIAG_KINDS && d->kinds[i].fmt; i++) {
 		struct diag_kind *k = &d->kinds[i];
 
@@ -147,4 +374,8 @@ void t2f_diag__flush(struct t2f_diag *d)
 		k->count = 0;
 		k->fmt = NULL;
 	}
+	if (d->unkeyed && d->sink)
+		fprintf(d->sink, "trace2flame: warning: %llu more warnings of other kinds\n",
+			(unsigned long long)d->unkeyed);
+	d->unkeyed = 0;
 }

@@ -8,7 +8,8 @@
  * string literal) and printed at most max_repeats times; t2f_diag__flush() prints how many were
  * suppressed. In strict mode the first warning becomes the error (-T2F_E_FORMAT).
  *
- * Thread safety: a diag is used by one thread at a time.
+ * Thread safety: a diag is used by one thread at a time; a worker thread records into a buffered
+ * diag of its own, replayed into the real one afterwards (t2f_diag__new_buffered).
  */
 #ifndef T2F_DIAG_H
 #define T2F_DIAG_H
@@ -57,7 +58,38 @@ const char *t2f_diag__last_error(const struct t2f_diag *d);
 /* Total warnings issued (printed or not). */
 uint64_t t2f_diag__warnings(const struct t2f_diag *d);
 
-/* Prints "N more warnings like: <fmt>" lines for suppressed repeats, then resets the counters. */
+/* Whether d has recorded an error (t2f_diag__error, a strict warning, or a replayed one). */
+bool t2f_diag__has_error(const struct t2f_diag *d);
+
+/* Prints "N more warnings like: <fmt>" lines for suppressed repeats, then resets the counters.
+ * Warnings replayed (below) under a format for which d's table of 64 formats had no room, and
+ * not kept by the buffered diag, are reported as "N more warnings of other kinds".
+ * Does nothing on a buffered diag. */
 void t2f_diag__flush(struct t2f_diag *d);
+
+/* Buffered diags, for a worker thread that parses part of an input without knowing the line
+ * number it starts at: warnings and the error are recorded with their line numbers within the
+ * part, and the thread that owns the real diag replays them later with the part's offset.
+ *
+ * t2f_diag__new_buffered makes a diag that records instead of printing: each warning keeps its
+ * format key, file (copied: its owner may be freed before the replay), line and message; at most
+ * max_repeats (at least one) messages per format are kept (set it to the destination's with
+ * t2f_diag__set_max_repeats before the first warning), further ones are only counted. Formats
+ * past the table of 64 share one such allowance. An error recorded with t2f_diag__error is kept
+ * with its file and line too. Never strict (t2f_diag__set_strict is ignored). A message that
+ * cannot be stored for lack of memory is counted as suppressed. 0 or -ENOMEM. */
+int t2f_diag__new_buffered(struct t2f_diag **out);
+
+/* Replays buffered diag src into dst, in the order src recorded them, as if each warning had been
+ * issued on dst with its line number plus line_offset (line 0 stays 0): dst's rate limit, counts
+ * (t2f_diag__warnings includes src's suppressed ones) and strict mode apply, and the suppressed
+ * counts of src join dst's so flush() prints what it would have printed had dst seen every
+ * warning. Then src's error, if it has one, becomes dst's last error (its line shifted likewise).
+ * Exact as long as src's max_repeats equals dst's and the formats fit dst's table.
+ * Replaying several buffered diags in input order equals issuing all their warnings in order.
+ * src is not changed; its thread must be done with it. dst may itself be buffered.
+ * 0; -T2F_E_FORMAT when dst is strict and a replayed warning became its error (replay stops
+ * there, src's error is not replayed); -EINVAL when src is not buffered or is dst. */
+int t2f_diag__replay(struct t2f_diag *dst, const struct t2f_diag *src, uint64_t line_offset);
 
 #endif
