@@ -3,7 +3,10 @@
  * A sample is a header line, then its frame lines (leaf first), then a blank line; one-line
  * samples (no -g) carry their only frame on the header line and may follow each other without a
  * blank line. Frame lines are mapped to frame ids through a cache keyed on the whole line, so a
- * line seen before costs one hash and one compare.
+ * line seen before costs one hash and one compare. Two more memos keep the hot path short: the
+ * last sample header's bytes (a header that repeats its thread and event is not parsed again) and
+ * the callers' blocks of call chains (perf_script_blocks.h: a sample whose callers' lines equal a
+ * block read before takes that block's stack node and skips its lines).
  */
 #include "readers/perf_script.h"
 
@@ -13,6 +16,7 @@
 
 #include "formats/arena.h"
 #include "formats/hashmap.h"
+#include "readers/perf_script_blocks.h"
 #include "readers/perf_script_maps.h"
 #include "readers/perf_script_parse.h"
 
@@ -22,6 +26,14 @@ enum ps_state {
 	PS_IDLE,     /* between samples */
 	PS_IN,       /* collecting the frames of a sample */
 	PS_SKIP,     /* inside a record whose lines are ignored */
+};
+
+/* Where the reader stands in a call-chain sample, for the callers' block memo. */
+enum ps_block_phase {
+	BLK_NONE,
+	BLK_AFTER_HEADER,  /* the next line is the leaf */
+	BLK_AT_CALLERS,    /* the next line is the first caller's: look the block up there */
+	BLK_COLLECT,       /* reading a block that was not kept: keep it at its empty line */
 };
 
 struct line_entry {
@@ -73,6 +85,17 @@ struct t2f_perf_script {
 	uint32_t nlines, lines_cap;
 	struct last_thread last_thread;
 	struct last_event last_event;
+	struct ps_header_memo header_memo;
+	/* callers' block memo */
+	struct ps_blocks *blocks;
+	enum ps_block_phase phase;
+	bool chain_started;     /* the line just read began a call-chain sample */
+	uint32_t last_entry;    /* the frame-line cache entry of the last frame line, 0 if none */
+	const char *blk_start;  /* BLK_COLLECT: the block's first byte, in the data being fed */
+	uint64_t blk_line;      /* and its first line's number */
+	uint32_t blk_entry;     /* and its first line's cache entry */
+	t2f_node_id base_node;  /* the stack node the sample's frames hang from (0: the root) */
+	t2f_node_id leaf_parent; /* set by end_sample: the node its leaf was added under */
 };
 
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
@@ -89,7 +112,8 @@ int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *
 	ps->frames_cap = 256;
 	ps->frames = malloc(ps->frames_cap * sizeof(*ps->frames));
 	if (!ps->name || !ps->frames || t2f_arena__new(&ps->arena) ||
-	    t2f_hashmap__new(4096, &ps->line_ix) || ps_maps__new(&ps->maps)) {
+	    t2f_hashmap__new(4096, &ps->line_ix) || ps_maps__new(&ps->maps) ||
+	    ps_blocks__new(&ps->blocks)) {
 		t2f_perf_script__free(ps);
 		return -ENOMEM;
 	}
@@ -107,6 +131,7 @@ void t2f_perf_script__free(struct t2f_perf_script *ps)
 	t2f_arena__free(ps->arena);
 	t2f_hashmap__free(ps->line_ix);
 	ps_maps__free(ps->maps);
+	ps_blocks__free(ps->blocks);
 	free(ps);
 }
 
@@ -275,6 +300,7 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, 
 		h ^= t2f_hash_u64((uint64_t)q.pid ^ (uint64_t)q.gen << 40);
 	}
 	hit = t2f_hashmap__find(ps->line_ix, h, line_eq, &q);
+	ps->last_entry = hit;
 	if (hit)
 		return push_frame(ps, ps->lines[hit - 1].frame) ?: 1;
 	err = check_text(ps, s, len);
@@ -283,6 +309,8 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, 
 	if (!ps_parse_frame(s, len, &pf))
 		return 0;
 	err = intern_frame(ps, &pf, abs, &id) ?: cache_line(ps, &q, h, id) ?: push_frame(ps, id);
+	if (!err && q.len <= UINT32_MAX)
+		ps->last_entry = ps->nlines;
 	return err ?: 1;
 }
 
@@ -290,7 +318,7 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, 
 
 static int end_sample(struct t2f_perf_script *ps)
 {
-	t2f_node_id node = 0;
+	t2f_node_id node = ps->base_node;
 	int err = 0;
 
 	if (ps->state != PS_IN)
@@ -299,8 +327,10 @@ static int end_sample(struct t2f_perf_script *ps)
 		t2f_profile__count_drop(ps->p, T2F_DROP_EMPTY_STACK);
 		goto out;
 	}
-	for (size_t i = ps->nframes; i-- > 0 && !err;) /* root first */
+	for (size_t i = ps->nframes; i-- > 0 && !err;) { /* root first */
+		ps->leaf_parent = node;
 		err = t2f_profile__child(ps->p, node, ps->frames[i], &node);
+	}
 	if (!err)
 		err = t2f_profile__add_sample(ps->p, node, ps->thread, ps->event, ps->weight,
 					      ps->time_ns);
@@ -308,6 +338,7 @@ out:
 	ps->state = PS_IDLE;
 	ps->nframes = 0;
 	ps->cut_warned = false;
+	ps->base_node = 0;
 	return err;
 }
 
@@ -434,6 +465,7 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h)
 	ps->tid = h->tid;
 	ps->state = PS_IN;
 	ps->nframes = 0;
+	ps->chain_started = h->rest.len == 0;
 	if (h->rest.len && !h->tracepoint) { /* one-line sample: its frame, absolute ip */
 		err = on_frame_line(ps, h->rest.p, h->rest.len, true);
 		if (err == 0) {
@@ -480,11 +512,15 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 		return t2f_diag__warn(ps->d, ps->name, ps->line_no,
 				      "unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"");
 	}
+	if (lead == 0 && ps_header_memo__parse(&ps->header_memo, s, len, &h))
+		return end_sample(ps) ?: on_header(ps, &h);
 	err = check_text(ps, s, len);
 	if (err)
 		return err;
-	if (ps_parse_header(s, len, &h))
+	if (ps_parse_header(s, len, &h)) {
+		ps_header_memo__keep(&ps->header_memo, s, len, &h);
 		return end_sample(ps) ?: on_header(ps, &h);
+	}
 	if (lead > 0 && ps->state == PS_IN) { /* a blank-indented frame, or a srcline ("  x.c:82") */
 		err = on_frame_line(ps, s + lead, len - lead, false);
 		return err < 0 ? err : 0;
@@ -494,23 +530,101 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 	return bad_header(ps);
 }
 
+/* ---- the callers' block memo ---- */
+
+/* BLK_AT_CALLERS, at the first caller's line s[0..avail): when the callers' lines equal a kept
+ * block followed by the empty line, the sample ends on that block's node and the bytes used are
+ * returned; else 0, and the block is collected for keeping. */
+static long block_lookup(struct t2f_perf_script *ps, const char *s, size_t avail)
+{
+	const char *nl = memchr(s, '\n', avail);
+	size_t n = nl ? (size_t)(nl - s) : 0, lead;
+	const struct ps_block *k;
+	struct line_probe q = { ps, NULL, 0, false, 0, 0 };
+	uint32_t entry;
+	int err;
+
+	if (n < 2 || s[0] != '\t' || s[n - 1] == ' ' || s[n - 1] == '\r' || s[n - 1] == '\t')
+		return 0;
+	lead = skip_blanks(s, n, 0);
+	q.s = s + lead;
+	q.len = n - lead;
+	entry = t2f_hashmap__find(ps->line_ix, t2f_hash_bytes(q.s, q.len), line_eq, &q);
+	k = entry ? ps_blocks__find(ps->blocks, entry, s, avail) : NULL;
+	if (!k)
+		return 0;
+	ps->line_no += k->lines + 1;
+	ps->partial_line = false;
+	ps->base_node = k->node;
+	err = end_sample(ps);
+	return err ? err : (long)k->len + 1;
+}
+
+/* Moves the block memo's phase on after line s[0..n) was read (`phase` was the phase before). */
+static int block_step(struct t2f_perf_script *ps, enum ps_block_phase phase, const char *s,
+		      size_t n, bool keepable)
+{
+	int err = 0;
+
+	ps->phase = BLK_NONE;
+	if (ps->chain_started) {
+		ps->chain_started = false;
+		ps->phase = BLK_AFTER_HEADER;
+	} else if (phase == BLK_AFTER_HEADER && ps->state == PS_IN && ps->nframes == 1) {
+		ps->phase = BLK_AT_CALLERS;
+	} else if (phase == BLK_AT_CALLERS && ps->state == PS_IN && ps->nframes == 2 &&
+		   ps->last_entry) {
+		ps->phase = BLK_COLLECT;
+		ps->blk_start = s;
+		ps->blk_line = ps->line_no;
+		ps->blk_entry = ps->last_entry;
+	} else if (phase == BLK_COLLECT && keepable) {
+		err = ps_blocks__add(ps->blocks, ps->blk_entry, ps->blk_start,
+				     (size_t)(s - ps->blk_start), (uint32_t)(ps->line_no - ps->blk_line),
+				     ps->leaf_parent);
+	} else if (phase == BLK_COLLECT && ps->state == PS_IN && ps->nframes >= 2) {
+		ps->phase = BLK_COLLECT;
+	}
+	(void)n;
+	return err;
+}
+
 int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t len)
 {
 	const char *end = data + len;
-	int err;
+	int err = 0;
 
-	while (data < end) {
-		const char *nl = memchr(data, '\n', (size_t)(end - data));
-		size_t n = nl ? (size_t)(nl - data) : (size_t)(end - data);
+	while (data < end && !err) {
+		const char *nl;
+		size_t n;
+		enum ps_block_phase phase = ps->phase;
+		bool keepable;
 
+		if (phase == BLK_AT_CALLERS) {
+			long used = block_lookup(ps, data, (size_t)(end - data));
+
+			if (used < 0)
+				return (int)used;
+			if (used > 0) {
+				ps->phase = BLK_NONE;
+				data += used;
+				continue;
+			}
+		}
+		nl = memchr(data, '\n', (size_t)(end - data));
+		n = nl ? (size_t)(nl - data) : (size_t)(end - data);
 		ps->line_no++;
 		ps->partial_line = nl == NULL;
+		/* an empty line ends a cleanly read block: keep it */
+		keepable = phase == BLK_COLLECT && n == 0 && nl && ps->state == PS_IN &&
+			   !ps->cut_warned;
 		err = on_line(ps, data, n);
-		if (err)
-			return err;
+		if (!err)
+			err = block_step(ps, phase, data, n, keepable);
 		data += n + (nl != NULL);
 	}
-	return 0;
+	ps->phase = BLK_NONE; /* a block never spans two feeds */
+	return err;
 }
 
 /* perf ends every line with '\n': input that stops inside a line was cut, and the sample it

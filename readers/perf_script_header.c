@@ -79,9 +79,11 @@ static bool anchor_at(const char *s, size_t end, size_t *i, struct ps_header *h)
 			return false;
 		j = skip_blanks(s, end, j + 1);
 	}
+	h->time_at = j;
 	if (!take_time(s, end, &j, &h->time_ns))
 		return false;
 	*i = j;
+	h->tail_at = j;
 	return true;
 }
 
@@ -193,6 +195,53 @@ bool ps_parse_header(const char *s, size_t len, struct ps_header *h)
 		i++;
 	}
 	return false;
+}
+
+void ps_header_memo__keep(struct ps_header_memo *m, const char *s, size_t len,
+			  const struct ps_header *h)
+{
+	size_t tail = len - h->tail_at;
+	struct ps_header_way *w = &m->way[0];
+
+	if (h->record != PS_SAMPLE || h->rest.len || h->time_at > sizeof(w->prefix) ||
+	    tail > sizeof(w->tail) || tail == 0)
+		return;
+	memmove(&m->way[1], &m->way[0], sizeof(m->way) - sizeof(m->way[0]));
+	memcpy(w->prefix, s, h->time_at);
+	w->prefix_len = h->time_at;
+	memcpy(w->tail, s + h->tail_at, tail);
+	w->tail_len = tail;
+	w->h = *h;
+	w->comm_at = (size_t)(h->comm.p - s);
+	w->event_at = h->event.len ? (size_t)(h->event.p - s) - h->tail_at : 0;
+}
+
+static int way_parse(const struct ps_header_way *w, const char *s, size_t len,
+		     struct ps_header *h)
+{
+	size_t j = w->prefix_len;
+	uint64_t ns;
+
+	if (!w->tail_len || len <= j + w->tail_len || memcmp(s, w->prefix, j) != 0 ||
+	    !take_time(s, len, &j, &ns) || len - j != w->tail_len ||
+	    memcmp(s + j, w->tail, w->tail_len) != 0)
+		return 0;
+	*h = w->h;
+	h->time_ns = ns;
+	h->tail_at = j;
+	h->comm.p = s + w->comm_at;
+	h->event.p = s + j + w->event_at;
+	h->rest = (struct ps_span){ s + len, 0 };
+	return 1;
+}
+
+int ps_header_memo__parse(const struct ps_header_memo *m, const char *s, size_t len,
+			  struct ps_header *h)
+{
+	for (size_t i = 0; i < PS_HEADER_MEMO_WAYS; i++)
+		if (way_parse(&m->way[i], s, len, h))
+			return 1;
+	return 0;
 }
 
 static bool expect(const char *s, size_t end, size_t *i, const char *lit)

@@ -77,6 +77,25 @@ struct ps_header {
 	enum ps_record record;    /* PERF_RECORD_* side records */
 	struct ps_span rest;      /* after the event: a one-line sample's frame, a payload, or the
 				   * side record's text after "PERF_RECORD_X " */
+	size_t time_at, tail_at;  /* offsets in the line of the time and of what follows "TIME:" */
+};
+
+/* The last call-chain sample headers parsed, as bytes: a header that starts with the same bytes
+ * as one of them up to its time and ends with the same bytes after "TIME:" (the same thread, cpu
+ * and event, another time) parses the same way but for the time, so it is taken without a full
+ * parse. A few are kept, the most recent first: threads and cpus take turns. */
+#define PS_HEADER_MEMO 128
+#define PS_HEADER_MEMO_WAYS 4
+
+struct ps_header_way {
+	char prefix[PS_HEADER_MEMO], tail[PS_HEADER_MEMO];
+	size_t prefix_len, tail_len;  /* tail_len 0: empty */
+	struct ps_header h;           /* its spans' pointers are not used: */
+	size_t comm_at, event_at;     /* offsets of the comm (in the prefix) and event (in the tail) */
+};
+
+struct ps_header_memo {
+	struct ps_header_way way[PS_HEADER_MEMO_WAYS];
 };
 
 struct ps_frame {
@@ -97,6 +116,13 @@ struct ps_mmap {
 /* A header line ("comm tid [cpu] time: [period] [event:] [rest]"), leading blanks allowed.
  * false when the line has no "TID [CPU] TIME:" run. */
 bool ps_parse_header(const char *line, size_t len, struct ps_header *h);
+/* The same through the memo: 1 when the memo gave the header (the line repeats the memo's
+ * thread and event: it holds no NUL byte then), 0 when it did not (*h untouched); a full parse
+ * of a call-chain sample header should then be given to ps_header_memo__keep. */
+int ps_header_memo__parse(const struct ps_header_memo *m, const char *line, size_t len,
+			  struct ps_header *h);
+void ps_header_memo__keep(struct ps_header_memo *m, const char *line, size_t len,
+			  const struct ps_header *h);
 
 /* A call-chain frame line ("\t<hex> [sym[+0xOFF]] [(dso)]"), leading blanks allowed.
  * false when it does not start with a hex address followed by a blank or the end. */

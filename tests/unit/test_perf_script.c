@@ -288,6 +288,108 @@ static void test_reader_split_feeds(void **state)
 	}
 }
 
+/* Callers' blocks that repeat (the block memo), fed whole and line by line (no memo hits: a block
+ * never spans two feeds): same profile, same warnings with the same line numbers. The text has a
+ * repeated block under new leaves, two blocks sharing a first line, a repeated block ended by a
+ * header instead of an empty line, a repeated block with a bad line, and blank lines with spaces. */
+static const char BLOCKS[] =
+	"w 1 1.0: 5 cpu-clock: \n"             /* 1 */
+	"\t 10 leaf1 (/x)\n"
+	"\t 20 mid (/x)\n"
+	"\t 30 root (/x)\n"
+	"\n"                                     /* 5 */
+	"w 1 2.0: 5 cpu-clock: \n"
+	"\t 11 leaf2 (/x)\n"
+	"\t 20 mid (/x)\n"
+	"\t 30 root (/x)\n"
+	"\n"                                     /* 10 */
+	"w 1 3.0: 5 cpu-clock: \n"
+	"\t 12 leaf3 (/x)\n"
+	"\t 20 mid (/x)\n"
+	"\t 31 other (/x)\n"
+	"\n"                                     /* 15 */
+	"w 1 4.0: 5 cpu-clock: \n"
+	"\t 10 leaf1 (/x)\n"
+	"\t 20 mid (/x)\n"
+	"\t 30 root (/x)\n"
+	"w 2 5.0: 7 cpu-clock: \n"             /* 20: no empty line before the next header */
+	"\t 11 leaf2 (/x)\n"
+	"\t 20 mid (/x)\n"
+	"\t 30 root (/x)\n"
+	"\tzz not a frame\n"
+	"\n"                                     /* 25 */
+	"w 1 6.0: 5 cpu-clock: \n"
+	"\t 13 leaf4 (/x)\n"
+	"\t 20 mid (/x)\n"
+	"\t 30 root (/x)\n"
+	"  \n"                                   /* 30 */
+	"w 1 7.0: 5 cpu-clock: \n"
+	"\t 13 leaf4 (/x)\n"
+	"\t 20 mid (/x)\n"
+	"\t 31 other (/x)\n"
+	"\n"                                     /* 35 */
+	"w 1 8.0: 5 cpu-clock: \n"
+	"\t 10 leaf1 (/x)\n"
+	"\t 20 mid (/x)\n"
+	"\t 30 root (/x)\n"
+	"\n"                                     /* 40 */
+	"w 1 9.0: 5 cpu-clock: \n"
+	"\t 11 leaf2 (/x)\n"
+	"\t 20 mid (/x)\n"
+	"\t 30 rooX (/x)\n"
+	"\n"                                     /* 45 */
+	"w 1 10.0: 5 cpu-clock: \n"
+	"\t 14 leaf5 (/x)\n"
+	"\t 20 mid (/x)\n"
+	"\t 30 root (/x)\n"
+	"\n"                                     /* 50 */
+	"w 1 11.0: 5 cpu-clock: \n"
+	"\t 14 leaf5 (/x)\n"
+	"\n"
+	"w 1 12.0: 5 cpu-clock: \n"
+	"\t 10 leaf1 (/x)\n"                     /* 55 */
+	"\t 20 mid (/x)\n"
+	"\tyy bad\n"
+	"\n"
+	"w 1 13.0: 5 cpu-clock: \n";
+
+static const char BLOCKS_DUMP[] =
+	"w/-1/1 cpu-clock: root@/x;mid@/x;leaf1@/x 3 15\n"
+	"w/-1/1 cpu-clock: root@/x;mid@/x;leaf2@/x 1 5\n"
+	"w/-1/1 cpu-clock: other@/x;mid@/x;leaf3@/x 1 5\n"
+	"w/-1/1 cpu-clock: root@/x;mid@/x;leaf4@/x 1 5\n"
+	"w/-1/1 cpu-clock: other@/x;mid@/x;leaf4@/x 1 5\n"
+	"w/-1/1 cpu-clock: rooX@/x;mid@/x;leaf2@/x 1 5\n"
+	"w/-1/1 cpu-clock: root@/x;mid@/x;leaf5@/x 1 5\n"
+	"w/-1/1 cpu-clock: leaf5@/x 1 5\n";
+
+static const char BLOCKS_WARNINGS[] =
+	"trace2flame: warning: in.perf:24: unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"\n"
+	"trace2flame: warning: in.perf:57: unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"\n";
+
+static void test_reader_block_memo(void **state)
+{
+	struct run r;
+
+	(void)state;
+	for (int by_line = 0; by_line < 2; by_line++) {
+		run_open(&r, false);
+		for (const char *s = BLOCKS; *s;) {
+			const char *nl = strchr(s, '\n');
+			size_t n = by_line ? (size_t)(nl - s) + 1 : strlen(s);
+
+			assert_int_equal(t2f_perf_script__feed(r.ps, s, n), 0);
+			s += n;
+		}
+		assert_int_equal(t2f_perf_script__finish(r.ps), 0);
+		assert_dump(r.p, BLOCKS_DUMP);
+		assert_string_equal(warnings_text(&r), BLOCKS_WARNINGS);
+		assert_counts(r.p, 13, 1, 2);
+		assert_int_equal(t2f_perf_script__lines(r.ps), 59);
+		run_close(&r);
+	}
+}
+
 static void test_reader_no_final_newline(void **state)
 {
 	struct run r;
@@ -765,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_reader_basic),
 		cmocka_unit_test(test_reader_input_index_and_log),
 		cmocka_unit_test(test_reader_split_feeds),
+		cmocka_unit_test(test_reader_block_memo),
 		cmocka_unit_test(test_reader_no_final_newline),
 		cmocka_unit_test(test_reader_no_final_blank_line),
 		cmocka_unit_test(test_reader_empty_call_chain),
