@@ -56,6 +56,7 @@ struct t2f_input {
 	/* map mode (map != NULL) */
 	char *map;
 	size_t map_len, map_pos, map_dropped;
+	bool map_keep;          /* chunks stay mapped: the caller drops pages (t2f_input__drop) */
 
 	/* stream mode: buf[0, len) is data, [carry, len) the unfinished line after the last chunk,
 	 * [0, scan) was already searched and holds no '\n' past carry. */
@@ -279,7 +280,7 @@ static int map_next(struct t2f_input *in, const char **data, size_t *len)
 	size_t drop = start / page * page;
 	const char *p = in->map + start, *nl;
 
-	if (drop > in->map_dropped) { /* the previous chunk is no longer valid */
+	if (drop > in->map_dropped && !in->map_keep) { /* the previous chunk is no longer valid */
 		madvise(in->map + in->map_dropped, drop - in->map_dropped, MADV_DONTNEED);
 		in->map_dropped = drop;
 	}
@@ -435,6 +436,21 @@ int t2f_input__next(struct t2f_input *in, const char **data, size_t *len)
 	if (ret < 0)
 		in->err = ret;
 	return ret;
+}
+
+bool t2f_input__keep_chunks(struct t2f_input *in)
+{
+	in->map_keep = in->map != NULL;
+	return in->map_keep;
+}
+
+void t2f_input__drop(const struct t2f_input *in, const char *from, const char *to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)from + page - 1) / page * page, b = (uintptr_t)to / page * page;
+
+	if (in->map && from >= in->map && to <= in->map + in->map_len && b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
 const char *t2f_input__name(const struct t2f_input *in)

@@ -13,6 +13,7 @@
 #ifndef T2F_INPUT_H
 #define T2F_INPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,15 @@ void t2f_input__free(struct t2f_input *in); /* NULL is fine */
 /* Next chunk of (decompressed) bytes ending at a line boundary: 1 with *data and *len set, 0 at the
  * end of the input, or a negative error. Empty inputs give 0 at once. */
 int t2f_input__next(struct t2f_input *in, const char **data, size_t *len);
+
+/* For readers that work on several chunks at once. When the input is a mapped file, __next()
+ * stops dropping the pages of chunks given out and true is returned: chunks then follow each
+ * other in memory and stay valid until __free(). Otherwise false (streams reuse their buffer:
+ * a chunk is valid until the next __next()). */
+bool t2f_input__keep_chunks(struct t2f_input *in);
+/* Drops the resident pages wholly inside [from, to) of a kept mapping, to keep memory flat; the
+ * bytes stay readable (they are read back from the file). Thread safe; no-op when not mapped. */
+void t2f_input__drop(const struct t2f_input *in, const char *from, const char *to);
 
 const char *t2f_input__name(const struct t2f_input *in);   /* "-" shown as "<stdin>" */
 enum t2f_input_kind t2f_input__kind(const struct t2f_input *in);

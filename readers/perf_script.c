@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "formats/arena.h"
+#include "formats/buf.h"
 #include "formats/hashmap.h"
 #include "readers/perf_script_blocks.h"
 #include "readers/perf_script_maps.h"
@@ -78,6 +79,9 @@ struct t2f_perf_script {
 	int64_t pid, tid;    /* the sample's process (-1 when not printed: found on a one-line
 			      * sample's first use, ps_maps__pid_of) and thread */
 	struct ps_maps *maps; /* each process's mappings (PERF_RECORD_MMAP/MMAP2 lines) */
+	struct t2f_buf map_lines; /* those lines and the FORK lines, as read */
+	bool used_maps;      /* a one-line sample's frame was looked up in maps */
+	bool has_maps;       /* maps holds something */
 	/* frame line cache */
 	struct t2f_arena *arena;
 	struct t2f_hashmap *line_ix;
@@ -132,6 +136,7 @@ void t2f_perf_script__free(struct t2f_perf_script *ps)
 	t2f_hashmap__free(ps->line_ix);
 	ps_maps__free(ps->maps);
 	ps_blocks__free(ps->blocks);
+	t2f_buf__free(&ps->map_lines);
 	free(ps);
 }
 
@@ -143,6 +148,27 @@ void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on)
 uint64_t t2f_perf_script__lines(const struct t2f_perf_script *ps)
 {
 	return ps->line_no;
+}
+
+void t2f_perf_script__set_lines(struct t2f_perf_script *ps, uint64_t lines)
+{
+	ps->line_no = lines;
+}
+
+bool t2f_perf_script__used_maps(const struct t2f_perf_script *ps)
+{
+	return ps->used_maps;
+}
+
+bool t2f_perf_script__has_maps(const struct t2f_perf_script *ps)
+{
+	return ps->has_maps;
+}
+
+const char *t2f_perf_script__map_lines(const struct t2f_perf_script *ps, size_t *len)
+{
+	*len = ps->map_lines.len;
+	return ps->map_lines.p;
 }
 
 /* ---- frames ---- */
@@ -165,10 +191,11 @@ static enum t2f_frame_kind kind_of(const struct ps_frame *f)
 
 /* A one-line sample's absolute ip in a mapping of its process's dso: the file offset, as a
  * call-chain line would print it. Otherwise the frame keeps the absolute ip (abs_addr). */
-static void to_file_off(const struct t2f_perf_script *ps, struct t2f_frame *f)
+static void to_file_off(struct t2f_perf_script *ps, struct t2f_frame *f)
 {
 	uint64_t off;
 
+	ps->used_maps = true;
 	if (f->module && ps->pid >= 0 &&
 	    ps_maps__file_off(ps->maps, ps->pid, f->addr, f->module, &off)) {
 		f->addr = off;
@@ -401,6 +428,18 @@ static int lookup_event(struct t2f_perf_script *ps, const struct ps_header *h)
 	return 0;
 }
 
+/* A mapping into ps's maps (path interned into *path). */
+static int maps_add(struct t2f_perf_script *ps, const struct ps_mmap *m, t2f_str_id *path)
+{
+	int err = t2f_profile__intern(ps->p, m->path.p, m->path.len, path) ?:
+		  ps_maps__add(ps->maps, m->pid, m->start, m->len, m->pgoff, *path);
+
+	if (!err && m->tid > 0 && m->pid > 0)
+		err = ps_maps__set_pid(ps->maps, m->tid, m->pid);
+	ps->has_maps = true;
+	return err;
+}
+
 static int on_mmap(struct t2f_perf_script *ps, const struct ps_header *h)
 {
 	struct ps_mmap m;
@@ -411,14 +450,11 @@ static int on_mmap(struct t2f_perf_script *ps, const struct ps_header *h)
 		return t2f_diag__warn(ps->d, ps->name, ps->line_no,
 				      "unreadable PERF_RECORD_MMAP line: expected \"PID/TID: [0xSTART(0xLEN) @ PGOFF ...]: PROT PATH\"");
 	mm = (struct t2f_module_map){ .pid = m.pid, .start = m.start, .len = m.len, .pgoff = m.pgoff };
-	err = t2f_profile__intern(ps->p, m.path.p, m.path.len, &mm.path);
+	err = maps_add(ps, &m, &mm.path);
 	if (!err && m.build_id.len)
 		err = t2f_profile__intern(ps->p, m.build_id.p, m.build_id.len, &mm.build_id);
 	if (!err && m.prot.len)
 		err = t2f_profile__intern(ps->p, m.prot.p, m.prot.len, &mm.prot);
-	err = err ?: ps_maps__add(ps->maps, m.pid, m.start, m.len, m.pgoff, mm.path);
-	if (!err && m.tid > 0 && m.pid > 0)
-		err = ps_maps__set_pid(ps->maps, m.tid, m.pid);
 	return err ?: t2f_profile__add_module_map(ps->p, &mm);
 }
 
@@ -430,7 +466,37 @@ static int on_fork(struct t2f_perf_script *ps, const struct ps_header *h)
 
 	if (!ps_parse_fork(h->rest.p, h->rest.len, &pid, &tid) || pid <= 0 || tid <= 0)
 		return 0;
+	ps->has_maps = true;
 	return ps_maps__set_pid(ps->maps, tid, pid);
+}
+
+int t2f_perf_script__add_map_lines(struct t2f_perf_script *ps, const char *text, size_t len)
+{
+	const char *end = text + len;
+	int err = 0;
+
+	while (text < end && !err) {
+		const char *nl = memchr(text, '\n', (size_t)(end - text));
+		size_t n = nl ? (size_t)(nl - text) : (size_t)(end - text);
+		struct ps_header h;
+		struct ps_mmap m;
+		t2f_str_id path;
+
+		if (!ps_parse_header(text, n, &h))
+			err = 0;
+		else if (h.record == PS_FORK)
+			err = on_fork(ps, &h);
+		else if (h.record == PS_MMAP && ps_parse_mmap(h.rest.p, h.rest.len, &m))
+			err = maps_add(ps, &m, &path);
+		text += n + (nl != NULL);
+	}
+	return err;
+}
+
+/* Keeps a side record's line that changes the mappings, for t2f_perf_script__map_lines. */
+static int keep_map_line(struct t2f_perf_script *ps, const char *s, size_t len)
+{
+	return t2f_buf__put(&ps->map_lines, s, len) ?: t2f_buf__put(&ps->map_lines, "\n", 1);
 }
 
 /* The sample being collected has a bad line: it is dropped (counted as malformed) and the rest
@@ -519,6 +585,8 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 		return err;
 	if (ps_parse_header(s, len, &h)) {
 		ps_header_memo__keep(&ps->header_memo, s, len, &h);
+		if ((h.record == PS_MMAP || h.record == PS_FORK) && (err = keep_map_line(ps, s, len)))
+			return err;
 		return end_sample(ps) ?: on_header(ps, &h);
 	}
 	if (lead > 0 && ps->state == PS_IN) { /* a blank-indented frame, or a srcline ("  x.c:82") */

@@ -46,7 +46,7 @@ enum t2f_long_only {
 	T2F_OPT_NEGATE,
 };
 
-#define T2F_SHORT_OPTS ":o:f:qhV"
+#define T2F_SHORT_OPTS ":o:f:j:qhV"
 
 static const struct option t2f_long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -62,6 +62,7 @@ static const struct option t2f_long_opts[] = {
 	{ "raw-names", no_argument, NULL, T2F_OPT_RAW_NAMES },
 	{ "stats", no_argument, NULL, T2F_OPT_STATS },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "strict", no_argument, NULL, T2F_OPT_STRICT },
 	{ "each", no_argument, NULL, T2F_OPT_EACH },
 	{ "resymbolize", no_argument, NULL, T2F_OPT_RESYMBOLIZE },
@@ -166,6 +167,10 @@ static void t2f_cli_help(FILE *f)
 	      "                      made as root on the recording machine\n"
 	      "      --perf-map-dir DIR  look up JIT frames (dso /tmp/perf-PID.map) in\n"
 	      "                      DIR/perf-PID.map (default: the path perf printed)\n"
+	      "\n"
+	      "Speed:\n"
+	      "  -j, --jobs N        read perf script text with N threads (default: one per\n"
+	      "                      CPU); the output is the same for every N\n"
 	      "\n"
 	      "Diagnostics:\n"
 	      "      --stats         print input, sample and model statistics on stderr\n"
@@ -291,6 +296,18 @@ static int t2f_cli_set_min_width(struct t2f_cli_opts *o, const char *arg, FILE *
 	return 0;
 }
 
+/* -j: 1 to 256 threads. */
+static int t2f_cli_set_jobs(struct t2f_cli_opts *o, const char *arg, FILE *err)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (end == arg || *end || v < 1 || v > 256)
+		return t2f_cli_usage_error(err, NULL, "-j '%s': want a number of threads, 1 to 256", arg);
+	o->jobs = (unsigned)v;
+	return 0;
+}
+
 /* A repeatable directory option. */
 static int t2f_cli_add_dir(const char **dirs, int *n, const char *arg, const char *opt, FILE *err)
 {
@@ -318,6 +335,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_RAW_NAMES: o->raw_names = true; return 0;
 	case T2F_OPT_STATS: o->stats = true; return 0;
 	case 'q': o->quiet = true; return 0;
+	case 'j': return t2f_cli_set_jobs(o, optarg, err);
 	case T2F_OPT_STRICT: o->strict = true; return 0;
 	case T2F_OPT_EACH: o->each = true; return 0;
 	case T2F_OPT_RESYMBOLIZE: o->resymbolize = true; return 0;

@@ -41,6 +41,7 @@ struct t2f_cli_opts {
 	bool kernel, jit;          /* _[k] / _[j] suffixes (--all sets both) */
 	bool addrs, raw_names;
 	bool stats, quiet, strict, each;
+	unsigned jobs;             /* -j N: parser threads; 0 = one per online CPU */
 	/* re-symbolization (tools/resymbolize.h) */
 	bool resymbolize;          /* --resymbolize: every user frame, not only unknown ones */
 	bool unsafe_build_id_match;

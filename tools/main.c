@@ -18,6 +18,7 @@
 #include "readers/nettrace.h"
 #include "readers/nettrace_parse.h"
 #include "readers/perf_script.h"
+#include "readers/perf_script_par.h"
 #include "tools/cli_opts.h"
 #include "tools/commands.h"
 #include "tools/outfile.h"
@@ -117,6 +118,66 @@ static void t2f_reader__free(struct t2f_reader *r)
 	t2f_perf_script__free(r->ps);
 }
 
+/* Parser threads for -j (0: one per online CPU). */
+static unsigned t2f_jobs(const struct t2f_cli_opts *o)
+{
+	long n = o->jobs ? (long)o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1u : n > 256 ? 256u : (unsigned)n;
+}
+
+/* Several parser threads pay off with -j above 1, and one thread too for compressed input (it
+ * is decompressed on the calling thread meanwhile). */
+static bool t2f_wants_parallel(const struct t2f_conv *c, const struct t2f_reader *r,
+			       const struct t2f_input *in)
+{
+	return r->ps && (t2f_jobs(c->opts) > 1 || t2f_input__kind(in) != T2F_INPUT_PLAIN);
+}
+
+static void t2f_progress_cb(void *ctx, const struct t2f_input *in)
+{
+	t2f_progress__update(ctx, t2f_input__consumed(in));
+}
+
+/* perf script text with parser threads (readers/perf_script_par.h). T2F_SEGMENT_SIZE (bytes)
+ * overrides the segment size: for tests. */
+static int t2f_read_parallel(struct t2f_conv *c, size_t i, struct t2f_input *in,
+			     const char *data, size_t len, struct t2f_progress *bar)
+{
+	const char *seg = getenv("T2F_SEGMENT_SIZE");
+	struct t2f_ps_par_opts po = {
+		.threads = t2f_jobs(c->opts),
+		.segment_bytes = seg ? strtoull(seg, NULL, 10) : 0,
+		.keep_addrs = c->opts->resymbolize,
+		.progress = bar ? t2f_progress_cb : NULL,
+		.progress_ctx = bar,
+	};
+	struct t2f_ps_par_result res;
+	int err = t2f_perf_script__read_parallel(in, data, len, c->profile, c->diag,
+						 t2f_input__name(in), (uint32_t)i, &po, &res);
+
+	c->stats[i].lines = res.lines;
+	c->stats[i].text_bytes = res.bytes;
+	return err;
+}
+
+/* The first chunk data[0..len) and every next one through reader r, in this thread. */
+static int t2f_read_chunks(struct t2f_reader *r, struct t2f_input *in, const char *data,
+			   size_t len, struct t2f_progress *bar, struct t2f_input_stats *st)
+{
+	int err;
+
+	/* Chunks are at most 16 MiB: the bar moves after each. */
+	for (err = len ? 1 : 0; err > 0; err = t2f_input__next(in, &data, &len)) {
+		err = t2f_reader__feed(r, data, len);
+		if (err)
+			return err;
+		t2f_progress__update(bar, t2f_input__consumed(in));
+		st->text_bytes += len;
+	}
+	return err ?: t2f_reader__finish(r);
+}
+
 /* Reads inputs[i] into the profile (thread input index i). */
 static int t2f_read_input(struct t2f_conv *c, size_t i)
 {
@@ -145,18 +206,15 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 		if (err)
 			goto done;
 	}
-	/* Chunks are at most 16 MiB: the bar moves after each. */
-	for (err = len ? 1 : 0; err > 0; err = t2f_input__next(in, &data, &len)) {
-		err = t2f_reader__feed(&rd, data, len);
-		if (err)
-			goto done;
-		t2f_progress__update(bar, t2f_input__consumed(in));
-		st->text_bytes += len;
+	if (t2f_wants_parallel(c, &rd, in)) {
+		err = t2f_read_parallel(c, i, in, data, len, bar);
+		t2f_perf_script__free(rd.ps); /* the parallel reader has parsers of its own */
+		rd.ps = NULL;
+	} else {
+		err = t2f_read_chunks(&rd, in, data, len, bar, st);
+		st->lines = rd.ps ? t2f_perf_script__lines(rd.ps) : rd.fd ? t2f_folded__lines(rd.fd) : 0;
 	}
-	if (!err)
-		err = t2f_reader__finish(&rd);
 done:
-	st->lines = rd.ps ? t2f_perf_script__lines(rd.ps) : rd.fd ? t2f_folded__lines(rd.fd) : 0;
 	st->bytes = in ? t2f_input__consumed(in) : 0;
 	t2f_progress__finish(bar);
 	t2f_reader__free(&rd);
