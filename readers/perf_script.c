@@ -618,7 +618,7 @@ static long block_lookup(struct t2f_perf_script *ps, const char *s, size_t avail
 	q.s = s + lead;
 	q.len = n - lead;
 	entry = t2f_hashmap__find(ps->line_ix, t2f_hash_bytes(q.s, q.len), line_eq, &q);
-	k = entry ? ps_blocks__find(ps->blocks, entry, s, avail) : NULL;
+	k = ps_blocks__find(ps->blocks, entry, s, avail);
 	if (!k)
 		return 0;
 	ps->line_no += k->lines + 1;

@@ -19,6 +19,8 @@ struct ps_blocks {
 	uint32_t (*ways)[PS_BLOCK_WAYS];
 	uint8_t *next;
 	uint32_t lines_cap;     /* entries in ways and next */
+	uint32_t tries, hits;   /* lookups and hits in the current window */
+	bool adding;            /* blocks are being kept (the last window's verdict) */
 };
 
 int ps_blocks__new(struct ps_blocks **out)
@@ -29,6 +31,7 @@ int ps_blocks__new(struct ps_blocks **out)
 		free(b);
 		return -ENOMEM;
 	}
+	b->adding = true;
 	*out = b;
 	return 0;
 }
@@ -44,11 +47,27 @@ void ps_blocks__free(struct ps_blocks *b)
 	free(b);
 }
 
-const struct ps_block *ps_blocks__find(const struct ps_blocks *b, uint32_t line, const char *s,
+bool ps_blocks__adding(const struct ps_blocks *b)
+{
+	return b->adding;
+}
+
+/* Counts a lookup; at the end of a window, decides whether the next one keeps blocks. */
+static const struct ps_block *counted(struct ps_blocks *b, const struct ps_block *k)
+{
+	b->hits += k != NULL;
+	if (++b->tries == PS_BLOCK_WINDOW) {
+		b->adding = b->hits * 4 >= b->tries;
+		b->tries = b->hits = 0;
+	}
+	return k;
+}
+
+const struct ps_block *ps_blocks__find(struct ps_blocks *b, uint32_t line, const char *s,
 				       size_t avail)
 {
 	if (line >= b->lines_cap)
-		return NULL;
+		return counted(b, NULL);
 	for (unsigned w = 0; w < PS_BLOCK_WAYS; w++) {
 		uint32_t i = b->ways[line][w];
 		const struct ps_block *k;
@@ -57,9 +76,9 @@ const struct ps_block *ps_blocks__find(const struct ps_blocks *b, uint32_t line,
 			break;
 		k = &b->blocks[i - 1];
 		if (k->len < avail && s[k->len] == '\n' && memcmp(k->text, s, k->len) == 0)
-			return k;
+			return counted(b, k);
 	}
-	return NULL;
+	return counted(b, NULL);
 }
 
 /* Room for line entry `line` in ways/next. */
@@ -106,7 +125,7 @@ int ps_blocks__add(struct ps_blocks *b, uint32_t line, const char *s, size_t len
 	uint8_t *way;
 	int err;
 
-	if (len == 0 || len > PS_BLOCK_BYTES - b->bytes || b->n == UINT32_MAX - 1)
+	if (!b->adding || len == 0 || len > PS_BLOCK_BYTES - b->bytes || b->n == UINT32_MAX - 1)
 		return 0;
 	if (line >= b->lines_cap && (err = grow_lines(b, line)) != 0)
 		return err;

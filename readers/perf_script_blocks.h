@@ -9,11 +9,15 @@
  *
  * Blocks are found through the frame-line cache entry of their first line: up to PS_BLOCK_WAYS
  * blocks per first line, the oldest replaced. At most PS_BLOCK_BYTES bytes of blocks are kept;
- * past that none are added (lookups go on). Not thread safe.
+ * past that none are added (lookups go on). Where call chains seldom repeat (addresses of code
+ * without symbols, JIT code) keeping blocks costs more than it saves: lookups are counted in
+ * windows of PS_BLOCK_WINDOW, and after a window with fewer than one hit in four, the next
+ * window adds no blocks. Not thread safe.
  */
 #ifndef T2F_PERF_SCRIPT_BLOCKS_H
 #define T2F_PERF_SCRIPT_BLOCKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +25,7 @@
 
 #define PS_BLOCK_WAYS 4
 #define PS_BLOCK_BYTES (48u << 20)
+#define PS_BLOCK_WINDOW 4096
 
 struct ps_block {
 	const char *text;   /* the block's lines, each with its '\n' */
@@ -36,8 +41,10 @@ void ps_blocks__free(struct ps_blocks *b);  /* NULL is fine */
 
 /* The block kept under frame-line entry `line` (≥ 1) that s[0..avail) starts with and that is
  * followed there by an empty line (s[len] == '\n'), or NULL. */
-const struct ps_block *ps_blocks__find(const struct ps_blocks *b, uint32_t line, const char *s,
+const struct ps_block *ps_blocks__find(struct ps_blocks *b, uint32_t line, const char *s,
 				       size_t avail);
+/* Whether a block read now would be kept (the last window's hit rate was good enough). */
+bool ps_blocks__adding(const struct ps_blocks *b);
 
 /* Keeps s[0..len) (`lines` whole lines) under frame-line entry `line` with `node`. 0 or -ENOMEM;
  * a block too long, or one past PS_BLOCK_BYTES, is not kept (0). */

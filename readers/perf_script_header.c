@@ -11,6 +11,7 @@
  *   workload 14667   492.526233: PERF_RECORD_MMAP2 14667/14667: [0x55a5...(0x5000) @ 0x2000 fe:00 1 2]: r-xp /p
  *   swapper     0     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x120bb08) @ 0xffffffff81000000]: x [kernel.kallsyms]_text
  *   burner  6279   372.139833: PERF_RECORD_FORK(6279:6281):(6279:6279)
+ *   :-1    -1 [001] 17813.513517:     200040 cpu-clock:        (a thread perf did not know)
  * The comm may hold spaces and digit words, so the header is anchored on the first
  * "TID [CPU] SECONDS.FRACTION:" run from the left; the comm is everything before it.
  */
@@ -18,22 +19,35 @@
 
 #include <string.h>
 
+/* A decimal number, or -1 (perf prints "-1" for a thread it does not know: ":-1    -1"). */
+static bool take_id(const char *s, size_t end, size_t *i, int64_t *v)
+{
+	uint64_t x;
+	bool neg = *i < end && s[*i] == '-';
+
+	*i += neg;
+	if (!take_u64(s, end, i, &x) || x > INT64_MAX || (neg && x != 1))
+		return false;
+	*v = neg ? -1 : (int64_t)x;
+	return true;
+}
+
 /* "123" or "123/456" ending at a blank: the pid/tid word. */
 static bool take_tid(const char *s, size_t end, size_t *i, int64_t *pid, int64_t *tid)
 {
-	uint64_t a, b;
+	int64_t a, b;
 
-	if (!take_u64(s, end, i, &a))
+	if (!take_id(s, end, i, &a))
 		return false;
 	if (*i < end && s[*i] == '/') {
 		(*i)++;
-		if (!take_u64(s, end, i, &b))
+		if (!take_id(s, end, i, &b))
 			return false;
-		*pid = (int64_t)a;
-		*tid = (int64_t)b;
+		*pid = a;
+		*tid = b;
 	} else {
 		*pid = -1;
-		*tid = (int64_t)a;
+		*tid = a;
 	}
 	return *i < end && s[*i] == ' ';
 }
@@ -183,7 +197,7 @@ bool ps_parse_header(const char *s, size_t len, struct ps_header *h)
 		bool word_start = i == start || s[i - 1] == ' ';
 		size_t j = i;
 
-		if (word_start && is_digit(s[i]) && anchor_at(s, len, &j, h)) {
+		if (word_start && (is_digit(s[i]) || s[i] == '-') && anchor_at(s, len, &j, h)) {
 			size_t cend = i;
 
 			while (cend > start && s[cend - 1] == ' ')

@@ -69,6 +69,26 @@ static void test_header_pid_tid_no_period(void **state)
 	assert_int_equal(h.rest.len, 0);
 }
 
+/* perf prints comm ":-1" and tid -1 for a sample of a thread it does not know (seen on an
+ * exiting thread in a system-wide recording); -2 or "-" alone are not ids. */
+static void test_header_unknown_thread(void **state)
+{
+	struct ps_header h;
+
+	(void)state;
+	assert_true(header(":-1    -1 [001] 17813.513517:     200040 cpu-clock: ", &h));
+	assert_span(h.comm, ":-1");
+	assert_int_equal(h.pid, -1);
+	assert_int_equal(h.tid, -1);
+	assert_int_equal(h.time_ns, 17813513517000ull);
+	assert_span(h.event, "cpu-clock");
+	assert_true(header(":-1 -1/-1 5.5: cpu-clock: ", &h));
+	assert_int_equal(h.pid, -1);
+	assert_int_equal(h.tid, -1);
+	assert_false(header("a -2 5.5: cpu-clock: ", &h));
+	assert_false(header("a - 5.5: cpu-clock: ", &h));
+}
+
 static void test_header_comm_with_digit_words(void **state)
 {
 	struct ps_header h;
@@ -541,6 +561,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header_default),
 		cmocka_unit_test(test_header_pid_tid_no_period),
+		cmocka_unit_test(test_header_unknown_thread),
 		cmocka_unit_test(test_header_comm_with_digit_words),
 		cmocka_unit_test(test_header_cpu_tracepoint),
 		cmocka_unit_test(test_header_padded_period),
