@@ -387,12 +387,12 @@ int t2f_perf_script__read_parallel(struct t2f_input *in, const char *first, size
 	err = par_init(&x, threads) ?: (tids ? 0 : -ENOMEM);
 	if (!err && first_len)
 		err = pend_add(&x, first, first_len);
-	while (!err && started < threads) {
-		err = -pthread_create(&tids[started], NULL, worker, &x);
-		started += !err;
-	}
+	while (!err && started < threads && pthread_create(&tids[started], NULL, worker, &x) == 0)
+		started++;
+	if (!err && started == 0) /* not even one thread: the calling thread reads it all */
+		x.in_order = true;
 	if (!err)
-		err = run(&x);
+		err = x.in_order ? read_in_order(&x) : run(&x);
 	close_ring(&x, true);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);

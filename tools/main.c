@@ -322,7 +322,9 @@ static int t2f_convert_read(struct t2f_conv *c, const char *event, bool *reporte
 		if (err)
 			return err;
 	}
+	c->run.read_seconds = (double)(t2f_now_ns() - c->start_ns) / 1e9;
 	err = t2f_resymbolize(c) ?: t2f_report__event_totals(c->profile, &c->totals);
+	c->run.names_seconds = (double)(t2f_now_ns() - c->start_ns) / 1e9 - c->run.read_seconds;
 	if (err)
 		return err;
 	err = t2f_report__pick_event(stderr, c->profile, c->totals, event, &c->run.written);

@@ -47,6 +47,8 @@ struct t2f_run_stats {
 	uint64_t warnings;
 	uint64_t out_bytes;
 	double seconds;        /* reading and writing */
+	double read_seconds;   /* of which reading the inputs */
+	double names_seconds;  /* and naming frames (re-symbolization) */
 };
 
 void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_total *t,
