@@ -76,11 +76,14 @@ struct t2f_perf_script {
 	size_t nframes, frames_cap;
 	bool cut_warned;
 	bool keep_addrs;     /* keep the printed address on every frame */
+	t2f_perf_script_addr_fn addr_wanted; /* NULL: every unnamed frame keeps its address */
+	void *addr_ctx;
 	int64_t pid, tid;    /* the sample's process (-1 when not printed: found on a one-line
 			      * sample's first use, ps_maps__pid_of) and thread */
 	struct ps_maps *maps; /* each process's mappings (PERF_RECORD_MMAP/MMAP2 lines) */
 	struct t2f_buf map_lines; /* those lines and the FORK lines, as read */
 	bool used_maps;      /* a one-line sample's frame was looked up in maps */
+	bool borrow;         /* fed bytes outlive ps (t2f_perf_script__borrow_input) */
 	bool has_maps;       /* maps holds something */
 	/* frame line cache */
 	struct t2f_arena *arena;
@@ -145,9 +148,21 @@ void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on)
 	ps->keep_addrs = on;
 }
 
+void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_addr_fn wants,
+				    void *ctx)
+{
+	ps->addr_wanted = wants;
+	ps->addr_ctx = ctx;
+}
+
 uint64_t t2f_perf_script__lines(const struct t2f_perf_script *ps)
 {
 	return ps->line_no;
+}
+
+void t2f_perf_script__borrow_input(struct t2f_perf_script *ps)
+{
+	ps->borrow = true;
 }
 
 void t2f_perf_script__set_lines(struct t2f_perf_script *ps, uint64_t lines)
@@ -218,7 +233,9 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, b
 		err = t2f_profile__intern(ps->p, pf->sym.p, pf->sym.len, &f.name);
 	if (!err && pf->dso.len)
 		err = t2f_profile__intern(ps->p, pf->dso.p, pf->dso.len, &f.module);
-	f.has_addr = unknown || ps->keep_addrs;
+	f.has_addr = ps->keep_addrs ||
+		     (unknown && (!ps->addr_wanted ||
+				  ps->addr_wanted(ps->addr_ctx, f.kind, pf->dso.p, pf->dso.len)));
 	f.abs_addr = f.has_addr && abs;
 	if (f.abs_addr)
 		to_file_off(ps, &f);
@@ -649,7 +666,7 @@ static int block_step(struct t2f_perf_script *ps, enum ps_block_phase phase, con
 	} else if (phase == BLK_COLLECT && keepable) {
 		err = ps_blocks__add(ps->blocks, ps->blk_entry, ps->blk_start,
 				     (size_t)(s - ps->blk_start), (uint32_t)(ps->line_no - ps->blk_line),
-				     ps->leaf_parent);
+				     ps->leaf_parent, ps->borrow);
 	} else if (phase == BLK_COLLECT && ps->state == PS_IN && ps->nframes >= 2) {
 		ps->phase = BLK_COLLECT;
 	}

@@ -40,6 +40,17 @@ void t2f_perf_script__free(struct t2f_perf_script *ps); /* NULL is fine */
  * stays absolute (marked abs_addr) when no mapping of its dso holds it. */
 void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on);
 
+/* Which frames perf could not name keep their address (by default all: a frame per address).
+ * wants(ctx, kind, dso, dso_len) is asked once per distinct frame line; when it says no, the
+ * frame keeps no address and equal names share one frame: for frames nothing will name later
+ * (no module, "[unknown]", a kernel without --kallsyms) in outputs that do not show addresses,
+ * where one frame per address only multiplies stacks. dso_len 0: no dso printed. wants must be
+ * callable from any thread. Call before the first feed. */
+typedef bool (*t2f_perf_script_addr_fn)(void *ctx, enum t2f_frame_kind kind, const char *dso,
+					size_t dso_len);
+void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_addr_fn wants,
+				    void *ctx);
+
 /* Parses data[0..len): whole lines (the last may lack its '\n' only at the end of input).
  * 0, -ENOMEM, or -T2F_E_FORMAT (message in the diag). */
 int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t len);
@@ -51,6 +62,9 @@ uint64_t t2f_perf_script__lines(const struct t2f_perf_script *ps);
 
 /* For reading one input in segments with one parser each (readers/perf_script_par.h). A segment
  * starts at a line that begins a record (perf_script_par.c says which). */
+/* The bytes fed stay readable and unchanged until ps is freed (a segment in memory): ps then
+ * points into them instead of copying what it keeps of them. */
+void t2f_perf_script__borrow_input(struct t2f_perf_script *ps);
 /* Counts the lines fed from here on after `lines` lines read elsewhere (messages name the line
  * of the whole input). */
 void t2f_perf_script__set_lines(struct t2f_perf_script *ps, uint64_t lines);

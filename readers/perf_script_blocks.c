@@ -119,24 +119,28 @@ static int push_block(struct ps_blocks *b, const struct ps_block *k)
 }
 
 int ps_blocks__add(struct ps_blocks *b, uint32_t line, const char *s, size_t len, uint32_t lines,
-		   t2f_node_id node)
+		   t2f_node_id node, bool borrow)
 {
-	struct ps_block k = { .len = (uint32_t)len, .lines = lines, .node = node };
+	struct ps_block k = { .text = s, .len = (uint32_t)len, .lines = lines, .node = node };
 	uint8_t *way;
 	int err;
 
-	if (!b->adding || len == 0 || len > PS_BLOCK_BYTES - b->bytes || b->n == UINT32_MAX - 1)
+	if (!b->adding || len == 0 || len > UINT32_MAX || b->n == UINT32_MAX - 1 ||
+	    (!borrow && len > PS_BLOCK_BYTES - b->bytes))
 		return 0;
 	if (line >= b->lines_cap && (err = grow_lines(b, line)) != 0)
 		return err;
-	k.text = t2f_arena__alloc(b->arena, len);
-	if (!k.text)
-		return -ENOMEM;
-	memcpy((char *)k.text, s, len);
+	if (!borrow) {
+		char *copy = t2f_arena__alloc(b->arena, len);
+
+		if (!copy)
+			return -ENOMEM;
+		k.text = memcpy(copy, s, len);
+		b->bytes += len;
+	}
 	err = push_block(b, &k);
 	if (err)
 		return err;
-	b->bytes += len;
 	way = &b->next[line];
 	b->ways[line][*way] = b->n;
 	*way = (uint8_t)((*way + 1) % PS_BLOCK_WAYS);

@@ -46,9 +46,10 @@ const struct ps_block *ps_blocks__find(struct ps_blocks *b, uint32_t line, const
 /* Whether a block read now would be kept (the last window's hit rate was good enough). */
 bool ps_blocks__adding(const struct ps_blocks *b);
 
-/* Keeps s[0..len) (`lines` whole lines) under frame-line entry `line` with `node`. 0 or -ENOMEM;
- * a block too long, or one past PS_BLOCK_BYTES, is not kept (0). */
+/* Keeps s[0..len) (`lines` whole lines) under frame-line entry `line` with `node`: a copy, or s
+ * itself when `borrow` (s then stays readable and unchanged while b lives). 0 or -ENOMEM; a
+ * block too long, or a copy past PS_BLOCK_BYTES, is not kept (0). */
 int ps_blocks__add(struct ps_blocks *b, uint32_t line, const char *s, size_t len, uint32_t lines,
-		   t2f_node_id node);
+		   t2f_node_id node, bool borrow);
 
 #endif

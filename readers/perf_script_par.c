@@ -17,8 +17,6 @@
 #include "readers/perf_script.h"
 #include "readers/perf_script_cut.h"
 
-#define PAR_PIECE (4u << 20) /* a worker feeds its segment in pieces this big, dropping pages */
-
 struct par_seg {
 	const char *data;
 	size_t len;
@@ -142,28 +140,6 @@ static int produce(struct par *x, struct par_seg *s)
 
 /* ---- reading a segment ---- */
 
-/* Feeds data[0..len) to ps in line-aligned pieces, dropping each piece's pages when mapped. */
-static int feed_pieces(const struct par *x, struct t2f_perf_script *ps, const char *data,
-		       size_t len)
-{
-	while (len > 0) {
-		size_t n = len;
-		const char *nl;
-		int err;
-
-		if (n > PAR_PIECE && (nl = memrchr(data, '\n', PAR_PIECE)) != NULL)
-			n = (size_t)(nl - data) + 1;
-		err = t2f_perf_script__feed(ps, data, n);
-		if (err)
-			return err;
-		if (x->mapped)
-			t2f_input__drop(x->in, data, data + n);
-		data += n;
-		len -= n;
-	}
-	return 0;
-}
-
 static int seg_read(const struct par *x, struct par_seg *s)
 {
 	int err = t2f_profile__new(&s->p) ?: t2f_diag__new_buffered(&s->d) ?:
@@ -174,7 +150,12 @@ static int seg_read(const struct par *x, struct par_seg *s)
 	if (x->log)
 		t2f_profile__enable_log(s->p);
 	t2f_perf_script__keep_addrs(s->ps, x->o->keep_addrs);
-	return feed_pieces(x, s->ps, s->data, s->len) ?: t2f_perf_script__finish(s->ps);
+	t2f_perf_script__unknown_addrs(s->ps, x->o->addr_wanted, x->o->addr_ctx);
+	t2f_perf_script__borrow_input(s->ps);
+	err = t2f_perf_script__feed(s->ps, s->data, s->len) ?: t2f_perf_script__finish(s->ps);
+	if (x->mapped) /* read: its pages can go (a second reading faults them back in) */
+		t2f_input__drop(x->in, s->data, s->data + s->len);
+	return err;
 }
 
 static void seg_free(struct par_seg *s)
@@ -217,7 +198,7 @@ static int seg_reread(struct par *x, const struct par_seg *s)
 	int err;
 
 	t2f_perf_script__set_lines(x->seq, x->res->lines);
-	err = feed_pieces(x, x->seq, s->data, s->len) ?: t2f_perf_script__finish(x->seq);
+	err = t2f_perf_script__feed(x->seq, s->data, s->len) ?: t2f_perf_script__finish(x->seq);
 	x->res->lines = t2f_perf_script__lines(x->seq);
 	x->res->bytes += s->len;
 	return err;
@@ -351,8 +332,10 @@ static int par_init(struct par *x, unsigned threads)
 	if (!x->ring)
 		return -ENOMEM;
 	err = t2f_perf_script__new(x->p, x->d, x->name, x->input, &x->seq);
-	if (!err)
+	if (!err) {
 		t2f_perf_script__keep_addrs(x->seq, x->o->keep_addrs);
+		t2f_perf_script__unknown_addrs(x->seq, x->o->addr_wanted, x->o->addr_ctx);
+	}
 	return err;
 }
 

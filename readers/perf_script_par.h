@@ -14,8 +14,9 @@
  * mapping lines of the segments merged so far; a segment that looked frames up while earlier
  * segments had such lines is read again by the calling thread with them.
  *
- * A mapped file is cut in place (no copy) and each worker drops the pages it has read, so
- * resident memory does not grow with the input. A stream (pipe, gzip, zstd) is read and
+ * A mapped file is cut in place (no copy) and a worker drops a segment's pages once it has
+ * read it, so resident memory does not grow with the input. A worker's parser points into its
+ * segment rather than copying what it keeps (t2f_perf_script__borrow_input). A stream (pipe, gzip, zstd) is read and
  * decompressed by the calling thread while the workers parse; its segments are copied into
  * buffers. At most threads + 2 segments are in flight. Text with no record start for
  * T2F_PAR_PENDING_SEGMENTS segments' worth of bytes is read on by the calling thread alone,
@@ -31,8 +32,9 @@
 #include "formats/diag.h"
 #include "formats/profile.h"
 #include "readers/input.h"
+#include "readers/perf_script.h"
 
-#define T2F_PAR_SEGMENT_MAPPED (32u << 20) /* default segment of a mapped file */
+#define T2F_PAR_SEGMENT_MAPPED (16u << 20) /* default segment of a mapped file */
 #define T2F_PAR_SEGMENT_STREAM (8u << 20)  /* default segment of a stream */
 #define T2F_PAR_PENDING_SEGMENTS 16
 
@@ -40,6 +42,8 @@ struct t2f_ps_par_opts {
 	unsigned threads;        /* worker threads, at least 1 */
 	size_t segment_bytes;    /* 0: the defaults above */
 	bool keep_addrs;         /* t2f_perf_script__keep_addrs */
+	t2f_perf_script_addr_fn addr_wanted; /* t2f_perf_script__unknown_addrs */
+	void *addr_ctx;
 	/* called on the calling thread after each chunk taken from the input; may be NULL */
 	void (*progress)(void *ctx, const struct t2f_input *in);
 	void *progress_ctx;

@@ -42,6 +42,7 @@ struct t2f_conv {
 	struct t2f_event_total *totals;    /* indexed by event id */
 	struct t2f_run_stats run;
 	struct t2f_resym *resym;           /* NULL when no frame needed resolving */
+	struct t2f_resym_opts ropts;
 	bool nettrace;                     /* some input was a nettrace file */
 	const struct t2f_conv *diff_other; /* a differential graph against this conversion */
 	uint64_t start_ns;
@@ -61,6 +62,21 @@ static int t2f_exit_code(int err)
 	if (err <= -T2F_E_FORMAT || err == -ENOMEM)
 		return T2F_EXIT_INPUT;
 	return T2F_EXIT_IO;
+}
+
+/* Which frames perf could not name keep their address: all when the output shows addresses
+ * (--addrs, pprof locations), else those re-symbolization will try to name; the others share
+ * one frame per name. */
+static bool t2f_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso, size_t len)
+{
+	return t2f_resym__wants(ctx, kind, dso, len);
+}
+
+static t2f_perf_script_addr_fn t2f_addr_filter(const struct t2f_conv *c)
+{
+	if (c->opts->addrs || c->opts->format == T2F_CLI_FORMAT_PPROF)
+		return NULL;
+	return t2f_addr_wanted;
 }
 
 /* One reader behind a common face: perf script text, folded stacks or a nettrace file. */
@@ -90,8 +106,10 @@ static int t2f_reader__open(struct t2f_conv *c, size_t i, struct t2f_input *in,
 	if (t2f_folded__detect(head, len))
 		return t2f_folded__new(c->profile, c->diag, name, (uint32_t)i, &r->fd);
 	err = t2f_perf_script__new(c->profile, c->diag, name, (uint32_t)i, &r->ps);
-	if (!err)
+	if (!err) {
 		t2f_perf_script__keep_addrs(r->ps, c->opts->resymbolize);
+		t2f_perf_script__unknown_addrs(r->ps, t2f_addr_filter(c), &c->ropts);
+	}
 	return err;
 }
 
@@ -149,6 +167,8 @@ static int t2f_read_parallel(struct t2f_conv *c, size_t i, struct t2f_input *in,
 		.threads = t2f_jobs(c->opts),
 		.segment_bytes = seg ? strtoull(seg, NULL, 10) : 0,
 		.keep_addrs = c->opts->resymbolize,
+		.addr_wanted = t2f_addr_filter(c),
+		.addr_ctx = &c->ropts,
 		.progress = bar ? t2f_progress_cb : NULL,
 		.progress_ctx = bar,
 	};
@@ -287,12 +307,12 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 	return t2f_outfile__commit(f);
 }
 
-/* Names the frames perf could not (every frame with an address with --resymbolize): user frames
- * through the symbolizer, kernel frames through --kallsyms, JIT frames through perf maps. */
-static int t2f_resymbolize(struct t2f_conv *c)
+/* What re-symbolization will be asked to do (t2f_resym__run), known before reading. */
+static void t2f_conv_resym_opts(struct t2f_conv *c)
 {
 	const struct t2f_cli_opts *o = c->opts;
-	struct t2f_resym_opts ro = {
+
+	c->ropts = (struct t2f_resym_opts){
 		.all = o->resymbolize,
 		.symbol_dirs = o->symbol_dirs,
 		.debug_dirs = o->n_debug_dirs ? o->debug_dirs : NULL,
@@ -302,10 +322,15 @@ static int t2f_resymbolize(struct t2f_conv *c)
 			     !o->raw_names,
 		.kallsyms = o->kallsyms,
 		.perf_map_dir = o->perf_map_dir,
-		.nettrace = c->nettrace,
 	};
+}
 
-	return t2f_resym__run(c->profile, &ro, c->diag, &c->resym);
+/* Names the frames perf could not (every frame with an address with --resymbolize): user frames
+ * through the symbolizer, kernel frames through --kallsyms, JIT frames through perf maps. */
+static int t2f_resymbolize(struct t2f_conv *c)
+{
+	c->ropts.nettrace = c->nettrace;
+	return t2f_resym__run(c->profile, &c->ropts, c->diag, &c->resym);
 }
 
 /* Reads every input and settles the event: `event` when given, else the first with samples.
@@ -382,6 +407,7 @@ static int t2f_conv__init(struct t2f_conv *c)
 		return err;
 	}
 	t2f_diag__set_strict(c->diag, c->opts->strict);
+	t2f_conv_resym_opts(c);
 	c->stats = calloc(c->n_inputs, sizeof(*c->stats));
 	return c->stats ? t2f_profile__new(&c->profile) : -ENOMEM;
 }

@@ -60,23 +60,28 @@ struct t2f_resym {
 	uint32_t tried, unresolved;
 };
 
+bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
+		      const char *path, size_t len)
+{
+	if (o->nettrace) /* the reader names JIT and kernel frames itself */
+		return kind == T2F_FRAME_USER;
+	if (kind == T2F_FRAME_KERNEL)
+		return o->kallsyms != NULL;
+	if (kind == T2F_FRAME_JIT)
+		return true; /* the reader marks only /tmp/perf-PID.map dsos JIT */
+	return kind == T2F_FRAME_USER && len > 0 && path[0] == '/';
+}
+
 static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame *f,
 			     const struct t2f_resym_opts *o)
 {
+	size_t len;
 	const char *path;
 
-	if (!f->has_addr || !f->module || (f->name && !o->all))
+	if (!f->has_addr || !f->module || (f->name && !o->all) || (o->nettrace && f->abs_addr))
 		return false;
-	if (o->nettrace) /* the reader names JIT and kernel frames itself */
-		return f->kind == T2F_FRAME_USER && !f->abs_addr;
-	if (f->kind == T2F_FRAME_KERNEL)
-		return o->kallsyms != NULL;
-	if (f->kind == T2F_FRAME_JIT)
-		return true; /* the reader marks only /tmp/perf-PID.map dsos JIT */
-	if (f->kind != T2F_FRAME_USER)
-		return false;
-	path = t2f_profile__str(p, f->module, NULL);
-	return path && path[0] == '/';
+	path = t2f_profile__str(p, f->module, &len);
+	return t2f_resym__wants(o, f->kind, path, len);
 }
 
 static int t2f_resym_add_id(struct t2f_resym *r, const char *path, const char *hex,

@@ -70,6 +70,11 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 		   struct t2f_resym **out);
 void t2f_resym__free(struct t2f_resym *r); /* NULL is fine */
 
+/* Whether frames of this kind in module path[0..len) are ones t2f_resym__run would try to name
+ * (given their address): user frames of a file, kernel frames with --kallsyms, JIT frames. */
+bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
+		      const char *path, size_t len);
+
 /* --stats: per module, frames resolved / unresolved per reason, the file used and the refused
  * candidates (path, reason, found and expected build-ids); kernel and JIT modules with the
  * kallsyms or map file used (or the map file that was missing). */
