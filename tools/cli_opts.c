@@ -272,15 +272,17 @@ static int t2f_cli_set_colors(struct t2f_cli_opts *o, const char *arg, FILE *err
 	return t2f_cli_usage_error(err, NULL, "unknown colors '%s' (known: hot, mem, io, module, kind)", arg);
 }
 
-/* --width: a whole number of pixels, 100 to 100000. */
-static int t2f_cli_set_width(struct t2f_cli_opts *o, const char *arg, FILE *err)
+/* A whole number in [min, max] for option `opt`; what it counts is `what`. */
+static int t2f_cli_uint(const char *arg, unsigned long min, unsigned long max, const char *opt,
+			const char *what, unsigned *out, FILE *err)
 {
 	char *end;
 	unsigned long v = strtoul(arg, &end, 10);
 
-	if (end == arg || *end || v < 100 || v > 100000)
-		return t2f_cli_usage_error(err, NULL, "--width '%s': want pixels, 100 to 100000", arg);
-	o->width = (unsigned)v;
+	if (end == arg || *end || arg[0] == '-' || v < min || v > max)
+		return t2f_cli_usage_error(err, NULL, "%s '%s': want %s, %lu to %lu", opt, arg, what,
+					   min, max);
+	*out = (unsigned)v;
 	return 0;
 }
 
@@ -293,18 +295,6 @@ static int t2f_cli_set_min_width(struct t2f_cli_opts *o, const char *arg, FILE *
 	if (end == arg || *end || !(v >= 0 && v <= 100000))
 		return t2f_cli_usage_error(err, NULL, "--minwidth '%s': want pixels, 0 or more", arg);
 	o->min_width = v;
-	return 0;
-}
-
-/* -j: 1 to 256 threads. */
-static int t2f_cli_set_jobs(struct t2f_cli_opts *o, const char *arg, FILE *err)
-{
-	char *end;
-	unsigned long v = strtoul(arg, &end, 10);
-
-	if (end == arg || *end || v < 1 || v > 256)
-		return t2f_cli_usage_error(err, NULL, "-j '%s': want a number of threads, 1 to 256", arg);
-	o->jobs = (unsigned)v;
 	return 0;
 }
 
@@ -335,7 +325,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_RAW_NAMES: o->raw_names = true; return 0;
 	case T2F_OPT_STATS: o->stats = true; return 0;
 	case 'q': o->quiet = true; return 0;
-	case 'j': return t2f_cli_set_jobs(o, optarg, err);
+	case 'j': return t2f_cli_uint(optarg, 1, 256, "-j", "a number of threads", &o->jobs, err);
 	case T2F_OPT_STRICT: o->strict = true; return 0;
 	case T2F_OPT_EACH: o->each = true; return 0;
 	case T2F_OPT_RESYMBOLIZE: o->resymbolize = true; return 0;
@@ -350,7 +340,8 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_TITLE: o->title = optarg; return 0;
 	case T2F_OPT_SUBTITLE: o->subtitle = optarg; return 0;
 	case T2F_OPT_COUNTNAME: o->count_name = optarg; return 0;
-	case T2F_OPT_WIDTH: return t2f_cli_set_width(o, optarg, err);
+	case T2F_OPT_WIDTH:
+		return t2f_cli_uint(optarg, 100, 100000, "--width", "pixels", &o->width, err);
 	case T2F_OPT_MINWIDTH: return t2f_cli_set_min_width(o, optarg, err);
 	case T2F_OPT_COLORS: return t2f_cli_set_colors(o, optarg, err);
 	case T2F_OPT_HASH: o->hash = true; return 0;
