@@ -525,8 +525,10 @@ static void drop_sample(struct t2f_perf_script *ps)
 	ps->nframes = 0;
 }
 
-/* A header line: a sample starts, or a side record is taken whole. */
-static int on_header(struct t2f_perf_script *ps, const struct ps_header *h)
+/* A header line: a sample starts, or a side record is taken whole. way: the header memo's way
+ * that gave h (it may hold the thread and event ids), or NULL. */
+static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
+		     struct ps_header_way *way)
 {
 	int err;
 
@@ -537,9 +539,18 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h)
 		return h->record == PS_MMAP ? on_mmap(ps, h) : 0;
 	}
 	t2f_profile__count_read(ps->p);
-	err = lookup_thread(ps, h) ?: lookup_event(ps, h);
-	if (err)
-		return err;
+	if (way && way->thread) {
+		ps->thread = way->thread;
+		ps->event = way->event;
+	} else {
+		err = lookup_thread(ps, h) ?: lookup_event(ps, h);
+		if (err)
+			return err;
+		if (way) {
+			way->thread = ps->thread;
+			way->event = ps->event;
+		}
+	}
 	ps->weight = h->has_period ? h->period : 1;
 	if (h->has_period)
 		t2f_profile__event_has_period(ps->p, ps->event);
@@ -575,6 +586,7 @@ static int bad_header(struct t2f_perf_script *ps)
 
 static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 {
+	struct ps_header_way *way;
 	struct ps_header h;
 	size_t lead = skip_blanks(s, len, 0);
 	int err;
@@ -595,8 +607,8 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 		return t2f_diag__warn(ps->d, ps->name, ps->line_no,
 				      "unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"");
 	}
-	if (lead == 0 && ps_header_memo__parse(&ps->header_memo, s, len, &h))
-		return end_sample(ps) ?: on_header(ps, &h);
+	if (lead == 0 && (way = ps_header_memo__parse(&ps->header_memo, s, len, &h)) != NULL)
+		return end_sample(ps) ?: on_header(ps, &h, way);
 	err = check_text(ps, s, len);
 	if (err)
 		return err;
@@ -604,7 +616,7 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 		ps_header_memo__keep(&ps->header_memo, s, len, &h);
 		if ((h.record == PS_MMAP || h.record == PS_FORK) && (err = keep_map_line(ps, s, len)))
 			return err;
-		return end_sample(ps) ?: on_header(ps, &h);
+		return end_sample(ps) ?: on_header(ps, &h, NULL);
 	}
 	if (lead > 0 && ps->state == PS_IN) { /* a blank-indented frame, or a srcline ("  x.c:82") */
 		err = on_frame_line(ps, s + lead, len - lead, false);

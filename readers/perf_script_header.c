@@ -52,27 +52,25 @@ static bool take_tid(const char *s, size_t end, size_t *i, int64_t *pid, int64_t
 	return *i < end && s[*i] == ' ';
 }
 
-/* "492.528779:" → ns; the fraction may have any number of digits (9 kept). */
+/* "492.528779:" → ns; the fraction may have any number of digits (9 kept); at most 19 digits of
+ * seconds. On the hot path (every header): one pass, no per-digit overflow test. */
 static bool take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
 {
-	uint64_t sec, frac = 0;
-	unsigned digits = 0;
+	size_t j = *i, k;
+	uint64_t sec = 0, frac = 0;
 
-	if (!take_u64(s, end, i, &sec) || *i >= end || s[*i] != '.')
+	for (; j < end && j - *i < 19 && is_digit(s[j]); j++)
+		sec = sec * 10 + (uint64_t)(s[j] - '0');
+	if (j == *i || j >= end || s[j] != '.')
 		return false;
-	(*i)++;
-	while (*i < end && is_digit(s[*i])) {
-		if (digits < 9) {
-			frac = frac * 10 + (uint64_t)(s[*i] - '0');
-			digits++;
-		}
-		(*i)++;
-	}
-	if (!digits || *i >= end || s[*i] != ':')
+	k = ++j;
+	while (j < end && is_digit(s[j]))
+		j++;
+	if (j == k || j >= end || s[j] != ':')
 		return false;
-	(*i)++;
-	while (digits++ < 9)
-		frac *= 10;
+	for (size_t d = 0; d < 9; d++)
+		frac = frac * 10 + (k + d < j ? (uint64_t)(s[k + d] - '0') : 0);
+	*i = j + 1;
 	*ns = sec * 1000000000ull + frac;
 	return true;
 }
@@ -227,6 +225,7 @@ void ps_header_memo__keep(struct ps_header_memo *m, const char *s, size_t len,
 	w->tail_len = tail;
 	w->h = *h;
 	w->comm_at = (size_t)(h->comm.p - s);
+	w->thread = w->event = 0;
 	w->event_at = h->event.len ? (size_t)(h->event.p - s) - h->tail_at : 0;
 }
 
@@ -249,13 +248,13 @@ static int way_parse(const struct ps_header_way *w, const char *s, size_t len,
 	return 1;
 }
 
-int ps_header_memo__parse(const struct ps_header_memo *m, const char *s, size_t len,
-			  struct ps_header *h)
+struct ps_header_way *ps_header_memo__parse(struct ps_header_memo *m, const char *s,
+					    size_t len, struct ps_header *h)
 {
 	for (size_t i = 0; i < PS_HEADER_MEMO_WAYS; i++)
 		if (way_parse(&m->way[i], s, len, h))
-			return 1;
-	return 0;
+			return &m->way[i];
+	return NULL;
 }
 
 static bool expect(const char *s, size_t end, size_t *i, const char *lit)

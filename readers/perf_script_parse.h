@@ -92,6 +92,8 @@ struct ps_header_way {
 	size_t prefix_len, tail_len;  /* tail_len 0: empty */
 	struct ps_header h;           /* its spans' pointers are not used: */
 	size_t comm_at, event_at;     /* offsets of the comm (in the prefix) and event (in the tail) */
+	uint32_t thread, event;       /* the reader's ids for this header's thread and event, 0 until
+				       * it sets them */
 };
 
 struct ps_header_memo {
@@ -116,11 +118,11 @@ struct ps_mmap {
 /* A header line ("comm tid [cpu] time: [period] [event:] [rest]"), leading blanks allowed.
  * false when the line has no "TID [CPU] TIME:" run. */
 bool ps_parse_header(const char *line, size_t len, struct ps_header *h);
-/* The same through the memo: 1 when the memo gave the header (the line repeats the memo's
- * thread and event: it holds no NUL byte then), 0 when it did not (*h untouched); a full parse
- * of a call-chain sample header should then be given to ps_header_memo__keep. */
-int ps_header_memo__parse(const struct ps_header_memo *m, const char *line, size_t len,
-			  struct ps_header *h);
+/* The same through the memo: the way that gave the header (the line repeats its thread and
+ * event: it holds no NUL byte then), or NULL (*h untouched); a full parse of a call-chain sample
+ * header should then be given to ps_header_memo__keep. */
+struct ps_header_way *ps_header_memo__parse(struct ps_header_memo *m, const char *line,
+					    size_t len, struct ps_header *h);
 void ps_header_memo__keep(struct ps_header_memo *m, const char *line, size_t len,
 			  const struct ps_header *h);
 
