@@ -52,26 +52,32 @@ static bool take_tid(const char *s, size_t end, size_t *i, int64_t *pid, int64_t
 	return *i < end && s[*i] == ' ';
 }
 
-/* "492.528779:" → ns; the fraction may have any number of digits (9 kept); at most 19 digits of
- * seconds. On the hot path (every header): one pass, no per-digit overflow test. */
+/* "492.528779:": *i moves past the ':' and, unless ns is NULL, *ns gets the time in ns; the
+ * fraction may have any number of digits (9 kept); at most 19 digits of seconds. On the hot path
+ * (every header): one pass, no per-digit overflow test, no arithmetic when ns is NULL. */
 static bool take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
 {
-	size_t j = *i, k;
+	size_t j = *i, k, dot;
 	uint64_t sec = 0, frac = 0;
 
-	for (; j < end && j - *i < 19 && is_digit(s[j]); j++)
-		sec = sec * 10 + (uint64_t)(s[j] - '0');
+	while (j < end && j - *i < 19 && is_digit(s[j]))
+		j++;
 	if (j == *i || j >= end || s[j] != '.')
 		return false;
+	dot = j;
 	k = ++j;
 	while (j < end && is_digit(s[j]))
 		j++;
 	if (j == k || j >= end || s[j] != ':')
 		return false;
-	for (size_t d = 0; d < 9; d++)
-		frac = frac * 10 + (k + d < j ? (uint64_t)(s[k + d] - '0') : 0);
+	if (ns) {
+		for (size_t d = *i; d < dot; d++)
+			sec = sec * 10 + (uint64_t)(s[d] - '0');
+		for (size_t d = 0; d < 9; d++)
+			frac = frac * 10 + (k + d < j ? (uint64_t)(s[k + d] - '0') : 0);
+		*ns = sec * 1000000000ull + frac;
+	}
 	*i = j + 1;
-	*ns = sec * 1000000000ull + frac;
 	return true;
 }
 
@@ -226,17 +232,24 @@ void ps_header_memo__keep(struct ps_header_memo *m, const char *s, size_t len,
 	w->h = *h;
 	w->comm_at = (size_t)(h->comm.p - s);
 	w->thread = w->event = 0;
+	w->prefix_end = 0;
+	if (h->time_at >= 8)
+		memcpy(&w->prefix_end, s + h->time_at - 8, 8);
 	w->event_at = h->event.len ? (size_t)(h->event.p - s) - h->tail_at : 0;
 }
 
-static int way_parse(const struct ps_header_way *w, const char *s, size_t len,
+static int way_parse(const struct ps_header_way *w, const char *s, size_t len, bool times,
 		     struct ps_header *h)
 {
 	size_t j = w->prefix_len;
-	uint64_t ns;
+	uint64_t ns = 0, end8;
 
-	if (!w->tail_len || len <= j + w->tail_len || memcmp(s, w->prefix, j) != 0 ||
-	    !take_time(s, len, &j, &ns) || len - j != w->tail_len ||
+	if (!w->tail_len || len <= j + w->tail_len)
+		return 0;
+	if (j >= 8 && (memcpy(&end8, s + j - 8, 8), end8 != w->prefix_end))
+		return 0;
+	if (memcmp(s, w->prefix, j) != 0 ||
+	    !take_time(s, len, &j, times ? &ns : NULL) || len - j != w->tail_len ||
 	    memcmp(s + j, w->tail, w->tail_len) != 0)
 		return 0;
 	*h = w->h;
@@ -249,10 +262,10 @@ static int way_parse(const struct ps_header_way *w, const char *s, size_t len,
 }
 
 struct ps_header_way *ps_header_memo__parse(struct ps_header_memo *m, const char *s,
-					    size_t len, struct ps_header *h)
+					    size_t len, bool times, struct ps_header *h)
 {
 	for (size_t i = 0; i < PS_HEADER_MEMO_WAYS; i++)
-		if (way_parse(&m->way[i], s, len, h))
+		if (way_parse(&m->way[i], s, len, times, h))
 			return &m->way[i];
 	return NULL;
 }

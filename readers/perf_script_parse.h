@@ -33,6 +33,13 @@ static inline bool take_u64(const char *s, size_t end, size_t *i, uint64_t *v)
 
 static inline size_t skip_blanks(const char *s, size_t end, size_t i)
 {
+	uint64_t w;
+
+	/* perf indents frames with a tab and pads addresses with up to 16 spaces: eight at a time */
+	while (i < end && s[i] == '\t')
+		i++;
+	while (i + 8 <= end && (memcpy(&w, s + i, 8), w == 0x2020202020202020ull))
+		i += 8;
 	while (i < end && (s[i] == ' ' || s[i] == '\t'))
 		i++;
 	return i;
@@ -94,6 +101,7 @@ struct ps_header_way {
 	size_t comm_at, event_at;     /* offsets of the comm (in the prefix) and event (in the tail) */
 	uint32_t thread, event;       /* the reader's ids for this header's thread and event, 0 until
 				       * it sets them */
+	uint64_t prefix_end;          /* the prefix's last 8 bytes (0 when shorter): a quick reject */
 };
 
 struct ps_header_memo {
@@ -120,9 +128,9 @@ struct ps_mmap {
 bool ps_parse_header(const char *line, size_t len, struct ps_header *h);
 /* The same through the memo: the way that gave the header (the line repeats its thread and
  * event: it holds no NUL byte then), or NULL (*h untouched); a full parse of a call-chain sample
- * header should then be given to ps_header_memo__keep. */
+ * header should then be given to ps_header_memo__keep. times: fill h->time_ns (else 0). */
 struct ps_header_way *ps_header_memo__parse(struct ps_header_memo *m, const char *line,
-					    size_t len, struct ps_header *h);
+					    size_t len, bool times, struct ps_header *h);
 void ps_header_memo__keep(struct ps_header_memo *m, const char *line, size_t len,
 			  const struct ps_header *h);
 
