@@ -453,6 +453,19 @@ void t2f_input__drop(const struct t2f_input *in, const char *from, const char *t
 		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14; glibc 2.36's headers may not have it */
+#endif
+
+void t2f_input__prefault(const struct t2f_input *in, const char *from, const char *to)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)from / page * page;
+
+	if (in->map && from >= in->map && to <= in->map + in->map_len && to > from)
+		madvise((void *)a, (uintptr_t)to - a, MADV_POPULATE_READ);
+}
+
 const char *t2f_input__name(const struct t2f_input *in)
 {
 	return in->name;

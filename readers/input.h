@@ -42,6 +42,12 @@ bool t2f_input__keep_chunks(struct t2f_input *in);
  * bytes stay readable (they are read back from the file). Thread safe; no-op when not mapped. */
 void t2f_input__drop(const struct t2f_input *in, const char *from, const char *to);
 
+/* Maps the pages of [from, to) of a kept mapping in one call (MADV_POPULATE_READ, Linux 5.14)
+ * instead of one fault per 64 KiB as they are first read: on a 1.15 GB file, 9% less wall time
+ * for the parallel reader (docs/performance.md). Thread safe; no-op when not mapped or when the
+ * kernel does not know the advice. */
+void t2f_input__prefault(const struct t2f_input *in, const char *from, const char *to);
+
 const char *t2f_input__name(const struct t2f_input *in);   /* "-" shown as "<stdin>" */
 enum t2f_input_kind t2f_input__kind(const struct t2f_input *in);
 /* Size on disk (compressed) when known (regular files), else 0; and how much of it has been
