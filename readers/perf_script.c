@@ -97,10 +97,8 @@ struct t2f_perf_script {
 	struct ps_blocks *blocks;
 	enum ps_block_phase phase;
 	bool chain_started;     /* the line just read began a call-chain sample */
-	uint32_t last_entry;    /* the frame-line cache entry of the last frame line, 0 if none */
 	const char *blk_start;  /* BLK_COLLECT: the block's first byte, in the data being fed */
 	uint64_t blk_line;      /* and its first line's number */
-	uint32_t blk_entry;     /* and its first line's cache entry */
 	t2f_node_id base_node;  /* the stack node the sample's frames hang from (0: the root) */
 	t2f_node_id leaf_parent; /* set by end_sample: the node its leaf was added under */
 };
@@ -344,7 +342,6 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, 
 		h ^= t2f_hash_u64((uint64_t)q.pid ^ (uint64_t)q.gen << 40);
 	}
 	hit = t2f_hashmap__find(ps->line_ix, h, line_eq, &q);
-	ps->last_entry = hit;
 	if (hit)
 		return push_frame(ps, ps->lines[hit - 1].frame) ?: 1;
 	err = check_text(ps, s, len);
@@ -353,8 +350,6 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, 
 	if (!ps_parse_frame(s, len, &pf))
 		return 0;
 	err = intern_frame(ps, &pf, abs, &id) ?: cache_line(ps, &q, h, id) ?: push_frame(ps, id);
-	if (!err && q.len <= UINT32_MAX)
-		ps->last_entry = ps->nlines;
 	return err ?: 1;
 }
 
@@ -635,20 +630,9 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
  * returned; else 0, and the block is collected for keeping. */
 static long block_lookup(struct t2f_perf_script *ps, const char *s, size_t avail)
 {
-	const char *nl = memchr(s, '\n', avail);
-	size_t n = nl ? (size_t)(nl - s) : 0, lead;
-	const struct ps_block *k;
-	struct line_probe q = { ps, NULL, 0, false, 0, 0 };
-	uint32_t entry;
+	const struct ps_block *k = s[0] == '\t' ? ps_blocks__find(ps->blocks, s, avail) : NULL;
 	int err;
 
-	if (n < 2 || s[0] != '\t' || s[n - 1] == ' ' || s[n - 1] == '\r' || s[n - 1] == '\t')
-		return 0;
-	lead = skip_blanks(s, n, 0);
-	q.s = s + lead;
-	q.len = n - lead;
-	entry = t2f_hashmap__find(ps->line_ix, t2f_hash_bytes(q.s, q.len), line_eq, &q);
-	k = ps_blocks__find(ps->blocks, entry, s, avail);
 	if (!k)
 		return 0;
 	ps->line_no += k->lines + 1;
@@ -670,14 +654,12 @@ static int block_step(struct t2f_perf_script *ps, enum ps_block_phase phase, con
 		ps->phase = BLK_AFTER_HEADER;
 	} else if (phase == BLK_AFTER_HEADER && ps->state == PS_IN && ps->nframes == 1) {
 		ps->phase = BLK_AT_CALLERS;
-	} else if (phase == BLK_AT_CALLERS && ps->state == PS_IN && ps->nframes == 2 &&
-		   ps->last_entry) {
+	} else if (phase == BLK_AT_CALLERS && ps->state == PS_IN && ps->nframes == 2) {
 		ps->phase = BLK_COLLECT;
 		ps->blk_start = s;
 		ps->blk_line = ps->line_no;
-		ps->blk_entry = ps->last_entry;
 	} else if (phase == BLK_COLLECT && keepable) {
-		err = ps_blocks__add(ps->blocks, ps->blk_entry, ps->blk_start,
+		err = ps_blocks__add(ps->blocks, ps->blk_start,
 				     (size_t)(s - ps->blk_start), (uint32_t)(ps->line_no - ps->blk_line),
 				     ps->leaf_parent, ps->borrow);
 	} else if (phase == BLK_COLLECT && ps->state == PS_IN && ps->nframes >= 2) {

@@ -1,7 +1,8 @@
 /* readers/perf_script_blocks.c: kept callers blocks (perf_script_blocks.h).
  *
- * ways[line] holds up to PS_BLOCK_WAYS indexes (1-based) into blocks; next[line] is the way the
- * next block of that line replaces. The bytes live in an arena.
+ * Blocks with the same first PS_BLOCK_KEY bytes (by hash) form a set of up to PS_BLOCK_WAYS
+ * (indexes into blocks, 1-based; `next` is the way the next block replaces). Copied bytes live
+ * in an arena.
  */
 #include "readers/perf_script_blocks.h"
 
@@ -10,25 +11,32 @@
 #include <string.h>
 
 #include "formats/arena.h"
+#include "formats/hashmap.h"
+
+struct block_set {
+	uint64_t hash;
+	uint32_t way[PS_BLOCK_WAYS];
+	uint8_t next;
+};
 
 struct ps_blocks {
 	struct t2f_arena *arena;
 	size_t bytes;
 	struct ps_block *blocks;
 	uint32_t n, cap;
-	uint32_t (*ways)[PS_BLOCK_WAYS];
-	uint8_t *next;
-	uint32_t lines_cap;     /* entries in ways and next */
-	uint32_t tries, hits;   /* lookups and hits in the current window */
-	bool adding;            /* blocks are being kept (the last window's verdict) */
+	struct block_set *sets;   /* value v of ix is sets[v - 1] */
+	uint32_t nsets, sets_cap;
+	struct t2f_hashmap *ix;
+	uint32_t tries, hits;     /* lookups and hits in the current window */
+	bool adding;              /* blocks are being kept (the last window's verdict) */
 };
 
 int ps_blocks__new(struct ps_blocks **out)
 {
 	struct ps_blocks *b = calloc(1, sizeof(*b));
 
-	if (!b || t2f_arena__new(&b->arena)) {
-		free(b);
+	if (!b || t2f_arena__new(&b->arena) || t2f_hashmap__new(1024, &b->ix)) {
+		ps_blocks__free(b);
 		return -ENOMEM;
 	}
 	b->adding = true;
@@ -41,15 +49,27 @@ void ps_blocks__free(struct ps_blocks *b)
 	if (!b)
 		return;
 	t2f_arena__free(b->arena);
+	t2f_hashmap__free(b->ix);
 	free(b->blocks);
-	free(b->ways);
-	free(b->next);
+	free(b->sets);
 	free(b);
 }
 
 bool ps_blocks__adding(const struct ps_blocks *b)
 {
 	return b->adding;
+}
+
+struct set_probe {
+	const struct ps_blocks *b;
+	uint64_t hash;
+};
+
+static bool set_eq(const void *ctx, uint32_t v)
+{
+	const struct set_probe *q = ctx;
+
+	return q->b->sets[v - 1].hash == q->hash;
 }
 
 /* Counts a lookup; at the end of a window, decides whether the next one keeps blocks. */
@@ -63,44 +83,49 @@ static const struct ps_block *counted(struct ps_blocks *b, const struct ps_block
 	return k;
 }
 
-const struct ps_block *ps_blocks__find(struct ps_blocks *b, uint32_t line, const char *s,
-				       size_t avail)
+const struct ps_block *ps_blocks__find(struct ps_blocks *b, const char *s, size_t avail)
 {
-	if (line >= b->lines_cap)
-		return counted(b, NULL);
-	for (unsigned w = 0; w < PS_BLOCK_WAYS; w++) {
-		uint32_t i = b->ways[line][w];
-		const struct ps_block *k;
+	struct set_probe q = { b, 0 };
+	const struct block_set *set;
+	uint32_t v;
 
-		if (!i)
-			break;
-		k = &b->blocks[i - 1];
+	if (avail <= PS_BLOCK_KEY)
+		return counted(b, NULL);
+	q.hash = t2f_hash_bytes(s, PS_BLOCK_KEY);
+	v = t2f_hashmap__find(b->ix, q.hash, set_eq, &q);
+	if (!v)
+		return counted(b, NULL);
+	set = &b->sets[v - 1];
+	for (unsigned w = 0; w < PS_BLOCK_WAYS && set->way[w]; w++) {
+		const struct ps_block *k = &b->blocks[set->way[w] - 1];
+
 		if (k->len < avail && s[k->len] == '\n' && memcmp(k->text, s, k->len) == 0)
 			return counted(b, k);
 	}
 	return counted(b, NULL);
 }
 
-/* Room for line entry `line` in ways/next. */
-static int grow_lines(struct ps_blocks *b, uint32_t line)
+/* The set of blocks starting with the key of hash `hash`, made if new; NULL on ENOMEM. */
+static struct block_set *set_of(struct ps_blocks *b, uint64_t hash)
 {
-	uint32_t cap = b->lines_cap ? b->lines_cap : 1024;
-	void *nw, *nn;
+	struct set_probe q = { b, hash };
+	uint32_t v = t2f_hashmap__find(b->ix, hash, set_eq, &q);
 
-	while (cap <= line)
-		cap *= 2;
-	nw = realloc(b->ways, (size_t)cap * sizeof(*b->ways));
-	if (!nw)
-		return -ENOMEM;
-	b->ways = nw;
-	nn = realloc(b->next, cap);
-	if (!nn)
-		return -ENOMEM;
-	b->next = nn;
-	memset(b->ways + b->lines_cap, 0, (size_t)(cap - b->lines_cap) * sizeof(*b->ways));
-	memset(b->next + b->lines_cap, 0, cap - b->lines_cap);
-	b->lines_cap = cap;
-	return 0;
+	if (v)
+		return &b->sets[v - 1];
+	if (b->nsets == b->sets_cap) {
+		uint32_t cap = b->sets_cap ? b->sets_cap * 2 : 1024;
+		struct block_set *ns = realloc(b->sets, (size_t)cap * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		b->sets = ns;
+		b->sets_cap = cap;
+	}
+	if (t2f_hashmap__insert(b->ix, hash, b->nsets + 1))
+		return NULL;
+	b->sets[b->nsets] = (struct block_set){ .hash = hash };
+	return &b->sets[b->nsets++];
 }
 
 static int push_block(struct ps_blocks *b, const struct ps_block *k)
@@ -118,18 +143,19 @@ static int push_block(struct ps_blocks *b, const struct ps_block *k)
 	return 0;
 }
 
-int ps_blocks__add(struct ps_blocks *b, uint32_t line, const char *s, size_t len, uint32_t lines,
+int ps_blocks__add(struct ps_blocks *b, const char *s, size_t len, uint32_t lines,
 		   t2f_node_id node, bool borrow)
 {
 	struct ps_block k = { .text = s, .len = (uint32_t)len, .lines = lines, .node = node };
-	uint8_t *way;
+	struct block_set *set;
 	int err;
 
-	if (!b->adding || len == 0 || len > UINT32_MAX || b->n == UINT32_MAX - 1 ||
-	    (!borrow && len > PS_BLOCK_BYTES - b->bytes))
+	if (!b->adding || len < PS_BLOCK_KEY || len > UINT32_MAX || b->n >= UINT32_MAX - 1 ||
+	    b->nsets >= UINT32_MAX - 1 || (!borrow && len > PS_BLOCK_BYTES - b->bytes))
 		return 0;
-	if (line >= b->lines_cap && (err = grow_lines(b, line)) != 0)
-		return err;
+	set = set_of(b, t2f_hash_bytes(s, PS_BLOCK_KEY));
+	if (!set)
+		return -ENOMEM;
 	if (!borrow) {
 		char *copy = t2f_arena__alloc(b->arena, len);
 
@@ -141,8 +167,7 @@ int ps_blocks__add(struct ps_blocks *b, uint32_t line, const char *s, size_t len
 	err = push_block(b, &k);
 	if (err)
 		return err;
-	way = &b->next[line];
-	b->ways[line][*way] = b->n;
-	*way = (uint8_t)((*way + 1) % PS_BLOCK_WAYS);
+	set->way[set->next] = b->n;
+	set->next = (uint8_t)((set->next + 1) % PS_BLOCK_WAYS);
 	return 0;
 }

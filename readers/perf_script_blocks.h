@@ -7,8 +7,9 @@
  * callers' bytes equal a kept block takes that node without reading the block's lines again.
  * The result is the same as reading them: equal bytes parse to equal frames.
  *
- * Blocks are found through the frame-line cache entry of their first line: up to PS_BLOCK_WAYS
- * blocks per first line, the oldest replaced. At most PS_BLOCK_BYTES bytes of blocks are kept;
+ * Blocks are found by their first PS_BLOCK_KEY bytes (a frame line is longer: a tab, a
+ * 16-column address, a blank and more), so a lookup needs neither the first line's end nor its
+ * frame: up to PS_BLOCK_WAYS blocks per key, the oldest replaced; the whole block is compared. At most PS_BLOCK_BYTES bytes of blocks are kept;
  * past that none are added (lookups go on). Where call chains seldom repeat (addresses of code
  * without symbols, JIT code) keeping blocks costs more than it saves: lookups are counted in
  * windows of PS_BLOCK_WINDOW, and after a window with fewer than one hit in four, the next
@@ -26,6 +27,7 @@
 #define PS_BLOCK_WAYS 4
 #define PS_BLOCK_BYTES (48u << 20)
 #define PS_BLOCK_WINDOW 4096
+#define PS_BLOCK_KEY 20
 
 struct ps_block {
 	const char *text;   /* the block's lines, each with its '\n' */
@@ -39,17 +41,16 @@ struct ps_blocks;
 int ps_blocks__new(struct ps_blocks **out); /* 0 or -ENOMEM */
 void ps_blocks__free(struct ps_blocks *b);  /* NULL is fine */
 
-/* The block kept under frame-line entry `line` (≥ 1) that s[0..avail) starts with and that is
- * followed there by an empty line (s[len] == '\n'), or NULL. */
-const struct ps_block *ps_blocks__find(struct ps_blocks *b, uint32_t line, const char *s,
-				       size_t avail);
+/* A kept block that s[0..avail) starts with and that is followed there by an empty line
+ * (s[len] == '\n'), or NULL. */
+const struct ps_block *ps_blocks__find(struct ps_blocks *b, const char *s, size_t avail);
 /* Whether a block read now would be kept (the last window's hit rate was good enough). */
 bool ps_blocks__adding(const struct ps_blocks *b);
 
-/* Keeps s[0..len) (`lines` whole lines) under frame-line entry `line` with `node`: a copy, or s
- * itself when `borrow` (s then stays readable and unchanged while b lives). 0 or -ENOMEM; a
- * block too long, or a copy past PS_BLOCK_BYTES, is not kept (0). */
-int ps_blocks__add(struct ps_blocks *b, uint32_t line, const char *s, size_t len, uint32_t lines,
+/* Keeps s[0..len) (`lines` whole lines) with `node`: a copy, or s itself when `borrow` (s then
+ * stays readable and unchanged while b lives). 0 or -ENOMEM; a block shorter than the key or
+ * too long, or a copy past PS_BLOCK_BYTES, is not kept (0). */
+int ps_blocks__add(struct ps_blocks *b, const char *s, size_t len, uint32_t lines,
 		   t2f_node_id node, bool borrow);
 
 #endif
