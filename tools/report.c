@@ -160,7 +160,7 @@ void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_to
 	t2f_report_inputs(f, s);
 	t2f_report_samples(f, p, t, s);
 	t2f_report_events(f, p, t, s->written);
-	fprintf(f, "  threads: %" PRIu32 "\n  unique stacks: %" PRIu32 "\n  frames: %" PRIu32
+	fprintf(f, "  threads: %" PRIu32 "\n  stack nodes: %" PRIu32 "\n  frames: %" PRIu32
 		"\n  module maps: %" PRIu32 "\n  strings: %" PRIu32 "\n",
 		t2f_profile__thread_count(p), t2f_profile__node_count(p),
 		t2f_profile__frame_count(p), t2f_profile__module_map_count(p),
