@@ -642,9 +642,10 @@ static long block_lookup(struct t2f_perf_script *ps, const char *s, size_t avail
 	return err ? err : (long)k->len + 1;
 }
 
-/* Moves the block memo's phase on after line s[0..n) was read (`phase` was the phase before). */
+/* Moves the block memo's phase on after the line at s was read (`phase` was the phase before;
+ * keepable: it was the empty line that ends a block being collected). */
 static int block_step(struct t2f_perf_script *ps, enum ps_block_phase phase, const char *s,
-		      size_t n, bool keepable)
+		      bool keepable)
 {
 	int err = 0;
 
@@ -665,7 +666,6 @@ static int block_step(struct t2f_perf_script *ps, enum ps_block_phase phase, con
 	} else if (phase == BLK_COLLECT && ps->state == PS_IN && ps->nframes >= 2) {
 		ps->phase = BLK_COLLECT;
 	}
-	(void)n;
 	return err;
 }
 
@@ -700,7 +700,7 @@ int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t l
 			   !ps->cut_warned;
 		err = on_line(ps, data, n);
 		if (!err)
-			err = block_step(ps, phase, data, n, keepable);
+			err = block_step(ps, phase, data, keepable);
 		data += n + (nl != NULL);
 	}
 	ps->phase = BLK_NONE; /* a block never spans two feeds */

@@ -55,11 +55,6 @@ void ps_blocks__free(struct ps_blocks *b)
 	free(b);
 }
 
-bool ps_blocks__adding(const struct ps_blocks *b)
-{
-	return b->adding;
-}
-
 struct set_probe {
 	const struct ps_blocks *b;
 	uint64_t hash;

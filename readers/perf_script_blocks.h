@@ -44,8 +44,6 @@ void ps_blocks__free(struct ps_blocks *b);  /* NULL is fine */
 /* A kept block that s[0..avail) starts with and that is followed there by an empty line
  * (s[len] == '\n'), or NULL. */
 const struct ps_block *ps_blocks__find(struct ps_blocks *b, const char *s, size_t avail);
-/* Whether a block read now would be kept (the last window's hit rate was good enough). */
-bool ps_blocks__adding(const struct ps_blocks *b);
 
 /* Keeps s[0..len) (`lines` whole lines) with `node`: a copy, or s itself when `borrow` (s then
  * stays readable and unchanged while b lives). 0 or -ENOMEM; a block shorter than the key or
