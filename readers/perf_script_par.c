@@ -42,6 +42,7 @@ struct par {
 	const char *pend;
 	size_t pend_len;
 	struct t2f_buf buf;
+	size_t cut_from;        /* pending offset before which no cut point is (0: none checked) */
 	bool eof, in_order;
 	/* the ring */
 	pthread_mutex_t mu;
@@ -122,12 +123,20 @@ static int produce(struct par *x, struct par_seg *s)
 {
 	for (;;) {
 		size_t cut, n = pend_size(x);
+		size_t from = x->cut_from > x->seg_bytes ? x->cut_from : x->seg_bytes;
+		const char *p = pend_data(x), *nl;
 		int err;
 
-		if (n >= x->seg_bytes && ps_find_cut(pend_data(x), n, x->seg_bytes, &cut))
+		if (n >= x->seg_bytes && ps_find_cut(p, n, from, &cut)) {
+			x->cut_from = 0;
 			return pend_take(x, cut, s) ?: 1;
-		if (x->eof)
+		}
+		if (n > from && (nl = memrchr(p + from, '\n', n - from)) != NULL)
+			x->cut_from = (size_t)(nl - p) + 1; /* lines before it were looked at */
+		if (x->eof) {
+			x->cut_from = 0;
 			return n ? pend_take(x, n, s) ?: 1 : 0;
+		}
 		if (n / T2F_PAR_PENDING_SEGMENTS > x->seg_bytes) {
 			x->in_order = true;
 			return 0;
