@@ -238,25 +238,43 @@ void ps_header_memo__keep(struct ps_header_memo *m, const char *s, size_t len,
 	w->event_at = h->event.len ? (size_t)(h->event.p - s) - h->tail_at : 0;
 }
 
+/* Whether p[0..n) is a time without its ':' as take_time reads it: 1 to 19 digits, '.', digits. */
+static bool time_ok(const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && is_digit(p[i]))
+		i++;
+	if (i == 0 || i > 19 || i + 1 >= n || p[i] != '.')
+		return false;
+	for (i++; i < n; i++)
+		if (!is_digit(p[i]))
+			return false;
+	return true;
+}
+
+/* The line is the way's prefix, a time, ':' and the way's tail: compared from both ends, then the
+ * time between them checked (and converted when `times`). */
 static int way_parse(const struct ps_header_way *w, const char *s, size_t len, bool times,
 		     struct ps_header *h)
 {
-	size_t j = w->prefix_len;
-	uint64_t ns = 0, end8;
+	size_t j = w->prefix_len, t = len - w->tail_len; /* the tail starts at t */
+	uint64_t end8;
 
-	if (!w->tail_len || len <= j + w->tail_len)
+	if (!w->tail_len || len < j + w->tail_len + 4)
 		return 0;
 	if (j >= 8 && (memcpy(&end8, s + j - 8, 8), end8 != w->prefix_end))
 		return 0;
-	if (memcmp(s, w->prefix, j) != 0 ||
-	    !take_time(s, len, &j, times ? &ns : NULL) || len - j != w->tail_len ||
-	    memcmp(s + j, w->tail, w->tail_len) != 0)
+	if (s[t - 1] != ':' || memcmp(s + t, w->tail, w->tail_len) != 0 ||
+	    memcmp(s, w->prefix, j) != 0 || !time_ok(s + j, t - 1 - j))
 		return 0;
 	*h = w->h;
-	h->time_ns = ns;
-	h->tail_at = j;
+	h->time_ns = 0;
+	if (times)
+		take_time(s, t, &j, &h->time_ns);
+	h->tail_at = t;
 	h->comm.p = s + w->comm_at;
-	h->event.p = s + j + w->event_at;
+	h->event.p = s + t + w->event_at;
 	h->rest = (struct ps_span){ s + len, 0 };
 	return 1;
 }
