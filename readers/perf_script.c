@@ -84,7 +84,6 @@ struct t2f_perf_script {
 	struct t2f_buf map_lines; /* those lines and the FORK lines, as read */
 	bool used_maps;      /* a one-line sample's frame was looked up in maps */
 	bool borrow;         /* fed bytes outlive ps (t2f_perf_script__borrow_input) */
-	bool has_maps;       /* maps holds something */
 	/* frame line cache */
 	struct t2f_arena *arena;
 	struct t2f_hashmap *line_ix;
@@ -175,7 +174,7 @@ bool t2f_perf_script__used_maps(const struct t2f_perf_script *ps)
 
 bool t2f_perf_script__has_maps(const struct t2f_perf_script *ps)
 {
-	return ps->has_maps;
+	return !ps_maps__empty(ps->maps);
 }
 
 const char *t2f_perf_script__map_lines(const struct t2f_perf_script *ps, size_t *len)
@@ -448,7 +447,6 @@ static int maps_add(struct t2f_perf_script *ps, const struct ps_mmap *m, t2f_str
 
 	if (!err && m->tid > 0 && m->pid > 0)
 		err = ps_maps__set_pid(ps->maps, m->tid, m->pid);
-	ps->has_maps = true;
 	return err;
 }
 
@@ -478,7 +476,6 @@ static int on_fork(struct t2f_perf_script *ps, const struct ps_header *h)
 
 	if (!ps_parse_fork(h->rest.p, h->rest.len, &pid, &tid) || pid <= 0 || tid <= 0)
 		return 0;
-	ps->has_maps = true;
 	return ps_maps__set_pid(ps->maps, tid, pid);
 }
 
@@ -494,12 +491,12 @@ int t2f_perf_script__add_map_lines(struct t2f_perf_script *ps, const char *text,
 		struct ps_mmap m;
 		t2f_str_id path;
 
-		if (!ps_parse_header(text, n, &h))
-			err = 0;
-		else if (h.record == PS_FORK)
-			err = on_fork(ps, &h);
-		else if (h.record == PS_MMAP && ps_parse_mmap(h.rest.p, h.rest.len, &m))
-			err = maps_add(ps, &m, &path);
+		if (ps_parse_header(text, n, &h)) {
+			if (h.record == PS_FORK)
+				err = on_fork(ps, &h);
+			else if (h.record == PS_MMAP && ps_parse_mmap(h.rest.p, h.rest.len, &m))
+				err = maps_add(ps, &m, &path);
+		}
 		text += n + (nl != NULL);
 	}
 	return err;

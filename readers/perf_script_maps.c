@@ -130,6 +130,11 @@ static int proc_of(struct ps_maps *m, int64_t pid, struct ps_proc **out)
 	return 0;
 }
 
+bool ps_maps__empty(const struct ps_maps *m)
+{
+	return m->n_maps == 0 && m->n_threads == 0;
+}
+
 int ps_maps__add(struct ps_maps *m, int64_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		 t2f_str_id path)
 {

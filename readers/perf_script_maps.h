@@ -21,6 +21,9 @@ struct ps_maps;
 int ps_maps__new(struct ps_maps **out); /* 0 or -ENOMEM */
 void ps_maps__free(struct ps_maps *m);  /* NULL is fine */
 
+/* Whether m holds no mapping and no thread's process. */
+bool ps_maps__empty(const struct ps_maps *m);
+
 /* Adds [start, start + len) at file offset pgoff of `path` to process pid. A zero length or a
  * range that wraps is ignored. 0 or -ENOMEM. */
 int ps_maps__add(struct ps_maps *m, int64_t pid, uint64_t start, uint64_t len, uint64_t pgoff,

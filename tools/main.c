@@ -81,13 +81,30 @@ static t2f_perf_script_addr_fn t2f_addr_filter(const struct t2f_conv *c)
 
 /* One reader behind a common face: perf script text, folded stacks or a nettrace file. */
 struct t2f_reader {
+	bool parallel;                 /* perf script text for the parallel reader (no ps) */
 	struct t2f_perf_script *ps;
 	struct t2f_folded *fd;
 	struct t2f_nettrace *nt;
 };
 
+/* Parser threads for -j (0: one per online CPU). */
+static unsigned t2f_jobs(const struct t2f_cli_opts *o)
+{
+	long n = o->jobs ? (long)o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1u : n > 256 ? 256u : (unsigned)n;
+}
+
+/* Parser threads pay off for perf script text with -j above 1, and one thread too for
+ * compressed input (it is decompressed on the calling thread meanwhile). */
+static bool t2f_wants_parallel(const struct t2f_conv *c, const struct t2f_input *in)
+{
+	return t2f_jobs(c->opts) > 1 || t2f_input__kind(in) != T2F_INPUT_PLAIN;
+}
+
 /* Picks the reader by the input's first bytes: nettrace (and NetPerf, which the nettrace reader
- * refuses with its own message), folded stacks when the text looks folded, else perf script. */
+ * refuses with its own message), folded stacks when the text looks folded, else perf script
+ * (the parallel reader, which makes parsers of its own, or one parser here). */
 static int t2f_reader__open(struct t2f_conv *c, size_t i, struct t2f_input *in,
 			    const char *head, size_t len, struct t2f_reader *r)
 {
@@ -105,6 +122,9 @@ static int t2f_reader__open(struct t2f_conv *c, size_t i, struct t2f_input *in,
 	}
 	if (t2f_folded__detect(head, len))
 		return t2f_folded__new(c->profile, c->diag, name, (uint32_t)i, &r->fd);
+	r->parallel = t2f_wants_parallel(c, in);
+	if (r->parallel)
+		return 0;
 	err = t2f_perf_script__new(c->profile, c->diag, name, (uint32_t)i, &r->ps);
 	if (!err) {
 		t2f_perf_script__keep_addrs(r->ps, c->opts->resymbolize);
@@ -134,22 +154,6 @@ static void t2f_reader__free(struct t2f_reader *r)
 	t2f_nettrace__free(r->nt);
 	t2f_folded__free(r->fd);
 	t2f_perf_script__free(r->ps);
-}
-
-/* Parser threads for -j (0: one per online CPU). */
-static unsigned t2f_jobs(const struct t2f_cli_opts *o)
-{
-	long n = o->jobs ? (long)o->jobs : sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n < 1 ? 1u : n > 256 ? 256u : (unsigned)n;
-}
-
-/* Several parser threads pay off with -j above 1, and one thread too for compressed input (it
- * is decompressed on the calling thread meanwhile). */
-static bool t2f_wants_parallel(const struct t2f_conv *c, const struct t2f_reader *r,
-			       const struct t2f_input *in)
-{
-	return r->ps && (t2f_jobs(c->opts) > 1 || t2f_input__kind(in) != T2F_INPUT_PLAIN);
 }
 
 static void t2f_progress_cb(void *ctx, const struct t2f_input *in)
@@ -226,10 +230,8 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 		if (err)
 			goto done;
 	}
-	if (t2f_wants_parallel(c, &rd, in)) {
+	if (rd.parallel) {
 		err = t2f_read_parallel(c, i, in, data, len, bar);
-		t2f_perf_script__free(rd.ps); /* the parallel reader has parsers of its own */
-		rd.ps = NULL;
 	} else {
 		err = t2f_read_chunks(&rd, in, data, len, bar, st);
 		st->lines = rd.ps ? t2f_perf_script__lines(rd.ps) : rd.fd ? t2f_folded__lines(rd.fd) : 0;
