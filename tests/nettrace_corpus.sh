@@ -41,14 +41,7 @@ fi
 
 make_tmp
 find_validators "skipping validation" "$ci"
-find_pprof
-if [ -z "$PPROF" ]; then
-	if [ "$ci" = true ]; then
-		bad "Go pprof not installed (../shared/validators/setup.sh), and CI=true requires it"
-	else
-		echo "$TEST_NAME: Go pprof not installed: pprof stack comparison skipped"
-	fi
-fi
+need_pprof "$ci"
 pp_files=0 pp_stacks=0 pp_mismatches=0
 
 # unzip ZIP: extracts into $TMP (each zip holds one trace)

@@ -35,14 +35,7 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 make_tmp
 find_validators "speedscope validation skipped" "${CI:-}"
-find_pprof
-if [ -z "$PPROF" ]; then
-	if [ "${CI:-}" = true ]; then
-		bad "Go pprof not installed (../shared/validators/setup.sh), and CI=true requires it"
-	else
-		echo "$TEST_NAME: Go pprof not installed: pprof stack comparison skipped"
-	fi
-fi
+need_pprof "${CI:-}"
 pp_files=0 pp_stacks=0 pp_mismatches=0
 
 FXD=$TMP/fx

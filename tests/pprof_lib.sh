@@ -4,6 +4,8 @@
 #
 #   find_pprof              PPROF: Go pprof in T2F_VALIDATORS (default ~/.cache/t2f-validators,
 #                           filled by ../shared/validators/setup.sh), empty when not installed
+#   need_pprof CI           find_pprof; when it is missing, a failure (lib.sh's bad) if CI is
+#                           "true", else a note that the stack comparison is skipped
 #   pprof_stacks FILE PFX   reads FILE as Go pprof decodes it (`pprof -raw -symbolize=none`: by
 #                           default pprof rewrites names whose system_name equals the name, as
 #                           C++ demangled by it, dropping "(...)" and "<...>") and writes, per event
@@ -39,6 +41,16 @@
 find_pprof() {
 	PPROF=${T2F_VALIDATORS:-$HOME/.cache/t2f-validators}/bin/pprof
 	[ -x "$PPROF" ] || PPROF=
+}
+
+need_pprof() {
+	find_pprof
+	[ -z "$PPROF" ] || return 0
+	if [ "$1" = true ]; then
+		bad "Go pprof not installed (../shared/validators/setup.sh), and CI=true requires it"
+	else
+		echo "$TEST_NAME: Go pprof not installed: pprof stack comparison skipped"
+	fi
 }
 
 pprof_stacks() {
