@@ -8,6 +8,7 @@
 
 #include "formats/diag.h"
 #include "formats/hashmap.h"
+#include "formats/sample_log.h"
 
 struct vec {
 	void *data;
@@ -22,9 +23,11 @@ struct node {
 
 struct t2f_profile {
 	struct t2f_strtab *strings;
-	struct vec threads, events, frames, nodes, cells, log, maps; /* index 0 unused but in cells/log/maps */
+	struct vec threads, events, frames, nodes, cells, maps; /* index 0 unused but in cells/maps */
 	struct t2f_hashmap *thread_ix, *frame_ix, *node_ix, *cell_ix;
-	bool log_enabled;
+	struct t2f_sample_log *log; /* NULL unless enabled */
+	bool want_times;
+	uint64_t first_ns, last_ns; /* time span; 0 = no time seen */
 	uint64_t read, dropped[T2F_DROP__COUNT];
 };
 
@@ -95,7 +98,7 @@ void t2f_profile__free(struct t2f_profile *p)
 	free(p->frames.data);
 	free(p->nodes.data);
 	free(p->cells.data);
-	free(p->log.data);
+	t2f_sample_log__free(p->log);
 	free(p->maps.data);
 	t2f_hashmap__free(p->thread_ix);
 	t2f_hashmap__free(p->frame_ix);
@@ -119,14 +122,24 @@ const char *t2f_profile__str(const struct t2f_profile *p, t2f_str_id id, size_t 
 	return t2f_strtab__str(p->strings, id, len);
 }
 
-void t2f_profile__enable_log(struct t2f_profile *p)
+int t2f_profile__enable_log(struct t2f_profile *p)
 {
-	p->log_enabled = true;
+	return p->log ? 0 : t2f_sample_log__new(&p->log);
 }
 
 bool t2f_profile__log_enabled(const struct t2f_profile *p)
 {
-	return p->log_enabled;
+	return p->log != NULL;
+}
+
+void t2f_profile__want_times(struct t2f_profile *p)
+{
+	p->want_times = true;
+}
+
+bool t2f_profile__wants_times(const struct t2f_profile *p)
+{
+	return p->want_times;
 }
 
 /* ---- threads ---- */
@@ -318,20 +331,21 @@ static bool cell_eq(const void *ctx, uint32_t id)
 	return c->node == q->node && c->thread == q->thread && c->event == q->event;
 }
 
-static int log_sample(struct t2f_profile *p, const struct t2f_sample *s)
+/* Widens the time span to [first, last]; first 0 = no time. */
+static void note_time(struct t2f_profile *p, uint64_t first, uint64_t last)
 {
-	int err = vec_reserve(&p->log, sizeof(*s));
-
-	if (err)
-		return err;
-	*VEC_AT(p->log, struct t2f_sample, p->log.len++) = *s;
-	return 0;
+	if (!first)
+		return;
+	if (!p->first_ns || first < p->first_ns)
+		p->first_ns = first;
+	if (last > p->last_ns)
+		p->last_ns = last;
 }
 
 /* Adds (samples, weight) to the cell (node, thread, event), creating it at the end of the cell
- * table when new. 0 or -ENOMEM/-T2F_E_LIMIT. */
+ * table when new; *idx is its index. 0 or -ENOMEM/-T2F_E_LIMIT. */
 static int cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
-		    t2f_event_id event, uint64_t samples, uint64_t weight)
+		    t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
 {
 	struct cell_probe q = { p, node, thread, event };
 	uint64_t h = t2f_hash_u64((uint64_t)node << 32 | thread) ^ t2f_hash_u64(~(uint64_t)event);
@@ -354,17 +368,20 @@ static int cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id threa
 	c = VEC_AT(p->cells, struct t2f_cell, id - 1);
 	c->samples += samples;
 	c->weight += weight;
+	*idx = id - 1;
 	return 0;
 }
 
 int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			    t2f_event_id event, uint64_t weight, uint64_t time_ns)
 {
-	int err = cell_add(p, node, thread, event, 1, weight);
+	uint32_t cell;
+	int err = cell_add(p, node, thread, event, 1, weight, &cell);
 
-	if (err || !p->log_enabled)
+	if (err)
 		return err;
-	return log_sample(p, &(struct t2f_sample){ node, thread, event, time_ns, weight });
+	note_time(p, time_ns, time_ns);
+	return p->log ? t2f_sample_log__add(p->log, cell, weight) : 0;
 }
 
 int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_map *m)
@@ -385,7 +402,10 @@ uint32_t t2f_profile__frame_count(const struct t2f_profile *p) { return (uint32_
 uint32_t t2f_profile__node_count(const struct t2f_profile *p) { return (uint32_t)p->nodes.len - 1; }
 uint32_t t2f_profile__module_map_count(const struct t2f_profile *p) { return (uint32_t)p->maps.len; }
 size_t t2f_profile__cell_count(const struct t2f_profile *p) { return p->cells.len; }
-size_t t2f_profile__sample_log_count(const struct t2f_profile *p) { return p->log.len; }
+size_t t2f_profile__sample_log_count(const struct t2f_profile *p)
+{
+	return p->log ? t2f_sample_log__count(p->log) : 0;
+}
 
 const struct t2f_thread *t2f_profile__thread_at(const struct t2f_profile *p, t2f_thread_id id)
 {
@@ -427,9 +447,39 @@ const struct t2f_cell *t2f_profile__cell_at(const struct t2f_profile *p, size_t 
 	return VEC_AT(p->cells, struct t2f_cell, idx);
 }
 
-const struct t2f_sample *t2f_profile__sample_at(const struct t2f_profile *p, size_t idx)
+struct t2f_sample t2f_profile__sample_at(const struct t2f_profile *p, size_t idx)
 {
-	return VEC_AT(p->log, struct t2f_sample, idx);
+	const struct t2f_cell *c = VEC_AT(p->cells, struct t2f_cell,
+					  t2f_sample_log__cell(p->log, idx));
+
+	return (struct t2f_sample){ c->node, c->thread, c->event,
+				    t2f_sample_log__weight(p->log, idx) };
+}
+
+void t2f_profile__samples(const struct t2f_profile *p, const uint32_t *idx, size_t from, size_t n,
+			  struct t2f_sample *out)
+{
+	uint32_t cells[256];
+	uint64_t weights[256];
+
+	for (size_t done = 0, k; done < n; done += k) {
+		k = n - done < 256 ? n - done : 256;
+		t2f_sample_log__read(p->log, idx ? idx + done : NULL, from + done, k, cells, weights);
+		for (size_t i = 0; i < k; i++) {
+			const struct t2f_cell *c = VEC_AT(p->cells, struct t2f_cell, cells[i]);
+
+			out[done + i] = (struct t2f_sample){ c->node, c->thread, c->event, weights[i] };
+		}
+	}
+}
+
+bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last)
+{
+	if (!p->first_ns)
+		return false;
+	*first = p->first_ns;
+	*last = p->last_ns;
+	return true;
 }
 
 /* ---- accounting ---- */
@@ -458,7 +508,8 @@ size_t t2f_profile__bytes(const struct t2f_profile *p)
 	return t2f_strtab__bytes(p->strings) + p->threads.cap * sizeof(struct t2f_thread) +
 	       p->events.cap * sizeof(struct t2f_event) + p->frames.cap * sizeof(struct t2f_frame) +
 	       p->nodes.cap * sizeof(struct node) + p->cells.cap * sizeof(struct t2f_cell) +
-	       p->log.cap * sizeof(struct t2f_sample) + p->maps.cap * sizeof(struct t2f_module_map) +
+	       (p->log ? t2f_sample_log__bytes(p->log) : 0) +
+	       p->maps.cap * sizeof(struct t2f_module_map) +
 	       (t2f_hashmap__count(p->thread_ix) + t2f_hashmap__count(p->frame_ix) +
 		t2f_hashmap__count(p->node_ix) + t2f_hashmap__count(p->cell_ix)) * 16;
 }
@@ -473,13 +524,14 @@ struct id_maps {
 	t2f_event_id *event;
 	t2f_frame_id *frame;
 	t2f_node_id *node;
+	uint32_t *cell; /* 0-based, like cell indexes */
 };
 
 static int id_maps_alloc(struct id_maps *m, const struct t2f_profile *src)
 {
 	size_t nstr = (size_t)t2f_strtab__count(src->strings) + 1;
 	size_t total = nstr + src->threads.len + src->events.len + src->frames.len +
-		       src->nodes.len;
+		       src->nodes.len + src->cells.len;
 
 	m->block = calloc(total, sizeof(*m->block));
 	if (!m->block)
@@ -489,6 +541,7 @@ static int id_maps_alloc(struct id_maps *m, const struct t2f_profile *src)
 	m->event = m->thread + src->threads.len;
 	m->frame = m->event + src->events.len;
 	m->node = m->frame + src->frames.len;
+	m->cell = m->node + src->nodes.len;
 	return 0;
 }
 
@@ -602,7 +655,7 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 		const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
 
 		err = cell_add(dst, m->node[c->node], m->thread[c->thread], m->event[c->event],
-			       c->samples, c->weight);
+			       c->samples, c->weight, &m->cell[i]);
 		if (err)
 			return err;
 	}
@@ -612,25 +665,14 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 static int merge_log(struct t2f_profile *dst, const struct t2f_profile *src,
 		     struct id_maps *m)
 {
-	int err;
-
-	if (!dst->log_enabled)
+	if (!dst->log || !src->log)
 		return 0;
-	err = vec_reserve_n(&dst->log, sizeof(struct t2f_sample), src->log.len);
-	if (err)
-		return err;
-	for (size_t i = 0; i < src->log.len; i++) {
-		const struct t2f_sample *s = VEC_AT(src->log, struct t2f_sample, i);
-
-		*VEC_AT(dst->log, struct t2f_sample, dst->log.len++) = (struct t2f_sample){
-			m->node[s->node], m->thread[s->thread], m->event[s->event], s->time_ns,
-			s->weight };
-	}
-	return 0;
+	return t2f_sample_log__append(dst->log, src->log, m->cell);
 }
 
 static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
 {
+	note_time(dst, src->first_ns, src->last_ns);
 	dst->read += src->read;
 	for (size_t r = 0; r < T2F_DROP__COUNT; r++)
 		dst->dropped[r] += src->dropped[r];

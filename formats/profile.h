@@ -6,7 +6,8 @@
  *
  * A sample adds (samples 1, weight w) to the cell (stack node, thread, event). When the sample log
  * is enabled (t2f_profile__enable_log, before the first sample), every sample is also appended, in
- * input order, with its time: writers that need time order (speedscope) read it.
+ * input order (formats/sample_log.h: its cell and weight): writers that keep input order
+ * (speedscope, the flame chart) read it. Of the samples' times only the span is kept.
  *
  * Ownership: the profile owns everything it returns; pointers it returns (strings, frame and cell
  * structs) are borrowed and valid until the next call that adds to the profile. Not thread safe.
@@ -94,7 +95,6 @@ struct t2f_sample {
 	t2f_node_id node;
 	t2f_thread_id thread;
 	t2f_event_id event;
-	uint64_t time_ns;     /* time as printed, in ns; 0 when unknown */
 	uint64_t weight;
 };
 
@@ -108,9 +108,14 @@ struct t2f_strtab *t2f_profile__strtab(struct t2f_profile *p);
 int t2f_profile__intern(struct t2f_profile *p, const char *s, size_t len, t2f_str_id *id);
 const char *t2f_profile__str(const struct t2f_profile *p, t2f_str_id id, size_t *len);
 
-/* Keep a log of every sample in input order (speedscope). Call before adding samples. */
-void t2f_profile__enable_log(struct t2f_profile *p);
+/* Keep a log of every sample in input order (speedscope). Call before adding samples.
+ * 0 or -ENOMEM. */
+int t2f_profile__enable_log(struct t2f_profile *p);
 bool t2f_profile__log_enabled(const struct t2f_profile *p);
+/* Asks readers for each sample's time (the time span: pprof's duration). Readers whose times
+ * cost a parse give them only when asked; a time given is always counted. */
+void t2f_profile__want_times(struct t2f_profile *p);
+bool t2f_profile__wants_times(const struct t2f_profile *p);
 
 /* Lookup-or-add. All return 0 or -ENOMEM (-T2F_E_LIMIT when an id space is full). */
 int t2f_profile__thread(struct t2f_profile *p, int64_t pid, int64_t tid, t2f_str_id comm,
@@ -130,7 +135,8 @@ int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_m
 /* Marks that `event` carried a period. */
 void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event);
 
-/* Adds one sample. 0 or -ENOMEM. */
+/* Adds one sample; time_ns (0 = unknown) only counts towards the time span. 0 or -ENOMEM
+ * (-T2F_E_LIMIT when a table is full). */
 int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			    t2f_event_id event, uint64_t weight, uint64_t time_ns);
 
@@ -153,7 +159,13 @@ t2f_frame_id t2f_profile__node_frame(const struct t2f_profile *p, t2f_node_id no
 uint32_t t2f_profile__node_depth(const struct t2f_profile *p, t2f_node_id node);
 /* Cells in order of creation (idx 0..cell_count-1); log entries in input order. */
 const struct t2f_cell *t2f_profile__cell_at(const struct t2f_profile *p, size_t idx);
-const struct t2f_sample *t2f_profile__sample_at(const struct t2f_profile *p, size_t idx);
+struct t2f_sample t2f_profile__sample_at(const struct t2f_profile *p, size_t idx);
+/* Bulk reading of the log (one call per batch, not per sample): log entries idx[0..n) when idx
+ * is given, else [from, from + n); every index < sample_log_count. */
+void t2f_profile__samples(const struct t2f_profile *p, const uint32_t *idx, size_t from, size_t n,
+			  struct t2f_sample *out);
+/* The earliest and latest nonzero sample time; false when no sample had one. */
+bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last);
 
 /* Finds an event by name; 0 when absent. */
 t2f_event_id t2f_profile__find_event(const struct t2f_profile *p, const char *name);
@@ -177,7 +189,7 @@ uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop
  * cell order, log order, counts). Merged: every string (in src's id order), threads (with their
  * input index), events (has_period or'ed; an event dst already has keeps its unit), frames,
  * nodes, module maps (appended), cells (samples and weights added), the sample log (appended
- * when dst's log is enabled), samples read and dropped per reason.
+ * when dst's log is enabled), the time span, samples read and dropped per reason.
  * src is not changed and must not be dst; src's frames must not have been renamed
  * (t2f_profile__set_frame_name). Its temporary id maps (one u32 per src id) are freed before
  * returning. 0, -ENOMEM or -T2F_E_LIMIT (dst then holds part of src: discard it). */

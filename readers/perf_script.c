@@ -600,7 +600,7 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 				      "unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"");
 	}
 	if (lead == 0 && (way = ps_header_memo__parse(&ps->header_memo, s, len,
-						      t2f_profile__log_enabled(ps->p), &h)) != NULL)
+						      t2f_profile__wants_times(ps->p), &h)) != NULL)
 		return end_sample(ps) ?: on_header(ps, &h, way);
 	err = check_text(ps, s, len);
 	if (err)

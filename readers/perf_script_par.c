@@ -36,7 +36,7 @@ struct par {
 	uint32_t input;
 	const struct t2f_ps_par_opts *o;
 	struct t2f_ps_par_result *res;
-	bool mapped, log;
+	bool mapped, log, times;
 	size_t seg_bytes;
 	/* bytes read but not yet cut: mapped, [pend, pend + pend_len) of the file; stream, buf */
 	const char *pend;
@@ -157,7 +157,11 @@ static int seg_read(const struct par *x, struct par_seg *s)
 	if (err)
 		return err;
 	if (x->log)
-		t2f_profile__enable_log(s->p);
+		err = t2f_profile__enable_log(s->p);
+	if (err)
+		return err;
+	if (x->times)
+		t2f_profile__want_times(s->p);
 	t2f_perf_script__keep_addrs(s->ps, x->o->keep_addrs);
 	t2f_perf_script__unknown_addrs(s->ps, x->o->addr_wanted, x->o->addr_ctx);
 	t2f_perf_script__borrow_input(s->ps);
@@ -368,7 +372,8 @@ int t2f_perf_script__read_parallel(struct t2f_input *in, const char *first, size
 				   struct t2f_ps_par_result *res)
 {
 	struct par x = { .in = in, .p = p, .d = d, .name = name, .input = input, .o = o, .res = res,
-			 .log = t2f_profile__log_enabled(p) };
+			 .log = t2f_profile__log_enabled(p),
+			 .times = t2f_profile__wants_times(p) };
 	unsigned threads = o->threads ? o->threads : 1, started = 0;
 	pthread_t *tids = calloc(threads, sizeof(*tids));
 	int err;

@@ -340,10 +340,14 @@ static int t2f_resymbolize(struct t2f_conv *c)
 static int t2f_convert_read(struct t2f_conv *c, const char *event, bool *reported)
 {
 	const struct t2f_cli_opts *o = c->opts;
-	int err;
+	int err = 0;
 
 	if (o->format == T2F_CLI_FORMAT_SPEEDSCOPE || (o->format == T2F_CLI_FORMAT_SVG && o->flamechart))
-		t2f_profile__enable_log(c->profile);
+		err = t2f_profile__enable_log(c->profile);
+	if (err)
+		return err;
+	if (o->format == T2F_CLI_FORMAT_PPROF) /* its duration */
+		t2f_profile__want_times(c->profile);
 	for (size_t i = 0; i < c->n_inputs; i++) {
 		err = t2f_read_input(c, i);
 		if (err)

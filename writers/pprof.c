@@ -288,26 +288,6 @@ static int put_function(struct pp *s, uint32_t id)
 
 /* ---- scalars ---- */
 
-/* The first and last logged sample times; false without a log or times. */
-static bool time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last)
-{
-	size_t n = t2f_profile__sample_log_count(p);
-	bool any = false;
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t t = t2f_profile__sample_at(p, i)->time_ns;
-
-		if (!t)
-			continue;
-		if (!any || t < *first)
-			*first = t;
-		if (!any || t > *last)
-			*last = t;
-		any = true;
-	}
-	return any;
-}
-
 /* The event's mean period, rounded; 0 without samples. */
 static uint64_t mean_period(const struct t2f_profile *p, t2f_event_id ev)
 {
@@ -333,7 +313,7 @@ static int put_scalars(struct pp *s)
 
 	if (s->o->time_nanos)
 		err = t2f_pb__put_int64(b, PF_TIME_NANOS, s->o->time_nanos);
-	if (!err && time_span(s->p, &first, &last) && last > first)
+	if (!err && t2f_profile__time_span(s->p, &first, &last) && last > first)
 		err = t2f_pb__put_int64(b, PF_DURATION_NANOS, (int64_t)(last - first));
 	if (!err && s->event && t2f_profile__event_at(s->p, s->event)->has_period &&
 	    (period = mean_period(s->p, s->event)))

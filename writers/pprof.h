@@ -25,7 +25,7 @@
  * - string_table: "" first, then each distinct string once, in order of first use; strings that
  *   are not valid UTF-8 have each bad sequence replaced by U+FFFD.
  * - comment: "trace2flame VERSION" and "input: NAME"; time_nanos from the options;
- *   duration_nanos from the sample log's first and last times, when the log is on.
+ *   duration_nanos from the profile's time span (t2f_profile__time_span), when it has one.
  * The protobuf is gzip-compressed by zlib at a fixed level with a zeroed header mtime, so equal
  * profiles give equal bytes.
  *

@@ -15,7 +15,8 @@
  * thread's weight, counts its items, marks the stack nodes in use and their frames, and finds the
  * deepest stack; (2) used frames get shared indices in frame-id order, deduplicated on
  * (display name, module); (3) a fill pass buckets item indices by thread, keeping input order;
- * (4) the output is written, each thread's items read twice (samples, then weights).
+ * (4) the output is written, each thread's items read twice (samples, then weights); a stack's
+ * text is made once per node and copied (writers/speedscope_stacks.h).
  * Nothing is allocated per sample. Speedscope drops weight-0 samples, so they are skipped here.
  */
 #include "writers/speedscope.h"
@@ -34,9 +35,11 @@
 #include "formats/utf8.h"
 #include "formats/hashmap.h"
 #include "writers/frame_name.h"
+#include "writers/speedscope_stacks.h"
 
 #define SS_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 #define SS_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define SS_STACK_TEXT_BUDGET (32u << 20) /* bytes of stack texts kept (writers/speedscope_stacks.h) */
 
 struct ss {
 	const struct t2f_profile *p;
@@ -55,7 +58,7 @@ struct ss {
 	uint64_t *totals;          /* per thread id: sum of its weights */
 	uint32_t *bucket_start;    /* per thread id t: its items are bucket[start[t] .. start[t+1]) */
 	uint32_t *bucket;          /* item indices grouped by thread, input order kept */
-	uint32_t *stack;           /* leaf-first frame ids of one stack */
+	struct ss_stacks *stacks;  /* each used node's stack text */
 	uint32_t max_depth;
 	struct t2f_buf name_buf;   /* a profile's name */
 	struct t2f_buf utf8_buf;   /* a string with invalid UTF-8 replaced */
@@ -68,30 +71,33 @@ struct ss_item {
 	uint64_t weight;
 };
 
-/* Item idx (a log entry or a cell). False when it is not a sample of the written event or weighs
- * 0 (speedscope silently drops weight 0; periods of 0 cannot normally happen). */
-static bool ss_item(const struct ss *s, size_t idx, struct ss_item *it)
+#define SS_BATCH 512 /* items read at a time */
+
+/* Items idx[0..n) (or [from, from + n) without idx): log entries, or cells without a log. An
+ * item that is not a sample of the written event, or weighs 0 (speedscope silently drops weight
+ * 0; periods of 0 cannot normally happen), gets weight 0. */
+static void ss_items(const struct ss *s, const uint32_t *idx, size_t from, size_t n,
+		     struct ss_item *it)
 {
-	if (s->use_log) {
-		const struct t2f_sample *e = t2f_profile__sample_at(s->p, idx);
+	struct t2f_sample e[SS_BATCH];
 
-		if (e->event != s->event)
-			return false;
-		it->node = e->node;
-		it->thread = e->thread;
-		it->weight = s->counts ? 1 : e->weight;
-	} else {
-		const struct t2f_cell *c = t2f_profile__cell_at(s->p, idx);
+	if (s->use_log)
+		t2f_profile__samples(s->p, idx, from, n, e);
+	for (size_t i = 0; i < n; i++) {
+		if (!s->use_log) {
+			const struct t2f_cell *c = t2f_profile__cell_at(s->p, idx ? idx[i] : from + i);
 
-		if (c->event != s->event)
-			return false;
-		it->node = c->node;
-		it->thread = c->thread;
-		it->weight = s->counts ? c->samples : c->weight;
+			e[i] = (struct t2f_sample){ c->node, c->thread, c->event,
+						    s->counts ? c->samples : c->weight };
+		} else if (s->counts) {
+			e[i].weight = 1;
+		}
+		it[i].node = e[i].node;
+		it[i].thread = e[i].thread;
+		it[i].weight = e[i].event == s->event && e[i].thread >= 1 &&
+			       e[i].thread <= s->thread_count ? e[i].weight : 0;
 	}
-	return it->weight > 0 && it->thread >= 1 && it->thread <= s->thread_count;
 }
-
 
 /* Writes str as a JSON string, escaped by json-c (which passes bytes ≥ 0x80 through unchecked,
  * hence the UTF-8 repair first). */
@@ -134,16 +140,22 @@ static void ss_mark_stack(struct ss *s, uint8_t *seen, t2f_node_id node)
 static int ss_scan(struct ss *s)
 {
 	uint8_t *seen = calloc((size_t)t2f_profile__node_count(s->p) + 1, 1);
-	struct ss_item it;
+	struct ss_item it[SS_BATCH];
 
 	if (!seen)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->item_count; i++) {
-		if (!ss_item(s, i, &it))
-			continue;
-		s->totals[it.thread] += it.weight;
-		s->bucket_start[it.thread + 1]++;
-		ss_mark_stack(s, seen, it.node);
+	seen[0] = 1; /* the empty stack has no frames */
+	for (size_t from = 0, n; from < s->item_count; from += n) {
+		n = s->item_count - from < SS_BATCH ? s->item_count - from : SS_BATCH;
+		ss_items(s, NULL, from, n, it);
+		for (size_t i = 0; i < n; i++) {
+			if (!it[i].weight)
+				continue;
+			s->totals[it[i].thread] += it[i].weight;
+			s->bucket_start[it[i].thread + 1]++;
+			if (!seen[it[i].node])
+				ss_mark_stack(s, seen, it[i].node);
+		}
 	}
 	free(seen);
 	return 0;
@@ -153,7 +165,7 @@ static int ss_scan(struct ss *s)
 static int ss_fill_buckets(struct ss *s)
 {
 	uint32_t *start = s->bucket_start, n = s->thread_count;
-	struct ss_item it;
+	struct ss_item it[SS_BATCH];
 
 	for (uint32_t t = 1; t <= n + 1; t++)
 		start[t] += start[t - 1];
@@ -161,9 +173,13 @@ static int ss_fill_buckets(struct ss *s)
 	if (!s->bucket)
 		return -ENOMEM;
 	/* start[t] advances to the end of t's range, which is start[t + 1]: shift back after. */
-	for (size_t i = 0; i < s->item_count; i++)
-		if (ss_item(s, i, &it))
-			s->bucket[start[it.thread]++] = (uint32_t)i;
+	for (size_t from = 0, k; from < s->item_count; from += k) {
+		k = s->item_count - from < SS_BATCH ? s->item_count - from : SS_BATCH;
+		ss_items(s, NULL, from, k, it);
+		for (size_t i = 0; i < k; i++)
+			if (it[i].weight)
+				s->bucket[start[it[i].thread]++] = (uint32_t)(from + i);
+	}
 	for (uint32_t t = n + 1; t >= 1; t--)
 		start[t] = start[t - 1];
 	return 0;
@@ -297,26 +313,28 @@ static int ss_write_thread_name(struct ss *s, const struct t2f_thread *th)
 	return ss_put_string(s, s->name_buf.p, s->name_buf.len);
 }
 
-/* One stack, root first, as shared frame indices. */
-static void ss_write_stack(struct ss *s, t2f_node_id node)
+/* The stacks, or the weights, of the bucketed items [begin, end), comma-separated. */
+static void ss_write_items(struct ss *s, uint32_t begin, uint32_t end, bool weights)
 {
-	uint32_t n = 0;
+	struct ss_item it[SS_BATCH];
 
-	for (; node && n < s->max_depth; node = t2f_profile__node_parent(s->p, node))
-		s->stack[n++] = s->frame_shared[t2f_profile__node_frame(s->p, node)] - 1;
-	t2f_out__putc(s->out, '[');
-	while (n--) {
-		t2f_out__u64(s->out, s->stack[n]);
-		if (n)
-			t2f_out__putc(s->out, ',');
+	for (uint32_t from = begin, n; from < end; from += n) {
+		n = end - from < SS_BATCH ? end - from : SS_BATCH;
+		ss_items(s, s->bucket + from, 0, n, it);
+		for (uint32_t i = 0; i < n; i++) {
+			if (from + i != begin)
+				t2f_out__putc(s->out, ',');
+			if (weights)
+				t2f_out__u64(s->out, it[i].weight);
+			else
+				ss_stacks__write(s->stacks, it[i].node, s->out);
+		}
 	}
-	t2f_out__putc(s->out, ']');
 }
 
 static int ss_write_profile(struct ss *s, t2f_thread_id t, const char *unit)
 {
 	uint32_t begin = s->bucket_start[t], end = s->bucket_start[t + 1];
-	struct ss_item it;
 	int err;
 
 	t2f_out__puts(s->out, "{\"type\":\"sampled\",\"name\":");
@@ -326,19 +344,9 @@ static int ss_write_profile(struct ss *s, t2f_thread_id t, const char *unit)
 	t2f_out__printf(s->out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":", unit);
 	t2f_out__u64(s->out, s->totals[t]);
 	t2f_out__puts(s->out, ",\"samples\":[");
-	for (uint32_t i = begin; i < end; i++) {
-		ss_item(s, s->bucket[i], &it);
-		if (i != begin)
-			t2f_out__putc(s->out, ',');
-		ss_write_stack(s, it.node);
-	}
+	ss_write_items(s, begin, end, false);
 	t2f_out__puts(s->out, "],\"weights\":[");
-	for (uint32_t i = begin; i < end; i++) {
-		ss_item(s, s->bucket[i], &it);
-		if (i != begin)
-			t2f_out__putc(s->out, ',');
-		t2f_out__u64(s->out, it.weight);
-	}
+	ss_write_items(s, begin, end, true);
 	t2f_out__puts(s->out, "]}");
 	return 0;
 }
@@ -400,7 +408,7 @@ static void ss_release(struct ss *s)
 	free(s->totals);
 	free(s->bucket_start);
 	free(s->bucket);
-	free(s->stack);
+	ss_stacks__free(s->stacks);
 	t2f_buf__free(&s->name_buf);
 	t2f_buf__free(&s->utf8_buf);
 	json_object_put(s->jstr);
@@ -439,11 +447,9 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 	err = ss_fill_buckets(&s);
 	if (err)
 		goto out;
-	s.stack = malloc(((size_t)s.max_depth + 1) * sizeof(*s.stack));
-	if (!s.stack) {
-		err = -ENOMEM;
+	err = ss_stacks__new(p, s.frame_shared, s.max_depth, SS_STACK_TEXT_BUDGET, &s.stacks);
+	if (err)
 		goto out;
-	}
 
 	err = ss_write_header(&s, o->name ? o->name : "trace2flame");
 	if (!err)

@@ -301,10 +301,10 @@ static int chart_roots(struct svg_tree *t, t2f_event_id ev, uint32_t **roots)
 	if (!*roots)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const struct t2f_sample *s = t2f_profile__sample_at(t->p, i);
+		struct t2f_sample s = t2f_profile__sample_at(t->p, i);
 
-		if (s->event == ev && s->thread >= 1 && s->thread <= nt)
-			(*roots)[s->thread] = 1;
+		if (s.event == ev && s.thread >= 1 && s.thread <= nt)
+			(*roots)[s.thread] = 1;
 	}
 	for (uint32_t th = 1; !err && th <= nt; th++) {
 		uint32_t r, name;
@@ -335,14 +335,14 @@ static int build_chart(struct svg_tree *t, const struct t2f_svg_opts *o, t2f_eve
 		return -EINVAL;
 	err = chart_roots(t, ev, &roots);
 	for (size_t i = 0; !err && i < n; i++) {
-		const struct t2f_sample *s = t2f_profile__sample_at(t->p, i);
-		uint64_t w = o->weight_samples ? 1 : s->weight;
+		struct t2f_sample s = t2f_profile__sample_at(t->p, i);
+		uint64_t w = o->weight_samples ? 1 : s.weight;
 		uint32_t len;
 
-		if (s->event != ev || !roots || !roots[s->thread] || w == 0)
+		if (s.event != ev || !roots || !roots[s.thread] || w == 0)
 			continue;
-		len = make_path(t, o->reverse, s->thread, s->node);
-		cur = roots[s->thread];
+		len = make_path(t, o->reverse, s.thread, s.node);
+		cur = roots[s.thread];
 		t->nodes[0].total += w;
 		t->nodes[cur].total += w;
 		/* the path's thread name is the root already (reversed: it is the last entry) */

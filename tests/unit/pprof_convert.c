@@ -37,6 +37,7 @@ static int read_profile(const char *path, struct t2f_diag *d, struct t2f_profile
 	size_t len;
 	int rc, err = t2f_input__open(path, d, &in) ?: t2f_perf_script__new(p, d, path, 0, &ps);
 
+	t2f_profile__want_times(p); /* the duration, as trace2flame -f pprof */
 	if (!err)
 		t2f_perf_script__keep_addrs(ps, keep_addrs);
 	while (!err && (rc = t2f_input__next(in, &data, &len)) != 0)

@@ -236,20 +236,23 @@ static void test_reader_input_index_and_log(void **state)
 	struct t2f_profile *p;
 	struct t2f_diag *d;
 	struct t2f_perf_script *ps;
+	uint64_t first, last;
 
 	(void)state;
 	assert_int_equal(t2f_profile__new(&p), 0);
 	assert_int_equal(t2f_diag__new(NULL, &d), 0);
-	t2f_profile__enable_log(p);
+	assert_int_equal(t2f_profile__enable_log(p), 0);
+	t2f_profile__want_times(p);
+	assert_true(t2f_profile__wants_times(p));
 	assert_int_equal(t2f_perf_script__new(p, d, "x", 3, &ps), 0);
 	assert_int_equal(t2f_perf_script__feed(ps, BASIC, strlen(BASIC)), 0);
 	assert_int_equal(t2f_perf_script__finish(ps), 0);
 	assert_int_equal(t2f_profile__thread_at(p, 1)->input, 3);
 	assert_int_equal(t2f_profile__sample_log_count(p), 4);
-	assert_int_equal(t2f_profile__sample_at(p, 0)->time_ns, 492528779000ull);
-	assert_int_equal(t2f_profile__sample_at(p, 2)->time_ns, 492530000000ull);
-	assert_int_equal(t2f_profile__sample_at(p, 2)->weight, 2002002);
-	assert_int_equal(t2f_profile__sample_at(p, 3)->time_ns, 492531000000ull);
+	assert_int_equal(t2f_profile__sample_at(p, 2).weight, 2002002);
+	assert_true(t2f_profile__time_span(p, &first, &last));
+	assert_int_equal(first, 492528779000ull);
+	assert_int_equal(last, 492531000000ull);
 	t2f_perf_script__free(ps);
 	t2f_perf_script__free(NULL);
 	t2f_diag__free(d);

@@ -491,11 +491,11 @@ static void test_cpu_profile(void **state)
 	t2f_node_id c = stack(p, (t2f_frame_id[]){ start, mainf, work, sys, 0 });
 
 	t2f_profile__event_has_period(p, ev);
-	sample(p, a, t1, ev, 1000);
-	sample(p, a, t1, ev, 1000);
-	sample(p, b, t1, ev, 1000);
+	assert_int_equal(t2f_profile__add_sample(p, a, t1, ev, 1000, 2000), 0); /* the timed */
+	assert_int_equal(t2f_profile__add_sample(p, a, t1, ev, 1000, 1500), 0); /* samples' span */
+	sample(p, b, t1, ev, 1000);                                              /* is the duration */
 	sample(p, a, t2, ev, 1000);
-	sample(p, c, t2, ev, 1001);
+	assert_int_equal(t2f_profile__add_sample(p, c, t2, ev, 1001, 5000), 0);
 	write_decode(p, &(struct t2f_pprof_opts){ .input = "in.perf.txt", .time_nanos = 77 }, &d);
 
 	assert_int_equal(d.ntype, 2);
@@ -509,6 +509,7 @@ static void test_cpu_profile(void **state)
 	assert_int_equal(d.period, 1000); /* 5001 / 5, rounded */
 	assert_int_equal(d.time_nanos, 77);
 	assert_int_equal(d.time_count, 1);
+	assert_int_equal(d.duration, 3500);
 	assert_int_equal(d.ncomment, 2);
 	assert_string_equal(S(&d, d.comment[0]), "trace2flame " T2F_VERSION);
 	assert_string_equal(S(&d, d.comment[1]), "input: in.perf.txt");

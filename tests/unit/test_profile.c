@@ -363,10 +363,12 @@ static void test_sample_log_order(void **state)
 	struct t2f_frame fa = { .name = str(p, "a") }, fb = { .name = str(p, "b") };
 	t2f_thread_id t1 = thread(p, 1, 1, "x", 0), t2 = thread(p, 1, 2, "x", 0);
 	t2f_node_id na, nb;
-	const struct t2f_sample *s;
+	struct t2f_sample s;
+	uint64_t first, last;
 	t2f_event_id e;
 
-	t2f_profile__enable_log(p);
+	assert_false(t2f_profile__time_span(p, &first, &last));
+	assert_int_equal(t2f_profile__enable_log(p), 0);
 	assert_true(t2f_profile__log_enabled(p));
 	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
 	na = child(p, 0, frame(p, &fa));
@@ -374,24 +376,31 @@ static void test_sample_log_order(void **state)
 	assert_int_equal(t2f_profile__add_sample(p, nb, t2, e, 30, 3000), 0);
 	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, 10, 1000), 0);
 	assert_int_equal(t2f_profile__add_sample(p, nb, t2, e, 20, 2000), 0);
-	assert_int_equal(t2f_profile__sample_log_count(p), 3);
+	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, 1ULL << 40, 0), 0); /* kept aside */
+	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, UINT32_MAX - 1, 0), 0);
+	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, UINT32_MAX, 0), 0);
+	assert_int_equal(t2f_profile__sample_log_count(p), 6);
 	assert_int_equal(t2f_profile__cell_count(p), 2);
 	s = t2f_profile__sample_at(p, 0); /* input order, not time order */
-	assert_int_equal(s->node, nb);
-	assert_int_equal(s->thread, t2);
-	assert_int_equal(s->event, e);
-	assert_int_equal(s->time_ns, 3000);
-	assert_int_equal(s->weight, 30);
+	assert_int_equal(s.node, nb);
+	assert_int_equal(s.thread, t2);
+	assert_int_equal(s.event, e);
+	assert_int_equal(s.weight, 30);
 	s = t2f_profile__sample_at(p, 1);
-	assert_int_equal(s->node, na);
-	assert_int_equal(s->thread, t1);
-	assert_int_equal(s->time_ns, 1000);
-	assert_int_equal(s->weight, 10);
+	assert_int_equal(s.node, na);
+	assert_int_equal(s.thread, t1);
+	assert_int_equal(s.weight, 10);
 	s = t2f_profile__sample_at(p, 2);
-	assert_int_equal(s->node, nb);
-	assert_int_equal(s->time_ns, 2000);
-	assert_int_equal(s->weight, 20);
+	assert_int_equal(s.node, nb);
+	assert_int_equal(s.weight, 20);
+	assert_int_equal(t2f_profile__sample_at(p, 3).weight, 1ULL << 40);
+	assert_int_equal(t2f_profile__sample_at(p, 4).weight, UINT32_MAX - 1);
+	assert_int_equal(t2f_profile__sample_at(p, 5).weight, UINT32_MAX);
+	assert_int_equal(t2f_profile__sample_at(p, 5).node, na);
 	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, 50);
+	assert_true(t2f_profile__time_span(p, &first, &last)); /* times 0 do not count */
+	assert_int_equal(first, 1000);
+	assert_int_equal(last, 3000);
 }
 
 static void test_module_maps(void **state)
@@ -563,8 +572,9 @@ static void gen_sample(struct gen_op *op, uint64_t *s, uint64_t time)
 	op->input = rnd(s, 2);
 	op->event = rnd(s, 4);
 	op->period = rnd(s, 3) == 0;
-	op->weight = 1 + rnd(s, 1000);
-	op->time = time;
+	/* now and then a weight the sample log keeps aside (2^32 - 1 and up) */
+	op->weight = rnd(s, 50) ? 1 + rnd(s, 1000) : UINT32_MAX - 1 + rnd(s, 3);
+	op->time = rnd(s, 7) ? time : 0;
 	op->depth = rnd(s, 12) ? 1 + rnd(s, GEN_MAX_DEPTH) : 0;
 	/* narrow choices near the root so stacks share prefixes */
 	for (unsigned d = 0; d < op->depth; d++)
@@ -673,7 +683,7 @@ static struct t2f_profile *new_profile(bool log)
 
 	assert_int_equal(t2f_profile__new(&p), 0);
 	if (log)
-		t2f_profile__enable_log(p);
+		assert_int_equal(t2f_profile__enable_log(p), 0);
 	return p;
 }
 
@@ -732,6 +742,16 @@ static void expect_same_ids(const struct t2f_profile *a, const struct t2f_profil
 	}
 }
 
+static void expect_same_span(const struct t2f_profile *a, const struct t2f_profile *b)
+{
+	uint64_t fa = 0, la = 0, fb = 0, lb = 0;
+	bool ha = t2f_profile__time_span(a, &fa, &la), hb = t2f_profile__time_span(b, &fb, &lb);
+
+	assert_int_equal(ha, hb);
+	assert_int_equal(fa, fb);
+	assert_int_equal(la, lb);
+}
+
 static void expect_same_weights(const struct t2f_profile *a, const struct t2f_profile *b)
 {
 	assert_int_equal(t2f_profile__cell_count(a), t2f_profile__cell_count(b));
@@ -747,15 +767,15 @@ static void expect_same_weights(const struct t2f_profile *a, const struct t2f_pr
 	}
 	assert_int_equal(t2f_profile__sample_log_count(a), t2f_profile__sample_log_count(b));
 	for (size_t i = 0; i < t2f_profile__sample_log_count(a); i++) {
-		const struct t2f_sample *sa = t2f_profile__sample_at(a, i);
-		const struct t2f_sample *sb = t2f_profile__sample_at(b, i);
+		struct t2f_sample sa = t2f_profile__sample_at(a, i);
+		struct t2f_sample sb = t2f_profile__sample_at(b, i);
 
-		assert_int_equal(sa->node, sb->node);
-		assert_int_equal(sa->thread, sb->thread);
-		assert_int_equal(sa->event, sb->event);
-		assert_int_equal(sa->time_ns, sb->time_ns);
-		assert_int_equal(sa->weight, sb->weight);
+		assert_int_equal(sa.node, sb.node);
+		assert_int_equal(sa.thread, sb.thread);
+		assert_int_equal(sa.event, sb.event);
+		assert_int_equal(sa.weight, sb.weight);
 	}
+	expect_same_span(a, b);
 	assert_int_equal(t2f_profile__samples_read(a), t2f_profile__samples_read(b));
 	for (int r = 0; r < T2F_DROP__COUNT; r++)
 		assert_int_equal(t2f_profile__samples_dropped(a, (enum t2f_drop_reason)r),

@@ -196,7 +196,7 @@ static void build(struct fixture *fx, bool log)
 
 	assert_int_equal(t2f_profile__new(&p), 0);
 	if (log)
-		t2f_profile__enable_log(p);
+		assert_int_equal(t2f_profile__enable_log(p), 0);
 	assert_int_equal(t2f_profile__thread(p, 100, 101, str(p, "app"), 0, &app), 0);
 	assert_int_equal(t2f_profile__thread(p, T2F_PID_UNKNOWN, 7, str(p, "worker"), 0, &worker),
 			 0);
@@ -374,7 +374,7 @@ static void test_bytes(void **state)
 	struct written w;
 
 	assert_int_equal(t2f_profile__new(&p), 0);
-	t2f_profile__enable_log(p);
+	assert_int_equal(t2f_profile__enable_log(p), 0);
 	assert_int_equal(t2f_profile__intern(p, "a\xff\x01" "b", 4, &comm), 0);
 	assert_int_equal(t2f_profile__thread(p, 1, 2, comm, 0, &t), 0);
 	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);

@@ -1,0 +1,29 @@
+/* writers/speedscope_stacks.h: each stack node's frame list as speedscope JSON ("[3,0,7]", root
+ * first), made once per node and copied for every sample of it.
+ *
+ * A node's text is its parent's with one index more, so it is built from the parent's. The texts
+ * are kept up to a byte budget; past it a stack is written by walking its nodes. Internal to the
+ * speedscope writer. Not thread safe.
+ */
+#ifndef T2F_SPEEDSCOPE_STACKS_H
+#define T2F_SPEEDSCOPE_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/profile.h"
+#include "writers/out.h"
+
+struct ss_stacks;
+
+/* index: per frame id, the frame's shared index + 1 (borrowed: kept until ss_stacks__free);
+ * max_depth: the deepest stack that will be written; budget: bytes of text kept at most.
+ * 0 or -ENOMEM. */
+int ss_stacks__new(const struct t2f_profile *p, const uint32_t *index, uint32_t max_depth,
+		   size_t budget, struct ss_stacks **out);
+void ss_stacks__free(struct ss_stacks *c); /* NULL is fine */
+
+/* Writes node's stack; node 0 is the empty stack "[]". */
+void ss_stacks__write(struct ss_stacks *c, t2f_node_id node, struct t2f_out *out);
+
+#endif
