@@ -55,3 +55,8 @@ void t2f_buf__free(struct t2f_buf *b)
 	free(b->p);
 	*b = (struct t2f_buf){ 0 };
 }
+
+int t2f_buf__puts(struct t2f_buf *b, const char *s)
+{
+	return t2f_buf__put(b, s, strlen(s));
+}

@@ -17,6 +17,8 @@ struct t2f_buf {
 int t2f_buf__reserve(struct t2f_buf *b, size_t extra);
 /* Appends s[0..len). 0 or -ENOMEM. */
 int t2f_buf__put(struct t2f_buf *b, const void *s, size_t len);
+/* Appends the NUL-terminated s (without its NUL). 0 or -ENOMEM. */
+int t2f_buf__puts(struct t2f_buf *b, const char *s);
 /* Appends b's own bytes [off, off + len): safe although p may move. 0 or -ENOMEM. */
 int t2f_buf__put_self(struct t2f_buf *b, size_t off, size_t len);
 void t2f_buf__free(struct t2f_buf *b); /* frees p and empties b */

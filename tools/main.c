@@ -256,6 +256,7 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 			.event = c->run.written,
 			.weight_samples = o->weight_samples,
 			.name = c->n_inputs == 1 ? c->stats[0].name : NULL,
+			.threads = t2f_jobs(o),
 		};
 
 		err = t2f_speedscope__write(c->profile, &so, out);

@@ -35,11 +35,20 @@
 #include "formats/utf8.h"
 #include "formats/hashmap.h"
 #include "writers/frame_name.h"
+#include "writers/par_text.h"
 #include "writers/speedscope_stacks.h"
 
 #define SS_SCHEMA "https://www.speedscope.app/file-format-schema.json"
 #define SS_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define SS_STACK_TEXT_BUDGET (32u << 20) /* bytes of stack texts kept (writers/speedscope_stacks.h) */
+
+/* A piece of the profiles' text: the samples or weights of bucketed items [begin, end) of one
+ * profile, after heads[head_off, + head_len); `last`: the list's last piece. */
+struct ss_job {
+	uint32_t begin, end;
+	bool weights, last;
+	size_t head_off, head_len;
+};
 
 struct ss {
 	const struct t2f_profile *p;
@@ -59,6 +68,13 @@ struct ss {
 	uint32_t *bucket_start;    /* per thread id t: its items are bucket[start[t] .. start[t+1]) */
 	uint32_t *bucket;          /* item indices grouped by thread, input order kept */
 	struct ss_stacks *stacks;  /* each used node's stack text */
+	uint32_t *item_nodes;      /* the distinct nodes of items, in order of first use */
+	uint32_t item_node_count;
+	unsigned threads;          /* formatting the items */
+	uint32_t *scratch;         /* per thread: max_depth + 1 entries for ss_stacks__put */
+	struct t2f_buf heads;      /* the profiles' texts before their samples */
+	struct ss_job *jobs;       /* pieces of the profiles' text, in order */
+	size_t job_count, job_cap;
 	uint32_t max_depth;
 	struct t2f_buf name_buf;   /* a profile's name */
 	struct t2f_buf utf8_buf;   /* a string with invalid UTF-8 replaced */
@@ -71,7 +87,8 @@ struct ss_item {
 	uint64_t weight;
 };
 
-#define SS_BATCH 512 /* items read at a time */
+#define SS_BATCH 512           /* items read at a time */
+#define SS_WRITE_BATCH 16384   /* items of a piece of text (writers/par_text.h) */
 
 /* Items idx[0..n) (or [from, from + n) without idx): log entries, or cells without a log. An
  * item that is not a sample of the written event, or weighs 0 (speedscope silently drops weight
@@ -99,12 +116,10 @@ static void ss_items(const struct ss *s, const uint32_t *idx, size_t from, size_
 	}
 }
 
-/* Writes str as a JSON string, escaped by json-c (which passes bytes ≥ 0x80 through unchecked,
- * hence the UTF-8 repair first). */
-static int ss_put_string(struct ss *s, const char *str, size_t len)
+/* str as a JSON string, escaped by json-c (which passes bytes ≥ 0x80 through unchecked, hence
+ * the UTF-8 repair first), in *json (valid until the next call). 0 or -ENOMEM. */
+static int ss_json(struct ss *s, const char *str, size_t len, const char **json, size_t *json_len)
 {
-	const char *json;
-	size_t json_len;
 	int err;
 
 	if (!t2f_utf8_valid(str, len)) {
@@ -116,11 +131,20 @@ static int ss_put_string(struct ss *s, const char *str, size_t len)
 	}
 	if (len > INT_MAX || !json_object_set_string_len(s->jstr, str, (int)len))
 		return -ENOMEM;
-	json = json_object_to_json_string_length(s->jstr, SS_JSON_FLAGS, &json_len);
-	if (!json)
-		return -ENOMEM;
-	t2f_out__write(s->out, json, json_len);
-	return 0;
+	*json = json_object_to_json_string_length(s->jstr, SS_JSON_FLAGS, json_len);
+	return *json ? 0 : -ENOMEM;
+}
+
+/* Writes str as a JSON string. */
+static int ss_put_string(struct ss *s, const char *str, size_t len)
+{
+	const char *json;
+	size_t json_len;
+	int err = ss_json(s, str, len, &json, &json_len);
+
+	if (!err)
+		t2f_out__write(s->out, json, json_len);
+	return err;
 }
 
 /* Marks the frames of node and its ancestors as used (once per node) and tracks the depth. */
@@ -139,12 +163,16 @@ static void ss_mark_stack(struct ss *s, uint8_t *seen, t2f_node_id node)
 /* Pass 1: per-thread totals and item counts (in bucket_start[t + 1]), used frames, max depth. */
 static int ss_scan(struct ss *s)
 {
-	uint8_t *seen = calloc((size_t)t2f_profile__node_count(s->p) + 1, 1);
+	size_t nodes = (size_t)t2f_profile__node_count(s->p) + 1;
+	uint8_t *seen = calloc(nodes, 1); /* 1: frames marked; 2: also an item's node */
 	struct ss_item it[SS_BATCH];
 
-	if (!seen)
+	s->item_nodes = malloc(nodes * sizeof(*s->item_nodes));
+	if (!seen || !s->item_nodes) {
+		free(seen);
 		return -ENOMEM;
-	seen[0] = 1; /* the empty stack has no frames */
+	}
+	seen[0] = 2; /* the empty stack has no frames */
 	for (size_t from = 0, n; from < s->item_count; from += n) {
 		n = s->item_count - from < SS_BATCH ? s->item_count - from : SS_BATCH;
 		ss_items(s, NULL, from, n, it);
@@ -153,8 +181,11 @@ static int ss_scan(struct ss *s)
 				continue;
 			s->totals[it[i].thread] += it[i].weight;
 			s->bucket_start[it[i].thread + 1]++;
-			if (!seen[it[i].node])
-				ss_mark_stack(s, seen, it[i].node);
+			if (seen[it[i].node] == 2)
+				continue;
+			ss_mark_stack(s, seen, it[i].node);
+			seen[it[i].node] = 2;
+			s->item_nodes[s->item_node_count++] = it[i].node;
 		}
 	}
 	free(seen);
@@ -295,12 +326,12 @@ static int ss_write_frames(struct ss *s)
 	return 0;
 }
 
-/* "comm (pid P, tid T)", '?' for an unknown pid. */
-static int ss_write_thread_name(struct ss *s, const struct t2f_thread *th)
+/* Appends "comm (pid P, tid T)" as a JSON string to b; '?' for an unknown pid. */
+static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct t2f_buf *b)
 {
 	char pid[24], tail[64];
-	size_t comm_len, tail_len;
-	const char *comm = t2f_profile__str(s->p, th->comm, &comm_len);
+	size_t comm_len, tail_len, json_len;
+	const char *comm = t2f_profile__str(s->p, th->comm, &comm_len), *json;
 
 	if (th->pid == T2F_PID_UNKNOWN)
 		snprintf(pid, sizeof(pid), "?");
@@ -310,64 +341,147 @@ static int ss_write_thread_name(struct ss *s, const struct t2f_thread *th)
 	s->name_buf.len = 0;
 	if (t2f_buf__put(&s->name_buf, comm, comm_len) || t2f_buf__put(&s->name_buf, tail, tail_len))
 		return -ENOMEM;
-	return ss_put_string(s, s->name_buf.p, s->name_buf.len);
+	return ss_json(s, s->name_buf.p, s->name_buf.len, &json, &json_len) ?:
+	       t2f_buf__put(b, json, json_len);
 }
 
-/* The stacks, or the weights, of the bucketed items [begin, end), comma-separated. */
-static void ss_write_items(struct ss *s, uint32_t begin, uint32_t end, bool weights)
+/* Appends v in decimal and a comma to b; room was reserved. */
+static void ss_put_u64(struct t2f_buf *b, uint64_t v)
+{
+	char tmp[20];
+	size_t n = sizeof(tmp);
+
+	do {
+		tmp[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(b->p + b->len, tmp + n, sizeof(tmp) - n);
+	b->len += sizeof(tmp) - n;
+	b->p[b->len++] = ',';
+}
+
+/* Appends the stacks, or the weights, of the bucketed items [begin, end) to b, each followed by
+ * a comma. Reads s only (scratch: max_depth + 1 entries). 0 or -ENOMEM. */
+static int ss_format_items(const struct ss *s, uint32_t begin, uint32_t end, bool weights,
+			   struct t2f_buf *b, uint32_t *scratch)
 {
 	struct ss_item it[SS_BATCH];
+	int err = 0;
 
-	for (uint32_t from = begin, n; from < end; from += n) {
+	for (uint32_t from = begin, n; !err && from < end; from += n) {
 		n = end - from < SS_BATCH ? end - from : SS_BATCH;
 		ss_items(s, s->bucket + from, 0, n, it);
-		for (uint32_t i = 0; i < n; i++) {
-			if (from + i != begin)
-				t2f_out__putc(s->out, ',');
+		if (weights && t2f_buf__reserve(b, (size_t)n * 21))
+			return -ENOMEM;
+		for (uint32_t i = 0; !err && i < n; i++) {
 			if (weights)
-				t2f_out__u64(s->out, it[i].weight);
+				ss_put_u64(b, it[i].weight);
 			else
-				ss_stacks__write(s->stacks, it[i].node, s->out);
+				err = ss_stacks__put(s->stacks, it[i].node, b, scratch) ?:
+				      t2f_buf__put(b, ",", 1);
 		}
 	}
+	return err;
 }
 
-static int ss_write_profile(struct ss *s, t2f_thread_id t, const char *unit)
+/* Appends a profile's text up to its first sample to b: the separator from the profile before
+ * (first: none), then {"type":"sampled","name":…,"unit":…,"startValue":0,"endValue":…,"samples":[ */
+static int ss_put_head(struct ss *s, t2f_thread_id t, const char *unit, bool first,
+		       struct t2f_buf *b)
 {
-	uint32_t begin = s->bucket_start[t], end = s->bucket_start[t + 1];
-	int err;
+	char num[64];
+	int n;
+	int err = t2f_buf__puts(b, first ? "\n" : ",\n") ?:
+		  t2f_buf__puts(b, "{\"type\":\"sampled\",\"name\":") ?:
+		  ss_put_thread_name(s, t2f_profile__thread_at(s->p, t), b) ?:
+		  t2f_buf__puts(b, ",\"unit\":\"") ?: t2f_buf__puts(b, unit) ?:
+		  t2f_buf__puts(b, "\",\"startValue\":0,\"endValue\":");
 
-	t2f_out__puts(s->out, "{\"type\":\"sampled\",\"name\":");
-	err = ss_write_thread_name(s, t2f_profile__thread_at(s->p, t));
 	if (err)
 		return err;
-	t2f_out__printf(s->out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":", unit);
-	t2f_out__u64(s->out, s->totals[t]);
-	t2f_out__puts(s->out, ",\"samples\":[");
-	ss_write_items(s, begin, end, false);
-	t2f_out__puts(s->out, "],\"weights\":[");
-	ss_write_items(s, begin, end, true);
-	t2f_out__puts(s->out, "]}");
+	n = snprintf(num, sizeof(num), "%" PRIu64 ",\"samples\":[", s->totals[t]);
+	return t2f_buf__put(b, num, (size_t)n);
+}
+
+/* Jobs for one profile: its samples, then its weights, SS_WRITE_BATCH items a job. */
+static int ss_add_jobs(struct ss *s, t2f_thread_id t, size_t head_off, size_t head_len)
+{
+	uint32_t begin = s->bucket_start[t], end = s->bucket_start[t + 1];
+
+	for (int weights = 0; weights < 2; weights++) {
+		for (uint32_t from = begin, n; from < end; from += n) {
+			n = end - from < SS_WRITE_BATCH ? end - from : SS_WRITE_BATCH;
+			if (s->job_count == s->job_cap) {
+				size_t cap = s->job_cap ? s->job_cap * 2 : 64;
+				struct ss_job *j = realloc(s->jobs, cap * sizeof(*j));
+
+				if (!j)
+					return -ENOMEM;
+				s->jobs = j;
+				s->job_cap = cap;
+			}
+			s->jobs[s->job_count++] = (struct ss_job){
+				.begin = from, .end = from + n, .weights = weights,
+				.last = from + n == end,
+				.head_off = from == begin && !weights ? head_off : 0,
+				.head_len = from == begin && !weights ? head_len : 0 };
+		}
+	}
 	return 0;
 }
 
+/* One job's text: the profile's head before its first samples, the items each with a comma,
+ * and after the last one of a list "],"weights":[" or "]}" instead of the comma. */
+static int ss_run_job(void *ctx, size_t idx, unsigned worker, struct t2f_buf *b)
+{
+	const struct ss *s = ctx;
+	const struct ss_job *j = &s->jobs[idx];
+	int err = t2f_buf__put(b, s->heads.p + j->head_off, j->head_len) ?:
+		  ss_format_items(s, j->begin, j->end, j->weights, b,
+				  s->scratch + (size_t)worker * (s->max_depth + 1));
+
+	if (err || !j->last)
+		return err;
+	b->len--; /* the last item's comma */
+	return t2f_buf__puts(b, j->weights ? "]}" : "],\"weights\":[");
+}
+
+/* The profiles: heads made here, items formatted on s->threads threads, written in order. */
 static int ss_write_profiles(struct ss *s, const char *unit)
 {
 	bool first = true;
-	int err;
+	int err = 0;
 
-	t2f_out__puts(s->out, "\"profiles\":[");
-	for (t2f_thread_id t = 1; t <= s->thread_count; t++) {
+	for (t2f_thread_id t = 1; !err && t <= s->thread_count; t++) {
+		size_t off = s->heads.len;
+
 		if (!s->totals[t])
 			continue;
-		t2f_out__puts(s->out, first ? "\n" : ",\n");
+		err = ss_put_head(s, t, unit, first, &s->heads) ?:
+		      ss_add_jobs(s, t, off, s->heads.len - off);
 		first = false;
-		err = ss_write_profile(s, t, unit);
-		if (err)
-			return err;
 	}
-	t2f_out__puts(s->out, "]}\n");
-	return 0;
+	if (err)
+		return err;
+	t2f_out__puts(s->out, "\"profiles\":[");
+	err = t2f_par_text__run(s->job_count, s->threads, ss_run_job, s, s->out);
+	if (!err)
+		t2f_out__puts(s->out, "]}\n");
+	return err;
+}
+
+/* Each item node's stack text (up to the budget), made before any is written. */
+static int ss_make_stacks(struct ss *s)
+{
+	int err = ss_stacks__new(s->p, s->frame_shared, s->max_depth, SS_STACK_TEXT_BUDGET,
+				 &s->stacks);
+
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < s->item_node_count; i++)
+		ss_stacks__make(s->stacks, s->item_nodes[i]);
+	s->scratch = malloc((size_t)s->threads * (s->max_depth + 1) * sizeof(*s->scratch));
+	return s->scratch ? 0 : -ENOMEM;
 }
 
 static const char *ss_unit(const struct ss *s)
@@ -409,6 +523,10 @@ static void ss_release(struct ss *s)
 	free(s->bucket_start);
 	free(s->bucket);
 	ss_stacks__free(s->stacks);
+	free(s->item_nodes);
+	free(s->scratch);
+	t2f_buf__free(&s->heads);
+	free(s->jobs);
 	t2f_buf__free(&s->name_buf);
 	t2f_buf__free(&s->utf8_buf);
 	json_object_put(s->jstr);
@@ -430,6 +548,7 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 		s.ev = t2f_profile__event_at(p, s.event);
 	s.counts = o->weight_samples || !s.ev || !s.ev->has_period;
 	s.use_log = t2f_profile__log_enabled(p);
+	s.threads = o->threads > 1 ? o->threads : 1;
 	s.item_count = s.use_log ? t2f_profile__sample_log_count(p) : t2f_profile__cell_count(p);
 	s.thread_count = t2f_profile__thread_count(p);
 	if (s.item_count > UINT32_MAX)
@@ -447,7 +566,7 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 	err = ss_fill_buckets(&s);
 	if (err)
 		goto out;
-	err = ss_stacks__new(p, s.frame_shared, s.max_depth, SS_STACK_TEXT_BUDGET, &s.stacks);
+	err = ss_make_stacks(&s);
 	if (err)
 		goto out;
 

@@ -6,7 +6,8 @@
  * in its unit (nanoseconds for cpu-clock) or sample counts (`weight_samples`, or an event without
  * periods: unit "none"). shared.frames holds each distinct (name, file = module) once.
  * "exporter" is "trace2flame@VERSION", "name" is `name`, "activeProfileIndex" the heaviest thread.
- * Streams its output: memory is bounded by the frames and one thread's samples.
+ * Streams its output: memory is bounded by the frames, the used stacks and the samples' order
+ * (4 bytes a sample). The output does not depend on `threads`.
  *
  * Returns 0, -ENOMEM, -EINVAL (event out of range), -T2F_E_LIMIT (over 2^32 samples), or the
  * output's -errno (it finishes the output). Reads the profile only.
@@ -23,6 +24,7 @@ struct t2f_speedscope_opts {
 	t2f_event_id event;   /* 0 = the first event */
 	bool weight_samples;  /* sample counts instead of periods */
 	const char *name;     /* the profile group's name (the input's name); NULL = "trace2flame" */
+	unsigned threads;     /* threads formatting the samples; 0 or 1: the calling thread only */
 };
 
 int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedscope_opts *o,

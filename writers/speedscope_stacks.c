@@ -6,15 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/buf.h"
-
 struct ss_stacks {
 	const struct t2f_profile *p;
 	const uint32_t *index;
 	size_t budget;
 	uint32_t max_depth;
 	uint32_t *off, *len;   /* per node */
-	uint32_t *path;        /* max_depth + 1 node ids or indices of one walk */
+	uint32_t *path;        /* max_depth + 1 node ids of one make */
 	struct t2f_buf text;
 };
 
@@ -85,45 +83,44 @@ static bool make_one(struct ss_stacks *c, t2f_node_id node)
 	return true;
 }
 
-/* Makes the texts of node and its ancestors that lack one; false past the budget. */
-static bool make(struct ss_stacks *c, t2f_node_id node)
+void ss_stacks__make(struct ss_stacks *c, t2f_node_id node)
 {
 	uint32_t n = 0;
 
 	for (; node && !c->off[node] && n <= c->max_depth; node = t2f_profile__node_parent(c->p, node))
 		c->path[n++] = node;
 	if (node && !c->off[node])
-		return false; /* deeper than max_depth */
+		return; /* deeper than max_depth */
 	while (n--)
 		if (!make_one(c, c->path[n]))
-			return false;
-	return true;
+			return;
 }
 
-/* Past the budget: the stack from its nodes. */
-static void walk(struct ss_stacks *c, t2f_node_id node, struct t2f_out *out)
+/* Not made (past the budget): the stack from its nodes. */
+static int walk(const struct ss_stacks *c, t2f_node_id node, struct t2f_buf *b, uint32_t *scratch)
 {
 	uint32_t n = 0;
 
 	for (; node && n <= c->max_depth; node = t2f_profile__node_parent(c->p, node))
-		c->path[n++] = c->index[t2f_profile__node_frame(c->p, node)] - 1;
-	t2f_out__putc(out, '[');
+		scratch[n++] = c->index[t2f_profile__node_frame(c->p, node)] - 1;
+	if (t2f_buf__reserve(b, 2 + (size_t)n * 11))
+		return -ENOMEM;
+	b->p[b->len++] = '[';
 	while (n--) {
-		t2f_out__u64(out, c->path[n]);
+		put_u32(b, scratch[n]);
 		if (n)
-			t2f_out__putc(out, ',');
+			b->p[b->len++] = ',';
 	}
-	t2f_out__putc(out, ']');
+	b->p[b->len++] = ']';
+	return 0;
 }
 
-void ss_stacks__write(struct ss_stacks *c, t2f_node_id node, struct t2f_out *out)
+int ss_stacks__put(const struct ss_stacks *c, t2f_node_id node, struct t2f_buf *b,
+		   uint32_t *scratch)
 {
-	if (!node) {
-		t2f_out__write(out, "[]", 2);
-		return;
-	}
-	if (c->off[node] || make(c, node))
-		t2f_out__write(out, c->text.p + c->off[node] - 1, c->len[node]);
-	else
-		walk(c, node, out);
+	if (!node)
+		return t2f_buf__put(b, "[]", 2);
+	if (!c->off[node])
+		return walk(c, node, b, scratch);
+	return t2f_buf__put(b, c->text.p + c->off[node] - 1, c->len[node]);
 }

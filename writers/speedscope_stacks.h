@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/buf.h"
 #include "formats/profile.h"
-#include "writers/out.h"
 
 struct ss_stacks;
 
@@ -23,7 +23,12 @@ int ss_stacks__new(const struct t2f_profile *p, const uint32_t *index, uint32_t 
 		   size_t budget, struct ss_stacks **out);
 void ss_stacks__free(struct ss_stacks *c); /* NULL is fine */
 
-/* Writes node's stack; node 0 is the empty stack "[]". */
-void ss_stacks__write(struct ss_stacks *c, t2f_node_id node, struct t2f_out *out);
+/* Makes the text of node and of its ancestors, unless past the budget. Not thread safe. */
+void ss_stacks__make(struct ss_stacks *c, t2f_node_id node);
+/* Appends node's stack to b (node 0 is the empty stack "[]"): its text when made, else the stack
+ * from its nodes, in scratch (max_depth + 1 entries of the caller's). Reads c only: callers on
+ * several threads may share c once every make call is done. 0 or -ENOMEM. */
+int ss_stacks__put(const struct ss_stacks *c, t2f_node_id node, struct t2f_buf *b,
+		   uint32_t *scratch);
 
 #endif
