@@ -299,6 +299,7 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 			.tid = o->tid,
 			.names = { .collapsed = true, .raw_names = o->raw_names, .kernel = o->kernel,
 				   .jit = o->jit, .addrs = o->addrs },
+			.threads = t2f_jobs(o),
 		};
 
 		err = t2f_collapsed__write(c->profile, &co, out);

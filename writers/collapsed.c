@@ -1,11 +1,14 @@
 /* writers/collapsed.c: one text line per (thread root, stack) cell of the chosen event, built
- * into one buffer, sorted bytewise, equal lines merged, then written. */
+ * into one buffer; the lines sorted bytewise in parts (one thread each), then the parts merged
+ * as they are written, equal lines summed. */
 #include "writers/collapsed.h"
 
 #include "formats/buf.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,20 +132,82 @@ static int cmp_lines(const void *a, const void *b, void *ctx)
 	return (x->len > y->len) - (x->len < y->len);
 }
 
-static void write_lines(struct folder *f, struct t2f_out *out)
-{
-	for (size_t i = 0; i < f->nlines;) {
-		const struct line *l = &f->lines[i];
-		uint64_t w = 0;
-		size_t j = i;
+#define MAX_PARTS 8
+#define MIN_PART_LINES 65536 /* fewer lines are sorted by one thread */
 
-		while (j < f->nlines && cmp_lines(l, &f->lines[j], f->text.p) == 0)
-			w += f->lines[j++].weight;
-		t2f_out__write(out, f->text.p + l->off, l->len);
+/* A sorted part of the lines; `i` is its next line while merging. */
+struct part {
+	struct line *l;
+	size_t n, i;
+	const char *text;
+};
+
+static void *sort_part(void *arg)
+{
+	struct part *pt = arg;
+
+	qsort_r(pt->l, pt->n, sizeof(*pt->l), cmp_lines, (void *)pt->text);
+	return NULL;
+}
+
+/* Splits the lines into up to `threads` parts and sorts them, all but the first on threads of
+ * their own (a part whose thread cannot start is sorted here). Returns the number of parts. */
+static unsigned sort_parts(struct folder *f, unsigned threads, struct part *parts)
+{
+	unsigned k = threads < MAX_PARTS ? threads : MAX_PARTS;
+	pthread_t tid[MAX_PARTS];
+	bool started[MAX_PARTS] = { false };
+
+	while (k > 1 && f->nlines < (size_t)k * MIN_PART_LINES)
+		k--;
+	for (unsigned i = 0; i < k; i++)
+		parts[i] = (struct part){ f->lines + f->nlines * i / k,
+					  f->nlines * (i + 1) / k - f->nlines * i / k, 0, f->text.p };
+	for (unsigned i = 1; i < k; i++)
+		started[i] = pthread_create(&tid[i], NULL, sort_part, &parts[i]) == 0;
+	sort_part(&parts[0]);
+	for (unsigned i = 1; i < k; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		else
+			sort_part(&parts[i]);
+	}
+	return k;
+}
+
+/* The part whose next line is the smallest (the first such part on ties); NULL when all are
+ * done. */
+static struct part *next_part(struct part *parts, unsigned k)
+{
+	struct part *best = NULL;
+
+	for (unsigned i = 0; i < k; i++) {
+		struct part *pt = &parts[i];
+
+		if (pt->i < pt->n && (!best || cmp_lines(&pt->l[pt->i], &best->l[best->i],
+							  (void *)pt->text) < 0))
+			best = pt;
+	}
+	return best;
+}
+
+/* Writes the merged parts, equal lines summed. */
+static void write_lines(struct part *parts, unsigned k, struct t2f_out *out)
+{
+	struct part *pt = next_part(parts, k);
+
+	while (pt) {
+		const struct line *l = &pt->l[pt->i];
+		uint64_t w = 0;
+
+		do {
+			w += pt->l[pt->i++].weight;
+			pt = next_part(parts, k);
+		} while (pt && cmp_lines(l, &pt->l[pt->i], (void *)pt->text) == 0);
+		t2f_out__write(out, parts[0].text + l->off, l->len); /* the parts share one text */
 		t2f_out__putc(out, ' ');
 		t2f_out__u64(out, w);
 		t2f_out__putc(out, '\n');
-		i = j;
 	}
 }
 
@@ -166,8 +231,10 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 			err = add_line(&f, c, &lines_cap);
 	}
 	if (!err && f.nlines) { /* no lines: f.lines is NULL, which qsort_r must not get */
-		qsort_r(f.lines, f.nlines, sizeof(*f.lines), cmp_lines, f.text.p);
-		write_lines(&f, out);
+		struct part parts[MAX_PARTS];
+		unsigned k = sort_parts(&f, o->threads > 1 ? o->threads : 1, parts);
+
+		write_lines(parts, k, out);
 	}
 	t2f_frame_names__free(f.names);
 	t2f_buf__free(&f.text);

@@ -353,6 +353,55 @@ static void test_empty_profile(void **state)
 
 /* ---- the real recording against inferno ---- */
 
+/* 200,000 cells, enough for several sorted parts: frame names repeat across modules (the
+ * collapsed names leave modules out), so equal lines fall into different parts and must be
+ * summed when the parts are merged; weights differ per cell. Every thread count writes the
+ * one-thread text; spot checks of that text. */
+static void test_sorted_parts_merged(void **state)
+{
+	static const unsigned threads[] = { 2, 3, 8, 64 };
+	struct t2f_profile *p;
+	t2f_thread_id t;
+	t2f_event_id e;
+	t2f_str_id s;
+	char name[32], *want;
+	size_t want_len;
+
+	(void)state;
+	assert_int_equal(t2f_profile__new(&p), 0);
+	assert_int_equal(t2f_profile__intern(p, "app", 3, &s), 0);
+	assert_int_equal(t2f_profile__thread(p, 1, 1, s, 0, &t), 0);
+	assert_int_equal(t2f_profile__intern(p, "cpu-clock", 9, &s), 0);
+	assert_int_equal(t2f_profile__event(p, s, T2F_UNIT_NANOSECONDS, &e), 0);
+	for (uint32_t i = 0; i < 200000; i++) {
+		struct t2f_frame f = { 0 };
+		t2f_frame_id fid;
+		t2f_node_id n;
+		int len = snprintf(name, sizeof(name), "f%u", (i * 7919u) % 90000u);
+
+		assert_int_equal(t2f_profile__intern(p, name, (size_t)len, &f.name), 0);
+		len = snprintf(name, sizeof(name), "/lib/m%u", i % 3);
+		assert_int_equal(t2f_profile__intern(p, name, (size_t)len, &f.module), 0);
+		assert_int_equal(t2f_profile__frame(p, &f, &fid), 0);
+		assert_int_equal(t2f_profile__child(p, 0, fid, &n), 0);
+		assert_int_equal(t2f_profile__add_sample(p, n, t, e, 1 + i % 5, 0), 0);
+	}
+	want = collapse(p, &DEFAULTS, &want_len);
+	assert_int_equal(strncmp(want, "app;f0 3\napp;f1 ", 16), 0); /* cells 0, 90000, 180000 */
+	assert_non_null(strstr(want, "\napp;f89999 "));
+	for (size_t i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+		struct t2f_collapsed_opts o = { .threads = threads[i] };
+		size_t len;
+		char *got = collapse(p, &o, &len);
+
+		assert_int_equal(len, want_len);
+		assert_memory_equal(got, want, len);
+		free(got);
+	}
+	free(want);
+	t2f_profile__free(p);
+}
+
 static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -439,6 +488,7 @@ int main(void)
 		cmocka_unit_test(test_one_line_samples),
 		cmocka_unit_test(test_leaf_number_guard),
 		cmocka_unit_test(test_empty_profile),
+		cmocka_unit_test(test_sorted_parts_merged),
 		cmocka_unit_test(test_corpus_cpp_fp_matches_inferno),
 	};
 
