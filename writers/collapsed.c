@@ -211,6 +211,31 @@ static void write_lines(struct part *parts, unsigned k, struct t2f_out *out)
 	}
 }
 
+/* Reserves the text of every line of event ev at once (one realloc, not a doubling series that
+ * copies the text again and again): a node's text is its parent's, ';' and its frame's name. */
+static int reserve_text(struct folder *f, t2f_event_id ev)
+{
+	uint32_t nodes = t2f_profile__node_count(f->p);
+	uint64_t *len = malloc(((size_t)nodes + 1) * sizeof(*len)), total = 0;
+	size_t name_len;
+
+	if (!len)
+		return -ENOMEM;
+	len[0] = 0;
+	for (t2f_node_id n = 1; n <= nodes; n++) { /* a parent's id is below its child's */
+		t2f_frame_names__get(f->names, t2f_profile__node_frame(f->p, n), &name_len);
+		len[n] = len[t2f_profile__node_parent(f->p, n)] + 1 + name_len;
+	}
+	for (size_t i = 0; i < t2f_profile__cell_count(f->p); i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(f->p, i);
+
+		if (c->event == ev)
+			total += f->root_off[c->thread + 1] - f->root_off[c->thread] + len[c->node];
+	}
+	free(len);
+	return total > SIZE_MAX / 2 ? -ENOMEM : t2f_buf__reserve(&f->text, (size_t)total);
+}
+
 int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed_opts *o,
 			 struct t2f_out *out)
 {
@@ -223,7 +248,7 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	nopts.collapsed = true;
 	if (t2f_profile__event_count(p) < ev)
 		return 0;
-	err = t2f_frame_names__new(p, &nopts, &f.names) ?: build_roots(&f);
+	err = t2f_frame_names__new(p, &nopts, &f.names) ?: build_roots(&f) ?: reserve_text(&f, ev);
 	for (size_t i = 0; !err && i < t2f_profile__cell_count(p); i++) {
 		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
 
