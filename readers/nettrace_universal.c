@@ -602,7 +602,8 @@ static int sym_cmp(const void *a, const void *b)
 
 static void syms_seal(struct nt_uni *u)
 {
-	qsort(u->syms, u->n_syms, sizeof(*u->syms), sym_cmp);
+	if (u->n_syms) /* qsort must not get NULL, even for 0 items */
+		qsort(u->syms, u->n_syms, sizeof(*u->syms), sym_cmp);
 	for (uint32_t i = 0; i < u->n_syms; i++) {
 		struct uni_sym *s = &u->syms[i];
 		bool first = i == 0 || u->syms[i - 1].mapping_id != s->mapping_id;

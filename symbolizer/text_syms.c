@@ -218,7 +218,8 @@ static void t2f_ts_add_range(struct t2f_text_syms *s, const struct t2f_ts_entry 
  * ends at the next start, or at the bound after the last symbol of its module. */
 static int t2f_ts_build_kallsyms(struct t2f_ts_parse *ps, struct t2f_text_syms *s)
 {
-	qsort(ps->e, ps->n, sizeof(*ps->e), t2f_ts_cmp);
+	if (ps->n) /* qsort must not get NULL, even for 0 items */
+		qsort(ps->e, ps->n, sizeof(*ps->e), t2f_ts_cmp);
 	for (size_t i = 0; i < ps->n; i++) {
 		struct t2f_ts_entry *e = &ps->e[i], *next = i + 1 < ps->n ? &ps->e[i + 1] : NULL;
 		uint64_t bound = e->start > UINT64_MAX - 2 * T2F_TS_PAGE ? UINT64_MAX
@@ -293,7 +294,8 @@ static int t2f_ts_build_map(struct t2f_ts_parse *ps, struct t2f_text_syms *s, ui
 
 	if (!h.v)
 		return -ENOMEM;
-	qsort(ps->e, ps->n, sizeof(*ps->e), t2f_ts_cmp);
+	if (ps->n) /* qsort must not get NULL, even for 0 items */
+		qsort(ps->e, ps->n, sizeof(*ps->e), t2f_ts_cmp);
 	for (size_t i = 0; i < ps->n; i++) {
 		pts[m++] = ps->e[i].start;
 		pts[m++] = ps->e[i].end;
