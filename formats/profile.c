@@ -28,7 +28,7 @@ struct t2f_profile {
 	struct t2f_sample_log *log; /* NULL unless enabled */
 	bool want_times;
 	uint64_t first_ns, last_ns; /* time span; 0 = no time seen */
-	uint64_t read, dropped[T2F_DROP__COUNT];
+	uint64_t read, weightless, dropped[T2F_DROP__COUNT];
 };
 
 /* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */
@@ -380,6 +380,7 @@ int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 
 	if (err)
 		return err;
+	p->weightless += weight == 0;
 	note_time(p, time_ns, time_ns);
 	return p->log ? t2f_sample_log__add(p->log, cell, weight) : 0;
 }
@@ -456,21 +457,10 @@ struct t2f_sample t2f_profile__sample_at(const struct t2f_profile *p, size_t idx
 				    t2f_sample_log__weight(p->log, idx) };
 }
 
-void t2f_profile__samples(const struct t2f_profile *p, const uint32_t *idx, size_t from, size_t n,
-			  struct t2f_sample *out)
+void t2f_profile__sample_cells(const struct t2f_profile *p, const uint32_t *idx, size_t from,
+			       size_t n, uint32_t *cells, uint64_t *weights)
 {
-	uint32_t cells[256];
-	uint64_t weights[256];
-
-	for (size_t done = 0, k; done < n; done += k) {
-		k = n - done < 256 ? n - done : 256;
-		t2f_sample_log__read(p->log, idx ? idx + done : NULL, from + done, k, cells, weights);
-		for (size_t i = 0; i < k; i++) {
-			const struct t2f_cell *c = VEC_AT(p->cells, struct t2f_cell, cells[i]);
-
-			out[done + i] = (struct t2f_sample){ c->node, c->thread, c->event, weights[i] };
-		}
-	}
+	t2f_sample_log__read(p->log, idx, from, n, cells, weights);
 }
 
 bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last)
@@ -497,6 +487,7 @@ const char *t2f_drop_reason_name(enum t2f_drop_reason r)
 void t2f_profile__count_read(struct t2f_profile *p) { p->read++; }
 void t2f_profile__count_drop(struct t2f_profile *p, enum t2f_drop_reason r) { p->dropped[r]++; }
 uint64_t t2f_profile__samples_read(const struct t2f_profile *p) { return p->read; }
+uint64_t t2f_profile__weightless_samples(const struct t2f_profile *p) { return p->weightless; }
 
 uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r)
 {
@@ -674,6 +665,7 @@ static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
 {
 	note_time(dst, src->first_ns, src->last_ns);
 	dst->read += src->read;
+	dst->weightless += src->weightless;
 	for (size_t r = 0; r < T2F_DROP__COUNT; r++)
 		dst->dropped[r] += src->dropped[r];
 }

@@ -160,10 +160,11 @@ uint32_t t2f_profile__node_depth(const struct t2f_profile *p, t2f_node_id node);
 /* Cells in order of creation (idx 0..cell_count-1); log entries in input order. */
 const struct t2f_cell *t2f_profile__cell_at(const struct t2f_profile *p, size_t idx);
 struct t2f_sample t2f_profile__sample_at(const struct t2f_profile *p, size_t idx);
-/* Bulk reading of the log (one call per batch, not per sample): log entries idx[0..n) when idx
- * is given, else [from, from + n); every index < sample_log_count. */
-void t2f_profile__samples(const struct t2f_profile *p, const uint32_t *idx, size_t from, size_t n,
-			  struct t2f_sample *out);
+/* Bulk reading of the log (one call per batch, not per sample): the cell index (for
+ * t2f_profile__cell_at) and weight of log entries idx[0..n) when idx is given, else
+ * [from, from + n); every index < sample_log_count. */
+void t2f_profile__sample_cells(const struct t2f_profile *p, const uint32_t *idx, size_t from,
+			       size_t n, uint32_t *cells, uint64_t *weights);
 /* The earliest and latest nonzero sample time; false when no sample had one. */
 bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last);
 
@@ -181,6 +182,8 @@ const char *t2f_drop_reason_name(enum t2f_drop_reason r);
 void t2f_profile__count_read(struct t2f_profile *p);  /* one more sample seen in the input */
 void t2f_profile__count_drop(struct t2f_profile *p, enum t2f_drop_reason r);
 uint64_t t2f_profile__samples_read(const struct t2f_profile *p);
+/* Samples added with weight 0 (a period of 0: writers that drop them need to know). */
+uint64_t t2f_profile__weightless_samples(const struct t2f_profile *p);
 uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r);
 
 /* Appends src to dst as if src's input had been read into dst right after dst's own: what is new
@@ -189,7 +192,7 @@ uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop
  * cell order, log order, counts). Merged: every string (in src's id order), threads (with their
  * input index), events (has_period or'ed; an event dst already has keeps its unit), frames,
  * nodes, module maps (appended), cells (samples and weights added), the sample log (appended
- * when dst's log is enabled), the time span, samples read and dropped per reason.
+ * when dst's log is enabled), the time span, samples read, weightless and dropped per reason.
  * src is not changed and must not be dst; src's frames must not have been renamed
  * (t2f_profile__set_frame_name). Its temporary id maps (one u32 per src id) are freed before
  * returning. 0, -ENOMEM or -T2F_E_LIMIT (dst then holds part of src: discard it). */

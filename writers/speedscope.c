@@ -67,6 +67,7 @@ struct ss {
 	uint64_t *totals;          /* per thread id: sum of its weights */
 	uint32_t *bucket_start;    /* per thread id t: its items are bucket[start[t] .. start[t+1]) */
 	uint32_t *bucket;          /* item indices grouped by thread, input order kept */
+	struct ss_cell *cells;     /* per cell index */
 	struct ss_stacks *stacks;  /* each used node's stack text */
 	uint32_t *item_nodes;      /* the distinct nodes of items, in order of first use */
 	uint32_t item_node_count;
@@ -79,6 +80,13 @@ struct ss {
 	struct t2f_buf name_buf;   /* a profile's name */
 	struct t2f_buf utf8_buf;   /* a string with invalid UTF-8 replaced */
 	struct json_object *jstr;  /* reused to escape strings */
+};
+
+/* A cell as the items need it; thread 0: not a sample of the written event. */
+struct ss_cell {
+	t2f_node_id node;
+	t2f_thread_id thread;
+	uint64_t samples;
 };
 
 struct ss_item {
@@ -96,23 +104,23 @@ struct ss_item {
 static void ss_items(const struct ss *s, const uint32_t *idx, size_t from, size_t n,
 		     struct ss_item *it)
 {
-	struct t2f_sample e[SS_BATCH];
+	uint32_t cells[SS_BATCH];
+	uint64_t weights[SS_BATCH];
 
-	if (s->use_log)
-		t2f_profile__samples(s->p, idx, from, n, e);
-	for (size_t i = 0; i < n; i++) {
-		if (!s->use_log) {
-			const struct t2f_cell *c = t2f_profile__cell_at(s->p, idx ? idx[i] : from + i);
-
-			e[i] = (struct t2f_sample){ c->node, c->thread, c->event,
-						    s->counts ? c->samples : c->weight };
-		} else if (s->counts) {
-			e[i].weight = 1;
+	if (s->use_log) {
+		t2f_profile__sample_cells(s->p, idx, from, n, cells, weights);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			cells[i] = idx ? idx[i] : (uint32_t)(from + i);
+			weights[i] = t2f_profile__cell_at(s->p, cells[i])->weight;
 		}
-		it[i].node = e[i].node;
-		it[i].thread = e[i].thread;
-		it[i].weight = e[i].event == s->event && e[i].thread >= 1 &&
-			       e[i].thread <= s->thread_count ? e[i].weight : 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ss_cell *c = &s->cells[cells[i]];
+
+		it[i].node = c->node;
+		it[i].thread = c->thread;
+		it[i].weight = !c->thread ? 0 : s->counts ? (s->use_log ? 1 : c->samples) : weights[i];
 	}
 }
 
@@ -160,11 +168,32 @@ static void ss_mark_stack(struct ss *s, uint8_t *seen, t2f_node_id node)
 	}
 }
 
+/* Counts `count` items of `node` on thread t weighing `weight` in all. seen: 1 = the node's
+ * frames are marked; 2 = also listed in item_nodes. */
+static void ss_count(struct ss *s, uint8_t *seen, t2f_thread_id t, t2f_node_id node,
+		     uint64_t count, uint64_t weight)
+{
+	s->totals[t] += weight;
+	s->bucket_start[t + 1] += (uint32_t)count;
+	if (seen[node] == 2)
+		return;
+	ss_mark_stack(s, seen, node);
+	seen[node] = 2;
+	s->item_nodes[s->item_node_count++] = node;
+}
+
+/* Without weight-0 samples, a thread's items are the samples of its cells: counted from the
+ * cells, not from every logged sample. */
+static bool ss_cells_suffice(const struct ss *s)
+{
+	return s->use_log && (s->counts || !t2f_profile__weightless_samples(s->p));
+}
+
 /* Pass 1: per-thread totals and item counts (in bucket_start[t + 1]), used frames, max depth. */
 static int ss_scan(struct ss *s)
 {
 	size_t nodes = (size_t)t2f_profile__node_count(s->p) + 1;
-	uint8_t *seen = calloc(nodes, 1); /* 1: frames marked; 2: also an item's node */
+	uint8_t *seen = calloc(nodes, 1);
 	struct ss_item it[SS_BATCH];
 
 	s->item_nodes = malloc(nodes * sizeof(*s->item_nodes));
@@ -173,20 +202,22 @@ static int ss_scan(struct ss *s)
 		return -ENOMEM;
 	}
 	seen[0] = 2; /* the empty stack has no frames */
-	for (size_t from = 0, n; from < s->item_count; from += n) {
+	if (ss_cells_suffice(s)) {
+		for (size_t i = 0; i < t2f_profile__cell_count(s->p); i++) {
+			const struct ss_cell *c = &s->cells[i];
+			const struct t2f_cell *pc = t2f_profile__cell_at(s->p, i);
+
+			if (c->thread && c->samples)
+				ss_count(s, seen, c->thread, c->node, c->samples,
+					 s->counts ? c->samples : pc->weight);
+		}
+	}
+	for (size_t from = 0, n; !ss_cells_suffice(s) && from < s->item_count; from += n) {
 		n = s->item_count - from < SS_BATCH ? s->item_count - from : SS_BATCH;
 		ss_items(s, NULL, from, n, it);
-		for (size_t i = 0; i < n; i++) {
-			if (!it[i].weight)
-				continue;
-			s->totals[it[i].thread] += it[i].weight;
-			s->bucket_start[it[i].thread + 1]++;
-			if (seen[it[i].node] == 2)
-				continue;
-			ss_mark_stack(s, seen, it[i].node);
-			seen[it[i].node] = 2;
-			s->item_nodes[s->item_node_count++] = it[i].node;
-		}
+		for (size_t i = 0; i < n; i++)
+			if (it[i].weight)
+				ss_count(s, seen, it[i].thread, it[i].node, 1, it[i].weight);
 	}
 	free(seen);
 	return 0;
@@ -348,16 +379,43 @@ static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct 
 /* Appends v in decimal and a comma to b; room was reserved. */
 static void ss_put_u64(struct t2f_buf *b, uint64_t v)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	char tmp[20];
 	size_t n = sizeof(tmp);
 
-	do {
-		tmp[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	for (; v >= 100; v /= 100) {
+		n -= 2;
+		memcpy(tmp + n, pairs + v % 100 * 2, 2);
+	}
+	if (v >= 10) {
+		n -= 2;
+		memcpy(tmp + n, pairs + v * 2, 2);
+	} else {
+		tmp[--n] = (char)('0' + v);
+	}
 	memcpy(b->p + b->len, tmp + n, sizeof(tmp) - n);
 	b->len += sizeof(tmp) - n;
 	b->p[b->len++] = ',';
+}
+
+/* Appends node's stack and a comma to b. 0 or -ENOMEM. */
+static int ss_put_stack(const struct ss *s, t2f_node_id node, struct t2f_buf *b,
+			uint32_t *scratch)
+{
+	size_t len;
+	const char *text = ss_stacks__text(s->stacks, node, &len);
+
+	if (!text)
+		return ss_stacks__put(s->stacks, node, b, scratch) ?: t2f_buf__put(b, ",", 1);
+	if (b->cap - b->len <= len && t2f_buf__reserve(b, len + 1))
+		return -ENOMEM;
+	memcpy(b->p + b->len, text, len);
+	b->len += len;
+	b->p[b->len++] = ',';
+	return 0;
 }
 
 /* Appends the stacks, or the weights, of the bucketed items [begin, end) to b, each followed by
@@ -377,8 +435,7 @@ static int ss_format_items(const struct ss *s, uint32_t begin, uint32_t end, boo
 			if (weights)
 				ss_put_u64(b, it[i].weight);
 			else
-				err = ss_stacks__put(s->stacks, it[i].node, b, scratch) ?:
-				      t2f_buf__put(b, ",", 1);
+				err = ss_put_stack(s, it[i].node, b, scratch);
 		}
 	}
 	return err;
@@ -491,6 +548,23 @@ static const char *ss_unit(const struct ss *s)
 	return "nanoseconds";
 }
 
+/* The cells as the items need them. */
+static int ss_cells(struct ss *s)
+{
+	size_t n = t2f_profile__cell_count(s->p);
+
+	s->cells = malloc((n ? n : 1) * sizeof(*s->cells));
+	if (!s->cells)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(s->p, i);
+		bool ours = c->event == s->event && c->thread >= 1 && c->thread <= s->thread_count;
+
+		s->cells[i] = (struct ss_cell){ c->node, ours ? c->thread : 0, c->samples };
+	}
+	return 0;
+}
+
 static int ss_alloc(struct ss *s)
 {
 	static const struct t2f_frame_name_opts full_names = { .collapsed = false };
@@ -510,7 +584,7 @@ static int ss_alloc(struct ss *s)
 	s->jstr = json_object_new_string_len("", 0);
 	if (!s->frame_shared || !s->shared_repr || !s->totals || !s->bucket_start || !s->jstr)
 		return -ENOMEM;
-	return 0;
+	return ss_cells(s);
 }
 
 static void ss_release(struct ss *s)
@@ -522,6 +596,7 @@ static void ss_release(struct ss *s)
 	free(s->totals);
 	free(s->bucket_start);
 	free(s->bucket);
+	free(s->cells);
 	ss_stacks__free(s->stacks);
 	free(s->item_nodes);
 	free(s->scratch);

@@ -115,12 +115,21 @@ static int walk(const struct ss_stacks *c, t2f_node_id node, struct t2f_buf *b, 
 	return 0;
 }
 
+const char *ss_stacks__text(const struct ss_stacks *c, t2f_node_id node, size_t *len)
+{
+	if (!node) {
+		*len = 2;
+		return "[]";
+	}
+	*len = c->len[node];
+	return c->off[node] ? c->text.p + c->off[node] - 1 : NULL;
+}
+
 int ss_stacks__put(const struct ss_stacks *c, t2f_node_id node, struct t2f_buf *b,
 		   uint32_t *scratch)
 {
-	if (!node)
-		return t2f_buf__put(b, "[]", 2);
-	if (!c->off[node])
-		return walk(c, node, b, scratch);
-	return t2f_buf__put(b, c->text.p + c->off[node] - 1, c->len[node]);
+	size_t len;
+	const char *text = ss_stacks__text(c, node, &len);
+
+	return text ? t2f_buf__put(b, text, len) : walk(c, node, b, scratch);
 }

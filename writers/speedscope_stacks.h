@@ -25,6 +25,8 @@ void ss_stacks__free(struct ss_stacks *c); /* NULL is fine */
 
 /* Makes the text of node and of its ancestors, unless past the budget. Not thread safe. */
 void ss_stacks__make(struct ss_stacks *c, t2f_node_id node);
+/* Node's text and its length, or NULL when it was not made (past the budget). Reads c only. */
+const char *ss_stacks__text(const struct ss_stacks *c, t2f_node_id node, size_t *len);
 /* Appends node's stack to b (node 0 is the empty stack "[]"): its text when made, else the stack
  * from its nodes, in scratch (max_depth + 1 entries of the caller's). Reads c only: callers on
  * several threads may share c once every make call is done. 0 or -ENOMEM. */

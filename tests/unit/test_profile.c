@@ -573,7 +573,7 @@ static void gen_sample(struct gen_op *op, uint64_t *s, uint64_t time)
 	op->event = rnd(s, 4);
 	op->period = rnd(s, 3) == 0;
 	/* now and then a weight the sample log keeps aside (2^32 - 1 and up) */
-	op->weight = rnd(s, 50) ? 1 + rnd(s, 1000) : UINT32_MAX - 1 + rnd(s, 3);
+	op->weight = rnd(s, 50) ? 1 + rnd(s, 1000) : rnd(s, 2) ? UINT32_MAX - 1 + rnd(s, 3) : 0;
 	op->time = rnd(s, 7) ? time : 0;
 	op->depth = rnd(s, 12) ? 1 + rnd(s, GEN_MAX_DEPTH) : 0;
 	/* narrow choices near the root so stacks share prefixes */
@@ -777,6 +777,7 @@ static void expect_same_weights(const struct t2f_profile *a, const struct t2f_pr
 	}
 	expect_same_span(a, b);
 	assert_int_equal(t2f_profile__samples_read(a), t2f_profile__samples_read(b));
+	assert_int_equal(t2f_profile__weightless_samples(a), t2f_profile__weightless_samples(b));
 	for (int r = 0; r < T2F_DROP__COUNT; r++)
 		assert_int_equal(t2f_profile__samples_dropped(a, (enum t2f_drop_reason)r),
 				 t2f_profile__samples_dropped(b, (enum t2f_drop_reason)r));

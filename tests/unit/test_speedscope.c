@@ -383,6 +383,8 @@ static void test_bytes(void **state)
 	main_node = child(p, 0, frame(p, "main", "/bin/a", T2F_FRAME_USER, 0));
 	sample(p, zero_node, t, e, 0);
 	sample(p, main_node, t, e, 7);
+	sample(p, main_node, t, e, 0); /* a cell whose samples are not all written */
+	assert_int_equal(t2f_profile__weightless_samples(p), 2);
 
 	write_profile(p, &(struct t2f_speedscope_opts){ .name = "in \"q\"/x.txt" }, &w);
 	assert_int_equal(w.err, 0);
