@@ -1,5 +1,6 @@
 /* formats/arena.c: a list of geometrically growing blocks; allocations bump a pointer. */
 #include "formats/arena.h"
+#include "formats/mem.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -60,6 +61,7 @@ static struct arena_block *arena_grow(struct t2f_arena *a, size_t need)
 	b = malloc(sizeof(*b) + size);
 	if (!b)
 		return NULL;
+	t2f_mem__huge(b, sizeof(*b) + size);
 	b->prev = a->head;
 	b->size = size;
 	b->used = 0;

@@ -1,5 +1,6 @@
 /* formats/buf.c: doubling growth from 4 KiB. */
 #include "formats/buf.h"
+#include "formats/mem.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -20,6 +21,7 @@ int t2f_buf__reserve(struct t2f_buf *b, size_t extra)
 	p = realloc(b->p, cap);
 	if (!p)
 		return -ENOMEM;
+	t2f_mem__huge(p, cap);
 	b->p = p;
 	b->cap = cap;
 	return 0;

@@ -4,6 +4,7 @@
  * places the slot (so growing needs no key access) and filters candidates before the equality
  * callback. With fewer than 2^32 values, 32 bits of placement are enough. */
 #include "formats/hashmap.h"
+#include "formats/mem.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ static int slots_alloc(struct t2f_hashmap *m, size_t cap)
 	m->slots = calloc(cap, sizeof(*m->slots));
 	if (!m->slots)
 		return -ENOMEM;
+	t2f_mem__huge(m->slots, cap * sizeof(*m->slots));
 	m->mask = cap - 1;
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "formats/diag.h"
 #include "formats/hashmap.h"
+#include "formats/mem.h"
 #include "formats/sample_log.h"
 
 struct vec {
@@ -48,6 +49,7 @@ static int vec_reserve_n(struct vec *v, size_t elem, size_t n)
 	nd = realloc(v->data, cap * elem);
 	if (!nd)
 		return -ENOMEM;
+	t2f_mem__huge(nd, cap * elem);
 	v->data = nd;
 	v->cap = cap;
 	return 0;

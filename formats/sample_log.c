@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "formats/diag.h"
+#include "formats/mem.h"
 
 #define WEIGHT_ASIDE UINT32_MAX /* the weight is in `big` */
 
@@ -56,6 +57,7 @@ static int grow(void **data, size_t *cap, size_t len, size_t n, size_t size)
 	nd = realloc(*data, c * size);
 	if (!nd)
 		return -ENOMEM;
+	t2f_mem__huge(nd, c * size);
 	*data = nd;
 	*cap = c;
 	return 0;

@@ -1,6 +1,7 @@
 /* formats/strtab.c: bytes in one growing buffer, (offset, length) per id, a hash index over ids.
  * Offsets, not pointers, so the buffer may move (cf. DESIGN.md §3). */
 #include "formats/strtab.h"
+#include "formats/mem.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -76,6 +77,7 @@ static int reserve(struct t2f_strtab *t, size_t len)
 
 		if (!nr)
 			return -ENOMEM;
+		t2f_mem__huge(nr, (size_t)t->refs_cap * 2 * sizeof(*nr));
 		t->refs = nr;
 		t->refs_cap *= 2;
 	}
