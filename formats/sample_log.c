@@ -81,6 +81,10 @@ static int put(struct t2f_sample_log *l, uint32_t cell, uint64_t weight)
 
 int t2f_sample_log__add(struct t2f_sample_log *l, uint32_t cell, uint64_t weight)
 {
+	if (l->len < l->cap && weight < WEIGHT_ASIDE) { /* the common case */
+		l->e[l->len++] = (struct entry){ cell, (uint32_t)weight };
+		return 0;
+	}
 	return grow((void **)&l->e, &l->cap, l->len, 1, sizeof(*l->e)) ?: put(l, cell, weight);
 }
 

@@ -383,8 +383,8 @@ static void ss_put_u64(struct t2f_buf *b, uint64_t v)
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	char tmp[20];
-	size_t n = sizeof(tmp);
+	char tmp[40]; /* the digits end at tmp + 20; 20 bytes are copied (a fixed-size move) */
+	size_t n = 20;
 
 	for (; v >= 100; v /= 100) {
 		n -= 2;
@@ -396,8 +396,8 @@ static void ss_put_u64(struct t2f_buf *b, uint64_t v)
 	} else {
 		tmp[--n] = (char)('0' + v);
 	}
-	memcpy(b->p + b->len, tmp + n, sizeof(tmp) - n);
-	b->len += sizeof(tmp) - n;
+	memcpy(b->p + b->len, tmp + n, 20); /* room for 21 bytes was reserved */
+	b->len += 20 - n;
 	b->p[b->len++] = ',';
 }
 
