@@ -655,12 +655,11 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 	return 0;
 }
 
-static int merge_log(struct t2f_profile *dst, const struct t2f_profile *src,
-		     struct id_maps *m)
+static int merge_log(struct t2f_profile *dst, struct t2f_profile *src, const struct id_maps *m)
 {
 	if (!dst->log || !src->log)
 		return 0;
-	return t2f_sample_log__append(dst->log, src->log, m->cell);
+	return t2f_sample_log__take(dst->log, src->log, m->cell);
 }
 
 static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
@@ -676,17 +675,18 @@ static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
 typedef int (*merge_step_fn)(struct t2f_profile *dst, const struct t2f_profile *src,
 			     struct id_maps *m);
 
-int t2f_profile__merge(struct t2f_profile *dst, const struct t2f_profile *src)
+int t2f_profile__merge(struct t2f_profile *dst, struct t2f_profile *src)
 {
 	static const merge_step_fn steps[] = {
 		merge_strings, merge_threads, merge_events, merge_frames,
-		merge_nodes, merge_module_maps, merge_cells, merge_log,
+		merge_nodes, merge_module_maps, merge_cells,
 	};
 	struct id_maps m;
 	int err = id_maps_alloc(&m, src);
 
 	for (size_t i = 0; !err && i < sizeof(steps) / sizeof(steps[0]); i++)
 		err = steps[i](dst, src, &m);
+	err = err ?: merge_log(dst, src, &m);
 	if (!err)
 		merge_counts(dst, src);
 	free(m.block);

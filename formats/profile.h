@@ -191,12 +191,13 @@ uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop
  * profiles and merging them in order gives the profile that reading it whole gives (same ids,
  * cell order, log order, counts). Merged: every string (in src's id order), threads (with their
  * input index), events (has_period or'ed; an event dst already has keeps its unit), frames,
- * nodes, module maps (appended), cells (samples and weights added), the sample log (appended
- * when dst's log is enabled), the time span, samples read, weightless and dropped per reason.
- * src is not changed and must not be dst; src's frames must not have been renamed
+ * nodes, module maps (appended), cells (samples and weights added), the sample log (moved, not
+ * copied, when dst's log is enabled: src's log is then left empty), the time span, samples read,
+ * weightless and dropped per reason. Nothing else of src changes; src must not be dst, and its
+ * frames must not have been renamed
  * (t2f_profile__set_frame_name). Its temporary id maps (one u32 per src id) are freed before
  * returning. 0, -ENOMEM or -T2F_E_LIMIT (dst then holds part of src: discard it). */
-int t2f_profile__merge(struct t2f_profile *dst, const struct t2f_profile *src);
+int t2f_profile__merge(struct t2f_profile *dst, struct t2f_profile *src);
 
 /* Memory in use by the model, for --stats and the benchmark. */
 size_t t2f_profile__bytes(const struct t2f_profile *p);

@@ -2,7 +2,8 @@
  *
  * Writers that keep input order (speedscope, the SVG flame chart) read it. A sample takes 8
  * bytes: its cell index (the cell holds node, thread and event) and its weight; the rare weight of
- * 2^32 - 1 or more is kept aside, looked up by sample index.
+ * 2^32 - 1 or more is kept aside, looked up by sample index. The samples are kept in chunks that
+ * never move: growing copies nothing, and a log taken into another keeps its memory.
  *
  * Ownership: the log owns its memory. Not thread safe.
  */
@@ -31,11 +32,11 @@ uint64_t t2f_sample_log__weight(const struct t2f_sample_log *l, size_t idx);
 void t2f_sample_log__read(const struct t2f_sample_log *l, const uint32_t *idx, size_t from,
 			  size_t n, uint32_t *cells, uint64_t *weights);
 
-/* Appends src's samples to dst with cell index c replaced by cell_map[c] (cell_map has one entry
- * per cell src's samples use). src is not changed. 0, -ENOMEM or
- * -T2F_E_LIMIT (dst then holds part of src). */
-int t2f_sample_log__append(struct t2f_sample_log *dst, const struct t2f_sample_log *src,
-			   const uint32_t *cell_map);
+/* Moves src's samples to the end of dst, cell index c replaced by cell_map[c] (cell_map has one
+ * entry per cell src's samples use): their memory changes hands, nothing is copied; src is left
+ * empty. 0, -ENOMEM or -T2F_E_LIMIT (then neither log changed). */
+int t2f_sample_log__take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
+			 const uint32_t *cell_map);
 
 size_t t2f_sample_log__bytes(const struct t2f_sample_log *l); /* memory held */
 
