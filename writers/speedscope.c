@@ -34,6 +34,7 @@
 #include "formats/diag.h"
 #include "formats/utf8.h"
 #include "formats/hashmap.h"
+#include "formats/mem.h"
 #include "writers/frame_name.h"
 #include "writers/par_text.h"
 #include "writers/speedscope_stacks.h"
@@ -234,6 +235,7 @@ static int ss_fill_buckets(struct ss *s)
 	s->bucket = malloc(((size_t)start[n + 1] + 1) * sizeof(*s->bucket));
 	if (!s->bucket)
 		return -ENOMEM;
+	t2f_mem__huge(s->bucket, ((size_t)start[n + 1] + 1) * sizeof(*s->bucket));
 	/* start[t] advances to the end of t's range, which is start[t + 1]: shift back after. */
 	for (size_t from = 0, k; from < s->item_count; from += k) {
 		k = s->item_count - from < SS_BATCH ? s->item_count - from : SS_BATCH;
