@@ -165,7 +165,7 @@ struct nt_parser {
 	enum nt_state state;
 	int err;                     /* the error that moved the state to NT_FAILED */
 	bool have_trace;
-	bool trailing_warned;
+	uint64_t trailing;           /* bytes after the end tag / EndOfStream (ignored) */
 	bool partial;                /* decoding the cut last block at the end: a cut row ends it */
 	struct nt_trace trace;
 

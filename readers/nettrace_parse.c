@@ -289,13 +289,12 @@ static int buf_append(struct nt_parser *p, const uint8_t *data, size_t n)
 	return 0;
 }
 
-/* Bytes after the end tag / EndOfStream are ignored, with one warning. */
+/* Bytes after the end tag / EndOfStream are ignored: counted over every feed, and named in one
+ * warning by finish() (how the file was cut into chunks does not change the message). */
 static int trailing(struct nt_parser *p, size_t len)
 {
-	if (!len || p->trailing_warned)
-		return 0;
-	p->trailing_warned = true;
-	return nt_warn(p, p->off, "%zu bytes after the end of the trace ignored", len);
+	p->trailing += len;
+	return 0;
 }
 
 /* Completes the buffered unit with bytes of data; returns how many it took, or an error. */
@@ -379,7 +378,9 @@ static int finish(struct nt_parser *p)
 	int err;
 
 	if (p->state == NT_DONE)
-		return 0;
+		return p->trailing ? nt_warn(p, p->off, "%llu bytes after the end of the trace ignored",
+					     (unsigned long long)p->trailing)
+				   : 0;
 	if (p->state == NT_DETECT)
 		return t2f_diag__error(p->d, -T2F_E_FORMAT, p->name, 0,
 				       "%s", p->len ? "too short for a nettrace header"

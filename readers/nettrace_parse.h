@@ -22,7 +22,8 @@
  * version or broken framing (message "NAME: offset N: what was expected" in the diag); a
  * callback's negative return stops the parse and is returned as is. A file that ends inside a
  * block: __finish() warns with the offset and keeps everything delivered before it (in strict
- * mode the warning is the error). Not thread safe.
+ * mode the warning is the error). Bytes after the end tag / EndOfStream are ignored; __finish()
+ * warns once with their count. Not thread safe.
  */
 #ifndef T2F_NETTRACE_PARSE_H
 #define T2F_NETTRACE_PARSE_H
