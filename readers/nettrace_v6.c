@@ -129,10 +129,13 @@ static int v6_sequence_point(struct nt_parser *p, const uint8_t *b, size_t n, ui
 	if (!cur_u64(&c, &ts) || !cur_u32(&c, &flags) || !cur_u32(&c, &count))
 		err = nt_warn(p, off, "sequence point block of %zu bytes is too short", n);
 	else
-		for (uint32_t i = 0; i < count && !err; i++)
-			if (!cur_var64(&c, &index) || !cur_var32(&c, &seq))
+		for (uint32_t i = 0; i < count; i++)
+			if (!cur_var64(&c, &index) || !cur_var32(&c, &seq)) {
+				/* one warning: the count may claim 4 billion threads */
 				err = nt_warn(p, off, "sequence point thread %u of %u past the "
 					      "block's end", i, count);
+				break;
+			}
 	if (err)
 		return err;
 	if (flags & SP_FLUSH_THREADS) {
