@@ -251,11 +251,12 @@ static int add_ranges(struct t2f_pprof_tables *t, const struct t2f_hashmap *m)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct t2f_module_map *mm = t2f_profile__module_map_at(t->p, i);
 		uint32_t id = find_map(t, m, mm->path);
-		struct t2f_pprof_map *pm = &t->maps[id];
+		struct t2f_pprof_map *pm;
 		int err;
 
-		if (!id || pm->has_range)
+		if (!id || t->maps[id].has_range) /* (maps is NULL when no frame has a module) */
 			continue;
+		pm = &t->maps[id];
 		pm->has_range = true;
 		pm->start = mm->start;
 		pm->limit = mm->start + mm->len;
@@ -306,11 +307,11 @@ static bool loc_eq(const void *ctx, uint32_t v)
 static uint64_t loc_address(const struct t2f_pprof_tables *t, const struct t2f_frame *fr,
 			    uint32_t map)
 {
-	const struct t2f_pprof_map *m = &t->maps[map];
+	const struct t2f_pprof_map *m = map ? &t->maps[map] : NULL; /* maps may be NULL */
 
 	if (!fr->has_addr)
 		return 0;
-	if (map && m->has_range && !fr->abs_addr && fr->addr >= m->pgoff &&
+	if (m && m->has_range && !fr->abs_addr && fr->addr >= m->pgoff &&
 	    fr->addr - m->pgoff < m->limit - m->start)
 		return m->start + (fr->addr - m->pgoff);
 	return fr->addr;
