@@ -28,6 +28,7 @@ struct t2f_profile {
 	struct t2f_hashmap *thread_ix, *frame_ix, *node_ix, *cell_ix;
 	struct t2f_sample_log *log; /* NULL unless enabled */
 	bool want_times;
+	uint32_t frame_limit; /* 0 = none */
 	uint64_t first_ns, last_ns; /* time span; 0 = no time seen */
 	uint64_t read, weightless, dropped[T2F_DROP__COUNT];
 };
@@ -241,6 +242,16 @@ static bool frame_eq(const void *ctx, uint32_t id)
 	       f->abs_addr == q->key->abs_addr;
 }
 
+void t2f_profile__limit_frames(struct t2f_profile *p, uint32_t max)
+{
+	p->frame_limit = max;
+}
+
+bool t2f_profile__frames_full(const struct t2f_profile *p)
+{
+	return p->frame_limit && p->frames.len - 1 >= p->frame_limit;
+}
+
 int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_frame_id *out)
 {
 	struct t2f_frame key = { .name = f->name, .module = f->module, .kind = f->kind,
@@ -254,6 +265,8 @@ int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_fra
 	int err;
 
 	if (!id) {
+		if (t2f_profile__frames_full(p))
+			return -T2F_E_LIMIT;
 		err = vec_reserve(&p->frames, sizeof(key));
 		if (err)
 			return err;

@@ -117,6 +117,12 @@ bool t2f_profile__log_enabled(const struct t2f_profile *p);
 void t2f_profile__want_times(struct t2f_profile *p);
 bool t2f_profile__wants_times(const struct t2f_profile *p);
 
+/* At most `max` distinct frames (0: as many as ids allow); past it t2f_profile__frame, and so a
+ * merge, fails with -T2F_E_LIMIT. Bounds the memory a hostile input can make the model take. */
+void t2f_profile__limit_frames(struct t2f_profile *p, uint32_t max);
+/* Whether a failure was that limit: the frame table holds `max` frames. */
+bool t2f_profile__frames_full(const struct t2f_profile *p);
+
 /* Lookup-or-add. All return 0 or -ENOMEM (-T2F_E_LIMIT when an id space is full). */
 int t2f_profile__thread(struct t2f_profile *p, int64_t pid, int64_t tid, t2f_str_id comm,
 			uint32_t input, t2f_thread_id *out);

@@ -27,6 +27,7 @@ enum t2f_long_only {
 	T2F_OPT_STRICT,
 	T2F_OPT_EACH,
 	T2F_OPT_RESYMBOLIZE,
+	T2F_OPT_MAX_FRAMES,
 	T2F_OPT_SYMBOL_PATH,
 	T2F_OPT_DEBUG_DIR,
 	T2F_OPT_UNSAFE_BUILD_ID,
@@ -66,6 +67,7 @@ static const struct option t2f_long_opts[] = {
 	{ "strict", no_argument, NULL, T2F_OPT_STRICT },
 	{ "each", no_argument, NULL, T2F_OPT_EACH },
 	{ "resymbolize", no_argument, NULL, T2F_OPT_RESYMBOLIZE },
+	{ "max-frames", required_argument, NULL, T2F_OPT_MAX_FRAMES },
 	{ "symbol-path", required_argument, NULL, T2F_OPT_SYMBOL_PATH },
 	{ "debug-dir", required_argument, NULL, T2F_OPT_DEBUG_DIR },
 	{ "unsafe-build-id-match", no_argument, NULL, T2F_OPT_UNSAFE_BUILD_ID },
@@ -177,6 +179,8 @@ static void t2f_cli_help(FILE *f)
 	      "      --stats         print input, sample and model statistics on stderr\n"
 	      "  -q, --quiet         no progress bar, no summary, no event-selection warning\n"
 	      "      --strict        the first input warning is an error\n"
+	      "      --max-frames N  fail when the inputs hold more than N distinct frames\n"
+	      "                      (default 2000000, under 1 GB of memory)\n"
 	      "  -h, --help          show this help\n"
 	      "  -V, --version       show the version\n"
 	      "\n"
@@ -330,6 +334,9 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_STRICT: o->strict = true; return 0;
 	case T2F_OPT_EACH: o->each = true; return 0;
 	case T2F_OPT_RESYMBOLIZE: o->resymbolize = true; return 0;
+	case T2F_OPT_MAX_FRAMES:
+		return t2f_cli_uint(optarg, 1, 4000000000UL, "--max-frames", "a number of frames",
+				    &o->max_frames, err);
 	case T2F_OPT_SYMBOL_PATH:
 		return t2f_cli_add_dir(o->symbol_dirs, &o->n_symbol_dirs, optarg, "--symbol-path", err);
 	case T2F_OPT_DEBUG_DIR:
@@ -432,6 +439,7 @@ static int t2f_cli_parse(struct t2f_cli_opts *o, bool diff, int argc, char **arg
 	memset(o, 0, sizeof(*o));
 	o->diff = diff;
 	o->min_width = -1;
+	o->max_frames = T2F_CLI_MAX_FRAMES;
 	opterr = 0; /* our own messages, without argv[0]'s path */
 	while ((c = getopt_long(argc, argv, T2F_SHORT_OPTS, t2f_long_opts, NULL)) != -1) {
 		ret = t2f_cli_option(o, c, argv, err);

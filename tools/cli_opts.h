@@ -42,6 +42,8 @@ struct t2f_cli_opts {
 	bool addrs, raw_names;
 	bool stats, quiet, strict, each;
 	unsigned jobs;             /* -j N: parser threads; 0 = one per online CPU */
+	unsigned max_frames;       /* --max-frames N: distinct frames at most */
+#define T2F_CLI_MAX_FRAMES 2000000u
 	/* re-symbolization (tools/resymbolize.h) */
 	bool resymbolize;          /* --resymbolize: every user frame, not only unknown ones */
 	bool unsafe_build_id_match;

@@ -237,6 +237,10 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 		st->lines = rd.ps ? t2f_perf_script__lines(rd.ps) : rd.fd ? t2f_folded__lines(rd.fd) : 0;
 	}
 done:
+	if (err == -T2F_E_LIMIT && t2f_profile__frames_full(c->profile))
+		t2f_diag__error(c->diag, err, st->name, 0,
+				"more than %u distinct frames (--max-frames N raises the limit)",
+				c->opts->max_frames);
 	st->bytes = in ? t2f_input__consumed(in) : 0;
 	t2f_progress__finish(bar);
 	t2f_reader__free(&rd);
@@ -417,7 +421,10 @@ static int t2f_conv__init(struct t2f_conv *c)
 	t2f_diag__set_strict(c->diag, c->opts->strict);
 	t2f_conv_resym_opts(c);
 	c->stats = calloc(c->n_inputs, sizeof(*c->stats));
-	return c->stats ? t2f_profile__new(&c->profile) : -ENOMEM;
+	err = c->stats ? t2f_profile__new(&c->profile) : -ENOMEM;
+	if (!err)
+		t2f_profile__limit_frames(c->profile, c->opts->max_frames);
+	return err;
 }
 
 /* Reports, frees the conversion and returns its exit code for `err`. */

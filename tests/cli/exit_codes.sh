@@ -55,5 +55,21 @@ expect 1 "--strict with a bad sample" --strict bad_header.txt &&
 	stderr_has "--strict" '^trace2flame: bad_header\.txt:[0-9]+: '
 expect 1 "--event not in the input" --event no-such-event "$in" &&
 	stderr_has "--event" '^trace2flame: .*no-such-event'
+# the distinct-frame cap: read by one thread and by three (the merge meets it), in every format;
+# no output is left; the burner fixture has more than 10 frames and fewer than 1000
+for j in 1 3; do
+	for f in collapsed speedscope pprof svg; do
+		expect 1 "--max-frames 10 -j $j -f $f" --max-frames 10 -j "$j" -f "$f" \
+			-o "$TMP/capped.$f" "$in" &&
+			stderr_has "--max-frames -j $j" \
+				'^trace2flame: burner\.perf\.txt: more than 10 distinct frames \(--max-frames'
+		if [ -e "$TMP/capped.$f" ]; then bad "--max-frames -j $j -f $f left an output"; else ok; fi
+	done
+done
+expect 0 "--max-frames 1000" --max-frames 1000 -o "$TMP/uncapped.folded" "$in" &&
+	cmp -s "$TMP/uncapped.folded" "$TMP/a.folded" && ok ||
+	bad "--max-frames 1000 changed the output"
+expect 2 "--max-frames 0" --max-frames 0 "$in"
+expect 2 "--max-frames x" --max-frames x "$in"
 
 finish

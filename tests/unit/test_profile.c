@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "formats/diag.h"
 #include "formats/profile.h"
 
 static int setup(void **state)
@@ -355,6 +356,31 @@ static void test_many_cells(void **state)
 		assert_int_equal(c->samples, 2 * n);
 		assert_int_equal(c->weight, 2 * sum);
 	}
+}
+
+/* At most `max` distinct frames: a new one past it fails, known ones are still found, and a
+ * merge that brings a new one fails too. */
+static void test_frame_limit(void **state)
+{
+	struct t2f_profile *p = *state, *src = NULL;
+	struct t2f_frame fa = { .name = str(p, "a") }, fb = { .name = str(p, "b") };
+	struct t2f_frame fc = { .name = str(p, "c") };
+	t2f_frame_id id;
+
+	t2f_profile__limit_frames(p, 2);
+	assert_false(t2f_profile__frames_full(p));
+	assert_int_equal(t2f_profile__frame(p, &fa, &id), 0);
+	assert_int_equal(t2f_profile__frame(p, &fb, &id), 0);
+	assert_true(t2f_profile__frames_full(p));
+	assert_int_equal(t2f_profile__frame(p, &fc, &id), -T2F_E_LIMIT);
+	assert_int_equal(t2f_profile__frame(p, &fa, &id), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(t2f_profile__frame_count(p), 2);
+	assert_int_equal(t2f_profile__new(&src), 0);
+	fc.name = str(src, "c");
+	assert_int_equal(t2f_profile__frame(src, &fc, &id), 0);
+	assert_int_equal(t2f_profile__merge(p, src), -T2F_E_LIMIT);
+	t2f_profile__free(src);
 }
 
 static void test_sample_log_order(void **state)
@@ -958,6 +984,7 @@ int main(void)
 		T(test_add_sample_cells),
 		T(test_many_cells),
 		T(test_sample_log_order),
+		T(test_frame_limit),
 		T(test_module_maps),
 		T(test_module_map_segment),
 		T(test_drop_accounting),
