@@ -1,0 +1,158 @@
+/* tests/fuzz/fuzz_convert.c: a whole conversion on any bytes: input → profile → every writer.
+ *
+ * The reader is picked from the first bytes as trace2flame picks it (tools/main.c): nettrace
+ * (nt_detect), folded stacks (t2f_folded__detect), else perf script text. The profile keeps its
+ * sample log and times (speedscope, flame charts, pprof's duration). Whatever was read, also
+ * after a reader's error, goes through the collapsed, speedscope, pprof and SVG writers into a
+ * sink over /dev/null. Writer options come from the data's hash: event, sample counts or
+ * weights, root frame naming, frame name styles, writer threads (1 or 2), pprof compression, SVG
+ * colours, orientation, flame chart, and a differential graph against the profile itself.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "readers/folded.h"
+#include "readers/nettrace.h"
+#include "readers/nettrace_parse.h"
+#include "readers/perf_script.h"
+#include "tests/fuzz/fuzz_support.h"
+#include "writers/collapsed.h"
+#include "writers/pprof.h"
+#include "writers/speedscope.h"
+#include "writers/svg.h"
+
+/* The input into p with the reader trace2flame would pick. 0 or the reader's error. */
+static int read_input(struct t2f_profile *p, struct t2f_diag *d, const uint8_t *data,
+		      size_t size, uint64_t h)
+{
+	const char *text = (const char *)data;
+	int err;
+
+	if (nt_detect(data, size)) {
+		struct t2f_nettrace_opts o = { .weight = h & 1 ? T2F_NETTRACE_WEIGHT_SAMPLES
+							       : T2F_NETTRACE_WEIGHT_INTERVAL };
+		struct t2f_nettrace *nt = NULL;
+
+		err = t2f_nettrace__new(p, d, "in", 0, &o, &nt) ?: t2f_nettrace__feed(nt, data, size) ?:
+		      t2f_nettrace__finish(nt);
+		t2f_nettrace__free(nt);
+	} else if (t2f_folded__detect(text, size)) {
+		struct t2f_folded *fd = NULL;
+
+		err = t2f_folded__new(p, d, "in", 0, &fd) ?: t2f_folded__feed(fd, text, size);
+		t2f_folded__free(fd);
+	} else {
+		struct t2f_perf_script *ps = NULL;
+
+		err = t2f_perf_script__new(p, d, "in", 0, &ps);
+		if (!err)
+			t2f_perf_script__keep_addrs(ps, h & 1);
+		err = err ?: t2f_perf_script__feed(ps, text, size) ?: t2f_perf_script__finish(ps);
+		t2f_perf_script__free(ps);
+	}
+	return err;
+}
+
+static struct t2f_frame_name_opts name_opts(uint64_t h)
+{
+	return (struct t2f_frame_name_opts){
+		.raw_names = h & 1, .kernel = h & 2, .jit = h & 4, .inlined = h & 8, .addrs = h & 16,
+	};
+}
+
+typedef int (*write_fn)(const struct t2f_profile *p, uint64_t h, t2f_event_id ev,
+			struct t2f_out *out);
+
+/* One writer into the sink, then flushed (the writers share one sink: its 1 MiB buffer is
+ * costly to allocate under ASan). */
+static void write_one(write_fn w, const struct t2f_profile *p, uint64_t h, t2f_event_id ev,
+		      struct t2f_out *out)
+{
+	int err = w(p, h, ev, out);
+
+	FZ_CHECK(err <= 0, "a writer returned %d", err);
+	(void)t2f_out__finish(out);
+}
+
+static int write_collapsed(const struct t2f_profile *p, uint64_t h, t2f_event_id ev,
+			   struct t2f_out *out)
+{
+	struct t2f_collapsed_opts o = {
+		.event = ev, .weight_samples = h & 1, .pid = h & 2, .tid = h & 4,
+		.names = name_opts(h >> 3), .threads = 1 + ((h >> 8) & 1),
+	};
+
+	return t2f_collapsed__write(p, &o, out);
+}
+
+static int write_speedscope(const struct t2f_profile *p, uint64_t h, t2f_event_id ev,
+			    struct t2f_out *out)
+{
+	struct t2f_speedscope_opts o = {
+		.event = ev, .weight_samples = h & 1, .name = h & 2 ? "in" : NULL,
+		.threads = 1 + ((h >> 2) & 1),
+	};
+
+	return t2f_speedscope__write(p, &o, out);
+}
+
+static int write_pprof(const struct t2f_profile *p, uint64_t h, t2f_event_id ev,
+		       struct t2f_out *out)
+{
+	struct t2f_pprof_opts o = {
+		.event = ev, .input = h & 1 ? "in" : NULL, .time_nanos = (int64_t)(h & 2),
+		.raw = h & 4, .names = name_opts(h >> 3),
+	};
+
+	return t2f_pprof__write(p, &o, out);
+}
+
+static int write_svg(const struct t2f_profile *p, uint64_t h, t2f_event_id ev,
+		     struct t2f_out *out)
+{
+	struct t2f_svg_opts o = {
+		.event = ev, .weight_samples = h & 1, .title = h & 2 ? "t<&>" : NULL,
+		.subtitle = h & 4 ? "s\"" : NULL, .width = (unsigned)(h >> 3) % 3 * 700,
+		.min_width = (h & 32) ? 0 : -1, .colors = (enum t2f_svg_colors)((h >> 6) % 5),
+		.hash = h & 512, .reverse = h & 1024, .icicle = h & 2048,
+		.names = name_opts(h >> 12),
+	};
+
+	if ((h >> 17) % 3 == 1) {
+		o.flamechart = true;
+	} else if ((h >> 17) % 3 == 2) {
+		o.diff = p;
+		o.diff_event = ev;
+		o.diff_is_after = h & (1u << 19);
+	}
+	return t2f_svg__write(p, &o, out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint64_t h = fz_hash(data, size);
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	struct t2f_profile *p = NULL;
+	struct t2f_diag *d = NULL;
+	struct t2f_out *out = NULL;
+	uint32_t events;
+	t2f_event_id ev;
+
+	if (fd < 0 || t2f_out__new(fd, &out) || t2f_profile__new(&p) || t2f_diag__new(NULL, &d) ||
+	    t2f_profile__enable_log(p))
+		abort();
+	t2f_profile__want_times(p);
+	(void)read_input(p, d, data, size, h);
+	events = t2f_profile__event_count(p);
+	ev = (t2f_event_id)((h >> 4) % (events + 1)); /* 0: the first */
+	write_one(write_collapsed, p, h >> 8, ev, out);
+	write_one(write_speedscope, p, h >> 20, ev, out);
+	write_one(write_pprof, p, h >> 24, ev, out);
+	write_one(write_svg, p, h >> 32, ev, out);
+	t2f_out__free(out);
+	close(fd);
+	t2f_profile__free(p);
+	t2f_diag__free(d);
+	return 0;
+}
