@@ -87,7 +87,7 @@ struct ss {
 struct ss_cell {
 	t2f_node_id node;
 	t2f_thread_id thread;
-	uint64_t samples;
+	uint64_t samples, weight;
 };
 
 struct ss_item {
@@ -113,7 +113,7 @@ static void ss_items(const struct ss *s, const uint32_t *idx, size_t from, size_
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			cells[i] = idx ? idx[i] : (uint32_t)(from + i);
-			weights[i] = t2f_profile__cell_at(s->p, cells[i])->weight;
+			weights[i] = s->cells[cells[i]].weight;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -206,11 +206,10 @@ static int ss_scan(struct ss *s)
 	if (ss_cells_suffice(s)) {
 		for (size_t i = 0; i < t2f_profile__cell_count(s->p); i++) {
 			const struct ss_cell *c = &s->cells[i];
-			const struct t2f_cell *pc = t2f_profile__cell_at(s->p, i);
 
 			if (c->thread && c->samples)
 				ss_count(s, seen, c->thread, c->node, c->samples,
-					 s->counts ? c->samples : pc->weight);
+					 s->counts ? c->samples : c->weight);
 		}
 	}
 	for (size_t from = 0, n; !ss_cells_suffice(s) && from < s->item_count; from += n) {
@@ -562,7 +561,7 @@ static int ss_cells(struct ss *s)
 		const struct t2f_cell *c = t2f_profile__cell_at(s->p, i);
 		bool ours = c->event == s->event && c->thread >= 1 && c->thread <= s->thread_count;
 
-		s->cells[i] = (struct ss_cell){ c->node, ours ? c->thread : 0, c->samples };
+		s->cells[i] = (struct ss_cell){ c->node, ours ? c->thread : 0, c->samples, c->weight };
 	}
 	return 0;
 }
