@@ -44,37 +44,80 @@ static bool headers_fit(uint64_t off, uint64_t count, uint64_t entsize, uint64_t
 	return entsize && off <= file_size && count <= (file_size - off) / entsize;
 }
 
-/* The header counts as the file states them: libelf pretends truncated section headers are
- * absent and clamps the program header count to what fits, so e_shnum / e_phnum are taken
- * from the header unless they are escapes (0 with e_shoff set, PN_XNUM) to the values libelf
- * reads from section 0. */
-static int header_counts(Elf *e, const GElf_Ehdr *eh, size_t *shnum, size_t *phnum)
+/* Section 0's sh_size, sh_link and sh_info as the file has them: they hold the counts the ELF
+ * header escapes (e_shnum 0 with e_shoff set, e_phnum PN_XNUM, e_shstrndx SHN_XINDEX), which
+ * libelf clamps to what fits in the file. false when section 0 is not inside the image. */
+static bool section0(Elf *e, const GElf_Ehdr *eh, uint64_t size, GElf_Shdr *s0)
 {
-	if (elf_getshdrnum(e, shnum) || elf_getphdrnum(e, phnum))
-		return -1;
-	if (eh->e_shnum)
-		*shnum = eh->e_shnum;
-	if (eh->e_phnum != PN_XNUM)
-		*phnum = eh->e_phnum;
-	return 0;
+	size_t ent = gelf_fsize(e, ELF_T_SHDR, 1, EV_CURRENT);
+	Elf_Data *d;
+
+	if (!ent || !eh->e_shoff || eh->e_shentsize != ent ||
+	    !t2f_elf_in_image(eh->e_shoff, ent, size))
+		return false;
+	d = elf_getdata_rawchunk(e, (int64_t)eh->e_shoff, ent, ELF_T_SHDR);
+	if (!d || !d->d_buf || d->d_size < ent)
+		return false;
+	if (gelf_getclass(e) == ELFCLASS64) {
+		Elf64_Shdr s;
+
+		memcpy(&s, d->d_buf, sizeof(s));
+		*s0 = (GElf_Shdr){ .sh_size = s.sh_size, .sh_link = s.sh_link, .sh_info = s.sh_info };
+	} else {
+		Elf32_Shdr s;
+
+		memcpy(&s, d->d_buf, sizeof(s));
+		*s0 = (GElf_Shdr){ .sh_size = s.sh_size, .sh_link = s.sh_link, .sh_info = s.sh_info };
+	}
+	return true;
+}
+
+struct header_counts {
+	uint64_t shnum, phnum, shstrndx;
+};
+
+/* The header counts as the file states them, escapes resolved through section 0 (libelf
+ * pretends truncated section headers are absent and clamps the counts to what fits, so its
+ * own view is compared only once the file's counts are known to fit). NULL or the problem. */
+static const char *header_counts(Elf *e, const GElf_Ehdr *eh, uint64_t size,
+				 struct header_counts *c)
+{
+	bool escaped = (eh->e_shnum == 0 && eh->e_shoff) || eh->e_phnum == PN_XNUM ||
+		       eh->e_shstrndx == SHN_XINDEX;
+	GElf_Shdr s0 = { 0 };
+
+	if (escaped && !section0(e, eh, size, &s0))
+		return "extended numbering, but section 0 is not in the file";
+	c->shnum = eh->e_shnum || !eh->e_shoff ? eh->e_shnum : s0.sh_size;
+	c->phnum = eh->e_phnum == PN_XNUM ? s0.sh_info : eh->e_phnum;
+	c->shstrndx = eh->e_shstrndx == SHN_XINDEX ? s0.sh_link : eh->e_shstrndx;
+	return NULL;
 }
 
 const char *t2f_elf_headers_problem(Elf *e, uint64_t size)
 {
-	size_t shnum, phnum, shstrndx;
+	struct header_counts c;
+	size_t lib_shnum, lib_phnum, lib_shstrndx;
+	const char *problem;
 	GElf_Ehdr eh;
 
 	if (!gelf_getehdr(e, &eh))
 		return "bad ELF header";
-	if (header_counts(e, &eh, &shnum, &phnum))
-		return "bad section or program header count";
-	if (shnum && (eh.e_shentsize != gelf_fsize(e, ELF_T_SHDR, 1, EV_CURRENT) ||
-		      !headers_fit(eh.e_shoff, shnum, eh.e_shentsize, size)))
+	problem = header_counts(e, &eh, size, &c);
+	if (problem)
+		return problem;
+	if (c.shnum && (eh.e_shentsize != gelf_fsize(e, ELF_T_SHDR, 1, EV_CURRENT) ||
+			!headers_fit(eh.e_shoff, c.shnum, eh.e_shentsize, size)))
 		return "the section headers do not fit in the file";
-	if (phnum && (eh.e_phentsize != gelf_fsize(e, ELF_T_PHDR, 1, EV_CURRENT) ||
-		      !headers_fit(eh.e_phoff, phnum, eh.e_phentsize, size)))
+	if (c.phnum && (eh.e_phentsize != gelf_fsize(e, ELF_T_PHDR, 1, EV_CURRENT) ||
+			!headers_fit(eh.e_phoff, c.phnum, eh.e_phentsize, size)))
 		return "the program headers do not fit in the file";
-	if (shnum && (elf_getshdrstrndx(e, &shstrndx) || shstrndx >= shnum))
+	if (c.shnum && c.shstrndx >= c.shnum)
+		return "bad section name table index";
+	if (elf_getshdrnum(e, &lib_shnum) || elf_getphdrnum(e, &lib_phnum) ||
+	    lib_shnum != c.shnum || lib_phnum != c.phnum)
+		return "bad section or program header count";
+	if (c.shnum && (elf_getshdrstrndx(e, &lib_shstrndx) || lib_shstrndx != c.shstrndx))
 		return "bad section name table index";
 	return NULL;
 }
