@@ -17,10 +17,20 @@
 
 #define DEBUGDATA_PREFIX ".gnu_debugdata:"
 
-/* The string table a symbol table links to: SHT_STRTAB, in the image, ending in NUL. */
-static int load_strings(struct t2f_elf_module *m, const struct t2f_elf_image *im,
-			const char *name, uint32_t link, struct t2f_elf_table *t)
+/* Whether two sections' bytes in the file share any (sizes already checked against the image). */
+static bool sections_overlap(const GElf_Shdr *a, const GElf_Shdr *b)
 {
+	if (a->sh_type == SHT_NOBITS || b->sh_type == SHT_NOBITS || !a->sh_size || !b->sh_size)
+		return false;
+	return a->sh_offset < b->sh_offset + b->sh_size && b->sh_offset < a->sh_offset + a->sh_size;
+}
+
+/* The string table a symbol table (header `symsh`) links to: SHT_STRTAB, in the image, apart
+ * from the symbols, ending in NUL. */
+static int load_strings(struct t2f_elf_module *m, const struct t2f_elf_image *im,
+			const char *name, const GElf_Shdr *symsh, struct t2f_elf_table *t)
+{
+	uint32_t link = (uint32_t)symsh->sh_link;
 	Elf_Scn *scn = elf_getscn(im->elf, link);
 	const void *buf;
 	GElf_Shdr sh;
@@ -29,6 +39,9 @@ static int load_strings(struct t2f_elf_module *m, const struct t2f_elf_image *im
 
 	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB || link == 0)
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: sh_link %u is not a string table",
+						  im->prefix, name, link), -T2F_E_ELF);
+	if (t2f_elf_in_image(sh.sh_offset, sh.sh_size, im->size) && sections_overlap(symsh, &sh))
+		return t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: its string table (section %u) overlaps it",
 						  im->prefix, name, link), -T2F_E_ELF);
 	err = t2f_elf_section__data(m, im, scn, &sh, ELF_T_BYTE, &buf, &size, &t->own_strs);
 	if (err)
@@ -94,7 +107,7 @@ static int add_table(struct t2f_elf_module *m, const struct t2f_elf_image *im, E
 		err = t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: %zu symbols refused (too many)",
 						 im->prefix, name, size / entsize), -T2F_E_LIMIT);
 	if (!err)
-		err = load_strings(m, im, name, (uint32_t)sh->sh_link, t);
+		err = load_strings(m, im, name, sh, t);
 	if (!err)
 		err = table_name(im, name, t);
 	if (err) {
