@@ -93,6 +93,21 @@ static int scan_notes(struct t2f_elf_module *m, const unsigned char *p, size_t s
 	return 0;
 }
 
+/* Whether [off, off + size) (inside the file) shares bytes with the section or program header
+ * table (whose bounds check_header verified). */
+static bool over_headers(const struct t2f_elf_module *m, uint64_t off, uint64_t size)
+{
+	size_t shnum = 0, phnum = 0;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(m->elf, &eh) || elf_getshdrnum(m->elf, &shnum) ||
+	    elf_getphdrnum(m->elf, &phnum))
+		return true;
+	if (shnum && off < eh.e_shoff + shnum * eh.e_shentsize && eh.e_shoff < off + size)
+		return true;
+	return phnum && off < eh.e_phoff + phnum * eh.e_phentsize && eh.e_phoff < off + size;
+}
+
 /* One note region of the file: bounds, the 64 KiB cap, then the notes. */
 static int scan_region(struct t2f_elf_module *m, uint64_t off, uint64_t size, uint64_t align)
 {
@@ -105,6 +120,10 @@ static int scan_region(struct t2f_elf_module *m, uint64_t off, uint64_t size, ui
 				     (unsigned long long)off, (unsigned long long)size);
 	if (size > T2F_ELF_NOTE_MAX)
 		return T2F_ELF_WARN(m, "note of %llu bytes refused (over 64 KiB)",
+				    (unsigned long long)size);
+	if (over_headers(m, off, size))
+		return T2F_ELF_WARN(m, "note at offset %#llx (%llu bytes) refused: it overlaps the "
+				    "section or program headers", (unsigned long long)off,
 				    (unsigned long long)size);
 	d = elf_getdata_rawchunk(m->elf, (int64_t)off, (size_t)size, ELF_T_BYTE);
 	if (!d || !d->d_buf)
