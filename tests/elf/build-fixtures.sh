@@ -198,7 +198,14 @@ join() {
 #   cp FROM TO / cut FROM N TO          copy; copy the first N bytes
 #   derive FROM TO CMD ARGS             cp FROM TO, then CMD TO ARGS
 #   ehdr FILE FIELD=VALUE...            set ELF header fields (e_* names; ident4 = EI_CLASS)
-#   shdr FILE SECTION FIELD=VALUE...    set section header fields (sh_* names)
+#   shdr FILE SECTION FIELD=VALUE...    set section header fields (sh_* names); a VALUE may be
+#                                       @shoff (e_shoff), @NAME (the index of section NAME),
+#                                       @NAME.off or @NAME.size (its sh_offset / sh_size)
+#   phdr FILE PTYPE FIELD=VALUE...      set fields (p_* names) of the first PTYPE program header
+#   xnum FILE WHAT...                   extended numbering: WHAT shnum (e_shnum 0, the count in
+#                                       section 0's sh_size), shstrndx (SHN_XINDEX, the index in
+#                                       its sh_link), phnum (PN_XNUM, the count in its sh_info),
+#                                       or sh_size/sh_link/sh_info=VALUE to overwrite section 0's
 #   note FILE FIELD=VALUE...            set namesz/descsz/type of the .note.gnu.build-id note
 #   bignote FILE DESCSZ                 a new build-id note of DESCSZ bytes at EOF, which the
 #                                       section and the PT_NOTE holding the old one now point to
@@ -291,8 +298,20 @@ class Elf:
         return struct.pack(self.e + 'IIIBBH', y['name'], y['value'], y['size'], y['info'], y['other'], y['shndx'])
 
 
-def fields(args):
-    return [(a.split('=')[0], int(a.split('=')[1], 0)) for a in args]
+def value(elf, v):
+    # a number, or @shoff (e_shoff), @NAME (section index), @NAME.off / @NAME.size
+    if not v.startswith('@'):
+        return int(v, 0)
+    if v == '@shoff':
+        return elf.eh['e_shoff']
+    for suffix, key in (('.off', 'sh_offset'), ('.size', 'sh_size')):
+        if v.endswith(suffix) and v[1:-len(suffix)] in elf.names:
+            return elf.sec(v[1:-len(suffix)])[1][key]
+    return elf.names[v[1:]]
+
+
+def fields(args, elf=None):
+    return [(a.split('=')[0], value(elf, a.split('=')[1])) for a in args]
 
 
 def run(cmd, path, args):
@@ -316,9 +335,31 @@ def run(cmd, path, args):
         elf.save()
     elif cmd == 'shdr':
         i, s = elf.sec(args[0])
-        for k, v in fields(args[1:]):
+        for k, v in fields(args[1:], elf):
             s[k] = v
         elf.set_shdr(i, s)
+        elf.save()
+    elif cmd == 'phdr':
+        for o, p in elf.phdrs():
+            if p['p_type'] == int(args[0], 0):
+                for k, v in fields(args[1:], elf):
+                    p[k] = v
+                elf.set_phdr(o, p)
+                break
+        elf.save()
+    elif cmd == 'xnum':
+        s0 = elf.shdr(0)
+        for what in args:
+            if what == 'shnum':
+                s0['sh_size'], elf.eh['e_shnum'] = elf.eh['e_shnum'], 0
+            elif what == 'shstrndx':
+                s0['sh_link'], elf.eh['e_shstrndx'] = elf.eh['e_shstrndx'], 0xffff
+            elif what == 'phnum':
+                s0['sh_info'], elf.eh['e_phnum'] = elf.eh['e_phnum'], 0xffff
+            else:
+                k, v = what.split('=')
+                s0[k] = int(v, 0)
+        elf.set_shdr(0, s0)
         elf.save()
     elif cmd == 'note':
         _, s = elf.sec('.note.gnu.build-id')
@@ -708,6 +749,54 @@ part_broken_debugdata() {
 	rm -r broken/dd
 }
 
+# hostile: more files derived from gnu/libfx.so (see README.md): extended section and program
+# header numbering (valid: must load like the original; and broken), symbol table links to
+# themselves, to the wrong type, to section 0, cyclic, out of range; a string table over its
+# symbol table; a note over the section headers; note alignments 2^63, 2^64-1, 3, 0 and sizes
+# that wrap; copies without section headers (the build-id from PT_NOTE only).
+part_hostile() {
+	mkdir -p broken
+	B=gnu/libfx.so
+	N=.note.gnu.build-id
+	NOSECT="e_shoff=0 e_shnum=0 e_shstrndx=0"
+	# shellcheck disable=SC2086 # NOSECT is a list of fields
+	py derive "$B" broken/xnum-shnum xnum shnum \
+		-- derive "$B" broken/xnum-all xnum shnum shstrndx phnum \
+		-- derive "$B" broken/xnum-shnum-huge xnum shnum sh_size=0x10000000 \
+		-- derive "$B" broken/xnum-shnum-zero xnum shnum sh_size=0 \
+		-- derive "$B" broken/xnum-shstrndx-bad xnum shstrndx sh_link=0xfff0 \
+		-- derive "$B" broken/xnum-phnum-huge xnum phnum sh_info=0xfff0 \
+		-- derive "$B" broken/xnum-phnum-over xnum phnum sh_info=0x7fffffff \
+		-- derive "$B" broken/symtab-link-self shdr .symtab sh_link=@.symtab \
+		-- derive "$B" broken/symtab-link-dynsym shdr .symtab sh_link=@.dynsym \
+		-- derive "$B" broken/symtab-link-zero shdr .symtab sh_link=0 \
+		-- derive "$B" broken/dynsym-link shdr .dynsym sh_link=0xfff0 \
+		-- derive "$B" broken/links-cycle shdr .symtab sh_link=@.dynsym \
+		-- shdr broken/links-cycle .dynsym sh_link=@.symtab \
+		-- derive "$B" broken/strtab-overlap shdr .strtab sh_offset=@.symtab.off \
+		sh_size=@.symtab.size \
+		-- derive "$B" broken/note-over-shdrs shdr $N sh_offset=@shoff \
+		-- derive "$B" broken/note-align-2p63 shdr $N sh_addralign=0x8000000000000000 \
+		-- derive "$B" broken/note-align-max shdr $N sh_addralign=0xffffffffffffffff \
+		-- derive "$B" broken/note-align-3 shdr $N sh_addralign=3 \
+		-- derive "$B" broken/note-align-0 shdr $N sh_addralign=0 \
+		-- derive "$B" broken/note-descsz-wrap32 note descsz=0xfffffffe \
+		-- derive "$B" broken/note-namesz-wrap32 note namesz=0xffffffff descsz=4 \
+		-- derive "$B" broken/note-size-wrap64 shdr $N sh_size=0xfffffffffffffff0 \
+		-- derive "$B" broken/note-offset-wrap64 shdr $N sh_offset=0xfffffffffffffff0 \
+		-- derive "$B" broken/nosect ehdr $NOSECT \
+		-- derive "$B" broken/nosect-palign-2p63 phdr 4 p_align=0x8000000000000000 \
+		-- ehdr broken/nosect-palign-2p63 $NOSECT \
+		-- derive "$B" broken/nosect-palign-max phdr 4 p_align=0xffffffffffffffff \
+		-- ehdr broken/nosect-palign-max $NOSECT \
+		-- derive "$B" broken/nosect-palign-3 phdr 4 p_align=3 \
+		-- ehdr broken/nosect-palign-3 $NOSECT \
+		-- derive "$B" broken/nosect-palign-0 phdr 4 p_align=0 \
+		-- ehdr broken/nosect-palign-0 $NOSECT \
+		-- derive "$B" broken/nosect-note-wrap64 phdr 4 p_filesz=0xfffffffffffffff0 \
+		-- ehdr broken/nosect-note-wrap64 $NOSECT
+}
+
 if [ "${1:-}" = --part ]; then
 	OUT=$3
 	cd "$OUT"
@@ -785,6 +874,7 @@ fi
 	bg run_part compressed-zstd "$PYTHON3" zstd $BASE
 	bg run_part broken "$PYTHON3" wc $BASE
 	bg run_part broken-debugdata "$PYTHON3" xz wc $BASE
+	bg run_part hostile "$PYTHON3" $BASE
 	bg run_part plt gcc objdump "$PYTHON3" $BASE
 	bg run_part plt-ibt gcc objdump $BASE
 	bg run_part plt-lld clang ld.lld objdump $BASE

@@ -31,6 +31,10 @@ enum outcome {
 	NOTE,       /* -T2F_E_ELF, or opens without a build-id and warns; either names the file */
 	LINK,       /* opens; no debuglink, with a warning; symbols still work */
 	LINK_QUIET, /* opens; no debuglink (a warning is allowed); symbols still work */
+	SAME,       /* a valid file (extended numbering): loads and resolves like gnu/libfx.so */
+	ID,         /* opens quietly; gnu/libfx.so's build-id; symbols still work */
+	ID_BARE,    /* no section headers: gnu/libfx.so's build-id and PT_LOADs, no symbols */
+	NOSYMS,     /* opens; every symbol table skipped with a warning; lookups miss */
 };
 
 static const struct {
@@ -69,6 +73,34 @@ static const struct {
 	{ "debugdata-trunc", TABLE, "broken-debugdata" },
 	{ "debugdata-notelf", TABLE, "broken-debugdata" },
 	{ "debugdata-elftrunc", TABLE, "broken-debugdata" },
+	{ "xnum-shnum", SAME, "hostile" },
+	{ "xnum-all", SAME, "hostile" },
+	{ "xnum-shnum-huge", FAILS, "hostile" },
+	{ "xnum-shnum-zero", ID_BARE, "hostile" },
+	{ "xnum-shstrndx-bad", FAILS, "hostile" },
+	{ "xnum-phnum-huge", FAILS, "hostile" },
+	{ "xnum-phnum-over", FAILS, "hostile" },
+	{ "symtab-link-self", TABLE, "hostile" },
+	{ "symtab-link-dynsym", TABLE, "hostile" },
+	{ "symtab-link-zero", TABLE, "hostile" },
+	{ "dynsym-link", TABLE, "hostile" },
+	{ "links-cycle", NOSYMS, "hostile" },
+	{ "strtab-overlap", TABLE, "hostile" },
+	{ "note-over-shdrs", NOTE, "hostile" },
+	{ "note-align-2p63", ID, "hostile" },
+	{ "note-align-max", ID, "hostile" },
+	{ "note-align-3", ID, "hostile" },
+	{ "note-align-0", ID, "hostile" },
+	{ "note-descsz-wrap32", NOTE, "hostile" },
+	{ "note-namesz-wrap32", NOTE, "hostile" },
+	{ "note-size-wrap64", NOTE, "hostile" },
+	{ "note-offset-wrap64", NOTE, "hostile" },
+	{ "nosect", ID_BARE, "hostile" },
+	{ "nosect-palign-2p63", ID_BARE, "hostile" },
+	{ "nosect-palign-max", ID_BARE, "hostile" },
+	{ "nosect-palign-3", ID_BARE, "hostile" },
+	{ "nosect-palign-0", ID_BARE, "hostile" },
+	{ "nosect-note-wrap64", NOTE, "hostile" },
 };
 
 static int count_cb(void *ctx, const struct t2f_elf_sym *s)
@@ -112,6 +144,80 @@ static void expect_warning_names_file(struct sink *s, const char *rel)
 		fail_msg("%s: no warning", rel);
 	if (!strstr(sink_text(s), fx_path(rel)))
 		fail_msg("%s: the warning does not name the file: %s", rel, sink_text(s));
+}
+
+static void expect_build_id(struct t2f_elf_module *m, const struct expect *base, const char *rel)
+{
+	size_t len = 0;
+	const uint8_t *id = t2f_elf_module__build_id(m, &len);
+
+	if (!id || len != base->build_id_len || memcmp(id, base->build_id, len) != 0)
+		fail_msg("%s: build-id of %zu bytes, want gnu/libfx.so's %zu", rel, len,
+			 base->build_id_len);
+}
+
+static void expect_loads(struct t2f_elf_module *m, const struct expect *base, const char *rel)
+{
+	if (t2f_elf_module__load_count(m) != base->n_loads)
+		fail_msg("%s: %zu PT_LOADs, want %zu", rel, t2f_elf_module__load_count(m),
+			 base->n_loads);
+	for (size_t i = 0; i < base->n_loads; i++) {
+		const struct t2f_elf_load *l = t2f_elf_module__load_at(m, i);
+
+		if (l->p_offset != base->loads[i].p_offset || l->p_vaddr != base->loads[i].p_vaddr ||
+		    l->p_filesz != base->loads[i].p_filesz || l->p_memsz != base->loads[i].p_memsz)
+			fail_msg("%s: PT_LOAD %zu differs from readelf's", rel, i);
+	}
+}
+
+/* Opened: nothing to name anything with, and no wrong name either. */
+static void expect_no_symbols(struct t2f_elf_module *m, const struct expect *base, const char *rel)
+{
+	const struct xsym *w = xsym_named(base, "fx_lib_work");
+	struct t2f_elf_sym out;
+	size_t n = 0;
+	int rc;
+
+	rc = t2f_elf_module__each_symbol(m, count_cb, &n);
+	if (rc != 0 || n != 0)
+		fail_msg("%s: each_symbol gave %d and %zu symbols, want 0 and 0", rel, rc, n);
+	rc = t2f_elf_module__lookup(m, w->fixed, &out);
+	if (rc != 0)
+		fail_msg("%s: lookup of fx_lib_work gave %d (%s), want a miss", rel, rc,
+			 rc == 1 ? out.name : "-");
+}
+
+/* The outcomes that open: SAME, ID, ID_BARE, NOSYMS. */
+static void check_opened(struct sink *s, struct t2f_elf_module *m, enum outcome want,
+			 const struct expect *base, const char *rel)
+{
+	size_t n = 0;
+
+	switch (want) {
+	case SAME:
+		expect_build_id(m, base, rel);
+		expect_loads(m, base, rel);
+		check_each_symbol(m, base, rel);
+		check_lookups(m, base, rel);
+		assert_int_equal(t2f_diag__warnings(s->d), 0);
+		break;
+	case ID:
+		expect_build_id(m, base, rel);
+		assert_int_equal(t2f_elf_module__each_symbol(m, count_cb, &n), 0);
+		assert_int_equal(n, base->n_syms);
+		expect_dynsym_works(m, base, rel);
+		assert_int_equal(t2f_diag__warnings(s->d), 0);
+		break;
+	case ID_BARE:
+		expect_build_id(m, base, rel);
+		expect_loads(m, base, rel);
+		expect_no_symbols(m, base, rel);
+		break;
+	default: /* NOSYMS */
+		expect_no_symbols(m, base, rel);
+		expect_warning_names_file(s, rel);
+		break;
+	}
 }
 
 static void test_broken(void **state)
@@ -178,6 +284,12 @@ static void test_broken(void **state)
 			if (broken[i].want == LINK)
 				expect_warning_names_file(&s, rel);
 			expect_dynsym_works(m, base, rel);
+			break;
+		default:
+			if (rc != 0)
+				fail_msg("%s: open gave %d (%s: %s)", rel, rc, t2f_strerror(rc),
+					 t2f_diag__last_error(s.d) ? t2f_diag__last_error(s.d) : "-");
+			check_opened(&s, m, broken[i].want, base, rel);
 			break;
 		}
 		t2f_elf_module__free(m);
