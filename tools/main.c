@@ -451,16 +451,22 @@ static int t2f_conv__end(struct t2f_conv *c, int err, bool reported)
 	return reported ? T2F_EXIT_INPUT : t2f_exit_code(err);
 }
 
-/* inputs → output; returns the exit code. */
+/* inputs → output; returns the exit code. *out_failed: the inputs were read but the output
+ * could not be created or written. */
 static int t2f_convert(const struct t2f_cli_opts *o, char *const *inputs, size_t n,
-		       const char *output)
+		       const char *output, bool *out_failed)
 {
 	struct t2f_conv c = { .opts = o, .inputs = inputs, .n_inputs = n, .output = output };
 	bool reported = false;
 	int err = t2f_conv__init(&c);
 
+	*out_failed = false;
 	if (!err)
-		err = t2f_convert_read(&c, o->event, &reported) ?: t2f_convert_write(&c);
+		err = t2f_convert_read(&c, o->event, &reported);
+	if (!err) {
+		err = t2f_convert_write(&c);
+		*out_failed = err != 0;
+	}
 	return t2f_conv__end(&c, err, reported);
 }
 
@@ -539,11 +545,12 @@ static int t2f_each_clash(char *const *names, int i)
 	return -1;
 }
 
-/* --each: one conversion per input; goes on past failures, exit 1 if any failed. */
+/* --each: one conversion per input; goes on past failures. Exit 3 if an output could not be
+ * written (a full disk is worth more than a bad input), else 1 if any input failed. */
 static int t2f_run_each(const struct t2f_cli_opts *o)
 {
 	char **names = calloc((size_t)o->n_inputs, sizeof(*names));
-	int failed = 0, serr;
+	int failed = 0, out_errors = 0, serr;
 	struct stat st;
 
 	if (!names) {
@@ -558,7 +565,8 @@ static int t2f_run_each(const struct t2f_cli_opts *o)
 		return T2F_EXIT_IO;
 	}
 	for (int i = 0; i < o->n_inputs; i++) {
-		int j;
+		bool out_failed = false;
+		int j, rc = T2F_EXIT_INPUT;
 
 		names[i] = t2f_each_output(o->output, o->inputs[i], o->format);
 		j = names[i] ? t2f_each_clash(names, i) : -1;
@@ -567,20 +575,23 @@ static int t2f_run_each(const struct t2f_cli_opts *o)
 		else if (j >= 0)
 			fprintf(stderr, "trace2flame: %s: its output %s is also that of %s; skipped\n",
 				o->inputs[i], names[i], o->inputs[j]);
-		if (!names[i] || j >= 0 || t2f_convert(o, &o->inputs[i], 1, names[i]) != T2F_EXIT_OK)
-			failed++;
+		else
+			rc = t2f_convert(o, &o->inputs[i], 1, names[i], &out_failed);
+		failed += rc != T2F_EXIT_OK;
+		out_errors += rc == T2F_EXIT_IO && out_failed;
 	}
 	for (int i = 0; i < o->n_inputs; i++)
 		free(names[i]);
 	free(names);
 	if (failed)
 		fprintf(stderr, "trace2flame: %d of %d inputs failed\n", failed, o->n_inputs);
-	return failed ? T2F_EXIT_INPUT : T2F_EXIT_OK;
+	return out_errors ? T2F_EXIT_IO : failed ? T2F_EXIT_INPUT : T2F_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
 	struct t2f_cli_opts o;
+	bool out_failed;
 
 	if (argc > 1 && strcmp(argv[1], "symbols") == 0)
 		return t2f_cmd_symbols(argc - 1, argv + 1);
@@ -594,5 +605,5 @@ int main(int argc, char **argv)
 		return fflush(stdout) == 0 && !ferror(stdout) ? T2F_EXIT_OK : T2F_EXIT_IO;
 	if (o.each)
 		return t2f_run_each(&o);
-	return t2f_convert(&o, o.inputs, (size_t)o.n_inputs, o.output);
+	return t2f_convert(&o, o.inputs, (size_t)o.n_inputs, o.output, &out_failed);
 }
