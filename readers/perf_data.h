@@ -1,0 +1,228 @@
+/* readers/perf_data.h: perf.data files (the `perf record` output, "PERFILE2") → header, attrs,
+ * feature sections and a stream of decoded records.
+ *
+ * Layout (Linux tools/perf/Documentation/perf.data-file-format.txt): a header (magic, sizes,
+ * the attrs / data / event_types sections, a 256-bit feature bitmap), the attr section (entries
+ * of header.attr_size bytes: a perf_event_attr followed by a {offset, size} section of u64
+ * ids), the data section (records: a perf_event_header {u32 type; u16 misc; u16 size} and a
+ * body), and after the data section one {offset, size} entry per feature bit set.
+ * The magic's byte order gives the file's: a big-endian file is swapped field by field; every
+ * struct handed out here is in the host's byte order. Pipe-mode files (header size 16) are
+ * refused (-T2F_E_UNSUPPORTED).
+ *
+ * Never symbolizes: samples carry raw addresses; MMAP/MMAP2 records give the module maps.
+ *
+ * Records are delivered in file order (not sorted by time); PERF_RECORD_COMPRESSED records
+ * (perf record -z) are decompressed (zstd) and the records they hold are delivered in their
+ * place, a record spanning two compressed records included.
+ *
+ * Ownership: t2f_perf_data__open maps (or reads) the file and owns it; every pointer handed
+ * out (attrs, ids, names, features) is valid until __free(); a record and what it points to
+ * (strings, callchain) until the next __next(). Nothing is allocated per record once the
+ * callchain and decompression buffers have grown to their largest size.
+ *
+ * Errors: -errno for I/O, -ENOMEM, -T2F_E_FORMAT for a file that is not perf.data or whose
+ * header, attrs or feature table break the format (message "NAME: offset N: what was expected"
+ * in the diag), -T2F_E_UNSUPPORTED, -T2F_E_DECOMPRESS for a corrupt zstd frame. A record that
+ * cannot be decoded is skipped with a warning naming its offset and counted
+ * (t2f_perf_data_stats); a record running past the data section ends the iteration with a
+ * "truncated" warning, the complete records before it kept. Not thread safe.
+ */
+#ifndef T2F_PERF_DATA_H
+#define T2F_PERF_DATA_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/diag.h"
+
+/* perf's own record types (not in the kernel's header) */
+enum t2f_perf_user_type {
+	T2F_PERF_RECORD_HEADER_ATTR = 64,
+	T2F_PERF_RECORD_HEADER_EVENT_TYPE = 65,
+	T2F_PERF_RECORD_HEADER_TRACING_DATA = 66,
+	T2F_PERF_RECORD_HEADER_BUILD_ID = 67,
+	T2F_PERF_RECORD_FINISHED_ROUND = 68,
+	T2F_PERF_RECORD_ID_INDEX = 69,
+	T2F_PERF_RECORD_AUXTRACE_INFO = 70,
+	T2F_PERF_RECORD_AUXTRACE = 71,
+	T2F_PERF_RECORD_AUXTRACE_ERROR = 72,
+	T2F_PERF_RECORD_THREAD_MAP = 73,
+	T2F_PERF_RECORD_CPU_MAP = 74,
+	T2F_PERF_RECORD_STAT_CONFIG = 75,
+	T2F_PERF_RECORD_STAT = 76,
+	T2F_PERF_RECORD_STAT_ROUND = 77,
+	T2F_PERF_RECORD_EVENT_UPDATE = 78,
+	T2F_PERF_RECORD_TIME_CONV = 79,
+	T2F_PERF_RECORD_HEADER_FEATURE = 80,
+	T2F_PERF_RECORD_COMPRESSED = 81,
+	T2F_PERF_RECORD_FINISHED_INIT = 82,
+	T2F_PERF_RECORD_TYPES = 96 /* bound of the per-type counters */
+};
+
+/* feature bits of the header's bitmap (the ones this reader decodes, and the bound) */
+enum t2f_perf_feature {
+	T2F_PERF_FEAT_TRACING_DATA = 1,
+	T2F_PERF_FEAT_BUILD_ID = 2,
+	T2F_PERF_FEAT_HOSTNAME = 3,
+	T2F_PERF_FEAT_OSRELEASE = 4,
+	T2F_PERF_FEAT_NRCPUS = 7,
+	T2F_PERF_FEAT_CMDLINE = 11,
+	T2F_PERF_FEAT_EVENT_DESC = 12,
+	T2F_PERF_FEAT_COMPRESSED = 27,
+	T2F_PERF_FEAT_BITS = 256
+};
+
+struct t2f_perf_header {
+	bool big_endian;             /* the file's byte order (fields below are normalised) */
+	uint64_t size;               /* header size: 104 */
+	uint64_t attr_size;          /* bytes per attr section entry (attr + ids section) */
+	uint64_t attrs_offset, attrs_size;
+	uint64_t data_offset, data_size;
+	uint64_t event_types_offset, event_types_size;
+	uint64_t features[T2F_PERF_FEAT_BITS / 64];
+};
+
+struct t2f_perf_attr {
+	uint32_t index;              /* position in the attr section */
+	struct perf_event_attr attr; /* normalised; fields past the file's attr size are 0 */
+	uint32_t file_attr_size;     /* bytes of perf_event_attr the file holds for it */
+	const uint64_t *ids;         /* sample ids of this event (attr section + EVENT_DESC) */
+	size_t n_ids;
+	const char *name;            /* EVENT_DESC's event name, or NULL when absent */
+};
+
+struct t2f_perf_build_id {           /* one entry of the BUILD_ID feature */
+	int32_t pid;
+	uint16_t misc;               /* PERF_RECORD_MISC_KERNEL / _USER / _GUEST_* */
+	uint8_t size;                /* bytes of id used: 20 unless the entry says otherwise */
+	uint8_t id[20];
+	const char *path;
+};
+
+struct t2f_perf_features {
+	const char *hostname, *osrelease;   /* NULL when absent */
+	bool has_nrcpus;
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	const char *const *cmdline;          /* argv of perf record */
+	size_t cmdline_n;
+	const struct t2f_perf_build_id *build_ids;
+	size_t n_build_ids;
+	bool has_compressed;                 /* COMPRESSED: zstd, with its level and mmap_len */
+	uint32_t comp_type, comp_level;
+	uint64_t comp_mmap_len;
+	/* every feature bit set: its section, and whether this reader decoded it */
+	struct {
+		unsigned bit;
+		uint64_t offset, size;
+		bool decoded;
+	} sections[T2F_PERF_FEAT_BITS];
+	size_t n_sections;
+};
+
+/* the fields a sample_type (or the sample_id_all trailer) gave; bit set = present */
+struct t2f_perf_sample {
+	uint64_t fields;             /* PERF_SAMPLE_* bits decoded in this record */
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time, addr, id, stream_id;
+	uint32_t cpu;
+	uint64_t period;
+	const uint64_t *callchain;   /* nr entries, PERF_CONTEXT_* markers included */
+	uint64_t callchain_nr;
+	uint32_t raw_size;           /* PERF_SAMPLE_RAW: skipped, size kept */
+	uint64_t weight, data_src, transaction, phys_addr, cgroup;
+	uint64_t data_page_size, code_page_size;
+};
+
+struct t2f_perf_record {
+	uint32_t type;               /* PERF_RECORD_* or T2F_PERF_RECORD_* */
+	uint16_t misc;
+	uint16_t size;
+	uint64_t offset;             /* file offset; inside a compressed record: that record's */
+	bool in_compressed;          /* delivered from a PERF_RECORD_COMPRESSED payload */
+	uint64_t comp_offset;        /* then: offset in the decompressed stream */
+	const struct t2f_perf_attr *attr; /* SAMPLE and records with a sample_id trailer; else NULL */
+	struct t2f_perf_sample s;    /* SAMPLE: the sample; others: the sample_id trailer fields */
+	union {
+		struct t2f_perf_mmap { /* MMAP, MMAP2 */
+			uint32_t pid, tid;
+			uint64_t start, len, pgoff;
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+			uint32_t prot, flags;
+			bool has_build_id;    /* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+			uint8_t build_id_size;
+			uint8_t build_id[20];
+			const char *filename;
+		} mmap;
+		struct {             /* COMM */
+			uint32_t pid, tid;
+			bool exec;           /* PERF_RECORD_MISC_COMM_EXEC */
+			const char *comm;
+		} comm;
+		struct {             /* FORK, EXIT */
+			uint32_t pid, ppid, tid, ptid;
+			uint64_t time;
+		} task;
+		struct {             /* LOST */
+			uint64_t id, lost;
+		} lost;
+		struct {             /* KSYMBOL */
+			uint64_t addr;
+			uint32_t len;
+			uint16_t ksym_type, flags;
+			const char *name;
+		} ksymbol;
+		struct {             /* ID_INDEX, THREAD_MAP: entries; CPU_MAP: its type */
+			uint64_t nr;
+		} table;
+	} u;
+};
+
+struct t2f_perf_data_stats {
+	uint64_t records;            /* delivered, compressed payloads' records included */
+	uint64_t by_type[T2F_PERF_RECORD_TYPES]; /* delivered per type (others under 0) */
+	uint64_t samples;
+	uint64_t lost;               /* sum of LOST records' counts */
+	uint64_t skipped;            /* records that could not be decoded (warned) */
+	uint64_t partial;            /* samples cut at a field this reader cannot size (warned;
+				      * delivered with the fields before it) */
+	uint64_t features_skipped;   /* feature sections out of the file or malformed (warned) */
+	uint64_t unknown_id;         /* samples whose id is in no attr (warned, skipped) */
+	uint64_t compressed;         /* PERF_RECORD_COMPRESSED records read */
+	uint64_t truncated_bytes;    /* bytes of a record cut by the data section's end */
+};
+
+struct t2f_perf_data;
+
+/* Opens and checks path: header, attrs, feature sections. diag must outlive the reader. */
+int t2f_perf_data__open(const char *path, struct t2f_diag *diag, struct t2f_perf_data **out);
+/* The same on bytes in memory named name (not copied: they must outlive the reader). */
+int t2f_perf_data__open_mem(const char *name, const void *data, size_t len, struct t2f_diag *diag,
+			    struct t2f_perf_data **out);
+void t2f_perf_data__free(struct t2f_perf_data *p); /* NULL is fine */
+
+/* Whether bytes start with the perf.data magic, in either byte order. */
+bool t2f_perf_data__detect(const void *data, size_t len);
+
+const struct t2f_perf_header *t2f_perf_data__header(const struct t2f_perf_data *p);
+size_t t2f_perf_data__n_attrs(const struct t2f_perf_data *p);
+const struct t2f_perf_attr *t2f_perf_data__attr(const struct t2f_perf_data *p, size_t i);
+const struct t2f_perf_features *t2f_perf_data__features(const struct t2f_perf_data *p);
+/* The attr whose ids include id, or NULL. */
+const struct t2f_perf_attr *t2f_perf_data__attr_of_id(const struct t2f_perf_data *p, uint64_t id);
+
+/* Next record of the data section: 1 with *rec set, 0 at the end, or a negative error. */
+int t2f_perf_data__next(struct t2f_perf_data *p, const struct t2f_perf_record **rec);
+
+const struct t2f_perf_data_stats *t2f_perf_data__stats(const struct t2f_perf_data *p);
+
+/* Static names: "SAMPLE", "MMAP2", ... ("UNKNOWN" otherwise); "BUILD_ID", ... for features
+ * (NULL for bits this reader has no name for). */
+const char *t2f_perf_data__type_name(uint32_t type);
+const char *t2f_perf_data__feature_name(unsigned bit);
+
+#endif

@@ -1,0 +1,83 @@
+/* readers/perf_data_internal.h: the perf.data reader's state, shared by readers/perf_data*.c
+ * (internal to readers/). */
+#ifndef T2F_PERF_DATA_INTERNAL_H
+#define T2F_PERF_DATA_INTERNAL_H
+
+#include <string.h>
+
+#include "formats/arena.h"
+#include "readers/perf_data.h"
+
+struct t2f_perf_id {                 /* one entry of the id → attr table (sorted by id) */
+	uint64_t id;
+	uint32_t attr;
+};
+
+struct t2f_perf_data {
+	struct t2f_diag *diag;
+	char *name;
+	const uint8_t *base;         /* the whole file */
+	size_t len;
+	void *map;                   /* mmap'd file (len bytes), or NULL */
+	void *owned;                 /* the file read into memory, or NULL */
+	bool swap;                   /* big-endian file */
+
+	struct t2f_perf_header hdr;
+	struct t2f_perf_attr *attrs;
+	size_t n_attrs;
+	struct t2f_arena *arena;     /* attrs' ids, names, feature strings and tables */
+	struct t2f_perf_id *id_table;
+	size_t n_id_table, cap_id_table;
+	struct t2f_perf_features feat;
+
+	/* iteration */
+	uint64_t pos, end;           /* next record offset in the data section, its end */
+	bool done;
+	struct t2f_perf_record rec;
+	uint64_t *chain;             /* normalised callchain */
+	size_t chain_cap;
+	struct t2f_perf_data_stats stats;
+
+	/* PERF_RECORD_COMPRESSED */
+	void *zstd;                  /* ZSTD_DCtx */
+	uint8_t *dbuf;               /* decompressed records; [dpos, dlen) not yet delivered */
+	size_t dpos, dlen, dcap;
+	uint64_t dbase;              /* stream offset of dbuf[0] */
+	uint64_t comp_record;        /* file offset of the compressed record being delivered */
+};
+
+/* byte-order helpers: read a field of the file at p */
+static inline uint64_t t2f_pd_u64(const struct t2f_perf_data *d, const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return d->swap ? __builtin_bswap64(v) : v;
+}
+
+static inline uint32_t t2f_pd_u32(const struct t2f_perf_data *d, const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return d->swap ? __builtin_bswap32(v) : v;
+}
+
+static inline uint16_t t2f_pd_u16(const struct t2f_perf_data *d, const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return d->swap ? __builtin_bswap16(v) : v;
+}
+
+/* perf_data_records.c */
+void t2f_perf_data__start(struct t2f_perf_data *d);
+int t2f_perf_data__id_add(struct t2f_perf_data *d, uint64_t id, uint32_t attr);
+void t2f_perf_data__id_sort(struct t2f_perf_data *d);
+/* perf_data_zstd.c: decompresses one COMPRESSED record's payload after the bytes still in
+ * dbuf; 0 or -T2F_E_DECOMPRESS / -ENOMEM / -T2F_E_LIMIT (diag names the offset). */
+int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n, uint64_t off);
+void t2f_perf_data__inflate_free(struct t2f_perf_data *d);
+
+#endif

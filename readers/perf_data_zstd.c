@@ -1,0 +1,76 @@
+/* readers/perf_data_zstd.c: PERF_RECORD_COMPRESSED (perf record -z). Each such record's payload
+ * is zstd data holding records in the file's byte order; a record may begin in one compressed
+ * record and end in the next, so the bytes not yet delivered are kept at the front of the
+ * buffer and the next payload is decompressed after them (readers/perf_data.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <zstd.h>
+
+#include "readers/perf_data_internal.h"
+
+/* the most decompressed bytes held at once: one payload's records plus a partial record */
+#define DBUF_MAX (256u << 20)
+
+static int grow(struct t2f_perf_data *d, size_t need, uint64_t off)
+{
+	size_t cap = d->dcap ? d->dcap : 1u << 16;
+	uint8_t *b;
+
+	if (need <= d->dcap)
+		return 0;
+	if (need > DBUF_MAX)
+		return t2f_diag__error(d->diag, -T2F_E_LIMIT, d->name, 0, "offset %" PRIu64
+				       ": compressed record expands past %u MiB", off,
+				       DBUF_MAX >> 20);
+	while (cap < need)
+		cap = cap > DBUF_MAX / 2 ? DBUF_MAX : cap * 2;
+	b = realloc(d->dbuf, cap);
+	if (!b)
+		return -ENOMEM;
+	d->dbuf = b;
+	d->dcap = cap;
+	return 0;
+}
+
+int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n, uint64_t off)
+{
+	ZSTD_inBuffer in = { src, n, 0 };
+	size_t left = d->dlen - d->dpos;
+	int err;
+
+	if (!d->zstd && !(d->zstd = ZSTD_createDCtx()))
+		return -ENOMEM;
+	if (left && d->dpos)
+		memmove(d->dbuf, d->dbuf + d->dpos, left);
+	d->dbase += d->dpos;
+	d->dpos = 0;
+	d->dlen = left;
+	while (in.pos < in.size) {
+		ZSTD_outBuffer out;
+		size_t r;
+
+		err = grow(d, d->dlen + ZSTD_DStreamOutSize(), off);
+		if (err)
+			return err;
+		out = (ZSTD_outBuffer){ d->dbuf, d->dcap, d->dlen };
+		r = ZSTD_decompressStream(d->zstd, &out, &in);
+		if (ZSTD_isError(r))
+			return t2f_diag__error(d->diag, -T2F_E_DECOMPRESS, d->name, 0, "offset %"
+					       PRIu64 ": compressed record: %s", off,
+					       ZSTD_getErrorName(r));
+		if (out.pos == d->dlen && in.pos < in.size && out.pos < out.size)
+			return t2f_diag__error(d->diag, -T2F_E_DECOMPRESS, d->name, 0, "offset %"
+					       PRIu64 ": compressed record makes no progress", off);
+		d->dlen = out.pos;
+	}
+	return 0;
+}
+
+void t2f_perf_data__inflate_free(struct t2f_perf_data *d)
+{
+	ZSTD_freeDCtx(d->zstd);
+	free(d->dbuf);
+	d->zstd = NULL;
+	d->dbuf = NULL;
+}
