@@ -1,7 +1,8 @@
 /* tests/unit/test_elf_module.c's counterpart for what must not work: broken ELF files (from
  * tests/elf/build-fixtures.sh, in $T2F_ELF_FIXTURES) must give -T2F_E_ELF or a warning, each
  * naming the file, and never crash; open errors name the path; each_symbol stops on the
- * callback's non-zero value; names stay valid until __free().
+ * callback's non-zero value; names stay valid until __free(). Truncations at every section and
+ * segment boundary (+-1 byte) are cut here from the fixtures' bytes, in a temp directory.
  *
  * A fixture that build-fixtures.sh skipped (its part listed in SKIPPED, tools missing) makes its
  * test skip; a fixture that is missing without being listed fails.
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -300,6 +302,348 @@ static void test_broken(void **state)
 		skip();
 }
 
+/* --- truncation at every boundary ------------------------------------------------------------ */
+
+/* A whole file's bytes and what the module answers for it: the reference for its cuts. */
+struct whole {
+	const char *rel;
+	unsigned char *b;
+	size_t size;
+	struct t2f_elf_module *m;
+	struct rows rows;          /* each_symbol of the whole file, sorted */
+	const uint8_t *id;
+	size_t id_len;
+};
+
+struct cut_stats {
+	size_t cuts, opened, failed, answered, other; /* other: answered from a table left whole */
+};
+
+static void *read_all(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *b;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	b = malloc((size_t)n);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return b;
+}
+
+static void write_all(const char *path, const void *b, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(b, 1, size, f), size);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* each_symbol callback: rows without the table name (a cut may leave the section names
+ * unreadable: the table is then "<corrupt>", as readelf prints it). */
+static int collect_untabled_cb(void *ctx, const struct t2f_elf_sym *s)
+{
+	rows_add(ctx, "-", s->value, s->size, s->type, s->bind, s->name);
+	return 0;
+}
+
+static int row_strcmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static bool has_row(const struct rows *r, const char *row)
+{
+	return r->n && bsearch(row, r->row, r->n, sizeof(*r->row), row_strcmp);
+}
+
+static void add_cut(size_t *cuts, size_t *n, uint64_t at, size_t size)
+{
+	for (int d = -1; d <= 1; d++)
+		if (at + (uint64_t)(int64_t)d < size && at + (uint64_t)(int64_t)d > 0)
+			cuts[(*n)++] = (size_t)(at + (uint64_t)(int64_t)d);
+}
+
+static int size_cmp(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every section start and end, segment start and end, the header tables' starts and ends, the
+ * ELF header's end, each -1, 0, +1; sorted, distinct, inside (0, size). Read with <elf.h> from
+ * the bytes (x86-64: ELFCLASS64, little-endian), not through the loader under test. */
+static size_t boundaries(const unsigned char *b, size_t size, size_t **out)
+{
+	Elf64_Ehdr eh;
+	size_t n = 0, k = 0, *cuts;
+
+	assert_true(size >= sizeof(eh));
+	memcpy(&eh, b, sizeof(eh));
+	assert_int_equal(eh.e_ident[EI_CLASS], ELFCLASS64);
+	cuts = malloc(3 * (8 + 2 * ((size_t)eh.e_shnum + eh.e_phnum)) * sizeof(*cuts));
+	assert_non_null(cuts);
+	add_cut(cuts, &n, sizeof(eh), size);
+	add_cut(cuts, &n, eh.e_phoff, size);
+	add_cut(cuts, &n, eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize, size);
+	add_cut(cuts, &n, eh.e_shoff, size);
+	add_cut(cuts, &n, eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize, size);
+	for (size_t i = 0; eh.e_shoff && i < eh.e_shnum; i++) {
+		Elf64_Shdr sh;
+
+		assert_true(eh.e_shoff + (i + 1) * sizeof(sh) <= size);
+		memcpy(&sh, b + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		if (sh.sh_type == SHT_NOBITS)
+			continue;
+		add_cut(cuts, &n, sh.sh_offset, size);
+		add_cut(cuts, &n, sh.sh_offset + sh.sh_size, size);
+	}
+	for (size_t i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		add_cut(cuts, &n, ph.p_offset, size);
+		add_cut(cuts, &n, ph.p_offset + ph.p_filesz, size);
+	}
+	qsort(cuts, n, sizeof(*cuts), size_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!k || cuts[k - 1] != cuts[i])
+			cuts[k++] = cuts[i];
+	*out = cuts;
+	return k;
+}
+
+/* A lookup in a cut file answered: the whole file's answer, or a symbol of the whole file's
+ * tables (one the cut left whole) that holds the address. */
+static void check_answer(const struct whole *w, uint64_t addr, const struct t2f_elf_sym *got,
+			 const char *what, struct cut_stats *st)
+{
+	struct t2f_elf_sym want;
+	struct rows one = { 0 };
+	bool holds;
+
+	if (t2f_elf_module__lookup(w->m, addr, &want) == 1 && strcmp(got->name, want.name) == 0 &&
+	    got->value == want.value)
+		return;
+	st->other++;
+	holds = got->size ? addr - got->value < got->size : addr == got->value;
+	rows_add(&one, "-", got->value, got->size, got->type, got->bind, got->name);
+	if (!holds || !has_row(&w->rows, one.row[0]))
+		fail_msg("%s: lookup of 0x%llx gave '%s' (%s); the whole file has no such symbol there",
+			 what, (unsigned long long)addr, one.row[0], got->table);
+	free(one.row);
+}
+
+/* Opens the cut at `path` (its first n bytes of w): an error naming the file, or answers that
+ * the whole file gives (build-id, debuglink, symbols, lookups). */
+static void check_cut(const struct whole *w, const struct expect *x, const char *path, size_t n,
+		      struct cut_stats *st)
+{
+	struct t2f_elf_module *m = NULL;
+	struct rows got = { 0 };
+	struct t2f_elf_sym out;
+	struct sink s;
+	const uint8_t *id;
+	const char *name, *wname;
+	uint32_t crc, wcrc;
+	char what[160];
+	size_t len = 0;
+	int rc;
+
+	snprintf(what, sizeof(what), "%s cut at %zu of %zu bytes", w->rel, n, w->size);
+	write_all(path, w->b, n);
+	sink_open(&s);
+	st->cuts++;
+	rc = t2f_elf_module__open(path, s.d, &m);
+	if (rc) {
+		const char *msg = t2f_diag__last_error(s.d);
+
+		if (rc != -T2F_E_ELF || m || !msg || !strstr(msg, path))
+			fail_msg("%s: open gave %d (%s), error '%s'", what, rc, t2f_strerror(rc),
+				 msg ? msg : "(none)");
+		st->failed++;
+		sink_close(&s);
+		return;
+	}
+	st->opened++;
+	id = t2f_elf_module__build_id(m, &len);
+	if (len && (len != w->id_len || memcmp(id, w->id, len) != 0))
+		fail_msg("%s: a build-id of %zu bytes that is not the whole file's", what, len);
+	if (t2f_elf_module__debuglink(m, &name, &crc) &&
+	    (!t2f_elf_module__debuglink(w->m, &wname, &wcrc) || strcmp(name, wname) || crc != wcrc))
+		fail_msg("%s: a debuglink '%s' the whole file does not have", what, name);
+	rc = t2f_elf_module__each_symbol(m, collect_untabled_cb, &got);
+	if (rc && rc != -T2F_E_ELF)
+		fail_msg("%s: each_symbol gave %d", what, rc);
+	for (size_t i = 0; i < got.n; i++)
+		if (!has_row(&w->rows, got.row[i]))
+			fail_msg("%s: each_symbol gave '%s', not in the whole file", what, got.row[i]);
+	for (size_t i = 0; i < x->n_syms; i++) {
+		const uint64_t at[] = { x->syms[i].fixed, x->syms[i].fixed + x->syms[i].size / 2 };
+
+		for (size_t j = 0; j < 2; j++) {
+			rc = t2f_elf_module__lookup(m, at[j], &out);
+			if (rc == 1) {
+				st->answered++;
+				check_answer(w, at[j], &out, what, st);
+			} else if (rc != 0 && rc != -T2F_E_ELF) {
+				fail_msg("%s: lookup gave %d", what, rc);
+			}
+		}
+	}
+	free(got.row);
+	t2f_elf_module__free(m);
+	sink_close(&s);
+}
+
+static void whole_open(struct whole *w, const char *rel, unsigned char *b, size_t size,
+		       const char *path)
+{
+	struct sink s;
+	int rc;
+
+	w->rel = rel;
+	w->b = b;
+	w->size = size;
+	write_all(path, b, size);
+	sink_open(&s);
+	rc = t2f_elf_module__open(path, NULL, &w->m);
+	if (rc)
+		fail_msg("%s: the whole file does not open: %d", rel, rc);
+	sink_close(&s);
+	memset(&w->rows, 0, sizeof(w->rows));
+	assert_int_equal(t2f_elf_module__each_symbol(w->m, collect_untabled_cb, &w->rows), 0);
+	if (w->rows.n)
+		qsort(w->rows.row, w->rows.n, sizeof(*w->rows.row), row_strcmp);
+	w->id = t2f_elf_module__build_id(w->m, &w->id_len);
+}
+
+/* Cuts one file at every boundary; the whole file is written to dir/whole, each cut to dir/cut. */
+static void cut_everywhere(const char *rel, unsigned char *b, size_t size, const struct expect *x,
+			   const char *dir, struct cut_stats *st)
+{
+	char whole_path[256], cut_path[256];
+	struct whole w;
+	size_t *cuts, n;
+
+	snprintf(whole_path, sizeof(whole_path), "%s/whole", dir);
+	snprintf(cut_path, sizeof(cut_path), "%s/cut", dir);
+	whole_open(&w, rel, b, size, whole_path);
+	n = boundaries(b, size, &cuts);
+	assert_true(n >= 20);
+	for (size_t i = 0; i < n; i++)
+		check_cut(&w, x, cut_path, cuts[i], st);
+	free(cuts);
+	free(w.rows.row);
+	t2f_elf_module__free(w.m);
+	unlink(cut_path);
+	unlink(whole_path);
+}
+
+/* A copy of b (an ELF64 file whose section header table is last) with that table moved to just
+ * after the program headers and everything from there on moved 4 KiB later: cuts then keep the
+ * headers and lose sections (symbol tables, string tables) one by one. */
+static unsigned char *headers_first(const unsigned char *b, size_t size, size_t *out_size)
+{
+	const size_t delta = 0x1000;
+	unsigned char *o;
+	Elf64_Ehdr eh;
+	size_t at;
+
+	memcpy(&eh, b, sizeof(eh));
+	at = eh.e_phoff + (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
+	assert_int_equal(eh.e_shoff + (size_t)eh.e_shnum * sizeof(Elf64_Shdr), size);
+	assert_true(eh.e_shnum * sizeof(Elf64_Shdr) <= delta && at <= eh.e_shoff && at % 8 == 0);
+	*out_size = eh.e_shoff + delta;
+	o = calloc(1, *out_size);
+	assert_non_null(o);
+	memcpy(o, b, at);
+	memcpy(o + at + delta, b + at, eh.e_shoff - at);
+	for (size_t i = 0; i < eh.e_shnum; i++) {
+		Elf64_Shdr sh;
+
+		memcpy(&sh, b + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		if (sh.sh_offset >= at && sh.sh_offset <= eh.e_shoff)
+			sh.sh_offset += delta;
+		memcpy(o + at + i * sizeof(sh), &sh, sizeof(sh));
+	}
+	for (size_t i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, b + eh.e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_offset >= at && ph.p_offset <= eh.e_shoff)
+			ph.p_offset += delta;
+		memcpy(o + eh.e_phoff + i * sizeof(ph), &ph, sizeof(ph));
+	}
+	eh.e_shoff = at;
+	memcpy(o, &eh, sizeof(eh));
+	return o;
+}
+
+/* gnu/libfx.so and its --only-keep-debug file (build-id tree), as built and with the section
+ * headers first, and a copy of gnu/libfx.so without section headers (program headers and
+ * PT_NOTE only), each cut at every boundary +-1: never a crash, an error
+ * naming the file or answers the whole file gives. */
+static void test_truncated_everywhere(void **state)
+{
+	char dir[] = "/tmp/t2f-elf-cuts.XXXXXX", hex[2 * T2F_BUILD_ID_MAX + 1], dbg[256];
+	struct cut_stats st = { 0 }, bare = { 0 }, first = { 0 };
+	struct expect *base;
+	unsigned char *b, *f;
+	Elf64_Ehdr eh;
+	size_t size, fsize;
+
+	(void)state;
+	need("gnu/libfx.so", "gnu");
+	base = load_expect("gnu/libfx.so", NULL);
+	assert_non_null(mkdtemp(dir));
+	b = read_all(fx_path("gnu/libfx.so"), &size);
+	cut_everywhere("gnu/libfx.so", b, size, base, dir, &st);
+	f = headers_first(b, size, &fsize);
+	cut_everywhere("gnu/libfx.so with the section headers first", f, fsize, base, dir, &first);
+	free(f);
+	memcpy(&eh, b, sizeof(eh));
+	eh.e_shoff = 0;
+	eh.e_shnum = 0;
+	eh.e_shstrndx = 0;
+	memcpy(b, &eh, sizeof(eh));
+	cut_everywhere("gnu/libfx.so without section headers", b, size, base, dir, &bare);
+	free(b);
+	for (size_t i = 0; i < base->build_id_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", base->build_id[i]);
+	snprintf(dbg, sizeof(dbg), "debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	need(dbg, "gnu");
+	b = read_all(fx_path(dbg), &size);
+	cut_everywhere(dbg, b, size, base, dir, &st);
+	f = headers_first(b, size, &fsize);
+	cut_everywhere("the debug file with the section headers first", f, fsize, base, dir, &first);
+	free(f);
+	free(b);
+	rmdir(dir);
+	print_message("cuts: %zu (%zu opened); section headers first: %zu (%zu opened, %zu lookups "
+		      "answered, %zu of them from a table left whole); without section headers: "
+		      "%zu (%zu opened)\n", st.cuts, st.opened, first.cuts, first.opened,
+		      first.answered, first.other, bare.cuts, bare.opened);
+	/* the section headers are at the end: every cut of the two files loses some of them */
+	assert_int_equal(st.opened, 0);
+	assert_int_equal(st.failed, st.cuts);
+	/* headers first: the cuts past the last PT_LOAD open and lose tables; some answer from
+	 * .dynsym where .symtab was cut */
+	assert_true(first.opened > 0 && first.failed > 0 && first.answered > 0 && first.other > 0);
+	/* without them, the cuts past the last PT_LOAD open (build-id from PT_NOTE) */
+	assert_true(bare.opened > 0 && bare.opened < bare.cuts);
+	free(base);
+}
+
 /* --- API details ----------------------------------------------------------------------------- */
 
 static void test_open_errors(void **state)
@@ -376,6 +720,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_broken),
+		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_open_errors),
 		cmocka_unit_test(test_each_symbol_stops),
 		cmocka_unit_test(test_names_stay_valid),
