@@ -84,6 +84,23 @@ static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame
 	return t2f_resym__wants(o, f->kind, path, len);
 }
 
+/* Why a build-id text cannot be used (an even number of hex digits, 2 to 128), or NULL. */
+static const char *t2f_resym_id_problem(const char *hex)
+{
+	size_t n = strlen(hex);
+
+	if (n == 0)
+		return "empty";
+	if (strspn(hex, "0123456789abcdefABCDEF") != n)
+		return "not hex";
+	if (n % 2)
+		return "an odd number of hex digits";
+	if (n > 2 * T2F_BUILD_ID_MAX)
+		return "longer than 128 hex digits";
+	return NULL;
+}
+
+/* hex must be valid (t2f_resym_id_problem). */
 static int t2f_resym_add_id(struct t2f_resym *r, const char *path, const char *hex,
 			    const struct t2f_module_map *seg)
 {
@@ -100,7 +117,7 @@ static int t2f_resym_add_id(struct t2f_resym *r, const char *path, const char *h
 	}
 	e = &r->ids[r->n_ids];
 	if (!t2f_build_id_parse(hex, e->id, sizeof(e->id), &e->len))
-		return 0; /* not hex: ignored (untrusted input) */
+		return -EINVAL;
 	e->path = strdup(path);
 	if (!e->path)
 		return -ENOMEM;
@@ -112,28 +129,42 @@ static int t2f_resym_add_id(struct t2f_resym *r, const char *path, const char *h
 }
 
 /* Build-ids recorded by PERF_RECORD_MMAP2 lines (perf record --buildid-mmap) or nettrace
- * mapping metadata (with the executable segment when the trace gave it). */
-static int t2f_resym_map_ids(struct t2f_resym *r, const struct t2f_profile *p)
+ * mapping metadata (with the executable segment when the trace gave it). One that is not an
+ * even number of hex digits (2 to 128) is skipped with a warning naming the mapped path. */
+static int t2f_resym_map_ids(struct t2f_resym *r, const struct t2f_profile *p,
+			     struct t2f_diag *d)
 {
 	uint32_t n = t2f_profile__module_map_count(p);
+	const char *path, *hex, *problem;
 	int err = 0;
 
 	for (uint32_t i = 0; i < n && !err; i++) {
 		const struct t2f_module_map *m = t2f_profile__module_map_at(p, i);
 
-		if (m->build_id && m->path)
-			err = t2f_resym_add_id(r, t2f_profile__str(p, m->path, NULL),
-					       t2f_profile__str(p, m->build_id, NULL), m);
+		if (!m->build_id || !m->path)
+			continue;
+		path = t2f_profile__str(p, m->path, NULL);
+		hex = t2f_profile__str(p, m->build_id, NULL);
+		problem = t2f_resym_id_problem(hex);
+		if (problem)
+			err = t2f_diag__warn(d, path, 0, "the trace's build-id for this mapping refused "
+					     "(%s: want 2 to 128 hex digits, an even number)", problem);
+		else
+			err = t2f_resym_add_id(r, path, hex, m);
 	}
 	return err;
 }
 
-/* One `perf buildid-list` line: "<hex> <path>". Other lines are skipped with a warning. */
+/* One `perf buildid-list` line: "<hex> <path>", e.g.
+ *   4ff1b12c1f4a68d964dde3e107bfbafe605df721 /usr/lib/x86_64-linux-gnu/libc.so.6
+ * Other lines, and build-ids that are not 2 to 128 hex digits (an even number), are skipped
+ * with a warning naming FILE:LINE (the id itself is not printed: it is untrusted text). */
 static int t2f_resym_id_line(struct t2f_resym *r, char *line, const char *file, uint64_t no,
 			     struct t2f_diag *d)
 {
 	char *sp = strchr(line, ' ');
 	size_t len = strlen(line);
+	const char *problem;
 
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 		line[--len] = '\0';
@@ -142,6 +173,10 @@ static int t2f_resym_id_line(struct t2f_resym *r, char *line, const char *file, 
 	if (!sp || sp[1] == '\0')
 		return t2f_diag__warn(d, file, no, "expected \"BUILD-ID PATH\"");
 	*sp = '\0';
+	problem = t2f_resym_id_problem(line);
+	if (problem)
+		return t2f_diag__warn(d, file, no, "build-id refused (%s: want 2 to 128 hex digits, "
+				      "an even number); line skipped", problem);
 	return t2f_resym_add_id(r, sp + 1, line, NULL);
 }
 
@@ -401,7 +436,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	};
 	int err;
 
-	err = t2f_resym_symbol_dirs(r, o->symbol_dirs) ?: t2f_resym_map_ids(r, p);
+	err = t2f_resym_symbol_dirs(r, o->symbol_dirs) ?: t2f_resym_map_ids(r, p, d);
 	if (!err && o->buildids)
 		err = t2f_resym_read_ids(r, o->buildids, d);
 	if (err)
