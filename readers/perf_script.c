@@ -517,6 +517,20 @@ static void drop_sample(struct t2f_perf_script *ps)
 	ps->nframes = 0;
 }
 
+/* A bad line that is the input's last, cut inside (no '\n'): its sample is truncated, not
+ * malformed. Counted as such and warned, 1; 0 for any other line (the caller drops it). */
+static int cut_line(struct t2f_perf_script *ps, int *warn)
+{
+	if (!ps->partial_line)
+		return 0;
+	t2f_profile__count_drop(ps->p, T2F_DROP_TRUNCATED);
+	ps->state = PS_SKIP;
+	ps->nframes = 0;
+	*warn = t2f_diag__warn(ps->d, ps->name, ps->line_no,
+			       "input ends inside a line: the last sample is incomplete and was dropped");
+	return 1;
+}
+
 /* A header line: a sample starts, or a side record is taken whole. way: the header memo's way
  * that gave h (it may hold the thread and event ids), or NULL. */
 static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
@@ -570,6 +584,8 @@ static int bad_header(struct t2f_perf_script *ps)
 	if (err)
 		return err;
 	t2f_profile__count_read(ps->p);
+	if (cut_line(ps, &err))
+		return err;
 	t2f_profile__count_drop(ps->p, T2F_DROP_MALFORMED);
 	ps->state = PS_SKIP;
 	return t2f_diag__warn(ps->d, ps->name, ps->line_no,
@@ -595,6 +611,8 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 		err = on_frame_line(ps, s + lead, len - lead, false);
 		if (err)
 			return err < 0 ? err : 0;
+		if (cut_line(ps, &err))
+			return err;
 		drop_sample(ps);
 		return t2f_diag__warn(ps->d, ps->name, ps->line_no,
 				      "unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"");
