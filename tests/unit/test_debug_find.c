@@ -594,6 +594,34 @@ static void test_untrusted_debuglink(void **state)
 	}
 }
 
+/* Trace build-ids of 1 byte (no "ab/cdef..." split: the build-id trees are not asked, so
+ * DIR/.build-id/ab/.debug is never opened) and of 64 bytes (the longest: every candidate path
+ * is built and missed, nothing outside the given dirs is opened). */
+static void test_hostile_id_lengths(void **state)
+{
+	struct run run = { .debug_dirs = { tp("dbg") }, .symbol_dirs = { tp("sym") },
+			   .cache = tp("cache"), .perf_cache = tp("perf") };
+	char id64[2 * T2F_BUILD_ID_MAX + 1];
+
+	(void)state;
+	copy(fx(debug_tree_file(id_prog)), tp("dbg/.build-id/ab/.debug"));
+	copy(fx(debug_tree_file(id_prog)), tp("sym/.build-id/ab/.debug"));
+	find(&run, tp("gone/prog"), "ab");
+	assert_null(run.r.module);
+	assert_int_equal(run.r.n_refused, 0);
+	assert_string_equal(run.r.expected_id, "ab");
+	t2f_debug_result__free(&run.r);
+
+	memset(id64, 'f', sizeof(id64) - 1);
+	id64[sizeof(id64) - 1] = '\0';
+	find(&run, tp("gone/prog"), id64);
+	assert_null(run.r.module);
+	assert_int_equal(run.r.n_refused, 0);
+	assert_true(run.r.n_missing >= 8);
+	assert_string_equal(run.r.expected_id, id64);
+	t2f_debug_result__free(&run.r);
+}
+
 static void test_unreadable(void **state)
 {
 	struct run run = { .debug_dirs = { tp("dbg") } };
@@ -677,6 +705,7 @@ int main(void)
 		FX_TEST(test_no_build_id),
 		FX_TEST(test_unsafe_takes_a_mismatch_last),
 		FX_TEST(test_untrusted_debuglink),
+		FX_TEST(test_hostile_id_lengths),
 		FX_TEST(test_unreadable),
 		FX_TEST(test_missing_is_no_refusal),
 		FX_TEST(test_long_paths_skipped),
