@@ -601,8 +601,8 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 
 	while (len > lead && (s[len - 1] == ' ' || s[len - 1] == '\r' || s[len - 1] == '\t'))
 		len--;
-	if (len == lead) /* blank: the end of a sample */
-		return end_sample(ps);
+	if (len == lead) /* blank: the end of a sample, unless the input was cut inside the line */
+		return ps->partial_line ? 0 : end_sample(ps);
 	if (lead == 0 && s[0] == '#') /* ignored, but binary data is still an error */
 		return check_text(ps, s, len);
 	if (s[0] == '\t' && ps->state != PS_IDLE) { /* perf indents call chains with a tab */
