@@ -48,7 +48,7 @@ int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n
 	d->dlen = left;
 	while (in.pos < in.size) {
 		ZSTD_outBuffer out;
-		size_t r;
+		size_t r, in_before = in.pos;
 
 		err = grow(d, d->dlen + ZSTD_DStreamOutSize(), off);
 		if (err)
@@ -59,7 +59,7 @@ int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n
 			return t2f_diag__error(d->diag, -T2F_E_DECOMPRESS, d->name, 0, "offset %"
 					       PRIu64 ": compressed record: %s", off,
 					       ZSTD_getErrorName(r));
-		if (out.pos == d->dlen && in.pos < in.size && out.pos < out.size)
+		if (out.pos == d->dlen && in.pos == in_before && out.pos < out.size)
 			return t2f_diag__error(d->diag, -T2F_E_DECOMPRESS, d->name, 0, "offset %"
 					       PRIu64 ": compressed record makes no progress", off);
 		d->dlen = out.pos;
