@@ -1,22 +1,19 @@
 /* readers/input.c: plain, gzip and zstd inputs handed out in line-aligned chunks.
  *
  * open() looks at the first bytes (pread() on a regular file; on anything else a first read()
- * whose bytes are kept) and picks one of two modes:
+ * whose bytes are kept) to tell plain, gzip and zstd apart. Every input is then read with read():
+ * bytes are decoded into one buffer until it is full or the data ends; the chunk is the buffer up
+ * to its last '\n', and the unfinished line after it (the carry) is moved to the front on the
+ * next call. When the carry fills the whole buffer (one line longer than the buffer), the buffer
+ * doubles, up to T2F_INPUT_MAX_LINE. Compressed bytes are read in blocks into `raw` and fed to
+ * zlib's inflate (windowBits 15+32 reads the gzip header; after Z_STREAM_END a following member
+ * restarts the decoder with inflateReset) or to ZSTD_decompressStream (which chains frames by
+ * itself). __read() hands out the carry, then decodes (or reads) straight into the caller's
+ * buffer.
  *
- * - map: a plain regular file of non-zero size is mmap'd read-only (MAP_PRIVATE,
- *   MADV_SEQUENTIAL). next() hands out [pos, pos + 16 MiB) cut back to just after its last '\n',
- *   or, when one line is longer than that, forward to the end of that line: no copy at all. The
- *   pages of chunks already given out are dropped (MADV_DONTNEED) so resident memory stays flat.
- *   Lines are not limited here (nothing is copied). A file truncated by someone else while it is
- *   mapped raises SIGBUS, as with any mmap reader.
- *
- * - stream: pipes, gzip, zstd, empty files, and files mmap refuses. Bytes are decoded into one
- *   buffer until it is full or the data ends; the chunk is the buffer up to its last '\n', and the
- *   unfinished line after it (the carry) is moved to the front on the next call. When the carry
- *   fills the whole buffer (one line longer than the buffer), the buffer doubles, up to
- *   T2F_INPUT_MAX_LINE. Compressed bytes are read in blocks into `raw` and fed to zlib's inflate
- *   (windowBits 15+32 reads the gzip header; after Z_STREAM_END a following member restarts the
- *   decoder with inflateReset) or to ZSTD_decompressStream (which chains frames by itself).
+ * Files are read, not mapped: on the 2-vCPU VM of docs/performance.md, touching a 1.15 GB
+ * page-cached file through mmap cost 1.5-1.9 s of CPU (page-table set-up and TLB misses on every
+ * new page), read() into a reused buffer 0.25-0.37 s.
  *
  * Truncation: when the compressed input ends and the decoder is still inside a member/frame, it
  * is called once more with no input; if it makes no progress the rest of the data is missing.
@@ -31,15 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
 #include <zstd.h>
 
-#define INPUT_MAP_CHUNK (16u << 20)  /* map mode: bytes per chunk before the cut to a '\n' */
-#define INPUT_STREAM_BUF (4u << 20)  /* stream mode: first size of the decoded buffer */
+#define INPUT_STREAM_BUF (4u << 20)  /* first size of the decoded buffer */
 #define INPUT_RAW_BLOCK (1u << 20)   /* compressed bytes per read(); they expand several times */
 
 struct t2f_input {
@@ -53,12 +48,7 @@ struct t2f_input {
 	uint64_t raw_read;      /* bytes read() from fd so far */
 	bool raw_eof;           /* read() returned 0 */
 
-	/* map mode (map != NULL) */
-	char *map;
-	size_t map_len, map_pos, map_dropped;
-	bool map_keep;          /* chunks stay mapped: the caller drops pages (t2f_input__drop) */
-
-	/* stream mode: buf[0, len) is data, [carry, len) the unfinished line after the last chunk,
+	/* buf[0, len) is data, [carry, len) the unfinished line after the last chunk,
 	 * [0, scan) was already searched and holds no '\n' past carry. */
 	char *buf;
 	size_t cap, len, carry, scan;
@@ -144,24 +134,30 @@ static int decode_error(struct t2f_input *in, bool have_input, const char *why)
 			  kind_name(in->kind), (unsigned long long)t2f_input__consumed(in), why);
 }
 
-/* The three decoders below each add some bytes to buf[len, cap) or set dec_done. */
-static int plain_step(struct t2f_input *in)
+/* The decoded bytes go to a target: the input's own buffer, or the caller's (__read). */
+struct target {
+	char *p;
+	size_t cap, len;
+};
+
+/* The three decoders below each add some bytes to t->p[len, cap) or set dec_done. */
+static int plain_step(struct t2f_input *in, struct target *t)
 {
 	long n = 0;
 
 	if (!in->raw_eof)
-		n = input_read(in, in->buf + in->len, in->cap - in->len);
+		n = input_read(in, t->p + t->len, t->cap - t->len);
 	if (n < 0)
 		return (int)n;
-	in->len += (size_t)n;
+	t->len += (size_t)n;
 	in->dec_done = in->raw_eof;
 	return 0;
 }
 
-static int gzip_step(struct t2f_input *in)
+static int gzip_step(struct t2f_input *in, struct target *t)
 {
 	int have = raw_refill(in), ret;
-	size_t len0 = in->len, pos0 = in->raw_pos;
+	size_t len0 = t->len, pos0 = in->raw_pos;
 
 	if (have < 0)
 		return have;
@@ -176,25 +172,25 @@ static int gzip_step(struct t2f_input *in)
 	}
 	in->zs.next_in = in->raw + in->raw_pos;
 	in->zs.avail_in = (uInt)(in->raw_len - in->raw_pos);
-	in->zs.next_out = (Bytef *)in->buf + in->len;
-	in->zs.avail_out = (uInt)(in->cap - in->len);
+	in->zs.next_out = (Bytef *)t->p + t->len;
+	in->zs.avail_out = (uInt)(t->cap - t->len < UINT32_MAX ? t->cap - t->len : UINT32_MAX);
 	ret = inflate(&in->zs, Z_NO_FLUSH);
 	in->raw_pos = in->raw_len - in->zs.avail_in;
-	in->len = in->cap - in->zs.avail_out;
+	t->len = (size_t)((char *)in->zs.next_out - t->p);
 	if (ret == Z_STREAM_END)
 		in->member_open = false;
 	else if (ret != Z_OK && ret != Z_BUF_ERROR)
 		return decode_error(in, true, in->zs.msg ? in->zs.msg : "inflate failed");
-	if (ret != Z_STREAM_END && in->len == len0 && in->raw_pos == pos0)
+	if (ret != Z_STREAM_END && t->len == len0 && in->raw_pos == pos0)
 		return decode_error(in, have, "the decoder makes no progress");
 	return 0;
 }
 
-static int zstd_step(struct t2f_input *in)
+static int zstd_step(struct t2f_input *in, struct target *t)
 {
 	int have = raw_refill(in);
 	ZSTD_inBuffer src = { in->raw, in->raw_len, in->raw_pos };
-	ZSTD_outBuffer dst = { in->buf, in->cap, in->len };
+	ZSTD_outBuffer dst = { t->p, t->cap, t->len };
 	size_t r;
 
 	if (have < 0)
@@ -206,26 +202,36 @@ static int zstd_step(struct t2f_input *in)
 	r = ZSTD_decompressStream(in->zd, &dst, &src);
 	if (ZSTD_isError(r))
 		return decode_error(in, true, ZSTD_getErrorName(r));
-	if (dst.pos == in->len && src.pos == in->raw_pos && r != 0)
+	if (dst.pos == t->len && src.pos == in->raw_pos && r != 0)
 		return decode_error(in, have, "the decoder makes no progress");
 	in->raw_pos = src.pos;
-	in->len = dst.pos;
+	t->len = dst.pos;
 	in->zret = r;
 	return 0;
 }
 
-static int stream_fill(struct t2f_input *in)
+/* Decodes into t until it is full or the data ends. */
+static int decode_into(struct t2f_input *in, struct target *t)
 {
 	int err = 0;
 
-	while (!err && in->len < in->cap && !in->dec_done) {
+	while (!err && t->len < t->cap && !in->dec_done) {
 		if (in->kind == T2F_INPUT_GZIP)
-			err = gzip_step(in);
+			err = gzip_step(in, t);
 		else if (in->kind == T2F_INPUT_ZSTD)
-			err = zstd_step(in);
+			err = zstd_step(in, t);
 		else
-			err = plain_step(in);
+			err = plain_step(in, t);
 	}
+	return err;
+}
+
+static int stream_fill(struct t2f_input *in)
+{
+	struct target t = { in->buf, in->cap, in->len };
+	int err = decode_into(in, &t);
+
+	in->len = t.len;
 	return err;
 }
 
@@ -246,16 +252,22 @@ static int stream_grow(struct t2f_input *in)
 	return 0;
 }
 
+/* Moves the carry to the front of the buffer. */
+static void stream_shift(struct t2f_input *in)
+{
+	memmove(in->buf, in->buf + in->carry, in->len - in->carry);
+	in->out_off += in->carry;
+	in->len -= in->carry;
+	in->scan = in->scan > in->carry ? in->scan - in->carry : 0;
+	in->carry = 0;
+}
+
 static int stream_next(struct t2f_input *in, const char **data, size_t *len)
 {
 	char *nl;
 	int err;
 
-	memmove(in->buf, in->buf + in->carry, in->len - in->carry);
-	in->out_off += in->carry;
-	in->len -= in->carry;
-	in->scan -= in->carry;
-	in->carry = 0;
+	stream_shift(in);
 	for (;;) {
 		err = stream_fill(in);
 		if (err)
@@ -272,31 +284,6 @@ static int stream_next(struct t2f_input *in, const char **data, size_t *len)
 		if (err)
 			return err;
 	}
-}
-
-static int map_next(struct t2f_input *in, const char **data, size_t *len)
-{
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), start = in->map_pos, n = in->map_len - start;
-	size_t drop = start / page * page;
-	const char *p = in->map + start, *nl;
-
-	if (drop > in->map_dropped && !in->map_keep) { /* the previous chunk is no longer valid */
-		madvise(in->map + in->map_dropped, drop - in->map_dropped, MADV_DONTNEED);
-		in->map_dropped = drop;
-	}
-	if (n == 0)
-		return 0;
-	if (n > INPUT_MAP_CHUNK) {
-		nl = memrchr(p, '\n', INPUT_MAP_CHUNK);
-		if (!nl)
-			nl = memchr(p + INPUT_MAP_CHUNK, '\n', n - INPUT_MAP_CHUNK);
-		if (nl)
-			n = (size_t)(nl + 1 - p);
-	}
-	in->map_pos += n;
-	*data = p;
-	*len = n;
-	return 1;
 }
 
 /* Stream mode setup. sniff: kind unknown yet, read the first bytes (kept) to find it. */
@@ -335,26 +322,17 @@ static int stream_init(struct t2f_input *in, bool sniff)
 	return 0;
 }
 
-/* A regular file with bytes from off on: find the kind with pread, then map or stream it. */
+/* A regular file with bytes from off on: find the kind with pread, then read it. */
 static int input_open_regular(struct t2f_input *in, off_t off)
 {
 	unsigned char magic[4];
 	ssize_t n = pread(in->fd, magic, sizeof(magic), off);
-	void *map;
 
 	if (n < 0)
 		return input_fail(in, -errno, "read error: %s", strerror(errno));
 	in->kind = magic_kind(magic, (size_t)n);
-	if (in->kind != T2F_INPUT_PLAIN || (size_t)in->size != in->size)
-		return stream_init(in, false);
-	map = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, in->fd, 0);
-	if (map == MAP_FAILED)
-		return stream_init(in, false);
-	madvise(map, (size_t)in->size, MADV_SEQUENTIAL);
-	in->map = map;
-	in->map_len = (size_t)in->size;
-	in->map_pos = (size_t)off;
-	return 0;
+	posix_fadvise(in->fd, off, 0, POSIX_FADV_SEQUENTIAL); /* a larger read-ahead from disk */
+	return stream_init(in, false);
 }
 
 int t2f_input__open(const char *path, struct t2f_diag *diag, struct t2f_input **out)
@@ -411,8 +389,6 @@ void t2f_input__free(struct t2f_input *in)
 {
 	if (!in)
 		return;
-	if (in->map)
-		munmap(in->map, in->map_len);
 	if (in->own_fd)
 		close(in->fd);
 	if (in->zs_live)
@@ -432,38 +408,51 @@ int t2f_input__next(struct t2f_input *in, const char **data, size_t *len)
 	*len = 0;
 	if (in->err)
 		return in->err;
-	ret = in->map ? map_next(in, data, len) : stream_next(in, data, len);
+	ret = stream_next(in, data, len);
 	if (ret < 0)
 		in->err = ret;
 	return ret;
 }
 
-bool t2f_input__keep_chunks(struct t2f_input *in)
+/* The carry first (what __next read past its last chunk), then straight into dst. */
+static int input_read_into(struct t2f_input *in, char *dst, size_t cap, size_t *got)
 {
-	in->map_keep = in->map != NULL;
-	return in->map_keep;
+	struct target t = { dst, cap, 0 };
+	size_t n = in->len - in->carry < cap ? in->len - in->carry : cap;
+
+	memcpy(dst, in->buf + in->carry, n);
+	in->carry += n;
+	t.len = n;
+	if (in->carry == in->len) { /* the buffer is empty: the next bytes bypass it */
+		in->out_off += in->len;
+		in->len = in->carry = in->scan = 0;
+	}
+	if (t.len < cap && in->len == 0) {
+		int err = decode_into(in, &t);
+
+		in->out_off += t.len - n;
+		if (err)
+			return err;
+	}
+	*got = t.len;
+	return t.len > 0;
 }
 
-void t2f_input__drop(const struct t2f_input *in, const char *from, const char *to)
+int t2f_input__read(struct t2f_input *in, char *dst, size_t cap, size_t *got)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = ((uintptr_t)from + page - 1) / page * page, b = (uintptr_t)to / page * page;
+	int ret;
 
-	if (in->map && from >= in->map && to <= in->map + in->map_len && b > a)
-		madvise((void *)a, b - a, MADV_DONTNEED);
-}
-
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22 /* Linux 5.14; glibc 2.36's headers may not have it */
-#endif
-
-void t2f_input__prefault(const struct t2f_input *in, const char *from, const char *to)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = (uintptr_t)from / page * page;
-
-	if (in->map && from >= in->map && to <= in->map + in->map_len && to > from)
-		madvise((void *)a, (uintptr_t)to - a, MADV_POPULATE_READ);
+	*got = 0;
+	if (in->err)
+		return in->err;
+	if (cap == 0)
+		return 0;
+	ret = input_read_into(in, dst, cap, got);
+	if (ret < 0) {
+		in->err = ret;
+		*got = 0;
+	}
+	return ret;
 }
 
 const char *t2f_input__name(const struct t2f_input *in)
@@ -483,7 +472,5 @@ uint64_t t2f_input__size(const struct t2f_input *in)
 
 uint64_t t2f_input__consumed(const struct t2f_input *in)
 {
-	if (in->map)
-		return in->map_pos;
 	return in->raw_read - (in->raw_len - in->raw_pos);
 }

@@ -1,10 +1,10 @@
 /* readers/input.h: the bytes of one input, whatever their packaging.
  *
  * Plain, gzip (1f 8b) and zstd (28 b5 2f fd) inputs are told apart by their first bytes, not by
- * their names; "-" is standard input. A plain regular file is mmap'd and handed out in place; a
- * stream (pipe, or decompressed data) is read in large blocks. Either way t2f_input__next() gives
- * chunks that end just after a '\n' (only the last chunk may lack one), so a line never spans two
- * chunks and a line-based parser keeps no copy.
+ * their names; "-" is standard input. Every input is read (never mapped: readers/input.c says
+ * why) in large blocks. t2f_input__next() gives chunks that end just after a '\n' (only the last
+ * chunk may lack one), so a line never spans two chunks; t2f_input__read() fills a buffer of the
+ * caller's with the next bytes, for readers that cut the text themselves.
  *
  * Ownership: the input owns every chunk; a chunk stays valid until the next __next() or __free().
  * Errors: -errno for I/O, -T2F_E_DECOMPRESS for a corrupt or truncated stream, -T2F_E_LIMIT for a line longer
@@ -33,20 +33,11 @@ void t2f_input__free(struct t2f_input *in); /* NULL is fine */
  * end of the input, or a negative error. Empty inputs give 0 at once. */
 int t2f_input__next(struct t2f_input *in, const char **data, size_t *len);
 
-/* For readers that work on several chunks at once. When the input is a mapped file, __next()
- * stops dropping the pages of chunks given out and true is returned: chunks then follow each
- * other in memory and stay valid until __free(). Otherwise false (streams reuse their buffer:
- * a chunk is valid until the next __next()). */
-bool t2f_input__keep_chunks(struct t2f_input *in);
-/* Drops the resident pages wholly inside [from, to) of a kept mapping, to keep memory flat; the
- * bytes stay readable (they are read back from the file). Thread safe; no-op when not mapped. */
-void t2f_input__drop(const struct t2f_input *in, const char *from, const char *to);
-
-/* Maps the pages of [from, to) of a kept mapping in one call (MADV_POPULATE_READ, Linux 5.14)
- * instead of one fault per 64 KiB as they are first read: on a 1.15 GB file, 9% less wall time
- * for the parallel reader (docs/performance.md). Thread safe; no-op when not mapped or when the
- * kernel does not know the advice. */
-void t2f_input__prefault(const struct t2f_input *in, const char *from, const char *to);
+/* The next decoded bytes, up to cap, into dst: the rest of the input's buffer after the last
+ * chunk __next gave, then bytes read or decoded straight into dst; not cut at a line. 1 with
+ * *got > 0 (fewer than cap only at the end of the input), 0 at the end, or a negative error (as
+ * __next; *got 0). __next may follow and gives the bytes after these. */
+int t2f_input__read(struct t2f_input *in, char *dst, size_t cap, size_t *got);
 
 const char *t2f_input__name(const struct t2f_input *in);   /* "-" shown as "<stdin>" */
 enum t2f_input_kind t2f_input__kind(const struct t2f_input *in);

@@ -94,7 +94,8 @@ const struct ps_block *ps_blocks__find(struct ps_blocks *b, const char *s, size_
 	for (unsigned w = 0; w < PS_BLOCK_WAYS && set->way[w]; w++) {
 		const struct ps_block *k = &b->blocks[set->way[w] - 1];
 
-		if (k->len < avail && s[k->len] == '\n' && memcmp(k->text, s, k->len) == 0)
+		/* the bytes in order, then the line end: the input streams in, no jump ahead */
+		if (k->len < avail && memcmp(k->text, s, k->len) == 0 && s[k->len] == '\n')
 			return counted(b, k);
 	}
 	return counted(b, NULL);

@@ -22,27 +22,21 @@ static bool begins_record(const char *p, size_t n)
 	}
 }
 
-bool ps_find_cut(const char *p, size_t len, size_t from, size_t *cut)
+bool ps_find_last_cut(const char *p, size_t len, size_t *cut)
 {
-	size_t i = from;
+	const char *end = memrchr(p, '\n', len); /* the '\n' that ends the last complete line */
 
-	if (i > 0 && i < len && p[i - 1] != '\n') { /* to the next line start */
-		const char *nl = memchr(p + i, '\n', len - i);
+	while (end) {
+		const char *nl = end > p ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
+		size_t i = nl ? (size_t)(nl - p) + 1 : 0;
 
-		if (!nl)
+		if (i == 0)
 			return false;
-		i = (size_t)(nl - p) + 1;
-	}
-	while (i < len) {
-		const char *nl = memchr(p + i, '\n', len - i);
-
-		if (!nl)
-			return false;
-		if (begins_record(p + i, (size_t)(nl - p) - i)) {
+		if (begins_record(p + i, (size_t)(end - p) - i)) {
 			*cut = i;
 			return true;
 		}
-		i = (size_t)(nl - p) + 1;
+		end = nl;
 	}
 	return false;
 }

@@ -13,14 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/buf.h"
+#include "formats/mem.h"
 #include "readers/perf_script.h"
 #include "readers/perf_script_cut.h"
+
+#define T2F_PAR_HUGE ((size_t)2 << 20) /* a huge page (x86-64, arm64 with 4 KiB pages) */
 
 struct par_seg {
 	const char *data;
 	size_t len;
-	char *owned;                 /* stream mode: the buffer holding data */
+	char *owned;                 /* the buffer holding data (data == owned), of owned_cap bytes */
+	size_t owned_cap;
 	bool done;
 	int err;
 	struct t2f_profile *p;
@@ -36,13 +39,17 @@ struct par {
 	uint32_t input;
 	const struct t2f_ps_par_opts *o;
 	struct t2f_ps_par_result *res;
-	bool mapped, log, times;
-	size_t seg_bytes;
-	/* bytes read but not yet cut: mapped, [pend, pend + pend_len) of the file; stream, buf */
-	const char *pend;
-	size_t pend_len;
-	struct t2f_buf buf;
-	size_t cut_from;        /* pending offset before which no cut point is (0: none checked) */
+	bool log, times;
+	size_t seg_bytes, pool_cap;
+	/* the caller's first chunk: its bytes not yet in cur */
+	const char *first;
+	size_t first_len;
+	/* bytes read but not yet cut: cur[0, cur_len) of a buffer of cur_cap; filled up to lim */
+	char *cur;
+	size_t cur_len, cur_cap, lim;
+	/* buffers of merged segments, for the next ones (the calling thread's) */
+	struct par_buf { char *p; size_t cap; } pool[T2F_PAR_POOL];
+	unsigned npool;
 	bool eof, in_order;
 	/* the ring */
 	pthread_mutex_t mu;
@@ -57,91 +64,120 @@ struct par {
 
 /* ---- producing segments (calling thread) ---- */
 
-static const char *pend_data(const struct par *x)
+/* The size of a buffer for `need` bytes: large ones in whole huge pages. */
+static size_t buf_cap(size_t need)
 {
-	return x->mapped ? x->pend : x->buf.p;
+	return need < T2F_MEM_HUGE_MIN ? need : (need + T2F_PAR_HUGE - 1) / T2F_PAR_HUGE * T2F_PAR_HUGE;
 }
 
-static size_t pend_size(const struct par *x)
+/* A buffer of at least `need` bytes (one back from the pool if there is one) into cur. */
+static int cur_new(struct par *x, size_t need)
 {
-	return x->mapped ? x->pend_len : x->buf.len;
-}
+	size_t cap = buf_cap(need > x->seg_bytes ? need : x->seg_bytes);
 
-static int pend_add(struct par *x, const char *data, size_t len)
-{
-	if (!x->mapped)
-		return t2f_buf__put(&x->buf, data, len);
-	if (!x->pend)
-		x->pend = data;
-	if (data != x->pend + x->pend_len)
-		return t2f_diag__error(x->d, -EINVAL, x->name, 0, "mapped input out of order");
-	x->pend_len += len;
-	return 0;
-}
-
-/* The first `len` pending bytes become segment s. */
-static int pend_take(struct par *x, size_t len, struct par_seg *s)
-{
-	struct t2f_buf rest = { 0 };
-	int err;
-
-	*s = (struct par_seg){ .data = pend_data(x), .len = len };
-	if (x->mapped) {
-		x->pend += len;
-		x->pend_len -= len;
+	if (x->npool && x->pool[x->npool - 1].cap >= cap) {
+		x->npool--;
+		x->cur = x->pool[x->npool].p;
+		x->cur_cap = x->pool[x->npool].cap;
 		return 0;
 	}
-	err = t2f_buf__put(&rest, x->buf.p + len, x->buf.len - len);
-	if (err)
-		return err;
-	s->owned = x->buf.p;
-	x->buf = rest;
+	x->cur = cap < T2F_MEM_HUGE_MIN ? malloc(cap) : aligned_alloc(T2F_PAR_HUGE, cap);
+	if (!x->cur)
+		return -ENOMEM;
+	t2f_mem__huge(x->cur, cap); /* a fault and a TLB entry per 2 MiB, not per 4 KiB */
+	x->cur_cap = cap;
 	return 0;
 }
 
-/* Reads one more chunk into the pending bytes: 0, or a negative error. Sets eof at the end. */
-static int read_chunk(struct par *x)
+static void pool_put(struct par *x, char *p, size_t cap)
 {
-	const char *data;
-	size_t len;
-	int r = t2f_input__next(x->in, &data, &len);
+	if (p && x->npool < T2F_PAR_POOL && cap == x->pool_cap)
+		x->pool[x->npool++] = (struct par_buf){ p, cap };
+	else
+		free(p);
+}
 
+/* cur doubles (lim with it). */
+static int cur_grow(struct par *x)
+{
+	char *p = realloc(x->cur, x->cur_cap * 2);
+
+	if (!p)
+		return t2f_diag__error(x->d, -ENOMEM, x->name, 0,
+				       "out of memory growing a text buffer to %zu bytes", x->cur_cap * 2);
+	x->cur = p;
+	x->cur_cap *= 2;
+	x->lim = x->cur_cap;
+	return 0;
+}
+
+/* Reads more bytes into cur, up to lim: the first chunk's first, then the input's. Sets eof at
+ * the end. 0 or a negative error. */
+static int fill(struct par *x)
+{
+	size_t room = x->lim - x->cur_len, got;
+	int r;
+
+	if (x->first_len) {
+		got = x->first_len < room ? x->first_len : room;
+		memcpy(x->cur + x->cur_len, x->first, got);
+		x->first += got;
+		x->first_len -= got;
+		x->cur_len += got;
+		return 0;
+	}
+	r = t2f_input__read(x->in, x->cur + x->cur_len, room, &got);
 	if (r < 0)
 		return r;
 	if (x->o->progress)
 		x->o->progress(x->o->progress_ctx, x->in);
-	if (r == 0) {
-		x->eof = true;
-		return 0;
-	}
-	return pend_add(x, data, len);
+	x->cur_len += got;
+	x->eof = r == 0;
+	return 0;
 }
 
-/* The next segment: 1 with *s, 0 when the input is done, or a negative error. Sets in_order
- * (and gives 0) when T2F_PAR_PENDING_SEGMENTS segments' worth of pending bytes has no cut. */
+/* The first `len` bytes of cur become segment s; the rest moves to a new cur. */
+static int cur_take(struct par *x, size_t len, struct par_seg *s)
+{
+	char *old = x->cur;
+	size_t old_cap = x->cur_cap, rest = x->cur_len - len;
+	int err = cur_new(x, rest);
+
+	if (err) {
+		x->cur = old;
+		x->cur_cap = old_cap;
+		return err;
+	}
+	memcpy(x->cur, old + len, rest);
+	x->cur_len = rest;
+	x->lim = x->seg_bytes > rest ? x->seg_bytes : x->cur_cap;
+	*s = (struct par_seg){ .data = old, .len = len, .owned = old, .owned_cap = old_cap };
+	return 0;
+}
+
+/* The next segment: 1 with *s, 0 when the input is done, or a negative error. A segment ends
+ * at the last record start once lim bytes are read; with none, cur grows, and past
+ * T2F_PAR_PENDING_SEGMENTS segments' worth the rest is read in order (in_order set, 0). */
 static int produce(struct par *x, struct par_seg *s)
 {
 	for (;;) {
-		size_t cut, n = pend_size(x);
-		size_t from = x->cut_from > x->seg_bytes ? x->cut_from : x->seg_bytes;
-		const char *p = pend_data(x), *nl;
+		size_t cut;
 		int err;
 
-		if (n >= x->seg_bytes && ps_find_cut(p, n, from, &cut)) {
-			x->cut_from = 0;
-			return pend_take(x, cut, s) ?: 1;
+		if (x->eof)
+			return x->cur_len ? cur_take(x, x->cur_len, s) ?: 1 : 0;
+		if (x->cur_len == x->lim) {
+			if (ps_find_last_cut(x->cur, x->cur_len, &cut))
+				return cur_take(x, cut, s) ?: 1;
+			if (x->cur_cap / T2F_PAR_PENDING_SEGMENTS >= x->seg_bytes) {
+				x->in_order = true;
+				return 0;
+			}
+			if (x->lim == x->cur_cap && (err = cur_grow(x)) != 0)
+				return err;
+			x->lim = x->cur_cap;
 		}
-		if (n > from && (nl = memrchr(p + from, '\n', n - from)) != NULL)
-			x->cut_from = (size_t)(nl - p) + 1; /* lines before it were looked at */
-		if (x->eof) {
-			x->cut_from = 0;
-			return n ? pend_take(x, n, s) ?: 1 : 0;
-		}
-		if (n / T2F_PAR_PENDING_SEGMENTS > x->seg_bytes) {
-			x->in_order = true;
-			return 0;
-		}
-		err = read_chunk(x);
+		err = fill(x);
 		if (err)
 			return err;
 	}
@@ -165,20 +201,15 @@ static int seg_read(const struct par *x, struct par_seg *s)
 	t2f_perf_script__keep_addrs(s->ps, x->o->keep_addrs);
 	t2f_perf_script__unknown_addrs(s->ps, x->o->addr_wanted, x->o->addr_ctx);
 	t2f_perf_script__borrow_input(s->ps);
-	if (x->mapped) /* its pages in one call rather than a fault per 64 KiB */
-		t2f_input__prefault(x->in, s->data, s->data + s->len);
-	err = t2f_perf_script__feed(s->ps, s->data, s->len) ?: t2f_perf_script__finish(s->ps);
-	if (x->mapped) /* read: its pages can go (a second reading faults them back in) */
-		t2f_input__drop(x->in, s->data, s->data + s->len);
-	return err;
+	return t2f_perf_script__feed(s->ps, s->data, s->len) ?: t2f_perf_script__finish(s->ps);
 }
 
-static void seg_free(struct par_seg *s)
+static void seg_free(struct par *x, struct par_seg *s)
 {
 	t2f_perf_script__free(s->ps);
 	t2f_diag__free(s->d);
 	t2f_profile__free(s->p);
-	free(s->owned);
+	pool_put(x, s->owned, s->owned_cap);
 	*s = (struct par_seg){ 0 };
 }
 
@@ -240,22 +271,40 @@ static int seg_merge(struct par *x, const struct par_seg *s)
 	return err;
 }
 
-/* in_order: the rest of the input (pending bytes, then every chunk left) through the calling
- * thread's parser, in order. */
+/* Feeds the complete lines of cur to the calling thread's parser (at the end, all of it) and
+ * moves the rest to the front. */
+static int feed_lines(struct par *x)
+{
+	const char *nl = x->cur_len ? memrchr(x->cur, '\n', x->cur_len) : NULL;
+	size_t n = x->eof ? x->cur_len : nl ? (size_t)(nl - x->cur) + 1 : 0;
+	int err = n ? t2f_perf_script__feed(x->seq, x->cur, n) : 0;
+
+	x->res->bytes += n;
+	memmove(x->cur, x->cur + n, x->cur_len - n);
+	x->cur_len -= n;
+	return err;
+}
+
+/* in_order: the rest of the input through the calling thread's parser, in order. A line longer
+ * than T2F_INPUT_MAX_LINE is an error, as in one-thread reading. */
 static int read_in_order(struct par *x)
 {
-	const char *data;
-	size_t len;
-	int err;
+	int err = 0;
 
 	t2f_perf_script__set_lines(x->seq, x->res->lines);
-	x->res->bytes += pend_size(x);
-	err = t2f_perf_script__feed(x->seq, pend_data(x), pend_size(x));
-	while (!err && (err = t2f_input__next(x->in, &data, &len)) > 0) {
-		if (x->o->progress)
-			x->o->progress(x->o->progress_ctx, x->in);
-		x->res->bytes += len;
-		err = t2f_perf_script__feed(x->seq, data, len);
+	x->lim = x->cur_cap;
+	while (!err) {
+		err = feed_lines(x);
+		if (err || x->eof)
+			break;
+		if (x->cur_len == x->cur_cap && x->cur_cap >= T2F_INPUT_MAX_LINE)
+			err = t2f_diag__error(x->d, -T2F_E_LIMIT, x->name,
+					      t2f_perf_script__lines(x->seq) + 1,
+					      "a line longer than the %u-byte limit",
+					      T2F_INPUT_MAX_LINE);
+		else if (x->cur_len == x->cur_cap)
+			err = cur_grow(x);
+		err = err ?: fill(x);
 	}
 	err = err ?: t2f_perf_script__finish(x->seq);
 	x->res->lines = t2f_perf_script__lines(x->seq);
@@ -313,7 +362,7 @@ static int run(struct par *x)
 			struct par_seg *h = &x->ring[x->head % x->cap];
 
 			r = seg_merge(x, h);
-			seg_free(h);
+			seg_free(x, h);
 			x->head++;
 			if (r)
 				return r;
@@ -357,9 +406,11 @@ static int par_init(struct par *x, unsigned threads)
 static void par_fini(struct par *x)
 {
 	for (uint64_t i = x->head; x->ring && i < x->tail; i++)
-		seg_free(&x->ring[i % x->cap]);
+		seg_free(x, &x->ring[i % x->cap]);
 	free(x->ring);
-	t2f_buf__free(&x->buf);
+	free(x->cur);
+	while (x->npool)
+		free(x->pool[--x->npool].p);
 	t2f_perf_script__free(x->seq);
 	pthread_mutex_destroy(&x->mu);
 	pthread_cond_destroy(&x->work);
@@ -379,13 +430,13 @@ int t2f_perf_script__read_parallel(struct t2f_input *in, const char *first, size
 	int err;
 
 	*res = (struct t2f_ps_par_result){ 0 };
-	x.mapped = t2f_input__keep_chunks(in);
-	x.seg_bytes = o->segment_bytes ? o->segment_bytes
-		      : x.mapped ? T2F_PAR_SEGMENT_MAPPED : T2F_PAR_SEGMENT_STREAM;
+	x.seg_bytes = o->segment_bytes ? o->segment_bytes : T2F_PAR_SEGMENT;
+	x.pool_cap = buf_cap(x.seg_bytes);
 	x.eof = first_len == 0;
-	err = par_init(&x, threads) ?: (tids ? 0 : -ENOMEM);
-	if (!err && first_len)
-		err = pend_add(&x, first, first_len);
+	x.first = first;
+	x.first_len = first_len;
+	x.lim = x.seg_bytes;
+	err = par_init(&x, threads) ?: (tids ? 0 : -ENOMEM) ?: cur_new(&x, 0);
 	while (!err && started < threads && pthread_create(&tids[started], NULL, worker, &x) == 0)
 		started++;
 	if (!err && started == 0) /* not even one thread: the calling thread reads it all */

@@ -14,13 +14,14 @@
  * mapping lines of the segments merged so far; a segment that looked frames up while earlier
  * segments had such lines is read again by the calling thread with them.
  *
- * A mapped file is cut in place (no copy) and a worker drops a segment's pages once it has
- * read it, so resident memory does not grow with the input. A worker's parser points into its
- * segment rather than copying what it keeps (t2f_perf_script__borrow_input). A stream (pipe, gzip, zstd) is read and
- * decompressed by the calling thread while the workers parse; its segments are copied into
- * buffers. At most threads + 2 segments are in flight. Text with no record start for
- * T2F_PAR_PENDING_SEGMENTS segments' worth of bytes is read on by the calling thread alone,
- * in order (memory stays bounded).
+ * The calling thread reads (and decompresses) the input straight into segment buffers of
+ * T2F_PAR_SEGMENT bytes while the workers parse; a segment ends at the last record start in its
+ * buffer, and the bytes after it begin the next buffer. Buffers of merged segments are used
+ * again, so resident memory does not grow with the input. A worker's parser points into its
+ * segment rather than copying what it keeps (t2f_perf_script__borrow_input). At most
+ * threads + 2 segments are in flight. Text with no record start for T2F_PAR_PENDING_SEGMENTS
+ * segments' worth of bytes is read on by the calling thread alone, in order (memory stays
+ * bounded).
  */
 #ifndef T2F_PERF_SCRIPT_PAR_H
 #define T2F_PERF_SCRIPT_PAR_H
@@ -34,9 +35,9 @@
 #include "readers/input.h"
 #include "readers/perf_script.h"
 
-#define T2F_PAR_SEGMENT_MAPPED (16u << 20) /* default segment of a mapped file */
-#define T2F_PAR_SEGMENT_STREAM (8u << 20)  /* default segment of a stream */
+#define T2F_PAR_SEGMENT (8u << 20) /* default segment size */
 #define T2F_PAR_PENDING_SEGMENTS 16
+#define T2F_PAR_POOL 8              /* segment buffers kept for use again */
 
 struct t2f_ps_par_opts {
 	unsigned threads;        /* worker threads, at least 1 */

@@ -185,20 +185,37 @@ static int t2f_read_parallel(struct t2f_conv *c, size_t i, struct t2f_input *in,
 	return err;
 }
 
+#define T2F_BINARY_BLOCK ((size_t)4 << 20) /* a nettrace file is read in blocks of this size */
+
+/* The next chunk for reader r: lines for text; for a nettrace file, blocks of any bytes (a binary
+ * file need not have a '\n' every so often). */
+static int t2f_next_chunk(const struct t2f_reader *r, struct t2f_input *in, char *block,
+			  const char **data, size_t *len)
+{
+	if (!r->nt)
+		return t2f_input__next(in, data, len);
+	*data = block;
+	return t2f_input__read(in, block, T2F_BINARY_BLOCK, len);
+}
+
 /* The first chunk data[0..len) and every next one through reader r, in this thread. */
 static int t2f_read_chunks(struct t2f_reader *r, struct t2f_input *in, const char *data,
 			   size_t len, struct t2f_progress *bar, struct t2f_input_stats *st)
 {
+	char *block = r->nt ? malloc(T2F_BINARY_BLOCK) : NULL;
 	int err;
 
-	/* Chunks are at most 16 MiB: the bar moves after each. */
-	for (err = len ? 1 : 0; err > 0; err = t2f_input__next(in, &data, &len)) {
+	if (r->nt && !block)
+		return -ENOMEM;
+	/* Chunks are at most a few MiB: the bar moves after each. */
+	for (err = len ? 1 : 0; err > 0; err = t2f_next_chunk(r, in, block, &data, &len)) {
 		err = t2f_reader__feed(r, data, len);
 		if (err)
-			return err;
+			break;
 		t2f_progress__update(bar, t2f_input__consumed(in));
 		st->text_bytes += len;
 	}
+	free(block);
 	return err ?: t2f_reader__finish(r);
 }
 

@@ -213,6 +213,88 @@ static void slurp_stdin(int fd, struct seen *s)
 	close(saved);
 }
 
+/* Reads path with one __next, then __read in pieces of the sizes in `pieces` (cycled), then
+ * __next again after the first __read of `next_after` pieces (0: never); everything read is
+ * concatenated into got. Returns the last return code. */
+static int read_pieces(const char *path, const size_t *pieces, size_t npieces, size_t next_after,
+		       struct buf *got)
+{
+	struct t2f_diag *d = NULL;
+	struct t2f_input *in = NULL;
+	const char *data;
+	size_t len, got_n, calls = 0;
+	char *piece = malloc(1u << 20);
+	int rc;
+
+	assert_non_null(piece);
+	assert_int_equal(t2f_diag__new(NULL, &d), 0);
+	assert_int_equal(t2f_input__open(path, d, &in), 0);
+	rc = t2f_input__next(in, &data, &len);
+	if (rc == 1)
+		buf_add(got, data, len);
+	while (rc == 1) {
+		size_t cap = pieces[calls % npieces];
+
+		assert_true(cap <= (1u << 20));
+		rc = t2f_input__read(in, piece, cap, &got_n);
+		if (rc == 1) {
+			assert_true(got_n > 0 && got_n <= cap);
+			buf_add(got, piece, got_n);
+		} else {
+			assert_int_equal(got_n, 0);
+		}
+		if (rc == 1 && ++calls == next_after && (rc = t2f_input__next(in, &data, &len)) == 1)
+			buf_add(got, data, len);
+	}
+	if (rc == 0) /* the end stays the end */
+		assert_int_equal(t2f_input__read(in, piece, 10, &got_n), 0);
+	else /* errors are sticky */
+		assert_int_equal(t2f_input__read(in, piece, 10, &got_n), rc);
+	t2f_input__free(in);
+	t2f_diag__free(d);
+	free(piece);
+	return rc;
+}
+
+/* __read after __next: the carry first, then bytes straight from the file or the decoder, in
+ * pieces of any size; __next again after some __reads; plain, gzip and zstd. */
+static void test_read_pieces(void **state)
+{
+	static const size_t odd[] = { 1, 7, 4096, 1u << 20, 333333, 2 };
+	static const size_t big[] = { 1u << 20 };
+	struct buf want = make_lines(9u << 20, 3), gz = { 0 }, zs = { 0 }, got = { 0 };
+	const char *names[] = { "r.txt", "r.gz", "r.zst" };
+
+	(void)state;
+	write_file(tmp_path("r.txt"), want.p, want.len);
+	gzip_member(&gz, want.p, want.len / 2);
+	gzip_member(&gz, want.p + want.len / 2, want.len - want.len / 2);
+	write_file(tmp_path("r.gz"), gz.p, gz.len);
+	zstd_frame(&zs, want.p, want.len);
+	write_file(tmp_path("r.zst"), zs.p, zs.len);
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t next_after = 0; next_after < 4; next_after += 3) {
+			assert_int_equal(read_pieces(tmp_path(names[i]), odd, 6, next_after, &got), 0);
+			assert_same(&got, &want);
+			buf_free(&got);
+		}
+		assert_int_equal(read_pieces(tmp_path(names[i]), big, 1, 0, &got), 0);
+		assert_same(&got, &want);
+		buf_free(&got);
+		unlink(tmp_path(names[i]));
+	}
+	/* a truncated zstd frame: the error, sticky */
+	write_file(tmp_path("t.zst"), zs.p, zs.len - 10);
+	assert_int_equal(read_pieces(tmp_path("t.zst"), big, 1, 0, &got), -T2F_E_DECOMPRESS);
+	assert_true(got.len < want.len);
+	assert_memory_equal(got.p, want.p, got.len);
+	unlink(tmp_path("t.zst"));
+	buf_free(&got);
+	buf_free(&want);
+	buf_free(&gz);
+	buf_free(&zs);
+}
+
 static void test_plain_multichunk(void **state)
 {
 	struct buf want = make_lines(40u << 20, 1);
@@ -545,6 +627,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_multichunk),
+		cmocka_unit_test(test_read_pieces),
 		cmocka_unit_test(test_plain_no_trailing_newline),
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_gzip_two_members),
