@@ -21,7 +21,9 @@
  * Names are raw (mangled) and decoded lazily: nothing is copied until a lookup hits.
  *
  * Errors: -errno (open/read), -T2F_E_ELF (not an ELF file, broken headers, offsets or counts
- * outside the file), each with a message in the diag naming the file. A corrupt symbol table is
+ * outside the file; extended numbering, e_shnum 0 / PN_XNUM / SHN_XINDEX, is read from section 0
+ * and checked the same way), each with a message in the diag naming the file. A note region that
+ * overlaps the section or program headers gives no build-id (warned). A corrupt symbol table is
  * an error for that table only: it is skipped with a warning (the others still count), and
  * __each_symbol / __lookup go on without it (strict mode: the warning is the error).
  *

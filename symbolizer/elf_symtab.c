@@ -7,7 +7,8 @@
  *   .gnu_debugdata PROGBITS, an xz stream holding an ELF image whose .symtab is the table
  *                  ".gnu_debugdata:.symtab" (MiniDebugInfo, Fedora-style binaries)
  * Tables come in section order (a MiniDebugInfo table where .gnu_debugdata is). A broken table
- * (entry size, string table, bounds, decoding) is warned about and skipped; the others count.
+ * (entry size, string table: not SHT_STRTAB, overlapping the records, not NUL-terminated;
+ * bounds, decoding) is warned about and skipped; the others count.
  * The records and strings stay where libelf keeps them: nothing is copied per symbol.
  */
 #include "symbolizer/elf_internal.h"
