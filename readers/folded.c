@@ -181,9 +181,8 @@ static int parse_line(struct t2f_folded *f, const char *s, size_t len)
 		if (!semi)
 			break;
 	}
-	if (err || w == 0)
-		return err;
-	return t2f_profile__add_sample(f->p, node, th, f->event, w, 0);
+	/* a count of 0 is still a sample read and kept (weightless, like perf's period 0) */
+	return err ?: t2f_profile__add_sample(f->p, node, th, f->event, w, 0);
 }
 
 int t2f_folded__feed(struct t2f_folded *f, const char *data, size_t len)

@@ -5,7 +5,8 @@
  *
  * The first frame is the thread's name (comm, as collapsed output writes it), the others are
  * frames; the number after the last space or tab is the stack's weight (a fraction is cut off).
- * Equal stacks add up. The two-column differential form "stack N1 N2" is read as weight N2.
+ * Equal stacks add up; a weight of 0 is a sample of weight 0 (like perf's period 0). The
+ * two-column differential form "stack N1 N2" is read as weight N2.
  * The suffixes _[k], _[j] and _[i] mark kernel, JIT and inlined frames and are removed. Every
  * line becomes one sample of an event named "samples" with the line's weight, so --weight
  * samples counts lines. Lines with only a thread name are dropped (counted as empty stacks);
