@@ -4,11 +4,11 @@
 #include "writers/collapsed.h"
 
 #include "formats/buf.h"
+#include "writers/par_for.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +132,7 @@ static int cmp_lines(const void *a, const void *b, void *ctx)
 	return (x->len > y->len) - (x->len < y->len);
 }
 
-#define MAX_PARTS 8
+#define MAX_PARTS T2F_PAR_FOR_MAX
 #define MIN_PART_LINES 65536 /* fewer lines are sorted by one thread */
 
 /* A sorted part of the lines; `i` is its next line while merging. */
@@ -142,36 +142,25 @@ struct part {
 	const char *text;
 };
 
-static void *sort_part(void *arg)
+static void sort_part(void *ctx, unsigned i)
 {
-	struct part *pt = arg;
+	struct part *pt = (struct part *)ctx + i;
 
 	qsort_r(pt->l, pt->n, sizeof(*pt->l), cmp_lines, (void *)pt->text);
-	return NULL;
 }
 
-/* Splits the lines into up to `threads` parts and sorts them, all but the first on threads of
- * their own (a part whose thread cannot start is sorted here). Returns the number of parts. */
+/* Splits the lines into up to `threads` parts and sorts them at once. Returns the number of
+ * parts. */
 static unsigned sort_parts(struct folder *f, unsigned threads, struct part *parts)
 {
 	unsigned k = threads < MAX_PARTS ? threads : MAX_PARTS;
-	pthread_t tid[MAX_PARTS];
-	bool started[MAX_PARTS] = { false };
 
 	while (k > 1 && f->nlines < (size_t)k * MIN_PART_LINES)
 		k--;
 	for (unsigned i = 0; i < k; i++)
 		parts[i] = (struct part){ f->lines + f->nlines * i / k,
 					  f->nlines * (i + 1) / k - f->nlines * i / k, 0, f->text.p };
-	for (unsigned i = 1; i < k; i++)
-		started[i] = pthread_create(&tid[i], NULL, sort_part, &parts[i]) == 0;
-	sort_part(&parts[0]);
-	for (unsigned i = 1; i < k; i++) {
-		if (started[i])
-			pthread_join(tid[i], NULL);
-		else
-			sort_part(&parts[i]);
-	}
+	t2f_par_for(k, sort_part, parts);
 	return k;
 }
 

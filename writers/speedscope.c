@@ -36,6 +36,7 @@
 #include "formats/hashmap.h"
 #include "formats/mem.h"
 #include "writers/frame_name.h"
+#include "writers/par_for.h"
 #include "writers/par_text.h"
 #include "writers/speedscope_stacks.h"
 
@@ -223,28 +224,82 @@ static int ss_scan(struct ss *s)
 	return 0;
 }
 
-/* Pass 3: bucket_start becomes offsets, and bucket the item indices of each thread in order. */
+#define SS_FILL_MIN (1u << 18) /* fewer items are bucketed by one thread */
+
+/* A part [from, to) of the items bucketed by one thread: first its items per thread are counted
+ * into pos, which then becomes where each thread's next item of this part goes. */
+struct ss_fill {
+	const struct ss *s;
+	size_t from, to;
+	uint32_t *pos;
+	uint32_t *bucket;
+};
+
+static void ss_fill_count(void *ctx, unsigned i)
+{
+	struct ss_fill *f = (struct ss_fill *)ctx + i;
+	struct ss_item it[SS_BATCH];
+
+	for (size_t from = f->from, k; from < f->to; from += k) {
+		k = f->to - from < SS_BATCH ? f->to - from : SS_BATCH;
+		ss_items(f->s, NULL, from, k, it);
+		for (size_t j = 0; j < k; j++)
+			f->pos[it[j].thread] += it[j].weight != 0;
+	}
+}
+
+static void ss_fill_put(void *ctx, unsigned i)
+{
+	struct ss_fill *f = (struct ss_fill *)ctx + i;
+	struct ss_item it[SS_BATCH];
+
+	for (size_t from = f->from, k; from < f->to; from += k) {
+		k = f->to - from < SS_BATCH ? f->to - from : SS_BATCH;
+		ss_items(f->s, NULL, from, k, it);
+		for (size_t j = 0; j < k; j++)
+			if (it[j].weight)
+				f->bucket[f->pos[it[j].thread]++] = (uint32_t)(from + j);
+	}
+}
+
+/* Pass 3: bucket_start becomes offsets, and the item indices of each thread are bucketed in
+ * order: the items are cut into parts counted and then put on threads of their own, part k's
+ * items of a thread after those of parts before k. */
 static int ss_fill_buckets(struct ss *s)
 {
 	uint32_t *start = s->bucket_start, n = s->thread_count;
-	struct ss_item it[SS_BATCH];
+	unsigned k = s->threads < T2F_PAR_FOR_MAX ? s->threads : T2F_PAR_FOR_MAX;
+	struct ss_fill parts[T2F_PAR_FOR_MAX];
+	uint32_t *pos;
 
+	while (k > 1 && s->item_count < (size_t)k * SS_FILL_MIN)
+		k--;
 	for (uint32_t t = 1; t <= n + 1; t++)
 		start[t] += start[t - 1];
 	s->bucket = malloc(((size_t)start[n + 1] + 1) * sizeof(*s->bucket));
-	if (!s->bucket)
+	pos = calloc((size_t)k * (n + 1), sizeof(*pos));
+	if (!s->bucket || !pos) {
+		free(pos);
 		return -ENOMEM;
-	t2f_mem__huge(s->bucket, ((size_t)start[n + 1] + 1) * sizeof(*s->bucket));
-	/* start[t] advances to the end of t's range, which is start[t + 1]: shift back after. */
-	for (size_t from = 0, k; from < s->item_count; from += k) {
-		k = s->item_count - from < SS_BATCH ? s->item_count - from : SS_BATCH;
-		ss_items(s, NULL, from, k, it);
-		for (size_t i = 0; i < k; i++)
-			if (it[i].weight)
-				s->bucket[start[it[i].thread]++] = (uint32_t)(from + i);
 	}
-	for (uint32_t t = n + 1; t >= 1; t--)
-		start[t] = start[t - 1];
+	t2f_mem__huge(s->bucket, ((size_t)start[n + 1] + 1) * sizeof(*s->bucket));
+	for (unsigned i = 0; i < k; i++)
+		parts[i] = (struct ss_fill){ s, s->item_count * i / k, s->item_count * (i + 1) / k,
+					     pos + (size_t)i * (n + 1), s->bucket };
+	if (k > 1)
+		t2f_par_for(k, ss_fill_count, parts);
+	for (uint32_t t = 1; t <= n; t++) {
+		uint32_t at = start[t];
+
+		for (unsigned i = 0; i < k; i++) {
+			uint32_t c = parts[i].pos[t];
+
+			parts[i].pos[t] = at;
+			at += c;
+		}
+	}
+	t2f_par_for(k, ss_fill_put, parts);
+	free(pos);
 	return 0;
 }
 

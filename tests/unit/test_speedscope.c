@@ -353,6 +353,60 @@ static void test_deterministic(void **state)
 	t2f_profile__free(b.p);
 }
 
+/* Enough interleaved samples of several threads for the bucketing to run in parts: every thread
+ * count writes the bytes one thread writes; each profile holds its thread's samples in input
+ * order (checked on the weights, which encode the sample index). */
+static void test_threads_same_bytes(void **state)
+{
+	enum { SAMPLES = 600000, THREADS = 5 };
+	static const unsigned counts[] = { 2, 3, 8, 64 };
+	struct t2f_profile *p;
+	t2f_thread_id t[THREADS];
+	t2f_node_id node[3];
+	t2f_event_id e;
+	struct written one, w;
+	struct json_object *root, *profiles;
+
+	(void)state;
+	assert_int_equal(t2f_profile__new(&p), 0);
+	assert_int_equal(t2f_profile__enable_log(p), 0);
+	for (int i = 0; i < THREADS; i++)
+		assert_int_equal(t2f_profile__thread(p, 1, 10 + i, str(p, "w"), 0, &t[i]), 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
+	t2f_profile__event_has_period(p, e);
+	node[0] = child(p, 0, frame(p, "a", "/bin/a", T2F_FRAME_USER, 0));
+	node[1] = child(p, node[0], frame(p, "b", "/bin/a", T2F_FRAME_USER, 0));
+	node[2] = child(p, 0, frame(p, "c", "/bin/a", T2F_FRAME_USER, 0));
+	for (uint64_t i = 0; i < SAMPLES; i++) /* every 11th weighs 0: not written */
+		sample(p, node[i % 3], t[(i * 7 + i / 1000) % THREADS], e, i % 11 ? i + 1 : 0);
+	write_profile(p, &(struct t2f_speedscope_opts){ .threads = 1 }, &one);
+	assert_int_equal(one.err, 0);
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		write_profile(p, &(struct t2f_speedscope_opts){ .threads = counts[k] }, &w);
+		assert_int_equal(w.err, 0);
+		assert_int_equal(w.len, one.len);
+		assert_memory_equal(w.text, one.text, one.len);
+		written_free(&w);
+	}
+	root = parse(&one);
+	profiles = get(root, "profiles");
+	assert_int_equal(json_object_array_length(profiles), THREADS);
+	for (size_t i = 0, total = 0; i < THREADS; i++) {
+		struct json_object *ws = get(json_object_array_get_idx(profiles, i), "weights");
+		size_t n = json_object_array_length(ws);
+
+		for (size_t j = 1; j < n; j++)
+			assert_true(json_object_get_int64(json_object_array_get_idx(ws, j - 1)) <
+				    json_object_get_int64(json_object_array_get_idx(ws, j)));
+		total += n;
+		if (i == THREADS - 1)
+			assert_int_equal(total, SAMPLES - (SAMPLES + 10) / 11);
+	}
+	json_object_put(root);
+	written_free(&one);
+	t2f_profile__free(p);
+}
+
 /* Byte for byte: escaping (json-c), invalid UTF-8 in comm → U+FFFD, a control character as
  * \u0001, a weight-0 sample skipped with its frame. */
 static void test_bytes(void **state)
@@ -485,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_event_without_period),
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_threads_same_bytes),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_empty),
