@@ -214,9 +214,19 @@ for u in unnamed["shared"]["frames"]:
     want.append("%s!%s" % (base, addr2line(path, off - seg[0][0] + seg[0][1])))
 
 def stacks(doc, names):
+    """Per profile: its samples as name lists and their weights, a row of equal stacks as one
+    (what speedscope's importer makes of them, and how trace2flame writes them)."""
     out = []
     for prof in doc["profiles"]:
-        out.append((prof["name"], [[names[i] for i in s] for s in prof["samples"]], prof["weights"]))
+        ss, ws = [], []
+        for s, w in zip(prof["samples"], prof["weights"]):
+            s = [names[i] for i in s]
+            if ss and ss[-1] == s:
+                ws[-1] += w
+            else:
+                ss.append(s)
+                ws.append(w)
+        out.append((prof["name"], ss, ws))
     return out
 
 got = stacks(named, [f["name"] for f in named["shared"]["frames"]])

@@ -44,10 +44,11 @@
 #define SS_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define SS_STACK_TEXT_BUDGET (32u << 20) /* bytes of stack texts kept (writers/speedscope_stacks.h) */
 
-/* A piece of the profiles' text: the samples or weights of bucketed items [begin, end) of one
- * profile, after heads[head_off, + head_len); `last`: the list's last piece. */
+/* A piece of the profiles' text: the samples or weights of the runs that start in bucketed items
+ * [begin, end) of one profile, whose items are [first, stop), after heads[head_off, + head_len);
+ * `last`: the list's last piece. */
 struct ss_job {
-	uint32_t begin, end;
+	uint32_t begin, end, first, stop;
 	bool weights, last;
 	size_t head_off, head_len;
 };
@@ -432,7 +433,7 @@ static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct 
 	       t2f_buf__put(b, json, json_len);
 }
 
-/* Appends v in decimal and a comma to b; room was reserved. */
+/* Appends v in decimal to b; room for 20 bytes more was reserved. */
 static void ss_put_u64(struct t2f_buf *b, uint64_t v)
 {
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
@@ -452,46 +453,105 @@ static void ss_put_u64(struct t2f_buf *b, uint64_t v)
 	} else {
 		tmp[--n] = (char)('0' + v);
 	}
-	memcpy(b->p + b->len, tmp + n, 20); /* room for 21 bytes was reserved */
+	memcpy(b->p + b->len, tmp + n, 20); /* room for 20 bytes was reserved */
 	b->len += 20 - n;
-	b->p[b->len++] = ',';
 }
 
-/* Appends node's stack and a comma to b. 0 or -ENOMEM. */
-static int ss_put_stack(const struct ss *s, t2f_node_id node, struct t2f_buf *b,
+/* Appends node's stack to b, after a comma if `comma`. 0 or -ENOMEM. */
+static int ss_put_stack(const struct ss *s, t2f_node_id node, bool comma, struct t2f_buf *b,
 			uint32_t *scratch)
 {
 	size_t len;
 	const char *text = ss_stacks__text(s->stacks, node, &len);
 
 	if (!text)
-		return ss_stacks__put(s->stacks, node, b, scratch) ?: t2f_buf__put(b, ",", 1);
+		return (comma ? t2f_buf__put(b, ",", 1) : 0) ?:
+		       ss_stacks__put(s->stacks, node, b, scratch);
 	if (b->cap - b->len <= len && t2f_buf__reserve(b, len + 1))
 		return -ENOMEM;
+	b->p[b->len] = ',';
+	b->len += comma;
 	memcpy(b->p + b->len, text, len);
 	b->len += len;
-	b->p[b->len++] = ',';
 	return 0;
 }
 
-/* Appends the stacks, or the weights, of the bucketed items [begin, end) to b, each followed by
- * a comma. Reads s only (scratch: max_depth + 1 entries). 0 or -ENOMEM. */
-static int ss_format_items(const struct ss *s, uint32_t begin, uint32_t end, bool weights,
-			   struct t2f_buf *b, uint32_t *scratch)
-{
+/* Bucketed items read a batch at a time, up to stop. */
+struct ss_reader {
+	const struct ss *s;
+	uint32_t stop, base, n;
 	struct ss_item it[SS_BATCH];
+};
+
+/* The bucketed item at i (< stop), valid until the next call. */
+static const struct ss_item *ss_item_at(struct ss_reader *r, uint32_t i)
+{
+	if (i < r->base || i - r->base >= r->n) {
+		r->base = i;
+		r->n = r->stop - i < SS_BATCH ? r->stop - i : SS_BATCH;
+		ss_items(r->s, r->s->bucket + i, 0, r->n, r->it);
+	}
+	return &r->it[i - r->base];
+}
+
+/* Whether nodes a and b are written as the same stack: the same node, or nodes whose frames
+ * are written alike (frames that differ only where the output does not show it). */
+static bool ss_same_stack(const struct ss *s, t2f_node_id a, t2f_node_id b)
+{
+	size_t alen, blen;
+	const char *at, *bt;
+
+	if (a == b)
+		return true;
+	at = ss_stacks__text(s->stacks, a, &alen);
+	bt = ss_stacks__text(s->stacks, b, &blen);
+	return at && bt && alen == blen && memcmp(at, bt, alen) == 0;
+}
+
+/* The run of items with the stack of item i: its end and its total weight. */
+static uint32_t ss_run(struct ss_reader *r, uint32_t i, uint64_t *weight)
+{
+	t2f_node_id node = ss_item_at(r, i)->node;
+	uint64_t w = ss_item_at(r, i)->weight;
+
+	while (++i < r->stop && ss_same_stack(r->s, ss_item_at(r, i)->node, node))
+		w += ss_item_at(r, i)->weight;
+	*weight = w;
+	return i;
+}
+
+/* Appends the stacks, or the weights, of job j's runs to b, comma-separated (with a comma before
+ * a run that is not its profile's first). A run is a row of a thread's items with the same stack,
+ * written as one sample of their summed weight: speedscope's importer adds such samples into one
+ * anyway (src/lib/profile.ts, _appendSample). A run belongs to the job it starts in, which reads
+ * on past its end for it. Reads s only (scratch: max_depth + 1 entries). 0 or -ENOMEM. */
+static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2f_buf *b,
+			   uint32_t *scratch)
+{
+	struct ss_reader r = { .s = s, .stop = j->stop };
+	uint32_t i = j->begin;
 	int err = 0;
 
-	for (uint32_t from = begin, n; !err && from < end; from += n) {
-		n = end - from < SS_BATCH ? end - from : SS_BATCH;
-		ss_items(s, s->bucket + from, 0, n, it);
-		if (weights && t2f_buf__reserve(b, (size_t)n * 21))
-			return -ENOMEM;
-		for (uint32_t i = 0; !err && i < n; i++) {
-			if (weights)
-				ss_put_u64(b, it[i].weight);
-			else
-				err = ss_put_stack(s, it[i].node, b, scratch);
+	if (j->weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * 21))
+		return -ENOMEM;
+	if (i > j->first) { /* a run from the job before goes on here: it was written there */
+		t2f_node_id before = ss_item_at(&r, i - 1)->node;
+
+		while (i < j->end && ss_same_stack(s, ss_item_at(&r, i)->node, before))
+			i++;
+	}
+	while (!err && i < j->end) {
+		t2f_node_id node = ss_item_at(&r, i)->node;
+		uint64_t w;
+		bool comma = i > j->first;
+
+		i = ss_run(&r, i, &w);
+		if (j->weights) {
+			b->p[b->len] = ','; /* room for 21 bytes a run was reserved */
+			b->len += comma;
+			ss_put_u64(b, w);
+		} else {
+			err = ss_put_stack(s, node, comma, b, scratch);
 		}
 	}
 	return err;
@@ -534,7 +594,8 @@ static int ss_add_jobs(struct ss *s, t2f_thread_id t, size_t head_off, size_t he
 				s->job_cap = cap;
 			}
 			s->jobs[s->job_count++] = (struct ss_job){
-				.begin = from, .end = from + n, .weights = weights,
+				.begin = from, .end = from + n, .first = begin, .stop = end,
+				.weights = weights,
 				.last = from + n == end,
 				.head_off = from == begin && !weights ? head_off : 0,
 				.head_len = from == begin && !weights ? head_len : 0 };
@@ -543,19 +604,17 @@ static int ss_add_jobs(struct ss *s, t2f_thread_id t, size_t head_off, size_t he
 	return 0;
 }
 
-/* One job's text: the profile's head before its first samples, the items each with a comma,
- * and after the last one of a list "],"weights":[" or "]}" instead of the comma. */
+/* One job's text: the profile's head before its first samples, the runs, and after the last one
+ * of a list "],"weights":[" or "]}". */
 static int ss_run_job(void *ctx, size_t idx, unsigned worker, struct t2f_buf *b)
 {
 	const struct ss *s = ctx;
 	const struct ss_job *j = &s->jobs[idx];
 	int err = t2f_buf__put(b, s->heads.p + j->head_off, j->head_len) ?:
-		  ss_format_items(s, j->begin, j->end, j->weights, b,
-				  s->scratch + (size_t)worker * (s->max_depth + 1));
+		  ss_format_items(s, j, b, s->scratch + (size_t)worker * (s->max_depth + 1));
 
 	if (err || !j->last)
 		return err;
-	b->len--; /* the last item's comma */
 	return t2f_buf__puts(b, j->weights ? "]}" : "],\"weights\":[");
 }
 

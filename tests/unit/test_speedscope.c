@@ -186,7 +186,8 @@ struct fixture {
 /* Threads: app (pid 100, tid 101) first, worker (pid unknown, tid 7). Events: cpu-clock (ns,
  * periods) and page-faults (count, no period). Frames, in id order: main and foo in /bin/app,
  * fault_handler (kernel, page-faults only), bar without a module, two unresolved frames in libc
- * (both "[libc.so.6]": one shared frame), and a second "main" without a module. */
+ * (both "[libc.so.6]": one shared frame; the worker's samples in them follow each other, so they
+ * are written as one), and a second "main" without a module. */
 static void build(struct fixture *fx, bool log)
 {
 	struct t2f_profile *p;
@@ -252,8 +253,7 @@ static void test_log_periods(void **state)
 	check_top(root, "perf.txt", 1, 2);
 	check_frames(root, CPU_FRAMES);
 	check_profile(root, 0, APP, "nanoseconds", 40, "[[0,1,2],[0],[0,1,2]]", "[10,20,10]");
-	check_profile(root, 1, WORKER, "nanoseconds", 77, "[[0,1],[0,3],[0,3],[4]]",
-		      "[5,30,40,2]");
+	check_profile(root, 1, WORKER, "nanoseconds", 77, "[[0,1],[0,3],[4]]", "[5,70,2]");
 	validate(&w);
 	json_object_put(root);
 	written_free(&w);
@@ -274,7 +274,7 @@ static void test_log_sample_counts(void **state)
 	check_top(root, "trace2flame", 1, 2);
 	check_frames(root, CPU_FRAMES);
 	check_profile(root, 0, APP, "none", 3, "[[0,1,2],[0],[0,1,2]]", "[1,1,1]");
-	check_profile(root, 1, WORKER, "none", 4, "[[0,1],[0,3],[0,3],[4]]", "[1,1,1,1]");
+	check_profile(root, 1, WORKER, "none", 4, "[[0,1],[0,3],[4]]", "[1,2,1]");
 	json_object_put(root);
 	written_free(&w);
 	t2f_profile__free(fx.p);
@@ -318,8 +318,7 @@ static void test_cells(void **state)
 	check_top(root, "trace2flame", 1, 2);
 	check_frames(root, CPU_FRAMES);
 	check_profile(root, 0, APP, "nanoseconds", 40, "[[0,1,2],[0]]", "[20,20]");
-	check_profile(root, 1, WORKER, "nanoseconds", 77, "[[0,1],[0,3],[0,3],[4]]",
-		      "[5,30,40,2]");
+	check_profile(root, 1, WORKER, "nanoseconds", 77, "[[0,1],[0,3],[4]]", "[5,70,2]");
 	validate(&w);
 	json_object_put(root);
 	written_free(&w);
@@ -329,7 +328,7 @@ static void test_cells(void **state)
 	root = parse(&w);
 	check_top(root, "trace2flame", 1, 2);
 	check_profile(root, 0, APP, "none", 3, "[[0,1,2],[0]]", "[2,1]");
-	check_profile(root, 1, WORKER, "none", 4, "[[0,1],[0,3],[0,3],[4]]", "[1,1,1,1]");
+	check_profile(root, 1, WORKER, "none", 4, "[[0,1],[0,3],[4]]", "[1,2,1]");
 	json_object_put(root);
 	written_free(&w);
 	t2f_profile__free(fx.p);
@@ -353,9 +352,10 @@ static void test_deterministic(void **state)
 	t2f_profile__free(b.p);
 }
 
-/* Enough interleaved samples of several threads for the bucketing to run in parts: every thread
- * count writes the bytes one thread writes; each profile holds its thread's samples in input
- * order (checked on the weights, which encode the sample index). */
+/* Enough interleaved samples of several threads for the bucketing to run in parts and for runs
+ * to cross pieces: every thread count writes the bytes one thread writes, and each profile holds
+ * its thread's runs in input order: a row of samples with the same stack is one sample weighing
+ * their sum (weight-0 samples are not written and do not end a run). */
 static void test_threads_same_bytes(void **state)
 {
 	enum { SAMPLES = 600000, THREADS = 5 };
@@ -366,19 +366,38 @@ static void test_threads_same_bytes(void **state)
 	t2f_event_id e;
 	struct written one, w;
 	struct json_object *root, *profiles;
+	uint64_t *runs[THREADS];
+	size_t nruns[THREADS] = { 0 };
+	int last[THREADS];
 
 	(void)state;
 	assert_int_equal(t2f_profile__new(&p), 0);
 	assert_int_equal(t2f_profile__enable_log(p), 0);
-	for (int i = 0; i < THREADS; i++)
+	for (int i = 0; i < THREADS; i++) {
 		assert_int_equal(t2f_profile__thread(p, 1, 10 + i, str(p, "w"), 0, &t[i]), 0);
+		runs[i] = calloc(SAMPLES, sizeof(*runs[i]));
+		assert_non_null(runs[i]);
+		last[i] = -1;
+	}
 	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
 	t2f_profile__event_has_period(p, e);
 	node[0] = child(p, 0, frame(p, "a", "/bin/a", T2F_FRAME_USER, 0));
 	node[1] = child(p, node[0], frame(p, "b", "/bin/a", T2F_FRAME_USER, 0));
 	node[2] = child(p, 0, frame(p, "c", "/bin/a", T2F_FRAME_USER, 0));
-	for (uint64_t i = 0; i < SAMPLES; i++) /* every 11th weighs 0: not written */
-		sample(p, node[i % 3], t[(i * 7 + i / 1000) % THREADS], e, i % 11 ? i + 1 : 0);
+	for (uint64_t i = 0; i < SAMPLES; i++) {
+		/* long runs now and then (thread 0, node 2, for 40,000 samples from 100,000 on) */
+		int th = i >= 100000 && i < 140000 ? 0 : (int)((i * 7 + i / 1000) % THREADS);
+		int nd = th == 0 && i >= 100000 && i < 140000 ? 2 : (int)(i / 3 % 3);
+		uint64_t weight = i % 11 ? i + 1 : 0; /* every 11th weighs 0: not written */
+
+		sample(p, node[nd], t[th], e, weight);
+		if (!weight)
+			continue;
+		if (last[th] != nd)
+			nruns[th]++;
+		runs[th][nruns[th] - 1] += weight;
+		last[th] = nd;
+	}
 	write_profile(p, &(struct t2f_speedscope_opts){ .threads = 1 }, &one);
 	assert_int_equal(one.err, 0);
 	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
@@ -391,16 +410,21 @@ static void test_threads_same_bytes(void **state)
 	root = parse(&one);
 	profiles = get(root, "profiles");
 	assert_int_equal(json_object_array_length(profiles), THREADS);
-	for (size_t i = 0, total = 0; i < THREADS; i++) {
-		struct json_object *ws = get(json_object_array_get_idx(profiles, i), "weights");
-		size_t n = json_object_array_length(ws);
+	for (size_t i = 0; i < THREADS; i++) {
+		struct json_object *pr = json_object_array_get_idx(profiles, i);
+		struct json_object *ws = get(pr, "weights"), *ss = get(pr, "samples");
 
-		for (size_t j = 1; j < n; j++)
-			assert_true(json_object_get_int64(json_object_array_get_idx(ws, j - 1)) <
-				    json_object_get_int64(json_object_array_get_idx(ws, j)));
-		total += n;
-		if (i == THREADS - 1)
-			assert_int_equal(total, SAMPLES - (SAMPLES + 10) / 11);
+		assert_true(nruns[i] > 1000);
+		assert_int_equal(json_object_array_length(ws), nruns[i]);
+		assert_int_equal(json_object_array_length(ss), nruns[i]);
+		for (size_t j = 0; j < nruns[i]; j++)
+			assert_int_equal(json_object_get_int64(json_object_array_get_idx(ws, j)),
+					 runs[i][j]);
+		for (size_t j = 1; j < nruns[i]; j++) /* runs are whole: neighbours differ */
+			assert_string_not_equal(
+				json_object_to_json_string(json_object_array_get_idx(ss, j - 1)),
+				json_object_to_json_string(json_object_array_get_idx(ss, j)));
+		free(runs[i]);
 	}
 	json_object_put(root);
 	written_free(&one);
