@@ -433,28 +433,30 @@ static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct 
 	       t2f_buf__put(b, json, json_len);
 }
 
-/* Appends v in decimal to b; room for 20 bytes more was reserved. */
+/* Appends v in decimal to b; room for 20 bytes more was reserved. The digits go straight to
+ * their place, two at a time (copying them from a scratch array read back bytes just stored in
+ * pieces, which stalls). */
 static void ss_put_u64(struct t2f_buf *b, uint64_t v)
 {
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	char tmp[40]; /* the digits end at tmp + 20; 20 bytes are copied (a fixed-size move) */
-	size_t n = 20;
+	size_t n = 1;
+	char *p;
 
+	for (uint64_t x = v; x >= 10 && n < 20; x /= 10)
+		n++;
+	p = b->p + b->len + n;
+	b->len += n;
 	for (; v >= 100; v /= 100) {
-		n -= 2;
-		memcpy(tmp + n, pairs + v % 100 * 2, 2);
+		p -= 2;
+		memcpy(p, pairs + v % 100 * 2, 2);
 	}
-	if (v >= 10) {
-		n -= 2;
-		memcpy(tmp + n, pairs + v * 2, 2);
-	} else {
-		tmp[--n] = (char)('0' + v);
-	}
-	memcpy(b->p + b->len, tmp + n, 20); /* room for 20 bytes was reserved */
-	b->len += 20 - n;
+	if (v >= 10)
+		memcpy(p - 2, pairs + v * 2, 2);
+	else
+		p[-1] = (char)('0' + v);
 }
 
 /* Appends node's stack to b, after a comma if `comma`. 0 or -ENOMEM. */

@@ -6,6 +6,7 @@
  * speedscope importer), skipped with a message when it is not there.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -431,6 +432,44 @@ static void test_threads_same_bytes(void **state)
 	t2f_profile__free(p);
 }
 
+/* Weights of every digit count up to 2^64 - 1, each a thread's only sample, written exactly. */
+static void test_weight_digits(void **state)
+{
+	static const uint64_t weights[] = { 1, 9, 10, 99, 100, 101, 999999, 1000000, 4294967294u,
+					    4294967295u, 4294967296u, 10000000000000000000u,
+					    UINT64_MAX };
+	enum { N = sizeof(weights) / sizeof(weights[0]) };
+	struct t2f_profile *p;
+	t2f_node_id node;
+	t2f_event_id e;
+	struct written w;
+
+	(void)state;
+	assert_int_equal(t2f_profile__new(&p), 0);
+	assert_int_equal(t2f_profile__enable_log(p), 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
+	t2f_profile__event_has_period(p, e);
+	node = child(p, 0, frame(p, "a", "/bin/a", T2F_FRAME_USER, 0));
+	for (size_t i = 0; i < N; i++) {
+		t2f_thread_id t;
+
+		assert_int_equal(t2f_profile__thread(p, 1, 10 + (int64_t)i, str(p, "w"), 0, &t), 0);
+		sample(p, node, t, e, weights[i]);
+	}
+	write_profile(p, NULL, &w);
+	assert_int_equal(w.err, 0);
+	for (size_t i = 0; i < N; i++) {
+		char want[96];
+
+		snprintf(want, sizeof(want), "\"endValue\":%" PRIu64 ",\"samples\":[[0]],\"weights\":[%" PRIu64 "]}",
+			 weights[i], weights[i]);
+		if (!strstr(w.text, want))
+			fail_msg("no %s in %s", want, w.text);
+	}
+	written_free(&w);
+	t2f_profile__free(p);
+}
+
 /* Byte for byte: escaping (json-c), invalid UTF-8 in comm → U+FFFD, a control character as
  * \u0001, a weight-0 sample skipped with its frame. */
 static void test_bytes(void **state)
@@ -564,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_cells),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_threads_same_bytes),
+		cmocka_unit_test(test_weight_digits),
 		cmocka_unit_test(test_bytes),
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_empty),
