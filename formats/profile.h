@@ -197,8 +197,8 @@ uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop
  * profiles and merging them in order gives the profile that reading it whole gives (same ids,
  * cell order, log order, counts). Merged: every string (in src's id order), threads (with their
  * input index), events (has_period or'ed; an event dst already has keeps its unit), frames,
- * nodes, module maps (appended), cells (samples and weights added), the sample log (moved, not
- * copied, when dst's log is enabled: src's log is then left empty), the time span, samples read,
+ * nodes, module maps (appended), cells (samples and weights added), the sample log (moved into
+ * dst's when dst's log is enabled: src's log is then left empty), the time span, samples read,
  * weightless and dropped per reason. Nothing else of src changes; src must not be dst, and its
  * frames must not have been renamed
  * (t2f_profile__set_frame_name). Its temporary id maps (one u32 per src id) are freed before

@@ -1,6 +1,8 @@
 /* formats/sample_log.c: chunks of samples (cell, weight below 2^32 - 1 or the escape value), each
  * new one twice the size of the one before, and, in sample order, the escaped samples'
- * (index, weight). Reading walks the chunks from the one the previous index was in. */
+ * (index, weight). Reading walks the chunks from the one the previous index was in. A take copies
+ * into the taker's chunks: they grow large (huge pages, few faults) while the small chunks of
+ * the log taken are freed for the next one to use. */
 #include "formats/sample_log.h"
 
 #include <errno.h>
@@ -242,32 +244,66 @@ void t2f_sample_log__read(const struct t2f_sample_log *l, const uint32_t *idx, s
 	}
 }
 
+/* Room for n more samples: the last chunk's, and if short a new chunk for the rest. */
+static int reserve(struct t2f_sample_log *l, size_t n)
+{
+	const struct chunk *c = l->nchunks ? &l->chunks[l->nchunks - 1] : NULL;
+	size_t room = c ? c->cap - c->len : 0, cap = c && c->cap >= FIRST_CHUNK ? c->cap * 2 : FIRST_CHUNK;
+
+	if (n <= room)
+		return 0;
+	while (cap < n - room)
+		cap *= 2;
+	return new_chunk(l, cap);
+}
+
+/* Appends src's samples to dst's chunks from chunk ci on (it has room; those after it are empty),
+ * cells mapped. */
+static void copy_mapped(struct t2f_sample_log *dst, size_t ci, const struct t2f_sample_log *src,
+			const uint32_t *cell_map)
+{
+	for (size_t i = 0; i < src->nchunks; i++) {
+		const struct entry *e = src->chunks[i].e;
+
+		for (size_t j = 0, n = src->chunks[i].len; j < n;) {
+			struct chunk *c = &dst->chunks[ci];
+			size_t k = c->cap - c->len < n - j ? c->cap - c->len : n - j;
+
+			for (size_t x = 0; x < k; x++)
+				c->e[c->len + x] = (struct entry){ cell_map[e[j + x].cell], e[j + x].weight };
+			c->len += k;
+			j += k;
+			if (c->len == c->cap && ci + 1 < dst->nchunks) {
+				dst->chunks[ci + 1].start = c->start + c->len;
+				ci++;
+			}
+		}
+	}
+}
+
 int t2f_sample_log__take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
 			 const uint32_t *cell_map)
 {
+	size_t ci;
 	int err;
 
 	if (!src->len)
 		return 0;
 	if (src->len > UINT32_MAX - dst->len)
 		return -T2F_E_LIMIT;
-	err = grow((void **)&dst->chunks, &dst->chunks_cap, dst->nchunks, src->nchunks,
-		   sizeof(*dst->chunks)) ?:
-	      grow((void **)&dst->big, &dst->big_cap, dst->big_len, src->big_len, sizeof(*dst->big));
+	err = grow((void **)&dst->big, &dst->big_cap, dst->big_len, src->big_len, sizeof(*dst->big));
+	ci = dst->nchunks && dst->chunks[dst->nchunks - 1].len < dst->chunks[dst->nchunks - 1].cap
+	     ? dst->nchunks - 1 : dst->nchunks;
+	err = err ?: reserve(dst, src->len);
 	if (err)
 		return err;
-	for (size_t i = 0; i < src->nchunks; i++) {
-		struct chunk c = src->chunks[i];
-
-		for (size_t j = 0; j < c.len; j++)
-			c.e[j].cell = cell_map[c.e[j].cell];
-		c.start += dst->len;
-		dst->chunks[dst->nchunks++] = c;
-	}
+	copy_mapped(dst, ci, src, cell_map);
 	for (size_t i = 0; i < src->big_len; i++)
 		dst->big[dst->big_len++] = (struct big_weight){ src->big[i].idx + dst->len,
 								src->big[i].weight };
 	dst->len += src->len;
+	for (size_t i = 0; i < src->nchunks; i++)
+		free(src->chunks[i].e);
 	src->nchunks = src->len = src->big_len = 0;
 	return 0;
 }

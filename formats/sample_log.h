@@ -3,7 +3,7 @@
  * Writers that keep input order (speedscope, the SVG flame chart) read it. A sample takes 8
  * bytes: its cell index (the cell holds node, thread and event) and its weight; the rare weight of
  * 2^32 - 1 or more is kept aside, looked up by sample index. The samples are kept in chunks that
- * never move: growing copies nothing, and a log taken into another keeps its memory.
+ * never move: growing copies nothing.
  *
  * Ownership: the log owns its memory. Not thread safe.
  */
@@ -33,7 +33,7 @@ void t2f_sample_log__read(const struct t2f_sample_log *l, const uint32_t *idx, s
 			  size_t n, uint32_t *cells, uint64_t *weights);
 
 /* Moves src's samples to the end of dst, cell index c replaced by cell_map[c] (cell_map has one
- * entry per cell src's samples use): their memory changes hands, nothing is copied; src is left
+ * entry per cell src's samples use): copied into dst's chunks, src's memory freed; src is left
  * empty. 0, -ENOMEM or -T2F_E_LIMIT (then neither log changed). */
 int t2f_sample_log__take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
 			 const uint32_t *cell_map);

@@ -485,29 +485,20 @@ struct ss_reader {
 	struct ss_item it[SS_BATCH];
 };
 
-/* The bucketed item at i (< stop), valid until the next call. */
-static const struct ss_item *ss_item_at(struct ss_reader *r, uint32_t i)
+/* Reads the batch of items from i on. */
+static void ss_reader_load(struct ss_reader *r, uint32_t i)
 {
-	if (i < r->base || i - r->base >= r->n) {
-		r->base = i;
-		r->n = r->stop - i < SS_BATCH ? r->stop - i : SS_BATCH;
-		ss_items(r->s, r->s->bucket + i, 0, r->n, r->it);
-	}
-	return &r->it[i - r->base];
+	r->base = i;
+	r->n = r->stop - i < SS_BATCH ? r->stop - i : SS_BATCH;
+	ss_items(r->s, r->s->bucket + i, 0, r->n, r->it);
 }
 
-/* Whether nodes a and b are written as the same stack: the same node, or nodes whose frames
- * are written alike (frames that differ only where the output does not show it). */
-static bool ss_same_stack(const struct ss *s, t2f_node_id a, t2f_node_id b)
+/* The bucketed item at i (< stop), valid until the next call. */
+static inline const struct ss_item *ss_item_at(struct ss_reader *r, uint32_t i)
 {
-	size_t alen, blen;
-	const char *at, *bt;
-
-	if (a == b)
-		return true;
-	at = ss_stacks__text(s->stacks, a, &alen);
-	bt = ss_stacks__text(s->stacks, b, &blen);
-	return at && bt && alen == blen && memcmp(at, bt, alen) == 0;
+	if (i - r->base >= r->n) /* also when i < base */
+		ss_reader_load(r, i);
+	return &r->it[i - r->base];
 }
 
 /* The run of items with the stack of item i: its end and its total weight. */
@@ -516,7 +507,7 @@ static uint32_t ss_run(struct ss_reader *r, uint32_t i, uint64_t *weight)
 	t2f_node_id node = ss_item_at(r, i)->node;
 	uint64_t w = ss_item_at(r, i)->weight;
 
-	while (++i < r->stop && ss_same_stack(r->s, ss_item_at(r, i)->node, node))
+	while (++i < r->stop && ss_item_at(r, i)->node == node)
 		w += ss_item_at(r, i)->weight;
 	*weight = w;
 	return i;
@@ -539,7 +530,7 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 	if (i > j->first) { /* a run from the job before goes on here: it was written there */
 		t2f_node_id before = ss_item_at(&r, i - 1)->node;
 
-		while (i < j->end && ss_same_stack(s, ss_item_at(&r, i)->node, before))
+		while (i < j->end && ss_item_at(&r, i)->node == before)
 			i++;
 	}
 	while (!err && i < j->end) {
@@ -644,6 +635,55 @@ static int ss_write_profiles(struct ss *s, const char *unit)
 	return err;
 }
 
+struct ss_text_key {
+	const struct ss *s;
+	const char *text;
+	size_t len;
+};
+
+static bool ss_text_eq(const void *ctx, uint32_t value)
+{
+	const struct ss_text_key *k = ctx;
+	size_t len;
+	const char *text = ss_stacks__text(k->s->stacks, value - 1, &len);
+
+	return len == k->len && memcmp(text, k->text, len) == 0;
+}
+
+/* Item nodes written alike (frames that differ only where the output does not show it) become
+ * one: the cells take the first such node, so a run of items is told by node ids alone. Nodes
+ * without a kept text stay themselves. 0 or -ENOMEM. */
+static int ss_canon_nodes(struct ss *s)
+{
+	size_t nodes = (size_t)t2f_profile__node_count(s->p) + 1;
+	uint32_t *canon = malloc(nodes * sizeof(*canon));
+	struct t2f_hashmap *ix = NULL;
+	int err = canon ? t2f_hashmap__new(s->item_node_count, &ix) : -ENOMEM;
+
+	for (size_t n = 0; !err && n < nodes; n++)
+		canon[n] = (uint32_t)n;
+	for (uint32_t i = 0; !err && i < s->item_node_count; i++) {
+		uint32_t node = s->item_nodes[i], v;
+		struct ss_text_key k = { s, NULL, 0 };
+		uint64_t h;
+
+		k.text = ss_stacks__text(s->stacks, node, &k.len);
+		if (!k.text)
+			continue;
+		h = t2f_hash_bytes(k.text, k.len);
+		v = t2f_hashmap__find(ix, h, ss_text_eq, &k);
+		if (v)
+			canon[node] = v - 1;
+		else
+			err = t2f_hashmap__insert(ix, h, node + 1);
+	}
+	for (size_t i = 0; !err && i < t2f_profile__cell_count(s->p); i++)
+		s->cells[i].node = canon[s->cells[i].node];
+	t2f_hashmap__free(ix);
+	free(canon);
+	return err;
+}
+
 /* Each item node's stack text (up to the budget), made before any is written. */
 static int ss_make_stacks(struct ss *s)
 {
@@ -655,7 +695,7 @@ static int ss_make_stacks(struct ss *s)
 	for (uint32_t i = 0; i < s->item_node_count; i++)
 		ss_stacks__make(s->stacks, s->item_nodes[i]);
 	s->scratch = malloc((size_t)s->threads * (s->max_depth + 1) * sizeof(*s->scratch));
-	return s->scratch ? 0 : -ENOMEM;
+	return s->scratch ? ss_canon_nodes(s) : -ENOMEM;
 }
 
 static const char *ss_unit(const struct ss *s)
