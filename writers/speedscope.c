@@ -236,31 +236,33 @@ struct ss_fill {
 	uint32_t *bucket;
 };
 
-static void ss_fill_count(void *ctx, unsigned i)
+/* Part i's items: counted per thread into pos, or (put) bucketed at pos. */
+static void ss_fill_part(struct ss_fill *f, bool put)
 {
-	struct ss_fill *f = (struct ss_fill *)ctx + i;
 	struct ss_item it[SS_BATCH];
 
 	for (size_t from = f->from, k; from < f->to; from += k) {
 		k = f->to - from < SS_BATCH ? f->to - from : SS_BATCH;
 		ss_items(f->s, NULL, from, k, it);
-		for (size_t j = 0; j < k; j++)
-			f->pos[it[j].thread] += it[j].weight != 0;
+		for (size_t j = 0; j < k; j++) {
+			if (!it[j].weight)
+				continue;
+			if (put)
+				f->bucket[f->pos[it[j].thread]++] = (uint32_t)(from + j);
+			else
+				f->pos[it[j].thread]++;
+		}
 	}
+}
+
+static void ss_fill_count(void *ctx, unsigned i)
+{
+	ss_fill_part((struct ss_fill *)ctx + i, false);
 }
 
 static void ss_fill_put(void *ctx, unsigned i)
 {
-	struct ss_fill *f = (struct ss_fill *)ctx + i;
-	struct ss_item it[SS_BATCH];
-
-	for (size_t from = f->from, k; from < f->to; from += k) {
-		k = f->to - from < SS_BATCH ? f->to - from : SS_BATCH;
-		ss_items(f->s, NULL, from, k, it);
-		for (size_t j = 0; j < k; j++)
-			if (it[j].weight)
-				f->bucket[f->pos[it[j].thread]++] = (uint32_t)(from + j);
-	}
+	ss_fill_part((struct ss_fill *)ctx + i, true);
 }
 
 /* Pass 3: bucket_start becomes offsets, and the item indices of each thread are bucketed in
