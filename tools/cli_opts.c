@@ -188,7 +188,8 @@ static void t2f_cli_help(FILE *f)
 	      "  0  success\n"
 	      "  1  bad input (parse error, --event not found; with --each: any input failed)\n"
 	      "  2  usage error\n"
-	      "  3  I/O error (cannot open or read an input, cannot write the output)\n",
+	      "  3  I/O error (cannot open or read an input, cannot write the output; with --each:\n"
+	      "     any output could not be written, even when an input failed)\n",
 	      f);
 }
 
