@@ -330,14 +330,15 @@ static int cpu_event(struct t2f_nettrace *r)
 	return err;
 }
 
-/* Every sample is read (counted); one without a stack is dropped (false). Settles the weight of
- * one sample on the first. */
+/* Every sample is read (counted); one without a stack is dropped (false): its stack id named
+ * no stack, or an empty one. Settles the weight of one sample on the first. */
 static bool sample_start(struct t2f_nettrace *r, const struct nt_event *e)
 {
 	r->stats.samples++;
 	t2f_profile__count_read(r->p);
 	if (!e->stack_len) {
-		t2f_profile__count_drop(r->p, T2F_DROP_EMPTY_STACK);
+		t2f_profile__count_drop(r->p, e->stack_unknown ? T2F_DROP_UNKNOWN_STACK
+							       : T2F_DROP_EMPTY_STACK);
 		return false;
 	}
 	if (!r->weight)
@@ -417,6 +418,13 @@ static int on_universal(struct t2f_nettrace *r, const struct nt_event *e, enum n
 	if (kind == NT_UNI_CPU || kind == NT_UNI_CSWITCH)
 		return on_uni_sample(r, e, kind == NT_UNI_CSWITCH);
 	err = nt_uni__system(r->uni, kind, pid, e->payload, e->payload_len);
+	if (err == NT_UNI_BAD_BUILD_ID) {
+		r->stats.bad_payloads++;
+		return t2f_diag__warn(r->d, r->name, 0,
+				      "offset %llu: module metadata: build_id is not 2 to %u hex digits "
+				      "(an even count): kept without one, its frames cannot be verified",
+				      (unsigned long long)e->offset, NT_BUILD_ID_HEX_MAX);
+	}
 	if (err != 1)
 		return err;
 	r->stats.bad_payloads++;

@@ -64,6 +64,7 @@ struct nt_event {                /* one event row; pointers valid during the cal
 	int64_t timestamp;           /* QPC ticks */
 	const uint64_t *stack;       /* IPs, leaf first (widened from 4-byte pointers); NULL */
 	uint32_t stack_len;          /* 0 when StackId was 0 or unknown */
+	bool stack_unknown;          /* a StackId no stack block defined (since the last SP) */
 	const uint8_t *payload;
 	uint32_t payload_len;
 	uint64_t offset;             /* file offset of the row, for messages */

@@ -86,6 +86,7 @@ static void find_stack(struct nt_parser *p, uint32_t id, struct nt_event *e)
 		return;
 	if (id < p->stack_base || i >= p->n_stacks || p->stacks[i].off == NT_NO_STACK) {
 		p->st.unknown_stack++;
+		e->stack_unknown = true;
 		return;
 	}
 	e->stack_len = p->stacks[i].len;

@@ -144,21 +144,22 @@ static bool json_u64(struct json_object *v, uint64_t *out)
 	}
 }
 
-/* Lowercase hex of at most NT_BUILD_ID_HEX_MAX digits, even length; else "". */
-static void json_build_id(struct json_object *v, char *out)
+/* Lowercase hex of at most NT_BUILD_ID_HEX_MAX digits, even length: true; else "" and false. */
+static bool json_build_id(struct json_object *v, char *out)
 {
 	const char *s = json_object_get_type(v) == json_type_string ? json_object_get_string(v) : "";
 	size_t n = strlen(s);
 
 	out[0] = '\0';
 	if (n == 0 || n % 2 || n > NT_BUILD_ID_HEX_MAX)
-		return;
+		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!isxdigit((unsigned char)s[i]))
-			return;
+			return false;
 	for (size_t i = 0; i < n; i++)
 		out[i] = (char)tolower((unsigned char)s[i]);
 	out[n] = '\0';
+	return true;
 }
 
 static void elf_meta_fields(struct json_object *root, struct nt_uni_elf_meta *out)
@@ -167,7 +168,7 @@ static void elf_meta_fields(struct json_object *root, struct nt_uni_elf_meta *ou
 
 	json_object_object_foreach(root, key, v) {
 		if (strcasecmp(key, "build_id") == 0)
-			json_build_id(v, out->build_id);
+			out->bad_build_id = !json_build_id(v, out->build_id);
 		else if (strcasecmp(key, "p_vaddr") == 0)
 			has_vaddr = json_u64(v, &out->p_vaddr);
 		else if (strcasecmp(key, "p_offset") == 0)

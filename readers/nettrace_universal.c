@@ -295,7 +295,8 @@ static int on_metadata(struct nt_uni *u, const uint8_t *b, size_t len)
 	if (err)
 		return err;
 	u->metas[u->n_metas++] = m;
-	return t2f_hashmap__insert(u->meta_ix, t2f_hash_u64(m.id), u->n_metas);
+	err = t2f_hashmap__insert(u->meta_ix, t2f_hash_u64(m.id), u->n_metas);
+	return err ? err : m.build_id == 0 && em.bad_build_id ? NT_UNI_BAD_BUILD_ID : 0;
 }
 
 /* ---- mappings ---- */

@@ -104,6 +104,7 @@ bool nt_uni_value_decode(const uint8_t *p, size_t len, uint64_t *value);
  * unparsable text give an empty result (false). */
 struct nt_uni_elf_meta {
 	char build_id[NT_BUILD_ID_HEX_MAX + 1];
+	bool bad_build_id;           /* a build_id key whose value is not hex of an even length */
 	bool has_segment;
 	uint64_t p_vaddr, p_offset;
 };
@@ -122,8 +123,11 @@ void nt_uni__free(struct nt_uni *u);                            /* NULL is fine 
 /* The trace's SystemPageSize (0 unknown), recorded in module maps. */
 void nt_uni__set_page_size(struct nt_uni *u, uint64_t page_size);
 
-/* Universal.System events of process pid (the row's). 0, -ENOMEM, or 1 when the payload is
- * too short for its fields (the event is ignored; the caller warns). */
+/* Universal.System events of process pid (the row's). 0, -ENOMEM, 1 when the payload is too
+ * short for its fields (the event is ignored; the caller warns), or NT_UNI_BAD_BUILD_ID when a
+ * metadata record's build_id is not an even number of hex digits (2 to NT_BUILD_ID_HEX_MAX): the
+ * record is kept without a build-id (its module's frames cannot be verified; the caller warns). */
+#define NT_UNI_BAD_BUILD_ID 2
 int nt_uni__system(struct nt_uni *u, enum nt_uni_event kind, int64_t pid, const uint8_t *payload,
 		   size_t len);
 /* The stack node of ips (leaf first) in process pid. 0 or -ENOMEM / -T2F_E_LIMIT. */

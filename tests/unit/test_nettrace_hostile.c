@@ -163,6 +163,7 @@ static void test_hostile_rows(void **state)
 	assert_int_equal(g.n, 1);
 	assert_int_equal(g.ev[0].meta_id, 0);
 	assert_int_equal(g.ev[0].stack_len, 0);
+	assert_true(g.ev[0].stack_unknown);
 	assert_int_equal(st.unknown_meta, 1);
 	assert_int_equal(st.unknown_stack, 1);
 	assert_int_equal(st.bad_rows, 0);

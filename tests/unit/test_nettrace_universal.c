@@ -221,9 +221,19 @@ static void test_json_partial_and_bad(void **state)
 	assert_false(parse("not json", &m));
 	assert_false(parse("{\"build_id\":", &m));
 	assert_false(parse("[1,2]", &m));
+	assert_false(m.bad_build_id);
 	assert_false(parse("{\"build_id\":\"xyz!\"}", &m)); /* not hex */
+	assert_true(m.bad_build_id);
 	assert_false(parse("{\"build_id\":\"abc\"}", &m));  /* odd length */
+	assert_true(m.bad_build_id);
 	assert_false(parse("{\"build_id\":42}", &m));
+	assert_true(m.bad_build_id);
+	/* kept apart from the segment, which still counts */
+	assert_true(parse("{\"build_id\":\"\",\"p_vaddr\":1,\"p_offset\":2}", &m));
+	assert_true(m.bad_build_id && m.has_segment);
+	assert_string_equal(m.build_id, "");
+	assert_true(parse("{\"build_id\":\"ab\"}", &m));
+	assert_false(m.bad_build_id);
 	assert_false(parse("{\"type\":\"PE\",\"name\":\"x.pdb\",\"age\":1}", &m));
 }
 
@@ -299,6 +309,53 @@ static const char *frame_name(struct rig *g, t2f_frame_id id)
 	const struct t2f_frame *f = t2f_profile__frame_at(g->p, id);
 
 	return f->name ? t2f_profile__str(g->p, f->name, NULL) : "";
+}
+
+/* A metadata record whose build_id is not hex: a warning; the module is kept without a build-id
+ * (its frames cannot be verified), with its segment. */
+static void test_reader_bad_build_id(void **state)
+{
+	struct rig g;
+	struct pl p, one = { .b = { 1 }, .len = 1 };
+	uint64_t s1[] = { 0x7f3a00001100 };
+	const struct t2f_module_map *mm;
+
+	(void)state;
+	rig_open(&g);
+	metadata_payload(&p, 1, "{\"build_id\":\"not-hex!\",\"p_vaddr\":\"0x1040\",\"p_offset\":64}");
+	send(&g, &m_meta, 10, &p, NULL, 0);
+	assert_int_equal(t2f_diag__warnings(g.d), 1);
+	mapping_payload(&p, 1, 0x7f3a00001000, 0x7f3a00001fff, 0x1000, "/lib/libx.so", 1);
+	send(&g, &m_map, 10, &p, NULL, 0);
+	send(&g, &m_cpu, 10, &one, s1, 1);
+	assert_int_equal(nt_reader__name_frames(g.r), 0);
+	assert_int_equal(t2f_profile__module_map_count(g.p), 1);
+	mm = t2f_profile__module_map_at(g.p, 0);
+	assert_int_equal(mm->build_id, 0);
+	assert_true(mm->has_segment);
+	assert_int_equal(t2f_diag__warnings(g.d), 1);
+	rig_close(&g);
+}
+
+/* A sample whose stack id named no stack is dropped for that reason, one with an empty stack for
+ * its own; both were read. */
+static void test_reader_stackless(void **state)
+{
+	struct rig g;
+	struct nt_event e = { .meta = &m_cpu, .pid = 10, .tid = 11, .timestamp = 5,
+			      .payload = (const uint8_t *)"\1", .payload_len = 1 };
+
+	(void)state;
+	rig_open(&g);
+	e.stack_unknown = true;
+	assert_int_equal(g.sink.event(g.sink.ctx, &e), 0);
+	e.stack_unknown = false;
+	assert_int_equal(g.sink.event(g.sink.ctx, &e), 0);
+	assert_int_equal(t2f_profile__samples_read(g.p), 2);
+	assert_int_equal(t2f_profile__samples_dropped(g.p, T2F_DROP_UNKNOWN_STACK), 1);
+	assert_int_equal(t2f_profile__samples_dropped(g.p, T2F_DROP_EMPTY_STACK), 1);
+	assert_string_equal(t2f_drop_reason_name(T2F_DROP_UNKNOWN_STACK), "stack id never defined");
+	rig_close(&g);
 }
 
 static void test_reader_frames(void **state)
@@ -378,6 +435,8 @@ int main(void)
 		cmocka_unit_test(test_json_partial_and_bad),
 		cmocka_unit_test(test_jit_name),
 		cmocka_unit_test(test_reader_frames),
+		cmocka_unit_test(test_reader_stackless),
+		cmocka_unit_test(test_reader_bad_build_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

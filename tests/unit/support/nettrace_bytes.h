@@ -198,6 +198,7 @@ struct ev {
 	char provider[48], name[32], thread_name[16];
 	int64_t pid, tid, ts;
 	uint32_t cpu, stack_len, payload_len;
+	bool stack_unknown;
 	uint64_t stack[4];
 	uint8_t payload[8];
 	uint64_t offset;
@@ -245,6 +246,7 @@ static inline int on_event(void *ctx, const struct nt_event *e)
 	v->ts = e->timestamp;
 	v->cpu = e->cpu;
 	v->stack_len = e->stack_len;
+	v->stack_unknown = e->stack_unknown;
 	for (uint32_t i = 0; i < e->stack_len && i < 4; i++)
 		v->stack[i] = e->stack[i];
 	assert_true(e->stack_len == 0 || e->stack != NULL);
