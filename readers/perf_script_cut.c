@@ -22,12 +22,29 @@ static bool begins_record(const char *p, size_t n)
 	}
 }
 
+/* The last '\n' in [p, end), or NULL; looked for a window at a time from the end, so a call
+ * reads (and a checking memrchr, as sanitizers' is, checks) only what lies after that '\n'. */
+static const char *prev_nl(const char *p, const char *end)
+{
+	enum { WINDOW = 512 };
+
+	while (end > p) {
+		size_t n = (size_t)(end - p) < WINDOW ? (size_t)(end - p) : WINDOW;
+		const char *nl = memrchr(end - n, '\n', n);
+
+		if (nl)
+			return nl;
+		end -= n;
+	}
+	return NULL;
+}
+
 bool ps_find_last_cut(const char *p, size_t len, size_t *cut)
 {
-	const char *end = memrchr(p, '\n', len); /* the '\n' that ends the last complete line */
+	const char *end = prev_nl(p, p + len); /* the '\n' that ends the last complete line */
 
 	while (end) {
-		const char *nl = end > p ? memrchr(p, '\n', (size_t)(end - p)) : NULL;
+		const char *nl = prev_nl(p, end);
 		size_t i = nl ? (size_t)(nl - p) + 1 : 0;
 
 		if (i == 0)

@@ -62,7 +62,7 @@ static void out_flush(struct t2f_out *o)
 void t2f_out__write(struct t2f_out *o, const void *p, size_t len)
 {
 	o->total += len;
-	if (o->err)
+	if (o->err || len == 0) /* p may then be NULL (an empty buffer) */
 		return;
 	if (len > OUT_BUF - o->len) {
 		out_flush(o);
