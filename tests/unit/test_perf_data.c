@@ -254,6 +254,13 @@ static struct t2f_perf_data *open_ok(const struct bb *b, struct sink *s)
 
 static struct sink *cur_sink; /* for next_ok's message */
 
+/* A fresh sink, the one next_ok's messages name. */
+static void sink_start(struct sink *s)
+{
+	sink_init(s);
+	cur_sink = s;
+}
+
 static const struct t2f_perf_record *next_ok(struct t2f_perf_data *p)
 {
 	const struct t2f_perf_record *r = NULL;
@@ -284,8 +291,7 @@ static void check_basic(bool be)
 	rec_mmap2(&data);
 	rec_sample(&data, 0x401100, 1000);
 	build(&file, &sp);
-	sink_init(&s);
-	cur_sink = &s;
+	sink_start(&s);
 	p = open_ok(&file, &s);
 	assert_int_equal(t2f_perf_data__header(p)->big_endian, be);
 	assert_int_equal(t2f_perf_data__n_attrs(p), 1);
@@ -350,8 +356,7 @@ static void test_refusals(void **state)
 	struct sink s;
 
 	(void)state;
-	sink_init(&s);
-	cur_sink = &s;
+	sink_start(&s);
 	assert_int_equal(t2f_perf_data__open_mem("t.data", "perf script\n", 12, s.d, &p),
 			 -T2F_E_FORMAT);
 	assert_null(p);
@@ -389,8 +394,7 @@ static void test_short_record(void **state)
 	rec_sample(&data, 0x401100, 5);
 	hdr(&data, PERF_RECORD_COMM, 0, 4);
 	build(&file, &sp);
-	sink_init(&s);
-	cur_sink = &s;
+	sink_start(&s);
 	p = open_ok(&file, &s);
 	r = next_ok(p);
 	assert_int_equal(r->s.ip, 0x401100);
@@ -416,8 +420,7 @@ static void test_truncated(void **state)
 	rec_sample(&data, 0x401200, 6);
 	data.n -= 20;                /* the second sample runs past the data section */
 	build(&file, &sp);
-	sink_init(&s);
-	cur_sink = &s;
+	sink_start(&s);
 	p = open_ok(&file, &s);
 	r = next_ok(p);
 	assert_int_equal(r->s.time, 5);
@@ -440,8 +443,7 @@ static void test_attr_too_short(void **state)
 	struct sink s;
 
 	(void)state;
-	sink_init(&s);
-	cur_sink = &s;
+	sink_start(&s);
 	sp.attrs[0] = (struct attr_spec){ .type = 1,
 					  .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER };
 	build(&file, &sp);
@@ -484,8 +486,7 @@ static void test_unknown_sample_bits(void **state)
 	u64(&data, 0xdead);          /* bit 40's field, whatever it is */
 	u64(&data, 0xbeef);
 	build(&file, &sp);
-	sink_init(&s);
-	cur_sink = &s;
+	sink_start(&s);
 	p = open_ok(&file, &s);
 	r = next_ok(p);
 	assert_int_equal(r->s.ip, 0x401100);
@@ -522,8 +523,7 @@ static void test_unknown_id(void **state)
 	u64(&data, 8);
 	u64(&data, 0x3333);
 	build(&file, &sp);
-	sink_init(&s);
-	cur_sink = &s;
+	sink_start(&s);
 	p = open_ok(&file, &s);
 	assert_ptr_equal(t2f_perf_data__attr_of_id(p, 8), t2f_perf_data__attr(p, 0));
 	assert_ptr_equal(t2f_perf_data__attr_of_id(p, 9), t2f_perf_data__attr(p, 1));
@@ -552,8 +552,7 @@ static void test_feature_out_of_file(void **state)
 	(void)state;
 	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = PERF_SAMPLE_IP };
 	build(&file, &sp);
-	sink_init(&s);
-	cur_sink = &s;
+	sink_start(&s);
 	p = open_ok(&file, &s);
 	assert_null(t2f_perf_data__features(p)->hostname);
 	assert_int_equal(t2f_perf_data__stats(p)->features_skipped, 1);
@@ -621,8 +620,7 @@ static void test_skipped_fields(void **state)
 	data.b[at + 6] = (uint8_t)((data.n - at) >> 8); /* big-endian u16 size */
 	data.b[at + 7] = (uint8_t)(data.n - at);
 	build(&file, &sp);
-	sink_init(&s);
-	cur_sink = &s;
+	sink_start(&s);
 	p = open_ok(&file, &s);
 	r = next_ok(p);
 	assert_int_equal(r->s.ip, 0x401100);
@@ -675,8 +673,7 @@ static void test_compressed(void **state)
 	}
 	rec_comm(&data, false);
 	build(&file, &sp);
-	sink_init(&s);
-	cur_sink = &s;
+	sink_start(&s);
 	p = open_ok(&file, &s);
 	for (int i = 0; i < 3; i++) {
 		r = next_ok(p);
