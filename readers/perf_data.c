@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,8 @@
 #define HEADER_SIZE 104u     /* magic, size, attr_size, 3 sections, 4 u64 of feature bits */
 #define PIPE_HEADER_SIZE 16u /* perf record -o - : magic and size only */
 #define SECTION_SIZE 16u     /* struct { u64 offset, size; } */
+#define MAX_ATTRS 65536u     /* events in one file: perf writes a few, at most hundreds */
+#define FEAT_MAX (32u << 20) /* bytes of a decoded feature section (BUILD_ID of 300k DSOs) */
 
 static const char MAGIC_LE[8] = { 'P', 'E', 'R', 'F', 'I', 'L', 'E', '2' };
 static const char MAGIC_BE[8] = { '2', 'E', 'L', 'I', 'F', 'R', 'E', 'P' };
@@ -39,6 +40,52 @@ static int bad(struct t2f_perf_data *d, int err, uint64_t off, const char *fmt, 
 	return t2f_diag__error(d->diag, err, d->name, 0, "offset %" PRIu64 ": %s", off, msg);
 }
 
+int t2f_perf_data__pread(struct t2f_perf_data *d, void *dst, size_t n, uint64_t off)
+{
+	uint8_t *p = dst;
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = pread(d->fd, p + done, n - done, (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			return t2f_diag__error(d->diag, -e, d->name, 0, "offset %" PRIu64 ": read: %s",
+					       off + done, strerror(e));
+		}
+		if (!r)
+			return t2f_diag__error(d->diag, -T2F_E_FORMAT, d->name, 0, "offset %" PRIu64
+					       ": the file ends here, but it had %zu bytes when opened "
+					       "(it shrank while being read)", off + done, d->len);
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+/* n bytes of the file at off (inside it: checked by the caller) → *out: into the memory
+ * (open_mem), or read into d->tmp (valid until the next fetch). 0, -ENOMEM or a read error. */
+static int fetch(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out)
+{
+	if (d->base) {
+		*out = d->base + off;
+		return 0;
+	}
+	if (n > d->tmp_cap) {
+		size_t cap = n < 4096 ? 4096 : n;
+		uint8_t *t = realloc(d->tmp, cap);
+
+		if (!t)
+			return -ENOMEM;
+		d->tmp = t;
+		d->tmp_cap = cap;
+	}
+	*out = d->tmp;
+	return t2f_perf_data__pread(d, d->tmp, n, off);
+}
+
 /* whether [off, off + size) lies in the file */
 static bool in_file(const struct t2f_perf_data *d, uint64_t off, uint64_t size)
 {
@@ -54,11 +101,25 @@ static void read_section(const struct t2f_perf_data *d, const uint8_t *p, uint64
 	*size = t2f_pd_u64(d, p + 8);
 }
 
+/* the {offset, size} section at file offset at */
+static int fetch_section(struct t2f_perf_data *d, uint64_t at, uint64_t *off, uint64_t *size)
+{
+	const uint8_t *p;
+	int err = fetch(d, at, SECTION_SIZE, &p);
+
+	if (!err)
+		read_section(d, p, off, size);
+	return err;
+}
+
 static int parse_header(struct t2f_perf_data *d)
 {
 	struct t2f_perf_header *h = &d->hdr;
-	const uint8_t *b = d->base;
+	const uint8_t *b;
+	int err = fetch(d, 0, d->len < HEADER_SIZE ? d->len : HEADER_SIZE, &b);
 
+	if (err)
+		return err;
 	if (d->len < 8 || !t2f_perf_data__detect(b, d->len)) {
 		if (d->len >= 8 && !memcmp(b, "PERFFILE", 8))
 			return bad(d, -T2F_E_UNSUPPORTED, 0,
@@ -184,20 +245,31 @@ static int read_ids(struct t2f_perf_data *d, struct t2f_perf_attr *a, uint64_t s
 {
 	uint64_t off, size;
 	uint64_t *ids;
+	int err = fetch_section(d, sec_at, &off, &size);
 
-	read_section(d, d->base + sec_at, &off, &size);
+	if (err)
+		return err;
 	if (!in_file(d, off, size) || size % 8)
 		return bad(d, -T2F_E_FORMAT, sec_at,
 			   "attr %u: ids section [%" PRIu64 ", +%" PRIu64 ") is not a whole number "
 			   "of ids inside the file (%zu bytes)", a->index, off, size, d->len);
+	if (size > d->len - d->ids_bytes) /* sections sharing bytes: no more ids than the file */
+		return bad(d, -T2F_E_FORMAT, sec_at,
+			   "attr %u: ids section [%" PRIu64 ", +%" PRIu64 ") makes the attrs' ids "
+			   "more than the file's %zu bytes hold", a->index, off, size, d->len);
+	d->ids_bytes += size;
 	a->n_ids = size / 8;
 	if (!a->n_ids)
 		return 0;
 	ids = t2f_arena__alloc(d->arena, size);
 	if (!ids)
 		return -ENOMEM;
+	if (d->base)
+		memcpy(ids, d->base + off, size);
+	else if ((err = t2f_perf_data__pread(d, ids, size, off)))
+		return err;
 	for (size_t i = 0; i < a->n_ids; i++) {
-		ids[i] = t2f_pd_u64(d, d->base + off + 8 * i);
+		ids[i] = t2f_pd_u64(d, &ids[i]);
 		if (t2f_perf_data__id_add(d, ids[i], a->index))
 			return -ENOMEM;
 	}
@@ -220,16 +292,23 @@ static int parse_attrs(struct t2f_perf_data *d)
 	n = h->attrs_size / h->attr_size;
 	if (!n)
 		return bad(d, -T2F_E_FORMAT, 24, "no attr in the attr section");
+	if (n > MAX_ATTRS)
+		return bad(d, -T2F_E_FORMAT, 24, "attr section of %" PRIu64 " attrs, expected at "
+			   "most %u", n, MAX_ATTRS);
 	d->attrs = calloc(n, sizeof(*d->attrs));
 	if (!d->attrs)
 		return -ENOMEM;
 	d->n_attrs = n;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t at = h->attrs_offset + i * h->attr_size;
+		uint64_t n_bytes = h->attr_size - SECTION_SIZE;
 		struct t2f_perf_attr *a = &d->attrs[i];
+		const uint8_t *p;
 
 		a->index = (uint32_t)i;
-		err = decode_attr(d, d->base + at, h->attr_size - SECTION_SIZE, at, a);
+		err = fetch(d, at, n_bytes < sizeof(a->attr) ? n_bytes : sizeof(a->attr), &p);
+		if (!err)
+			err = decode_attr(d, p, n_bytes, at, a);
 		if (!err)
 			err = read_ids(d, a, at + h->attr_size - SECTION_SIZE);
 		if (err)
@@ -353,6 +432,22 @@ static bool feat_build_ids(struct t2f_perf_data *d, struct cursor *c)
 	return true;
 }
 
+static bool feature_decoded(unsigned bit)
+{
+	switch (bit) {
+	case T2F_PERF_FEAT_BUILD_ID:
+	case T2F_PERF_FEAT_HOSTNAME:
+	case T2F_PERF_FEAT_OSRELEASE:
+	case T2F_PERF_FEAT_NRCPUS:
+	case T2F_PERF_FEAT_CMDLINE:
+	case T2F_PERF_FEAT_EVENT_DESC:
+	case T2F_PERF_FEAT_COMPRESSED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* decodes feature bit's section [p, end); false when malformed */
 static bool decode_feature(struct t2f_perf_data *d, unsigned bit, struct cursor *c, bool *known)
 {
@@ -398,8 +493,10 @@ static int parse_features(struct t2f_perf_data *d)
 
 	for (unsigned bit = 0; bit < T2F_PERF_FEAT_BITS; bit++) {
 		uint64_t off, size;
+		const uint8_t *p;
 		struct cursor c;
 		bool known, ok;
+		int err;
 
 		if (!(d->hdr.features[bit / 64] >> (bit % 64) & 1))
 			continue;
@@ -409,7 +506,9 @@ static int parse_features(struct t2f_perf_data *d)
 					      "table runs past the end of the file (%zu bytes): "
 					      "features from bit %u on skipped", at, d->len, bit);
 		}
-		read_section(d, d->base + at, &off, &size);
+		err = fetch_section(d, at, &off, &size);
+		if (err)
+			return err;
 		f->sections[f->n_sections].bit = bit;
 		f->sections[f->n_sections].offset = off;
 		f->sections[f->n_sections].size = size;
@@ -424,7 +523,24 @@ static int parse_features(struct t2f_perf_data *d)
 				return -T2F_E_FORMAT;
 			continue;
 		}
-		c = (struct cursor){ d->base + off, d->base + off + size, false };
+		if (!feature_decoded(bit)) {
+			f->n_sections++;
+			continue;
+		}
+		if (size > FEAT_MAX) {
+			d->stats.features_skipped++;
+			f->n_sections++;
+			if (t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": feature %u "
+					   "section of %" PRIu64 " bytes, more than the %u MiB this "
+					   "reader decodes: skipped", at - SECTION_SIZE, bit, size,
+					   FEAT_MAX >> 20))
+				return -T2F_E_FORMAT;
+			continue;
+		}
+		err = fetch(d, off, (size_t)size, &p);
+		if (err)
+			return err;
+		c = (struct cursor){ p, p + size, false };
 		ok = decode_feature(d, bit, &c, &known);
 		f->sections[f->n_sections++].decoded = known && ok;
 		if (!ok) {
@@ -447,28 +563,24 @@ static int load_file(struct t2f_perf_data *d, const char *path)
 	if (fd < 0)
 		return t2f_diag__error(d->diag, -errno, d->name, 0, "%s", strerror(errno));
 	if (fstat(fd, &st)) {
-		err = t2f_diag__error(d->diag, -errno, d->name, 0, "%s", strerror(errno));
+		int e = errno;
+
+		err = t2f_diag__error(d->diag, -e, d->name, 0, "%s", strerror(e));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		err = t2f_diag__error(d->diag, -EINVAL, d->name, 0,
-				      "not a regular file (perf.data is read in place)");
+				      "not a regular file (perf.data is read at the offsets "
+				      "its header gives)");
 		goto out;
 	}
 	d->len = (size_t)st.st_size;
-	if (d->len) {
-		d->map = mmap(NULL, d->len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (d->map == MAP_FAILED) {
-			d->map = NULL;
-			err = t2f_diag__error(d->diag, -errno, d->name, 0, "mmap: %s", strerror(errno));
-			goto out;
-		}
-		d->base = d->map;
-	} else {
-		d->base = (const uint8_t *)"";
-	}
+	d->fd = fd;
+	fd = -1;
+	(void)posix_fadvise(d->fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a hint: larger read-ahead */
 out:
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	return err;
 }
 
@@ -493,6 +605,7 @@ static int new_reader(const char *name, struct t2f_diag *diag, struct t2f_perf_d
 	if (!d)
 		return -ENOMEM;
 	d->diag = diag;
+	d->fd = -1;
 	d->name = strdup(name);
 	if (!d->name || t2f_arena__new(&d->arena)) {
 		t2f_perf_data__free(d);
@@ -542,8 +655,10 @@ void t2f_perf_data__free(struct t2f_perf_data *d)
 {
 	if (!d)
 		return;
-	if (d->map)
-		munmap(d->map, d->len);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->tmp);
+	free(d->blk);
 	t2f_perf_data__inflate_free(d);
 	free(d->chain);
 	free(d->id_table);

@@ -16,10 +16,16 @@
  * (perf record -z) are decompressed (zstd) and the records they hold are delivered in their
  * place, a record spanning two compressed records included.
  *
- * Ownership: t2f_perf_data__open maps (or reads) the file and owns it; every pointer handed
- * out (attrs, ids, names, features) is valid until __free(); a record and what it points to
- * (strings, callchain) until the next __next(). Nothing is allocated per record once the
- * callchain and decompression buffers have grown to their largest size.
+ * Ownership: t2f_perf_data__open keeps the file open and reads it with pread: the header,
+ * attrs and decoded feature sections at open, the data section a block (2 MiB) at a time into
+ * one reused buffer (a record cut by a block's end is moved to its front); open_mem reads the
+ * caller's bytes in place. Every pointer handed out (attrs, ids, names, features) is valid
+ * until __free(); a record and what it points to (strings, callchain) until the next __next().
+ * Nothing is allocated per record once the block, callchain and decompression buffers have
+ * grown to their largest size. Memory is bounded whatever the file says: at most 65536 attrs,
+ * their ids no more than the file's bytes, a decoded feature section at most 32 MiB (larger:
+ * warned, skipped), a compressed record's payload at most the COMPRESSED feature's mmap_len
+ * (256 MiB when absent) plus a partial record.
  *
  * Errors: -errno for I/O, -ENOMEM, -T2F_E_FORMAT for a file that is not perf.data or whose
  * header, attrs or feature table break the format (message "NAME: offset N: what was expected"

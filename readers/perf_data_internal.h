@@ -16,10 +16,12 @@ struct t2f_perf_id {                 /* one entry of the id → attr table (sort
 struct t2f_perf_data {
 	struct t2f_diag *diag;
 	char *name;
-	const uint8_t *base;         /* the whole file */
-	size_t len;
-	void *map;                   /* mmap'd file (len bytes), or NULL */
-	void *owned;                 /* the file read into memory, or NULL */
+	const uint8_t *base;         /* open_mem: the whole file; NULL when read from fd */
+	size_t len;                  /* the file's size */
+	int fd;                      /* __open: the file, read with pread; else -1 */
+	uint8_t *tmp;                /* __open: header, attr and feature bytes just read */
+	size_t tmp_cap;
+	uint64_t ids_bytes;          /* bytes of attr id sections read so far (bounded by len) */
 	bool swap;                   /* big-endian file */
 
 	struct t2f_perf_header hdr;
@@ -32,6 +34,9 @@ struct t2f_perf_data {
 
 	/* iteration */
 	uint64_t pos, end;           /* next record offset in the data section, its end */
+	uint8_t *blk;                /* __open: data section bytes [blk_off, blk_off + blk_len) */
+	size_t blk_len, blk_cap;
+	uint64_t blk_off;
 	bool done;
 	struct t2f_perf_record rec;
 	uint64_t *chain;             /* normalised callchain */
@@ -70,6 +75,10 @@ static inline uint16_t t2f_pd_u16(const struct t2f_perf_data *d, const void *p)
 	memcpy(&v, p, 2);
 	return d->swap ? __builtin_bswap16(v) : v;
 }
+
+/* perf_data.c: n bytes of the file at off into dst (fd mode); 0, or -errno / -T2F_E_FORMAT
+ * when the file ends early (it shrank after open), the diag naming the offset. */
+int t2f_perf_data__pread(struct t2f_perf_data *d, void *dst, size_t n, uint64_t off);
 
 /* perf_data_records.c */
 void t2f_perf_data__start(struct t2f_perf_data *d);

@@ -8,6 +8,7 @@
 #include "readers/perf_data_internal.h"
 
 #define MISC_BUILD_ID PERF_RECORD_MISC_MMAP_BUILD_ID
+#define BLOCK (2u << 20)     /* data section bytes read at once (a record is at most 64 KiB) */
 /* the fields of a sample_id_all trailer, in their order */
 #define ID_ALL_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
 		     PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
@@ -563,6 +564,46 @@ static int next_decompressed(struct t2f_perf_data *d, const struct t2f_perf_reco
 	return 0;
 }
 
+/* The n bytes of the data section at off (off + n <= d->end; off never below the last call's)
+ * → *out: in the memory (open_mem), or in d->blk, read a block at a time; the bytes of a record
+ * the last block cut are moved to the front and the rest read after them. 0 or a read error. */
+static int window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out)
+{
+	uint64_t have_end = d->blk_off + d->blk_len;
+	size_t keep = 0, want;
+	int err;
+
+	if (d->base) {
+		*out = d->base + off;
+		return 0;
+	}
+	if (off >= d->blk_off && off + n <= have_end) {
+		*out = d->blk + (off - d->blk_off);
+		return 0;
+	}
+	if (!d->blk) {
+		uint64_t size = d->end - d->hdr.data_offset;
+
+		d->blk_cap = size < BLOCK ? (size_t)size : BLOCK;
+		d->blk = malloc(d->blk_cap);
+		if (!d->blk)
+			return -ENOMEM;
+	}
+	if (off >= d->blk_off && off < have_end) {
+		keep = (size_t)(have_end - off);
+		memmove(d->blk, d->blk + (off - d->blk_off), keep);
+	}
+	want = d->end - off < d->blk_cap ? (size_t)(d->end - off) : d->blk_cap;
+	d->blk_off = off;
+	d->blk_len = 0;
+	err = t2f_perf_data__pread(d, d->blk + keep, want - keep, off + keep);
+	if (err)
+		return err;
+	d->blk_len = want;
+	*out = d->blk;
+	return 0;
+}
+
 static int truncated(struct t2f_perf_data *d, uint64_t off, uint64_t have, uint64_t need)
 {
 	d->stats.truncated_bytes += have;
@@ -587,7 +628,7 @@ static int end_of_data(struct t2f_perf_data *d)
 int t2f_perf_data__next(struct t2f_perf_data *d, const struct t2f_perf_record **out)
 {
 	while (!d->done) {
-		const uint8_t *p = d->base + d->pos;
+		const uint8_t *p;
 		uint64_t left = d->end - d->pos, off = d->pos, extra = 0;
 		uint16_t size;
 		int ret = next_decompressed(d, out);
@@ -598,12 +639,16 @@ int t2f_perf_data__next(struct t2f_perf_data *d, const struct t2f_perf_record **
 			return end_of_data(d);
 		if (left < 8)
 			return truncated(d, off, left, 8);
+		if ((ret = window(d, off, 8, &p)))
+			return ret;
 		size = t2f_pd_u16(d, p + 6);
 		if (size < 8)
 			return t2f_diag__error(d->diag, -T2F_E_FORMAT, d->name, 0, "offset %" PRIu64
 					       ": record size %u, expected at least 8", off, size);
 		if (size > left)
 			return truncated(d, off, left, size);
+		if ((ret = window(d, off, size, &p)))
+			return ret;
 		if (t2f_pd_u32(d, p) == T2F_PERF_RECORD_AUXTRACE && size >= 16)
 			extra = t2f_pd_u64(d, p + 8); /* its payload follows the record */
 		if (extra > left - size)

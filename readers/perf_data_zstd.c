@@ -11,6 +11,17 @@
 
 /* the most decompressed bytes held at once: one payload's records plus a partial record */
 #define DBUF_MAX (256u << 20)
+/* One payload's bytes: perf compresses one ring-buffer chunk at a time, so no payload expands
+ * past the COMPRESSED feature's mmap_len (perf reads them into a buffer of that size); a file
+ * without the feature gets the most the buffer holds. */
+static size_t payload_max(const struct t2f_perf_data *d)
+{
+	const struct t2f_perf_features *f = &d->feat;
+
+	if (f->has_compressed && f->comp_mmap_len && f->comp_mmap_len < DBUF_MAX / 2)
+		return (size_t)f->comp_mmap_len;
+	return DBUF_MAX / 2;
+}
 
 static int grow(struct t2f_perf_data *d, size_t need, uint64_t off)
 {
@@ -36,7 +47,7 @@ static int grow(struct t2f_perf_data *d, size_t need, uint64_t off)
 int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n, uint64_t off)
 {
 	ZSTD_inBuffer in = { src, n, 0 };
-	size_t left = d->dlen - d->dpos;
+	size_t left = d->dlen - d->dpos, max = payload_max(d);
 	int err;
 
 	if (!d->zstd && !(d->zstd = ZSTD_createDCtx()))
@@ -63,6 +74,11 @@ int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n
 			return t2f_diag__error(d->diag, -T2F_E_DECOMPRESS, d->name, 0, "offset %"
 					       PRIu64 ": compressed record makes no progress", off);
 		d->dlen = out.pos;
+		if (d->dlen - left > max)
+			return t2f_diag__error(d->diag, -T2F_E_LIMIT, d->name, 0, "offset %" PRIu64
+					       ": compressed record expands past %zu bytes (%s)", off,
+					       max, max == DBUF_MAX / 2 ? "this reader's limit"
+					       : "the COMPRESSED feature's mmap_len");
 	}
 	return 0;
 }
