@@ -160,8 +160,8 @@ uint32_t ps_maps__generation(const struct ps_maps *m, int64_t pid)
 	return p ? p->count : 0;
 }
 
-bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id path,
-		       uint64_t *file_off)
+bool ps_maps__find(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id *path,
+		   uint64_t *file_off)
 {
 	const struct ps_proc *p = find_proc(m, pid);
 
@@ -170,12 +170,23 @@ bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_st
 
 		if (ip < e->start || ip >= e->end)
 			continue;
-		if (e->path != path)
-			return false;
+		*path = e->path;
 		*file_off = ip - e->start + e->pgoff;
 		return true;
 	}
 	return false;
+}
+
+bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id path,
+		       uint64_t *file_off)
+{
+	t2f_str_id found;
+	uint64_t off;
+
+	if (!ps_maps__find(m, pid, ip, &found, &off) || found != path)
+		return false;
+	*file_off = off;
+	return true;
 }
 
 int ps_maps__set_pid(struct ps_maps *m, int64_t tid, int64_t pid)

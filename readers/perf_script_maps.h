@@ -1,5 +1,6 @@
 /* readers/perf_script_maps.h: each process's file mappings, from PERF_RECORD_MMAP/MMAP2 lines,
- * so the perf script reader can turn a one-line sample's absolute ip into the file offset that
+ * so the perf script reader can turn a one-line sample's absolute ip (and the perf.data
+ * conversion, perf_data_conv.c, every user-space ip) into the file offset that
  * call-chain lines print (docs/perf-addresses.md):
  *
  *   file_off = ip - map_start + map_pgoff      (the latest mapping of the process holding ip)
@@ -39,6 +40,10 @@ uint32_t ps_maps__generation(const struct ps_maps *m, int64_t pid);
  * (a process's first thread has tid == pid). */
 int ps_maps__set_pid(struct ps_maps *m, int64_t tid, int64_t pid);
 int64_t ps_maps__pid_of(const struct ps_maps *m, int64_t tid);
+
+/* pid's latest mapping holding ip: its path and ip's file offset in it. false when none. */
+bool ps_maps__find(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id *path,
+		   uint64_t *file_off);
 
 /* The file offset of ip in pid's latest mapping holding it, when that mapping is of `path`. */
 bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id path,

@@ -17,6 +17,8 @@
 #include "readers/input.h"
 #include "readers/nettrace.h"
 #include "readers/nettrace_parse.h"
+#include "readers/perf_data.h"
+#include "readers/perf_data_conv.h"
 #include "readers/perf_script.h"
 #include "readers/perf_script_par.h"
 #include "tools/cli_opts.h"
@@ -44,6 +46,7 @@ struct t2f_conv {
 	struct t2f_resym *resym;           /* NULL when no frame needed resolving */
 	struct t2f_resym_opts ropts;
 	bool nettrace;                     /* some input was a nettrace file */
+	char *kallsyms_default;            /* perf.data: the kallsyms file picked for it */
 	const struct t2f_conv *diff_other; /* a differential graph against this conversion */
 	uint64_t start_ns;
 };
@@ -219,6 +222,62 @@ static int t2f_read_chunks(struct t2f_reader *r, struct t2f_input *in, const cha
 	return err ?: t2f_reader__finish(r);
 }
 
+/* perf.data input: every frame is named after reading (--resymbolize), kernel frames through
+ * --kallsyms, else the first perf.data input's pick (t2f_resym__default_kallsyms). */
+static void t2f_conv_perf_kallsyms(struct t2f_conv *c, const struct t2f_perf_data *pd)
+{
+	char hex[41];
+
+	c->ropts.all = true;
+	c->run.perf_data = true;
+	if (c->opts->kallsyms || c->kallsyms_default || c->run.kallsyms_why)
+		return;
+	c->kallsyms_default = t2f_resym__default_kallsyms(
+		t2f_perf_data_conv__kernel_build_id(pd, hex) ? hex : NULL, &c->run.kallsyms_why);
+	c->ropts.kallsyms = c->kallsyms_default;
+}
+
+static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
+			       const struct t2f_perf_data_conv_stats *s)
+{
+	to->records += s->records;
+	to->samples += s->samples;
+	to->lost += s->lost;
+	to->dwarf += s->dwarf;
+	to->skipped += s->skipped;
+	to->truncated_bytes += s->truncated_bytes;
+	to->kernel_frames += s->kernel_frames;
+}
+
+/* A perf.data file, read from its path: the reader needs the file itself, so one on stdin or
+ * compressed (.gz, .zst) is refused with a message saying what to do instead. */
+static int t2f_read_perf_data(struct t2f_conv *c, size_t i, struct t2f_input *in)
+{
+	struct t2f_perf_data_conv_opts po = { .input = (uint32_t)i, .addr_wanted = t2f_addr_filter(c),
+					      .addr_ctx = &c->ropts };
+	struct t2f_perf_data *pd = NULL;
+	struct t2f_perf_data_conv *pc = NULL;
+	int err;
+
+	if (t2f_cli_is_std(c->inputs[i]) || t2f_input__kind(in) != T2F_INPUT_PLAIN)
+		return t2f_diag__error(c->diag, -T2F_E_UNSUPPORTED, t2f_input__name(in), 0,
+				       "perf.data is read from a named, uncompressed file only (not "
+				       "stdin, gzip or zstd): save it to a file, or pipe `perf script "
+				       "-i FILE` instead");
+	err = t2f_perf_data__open(c->inputs[i], c->diag, &pd);
+	if (!err) {
+		t2f_conv_perf_kallsyms(c, pd);
+		err = t2f_perf_data_conv__new(pd, c->profile, c->diag, &po, &pc);
+	}
+	if (!err)
+		err = t2f_perf_data_conv__run(pc);
+	if (pc)
+		t2f_add_perf_stats(&c->run.perf, t2f_perf_data_conv__stats(pc));
+	t2f_perf_data_conv__free(pc);
+	t2f_perf_data__free(pd);
+	return err;
+}
+
 /* Reads inputs[i] into the profile (thread input index i). */
 static int t2f_read_input(struct t2f_conv *c, size_t i)
 {
@@ -228,6 +287,7 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 	struct t2f_input *in = NULL;
 	const char *data = NULL;
 	size_t len = 0;
+	bool whole_file = false;
 	int err;
 
 	st->name = t2f_cli_is_std(c->inputs[i]) ? "<stdin>" : c->inputs[i];
@@ -239,6 +299,12 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 		goto done;
 	if (err == 0)
 		len = 0;
+	if (t2f_perf_data__detect(data, len)) {
+		err = t2f_read_perf_data(c, i, in);
+		st->text_bytes = t2f_input__size(in);
+		whole_file = true;
+		goto done;
+	}
 	err = t2f_reader__open(c, i, in, data, len, &rd);
 	if (err)
 		goto done;
@@ -259,6 +325,8 @@ done:
 				"more than %u distinct frames (--max-frames N raises the limit)",
 				c->opts->max_frames);
 	st->bytes = in ? t2f_input__consumed(in) : 0;
+	if (whole_file) /* perf.data: read by its own reader */
+		st->bytes = st->text_bytes;
 	t2f_progress__finish(bar);
 	t2f_reader__free(&rd);
 	t2f_input__free(in);
@@ -377,6 +445,7 @@ static int t2f_convert_read(struct t2f_conv *c, const char *event, bool *reporte
 			return err;
 	}
 	c->run.read_seconds = (double)(t2f_now_ns() - c->start_ns) / 1e9;
+	c->run.kallsyms = c->ropts.kallsyms;
 	err = t2f_resymbolize(c) ?: t2f_report__event_totals(c->profile, &c->totals);
 	c->run.names_seconds = (double)(t2f_now_ns() - c->start_ns) / 1e9 - c->run.read_seconds;
 	if (err)
@@ -457,6 +526,7 @@ static int t2f_conv__end(struct t2f_conv *c, int err, bool reported)
 			fprintf(stderr, "trace2flame: %s\n", msg ? msg : t2f_strerror(err));
 	}
 	t2f_resym__free(c->resym);
+	free(c->kallsyms_default);
 	free(c->totals);
 	free(c->stats);
 	t2f_profile__free(c->profile);

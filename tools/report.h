@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "formats/profile.h"
+#include "readers/perf_data_conv.h"
 
 /* Samples and weight kept for one event, summed over the profile's cells. */
 struct t2f_event_total {
@@ -49,6 +50,10 @@ struct t2f_run_stats {
 	double seconds;        /* reading and writing */
 	double read_seconds;   /* of which reading the inputs */
 	double names_seconds;  /* and naming frames (re-symbolization) */
+	bool perf_data;        /* some input was a perf.data file: */
+	struct t2f_perf_data_conv_stats perf; /* summed over them */
+	const char *kallsyms;  /* the kallsyms file kernel frames were named from, or NULL, */
+	const char *kallsyms_why; /* and then why none (static text) */
 };
 
 void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_total *t,

@@ -509,6 +509,57 @@ void t2f_resym__free(struct t2f_resym *r)
 	free(r);
 }
 
+/* The running kernel's build-id from /sys/kernel/notes (ELF notes: namesz, descsz, type,
+ * then the name and the descriptor, each padded to 4 bytes) as hex; false when not found. */
+static bool t2f_resym_running_kernel_id(char hex[41])
+{
+	unsigned char buf[4096];
+	FILE *f = fopen("/sys/kernel/notes", "rb");
+	size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
+
+	if (f)
+		fclose(f);
+	for (size_t at = 0; at + 12 <= n;) {
+		uint32_t nh[3];
+		size_t name, desc;
+
+		memcpy(nh, buf + at, sizeof(nh));
+		name = (nh[0] + 3u) & ~3u;
+		desc = (nh[1] + 3u) & ~3u;
+		if (name > n || desc > n || at + 12 + name + desc > n)
+			return false;
+		if (nh[2] == 3 && nh[0] == 4 && memcmp(buf + at + 12, "GNU", 4) == 0 &&
+		    nh[1] > 0 && nh[1] <= 20) {
+			for (uint32_t k = 0; k < nh[1]; k++)
+				snprintf(hex + 2 * k, 3, "%02x", buf[at + 12 + name + k]);
+			return true;
+		}
+		at += 12 + name + desc;
+	}
+	return false;
+}
+
+char *t2f_resym__default_kallsyms(const char *hex, const char **why)
+{
+	char running[41] = "", *path = NULL;
+	const char *home = getenv("HOME");
+	struct stat st;
+
+	if (!hex) {
+		*why = "the recording has no kernel build-id";
+		return NULL;
+	}
+	if (t2f_resym_running_kernel_id(running) && strcmp(running, hex) == 0)
+		return strdup("/proc/kallsyms");
+	if (home && asprintf(&path, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, hex) >= 0 &&
+	    stat(path, &st) == 0)
+		return path;
+	free(path);
+	*why = "no kallsyms matching the recording's kernel build-id (the running kernel differs, "
+	       "none in ~/.debug/[kernel.kallsyms]/): --kallsyms FILE";
+	return NULL;
+}
+
 static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res)
 {
 	if (!res)

@@ -75,6 +75,13 @@ void t2f_resym__free(struct t2f_resym *r); /* NULL is fine */
 bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
 		      const char *path, size_t len);
 
+/* The kallsyms file for a perf.data recording whose kernel build-id is hex (lowercase; NULL
+ * when the file recorded none): /proc/kallsyms when the running kernel's build-id
+ * (/sys/kernel/notes) equals it, else perf's cache $HOME/.debug/[kernel.kallsyms]/HEX/kallsyms
+ * when it exists. NULL when neither (out of memory too), *why then saying why (static text).
+ * The path is malloc'd: free() it. */
+char *t2f_resym__default_kallsyms(const char *hex, const char **why);
+
 /* --stats: per module, frames resolved / unresolved per reason, the file used and the refused
  * candidates (path, reason, found and expected build-ids); kernel and JIT modules with the
  * kallsyms or map file used (or the map file that was missing). */

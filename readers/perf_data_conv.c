@@ -1,0 +1,877 @@
+/* readers/perf_data_conv.c: perf.data records → profile (perf_data_conv.h).
+ *
+ * Records that carry a time are copied into a queue (fixed-size entries, their callchain or
+ * string in a pool of u64s) and processed in time order at FINISHED_ROUND; the queue's two
+ * buffers (the round being processed, the records kept for later) are reused, so a warm
+ * conversion allocates nothing per record. Frames are found through a cache keyed on (process,
+ * its mappings' generation, cpumode, ip): one hash per call-chain entry once seen.
+ */
+#include "readers/perf_data_conv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "formats/hashmap.h"
+#include "readers/perf_script_maps.h"
+
+#define PDC_MAX_STACK 127u     /* perf script's default --max-stack */
+#define PDC_KERNEL_PID (-1)    /* the frame cache's process for kernel ips */
+
+struct pdc_ev {                /* one queued record */
+	uint64_t time;
+	uint32_t type;
+	uint16_t misc;
+	bool exec, has_bid, has_chain;
+	uint8_t bid_size;
+	uint8_t bid[20];
+	uint32_t attr;         /* SAMPLE: attr index */
+	int32_t pid, tid, ppid, ptid;
+	uint64_t ip, period;   /* SAMPLE */
+	uint64_t start, len, pgoff; /* MMAP, MMAP2 */
+	uint32_t prot, flags;
+	uint64_t data, n;      /* pool index and length: callchain entries, or string bytes */
+};
+
+struct pdc_queue {
+	struct pdc_ev *ev;
+	size_t n, cap;
+	uint64_t *pool;
+	size_t pool_n, pool_cap;
+};
+
+struct pdc_order {
+	uint64_t time;
+	size_t idx;
+};
+
+struct pdc_attr {              /* per attr index */
+	t2f_event_id event;    /* 0 until its first sample */
+	bool period;           /* weight = the period */
+	bool dwarf;            /* REGS_USER or STACK_USER */
+};
+
+struct pdc_comm {
+	int64_t tid;
+	t2f_str_id comm;
+};
+
+struct pdc_kmap {              /* a kernel module's range */
+	uint64_t start, end;
+	t2f_str_id name;
+};
+
+struct pdc_frame {             /* the frame cache's key and value */
+	uint64_t ip;
+	int64_t pid;
+	uint32_t gen;
+	uint8_t mode;
+	t2f_frame_id frame;
+};
+
+struct t2f_perf_data_conv {
+	struct t2f_perf_data *pd;
+	struct t2f_profile *p;
+	struct t2f_diag *d;
+	struct t2f_perf_data_conv_opts o;
+	struct t2f_perf_data_conv_stats st;
+	struct pdc_queue q[2];         /* q[0]: queued; q[1]: scratch for what stays */
+	struct pdc_order *order;
+	size_t order_cap;
+	uint64_t next_flush, max_time;
+	struct pdc_attr *attrs;
+	size_t n_attrs;
+	struct ps_maps *maps;
+	struct pdc_comm *comms;
+	uint32_t n_comms, cap_comms;
+	struct t2f_hashmap *comm_ix;
+	struct pdc_kmap *kmaps;
+	uint32_t n_kmaps, cap_kmaps;
+	uint64_t kstart, kend;         /* [kernel.kallsyms] */
+	uint32_t kgen;
+	t2f_str_id s_kernel, s_unknown;
+	struct pdc_frame *frames;
+	uint32_t n_frames, cap_frames;
+	struct t2f_hashmap *frame_ix;
+	t2f_frame_id *stack;           /* the sample's frames, leaf first */
+	size_t n_stack;
+	/* the last sample's thread */
+	int64_t last_pid, last_tid;
+	t2f_str_id last_comm;
+	t2f_thread_id last_thread;
+};
+
+/* Grows *v (elements of `size`) to hold n + more; 0 or -ENOMEM. */
+static int pdc_grow(void **v, size_t n, size_t more, size_t *cap, size_t size)
+{
+	size_t c = *cap ? *cap : 64;
+	void *nv;
+
+	if (n + more <= *cap)
+		return 0;
+	while (c < n + more) {
+		if (c > SIZE_MAX / 2 / size)
+			return -ENOMEM;
+		c *= 2;
+	}
+	nv = realloc(*v, c * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+static int pdc_grow32(void **v, uint32_t n, uint32_t *cap, size_t size)
+{
+	size_t c = *cap;
+	int err;
+
+	if (n == UINT32_MAX - 1)
+		return -T2F_E_LIMIT;
+	err = pdc_grow(v, n, 1, &c, size);
+	if (!err)
+		*cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+	return err;
+}
+
+/* ---- setup ---- */
+
+/* "cpu-clock:u" → "cpu-clock" (the modifiers perf appends, as the perf script reader drops
+ * them); "sched:sched_switch" stays. */
+static size_t pdc_event_len(const char *s)
+{
+	size_t len = strlen(s);
+	const char *colon = memrchr(s, ':', len);
+	size_t m = colon ? len - (size_t)(colon + 1 - s) : 0;
+
+	if (!colon || m == 0 || m > 8)
+		return len;
+	for (size_t i = 0; i < m; i++)
+		if (!strchr("ukhIGHpPSDWeb", colon[1 + i]))
+			return len;
+	return (size_t)(colon - s);
+}
+
+/* The name perf gives an attr without EVENT_DESC (the common ones; else "TYPE:CONFIG"). */
+static const char *pdc_default_name(const struct perf_event_attr *a, char *buf, size_t size)
+{
+	static const char *const hw[] = { "cycles", "instructions", "cache-references",
+					  "cache-misses", "branches", "branch-misses",
+					  "bus-cycles" };
+	static const char *const sw[] = { "cpu-clock", "task-clock", "page-faults",
+					  "context-switches", "cpu-migrations", "minor-faults",
+					  "major-faults" };
+
+	if (a->type == PERF_TYPE_HARDWARE && a->config < sizeof(hw) / sizeof(hw[0]))
+		return hw[a->config];
+	if (a->type == PERF_TYPE_SOFTWARE && a->config < sizeof(sw) / sizeof(sw[0]))
+		return sw[a->config];
+	snprintf(buf, size, "%u:%llu", a->type, (unsigned long long)a->config);
+	return buf;
+}
+
+static int pdc_event_of(struct t2f_perf_data_conv *c, const struct t2f_perf_attr *a,
+			t2f_event_id *out)
+{
+	char buf[48];
+	const char *name = a->name ? a->name : pdc_default_name(&a->attr, buf, sizeof(buf));
+	size_t len = pdc_event_len(name);
+	enum t2f_unit unit = T2F_UNIT_COUNT;
+	t2f_str_id id;
+	int err;
+
+	if ((len == 9 && memcmp(name, "cpu-clock", 9) == 0) ||
+	    (len == 10 && memcmp(name, "task-clock", 10) == 0))
+		unit = T2F_UNIT_NANOSECONDS;
+	err = t2f_profile__intern(c->p, name, len, &id) ?: t2f_profile__event(c->p, id, unit, out);
+	if (!err && c->attrs[a->index].period)
+		t2f_profile__event_has_period(c->p, *out);
+	return err;
+}
+
+static int pdc_setup_attrs(struct t2f_perf_data_conv *c)
+{
+	c->n_attrs = t2f_perf_data__n_attrs(c->pd);
+	c->attrs = calloc(c->n_attrs ? c->n_attrs : 1, sizeof(*c->attrs));
+	if (!c->attrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n_attrs; i++) {
+		const struct perf_event_attr *a = &t2f_perf_data__attr(c->pd, i)->attr;
+
+		/* perf script prints the period of every event type but tracepoints */
+		c->attrs[i].period = (a->sample_type & PERF_SAMPLE_PERIOD) &&
+				     a->type != PERF_TYPE_TRACEPOINT;
+		c->attrs[i].dwarf = (a->sample_type & (PERF_SAMPLE_REGS_USER |
+						       PERF_SAMPLE_STACK_USER)) != 0;
+	}
+	return 0;
+}
+
+int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, struct t2f_diag *d,
+			    const struct t2f_perf_data_conv_opts *o,
+			    struct t2f_perf_data_conv **out)
+{
+	struct t2f_perf_data_conv *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	c->pd = pd;
+	c->p = p;
+	c->d = d;
+	c->o = *o;
+	c->last_pid = -2;
+	c->stack = malloc(PDC_MAX_STACK * sizeof(*c->stack));
+	err = c->stack ? 0 : -ENOMEM;
+	if (!err && (ps_maps__new(&c->maps) || t2f_hashmap__new(256, &c->comm_ix) ||
+		     t2f_hashmap__new(4096, &c->frame_ix)))
+		err = -ENOMEM;
+	if (!err)
+		err = pdc_setup_attrs(c) ?:
+		      t2f_profile__intern(p, "[kernel.kallsyms]", 17, &c->s_kernel) ?:
+		      t2f_profile__intern(p, "[unknown]", 9, &c->s_unknown);
+	if (err) {
+		t2f_perf_data_conv__free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+void t2f_perf_data_conv__free(struct t2f_perf_data_conv *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < 2; i++) {
+		free(c->q[i].ev);
+		free(c->q[i].pool);
+	}
+	free(c->order);
+	free(c->attrs);
+	ps_maps__free(c->maps);
+	free(c->comms);
+	t2f_hashmap__free(c->comm_ix);
+	free(c->kmaps);
+	free(c->frames);
+	t2f_hashmap__free(c->frame_ix);
+	free(c->stack);
+	free(c);
+}
+
+const struct t2f_perf_data_conv_stats *t2f_perf_data_conv__stats(
+	const struct t2f_perf_data_conv *c)
+{
+	return &c->st;
+}
+
+bool t2f_perf_data_conv__kernel_build_id(const struct t2f_perf_data *pd, char hex[41])
+{
+	const struct t2f_perf_features *f = t2f_perf_data__features(pd);
+
+	for (size_t i = 0; i < f->n_build_ids; i++) {
+		const struct t2f_perf_build_id *b = &f->build_ids[i];
+
+		if (strcmp(b->path, "[kernel.kallsyms]") != 0 || b->size == 0 || b->size > 20)
+			continue;
+		for (size_t k = 0; k < b->size; k++)
+			snprintf(hex + 2 * k, 3, "%02x", b->id[k]);
+		return true;
+	}
+	return false;
+}
+
+/* ---- threads ---- */
+
+struct pdc_probe {
+	const struct t2f_perf_data_conv *c;
+	const void *key;
+};
+
+static bool pdc_comm_eq(const void *ctx, uint32_t v)
+{
+	const struct pdc_probe *q = ctx;
+
+	return q->c->comms[v - 1].tid == *(const int64_t *)q->key;
+}
+
+static struct pdc_comm *pdc_comm_find(struct t2f_perf_data_conv *c, int64_t tid)
+{
+	struct pdc_probe q = { c, &tid };
+	uint32_t v = t2f_hashmap__find(c->comm_ix, t2f_hash_u64((uint64_t)tid), pdc_comm_eq, &q);
+
+	return v ? &c->comms[v - 1] : NULL;
+}
+
+static int pdc_set_comm(struct t2f_perf_data_conv *c, int64_t tid, t2f_str_id comm)
+{
+	struct pdc_comm *e = pdc_comm_find(c, tid);
+	int err;
+
+	c->last_pid = -2; /* the thread cache */
+	if (e) {
+		e->comm = comm;
+		return 0;
+	}
+	err = pdc_grow32((void **)&c->comms, c->n_comms, &c->cap_comms, sizeof(*c->comms));
+	if (err)
+		return err;
+	c->comms[c->n_comms] = (struct pdc_comm){ tid, comm };
+	err = t2f_hashmap__insert(c->comm_ix, t2f_hash_u64((uint64_t)tid), c->n_comms + 1);
+	if (!err)
+		c->n_comms++;
+	return err;
+}
+
+/* perf's name for a thread no COMM named: "swapper" for the idle task, else ":TID". */
+static int pdc_comm_of(struct t2f_perf_data_conv *c, int64_t tid, t2f_str_id *out)
+{
+	const struct pdc_comm *e = pdc_comm_find(c, tid);
+	char buf[24];
+	int n;
+
+	if (e) {
+		*out = e->comm;
+		return 0;
+	}
+	if (tid == 0)
+		return t2f_profile__intern(c->p, "swapper", 7, out);
+	n = snprintf(buf, sizeof(buf), ":%lld", (long long)tid);
+	return t2f_profile__intern(c->p, buf, (size_t)n, out);
+}
+
+static int pdc_thread(struct t2f_perf_data_conv *c, int64_t pid, int64_t tid,
+		      t2f_thread_id *out)
+{
+	t2f_str_id comm;
+	int err;
+
+	if (pid == c->last_pid && tid == c->last_tid) {
+		*out = c->last_thread;
+		return 0;
+	}
+	err = pdc_comm_of(c, tid, &comm) ?:
+	      t2f_profile__thread(c->p, pid, tid, comm, c->o.input, out);
+	if (err)
+		return err;
+	c->last_pid = pid;
+	c->last_tid = tid;
+	c->last_comm = comm;
+	c->last_thread = *out;
+	return 0;
+}
+
+/* ---- mappings ---- */
+
+static bool pdc_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* "/lib/modules/.../nf_tables.ko.xz" → "[nf_tables]" (perf's short name of a module). */
+static int pdc_module_name(struct t2f_perf_data_conv *c, const char *path, t2f_str_id *out)
+{
+	const char *base = strrchr(path, '/');
+	char buf[256];
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strcspn(base, ".");
+	if (n > sizeof(buf) - 3)
+		n = sizeof(buf) - 3;
+	buf[0] = '[';
+	for (size_t i = 0; i < n; i++)
+		buf[1 + i] = base[i] == '-' ? '_' : base[i];
+	buf[n + 1] = ']';
+	return t2f_profile__intern(c->p, buf, n + 2, out);
+}
+
+static int pdc_kernel_mmap(struct t2f_perf_data_conv *c, const struct pdc_ev *e,
+			   const char *path)
+{
+	struct pdc_kmap *k;
+	int err;
+
+	c->kgen++;
+	if (pdc_prefix(path, "[kernel.kallsyms]")) {
+		c->kstart = e->start;
+		c->kend = e->start + e->len < e->start ? UINT64_MAX : e->start + e->len;
+		return 0;
+	}
+	if (path[0] != '/')
+		return 0;
+	err = pdc_grow32((void **)&c->kmaps, c->n_kmaps, &c->cap_kmaps, sizeof(*c->kmaps));
+	if (err)
+		return err;
+	k = &c->kmaps[c->n_kmaps];
+	k->start = e->start;
+	k->end = e->start + e->len;
+	err = pdc_module_name(c, path, &k->name);
+	if (!err)
+		c->n_kmaps++;
+	return err;
+}
+
+/* The BUILD_ID feature's id for path, as hex into hex[0..41); false when none. */
+static bool pdc_feature_id(const struct t2f_perf_data_conv *c, const char *path, char hex[41])
+{
+	const struct t2f_perf_features *f = t2f_perf_data__features(c->pd);
+
+	for (size_t i = 0; i < f->n_build_ids; i++) {
+		const struct t2f_perf_build_id *b = &f->build_ids[i];
+
+		if (b->size == 0 || b->size > 20 || strcmp(b->path, path) != 0)
+			continue;
+		for (size_t k = 0; k < b->size; k++)
+			snprintf(hex + 2 * k, 3, "%02x", b->id[k]);
+		return true;
+	}
+	return false;
+}
+
+/* The module map as perf script --show-mmap-events prints it: its prot ("r-xp"; "x" or "r"
+ * for MMAP) and build-id. */
+static int pdc_module_map(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const char *path,
+			  t2f_str_id path_id)
+{
+	struct t2f_module_map mm = { .pid = e->pid, .start = e->start, .len = e->len,
+				     .pgoff = e->pgoff, .path = path_id };
+	char prot[5], hex[41];
+	int err = 0;
+
+	if (e->type == PERF_RECORD_MMAP2) {
+		prot[0] = e->prot & PROT_READ ? 'r' : '-';
+		prot[1] = e->prot & PROT_WRITE ? 'w' : '-';
+		prot[2] = e->prot & PROT_EXEC ? 'x' : '-';
+		prot[3] = e->flags & MAP_SHARED ? 's' : 'p';
+		err = t2f_profile__intern(c->p, prot, 4, &mm.prot);
+	} else {
+		err = t2f_profile__intern(c->p, e->misc & PERF_RECORD_MISC_MMAP_DATA ? "r" : "x", 1,
+					  &mm.prot);
+	}
+	if (!err && e->has_bid) {
+		for (size_t k = 0; k < e->bid_size && k < 20; k++)
+			snprintf(hex + 2 * k, 3, "%02x", e->bid[k]);
+		err = t2f_profile__intern(c->p, hex, 2 * (size_t)e->bid_size, &mm.build_id);
+	} else if (!err && pdc_feature_id(c, path, hex)) {
+		err = t2f_profile__intern(c->p, hex, strlen(hex), &mm.build_id);
+	}
+	return err ?: t2f_profile__add_module_map(c->p, &mm);
+}
+
+/* Memory perf maps to "/tmp/perf-PID.map" with absolute addresses (map__new: anonymous
+ * memory, and memory without a dso, that is executable). */
+static bool pdc_anon(const struct pdc_ev *e, const char *path)
+{
+	bool exec = e->type == PERF_RECORD_MMAP ? !(e->misc & PERF_RECORD_MISC_MMAP_DATA)
+						: (e->prot & PROT_EXEC) != 0;
+	bool anon = strcmp(path, "//anon") == 0 || pdc_prefix(path, "/dev/zero") ||
+		    pdc_prefix(path, "/anon_hugepage") || (e->type == PERF_RECORD_MMAP2 &&
+							    (e->flags & MAP_HUGETLB));
+	bool no_dso = pdc_prefix(path, "[stack") || pdc_prefix(path, "/SYSV") ||
+		      strcmp(path, "[heap]") == 0;
+
+	return (anon || no_dso) && exec;
+}
+
+static int pdc_mmap(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
+{
+	const char *path = (const char *)&c->q[0].pool[e->data];
+	uint16_t mode = e->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	uint64_t pgoff = e->pgoff;
+	char buf[40];
+	t2f_str_id id;
+	int err;
+
+	if (mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL)
+		return pdc_kernel_mmap(c, e, path);
+	if (pdc_anon(e, path)) {
+		snprintf(buf, sizeof(buf), "/tmp/perf-%d.map", e->pid);
+		err = t2f_profile__intern(c->p, buf, strlen(buf), &id);
+		pgoff = e->start; /* identity: the printed address is the ip */
+	} else {
+		err = t2f_profile__intern(c->p, path, strlen(path), &id);
+	}
+	err = err ?: ps_maps__add(c->maps, e->pid, e->start, e->len, pgoff, id);
+	if (!err && e->tid != e->pid)
+		err = ps_maps__set_pid(c->maps, e->tid, e->pid);
+	return err ?: pdc_module_map(c, e, path, id);
+}
+
+/* ---- frames ---- */
+
+/* As the perf script reader's kind of a printed dso. */
+static enum t2f_frame_kind pdc_kind(const char *d, size_t n)
+{
+	if (n > 1 && d[0] == '[' && !(n == 9 && memcmp(d, "[unknown]", 9) == 0))
+		return T2F_FRAME_KERNEL;
+	if (n >= 7 && memcmp(d + n - 7, "vmlinux", 7) == 0)
+		return T2F_FRAME_KERNEL;
+	if (n > 14 && memcmp(d, "/tmp/perf-", 10) == 0 && memcmp(d + n - 4, ".map", 4) == 0)
+		return T2F_FRAME_JIT;
+	return T2F_FRAME_USER;
+}
+
+/* A kernel ip: its module, the kernel, or none. */
+static t2f_str_id pdc_kernel_dso(const struct t2f_perf_data_conv *c, uint64_t ip)
+{
+	for (uint32_t i = 0; i < c->n_kmaps; i++)
+		if (ip >= c->kmaps[i].start && ip < c->kmaps[i].end)
+			return c->kmaps[i].name;
+	return ip >= c->kstart && ip < c->kend ? c->s_kernel : 0;
+}
+
+/* The frame of ip in cpumode `mode` of process pid (uncached). */
+static int pdc_new_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid, uint64_t ip,
+			 t2f_frame_id *out)
+{
+	struct t2f_frame f = { .addr = ip };
+	const char *dso;
+	size_t len;
+
+	if (mode == PERF_RECORD_MISC_KERNEL)
+		f.module = pdc_kernel_dso(c, ip);
+	else if (mode == PERF_RECORD_MISC_USER && !ps_maps__find(c->maps, pid, ip, &f.module,
+								  &f.addr))
+		f.module = 0;
+	if (!f.module) {
+		f.module = c->s_unknown;
+		f.addr = ip;
+	}
+	dso = t2f_profile__str(c->p, f.module, &len);
+	f.kind = pdc_kind(dso, len);
+	if (f.kind == T2F_FRAME_KERNEL)
+		c->st.kernel_frames++;
+	f.has_addr = !c->o.addr_wanted || c->o.addr_wanted(c->o.addr_ctx, f.kind, dso, len);
+	if (!f.has_addr)
+		f.addr = 0;
+	return t2f_profile__frame(c->p, &f, out);
+}
+
+static bool pdc_frame_eq(const void *ctx, uint32_t v)
+{
+	const struct pdc_probe *q = ctx;
+	const struct pdc_frame *a = &q->c->frames[v - 1], *b = q->key;
+
+	return a->ip == b->ip && a->pid == b->pid && a->gen == b->gen && a->mode == b->mode;
+}
+
+static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid, uint32_t gen,
+		     uint64_t ip, t2f_frame_id *out)
+{
+	struct pdc_frame k = { ip, mode == PERF_RECORD_MISC_USER ? pid : PDC_KERNEL_PID,
+			       mode == PERF_RECORD_MISC_USER ? gen : c->kgen, mode, 0 };
+	struct pdc_probe q = { c, &k };
+	uint64_t h = t2f_hash_u64(ip ^ ((uint64_t)k.pid << 20) ^ ((uint64_t)k.gen << 44) ^
+				  ((uint64_t)mode << 61));
+	uint32_t v = t2f_hashmap__find(c->frame_ix, h, pdc_frame_eq, &q);
+	int err;
+
+	if (v) {
+		*out = c->frames[v - 1].frame;
+		return 0;
+	}
+	err = pdc_new_frame(c, mode, pid, ip, &k.frame) ?:
+	      pdc_grow32((void **)&c->frames, c->n_frames, &c->cap_frames, sizeof(*c->frames));
+	if (err)
+		return err;
+	c->frames[c->n_frames] = k;
+	err = t2f_hashmap__insert(c->frame_ix, h, c->n_frames + 1);
+	if (err)
+		return err;
+	c->n_frames++;
+	*out = k.frame;
+	return 0;
+}
+
+/* The sample's call chain as perf script prints it, into c->stack (leaf first). */
+static int pdc_chain(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const uint64_t *chain,
+		     uint32_t gen)
+{
+	uint8_t mode = PERF_RECORD_MISC_USER;
+	int err = 0;
+
+	c->n_stack = 0;
+	for (uint64_t i = 0; i < e->n && c->n_stack < PDC_MAX_STACK && !err; i++) {
+		uint64_t ip = chain[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			if (ip == PERF_CONTEXT_KERNEL)
+				mode = PERF_RECORD_MISC_KERNEL;
+			else if (ip == PERF_CONTEXT_USER)
+				mode = PERF_RECORD_MISC_USER;
+			else if (ip == PERF_CONTEXT_HV)
+				mode = PERF_RECORD_MISC_HYPERVISOR;
+			else {
+				c->n_stack = 0; /* perf discards a chain with an unknown context */
+				return 0;
+			}
+			continue;
+		}
+		err = pdc_frame(c, mode, e->pid, gen, ip, &c->stack[c->n_stack]);
+		c->n_stack += !err;
+	}
+	return err;
+}
+
+static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
+{
+	const struct pdc_attr *a = &c->attrs[e->attr];
+	uint32_t gen = ps_maps__generation(c->maps, e->pid);
+	t2f_thread_id thread;
+	t2f_node_id node = 0;
+	int err;
+
+	t2f_profile__count_read(c->p);
+	c->st.samples++;
+	c->st.dwarf += a->dwarf;
+	c->n_stack = 0;
+	err = e->has_chain ? pdc_chain(c, e, &c->q[0].pool[e->data], gen) : 0;
+	/* no call chain: the ip alone (perf script's one-line sample); a DWARF sample's chain
+	 * may hold nothing (its user part is in the stack copy): the ip then too */
+	if (!err && c->n_stack == 0 && (!e->has_chain || a->dwarf))
+		err = pdc_frame(c, (uint8_t)(e->misc & PERF_RECORD_MISC_CPUMODE_MASK), e->pid, gen,
+				e->ip, &c->stack[c->n_stack++]);
+	if (err)
+		return err;
+	if (c->n_stack == 0) {
+		t2f_profile__count_drop(c->p, T2F_DROP_EMPTY_STACK);
+		return 0;
+	}
+	if (!c->attrs[e->attr].event) {
+		err = pdc_event_of(c, t2f_perf_data__attr(c->pd, e->attr),
+				   &c->attrs[e->attr].event);
+		if (err)
+			return err;
+	}
+	err = pdc_thread(c, e->pid, e->tid, &thread);
+	for (size_t i = c->n_stack; i-- > 0 && !err;) /* root first */
+		err = t2f_profile__child(c->p, node, c->stack[i], &node);
+	return err ?: t2f_profile__add_sample(c->p, node, thread, a->event, a->period ? e->period : 1,
+					      e->time);
+}
+
+/* ---- records in time order ---- */
+
+static int pdc_comm(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
+{
+	const char *s = (const char *)&c->q[0].pool[e->data];
+	t2f_str_id id;
+
+	return t2f_profile__intern(c->p, s, e->n, &id) ?: pdc_set_comm(c, e->tid, id);
+}
+
+/* A new thread takes its parent's comm; a new process its parent's mappings are not copied
+ * (perf clones them: frames of a child before its exec stay "[unknown]" here). */
+static int pdc_fork(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
+{
+	const struct pdc_comm *parent = pdc_comm_find(c, e->ptid);
+	int err = 0;
+
+	if (e->pid != e->tid && e->pid > 0)
+		err = ps_maps__set_pid(c->maps, e->tid, e->pid);
+	if (!err && parent)
+		err = pdc_set_comm(c, e->tid, parent->comm);
+	return err;
+}
+
+static int pdc_process(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
+{
+	switch (e->type) {
+	case PERF_RECORD_SAMPLE:
+		return pdc_sample(c, e);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return pdc_mmap(c, e);
+	case PERF_RECORD_COMM:
+		return pdc_comm(c, e);
+	case PERF_RECORD_FORK:
+		return pdc_fork(c, e);
+	default:
+		return 0;
+	}
+}
+
+/* Copies n u64s (or a string of n bytes, NUL-terminated) into q's pool. */
+static int pdc_pool_put(struct pdc_queue *q, const void *p, size_t bytes, bool str,
+			uint64_t *at)
+{
+	size_t words = (bytes + (str ? 1 : 0) + 7) / 8;
+	int err = pdc_grow((void **)&q->pool, q->pool_n, words ? words : 1, &q->pool_cap,
+			   sizeof(*q->pool));
+
+	if (err)
+		return err;
+	*at = q->pool_n;
+	if (words)
+		q->pool[q->pool_n + words - 1] = 0;
+	memcpy(&q->pool[q->pool_n], p, bytes);
+	q->pool_n += words;
+	return 0;
+}
+
+/* The record as a queue entry (its callchain or string copied into the pool). */
+static int pdc_ev_of(struct pdc_queue *q, const struct t2f_perf_record *r, struct pdc_ev *e)
+{
+	const char *s = NULL;
+
+	*e = (struct pdc_ev){ .time = r->s.time, .type = r->type, .misc = r->misc };
+	if (r->type == PERF_RECORD_SAMPLE) {
+		e->attr = r->attr->index;
+		e->pid = r->s.pid;
+		e->tid = r->s.tid;
+		e->ip = r->s.ip;
+		e->period = r->s.period;
+		e->has_chain = (r->s.fields & PERF_SAMPLE_CALLCHAIN) != 0;
+		e->n = r->s.callchain_nr;
+		return pdc_pool_put(q, r->s.callchain, e->n * sizeof(uint64_t), false, &e->data);
+	}
+	if (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2) {
+		const struct t2f_perf_mmap *m = &r->u.mmap;
+
+		e->pid = m->pid;
+		e->tid = m->tid;
+		e->start = m->start;
+		e->len = m->len;
+		e->pgoff = m->pgoff;
+		e->prot = m->prot;
+		e->flags = m->flags;
+		e->has_bid = m->has_build_id;
+		e->bid_size = m->build_id_size > 20 ? 20 : m->build_id_size;
+		memcpy(e->bid, m->build_id, sizeof(e->bid));
+		s = m->filename;
+	} else if (r->type == PERF_RECORD_COMM) {
+		e->pid = r->u.comm.pid;
+		e->tid = r->u.comm.tid;
+		e->exec = r->u.comm.exec;
+		s = r->u.comm.comm;
+	} else {
+		e->pid = r->u.task.pid;
+		e->tid = r->u.task.tid;
+		e->ppid = r->u.task.ppid;
+		e->ptid = r->u.task.ptid;
+	}
+	e->n = s ? strlen(s) : 0;
+	return pdc_pool_put(q, s ? s : "", e->n, true, &e->data);
+}
+
+static int pdc_order_cmp(const void *a, const void *b)
+{
+	const struct pdc_order *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Moves the entries of q[0] newer than limit (in queue order) to q[1], then swaps. */
+static int pdc_keep_newer(struct t2f_perf_data_conv *c, uint64_t limit)
+{
+	struct pdc_queue *from = &c->q[0], *to = &c->q[1], t;
+	int err = 0;
+
+	to->n = 0;
+	to->pool_n = 0;
+	for (size_t i = 0; i < from->n && !err; i++) {
+		struct pdc_ev e = from->ev[i];
+		bool str = e.type != PERF_RECORD_SAMPLE;
+
+		if (e.time <= limit)
+			continue;
+		err = pdc_grow((void **)&to->ev, to->n, 1, &to->cap, sizeof(*to->ev)) ?:
+		      pdc_pool_put(to, &from->pool[e.data], str ? e.n : e.n * 8, str, &e.data);
+		if (!err)
+			to->ev[to->n++] = e;
+	}
+	t = *from;
+	*from = *to;
+	*to = t;
+	return err;
+}
+
+/* Processes the queued records not newer than limit, in time order (stable). */
+static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
+{
+	struct pdc_queue *q = &c->q[0];
+	size_t n = 0, done = 0;
+	int err = pdc_grow((void **)&c->order, 0, q->n, &c->order_cap, sizeof(*c->order));
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < q->n; i++)
+		if (q->ev[i].time <= limit)
+			c->order[n++] = (struct pdc_order){ q->ev[i].time, i };
+	qsort(c->order, n, sizeof(*c->order), pdc_order_cmp);
+	for (size_t i = 0; i < n && !err; i++, done++)
+		err = pdc_process(c, &q->ev[c->order[i].idx]);
+	if (err)
+		return err;
+	if (done == q->n) {
+		q->n = 0;
+		q->pool_n = 0;
+		return 0;
+	}
+	return pdc_keep_newer(c, limit);
+}
+
+static bool pdc_queued_type(uint32_t type)
+{
+	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_MMAP ||
+	       type == PERF_RECORD_MMAP2 || type == PERF_RECORD_COMM || type == PERF_RECORD_FORK;
+}
+
+static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record *r)
+{
+	struct pdc_queue *q = &c->q[0];
+	struct pdc_ev e;
+	int err;
+
+	c->st.records++;
+	if (r->type == T2F_PERF_RECORD_FINISHED_ROUND) {
+		err = pdc_flush(c, c->next_flush);
+		c->next_flush = c->max_time;
+		return err;
+	}
+	if (!pdc_queued_type(r->type) || (r->type == PERF_RECORD_SAMPLE && !r->attr))
+		return 0;
+	err = pdc_grow((void **)&q->ev, q->n, 1, &q->cap, sizeof(*q->ev)) ?: pdc_ev_of(q, r, &e);
+	if (err)
+		return err;
+	if (!(r->s.fields & PERF_SAMPLE_TIME)) {
+		/* no time: processed at once (as perf does), from the pool's end */
+		err = pdc_process(c, &e);
+		q->pool_n = e.data;
+		return err;
+	}
+	if (e.time > c->max_time)
+		c->max_time = e.time;
+	q->ev[q->n++] = e;
+	return 0;
+}
+
+int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
+{
+	const struct t2f_perf_record *r;
+	const struct t2f_perf_data_stats *ps;
+	int err;
+
+	while ((err = t2f_perf_data__next(c->pd, &r)) > 0) {
+		err = pdc_record(c, r);
+		if (err)
+			return err;
+	}
+	if (err)
+		return err;
+	err = pdc_flush(c, UINT64_MAX);
+	ps = t2f_perf_data__stats(c->pd);
+	c->st.lost = ps->lost;
+	c->st.skipped = ps->skipped + ps->unknown_id;
+	c->st.truncated_bytes = ps->truncated_bytes;
+	for (uint64_t i = 0; i < ps->unknown_id; i++) { /* samples the reader could not attribute */
+		t2f_profile__count_read(c->p);
+		t2f_profile__count_drop(c->p, T2F_DROP_MALFORMED);
+	}
+	return err;
+}

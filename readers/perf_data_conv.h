@@ -1,0 +1,85 @@
+/* readers/perf_data_conv.h: perf.data records (readers/perf_data.h) → the profile, as the perf
+ * script reader would fill it from `perf script -F comm,pid,tid,time,event,ip,dso
+ * --show-mmap-events` text of the same file with keep_addrs (--resymbolize):
+ *
+ * - frames: USER frames carry their mapping's path as module and the file offset
+ *   (ip - map_start + map_pgoff, readers/perf_script_maps.h) as address; KERNEL frames
+ *   "[kernel.kallsyms]" (or "[module]") and the absolute ip; anonymous mappings are JIT frames
+ *   of "/tmp/perf-PID.map" with the absolute ip; an ip outside every mapping is "[unknown]"
+ *   with the absolute ip. The kind follows the module name as the text reader's does. No frame
+ *   is named here: re-symbolization names them.
+ * - call chains as perf script prints them: PERF_CONTEXT_KERNEL/USER/HV markers set the kind
+ *   of the ips after them and are skipped; at most 127 ips (perf script's --max-stack); an
+ *   unknown marker empties the chain (perf discards it). A sample without a call chain has
+ *   its ip as the only frame.
+ * - module maps from MMAP/MMAP2 records, with the build-id of the MMAP2 build-id form or else
+ *   the BUILD_ID feature's entry for the path.
+ * - threads (pid, tid, comm at the sample's time: COMM records, FORK inheriting the parent's,
+ *   ":TID" before any), one event per attr named as perf script names it without modifiers
+ *   (cpu-clock and task-clock in ns), weights: the period for non-tracepoint events that
+ *   record it (perf script prints it), else 1; sample times.
+ * - records are processed in time order: they are queued and, at each FINISHED_ROUND, those
+ *   not newer than the previous round's latest time are sorted (stable) and processed; the
+ *   rest at the end (perf's ordered events). Records without a time are processed at once.
+ * - samples recorded with --call-graph dwarf (REGS_USER/STACK_USER) keep the call chain they
+ *   carry (the kernel part; the sample ip when it is empty) and are counted: the user part
+ *   needs DWARF unwinding, which this does not do.
+ *
+ * Ownership: borrows the reader, profile and diag (they must outlive the conversion). Memory:
+ * the queue of one round (records copied), a frame cache per distinct (process, mappings
+ * generation, ip); nothing per record once warm. Errors: those of t2f_perf_data__next
+ * (-T2F_E_FORMAT, -T2F_E_DECOMPRESS, -errno), -ENOMEM, -T2F_E_LIMIT (a profile table full).
+ * A cut data section is a warning of the reader (its offset), the records before it kept.
+ * Not thread safe.
+ */
+#ifndef T2F_PERF_DATA_CONV_H
+#define T2F_PERF_DATA_CONV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/diag.h"
+#include "formats/profile.h"
+#include "readers/perf_data.h"
+
+/* Whether a frame of this kind in module dso[0..len) keeps its address (else frames that
+ * nothing will name share one frame per module); NULL: every frame keeps it. */
+typedef bool (*t2f_perf_data_addr_fn)(void *ctx, enum t2f_frame_kind kind, const char *dso,
+				      size_t len);
+
+struct t2f_perf_data_conv_opts {
+	uint32_t input;                  /* the threads' input index */
+	t2f_perf_data_addr_fn addr_wanted;
+	void *addr_ctx;
+};
+
+struct t2f_perf_data_conv_stats {
+	uint64_t records;        /* records delivered by the reader */
+	uint64_t samples;        /* SAMPLE records converted */
+	uint64_t lost;           /* samples the kernel lost (LOST records' counts) */
+	uint64_t dwarf;          /* samples that need DWARF unwinding for their user part */
+	uint64_t skipped;        /* records the reader could not decode or attribute */
+	uint64_t truncated_bytes;/* bytes of a record cut by the end of the data section */
+	uint64_t kernel_frames;  /* distinct kernel frames (addresses) */
+};
+
+struct t2f_perf_data_conv;
+
+/* 0, -ENOMEM. */
+int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, struct t2f_diag *d,
+			    const struct t2f_perf_data_conv_opts *o,
+			    struct t2f_perf_data_conv **out);
+void t2f_perf_data_conv__free(struct t2f_perf_data_conv *c); /* NULL is fine */
+
+/* Reads every record into the profile. 0 or a negative error (see above). */
+int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c);
+
+const struct t2f_perf_data_conv_stats *t2f_perf_data_conv__stats(
+	const struct t2f_perf_data_conv *c);
+
+/* The recording's kernel build-id (BUILD_ID feature, [kernel.kallsyms]) as lowercase hex into
+ * hex[0..41); false when the file has none. */
+bool t2f_perf_data_conv__kernel_build_id(const struct t2f_perf_data *pd, char hex[41]);
+
+#endif
