@@ -613,6 +613,17 @@ static int truncated(struct t2f_perf_data *d, uint64_t off, uint64_t have, uint6
 			      "complete records before it are kept", off, need, have);
 }
 
+static int truncated_aux(struct t2f_perf_data *d, uint64_t off, uint64_t have, uint16_t size,
+			 uint64_t payload)
+{
+	d->stats.truncated_bytes += have;
+	d->done = true;
+	return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": truncated: an AUXTRACE "
+			      "record of %u bytes and a payload of %" PRIu64 " bytes, %" PRIu64
+			      " left in the data section; the complete records before it are kept",
+			      off, size, payload, have);
+}
+
 static int end_of_data(struct t2f_perf_data *d)
 {
 	size_t left = d->dlen - d->dpos;
@@ -651,8 +662,8 @@ int t2f_perf_data__next(struct t2f_perf_data *d, const struct t2f_perf_record **
 			return ret;
 		if (t2f_pd_u32(d, p) == T2F_PERF_RECORD_AUXTRACE && size >= 16)
 			extra = t2f_pd_u64(d, p + 8); /* its payload follows the record */
-		if (extra > left - size)
-			return truncated(d, off, left, size + extra);
+		if (extra > left - size)      /* size + extra may not fit 64 bits */
+			return truncated_aux(d, off, left, size, extra);
 		d->pos += size + extra;
 		count(d, t2f_pd_u32(d, p));
 		if (t2f_pd_u32(d, p) == T2F_PERF_RECORD_COMPRESSED) {
