@@ -145,10 +145,15 @@ static int parse_header(struct t2f_perf_data *d)
 	read_section(d, b + 56, &h->event_types_offset, &h->event_types_size);
 	for (unsigned i = 0; i < T2F_PERF_FEAT_BITS / 64; i++)
 		h->features[i] = t2f_pd_u64(d, b + 72 + 8 * i);
-	if (!in_file(d, h->data_offset, h->data_size))
+	if (h->data_offset > d->len)
 		return bad(d, -T2F_E_FORMAT, 40,
-			   "data section [%" PRIu64 ", +%" PRIu64 ") runs past the end of the file "
+			   "data section [%" PRIu64 ", +%" PRIu64 ") starts past the end of the file "
 			   "(%zu bytes)", h->data_offset, h->data_size, d->len);
+	if (!in_file(d, h->data_offset, h->data_size) && /* a cut file: its complete records */
+	    t2f_diag__warn(d->diag, d->name, 0, "offset 40: data section [%" PRIu64 ", +%" PRIu64
+			   ") runs past the end of the file (%zu bytes): the file was cut; read to "
+			   "its end", h->data_offset, h->data_size, d->len))
+		return -T2F_E_FORMAT;
 	if (!in_file(d, h->attrs_offset, h->attrs_size))
 		return bad(d, -T2F_E_FORMAT, 24,
 			   "attr section [%" PRIu64 ", +%" PRIu64 ") runs past the end of the file "

@@ -32,7 +32,9 @@
  * in the diag), -T2F_E_UNSUPPORTED, -T2F_E_DECOMPRESS for a corrupt zstd frame. A record that
  * cannot be decoded is skipped with a warning naming its offset and counted
  * (t2f_perf_data_stats); a record running past the data section ends the iteration with a
- * "truncated" warning, the complete records before it kept. Not thread safe.
+ * "truncated" warning, the complete records before it kept. A file cut inside its data section
+ * (the header's data section runs past the file's end) is warned and read to its end, its
+ * complete records kept, the feature table (past the end) warned as missing. Not thread safe.
  */
 #ifndef T2F_PERF_DATA_H
 #define T2F_PERF_DATA_H

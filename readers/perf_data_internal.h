@@ -36,6 +36,7 @@ struct t2f_perf_data {
 	uint64_t pos, end;           /* next record offset in the data section, its end */
 	uint8_t *blk;                /* __open: data section bytes [blk_off, blk_off + blk_len) */
 	size_t blk_len, blk_cap;
+	size_t blk_size;             /* bytes read at once; 0: the default (2 MiB) */
 	uint64_t blk_off;
 	bool done;
 	struct t2f_perf_record rec;
@@ -81,6 +82,8 @@ static inline uint16_t t2f_pd_u16(const struct t2f_perf_data *d, const void *p)
 int t2f_perf_data__pread(struct t2f_perf_data *d, void *dst, size_t n, uint64_t off);
 
 /* perf_data_records.c */
+/* Tests: read the data section `bytes` (at least 1) at a time; before the first __next(). */
+void t2f_perf_data__set_block(struct t2f_perf_data *d, size_t bytes);
 void t2f_perf_data__start(struct t2f_perf_data *d);
 int t2f_perf_data__id_add(struct t2f_perf_data *d, uint64_t id, uint32_t attr);
 void t2f_perf_data__id_sort(struct t2f_perf_data *d);

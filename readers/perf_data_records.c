@@ -62,10 +62,17 @@ const struct t2f_perf_attr *t2f_perf_data__attr_of_id(const struct t2f_perf_data
 	return NULL;
 }
 
+void t2f_perf_data__set_block(struct t2f_perf_data *d, size_t bytes)
+{
+	d->blk_size = bytes;
+}
+
 void t2f_perf_data__start(struct t2f_perf_data *d)
 {
+	uint64_t room = d->len - d->hdr.data_offset; /* a cut file: up to its end */
+
 	d->pos = d->hdr.data_offset;
-	d->end = d->hdr.data_offset + d->hdr.data_size;
+	d->end = d->hdr.data_offset + (d->hdr.data_size < room ? d->hdr.data_size : room);
 }
 
 /* ---- names ---- */
@@ -565,8 +572,9 @@ static int next_decompressed(struct t2f_perf_data *d, const struct t2f_perf_reco
 }
 
 /* The n bytes of the data section at off (off + n <= d->end; off never below the last call's)
- * → *out: in the memory (open_mem), or in d->blk, read a block at a time; the bytes of a record
- * the last block cut are moved to the front and the rest read after them. 0 or a read error. */
+ * → *out: in the memory (open_mem), or in d->blk, read a block at a time (grown to n when a
+ * record is larger); the bytes of a record the last block cut are moved to the front and the
+ * rest read after them. 0, -ENOMEM or a read error. */
 static int window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out)
 {
 	uint64_t have_end = d->blk_off + d->blk_len;
@@ -581,13 +589,18 @@ static int window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t
 		*out = d->blk + (off - d->blk_off);
 		return 0;
 	}
-	if (!d->blk) {
+	if (!d->blk || n > d->blk_cap) {
 		uint64_t size = d->end - d->hdr.data_offset;
+		size_t block = d->blk_size ? d->blk_size : BLOCK;
+		size_t cap = size < block ? (size_t)size : block;
+		uint8_t *b;
 
-		d->blk_cap = size < BLOCK ? (size_t)size : BLOCK;
-		d->blk = malloc(d->blk_cap);
-		if (!d->blk)
+		if (cap < n)
+			cap = n;
+		if (!(b = realloc(d->blk, cap)))
 			return -ENOMEM;
+		d->blk = b;
+		d->blk_cap = cap;
 	}
 	if (off >= d->blk_off && off < have_end) {
 		keep = (size_t)(have_end - off);
