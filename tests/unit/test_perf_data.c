@@ -1047,6 +1047,106 @@ static void test_hostile_sections(void **state)
 			    "attrs, expected at most 65536");
 }
 
+/* data wrapped in one PERF_RECORD_COMPRESSED record */
+static void put_compressed(struct bb *data, const void *z, size_t n)
+{
+	hdr(data, T2F_PERF_RECORD_COMPRESSED, 0, (uint16_t)(8 + n));
+	put(data, z, n);
+}
+
+/* Record sizes 0 and 4, in the file and in compressed data; a callchain longer than its
+ * record; zstd frames claiming a huge content or window size, or expanding past mmap_len. */
+static void test_hostile_records(void **state)
+{
+	static struct bb inner, data, file;
+	static uint8_t zeros[2u << 20];
+	struct spec sp = { .n_attrs = 1, .data = &data };
+	struct reading mem, fr;
+	uint8_t z[4096];
+	size_t n;
+
+	(void)state;
+	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = ST_BASIC };
+	for (uint16_t size = 0; size < 8; size += 4) {
+		memset(&data, 0, sizeof(data));
+		rec_sample(&data, 0x401000, 1);
+		hdr(&data, PERF_RECORD_SAMPLE, 0, size);
+		pad_to(&data, data.n + 64);
+		build(&file, &sp);
+		read_both(file.b, file.n, 16, &mem, &fr);
+		assert_int_equal(mem.status, -T2F_E_FORMAT);
+		assert_string_equal(mem.recs, "SAMPLE@248 ");
+		assert_non_null(strstr(mem.text, size ? "offset 320: record size 4, expected at "
+						       "least 8" : "offset 320: record size 0, "
+						       "expected at least 8"));
+		/* the same inside compressed data */
+		memset(&inner, 0, sizeof(inner));
+		rec_sample(&inner, 0x401000, 1);
+		hdr(&inner, PERF_RECORD_SAMPLE, 0, size);
+		pad_to(&inner, inner.n + 64);
+		n = ZSTD_compress(z, sizeof(z), inner.b, inner.n, 1);
+		assert_false(ZSTD_isError(n));
+		memset(&data, 0, sizeof(data));
+		put_compressed(&data, z, n);
+		build(&file, &sp);
+		read_both(file.b, file.n, 16, &mem, &fr);
+		assert_int_equal(mem.status, -T2F_E_FORMAT);
+		assert_string_equal(mem.recs, "SAMPLE@0z ");
+		assert_non_null(strstr(mem.text, "offset 248: compressed data, offset 72: record "
+						 "size"));
+	}
+	/* a callchain of 2^61 and of 5 entries in a record holding 3 */
+	for (int i = 0; i < 2; i++) {
+		memset(&data, 0, sizeof(data));
+		rec_sample(&data, 0x401000, 1);
+		set64(&data, 40, i ? 5 : 1ull << 61);
+		rec_sample(&data, 0x401000, 2);
+		build(&file, &sp);
+		read_both(file.b, file.n, 16, &mem, &fr);
+		assert_int_equal(mem.status, 0);
+		assert_string_equal(mem.recs, "SAMPLE@320 ");
+		assert_non_null(strstr(mem.text, "offset 248: SAMPLE record of 72 bytes ends inside "
+						 "its CALLCHAIN field: skipped"));
+	}
+	/* frames claiming 2^62 bytes of content (8 in a raw block), and a 2^41-byte window */
+	{
+		static const uint8_t huge_fcs[] = { 0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0x00, 0, 0, 0, 0, 0,
+						    0, 0, 0x40, 0x41, 0, 0, 9, 0, 0, 0, 0, 0, 8, 0 };
+		static const uint8_t huge_window[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xf8, 0x41, 0,
+						       0, 9, 0, 0, 0, 0, 0, 8, 0 };
+
+		memset(&data, 0, sizeof(data));
+		put_compressed(&data, huge_fcs, sizeof(huge_fcs));
+		build(&file, &sp);
+		read_both(file.b, file.n, 16, &mem, &fr);
+		assert_int_equal(mem.status, -T2F_E_DECOMPRESS);
+		assert_non_null(strstr(mem.text, "offset 248: compressed record: "));
+		memset(&data, 0, sizeof(data));
+		put_compressed(&data, huge_window, sizeof(huge_window));
+		build(&file, &sp);
+		read_both(file.b, file.n, 16, &mem, &fr);
+		assert_int_equal(mem.status, -T2F_E_DECOMPRESS);
+		assert_non_null(strstr(mem.text, "offset 248: compressed record: Frame requires too "
+						 "much memory"));
+	}
+	/* 2 MiB of zeros in one record, past the COMPRESSED feature's mmap_len (1 MiB) */
+	n = ZSTD_compress(z, sizeof(z), zeros, sizeof(zeros), 1);
+	assert_false(ZSTD_isError(n));
+	memset(&data, 0, sizeof(data));
+	put_compressed(&data, z, n);
+	sp.comp_mmap_len = 1u << 20;
+	build(&file, &sp);
+	read_both(file.b, file.n, 16, &mem, &fr);
+	assert_int_equal(mem.status, -T2F_E_LIMIT);
+	assert_non_null(strstr(mem.text, "offset 248: compressed record expands past 1048576 bytes "
+					 "(the COMPRESSED feature's mmap_len)"));
+	sp.comp_mmap_len = 4u << 20; /* within it: records of size 0 */
+	build(&file, &sp);
+	read_both(file.b, file.n, 16, &mem, &fr);
+	assert_int_equal(mem.status, -T2F_E_FORMAT);
+	assert_non_null(strstr(mem.text, "offset 248: compressed data, offset 0: record size 0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1063,6 +1163,7 @@ int main(void)
 		cmocka_unit_test(test_cut_everywhere),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_hostile_sections),
+		cmocka_unit_test(test_hostile_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
