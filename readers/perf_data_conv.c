@@ -663,8 +663,8 @@ static int pdc_comm(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	return t2f_profile__intern(c->p, s, e->n, &id) ?: pdc_set_comm(c, e->tid, id);
 }
 
-/* A new thread takes its parent's comm; a new process its parent's mappings are not copied
- * (perf clones them: frames of a child before its exec stay "[unknown]" here). */
+/* A new thread takes its parent's comm; a new process also a copy of its parent's mappings
+ * (perf's thread__fork). */
 static int pdc_fork(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 {
 	const struct pdc_comm *parent = pdc_comm_find(c, e->ptid);
@@ -672,6 +672,8 @@ static int pdc_fork(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 
 	if (e->pid != e->tid && e->pid > 0)
 		err = ps_maps__set_pid(c->maps, e->tid, e->pid);
+	else if (e->pid != e->ppid && e->ppid >= 0)
+		err = ps_maps__fork(c->maps, e->ppid, e->pid);
 	if (!err && parent)
 		err = pdc_set_comm(c, e->tid, parent->comm);
 	return err;

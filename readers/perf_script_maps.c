@@ -153,6 +153,28 @@ int ps_maps__add(struct ps_maps *m, int64_t pid, uint64_t start, uint64_t len, u
 	return 0;
 }
 
+int ps_maps__fork(struct ps_maps *m, int64_t ppid, int64_t pid)
+{
+	const struct ps_proc *p = find_proc(m, ppid);
+	uint32_t n = p ? p->count : 0, k = 0, *chain;
+	int err = 0;
+
+	if (n == 0 || ppid == pid)
+		return 0;
+	chain = malloc((size_t)n * sizeof(*chain));
+	if (!chain)
+		return -ENOMEM;
+	for (uint32_t i = p->last; i != PS_NO_MAP && k < n; i = m->maps[i].prev)
+		chain[k++] = i;
+	while (k-- > 0 && !err) { /* oldest first, as the parent got them */
+		const struct ps_map e = m->maps[chain[k]];
+
+		err = ps_maps__add(m, pid, e.start, e.end - e.start, e.pgoff, e.path);
+	}
+	free(chain);
+	return err;
+}
+
 uint32_t ps_maps__generation(const struct ps_maps *m, int64_t pid)
 {
 	const struct ps_proc *p = find_proc(m, pid);

@@ -147,6 +147,33 @@ static void t2f_report_events(FILE *f, const struct t2f_profile *p,
 	}
 }
 
+/* perf.data inputs: what the records said besides the samples kept, and where kernel names
+ * came from. */
+static void t2f_report_perf_data(FILE *f, const struct t2f_run_stats *s)
+{
+	const struct t2f_perf_data_conv_stats *c = &s->perf;
+
+	if (!s->perf_data)
+		return;
+	fprintf(f, "  perf.data: %" PRIu64 " records, %" PRIu64 " samples\n", c->records,
+		c->samples);
+	fprintf(f, "    lost samples (LOST records): %" PRIu64 "\n", c->lost);
+	fprintf(f, "    samples needing DWARF unwinding (--call-graph dwarf; only the call chain "
+		"recorded with them is used): %" PRIu64 "\n", c->dwarf);
+	fprintf(f, "    records skipped (undecodable, or of no recorded event): %" PRIu64 "\n",
+		c->skipped);
+	if (c->truncated_bytes)
+		fprintf(f, "    truncated: the last record's %" PRIu64 " bytes are cut off\n",
+			c->truncated_bytes);
+	if (s->kallsyms || !c->kernel_frames)
+		fprintf(f, "    kernel frames (distinct addresses): %" PRIu64 ", named from %s\n",
+			c->kernel_frames, s->kallsyms ? s->kallsyms : "-");
+	else
+		fprintf(f, "    kernel frames (distinct addresses) unresolved: %" PRIu64 " (%s)\n",
+			c->kernel_frames,
+			s->kallsyms_why ? s->kallsyms_why : "no kallsyms");
+}
+
 void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_total *t,
 		       const struct t2f_run_stats *s)
 {
@@ -159,6 +186,7 @@ void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_to
 	fputs("trace2flame: stats:\n", f);
 	t2f_report_inputs(f, s);
 	t2f_report_samples(f, p, t, s);
+	t2f_report_perf_data(f, s);
 	t2f_report_events(f, p, t, s->written);
 	fprintf(f, "  threads: %" PRIu32 "\n  stack nodes: %" PRIu32 "\n  frames: %" PRIu32
 		"\n  module maps: %" PRIu32 "\n  strings: %" PRIu32 "\n",

@@ -1,0 +1,243 @@
+#!/bin/sh
+# The perf.data route: `trace2flame X.data -o X.folded` must write the same bytes as
+# `perf script -i X.data | trace2flame - -o Y.folded`, on files recorded at test time with
+# perf record -g of fixtures/perf-data/mt.c (two named threads, a shared library libmtlib.so;
+# built with frame pointers, leaf functions included). fixtures/perf-data/README.md lists them:
+#   u      -e cpu-clock:u                      user call chains
+#   k      -e cpu-clock                        kernel frames too (named from /proc/kallsyms
+#                                              when the recording's kernel is the running one)
+#   ev     -e cpu-clock:u -e sched:sched_switch  two event columns: each --event, and the
+#                                              speedscope output (validated when the validators
+#                                              are installed)
+#   z      -z --buildid-mmap                   zstd-compressed records
+#   bm     --buildid-mmap                      build-ids from MMAP2 records (no BUILD_ID feature)
+#   sys    -a                                  system-wide while mt runs: see below
+#   trunc  u cut inside the data section       complete records kept, a warning with the offset
+#   dwarf  --call-graph dwarf                  counted in --stats (no DWARF unwinding)
+#   pipe   perf record -o -                    refused: pipe mode, said so
+# and a perf.data on stdin is refused with a message naming what to do.
+#
+# Where perf's names and ours differ for a reason that is not a bug of the route, the
+# recordings avoid the cause, so the comparison stays exact:
+# - `--buildid-all` (not for bm): perf writes build-ids only of the DSOs a sample's ip hit, and
+#   uses a library seen only in call chains (libc's start_thread) from its path unverified;
+#   trace2flame refuses to name frames from a file it cannot verify by build-id (DESIGN §5).
+# - `-D 100` (delay): the first milliseconds run ld.so, whose return addresses fall on NOTYPE
+#   labels (_dl_start_user, _start) that perf names and our symbolizer deliberately does not
+#   (it takes FUNC and IFUNC symbols only).
+# - `-z` with `--buildid-mmap`: perf record -z writes no BUILD_ID feature (perf then uses the
+#   files at the recorded paths unverified); MMAP2 records then carry the build-ids.
+# sys (system-wide) keeps both: other programs' frames differ there for those reasons and
+# two more: which alias perf picks among symbols at one address (write / __GI___libc_write:
+# perf's pairwise choice differs from our rule) and [vdso] frames (perf reads the vdso from
+# its ~/.debug cache). So for sys the total weight must be equal, and the
+# stacks of mt's own threads byte for byte (names can merge stacks, so the number of stacks may
+# differ too).
+# Skipped (with a message) when perf is missing or may not record.
+#
+# usage: sh tests/perf_data_route.sh TRACE2FLAME
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+t2f_init .. 1 "$@"
+
+if ! command -v perf >/dev/null 2>&1; then
+	echo "$TEST_NAME: perf not found: skipping"
+	exit 0
+fi
+make_tmp
+CC=${CC:-cc}
+if ! perf record -q -e cpu-clock -o "$TMP/probe.data" -- true >"$TMP/probe.err" 2>&1; then
+	echo "$TEST_NAME: perf record -e cpu-clock is not allowed here (perf_event_paranoid" \
+		"$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): skipping"
+	sed 's/^/  /' "$TMP/probe.err" | head -5
+	exit 0
+fi
+find_validators "the speedscope output is not validated" "${CI:-}"
+FP="-O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
+# shellcheck disable=SC2086 # FP: several options
+if ! $CC $FP -shared -fPIC -o "$TMP/libmtlib.so" "$SRC/fixtures/perf-data/mtlib.c" ||
+	! $CC $FP -o "$TMP/mt" "$SRC/fixtures/perf-data/mt.c" -L"$TMP" -lmtlib \
+		-Wl,-rpath,"$TMP" -pthread; then
+	bad "cannot build fixtures/perf-data/mt.c and mtlib.c"
+	finish
+fi
+
+# rec NAME PERF-RECORD-ARGS...: $TMP/NAME.data of mt running 250 ms
+rec() {
+	_n=$1
+	shift
+	if perf record -q "$@" -o "$TMP/$_n.data" -- "$TMP/mt" 250 >"$TMP/$_n.rec" 2>&1; then
+		return 0
+	fi
+	bad "$_n: perf record $* failed: $(head -3 "$TMP/$_n.rec")"
+	return 1
+}
+
+# both NAME OUT-EXT [TRACE2FLAME-ARGS...]: $TMP/NAME.r.EXT from the file, $TMP/NAME.s.EXT
+# through perf script; both must succeed
+both() {
+	_n=$1 _x=$2
+	shift 2
+	if ! t2f "$TMP/$_n.data" -o "$TMP/$_n.r.$_x" "$@" 2>"$TMP/$_n.rerr"; then
+		bad "$_n: trace2flame $_n.data $*: $(head -3 "$TMP/$_n.rerr")"
+		return 1
+	fi
+	[ -s "$TMP/$_n.txt" ] || perf script -i "$TMP/$_n.data" 2>/dev/null >"$TMP/$_n.txt"
+	if ! t2f - -o "$TMP/$_n.s.$_x" "$@" <"$TMP/$_n.txt" 2>"$TMP/$_n.serr"; then
+		bad "$_n: perf script | trace2flame - $*: $(head -3 "$TMP/$_n.serr")"
+		return 1
+	fi
+}
+
+# same NAME WHAT A B: A and B are the same bytes, and A is not empty
+same() {
+	if [ ! -s "$3" ]; then
+		bad "$1: $2: nothing to compare ($3 is empty)"
+	elif cmp -s "$3" "$4"; then
+		ok
+	else
+		bad "$1: $2 differ (< perf.data route, > perf script route):"
+		diff "$3" "$4" | head -10 | cut -c1-300
+	fi
+}
+
+# folded NAME [TRACE2FLAME-ARGS...]: the two routes' folded outputs are equal
+folded() {
+	_f=$1
+	shift
+	both "$_f" folded "$@" && same "$_f" "folded $*" "$TMP/$_f.r.folded" "$TMP/$_f.s.folded"
+}
+
+# deep NAME: some stack reaches mtlib_inner under mtlib_work under a step of worker
+deep() {
+	if grep -q 'worker;step_[ab];mtlib_work;mtlib_inner' "$TMP/$1.r.folded"; then ok; else
+		bad "$1: no stack reaches worker;step_X;mtlib_work;mtlib_inner"; fi
+}
+
+U="-D 100 --buildid-all"
+# shellcheck disable=SC2086 # U: several options
+if rec u $U -e cpu-clock:u -g; then
+	folded u
+	deep u
+fi
+
+# shellcheck disable=SC2086
+if rec k $U -e cpu-clock -g; then
+	folded k
+	deep k
+	t2f "$TMP/k.data" -o "$TMP/k2.folded" --stats 2>"$TMP/k.stats"
+	if grep -q '^    kernel frames (distinct addresses): [1-9][0-9]*, named from ' "$TMP/k.stats" ||
+		grep -q '^    kernel frames (distinct addresses) unresolved: ' "$TMP/k.stats"; then
+		ok
+	else
+		bad "k: --stats has no kernel frames line: $(grep -A6 perf.data "$TMP/k.stats")"
+	fi
+fi
+
+# shellcheck disable=SC2086
+if perf record -q $U -e cpu-clock:u -e sched:sched_switch -g -o "$TMP/ev.data" -- \
+	"$TMP/mt" 300 >"$TMP/ev.rec" 2>&1; then
+	folded ev
+	folded ev --event cpu-clock
+	folded ev --event sched:sched_switch
+	grep -q '^mt-worker-[12];.*;__schedule ' "$TMP/ev.r.folded" && ok ||
+		bad "ev: no sched:sched_switch stack of mt's threads ends in __schedule"
+	# speedscope: the text with pid/tid (speedscope names threads by both), the file in a
+	# directory of its own so both inputs have the same name
+	mkdir "$TMP/ss"
+	perf script -i "$TMP/ev.data" -F comm,pid,tid,time,period,event,ip,sym,dso \
+		2>/dev/null >"$TMP/ss/ev.data"
+	(cd "$TMP" && t2f ev.data -o ev.r.speedscope.json --event cpu-clock 2>/dev/null) &&
+		(cd "$TMP/ss" && t2f ev.data -o ev.s.speedscope.json --event cpu-clock 2>/dev/null) &&
+		same ev "speedscope --event cpu-clock" "$TMP/ev.r.speedscope.json" \
+			"$TMP/ss/ev.s.speedscope.json"
+	if [ "$VALIDATE" = 1 ]; then
+		if "$CHECK" speedscope "$TMP/ev.r.speedscope.json" >"$TMP/check" 2>&1; then ok; else
+			bad "ev: the speedscope validator refused the output:"
+			head -5 "$TMP/check"
+		fi
+	fi
+else
+	echo "$TEST_NAME: the tracepoint sched:sched_switch cannot be recorded here: skipping ev"
+	sed 's/^/  /' "$TMP/ev.rec" | head -3
+fi
+
+# shellcheck disable=SC2086
+if rec z -D 100 --buildid-mmap -z -e cpu-clock:u -g; then
+	folded z
+	deep z
+fi
+
+if rec bm -D 100 --buildid-mmap -e cpu-clock:u -g; then
+	folded bm
+	deep bm
+fi
+
+# sys: every thread on the machine for as long as mt runs
+if perf record -q -a -g --buildid-all -e cpu-clock -o "$TMP/sys.data" -- "$TMP/mt" 300 >"$TMP/sys.rec" 2>&1; then
+	both sys folded
+	_r=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/sys.r.folded")
+	_s=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/sys.s.folded")
+	[ "$_r" = "$_s" ] && [ "$_r" -gt 0 ] && ok || bad "sys: total weight: route $_r, perf script $_s"
+	grep '^mt-worker-' "$TMP/sys.r.folded" >"$TMP/sys.r.mt"
+	grep '^mt-worker-' "$TMP/sys.s.folded" >"$TMP/sys.s.mt"
+	same sys "mt's stacks" "$TMP/sys.r.mt" "$TMP/sys.s.mt"
+	_d=$(diff "$TMP/sys.r.folded" "$TMP/sys.s.folded" | grep -c '^<')
+	echo "$TEST_NAME: sys: $_d of $(wc -l <"$TMP/sys.r.folded") stacks of other programs name a frame differently (see the header)"
+else
+	bad "sys: perf record -a failed: $(head -3 "$TMP/sys.rec")"
+fi
+
+# trunc: u cut inside its data section (header fields from the dump of the whole file)
+if [ -s "$TMP/u.data" ]; then
+	DUMP=$(dirname "$T2F_BIN")/t2f-perf-data-dump
+	"$DUMP" "$TMP/u.data" >"$TMP/u.dump" 2>/dev/null
+	_off=$(awk '$1 == "header" { split($11, a, "+"); print a[1], a[2] }' "$TMP/u.dump")
+	_start=$(printf '%d' "${_off% *}")
+	_size=$(printf '%d' "${_off#* }")
+	_cut=$((_start + _size / 2 + 3))
+	head -c "$_cut" "$TMP/u.data" >"$TMP/trunc.data"
+	# the complete SAMPLE records before the cut
+	_want=$(awk -v cut="$_cut" '
+		function hex(s,  v, i) { v = 0; s = tolower(substr(s, 3))
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$1 == "record" && $3 == "SAMPLE" && hex($2) + $5 <= cut { n++ }
+		END { print n + 0 }' "$TMP/u.dump")
+	if t2f "$TMP/trunc.data" -o "$TMP/trunc.folded" --stats 2>"$TMP/trunc.err"; then ok; else
+		bad "trunc: exit status $? (want 0, a warning)"; fi
+	grep -q "trunc.data: offset [0-9]*: truncated: a record of" "$TMP/trunc.err" && ok ||
+		bad "trunc: no warning naming the offset of the cut record: $(head -3 "$TMP/trunc.err")"
+	_got=$(awk '/^  samples: / { print $2 }' "$TMP/trunc.err")
+	[ "$_got" = "$_want" ] && [ "$_want" -gt 0 ] && ok ||
+		bad "trunc: $_got samples read, want the $_want complete ones before byte $_cut"
+fi
+
+# dwarf: every sample counted as needing DWARF unwinding; each keeps a frame
+if rec dwarf -D 100 --buildid-all --call-graph dwarf,4096 -e cpu-clock:u; then
+	_n=$(perf script -i "$TMP/dwarf.data" -F event 2>/dev/null | grep -c 'cpu-clock')
+	t2f "$TMP/dwarf.data" -o "$TMP/dwarf.folded" --stats 2>"$TMP/dwarf.err"
+	grep -q "^    samples needing DWARF unwinding .*: $_n\$" "$TMP/dwarf.err" && [ "$_n" -gt 0 ] &&
+		ok || bad "dwarf: want $_n samples needing DWARF unwinding: $(grep DWARF "$TMP/dwarf.err")"
+	_k=$(awk '{ s += 1 } END { print s + 0 }' "$TMP/dwarf.folded")
+	[ "$_k" -gt 0 ] && ok || bad "dwarf: no stack written"
+fi
+
+# pipe mode: refused, and the message says so
+if perf record -q -e cpu-clock:u -o - -- "$TMP/mt" 50 >"$TMP/pipe.data" 2>/dev/null; then
+	t2f "$TMP/pipe.data" -o "$TMP/pipe.folded" 2>"$TMP/pipe.err"
+	_rc=$?
+	[ "$_rc" = 1 ] && grep -q 'pipe-mode perf.data .* is not supported' "$TMP/pipe.err" && ok ||
+		bad "pipe: exit $_rc, want 1 and a pipe-mode message: $(head -2 "$TMP/pipe.err")"
+fi
+
+# stdin: refused with what to do instead
+if [ -s "$TMP/u.data" ]; then
+	t2f - -o "$TMP/stdin.folded" <"$TMP/u.data" 2>"$TMP/stdin.err"
+	_rc=$?
+	[ "$_rc" = 1 ] && grep -q '<stdin>: perf.data is read from a named, uncompressed file only' \
+		"$TMP/stdin.err" && ok ||
+		bad "stdin: exit $_rc, want 1 and the message: $(head -2 "$TMP/stdin.err")"
+	[ ! -e "$TMP/stdin.folded" ] && ok || bad "stdin: an output was written"
+fi
+finish
