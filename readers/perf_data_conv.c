@@ -709,7 +709,8 @@ static int pdc_pool_put(struct pdc_queue *q, const void *p, size_t bytes, bool s
 	*at = q->pool_n;
 	if (words)
 		q->pool[q->pool_n + words - 1] = 0;
-	memcpy(&q->pool[q->pool_n], p, bytes);
+	if (bytes) /* an empty callchain has no pointer */
+		memcpy(&q->pool[q->pool_n], p, bytes);
 	q->pool_n += words;
 	return 0;
 }
