@@ -496,6 +496,16 @@ static int parse_features(struct t2f_perf_data *d)
 	uint64_t table = d->hdr.data_offset + d->hdr.data_size, at = table;
 	struct t2f_perf_features *f = &d->feat;
 
+	uint64_t any = d->hdr.features[0] | d->hdr.features[1] | d->hdr.features[2] |
+		       d->hdr.features[3];
+
+	if (any && d->hdr.data_size > UINT64_MAX - d->hdr.data_offset) { /* the table wraps */
+		d->stats.features_skipped++;
+		return t2f_diag__warn(d->diag, d->name, 0, "offset 40: the data section [%" PRIu64
+				      ", +%" PRIu64 ") ends past 2^64: no feature table; features "
+				      "skipped", d->hdr.data_offset, d->hdr.data_size);
+	}
+
 	for (unsigned bit = 0; bit < T2F_PERF_FEAT_BITS; bit++) {
 		uint64_t off, size;
 		const uint8_t *p;

@@ -1015,6 +1015,15 @@ static void test_hostile_sections(void **state)
 	assert_non_null(strstr(mem.text, "offset 376: attr 1: ids section [0, +"));
 	assert_non_null(strstr(mem.text, "makes the attrs' ids more than the file's"));
 	build(&file, &sp);
+	/* the data section's end (the feature table's offset) wrapping around */
+	set64(&file, 48, UINT64_MAX - 100);
+	read_both(file.b, file.n, 64, &mem, &fr);
+	assert_int_equal(mem.status, -T2F_E_FORMAT); /* the feature bytes read as records */
+	assert_int_equal(mem.warnings, 2);
+	assert_non_null(strstr(mem.text, "offset 40: the data section [408, +18446744073709551515) "
+					 "ends past 2^64: no feature table; features skipped"));
+	assert_non_null(strstr(mem.text, "offset 408: record size 0, expected at least 8"));
+	build(&file, &sp);
 	/* the feature section: offset + size wrapping around, then larger than 32 MiB */
 	set64(&file, file.n - 28, UINT64_MAX - 3);
 	read_both(file.b, file.n, 64, &mem, &fr);
