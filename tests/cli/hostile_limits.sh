@@ -1,7 +1,7 @@
 #!/bin/sh
 # Hostile inputs under resource limits: every file of the fuzz corpora (tests/fuzz/corpus/*/:
-# perf script text, plain and compressed, nettrace, whole-conversion inputs, and ELF files, which
-# go through `trace2flame symbols` and `resolve`), the broken ELF fixtures
+# perf script text, plain and compressed, nettrace, perf.data, whole-conversion inputs, and ELF
+# files, which go through `trace2flame symbols` and `resolve`), the broken ELF fixtures
 # ($T2F_ELF_FIXTURES/broken) and inputs made here run with 1 GiB of address space (ulimit -v)
 # and a 10 s timeout per process. Conversions go several hundred files a process (--each): each
 # quarter of a reader's corpus through one of the four formats, the whole-conversion corpus
@@ -103,7 +103,7 @@ each_batch() {
 # corpus (the writers' hostile inputs) in parts of $BATCH files through every format.
 FMTS="collapsed speedscope pprof svg"
 total=0
-for dir in perf_script perf_script_par nettrace convert; do
+for dir in perf_script perf_script_par nettrace convert perf_data; do
 	[ -d "$CORPUS/$dir" ] || { bad "no corpus $CORPUS/$dir"; continue; }
 	find "$CORPUS/$dir" -type f | sort >"$TMP/list"
 	n=$(wc -l <"$TMP/list")
