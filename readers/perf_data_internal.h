@@ -50,6 +50,7 @@ struct t2f_perf_data {
 	size_t dpos, dlen, dcap;
 	uint64_t dbase;              /* stream offset of dbuf[0] */
 	uint64_t comp_record;        /* file offset of the compressed record being delivered */
+	char zwhere[64];             /* ": compressed data, offset N" for its records' warnings */
 };
 
 /* byte-order helpers: read a field of the file at p */

@@ -3,6 +3,7 @@
  * records' bodies and their sample_id_all trailers. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "readers/perf_data_internal.h"
@@ -289,15 +290,16 @@ static int decode_sample(struct t2f_perf_data *d, const uint8_t *rec, uint16_t s
 
 	if (!sample_head(&r, a->sample_type, s) || !sample_tail(d, &r, a, s, &what)) {
 		d->stats.skipped++;
-		return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": SAMPLE record of "
-				      "%u bytes ends inside its %s field: skipped", off, size, what);
+		return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 "%s: SAMPLE record "
+				      "of %u bytes ends inside its %s field: skipped", off, d->zwhere,
+				      size, what);
 	}
 	s->fields = a->sample_type & (PERF_SAMPLE_MAX - 1);
 	if (unknown) {
 		d->stats.partial++;
-		if (t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": sample_type bit %d "
-				   "has no known size: the sample's fields after it are not "
-				   "decoded", off, __builtin_ctzll(unknown)))
+		if (t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 "%s: sample_type bit "
+				   "%d has no known size: the sample's fields after it are not "
+				   "decoded", off, d->zwhere, __builtin_ctzll(unknown)))
 			return -T2F_E_FORMAT;
 	}
 	return 1;
@@ -501,11 +503,12 @@ static int decode(struct t2f_perf_data *d, const uint8_t *p, uint16_t size, uint
 				d->stats.unknown_id++;
 				if (sample)
 					return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64
-							      ": SAMPLE record's id %" PRIu64 " is in "
-							      "no attr: skipped", off, id);
-				if (t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": %s "
+							      "%s: SAMPLE record's id %" PRIu64 " is "
+							      "in no attr: skipped", off, d->zwhere,
+							      id);
+				if (t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 "%s: %s "
 						   "record's id %" PRIu64 " is in no attr: its "
-						   "trailer read as the first attr's", off,
+						   "trailer read as the first attr's", off, d->zwhere,
 						   t2f_perf_data__type_name(r->type), id))
 					return -T2F_E_FORMAT;
 			}
@@ -521,13 +524,13 @@ static int decode(struct t2f_perf_data *d, const uint8_t *p, uint16_t size, uint
 	if (ret)
 		return ret;
 	d->stats.skipped++;
-	return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": %s record of %u bytes: "
-			      "its string or table runs past its end: skipped", off,
+	return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 "%s: %s record of %u "
+			      "bytes: its string or table runs past its end: skipped", off, d->zwhere,
 			      t2f_perf_data__type_name(r->type), size);
 short_record:
 	d->stats.skipped++;
-	return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": %s record of %u bytes is "
-			      "too short for its fields: skipped", off,
+	return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 "%s: %s record of %u "
+			      "bytes is too short for its fields: skipped", off, d->zwhere,
 			      t2f_perf_data__type_name(r->type), size);
 }
 
@@ -555,6 +558,7 @@ static int next_decompressed(struct t2f_perf_data *d, const struct t2f_perf_reco
 			return 0;
 		d->dpos += size;
 		count(d, t2f_pd_u32(d, p));
+		snprintf(d->zwhere, sizeof(d->zwhere), ": compressed data, offset %" PRIu64, at);
 		ret = decode(d, p, size, d->comp_record);
 		if (ret < 0)
 			return ret;
@@ -687,6 +691,7 @@ int t2f_perf_data__next(struct t2f_perf_data *d, const struct t2f_perf_record **
 				return ret;
 			continue;
 		}
+		d->zwhere[0] = '\0';
 		ret = decode(d, p, size, off);
 		if (ret < 0)
 			return ret;

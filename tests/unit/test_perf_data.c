@@ -1117,6 +1117,22 @@ static void test_hostile_records(void **state)
 		assert_non_null(strstr(mem.text, "offset 248: SAMPLE record of 72 bytes ends inside "
 						 "its CALLCHAIN field: skipped"));
 	}
+	/* the same inside compressed data: the warning names both offsets */
+	memset(&inner, 0, sizeof(inner));
+	rec_sample(&inner, 0x401000, 1);
+	rec_sample(&inner, 0x401000, 2);
+	set64(&inner, 72 + 40, 1ull << 61);
+	rec_sample(&inner, 0x401000, 3);
+	n = ZSTD_compress(z, sizeof(z), inner.b, inner.n, 1);
+	assert_false(ZSTD_isError(n));
+	memset(&data, 0, sizeof(data));
+	put_compressed(&data, z, n);
+	build(&file, &sp);
+	read_both(file.b, file.n, 16, &mem, &fr);
+	assert_int_equal(mem.status, 0);
+	assert_string_equal(mem.recs, "SAMPLE@0z SAMPLE@144z ");
+	assert_non_null(strstr(mem.text, "offset 248: compressed data, offset 72: SAMPLE record of "
+					 "72 bytes ends inside its CALLCHAIN field: skipped"));
 	/* frames claiming 2^62 bytes of content (8 in a raw block), and a 2^41-byte window */
 	{
 		static const uint8_t huge_fcs[] = { 0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0x00, 0, 0, 0, 0, 0,
