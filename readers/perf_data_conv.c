@@ -485,19 +485,23 @@ static int pdc_mmap(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	t2f_str_id id;
 	int err;
 
-	if (mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL)
-		return pdc_kernel_mmap(c, e, path);
-	if (pdc_anon(e, path)) {
+	if (mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL) {
+		err = t2f_profile__intern(c->p, path, strlen(path), &id);
+		return err ?: pdc_kernel_mmap(c, e, path) ?: pdc_module_map(c, e, path, id);
+	}
+	/* the module map keeps the name the record gave (as perf script prints it); frames of
+	 * anonymous memory are /tmp/perf-PID.map's, at the ip itself (identity) */
+	err = t2f_profile__intern(c->p, path, strlen(path), &id) ?:
+	      pdc_module_map(c, e, path, id);
+	if (!err && pdc_anon(e, path)) {
 		snprintf(buf, sizeof(buf), "/tmp/perf-%d.map", e->pid);
 		err = t2f_profile__intern(c->p, buf, strlen(buf), &id);
-		pgoff = e->start; /* identity: the printed address is the ip */
-	} else {
-		err = t2f_profile__intern(c->p, path, strlen(path), &id);
+		pgoff = e->start;
 	}
 	err = err ?: ps_maps__add(c->maps, e->pid, e->start, e->len, pgoff, id);
 	if (!err && e->tid != e->pid)
 		err = ps_maps__set_pid(c->maps, e->tid, e->pid);
-	return err ?: pdc_module_map(c, e, path, id);
+	return err;
 }
 
 /* ---- frames ---- */

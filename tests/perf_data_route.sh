@@ -6,9 +6,10 @@
 #   u      -e cpu-clock:u                      user call chains
 #   k      -e cpu-clock                        kernel frames too (named from /proc/kallsyms
 #                                              when the recording's kernel is the running one)
+#   kx     k with another kernel build-id      kernel frames unresolved (--stats says why),
+#                                              then named from perf's ~/.debug kallsyms cache
 #   ev     -e cpu-clock:u -e sched:sched_switch  two event columns: each --event, and the
-#                                              speedscope output (validated when the validators
-#                                              are installed)
+#                                              speedscope output (below)
 #   z      -z --buildid-mmap                   zstd-compressed records
 #   bm     --buildid-mmap                      build-ids from MMAP2 records (no BUILD_ID feature)
 #   sys    -a                                  system-wide while mt runs: see below
@@ -16,6 +17,11 @@
 #   dwarf  --call-graph dwarf                  counted in --stats (no DWARF unwinding)
 #   pipe   perf record -o -                    refused: pipe mode, said so
 # and a perf.data on stdin is refused with a message naming what to do.
+# speedscope (k, ev, bm): the route must build the profile the perf script reader builds from
+# `perf script -F comm,pid,tid,time,period,event,ip,dso --show-mmap-events` with --resymbolize
+# (frames per address, named afterwards): the speedscope outputs of both are compared byte for
+# byte (frames per name, as default perf script text gives, can order speedscope's frame list
+# differently) and checked by the validator when it is installed.
 #
 # Where perf's names and ours differ for a reason that is not a bug of the route, the
 # recordings avoid the cause, so the comparison stays exact:
@@ -35,10 +41,13 @@
 # differ too).
 # Skipped (with a message) when perf is missing or may not record.
 #
-# usage: sh tests/perf_data_route.sh TRACE2FLAME
+# usage: sh tests/perf_data_route.sh TRACE2FLAME [1|2|3]   (a part of the cases; default all)
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
-t2f_init .. 1 "$@"
+t2f_init .. 2 "$@"
+PART=${2:-all}
+# part N: this run does the cases of part N (1: u k kx trunc stdin; 2: ev z bm; 3: sys dwarf pipe)
+part() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 
 if ! command -v perf >/dev/null 2>&1; then
 	echo "$TEST_NAME: perf not found: skipping"
@@ -114,17 +123,50 @@ deep() {
 		bad "$1: no stack reaches worker;step_X;mtlib_work;mtlib_inner"; fi
 }
 
+# speedscope NAME ARGS...: the route's speedscope output against the perf script reader's on
+# `perf script -F comm,pid,tid,time,period,event,ip,dso --show-mmap-events` re-symbolized
+# (the profile the route must build: frames per address, named afterwards; speedscope orders
+# its frames by first use, which frames per name would change), build-ids from perf
+# buildid-list, kernel names from /proc/kallsyms for both; each input in a directory of its
+# own, so both have the same name
+speedscope() {
+	_n=$1
+	shift
+	mkdir -p "$TMP/ss.$_n" "$TMP/sr.$_n"
+	cp "$TMP/$_n.data" "$TMP/sr.$_n/$_n.data"
+	perf script -i "$TMP/$_n.data" -F comm,pid,tid,time,period,event,ip,dso --show-mmap-events \
+		2>/dev/null >"$TMP/ss.$_n/$_n.data"
+	perf buildid-list -i "$TMP/$_n.data" >"$TMP/ss.$_n/ids" 2>/dev/null
+	if (cd "$TMP/sr.$_n" && t2f "$_n.data" -o out.speedscope.json --kallsyms /proc/kallsyms \
+		"$@" 2>err) &&
+		(cd "$TMP/ss.$_n" && t2f --resymbolize --buildids ids --kallsyms /proc/kallsyms \
+			"$_n.data" -o out.speedscope.json "$@" 2>err); then
+		same "$_n" "speedscope $*" "$TMP/sr.$_n/out.speedscope.json" \
+			"$TMP/ss.$_n/out.speedscope.json"
+	else
+		bad "$_n: speedscope $*: $(cat "$TMP/sr.$_n/err" "$TMP/ss.$_n/err" | head -3)"
+	fi
+	if [ "$VALIDATE" = 1 ]; then
+		if "$CHECK" speedscope "$TMP/sr.$_n/out.speedscope.json" >"$TMP/check" 2>&1; then ok
+		else
+			bad "$_n: the speedscope validator refused the output:"
+			head -5 "$TMP/check"
+		fi
+	fi
+}
+
 U="-D 100 --buildid-all"
 # shellcheck disable=SC2086 # U: several options
-if rec u $U -e cpu-clock:u -g; then
+if part 1 && rec u $U -e cpu-clock:u -g; then
 	folded u
 	deep u
 fi
 
 # shellcheck disable=SC2086
-if rec k $U -e cpu-clock -g; then
+if part 1 && rec k $U -e cpu-clock -g; then
 	folded k
 	deep k
+	speedscope k
 	t2f "$TMP/k.data" -o "$TMP/k2.folded" --stats 2>"$TMP/k.stats"
 	if grep -q '^    kernel frames (distinct addresses): [1-9][0-9]*, named from ' "$TMP/k.stats" ||
 		grep -q '^    kernel frames (distinct addresses) unresolved: ' "$TMP/k.stats"; then
@@ -134,47 +176,66 @@ if rec k $U -e cpu-clock -g; then
 	fi
 fi
 
+# kx: k with another kernel build-id in its BUILD_ID feature (one byte changed): kernel frames
+# are not named from /proc/kallsyms then, and --stats says why; a kallsyms file in perf's cache
+# under that build-id (HOME) names them again, as for k
+DUMP=$(dirname "$T2F_BIN")/t2f-perf-data-dump
+if part 1 && [ -s "$TMP/k.r.folded" ] && grep -q '^mt-worker-.*;entry_SYSCALL_64' "$TMP/k.r.folded"; then
+	cp "$TMP/k.data" "$TMP/kx.data"
+	_at=$(grep -obUa '\[kernel\.kallsyms\]' "$TMP/kx.data" | tail -1 | cut -d: -f1)
+	_at=$((_at - 24))            # build_id_event: header, pid, build_id[24], filename
+	_b=$(od -An -tu1 -j "$_at" -N1 "$TMP/kx.data" | tr -d ' ')
+	printf "\\$(printf '%03o' $(((_b + 1) % 256)))" |
+		dd of="$TMP/kx.data" bs=1 seek="$_at" conv=notrunc 2>/dev/null
+	_old=$("$DUMP" "$TMP/k.data" | awk '$1 == "build-id" && $7 == "[kernel.kallsyms]" { print $6 }')
+	_new=$("$DUMP" "$TMP/kx.data" | awk '$1 == "build-id" && $7 == "[kernel.kallsyms]" { print $6 }')
+	mkdir -p "$TMP/home"
+	if [ -n "$_new" ] && [ "$_new" != "$_old" ]; then ok; else
+		bad "kx: the kernel build-id was not changed ($_old, $_new)"; fi
+	HOME=$TMP/home t2f "$TMP/kx.data" -o "$TMP/kx.folded" --stats 2>"$TMP/kx.err"
+	grep -q "^    kernel frames (distinct addresses) unresolved: [1-9][0-9]* (no kallsyms matching the recording's kernel build-id" \
+		"$TMP/kx.err" && ok || bad "kx: no unresolved kernel frames line: $(grep kernel "$TMP/kx.err")"
+	grep -q 'entry_SYSCALL_64' "$TMP/kx.folded" && bad "kx: kernel frames named anyway" || ok
+	mkdir -p "$TMP/home/.debug/[kernel.kallsyms]/$_new"
+	cp /proc/kallsyms "$TMP/home/.debug/[kernel.kallsyms]/$_new/kallsyms"
+	HOME=$TMP/home t2f "$TMP/kx.data" -o "$TMP/kx2.folded" --stats 2>"$TMP/kx2.err"
+	grep -q "^    kernel frames (distinct addresses): [1-9][0-9]*, named from $TMP/home/.debug/" \
+		"$TMP/kx2.err" && ok || bad "kx: perf's cached kallsyms not used: $(grep kernel "$TMP/kx2.err")"
+	same kx "folded through the cached kallsyms" "$TMP/kx2.folded" "$TMP/k.r.folded"
+fi
+
 # shellcheck disable=SC2086
-if perf record -q $U -e cpu-clock:u -e sched:sched_switch -g -o "$TMP/ev.data" -- \
+if ! part 2; then
+	:
+elif perf record -q $U -e cpu-clock:u -e sched:sched_switch -g -o "$TMP/ev.data" -- \
 	"$TMP/mt" 300 >"$TMP/ev.rec" 2>&1; then
 	folded ev
 	folded ev --event cpu-clock
 	folded ev --event sched:sched_switch
 	grep -q '^mt-worker-[12];.*;__schedule ' "$TMP/ev.r.folded" && ok ||
 		bad "ev: no sched:sched_switch stack of mt's threads ends in __schedule"
-	# speedscope: the text with pid/tid (speedscope names threads by both), the file in a
-	# directory of its own so both inputs have the same name
-	mkdir "$TMP/ss"
-	perf script -i "$TMP/ev.data" -F comm,pid,tid,time,period,event,ip,sym,dso \
-		2>/dev/null >"$TMP/ss/ev.data"
-	(cd "$TMP" && t2f ev.data -o ev.r.speedscope.json --event cpu-clock 2>/dev/null) &&
-		(cd "$TMP/ss" && t2f ev.data -o ev.s.speedscope.json --event cpu-clock 2>/dev/null) &&
-		same ev "speedscope --event cpu-clock" "$TMP/ev.r.speedscope.json" \
-			"$TMP/ss/ev.s.speedscope.json"
-	if [ "$VALIDATE" = 1 ]; then
-		if "$CHECK" speedscope "$TMP/ev.r.speedscope.json" >"$TMP/check" 2>&1; then ok; else
-			bad "ev: the speedscope validator refused the output:"
-			head -5 "$TMP/check"
-		fi
-	fi
+	speedscope ev --event cpu-clock
 else
 	echo "$TEST_NAME: the tracepoint sched:sched_switch cannot be recorded here: skipping ev"
 	sed 's/^/  /' "$TMP/ev.rec" | head -3
 fi
 
 # shellcheck disable=SC2086
-if rec z -D 100 --buildid-mmap -z -e cpu-clock:u -g; then
+if part 2 && rec z -D 100 --buildid-mmap -z -e cpu-clock:u -g; then
 	folded z
 	deep z
 fi
 
-if rec bm -D 100 --buildid-mmap -e cpu-clock:u -g; then
+if part 2 && rec bm -D 100 --buildid-mmap -e cpu-clock:u -g; then
 	folded bm
 	deep bm
+	speedscope bm
 fi
 
 # sys: every thread on the machine for as long as mt runs
-if perf record -q -a -g --buildid-all -e cpu-clock -o "$TMP/sys.data" -- "$TMP/mt" 300 >"$TMP/sys.rec" 2>&1; then
+if ! part 3; then
+	:
+elif perf record -q -a -g --buildid-all -e cpu-clock -o "$TMP/sys.data" -- "$TMP/mt" 300 >"$TMP/sys.rec" 2>&1; then
 	both sys folded
 	_r=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/sys.r.folded")
 	_s=$(awk '{ s += $NF } END { print s + 0 }' "$TMP/sys.s.folded")
@@ -189,8 +250,7 @@ else
 fi
 
 # trunc: u cut inside its data section (header fields from the dump of the whole file)
-if [ -s "$TMP/u.data" ]; then
-	DUMP=$(dirname "$T2F_BIN")/t2f-perf-data-dump
+if part 1 && [ -s "$TMP/u.data" ]; then
 	"$DUMP" "$TMP/u.data" >"$TMP/u.dump" 2>/dev/null
 	_off=$(awk '$1 == "header" { split($11, a, "+"); print a[1], a[2] }' "$TMP/u.dump")
 	_start=$(printf '%d' "${_off% *}")
@@ -214,7 +274,7 @@ if [ -s "$TMP/u.data" ]; then
 fi
 
 # dwarf: every sample counted as needing DWARF unwinding; each keeps a frame
-if rec dwarf -D 100 --buildid-all --call-graph dwarf,4096 -e cpu-clock:u; then
+if part 3 && rec dwarf -D 100 --buildid-all --call-graph dwarf,4096 -e cpu-clock:u; then
 	_n=$(perf script -i "$TMP/dwarf.data" -F event 2>/dev/null | grep -c 'cpu-clock')
 	t2f "$TMP/dwarf.data" -o "$TMP/dwarf.folded" --stats 2>"$TMP/dwarf.err"
 	grep -q "^    samples needing DWARF unwinding .*: $_n\$" "$TMP/dwarf.err" && [ "$_n" -gt 0 ] &&
@@ -223,7 +283,7 @@ if rec dwarf -D 100 --buildid-all --call-graph dwarf,4096 -e cpu-clock:u; then
 fi
 
 # pipe mode: refused, and the message says so
-if perf record -q -e cpu-clock:u -o - -- "$TMP/mt" 50 >"$TMP/pipe.data" 2>/dev/null; then
+if part 3 && perf record -q -e cpu-clock:u -o - -- "$TMP/mt" 50 >"$TMP/pipe.data" 2>/dev/null; then
 	t2f "$TMP/pipe.data" -o "$TMP/pipe.folded" 2>"$TMP/pipe.err"
 	_rc=$?
 	[ "$_rc" = 1 ] && grep -q 'pipe-mode perf.data .* is not supported' "$TMP/pipe.err" && ok ||
@@ -231,7 +291,7 @@ if perf record -q -e cpu-clock:u -o - -- "$TMP/mt" 50 >"$TMP/pipe.data" 2>/dev/n
 fi
 
 # stdin: refused with what to do instead
-if [ -s "$TMP/u.data" ]; then
+if part 1 && [ -s "$TMP/u.data" ]; then
 	t2f - -o "$TMP/stdin.folded" <"$TMP/u.data" 2>"$TMP/stdin.err"
 	_rc=$?
 	[ "$_rc" = 1 ] && grep -q '<stdin>: perf.data is read from a named, uncompressed file only' \

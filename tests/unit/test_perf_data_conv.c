@@ -343,10 +343,15 @@ static void check_order_and_frames(bool be)
 	assert_string_equal(str(&x, t2f_profile__event_at(x.p, 1)->name), "cpu-clock");
 	assert_int_equal(t2f_profile__event_at(x.p, 1)->unit, T2F_UNIT_NANOSECONDS);
 	assert_true(t2f_profile__event_at(x.p, 1)->has_period);
-	/* the module map, with its build-id from the MMAP2 build-id form */
-	assert_int_equal(t2f_profile__module_map_count(x.p), 1);
+	/* the module maps as perf script --show-mmap-events prints them: the kernel's, then
+	 * /bin/spin's with its build-id from the MMAP2 build-id form */
+	assert_int_equal(t2f_profile__module_map_count(x.p), 2);
+	assert_string_equal(str(&x, t2f_profile__module_map_at(x.p, 0)->path),
+			    "[kernel.kallsyms]_text");
+	assert_string_equal(str(&x, t2f_profile__module_map_at(x.p, 0)->prot), "x");
+	assert_int_equal(t2f_profile__module_map_at(x.p, 0)->pid, -1);
 	{
-		const struct t2f_module_map *m = t2f_profile__module_map_at(x.p, 0);
+		const struct t2f_module_map *m = t2f_profile__module_map_at(x.p, 1);
 
 		assert_string_equal(str(&x, m->path), "/bin/spin");
 		assert_string_equal(str(&x, m->prot), "r-xp");
