@@ -3,13 +3,13 @@
 #
 # usage: sh tests/fuzz/run.sh BUILD TARGET SECONDS [LIBFUZZER-ARGS...]
 #   BUILD    a build directory configured with CC=clang -DT2F_FUZZ=ON (make fuzzers first)
-#   TARGET   perf_script, perf_script_par, nettrace, elf_module or convert
+#   TARGET   perf_script, perf_script_par, nettrace, elf_module, convert or perf_data
 #   SECONDS  fuzzing time, wall clock (-max_total_time; the CPU time used is printed at the end);
 #            0: only minimize the corpus (with the inputs found before, in WORK/TARGET)
 # env: T2F_FUZZ_WORK  where new inputs and findings go (default /tmp/t2f-fuzz-work): WORK/TARGET
 #                     (inputs found), WORK/TARGET-crashes/ (crash-*, leak-*, timeout-*, oom-*)
 #      T2F_FUZZ_KEEP_LEN  the longest input the merge keeps (longer ones are cut to it): 4096,
-#                     65536 for elf_module
+#                     65536 for elf_module and perf_data
 #      T2F_FUZZ_BUDGET  bytes of the minimized corpus beyond what covers every edge (1.5 MiB)
 #
 # Runs under `nice -n 19`, one process, with the limits findings are judged by: 10 s per input,
@@ -46,6 +46,7 @@ case $target in
 perf_script | perf_script_par) dicts=perf_script.dict keep=4096 ;;
 nettrace) dicts=nettrace.dict keep=4096 ;;
 convert) dicts="perf_script.dict nettrace.dict" keep=4096 ;;
+perf_data) dicts=perf_data.dict keep=65536 ;;
 *) dicts= keep=65536 ;;
 esac
 keep=${T2F_FUZZ_KEEP_LEN:-$keep}
