@@ -397,7 +397,7 @@ int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 		return err;
 	p->weightless += weight == 0;
 	note_time(p, time_ns, time_ns);
-	return p->log ? t2f_sample_log__add(p->log, cell, weight) : 0;
+	return p->log ? t2f_sample_log__add(p->log, thread, cell, weight) : 0;
 }
 
 int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_map *m)
@@ -463,19 +463,25 @@ const struct t2f_cell *t2f_profile__cell_at(const struct t2f_profile *p, size_t 
 	return VEC_AT(p->cells, struct t2f_cell, idx);
 }
 
-struct t2f_sample t2f_profile__sample_at(const struct t2f_profile *p, size_t idx)
+size_t t2f_profile__thread_sample_count(const struct t2f_profile *p, t2f_thread_id thread)
 {
-	const struct t2f_cell *c = VEC_AT(p->cells, struct t2f_cell,
-					  t2f_sample_log__cell(p->log, idx));
-
-	return (struct t2f_sample){ c->node, c->thread, c->event,
-				    t2f_sample_log__weight(p->log, idx) };
+	return p->log ? t2f_sample_log__group_count(p->log, thread) : 0;
 }
 
-void t2f_profile__sample_cells(const struct t2f_profile *p, const uint32_t *idx, size_t from,
+struct t2f_sample t2f_profile__sample_at(const struct t2f_profile *p, t2f_thread_id thread,
+					 size_t idx)
+{
+	const struct t2f_cell *c = VEC_AT(p->cells, struct t2f_cell,
+					  t2f_sample_log__cell(p->log, thread, idx));
+
+	return (struct t2f_sample){ c->node, c->thread, c->event,
+				    t2f_sample_log__weight(p->log, thread, idx) };
+}
+
+void t2f_profile__sample_cells(const struct t2f_profile *p, t2f_thread_id thread, size_t from,
 			       size_t n, uint32_t *cells, uint64_t *weights)
 {
-	t2f_sample_log__read(p->log, idx, from, n, cells, weights);
+	t2f_sample_log__read(p->log, thread, from, n, cells, weights);
 }
 
 bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last)
@@ -673,7 +679,7 @@ static int merge_log(struct t2f_profile *dst, struct t2f_profile *src, const str
 {
 	if (!dst->log || !src->log)
 		return 0;
-	return t2f_sample_log__take(dst->log, src->log, m->cell);
+	return t2f_sample_log__take(dst->log, src->log, m->cell, src->cells.len, m->thread);
 }
 
 static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)

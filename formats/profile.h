@@ -108,8 +108,8 @@ struct t2f_strtab *t2f_profile__strtab(struct t2f_profile *p);
 int t2f_profile__intern(struct t2f_profile *p, const char *s, size_t len, t2f_str_id *id);
 const char *t2f_profile__str(const struct t2f_profile *p, t2f_str_id id, size_t *len);
 
-/* Keep a log of every sample in input order (speedscope). Call before adding samples.
- * 0 or -ENOMEM. */
+/* Keep a log of every sample, each thread's in input order (speedscope, the flame chart). Call
+ * before adding samples. 0 or -ENOMEM. */
 int t2f_profile__enable_log(struct t2f_profile *p);
 bool t2f_profile__log_enabled(const struct t2f_profile *p);
 /* Asks readers for each sample's time (the time span: pprof's duration). Readers whose times
@@ -163,13 +163,16 @@ const struct t2f_module_map *t2f_profile__module_map_at(const struct t2f_profile
 t2f_node_id t2f_profile__node_parent(const struct t2f_profile *p, t2f_node_id node);
 t2f_frame_id t2f_profile__node_frame(const struct t2f_profile *p, t2f_node_id node);
 uint32_t t2f_profile__node_depth(const struct t2f_profile *p, t2f_node_id node);
-/* Cells in order of creation (idx 0..cell_count-1); log entries in input order. */
+/* Cells in order of creation (idx 0..cell_count-1). */
 const struct t2f_cell *t2f_profile__cell_at(const struct t2f_profile *p, size_t idx);
-struct t2f_sample t2f_profile__sample_at(const struct t2f_profile *p, size_t idx);
-/* Bulk reading of the log (one call per batch, not per sample): the cell index (for
- * t2f_profile__cell_at) and weight of log entries idx[0..n) when idx is given, else
- * [from, from + n); every index < sample_log_count. */
-void t2f_profile__sample_cells(const struct t2f_profile *p, const uint32_t *idx, size_t from,
+/* The log, a thread at a time: its samples in input order (the order between threads is not
+ * kept). The count (0 without the log), and sample idx (< count). */
+size_t t2f_profile__thread_sample_count(const struct t2f_profile *p, t2f_thread_id thread);
+struct t2f_sample t2f_profile__sample_at(const struct t2f_profile *p, t2f_thread_id thread,
+					 size_t idx);
+/* Bulk reading (one call per batch, not per sample): the cell index (for t2f_profile__cell_at)
+ * and weight of the thread's samples [from, from + n), all < its count. */
+void t2f_profile__sample_cells(const struct t2f_profile *p, t2f_thread_id thread, size_t from,
 			       size_t n, uint32_t *cells, uint64_t *weights);
 /* The earliest and latest nonzero sample time; false when no sample had one. */
 bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last);

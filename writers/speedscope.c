@@ -11,12 +11,13 @@
  *   {"type":"sampled","name":"app (pid 1, tid 2)","unit":"nanoseconds","startValue":0,
  *    "endValue":30,"samples":[[0,1],[0]],"weights":[10,20]}]}
  *
- * Passes: (1) one scan over the items (log entries, or cells without a log) of the event sums each
- * thread's weight, counts its items, marks the stack nodes in use and their frames, and finds the
+ * A thread's items are its log entries (the log keeps each thread's samples in input order), or
+ * without a log its cells. Passes: (1) one scan over the items (or the cells when they tell the
+ * same) sums each thread's weight, marks the stack nodes in use and their frames, and finds the
  * deepest stack; (2) used frames get shared indices in frame-id order, deduplicated on
- * (display name, module); (3) a fill pass buckets item indices by thread, keeping input order;
- * (4) the output is written, each thread's items read twice (samples, then weights); a stack's
- * text is made once per node and copied (writers/speedscope_stacks.h).
+ * (display name, module); (3) each used node's stack text is made once
+ * (writers/speedscope_stacks.h) and nodes written alike become one; (4) the output is written,
+ * each thread's items read in order twice (samples, then weights), a stack's text copied.
  * Nothing is allocated per sample. Speedscope drops weight-0 samples, so they are skipped here.
  */
 #include "writers/speedscope.h"
@@ -36,7 +37,6 @@
 #include "formats/hashmap.h"
 #include "formats/mem.h"
 #include "writers/frame_name.h"
-#include "writers/par_for.h"
 #include "writers/par_text.h"
 #include "writers/speedscope_stacks.h"
 
@@ -44,11 +44,12 @@
 #define SS_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 #define SS_STACK_TEXT_BUDGET (32u << 20) /* bytes of stack texts kept (writers/speedscope_stacks.h) */
 
-/* A piece of the profiles' text: the samples or weights of the runs that start in bucketed items
- * [begin, end) of one profile, whose items are [first, stop), after heads[head_off, + head_len);
+/* A piece of the profiles' text: the samples or weights of the runs that start in items
+ * [begin, end) of thread `thread`, whose items are [0, stop), after heads[head_off, + head_len);
  * `last`: the list's last piece. */
 struct ss_job {
-	uint32_t begin, end, first, stop;
+	t2f_thread_id thread;
+	uint32_t begin, end, stop;
 	bool weights, last;
 	size_t head_off, head_len;
 };
@@ -60,7 +61,6 @@ struct ss {
 	const struct t2f_event *ev;  /* NULL for a profile without events */
 	bool counts;               /* weights are sample counts */
 	bool use_log;              /* items are log entries (else cells) */
-	size_t item_count;
 	uint32_t thread_count;
 	struct t2f_frame_names *names;
 	struct t2f_hashmap *frame_map;  /* (name, module) -> shared index + 1 */
@@ -68,8 +68,8 @@ struct ss {
 	t2f_frame_id *shared_repr; /* per shared index: the first frame id with its (name, module) */
 	uint32_t shared_count;
 	uint64_t *totals;          /* per thread id: sum of its weights */
-	uint32_t *bucket_start;    /* per thread id t: its items are bucket[start[t] .. start[t+1]) */
-	uint32_t *bucket;          /* item indices grouped by thread, input order kept */
+	uint32_t *cell_start;      /* without a log, per thread id t: its items are the cells */
+	uint32_t *cell_bucket;     /*   cell_bucket[cell_start[t] .. cell_start[t + 1]) */
 	struct ss_cell *cells;     /* per cell index */
 	struct ss_stacks *stacks;  /* each used node's stack text */
 	uint32_t *item_nodes;      /* the distinct nodes of items, in order of first use */
@@ -101,20 +101,27 @@ struct ss_item {
 #define SS_BATCH 512           /* items read at a time */
 #define SS_WRITE_BATCH 16384   /* items of a piece of text (writers/par_text.h) */
 
-/* Items idx[0..n) (or [from, from + n) without idx): log entries, or cells without a log. An
- * item that is not a sample of the written event, or weighs 0 (speedscope silently drops weight
- * 0; periods of 0 cannot normally happen), gets weight 0. */
-static void ss_items(const struct ss *s, const uint32_t *idx, size_t from, size_t n,
+/* How many items thread t has. */
+static size_t ss_item_count(const struct ss *s, t2f_thread_id t)
+{
+	if (s->use_log)
+		return t2f_profile__thread_sample_count(s->p, t);
+	return s->cell_start[t + 1] - s->cell_start[t];
+}
+
+/* Thread t's items [from, from + n). An item that is not a sample of the written event, or weighs
+ * 0 (speedscope silently drops weight 0; periods of 0 cannot normally happen), gets weight 0. */
+static void ss_items(const struct ss *s, t2f_thread_id t, size_t from, size_t n,
 		     struct ss_item *it)
 {
 	uint32_t cells[SS_BATCH];
 	uint64_t weights[SS_BATCH];
 
 	if (s->use_log) {
-		t2f_profile__sample_cells(s->p, idx, from, n, cells, weights);
+		t2f_profile__sample_cells(s->p, t, from, n, cells, weights);
 	} else {
 		for (size_t i = 0; i < n; i++) {
-			cells[i] = idx ? idx[i] : (uint32_t)(from + i);
+			cells[i] = s->cell_bucket[s->cell_start[t] + from + i];
 			weights[i] = s->cells[cells[i]].weight;
 		}
 	}
@@ -171,13 +178,12 @@ static void ss_mark_stack(struct ss *s, uint8_t *seen, t2f_node_id node)
 	}
 }
 
-/* Counts `count` items of `node` on thread t weighing `weight` in all. seen: 1 = the node's
- * frames are marked; 2 = also listed in item_nodes. */
+/* Counts items of `node` on thread t weighing `weight` in all. seen: 1 = the node's frames are
+ * marked; 2 = also listed in item_nodes. */
 static void ss_count(struct ss *s, uint8_t *seen, t2f_thread_id t, t2f_node_id node,
-		     uint64_t count, uint64_t weight)
+		     uint64_t weight)
 {
 	s->totals[t] += weight;
-	s->bucket_start[t + 1] += (uint32_t)count;
 	if (seen[node] == 2)
 		return;
 	ss_mark_stack(s, seen, node);
@@ -185,14 +191,14 @@ static void ss_count(struct ss *s, uint8_t *seen, t2f_thread_id t, t2f_node_id n
 	s->item_nodes[s->item_node_count++] = node;
 }
 
-/* Without weight-0 samples, a thread's items are the samples of its cells: counted from the
+/* Without weight-0 samples, a thread's items are the samples of its cells: scanned from the
  * cells, not from every logged sample. */
 static bool ss_cells_suffice(const struct ss *s)
 {
 	return s->use_log && (s->counts || !t2f_profile__weightless_samples(s->p));
 }
 
-/* Pass 1: per-thread totals and item counts (in bucket_start[t + 1]), used frames, max depth. */
+/* Pass 1: per-thread totals, used frames, max depth. */
 static int ss_scan(struct ss *s)
 {
 	size_t nodes = (size_t)t2f_profile__node_count(s->p) + 1;
@@ -210,99 +216,49 @@ static int ss_scan(struct ss *s)
 			const struct ss_cell *c = &s->cells[i];
 
 			if (c->thread && c->samples)
-				ss_count(s, seen, c->thread, c->node, c->samples,
+				ss_count(s, seen, c->thread, c->node,
 					 s->counts ? c->samples : c->weight);
 		}
 	}
-	for (size_t from = 0, n; !ss_cells_suffice(s) && from < s->item_count; from += n) {
-		n = s->item_count - from < SS_BATCH ? s->item_count - from : SS_BATCH;
-		ss_items(s, NULL, from, n, it);
-		for (size_t i = 0; i < n; i++)
-			if (it[i].weight)
-				ss_count(s, seen, it[i].thread, it[i].node, 1, it[i].weight);
+	for (t2f_thread_id t = 1; !ss_cells_suffice(s) && t <= s->thread_count; t++) {
+		size_t count = ss_item_count(s, t);
+
+		for (size_t from = 0, n; from < count; from += n) {
+			n = count - from < SS_BATCH ? count - from : SS_BATCH;
+			ss_items(s, t, from, n, it);
+			for (size_t i = 0; i < n; i++)
+				if (it[i].weight)
+					ss_count(s, seen, t, it[i].node, it[i].weight);
+		}
 	}
 	free(seen);
 	return 0;
 }
 
-#define SS_FILL_MIN (1u << 18) /* fewer items are bucketed by one thread */
-
-/* A part [from, to) of the items bucketed by one thread: first its items per thread are counted
- * into pos, which then becomes where each thread's next item of this part goes. */
-struct ss_fill {
-	const struct ss *s;
-	size_t from, to;
-	uint32_t *pos;
-	uint32_t *bucket;
-};
-
-/* Part i's items: counted per thread into pos, or (put) bucketed at pos. */
-static void ss_fill_part(struct ss_fill *f, bool put)
+/* Without a log: the cells of the written event grouped by thread (in cell order). */
+static int ss_group_cells(struct ss *s)
 {
-	struct ss_item it[SS_BATCH];
+	size_t n = t2f_profile__cell_count(s->p);
+	uint32_t *start = s->cell_start, at;
 
-	for (size_t from = f->from, k; from < f->to; from += k) {
-		k = f->to - from < SS_BATCH ? f->to - from : SS_BATCH;
-		ss_items(f->s, NULL, from, k, it);
-		for (size_t j = 0; j < k; j++) {
-			if (!it[j].weight)
-				continue;
-			if (put)
-				f->bucket[f->pos[it[j].thread]++] = (uint32_t)(from + j);
-			else
-				f->pos[it[j].thread]++;
-		}
-	}
-}
-
-static void ss_fill_count(void *ctx, unsigned i)
-{
-	ss_fill_part((struct ss_fill *)ctx + i, false);
-}
-
-static void ss_fill_put(void *ctx, unsigned i)
-{
-	ss_fill_part((struct ss_fill *)ctx + i, true);
-}
-
-/* Pass 3: bucket_start becomes offsets, and the item indices of each thread are bucketed in
- * order: the items are cut into parts counted and then put on threads of their own, part k's
- * items of a thread after those of parts before k. */
-static int ss_fill_buckets(struct ss *s)
-{
-	uint32_t *start = s->bucket_start, n = s->thread_count;
-	unsigned k = s->threads < T2F_PAR_FOR_MAX ? s->threads : T2F_PAR_FOR_MAX;
-	struct ss_fill parts[T2F_PAR_FOR_MAX];
-	uint32_t *pos;
-
-	while (k > 1 && s->item_count < (size_t)k * SS_FILL_MIN)
-		k--;
-	for (uint32_t t = 1; t <= n + 1; t++)
-		start[t] += start[t - 1];
-	s->bucket = malloc(((size_t)start[n + 1] + 1) * sizeof(*s->bucket));
-	pos = calloc((size_t)k * (n + 1), sizeof(*pos));
-	if (!s->bucket || !pos) {
-		free(pos);
+	s->cell_bucket = malloc((n ? n : 1) * sizeof(*s->cell_bucket));
+	if (!s->cell_bucket)
 		return -ENOMEM;
-	}
-	t2f_mem__huge(s->bucket, ((size_t)start[n + 1] + 1) * sizeof(*s->bucket));
-	for (unsigned i = 0; i < k; i++)
-		parts[i] = (struct ss_fill){ s, s->item_count * i / k, s->item_count * (i + 1) / k,
-					     pos + (size_t)i * (n + 1), s->bucket };
-	if (k > 1)
-		t2f_par_for(k, ss_fill_count, parts);
-	for (uint32_t t = 1; t <= n; t++) {
-		uint32_t at = start[t];
+	for (size_t i = 0; i < n; i++)
+		start[s->cells[i].thread + 1] += s->cells[i].thread != 0;
+	for (t2f_thread_id t = 1; t <= s->thread_count + 1; t++)
+		start[t] += start[t - 1];
+	for (size_t i = 0; i < n; i++) {
+		t2f_thread_id t = s->cells[i].thread;
 
-		for (unsigned i = 0; i < k; i++) {
-			uint32_t c = parts[i].pos[t];
-
-			parts[i].pos[t] = at;
-			at += c;
+		if (t) {
+			at = start[t]++;
+			s->cell_bucket[at] = (uint32_t)i;
 		}
 	}
-	t2f_par_for(k, ss_fill_put, parts);
-	free(pos);
+	for (t2f_thread_id t = s->thread_count + 1; t > 0; t--) /* back to each thread's start */
+		start[t] = start[t - 1];
+	start[0] = 0;
 	return 0;
 }
 
@@ -480,39 +436,66 @@ static int ss_put_stack(const struct ss *s, t2f_node_id node, bool comma, struct
 	return 0;
 }
 
-/* Bucketed items read a batch at a time, up to stop. */
+/* A thread's items read a batch at a time, up to stop. */
 struct ss_reader {
 	const struct ss *s;
+	t2f_thread_id thread;
 	uint32_t stop, base, n;
 	struct ss_item it[SS_BATCH];
 };
 
-/* Reads the batch of items from i on. */
-static void ss_reader_load(struct ss_reader *r, uint32_t i)
+/* Reads the batch of items from i on, or (back) the one ending at i. */
+static void ss_reader_load(struct ss_reader *r, uint32_t i, bool back)
 {
-	r->base = i;
-	r->n = r->stop - i < SS_BATCH ? r->stop - i : SS_BATCH;
-	ss_items(r->s, r->s->bucket + i, 0, r->n, r->it);
+	r->base = back ? (i + 1 > SS_BATCH ? i + 1 - SS_BATCH : 0) : i;
+	r->n = r->stop - r->base < SS_BATCH ? r->stop - r->base : SS_BATCH;
+	ss_items(r->s, r->thread, r->base, r->n, r->it);
 }
 
-/* The bucketed item at i (< stop), valid until the next call. */
-static inline const struct ss_item *ss_item_at(struct ss_reader *r, uint32_t i)
+/* The item at i (< stop), valid until the next call; `back`: reading backwards. */
+static inline const struct ss_item *ss_item_at(struct ss_reader *r, uint32_t i, bool back)
 {
 	if (i - r->base >= r->n) /* also when i < base */
-		ss_reader_load(r, i);
+		ss_reader_load(r, i, back);
 	return &r->it[i - r->base];
 }
 
-/* The run of items with the stack of item i: its end and its total weight. */
+/* The run of items with the stack of written item i (weight-0 items inside are passed over): its
+ * end and its total weight. */
 static uint32_t ss_run(struct ss_reader *r, uint32_t i, uint64_t *weight)
 {
-	t2f_node_id node = ss_item_at(r, i)->node;
-	uint64_t w = ss_item_at(r, i)->weight;
+	t2f_node_id node = ss_item_at(r, i, false)->node;
+	uint64_t w = ss_item_at(r, i, false)->weight;
 
-	while (++i < r->stop && ss_item_at(r, i)->node == node)
-		w += ss_item_at(r, i)->weight;
+	for (const struct ss_item *it; ++i < r->stop; w += it->weight) {
+		it = ss_item_at(r, i, false);
+		if (it->weight && it->node != node)
+			break;
+	}
 	*weight = w;
 	return i;
+}
+
+/* The first written item in [i, end), or end. */
+static uint32_t ss_next_written(struct ss_reader *r, uint32_t i, uint32_t end)
+{
+	while (i < end && !ss_item_at(r, i, false)->weight)
+		i++;
+	return i;
+}
+
+/* Whether an item before i is written, and the last one's node. */
+static bool ss_written_before(struct ss_reader *r, uint32_t i, t2f_node_id *node)
+{
+	while (i-- > 0) {
+		const struct ss_item *it = ss_item_at(r, i, true);
+
+		if (it->weight) {
+			*node = it->node;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Appends the stacks, or the weights, of job j's runs to b, comma-separated (with a comma before
@@ -523,22 +506,26 @@ static uint32_t ss_run(struct ss_reader *r, uint32_t i, uint64_t *weight)
 static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2f_buf *b,
 			   uint32_t *scratch)
 {
-	struct ss_reader r = { .s = s, .stop = j->stop };
-	uint32_t i = j->begin;
+	struct ss_reader r = { .s = s, .thread = j->thread, .stop = j->stop };
+	uint32_t i = ss_next_written(&r, j->begin, j->end);
+	t2f_node_id before;
+	bool comma;
 	int err = 0;
 
+	if (i == j->end) /* nothing written here (a zero stretch: no need to look back) */
+		return 0;
 	if (j->weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * 21))
 		return -ENOMEM;
-	if (i > j->first) { /* a run from the job before goes on here: it was written there */
-		t2f_node_id before = ss_item_at(&r, i - 1)->node;
-
-		while (i < j->end && ss_item_at(&r, i)->node == before)
-			i++;
-	}
-	while (!err && i < j->end) {
-		t2f_node_id node = ss_item_at(&r, i)->node;
+	comma = ss_written_before(&r, j->begin, &before);
+	if (comma) /* a run from the job before goes on here: it was written there */
+		for (const struct ss_item *it; i < j->end; i++) {
+			it = ss_item_at(&r, i, false);
+			if (it->weight && it->node != before)
+				break;
+		}
+	while (!err && (i = ss_next_written(&r, i, j->end)) < j->end) {
+		t2f_node_id node = ss_item_at(&r, i, false)->node;
 		uint64_t w;
-		bool comma = i > j->first;
 
 		i = ss_run(&r, i, &w);
 		if (j->weights) {
@@ -548,6 +535,7 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 		} else {
 			err = ss_put_stack(s, node, comma, b, scratch);
 		}
+		comma = true;
 	}
 	return err;
 }
@@ -574,7 +562,7 @@ static int ss_put_head(struct ss *s, t2f_thread_id t, const char *unit, bool fir
 /* Jobs for one profile: its samples, then its weights, SS_WRITE_BATCH items a job. */
 static int ss_add_jobs(struct ss *s, t2f_thread_id t, size_t head_off, size_t head_len)
 {
-	uint32_t begin = s->bucket_start[t], end = s->bucket_start[t + 1];
+	uint32_t begin = 0, end = (uint32_t)ss_item_count(s, t);
 
 	for (int weights = 0; weights < 2; weights++) {
 		for (uint32_t from = begin, n; from < end; from += n) {
@@ -589,7 +577,7 @@ static int ss_add_jobs(struct ss *s, t2f_thread_id t, size_t head_off, size_t he
 				s->job_cap = cap;
 			}
 			s->jobs[s->job_count++] = (struct ss_job){
-				.begin = from, .end = from + n, .first = begin, .stop = end,
+				.thread = t, .begin = from, .end = from + n, .stop = end,
 				.weights = weights,
 				.last = from + n == end,
 				.head_off = from == begin && !weights ? head_off : 0,
@@ -739,11 +727,11 @@ static int ss_alloc(struct ss *s)
 	s->frame_shared = calloc((size_t)frame_count + 1, sizeof(*s->frame_shared));
 	s->shared_repr = calloc((size_t)frame_count + 1, sizeof(*s->shared_repr));
 	s->totals = calloc((size_t)s->thread_count + 1, sizeof(*s->totals));
-	s->bucket_start = calloc((size_t)s->thread_count + 2, sizeof(*s->bucket_start));
+	s->cell_start = calloc((size_t)s->thread_count + 2, sizeof(*s->cell_start));
 	s->jstr = json_object_new_string_len("", 0);
-	if (!s->frame_shared || !s->shared_repr || !s->totals || !s->bucket_start || !s->jstr)
+	if (!s->frame_shared || !s->shared_repr || !s->totals || !s->cell_start || !s->jstr)
 		return -ENOMEM;
-	return ss_cells(s);
+	return ss_cells(s) ?: (s->use_log ? 0 : ss_group_cells(s));
 }
 
 static void ss_release(struct ss *s)
@@ -753,8 +741,8 @@ static void ss_release(struct ss *s)
 	free(s->frame_shared);
 	free(s->shared_repr);
 	free(s->totals);
-	free(s->bucket_start);
-	free(s->bucket);
+	free(s->cell_start);
+	free(s->cell_bucket);
 	free(s->cells);
 	ss_stacks__free(s->stacks);
 	free(s->item_nodes);
@@ -783,9 +771,8 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 	s.counts = o->weight_samples || !s.ev || !s.ev->has_period;
 	s.use_log = t2f_profile__log_enabled(p);
 	s.threads = o->threads > 1 ? o->threads : 1;
-	s.item_count = s.use_log ? t2f_profile__sample_log_count(p) : t2f_profile__cell_count(p);
 	s.thread_count = t2f_profile__thread_count(p);
-	if (s.item_count > UINT32_MAX)
+	if ((s.use_log ? t2f_profile__sample_log_count(p) : t2f_profile__cell_count(p)) > UINT32_MAX)
 		return -T2F_E_LIMIT;
 
 	err = ss_alloc(&s);
@@ -795,9 +782,6 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 	if (err)
 		goto out;
 	err = ss_assign_frames(&s);
-	if (err)
-		goto out;
-	err = ss_fill_buckets(&s);
 	if (err)
 		goto out;
 	err = ss_make_stacks(&s);

@@ -294,17 +294,16 @@ static int thread_root_name(struct svg_tree *t, t2f_thread_id th, uint32_t *id)
 static int chart_roots(struct svg_tree *t, t2f_event_id ev, uint32_t **roots)
 {
 	uint32_t nt = t2f_profile__thread_count(t->p);
-	size_t n = t2f_profile__sample_log_count(t->p);
 	int err = 0;
 
 	*roots = calloc((size_t)nt + 1, sizeof(**roots));
 	if (!*roots)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct t2f_sample s = t2f_profile__sample_at(t->p, i);
+	for (uint32_t th = 1; th <= nt; th++) {
+		size_t n = t2f_profile__thread_sample_count(t->p, th);
 
-		if (s.event == ev && s.thread >= 1 && s.thread <= nt)
-			(*roots)[s.thread] = 1;
+		for (size_t i = 0; i < n && !(*roots)[th]; i++)
+			(*roots)[th] = t2f_profile__sample_at(t->p, th, i).event == ev;
 	}
 	for (uint32_t th = 1; !err && th <= nt; th++) {
 		uint32_t r, name;
@@ -324,32 +323,46 @@ static int chart_roots(struct svg_tree *t, t2f_event_id ev, uint32_t **roots)
 	return err;
 }
 
-/* Flame chart: the sample log in input order, each thread under its own root. */
+/* One sample of the flame chart: its path under its thread's root. */
+static int chart_sample(struct svg_tree *t, const struct t2f_svg_opts *o, const uint32_t *roots,
+			struct t2f_sample s)
+{
+	uint64_t w = o->weight_samples ? 1 : s.weight;
+	uint32_t len, cur;
+	int err = 0;
+
+	if (w == 0)
+		return 0;
+	len = make_path(t, o->reverse, s.thread, s.node);
+	cur = roots[s.thread];
+	t->nodes[0].total += w;
+	t->nodes[cur].total += w;
+	/* the path's thread name is the root already (reversed: it is the last entry) */
+	for (uint32_t k = o->reverse ? 0 : 1; !err && k < (o->reverse ? len - 1 : len); k++) {
+		err = child(t, true, cur, t->path[k], t->path_frame[k], &cur);
+		if (!err)
+			t->nodes[cur].total += w;
+	}
+	return err;
+}
+
+/* Flame chart: the sample log, each thread's in input order under its own root. */
 static int build_chart(struct svg_tree *t, const struct t2f_svg_opts *o, t2f_event_id ev)
 {
-	size_t n = t2f_profile__sample_log_count(t->p);
-	uint32_t *roots, cur;
+	uint32_t nt = t2f_profile__thread_count(t->p), *roots;
 	int err;
 
 	if (!t2f_profile__log_enabled(t->p))
 		return -EINVAL;
 	err = chart_roots(t, ev, &roots);
-	for (size_t i = 0; !err && i < n; i++) {
-		struct t2f_sample s = t2f_profile__sample_at(t->p, i);
-		uint64_t w = o->weight_samples ? 1 : s.weight;
-		uint32_t len;
+	for (uint32_t th = 1; !err && th <= nt; th++) {
+		size_t n = roots[th] ? t2f_profile__thread_sample_count(t->p, th) : 0;
 
-		if (s.event != ev || !roots || !roots[s.thread] || w == 0)
-			continue;
-		len = make_path(t, o->reverse, s.thread, s.node);
-		cur = roots[s.thread];
-		t->nodes[0].total += w;
-		t->nodes[cur].total += w;
-		/* the path's thread name is the root already (reversed: it is the last entry) */
-		for (uint32_t k = o->reverse ? 0 : 1; !err && k < (o->reverse ? len - 1 : len); k++) {
-			err = child(t, true, cur, t->path[k], t->path_frame[k], &cur);
-			if (!err)
-				t->nodes[cur].total += w;
+		for (size_t i = 0; !err && i < n; i++) {
+			struct t2f_sample s = t2f_profile__sample_at(t->p, th, i);
+
+			if (s.event == ev)
+				err = chart_sample(t, o, roots, s);
 		}
 	}
 	free(roots);

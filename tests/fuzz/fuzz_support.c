@@ -211,12 +211,19 @@ static void check_log(const struct t2f_profile *a, const struct t2f_profile *b,
 
 	FZ_CHECK(n == t2f_profile__sample_log_count(b), "%s: logged samples %zu vs %zu", what, n,
 		 t2f_profile__sample_log_count(b));
-	for (size_t i = 0; i < n; i++) {
-		struct t2f_sample x = t2f_profile__sample_at(a, i);
-		struct t2f_sample y = t2f_profile__sample_at(b, i);
+	for (t2f_thread_id t = 1; t <= t2f_profile__thread_count(a); t++) {
+		n = t2f_profile__thread_sample_count(a, t);
+		FZ_CHECK(n == t2f_profile__thread_sample_count(b, t),
+			 "%s: logged samples of thread %u: %zu vs %zu", what, t, n,
+			 t2f_profile__thread_sample_count(b, t));
+		for (size_t i = 0; i < n; i++) {
+			struct t2f_sample x = t2f_profile__sample_at(a, t, i);
+			struct t2f_sample y = t2f_profile__sample_at(b, t, i);
 
-		FZ_CHECK(x.node == y.node && x.thread == y.thread && x.event == y.event &&
-			 x.weight == y.weight, "%s: logged sample %zu differs", what, i);
+			FZ_CHECK(x.node == y.node && x.thread == t && y.thread == t &&
+				 x.event == y.event && x.weight == y.weight,
+				 "%s: logged sample %zu of thread %u differs", what, i, t);
+		}
 	}
 }
 

@@ -407,22 +407,24 @@ static void test_sample_log_order(void **state)
 	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, UINT32_MAX, 0), 0);
 	assert_int_equal(t2f_profile__sample_log_count(p), 6);
 	assert_int_equal(t2f_profile__cell_count(p), 2);
-	s = t2f_profile__sample_at(p, 0); /* input order, not time order */
+	assert_int_equal(t2f_profile__thread_sample_count(p, t1), 4); /* per thread */
+	assert_int_equal(t2f_profile__thread_sample_count(p, t2), 2);
+	s = t2f_profile__sample_at(p, t2, 0); /* input order, not time order */
 	assert_int_equal(s.node, nb);
 	assert_int_equal(s.thread, t2);
 	assert_int_equal(s.event, e);
 	assert_int_equal(s.weight, 30);
-	s = t2f_profile__sample_at(p, 1);
+	s = t2f_profile__sample_at(p, t1, 0);
 	assert_int_equal(s.node, na);
 	assert_int_equal(s.thread, t1);
 	assert_int_equal(s.weight, 10);
-	s = t2f_profile__sample_at(p, 2);
+	s = t2f_profile__sample_at(p, t2, 1);
 	assert_int_equal(s.node, nb);
 	assert_int_equal(s.weight, 20);
-	assert_int_equal(t2f_profile__sample_at(p, 3).weight, 1ULL << 40);
-	assert_int_equal(t2f_profile__sample_at(p, 4).weight, UINT32_MAX - 1);
-	assert_int_equal(t2f_profile__sample_at(p, 5).weight, UINT32_MAX);
-	assert_int_equal(t2f_profile__sample_at(p, 5).node, na);
+	assert_int_equal(t2f_profile__sample_at(p, t1, 1).weight, 1ULL << 40);
+	assert_int_equal(t2f_profile__sample_at(p, t1, 2).weight, UINT32_MAX - 1);
+	assert_int_equal(t2f_profile__sample_at(p, t1, 3).weight, UINT32_MAX);
+	assert_int_equal(t2f_profile__sample_at(p, t1, 3).node, na);
 	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, 50);
 	assert_true(t2f_profile__time_span(p, &first, &last)); /* times 0 do not count */
 	assert_int_equal(first, 1000);
@@ -792,14 +794,21 @@ static void expect_same_weights(const struct t2f_profile *a, const struct t2f_pr
 		assert_int_equal(ca->weight, cb->weight);
 	}
 	assert_int_equal(t2f_profile__sample_log_count(a), t2f_profile__sample_log_count(b));
-	for (size_t i = 0; i < t2f_profile__sample_log_count(a); i++) {
-		struct t2f_sample sa = t2f_profile__sample_at(a, i);
-		struct t2f_sample sb = t2f_profile__sample_at(b, i);
+	assert_int_equal(t2f_profile__thread_count(a), t2f_profile__thread_count(b));
+	for (t2f_thread_id t = 1; t <= t2f_profile__thread_count(a); t++) {
+		size_t n = t2f_profile__thread_sample_count(a, t);
 
-		assert_int_equal(sa.node, sb.node);
-		assert_int_equal(sa.thread, sb.thread);
-		assert_int_equal(sa.event, sb.event);
-		assert_int_equal(sa.weight, sb.weight);
+		assert_int_equal(n, t2f_profile__thread_sample_count(b, t));
+		for (size_t i = 0; i < n; i++) {
+			struct t2f_sample sa = t2f_profile__sample_at(a, t, i);
+			struct t2f_sample sb = t2f_profile__sample_at(b, t, i);
+
+			assert_int_equal(sa.node, sb.node);
+			assert_int_equal(sa.thread, t);
+			assert_int_equal(sb.thread, t);
+			assert_int_equal(sa.event, sb.event);
+			assert_int_equal(sa.weight, sb.weight);
+		}
 	}
 	expect_same_span(a, b);
 	assert_int_equal(t2f_profile__samples_read(a), t2f_profile__samples_read(b));
