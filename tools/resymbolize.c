@@ -65,8 +65,8 @@ bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
 {
 	if (o->nettrace) /* the reader names JIT and kernel frames itself */
 		return kind == T2F_FRAME_USER;
-	if (kind == T2F_FRAME_KERNEL)
-		return o->kallsyms != NULL;
+	if (kind == T2F_FRAME_KERNEL) /* [vdso]: perf's copy of it, see t2f_resym_vdso */
+		return o->kallsyms != NULL || (len == 6 && memcmp(path, "[vdso]", 6) == 0);
 	if (kind == T2F_FRAME_JIT)
 		return true; /* the reader marks only /tmp/perf-PID.map dsos JIT */
 	return kind == T2F_FRAME_USER && len > 0 && path[0] == '/';
@@ -259,6 +259,36 @@ static int t2f_resym_load_map(struct t2f_resym *r, struct t2f_resym_mod *m)
 			      "stay as printed", strerror(-err));
 }
 
+/* [vdso] (a kernel-kind dso for the perf script reader): perf keeps the recording's vdso image
+ * in its build-id cache, $HOME/.debug/[vdso]/BUILD-ID/vdso. With the trace's build-id for
+ * [vdso] and that file, its frames are named from it as frames of a user file (the printed
+ * address is the offset in the image); else they stay kernel frames (kallsyms, if any). */
+static int t2f_resym_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
+{
+	const struct t2f_resym_id *id = t2f_resym_id_of(r, "[vdso]");
+	const char *home = getenv("HOME");
+	struct t2f_module_desc desc = { .map_end = UINT64_MAX };
+	char hex[2 * T2F_BUILD_ID_MAX + 1];
+	struct stat st;
+
+	if (!id || !home)
+		return 0;
+	for (size_t k = 0; k < id->len; k++)
+		snprintf(hex + 2 * k, 3, "%02x", id->id[k]);
+	if (asprintf(&m->map_path, "%s/.debug/[vdso]/%s/vdso", home, hex) < 0) {
+		m->map_path = NULL;
+		return -ENOMEM;
+	}
+	if (stat(m->map_path, &st) < 0)
+		return 0;
+	m->kind = T2F_FRAME_USER;
+	m->has_id = true;
+	desc.path = m->map_path;
+	desc.build_id = id->id;
+	desc.build_id_len = id->len;
+	return t2f_symbolizer__add_module(r->sym, &desc, &m->sym);
+}
+
 static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 			     const struct t2f_frame *f, struct t2f_resym_mod **out)
 {
@@ -282,6 +312,8 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 		return -ENOMEM;
 	r->n_mods++;
 	*out = m;
+	if (m->kind == T2F_FRAME_KERNEL && strcmp(m->path, "[vdso]") == 0)
+		return t2f_resym_vdso(r, m);
 	if (m->kind == T2F_FRAME_KERNEL)
 		return 0;
 	if (m->kind == T2F_FRAME_JIT)
@@ -590,7 +622,8 @@ static void t2f_resym_print_text_mod(FILE *f, const struct t2f_resym *r,
 		fprintf(f, ", not found %u", not_found);
 	fputc('\n', f);
 	if (m->kind == T2F_FRAME_KERNEL)
-		fprintf(f, "    file: %s\n", r->kallsyms_path);
+		fprintf(f, "    file: %s\n", r->kallsyms_path ? r->kallsyms_path
+							 : "none (--kallsyms FILE)");
 	else if (m->map)
 		fprintf(f, "    file: %s\n", m->map_path);
 	else
