@@ -34,9 +34,8 @@
 # - `-z` with `--buildid-mmap`: perf record -z writes no BUILD_ID feature (perf then uses the
 #   files at the recorded paths unverified); MMAP2 records then carry the build-ids.
 # sys (system-wide) keeps both: other programs' frames differ there for those reasons and
-# two more: which alias perf picks among symbols at one address (write / __GI___libc_write:
-# perf's pairwise choice differs from our rule) and [vdso] frames (perf reads the vdso from
-# its ~/.debug cache). So for sys the total weight must be equal, and the
+# one more: which alias perf picks among symbols at one address (write / __GI___libc_write:
+# perf's pairwise choice differs from our rule). So for sys the total weight must be equal, and the
 # stacks of mt's own threads byte for byte (names can merge stacks, so the number of stacks may
 # differ too).
 # Skipped (with a message) when perf is missing or may not record.
@@ -71,11 +70,11 @@ if ! $CC $FP -shared -fPIC -o "$TMP/libmtlib.so" "$SRC/fixtures/perf-data/mtlib.
 	finish
 fi
 
-# rec NAME PERF-RECORD-ARGS...: $TMP/NAME.data of mt running 250 ms
+# rec NAME PERF-RECORD-ARGS...: $TMP/NAME.data of mt running 250 ms ($MT_MODE: its 2nd argument)
 rec() {
 	_n=$1
 	shift
-	if perf record -q "$@" -o "$TMP/$_n.data" -- "$TMP/mt" 250 >"$TMP/$_n.rec" 2>&1; then
+	if perf record -q "$@" -o "$TMP/$_n.data" -- "$TMP/mt" 250 ${MT_MODE:-} >"$TMP/$_n.rec" 2>&1; then
 		return 0
 	fi
 	bad "$_n: perf record $* failed: $(head -3 "$TMP/$_n.rec")"
@@ -117,6 +116,14 @@ folded() {
 	both "$_f" folded "$@" && same "$_f" "folded $*" "$TMP/$_f.r.folded" "$TMP/$_f.s.folded"
 }
 
+# vdso NAME: main's spin names the vdso's function (from perf's ~/.debug/[vdso] copy, found by
+# the build-id of the BUILD_ID feature; --buildid-mmap and -z record none for the vdso, and
+# perf then uses its own process's vdso unverified: those recordings run mt without "vdso")
+vdso() {
+	if grep -q '^mt;.*run_threads;.*__vdso_clock_gettime' "$TMP/$1.r.folded"; then ok; else
+		bad "$1: no stack of mt's main thread reaches __vdso_clock_gettime"; fi
+}
+
 # deep NAME: some stack reaches mtlib_inner under mtlib_work under a step of worker
 deep() {
 	if grep -q 'worker;step_[ab];mtlib_work;mtlib_inner' "$TMP/$1.r.folded"; then ok; else
@@ -156,11 +163,14 @@ speedscope() {
 }
 
 U="-D 100 --buildid-all"
+MT_MODE=vdso
 # shellcheck disable=SC2086 # U: several options
 if part 1 && rec u $U -e cpu-clock:u -g; then
 	folded u
 	deep u
+	vdso u
 fi
+MT_MODE=
 
 # shellcheck disable=SC2086
 if part 1 && rec k $U -e cpu-clock -g; then
@@ -185,7 +195,7 @@ if part 1 && [ -s "$TMP/k.r.folded" ] && grep -q '^mt-worker-.*;entry_SYSCALL_64
 	_at=$(grep -obUa '\[kernel\.kallsyms\]' "$TMP/kx.data" | tail -1 | cut -d: -f1)
 	_at=$((_at - 24))            # build_id_event: header, pid, build_id[24], filename
 	_b=$(od -An -tu1 -j "$_at" -N1 "$TMP/kx.data" | tr -d ' ')
-	printf "\\$(printf '%03o' $(((_b + 1) % 256)))" |
+	printf '%b' "\\0$(printf '%03o' $(((_b + 1) % 256)))" |
 		dd of="$TMP/kx.data" bs=1 seek="$_at" conv=notrunc 2>/dev/null
 	_old=$("$DUMP" "$TMP/k.data" | awk '$1 == "build-id" && $7 == "[kernel.kallsyms]" { print $6 }')
 	_new=$("$DUMP" "$TMP/kx.data" | awk '$1 == "build-id" && $7 == "[kernel.kallsyms]" { print $6 }')
