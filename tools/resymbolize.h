@@ -7,7 +7,9 @@
  * JIT frames (dso /tmp/perf-PID.map), looked up in perf_map_dir/perf-PID.map, or at the printed
  * path when perf_map_dir is NULL (symbolizer/text_syms.h: both addresses are absolute in either
  * form of perf script, one-line samples included). Such frames keep their kind; a JIT module
- * whose map file does not exist counts its frames as "no map file".
+ * whose map file does not exist counts its frames as "no map file". [vdso] frames (a kernel
+ * kind for the reader) are named from perf's copy of the vdso, $HOME/.debug/[vdso]/BUILD-ID/vdso,
+ * when the trace gives its build-id and the file exists (else as kernel frames).
  *
  * Addresses: perf prints the DSO-relative address (the file offset) on call-chain lines, so each
  * distinct dso path is registered once as a module mapped at 0 with pgoff 0 over the whole
