@@ -19,6 +19,7 @@
 
 #define PDC_MAX_STACK 127u     /* perf script's default --max-stack */
 #define PDC_KERNEL_PID (-1)    /* the frame cache's process for kernel ips */
+#define PDC_L1_BITS 14         /* the frame cache's direct-mapped front: 16384 entries */
 
 struct pdc_ev {                /* one queued record */
 	uint64_t time;
@@ -95,6 +96,8 @@ struct t2f_perf_data_conv {
 	struct pdc_frame *frames;
 	uint32_t n_frames, cap_frames;
 	struct t2f_hashmap *frame_ix;
+	struct pdc_frame *l1;          /* a copy of recently used entries, by hash (frame 0: empty):
+					* the hot ips stay in cache, the big table is not probed */
 	t2f_frame_id *stack;           /* the sample's frames, leaf first */
 	size_t n_stack;
 	/* the last sample's thread */
@@ -225,7 +228,8 @@ int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, str
 	c->o = *o;
 	c->last_pid = -2;
 	c->stack = malloc(PDC_MAX_STACK * sizeof(*c->stack));
-	err = c->stack ? 0 : -ENOMEM;
+	c->l1 = calloc((size_t)1 << PDC_L1_BITS, sizeof(*c->l1));
+	err = c->stack && c->l1 ? 0 : -ENOMEM;
 	if (!err && (ps_maps__new(&c->maps) || t2f_hashmap__new(256, &c->comm_ix) ||
 		     t2f_hashmap__new(4096, &c->frame_ix)))
 		err = -ENOMEM;
@@ -256,6 +260,7 @@ void t2f_perf_data_conv__free(struct t2f_perf_data_conv *c)
 	t2f_hashmap__free(c->comm_ix);
 	free(c->kmaps);
 	free(c->frames);
+	free(c->l1);
 	t2f_hashmap__free(c->frame_ix);
 	free(c->stack);
 	free(c);
@@ -570,11 +575,18 @@ static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid, ui
 	struct pdc_probe q = { c, &k };
 	uint64_t h = t2f_hash_u64(ip ^ ((uint64_t)k.pid << 20) ^ ((uint64_t)k.gen << 44) ^
 				  ((uint64_t)mode << 61));
-	uint32_t v = t2f_hashmap__find(c->frame_ix, h, pdc_frame_eq, &q);
+	struct pdc_frame *l1 = &c->l1[h >> (64 - PDC_L1_BITS)];
+	uint32_t v;
 	int err;
 
+	if (l1->frame && l1->ip == ip && l1->pid == k.pid && l1->gen == k.gen && l1->mode == mode) {
+		*out = l1->frame;
+		return 0;
+	}
+	v = t2f_hashmap__find(c->frame_ix, h, pdc_frame_eq, &q);
 	if (v) {
-		*out = c->frames[v - 1].frame;
+		*l1 = c->frames[v - 1];
+		*out = l1->frame;
 		return 0;
 	}
 	err = pdc_new_frame(c, mode, pid, ip, &k.frame) ?:
@@ -586,6 +598,7 @@ static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid, ui
 	if (err)
 		return err;
 	c->n_frames++;
+	*l1 = k;
 	*out = k.frame;
 	return 0;
 }
