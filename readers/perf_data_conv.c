@@ -401,8 +401,10 @@ static int pdc_kernel_mmap(struct t2f_perf_data_conv *c, const struct pdc_ev *e,
 
 	c->kgen++;
 	if (pdc_prefix(path, "[kernel.kallsyms]")) {
+		/* perf's kernel map ends where the next map starts, the last at the top: init
+		 * text (start_kernel, above _etext) is the kernel's too */
 		c->kstart = e->start;
-		c->kend = e->start + e->len < e->start ? UINT64_MAX : e->start + e->len;
+		c->kend = UINT64_MAX;
 		return 0;
 	}
 	if (path[0] != '/')
