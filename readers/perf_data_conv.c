@@ -513,18 +513,6 @@ static int pdc_mmap(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 
 /* ---- frames ---- */
 
-/* As the perf script reader's kind of a printed dso. */
-static enum t2f_frame_kind pdc_kind(const char *d, size_t n)
-{
-	if (n > 1 && d[0] == '[' && !(n == 9 && memcmp(d, "[unknown]", 9) == 0))
-		return T2F_FRAME_KERNEL;
-	if (n >= 7 && memcmp(d + n - 7, "vmlinux", 7) == 0)
-		return T2F_FRAME_KERNEL;
-	if (n > 14 && memcmp(d, "/tmp/perf-", 10) == 0 && memcmp(d + n - 4, ".map", 4) == 0)
-		return T2F_FRAME_JIT;
-	return T2F_FRAME_USER;
-}
-
 /* A kernel ip: its module, the kernel, or none. */
 static t2f_str_id pdc_kernel_dso(const struct t2f_perf_data_conv *c, uint64_t ip)
 {
@@ -552,7 +540,7 @@ static int pdc_new_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid
 		f.addr = ip;
 	}
 	dso = t2f_profile__str(c->p, f.module, &len);
-	f.kind = pdc_kind(dso, len);
+	f.kind = ps_dso_kind(dso, len); /* as the perf script reader's */
 	if (f.kind == T2F_FRAME_KERNEL)
 		c->st.kernel_frames++;
 	f.has_addr = !c->o.addr_wanted || c->o.addr_wanted(c->o.addr_ctx, f.kind, dso, len);

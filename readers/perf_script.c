@@ -187,18 +187,7 @@ const char *t2f_perf_script__map_lines(const struct t2f_perf_script *ps, size_t 
 
 static enum t2f_frame_kind kind_of(const struct ps_frame *f)
 {
-	const char *d = f->dso.p;
-	size_t n = f->dso.len;
-
-	if (f->inlined)
-		return T2F_FRAME_INLINED;
-	if (n > 1 && d[0] == '[' && !(n == 9 && memcmp(d, "[unknown]", 9) == 0))
-		return T2F_FRAME_KERNEL;
-	if (n >= 7 && memcmp(d + n - 7, "vmlinux", 7) == 0)
-		return T2F_FRAME_KERNEL;
-	if (n > 14 && memcmp(d, "/tmp/perf-", 10) == 0 && memcmp(d + n - 4, ".map", 4) == 0)
-		return T2F_FRAME_JIT;
-	return T2F_FRAME_USER;
+	return f->inlined ? T2F_FRAME_INLINED : ps_dso_kind(f->dso.p, f->dso.len);
 }
 
 /* A one-line sample's absolute ip in a mapping of its process's dso: the file offset, as a

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "formats/hashmap.h"
 
@@ -237,4 +238,15 @@ int64_t ps_maps__pid_of(const struct ps_maps *m, int64_t tid)
 	uint32_t v = t2f_hashmap__find(m->thread_ix, t2f_hash_u64((uint64_t)tid), tid_eq, &q);
 
 	return v ? m->threads[v - 1].pid : tid;
+}
+
+enum t2f_frame_kind ps_dso_kind(const char *d, size_t n)
+{
+	if (n > 1 && d[0] == '[' && !(n == 9 && memcmp(d, "[unknown]", 9) == 0))
+		return T2F_FRAME_KERNEL;
+	if (n >= 7 && memcmp(d + n - 7, "vmlinux", 7) == 0)
+		return T2F_FRAME_KERNEL;
+	if (n > 14 && memcmp(d, "/tmp/perf-", 10) == 0 && memcmp(d + n - 4, ".map", 4) == 0)
+		return T2F_FRAME_JIT;
+	return T2F_FRAME_USER;
 }

@@ -53,4 +53,8 @@ bool ps_maps__find(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id
 bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id path,
 		       uint64_t *file_off);
 
+/* The kind of a frame whose dso perf prints as dso[0..len): KERNEL for "[...]" names (but
+ * "[unknown]") and vmlinux, JIT for /tmp/perf-PID.map, else USER. */
+enum t2f_frame_kind ps_dso_kind(const char *dso, size_t len);
+
 #endif
