@@ -16,43 +16,7 @@
 #include "readers/perf_data.h"
 #include "readers/perf_data_conv.h"
 #include "support/diag_sink.h"
-
-/* ---- a byte builder in the file's byte order ---- */
-
-struct bb {
-	uint8_t b[32768];
-	size_t n;
-	bool be;
-};
-
-static void put(struct bb *b, const void *p, size_t n)
-{
-	assert_true(b->n + n <= sizeof(b->b));
-	memcpy(b->b + b->n, p, n);
-	b->n += n;
-}
-
-static void uN(struct bb *b, uint64_t v, unsigned bytes)
-{
-	for (unsigned i = 0; i < bytes; i++) {
-		uint8_t c = (uint8_t)(v >> (8 * (b->be ? bytes - 1 - i : i)));
-
-		put(b, &c, 1);
-	}
-}
-
-static void u64(struct bb *b, uint64_t v) { uN(b, v, 8); }
-static void u32(struct bb *b, uint32_t v) { uN(b, v, 4); }
-static void u16(struct bb *b, uint16_t v) { uN(b, v, 2); }
-
-static void set64(struct bb *b, size_t at, uint64_t v)
-{
-	size_t n = b->n;
-
-	b->n = at;
-	u64(b, v);
-	b->n = n;
-}
+#include "support/perf_data_bytes.h"
 
 static void zeros(struct bb *b, size_t n)
 {
@@ -60,16 +24,6 @@ static void zeros(struct bb *b, size_t n)
 
 	assert_true(n <= sizeof(z));
 	put(b, z, n);
-}
-
-static uint8_t rev(uint8_t v)
-{
-	uint8_t r = 0;
-
-	for (int i = 0; i < 8; i++)
-		if (v >> i & 1)
-			r |= (uint8_t)(1u << (7 - i));
-	return r;
 }
 
 /* ---- the file: attrs (no EVENT_DESC: perf's default names), the data section ---- */
