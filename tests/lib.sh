@@ -70,6 +70,19 @@ bad() {
 	echo "FAIL $*"
 }
 
+# same_nonempty NAME WHAT A B LABEL: A and B are the same bytes and A is not empty; else the first
+# lines of their diff, LABEL saying what < and > are ("< perf, > dump")
+same_nonempty() {
+	if [ ! -s "$3" ]; then
+		bad "$1: $2: nothing to compare ($3 is empty)"
+	elif cmp -s "$3" "$4"; then
+		ok
+	else
+		bad "$1: $2 differ ($5):"
+		diff "$3" "$4" | head -10 | cut -c1-300
+	fi
+}
+
 finish() {
 	echo "$TEST_NAME: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]

@@ -57,16 +57,7 @@ dump() {
 }
 
 # same NAME WHAT A B: A and B have the same lines (and at least one)
-same() {
-	if [ ! -s "$3" ]; then
-		bad "$1: $2: nothing to compare ($3 is empty)"
-	elif cmp -s "$3" "$4"; then
-		ok
-	else
-		bad "$1: $2 differ (< perf, > dump):"
-		diff "$3" "$4" | head -10
-	fi
-}
+same() { same_nonempty "$@" "< perf, > dump"; }
 
 # (from $TMP/NAME.D, perf report -D's output) the "Aggregated stats" block as "TYPE N" lines, sorted
 perf_counts() {

@@ -98,16 +98,7 @@ both() {
 }
 
 # same NAME WHAT A B: A and B are the same bytes, and A is not empty
-same() {
-	if [ ! -s "$3" ]; then
-		bad "$1: $2: nothing to compare ($3 is empty)"
-	elif cmp -s "$3" "$4"; then
-		ok
-	else
-		bad "$1: $2 differ (< perf.data route, > perf script route):"
-		diff "$3" "$4" | head -10 | cut -c1-300
-	fi
-}
+same() { same_nonempty "$@" "< perf.data route, > perf script route"; }
 
 # folded NAME [TRACE2FLAME-ARGS...]: the two routes' folded outputs are equal
 folded() {
