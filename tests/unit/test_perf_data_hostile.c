@@ -1,0 +1,448 @@
+/* tests/unit/test_perf_data_hostile.c: the perf.data reader (readers/perf_data.h) on hostile
+ * files (support/perf_data_file.h): cut at every byte, read in memory and from a file in blocks
+ * of every size, sections and records whose sizes wrap or run out of the file, compressed data
+ * claiming more than it may. Each is a warning or an error naming the offset, never a crash, a
+ * hang or an unbounded allocation; the memory and file readings agree. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cmocka.h>
+
+#include "readers/perf_data.h"
+#include "readers/perf_data_internal.h"
+#include "support/diag_sink.h"
+#include "support/perf_data_file.h"
+
+/* ---- hostile files: each a warning or an error naming the offset, never a crash or hang ---- */
+
+/* The records a reading delivers, as "TYPE@OFFSET" lines, and its warnings. */
+struct reading {
+	char recs[4096];
+	int status;                  /* __open(_mem)'s error, or the last __next's */
+	unsigned warnings;
+	char text[4096];
+};
+
+static void read_rest(struct t2f_perf_data *p, struct sink *s, struct reading *out)
+{
+	const struct t2f_perf_record *r;
+	size_t n = 0;
+	int ret;
+
+	while ((ret = t2f_perf_data__next(p, &r)) > 0) {
+		assert_true(n < sizeof(out->recs) - 64);
+		n += (size_t)snprintf(out->recs + n, sizeof(out->recs) - n, "%s@%llu%s ",
+				      t2f_perf_data__type_name(r->type),
+				      (unsigned long long)(r->in_compressed ? r->comp_offset
+								  : r->offset),
+				      r->in_compressed ? "z" : "");
+	}
+	out->status = ret;
+	t2f_perf_data__free(p);
+	out->warnings = t2f_diag__warnings(s->d);
+	snprintf(out->text, sizeof(out->text), "%s%s", sink_text(s),
+		 t2f_diag__last_error(s->d) ? t2f_diag__last_error(s->d) : "");
+}
+
+/* Reads bytes[0..n) in memory, and as a file (memfd) read `block` bytes at a time. */
+static void read_both(const uint8_t *bytes, size_t n, size_t block, struct reading *mem,
+		      struct reading *file)
+{
+	struct t2f_perf_data *p;
+	struct sink s;
+	char path[64];
+	int fd = memfd_create("t.data", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, n), (ssize_t)n);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	memset(mem, 0, sizeof(*mem));
+	memset(file, 0, sizeof(*file));
+	sink_init(&s);
+	mem->status = t2f_perf_data__open_mem(path, bytes, n, s.d, &p);
+	if (!mem->status)
+		read_rest(p, &s, mem);
+	else
+		snprintf(mem->text, sizeof(mem->text), "%s", t2f_diag__last_error(s.d));
+	sink_close(&s);
+	sink_init(&s);
+	file->status = t2f_perf_data__open(path, s.d, &p);
+	if (!file->status) {
+		t2f_perf_data__set_block(p, block);
+		read_rest(p, &s, file);
+	} else {
+		snprintf(file->text, sizeof(file->text), "%s", t2f_diag__last_error(s.d));
+	}
+	sink_close(&s);
+	close(fd);
+	assert_int_equal(mem->status, file->status);
+	assert_string_equal(mem->recs, file->recs);
+	assert_string_equal(mem->text, file->text);
+}
+
+/* A file cut at every byte: before the data section an error naming the offset; inside it
+ * the complete records, a warning that the file was cut, one naming the cut record's offset
+ * (unless the cut falls on a record boundary) and one for the missing feature table. Read in
+ * memory and from a file 1, 7, 64 and 4096 bytes at a time, in both byte orders. */
+static void cut_everywhere(bool be)
+{
+	static struct bb data, file;
+	struct spec sp = { .be = be, .n_attrs = 1, .data = &data, .hostname = "box" };
+	size_t ends[8], n_rec = 0, data_at;
+	static const size_t blocks[] = { 1, 7, 64, 4096 };
+
+	memset(&data, 0, sizeof(data));
+	data.be = be;
+	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = ST_BASIC };
+	rec_comm(&data, false);
+	ends[n_rec++] = data.n;
+	rec_mmap2(&data);
+	ends[n_rec++] = data.n;
+	for (int i = 0; i < 3; i++) {
+		rec_sample(&data, 0x401000 + i, 10 + i);
+		ends[n_rec++] = data.n;
+	}
+	build(&file, &sp);
+	data_at = file.n - data.n - 16 - 12;   /* the table entry and the hostname section */
+	assert_int_equal(data_at, 248);
+	for (size_t len = 0; len <= file.n; len++) {
+		struct reading mem, fr;
+		size_t whole = 0, data_len = len > data_at ? len - data_at : 0;
+		char want[256];
+
+		read_both(file.b, len, blocks[len % 4], &mem, &fr);
+		if (len < data_at) {
+			assert_true(mem.status < 0);
+			assert_non_null(strstr(mem.text, ": offset "));
+			continue;
+		}
+		assert_int_equal(mem.status, 0);
+		while (whole < n_rec && ends[whole] <= data_len)
+			whole++;
+		assert_int_equal(strlen(mem.recs) > 0 ? 1 : 0, whole > 0);
+		for (size_t i = 0, at = 0; i < whole; i++) {
+			snprintf(want, sizeof(want), "%s@%zu ", i == 0 ? "COMM" : i == 1 ? "MMAP2"
+				 : "SAMPLE", data_at + (i ? ends[i - 1] : 0));
+			assert_non_null(strstr(mem.recs + at, want));
+			at += strlen(want);
+		}
+		if (len >= file.n) {
+			assert_int_equal(mem.warnings, 0);
+			continue;
+		}
+		if (data_len < data.n) {
+			bool boundary = data_len == (whole ? ends[whole - 1] : 0);
+
+			assert_non_null(strstr(mem.text, "offset 40: data section [248, +"));
+			assert_non_null(strstr(mem.text, "the file was cut; read to its end"));
+			if (!boundary) {
+				snprintf(want, sizeof(want), "offset %zu: truncated: a record of ",
+					 data_at + (whole ? ends[whole - 1] : 0));
+				assert_non_null(strstr(mem.text, want));
+			}
+			assert_int_equal(mem.warnings, 2 + !boundary);
+		} else {
+			assert_int_equal(mem.warnings, 1);
+		}
+		if (data_len < data.n + 16)
+			snprintf(want, sizeof(want), "offset %zu: the feature table runs past the "
+				 "end of the file (%zu bytes)", data_at + data.n, len);
+		else
+			snprintf(want, sizeof(want), "offset %zu: feature 3 section [%zu, +12) runs "
+				 "past the end of the file (%zu bytes)", data_at + data.n,
+				 data_at + data.n + 16, len);
+		if (!strstr(mem.text, want))
+			fail_msg("len %zu: %s", len, mem.text);
+	}
+}
+
+static void test_cut_everywhere(void **state)
+{
+	(void)state;
+	cut_everywhere(false);
+	cut_everywhere(true);
+}
+
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s++;
+	}
+	return n;
+}
+
+/* Records larger than the block they are read with, and AUXTRACE payloads skipped past it. */
+static void test_blocks(void **state)
+{
+	static struct bb data, file;
+	struct spec sp = { .n_attrs = 1, .data = &data };
+	struct reading mem, fr;
+
+	(void)state;
+	memset(&data, 0, sizeof(data));
+	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = ST_BASIC };
+	for (int i = 0; i < 40; i++) {
+		if (i % 7 == 3) {    /* AUXTRACE {u64 size, offset, reference; u32 idx, tid, cpu,
+				      * reserved} then size bytes */
+			hdr(&data, T2F_PERF_RECORD_AUXTRACE, 0, 48);
+			u64(&data, 24 + 8 * (uint64_t)i);
+			pad_to(&data, data.n + 32 + 24 + 8 * (size_t)i);
+		}
+		rec_sample(&data, 0x401000 + (uint64_t)i, (uint64_t)i);
+	}
+	build(&file, &sp);
+	for (size_t block = 1; block <= 300; block += 13) {
+		read_both(file.b, file.n, block, &mem, &fr);
+		assert_int_equal(mem.status, 0);
+		assert_int_equal(mem.warnings, 0);
+		assert_int_equal(count_of(mem.recs, "SAMPLE@"), 40);
+		assert_int_equal(count_of(mem.recs, "AUXTRACE@"), 6);
+		assert_non_null(strstr(mem.recs, "SAMPLE@392 AUXTRACE@464 SAMPLE@560 "));
+		assert_non_null(strstr(mem.recs, "AUXTRACE@4024 SAMPLE@4400 SAMPLE@4472 "));
+	}
+	/* an AUXTRACE payload claiming more than the data section: truncated */
+	memset(&data, 0, sizeof(data));
+	rec_sample(&data, 0x401000, 1);
+	hdr(&data, T2F_PERF_RECORD_AUXTRACE, 0, 48);
+	u64(&data, UINT64_MAX - 20);
+	pad_to(&data, data.n + 32);
+	rec_sample(&data, 0x401000, 2);
+	build(&file, &sp);
+	read_both(file.b, file.n, 16, &mem, &fr);
+	assert_int_equal(mem.status, 0);
+	assert_string_equal(mem.recs, "SAMPLE@248 ");
+	if (!strstr(mem.text, "offset 320: truncated: an AUXTRACE record of 48 bytes "
+				 "and a payload of 18446744073709551595 bytes, 120 left in the data "
+				 "section"))
+		fail_msg("%s", mem.text);
+}
+
+/* attr and feature sections whose offsets and sizes overflow or run out of the file */
+static void test_hostile_sections(void **state)
+{
+	static struct bb file;
+	struct spec sp = { .n_attrs = 2, .hostname = "box" };
+	struct reading mem, fr;
+	uint8_t *big;
+	size_t big_n;
+
+	(void)state;
+	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = PERF_SAMPLE_IP, .n_ids = 1,
+					  .ids = { 5 } };
+	sp.attrs[1] = sp.attrs[0];
+	sp.attrs[1].ids[0] = 6;
+	build(&file, &sp);
+	read_both(file.b, file.n, 64, &mem, &fr);
+	assert_int_equal(mem.status, 0);
+	/* the attr section: offset + size wrapping around */
+	set64(&file, 24, UINT64_MAX - 100);
+	read_both(file.b, file.n, 64, &mem, &fr);
+	assert_int_equal(mem.status, -T2F_E_FORMAT);
+	assert_non_null(strstr(mem.text, "offset 24: attr section [18446744073709551515, +288) "
+					 "runs past the end of the file"));
+	set64(&file, 24, 104);
+	/* attr_size 0 and 2^63 (attrs_size a multiple of it) */
+	set64(&file, 16, 0);
+	read_both(file.b, file.n, 64, &mem, &fr);
+	assert_non_null(strstr(mem.text, "offset 16: attr_size 0, expected at least 80"));
+	set64(&file, 16, 1ull << 63);
+	set64(&file, 32, 1ull << 63);
+	read_both(file.b, file.n, 64, &mem, &fr);
+	assert_non_null(strstr(mem.text, "offset 24: attr section [104, +9223372036854775808) "
+					 "runs past the end of the file"));
+	set64(&file, 16, 144);
+	set64(&file, 32, 288);
+	/* an ids section wrapping around, then two attrs sharing the whole file as ids */
+	set64(&file, 104 + 128, UINT64_MAX - 7);
+	read_both(file.b, file.n, 64, &mem, &fr);
+	assert_non_null(strstr(mem.text, "offset 232: attr 0: ids section [18446744073709551608, "
+					 "+8) is not a whole number of ids inside the file"));
+	file.n = (file.n + 7) / 8 * 8;
+	set64(&file, 104 + 128, 0);
+	set64(&file, 104 + 136, file.n);
+	set64(&file, 104 + 144 + 128, 0);
+	set64(&file, 104 + 144 + 136, file.n);
+	read_both(file.b, file.n, 64, &mem, &fr);
+	assert_int_equal(mem.status, -T2F_E_FORMAT);
+	assert_non_null(strstr(mem.text, "offset 376: attr 1: ids section [0, +"));
+	assert_non_null(strstr(mem.text, "makes the attrs' ids more than the file's"));
+	build(&file, &sp);
+	/* the data section's end (the feature table's offset) wrapping around */
+	set64(&file, 48, UINT64_MAX - 100);
+	read_both(file.b, file.n, 64, &mem, &fr);
+	assert_int_equal(mem.status, -T2F_E_FORMAT); /* the feature bytes read as records */
+	assert_int_equal(mem.warnings, 2);
+	assert_non_null(strstr(mem.text, "offset 40: the data section [408, +18446744073709551515) "
+					 "ends past 2^64: no feature table; features skipped"));
+	assert_non_null(strstr(mem.text, "offset 408: record size 0, expected at least 8"));
+	build(&file, &sp);
+	/* the feature section: offset + size wrapping around, then larger than 32 MiB */
+	set64(&file, file.n - 28, UINT64_MAX - 3);
+	read_both(file.b, file.n, 64, &mem, &fr);
+	assert_int_equal(mem.status, 0);
+	assert_non_null(strstr(mem.text, "feature 3 section [18446744073709551612, +12) runs past "
+					 "the end of the file"));
+	big_n = file.n + (33u << 20);
+	big = calloc(1, big_n);
+	assert_non_null(big);
+	memcpy(big, file.b, file.n);
+	memcpy(big + file.n - 28, &(uint64_t){ file.n }, 8);
+	memcpy(big + file.n - 20, &(uint64_t){ 33u << 20 }, 8);
+	read_both(big, big_n, 4096, &mem, &fr);
+	free(big);
+	assert_int_equal(mem.status, 0);
+	assert_non_null(strstr(mem.text, "feature 3 section of 34603008 bytes, more than the 32 "
+					 "MiB this reader decodes: skipped"));
+	/* more attrs than any perf writes */
+	big_n = 104 + (size_t)96 * 65537;
+	big = calloc(1, big_n);
+	assert_non_null(big);
+	memcpy(big, file.b, 104);
+	memcpy(big + 16, &(uint64_t){ 96 }, 8);
+	memcpy(big + 32, &(uint64_t){ 96ull * 65537 }, 8);
+	memcpy(big + 40, &(uint64_t){ big_n }, 8);
+	memcpy(big + 48, &(uint64_t){ 0 }, 8);
+	read_both(big, big_n, 4096, &mem, &fr);
+	free(big);
+	assert_string_equal(strstr(mem.text, "offset 24"), "offset 24: attr section of 65537 "
+			    "attrs, expected at most 65536");
+}
+
+/* data wrapped in one PERF_RECORD_COMPRESSED record */
+static void put_compressed(struct bb *data, const void *z, size_t n)
+{
+	hdr(data, T2F_PERF_RECORD_COMPRESSED, 0, (uint16_t)(8 + n));
+	put(data, z, n);
+}
+
+/* Record sizes 0 and 4, in the file and in compressed data; a callchain longer than its
+ * record; zstd frames claiming a huge content or window size, or expanding past mmap_len. */
+static void test_hostile_records(void **state)
+{
+	static struct bb inner, data, file;
+	static uint8_t zeros[2u << 20];
+	struct spec sp = { .n_attrs = 1, .data = &data };
+	struct reading mem, fr;
+	uint8_t z[4096];
+	size_t n;
+
+	(void)state;
+	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = ST_BASIC };
+	for (uint16_t size = 0; size < 8; size += 4) {
+		memset(&data, 0, sizeof(data));
+		rec_sample(&data, 0x401000, 1);
+		hdr(&data, PERF_RECORD_SAMPLE, 0, size);
+		pad_to(&data, data.n + 64);
+		build(&file, &sp);
+		read_both(file.b, file.n, 16, &mem, &fr);
+		assert_int_equal(mem.status, -T2F_E_FORMAT);
+		assert_string_equal(mem.recs, "SAMPLE@248 ");
+		assert_non_null(strstr(mem.text, size ? "offset 320: record size 4, expected at "
+						       "least 8" : "offset 320: record size 0, "
+						       "expected at least 8"));
+		/* the same inside compressed data */
+		memset(&inner, 0, sizeof(inner));
+		rec_sample(&inner, 0x401000, 1);
+		hdr(&inner, PERF_RECORD_SAMPLE, 0, size);
+		pad_to(&inner, inner.n + 64);
+		n = ZSTD_compress(z, sizeof(z), inner.b, inner.n, 1);
+		assert_false(ZSTD_isError(n));
+		memset(&data, 0, sizeof(data));
+		put_compressed(&data, z, n);
+		build(&file, &sp);
+		read_both(file.b, file.n, 16, &mem, &fr);
+		assert_int_equal(mem.status, -T2F_E_FORMAT);
+		assert_string_equal(mem.recs, "SAMPLE@0z ");
+		assert_non_null(strstr(mem.text, "offset 248: compressed data, offset 72: record "
+						 "size"));
+	}
+	/* a callchain of 2^61 and of 5 entries in a record holding 3 */
+	for (int i = 0; i < 2; i++) {
+		memset(&data, 0, sizeof(data));
+		rec_sample(&data, 0x401000, 1);
+		set64(&data, 40, i ? 5 : 1ull << 61);
+		rec_sample(&data, 0x401000, 2);
+		build(&file, &sp);
+		read_both(file.b, file.n, 16, &mem, &fr);
+		assert_int_equal(mem.status, 0);
+		assert_string_equal(mem.recs, "SAMPLE@320 ");
+		assert_non_null(strstr(mem.text, "offset 248: SAMPLE record of 72 bytes ends inside "
+						 "its CALLCHAIN field: skipped"));
+	}
+	/* the same inside compressed data: the warning names both offsets */
+	memset(&inner, 0, sizeof(inner));
+	rec_sample(&inner, 0x401000, 1);
+	rec_sample(&inner, 0x401000, 2);
+	set64(&inner, 72 + 40, 1ull << 61);
+	rec_sample(&inner, 0x401000, 3);
+	n = ZSTD_compress(z, sizeof(z), inner.b, inner.n, 1);
+	assert_false(ZSTD_isError(n));
+	memset(&data, 0, sizeof(data));
+	put_compressed(&data, z, n);
+	build(&file, &sp);
+	read_both(file.b, file.n, 16, &mem, &fr);
+	assert_int_equal(mem.status, 0);
+	assert_string_equal(mem.recs, "SAMPLE@0z SAMPLE@144z ");
+	assert_non_null(strstr(mem.text, "offset 248: compressed data, offset 72: SAMPLE record of "
+					 "72 bytes ends inside its CALLCHAIN field: skipped"));
+	/* frames claiming 2^62 bytes of content (8 in a raw block), and a 2^41-byte window */
+	{
+		static const uint8_t huge_fcs[] = { 0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0x00, 0, 0, 0, 0, 0,
+						    0, 0, 0x40, 0x41, 0, 0, 9, 0, 0, 0, 0, 0, 8, 0 };
+		static const uint8_t huge_window[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xf8, 0x41, 0,
+						       0, 9, 0, 0, 0, 0, 0, 8, 0 };
+
+		memset(&data, 0, sizeof(data));
+		put_compressed(&data, huge_fcs, sizeof(huge_fcs));
+		build(&file, &sp);
+		read_both(file.b, file.n, 16, &mem, &fr);
+		assert_int_equal(mem.status, -T2F_E_DECOMPRESS);
+		assert_non_null(strstr(mem.text, "offset 248: compressed record: "));
+		memset(&data, 0, sizeof(data));
+		put_compressed(&data, huge_window, sizeof(huge_window));
+		build(&file, &sp);
+		read_both(file.b, file.n, 16, &mem, &fr);
+		assert_int_equal(mem.status, -T2F_E_DECOMPRESS);
+		assert_non_null(strstr(mem.text, "offset 248: compressed record: Frame requires too "
+						 "much memory"));
+	}
+	/* 2 MiB of zeros in one record, past the COMPRESSED feature's mmap_len (1 MiB) */
+	n = ZSTD_compress(z, sizeof(z), zeros, sizeof(zeros), 1);
+	assert_false(ZSTD_isError(n));
+	memset(&data, 0, sizeof(data));
+	put_compressed(&data, z, n);
+	sp.comp_mmap_len = 1u << 20;
+	build(&file, &sp);
+	read_both(file.b, file.n, 16, &mem, &fr);
+	assert_int_equal(mem.status, -T2F_E_LIMIT);
+	assert_non_null(strstr(mem.text, "offset 248: compressed record expands past 1048576 bytes "
+					 "(the COMPRESSED feature's mmap_len)"));
+	sp.comp_mmap_len = 4u << 20; /* within it: records of size 0 */
+	build(&file, &sp);
+	read_both(file.b, file.n, 16, &mem, &fr);
+	assert_int_equal(mem.status, -T2F_E_FORMAT);
+	assert_non_null(strstr(mem.text, "offset 248: compressed data, offset 0: record size 0"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cut_everywhere),
+		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_hostile_sections),
+		cmocka_unit_test(test_hostile_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
