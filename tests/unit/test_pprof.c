@@ -438,14 +438,6 @@ static t2f_node_id stack(struct t2f_profile *p, const t2f_frame_id *frames)
 	return n;
 }
 
-static t2f_thread_id thread(struct t2f_profile *p, int64_t pid, int64_t tid, const char *comm)
-{
-	t2f_thread_id id;
-
-	assert_int_equal(t2f_profile__thread(p, pid, tid, str(p, comm), 0, &id), 0);
-	return id;
-}
-
 static t2f_event_id event(struct t2f_profile *p, const char *name, enum t2f_unit unit)
 {
 	t2f_event_id id;
@@ -483,8 +475,8 @@ static void test_cpu_profile(void **state)
 	t2f_frame_id work = frame(p, "work(int)", "/usr/bin/app", T2F_FRAME_USER, 0);
 	t2f_frame_id unk = frame(p, NULL, "/usr/lib/libc.so.6", T2F_FRAME_USER, 0x1234);
 	t2f_frame_id sys = frame(p, "copy_page", "[kernel.kallsyms]", T2F_FRAME_KERNEL, 0);
-	t2f_thread_id t1 = thread(p, 42, 42, "app");
-	t2f_thread_id t2 = thread(p, T2F_PID_UNKNOWN, 43, "worker");
+	t2f_thread_id t1 = thread(p, 42, 42, "app", 0);
+	t2f_thread_id t2 = thread(p, T2F_PID_UNKNOWN, 43, "worker", 0);
 	t2f_event_id ev = event(p, "cpu-clock", T2F_UNIT_NANOSECONDS);
 	t2f_node_id a = stack(p, (t2f_frame_id[]){ start, mainf, work, 0 });
 	t2f_node_id b = stack(p, (t2f_frame_id[]){ start, mainf, work, unk, 0 });
@@ -580,7 +572,7 @@ static void test_inlined_lines(void **state)
 	t2f_frame_id orphan = frame(p, "orphan", NULL, T2F_FRAME_INLINED, 0);
 	t2f_frame_id at1 = frame(p, "leafy", "/bin/app", T2F_FRAME_USER, 0x10);
 	t2f_frame_id at2 = frame(p, "stray", NULL, T2F_FRAME_INLINED, 0x20);
-	t2f_thread_id t = thread(p, 1, 1, "app");
+	t2f_thread_id t = thread(p, 1, 1, "app", 0);
 	t2f_event_id ev = event(p, "samples", T2F_UNIT_COUNT);
 
 	sample(p, stack(p, (t2f_frame_id[]){ mainf, outer, mid, inner, 0 }), t, ev, 1);
@@ -631,7 +623,7 @@ static void test_multi_event(void **state)
 	assert_int_equal(t2f_profile__new(&p), 0);
 	t2f_frame_id f = frame(p, "f", "/bin/x", T2F_FRAME_USER, 0);
 	t2f_frame_id g = frame(p, "g", "/bin/x", T2F_FRAME_USER, 0);
-	t2f_thread_id t = thread(p, 5, 6, "x");
+	t2f_thread_id t = thread(p, 5, 6, "x", 0);
 	t2f_event_id e1 = event(p, "page-faults", T2F_UNIT_COUNT);
 	t2f_event_id e2 = event(p, "cpu-clock", T2F_UNIT_NANOSECONDS);
 	t2f_node_id n1 = stack(p, (t2f_frame_id[]){ f, 0 });
@@ -683,7 +675,7 @@ static void test_deterministic(void **state)
 	(void)state;
 	assert_int_equal(t2f_profile__new(&p), 0);
 	t2f_frame_id f = frame(p, "f", "/bin/x", T2F_FRAME_USER, 0);
-	t2f_thread_id t = thread(p, 5, 6, "x");
+	t2f_thread_id t = thread(p, 5, 6, "x", 0);
 	t2f_event_id e = event(p, "cycles", T2F_UNIT_COUNT);
 
 	for (int i = 0; i < 100; i++) {
@@ -720,7 +712,7 @@ static void test_utf8_repair(void **state)
 	t2f_frame_id f = frame(p, "bad\xff" "name", "/bin/x", T2F_FRAME_USER, 0);
 	t2f_frame_id g = frame(p, "ok\xc3\xa9", "/bin/x", T2F_FRAME_USER, 0);
 	t2f_frame_id h = frame(p, "cut\xe2\x82", "/bin/x", T2F_FRAME_USER, 0);
-	t2f_thread_id t = thread(p, 5, 6, "th\xc0\xafread");
+	t2f_thread_id t = thread(p, 5, 6, "th\xc0\xafread", 0);
 	t2f_event_id e = event(p, "cycles", T2F_UNIT_COUNT);
 
 	sample(p, stack(p, (t2f_frame_id[]){ g, f, h, 0 }), t, e, 1);

@@ -29,14 +29,6 @@
 
 /* ---- helpers ---- */
 
-static t2f_node_id child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id f)
-{
-	t2f_node_id id;
-
-	assert_int_equal(t2f_profile__child(p, parent, f, &id), 0);
-	return id;
-}
-
 static void sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id t, t2f_event_id e,
 		   uint64_t weight)
 {

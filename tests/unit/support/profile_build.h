@@ -1,6 +1,6 @@
 /* tests/unit/support/profile_build.h: building small profiles through formats/profile.h in the
- * writers' unit tests (test_speedscope.c, test_pprof.c). Header-only (static inline); every call
- * asserts success with cmocka. */
+ * unit tests (test_profile*.c, test_speedscope.c, test_pprof.c). Header-only (static inline);
+ * every call asserts success with cmocka. */
 #ifndef T2F_TEST_PROFILE_BUILD_H
 #define T2F_TEST_PROFILE_BUILD_H
 
@@ -38,6 +38,49 @@ static inline t2f_frame_id frame(struct t2f_profile *p, const char *name, const 
 
 	assert_int_equal(t2f_profile__frame(p, &f, &id), 0);
 	return id;
+}
+
+/* The frame f, looked up or added. */
+static inline t2f_frame_id add_frame(struct t2f_profile *p, const struct t2f_frame *f)
+{
+	t2f_frame_id id = 0;
+
+	assert_int_equal(t2f_profile__frame(p, f, &id), 0);
+	return id;
+}
+
+static inline t2f_thread_id thread(struct t2f_profile *p, int64_t pid, int64_t tid,
+				   const char *comm, uint32_t input)
+{
+	t2f_thread_id id = 0;
+
+	assert_int_equal(t2f_profile__thread(p, pid, tid, str(p, comm), input, &id), 0);
+	return id;
+}
+
+static inline t2f_node_id child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id f)
+{
+	t2f_node_id id = 0;
+
+	assert_int_equal(t2f_profile__child(p, parent, f, &id), 0);
+	return id;
+}
+
+/* cmocka fixtures: *state is a new, empty profile, freed after the test. */
+static inline int profile_setup(void **state)
+{
+	struct t2f_profile *p = NULL;
+
+	if (t2f_profile__new(&p) || !p)
+		return -1;
+	*state = p;
+	return 0;
+}
+
+static inline int profile_teardown(void **state)
+{
+	t2f_profile__free(*state);
+	return 0;
 }
 
 #endif
