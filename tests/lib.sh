@@ -70,6 +70,22 @@ bad() {
 	echo "FAIL $*"
 }
 
+# need_perf_record: makes $TMP, then exits 0 (the test skipped, with the reason) when perf is
+# missing or may not record -e cpu-clock here
+need_perf_record() {
+	if ! command -v perf >/dev/null 2>&1; then
+		echo "$TEST_NAME: perf not found: skipping"
+		exit 0
+	fi
+	make_tmp
+	if ! perf record -q -e cpu-clock -o "$TMP/probe.data" -- true >"$TMP/probe.err" 2>&1; then
+		echo "$TEST_NAME: perf record -e cpu-clock is not allowed here (perf_event_paranoid" \
+			"$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): skipping"
+		sed 's/^/  /' "$TMP/probe.err" | head -5
+		exit 0
+	fi
+}
+
 # same_nonempty NAME WHAT A B LABEL: A and B are the same bytes and A is not empty; else the first
 # lines of their diff, LABEL saying what < and > are ("< perf, > dump")
 same_nonempty() {

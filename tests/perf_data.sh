@@ -19,18 +19,8 @@ t2f_init .. 1 "$@"
 DUMP=$T2F_BIN
 pass=0 fail=0
 
-if ! command -v perf >/dev/null 2>&1; then
-	echo "$TEST_NAME: perf not found: skipping"
-	exit 0
-fi
-make_tmp
+need_perf_record
 CC=${CC:-cc}
-if ! perf record -q -e cpu-clock -o "$TMP/probe.data" -- true >"$TMP/probe.err" 2>&1; then
-	echo "$TEST_NAME: perf record -e cpu-clock is not allowed here (perf_event_paranoid" \
-		"$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): skipping"
-	sed 's/^/  /' "$TMP/probe.err" | head -5
-	exit 0
-fi
 if ! $CC -O1 -g -fno-omit-frame-pointer -o "$TMP/spin" "$SRC/fixtures/perf-data/spin.c"; then
 	bad "cannot build fixtures/perf-data/spin.c"
 	finish

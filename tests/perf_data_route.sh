@@ -52,18 +52,8 @@ PART=${2:-all}
 # part N: this run does the cases of part N (1: u k kx trunc stdin; 2: ev z bm; 3: sys dwarf pipe)
 part() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 
-if ! command -v perf >/dev/null 2>&1; then
-	echo "$TEST_NAME: perf not found: skipping"
-	exit 0
-fi
-make_tmp
+need_perf_record
 CC=${CC:-cc}
-if ! perf record -q -e cpu-clock -o "$TMP/probe.data" -- true >"$TMP/probe.err" 2>&1; then
-	echo "$TEST_NAME: perf record -e cpu-clock is not allowed here (perf_event_paranoid" \
-		"$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): skipping"
-	sed 's/^/  /' "$TMP/probe.err" | head -5
-	exit 0
-fi
 find_validators "the speedscope output is not validated" "${CI:-}"
 FP="-O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 # shellcheck disable=SC2086 # FP: several options
