@@ -217,7 +217,7 @@ static inline void rec_sample(struct bb *r, uint64_t ip, uint64_t time)
 	u64(r, 0x401234);
 }
 
-/* With T2F_PERF_DATA_SEEDS=DIR, every file built is also written to DIR/unit-N (fuzz seeds,
+/* With T2F_PERF_DATA_SEEDS=DIR, every file built is also written to DIR/unit-PID-N (fuzz seeds,
  * tests/fuzz/README.md). */
 static inline void save_seed(const struct bb *b)
 {
