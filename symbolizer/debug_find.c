@@ -323,6 +323,8 @@ static int try_path(struct finder *f, const char *path, const uint32_t *crc)
 		return err;
 	if (err)
 		return refuse(f, path, T2F_REFUSED_UNREADABLE, "");
+	if (f->o->perf_rules)
+		t2f_elf_module__use_perf_rules(m);
 	return verify(f, m, path, crc);
 }
 
@@ -535,6 +537,8 @@ static int open_binary(struct finder *f)
 	f->binary_err = t2f_elf_module__open(f->binary_path, f->d, &f->binary);
 	if (f->binary_err)
 		f->binary = NULL;
+	else if (f->o->perf_rules)
+		t2f_elf_module__use_perf_rules(f->binary);
 	return f->binary_err == -ENOMEM ? -ENOMEM : 0;
 }
 

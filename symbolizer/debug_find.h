@@ -48,6 +48,8 @@ struct t2f_debug_find_opts {
 	const char *debuginfod_cache;     /* NULL = $DEBUGINFOD_CACHE_PATH or the default */
 	const char *perf_cache;           /* NULL = $PERF_BUILDID_DIR or ~/.debug */
 	bool unsafe_build_id_match;
+	bool perf_rules;                  /* open files with perf's symbol rules (elf_module.h):
+					   * then OBJECT symbols count as symbols too */
 };
 
 enum t2f_refusal {

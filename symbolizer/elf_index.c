@@ -15,6 +15,11 @@
  * (or GNU_UNIQUE) > WEAK > LOCAL, then fewer leading '_', then table and symbol order (libc:
  * `malloc` over `__libc_malloc`). Names are read for the '_' count only when the earlier rules
  * tie (aliases such as C1/C2 constructors), with a prefetch a few records ahead.
+ * Under perf's rules (m->perf_rules, elf_module.h) the kept symbols are elf_perf_rules.c's, a
+ * .dynsym is left out beside any .symtab, a sizeless symbol reaches the next address first
+ * (perf_sizes) and the choice is non-zero size, non-WEAK, GLOBAL, fewer '_', the longer name.
+ * Where ranges then overlap (a label inside a function) the nearest start wins, as below; perf's
+ * answer there depends on the shape of its red-black tree.
  * PLT stubs (elf_plt.c: "memcpy@plt", sized by the stub) are not in the index: a lookup the
  * index misses asks elf_plt.c, which names them only when an address falls among them, so at
  * one address any symbol of a table wins over a stub name, and __each_symbol lists the tables'
@@ -70,8 +75,12 @@ static uint64_t fixed_value(const struct t2f_elf_module *m, uint64_t v)
 	return v;
 }
 
-static uint8_t bind_rank(unsigned char bind)
+/* Under perf's rules: non-WEAK over WEAK, then GLOBAL over the rest (LOCAL, GNU_UNIQUE), so
+ * libc's LOCAL `__GI___prctl` wins over the WEAK `prctl` at one address. */
+static uint8_t bind_rank(const struct t2f_elf_module *m, unsigned char bind)
 {
+	if (m->perf_rules)
+		return bind == STB_WEAK ? 2 : bind == STB_GLOBAL ? 0 : 1;
 	switch (bind) {
 	case STB_GLOBAL:
 	case STB_GNU_UNIQUE: return 0;
@@ -108,6 +117,8 @@ static uint8_t table_tier(const struct t2f_elf_module *m, const struct t2f_elf_t
 	}
 	if (!most)
 		return 0;
+	if (m->perf_rules)  /* perf reads the .symtab alone when there is one */
+		return TABLE_SKIPPED;
 	return most >= t->count ? TABLE_SKIPPED : TIER_SHADOWED;
 }
 
@@ -130,40 +141,55 @@ static void prefault(const void *p, size_t len, bool write)
 #endif
 }
 
-/* Every kept symbol with its lookup address, into a[] (room for every record of every
- * table); the count, and the smallest and largest address. */
-static size_t collect(const struct t2f_elf_module *m, struct build_ent *a, uint64_t *min,
-		      uint64_t *max)
+/* Table t's kept symbols with their lookup addresses, appended to a[*k]; *min and *max the
+ * smallest and largest address so far. Under perf's rules the labels need the section names:
+ * 0 or -ENOMEM. */
+static int collect_table(struct t2f_elf_module *m, unsigned ti, uint8_t tier, struct build_ent *a,
+			 size_t *k, uint64_t *min, uint64_t *max)
 {
+	const struct t2f_elf_table *t = &m->tables[ti];
 	struct t2f_elf_rawsym s;
-	size_t k = 0;
-	uint8_t tier;
+	uint8_t *label_ok = NULL;
+	size_t n_secs = 0;
+	int err = m->perf_rules ? t2f_elf_label_sections(m, t, &label_ok, &n_secs) : 0;
 
+	if (err)
+		return err;
+	prefault(t->syms, t->count * (t->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym)), false);
+	if (!tier)  /* the names a tie break reads; a shadowed table's are rarely read */
+		prefault(t->strs, t->str_size, false);
+	for (size_t i = 0; i < t->count; i++) {
+		t2f_elf_table__sym(t, i, &s);
+		if (m->perf_rules ? !t2f_elf_perf_kept(&s, label_ok, n_secs)
+				  : !t2f_elf_rawsym__kept(&s))
+			continue;
+		a[*k] = (struct build_ent){ fixed_value(m, s.value), s.size, s.name, (uint8_t)ti,
+			s.info, tier + bind_rank(m, GELF_ST_BIND(s.info)), UNDER_UNKNOWN };
+		*min = a[*k].value < *min ? a[*k].value : *min;
+		*max = a[*k].value > *max ? a[*k].value : *max;
+		(*k)++;
+	}
+	free(label_ok);
+	return 0;
+}
+
+/* Every kept symbol with its lookup address, into a[] (room for every record of every
+ * table); *n the count, *min and *max the smallest and largest address. 0 or -ENOMEM. */
+static int collect(struct t2f_elf_module *m, struct build_ent *a, size_t *n, uint64_t *min,
+		   uint64_t *max)
+{
+	uint8_t tier;
+	int err = 0;
+
+	*n = 0;
 	*min = UINT64_MAX;
 	*max = 0;
-	for (unsigned ti = 0; ti < m->n_tables; ti++) {
-		const struct t2f_elf_table *t = &m->tables[ti];
-
-		tier = table_tier(m, t);
-		if (tier == TABLE_SKIPPED)
-			continue;
-		prefault(t->syms, t->count * (t->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym)),
-			 false);
-		if (!tier)  /* the names a tie break reads; a shadowed table's are rarely read */
-			prefault(t->strs, t->str_size, false);
-		for (size_t i = 0; i < t->count; i++) {
-			t2f_elf_table__sym(t, i, &s);
-			if (!t2f_elf_rawsym__kept(&s))
-				continue;
-			a[k] = (struct build_ent){ fixed_value(m, s.value), s.size, s.name,
-				(uint8_t)ti, s.info, tier + bind_rank(GELF_ST_BIND(s.info)),
-				UNDER_UNKNOWN };
-			*min = a[k].value < *min ? a[k].value : *min;
-			*max = a[k].value > *max ? a[k].value : *max;
-			k++;
-		}
+	for (unsigned ti = 0; ti < m->n_tables && !err; ti++) {
+		tier = table_tier(m, &m->tables[ti]);
+		if (tier != TABLE_SKIPPED)
+			err = collect_table(m, ti, tier, a, n, min, max);
 	}
-	return k;
+	return err;
 }
 
 #define PACK_SHIFT 24                       /* order[i] = (value - min) << 24 | index in a[] */
@@ -276,6 +302,22 @@ static void prefetch_tie(const struct t2f_elf_module *m, const struct build_ent 
 	__builtin_prefetch(t2f_elf_table__name(&m->tables[y->table], y->name));
 }
 
+/* < 0 when a's name wins over b's: fewer leading '_'; under perf's rules then the longer name
+ * (libc: `cfree@GLIBC_2.2.5` over `free`, `__GI___libc_write` over `__libc_write`). */
+static int name_cmp(const struct t2f_elf_module *m, struct build_ent *a, struct build_ent *b)
+{
+	const struct t2f_elf_table *ta = &m->tables[a->table], *tb = &m->tables[b->table];
+	size_t la, lb;
+
+	if (under(m, a) != under(m, b))
+		return under(m, a) < under(m, b) ? -1 : 1;
+	if (!m->perf_rules)
+		return 0;
+	la = strlen(t2f_elf_table__name(ta, a->name));
+	lb = strlen(t2f_elf_table__name(tb, b->name));
+	return la > lb ? -1 : la < lb;
+}
+
 /* The preferred symbol of order[i..end) (one address); ties keep the earlier one. Names are
  * read only when the best two tie on the other rules. */
 static const struct build_ent *pick(const struct t2f_elf_module *m, struct build_ent *a,
@@ -296,10 +338,30 @@ static const struct build_ent *pick(const struct t2f_elf_module *m, struct build
 		return best;
 	for (size_t j = i; j < end; j++) {
 		c = &a[order[j] & mask];
-		if (coarse_cmp(c, best) == 0 && (!win || under(m, c) < under(m, win)))
+		if (coarse_cmp(c, best) == 0 && (!win || name_cmp(m, c, win) < 0))
 			win = c;
 	}
 	return win;
+}
+
+/* Under perf's rules a sizeless symbol reaches the next symbol's address (perf's
+ * symbols__fixup_end): of several at one address only the last in order does (the others
+ * reach the next one, at the same address), and the last symbol of all reaches the end of the
+ * page after its own. Sets that size in a[] for the symbols at one address that end at
+ * order[end] (the next address; end == n: none). */
+static void perf_sizes(struct build_ent *a, const uint64_t *order, uint64_t mask, size_t end,
+		       size_t n)
+{
+	struct build_ent *last = &a[order[end - 1] & mask];
+	uint64_t v = last->value, to;
+
+	if (last->size)
+		return;
+	if (end < n)
+		to = a[order[end] & mask].value;
+	else
+		to = v > UINT64_MAX - 8191 ? UINT64_MAX : ((v + 4095) & ~UINT64_C(4095)) + 4096;
+	last->size = to - v;
 }
 
 /* One entry per address, the preferred symbol, in the order of order[] (which is m->keys: an
@@ -316,6 +378,8 @@ static void fill_entries(struct t2f_elf_module *m, struct build_ent *a, const ui
 		best = &a[order[i] & mask];
 		for (end = i + 1; end < n && a[order[end] & mask].value == best->value; end++)
 			;
+		if (m->perf_rules)
+			perf_sizes(a, order, mask, end, n);
 		if (end - i > 1)
 			best = pick(m, a, order, mask, i, end);
 		i = end;
@@ -402,8 +466,7 @@ static int build_index(struct t2f_elf_module *m)
 		goto out;
 	}
 	prefault(a, all * sizeof(*a), true);
-	n = collect(m, a, &min, &max);
-	err = alloc_index(m, n);
+	err = collect(m, a, &n, &min, &max) ?: alloc_index(m, n);
 	if (err)
 		goto out;
 	err = sort_order(a, n, min, max, m->keys, (uint64_t *)m->ents, &mask);
@@ -418,6 +481,20 @@ out:
 		t2f_elf_module__free_index(m);
 	m->index_state = err ? err : 1;
 	return err;
+}
+
+void t2f_elf_module__use_perf_rules(struct t2f_elf_module *m)
+{
+	if (m->index_state == 0)
+		m->perf_rules = true;
+}
+
+int t2f_elf_module__lookup_plt(struct t2f_elf_module *m, uint64_t elf_vaddr,
+			       struct t2f_elf_sym *out)
+{
+	int err = t2f_elf_module__load_tables(m);
+
+	return err ? err : t2f_elf_plt__lookup(m, elf_vaddr, out);
 }
 
 void t2f_elf_module__free_index(struct t2f_elf_module *m)
@@ -472,6 +549,12 @@ int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct 
 	if (m->index_state <= 0) {
 		err = m->index_state ? m->index_state : build_index(m);
 		if (err)
+			return err;
+	}
+	if (m->perf_rules) {  /* perf names the stubs before a sizeless `_init` reaching over them,
+			       * and only those of a file with symbols */
+		err = m->n_ents ? t2f_elf_plt__lookup(m, elf_vaddr, out) : 0;
+		if (err || !m->n_ents)
 			return err;
 	}
 	if (!m->n_ents || elf_vaddr < m->keys[0])

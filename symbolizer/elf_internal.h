@@ -100,6 +100,7 @@ struct t2f_elf_module {
 	uint64_t opd_addr, opd_size;
 
 	/* lookup index: built on the first lookup (index_state as tables_state) */
+	bool perf_rules;            /* choose symbols as perf does (elf_index.c, elf_perf_rules.c) */
 	int index_state;
 	uint64_t *keys;             /* one block holds keys, ents, covers and buckets */
 	struct t2f_elf_ent *ents;
@@ -240,5 +241,14 @@ void t2f_elf_plt__free(struct t2f_elf_plt *p);  /* empties *p; an empty one is f
 
 /* elf_index.c */
 void t2f_elf_module__free_index(struct t2f_elf_module *m);
+
+/* elf_perf_rules.c: ok[i] (n = the table's image's section count) is 1 when section i may hold
+ * a label perf keeps (its name contains "text" or "data"); ok is malloc'd (NULL, n 0 when the
+ * image has no sections). 0 or -ENOMEM. */
+int t2f_elf_label_sections(struct t2f_elf_module *m, const struct t2f_elf_table *t,
+			   uint8_t **ok, size_t *n);
+/* Whether perf keeps the symbol: a named, defined function, object, or label in a section ok[]
+ * marks (ABS, COMMON and value 0 left out). */
+bool t2f_elf_perf_kept(const struct t2f_elf_rawsym *s, const uint8_t *label_ok, size_t n);
 
 #endif

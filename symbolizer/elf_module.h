@@ -15,6 +15,12 @@
  * - PLT stubs (x86-64, i386, aarch64): an address no symbol holds, inside .plt / .plt.sec, is
  *   named "SYMBOL@plt" after the relocation of the stub's GOT slot (table ".plt"/".plt.sec"),
  *   as perf and objdump name them; not listed by __each_symbol;
+ * - perf's rules instead (__use_perf_rules; the perf.data route, so that names are the ones
+ *   perf script prints): kept are also named OBJECT symbols and NOTYPE labels in sections
+ *   named *text* or *data*; a file's .dynsym is left out whenever it has a .symtab; a sizeless
+ *   symbol reaches the next symbol's address; at one address: non-zero size, then non-WEAK,
+ *   then GLOBAL, then fewer leading '_', then the longer name ("cfree@GLIBC_2.2.5" over
+ *   "free"); PLT stubs are named before the symbols (a sizeless `_init` reaches over them);
  * - arch fix-ups for lookups (not for __each_symbol): EM_ARM clears the Thumb bit of FUNC and
  *   GNU_IFUNC values;
  *   ppc64 ELFv1 FUNC values that point into .opd are replaced by the code address stored there.
@@ -54,7 +60,7 @@ struct t2f_elf_sym {
 	uint64_t size;
 	const char *table;      /* ".symtab", ".dynsym", ".SUNW_ldynsym", ".gnu_debugdata:.symtab" */
 	unsigned char bind;     /* STB_* */
-	unsigned char type;     /* STT_FUNC or STT_GNU_IFUNC */
+	unsigned char type;     /* STT_FUNC or STT_GNU_IFUNC (perf rules: also OBJECT, NOTYPE) */
 };
 
 int t2f_elf_module__open(const char *path, struct t2f_diag *d, struct t2f_elf_module **out);
@@ -82,6 +88,12 @@ int t2f_elf_module__each_symbol(struct t2f_elf_module *m, t2f_elf_sym_cb cb, voi
 /* The function containing elf_vaddr: 1 and *out on a hit, 0 on a miss, <0 on a fatal error
  * (-ENOMEM, or reading the tables failed). */
 int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out);
+
+/* Chooses symbols by perf's rules (above) from now on; ignored once a lookup has been made. */
+void t2f_elf_module__use_perf_rules(struct t2f_elf_module *m);
+/* Only the PLT stubs: as __lookup for an address in .plt / .plt.sec, else 0. */
+int t2f_elf_module__lookup_plt(struct t2f_elf_module *m, uint64_t elf_vaddr,
+			       struct t2f_elf_sym *out);
 
 /* zlib CRC-32 of the whole file, as .gnu_debuglink stores it. 0 or -errno. */
 int t2f_elf_file_crc32(const char *path, uint32_t *crc);

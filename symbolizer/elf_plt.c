@@ -19,7 +19,10 @@
  * size, where the first slot is the lowest r_offset of a JUMP_SLOT or IRELATIVE relocation.
  * Layouts: x86-64 and i386 16-byte header and stubs (.plt.sec: no header), 8- and 4-byte
  * slots; aarch64 32-byte header, 16-byte stubs, 8-byte slots. Other machines: nothing.
- * IRELATIVE stubs have no symbol and get no name. A stub index past the stubs' section, or a
+ * IRELATIVE stubs have no symbol and get no name. Under perf's rules (m->perf_rules) the stubs
+ * are named as perf 6.1 names them instead: relocation i of .rela.plt names stub i of .plt
+ * (after a header of the section's entry size), whatever its type and GOT slot, an IRELATIVE
+ * one "@plt"; .plt.sec is not looked at. A stub index past the stubs' section, or a
  * slot off the slot grid, is left out; a broken relocation section (entry size, bounds, link,
  * symbol index) drops every PLT name of the module with one warning.
  */
@@ -88,6 +91,16 @@ static void find_sections(struct t2f_elf_module *m, const struct plt_arch *a,
 	}
 }
 
+/* Bytes before the first stub of .plt: the layout's header; under perf's rules perf 6.1's,
+ * the section's entry size on x86 (the layout's when it is 0, as lld writes it). */
+static uint64_t plt_header(const struct t2f_elf_module *m, const struct plt_arch *a,
+			   const GElf_Shdr *plt)
+{
+	if (m->perf_rules && m->machine != EM_AARCH64 && plt->sh_entsize)
+		return plt->sh_entsize;
+	return a->header;
+}
+
 /* The .dynsym-like table loaded from section index `link` of the file, or NULL. */
 static const struct t2f_elf_table *linked_table(const struct t2f_elf_module *m, uint64_t link)
 {
@@ -138,8 +151,9 @@ static int open_input(struct t2f_elf_module *m, const struct plt_arch *a,
 		      const struct plt_sections *s, struct plt_input *in)
 {
 	size_t want = m->is64 ? (a->rela ? 24 : 16) : (a->rela ? 12 : 8);
-	const GElf_Shdr *stubs = s->have_sec ? &s->sec : &s->plt;
-	uint64_t header = s->have_sec ? 0 : a->header;
+	bool sec = s->have_sec && !m->perf_rules;
+	const GElf_Shdr *stubs = sec ? &s->sec : &s->plt;
+	uint64_t header = sec ? 0 : plt_header(m, a, &s->plt);
 	Elf_Data *d;
 
 	if (!s->have_rel || !s->have_plt || s->rel.sh_size == 0 || stubs->sh_size <= header)
@@ -161,9 +175,9 @@ static int open_input(struct t2f_elf_module *m, const struct plt_arch *a,
 	in->entsize = want;
 	in->count = s->rel.sh_size / want;
 	in->stubs = stubs->sh_addr + header;
-	in->stub_size = s->have_sec ? 16 : a->stub;
+	in->stub_size = sec ? 16 : m->perf_rules && header ? (uint32_t)header : a->stub;
 	in->n_stubs = (stubs->sh_size - header) / in->stub_size;
-	in->section = s->have_sec ? ".plt.sec" : ".plt";
+	in->section = sec ? ".plt.sec" : ".plt";
 	return 1;
 }
 
@@ -186,12 +200,16 @@ static bool first_slot(const struct t2f_elf_module *m, const struct plt_arch *a,
 	return any;
 }
 
-/* The stub index of a JUMP_SLOT relocation with a symbol, or -1. */
-static int64_t stub_of(const struct plt_arch *a, const struct plt_input *in, uint64_t first,
-		       const struct plt_rel *r)
+/* The stub index of relocation i: by its GOT slot for a JUMP_SLOT relocation with a symbol,
+ * else -1; under perf's rules i itself. -1 past the stubs. */
+static int64_t stub_of(const struct t2f_elf_module *m, const struct plt_arch *a,
+		       const struct plt_input *in, uint64_t first, const struct plt_rel *r,
+		       size_t i)
 {
 	uint64_t k;
 
+	if (m->perf_rules)
+		return i < in->n_stubs ? (int64_t)i : -1;
 	if (r->type != a->jump_slot || r->sym == 0 || (r->offset - first) % a->slot)
 		return -1;
 	k = (r->offset - first) / a->slot;
@@ -223,7 +241,7 @@ static int measure(const struct t2f_elf_module *m, const struct plt_arch *a,
 	*bytes = 0;
 	for (size_t i = 0; i < in->count; i++) {
 		read_rel(m, in, i, &r);
-		if (stub_of(a, in, first, &r) < 0)
+		if (stub_of(m, a, in, first, &r, i) < 0)
 			continue;
 		if (r.sym >= in->dynsym->count || !sym_name(in->dynsym, r.sym, &len))
 			return -T2F_E_ELF;
@@ -253,7 +271,7 @@ static void fill(const struct t2f_elf_module *m, const struct plt_arch *a,
 
 	for (size_t i = 0; i < in->count; i++) {
 		read_rel(m, in, i, &r);
-		stub = stub_of(a, in, first, &r);
+		stub = stub_of(m, a, in, first, &r, i);
 		if (stub < 0)
 			continue;
 		name = sym_name(in->dynsym, r.sym, &len);
@@ -273,13 +291,15 @@ static bool stub_range(struct t2f_elf_module *m, uint64_t *lo, uint64_t *hi)
 	struct plt_arch a;
 	const GElf_Shdr *stubs = &s.plt;
 	uint64_t header;
+	bool sec;
 
 	if (!arch_of(m, &a))
 		return false;
 	find_sections(m, &a, &s);
-	if (s.have_sec)
+	sec = s.have_sec && !m->perf_rules;
+	if (sec)
 		stubs = &s.sec;
-	header = s.have_sec ? 0 : a.header;
+	header = sec ? 0 : plt_header(m, &a, &s.plt);
 	if (!s.have_rel || !s.have_plt || stubs->sh_size <= header ||
 	    stubs->sh_addr > UINT64_MAX - stubs->sh_size)
 		return false;
@@ -303,7 +323,7 @@ static int build(struct t2f_elf_module *m, struct t2f_elf_plt *out)
 		return 0;
 	find_sections(m, &a, &s);
 	err = open_input(m, &a, &s, &in);
-	if (err <= 0 || !first_slot(m, &a, &in, &first))
+	if (err <= 0 || (!first_slot(m, &a, &in, &first) && !m->perf_rules))
 		return err;
 	err = measure(m, &a, &in, first, &n, &bytes);
 	if (err)

@@ -268,7 +268,7 @@ bool t2f_elf_module__has_symbols(struct t2f_elf_module *m)
 	for (unsigned ti = 0; ti < m->n_tables; ti++) {
 		for (size_t i = 0; i < m->tables[ti].count; i++) {
 			t2f_elf_table__sym(&m->tables[ti], i, &s);
-			if (t2f_elf_rawsym__kept(&s))
+			if (m->perf_rules ? t2f_elf_perf_kept(&s, NULL, 0) : t2f_elf_rawsym__kept(&s))
 				return true;
 		}
 	}

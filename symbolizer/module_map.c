@@ -63,7 +63,14 @@ bool t2f_map_view__segment_vaddr(const struct t2f_map_view *v, uint64_t abs_ip,
 	       vaddr_from_segment(v, v->p_vaddr, abs_ip, elf_vaddr);
 }
 
-/* The PT_LOAD whose file bytes hold file_off; executable segments first. */
+/* file_off in [p_offset, p_offset + p_memsz) (t->memsz_offsets). */
+static bool in_segment_memsz(const struct t2f_elf_load *seg, uint64_t file_off)
+{
+	return file_off >= seg->p_offset && file_off - seg->p_offset < seg->p_memsz;
+}
+
+/* The PT_LOAD whose file bytes hold file_off, executable segments first; with
+ * t->memsz_offsets, when none does, one whose memory size reaches it. */
 static const struct t2f_elf_load *segment_of_file_off(const struct t2f_load_table *t,
 						      uint64_t file_off)
 {
@@ -77,6 +84,9 @@ static const struct t2f_elf_load *segment_of_file_off(const struct t2f_load_tabl
 		if (!other)
 			other = &t->loads[i];
 	}
+	for (size_t i = 0; !other && t->memsz_offsets && i < t->n; i++)
+		if (in_segment_memsz(&t->loads[i], file_off))
+			other = &t->loads[i];
 	return other;
 }
 

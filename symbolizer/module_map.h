@@ -43,6 +43,12 @@ struct t2f_load_table {        /* the PT_LOAD headers of the module's file */
 	const struct t2f_elf_load *loads;
 	size_t n;
 	bool offsets_trusted;      /* false: p_offset/p_filesz were rewritten (separate debug file) */
+	bool memsz_offsets;        /* a file offset past every segment's file bytes may still lie
+				    * in [p_offset, p_offset + p_memsz) of one (perf's rules: perf
+				    * moves symbols to file offsets by their segment's p_vaddr -
+				    * p_offset, so a mapping longer than the file, such as the
+				    * reservation of a library whose first segment is executable,
+				    * names .bss objects there) */
 };
 
 /* False when an executable PT_LOAD has p_filesz 0 (objcopy --only-keep-debug output). */

@@ -53,6 +53,7 @@ struct t2f_symbolizer {
 	struct t2f_debug_find_opts find;  /* its strings point into own[] */
 	char **own[OWN_N];
 	enum t2f_demangle_mode demangle;
+	bool perf_rules;
 	struct t2f_strtab *names;
 	struct t2f_diag *diag;
 	struct sym_file *files;
@@ -133,6 +134,8 @@ static int copy_opts(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts 
 
 	s->find = o->find;
 	s->demangle = o->demangle;
+	s->perf_rules = o->perf_rules;
+	s->find.perf_rules = o->perf_rules;
 	if (strv_copy(o->find.debug_dirs, &s->own[OWN_DEBUG_DIRS]) ||
 	    strv_copy(o->find.symbol_dirs, &s->own[OWN_SYMBOL_DIRS]) ||
 	    (cache[0] && strv_copy(cache, &s->own[OWN_CACHE])))
@@ -368,6 +371,7 @@ static int load_table(struct t2f_symbolizer *s, struct sym_file *f)
 	if (err)
 		return err;
 	err = copy_loads(f, bin ? bin : found);
+	f->table.memsz_offsets = s->perf_rules;
 	f->binary = bin;  /* kept for the lookups its debug file misses: the PLT stubs */
 	return err;
 }
@@ -390,9 +394,12 @@ static int file_search(struct t2f_symbolizer *s, struct sym_file *f)
 		return 0;
 	}
 	err = load_table(s, f);
-	if (!err)
-		f->file_miss = T2F_HIT;
-	return err;
+	if (err)
+		return err;
+	f->file_miss = T2F_HIT;
+	if (s->perf_rules && f->binary)  /* the found file was opened so by debug_find */
+		t2f_elf_module__use_perf_rules(f->binary);
+	return 0;
 }
 
 /* ---- names: demangled once per raw name pointer, interned in the caller's strtab ---- */
@@ -483,8 +490,12 @@ static void sym_from_memo(const struct memo_ent *e, struct t2f_sym *out)
 static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct memo_ent *e)
 {
 	struct t2f_elf_sym sym;
-	int r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
+	int r = 0;
 
+	if (s->perf_rules && f->binary)  /* perf: the stubs first (elf_module.h) */
+		r = t2f_elf_module__lookup_plt(f->binary, e->elf_vaddr, &sym);
+	if (r == 0)
+		r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
 	if (r == 0 && f->binary)  /* a debug file has no PLT: its binary names the stubs */
 		r = t2f_elf_module__lookup(f->binary, e->elf_vaddr, &sym);
 	if (r == -ENOMEM)

@@ -46,6 +46,8 @@ struct t2f_module_desc {        /* a module-load record; pointers are borrowed f
 struct t2f_symbolizer_opts {
 	struct t2f_debug_find_opts find;
 	enum t2f_demangle_mode demangle;
+	bool perf_rules;            /* choose among symbols as perf does (elf_module.h): the names
+				     * perf script prints; else the default rules */
 };
 
 enum t2f_miss {

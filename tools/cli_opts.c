@@ -34,6 +34,7 @@ enum t2f_long_only {
 	T2F_OPT_BUILDIDS,
 	T2F_OPT_KALLSYMS,
 	T2F_OPT_PERF_MAP_DIR,
+	T2F_OPT_SYMBOL_RULES,
 	T2F_OPT_TITLE,
 	T2F_OPT_SUBTITLE,
 	T2F_OPT_COUNTNAME,
@@ -74,6 +75,7 @@ static const struct option t2f_long_opts[] = {
 	{ "buildids", required_argument, NULL, T2F_OPT_BUILDIDS },
 	{ "kallsyms", required_argument, NULL, T2F_OPT_KALLSYMS },
 	{ "perf-map-dir", required_argument, NULL, T2F_OPT_PERF_MAP_DIR },
+	{ "symbol-rules", required_argument, NULL, T2F_OPT_SYMBOL_RULES },
 	{ "title", required_argument, NULL, T2F_OPT_TITLE },
 	{ "subtitle", required_argument, NULL, T2F_OPT_SUBTITLE },
 	{ "countname", required_argument, NULL, T2F_OPT_COUNTNAME },
@@ -169,6 +171,11 @@ static void t2f_cli_help(FILE *f)
 	      "                      made as root on the recording machine\n"
 	      "      --perf-map-dir DIR  look up JIT frames (dso /tmp/perf-PID.map) in\n"
 	      "                      DIR/perf-PID.map (default: the path perf printed)\n"
+	      "      --symbol-rules R  perf | strict: which symbol names a frame (default:\n"
+	      "                      perf for perf.data inputs, else strict). perf: as perf\n"
+	      "                      picks them (labels, sizeless symbols reaching the next,\n"
+	      "                      the longest alias); strict: functions with a size,\n"
+	      "                      GLOBAL over WEAK over LOCAL aliases\n"
 	      "\n"
 	      "Speed:\n"
 	      "  -j, --jobs N        read perf script text, sort folded lines and format\n"
@@ -259,6 +266,17 @@ static int t2f_cli_set_weight(struct t2f_cli_opts *o, const char *arg, FILE *err
 	return 0;
 }
 
+static int t2f_cli_set_rules(struct t2f_cli_opts *o, const char *arg, FILE *err)
+{
+	if (strcmp(arg, "perf") == 0)
+		o->symbol_rules = T2F_CLI_RULES_PERF;
+	else if (strcmp(arg, "strict") == 0)
+		o->symbol_rules = T2F_CLI_RULES_STRICT;
+	else
+		return t2f_cli_usage_error(err, NULL, "unknown symbol rules '%s' (known: perf, strict)", arg);
+	return 0;
+}
+
 static int t2f_cli_set_colors(struct t2f_cli_opts *o, const char *arg, FILE *err)
 {
 	static const struct {
@@ -346,6 +364,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_BUILDIDS: o->buildids = optarg; return 0;
 	case T2F_OPT_KALLSYMS: o->kallsyms = optarg; return 0;
 	case T2F_OPT_PERF_MAP_DIR: o->perf_map_dir = optarg; return 0;
+	case T2F_OPT_SYMBOL_RULES: return t2f_cli_set_rules(o, optarg, err);
 	case T2F_OPT_TITLE: o->title = optarg; return 0;
 	case T2F_OPT_SUBTITLE: o->subtitle = optarg; return 0;
 	case T2F_OPT_COUNTNAME: o->count_name = optarg; return 0;

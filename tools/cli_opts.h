@@ -30,6 +30,12 @@ enum t2f_cli_format {
 	T2F_CLI_FORMAT_SVG,
 };
 
+enum t2f_cli_rules {
+	T2F_CLI_RULES_AUTO = 0,    /* perf's for perf.data inputs, else strict */
+	T2F_CLI_RULES_PERF,
+	T2F_CLI_RULES_STRICT,
+};
+
 #define T2F_CLI_MAX_DIRS 32     /* --symbol-path / --debug-dir given at most this many times */
 
 struct t2f_cli_opts {
@@ -50,6 +56,7 @@ struct t2f_cli_opts {
 	const char *buildids;      /* --buildids FILE */
 	const char *kallsyms;      /* --kallsyms FILE: kernel frames */
 	const char *perf_map_dir;  /* --perf-map-dir DIR: JIT frames (perf-PID.map files) */
+	int symbol_rules;          /* --symbol-rules: enum t2f_cli_rules */
 	const char *symbol_dirs[T2F_CLI_MAX_DIRS + 1]; /* --symbol-path, NULL-terminated */
 	const char *debug_dirs[T2F_CLI_MAX_DIRS + 1];  /* --debug-dir, NULL-terminated */
 	int n_symbol_dirs, n_debug_dirs;

@@ -222,13 +222,15 @@ static int t2f_read_chunks(struct t2f_reader *r, struct t2f_input *in, const cha
 	return err ?: t2f_reader__finish(r);
 }
 
-/* perf.data input: every frame is named after reading (--resymbolize), kernel frames through
- * --kallsyms, else the first perf.data input's pick (t2f_resym__default_kallsyms). */
+/* perf.data input: every frame is named after reading (--resymbolize), by perf's symbol rules
+ * unless --symbol-rules strict, kernel frames through --kallsyms, else the first perf.data
+ * input's pick (t2f_resym__default_kallsyms). */
 static void t2f_conv_perf_kallsyms(struct t2f_conv *c, const struct t2f_perf_data *pd)
 {
 	char hex[41];
 
 	c->ropts.all = true;
+	c->ropts.perf_rules = c->opts->symbol_rules != T2F_CLI_RULES_STRICT;
 	c->run.perf_data = true;
 	if (c->opts->kallsyms || c->kallsyms_default || c->run.kallsyms_why)
 		return;
@@ -415,6 +417,7 @@ static void t2f_conv_resym_opts(struct t2f_conv *c)
 			     !o->raw_names,
 		.kallsyms = o->kallsyms,
 		.perf_map_dir = o->perf_map_dir,
+		.perf_rules = o->symbol_rules == T2F_CLI_RULES_PERF,
 	};
 }
 

@@ -463,6 +463,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 {
 	struct t2f_symbolizer_opts so = {
 		.demangle = o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL,
+		.perf_rules = o->perf_rules,
 		.find = { .debug_dirs = o->debug_dirs,
 			  .unsafe_build_id_match = o->unsafe_build_id_match },
 	};

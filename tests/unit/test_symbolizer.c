@@ -391,7 +391,7 @@ static void test_map_arithmetic(void **state)
 		{ .p_offset = 0, .p_vaddr = 0, .p_filesz = 0x77c, .p_memsz = 0x77c, .p_flags = 4 },
 		{ .p_offset = 0x780, .p_vaddr = 0x1780, .p_filesz = 0x300, .p_memsz = 0x300, .p_flags = 5 },
 	};
-	struct t2f_load_table t = { lld, 2, true };
+	struct t2f_load_table t = { lld, 2, true, false };
 	struct t2f_map_view v = { .map_start = 0x557fb65d9000, .map_end = 0x557fb65da000 };
 	uint64_t elf_vaddr = 0;
 
@@ -415,7 +415,7 @@ static void test_map_arithmetic(void **state)
 			{ .p_offset = 0, .p_vaddr = 0, .p_filesz = 0x2fc, .p_memsz = 0x77c, .p_flags = 4 },
 			{ .p_offset = 0, .p_vaddr = 0x1780, .p_filesz = 0, .p_memsz = 0x300, .p_flags = 5 },
 		};
-		struct t2f_load_table td = { dbg, 2, t2f_loads_offsets_trusted(dbg, 2) };
+		struct t2f_load_table td = { dbg, 2, t2f_loads_offsets_trusted(dbg, 2), false };
 
 		assert_false(td.offsets_trusted);
 		v.has_segment = false;
@@ -427,6 +427,30 @@ static void test_map_arithmetic(void **state)
 	/* overflow: pgoff near 2^64 */
 	v = (struct t2f_map_view){ .map_start = 0x1000, .map_pgoff = UINT64_MAX - 10 };
 	assert_false(t2f_map_view__elf_vaddr(&v, &t, 0x2000, &elf_vaddr));
+	/* perf's rules (memsz_offsets): a file offset past the file bytes of every segment but
+	 * inside one's memory size maps through that segment (libLLVM-14.so.1: a 0x695a000-byte
+	 * r-x reservation mapping over a .bss object at file offset 0x68fcd48, RW segment
+	 * p_offset 0x61620a0 p_vaddr 0x61630a0 filesz 0x77cde0 memsz 0x7f6c49) */
+	{
+		const struct t2f_elf_load llvm[] = {
+			{ .p_offset = 0, .p_vaddr = 0, .p_filesz = 0x6161880, .p_memsz = 0x6161880,
+			  .p_flags = 5 },
+			{ .p_offset = 0x61620a0, .p_vaddr = 0x61630a0, .p_filesz = 0x77cde0,
+			  .p_memsz = 0x7f6c49, .p_flags = 6 },
+		};
+		struct t2f_load_table tl = { llvm, 2, true, false };
+
+		v = (struct t2f_map_view){ .map_start = 0x7f64ee200000, .map_end = 0x7f64f4b5a000 };
+		assert_false(t2f_map_view__elf_vaddr(&v, &tl, 0x7f64ee200000 + 0x68fcd48, &elf_vaddr));
+		tl.memsz_offsets = true;
+		assert_true(t2f_map_view__elf_vaddr(&v, &tl, 0x7f64ee200000 + 0x68fcd48, &elf_vaddr));
+		assert_int_equal(elf_vaddr, 0x68fdd48);
+		/* past the memory size too: still in no segment */
+		assert_false(t2f_map_view__elf_vaddr(&v, &tl, 0x7f64ee200000 + 0x6959000, &elf_vaddr));
+		/* inside the file bytes: unchanged */
+		assert_true(t2f_map_view__elf_vaddr(&v, &tl, 0x7f64ee200000 + 0x1000, &elf_vaddr));
+		assert_int_equal(elf_vaddr, 0x1000);
+	}
 }
 
 /* ---- miss reasons ---- */

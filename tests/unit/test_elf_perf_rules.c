@@ -1,0 +1,168 @@
+/* tests/unit/test_elf_perf_rules.c: symbolizer/elf_module with perf's symbol rules
+ * (t2f_elf_module__use_perf_rules) on the ELF fixtures of tests/elf/build-fixtures.sh.
+ *
+ * Expected values come from the zoo's pinned layout (fixtures/elf/zoo.c at 0x2000000) read with
+ * perf's rules (tools/perf/util/symbol.c choose_best_symbol and symbols__fixup_end,
+ * symbol-elf.c dso__load_sym): labels and objects are symbols, a sizeless symbol reaches the
+ * next one, non-WEAK beats WEAK before GLOBAL beats LOCAL; and from objdump's PLT listing
+ * (FILE.plt), whose stub names perf 6.1 gives out in relocation order, an IRELATIVE one as "@plt".
+ */
+#include <elf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "support/elf_fixtures.h"
+#include "symbolizer/elf_module.h"
+
+static void hit(struct t2f_elf_module *m, const char *rel, uint64_t addr, const char *name,
+		uint64_t value, uint64_t size, unsigned type)
+{
+	struct t2f_elf_sym out;
+	int rc;
+
+	memset(&out, 0, sizeof(out));
+	rc = t2f_elf_module__lookup(m, addr, &out);
+	if (rc != 1 || !out.name || strcmp(out.name, name) != 0)
+		fail_msg("%s: lookup 0x%llx: want %s, got %d %s", rel, (unsigned long long)addr, name,
+			 rc, rc == 1 && out.name ? out.name : "-");
+	assert_int_equal(out.value, value);
+	assert_int_equal(out.size, size);
+	assert_int_equal(out.type, type);
+}
+
+static void miss(struct t2f_elf_module *m, const char *rel, uint64_t addr)
+{
+	struct t2f_elf_sym out;
+	int rc = t2f_elf_module__lookup(m, addr, &out);
+
+	if (rc != 0)
+		fail_msg("%s: lookup 0x%llx: want a miss, got %d %s", rel, (unsigned long long)addr, rc,
+			 rc == 1 && out.name ? out.name : "-");
+}
+
+/* The zoo (fixtures/elf/zoo.c) where perf's rules answer differently from the default ones,
+ * and where they agree. */
+static void test_zoo(void **state)
+{
+	const char *const rels[] = { "gnu/prog", "gnu/libfx.so", "lld/libfx-pinned.so" };
+	const char *const parts[] = { "gnu", "gnu", "lld" };
+	const uint64_t b = ZOO_BASE;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rels) / sizeof(rels[0]); i++) {
+		const char *rel = rels[i];
+		struct t2f_elf_module *m;
+		struct sink s;
+
+		if (!have(rel, parts[i]))
+			continue;
+		sink_open(&s);
+		m = open_ok(rel, &s);
+		t2f_elf_module__use_perf_rules(m);
+		hit(m, rel, b, "fx_first", b, 0x40, STT_FUNC);  /* over the label fx_zoo_start */
+		/* LOCAL, WEAK and GLOBAL at one address: GLOBAL, as by default */
+		hit(m, rel, b + 0x7f, "fx_dup", b + 0x40, 0x40, STT_FUNC);
+		hit(m, rel, b + 0x80, "fx_under", b + 0x80, 0x20, STT_FUNC);
+		/* sizeless: reaches the next symbol (0x0c0) */
+		hit(m, rel, b + 0xa0, "fx_nosize", b + 0xa0, 0x20, STT_FUNC);
+		hit(m, rel, b + 0xbf, "fx_nosize", b + 0xa0, 0x20, STT_FUNC);
+		/* LOCAL over WEAK (by default WEAK wins) */
+		hit(m, rel, b + 0xc0, "fx_local_w", b + 0xc0, 0x20, STT_FUNC);
+		/* a sized LOCAL and a sizeless GLOBAL after it in the table (locals come first):
+		 * the sizeless one, last at its address, reaches the next symbol before the
+		 * choice, and then GLOBAL wins (by default the sized one does) */
+		hit(m, rel, b + 0xe0, "fx_zero_global", b + 0xe0, 0x20, STT_FUNC);
+		hit(m, rel, b + 0xff, "fx_zero_global", b + 0xe0, 0x20, STT_FUNC);
+		hit(m, rel, b + 0x100, "fx_ifunc", b + 0x100, 0x20, STT_GNU_IFUNC);
+		/* an OBJECT is a symbol; the NOTYPE label inside it (in a text section) reaches
+		 * fx_last and is the nearer one there */
+		hit(m, rel, b + 0x180, "fx_object", b + 0x180, 0x20, STT_OBJECT);
+		hit(m, rel, b + 0x18f, "fx_object", b + 0x180, 0x20, STT_OBJECT);
+		hit(m, rel, b + 0x190, "fx_notype", b + 0x190, 0x10, STT_NOTYPE);
+		hit(m, rel, b + 0x19f, "fx_notype", b + 0x190, 0x10, STT_NOTYPE);
+		hit(m, rel, b + 0x1ef, "fx_last", b + 0x1a0, 0x50, STT_FUNC);
+		miss(m, rel, b + 0x1f0);
+		miss(m, rel, 0x20001f8);  /* fx_abs: SHN_ABS */
+		assert_int_equal(t2f_diag__warnings(s.d), 0);
+		t2f_elf_module__free(m);
+		sink_close(&s);
+	}
+}
+
+struct plt_row {
+	uint64_t addr;
+	char name[128];
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct plt_row *)a)->name, ((const struct plt_row *)b)->name);
+}
+
+/* gnu/libplt.so (x86-64, two IRELATIVE stubs among named ones): every stub objdump lists gets a
+ * "...@plt" name of 16 bytes, and the names are objdump's with the IRELATIVE ones as "@plt" (the
+ * same set; perf hands them out in relocation order, objdump by GOT slot). */
+static void test_plt(void **state)
+{
+	struct plt_row want[16], got[16];
+	struct t2f_elf_module *m;
+	struct t2f_elf_sym out;
+	char path[512], line[256];
+	size_t n = 0;
+	struct sink s;
+	FILE *f;
+
+	(void)state;
+	need("gnu/libplt.so", "plt");
+	snprintf(path, sizeof(path), "%s.plt", fx_path("gnu/libplt.so"));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (n < 16 && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+
+		assert_int_equal(sscanf(line, "%llx %127s", &a, want[n].name), 2);
+		want[n].addr = a;
+		if (strncmp(want[n].name, "*ABS*", 5) == 0)
+			strcpy(want[n].name, "@plt");
+		n++;
+	}
+	fclose(f);
+	assert_true(n >= 5);
+	sink_open(&s);
+	m = open_ok("gnu/libplt.so", &s);
+	t2f_elf_module__use_perf_rules(m);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(t2f_elf_module__lookup(m, want[i].addr + 15, &out), 1);
+		assert_int_equal(out.value, want[i].addr);
+		assert_int_equal(out.size, 16);
+		got[i] = want[i];
+		snprintf(got[i].name, sizeof(got[i].name), "%s", out.name);
+	}
+	qsort(want, n, sizeof(want[0]), by_name);
+	qsort(got, n, sizeof(got[0]), by_name);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(got[i].name, want[i].name);
+	assert_string_equal(sink_text(&s), "");
+	t2f_elf_module__free(m);
+	sink_close(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_zoo),
+		cmocka_unit_test(test_plt),
+	};
+
+	if (elf_fixtures_init("test_elf_perf_rules"))
+		return 1;
+	return cmocka_run_group_tests_name("elf_perf_rules", tests, NULL, NULL);
+}
