@@ -16,10 +16,8 @@
  * `malloc` over `__libc_malloc`). Names are read for the '_' count only when the earlier rules
  * tie (aliases such as C1/C2 constructors), with a prefetch a few records ahead.
  * Under perf's rules (m->perf_rules, elf_module.h) the kept symbols are elf_perf_rules.c's, a
- * .dynsym is left out beside any .symtab, a sizeless symbol reaches the next address first
- * (perf_sizes) and the choice is non-zero size, non-WEAK, GLOBAL, fewer '_', the longer name.
- * Where ranges then overlap (a label inside a function) the nearest start wins, as below; perf's
- * answer there depends on the shape of its red-black tree.
+ * .dynsym is left out beside any .symtab, and no index is built: lookups walk perf's tree
+ * (perf_tree, elf_perf_tree.c); n_ents then counts the kept symbols.
  * PLT stubs (elf_plt.c: "memcpy@plt", sized by the stub) are not in the index: a lookup the
  * index misses asks elf_plt.c, which names them only when an address falls among them, so at
  * one address any symbol of a table wins over a stub name, and __each_symbol lists the tables'
@@ -75,12 +73,8 @@ static uint64_t fixed_value(const struct t2f_elf_module *m, uint64_t v)
 	return v;
 }
 
-/* Under perf's rules: non-WEAK over WEAK, then GLOBAL over the rest (LOCAL, GNU_UNIQUE), so
- * libc's LOCAL `__GI___prctl` wins over the WEAK `prctl` at one address. */
-static uint8_t bind_rank(const struct t2f_elf_module *m, unsigned char bind)
+static uint8_t bind_rank(unsigned char bind)
 {
-	if (m->perf_rules)
-		return bind == STB_WEAK ? 2 : bind == STB_GLOBAL ? 0 : 1;
 	switch (bind) {
 	case STB_GLOBAL:
 	case STB_GNU_UNIQUE: return 0;
@@ -164,7 +158,7 @@ static int collect_table(struct t2f_elf_module *m, unsigned ti, uint8_t tier, st
 				  : !t2f_elf_rawsym__kept(&s))
 			continue;
 		a[*k] = (struct build_ent){ fixed_value(m, s.value), s.size, s.name, (uint8_t)ti,
-			s.info, tier + bind_rank(m, GELF_ST_BIND(s.info)), UNDER_UNKNOWN };
+			s.info, tier + bind_rank(GELF_ST_BIND(s.info)), UNDER_UNKNOWN };
 		*min = a[*k].value < *min ? a[*k].value : *min;
 		*max = a[*k].value > *max ? a[*k].value : *max;
 		(*k)++;
@@ -302,22 +296,6 @@ static void prefetch_tie(const struct t2f_elf_module *m, const struct build_ent 
 	__builtin_prefetch(t2f_elf_table__name(&m->tables[y->table], y->name));
 }
 
-/* < 0 when a's name wins over b's: fewer leading '_'; under perf's rules then the longer name
- * (libc: `cfree@GLIBC_2.2.5` over `free`, `__GI___libc_write` over `__libc_write`). */
-static int name_cmp(const struct t2f_elf_module *m, struct build_ent *a, struct build_ent *b)
-{
-	const struct t2f_elf_table *ta = &m->tables[a->table], *tb = &m->tables[b->table];
-	size_t la, lb;
-
-	if (under(m, a) != under(m, b))
-		return under(m, a) < under(m, b) ? -1 : 1;
-	if (!m->perf_rules)
-		return 0;
-	la = strlen(t2f_elf_table__name(ta, a->name));
-	lb = strlen(t2f_elf_table__name(tb, b->name));
-	return la > lb ? -1 : la < lb;
-}
-
 /* The preferred symbol of order[i..end) (one address); ties keep the earlier one. Names are
  * read only when the best two tie on the other rules. */
 static const struct build_ent *pick(const struct t2f_elf_module *m, struct build_ent *a,
@@ -338,30 +316,10 @@ static const struct build_ent *pick(const struct t2f_elf_module *m, struct build
 		return best;
 	for (size_t j = i; j < end; j++) {
 		c = &a[order[j] & mask];
-		if (coarse_cmp(c, best) == 0 && (!win || name_cmp(m, c, win) < 0))
+		if (coarse_cmp(c, best) == 0 && (!win || under(m, c) < under(m, win)))
 			win = c;
 	}
 	return win;
-}
-
-/* Under perf's rules a sizeless symbol reaches the next symbol's address (perf's
- * symbols__fixup_end): of several at one address only the last in order does (the others
- * reach the next one, at the same address), and the last symbol of all reaches the end of the
- * page after its own. Sets that size in a[] for the symbols at one address that end at
- * order[end] (the next address; end == n: none). */
-static void perf_sizes(struct build_ent *a, const uint64_t *order, uint64_t mask, size_t end,
-		       size_t n)
-{
-	struct build_ent *last = &a[order[end - 1] & mask];
-	uint64_t v = last->value, to;
-
-	if (last->size)
-		return;
-	if (end < n)
-		to = a[order[end] & mask].value;
-	else
-		to = v > UINT64_MAX - 8191 ? UINT64_MAX : ((v + 4095) & ~UINT64_C(4095)) + 4096;
-	last->size = to - v;
 }
 
 /* One entry per address, the preferred symbol, in the order of order[] (which is m->keys: an
@@ -378,8 +336,6 @@ static void fill_entries(struct t2f_elf_module *m, struct build_ent *a, const ui
 		best = &a[order[i] & mask];
 		for (end = i + 1; end < n && a[order[end] & mask].value == best->value; end++)
 			;
-		if (m->perf_rules)
-			perf_sizes(a, order, mask, end, n);
 		if (end - i > 1)
 			best = pick(m, a, order, mask, i, end);
 		i = end;
@@ -448,6 +404,30 @@ static int alloc_index(struct t2f_elf_module *m, size_t n)
 	return 0;
 }
 
+/* Under perf's rules: perf's tree of the kept symbols a[0..n) (table order). 0 or -ENOMEM. */
+static int perf_tree(struct t2f_elf_module *m, const struct build_ent *a, size_t n)
+{
+	uint64_t *values = malloc((n ? n : 1) * 2 * sizeof(*values)), *sizes = values + n;
+	struct t2f_elf_pinfo *info = malloc((n ? n : 1) * sizeof(*info));
+	int err = -ENOMEM;
+
+	if (values && info) {
+		for (size_t i = 0; i < n; i++) {
+			const struct t2f_elf_table *t = &m->tables[a[i].table];
+
+			values[i] = a[i].value;
+			sizes[i] = a[i].size;
+			info[i] = (struct t2f_elf_pinfo){ t2f_elf_table__name(t, a[i].name), t->name,
+				a[i].info };
+		}
+		err = t2f_elf_perf_tree(m, values, sizes, info, n);
+		info = NULL;  /* m->pinfo now */
+	}
+	free(values);
+	free(info);
+	return err;
+}
+
 static int build_index(struct t2f_elf_module *m)
 {
 	struct build_ent *a = NULL;
@@ -466,7 +446,14 @@ static int build_index(struct t2f_elf_module *m)
 		goto out;
 	}
 	prefault(a, all * sizeof(*a), true);
-	err = collect(m, a, &n, &min, &max) ?: alloc_index(m, n);
+	err = collect(m, a, &n, &min, &max);
+	if (!err && m->perf_rules) {  /* lookups walk perf's tree instead of the index */
+		err = perf_tree(m, a, n);
+		m->n_ents = err ? 0 : n;
+		goto out;
+	}
+	if (!err)
+		err = alloc_index(m, n);
 	if (err)
 		goto out;
 	err = sort_order(a, n, min, max, m->keys, (uint64_t *)m->ents, &mask);
@@ -489,12 +476,10 @@ void t2f_elf_module__use_perf_rules(struct t2f_elf_module *m)
 		m->perf_rules = true;
 }
 
-int t2f_elf_module__lookup_plt(struct t2f_elf_module *m, uint64_t elf_vaddr,
-			       struct t2f_elf_sym *out)
+void t2f_elf_module__perf_plt_from(struct t2f_elf_module *m, struct t2f_elf_module *from)
 {
-	int err = t2f_elf_module__load_tables(m);
-
-	return err ? err : t2f_elf_plt__lookup(m, elf_vaddr, out);
+	if (m->index_state == 0)
+		m->plt_from = from;
 }
 
 void t2f_elf_module__free_index(struct t2f_elf_module *m)
@@ -506,6 +491,9 @@ void t2f_elf_module__free_index(struct t2f_elf_module *m)
 	m->buckets = NULL;
 	m->n_ents = 0;
 	t2f_elf_plt__free(&m->plt);
+	t2f_elf_ptree__free(&m->ptree);
+	free(m->pinfo);
+	m->pinfo = NULL;
 }
 
 /* The hit's symbol; its size is end - value (saturated at the top of the address space). */
@@ -541,6 +529,21 @@ static size_t last_at_or_before(const struct t2f_elf_module *m, uint64_t addr)
 	return (size_t)(base - m->keys);
 }
 
+/* Under perf's rules: the walk down perf's tree (elf_perf_tree.c). */
+static int perf_lookup(const struct t2f_elf_module *m, uint64_t elf_vaddr,
+		       struct t2f_elf_sym *out)
+{
+	uint64_t start, end;
+	uint32_t i;
+
+	if (!t2f_elf_ptree__find(&m->ptree, elf_vaddr, &i, &start, &end))
+		return 0;
+	*out = (struct t2f_elf_sym){ .name = m->pinfo[i].name, .value = start, .size = end - start,
+		.table = m->pinfo[i].table, .bind = GELF_ST_BIND(m->pinfo[i].info),
+		.type = GELF_ST_TYPE(m->pinfo[i].info) };
+	return 1;
+}
+
 int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out)
 {
 	size_t i;
@@ -551,12 +554,8 @@ int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct 
 		if (err)
 			return err;
 	}
-	if (m->perf_rules) {  /* perf names the stubs before a sizeless `_init` reaching over them,
-			       * and only those of a file with symbols */
-		err = m->n_ents ? t2f_elf_plt__lookup(m, elf_vaddr, out) : 0;
-		if (err || !m->n_ents)
-			return err;
-	}
+	if (m->perf_rules)
+		return perf_lookup(m, elf_vaddr, out);
 	if (!m->n_ents || elf_vaddr < m->keys[0])
 		return t2f_elf_plt__lookup(m, elf_vaddr, out);
 	for (i = last_at_or_before(m, elf_vaddr);; i = m->covers[i]) {

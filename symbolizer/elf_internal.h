@@ -74,6 +74,23 @@ struct t2f_elf_plt {
 	const char *section;        /* ".plt" or ".plt.sec" (static) */
 };
 
+/* perf's symbol tree (elf_perf_tree.c): nodes by index, NONE for none. */
+struct t2f_elf_pnode {
+	uint64_t start, end;        /* perf's symbol->start, ->end */
+	uint32_t left, right, parent;
+	uint32_t sym;               /* the caller's payload */
+	bool red;
+};
+struct t2f_elf_ptree {
+	struct t2f_elf_pnode *nodes;
+	size_t n, cap;
+	uint32_t root;              /* T2F_ELF_NONE when empty */
+};
+struct t2f_elf_pinfo {          /* what a perf tree node names */
+	const char *name, *table;
+	unsigned char info;
+};
+
 struct t2f_elf_module {
 	char *path;
 	struct t2f_diag *diag;      /* may be NULL: then messages are dropped */
@@ -101,6 +118,10 @@ struct t2f_elf_module {
 
 	/* lookup index: built on the first lookup (index_state as tables_state) */
 	bool perf_rules;            /* choose symbols as perf does (elf_index.c, elf_perf_rules.c) */
+	struct t2f_elf_module *plt_from;  /* perf rules: the file whose PLT stubs join the tree
+					   * (the binary of a debug file), else NULL: this one */
+	struct t2f_elf_ptree ptree;       /* perf rules: the lookups' tree (elf_perf_tree.c) */
+	struct t2f_elf_pinfo *pinfo;      /* by node payload */
 	int index_state;
 	uint64_t *keys;             /* one block holds keys, ents, covers and buckets */
 	struct t2f_elf_ent *ents;
@@ -242,6 +263,27 @@ void t2f_elf_plt__free(struct t2f_elf_plt *p);  /* empties *p; an empty one is f
 /* elf_index.c */
 void t2f_elf_module__free_index(struct t2f_elf_module *m);
 
+/* elf_perf_tree.c: insertion (equal starts go right); symbols__fixup_end; symbols__fixup_duplicate
+ * with `first` telling whether the earlier of two symbols at one start wins (perf's
+ * choose_best_symbol), sizes as the tree has them; the walk (true and the node's payload and
+ * range); freeing. Insertion: 0 or -ENOMEM. */
+typedef bool (*t2f_elf_ptree_first_cb)(void *ctx, uint32_t a, uint64_t a_size, uint32_t b,
+				       uint64_t b_size);
+int t2f_elf_ptree__insert(struct t2f_elf_ptree *t, uint64_t start, uint64_t end, uint32_t sym);
+void t2f_elf_ptree__fixup_end(struct t2f_elf_ptree *t);
+void t2f_elf_ptree__fixup_duplicate(struct t2f_elf_ptree *t, t2f_elf_ptree_first_cb first,
+				    void *ctx);
+bool t2f_elf_ptree__find(const struct t2f_elf_ptree *t, uint64_t ip, uint32_t *sym,
+			 uint64_t *start, uint64_t *end);
+void t2f_elf_ptree__free(struct t2f_elf_ptree *t);
+
+/* elf_plt.c: builds the module's PLT names now; *out the stubs (possibly none). 0 or -ENOMEM. */
+int t2f_elf_plt__all(struct t2f_elf_module *m, const struct t2f_elf_plt **out);
+
+/* elf_perf_rules.c: perf's tree of the n kept symbols (in table order: values, sizes; info is
+ * malloc'd and becomes m->pinfo, also on error), then the PLT stubs. 0 or -ENOMEM. */
+int t2f_elf_perf_tree(struct t2f_elf_module *m, const uint64_t *values, const uint64_t *sizes,
+		      struct t2f_elf_pinfo *info, size_t n);
 /* elf_perf_rules.c: ok[i] (n = the table's image's section count) is 1 when section i may hold
  * a label perf keeps (its name contains "text" or "data"); ok is malloc'd (NULL, n 0 when the
  * image has no sections). 0 or -ENOMEM. */

@@ -20,7 +20,9 @@
  *   named *text* or *data*; a file's .dynsym is left out whenever it has a .symtab; a sizeless
  *   symbol reaches the next symbol's address; at one address: non-zero size, then non-WEAK,
  *   then GLOBAL, then fewer leading '_', then the longer name ("cfree@GLIBC_2.2.5" over
- *   "free"); PLT stubs are named before the symbols (a sizeless `_init` reaches over them);
+ *   "free"); PLT stubs numbered as perf 6.1 does join them; a lookup walks a red-black tree
+ *   built as perf builds its own, so that where ranges overlap (a sizeless `_init` reaching
+ *   over .plt) the answer is perf's;
  * - arch fix-ups for lookups (not for __each_symbol): EM_ARM clears the Thumb bit of FUNC and
  *   GNU_IFUNC values;
  *   ppc64 ELFv1 FUNC values that point into .opd are replaced by the code address stored there.
@@ -91,9 +93,10 @@ int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct 
 
 /* Chooses symbols by perf's rules (above) from now on; ignored once a lookup has been made. */
 void t2f_elf_module__use_perf_rules(struct t2f_elf_module *m);
-/* Only the PLT stubs: as __lookup for an address in .plt / .plt.sec, else 0. */
-int t2f_elf_module__lookup_plt(struct t2f_elf_module *m, uint64_t elf_vaddr,
-			       struct t2f_elf_sym *out);
+/* Under perf's rules: the PLT stubs of `from` (kept by the caller for as long as m is looked
+ * up) join m's symbols instead of m's own, as perf takes them from a debug file's binary.
+ * Ignored once a lookup has been made. */
+void t2f_elf_module__perf_plt_from(struct t2f_elf_module *m, struct t2f_elf_module *from);
 
 /* zlib CRC-32 of the whole file, as .gnu_debuglink stores it. 0 or -errno. */
 int t2f_elf_file_crc32(const char *path, uint32_t *crc);

@@ -7,8 +7,10 @@
  *   labels     NOTYPE with a name, not UNDEF or ABS, in a section whose name contains "text"
  *              or "data" (ld.so's `_start` and `_dl_start_user` are such labels in .text).
  * Our index also leaves out ABS and COMMON symbols and value 0 in both rule sets (no code lies
- * there). The rest of perf's rules (sizeless symbols reaching the next one, the choice among
- * symbols at one address) are in elf_index.c.
+ * there). Lookups then walk perf's tree (elf_perf_tree.c), built here: the kept symbols in
+ * table order, perf's end fix-up and choice among symbols at one start (choose_best_symbol:
+ * non-zero size, then non-WEAK, then GLOBAL, then fewer leading '_', then the longer name, then
+ * the earlier; a "SyS" name loses), then the PLT stubs (elf_plt.c) when any symbol was kept.
  */
 #include "symbolizer/elf_internal.h"
 
@@ -51,4 +53,68 @@ bool t2f_elf_perf_kept(const struct t2f_elf_rawsym *s, const uint8_t *label_ok, 
 	if (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT)
 		return true;
 	return type == STT_NOTYPE && s->shndx < n && label_ok[s->shndx];
+}
+
+/* perf's choose_best_symbol: whether a (earlier in the tree) wins over b. */
+static bool first_wins(void *ctx, uint32_t a, uint64_t a_size, uint32_t b, uint64_t b_size)
+{
+	const struct t2f_elf_pinfo *p = ctx;
+	unsigned ba = GELF_ST_BIND(p[a].info), bb = GELF_ST_BIND(p[b].info);
+	size_t ua = strspn(p[a].name, "_"), ub = strspn(p[b].name, "_"), la, lb;
+
+	if ((a_size == 0) != (b_size == 0))
+		return a_size != 0;
+	if ((ba == STB_WEAK) != (bb == STB_WEAK))
+		return bb == STB_WEAK;
+	if ((ba == STB_GLOBAL) != (bb == STB_GLOBAL))
+		return ba == STB_GLOBAL;
+	if (ua != ub)
+		return ua < ub;
+	la = strlen(p[a].name);
+	lb = strlen(p[b].name);
+	if (la != lb)
+		return la > lb;
+	return strncmp(p[a].name, "SyS", 3) != 0 && strncmp(p[a].name, "compat_SyS", 10) != 0;
+}
+
+/* The PLT stubs of m->plt_from (else m) into the tree after the n symbols. */
+static int add_plt(struct t2f_elf_module *m, size_t n)
+{
+	struct t2f_elf_module *src = m->plt_from ? m->plt_from : m;
+	const struct t2f_elf_plt *plt;
+	struct t2f_elf_pinfo *grown;
+	int err = t2f_elf_module__load_tables(src);
+
+	if (err)  /* a file whose tables cannot be read names no stub (warned) */
+		return err == -ENOMEM ? err : 0;
+	err = t2f_elf_plt__all(src, &plt);
+	if (err || !plt->n)
+		return err;
+	grown = realloc(m->pinfo, (n + plt->n) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	m->pinfo = grown;
+	for (size_t i = 0; i < plt->n && !err; i++) {  /* by address: relocation order here */
+		grown[n + i] = (struct t2f_elf_pinfo){ plt->names + plt->ents[i].name, plt->section,
+			GELF_ST_INFO(STB_GLOBAL, STT_FUNC) };
+		err = t2f_elf_ptree__insert(&m->ptree, plt->ents[i].addr,
+					    plt->ents[i].addr + plt->stub_size, (uint32_t)(n + i));
+	}
+	return err;
+}
+
+int t2f_elf_perf_tree(struct t2f_elf_module *m, const uint64_t *values, const uint64_t *sizes,
+		      struct t2f_elf_pinfo *info, size_t n)
+{
+	int err = 0;
+
+	m->ptree = (struct t2f_elf_ptree){ .root = T2F_ELF_NONE };
+	m->pinfo = info;
+	for (size_t i = 0; i < n && !err; i++)
+		err = t2f_elf_ptree__insert(&m->ptree, values[i], values[i] + sizes[i], (uint32_t)i);
+	if (err)
+		return err;
+	t2f_elf_ptree__fixup_end(&m->ptree);
+	t2f_elf_ptree__fixup_duplicate(&m->ptree, first_wins, m->pinfo);
+	return n ? add_plt(m, n) : 0;
 }

@@ -367,6 +367,22 @@ static int advance(struct t2f_elf_module *m, struct t2f_elf_plt *p)
 	return 0;
 }
 
+int t2f_elf_plt__all(struct t2f_elf_module *m, const struct t2f_elf_plt **out)
+{
+	struct t2f_elf_plt *p = &m->plt;
+	int err;
+
+	while (p->state != PLT_NAMED && p->state != PLT_NONE) {
+		err = advance(m, p);
+		if (err) {
+			t2f_elf_plt__free(p);
+			return err;
+		}
+	}
+	*out = p;
+	return 0;
+}
+
 int t2f_elf_plt__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out)
 {
 	struct t2f_elf_plt *p = &m->plt;

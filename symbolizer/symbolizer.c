@@ -397,8 +397,10 @@ static int file_search(struct t2f_symbolizer *s, struct sym_file *f)
 	if (err)
 		return err;
 	f->file_miss = T2F_HIT;
-	if (s->perf_rules && f->binary)  /* the found file was opened so by debug_find */
+	if (s->perf_rules && f->binary) {  /* the found file was opened so by debug_find */
 		t2f_elf_module__use_perf_rules(f->binary);
+		t2f_elf_module__perf_plt_from(f->files.module, f->binary);
+	}
 	return 0;
 }
 
@@ -490,13 +492,9 @@ static void sym_from_memo(const struct memo_ent *e, struct t2f_sym *out)
 static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct memo_ent *e)
 {
 	struct t2f_elf_sym sym;
-	int r = 0;
+	int r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
 
-	if (s->perf_rules && f->binary)  /* perf: the stubs first (elf_module.h) */
-		r = t2f_elf_module__lookup_plt(f->binary, e->elf_vaddr, &sym);
-	if (r == 0)
-		r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
-	if (r == 0 && f->binary)  /* a debug file has no PLT: its binary names the stubs */
+	if (r == 0 && f->binary && !s->perf_rules)  /* a debug file has no PLT: its binary names the stubs */
 		r = t2f_elf_module__lookup(f->binary, e->elf_vaddr, &sym);
 	if (r == -ENOMEM)
 		return r;

@@ -25,13 +25,10 @@
 #
 # The route names frames by perf's symbol rules (--symbol-rules perf, its default for perf.data:
 # NOTYPE labels such as ld.so's _dl_start_user, sizeless symbols reaching the next one, the alias
-# perf picks at one address such as cfree@GLIBC_2.2.5, PLT stubs as perf 6.1 numbers them), so
-# every case compares whole outputs byte for byte, sys (system-wide) included. One known case
-# stays apart: perf keeps its symbols in a red-black tree and, where a sizeless symbol such as
-# an executable's `_init` reaches over .plt, which of the two a lookup meets first depends on the
-# tree's shape; the route names the stub. So the outputs may differ only in stacks where perf
-# printed `_init` and the route a `...@plt` stub at that place (stub_or_init, below; counted
-# and printed); anything else fails.
+# perf picks at one address such as cfree@GLIBC_2.2.5, PLT stubs as perf 6.1 numbers them, and
+# lookups walking a tree of perf's shape, which decides where ranges overlap: a sizeless `_init`
+# reaching over .plt), so every case compares whole outputs byte for byte, sys (system-wide)
+# included.
 # `--buildid-all` (not for bm, z): perf writes build-ids only of the DSOs a sample's ip hit,
 # and uses a library seen only in call chains (libc's start_thread) from its path unverified;
 # trace2flame refuses to name frames from a file it cannot verify by build-id (DESIGN §5).
@@ -89,49 +86,12 @@ both() {
 # same NAME WHAT A B: A and B are the same bytes, and A is not empty
 same() { same_nonempty "$@" "< perf.data route, > perf script route"; }
 
-# folded NAME [TRACE2FLAME-ARGS...]: the two routes' folded outputs are equal (but for
-# stub_or_init)
+# folded NAME [TRACE2FLAME-ARGS...]: the two routes' folded outputs are equal
 folded() {
 	_f=$1
 	shift
 	both "$_f" folded "$@" || return 0
-	if cmp -s "$TMP/$_f.r.folded" "$TMP/$_f.s.folded" && [ -s "$TMP/$_f.r.folded" ]; then
-		ok
-	else
-		stub_or_init "$_f" "folded $*" "$TMP/$_f.r.folded" "$TMP/$_f.s.folded"
-	fi
-}
-
-# stub_or_init NAME WHAT A B: the stacks only in A (the route) and only in B (perf) are the same
-# with the same weights once A's `...@plt` frames and B's `_init` frames are one name (the
-# header); else fails with the lines that differ
-stub_or_init() {
-	LC_ALL=C sort "$3" >"$3.sorted"
-	LC_ALL=C sort "$4" >"$4.sorted"
-	LC_ALL=C comm -23 "$3.sorted" "$4.sorted" >"$3.only"
-	LC_ALL=C comm -13 "$3.sorted" "$4.sorted" >"$4.only"
-	if [ -s "$3" ] && awk '
-		FNR == 1 { side++ }
-		{
-			w = $NF
-			n = split(substr($0, 1, length($0) - length(w) - 1), f, ";")
-			k = ""
-			for (i = 1; i <= n; i++) {
-				if ((side == 1 && f[i] ~ /@plt$/) || (side == 2 && f[i] == "_init"))
-					f[i] = "\001"
-				k = k (i > 1 ? ";" : "") f[i]
-			}
-			if (side == 1) a[k] += w; else b[k] += w
-		}
-		END { for (k in a) if (a[k] != b[k]) exit 1
-		      for (k in b) if (a[k] != b[k]) exit 1 }' "$3.only" "$4.only"; then
-		ok
-		echo "$TEST_NAME: $1: $2: $(wc -l <"$3.only") stacks name a PLT stub where perf" \
-			"names the sizeless symbol before .plt (_init)"
-	else
-		bad "$1: $2 differ (< perf.data route, > perf script route):"
-		diff "$3" "$4" | head -10
-	fi
+	same "$_f" "folded $*" "$TMP/$_f.r.folded" "$TMP/$_f.s.folded"
 }
 
 # vdso NAME: main's spin names the vdso's function (from perf's ~/.debug/[vdso] copy, found by
