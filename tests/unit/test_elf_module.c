@@ -141,33 +141,6 @@ static void test_fixture(void **state)
 
 /* --- the symbol zoo (fixtures/elf/zoo.c), exact names and addresses -------------------------- */
 
-static void expect_hit(struct t2f_elf_module *m, const char *rel, uint64_t addr, const char *name,
-		       uint64_t value, uint64_t size, unsigned bind, unsigned type)
-{
-	struct t2f_elf_sym out;
-	int rc;
-
-	memset(&out, 0, sizeof(out));
-	rc = t2f_elf_module__lookup(m, addr, &out);
-	if (rc != 1 || !out.name || strcmp(out.name, name) != 0)
-		fail_msg("%s: lookup 0x%llx: want %s, got %d %s", rel, (unsigned long long)addr, name,
-			 rc, rc == 1 && out.name ? out.name : "-");
-	assert_int_equal(out.value, value);
-	assert_int_equal(out.size, size);
-	assert_int_equal(out.bind, bind);
-	assert_int_equal(out.type, type);
-}
-
-static void expect_miss(struct t2f_elf_module *m, const char *rel, uint64_t addr)
-{
-	struct t2f_elf_sym out;
-	int rc = t2f_elf_module__lookup(m, addr, &out);
-
-	if (rc != 0)
-		fail_msg("%s: lookup 0x%llx: want a miss, got %d %s", rel, (unsigned long long)addr, rc,
-			 rc == 1 && out.name ? out.name : "-");
-}
-
 static int no_zoo_junk_cb(void *ctx, const struct t2f_elf_sym *s)
 {
 	const char *bad[] = { "fx_object", "fx_notype", "fx_abs", "fx_zoo_start" };

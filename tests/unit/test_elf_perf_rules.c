@@ -22,22 +22,6 @@
 #include "support/elf_fixtures.h"
 #include "symbolizer/elf_module.h"
 
-static void hit(struct t2f_elf_module *m, const char *rel, uint64_t addr, const char *name,
-		uint64_t value, uint64_t size, unsigned type)
-{
-	struct t2f_elf_sym out;
-	int rc;
-
-	memset(&out, 0, sizeof(out));
-	rc = t2f_elf_module__lookup(m, addr, &out);
-	if (rc != 1 || !out.name || strcmp(out.name, name) != 0)
-		fail_msg("%s: lookup 0x%llx: want %s, got %d %s", rel, (unsigned long long)addr, name,
-			 rc, rc == 1 && out.name ? out.name : "-");
-	assert_int_equal(out.value, value);
-	assert_int_equal(out.size, size);
-	assert_int_equal(out.type, type);
-}
-
 /* fx_object [0x180, 0x1a0) or fx_notype [0x190, 0x1a0) */
 static void either(struct t2f_elf_module *m, const char *rel, uint64_t addr)
 {
@@ -54,16 +38,6 @@ static void either(struct t2f_elf_module *m, const char *rel, uint64_t addr)
 		fail_msg("%s: lookup 0x%llx: want fx_object or fx_notype, got %s", rel,
 			 (unsigned long long)addr, out.name);
 	}
-}
-
-static void miss(struct t2f_elf_module *m, const char *rel, uint64_t addr)
-{
-	struct t2f_elf_sym out;
-	int rc = t2f_elf_module__lookup(m, addr, &out);
-
-	if (rc != 0)
-		fail_msg("%s: lookup 0x%llx: want a miss, got %d %s", rel, (unsigned long long)addr, rc,
-			 rc == 1 && out.name ? out.name : "-");
 }
 
 /* The zoo (fixtures/elf/zoo.c) where perf's rules answer differently from the default ones,
@@ -85,32 +59,36 @@ static void test_zoo(void **state)
 		sink_open(&s);
 		m = open_ok(rel, &s);
 		t2f_elf_module__use_perf_rules(m);
-		hit(m, rel, b, "fx_first", b, 0x40, STT_FUNC);  /* over the label fx_zoo_start */
+		/* over the label fx_zoo_start at the same address */
+		expect_hit(m, rel, b, "fx_first", b, 0x40, STB_GLOBAL, STT_FUNC);
 		/* LOCAL, WEAK and GLOBAL at one address: GLOBAL, as by default */
-		hit(m, rel, b + 0x7f, "fx_dup", b + 0x40, 0x40, STT_FUNC);
-		hit(m, rel, b + 0x80, "fx_under", b + 0x80, 0x20, STT_FUNC);
+		expect_hit(m, rel, b + 0x7f, "fx_dup", b + 0x40, 0x40, STB_GLOBAL, STT_FUNC);
+		expect_hit(m, rel, b + 0x80, "fx_under", b + 0x80, 0x20, STB_GLOBAL, STT_FUNC);
 		/* sizeless: reaches the next symbol (0x0c0) */
-		hit(m, rel, b + 0xa0, "fx_nosize", b + 0xa0, 0x20, STT_FUNC);
-		hit(m, rel, b + 0xbf, "fx_nosize", b + 0xa0, 0x20, STT_FUNC);
+		expect_hit(m, rel, b + 0xa0, "fx_nosize", b + 0xa0, 0x20, STB_GLOBAL, STT_FUNC);
+		expect_hit(m, rel, b + 0xbf, "fx_nosize", b + 0xa0, 0x20, STB_GLOBAL, STT_FUNC);
 		/* LOCAL over WEAK (by default WEAK wins) */
-		hit(m, rel, b + 0xc0, "fx_local_w", b + 0xc0, 0x20, STT_FUNC);
+		expect_hit(m, rel, b + 0xc0, "fx_local_w", b + 0xc0, 0x20, STB_LOCAL, STT_FUNC);
 		/* a sized LOCAL and a sizeless GLOBAL after it in the table (locals come first):
 		 * the sizeless one, last at its address, reaches the next symbol before the
 		 * choice, and then GLOBAL wins (by default the sized one does) */
-		hit(m, rel, b + 0xe0, "fx_zero_global", b + 0xe0, 0x20, STT_FUNC);
-		hit(m, rel, b + 0xff, "fx_zero_global", b + 0xe0, 0x20, STT_FUNC);
-		hit(m, rel, b + 0x100, "fx_ifunc", b + 0x100, 0x20, STT_GNU_IFUNC);
+		expect_hit(m, rel, b + 0xe0, "fx_zero_global", b + 0xe0, 0x20, STB_GLOBAL,
+			   STT_FUNC);
+		expect_hit(m, rel, b + 0xff, "fx_zero_global", b + 0xe0, 0x20, STB_GLOBAL,
+			   STT_FUNC);
+		expect_hit(m, rel, b + 0x100, "fx_ifunc", b + 0x100, 0x20, STB_GLOBAL,
+			   STT_GNU_IFUNC);
 		/* an OBJECT is a symbol; the NOTYPE label inside it (in a text section) reaches
 		 * fx_last: from 0x190 both hold the address, and which one the walk down perf's
 		 * tree meets first depends on the tree's shape (the real-data check of this is
 		 * tests/perf_data_route.sh against perf itself) */
-		hit(m, rel, b + 0x180, "fx_object", b + 0x180, 0x20, STT_OBJECT);
-		hit(m, rel, b + 0x18f, "fx_object", b + 0x180, 0x20, STT_OBJECT);
+		expect_hit(m, rel, b + 0x180, "fx_object", b + 0x180, 0x20, STB_GLOBAL, STT_OBJECT);
+		expect_hit(m, rel, b + 0x18f, "fx_object", b + 0x180, 0x20, STB_GLOBAL, STT_OBJECT);
 		either(m, rel, b + 0x190);
 		either(m, rel, b + 0x19f);
-		hit(m, rel, b + 0x1ef, "fx_last", b + 0x1a0, 0x50, STT_FUNC);
-		miss(m, rel, b + 0x1f0);
-		miss(m, rel, 0x20001f8);  /* fx_abs: SHN_ABS */
+		expect_hit(m, rel, b + 0x1ef, "fx_last", b + 0x1a0, 0x50, STB_GLOBAL, STT_FUNC);
+		expect_miss(m, rel, b + 0x1f0);
+		expect_miss(m, rel, 0x20001f8);  /* fx_abs: SHN_ABS */
 		assert_int_equal(t2f_diag__warnings(s.d), 0);
 		t2f_elf_module__free(m);
 		sink_close(&s);

@@ -91,4 +91,13 @@ void check_each_symbol(struct t2f_elf_module *m, const struct expect *x, const c
 /* Start, middle, last byte and one past the end of every symbol; sizeless: at and after. */
 void check_lookups(struct t2f_elf_module *m, const struct expect *x, const char *rel);
 
+/* --- lookups ------------------------------------------------------------------------------- */
+
+/* The lookup of addr hits `name` with that value, size, binding and type; else the test fails
+ * naming REL and the address. */
+void expect_hit(struct t2f_elf_module *m, const char *rel, uint64_t addr, const char *name,
+		uint64_t value, uint64_t size, unsigned bind, unsigned type);
+/* The lookup of addr misses. */
+void expect_miss(struct t2f_elf_module *m, const char *rel, uint64_t addr);
+
 #endif
