@@ -10,9 +10,11 @@
  * there). Lookups then walk perf's tree (elf_perf_tree.c), built here: the kept symbols in
  * table order, perf's end fix-up and choice among symbols at one start (choose_best_symbol:
  * non-zero size, then non-WEAK, then GLOBAL, then fewer leading '_', then the longer name, then
- * the earlier; a "SyS" name loses), then the PLT stubs (elf_plt.c) when any symbol was kept.
+ * the earlier; a "SyS" name loses; names as perf demangles them when loading), then the PLT
+ * stubs (elf_plt.c) when any symbol was kept.
  */
 #include "symbolizer/elf_internal.h"
+#include "symbolizer/demangle.h"
 
 #include <stdlib.h>
 
@@ -55,12 +57,26 @@ bool t2f_elf_perf_kept(const struct t2f_elf_rawsym *s, const uint8_t *label_ok, 
 	return type == STT_NOTYPE && s->shndx < n && label_ok[s->shndx];
 }
 
-/* perf's choose_best_symbol: whether a (earlier in the tree) wins over b. */
+/* The names choose_best_symbol compares: perf demangles as it loads (without parameters). */
+static bool names_first(const char *a, const char *b)
+{
+	size_t ua = strspn(a, "_"), ub = strspn(b, "_"), la = strlen(a), lb = strlen(b);
+
+	if (ua != ub)
+		return ua < ub;
+	if (la != lb)
+		return la > lb;
+	return strncmp(a, "SyS", 3) != 0 && strncmp(a, "compat_SyS", 10) != 0;
+}
+
+/* perf's choose_best_symbol: whether a (earlier in the tree) wins over b. Chromium's free,
+ * cfree, __libc_free, _ZdlPv ... at one address: "operator delete[]", the longest. */
 static bool first_wins(void *ctx, uint32_t a, uint64_t a_size, uint32_t b, uint64_t b_size)
 {
 	const struct t2f_elf_pinfo *p = ctx;
 	unsigned ba = GELF_ST_BIND(p[a].info), bb = GELF_ST_BIND(p[b].info);
-	size_t ua = strspn(p[a].name, "_"), ub = strspn(p[b].name, "_"), la, lb;
+	char *da, *db;
+	bool first;
 
 	if ((a_size == 0) != (b_size == 0))
 		return a_size != 0;
@@ -68,13 +84,12 @@ static bool first_wins(void *ctx, uint32_t a, uint64_t a_size, uint32_t b, uint6
 		return bb == STB_WEAK;
 	if ((ba == STB_GLOBAL) != (bb == STB_GLOBAL))
 		return ba == STB_GLOBAL;
-	if (ua != ub)
-		return ua < ub;
-	la = strlen(p[a].name);
-	lb = strlen(p[b].name);
-	if (la != lb)
-		return la > lb;
-	return strncmp(p[a].name, "SyS", 3) != 0 && strncmp(p[a].name, "compat_SyS", 10) != 0;
+	da = t2f_demangle(p[a].name, T2F_DEMANGLE_NO_PARAMS);
+	db = t2f_demangle(p[b].name, T2F_DEMANGLE_NO_PARAMS);
+	first = names_first(da ? da : p[a].name, db ? db : p[b].name);
+	free(da);
+	free(db);
+	return first;
 }
 
 /* The PLT stubs of m->plt_from (else m) into the tree after the n symbols. */

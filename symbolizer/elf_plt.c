@@ -92,11 +92,12 @@ static void find_sections(struct t2f_elf_module *m, const struct plt_arch *a,
 }
 
 /* Bytes before the first stub of .plt: the layout's header; under perf's rules perf 6.1's,
- * the section's entry size on x86 (the layout's when it is 0, as lld writes it). */
+ * the section's entry size on x86, also when it is 0 (lld writes 0: then perf puts every stub
+ * name at .plt's first byte with size 0, so they name that byte alone). */
 static uint64_t plt_header(const struct t2f_elf_module *m, const struct plt_arch *a,
 			   const GElf_Shdr *plt)
 {
-	if (m->perf_rules && m->machine != EM_AARCH64 && plt->sh_entsize)
+	if (m->perf_rules && m->machine != EM_AARCH64)
 		return plt->sh_entsize;
 	return a->header;
 }
@@ -175,8 +176,9 @@ static int open_input(struct t2f_elf_module *m, const struct plt_arch *a,
 	in->entsize = want;
 	in->count = s->rel.sh_size / want;
 	in->stubs = stubs->sh_addr + header;
-	in->stub_size = sec ? 16 : m->perf_rules && header ? (uint32_t)header : a->stub;
-	in->n_stubs = (stubs->sh_size - header) / in->stub_size;
+	in->stub_size = sec ? 16 : m->perf_rules && m->machine != EM_AARCH64 ? (uint32_t)header
+									       : a->stub;
+	in->n_stubs = in->stub_size ? (stubs->sh_size - header) / in->stub_size : in->count;
 	in->section = sec ? ".plt.sec" : ".plt";
 	return 1;
 }
@@ -253,11 +255,15 @@ static int measure(const struct t2f_elf_module *m, const struct plt_arch *a,
 	return *bytes > UINT32_MAX ? -T2F_E_LIMIT : 0;
 }
 
+/* By address, then in relocation order (the names are written in it): perf's rules put every
+ * stub at one address when .plt's entry size is 0. */
 static int by_addr(const void *pa, const void *pb)
 {
 	const struct t2f_elf_plt_ent *a = pa, *b = pb;
 
-	return (a->addr > b->addr) - (a->addr < b->addr);
+	if (a->addr != b->addr)
+		return (a->addr > b->addr) - (a->addr < b->addr);
+	return (a->name > b->name) - (a->name < b->name);
 }
 
 /* Writes the entries and their names (measure() passed). */
