@@ -16,6 +16,7 @@
 #   trunc  u cut inside the data section       complete records kept, a warning with the offset
 #   dwarf  --call-graph dwarf                  counted in --stats (no DWARF unwinding)
 #   pipe   perf record -o -                    refused: pipe mode, said so
+#   u with --symbol-rules strict               the other rules: the program named the same
 # and a perf.data on stdin is refused with a message naming what to do.
 # speedscope (k, ev, bm): the route must build the profile the perf script reader builds from
 # `perf script -F comm,pid,tid,time,period,event,ip,dso --show-mmap-events` with --resymbolize
@@ -260,6 +261,22 @@ if part 3 && rec dwarf --buildid-all --call-graph dwarf,4096 -e cpu-clock:u; the
 	grep -q "^    samples needing DWARF unwinding .*: $_n\$" "$TMP/dwarf.err" && [ "$_n" -gt 0 ] &&
 		ok || bad "dwarf: want $_n samples needing DWARF unwinding: $(grep DWARF "$TMP/dwarf.err")"
 	[ -s "$TMP/dwarf.folded" ] && ok || bad "dwarf: no stack written: $(head -3 "$TMP/dwarf.err")"
+fi
+
+# --symbol-rules strict: the rules of other inputs; mt's own frames are named the same, the total
+# weight is the same; an unknown value is a usage error
+if part 1 && [ -s "$TMP/u.data" ]; then
+	if t2f "$TMP/u.data" -o "$TMP/u.strict.folded" --symbol-rules strict 2>"$TMP/u.strict.err" &&
+		grep -q 'worker;step_[ab];mtlib_work;mtlib_inner' "$TMP/u.strict.folded" &&
+		[ "$(awk '{ s += $NF } END { print s }' "$TMP/u.strict.folded")" = \
+			"$(awk '{ s += $NF } END { print s }' "$TMP/u.r.folded")" ]; then
+		ok
+	else
+		bad "u: --symbol-rules strict: $(head -3 "$TMP/u.strict.err")"
+	fi
+	t2f "$TMP/u.data" -o "$TMP/u.bad.folded" --symbol-rules nope 2>/dev/null
+	_rc=$?
+	[ "$_rc" = 2 ] && ok || bad "u: --symbol-rules nope: exit $_rc, want 2"
 fi
 
 # pipe mode: refused, and the message says so
