@@ -8,7 +8,8 @@
  * at the first symbols' starts, ends and the byte past them and at the edges and middle of each
  * PT_LOAD (PLT stubs included), each hit's name demangled, each executable segment's mapping
  * turned into ELF addresses through the module_map arithmetic, and the file's CRC. Strict mode
- * (a corrupt table is an error, not a skipped table) for a quarter of the inputs.
+ * (a corrupt table is an error, not a skipped table) for a quarter of the inputs; perf's symbol
+ * rules (labels, objects, lookups through perf's tree) for half.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,7 @@ static void probe_loads(struct t2f_elf_module *m, enum t2f_demangle_mode mode)
 	FZ_CHECK(n == 0 || t2f_elf_module__load_at(m, n - 1), "load %zu of %zu missing", n - 1, n);
 	FZ_CHECK(!t2f_elf_module__load_at(m, n), "a load past the count");
 	t.offsets_trusted = t2f_loads_offsets_trusted(loads, t.n);
+	t.memsz_offsets = (mode + n) % 2;
 	for (size_t i = 0; i < t.n; i++) {
 		const struct t2f_elf_load *ld = &loads[i];
 
@@ -154,8 +156,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0 || t2f_diag__new(NULL, &d))
 		abort();
 	t2f_diag__set_strict(d, (h & 3) == 3);
-	if (t2f_elf_module__open(path, d, &m) == 0)
+	if (t2f_elf_module__open(path, d, &m) == 0) {
+		if ((h >> 16) & 1)  /* perf's rules: labels, objects, perf's tree, perf's PLT */
+			t2f_elf_module__use_perf_rules(m);
 		probe_module(m, path, h);
+	}
 	else
 		FZ_CHECK(m == NULL, "a failed open left a module");
 	t2f_elf_module__free(m);
