@@ -494,7 +494,8 @@ static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct me
 	struct t2f_elf_sym sym;
 	int r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
 
-	if (r == 0 && f->binary && !s->perf_rules)  /* a debug file has no PLT: its binary names the stubs */
+	/* a debug file has no PLT: its binary names the stubs (perf's tree holds them already) */
+	if (r == 0 && f->binary && !s->perf_rules)
 		r = t2f_elf_module__lookup(f->binary, e->elf_vaddr, &sym);
 	if (r == -ENOMEM)
 		return r;
