@@ -326,6 +326,17 @@ static void put_compressed(struct bb *data, const void *z, size_t n)
 	put(data, z, n);
 }
 
+/* *data = one PERF_RECORD_COMPRESSED record holding the zstd frame of raw[0..len) */
+static void compressed_only(struct bb *data, const void *raw, size_t len)
+{
+	uint8_t z[4096];
+	size_t n = ZSTD_compress(z, sizeof(z), raw, len, 1);
+
+	assert_false(ZSTD_isError(n));
+	memset(data, 0, sizeof(*data));
+	put_compressed(data, z, n);
+}
+
 /* Record sizes 0 and 4, in the file and in compressed data; a callchain longer than its
  * record; zstd frames claiming a huge content or window size, or expanding past mmap_len. */
 static void test_hostile_records(void **state)
@@ -334,8 +345,6 @@ static void test_hostile_records(void **state)
 	static uint8_t zeros[2u << 20];
 	struct spec sp = { .n_attrs = 1, .data = &data };
 	struct reading mem, fr;
-	uint8_t z[4096];
-	size_t n;
 
 	(void)state;
 	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = ST_BASIC };
@@ -356,10 +365,7 @@ static void test_hostile_records(void **state)
 		rec_sample(&inner, 0x401000, 1);
 		hdr(&inner, PERF_RECORD_SAMPLE, 0, size);
 		pad_to(&inner, inner.n + 64);
-		n = ZSTD_compress(z, sizeof(z), inner.b, inner.n, 1);
-		assert_false(ZSTD_isError(n));
-		memset(&data, 0, sizeof(data));
-		put_compressed(&data, z, n);
+		compressed_only(&data, inner.b, inner.n);
 		build(&file, &sp);
 		read_both(file.b, file.n, 16, &mem, &fr);
 		assert_int_equal(mem.status, -T2F_E_FORMAT);
@@ -386,10 +392,7 @@ static void test_hostile_records(void **state)
 	rec_sample(&inner, 0x401000, 2);
 	set64(&inner, 72 + 40, 1ull << 61);
 	rec_sample(&inner, 0x401000, 3);
-	n = ZSTD_compress(z, sizeof(z), inner.b, inner.n, 1);
-	assert_false(ZSTD_isError(n));
-	memset(&data, 0, sizeof(data));
-	put_compressed(&data, z, n);
+	compressed_only(&data, inner.b, inner.n);
 	build(&file, &sp);
 	read_both(file.b, file.n, 16, &mem, &fr);
 	assert_int_equal(mem.status, 0);
@@ -418,10 +421,7 @@ static void test_hostile_records(void **state)
 						 "much memory"));
 	}
 	/* 2 MiB of zeros in one record, past the COMPRESSED feature's mmap_len (1 MiB) */
-	n = ZSTD_compress(z, sizeof(z), zeros, sizeof(zeros), 1);
-	assert_false(ZSTD_isError(n));
-	memset(&data, 0, sizeof(data));
-	put_compressed(&data, z, n);
+	compressed_only(&data, zeros, sizeof(zeros));
 	sp.comp_mmap_len = 1u << 20;
 	build(&file, &sp);
 	read_both(file.b, file.n, 16, &mem, &fr);
