@@ -404,28 +404,25 @@ static int alloc_index(struct t2f_elf_module *m, size_t n)
 	return 0;
 }
 
-/* Under perf's rules: perf's tree of the kept symbols a[0..n) (table order). 0 or -ENOMEM. */
+/* Under perf's rules: perf's tree of the kept symbols a[0..n) (table order), m->pinfo naming
+ * its nodes. 0 or -ENOMEM. */
 static int perf_tree(struct t2f_elf_module *m, const struct build_ent *a, size_t n)
 {
-	uint64_t *values = malloc((n ? n : 1) * 2 * sizeof(*values)), *sizes = values + n;
-	struct t2f_elf_pinfo *info = malloc((n ? n : 1) * sizeof(*info));
-	int err = -ENOMEM;
+	int err = 0;
 
-	if (values && info) {
-		for (size_t i = 0; i < n; i++) {
-			const struct t2f_elf_table *t = &m->tables[a[i].table];
+	m->ptree = (struct t2f_elf_ptree){ .root = T2F_ELF_NONE };
+	m->pinfo = malloc((n ? n : 1) * sizeof(*m->pinfo));
+	if (!m->pinfo)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct t2f_elf_table *t = &m->tables[a[i].table];
 
-			values[i] = a[i].value;
-			sizes[i] = a[i].size;
-			info[i] = (struct t2f_elf_pinfo){ t2f_elf_table__name(t, a[i].name), t->name,
-				a[i].info };
-		}
-		err = t2f_elf_perf_tree(m, values, sizes, info, n);
-		info = NULL;  /* m->pinfo now */
+		m->pinfo[i] = (struct t2f_elf_pinfo){ t2f_elf_table__name(t, a[i].name), t->name,
+			a[i].info };
+		err = t2f_elf_ptree__insert(&m->ptree, a[i].value, a[i].value + a[i].size,
+					    (uint32_t)i);
 	}
-	free(values);
-	free(info);
-	return err;
+	return err ? err : t2f_elf_perf_tree_finish(m, n);
 }
 
 static int build_index(struct t2f_elf_module *m)

@@ -280,10 +280,10 @@ void t2f_elf_ptree__free(struct t2f_elf_ptree *t);
 /* elf_plt.c: builds the module's PLT names now; *out the stubs (possibly none). 0 or -ENOMEM. */
 int t2f_elf_plt__all(struct t2f_elf_module *m, const struct t2f_elf_plt **out);
 
-/* elf_perf_rules.c: perf's tree of the n kept symbols (in table order: values, sizes; info is
- * malloc'd and becomes m->pinfo, also on error), then the PLT stubs. 0 or -ENOMEM. */
-int t2f_elf_perf_tree(struct t2f_elf_module *m, const uint64_t *values, const uint64_t *sizes,
-		      struct t2f_elf_pinfo *info, size_t n);
+/* elf_perf_rules.c: m->ptree holds the n kept symbols (inserted in table order, m->pinfo[0..n)
+ * naming them): perf's end fix-up and choice among symbols at one start, then the PLT stubs.
+ * 0 or -ENOMEM. */
+int t2f_elf_perf_tree_finish(struct t2f_elf_module *m, size_t n);
 /* elf_perf_rules.c: ok[i] (n = the table's image's section count) is 1 when section i may hold
  * a label perf keeps (its name contains "text" or "data"); ok is malloc'd (NULL, n 0 when the
  * image has no sections). 0 or -ENOMEM. */

@@ -7,8 +7,9 @@
  *   labels     NOTYPE with a name, not UNDEF or ABS, in a section whose name contains "text"
  *              or "data" (ld.so's `_start` and `_dl_start_user` are such labels in .text).
  * Our index also leaves out ABS and COMMON symbols and value 0 in both rule sets (no code lies
- * there). Lookups then walk perf's tree (elf_perf_tree.c), built here: the kept symbols in
- * table order, perf's end fix-up and choice among symbols at one start (choose_best_symbol:
+ * there). Lookups then walk perf's tree (elf_perf_tree.c): elf_index.c inserts the kept
+ * symbols in table order, then here perf's end fix-up and choice among symbols at one start
+ * (choose_best_symbol:
  * non-zero size, then non-WEAK, then GLOBAL, then fewer leading '_', then the longer name, then
  * the earlier; a "SyS" name loses; names as perf demangles them when loading), then the PLT
  * stubs (elf_plt.c) when any symbol was kept.
@@ -118,17 +119,8 @@ static int add_plt(struct t2f_elf_module *m, size_t n)
 	return err;
 }
 
-int t2f_elf_perf_tree(struct t2f_elf_module *m, const uint64_t *values, const uint64_t *sizes,
-		      struct t2f_elf_pinfo *info, size_t n)
+int t2f_elf_perf_tree_finish(struct t2f_elf_module *m, size_t n)
 {
-	int err = 0;
-
-	m->ptree = (struct t2f_elf_ptree){ .root = T2F_ELF_NONE };
-	m->pinfo = info;
-	for (size_t i = 0; i < n && !err; i++)
-		err = t2f_elf_ptree__insert(&m->ptree, values[i], values[i] + sizes[i], (uint32_t)i);
-	if (err)
-		return err;
 	t2f_elf_ptree__fixup_end(&m->ptree);
 	t2f_elf_ptree__fixup_duplicate(&m->ptree, first_wins, m->pinfo);
 	return n ? add_plt(m, n) : 0;
