@@ -465,23 +465,29 @@ const struct t2f_cell *t2f_profile__cell_at(const struct t2f_profile *p, size_t 
 
 size_t t2f_profile__thread_sample_count(const struct t2f_profile *p, t2f_thread_id thread)
 {
-	return p->log ? t2f_sample_log__group_count(p->log, thread) : 0;
+	return p->log ? t2f_sample_log__group_samples(p->log, thread) : 0;
 }
 
-struct t2f_sample t2f_profile__sample_at(const struct t2f_profile *p, t2f_thread_id thread,
-					 size_t idx)
+size_t t2f_profile__thread_run_count(const struct t2f_profile *p, t2f_thread_id thread)
 {
-	const struct t2f_cell *c = VEC_AT(p->cells, struct t2f_cell,
-					  t2f_sample_log__cell(p->log, thread, idx));
-
-	return (struct t2f_sample){ c->node, c->thread, c->event,
-				    t2f_sample_log__weight(p->log, thread, idx) };
+	return p->log ? t2f_sample_log__group_runs(p->log, thread) : 0;
 }
 
-void t2f_profile__sample_cells(const struct t2f_profile *p, t2f_thread_id thread, size_t from,
-			       size_t n, uint32_t *cells, uint64_t *weights)
+struct t2f_sample_run t2f_profile__run_at(const struct t2f_profile *p, t2f_thread_id thread,
+					  size_t idx)
 {
-	t2f_sample_log__read(p->log, thread, from, n, cells, weights);
+	struct t2f_log_run r;
+	const struct t2f_cell *c;
+
+	t2f_sample_log__read(p->log, thread, idx, 1, &r);
+	c = VEC_AT(p->cells, struct t2f_cell, r.cell);
+	return (struct t2f_sample_run){ c->node, c->thread, c->event, r.samples, r.weight };
+}
+
+void t2f_profile__sample_runs(const struct t2f_profile *p, t2f_thread_id thread, size_t from,
+			      size_t n, struct t2f_log_run *runs)
+{
+	t2f_sample_log__read(p->log, thread, from, n, runs);
 }
 
 bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last)

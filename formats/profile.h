@@ -6,8 +6,9 @@
  *
  * A sample adds (samples 1, weight w) to the cell (stack node, thread, event). When the sample log
  * is enabled (t2f_profile__enable_log, before the first sample), every sample is also appended, in
- * input order (formats/sample_log.h: its cell and weight): writers that keep input order
- * (speedscope, the flame chart) read it. Of the samples' times only the span is kept.
+ * input order (formats/sample_log.h: its cell and weight, samples in a row with the same cell as
+ * one run): writers that keep input order (speedscope, the flame chart) read it. Of the samples'
+ * times only the span is kept.
  *
  * Ownership: the profile owns everything it returns; pointers it returns (strings, frame and cell
  * structs) are borrowed and valid until the next call that adds to the profile. Not thread safe.
@@ -19,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/sample_log.h"
 #include "formats/strtab.h"
 
 typedef uint32_t t2f_thread_id;
@@ -90,12 +92,14 @@ struct t2f_cell {
 	uint64_t weight;      /* sum of periods (1 per sample for events without a period) */
 };
 
-/* One logged sample (only with the log enabled). */
-struct t2f_sample {
+/* Logged samples (only with the log enabled): a run of samples in a row of one thread with one
+ * cell. */
+struct t2f_sample_run {
 	t2f_node_id node;
 	t2f_thread_id thread;
 	t2f_event_id event;
-	uint64_t weight;
+	uint32_t samples;     /* 1 or more */
+	uint64_t weight;      /* their sum */
 };
 
 struct t2f_profile;
@@ -166,14 +170,17 @@ uint32_t t2f_profile__node_depth(const struct t2f_profile *p, t2f_node_id node);
 /* Cells in order of creation (idx 0..cell_count-1). */
 const struct t2f_cell *t2f_profile__cell_at(const struct t2f_profile *p, size_t idx);
 /* The log, a thread at a time: its samples in input order (the order between threads is not
- * kept). The count (0 without the log), and sample idx (< count). */
+ * kept), as runs (formats/sample_log.h: where they are cut is not fixed; neighbours may have the
+ * same cell). Its samples and its runs (0 without the log), and run idx (< runs; finding it
+ * decodes up to 31 runs: use t2f_profile__sample_runs for many). */
 size_t t2f_profile__thread_sample_count(const struct t2f_profile *p, t2f_thread_id thread);
-struct t2f_sample t2f_profile__sample_at(const struct t2f_profile *p, t2f_thread_id thread,
-					 size_t idx);
-/* Bulk reading (one call per batch, not per sample): the cell index (for t2f_profile__cell_at)
- * and weight of the thread's samples [from, from + n), all < its count. */
-void t2f_profile__sample_cells(const struct t2f_profile *p, t2f_thread_id thread, size_t from,
-			       size_t n, uint32_t *cells, uint64_t *weights);
+size_t t2f_profile__thread_run_count(const struct t2f_profile *p, t2f_thread_id thread);
+struct t2f_sample_run t2f_profile__run_at(const struct t2f_profile *p, t2f_thread_id thread,
+					  size_t idx);
+/* Bulk reading (one call per batch, not per run): the thread's runs [from, from + n), all < its
+ * run count, with their cell index (for t2f_profile__cell_at). */
+void t2f_profile__sample_runs(const struct t2f_profile *p, t2f_thread_id thread, size_t from,
+			      size_t n, struct t2f_log_run *runs);
 /* The earliest and latest nonzero sample time; false when no sample had one. */
 bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last);
 

@@ -1,13 +1,18 @@
-/* formats/sample_log.c: per group, a sequence: chunks of samples (cell, weight below 2^32 - 1 or
- * the escape value), each new one twice the size of the one before, and, in sample order, the
- * escaped samples' (index, weight). Reading walks the chunks from the one the previous index was
- * in.
+/* formats/sample_log.c: per group, a sequence of chunks of run records, each new chunk twice the
+ * size of the one before (up to MAX_CHUNK), and the group's last run, still open, kept aside
+ * until a sample of another cell closes it.
  *
- * A take moves the taken log's chunks, not their samples: each moved chunk points to a copy of
- * the take's cell map, applied when it is read. The taker (the calling thread of a parallel
- * read) then does work per chunk, not per sample; the samples are written once, by the thread
- * that parsed them. A moved chunk is cut to its length and counts as full, so adds after a take
- * go to a new chunk. */
+ * A record is LEB128 numbers: the cell index, then count << 2 | kind, then by kind: W_EACH, the
+ * weight of each sample (which W_SAME records after it in the chunk repeat); W_SAME, nothing;
+ * W_SUM, the run's weight (its samples did not all weigh the same). Every MARK-th record of a
+ * chunk is an entry point: its byte offset is kept, and it is never W_SAME, so decoding can start
+ * there.
+ *
+ * A take moves the taken log's chunks, not their runs: each moved chunk points to a copy of the
+ * take's cell map, applied when it is read. The taker (the calling thread of a parallel read)
+ * then does work per chunk, not per sample; the runs are written once, by the thread that parsed
+ * them. A moved chunk is cut to its length and counts as full, so adds after a take go to a new
+ * chunk. */
 #include "formats/sample_log.h"
 
 #include <errno.h>
@@ -17,33 +22,41 @@
 #include "formats/diag.h"
 #include "formats/mem.h"
 
-#define WEIGHT_ASIDE UINT32_MAX /* the weight is in `big` */
-#define FIRST_CHUNK 256         /* samples */
+#define MARK 32                  /* an entry point every MARK records */
+#define MAX_RECORD 20            /* bytes: cell 5, count and kind 5, weight 10 */
+#define MIN_RECORD 2
+#define FIRST_CHUNK 1024         /* bytes */
+#define MAX_CHUNK (64u << 20)    /* bytes: offsets fit 32 bits */
 
-struct entry {
-	uint32_t cell;
-	uint32_t weight;
+enum { W_SAME, W_EACH, W_SUM };
+
+/* A run as the encoder sees it: `uniform` when each of its samples weighs `each`. */
+struct run {
+	uint32_t cell, samples;
+	uint64_t weight, each;
+	bool uniform;
 };
 
 struct chunk {
-	struct entry *e;
-	size_t len, cap;
-	size_t start;          /* index of its first sample */
-	const uint32_t *map;   /* cell c is map[c] (a take's map); NULL: as stored */
+	uint8_t *b;
+	size_t len, cap;        /* bytes */
+	uint32_t *marks;        /* byte offsets of records 0, MARK, 2 MARK, … */
+	size_t marks_cap;
+	size_t runs;            /* records in it */
+	size_t start;           /* group index of its first run */
+	const uint32_t *map;    /* cell c is map[c] (a take's map); NULL: as stored */
+	uint64_t each;          /* the weight W_SAME means, when has_each */
+	bool has_each;
 };
 
-struct big_weight {
-	uint64_t idx;
-	uint64_t weight;
-};
-
-/* One group's samples. */
+/* One group's runs: the chunks' and the open one. */
 struct seq {
 	struct chunk *chunks;
 	size_t nchunks, chunks_cap;
-	size_t len;
-	struct big_weight *big;
-	size_t big_len, big_cap;
+	size_t runs;            /* in the chunks */
+	size_t samples;         /* in the chunks and the open run */
+	struct run open;
+	bool has_open;
 };
 
 struct t2f_sample_log {
@@ -61,12 +74,17 @@ int t2f_sample_log__new(struct t2f_sample_log **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+static void free_chunk(struct chunk *c)
+{
+	free(c->b);
+	free(c->marks);
+}
+
 static void free_chunks(struct seq *l)
 {
 	for (size_t i = 0; i < l->nchunks; i++)
-		free(l->chunks[i].e);
+		free_chunk(&l->chunks[i]);
 	free(l->chunks);
-	free(l->big);
 }
 
 void t2f_sample_log__free(struct t2f_sample_log *l)
@@ -81,6 +99,85 @@ void t2f_sample_log__free(struct t2f_sample_log *l)
 	free(l->g);
 	free(l);
 }
+
+/* ---- records ---- */
+
+static size_t put_num(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		p[n++] = (uint8_t)(v | 0x80);
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline uint64_t get_num(const uint8_t **pp)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = *p & 0x7f;
+
+	for (unsigned shift = 7; *p++ & 0x80; shift += 7)
+		v |= (uint64_t)(*p & 0x7f) << shift;
+	*pp = p;
+	return v;
+}
+
+/* Appends r's record to c, which has room for one. */
+static void encode(struct chunk *c, const struct run *r)
+{
+	uint8_t *p = c->b + c->len;
+	unsigned kind = W_SUM;
+
+	if (c->runs % MARK == 0) {
+		c->marks[c->runs / MARK] = (uint32_t)c->len;
+		c->has_each = false;
+	}
+	if (r->uniform) {
+		kind = c->has_each && c->each == r->each ? W_SAME : W_EACH;
+		c->each = r->each;
+		c->has_each = true;
+	}
+	p += put_num(p, r->cell);
+	p += put_num(p, (uint64_t)r->samples << 2 | kind);
+	if (kind != W_SAME)
+		p += put_num(p, kind == W_EACH ? r->each : r->weight);
+	c->len = (size_t)(p - c->b);
+	c->runs++;
+}
+
+/* Decoding from an entry point on. */
+struct cursor {
+	const uint8_t *p;
+	uint64_t each;
+};
+
+static inline void decode(struct cursor *k, struct run *r)
+{
+	uint64_t head;
+
+	r->cell = (uint32_t)get_num(&k->p);
+	head = get_num(&k->p);
+	r->samples = (uint32_t)(head >> 2);
+	r->uniform = (head & 3) != W_SUM;
+	if ((head & 3) == W_EACH)
+		k->each = get_num(&k->p);
+	r->each = k->each;
+	r->weight = r->uniform ? r->samples * k->each : get_num(&k->p);
+}
+
+/* A cursor at record `at` of c: at its entry point, then past the records before it. */
+static struct cursor seek(const struct chunk *c, size_t at)
+{
+	struct cursor k = { c->b + c->marks[at / MARK], 0 };
+	struct run skip;
+
+	for (size_t i = at % MARK; i > 0; i--)
+		decode(&k, &skip);
+	return k;
+}
+
+/* ---- adding ---- */
 
 /* Room for n more elements of `size` bytes in *data (len used of cap). */
 static int grow(void **data, size_t *cap, size_t len, size_t n, size_t size)
@@ -102,37 +199,53 @@ static int grow(void **data, size_t *cap, size_t len, size_t n, size_t size)
 	return 0;
 }
 
-/* Appends an empty chunk of `cap` samples starting at l->len. */
-static int new_chunk(struct seq *l, size_t cap)
+/* An empty chunk of `cap` bytes in *c. 0 or -ENOMEM. */
+static int chunk_init(struct chunk *c, size_t cap)
 {
-	struct entry *e;
+	*c = (struct chunk){ .cap = cap, .marks_cap = cap / MIN_RECORD / MARK + 1 };
+	c->b = malloc(cap);
+	c->marks = malloc(c->marks_cap * sizeof(*c->marks));
+	if (!c->b || !c->marks) {
+		free_chunk(c);
+		return -ENOMEM;
+	}
+	t2f_mem__huge(c->b, cap);
+	return 0;
+}
+
+/* Appends an empty chunk, its size following the last one's. */
+static int new_chunk(struct seq *l)
+{
+	const struct chunk *last = l->nchunks ? &l->chunks[l->nchunks - 1] : NULL;
+	size_t cap = last && !last->map && last->cap >= FIRST_CHUNK ? last->cap * 2 : FIRST_CHUNK;
 	int err = grow((void **)&l->chunks, &l->chunks_cap, l->nchunks, 1, sizeof(*l->chunks));
 
 	if (err)
 		return err;
-	e = malloc(cap * sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	t2f_mem__huge(e, cap * sizeof(*e));
-	l->chunks[l->nchunks++] = (struct chunk){ e, 0, cap, l->len, NULL };
+	err = chunk_init(&l->chunks[l->nchunks], cap < MAX_CHUNK ? cap : MAX_CHUNK);
+	if (err)
+		return err;
+	l->chunks[l->nchunks++].start = l->runs;
 	return 0;
 }
 
-/* Appends (cell, weight) to the last chunk, which has room. */
-static int put(struct seq *l, uint32_t cell, uint64_t weight)
+/* Writes the open run into the chunks. 0 or -ENOMEM (then it stays open). */
+static int close_run(struct seq *l)
 {
-	struct chunk *c = &l->chunks[l->nchunks - 1];
+	struct chunk *c = l->nchunks ? &l->chunks[l->nchunks - 1] : NULL;
 	int err;
 
-	if (weight >= WEIGHT_ASIDE) {
-		err = grow((void **)&l->big, &l->big_cap, l->big_len, 1, sizeof(*l->big));
+	if (!l->has_open)
+		return 0;
+	if (!c || c->map || c->cap - c->len < MAX_RECORD) {
+		err = new_chunk(l);
 		if (err)
 			return err;
-		l->big[l->big_len++] = (struct big_weight){ l->len, weight };
-		weight = WEIGHT_ASIDE;
+		c = &l->chunks[l->nchunks - 1];
 	}
-	c->e[c->len++] = (struct entry){ cell, (uint32_t)weight };
-	l->len++;
+	encode(c, &l->open);
+	l->runs++;
+	l->has_open = false;
 	return 0;
 }
 
@@ -155,11 +268,10 @@ static int reserve_groups(struct t2f_sample_log *l, size_t g)
 	return 0;
 }
 
-/* The uncommon add: a new chunk, a weight aside, or a new group. */
+/* The uncommon add: a sample that opens a run (and closes the one before), or a new group. */
 static int add_slow(struct t2f_sample_log *l, uint32_t g, uint32_t cell, uint64_t weight)
 {
 	struct seq *q;
-	struct chunk *c;
 	int err;
 
 	if (l->len >= UINT32_MAX)
@@ -168,52 +280,61 @@ static int add_slow(struct t2f_sample_log *l, uint32_t g, uint32_t cell, uint64_
 	if (err)
 		return err;
 	q = &l->g[g];
-	c = q->nchunks ? &q->chunks[q->nchunks - 1] : NULL;
-	if (!c || c->len == c->cap) {
-		err = new_chunk(q, c && c->cap >= FIRST_CHUNK && !c->map ? c->cap * 2 : FIRST_CHUNK);
-		if (err)
-			return err;
-	}
-	err = put(q, cell, weight);
-	l->len += !err;
-	return err;
+	err = close_run(q);
+	if (err)
+		return err;
+	q->open = (struct run){ cell, 1, weight, weight, true };
+	q->has_open = true;
+	q->samples++;
+	l->len++;
+	return 0;
 }
 
 int t2f_sample_log__add(struct t2f_sample_log *l, uint32_t g, uint32_t cell, uint64_t weight)
 {
 	struct seq *q = g < l->ng ? &l->g[g] : NULL;
-	struct chunk *c = q && q->nchunks ? &q->chunks[q->nchunks - 1] : NULL;
+	struct run *r = q && q->has_open ? &q->open : NULL;
 
-	if (c && c->len < c->cap && weight < WEIGHT_ASIDE) { /* the common case */
-		c->e[c->len++] = (struct entry){ cell, (uint32_t)weight };
-		q->len++;
+	if (r && r->cell == cell && r->samples < UINT32_MAX && weight <= UINT64_MAX - r->weight &&
+	    l->len < UINT32_MAX) { /* the common case: the run goes on */
+		r->samples++;
+		r->weight += weight;
+		r->uniform &= weight == r->each;
+		q->samples++;
 		l->len++;
 		return 0;
 	}
 	return add_slow(l, g, cell, weight);
 }
 
+/* ---- reading ---- */
+
 size_t t2f_sample_log__count(const struct t2f_sample_log *l)
 {
 	return l->len;
 }
 
-size_t t2f_sample_log__group_count(const struct t2f_sample_log *l, uint32_t g)
+size_t t2f_sample_log__group_samples(const struct t2f_sample_log *l, uint32_t g)
 {
-	return g < l->ng ? l->g[g].len : 0;
+	return g < l->ng ? l->g[g].samples : 0;
 }
 
-/* The chunk holding sample idx (< len), looked for from *hint on (the chunk of the index before). */
+size_t t2f_sample_log__group_runs(const struct t2f_sample_log *l, uint32_t g)
+{
+	return g < l->ng ? l->g[g].runs + l->g[g].has_open : 0;
+}
+
+/* The chunk holding run idx (< runs), looked for from *hint on (the chunk of the index before). */
 static const struct chunk *chunk_of(const struct seq *l, size_t idx, size_t *hint)
 {
 	size_t lo = 0, hi = l->nchunks;
 	const struct chunk *c = &l->chunks[*hint < l->nchunks ? *hint : 0];
 
-	if (idx >= c->start && idx - c->start < c->len)
+	if (idx >= c->start && idx - c->start < c->runs)
 		return c;
-	if (*hint + 1 < l->nchunks && idx >= c[1].start && idx - c[1].start < c[1].len)
+	if (*hint + 1 < l->nchunks && idx >= c[1].start && idx - c[1].start < c[1].runs)
 		return &l->chunks[++*hint];
-	while (hi - lo > 1) { /* the last chunk starting at or before idx (empty ones too) */
+	while (hi - lo > 1) { /* the last chunk starting at or before idx */
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (l->chunks[mid].start <= idx)
@@ -221,74 +342,41 @@ static const struct chunk *chunk_of(const struct seq *l, size_t idx, size_t *hin
 		else
 			hi = mid;
 	}
-	while (l->chunks[lo].len == 0 || idx - l->chunks[lo].start >= l->chunks[lo].len)
-		lo--; /* empty chunks share their start with the next one: step back over none */
 	*hint = lo;
 	return &l->chunks[lo];
 }
 
-static uint64_t big_weight(const struct seq *l, size_t idx)
+/* Records [at, at + n) of c into out. */
+static void read_chunk(const struct chunk *c, size_t at, size_t n, struct t2f_log_run *out)
 {
-	size_t lo = 0, hi = l->big_len;
+	struct cursor k = seek(c, at);
+	struct run r;
 
-	while (lo < hi) { /* big is in index order */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (l->big[mid].idx < idx)
-			lo = mid + 1;
-		else
-			hi = mid;
+	for (size_t i = 0; i < n; i++) {
+		decode(&k, &r);
+		out[i] = (struct t2f_log_run){ c->map ? c->map[r.cell] : r.cell, r.samples,
+					       r.weight };
 	}
-	return l->big[lo].weight;
-}
-
-uint32_t t2f_sample_log__cell(const struct t2f_sample_log *l, uint32_t g, size_t idx)
-{
-	size_t hint = 0;
-	const struct chunk *c = chunk_of(&l->g[g], idx, &hint);
-	uint32_t cell = c->e[idx - c->start].cell;
-
-	return c->map ? c->map[cell] : cell;
-}
-
-uint64_t t2f_sample_log__weight(const struct t2f_sample_log *l, uint32_t g, size_t idx)
-{
-	size_t hint = 0;
-	const struct chunk *c = chunk_of(&l->g[g], idx, &hint);
-	const struct entry *e = &c->e[idx - c->start];
-
-	return e->weight != WEIGHT_ASIDE ? e->weight : big_weight(&l->g[g], idx);
-}
-
-/* Entries e[0..k) of a chunk (map: its cell map, or NULL) into cells and weights; escaped
- * weights looked up from sample index `first` on. */
-static void read_entries(const struct seq *q, const struct entry *e, size_t k,
-			 const uint32_t *map, size_t first, uint32_t *cells, uint64_t *weights)
-{
-	if (map)
-		for (size_t i = 0; i < k; i++)
-			cells[i] = map[e[i].cell];
-	else
-		for (size_t i = 0; i < k; i++)
-			cells[i] = e[i].cell;
-	for (size_t i = 0; i < k; i++)
-		weights[i] = e[i].weight != WEIGHT_ASIDE ? e[i].weight : big_weight(q, first + i);
 }
 
 void t2f_sample_log__read(const struct t2f_sample_log *l, uint32_t g, size_t from, size_t n,
-			  uint32_t *cells, uint64_t *weights)
+			  struct t2f_log_run *runs)
 {
 	const struct seq *q = &l->g[g];
 	size_t hint = 0, done = 0;
 
-	while (done < n) {
+	while (done < n && from + done < q->runs) {
 		const struct chunk *c = chunk_of(q, from + done, &hint);
-		size_t at = from + done - c->start, k = c->len - at < n - done ? c->len - at : n - done;
+		size_t at = from + done - c->start, k = c->runs - at < n - done ? c->runs - at : n - done;
 
-		read_entries(q, c->e + at, k, c->map, from + done, cells + done, weights + done);
+		read_chunk(c, at, k, runs + done);
 		done += k;
 	}
+	if (done < n) /* the open run */
+		runs[done] = (struct t2f_log_run){ q->open.cell, q->open.samples, q->open.weight };
 }
+
+/* ---- taking ---- */
 
 /* A copy of the take's cell map (its n entries), kept by dst: *out. 0 or -ENOMEM. */
 static int keep_map(struct t2f_sample_log *dst, const uint32_t *cell_map, size_t n,
@@ -309,83 +397,119 @@ static int keep_map(struct t2f_sample_log *dst, const uint32_t *cell_map, size_t
 	return 0;
 }
 
-/* A chunk that src read through a map of its own (it took it from another log) gets its cells
- * written through that map first: it then takes the new map alone. */
-static void settle_map(struct chunk *c)
+/* A chunk that src reads through a map of its own (it took it from another log) is written
+ * again with its cells mapped: it then takes the new map alone. 0 or -ENOMEM (c unchanged). */
+static int settle_map(struct chunk *c)
 {
-	for (size_t i = 0; c->map && i < c->len; i++)
-		c->e[i].cell = c->map[c->e[i].cell];
-	c->map = NULL;
+	struct chunk n;
+	struct cursor k;
+	struct run r;
+	int err;
+
+	if (!c->map)
+		return 0;
+	err = chunk_init(&n, c->runs * MAX_RECORD); /* runs > 0: chunks without are not moved */
+	if (err)
+		return err;
+	k = seek(c, 0);
+	for (size_t i = 0; i < c->runs; i++) {
+		decode(&k, &r);
+		r.cell = c->map[r.cell];
+		encode(&n, &r);
+	}
+	n.start = c->start;
+	free_chunk(c);
+	*c = n;
+	return 0;
 }
 
-/* Room in dst for every group src's samples go to, and for their chunks and escaped weights.
- * 0 or -ENOMEM (nothing moved yet). */
-static int reserve_taken(struct t2f_sample_log *dst, const struct t2f_sample_log *src,
-			 const uint32_t *group_map)
+/* Closes the open runs of the groups a take touches (src's, and dst's that src's go to) and
+ * settles src's mapped chunks; finds the highest dst group. 0 or -ENOMEM (samples unchanged). */
+static int prepare_take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
+			const uint32_t *group_map, uint32_t *top)
 {
-	uint32_t top = 0;
 	int err = 0;
 
-	for (size_t g = 0; g < src->ng; g++)
-		if (src->g[g].len && group_map[g] > top)
-			top = group_map[g];
-	err = reserve_groups(dst, top);
+	*top = 0;
 	for (size_t g = 0; !err && g < src->ng; g++) {
-		const struct seq *s = &src->g[g];
-		struct seq *d = s->len ? &dst->g[group_map[g]] : NULL;
+		struct seq *s = &src->g[g];
 
-		if (d)
-			err = grow((void **)&d->chunks, &d->chunks_cap, d->nchunks, s->nchunks,
-				   sizeof(*d->chunks)) ?:
-			      grow((void **)&d->big, &d->big_cap, d->big_len, s->big_len,
-				   sizeof(*d->big));
+		if (!s->samples)
+			continue;
+		*top = group_map[g] > *top ? group_map[g] : *top;
+		err = close_run(s);
+		for (size_t i = 0; !err && i < s->nchunks; i++)
+			err = settle_map(&s->chunks[i]);
+		if (!err && group_map[g] < dst->ng)
+			err = close_run(&dst->g[group_map[g]]);
 	}
 	return err;
 }
 
-/* Moves src's chunks after dst's (room reserved), reading through map. */
+/* Room in dst for every group src's samples go to and for their chunks. 0 or -ENOMEM (nothing
+ * moved yet). */
+static int reserve_taken(struct t2f_sample_log *dst, const struct t2f_sample_log *src,
+			 const uint32_t *group_map, uint32_t top)
+{
+	int err = reserve_groups(dst, top);
+
+	for (size_t g = 0; !err && g < src->ng; g++) {
+		const struct seq *s = &src->g[g];
+		struct seq *d = s->samples ? &dst->g[group_map[g]] : NULL;
+
+		if (d)
+			err = grow((void **)&d->chunks, &d->chunks_cap, d->nchunks, s->nchunks,
+				   sizeof(*d->chunks));
+	}
+	return err;
+}
+
+/* Moves src's chunks after dst's (room reserved, open runs closed), reading through map. */
 static void move_seq(struct seq *dst, struct seq *src, const uint32_t *map)
 {
 	for (size_t i = 0; i < src->nchunks; i++) {
 		struct chunk c = src->chunks[i];
 
-		if (!c.len) {
-			free(c.e);
+		if (!c.runs) {
+			free_chunk(&c);
 			continue;
 		}
-		settle_map(&c);
 		if (c.len < c.cap) { /* give back the room it will not use */
-			struct entry *e = realloc(c.e, c.len * sizeof(*e));
+			uint8_t *b = realloc(c.b, c.len);
+			uint32_t *m = realloc(c.marks, (c.runs + MARK - 1) / MARK * sizeof(*m));
 
-			c.e = e ? e : c.e;
+			c.b = b ? b : c.b;
 			c.cap = c.len;
+			c.marks = m ? m : c.marks;
+			c.marks_cap = m ? (c.runs + MARK - 1) / MARK : c.marks_cap;
 		}
-		c.start += dst->len;
+		c.start += dst->runs;
 		c.map = map;
 		dst->chunks[dst->nchunks++] = c;
 	}
-	for (size_t i = 0; i < src->big_len; i++)
-		dst->big[dst->big_len++] = (struct big_weight){ src->big[i].idx + dst->len,
-								src->big[i].weight };
-	dst->len += src->len;
-	src->nchunks = src->len = src->big_len = 0;
+	dst->runs += src->runs;
+	dst->samples += src->samples;
+	src->nchunks = src->runs = src->samples = 0;
 }
 
 int t2f_sample_log__take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
 			 const uint32_t *cell_map, size_t n_cells, const uint32_t *group_map)
 {
 	const uint32_t *map;
+	uint32_t top;
 	int err;
 
 	if (!src->len)
 		return 0;
 	if (src->len > UINT32_MAX - dst->len)
 		return -T2F_E_LIMIT;
-	err = reserve_taken(dst, src, group_map) ?: keep_map(dst, cell_map, n_cells, &map);
+	err = prepare_take(dst, src, group_map, &top) ?:
+	      reserve_taken(dst, src, group_map, top) ?:
+	      keep_map(dst, cell_map, n_cells, &map);
 	if (err)
 		return err;
 	for (size_t g = 0; g < src->ng; g++)
-		if (src->g[g].len)
+		if (src->g[g].samples)
 			move_seq(&dst->g[group_map[g]], &src->g[g], map);
 	dst->len += src->len;
 	src->len = 0;
@@ -394,10 +518,10 @@ int t2f_sample_log__take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
 
 static size_t seq_bytes(const struct seq *l)
 {
-	size_t bytes = l->chunks_cap * sizeof(*l->chunks) + l->big_cap * sizeof(*l->big);
+	size_t bytes = l->chunks_cap * sizeof(*l->chunks);
 
 	for (size_t i = 0; i < l->nchunks; i++)
-		bytes += l->chunks[i].cap * sizeof(struct entry);
+		bytes += l->chunks[i].cap + l->chunks[i].marks_cap * sizeof(uint32_t);
 	return bytes;
 }
 

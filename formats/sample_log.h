@@ -1,11 +1,14 @@
 /* formats/sample_log.h: every sample of a profile as (cell index, weight), kept per group (the
- * profile's thread) in input order.
+ * profile's thread) in input order, as runs: samples in a row of one group with the same cell
+ * are one run of their count and summed weight.
  *
  * Writers that keep input order (speedscope, the SVG flame chart) read it, a thread at a time:
- * the order between samples of different threads is not kept. A sample takes 8 bytes: its cell
- * index (the cell holds node, thread and event) and its weight; the rare weight of 2^32 - 1 or
- * more is kept aside, looked up by sample index. Each group's samples are kept in chunks that
- * never move: growing copies nothing.
+ * the order between samples of different threads is not kept. Runs are packed as variable-length
+ * records (a run of samples of one weight takes 3 bytes when its cell index is below 2^14), in
+ * chunks that never move: growing copies nothing. A run is never longer than 2^32 - 1 samples
+ * nor heavier than 2^64 - 1; the next sample then starts a run. Where runs are cut is not part of
+ * the contract: a take keeps the taken log's runs as they are (the runs either side of the seam
+ * may have the same cell); readers that need maximal runs join equal neighbours.
  *
  * Ownership: the log owns its memory. Not thread safe.
  */
@@ -18,6 +21,13 @@
 
 struct t2f_sample_log;
 
+/* A run: `samples` (≥ 1) samples in a row with cell index `cell`, weighing `weight` in all. */
+struct t2f_log_run {
+	uint32_t cell;
+	uint32_t samples;
+	uint64_t weight;
+};
+
 int t2f_sample_log__new(struct t2f_sample_log **out); /* 0 or -ENOMEM */
 void t2f_sample_log__free(struct t2f_sample_log *l);  /* NULL is fine */
 
@@ -25,22 +35,19 @@ void t2f_sample_log__free(struct t2f_sample_log *l);  /* NULL is fine */
 int t2f_sample_log__add(struct t2f_sample_log *l, uint32_t g, uint32_t cell, uint64_t weight);
 
 size_t t2f_sample_log__count(const struct t2f_sample_log *l); /* samples of every group */
-size_t t2f_sample_log__group_count(const struct t2f_sample_log *l, uint32_t g); /* 0: none */
+size_t t2f_sample_log__group_samples(const struct t2f_sample_log *l, uint32_t g); /* 0: none */
+size_t t2f_sample_log__group_runs(const struct t2f_sample_log *l, uint32_t g);    /* 0: none */
 
-/* Group g's sample idx (< its count): its cell index and its weight. */
-uint32_t t2f_sample_log__cell(const struct t2f_sample_log *l, uint32_t g, size_t idx);
-uint64_t t2f_sample_log__weight(const struct t2f_sample_log *l, uint32_t g, size_t idx);
-
-/* Group g's samples [from, from + n) (within its count): cells and weights. For bulk reading:
- * one call per batch rather than per sample. */
+/* Group g's runs [from, from + n) (within its run count) into runs[0..n). Finding `from` decodes
+ * up to 31 runs before it: read in batches, not a run at a time. */
 void t2f_sample_log__read(const struct t2f_sample_log *l, uint32_t g, size_t from, size_t n,
-			  uint32_t *cells, uint64_t *weights);
+			  struct t2f_log_run *runs);
 
 /* Moves src's samples to the end of dst's groups: src's group g to dst's group_map[g], cell
  * index c read as cell_map[c] (cell_map has n_cells entries, one for every cell src uses, and is
- * copied; group_map has one for every group src uses). The chunks move, not the samples: the
- * work is per chunk. src is left empty and usable. 0, -ENOMEM or -T2F_E_LIMIT (then neither log
- * changed). */
+ * copied; group_map has one for every group src uses). The chunks move, not the runs: the work
+ * is per chunk and per group. src is left empty and usable. 0, -ENOMEM or -T2F_E_LIMIT (then
+ * neither log's samples changed). */
 int t2f_sample_log__take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
 			 const uint32_t *cell_map, size_t n_cells, const uint32_t *group_map);
 

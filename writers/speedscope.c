@@ -11,11 +11,11 @@
  *   {"type":"sampled","name":"app (pid 1, tid 2)","unit":"nanoseconds","startValue":0,
  *    "endValue":30,"samples":[[0,1],[0]],"weights":[10,20]}]}
  *
- * A thread's items are its log entries (the log keeps each thread's samples in input order), or
- * without a log its cells. Passes: (1) one scan over the items (or the cells when they tell the
- * same) sums each thread's weight, marks the stack nodes in use and their frames, and finds the
- * deepest stack; (2) used frames get shared indices in frame-id order, deduplicated on
- * (display name, module); (3) each used node's stack text is made once
+ * A thread's items are its log's runs (the log keeps each thread's samples in input order, equal
+ * ones in a row as one run), or without a log its cells. Passes: (1) one scan over the items (or
+ * the cells when they tell the same) sums each thread's weight, marks the stack nodes in use and
+ * their frames, and finds the deepest stack; (2) used frames get shared indices in frame-id
+ * order, deduplicated on (display name, module); (3) each used node's stack text is made once
  * (writers/speedscope_stacks.h) and nodes written alike become one; (4) the output is written,
  * each thread's items read in order twice (samples, then weights), a stack's text copied.
  * Nothing is allocated per sample. Speedscope drops weight-0 samples, so they are skipped here.
@@ -105,7 +105,7 @@ struct ss_item {
 static size_t ss_item_count(const struct ss *s, t2f_thread_id t)
 {
 	if (s->use_log)
-		return t2f_profile__thread_sample_count(s->p, t);
+		return t2f_profile__thread_run_count(s->p, t);
 	return s->cell_start[t + 1] - s->cell_start[t];
 }
 
@@ -114,23 +114,24 @@ static size_t ss_item_count(const struct ss *s, t2f_thread_id t)
 static void ss_items(const struct ss *s, t2f_thread_id t, size_t from, size_t n,
 		     struct ss_item *it)
 {
-	uint32_t cells[SS_BATCH];
-	uint64_t weights[SS_BATCH];
+	struct t2f_log_run runs[SS_BATCH];
 
 	if (s->use_log) {
-		t2f_profile__sample_cells(s->p, t, from, n, cells, weights);
+		t2f_profile__sample_runs(s->p, t, from, n, runs);
 	} else {
 		for (size_t i = 0; i < n; i++) {
-			cells[i] = s->cell_bucket[s->cell_start[t] + from + i];
-			weights[i] = s->cells[cells[i]].weight;
+			uint32_t cell = s->cell_bucket[s->cell_start[t] + from + i];
+
+			runs[i] = (struct t2f_log_run){ cell, 0, s->cells[cell].weight };
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct ss_cell *c = &s->cells[cells[i]];
+		const struct ss_cell *c = &s->cells[runs[i].cell];
 
 		it[i].node = c->node;
 		it[i].thread = c->thread;
-		it[i].weight = !c->thread ? 0 : s->counts ? (s->use_log ? 1 : c->samples) : weights[i];
+		it[i].weight = !c->thread ? 0 : !s->counts ? runs[i].weight :
+			       s->use_log ? runs[i].samples : c->samples;
 	}
 }
 
@@ -417,21 +418,49 @@ static void ss_put_u64(struct t2f_buf *b, uint64_t v)
 		p[-1] = (char)('0' + v);
 }
 
-/* Appends node's stack to b, after a comma if `comma`. 0 or -ENOMEM. */
-static int ss_put_stack(const struct ss *s, t2f_node_id node, bool comma, struct t2f_buf *b,
-			uint32_t *scratch)
-{
-	size_t len;
-	const char *text = ss_stacks__text(s->stacks, node, &len);
+/* The last weight written and its digits: a run mostly weighs what the one before did. */
+struct ss_last_weight {
+	uint64_t v;
+	size_t len;            /* 0: none yet */
+	char text[20];
+};
 
-	if (!text)
+/* Appends v in decimal to b; room for 20 bytes more was reserved. */
+static void ss_put_weight(struct t2f_buf *b, struct ss_last_weight *last, uint64_t v)
+{
+	size_t at = b->len;
+
+	if (v == last->v && last->len) {
+		memcpy(b->p + at, last->text, sizeof(last->text));
+		b->len += last->len;
+		return;
+	}
+	ss_put_u64(b, v);
+	last->v = v;
+	last->len = b->len - at;
+	memcpy(last->text, b->p + at, last->len);
+}
+
+/* Appends node's stack to b, after a comma if `comma`. 0 or -ENOMEM. */
+static int ss_put_stack(const struct ss *s, const struct ss_stack_view *v, t2f_node_id node,
+			bool comma, struct t2f_buf *b, uint32_t *scratch)
+{
+	size_t len = v->len[node];
+	const char *text;
+
+	if (!v->off[node])
 		return (comma ? t2f_buf__put(b, ",", 1) : 0) ?:
 		       ss_stacks__put(s->stacks, node, b, scratch);
-	if (b->cap - b->len <= len && t2f_buf__reserve(b, len + 1))
+	text = v->text + v->off[node] - 1;
+	if (b->cap - b->len <= len + SS_STACK_SLACK &&
+	    t2f_buf__reserve(b, len + 1 + SS_STACK_SLACK))
 		return -ENOMEM;
 	b->p[b->len] = ',';
 	b->len += comma;
-	memcpy(b->p + b->len, text, len);
+	if (len <= SS_STACK_SLACK) /* one fixed-size move: the bytes past len are overwritten next */
+		memcpy(b->p + b->len, text, SS_STACK_SLACK);
+	else
+		memcpy(b->p + b->len, text, len);
 	b->len += len;
 	return 0;
 }
@@ -508,6 +537,8 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 {
 	struct ss_reader r = { .s = s, .thread = j->thread, .stop = j->stop };
 	uint32_t i = ss_next_written(&r, j->begin, j->end);
+	struct ss_last_weight last = { 0 };
+	struct ss_stack_view view;
 	t2f_node_id before;
 	bool comma;
 	int err = 0;
@@ -516,6 +547,7 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 		return 0;
 	if (j->weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * 21))
 		return -ENOMEM;
+	ss_stacks__view(s->stacks, &view);
 	comma = ss_written_before(&r, j->begin, &before);
 	if (comma) /* a run from the job before goes on here: it was written there */
 		for (const struct ss_item *it; i < j->end; i++) {
@@ -531,9 +563,9 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 		if (j->weights) {
 			b->p[b->len] = ','; /* room for 21 bytes a run was reserved */
 			b->len += comma;
-			ss_put_u64(b, w);
+			ss_put_weight(b, &last, w);
 		} else {
-			err = ss_put_stack(s, node, comma, b, scratch);
+			err = ss_put_stack(s, &view, node, comma, b, scratch);
 		}
 		comma = true;
 	}

@@ -67,7 +67,7 @@ static bool make_one(struct ss_stacks *c, t2f_node_id node)
 	size_t from = parent ? c->off[parent] - 1 : 0, plen = parent ? c->len[parent] : 1;
 	size_t start = c->text.len; /* parent's text without its ']' */
 
-	if (start + plen + 12 > c->budget || t2f_buf__reserve(&c->text, plen + 12))
+	if (start + plen + 12 > c->budget || t2f_buf__reserve(&c->text, plen + 12 + SS_STACK_SLACK))
 		return false;
 	if (parent) {
 		memcpy(c->text.p + start, c->text.p + from, plen - 1);
@@ -113,6 +113,11 @@ static int walk(const struct ss_stacks *c, t2f_node_id node, struct t2f_buf *b, 
 	}
 	b->p[b->len++] = ']';
 	return 0;
+}
+
+void ss_stacks__view(const struct ss_stacks *c, struct ss_stack_view *v)
+{
+	*v = (struct ss_stack_view){ c->text.p, c->off, c->len };
 }
 
 const char *ss_stacks__text(const struct ss_stacks *c, t2f_node_id node, size_t *len)

@@ -27,6 +27,16 @@ void ss_stacks__free(struct ss_stacks *c); /* NULL is fine */
 void ss_stacks__make(struct ss_stacks *c, t2f_node_id node);
 /* Node's text and its length, or NULL when it was not made (past the budget). Reads c only. */
 const char *ss_stacks__text(const struct ss_stacks *c, t2f_node_id node, size_t *len);
+/* The made texts, for lookups without a call: node n's text is text + off[n] - 1, len[n] bytes
+ * (off[n] 0: not made; node 0 is never made), followed by at least SS_STACK_SLACK readable bytes
+ * (a short text can be copied in one fixed-size move). Borrowed from c; valid until its next make
+ * or its free. */
+#define SS_STACK_SLACK 32
+struct ss_stack_view {
+	const char *text;
+	const uint32_t *off, *len;
+};
+void ss_stacks__view(const struct ss_stacks *c, struct ss_stack_view *v);
 /* Appends node's stack to b (node 0 is the empty stack "[]"): its text when made, else the stack
  * from its nodes, in scratch (max_depth + 1 entries of the caller's). Reads c only: callers on
  * several threads may share c once every make call is done. 0 or -ENOMEM. */

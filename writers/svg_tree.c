@@ -290,6 +290,43 @@ static int thread_root_name(struct svg_tree *t, t2f_thread_id th, uint32_t *id)
 	return err;
 }
 
+#define CHART_BATCH 256 /* runs read at a time */
+
+/* A thread's runs of the log, read a batch at a time. */
+struct run_reader {
+	const struct t2f_profile *p;
+	t2f_thread_id thread;
+	size_t next, count, base, n;
+	struct t2f_log_run batch[CHART_BATCH];
+};
+
+static void run_reader_init(struct run_reader *r, const struct t2f_profile *p, t2f_thread_id th)
+{
+	r->p = p;
+	r->thread = th;
+	r->next = r->base = r->n = 0;
+	r->count = t2f_profile__thread_run_count(p, th);
+}
+
+/* The next run (false after the last). */
+static bool next_run(struct run_reader *r, struct t2f_sample_run *out)
+{
+	const struct t2f_cell *c;
+	const struct t2f_log_run *x;
+
+	if (r->next == r->count)
+		return false;
+	if (r->next - r->base >= r->n) {
+		r->base = r->next;
+		r->n = r->count - r->base < CHART_BATCH ? r->count - r->base : CHART_BATCH;
+		t2f_profile__sample_runs(r->p, r->thread, r->base, r->n, r->batch);
+	}
+	x = &r->batch[r->next++ - r->base];
+	c = t2f_profile__cell_at(r->p, x->cell);
+	*out = (struct t2f_sample_run){ c->node, c->thread, c->event, x->samples, x->weight };
+	return true;
+}
+
 /* A flame chart's roots: one per thread with samples, in thread-id order. */
 static int chart_roots(struct svg_tree *t, t2f_event_id ev, uint32_t **roots)
 {
@@ -300,10 +337,12 @@ static int chart_roots(struct svg_tree *t, t2f_event_id ev, uint32_t **roots)
 	if (!*roots)
 		return -ENOMEM;
 	for (uint32_t th = 1; th <= nt; th++) {
-		size_t n = t2f_profile__thread_sample_count(t->p, th);
+		struct run_reader r;
+		struct t2f_sample_run s;
 
-		for (size_t i = 0; i < n && !(*roots)[th]; i++)
-			(*roots)[th] = t2f_profile__sample_at(t->p, th, i).event == ev;
+		run_reader_init(&r, t->p, th);
+		while (!(*roots)[th] && next_run(&r, &s))
+			(*roots)[th] = s.event == ev;
 	}
 	for (uint32_t th = 1; !err && th <= nt; th++) {
 		uint32_t r, name;
@@ -325,9 +364,9 @@ static int chart_roots(struct svg_tree *t, t2f_event_id ev, uint32_t **roots)
 
 /* One sample of the flame chart: its path under its thread's root. */
 static int chart_sample(struct svg_tree *t, const struct t2f_svg_opts *o, const uint32_t *roots,
-			struct t2f_sample s)
+			struct t2f_sample_run s)
 {
-	uint64_t w = o->weight_samples ? 1 : s.weight;
+	uint64_t w = o->weight_samples ? s.samples : s.weight;
 	uint32_t len, cur;
 	int err = 0;
 
@@ -356,14 +395,13 @@ static int build_chart(struct svg_tree *t, const struct t2f_svg_opts *o, t2f_eve
 		return -EINVAL;
 	err = chart_roots(t, ev, &roots);
 	for (uint32_t th = 1; !err && th <= nt; th++) {
-		size_t n = roots[th] ? t2f_profile__thread_sample_count(t->p, th) : 0;
+		struct run_reader r;
+		struct t2f_sample_run s;
 
-		for (size_t i = 0; !err && i < n; i++) {
-			struct t2f_sample s = t2f_profile__sample_at(t->p, th, i);
-
+		run_reader_init(&r, t->p, th);
+		while (!err && roots[th] && next_run(&r, &s))
 			if (s.event == ev)
 				err = chart_sample(t, o, roots, s);
-		}
 	}
 	free(roots);
 	return err;

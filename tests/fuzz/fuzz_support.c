@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tests/unit/support/log_runs.h"
+
 void fz_fail(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
@@ -212,18 +214,22 @@ static void check_log(const struct t2f_profile *a, const struct t2f_profile *b,
 	FZ_CHECK(n == t2f_profile__sample_log_count(b), "%s: logged samples %zu vs %zu", what, n,
 		 t2f_profile__sample_log_count(b));
 	for (t2f_thread_id t = 1; t <= t2f_profile__thread_count(a); t++) {
+		struct log_runs ra = log_runs(a, t), rb = log_runs(b, t);
+		struct t2f_sample_run x, y;
+		uint64_t nx, ny;
+		size_t i = 0;
+
 		n = t2f_profile__thread_sample_count(a, t);
 		FZ_CHECK(n == t2f_profile__thread_sample_count(b, t),
 			 "%s: logged samples of thread %u: %zu vs %zu", what, t, n,
 			 t2f_profile__thread_sample_count(b, t));
-		for (size_t i = 0; i < n; i++) {
-			struct t2f_sample x = t2f_profile__sample_at(a, t, i);
-			struct t2f_sample y = t2f_profile__sample_at(b, t, i);
-
+		for (; log_runs_next(&ra, &x, &nx); i++) {
+			FZ_CHECK(log_runs_next(&rb, &y, &ny), "%s: thread %u: fewer runs", what, t);
 			FZ_CHECK(x.node == y.node && x.thread == t && y.thread == t &&
-				 x.event == y.event && x.weight == y.weight,
-				 "%s: logged sample %zu of thread %u differs", what, i, t);
+				 x.event == y.event && nx == ny && x.weight == y.weight,
+				 "%s: logged run %zu of thread %u differs", what, i, t);
 		}
+		FZ_CHECK(!log_runs_next(&rb, &y, &ny), "%s: thread %u: more runs", what, t);
 	}
 }
 

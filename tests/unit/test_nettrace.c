@@ -396,7 +396,7 @@ static void test_reader(void **state)
 {
 	(void)state;
 	const uint64_t leaf_first[] = { 0x1010, 0x2004, 0x9999 };
-	struct t2f_sample s;
+	struct t2f_sample_run s;
 	uint64_t first, last;
 	const struct t2f_thread *t;
 	const struct t2f_event *ev;
@@ -446,16 +446,16 @@ static void test_reader(void **state)
 	assert_int_equal(t->tid, 7532);
 	assert_string_equal(t2f_profile__str(x.p, t->comm, NULL), "Thread (7532)");
 
-	s = t2f_profile__sample_at(x.p, 1, 0);
+	s = t2f_profile__run_at(x.p, 1, 0);
 	assert_int_equal(s.weight, 1000000);
 	stack_text(&x, s.node, text, sizeof(text));
 	assert_string_equal(text, "?!0x9999;System.Private.CoreLib!System.Threading.Thread.Sleep(int32);"
 			    "App!App.Program.Work(int32)");
-	s = t2f_profile__sample_at(x.p, 1, 1);
+	s = t2f_profile__run_at(x.p, 1, 1);
 	stack_text(&x, s.node, text, sizeof(text));
 	assert_string_equal(text, "?!0x9999;System.Private.CoreLib!System.Threading.Thread.Sleep(int32);"
 			    "UNMANAGED_CODE_TIME");
-	s = t2f_profile__sample_at(x.p, 2, 0); /* no time: the span is that of the first two */
+	s = t2f_profile__run_at(x.p, 2, 0); /* no time: the span is that of the first two */
 	assert_int_equal(t2f_profile__thread_at(x.p, s.thread)->tid, 8000);
 	assert_true(t2f_profile__time_span(x.p, &first, &last));
 	assert_int_equal(first, 1000000);
@@ -478,7 +478,7 @@ static void test_reader_weight_samples(void **state)
 	assert_int_equal(nt_reader__name_frames(x.r), 0);
 	assert_int_equal(t2f_profile__event_at(x.p, 1)->unit, T2F_UNIT_COUNT);
 	assert_false(t2f_profile__event_at(x.p, 1)->has_period);
-	assert_int_equal(t2f_profile__sample_at(x.p, 1, 0).weight, 1);
+	assert_int_equal(t2f_profile__run_at(x.p, 1, 0).weight, 1);
 	run_close(&x);
 }
 
@@ -495,7 +495,7 @@ static void test_reader_defaults(void **state)
 	send_trace(&x, 0);
 	assert_int_equal(x.sink.event(x.sink.ctx, &e), 0); /* no payload: kept, untyped */
 	assert_int_equal(nt_reader__stats(x.r)->untyped_samples, 1);
-	assert_int_equal(t2f_profile__sample_at(x.p, 1, 0).weight, 1000000);
+	assert_int_equal(t2f_profile__run_at(x.p, 1, 0).weight, 1000000);
 	assert_string_equal(t2f_profile__str(x.p, t2f_profile__thread_at(x.p, 1)->comm, NULL),
 			    ".NET TP Worker");
 	assert_int_equal(t2f_profile__thread_at(x.p, 1)->pid, 5);

@@ -224,25 +224,25 @@ static const char *str(const struct run *x, t2f_str_id id)
 	return id ? t2f_profile__str(x->p, id, NULL) : "-";
 }
 
-/* Log entry i, the threads' samples taken a thread after another in thread-id order (the log
+/* Log run i, the threads' runs taken a thread after another in thread-id order (the log
  * keeps each thread's in input order). */
-static struct t2f_sample log_at(const struct t2f_profile *p, size_t i)
+static struct t2f_sample_run log_at(const struct t2f_profile *p, size_t i)
 {
 	for (t2f_thread_id t = 1; t <= t2f_profile__thread_count(p); t++) {
-		size_t n = t2f_profile__thread_sample_count(p, t);
+		size_t n = t2f_profile__thread_run_count(p, t);
 
 		if (i < n)
-			return t2f_profile__sample_at(p, t, i);
+			return t2f_profile__run_at(p, t, i);
 		i -= n;
 	}
 	fail();
-	return (struct t2f_sample){ 0 };
+	return (struct t2f_sample_run){ 0 };
 }
 
 /* Log entry i's stack, leaf first: "module@0xaddr;..." ("kind" K for kernel frames). */
 static const char *stack_of(const struct run *x, size_t i, char *buf, size_t size)
 {
-	struct t2f_sample s = log_at(x->p, i);
+	struct t2f_sample_run s = log_at(x->p, i);
 	size_t n = 0;
 
 	buf[0] = '\0';
@@ -261,7 +261,7 @@ static const char *stack_of(const struct run *x, size_t i, char *buf, size_t siz
 
 static const char *comm_of(const struct run *x, size_t i)
 {
-	struct t2f_sample s = log_at(x->p, i);
+	struct t2f_sample_run s = log_at(x->p, i);
 
 	return str(x, t2f_profile__thread_at(x->p, s.thread)->comm);
 }
@@ -277,6 +277,7 @@ static void check_order_and_frames(bool be)
 	const uint64_t ch1[] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, PERF_CONTEXT_USER,
 				 0x400100, 0x401234, 0x999 };
 	const uint64_t ch2[] = { PERF_CONTEXT_USER, 0x400200 };
+	const uint64_t ch3[] = { PERF_CONTEXT_USER, 0x400300 }; /* not a run with ch2's */
 	char buf[512];
 	struct bb d = { .be = be }, f;
 	struct run x;
@@ -285,7 +286,7 @@ static void check_order_and_frames(bool be)
 	rec_comm(&d, "spin", 1, false);
 	rec_mmap2(&d, 2, true, false);
 	rec_sample(&d, 10, 1000, ch1, 6, 0);
-	rec_sample(&d, 30, 3000, ch2, 2, 0);
+	rec_sample(&d, 30, 3000, ch3, 2, 0);
 	rec_round(&d);
 	rec_sample(&d, 20, 2000, ch2, 2, 0);
 	rec_comm(&d, "renamed", 15, false);
@@ -295,8 +296,10 @@ static void check_order_and_frames(bool be)
 	convert(&x, &f);
 
 	assert_int_equal(t2f_profile__sample_log_count(x.p), 4);
-	for (size_t i = 0; i < 4; i++) /* in time order: weights 1000, 2000, 3000, 4000 */
+	for (size_t i = 0; i < 4; i++) { /* in time order: weights 1000, 2000, 3000, 4000 */
+		assert_int_equal(log_at(x.p, i).samples, 1);
 		assert_int_equal(log_at(x.p, i).weight, 1000 * (i + 1));
+	}
 	assert_string_equal(comm_of(&x, 0), "spin");
 	assert_string_equal(comm_of(&x, 1), "renamed");
 	assert_string_equal(comm_of(&x, 3), "renamed");

@@ -250,7 +250,7 @@ static void test_reader_input_index_and_log(void **state)
 	assert_int_equal(t2f_profile__thread_at(p, 1)->input, 3);
 	assert_int_equal(t2f_profile__sample_log_count(p), 4);
 	assert_int_equal(t2f_profile__thread_sample_count(p, 1), 3); /* tid 14667 */
-	assert_int_equal(t2f_profile__sample_at(p, 2, 0).weight, 2002002); /* tid 14668 */
+	assert_int_equal(t2f_profile__run_at(p, 2, 0).weight, 2002002); /* tid 14668 */
 	assert_true(t2f_profile__time_span(p, &first, &last));
 	assert_int_equal(first, 492528779000ull);
 	assert_int_equal(last, 492531000000ull);

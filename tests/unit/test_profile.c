@@ -341,7 +341,7 @@ static void test_sample_log_order(void **state)
 	struct t2f_frame fa = { .name = str(p, "a") }, fb = { .name = str(p, "b") };
 	t2f_thread_id t1 = thread(p, 1, 1, "x", 0), t2 = thread(p, 1, 2, "x", 0);
 	t2f_node_id na, nb;
-	struct t2f_sample s;
+	struct t2f_sample_run s;
 	uint64_t first, last;
 	t2f_event_id e;
 
@@ -354,29 +354,34 @@ static void test_sample_log_order(void **state)
 	assert_int_equal(t2f_profile__add_sample(p, nb, t2, e, 30, 3000), 0);
 	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, 10, 1000), 0);
 	assert_int_equal(t2f_profile__add_sample(p, nb, t2, e, 20, 2000), 0);
-	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, 1ULL << 40, 0), 0); /* kept aside */
+	assert_int_equal(t2f_profile__add_sample(p, nb, t1, e, 5, 0), 0);
+	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, 1ULL << 40, 0), 0);
 	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, UINT32_MAX - 1, 0), 0);
 	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, UINT32_MAX, 0), 0);
-	assert_int_equal(t2f_profile__sample_log_count(p), 6);
-	assert_int_equal(t2f_profile__cell_count(p), 2);
-	assert_int_equal(t2f_profile__thread_sample_count(p, t1), 4); /* per thread */
+	assert_int_equal(t2f_profile__sample_log_count(p), 7);
+	assert_int_equal(t2f_profile__cell_count(p), 3);
+	assert_int_equal(t2f_profile__thread_sample_count(p, t1), 5); /* per thread */
 	assert_int_equal(t2f_profile__thread_sample_count(p, t2), 2);
-	s = t2f_profile__sample_at(p, t2, 0); /* input order, not time order */
+	assert_int_equal(t2f_profile__thread_run_count(p, t1), 3); /* a, b, then a three times */
+	assert_int_equal(t2f_profile__thread_run_count(p, t2), 1); /* b twice (another thread between) */
+	s = t2f_profile__run_at(p, t2, 0); /* input order, not time order */
 	assert_int_equal(s.node, nb);
 	assert_int_equal(s.thread, t2);
 	assert_int_equal(s.event, e);
-	assert_int_equal(s.weight, 30);
-	s = t2f_profile__sample_at(p, t1, 0);
+	assert_int_equal(s.samples, 2);
+	assert_int_equal(s.weight, 50);
+	s = t2f_profile__run_at(p, t1, 0);
 	assert_int_equal(s.node, na);
 	assert_int_equal(s.thread, t1);
+	assert_int_equal(s.samples, 1);
 	assert_int_equal(s.weight, 10);
-	s = t2f_profile__sample_at(p, t2, 1);
+	s = t2f_profile__run_at(p, t1, 1);
 	assert_int_equal(s.node, nb);
-	assert_int_equal(s.weight, 20);
-	assert_int_equal(t2f_profile__sample_at(p, t1, 1).weight, 1ULL << 40);
-	assert_int_equal(t2f_profile__sample_at(p, t1, 2).weight, UINT32_MAX - 1);
-	assert_int_equal(t2f_profile__sample_at(p, t1, 3).weight, UINT32_MAX);
-	assert_int_equal(t2f_profile__sample_at(p, t1, 3).node, na);
+	assert_int_equal(s.weight, 5);
+	s = t2f_profile__run_at(p, t1, 2);
+	assert_int_equal(s.node, na);
+	assert_int_equal(s.samples, 3);
+	assert_int_equal(s.weight, (1ULL << 40) + 2 * (uint64_t)UINT32_MAX - 1);
 	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, 50);
 	assert_true(t2f_profile__time_span(p, &first, &last)); /* times 0 do not count */
 	assert_int_equal(first, 1000);

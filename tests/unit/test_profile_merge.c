@@ -14,6 +14,7 @@
 
 #include "formats/diag.h"
 #include "formats/profile.h"
+#include "tests/unit/support/log_runs.h"
 #include "tests/unit/support/profile_build.h"
 
 /* ---- merging: a pseudo-random stream of profile operations, read whole vs. in parts ---- */
@@ -292,19 +293,22 @@ static void expect_same_weights(const struct t2f_profile *a, const struct t2f_pr
 	assert_int_equal(t2f_profile__sample_log_count(a), t2f_profile__sample_log_count(b));
 	assert_int_equal(t2f_profile__thread_count(a), t2f_profile__thread_count(b));
 	for (t2f_thread_id t = 1; t <= t2f_profile__thread_count(a); t++) {
-		size_t n = t2f_profile__thread_sample_count(a, t);
+		struct log_runs ra = log_runs(a, t), rb = log_runs(b, t);
+		struct t2f_sample_run sa, sb;
+		uint64_t na, nb;
 
-		assert_int_equal(n, t2f_profile__thread_sample_count(b, t));
-		for (size_t i = 0; i < n; i++) {
-			struct t2f_sample sa = t2f_profile__sample_at(a, t, i);
-			struct t2f_sample sb = t2f_profile__sample_at(b, t, i);
-
+		assert_int_equal(t2f_profile__thread_sample_count(a, t),
+				 t2f_profile__thread_sample_count(b, t));
+		while (log_runs_next(&ra, &sa, &na)) {
+			assert_true(log_runs_next(&rb, &sb, &nb));
 			assert_int_equal(sa.node, sb.node);
 			assert_int_equal(sa.thread, t);
 			assert_int_equal(sb.thread, t);
 			assert_int_equal(sa.event, sb.event);
+			assert_int_equal(na, nb);
 			assert_int_equal(sa.weight, sb.weight);
 		}
+		assert_false(log_runs_next(&rb, &sb, &nb));
 	}
 	expect_same_span(a, b);
 	assert_int_equal(t2f_profile__samples_read(a), t2f_profile__samples_read(b));
