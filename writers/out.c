@@ -1,4 +1,6 @@
-/* writers/out.c: a 1 MiB buffer in front of write(2); the first error sticks. */
+/* writers/out.c: a 1 MiB buffer in front of write(2) for small writes; large ones (a piece of
+ * text made elsewhere) go to write(2) straight, after what is buffered: copying them through the
+ * buffer would cost a pass over every byte. The first error sticks. */
 #include "writers/out.h"
 
 #include <errno.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #define OUT_BUF (1u << 20)
+#define OUT_DIRECT (64u << 10) /* writes of this size or more are not copied */
 
 struct t2f_out {
 	int fd;
@@ -64,13 +67,13 @@ void t2f_out__write(struct t2f_out *o, const void *p, size_t len)
 	o->total += len;
 	if (o->err || len == 0) /* p may then be NULL (an empty buffer) */
 		return;
-	if (len > OUT_BUF - o->len) {
+	if (len >= OUT_DIRECT) {
 		out_flush(o);
-		if (len >= OUT_BUF) {
-			out_drain(o, p, len);
-			return;
-		}
+		out_drain(o, p, len);
+		return;
 	}
+	if (len > OUT_BUF - o->len)
+		out_flush(o);
 	memcpy(o->buf + o->len, p, len);
 	o->len += len;
 }
