@@ -3,7 +3,7 @@
 # perf script text, plain and compressed, nettrace, perf.data, whole-conversion inputs, and ELF
 # files, which go through `trace2flame symbols` and `resolve`), the broken ELF fixtures
 # ($T2F_ELF_FIXTURES/broken) and inputs made here run with 1 GiB of address space (ulimit -v)
-# and a 10 s timeout per process. Conversions go several hundred files a process (--each): each
+# and a timeout per process (HANG). Conversions go several hundred files a process (--each): each
 # quarter of a reader's corpus through one of the four formats, the whole-conversion corpus
 # through all four; a failed batch runs again file by file to name the culprit. Each process must exit with a status its help documents (0 or
 # 1 for conversions, 0, 1 or 3 for symbols and resolve), never by a signal or the timeout, and
@@ -23,7 +23,7 @@
 # --max-frames (2,000,000) peaks at 480 MB resident with -j 1 (570 MB with -j 2) and needs
 # 650 MiB of address space with -j 1, 700-768 MiB with -j 2 (thread stacks and malloc arenas
 # included), so 1 GiB would hold it with a quarter spare; but it costs 4-5 s of CPU, too close
-# to the 10 s timeout on a loaded 2-core machine, hence the lower cap here. -j is given
+# to a 10 s timeout on a loaded 2-core machine, hence the lower cap here. -j is given
 # everywhere so the number of threads (their stacks and arenas) does not follow the machine.
 #
 # Only in the normal build: ASan reserves terabytes of shadow address space, so a sanitizer build
@@ -39,11 +39,12 @@ fi
 
 LIMIT_KB=1048576
 CORPUS=$SRC/tests/fuzz/corpus
-BATCH=300 # files per --each process: about 0.5 s of work, far from the 10 s timeout
+BATCH=300 # files per --each process: about 0.5 s of work, far from the timeout
+HANG=60   # seconds: a run taking longer is a hang (the slowest case takes 1-3 s, more under load)
 
-# limited ARGS: trace2flame ARGS with 1 GiB of address space and 10 s (ulimit -v: dash, bash)
+# limited ARGS: trace2flame ARGS with 1 GiB of address space and HANG s (ulimit -v: dash, bash)
 # shellcheck disable=SC3045
-limited() { (ulimit -v "$LIMIT_KB" && exec timeout 10 "$T2F_BIN" "$@"); }
+limited() { (ulimit -v "$LIMIT_KB" && exec timeout "$HANG" "$T2F_BIN" "$@"); }
 
 # judge WHAT RC ALLOWED ERRFILE: RC is one of ALLOWED ("0 1"), and ERRFILE shows no failed
 # allocation
@@ -52,7 +53,7 @@ judge() {
 	*" $2 "*) ;;
 	*)
 		case $2 in
-		124) _why="killed by the 10 s timeout" ;;
+		124) _why="killed by the $HANG s timeout" ;;
 		12[5-9] | 1[3-9][0-9] | 2[0-9][0-9]) _why="died (status $2: a signal or timeout's own error)" ;;
 		*) _why="exit $2, want one of: $3" ;;
 		esac
@@ -173,7 +174,7 @@ fi
 # (GNU time's %M) shows the cap bounds memory
 if [ -x /usr/bin/time ]; then
 	# shellcheck disable=SC3045
-	peak() { (ulimit -v "$LIMIT_KB" && exec timeout 10 /usr/bin/time -f %M -o "$TMP/rss" "$T2F_BIN" "$@"); }
+	peak() { (ulimit -v "$LIMIT_KB" && exec timeout "$HANG" /usr/bin/time -f %M -o "$TMP/rss" "$T2F_BIN" "$@"); }
 else
 	peak() { limited "$@"; }
 fi
