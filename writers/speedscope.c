@@ -99,7 +99,7 @@ struct ss_item {
 };
 
 #define SS_BATCH 512           /* items read at a time */
-#define SS_WRITE_BATCH 16384   /* items of a piece of text (writers/par_text.h) */
+#define SS_WRITE_BATCH 65536   /* items of a piece of text (writers/par_text.h) */
 
 /* How many items thread t has. */
 static size_t ss_item_count(const struct ss *s, t2f_thread_id t)
@@ -401,11 +401,17 @@ static void ss_put_u64(struct t2f_buf *b, uint64_t v)
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	size_t n = 1;
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull
+	};
+	size_t t = (size_t)(64 - __builtin_clzll(v | 1)) * 1233 >> 12; /* about log10(v) */
+	size_t n = t + (v >= pow10[t]); /* the digits (0 for v = 0) */
 	char *p;
 
-	for (uint64_t x = v; x >= 10 && n < 20; x /= 10)
-		n++;
+	n += !n;
 	p = b->p + b->len + n;
 	b->len += n;
 	for (; v >= 100; v /= 100) {
@@ -418,27 +424,31 @@ static void ss_put_u64(struct t2f_buf *b, uint64_t v)
 		p[-1] = (char)('0' + v);
 }
 
-/* The last weight written and its digits: a run mostly weighs what the one before did. */
-struct ss_last_weight {
-	uint64_t v;
-	size_t len;            /* 0: none yet */
-	char text[20];
+/* Weights written lately and their digits, by a hash of the weight: runs weigh a few values
+ * (a multiple of the period) again and again. */
+#define SS_WEIGHT_SLOTS 16
+struct ss_weights {
+	struct {
+		uint64_t v;
+		size_t len;    /* 0: empty */
+		char text[24];
+	} slot[SS_WEIGHT_SLOTS];
 };
 
-/* Appends v in decimal to b; room for 20 bytes more was reserved. */
-static void ss_put_weight(struct t2f_buf *b, struct ss_last_weight *last, uint64_t v)
+/* Appends v in decimal to b; room for 24 bytes more was reserved. */
+static void ss_put_weight(struct t2f_buf *b, struct ss_weights *w, uint64_t v)
 {
-	size_t at = b->len;
+	size_t at = b->len, i = (size_t)((v * 0x9e3779b97f4a7c15ull) >> 60);
 
-	if (v == last->v && last->len) {
-		memcpy(b->p + at, last->text, sizeof(last->text));
-		b->len += last->len;
+	if (w->slot[i].v == v && w->slot[i].len) {
+		memcpy(b->p + at, w->slot[i].text, sizeof(w->slot[i].text));
+		b->len += w->slot[i].len;
 		return;
 	}
 	ss_put_u64(b, v);
-	last->v = v;
-	last->len = b->len - at;
-	memcpy(last->text, b->p + at, last->len);
+	w->slot[i].v = v;
+	w->slot[i].len = b->len - at;
+	memcpy(w->slot[i].text, b->p + at, w->slot[i].len);
 }
 
 /* Appends node's stack to b, after a comma if `comma`. 0 or -ENOMEM. */
@@ -537,7 +547,7 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 {
 	struct ss_reader r = { .s = s, .thread = j->thread, .stop = j->stop };
 	uint32_t i = ss_next_written(&r, j->begin, j->end);
-	struct ss_last_weight last = { 0 };
+	struct ss_weights weights = { 0 };
 	struct ss_stack_view view;
 	t2f_node_id before;
 	bool comma;
@@ -545,7 +555,7 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 
 	if (i == j->end) /* nothing written here (a zero stretch: no need to look back) */
 		return 0;
-	if (j->weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * 21))
+	if (j->weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * 25))
 		return -ENOMEM;
 	ss_stacks__view(s->stacks, &view);
 	comma = ss_written_before(&r, j->begin, &before);
@@ -561,9 +571,9 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 
 		i = ss_run(&r, i, &w);
 		if (j->weights) {
-			b->p[b->len] = ','; /* room for 21 bytes a run was reserved */
+			b->p[b->len] = ','; /* room for 25 bytes a run was reserved */
 			b->len += comma;
-			ss_put_weight(b, &last, w);
+			ss_put_weight(b, &weights, w);
 		} else {
 			err = ss_put_stack(s, &view, node, comma, b, scratch);
 		}
