@@ -16,4 +16,10 @@
  * T2F_MEM_HUGE_MIN. The memory stays the caller's; errors are ignored. */
 void t2f_mem__huge(void *p, size_t len);
 
+/* A block of at least len bytes (len > 0) in whole huge pages: 2 MiB-aligned, its size rounded
+ * up to 2 MiB multiples (*cap), asked for huge pages: one fault per 2 MiB from its first byte,
+ * for a buffer of a few MiB that is filled once. Freed (or grown) with free (realloc). NULL
+ * when out of memory. */
+void *t2f_mem__alloc_huge(size_t len, size_t *cap);
+
 #endif

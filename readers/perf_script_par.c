@@ -81,10 +81,10 @@ static int cur_new(struct par *x, size_t need)
 		x->cur_cap = x->pool[x->npool].cap;
 		return 0;
 	}
-	x->cur = cap < T2F_MEM_HUGE_MIN ? malloc(cap) : aligned_alloc(T2F_PAR_HUGE, cap);
+	/* large: a fault and a TLB entry per 2 MiB, not per 4 KiB */
+	x->cur = cap < T2F_MEM_HUGE_MIN ? malloc(cap) : t2f_mem__alloc_huge(cap, &cap);
 	if (!x->cur)
 		return -ENOMEM;
-	t2f_mem__huge(x->cur, cap); /* a fault and a TLB entry per 2 MiB, not per 4 KiB */
 	x->cur_cap = cap;
 	return 0;
 }

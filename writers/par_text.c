@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "formats/mem.h"
+
 #define PIECES_PER_THREAD 3
 
 struct slot {
@@ -107,6 +109,9 @@ static int run_threads(struct run *r, unsigned threads, struct t2f_out *out)
 		free(ws);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->made, NULL);
+	pthread_cond_init(&r->written, NULL);
 	for (; started < threads; started++) {
 		ws[started] = (struct worker){ r, started };
 		if (pthread_create(&tids[started], NULL, work, &ws[started]))
@@ -118,6 +123,9 @@ static int run_threads(struct run *r, unsigned threads, struct t2f_out *out)
 		write_all(r, out);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
+	pthread_cond_destroy(&r->made);
+	pthread_cond_destroy(&r->written);
+	pthread_mutex_destroy(&r->lock);
 	free(tids);
 	free(ws);
 	return r->err;
@@ -138,8 +146,26 @@ static int run_here(struct run *r, struct t2f_out *out)
 	return err;
 }
 
+/* Gives each slot's buffer `cap` bytes of room (whole huge pages when large). 0 or -ENOMEM. */
+static int slots_reserve(struct run *r, size_t cap)
+{
+	for (size_t i = 0; cap && i < r->ring; i++) {
+		struct t2f_buf *b = &r->slots[i].text;
+
+		if (cap < T2F_PAR_TEXT_HUGE) {
+			if (t2f_buf__reserve(b, cap))
+				return -ENOMEM;
+			continue;
+		}
+		b->p = t2f_mem__alloc_huge(cap, &b->cap);
+		if (!b->p)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int t2f_par_text__run(size_t jobs, unsigned threads, t2f_par_text_fn fn, void *ctx,
-		      struct t2f_out *out)
+		      size_t piece_cap, struct t2f_out *out)
 {
 	struct run r = { .fn = fn, .ctx = ctx, .jobs = jobs };
 	int err;
@@ -150,17 +176,9 @@ int t2f_par_text__run(size_t jobs, unsigned threads, t2f_par_text_fn fn, void *c
 	r.slots = calloc(r.ring, sizeof(*r.slots));
 	if (!r.slots)
 		return -ENOMEM;
-	if (threads == 1) {
-		err = run_here(&r, out);
-	} else {
-		pthread_mutex_init(&r.lock, NULL);
-		pthread_cond_init(&r.made, NULL);
-		pthread_cond_init(&r.written, NULL);
-		err = run_threads(&r, threads, out);
-		pthread_cond_destroy(&r.made);
-		pthread_cond_destroy(&r.written);
-		pthread_mutex_destroy(&r.lock);
-	}
+	err = slots_reserve(&r, jobs ? piece_cap : 0);
+	if (!err)
+		err = threads == 1 ? run_here(&r, out) : run_threads(&r, threads, out);
 	for (size_t i = 0; i < r.ring; i++)
 		t2f_buf__free(&r.slots[i].text);
 	free(r.slots);

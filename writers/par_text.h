@@ -20,10 +20,13 @@
 typedef int (*t2f_par_text_fn)(void *ctx, size_t job, unsigned worker, struct t2f_buf *b);
 
 /* Formats jobs [0, jobs) with fn on `threads` worker threads (1 or more; 1 formats on the
- * calling thread) and writes them to out in order. Returns 0, the first error of fn (no piece is
- * made after it, and out then holds some of the pieces before it: discard the output), -ENOMEM,
- * or -EAGAIN when no thread could be started. Does not finish out. */
+ * calling thread) and writes them to out in order. piece_cap: the room each piece buffer starts
+ * with (0: none, they grow as pieces need); from T2F_PAR_TEXT_HUGE on the buffers are whole huge
+ * pages (formats/mem.h), which fault in 2 MiB at a time. Returns 0, the first error of fn (no
+ * piece is made after it, and out then holds some of the pieces before it: discard the output),
+ * -ENOMEM, or -EAGAIN when no thread could be started. Does not finish out. */
+#define T2F_PAR_TEXT_HUGE ((size_t)1 << 20)
 int t2f_par_text__run(size_t jobs, unsigned threads, t2f_par_text_fn fn, void *ctx,
-		      struct t2f_out *out);
+		      size_t piece_cap, struct t2f_out *out);
 
 #endif

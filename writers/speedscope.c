@@ -435,6 +435,8 @@ struct ss_weights {
 	} slot[SS_WEIGHT_SLOTS];
 };
 
+#define SS_WEIGHT_ROOM 25 /* bytes reserved per run in a weights piece: a comma and 24 */
+
 /* Appends v in decimal to b; room for 24 bytes more was reserved. */
 static void ss_put_weight(struct t2f_buf *b, struct ss_weights *w, uint64_t v)
 {
@@ -555,7 +557,7 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 
 	if (i == j->end) /* nothing written here (a zero stretch: no need to look back) */
 		return 0;
-	if (j->weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * 25))
+	if (j->weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * SS_WEIGHT_ROOM))
 		return -ENOMEM;
 	ss_stacks__view(s->stacks, &view);
 	comma = ss_written_before(&r, j->begin, &before);
@@ -571,7 +573,7 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 
 		i = ss_run(&r, i, &w);
 		if (j->weights) {
-			b->p[b->len] = ','; /* room for 25 bytes a run was reserved */
+			b->p[b->len] = ','; /* room for SS_WEIGHT_ROOM bytes a run was reserved */
 			b->len += comma;
 			ss_put_weight(b, &weights, w);
 		} else {
@@ -643,6 +645,18 @@ static int ss_run_job(void *ctx, size_t idx, unsigned worker, struct t2f_buf *b)
 	return t2f_buf__puts(b, j->weights ? "]}" : "],\"weights\":[");
 }
 
+/* Room for a piece of the largest job: what its weights reserve (its samples take about as
+ * much), so the piece buffers start at their size. */
+static size_t ss_piece_cap(const struct ss *s)
+{
+	size_t most = 0;
+
+	for (size_t i = 0; i < s->job_count; i++)
+		if (s->jobs[i].end - s->jobs[i].begin > most)
+			most = s->jobs[i].end - s->jobs[i].begin;
+	return most * SS_WEIGHT_ROOM;
+}
+
 /* The profiles: heads made here, items formatted on s->threads threads, written in order. */
 static int ss_write_profiles(struct ss *s, const char *unit)
 {
@@ -661,7 +675,7 @@ static int ss_write_profiles(struct ss *s, const char *unit)
 	if (err)
 		return err;
 	t2f_out__puts(s->out, "\"profiles\":[");
-	err = t2f_par_text__run(s->job_count, s->threads, ss_run_job, s, s->out);
+	err = t2f_par_text__run(s->job_count, s->threads, ss_run_job, s, ss_piece_cap(s), s->out);
 	if (!err)
 		t2f_out__puts(s->out, "]}\n");
 	return err;
