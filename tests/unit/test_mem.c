@@ -1,12 +1,13 @@
 /* tests/unit/test_mem.c: formats/mem.c — the aligned interior of a large block is marked for
- * huge pages ("hg" among the mapping's VmFlags in /proc/self/smaps), a small block is not.
- * Skipped where the kernel has no transparent huge pages. */
+ * huge pages ("hg" among the mapping's VmFlags in /proc/self/smaps), a small block is not
+ * (skipped where the kernel has no transparent huge pages); blocks of whole huge pages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -55,10 +56,32 @@ static void test_huge_interior(void **state)
 	assert_int_equal(munmap(p, len), 0);
 }
 
+/* Whole huge pages: aligned, the size rounded up, marked; realloc keeps the bytes. */
+static void test_alloc_huge(void **state)
+{
+	size_t cap = 0;
+	char *p = t2f_mem__alloc_huge(3 * MIB + 1, &cap), *q;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal((uintptr_t)p % (2 * MIB), 0);
+	assert_int_equal(cap, 4 * MIB);
+	memset(p, 'a', cap);
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0)
+		assert_true(marked_huge(p + 2 * MIB));
+	q = realloc(p, 8 * MIB);
+	assert_non_null(q);
+	assert_int_equal(q[4 * MIB - 1], 'a');
+	free(q);
+	assert_null(t2f_mem__alloc_huge(0, &cap));
+	assert_null(t2f_mem__alloc_huge(SIZE_MAX - 5, &cap)); /* rounding up would wrap */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_huge_interior),
+		cmocka_unit_test(test_alloc_huge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
