@@ -88,6 +88,21 @@ static void read_both(const uint8_t *bytes, size_t n, size_t block, struct readi
 	assert_string_equal(mem->text, file->text);
 }
 
+/* Builds sp's file and reads it (in memory, and as a file 16 bytes at a time): the status, the
+ * records read (NULL: not checked) and a part of the messages must be these. */
+static void expect_read(const struct spec *sp, int status, const char *recs, const char *text)
+{
+	static struct bb file;
+	struct reading mem, fr;
+
+	build(&file, sp);
+	read_both(file.b, file.n, 16, &mem, &fr);
+	assert_int_equal(mem.status, status);
+	if (recs)
+		assert_string_equal(mem.recs, recs);
+	assert_non_null(strstr(mem.text, text));
+}
+
 /* A file cut at every byte: before the data section an error naming the offset; inside it
  * the complete records, a warning that the file was cut, one naming the cut record's offset
  * (unless the cut falls on a record boundary) and one for the missing feature table. Read in
@@ -341,10 +356,9 @@ static void compressed_only(struct bb *data, const void *raw, size_t len)
  * record; zstd frames claiming a huge content or window size, or expanding past mmap_len. */
 static void test_hostile_records(void **state)
 {
-	static struct bb inner, data, file;
+	static struct bb inner, data;
 	static uint8_t zeros[2u << 20];
 	struct spec sp = { .n_attrs = 1, .data = &data };
-	struct reading mem, fr;
 
 	(void)state;
 	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = ST_BASIC };
@@ -353,25 +367,17 @@ static void test_hostile_records(void **state)
 		rec_sample(&data, 0x401000, 1);
 		hdr(&data, PERF_RECORD_SAMPLE, 0, size);
 		pad_to(&data, data.n + 64);
-		build(&file, &sp);
-		read_both(file.b, file.n, 16, &mem, &fr);
-		assert_int_equal(mem.status, -T2F_E_FORMAT);
-		assert_string_equal(mem.recs, "SAMPLE@248 ");
-		assert_non_null(strstr(mem.text, size ? "offset 320: record size 4, expected at "
-						       "least 8" : "offset 320: record size 0, "
-						       "expected at least 8"));
+		expect_read(&sp, -T2F_E_FORMAT, "SAMPLE@248 ",
+			    size ? "offset 320: record size 4, expected at least 8"
+				 : "offset 320: record size 0, expected at least 8");
 		/* the same inside compressed data */
 		memset(&inner, 0, sizeof(inner));
 		rec_sample(&inner, 0x401000, 1);
 		hdr(&inner, PERF_RECORD_SAMPLE, 0, size);
 		pad_to(&inner, inner.n + 64);
 		compressed_only(&data, inner.b, inner.n);
-		build(&file, &sp);
-		read_both(file.b, file.n, 16, &mem, &fr);
-		assert_int_equal(mem.status, -T2F_E_FORMAT);
-		assert_string_equal(mem.recs, "SAMPLE@0z ");
-		assert_non_null(strstr(mem.text, "offset 248: compressed data, offset 72: record "
-						 "size"));
+		expect_read(&sp, -T2F_E_FORMAT, "SAMPLE@0z ",
+			    "offset 248: compressed data, offset 72: record size");
 	}
 	/* a callchain of 2^61 and of 5 entries in a record holding 3 */
 	for (int i = 0; i < 2; i++) {
@@ -379,12 +385,9 @@ static void test_hostile_records(void **state)
 		rec_sample(&data, 0x401000, 1);
 		set64(&data, 40, i ? 5 : 1ull << 61);
 		rec_sample(&data, 0x401000, 2);
-		build(&file, &sp);
-		read_both(file.b, file.n, 16, &mem, &fr);
-		assert_int_equal(mem.status, 0);
-		assert_string_equal(mem.recs, "SAMPLE@320 ");
-		assert_non_null(strstr(mem.text, "offset 248: SAMPLE record of 72 bytes ends inside "
-						 "its CALLCHAIN field: skipped"));
+		expect_read(&sp, 0, "SAMPLE@320 ",
+			    "offset 248: SAMPLE record of 72 bytes ends inside its CALLCHAIN "
+			    "field: skipped");
 	}
 	/* the same inside compressed data: the warning names both offsets */
 	memset(&inner, 0, sizeof(inner));
@@ -393,12 +396,9 @@ static void test_hostile_records(void **state)
 	set64(&inner, 72 + 40, 1ull << 61);
 	rec_sample(&inner, 0x401000, 3);
 	compressed_only(&data, inner.b, inner.n);
-	build(&file, &sp);
-	read_both(file.b, file.n, 16, &mem, &fr);
-	assert_int_equal(mem.status, 0);
-	assert_string_equal(mem.recs, "SAMPLE@0z SAMPLE@144z ");
-	assert_non_null(strstr(mem.text, "offset 248: compressed data, offset 72: SAMPLE record of "
-					 "72 bytes ends inside its CALLCHAIN field: skipped"));
+	expect_read(&sp, 0, "SAMPLE@0z SAMPLE@144z ",
+		    "offset 248: compressed data, offset 72: SAMPLE record of 72 bytes ends "
+		    "inside its CALLCHAIN field: skipped");
 	/* frames claiming 2^62 bytes of content (8 in a raw block), and a 2^41-byte window */
 	{
 		static const uint8_t huge_fcs[] = { 0x28, 0xb5, 0x2f, 0xfd, 0xc0, 0x00, 0, 0, 0, 0, 0,
@@ -408,31 +408,21 @@ static void test_hostile_records(void **state)
 
 		memset(&data, 0, sizeof(data));
 		put_compressed(&data, huge_fcs, sizeof(huge_fcs));
-		build(&file, &sp);
-		read_both(file.b, file.n, 16, &mem, &fr);
-		assert_int_equal(mem.status, -T2F_E_DECOMPRESS);
-		assert_non_null(strstr(mem.text, "offset 248: compressed record: "));
+		expect_read(&sp, -T2F_E_DECOMPRESS, NULL, "offset 248: compressed record: ");
 		memset(&data, 0, sizeof(data));
 		put_compressed(&data, huge_window, sizeof(huge_window));
-		build(&file, &sp);
-		read_both(file.b, file.n, 16, &mem, &fr);
-		assert_int_equal(mem.status, -T2F_E_DECOMPRESS);
-		assert_non_null(strstr(mem.text, "offset 248: compressed record: Frame requires too "
-						 "much memory"));
+		expect_read(&sp, -T2F_E_DECOMPRESS, NULL,
+			    "offset 248: compressed record: Frame requires too much memory");
 	}
 	/* 2 MiB of zeros in one record, past the COMPRESSED feature's mmap_len (1 MiB) */
 	compressed_only(&data, zeros, sizeof(zeros));
 	sp.comp_mmap_len = 1u << 20;
-	build(&file, &sp);
-	read_both(file.b, file.n, 16, &mem, &fr);
-	assert_int_equal(mem.status, -T2F_E_LIMIT);
-	assert_non_null(strstr(mem.text, "offset 248: compressed record expands past 1048576 bytes "
-					 "(the COMPRESSED feature's mmap_len)"));
+	expect_read(&sp, -T2F_E_LIMIT, NULL,
+		    "offset 248: compressed record expands past 1048576 bytes (the COMPRESSED "
+		    "feature's mmap_len)");
 	sp.comp_mmap_len = 4u << 20; /* within it: records of size 0 */
-	build(&file, &sp);
-	read_both(file.b, file.n, 16, &mem, &fr);
-	assert_int_equal(mem.status, -T2F_E_FORMAT);
-	assert_non_null(strstr(mem.text, "offset 248: compressed data, offset 0: record size 0"));
+	expect_read(&sp, -T2F_E_FORMAT, NULL,
+		    "offset 248: compressed data, offset 0: record size 0");
 }
 
 int main(void)
