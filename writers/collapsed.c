@@ -4,6 +4,7 @@
 #include "writers/collapsed.h"
 
 #include "formats/buf.h"
+#include "formats/utf8.h"
 #include "writers/par_for.h"
 
 #include <errno.h>
@@ -40,12 +41,11 @@ static int put_root(struct folder *f, const struct t2f_thread *t)
 
 	if (err)
 		return err;
+	f->text.len = start + t2f_utf8_squash_controls(f->text.p + start, len, '_');
 	for (size_t i = start; i < f->text.len; i++) {
-		unsigned char c = (unsigned char)f->text.p[i];
-
-		if (c == ' ' || c < 0x20 || c == 0x7f)
+		if (f->text.p[i] == ' ')
 			f->text.p[i] = '_';
-		else if (c == ';')
+		else if (f->text.p[i] == ';')
 			f->text.p[i] = ':';
 	}
 	if (f->text.len == start && (err = t2f_buf__put(&f->text, "[unknown]", 9)))

@@ -2,6 +2,7 @@
 #include "writers/frame_name.h"
 
 #include "formats/buf.h"
+#include "formats/utf8.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -72,26 +73,24 @@ static size_t cut_args(const char *s, size_t len)
 	return len;
 }
 
-/* In place over the just-written name: control characters → ' ', ';' → ':' (collapsed), and a
- * trailing " <digits>" gets '_' so folded readers do not take it for a count. */
-static void sanitize(char *s, size_t len, bool collapsed)
+/* In place over the just-written name: control characters → ' ' (formats/utf8.h), ';' → ':'
+ * (collapsed), and a trailing " <digits>" gets '_' so folded readers do not take it for a count.
+ * Returns the new length. */
+static size_t sanitize(char *s, size_t len, bool collapsed)
 {
-	size_t i = len;
+	size_t i;
 
-	for (size_t k = 0; k < len; k++) {
-		unsigned char c = (unsigned char)s[k];
-
-		if (c < 0x20 || c == 0x7f)
-			s[k] = ' ';
-		else if (collapsed && c == ';')
-			s[k] = ':';
-	}
+	len = t2f_utf8_squash_controls(s, len, ' ');
 	if (!collapsed)
-		return;
-	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-		i--;
+		return len;
+	for (i = 0; i < len; i++)
+		if (s[i] == ';')
+			s[i] = ':';
+	for (i = len; i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9'; i--)
+		;
 	if (i > 0 && i < len && s[i - 1] == ' ')
 		s[i - 1] = '_';
+	return len;
 }
 
 static const char *kind_suffix(const struct t2f_frame_name_opts *o, enum t2f_frame_kind k)
@@ -125,7 +124,7 @@ static int put_name(struct t2f_frame_names *n, const struct t2f_profile *p,
 	if (n->text.len == start && o->collapsed)
 		err = t2f_buf__put(&n->text, "[unknown]", 9); /* never an empty folded frame */
 	if (n->text.len > start)
-		sanitize(n->text.p + start, n->text.len - start, o->collapsed);
+		n->text.len = start + sanitize(n->text.p + start, n->text.len - start, o->collapsed);
 	return err ?: (suffix ? t2f_buf__put(&n->text, suffix, 4) : 0);
 }
 

@@ -3,7 +3,7 @@
  * Computed once per frame (not per sample) into one table. Rules, for every style:
  * - a frame without a symbol, or named "[unknown]", in a known module is "[<module basename>]"
  *   ("[unknown]" when the module is unknown too); with `addrs`, "[<basename> <ADDR>]" (hex, as perf prints it);
- * - control characters become spaces.
+ * - control characters (C0, DEL, C1: formats/utf8.h) become spaces.
  * Collapsed style (`collapsed`): ';' becomes ':', and the argument list is cut at the first '('
  * outside <>, [], {} unless the name there starts "(anonymous namespace)" (`raw_names` keeps it);
  * `kernel` and `jit` append "_[k]" / "_[j]" to frames of that kind, and inlined frames get "_[i]"

@@ -23,7 +23,8 @@
  * - function: one per distinct (display name, raw name): name as writers/frame_name.h gives it
  *   (full style), system_name the name as the input recorded it (left out for unnamed frames).
  * - string_table: "" first, then each distinct string once, in order of first use; strings that
- *   are not valid UTF-8 have each bad sequence replaced by U+FFFD.
+ *   are not valid UTF-8 have each bad sequence replaced by U+FFFD, and control characters
+ *   (C0, DEL, C1: formats/utf8.h) become spaces, as `go tool pprof` prints strings raw.
  * - comment: "trace2flame VERSION" and "input: NAME"; time_nanos from the options;
  *   duration_nanos from the profile's time span (t2f_profile__time_span), when it has one.
  * The protobuf is gzip-compressed by zlib at a fixed level with a zeroed header mtime, so equal

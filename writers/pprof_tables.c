@@ -25,9 +25,11 @@ int t2f_pprof_tables__str(struct t2f_pprof_tables *t, const char *s, size_t len,
 		*idx = 0;
 		return 0;
 	}
-	if (t2f_utf8_valid(s, len))
+	if (t2f_utf8_clean(s, len))
 		return t2f_strtab__intern(t->strs, s, len, idx);
-	err = t2f_utf8_repair(&t->utf8, s, len);  /* ill-formed sequences become U+FFFD */
+	/* ill-formed sequences become U+FFFD, control characters spaces (pprof prints strings to
+	 * terminals as they are) */
+	err = t2f_utf8_sanitize(&t->utf8, s, len, " ");
 	return err ?: t2f_strtab__intern(t->strs, t->utf8.p, t->utf8.len, idx);
 }
 

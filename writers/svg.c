@@ -37,7 +37,9 @@ struct svg {
 	double scale;              /* px per unit of weight */
 	double min_width;
 	uint32_t depth_shown;      /* deepest drawn frame */
-	const char *count_name;
+	const char *count_name;   /* valid UTF-8 (repaired into cname when needed), unescaped */
+	size_t count_len;
+	struct t2f_buf cname;
 	uint64_t *cursor;          /* per depth: the next child's x, in weight units */
 	struct t2f_buf utf8;       /* a name repaired to UTF-8 */
 	uint64_t seq;              /* drawn frames so far */
@@ -227,7 +229,9 @@ static void put_frame(struct svg *sv, uint32_t n, uint64_t x)
 	put_escaped(out, name, len);
 	t2f_out__puts(out, " (");
 	put_count(out, nd->total);
-	t2f_out__printf(out, " %s, ", sv->count_name);
+	t2f_out__putc(out, ' ');
+	put_escaped(out, sv->count_name, sv->count_len);
+	t2f_out__puts(out, ", ");
 	if (n == 0)
 		t2f_out__puts(out, "100%");
 	else
@@ -307,7 +311,7 @@ static int put_header(struct svg *sv)
 			"viewBox=\"0 0 %u %u\" xmlns=\"http://www.w3.org/2000/svg\" "
 			"xmlns:xlink=\"http://www.w3.org/1999/xlink\" data-inverted=\"%d\" "
 			"data-xpad=\"%d\" data-count-name=\"", w, h, w, h, sv->o->icicle ? 1 : 0, XPAD);
-	put_escaped(out, sv->count_name, strlen(sv->count_name));
+	put_escaped(out, sv->count_name, sv->count_len);
 	t2f_out__puts(out, "\">\n<!-- trace2flame " T2F_VERSION " -->\n"
 		      "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
 		      "<stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" "
@@ -337,7 +341,8 @@ static int put_header(struct svg *sv)
 	return err;
 }
 
-/* "samples" for counts; else what the weights measure: "ns", or the event's name. */
+/* "samples" for counts; else what the weights measure: "ns", or the event's name (from the
+ * input: any bytes). */
 static const char *count_name(const struct t2f_profile *p, const struct t2f_svg_opts *o,
 			      t2f_event_id ev)
 {
@@ -353,6 +358,24 @@ static const char *count_name(const struct t2f_profile *p, const struct t2f_svg_
 	return t2f_profile__str(p, e->name, &len);
 }
 
+/* sv->count_name and count_len: the count's name, repaired to UTF-8 when needed (every place
+ * that writes it escapes it). 0 or -ENOMEM. */
+static int set_count_name(struct svg *sv, t2f_event_id ev)
+{
+	const char *s = count_name(sv->p, sv->o, ev);
+	size_t len = strlen(s);
+	int err = 0;
+
+	if (!t2f_utf8_valid(s, len)) {
+		err = t2f_utf8_repair(&sv->cname, s, len);
+		s = sv->cname.p;
+		len = sv->cname.len;
+	}
+	sv->count_name = s;
+	sv->count_len = len;
+	return err;
+}
+
 int t2f_svg__write(const struct t2f_profile *p, const struct t2f_svg_opts *o, struct t2f_out *out)
 {
 	struct svg sv = { .p = p, .o = o, .out = out };
@@ -363,10 +386,9 @@ int t2f_svg__write(const struct t2f_profile *p, const struct t2f_svg_opts *o, st
 	if (sv.width < 2 * XPAD + 200)
 		sv.width = 2 * XPAD + 200;
 	sv.min_width = o->min_width < 0 ? 0.1 : o->min_width;
-	sv.count_name = count_name(p, o, ev);
 	if (o->diff && o->flamechart)
 		return -EINVAL;
-	err = svg_tree__build(p, o, ev, &sv.t);
+	err = set_count_name(&sv, ev) ?: svg_tree__build(p, o, ev, &sv.t);
 	if (!err && o->diff)
 		err = diff_prepare(&sv);
 	if (!err) {
@@ -392,6 +414,7 @@ done:
 	svg_tree__free(&sv.dt);
 	free(sv.dtotal);
 	t2f_buf__free(&sv.utf8);
+	t2f_buf__free(&sv.cname);
 	free(sv.cursor);
 	return err;
 }

@@ -1,6 +1,7 @@
 /* tests/unit/test_utf8.c: formats/utf8 — well-formed sequences of every length and the edges of
  * Unicode's table 3-7 (overlongs, surrogates, above U+10FFFF), truncated sequences, and repair
  * with one U+FFFD per maximal ill-formed prefix. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,11 +65,46 @@ static void test_valid_and_repair(void **state)
 	t2f_buf__free(&b);
 }
 
+/* Control characters (C0, DEL, C1) and ill-formed bytes: found, replaced, squashed, shown. */
+static void test_controls(void **state)
+{
+	static const char hostile[] = "a\x1b[31mb\x7f\xc2\x9b" "c\xc2\xa0\xff\td";
+	struct t2f_buf b = { 0 };
+	char s[64], out[64];
+	const char *v;
+	size_t n;
+
+	(void)state;
+	assert_true(t2f_utf8_clean("caf\xc3\xa9 \xc2\xa0x", 9));     /* U+00A0 is not C1 */
+	assert_false(t2f_utf8_clean("a\x1b", 2));
+	assert_false(t2f_utf8_clean("a\x7f", 2));
+	assert_false(t2f_utf8_clean("a\xc2\x85", 3));                   /* U+0085 NEL */
+	assert_false(t2f_utf8_clean("a\xff", 2));
+	assert_int_equal(t2f_utf8_sanitize(&b, hostile, sizeof(hostile) - 1, " "), 0);
+	assert_memory_equal(b.p, "a [31mb  c\xc2\xa0" FFFD " d", b.len);
+	assert_int_equal(t2f_utf8_sanitize(&b, hostile, sizeof(hostile) - 1, ""), 0);
+	assert_memory_equal(b.p, "a[31mbc\xc2\xa0" FFFD "d", b.len);
+	assert_int_equal(t2f_utf8_sanitize(&b, "x", 1, "four"), -EINVAL);
+	memcpy(s, hostile, sizeof(hostile));
+	n = t2f_utf8_squash_controls(s, sizeof(hostile) - 1, '_');
+	assert_int_equal(n, strlen("a_[31mb__c\xc2\xa0\xff_d"));
+	assert_memory_equal(s, "a_[31mb__c\xc2\xa0\xff_d", n);     /* ill-formed bytes stay */
+	v = "plain path/\xc3\xa9";
+	assert_ptr_equal(t2f_utf8_visible(v, out, sizeof(out)), v);    /* clean: no copy */
+	assert_string_equal(t2f_utf8_visible(hostile, out, sizeof(out)),
+			    "a\\x1b[31mb\\x7f\\xc2\\x9bc\xc2\xa0\\xff\\x09d");
+	/* cut at a character with "..." when it does not fit */
+	assert_string_equal(t2f_utf8_visible("\x01\x02\x03\x04", out, 12), "\\x01\\x02...");
+	assert_string_equal(t2f_utf8_visible("\x01\xc3\xa9\xc3\xa9", out, 10), "\\x01\xc3\xa9...");
+	t2f_buf__free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seq),
 		cmocka_unit_test(test_valid_and_repair),
+		cmocka_unit_test(test_controls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
