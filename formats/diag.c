@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/utf8.h"
+
 #define DIAG_KINDS 64      /* distinct warning formats tracked for rate limiting */
 #define DIAG_MSG_MAX 1024
 
@@ -58,6 +60,7 @@ const char *t2f_strerror(int err)
 	case T2F_E_BUILDID: return "build-id mismatch";
 	case T2F_E_LIMIT: return "resource limit reached";
 	case T2F_E_DECOMPRESS: return "corrupt compressed stream";
+	case T2F_E_NOT_FILE: return "not a regular file";
 	default: return strerror(-err);
 	}
 }
@@ -111,18 +114,45 @@ void t2f_diag__set_max_repeats(struct t2f_diag *d, unsigned n)
 	d->max_repeats = n;
 }
 
-/* "file:line: body" (line 0: "file: body"; no file: "<input>") into out, truncated to size. */
+/* "file:line: body" (line 0: "file: body"; no file: "<input>") into out, truncated to size.
+ * Control characters and ill-formed UTF-8 from an input (in a path, a name) show as "\xNN". */
 static void located(char *out, size_t size, const char *file, uint64_t line, const char *body)
 {
+	char vfile[DIAG_MSG_MAX / 2], vbody[DIAG_MSG_MAX];
+	const char *f = t2f_utf8_visible(file ? file : "<input>", vfile, sizeof(vfile));
 	int n;
 
 	if (line)
-		n = snprintf(out, size, "%s:%llu: ", file ? file : "<input>", (unsigned long long)line);
+		n = snprintf(out, size, "%s:%llu: ", f, (unsigned long long)line);
 	else
-		n = snprintf(out, size, "%s: ", file ? file : "<input>");
+		n = snprintf(out, size, "%s: ", f);
 	if (n < 0 || (size_t)n >= size)
 		n = 0;
-	snprintf(out + n, size - (size_t)n, "%s", body);
+	snprintf(out + n, size - (size_t)n, "%s", t2f_utf8_visible(body, vbody, sizeof(vbody)));
+}
+
+/* A warning's format as a reader sees it: each conversion ("%s", "%llu") becomes "...", "%%"
+ * becomes "%". Into out, truncated to size. */
+static void fmt_template(char *out, size_t size, const char *fmt)
+{
+	size_t o = 0;
+
+	for (const char *p = fmt; *p && o + 4 < size; p++) {
+		if (*p != '%') {
+			out[o++] = *p;
+			continue;
+		}
+		if (p[1] == '%') {
+			out[o++] = *++p;
+			continue;
+		}
+		p += strspn(p + 1, "-+ #0123456789.*hljztL") + 1; /* to the conversion */
+		memcpy(out + o, "...", 3);
+		o += 3;
+		if (!*p)
+			break;
+	}
+	out[o] = '\0';
 }
 
 /* The counter for fmt, or NULL when the table is full (then it is always printed). */
@@ -368,9 +398,13 @@ void t2f_diag__flush(struct t2f_diag *d)
 	for (size_t i = 0; i < DIAG_KINDS && d->kinds[i].fmt; i++) {
 		struct diag_kind *k = &d->kinds[i];
 
-		if (k->count > d->max_repeats && d->sink)
+		if (k->count > d->max_repeats && d->sink) {
+			char like[DIAG_MSG_MAX];
+
+			fmt_template(like, sizeof(like), k->fmt);
 			fprintf(d->sink, "trace2flame: warning: %llu more warnings like: %s\n",
-				(unsigned long long)(k->count - d->max_repeats), k->fmt);
+				(unsigned long long)(k->count - d->max_repeats), like);
+		}
 		k->count = 0;
 		k->fmt = NULL;
 	}

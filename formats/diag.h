@@ -27,6 +27,7 @@ enum t2f_errc {
 	T2F_E_BUILDID,        /* a candidate debug file's build-id did not match */
 	T2F_E_LIMIT,          /* a configured resource limit was reached */
 	T2F_E_DECOMPRESS,     /* a gzip/zstd stream is corrupt */
+	T2F_E_NOT_FILE,       /* a FIFO, device or socket where a regular file was wanted */
 };
 
 /* Static string for -errno or -T2F_E_*; never NULL. */

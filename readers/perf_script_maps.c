@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "formats/hashmap.h"
+#include "formats/perf_map.h"
 
 #define PS_NO_MAP UINT32_MAX
 
@@ -246,7 +247,7 @@ enum t2f_frame_kind ps_dso_kind(const char *d, size_t n)
 		return T2F_FRAME_KERNEL;
 	if (n >= 7 && memcmp(d + n - 7, "vmlinux", 7) == 0)
 		return T2F_FRAME_KERNEL;
-	if (n > 14 && memcmp(d, "/tmp/perf-", 10) == 0 && memcmp(d + n - 4, ".map", 4) == 0)
+	if (t2f_perf_map_pid(d, n, NULL))
 		return T2F_FRAME_JIT;
 	return T2F_FRAME_USER;
 }

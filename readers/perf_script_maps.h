@@ -54,7 +54,7 @@ bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_st
 		       uint64_t *file_off);
 
 /* The kind of a frame whose dso perf prints as dso[0..len): KERNEL for "[...]" names (but
- * "[unknown]") and vmlinux, JIT for /tmp/perf-PID.map, else USER. */
+ * "[unknown]") and vmlinux, JIT for exactly /tmp/perf-PID.map (formats/perf_map.h), else USER. */
 enum t2f_frame_kind ps_dso_kind(const char *dso, size_t len);
 
 #endif

@@ -50,6 +50,7 @@ const char *t2f_refusal_name(enum t2f_refusal why)
 	case T2F_REFUSED_NO_BUILD_ID: return "no build-id to verify against";
 	case T2F_REFUSED_NO_SYMBOLS: return "no symbols";
 	case T2F_REFUSED_UNREADABLE: return "not a readable ELF file";
+	case T2F_REFUSED_NOT_FILE: return "not a regular file";
 	}
 	return "refused";
 }
@@ -310,10 +311,12 @@ static int try_path(struct finder *f, const char *path, const uint32_t *crc)
 	struct stat st;
 	int err;
 
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (stat(path, &st) != 0 || S_ISDIR(st.st_mode)) {
 		f->out->n_missing++;
 		return 0;
 	}
+	if (!S_ISREG(st.st_mode)) /* a FIFO would block, a device never end */
+		return refused_already(f->out, path) ? 0 : refuse(f, path, T2F_REFUSED_NOT_FILE, "");
 	if (f->binary_exists && same_file(&st, &f->binary_st))
 		return 0; /* the binary is step 5, never a debug file of itself */
 	if (refused_already(f->out, path) || (f->fb.path && strcmp(f->fb.path, path) == 0))
@@ -515,6 +518,13 @@ static int step_symbol_dirs(struct finder *f)
 	return r;
 }
 
+/* The binary is there but did not open: not a regular file, or not a readable ELF file. */
+static int refuse_binary(struct finder *f)
+{
+	return refuse(f, f->binary_path, f->binary_err == -T2F_E_NOT_FILE ? T2F_REFUSED_NOT_FILE
+									 : T2F_REFUSED_UNREADABLE, "");
+}
+
 static int step_binary(struct finder *f)
 {
 	struct t2f_elf_module *m = f->binary;
@@ -522,18 +532,22 @@ static int step_binary(struct finder *f)
 	if (!f->binary_exists)
 		return 0;
 	if (!m)
-		return f->binary_err == -ENOMEM ? -ENOMEM
-						: refuse(f, f->binary_path, T2F_REFUSED_UNREADABLE, "");
+		return f->binary_err == -ENOMEM ? -ENOMEM : refuse_binary(f);
 	f->binary = NULL;
 	return verify(f, m, f->binary_path, NULL);
 }
 
-/* Opens the binary at its recorded path, if there is one there. 0 or -ENOMEM. */
+/* Opens the binary at its recorded path, if there is one there (a FIFO, device or socket there
+ * is not opened: binary_err -T2F_E_NOT_FILE). 0 or -ENOMEM. */
 static int open_binary(struct finder *f)
 {
-	if (stat(f->binary_path, &f->binary_st) != 0 || !S_ISREG(f->binary_st.st_mode))
+	if (stat(f->binary_path, &f->binary_st) != 0 || S_ISDIR(f->binary_st.st_mode))
 		return 0;
 	f->binary_exists = true;
+	if (!S_ISREG(f->binary_st.st_mode)) {
+		f->binary_err = -T2F_E_NOT_FILE;
+		return 0;
+	}
 	f->binary_err = t2f_elf_module__open(f->binary_path, f->d, &f->binary);
 	if (f->binary_err)
 		f->binary = NULL;
@@ -586,7 +600,7 @@ static int refuse_unverifiable(struct finder *f)
 	int err = 0;
 
 	if (f->binary_exists && !f->binary)
-		err = refuse(f, f->binary_path, T2F_REFUSED_UNREADABLE, "");
+		err = refuse_binary(f);
 	return err ? err : refuse(f, f->binary_path, T2F_REFUSED_NO_BUILD_ID, "");
 }
 

@@ -58,6 +58,7 @@ enum t2f_refusal {
 	T2F_REFUSED_NO_BUILD_ID,   /* the module has no build-id to verify against */
 	T2F_REFUSED_NO_SYMBOLS,    /* verified, but it has no symbol table */
 	T2F_REFUSED_UNREADABLE,    /* exists but is not a readable ELF file */
+	T2F_REFUSED_NOT_FILE,      /* exists but is a FIFO, device or socket: never opened */
 };
 
 struct t2f_debug_refused {

@@ -12,14 +12,14 @@
 #include "symbolizer/elf_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zlib.h>
+
+#include "formats/side_file.h"
 
 #define CRC_BLOCK (1u << 20)  /* t2f_elf_file_crc32 reads this many bytes at a time */
 
@@ -163,25 +163,16 @@ static int not_elf(struct t2f_elf_module *m, int fd)
 	return t2f_elf__fail(m, -T2F_E_ELF, "not an ELF file");
 }
 
-/* open() + fstat + elf_begin; afterwards libelf needs no descriptor. */
+/* A regular file opened without blocking (formats/side_file.h) + elf_begin; afterwards libelf
+ * needs no descriptor. */
 static int open_elf(struct t2f_elf_module *m)
 {
-	struct stat st;
-	int fd, err = 0;
+	int fd, err = t2f_side_file__open(m->path, &fd, &m->file_size);
 
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return t2f_elf__fail(m, -errno, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st)) {
-		err = t2f_elf__fail(m, -errno, "cannot stat: %s", strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = t2f_elf__fail(m, S_ISDIR(st.st_mode) ? -EISDIR : -T2F_E_ELF,
-				    "not a regular file");
-		goto out;
-	}
-	m->file_size = (uint64_t)st.st_size;
+	if (err == -T2F_E_NOT_FILE || err == -EISDIR)
+		return t2f_elf__fail(m, err, "not a regular file");
+	if (err)
+		return t2f_elf__fail(m, err, "cannot open: %s", t2f_strerror(err));
 	m->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!m->elf) {
 		err = t2f_elf__fail(m, -T2F_E_ELF, "libelf cannot read it: %s", elf_errmsg(-1));
@@ -290,9 +281,9 @@ int t2f_elf_file_crc32(const char *path, uint32_t *crc)
 	ssize_t n;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	err = t2f_side_file__open(path, &fd, NULL);
+	if (err)
+		return err;
 	buf = malloc(CRC_BLOCK);
 	if (!buf) {
 		err = -ENOMEM;

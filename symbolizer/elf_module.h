@@ -28,6 +28,8 @@
  *   ppc64 ELFv1 FUNC values that point into .opd are replaced by the code address stored there.
  * Names are raw (mangled) and decoded lazily: nothing is copied until a lookup hits.
  *
+ * Files: only a regular file is opened, without blocking (formats/side_file.h): a FIFO, device
+ * or socket is -T2F_E_NOT_FILE (a directory -EISDIR), never opened or waited on.
  * Errors: -errno (open/read), -T2F_E_ELF (not an ELF file, broken headers, offsets or counts
  * outside the file; extended numbering, e_shnum 0 / PN_XNUM / SHN_XINDEX, is read from section 0
  * and checked the same way), each with a message in the diag naming the file. A note region that

@@ -281,6 +281,7 @@ static enum t2f_miss miss_of_refusals(const struct t2f_debug_result *r)
 			no_syms = true;
 			break;
 		case T2F_REFUSED_UNREADABLE:
+		case T2F_REFUSED_NOT_FILE:
 			break;
 		}
 	}

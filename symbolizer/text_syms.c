@@ -3,10 +3,10 @@
 #include "symbolizer/text_syms.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "formats/side_file.h"
 
 #define T2F_TS_PAGE 4096u
 
@@ -393,66 +393,20 @@ int t2f_text_syms__parse(enum t2f_text_syms_format fmt, const char *file, const 
 	return t2f_ts_parse_owned(fmt, file, copy, len, d, out);
 }
 
-/* The whole file (st_size is 0 for /proc files: read to the end), NUL-terminated. */
-static int t2f_ts_read(int fd, const char *path, struct t2f_diag *d, char **text, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1);
-
-	while (buf) {
-		ssize_t got;
-
-		if (n == cap) {
-			char *nb = cap >= T2F_TEXT_SYMS_MAX_BYTES ? NULL : realloc(buf, cap * 2 + 1);
-
-			if (!nb) {
-				free(buf);
-				if (cap >= T2F_TEXT_SYMS_MAX_BYTES)
-					return t2f_diag__error(d, -T2F_E_LIMIT, path, 0,
-							       "larger than %zu bytes",
-							       T2F_TEXT_SYMS_MAX_BYTES);
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		got = read(fd, buf + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int e = errno;
-
-			free(buf);
-			return t2f_diag__error(d, -e, path, 0, "cannot read (%s)", strerror(e));
-		}
-		if (got == 0) {
-			buf[n] = '\0';
-			*text = buf;
-			*len = n;
-			return 0;
-		}
-		n += (size_t)got;
-	}
-	return t2f_diag__error(d, -ENOMEM, path, 0, "out of memory");
-}
-
 int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct t2f_diag *d,
 			struct t2f_text_syms **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char *text = NULL;
 	size_t len = 0;
 	int err;
 
 	*out = NULL;
-	if (fd < 0) {
-		err = errno;
-		return t2f_diag__error(d, -err, path, 0, "cannot open (%s)", strerror(err));
-	}
-	err = t2f_ts_read(fd, path, d, &text, &len);
-	close(fd);
+	err = t2f_side_file__read(path, T2F_TEXT_SYMS_MAX_BYTES, &text, &len);
+	if (err == -T2F_E_LIMIT)
+		return t2f_diag__error(d, err, path, 0, "larger than %zu bytes",
+				       T2F_TEXT_SYMS_MAX_BYTES);
 	if (err)
-		return err;
+		return t2f_diag__error(d, err, path, 0, "cannot open (%s)", t2f_strerror(err));
 	return t2f_ts_parse_owned(fmt, path, text, len, d, out);
 }
 

@@ -56,7 +56,9 @@ struct t2f_text_sym {
 struct t2f_text_syms;
 
 /* Reads file `path` in format fmt into *out. 0; -errno when it cannot be opened or read;
- * -T2F_E_LIMIT when it is larger than T2F_TEXT_SYMS_MAX_BYTES; -T2F_E_FORMAT for a kallsyms
+ * -T2F_E_NOT_FILE (-EISDIR) when it is not a regular file (formats/side_file.h: a FIFO never
+ * blocks, a link to /dev/zero is refused unread); -T2F_E_LIMIT when it is larger than
+ * T2F_TEXT_SYMS_MAX_BYTES; -T2F_E_FORMAT for a kallsyms
  * file with no text symbol, or with every address 0, or (strict mode) a bad line; -ENOMEM.
  * Every error is recorded in d with the file name (and line). */
 int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct t2f_diag *d,

@@ -18,6 +18,7 @@
 
 #include "formats/diag.h"
 #include "formats/strtab.h"
+#include "formats/utf8.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/symbolizer.h"
 #include "tools/cli_opts.h"
@@ -187,8 +188,10 @@ static void print_refused(const struct t2f_debug_result *r)
 {
 	for (size_t i = 0; i < r->n_refused; i++) {
 		const struct t2f_debug_refused *e = &r->refused[i];
+		char vis[T2F_VISIBLE_MAX];
 
-		fprintf(stderr, "trace2flame: refused %s: %s", e->path, t2f_refusal_name(e->why));
+		fprintf(stderr, "trace2flame: refused %s: %s", t2f_utf8_visible(e->path, vis, sizeof(vis)),
+			t2f_refusal_name(e->why));
 		if (e->why == T2F_REFUSED_BUILD_ID)
 			fprintf(stderr, " (expected %s, found %s)", r->expected_id,
 				e->found_id[0] ? e->found_id : "none");
@@ -198,11 +201,16 @@ static void print_refused(const struct t2f_debug_result *r)
 	}
 }
 
+/* Names and paths from the files with control characters as "\xNN". */
 static void print_sym(const struct t2f_strtab *names, const char *addr, const struct t2f_sym *sym,
 		      const char *module)
 {
+	char vname[T2F_VISIBLE_MAX], vmod[T2F_VISIBLE_MAX];
+
+	module = t2f_utf8_visible(module, vmod, sizeof(vmod));
 	if (sym->miss == T2F_HIT)
-		printf("%s\t%s+0x%" PRIx64 "\t%s\n", addr, t2f_strtab__str(names, sym->name, NULL),
+		printf("%s\t%s+0x%" PRIx64 "\t%s\n", addr,
+		       t2f_utf8_visible(t2f_strtab__str(names, sym->name, NULL), vname, sizeof(vname)),
 		       sym->offset, module);
 	else
 		printf("%s\t?? (%s)\t%s\n", addr, t2f_miss_name(sym->miss), module);
@@ -259,7 +267,8 @@ static bool file_unreadable(const struct resolve_args *a, const struct t2f_debug
 		return true;
 	}
 	for (size_t i = 0; i < files->n_refused; i++)
-		if (files->refused[i].why == T2F_REFUSED_UNREADABLE &&
+		if ((files->refused[i].why == T2F_REFUSED_UNREADABLE ||
+		     files->refused[i].why == T2F_REFUSED_NOT_FILE) &&
 		    strcmp(files->refused[i].path, a->file) == 0)
 			return true;
 	return false;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "formats/diag.h"
+#include "formats/utf8.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/elf_module.h"
 #include "tools/cli_opts.h"
@@ -78,14 +79,14 @@ static int parse_args(struct symbols_run *r, int argc, char **argv, int *first)
 static int print_sym(void *ctx, const struct t2f_elf_sym *sym)
 {
 	struct symbols_run *r = ctx;
-	char *pretty = NULL;
+	char *pretty = NULL, vis[T2F_VISIBLE_MAX];
 
 	if (sym->size == 0)
 		return 0;
 	if (r->demangle)
 		pretty = t2f_demangle(sym->name, T2F_DEMANGLE_FULL);
 	if (printf("%s\t%s\t%" PRIx64 "\t%" PRIu64 "\t%s\n", r->file, sym->table, sym->value,
-		   sym->size, pretty ? pretty : sym->name) < 0)
+		   sym->size, t2f_utf8_visible(pretty ? pretty : sym->name, vis, sizeof(vis))) < 0)
 		r->write_err = errno ? -errno : -EIO;
 	free(pretty);
 	return r->write_err;

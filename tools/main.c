@@ -13,6 +13,7 @@
 
 #include "formats/diag.h"
 #include "formats/profile.h"
+#include "formats/utf8.h"
 #include "readers/folded.h"
 #include "readers/input.h"
 #include "readers/nettrace.h"
@@ -322,6 +323,8 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 		st->lines = rd.ps ? t2f_perf_script__lines(rd.ps) : rd.fd ? t2f_folded__lines(rd.fd) : 0;
 	}
 done:
+	if (err == -ENOMEM)
+		t2f_diag__error(c->diag, err, st->name, 0, "out of memory while reading it");
 	if (err == -T2F_E_LIMIT && t2f_profile__frames_full(c->profile))
 		t2f_diag__error(c->diag, err, st->name, 0,
 				"more than %u distinct frames (--max-frames N raises the limit)",
@@ -520,13 +523,18 @@ static int t2f_conv__init(struct t2f_conv *c)
 static int t2f_conv__end(struct t2f_conv *c, int err, bool reported)
 {
 	bool had_diag = c->diag != NULL;
+	char vis[T2F_VISIBLE_MAX];
 	const char *msg;
 
 	if (had_diag) {
 		t2f_convert_report(c, !err);
 		msg = t2f_diag__last_error(c->diag);
-		if (err && !reported)
-			fprintf(stderr, "trace2flame: %s\n", msg ? msg : t2f_strerror(err));
+		if (err && !reported && msg)
+			fprintf(stderr, "trace2flame: %s\n", msg);
+		else if (err && !reported) /* no message: name what was converted */
+			fprintf(stderr, "trace2flame: %s%s: %s\n",
+				t2f_utf8_visible(c->inputs[0], vis, sizeof(vis)),
+				c->n_inputs > 1 ? " (and the other inputs)" : "", t2f_strerror(err));
 	}
 	t2f_resym__free(c->resym);
 	free(c->kallsyms_default);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/utf8.h"
+
 #define T2F_MB (1024.0 * 1024.0)
 
 int t2f_report__event_totals(const struct t2f_profile *p, struct t2f_event_total **out)
@@ -31,9 +33,13 @@ int t2f_report__event_totals(const struct t2f_profile *p, struct t2f_event_total
 	return 0;
 }
 
-static const char *t2f_event_name(const struct t2f_profile *p, t2f_event_id id)
+/* An event's name as the input gave it, shown with control characters as "\xNN" (vis holds the
+ * copy when one is needed). */
+static const char *t2f_event_name(const struct t2f_profile *p, t2f_event_id id,
+				  char vis[T2F_VISIBLE_MAX])
 {
-	return t2f_profile__str(p, t2f_profile__event_at(p, id)->name, NULL);
+	return t2f_utf8_visible(t2f_profile__str(p, t2f_profile__event_at(p, id)->name, NULL), vis,
+				T2F_VISIBLE_MAX);
 }
 
 static const char *t2f_unit_name(enum t2f_unit u)
@@ -47,11 +53,12 @@ static unsigned t2f_report_list(FILE *f, const struct t2f_profile *p,
 {
 	uint32_t n = t2f_profile__event_count(p);
 	unsigned listed = 0;
+	char vis[T2F_VISIBLE_MAX];
 
 	for (t2f_event_id e = 1; e <= n; e++) {
 		if (e == skip || !t[e].samples)
 			continue;
-		fprintf(f, "%s%s (%" PRIu64 " samples)", listed ? ", " : "", t2f_event_name(p, e),
+		fprintf(f, "%s%s (%" PRIu64 " samples)", listed ? ", " : "", t2f_event_name(p, e, vis),
 			t[e].samples);
 		listed++;
 	}
@@ -90,10 +97,12 @@ int t2f_report__pick_event(FILE *f, const struct t2f_profile *p, const struct t2
 void t2f_report__other_events(FILE *f, const struct t2f_profile *p,
 			      const struct t2f_event_total *t, t2f_event_id written)
 {
+	char vis[T2F_VISIBLE_MAX];
+
 	if (!written || t[written].samples == t[0].samples)
 		return;
 	fprintf(f, "trace2flame: warning: writing only event '%s' (%" PRIu64 " samples); "
-		"the input also has: ", t2f_event_name(p, written), t[written].samples);
+		"the input also has: ", t2f_event_name(p, written, vis), t[written].samples);
 	t2f_report_list(f, p, t, written);
 	fputs("; choose one with --event NAME\n", f);
 }
@@ -102,8 +111,10 @@ static void t2f_report_inputs(FILE *f, const struct t2f_run_stats *s)
 {
 	for (size_t i = 0; i < s->n_inputs; i++) {
 		const struct t2f_input_stats *in = &s->inputs[i];
+		char vis[T2F_VISIBLE_MAX];
 
-		fprintf(f, "  input %s: %" PRIu64 " bytes", in->name, in->bytes);
+		fprintf(f, "  input %s: %" PRIu64 " bytes", t2f_utf8_visible(in->name, vis, sizeof(vis)),
+			in->bytes);
 		if (in->text_bytes != in->bytes)
 			fprintf(f, " (%" PRIu64 " bytes of text)", in->text_bytes);
 		fprintf(f, ", %" PRIu64 " lines\n", in->lines);
@@ -137,12 +148,13 @@ static void t2f_report_events(FILE *f, const struct t2f_profile *p,
 			      const struct t2f_event_total *t, t2f_event_id written)
 {
 	uint32_t n = t2f_profile__event_count(p);
+	char vis[T2F_VISIBLE_MAX];
 
 	for (t2f_event_id e = 1; e <= n; e++) {
 		const struct t2f_event *ev = t2f_profile__event_at(p, e);
 
 		fprintf(f, "  event %s%s: %" PRIu64 " samples, weight %" PRIu64 " %s\n",
-			t2f_event_name(p, e), e == written ? " (written)" : "", t[e].samples,
+			t2f_event_name(p, e, vis), e == written ? " (written)" : "", t[e].samples,
 			t[e].weight, ev->has_period ? t2f_unit_name(ev->unit) : "samples");
 	}
 }
@@ -206,10 +218,12 @@ void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_to
 void t2f_report__summary(FILE *f, const struct t2f_profile *p, const struct t2f_event_total *t,
 			 const struct t2f_run_stats *s, const char *output)
 {
+	char vis[T2F_VISIBLE_MAX];
+
 	fprintf(f, "trace2flame: wrote %s: %" PRIu64 " samples", output,
 		s->written ? t[s->written].samples : 0);
 	if (s->written)
-		fprintf(f, " of %s", t2f_event_name(p, s->written));
+		fprintf(f, " of %s", t2f_event_name(p, s->written, vis));
 	fprintf(f, ", %" PRIu32 " threads, %" PRIu64 " bytes in %.2f s\n",
 		t2f_profile__thread_count(p), s->out_bytes, s->seconds);
 }

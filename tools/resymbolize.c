@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 
 #include "formats/buf.h"
+#include "formats/perf_map.h"
+#include "formats/side_file.h"
+#include "formats/utf8.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/symbolizer.h"
 #include "symbolizer/text_syms.h"
@@ -22,7 +25,9 @@ struct t2f_resym_mod {
 	enum t2f_frame_kind kind;        /* USER, KERNEL or JIT */
 	t2f_sym_module_id sym;           /* USER */
 	struct t2f_text_syms *map;       /* JIT: the perf map, NULL when missing (owned) */
-	char *map_path;                  /* JIT: where the map was looked for */
+	char *map_path;                  /* JIT: where the map was looked for (NULL: the dso is not
+					  * named like one) */
+	int map_err;                     /* JIT: why the map there could not be read, or 0 */
 	bool has_id;                     /* a build-id is known for it */
 	bool has_segment;                /* nettrace: the trace gave the executable segment */
 	uint64_t p_vaddr, p_offset;      /* (only with has_segment) */
@@ -41,6 +46,8 @@ struct t2f_resym_id {
 	bool has_segment;                /* from a module map that carries the segment */
 	uint64_t p_vaddr, p_offset;
 };
+
+#define T2F_BUILDIDS_MAX (64u << 20) /* bytes of a --buildids file */
 
 struct t2f_resym {
 	struct t2f_symbolizer *sym;
@@ -180,22 +187,28 @@ static int t2f_resym_id_line(struct t2f_resym *r, char *line, const char *file, 
 	return t2f_resym_add_id(r, sp + 1, line, NULL);
 }
 
+/* --buildids FILE (`perf buildid-list` output: 60 bytes or so a line, a few thousand lines): a
+ * regular file (formats/side_file.h) of at most T2F_BUILDIDS_MAX bytes. */
 static int t2f_resym_read_ids(struct t2f_resym *r, const char *file, struct t2f_diag *d)
 {
-	FILE *f = fopen(file, "r");
-	char *line = NULL;
-	size_t cap = 0;
+	char *text = NULL, *line, *next;
+	size_t len;
 	uint64_t no = 0;
-	int err = 0;
+	int err = t2f_side_file__read(file, T2F_BUILDIDS_MAX, &text, &len);
 
-	if (!f)
-		return t2f_diag__error(d, -errno, file, 0, "cannot open (%s)", strerror(errno));
-	while (!err && getline(&line, &cap, f) >= 0)
+	if (err == -T2F_E_LIMIT)
+		return t2f_diag__error(d, err, file, 0, "larger than %u MiB: not a build-id list",
+				       T2F_BUILDIDS_MAX >> 20);
+	if (err)
+		return t2f_diag__error(d, err, file, 0, "cannot open (%s)", t2f_strerror(err));
+	for (line = text; !err && line < text + len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + len - line));
+
+		next = nl ? nl + 1 : text + len;
+		*(nl ? nl : text + len) = '\0';
 		err = t2f_resym_id_line(r, line, file, ++no, d);
-	if (!err && ferror(f))
-		err = t2f_diag__error(d, -EIO, file, 0, "cannot read");
-	free(line);
-	fclose(f);
+	}
+	free(text);
 	return err;
 }
 
@@ -227,36 +240,41 @@ static int t2f_resym_symbol_dirs(struct t2f_resym *r, const char *const *cli)
 	return 0;
 }
 
-/* "DIR/perf-PID.map" for the dso "/tmp/perf-PID.map" with --perf-map-dir, else the dso path. */
-static char *t2f_resym_map_path(const struct t2f_resym *r, const char *dso)
+/* "DIR/perf-PID.map" (DIR: --perf-map-dir, else /tmp) for the dso "/tmp/perf-PID.map", built
+ * from the pid alone (formats/perf_map.h); NULL when out of memory. */
+static char *t2f_resym_map_path(const struct t2f_resym *r, int32_t pid)
 {
-	const char *base = strrchr(dso, '/');
 	char *path;
 
-	if (!r->perf_map_dir)
-		return strdup(dso);
-	if (asprintf(&path, "%s/%s", r->perf_map_dir, base ? base + 1 : dso) < 0)
+	if (asprintf(&path, "%s/perf-%" PRId32 ".map", r->perf_map_dir ? r->perf_map_dir : "/tmp",
+		     pid) < 0)
 		return NULL;
 	return path;
 }
 
 /* A JIT module's perf map. A missing file leaves m->map NULL (its frames count "no map file");
- * one that exists but cannot be opened is a warning; one that cannot be used is the error. */
+ * one that exists but cannot be read (or is no regular file, or too large) is a warning; a bad
+ * line under --strict is the error. */
 static int t2f_resym_load_map(struct t2f_resym *r, struct t2f_resym_mod *m)
 {
 	struct stat st;
+	int32_t pid;
 	int err;
 
-	m->map_path = t2f_resym_map_path(r, m->path);
+	if (!t2f_perf_map_pid(m->path, strlen(m->path), &pid))
+		return 0; /* not a perf map's name: its frames count "no map file" */
+	m->map_path = t2f_resym_map_path(r, pid);
 	if (!m->map_path)
 		return -ENOMEM;
 	if (stat(m->map_path, &st) < 0 && errno == ENOENT)
 		return 0;
 	err = t2f_text_syms__load(T2F_TEXT_SYMS_PERF_MAP, m->map_path, r->d, &m->map);
-	if (err == -ENOMEM || err <= -T2F_E_FORMAT || err == 0)
+	if (err == 0 || err == -ENOMEM || err == -T2F_E_FORMAT)
 		return err;
-	return t2f_diag__warn(r->d, m->map_path, 0, "cannot open the perf map (%s); its JIT frames "
-			      "stay as printed", strerror(-err));
+	m->map_err = err;
+	/* unreadable, too large, or no regular file (a FIFO any local user may have made) */
+	return t2f_diag__warn(r->d, m->map_path, 0, "cannot read the perf map (%s); its JIT frames "
+			      "stay as printed", t2f_strerror(err));
 }
 
 /* [vdso] (a kernel-kind dso for the perf script reader): perf keeps the recording's vdso image
@@ -509,9 +527,15 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	}
 	r->kallsyms = ksyms;
 	err = t2f_resym_setup(r, p, o, d);
-	for (t2f_frame_id id = 1; id <= n && !err; id++)
-		if (t2f_resym_wanted(p, t2f_profile__frame_at(p, id), o))
+	for (t2f_frame_id id = 1; id <= n && !err; id++) {
+		const struct t2f_frame *f = t2f_profile__frame_at(p, id);
+
+		if (t2f_resym_wanted(p, f, o))
 			err = t2f_resym_frame(r, p, id);
+		if (err == -ENOMEM)
+			t2f_diag__error(d, err, t2f_profile__str(p, f->module, NULL), 0,
+					"out of memory while naming its frames");
+	}
 	if (err)
 		goto fail;
 	*out = r;
@@ -593,16 +617,21 @@ char *t2f_resym__default_kallsyms(const char *hex, const char **why)
 	return NULL;
 }
 
+/* Paths from the trace (dso names, debuglinks) are shown with control characters as "\xNN". */
 static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res)
 {
+	char vis[T2F_VISIBLE_MAX];
+
 	if (!res)
 		return;
 	if (res->module)
-		fprintf(f, "    file: %s\n", t2f_elf_module__path(res->module));
+		fprintf(f, "    file: %s\n", t2f_utf8_visible(t2f_elf_module__path(res->module), vis,
+							   sizeof(vis)));
 	for (size_t i = 0; i < res->n_refused; i++) {
 		const struct t2f_debug_refused *e = &res->refused[i];
 
-		fprintf(f, "    refused: %s: %s", e->path, t2f_refusal_name(e->why));
+		fprintf(f, "    refused: %s: %s", t2f_utf8_visible(e->path, vis, sizeof(vis)),
+			t2f_refusal_name(e->why));
 		if (e->why == T2F_REFUSED_BUILD_ID)
 			fprintf(f, " (found %s, expected %s)", e->found_id[0] ? e->found_id : "none",
 				res->expected_id[0] ? res->expected_id : "none");
@@ -615,29 +644,39 @@ static void t2f_resym_print_text_mod(FILE *f, const struct t2f_resym *r,
 				     const struct t2f_resym_mod *m)
 {
 	uint32_t no_file = m->miss[T2F_MISS_NO_FILE], not_found = m->miss[T2F_MISS_NOT_FOUND];
+	char vis[T2F_VISIBLE_MAX];
 
-	fprintf(f, "  %s: %u resolved, %u unresolved", m->path, m->resolved, no_file + not_found);
+	fprintf(f, "  %s: %u resolved, %u unresolved", t2f_utf8_visible(m->path, vis, sizeof(vis)),
+		m->resolved, no_file + not_found);
 	if (no_file)
 		fprintf(f, ", no map file %u", no_file);
 	if (not_found)
 		fprintf(f, ", not found %u", not_found);
 	fputc('\n', f);
 	if (m->kind == T2F_FRAME_KERNEL)
-		fprintf(f, "    file: %s\n", r->kallsyms_path ? r->kallsyms_path
+		fprintf(f, "    file: %s\n", r->kallsyms_path ? t2f_utf8_visible(r->kallsyms_path, vis,
+									       sizeof(vis))
 							 : "none (--kallsyms FILE)");
+	else if (!m->map_path)
+		fputs("    not a perf map's name (/tmp/perf-PID.map): not looked up\n", f);
 	else if (m->map)
-		fprintf(f, "    file: %s\n", m->map_path);
+		fprintf(f, "    file: %s\n", t2f_utf8_visible(m->map_path, vis, sizeof(vis)));
+	else if (m->map_err)
+		fprintf(f, "    unreadable: %s (%s)\n", t2f_utf8_visible(m->map_path, vis, sizeof(vis)),
+			t2f_strerror(m->map_err));
 	else
-		fprintf(f, "    missing: %s\n", m->map_path);
+		fprintf(f, "    missing: %s\n", t2f_utf8_visible(m->map_path, vis, sizeof(vis)));
 }
 
 static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct t2f_resym_mod *m)
 {
 	uint32_t missed = 0;
+	char vis[T2F_VISIBLE_MAX];
 
 	for (int k = 1; k < T2F_MISS_COUNT; k++)
 		missed += m->miss[k];
-	fprintf(f, "  %s: %u resolved, %u unresolved", m->path, m->resolved,
+	fprintf(f, "  %s: %u resolved, %u unresolved", t2f_utf8_visible(m->path, vis, sizeof(vis)),
+		m->resolved,
 		missed + m->no_id + m->no_map);
 	for (int k = 1; k < T2F_MISS_COUNT; k++)
 		if (m->miss[k])

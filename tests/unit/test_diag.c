@@ -92,7 +92,7 @@ static void test_warn_rate_limit_and_flush(void **state)
 			    "trace2flame: warning: f:1: bad sample 1\n"
 			    "trace2flame: warning: f:2: bad sample 2\n"
 			    "trace2flame: warning: f:9: other kind\n"
-			    "trace2flame: warning: 3 more warnings like: bad sample %d\n");
+			    "trace2flame: warning: 3 more warnings like: bad sample ...\n");
 
 	/* flush resets the counters: the kind prints again, and a second flush says nothing */
 	assert_int_equal(t2f_diag__warn(s.d, "f", 10, "bad sample %d", 10), 0);
@@ -101,7 +101,7 @@ static void test_warn_rate_limit_and_flush(void **state)
 			    "trace2flame: warning: f:1: bad sample 1\n"
 			    "trace2flame: warning: f:2: bad sample 2\n"
 			    "trace2flame: warning: f:9: other kind\n"
-			    "trace2flame: warning: 3 more warnings like: bad sample %d\n"
+			    "trace2flame: warning: 3 more warnings like: bad sample ...\n"
 			    "trace2flame: warning: f:10: bad sample 10\n");
 	/* the total keeps counting across flushes */
 	assert_int_equal(t2f_diag__warnings(s.d), 7);
@@ -364,9 +364,9 @@ static void test_replay_interleaved_kinds(void **state)
 			    "trace2flame: warning: in.perf: unknown event 0\n"
 			    "trace2flame: warning: in.perf:9: odd line '27'\n"
 			    "trace2flame: warning: in.perf:1002: unknown event 6\n"
-			    "trace2flame: warning: 2 more warnings like: bad sample %llu\n"
-			    "trace2flame: warning: 2 more warnings like: odd line '%llu'\n"
-			    "trace2flame: warning: 3 more warnings like: unknown event %llu\n");
+			    "trace2flame: warning: 2 more warnings like: bad sample ...\n"
+			    "trace2flame: warning: 2 more warnings like: odd line '...'\n"
+			    "trace2flame: warning: 3 more warnings like: unknown event ...\n");
 	free(text);
 	/* with warnings already on the real diag, and other limits */
 	for (unsigned max = 0; max <= 6; max++)
@@ -485,7 +485,7 @@ static void test_buffered_records_only(void **state)
 			    "trace2flame: warning: big.txt:13: again 3\n"
 			    "trace2flame: warning: big.txt:14: again 4\n"
 			    "trace2flame: warning: big.txt:15: again 5\n"
-			    "trace2flame: warning: 99995 more warnings like: again %llu\n");
+			    "trace2flame: warning: 99995 more warnings like: again ...\n");
 	/* only a buffered diag can be replayed */
 	assert_int_equal(t2f_diag__new(NULL, &plain), 0);
 	assert_int_equal(t2f_diag__replay(s.d, plain, 0), -EINVAL);
@@ -522,9 +522,34 @@ static void test_replay_table_full(void **state)
 	assert_int_equal(lines, 64 * 2 + 2);
 	t2f_diag__flush(s.d);
 	assert_non_null(strstr(sink_text(&s),
-			       "trace2flame: warning: 3 more warnings like: kind63 %d\n"
+			       "trace2flame: warning: 3 more warnings like: kind63 ...\n"
 			       "trace2flame: warning: 28 more warnings of other kinds\n"));
 	t2f_diag__free(b);
+	sink_close(&s);
+}
+
+/* An input's control characters and ill-formed UTF-8 (in a file name, in a name the message
+ * quotes) reach the terminal as "\xNN", never raw; the summary of a format shows "..." for its
+ * conversions. */
+static void test_messages_made_visible(void **state)
+{
+	struct sink s;
+
+	(void)state;
+	sink_open(&s);
+	t2f_diag__set_max_repeats(s.d, 1);
+	assert_int_equal(t2f_diag__warn(s.d, "a\x1b[2Jb", 3, "debuglink '%s' refused", "x\x1b]0;pwn\a\xc2\x9by\xff"), 0);
+	assert_int_equal(t2f_diag__warn(s.d, "f", 4, "debuglink '%s' refused", "ok \xc3\xa9"), 0);
+	assert_int_equal(t2f_diag__warn(s.d, "f", 5, "%s: cannot inflate: %5.2f%% %-3llu", "z", 1.0, 2ull), 0);
+	assert_int_equal(t2f_diag__warn(s.d, "f", 6, "%s: cannot inflate: %5.2f%% %-3llu", "z", 1.0, 2ull), 0);
+	t2f_diag__error(s.d, -T2F_E_FORMAT, "e\r", 0, "name '%s'", "\x7f\x01");
+	t2f_diag__flush(s.d);
+	assert_string_equal(sink_text(&s),
+			    "trace2flame: warning: a\\x1b[2Jb:3: debuglink 'x\\x1b]0;pwn\\x07\\xc2\\x9by\\xff' refused\n"
+			    "trace2flame: warning: f:5: z: cannot inflate:  1.00% 2  \n"
+			    "trace2flame: warning: 1 more warnings like: debuglink '...' refused\n"
+			    "trace2flame: warning: 1 more warnings like: ...: cannot inflate: ...% ...\n");
+	assert_string_equal(t2f_diag__last_error(s.d), "e\\x0d: name '\\x7f\\x01'");
 	sink_close(&s);
 }
 
@@ -536,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_warn_prints_located_message),
 		cmocka_unit_test(test_warn_rate_limit_and_flush),
 		cmocka_unit_test(test_warn_default_max_repeats_is_5),
+		cmocka_unit_test(test_messages_made_visible),
 		cmocka_unit_test(test_warn_without_sink_counts),
 		cmocka_unit_test(test_strict_warn_is_error),
 		cmocka_unit_test(test_error_formatting),
