@@ -9,6 +9,7 @@
 #include "formats/diag.h"
 #include "formats/hashmap.h"
 #include "formats/mem.h"
+#include "formats/sat.h"
 #include "formats/sample_log.h"
 
 struct vec {
@@ -31,6 +32,8 @@ struct t2f_profile {
 	uint32_t frame_limit; /* 0 = none */
 	uint64_t first_ns, last_ns; /* time span; 0 = no time seen */
 	uint64_t read, weightless, dropped[T2F_DROP__COUNT];
+	bool capped;
+	uint64_t times_past;
 };
 
 /* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */
@@ -382,7 +385,8 @@ static int cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id threa
 	}
 	c = VEC_AT(p->cells, struct t2f_cell, id - 1);
 	c->samples += samples;
-	c->weight += weight;
+	if (!t2f_sat_add_to(&c->weight, weight))
+		p->capped = true;
 	*idx = id - 1;
 	return 0;
 }
@@ -396,7 +400,10 @@ int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 	if (err)
 		return err;
 	p->weightless += weight == 0;
-	note_time(p, time_ns, time_ns);
+	if (time_ns == T2F_TIME_PAST)
+		p->times_past++;
+	else
+		note_time(p, time_ns, time_ns);
 	return p->log ? t2f_sample_log__add(p->log, thread, cell, weight) : 0;
 }
 
@@ -516,6 +523,8 @@ void t2f_profile__count_read(struct t2f_profile *p) { p->read++; }
 void t2f_profile__count_drop(struct t2f_profile *p, enum t2f_drop_reason r) { p->dropped[r]++; }
 uint64_t t2f_profile__samples_read(const struct t2f_profile *p) { return p->read; }
 uint64_t t2f_profile__weightless_samples(const struct t2f_profile *p) { return p->weightless; }
+bool t2f_profile__weights_capped(const struct t2f_profile *p) { return p->capped; }
+uint64_t t2f_profile__times_past(const struct t2f_profile *p) { return p->times_past; }
 
 uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r)
 {
@@ -693,6 +702,8 @@ static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
 	note_time(dst, src->first_ns, src->last_ns);
 	dst->read += src->read;
 	dst->weightless += src->weightless;
+	dst->capped |= src->capped;
+	dst->times_past += src->times_past;
 	for (size_t r = 0; r < T2F_DROP__COUNT; r++)
 		dst->dropped[r] += src->dropped[r];
 }

@@ -145,8 +145,10 @@ int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_m
 /* Marks that `event` carried a period. */
 void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event);
 
-/* Adds one sample; time_ns (0 = unknown) only counts towards the time span. 0 or -ENOMEM
- * (-T2F_E_LIMIT when a table is full). */
+/* Adds one sample; time_ns (0 = unknown) only counts towards the time span; T2F_TIME_PAST (a
+ * time the reader could not hold: past 2^64 ns) is counted instead. A cell's weight saturates at
+ * UINT64_MAX (formats/sat.h), counted too. 0 or -ENOMEM (-T2F_E_LIMIT when a table is full). */
+#define T2F_TIME_PAST UINT64_MAX
 int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			    t2f_event_id event, uint64_t weight, uint64_t time_ns);
 
@@ -202,6 +204,12 @@ uint64_t t2f_profile__samples_read(const struct t2f_profile *p);
 /* Samples added with weight 0 (a period of 0: writers that drop them need to know). */
 uint64_t t2f_profile__weightless_samples(const struct t2f_profile *p);
 uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r);
+/* Whether a cell's weight passed UINT64_MAX and was capped there (every sum of cells' weights
+ * is at most UINT64_MAX too: writers saturate their own sums). A merge gives what reading the
+ * inputs whole gives. */
+bool t2f_profile__weights_capped(const struct t2f_profile *p);
+/* Samples added with time T2F_TIME_PAST (left out of the time span). */
+uint64_t t2f_profile__times_past(const struct t2f_profile *p);
 
 /* Appends src to dst as if src's input had been read into dst right after dst's own: what is new
  * to dst gets ids in src's id order, so reading consecutive parts of one input into separate
@@ -210,7 +218,7 @@ uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop
  * input index), events (has_period or'ed; an event dst already has keeps its unit), frames,
  * nodes, module maps (appended), cells (samples and weights added), the sample log (moved into
  * dst's when dst's log is enabled: src's log is then left empty), the time span, samples read,
- * weightless and dropped per reason. Nothing else of src changes; src must not be dst, and its
+ * weightless and dropped per reason, the saturation counts. Nothing else of src changes; src must not be dst, and its
  * frames must not have been renamed
  * (t2f_profile__set_frame_name). Its temporary id maps (one u32 per src id) are freed before
  * returning. 0, -ENOMEM or -T2F_E_LIMIT (dst then holds part of src: discard it). */

@@ -155,6 +155,7 @@ static int parse_line(struct t2f_folded *f, const char *s, size_t len)
 	t2f_thread_id th;
 	t2f_str_id comm;
 	uint64_t w = 0;
+	bool over = false;
 	int err;
 
 	if (!num) {
@@ -162,8 +163,15 @@ static int parse_line(struct t2f_folded *f, const char *s, size_t len)
 		t2f_profile__count_drop(f->p, T2F_DROP_MALFORMED);
 		return t2f_diag__warn(f->d, f->name, f->line_no, "not a folded stack (no count at the end)");
 	}
-	for (const char *c = num; c < s + len && is_digit(*c); c++)
-		w = w > (UINT64_MAX - 9) / 10 ? UINT64_MAX : w * 10 + (uint64_t)(*c - '0');
+	for (const char *c = num; c < s + len && is_digit(*c); c++) {
+		uint64_t d = (uint64_t)(*c - '0');
+
+		over |= w > (UINT64_MAX - d) / 10;
+		w = over ? UINT64_MAX : w * 10 + d;
+	}
+	if (over && (err = t2f_diag__warn(f->d, f->name, f->line_no, "count past "
+					  "18446744073709551615: taken as that")))
+		return err;
 	end = num - 1;
 	if (trailing_number(s, (size_t)(end - s)))
 		end = trailing_number(s, (size_t)(end - s)) - 1;

@@ -14,6 +14,7 @@
 
 #include "formats/buf.h"
 #include "formats/hashmap.h"
+#include "formats/sat.h"
 #include "readers/nettrace_clr.h"
 #include "readers/nettrace_parse.h"
 #include "readers/nettrace_reader.h"
@@ -154,19 +155,23 @@ static int on_trace(void *ctx, const struct nt_trace *t)
 	return 0;
 }
 
-/* d QPC ticks → ns (0 when the frequency is unknown). */
+/* d QPC ticks → ns (0 when the frequency is unknown), UINT64_MAX when it does not fit. */
 static uint64_t ticks_ns(const struct t2f_nettrace *r, uint64_t d)
 {
 	uint64_t freq = (uint64_t)r->qpc_freq;
+	long double ns;
 
 	if (!freq)
 		return 0;
-	if (freq > UINT64_MAX / 1000000000u) /* d % freq × 10⁹ would overflow */
-		return (uint64_t)((long double)d * 1e9L / (long double)freq);
-	return d / freq * 1000000000u + d % freq * 1000000000u / freq;
+	if (freq <= UINT64_MAX / 1000000000u) /* d % freq × 10⁹ fits */
+		return t2f_sat_add(t2f_sat_mul(d / freq, 1000000000u),
+				   d % freq * 1000000000u / freq);
+	ns = (long double)d * 1e9L / (long double)freq;
+	return ns >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)ns;
 }
 
-/* QPC ticks → ns since the trace's start (0 before it, or when the frequency is unknown). */
+/* QPC ticks → ns since the trace's start (0 before it, or when the frequency is unknown;
+ * T2F_TIME_PAST when it does not fit). */
 static uint64_t time_ns(const struct t2f_nettrace *r, int64_t ts)
 {
 	if (ts <= r->sync_qpc)
@@ -401,7 +406,7 @@ static int on_uni_sample(struct t2f_nettrace *r, const struct nt_event *e, bool 
 	if (cswitch)
 		weight = ticks_ns(r, value);
 	else
-		weight = (value ? value : 1) * r->weight;
+		weight = t2f_sat_mul(value ? value : 1, r->weight);
 	err = (cswitch ? cswitch_event(r) : cpu_event(r)) ?: lookup_thread(r, e, &thread) ?:
 	      nt_uni__stack(r->uni, e->pid >= 0 ? e->pid : r->pid, e->stack, e->stack_len, &node);
 	return err ?: t2f_profile__add_sample(r->p, node, thread, cswitch ? r->cswitch : r->event,

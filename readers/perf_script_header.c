@@ -15,6 +15,7 @@
  * The comm may hold spaces and digit words, so the header is anchored on the first
  * "TID [CPU] SECONDS.FRACTION:" run from the left; the comm is everything before it.
  */
+#include "formats/profile.h"
 #include "readers/perf_script_parse.h"
 
 #include <string.h>
@@ -53,8 +54,9 @@ static bool take_tid(const char *s, size_t end, size_t *i, int64_t *pid, int64_t
 }
 
 /* "492.528779:": *i moves past the ':' and, unless ns is NULL, *ns gets the time in ns; the
- * fraction may have any number of digits (9 kept); at most 19 digits of seconds. On the hot path
- * (every header): one pass, no per-digit overflow test, no arithmetic when ns is NULL. */
+ * fraction may have any number of digits (9 kept); at most 19 digits of seconds (a time past
+ * 2^64 ns, 584 years, is T2F_TIME_PAST). On the hot path (every header): one pass, no per-digit
+ * overflow test, no arithmetic when ns is NULL. */
 static bool take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
 {
 	size_t j = *i, k, dot;
@@ -75,7 +77,8 @@ static bool take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
 			sec = sec * 10 + (uint64_t)(s[d] - '0');
 		for (size_t d = 0; d < 9; d++)
 			frac = frac * 10 + (k + d < j ? (uint64_t)(s[k + d] - '0') : 0);
-		*ns = sec * 1000000000ull + frac;
+		*ns = sec > (UINT64_MAX - 1 - frac) / 1000000000ull ? T2F_TIME_PAST
+								  : sec * 1000000000ull + frac;
 	}
 	*i = j + 1;
 	return true;

@@ -23,9 +23,12 @@ static inline bool take_u64(const char *s, size_t end, size_t *i, uint64_t *v)
 	uint64_t x = 0;
 
 	while (*i < end && is_digit(s[*i])) {
-		if (x > (UINT64_MAX - 9) / 10)
-			return false;
-		x = x * 10 + (uint64_t)(s[(*i)++] - '0');
+		uint64_t d = (uint64_t)(s[*i] - '0');
+
+		if (x > UINT64_MAX / 10 || (x == UINT64_MAX / 10 && d > UINT64_MAX % 10))
+			return false; /* past 18446744073709551615 */
+		x = x * 10 + d;
+		(*i)++;
 	}
 	*v = x;
 	return *i > start;

@@ -5,6 +5,7 @@
  * the output's temp file is created, so a bad input leaves an existing output untouched.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -432,6 +433,27 @@ static int t2f_resymbolize(struct t2f_conv *c)
 	return t2f_resym__run(c->profile, &c->ropts, c->diag, &c->resym);
 }
 
+/* What saturated instead of wrapping (formats/sat.h), said once per conversion, naming its
+ * (first) input. 0, or -T2F_E_FORMAT under --strict. */
+static int t2f_warn_saturated(struct t2f_conv *c)
+{
+	const char *in = c->stats[0].name;
+	uint64_t past = t2f_profile__times_past(c->profile);
+	int err = 0;
+
+	if (t2f_profile__weights_capped(c->profile))
+		err = t2f_diag__warn(c->diag, in, 0, "weights summed past 18446744073709551615 were "
+				     "capped there: the largest totals are not exact");
+	if (!err && past)
+		err = t2f_diag__warn(c->diag, in, 0, "%" PRIu64 " samples have times past 2^64 ns: "
+				     "left out of the time span", past);
+	if (!err && c->opts->format == T2F_CLI_FORMAT_PPROF && c->run.written &&
+	    c->totals[c->run.written].weight > (uint64_t)INT64_MAX)
+		err = t2f_diag__warn(c->diag, in, 0, "pprof values are signed 64-bit numbers: sums "
+				     "past 9223372036854775807 are written as that");
+	return err;
+}
+
 /* Reads every input and settles the event: `event` when given, else the first with samples.
  * 0, or a negative error already reported (*reported) or recorded in the diag. */
 static int t2f_convert_read(struct t2f_conv *c, const char *event, bool *reported)
@@ -463,7 +485,7 @@ static int t2f_convert_read(struct t2f_conv *c, const char *event, bool *reporte
 	}
 	if (!o->quiet && !event)
 		t2f_report__other_events(stderr, c->profile, c->totals, c->run.written);
-	return 0;
+	return t2f_warn_saturated(c);
 }
 
 /* Writes the output of a profile already read. */

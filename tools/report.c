@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/sat.h"
 #include "formats/utf8.h"
 
 #define T2F_MB (1024.0 * 1024.0)
@@ -25,9 +26,9 @@ int t2f_report__event_totals(const struct t2f_profile *p, struct t2f_event_total
 		if (c->event > n)
 			continue; /* not a valid id: nothing to add it to */
 		t[c->event].samples += c->samples;
-		t[c->event].weight += c->weight;
+		t[c->event].weight = t2f_sat_add(t[c->event].weight, c->weight);
 		t[0].samples += c->samples;
-		t[0].weight += c->weight;
+		t[0].weight = t2f_sat_add(t[0].weight, c->weight);
 	}
 	*out = t;
 	return 0;

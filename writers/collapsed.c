@@ -4,6 +4,7 @@
 #include "writers/collapsed.h"
 
 #include "formats/buf.h"
+#include "formats/sat.h"
 #include "formats/utf8.h"
 #include "writers/par_for.h"
 
@@ -190,7 +191,7 @@ static void write_lines(struct part *parts, unsigned k, struct t2f_out *out)
 		uint64_t w = 0;
 
 		do {
-			w += pt->l[pt->i++].weight;
+			w = t2f_sat_add(w, pt->l[pt->i++].weight);
 			pt = next_part(parts, k);
 		} while (pt && cmp_lines(l, &pt->l[pt->i], (void *)pt->text) == 0);
 		t2f_out__write(out, parts[0].text + l->off, l->len); /* the parts share one text */

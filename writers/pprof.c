@@ -15,6 +15,7 @@
 #include "formats/diag.h"
 #include "formats/hashmap.h"
 #include "formats/pb_wire.h"
+#include "formats/sat.h"
 #include "writers/pprof_int.h"
 
 #define DRAIN_AT (1u << 20)
@@ -168,10 +169,12 @@ static int group_cells(struct pp *s)
 			err = m ? t2f_hashmap__insert(m, h, (uint32_t)g) : 0;
 		}
 		v = &s->values[(g - 1) * cols + 2 * (size_t)(c->event - 1)];
-		v[0] += c->samples;
-		v[1] += c->weight;
+		v[0] = t2f_sat_add(v[0], c->samples);
+		v[1] = t2f_sat_add(v[1], c->weight);
 	}
 	t2f_hashmap__free(m);
+	for (size_t i = 0; i < s->ngroups * cols; i++) /* values are int64 */
+		s->values[i] = (uint64_t)t2f_sat_i64(s->values[i]);
 	return err;
 }
 
@@ -298,11 +301,11 @@ static uint64_t mean_period(const struct t2f_profile *p, t2f_event_id ev)
 		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
 
 		if (c->event == ev) {
-			samples += c->samples;
-			weight += c->weight;
+			samples = t2f_sat_add(samples, c->samples);
+			weight = t2f_sat_add(weight, c->weight);
 		}
 	}
-	return samples ? (weight + samples / 2) / samples : 0;
+	return samples ? t2f_sat_add(weight, samples / 2) / samples : 0;
 }
 
 static int put_scalars(struct pp *s)
@@ -314,12 +317,12 @@ static int put_scalars(struct pp *s)
 	if (s->o->time_nanos)
 		err = t2f_pb__put_int64(b, PF_TIME_NANOS, s->o->time_nanos);
 	if (!err && t2f_profile__time_span(s->p, &first, &last) && last > first)
-		err = t2f_pb__put_int64(b, PF_DURATION_NANOS, (int64_t)(last - first));
+		err = t2f_pb__put_int64(b, PF_DURATION_NANOS, t2f_sat_i64(last - first));
 	if (!err && s->event && t2f_profile__event_at(s->p, s->event)->has_period &&
 	    (period = mean_period(s->p, s->event)))
 		err = put_value_type(b, PF_PERIOD_TYPE, s->type_name[2 * (s->event - 1) + 1],
 				     s->type_unit[2 * (s->event - 1) + 1]) ?:
-		      t2f_pb__put_int64(b, PF_PERIOD, (int64_t)period);
+		      t2f_pb__put_int64(b, PF_PERIOD, t2f_sat_i64(period));
 	if (!err && s->ncomments)
 		err = t2f_pb__put_packed_u64(b, PF_COMMENT,
 					     (const uint64_t[]){ s->comments[0], s->comments[1] },

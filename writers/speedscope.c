@@ -34,6 +34,7 @@
 #include "formats/buf.h"
 #include "formats/diag.h"
 #include "formats/utf8.h"
+#include "formats/sat.h"
 #include "formats/hashmap.h"
 #include "formats/mem.h"
 #include "writers/frame_name.h"
@@ -184,7 +185,7 @@ static void ss_mark_stack(struct ss *s, uint8_t *seen, t2f_node_id node)
 static void ss_count(struct ss *s, uint8_t *seen, t2f_thread_id t, t2f_node_id node,
 		     uint64_t weight)
 {
-	s->totals[t] += weight;
+	s->totals[t] = t2f_sat_add(s->totals[t], weight);
 	if (seen[node] == 2)
 		return;
 	ss_mark_stack(s, seen, node);
@@ -508,7 +509,7 @@ static uint32_t ss_run(struct ss_reader *r, uint32_t i, uint64_t *weight)
 	t2f_node_id node = ss_item_at(r, i, false)->node;
 	uint64_t w = ss_item_at(r, i, false)->weight;
 
-	for (const struct ss_item *it; ++i < r->stop; w += it->weight) {
+	for (const struct ss_item *it; ++i < r->stop; w = t2f_sat_add(w, it->weight)) {
 		it = ss_item_at(r, i, false);
 		if (it->weight && it->node != node)
 			break;

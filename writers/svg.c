@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/sat.h"
 #include "formats/utf8.h"
 
 #ifndef T2F_VERSION
@@ -269,7 +270,7 @@ static void walk(struct svg *sv, void (*fn)(struct svg *, uint32_t, uint64_t))
 		uint64_t x = sv->cursor[nd->depth];
 		bool shown = (double)nd->total * sv->scale >= sv->min_width;
 
-		sv->cursor[nd->depth] += nd->total;
+		sv->cursor[nd->depth] = t2f_sat_add(sv->cursor[nd->depth], nd->total);
 		if (shown)
 			fn(sv, n, x);
 		if (shown && nd->first_child) {

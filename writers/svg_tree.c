@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "formats/diag.h"
+#include "formats/sat.h"
 
 struct name_key {
 	const struct svg_tree *t;
@@ -249,12 +250,12 @@ static int add_item(struct svg_tree *t, const struct t2f_svg_opts *o, t2f_thread
 	uint32_t len = make_path(t, o->reverse, th, node), cur = 0;
 	int err;
 
-	t->nodes[0].total += w;
+	t->nodes[0].total = t2f_sat_add(t->nodes[0].total, w);
 	for (uint32_t i = 0; i < len; i++) {
 		err = child(t, o->flamechart, cur, t->path[i], t->path_frame[i], &cur);
 		if (err)
 			return err;
-		t->nodes[cur].total += w;
+		t->nodes[cur].total = t2f_sat_add(t->nodes[cur].total, w);
 	}
 	return 0;
 }
@@ -374,13 +375,13 @@ static int chart_sample(struct svg_tree *t, const struct t2f_svg_opts *o, const 
 		return 0;
 	len = make_path(t, o->reverse, s.thread, s.node);
 	cur = roots[s.thread];
-	t->nodes[0].total += w;
-	t->nodes[cur].total += w;
+	t->nodes[0].total = t2f_sat_add(t->nodes[0].total, w);
+	t->nodes[cur].total = t2f_sat_add(t->nodes[cur].total, w);
 	/* the path's thread name is the root already (reversed: it is the last entry) */
 	for (uint32_t k = o->reverse ? 0 : 1; !err && k < (o->reverse ? len - 1 : len); k++) {
 		err = child(t, true, cur, t->path[k], t->path_frame[k], &cur);
 		if (!err)
-			t->nodes[cur].total += w;
+			t->nodes[cur].total = t2f_sat_add(t->nodes[cur].total, w);
 	}
 	return err;
 }

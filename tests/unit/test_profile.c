@@ -477,6 +477,39 @@ static void test_strings_and_bytes(void **state)
 	assert_true(t2f_profile__bytes(p) > before);
 }
 
+/* Weights saturate at UINT64_MAX and are counted; a time past 2^64 ns is counted, not spanned;
+ * a merge keeps both counts and saturates what it sums. */
+static void test_saturation(void **state)
+{
+	struct t2f_profile *p = *state, *q;
+	struct t2f_frame fa = { .name = str(p, "a") };
+	t2f_thread_id t1 = thread(p, 1, 1, "x", 0);
+	uint64_t first, last;
+	t2f_event_id e;
+	t2f_node_id n;
+
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
+	n = child(p, 0, add_frame(p, &fa));
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(t2f_profile__add_sample(p, n, t1, e, INT64_MAX, 10 + (uint64_t)i), 0);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, UINT64_MAX);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->samples, 5);
+	assert_true(t2f_profile__weights_capped(p));
+	assert_int_equal(t2f_profile__add_sample(p, n, t1, e, 1, T2F_TIME_PAST), 0);
+	assert_int_equal(t2f_profile__times_past(p), 1);
+	assert_true(t2f_profile__time_span(p, &first, &last));
+	assert_int_equal(first, 10);
+	assert_int_equal(last, 14);
+
+	assert_int_equal(t2f_profile__new(&q), 0);
+	assert_false(t2f_profile__weights_capped(q));
+	assert_int_equal(t2f_profile__merge(q, p), 0);
+	assert_int_equal(t2f_profile__cell_at(q, 0)->weight, UINT64_MAX);
+	assert_true(t2f_profile__weights_capped(q));
+	assert_int_equal(t2f_profile__times_past(q), 1);
+	t2f_profile__free(q);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, profile_setup, profile_teardown)
 
 int main(void)
@@ -497,6 +530,7 @@ int main(void)
 		T(test_module_map_segment),
 		T(test_drop_accounting),
 		T(test_strings_and_bytes),
+		T(test_saturation),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
