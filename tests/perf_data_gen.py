@@ -1,0 +1,59 @@
+"""tests/perf_data_gen.py: small perf.data files for the CLI tests (imported by
+tests/hostile_names.py and tests/cli/side_files.sh): one software event, pid 100 (tid 100)
+with a COMM, MMAP2 records and user-space samples with a call chain, and the BUILD_ID,
+HOSTNAME and EVENT_DESC features. Little-endian, perf_event_attr of 128 bytes, sample_type
+IP | TID | TIME | PERIOD | CALLCHAIN, sample_id_all (a TID | TIME trailer on COMM and MMAP2).
+Layouts as perf 6.1 writes them (tools/perf/Documentation/perf.data-file-format.txt)."""
+import struct
+
+PID = 100
+
+
+def padded(s):
+    """NUL-terminated, padded to 8 bytes"""
+    return s + b"\0" * (8 - len(s) % 8)
+
+
+def perf_str(s):
+    """a feature string: u32 length (NUL included, padded to 8), the bytes"""
+    n = (len(s) + 1 + 7) // 8 * 8
+    return struct.pack("<I", n) + s + b"\0" * (n - len(s))
+
+
+def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", config=2):
+    """comm, event: bytes; mmaps: (file name, start, prot) of 0x10000 bytes at offset 0;
+    samples: (time, [ip, caller, ...]) of period 1000; build_ids: (path, 20 bytes);
+    config: the software event (2: page-faults, a count)."""
+    st = 1 | 2 | 4 | 256 | 32  # IP, TID, TIME, PERIOD, CALLCHAIN
+    attr = struct.pack("<IIQQQQQ", 1, 128, config, 1, st, 0, 1 << 18)  # bit 18: sample_id_all
+    attr += b"\0" * (128 - len(attr))
+    trailer = struct.pack("<IIQ", PID, PID, 1)
+    name = padded(comm)
+    recs = struct.pack("<IHH", 3, 0, 16 + len(name) + 16) + struct.pack("<II", PID, PID)
+    recs += name + trailer
+    for path, start, prot in mmaps:
+        body = struct.pack("<IIQQQIIQQII", PID, PID, start, 0x10000, 0, 8, 1, 7, 0, prot, 2)
+        body += padded(path)
+        recs += struct.pack("<IHH", 10, 2, 8 + len(body) + 16) + body + trailer
+    for t, ips in samples:
+        chain = (0xFFFFFFFFFFFFFE00,) + tuple(ips)  # PERF_CONTEXT_USER
+        body = struct.pack("<QIIQQQ", ips[0], PID, PID, t, 1000, len(chain))
+        body += b"".join(struct.pack("<Q", x) for x in chain)
+        recs += struct.pack("<IHH", 9, 2, 8 + len(body)) + body
+    bid = b""
+    for path, id20 in build_ids:
+        e = struct.pack("<i", PID) + id20 + b"\0" * 4 + padded(path)
+        bid += struct.pack("<IHH", 67, 2, 8 + len(e)) + e
+    desc = struct.pack("<II", 1, 128) + attr + struct.pack("<I", 0) + perf_str(event)
+    sections = [(2, bid), (3, perf_str(hostname)), (12, desc)]
+    data_at = 104 + 128 + 16
+    at = data_at + len(recs) + 16 * len(sections)
+    table = blobs = b""
+    for _, blob in sections:
+        table += struct.pack("<QQ", at, len(blob))
+        blobs += blob
+        at += len(blob)
+    hdr = b"PERFILE2" + struct.pack("<QQ", 104, 128 + 16)
+    hdr += struct.pack("<QQQQQQ", 104, 128 + 16, data_at, len(recs), 0, 0)
+    hdr += struct.pack("<QQQQ", sum(1 << bit for bit, _ in sections), 0, 0, 0)
+    return hdr + attr + struct.pack("<QQ", 0, 0) + recs + table + blobs
