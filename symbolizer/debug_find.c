@@ -51,6 +51,7 @@ const char *t2f_refusal_name(enum t2f_refusal why)
 	case T2F_REFUSED_NO_SYMBOLS: return "no symbols";
 	case T2F_REFUSED_UNREADABLE: return "not a readable ELF file";
 	case T2F_REFUSED_NOT_FILE: return "not a regular file";
+	case T2F_REFUSED_OVER_BUDGET: return "over the decompression limit";
 	}
 	return "refused";
 }
@@ -291,9 +292,11 @@ static int verify(struct finder *f, struct t2f_elf_module *m, const char *path,
 			return mismatch(f, m, path, T2F_REFUSED_CRC);
 	}
 	if (!t2f_elf_module__has_symbols(m)) {
+		bool over = t2f_elf_module__over_budget(m);
+
 		module_hex(m, hex);
 		t2f_elf_module__free(m);
-		return refuse(f, path, T2F_REFUSED_NO_SYMBOLS, hex);
+		return refuse(f, path, over ? T2F_REFUSED_OVER_BUDGET : T2F_REFUSED_NO_SYMBOLS, hex);
 	}
 	f->out->module = m;
 	return 1;
@@ -326,6 +329,7 @@ static int try_path(struct finder *f, const char *path, const uint32_t *crc)
 		return err;
 	if (err)
 		return refuse(f, path, T2F_REFUSED_UNREADABLE, "");
+	t2f_elf_module__set_budget(m, f->o->budget);
 	if (f->o->perf_rules)
 		t2f_elf_module__use_perf_rules(m);
 	return verify(f, m, path, crc);
@@ -549,11 +553,14 @@ static int open_binary(struct finder *f)
 		return 0;
 	}
 	f->binary_err = t2f_elf_module__open(f->binary_path, f->d, &f->binary);
-	if (f->binary_err)
+	if (f->binary_err) {
 		f->binary = NULL;
-	else if (f->o->perf_rules)
+		return f->binary_err == -ENOMEM ? -ENOMEM : 0;
+	}
+	t2f_elf_module__set_budget(f->binary, f->o->budget);
+	if (f->o->perf_rules)
 		t2f_elf_module__use_perf_rules(f->binary);
-	return f->binary_err == -ENOMEM ? -ENOMEM : 0;
+	return 0;
 }
 
 /* The trace's build-id, else the binary's own. */

@@ -25,12 +25,15 @@
  * is found: the first such, with a warning; the others stay in the refused list. Build-ids
  * that are not lowercase/uppercase hex, and debuglink names with '/' or "..", are refused
  * (elf_module warns about such a debuglink; a file name of "." or ".." is not used either). A
- * candidate without symbol tables is refused as "no symbols" and the search goes on. The
- * reference build-id and every candidate's are compared as bytes (length included).
+ * candidate without symbol tables is refused as "no symbols", one whose compressed symbols would
+ * pass a decompression limit (elf_module.h; warned) as "over the decompression limit", and the
+ * search goes on. The reference build-id and every candidate's are compared as bytes (length
+ * included).
  * "$HOME" is $HOME, else the password database entry. Paths are bounded by PATH_MAX: a longer
  * candidate is skipped.
  *
- * Ownership: results are owned by the caller (t2f_debug_result__free). Thread safe (no state).
+ * Ownership: results are owned by the caller (t2f_debug_result__free). Thread safe (no state
+ * but the budget, which is).
  */
 #ifndef T2F_DEBUG_FIND_H
 #define T2F_DEBUG_FIND_H
@@ -50,6 +53,8 @@ struct t2f_debug_find_opts {
 	bool unsafe_build_id_match;
 	bool perf_rules;                  /* open files with perf's symbol rules (elf_module.h):
 					   * then OBJECT symbols count as symbols too */
+	struct t2f_decode_budget *budget; /* the decompression budget every file opened shares
+					   * (elf_module.h; borrowed), or NULL: per-file limit only */
 };
 
 enum t2f_refusal {
@@ -59,6 +64,7 @@ enum t2f_refusal {
 	T2F_REFUSED_NO_SYMBOLS,    /* verified, but it has no symbol table */
 	T2F_REFUSED_UNREADABLE,    /* exists but is not a readable ELF file */
 	T2F_REFUSED_NOT_FILE,      /* exists but is a FIFO, device or socket: never opened */
+	T2F_REFUSED_OVER_BUDGET,   /* verified, but its symbols would pass a decompression limit */
 };
 
 struct t2f_debug_refused {

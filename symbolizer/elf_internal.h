@@ -107,6 +107,11 @@ struct t2f_elf_module {
 	struct t2f_elf_load *loads;
 	size_t n_loads;
 
+	/* decompression: what this module decoded, the budget it shares (elf_budget.c) */
+	struct t2f_decode_budget *budget;  /* NULL: the default per-module limit only */
+	uint64_t decoded;
+	bool over_budget;           /* refused: a section would pass a limit (warned) */
+
 	/* symbol tables: loaded on first use (tables_state 0 not yet, 1 loaded, <0 the error) */
 	int tables_state;
 	struct t2f_elf_table tables[T2F_ELF_MAX_TABLES];
@@ -227,15 +232,24 @@ const char *t2f_elf_section__name(struct t2f_elf_module *m, const struct t2f_elf
 				  const GElf_Shdr *sh);
 /* The section's data as `type` (ELF_T_SYM: memory-format records; ELF_T_BYTE: raw bytes),
  * decompressed when SHF_COMPRESSED (zlib through libelf, zstd through libzstd, at most
- * T2F_ELF_DECODE_MAX bytes). *own receives a buffer to free with the table, or NULL.
- * 0, or -T2F_E_ELF / -T2F_E_DECOMPRESS / -ENOMEM (warned: the caller skips the section). */
+ * T2F_ELF_DECODE_MAX bytes, counted against the module's limits first). *own receives a buffer
+ * to free with the table, or NULL. 0, or -T2F_E_ELF / -T2F_E_DECOMPRESS / -T2F_E_LIMIT /
+ * -ENOMEM (warned: the caller skips the section; m->over_budget: refuses the module). */
 int t2f_elf_section__data(struct t2f_elf_module *m, const struct t2f_elf_image *im,
 			  Elf_Scn *scn, const GElf_Shdr *sh, Elf_Type type,
 			  const void **buf, size_t *size, void **own);
-/* Decodes the xz stream of .gnu_debugdata into *out (malloc'd, at most T2F_ELF_DECODE_MAX).
- * 0 or a negative error (warned). */
+/* Decodes the xz stream of .gnu_debugdata into *out (malloc'd, at most T2F_ELF_DECODE_MAX and
+ * what the module may still decode, then counted). 0 or a negative error (warned) as above. */
 int t2f_elf_xz_decode(struct t2f_elf_module *m, const void *in, size_t in_size,
 		      void **out, size_t *out_size);
+
+/* elf_budget.c: what m may still decode (the least of its own and its run's remainders). */
+uint64_t t2f_elf_module__decode_left(const struct t2f_elf_module *m);
+/* Counts n decoded bytes of section prefix+name (n + 1 and "more than n" unless exact) against
+ * m's limits, before decoding them: 0, or -T2F_E_LIMIT with m->over_budget set and a warning
+ * naming the section, the bytes and the limit passed (strict mode: the warning's error). */
+int t2f_elf_module__charge(struct t2f_elf_module *m, const char *prefix, const char *name,
+			   uint64_t n, bool exact);
 
 /* elf_module.c: NULL when the section and program headers of an image of `size` bytes lie
  * inside it (and the section name table index is valid), else what is wrong. */

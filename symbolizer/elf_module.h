@@ -30,6 +30,22 @@
  *
  * Files: only a regular file is opened, without blocking (formats/side_file.h): a FIFO, device
  * or socket is -T2F_E_NOT_FILE (a directory -EISDIR), never opened or waited on.
+ *
+ * Decompression limits: a compressed symbol or string table (SHF_COMPRESSED: zlib, zstd) and
+ * the MiniDebugInfo image (xz) are decoded into memory, and a few KB of file can claim
+ * gigabytes. One section or image is capped at 256 MiB (over it: that part is skipped with a
+ * warning); all that one module decodes together at T2F_DECODE_MODULE_MAX (128 MiB), and all
+ * that the modules sharing a budget decode (__set_budget: the files a symbolizer keeps) at
+ * T2F_DECODE_RUN_MAX (512 MiB). The sizes are checked before decoding (the compression header
+ * states them; an xz image stops at what is left). A module that would pass either limit is
+ * refused whole: one warning names the file, the section and the bytes, what was decoded is
+ * freed (zlib sections of the file itself, which libelf holds, with the module), it has no
+ * symbols (__over_budget tells why) and __lookup / __each_symbol give -T2F_E_LIMIT. Every byte
+ * decoded counts, also those of a module refused later, so the limits bound a run's decoding
+ * time as well as its memory. Real files decode far less: objcopy and ld compress only .debug_*
+ * sections, MiniDebugInfo images hold a few KB to a few MB, and the largest symbol tables
+ * measured (node: 17 MB of .symtab + .strtab) would fit 7 times.
+ *
  * Errors: -errno (open/read), -T2F_E_ELF (not an ELF file, broken headers, offsets or counts
  * outside the file; extended numbering, e_shnum 0 / PN_XNUM / SHN_XINDEX, is read from section 0
  * and checked the same way), each with a message in the diag naming the file. A note region that
@@ -43,6 +59,7 @@
 #ifndef T2F_ELF_MODULE_H
 #define T2F_ELF_MODULE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,8 +67,20 @@
 #include "formats/diag.h"
 
 #define T2F_BUILD_ID_MAX 64 /* bytes; longer build-id notes are refused */
+#define T2F_DECODE_MODULE_MAX (128ull << 20)  /* bytes one module may decompress */
+#define T2F_DECODE_RUN_MAX (512ull << 20)     /* bytes the modules of one budget may */
 
 struct t2f_elf_module;
+
+/* What modules may decompress (above). The caller owns it and keeps it for as long as the
+ * modules given it; thread safe: modules on several threads may share one. */
+struct t2f_decode_budget {
+	uint64_t module_max;        /* per module */
+	uint64_t run_max;           /* all modules given this budget together */
+	_Atomic uint64_t used;      /* what they decoded so far (refused modules' bytes included) */
+};
+/* Sets the limits (0: T2F_DECODE_MODULE_MAX, T2F_DECODE_RUN_MAX), nothing used yet. */
+void t2f_decode_budget__init(struct t2f_decode_budget *b, uint64_t module_max, uint64_t run_max);
 
 struct t2f_elf_load {       /* one PT_LOAD program header */
 	uint64_t p_offset, p_vaddr, p_filesz, p_memsz;
@@ -82,6 +111,11 @@ size_t t2f_elf_module__load_count(const struct t2f_elf_module *m);
 const struct t2f_elf_load *t2f_elf_module__load_at(const struct t2f_elf_module *m, size_t i);
 /* Whether any symbol table has kept symbols (reads the tables). */
 bool t2f_elf_module__has_symbols(struct t2f_elf_module *m);
+/* Counts what m decodes against b (borrowed) from now on; without it m has the default
+ * per-module limit and no run limit. Ignored once the tables were read. */
+void t2f_elf_module__set_budget(struct t2f_elf_module *m, struct t2f_decode_budget *b);
+/* Whether m was refused for passing a decompression limit (its tables were read). */
+bool t2f_elf_module__over_budget(const struct t2f_elf_module *m);
 
 /* Every kept symbol of every table, raw values, tables in section order, symbols in table order,
  * sizeless symbols included (the caller filters). cb returns 0 to go on, else that value is

@@ -13,7 +13,9 @@
  *   crafted or future file may do it, and the same code serves both;
  * - .gnu_debugdata (MiniDebugInfo, GDB manual recipe): an xz stream "fd 37 7a 58 5a 00" holding
  *   a small ET_DYN/ET_EXEC image with a .symtab of the non-exported functions.
- * Every decoded size is capped at T2F_ELF_DECODE_MAX.
+ * Every decoded size is capped at T2F_ELF_DECODE_MAX, and counted against the module's
+ * decompression limits (elf_budget.c) before it is decoded: a compressed section by the size its
+ * header states, the xz image by stopping at what is left.
  */
 #include "symbolizer/elf_internal.h"
 
@@ -126,6 +128,12 @@ static int compressed_data(struct t2f_elf_module *m, const struct t2f_elf_image 
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s: decompressed size %llu refused (over %u MiB)",
 						  name, (unsigned long long)want,
 						  T2F_ELF_DECODE_MAX >> 20), -T2F_E_LIMIT);
+	if (ch_type != ELFCOMPRESS_ZLIB && ch_type != ELFCOMPRESS_ZSTD)
+		return t2f_elf__skip(T2F_ELF_WARN(m, "%s: unknown compression type %u", name,
+						  ch_type), -T2F_E_UNSUPPORTED);
+	err = t2f_elf_module__charge(m, im->prefix, name, want, true);
+	if (err)
+		return err;
 	if (ch_type == ELFCOMPRESS_ZLIB) {
 		err = zlib_data(m, name, scn, want, &d);
 		if (err)
@@ -137,9 +145,6 @@ static int compressed_data(struct t2f_elf_module *m, const struct t2f_elf_image 
 		}
 		return to_mem_syms(m, im->elf, d->d_buf, d->d_size, buf, size, own);
 	}
-	if (ch_type != ELFCOMPRESS_ZSTD)
-		return t2f_elf__skip(T2F_ELF_WARN(m, "%s: unknown compression type %u", name,
-						  ch_type), -T2F_E_UNSUPPORTED);
 	err = zstd_decode(m, name, p + hsize, raw->d_size - hsize, (size_t)want, &dec);
 	if (err || type != ELF_T_SYM) {
 		*own = dec;
@@ -183,10 +188,10 @@ int t2f_elf_section__data(struct t2f_elf_module *m, const struct t2f_elf_image *
 	return 0;
 }
 
-/* Grows the output of the xz decoder; false at the cap. */
-static bool xz_grow(unsigned char **buf, size_t *cap)
+/* Grows the output of the xz decoder; false at max. */
+static bool xz_grow(unsigned char **buf, size_t *cap, size_t max)
 {
-	size_t next = *cap >= T2F_ELF_DECODE_MAX / 2 ? T2F_ELF_DECODE_MAX : *cap * 2;
+	size_t next = *cap >= max / 2 ? max : *cap * 2;
 	unsigned char *p;
 
 	if (next <= *cap)
@@ -199,11 +204,35 @@ static bool xz_grow(unsigned char **buf, size_t *cap)
 	return true;
 }
 
+/* Once the decoder stopped (r) with got bytes out, at most limit + 1: counts them against the
+ * module's limits (they fit: limit is what was left), then the outcome. Over the cap the image
+ * is skipped, over what the module may still decode the module is refused; a corrupt stream is
+ * skipped. */
+static int xz_result(struct t2f_elf_module *m, lzma_ret r, uint64_t got, size_t limit)
+{
+	int err;
+
+	if (got > limit && limit < T2F_ELF_DECODE_MAX)
+		return t2f_elf_module__charge(m, "", ".gnu_debugdata", limit, false);
+	err = t2f_elf_module__charge(m, "", ".gnu_debugdata", got > limit ? limit : got, true);
+	if (err)
+		return err;
+	if (got > limit)
+		return t2f_elf__skip(T2F_ELF_WARN(m, ".gnu_debugdata: image over %u MiB refused",
+						  T2F_ELF_DECODE_MAX >> 20), -T2F_E_LIMIT);
+	if (r != LZMA_STREAM_END)
+		return t2f_elf__skip(T2F_ELF_WARN(m, ".gnu_debugdata: corrupt xz stream (lzma error %d)",
+						  (int)r), -T2F_E_DECOMPRESS);
+	return 0;
+}
+
 int t2f_elf_xz_decode(struct t2f_elf_module *m, const void *in, size_t in_size,
 		      void **out, size_t *out_size)
 {
+	uint64_t left = t2f_elf_module__decode_left(m);
+	size_t limit = left < T2F_ELF_DECODE_MAX ? (size_t)left : T2F_ELF_DECODE_MAX;
+	size_t cap = limit < XZ_FIRST_CAP ? limit + 1 : XZ_FIRST_CAP;  /* limit + 1: over it */
 	lzma_stream s = LZMA_STREAM_INIT;
-	size_t cap = XZ_FIRST_CAP;
 	unsigned char *buf = malloc(cap);
 	lzma_ret r;
 	int err = 0;
@@ -221,19 +250,18 @@ int t2f_elf_xz_decode(struct t2f_elf_module *m, const void *in, size_t in_size,
 	while ((r = lzma_code(&s, LZMA_FINISH)) == LZMA_OK) {
 		if (s.avail_out)
 			continue;
-		if (!xz_grow(&buf, &cap)) {
-			err = t2f_elf__skip(T2F_ELF_WARN(m, ".gnu_debugdata: image over %u MiB refused",
-							 T2F_ELF_DECODE_MAX >> 20), -T2F_E_LIMIT);
+		if (s.total_out > limit)
+			break;
+		if (!xz_grow(&buf, &cap, limit + 1)) {
+			err = -ENOMEM;
 			goto out;
 		}
 		s.next_out = buf + s.total_out;
 		s.avail_out = cap - s.total_out;
 	}
-	if (r != LZMA_STREAM_END) {
-		err = t2f_elf__skip(T2F_ELF_WARN(m, ".gnu_debugdata: corrupt xz stream (lzma error %d)",
-						 (int)r), -T2F_E_DECOMPRESS);
+	err = xz_result(m, r, s.total_out, limit);
+	if (err)
 		goto out;
-	}
 	*out_size = s.total_out;
 	*out = buf;
 	buf = NULL;

@@ -8,7 +8,9 @@
  *                  ".gnu_debugdata:.symtab" (MiniDebugInfo, Fedora-style binaries)
  * Tables come in section order (a MiniDebugInfo table where .gnu_debugdata is). A broken table
  * (entry size, string table: not SHT_STRTAB, overlapping the records, not NUL-terminated;
- * bounds, decoding) is warned about and skipped; the others count.
+ * bounds, decoding) is warned about and skipped; the others count. A module whose compressed
+ * tables and MiniDebugInfo image would pass a decompression limit (elf_budget.c) is refused:
+ * the tables read so far are freed and the error (-T2F_E_LIMIT) sticks.
  * The records and strings stay where libelf keeps them: nothing is copied per symbol.
  */
 #include "symbolizer/elf_internal.h"
@@ -207,6 +209,8 @@ static int load_image(struct t2f_elf_module *m, const struct t2f_elf_image *im)
 		}
 		if (t2f_elf__fatal(err))
 			return err;
+		if (m->over_budget)
+			return -T2F_E_LIMIT;
 	}
 	return 0;
 }
@@ -219,6 +223,8 @@ int t2f_elf_module__load_tables(struct t2f_elf_module *m)
 	if (m->tables_state)
 		return m->tables_state < 0 ? m->tables_state : 0;
 	err = load_image(m, &im);
+	if (m->over_budget)  /* refused whole: what we decoded goes now (libelf's zlib: at __free) */
+		t2f_elf_module__free_tables(m);
 	m->tables_state = err ? err : 1;
 	return err;
 }

@@ -54,6 +54,7 @@ struct t2f_symbolizer {
 	char **own[OWN_N];
 	enum t2f_demangle_mode demangle;
 	bool perf_rules;
+	struct t2f_decode_budget budget;  /* every file opened shares it (find.budget) */
 	struct t2f_strtab *names;
 	struct t2f_diag *diag;
 	struct sym_file *files;
@@ -77,6 +78,7 @@ const char *t2f_miss_name(enum t2f_miss miss)
 	case T2F_MISS_NO_FILE: return "no file";
 	case T2F_MISS_BUILD_ID: return "build-id mismatch";
 	case T2F_MISS_NO_SYMBOLS: return "no symbols";
+	case T2F_MISS_DECODE_LIMIT: return "over the decompression limit";
 	case T2F_MISS_NOT_FOUND: return "not found";
 	}
 	return "unknown";
@@ -136,6 +138,8 @@ static int copy_opts(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts 
 	s->demangle = o->demangle;
 	s->perf_rules = o->perf_rules;
 	s->find.perf_rules = o->perf_rules;
+	t2f_decode_budget__init(&s->budget, o->decode_module_max, o->decode_run_max);
+	s->find.budget = &s->budget;
 	if (strv_copy(o->find.debug_dirs, &s->own[OWN_DEBUG_DIRS]) ||
 	    strv_copy(o->find.symbol_dirs, &s->own[OWN_SYMBOL_DIRS]) ||
 	    (cache[0] && strv_copy(cache, &s->own[OWN_CACHE])))
@@ -266,25 +270,34 @@ int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module
 	return 0;
 }
 
-/* The miss of a file none of whose candidates was taken. */
+/* The miss of a file none of whose candidates was taken: a verified file refused for its size
+ * first (the one reason about the module's own file), then a mismatch, then no symbols. */
 static enum t2f_miss miss_of_refusals(const struct t2f_debug_result *r)
 {
-	bool no_syms = false;
+	bool mismatch = false, no_syms = false, over = false;
 
 	for (size_t i = 0; i < r->n_refused; i++) {
 		switch (r->refused[i].why) {
 		case T2F_REFUSED_BUILD_ID:
 		case T2F_REFUSED_CRC:
 		case T2F_REFUSED_NO_BUILD_ID:
-			return T2F_MISS_BUILD_ID;
+			mismatch = true;
+			break;
 		case T2F_REFUSED_NO_SYMBOLS:
 			no_syms = true;
+			break;
+		case T2F_REFUSED_OVER_BUDGET:
+			over = true;
 			break;
 		case T2F_REFUSED_UNREADABLE:
 		case T2F_REFUSED_NOT_FILE:
 			break;
 		}
 	}
+	if (over)
+		return T2F_MISS_DECODE_LIMIT;
+	if (mismatch)
+		return T2F_MISS_BUILD_ID;
 	return no_syms ? T2F_MISS_NO_SYMBOLS : T2F_MISS_NO_FILE;
 }
 
@@ -316,6 +329,7 @@ static struct t2f_elf_module *matching_binary(struct t2f_symbolizer *s, const st
 		*err = *err == -ENOMEM ? -ENOMEM : 0;
 		return NULL;
 	}
+	t2f_elf_module__set_budget(bin, &s->budget);
 	if (!same_build_id(bin, f->files.module)) {
 		t2f_elf_module__free(bin);
 		return NULL;
@@ -495,9 +509,13 @@ static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct me
 	struct t2f_elf_sym sym;
 	int r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
 
-	/* a debug file has no PLT: its binary names the stubs (perf's tree holds them already) */
-	if (r == 0 && f->binary && !s->perf_rules)
+	/* a debug file has no PLT: its binary names the stubs (perf's tree holds them already);
+	 * a binary refused for its compressed symbols names none (it warned) */
+	if (r == 0 && f->binary && !s->perf_rules) {
 		r = t2f_elf_module__lookup(f->binary, e->elf_vaddr, &sym);
+		if (r < 0 && t2f_elf_module__over_budget(f->binary))
+			r = 0;
+	}
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {

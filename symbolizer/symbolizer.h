@@ -16,6 +16,9 @@
  * debug file, the same build's binary (at the recorded path or a verified copy) also gives the
  * PT_LOAD table and names what the debug file cannot: PLT stubs. Lookups are memoised per
  * (module, elf_vaddr). Names are interned in the caller's strtab, demangled per opts.
+ * The files opened share one decompression budget (elf_module.h; opts.decode_*_max): a file
+ * whose compressed symbols would pass the per-file limit, or what the run has left, is refused
+ * with a warning naming it, and its addresses miss with T2F_MISS_DECODE_LIMIT; the others go on.
  *
  * Ownership: the symbolizer borrows `names` and `diag` (they must outlive it); opts (and the
  * directory lists in them) are copied. Not thread safe.
@@ -48,6 +51,10 @@ struct t2f_symbolizer_opts {
 	enum t2f_demangle_mode demangle;
 	bool perf_rules;            /* choose among symbols as perf does (elf_module.h): the names
 				     * perf script prints; else the default rules */
+	uint64_t decode_module_max; /* bytes one file's symbols may decompress (elf_module.h);
+				     * 0: T2F_DECODE_MODULE_MAX (128 MiB) */
+	uint64_t decode_run_max;    /* bytes the files of this symbolizer may decompress together;
+				     * 0: T2F_DECODE_RUN_MAX (512 MiB) */
 };
 
 enum t2f_miss {
@@ -57,6 +64,8 @@ enum t2f_miss {
 	T2F_MISS_BUILD_ID,          /* candidates found, every one refused (build-id/CRC mismatch),
 				     * or no build-id to verify against (debug_find.h) */
 	T2F_MISS_NO_SYMBOLS,        /* the file has no symbol table */
+	T2F_MISS_DECODE_LIMIT,      /* its compressed symbols would pass a decompression limit:
+				     * refused with a warning (before a mismatch elsewhere) */
 	T2F_MISS_NOT_FOUND,         /* the address is outside every symbol */
 };
 

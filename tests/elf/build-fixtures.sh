@@ -797,6 +797,17 @@ part_hostile() {
 		-- ehdr broken/nosect-note-wrap64 $NOSECT
 }
 
+# bombs: symbol tables that decompress to far more than the file holds (tests/elf/make-bomb
+# writes them; README.md lists them): 8 zlib .symtab sections of 256 MiB in a MiniDebugInfo
+# image (2 GiB from 6 KB), one in the file itself (256 MiB from 650 KB), small ones of 1 MiB
+# per table for the decompression limits' unit test.
+part_bombs() {
+	mkdir -p bomb
+	"$PYTHON3" "$(dirname "$SELF")/make-bomb" bomb/debugdata-8x256m:8:256m:xz \
+		bomb/symtab-256m:1:256m bomb/symtab-3x1m:3:1m bomb/symtab-1m-a:1:1m \
+		bomb/symtab-1m-b:1:1m bomb/symtab-1m-c:1:1m bomb/debugdata-2x1m:2:1m:xz
+}
+
 if [ "${1:-}" = --part ]; then
 	OUT=$3
 	cd "$OUT"
@@ -875,6 +886,7 @@ fi
 	bg run_part broken "$PYTHON3" wc $BASE
 	bg run_part broken-debugdata "$PYTHON3" xz wc $BASE
 	bg run_part hostile "$PYTHON3" $BASE
+	bg run_part bombs "$PYTHON3" $BASE
 	bg run_part plt gcc objdump "$PYTHON3" $BASE
 	bg run_part plt-ibt gcc objdump $BASE
 	bg run_part plt-lld clang ld.lld objdump $BASE

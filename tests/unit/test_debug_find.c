@@ -187,7 +187,7 @@ static void test_refusal_names(void **state)
 {
 	(void)state;
 	assert_string_equal(t2f_refusal_name(T2F_REFUSED_BUILD_ID), "build-id mismatch");
-	for (int w = T2F_REFUSED_BUILD_ID; w <= T2F_REFUSED_NOT_FILE; w++)
+	for (int w = T2F_REFUSED_BUILD_ID; w <= T2F_REFUSED_OVER_BUDGET; w++)
 		assert_non_null(t2f_refusal_name((enum t2f_refusal)w));
 }
 
