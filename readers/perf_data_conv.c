@@ -813,7 +813,8 @@ static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 	for (size_t i = 0; i < q->n; i++)
 		if (q->ev[i].time <= limit)
 			c->order[n++] = (struct pdc_order){ q->ev[i].time, i };
-	qsort(c->order, n, sizeof(*c->order), pdc_order_cmp);
+	if (n > 1) /* none due: c->order may be NULL (never grown), which qsort must not get */
+		qsort(c->order, n, sizeof(*c->order), pdc_order_cmp);
 	for (size_t i = 0; i < n && !err; i++, done++)
 		err = pdc_process(c, &q->ev[c->order[i].idx]);
 	if (err)

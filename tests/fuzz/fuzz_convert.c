@@ -1,26 +1,79 @@
 /* tests/fuzz/fuzz_convert.c: a whole conversion on any bytes: input → profile → every writer.
  *
- * The reader is picked from the first bytes as trace2flame picks it (tools/main.c): nettrace
- * (nt_detect), folded stacks (t2f_folded__detect), else perf script text. The profile keeps its
- * sample log and times (speedscope, flame charts, pprof's duration). Whatever was read, also
- * after a reader's error, goes through the collapsed, speedscope, pprof and SVG writers into a
- * sink over /dev/null. Writer options come from the data's hash: event, sample counts or
- * weights, root frame naming, frame name styles, writer threads (1 or 2), pprof compression, SVG
- * colours, orientation, flame chart, and a differential graph against the profile itself.
+ * The reader is picked from the first bytes as trace2flame picks it (tools/main.c): perf.data
+ * (t2f_perf_data__detect: opened in memory and converted by readers/perf_data_conv.h, every
+ * unnamed frame keeping its address or, for half the inputs, only some, as re-symbolization
+ * would pick them; re-symbolization itself is the CLI's and not run here; strict mode for a
+ * quarter), nettrace (nt_detect), folded stacks (t2f_folded__detect), else perf script text.
+ * The profile keeps its sample log and times (speedscope, flame charts, pprof's duration).
+ * Whatever was read, also after a reader's error, goes through the collapsed, speedscope, pprof
+ * and SVG writers into a sink over /dev/null. Writer options come from the data's hash: event,
+ * sample counts or weights, root frame naming, frame name styles, writer threads (1 or 2), pprof
+ * compression, SVG colours, orientation, flame chart, and a differential graph against the
+ * profile itself.
  */
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "readers/folded.h"
 #include "readers/nettrace.h"
 #include "readers/nettrace_parse.h"
+#include "readers/perf_data.h"
+#include "readers/perf_data_conv.h"
 #include "readers/perf_script.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "writers/collapsed.h"
 #include "writers/pprof.h"
 #include "writers/speedscope.h"
 #include "writers/svg.h"
+
+/* A choice of the frames that keep their address, as re-symbolization makes one by kind and
+ * module name: here by the parity of the kind plus the name's bytes (each read, so a name
+ * handed out past its bytes is caught under ASan). */
+static bool some_addrs(void *ctx, enum t2f_frame_kind kind, const char *dso, size_t len)
+{
+	unsigned sum = (unsigned)kind;
+
+	(void)ctx;
+	for (size_t i = 0; i < len; i++)
+		sum += (unsigned char)dso[i];
+	return sum & 1;
+}
+
+/* perf.data as trace2flame converts it (tools/main.c t2f_read_perf_data), from memory. */
+static int read_perf_data(struct t2f_profile *p, struct t2f_diag *d, const uint8_t *data,
+			  size_t size, uint64_t h)
+{
+	struct t2f_perf_data_conv_opts o = { .addr_wanted = h & 1 ? some_addrs : NULL };
+	struct t2f_perf_data *pd = NULL;
+	struct t2f_perf_data_conv *pc = NULL;
+	char hex[41];
+	int err;
+
+	t2f_diag__set_strict(d, (h & 6) == 6); /* --strict */
+	err = t2f_perf_data__open_mem("in", data, size, d, &pd);
+	if (!err && t2f_perf_data_conv__kernel_build_id(pd, hex)) {
+		size_t n = strnlen(hex, sizeof(hex));
+
+		FZ_CHECK(n >= 2 && n <= 40 && n % 2 == 0, "a kernel build-id of %zu digits", n);
+		for (size_t i = 0; i < n; i++)
+			FZ_CHECK(isxdigit((unsigned char)hex[i]) && !isupper((unsigned char)hex[i]),
+				 "kernel build-id \"%s\" is not lowercase hex", hex);
+	}
+	err = err ?: t2f_perf_data_conv__new(pd, p, d, &o, &pc) ?: t2f_perf_data_conv__run(pc);
+	if (pc) {
+		const struct t2f_perf_data_conv_stats *st = t2f_perf_data_conv__stats(pc);
+
+		FZ_CHECK(st->samples <= st->records, "%llu samples of %llu records",
+			 (unsigned long long)st->samples, (unsigned long long)st->records);
+	}
+	t2f_perf_data_conv__free(pc);
+	t2f_perf_data__free(pd);
+	return err;
+}
 
 /* The input into p with the reader trace2flame would pick. 0 or the reader's error. */
 static int read_input(struct t2f_profile *p, struct t2f_diag *d, const uint8_t *data,
@@ -29,7 +82,9 @@ static int read_input(struct t2f_profile *p, struct t2f_diag *d, const uint8_t *
 	const char *text = (const char *)data;
 	int err;
 
-	if (nt_detect(data, size)) {
+	if (t2f_perf_data__detect(data, size)) {
+		err = read_perf_data(p, d, data, size, h);
+	} else if (nt_detect(data, size)) {
 		struct t2f_nettrace_opts o = { .weight = h & 1 ? T2F_NETTRACE_WEIGHT_SAMPLES
 							       : T2F_NETTRACE_WEIGHT_INTERVAL };
 		struct t2f_nettrace *nt = NULL;

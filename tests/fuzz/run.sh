@@ -45,7 +45,7 @@ mkdir -p "$corpus" "$work/$target" "$work/$target-crashes"
 case $target in
 perf_script | perf_script_par) dicts=perf_script.dict keep=4096 ;;
 nettrace) dicts=nettrace.dict keep=4096 ;;
-convert) dicts="perf_script.dict nettrace.dict" keep=4096 ;;
+convert) dicts="perf_script.dict nettrace.dict perf_data.dict" keep=4096 ;;
 perf_data) dicts=perf_data.dict keep=65536 ;;
 *) dicts= keep=65536 ;;
 esac
