@@ -203,6 +203,13 @@ struct nt_parser {
 #define nt_fail(p, offset, fmt, ...)                                                         \
 	t2f_diag__error((p)->d, -T2F_E_FORMAT, (p)->name, 0, "offset %llu: " fmt,               \
 			(unsigned long long)(offset), __VA_ARGS__)
+/* The same for a message without arguments: the literal stays part of the warning's key (its
+ * rate limit and the summary of suppressed ones). */
+#define nt_warn0(p, offset, msg)                                                             \
+	t2f_diag__warn((p)->d, (p)->name, 0, "offset %llu: " msg, (unsigned long long)(offset))
+#define nt_fail0(p, offset, msg)                                                             \
+	t2f_diag__error((p)->d, -T2F_E_FORMAT, (p)->name, 0, "offset %llu: " msg,               \
+			(unsigned long long)(offset))
 
 int nt_deliver_trace(struct nt_parser *p);
 const struct nt_meta *nt_meta_find(struct nt_parser *p, uint32_t id);

@@ -151,7 +151,7 @@ int nt_v4_metadata(struct nt_parser *p, const uint8_t *b, size_t n, uint64_t off
 		return -ENOMEM;
 	if (!m.id) {
 		p->st.bad_rows++;
-		return nt_warn(p, off, "%s", "metadata record with id 0 ignored");
+		return nt_warn0(p, off, "metadata record with id 0 ignored");
 	}
 	if (cur_left(&c) && !(skip_v1_fields(&c, 0) && skip_tags(&c))) {
 		int err = nt_warn(p, off, "metadata %u: field list or tags do not fit the record; "
@@ -237,13 +237,13 @@ static int v6_metadata_row(struct nt_parser *p, struct nt_cur *c, uint64_t off)
 	if (!cur_var32(c, &m.id) || !cur_string6(p, c, &m.provider) ||
 	    !cur_var32(c, &m.event_id) || !cur_string6(p, c, &m.event_name)) {
 		p->st.bad_rows++;
-		return nt_warn(p, off, "%s", "metadata row cut short; ignored");
+		return nt_warn0(p, off, "metadata row cut short; ignored");
 	}
 	if (!m.provider || !m.event_name)
 		return -ENOMEM;
 	if (!m.id) {
 		p->st.bad_rows++;
-		return nt_warn(p, off, "%s", "metadata row with id 0 ignored");
+		return nt_warn0(p, off, "metadata row with id 0 ignored");
 	}
 	if (!v6_skip_fields(c) || !v6_optional(c, &m)) {
 		int err = nt_warn(p, off, "metadata %u: field list or optional metadata do not fit "
@@ -263,7 +263,7 @@ int nt_v6_metadata_block(struct nt_parser *p, const uint8_t *b, size_t n, uint64
 
 	if (!cur_u16(&c, &hsize) || !cur_skip(&c, hsize)) {
 		p->st.bad_rows++;
-		return nt_warn(p, off, "%s", "metadata block header past the block's end; skipped");
+		return nt_warn0(p, off, "metadata block header past the block's end; skipped");
 	}
 	while (cur_left(&c)) {
 		const uint8_t *row_at = c.p;
@@ -273,8 +273,8 @@ int nt_v6_metadata_block(struct nt_parser *p, const uint8_t *b, size_t n, uint64
 
 		if (!cur_u16(&c, &size) || size > cur_left(&c)) {
 			p->st.bad_rows++;
-			return nt_warn(p, off + (uint64_t)(row_at - b), "%s", "metadata row past the "
-				       "block's end; rest of the block skipped");
+			return nt_warn0(p, off + (uint64_t)(row_at - b), "metadata row past the "
+				        "block's end; rest of the block skipped");
 		}
 		row.p = c.p;
 		row.end = c.p + size;

@@ -386,11 +386,11 @@ static int finish(struct nt_parser *p)
 				       "%s", p->len ? "too short for a nettrace header"
 						    : "empty file");
 	if (!p->have_trace)
-		return nt_fail(p, p->off, "%s", "the file ends before the Trace object");
+		return nt_fail0(p, p->off, "the file ends before the Trace object");
 	p->st.truncated = true;
 	p->st.truncated_at = p->off;
 	if (!p->len)
-		return nt_warn(p, p->off, "%s", "the file ends without an end-of-stream mark; "
+		return nt_warn0(p, p->off, "the file ends without an end-of-stream mark; "
 					       "every event before it is kept");
 	err = unit_need(p, p->buf, p->len, p->off, &need);
 	if (!err)

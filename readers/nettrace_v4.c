@@ -110,7 +110,7 @@ static int v4_trace(struct nt_parser *p, const uint8_t *b, uint64_t off)
 	int32_t rate = (int32_t)nt_le32(b + 44);
 
 	if (p->have_trace)
-		return nt_fail(p, off, "%s", "a second Trace object");
+		return nt_fail0(p, off, "a second Trace object");
 	t->major = 4;
 	t->sync_qpc = (int64_t)nt_le64(b + 16);
 	t->qpc_freq = (int64_t)nt_le64(b + 24);

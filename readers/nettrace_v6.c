@@ -86,7 +86,7 @@ static int v6_trace(struct nt_parser *p, const uint8_t *b, size_t n, uint64_t of
 	uint32_t ptr, count;
 
 	if (p->have_trace)
-		return nt_fail(p, off, "%s", "a second Trace block");
+		return nt_fail0(p, off, "a second Trace block");
 	if (!cur_skip(&c, 16) || !cur_u64(&c, &qpc) || !cur_u64(&c, &freq) || !cur_u32(&c, &ptr) ||
 	    !cur_u32(&c, &count))
 		return nt_fail(p, off, "Trace block of %zu bytes is too short", n);
@@ -200,8 +200,8 @@ static int v6_thread_row(struct nt_parser *p, struct nt_cur *c, uint64_t off)
 	}
 	if (!ok) {
 		p->st.bad_rows++;
-		return nt_warn(p, off, "%s", "thread row with an unknown entry kind or cut short; "
-			       "ignored");
+		return nt_warn0(p, off, "thread row with an unknown entry kind or cut short; "
+			        "ignored");
 	}
 	slot = thread_slot(p, index, &dup);
 	if (!slot)
@@ -224,8 +224,8 @@ static int v6_thread_block(struct nt_parser *p, const uint8_t *b, size_t n, uint
 
 		if (!cur_u16(&c, &size) || size > cur_left(&c)) {
 			p->st.bad_rows++;
-			return nt_warn(p, off + (uint64_t)(at - b), "%s", "thread row past the "
-				       "block's end; rest of the block skipped");
+			return nt_warn0(p, off + (uint64_t)(at - b), "thread row past the "
+				        "block's end; rest of the block skipped");
 		}
 		row.p = c.p;
 		row.end = c.p + size;
@@ -250,8 +250,8 @@ static int v6_remove_thread(struct nt_parser *p, const uint8_t *b, size_t n, uin
 
 		if (!cur_var64(&c, &index) || !cur_var32(&c, &seq)) {
 			p->st.bad_rows++;
-			return nt_warn(p, off + (uint64_t)(at - b), "%s", "remove-thread entry past "
-				       "the block's end");
+			return nt_warn0(p, off + (uint64_t)(at - b), "remove-thread entry past "
+				        "the block's end");
 		}
 		slot = nt_idmap__find(&p->thread_map, index);
 		if (slot)
@@ -287,7 +287,7 @@ static int v6_label_list(struct nt_parser *p, const uint8_t *b, size_t n, uint64
 
 	if (!cur_u32(&c, &first) || !cur_u32(&c, &count) || count > cur_left(&c)) {
 		p->st.bad_rows++;
-		return nt_warn(p, off, "%s", "label list block header does not fit the block");
+		return nt_warn0(p, off, "label list block header does not fit the block");
 	}
 	for (uint32_t i = 0; i < count; i++) {
 		bool last = false;
