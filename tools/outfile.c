@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tools/cli_opts.h"
+#include "tools/tmpguard.h"
 
 struct t2f_outfile {
 	struct t2f_diag *diag;
@@ -55,9 +56,9 @@ static int t2f_outfile_create(struct t2f_outfile *f)
 	if (err)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot write here (%s)",
 				       t2f_strerror(err));
-	f->fd = mkstemp(f->tmp);
+	f->fd = t2f_tmpguard__create(f->tmp);
 	if (f->fd < 0) {
-		err = -errno;
+		err = f->fd;
 		free(f->tmp);
 		f->tmp = NULL;
 		return t2f_diag__error(f->diag, err, f->path, 0,
@@ -150,11 +151,10 @@ int t2f_outfile__commit(struct t2f_outfile *f)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot write (%s)", t2f_strerror(err));
 	if (!f->tmp)
 		return 0; /* written in place (not a regular file) */
-	if (rename(f->tmp, f->path) < 0) {
-		err = -errno;
+	err = t2f_tmpguard__rename(f->path);
+	if (err)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot replace it with %s (%s)",
 				       f->tmp, t2f_strerror(err));
-	}
 	free(f->tmp);
 	f->tmp = NULL; /* renamed: nothing left to clean up */
 	return 0;
@@ -167,7 +167,7 @@ void t2f_outfile__free(struct t2f_outfile *f)
 	if (f->path && f->fd >= 0)
 		close(f->fd);
 	if (f->tmp)
-		unlink(f->tmp);
+		t2f_tmpguard__remove();
 	t2f_out__free(f->out);
 	free(f->tmp);
 	free(f->path);

@@ -6,8 +6,16 @@
  * output. Standard output ("-" or NULL) and an existing target that is not a regular file
  * (/dev/null, a FIFO) are written directly; an existing directory is refused (-EISDIR).
  *
+ * Signals: while the temp file exists, SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM and SIGXFSZ
+ * unlink it and end the process by the same signal (tools/tmpguard.h; signals ignored on entry
+ * stay ignored). SIGKILL cannot be caught: it, a crash or a power loss can leave the
+ * ".BASENAME.XXXXXX" file behind (the target itself is intact; the temp file is safe to delete).
+ *
  * Errors return -errno and record "OUTPUT: what happened (strerror)" in the diag.
  * Ownership: the outfile copies the path and owns the fd and the t2f_out it hands out.
+ * Thread safety: one named output at a time per process (__open() of a second one before the
+ * first is freed fails with -EBUSY), opened, committed and freed on one thread; the writers may
+ * use several threads meanwhile.
  */
 #ifndef T2F_OUTFILE_H
 #define T2F_OUTFILE_H
