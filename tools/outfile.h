@@ -1,10 +1,11 @@
 /* tools/outfile.h: the output of one conversion, written atomically.
  *
  * A named output is written to a temp file beside it (same directory, ".BASENAME.XXXXXX", mode
- * 0666 & ~umask) and renamed over the target by __commit(); __free() without a successful
- * __commit() unlinks the temp file, so a failed run never leaves a half-written or clobbered
- * output. Standard output ("-" or NULL) and an existing target that is not a regular file
- * (/dev/null, a FIFO) are written directly; an existing directory is refused (-EISDIR).
+ * 0666 & ~umask; BASENAME cut, between UTF-8 characters, when the temp name would be longer
+ * than the directory takes) and renamed over the target by __commit(); __free() without a
+ * successful __commit() unlinks the temp file, so a failed run never leaves a half-written or
+ * clobbered output. Standard output ("-" or NULL) and an existing target that is not a regular
+ * file (/dev/null, a FIFO) are written directly; an existing directory is refused (-EISDIR).
  *
  * Signals: while the temp file exists, SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM and SIGXFSZ
  * unlink it and end the process by the same signal (tools/tmpguard.h; signals ignored on entry

@@ -4,7 +4,8 @@
 # end the run by that signal (exit status 128+N) with no ".NAME.XXXXXX" file left and the
 # previous output unchanged. A signal ignored when the run starts (SIGHUP under nohup) stays
 # ignored. Standard output closed by its reader ends the run by SIGPIPE, or with exit 3 and
-# "Broken pipe" when SIGPIPE is ignored.
+# "Broken pipe" when SIGPIPE is ignored. An output name of 255 bytes (the longest) is written
+# under its name, the temp name cut to fit; one of 256 bytes is refused.
 #
 # No timing is assumed: the run (200,000 distinct stacks, written as speedscope, pprof or SVG) is
 # stopped (SIGSTOP) as soon as its temp file shows up, and the signal is sent only if the temp
@@ -202,5 +203,23 @@ for how in default ignored; do
 	fi
 	wait "$reader"
 done
+
+# The longest name (255 bytes): its temp name is cut to fit.
+d=$TMP/long
+mkdir "$d"
+long=$(printf '%0247d' 0 | tr 0 a).folded
+expect 0 "a 255-byte output name" -o "$d/$long" burner.perf.txt
+t2f burner.perf.txt >"$TMP/burner.folded" 2>/dev/null
+same "a 255-byte output name" "$TMP/burner.folded" "$d/$long"
+no_temp "a 255-byte output name" "$d"
+# with a name of multibyte characters (cut between characters), over an existing file
+long=$(printf '%0125d' 0 | sed 's/0/é/g')x.svg
+printf 'precious\n' >"$d/$long"
+expect 0 "a 255-byte output name of 2-byte characters" -o "$d/$long" burner.perf.txt
+file_has "a 255-byte output name of 2-byte characters" "$d/$long" '^<svg'
+no_temp "a 255-byte output name of 2-byte characters" "$d"
+expect 3 "a 256-byte output name" -o "$d/a$long" burner.perf.txt
+stderr_has "a 256-byte output name" 'cannot write here \(File name too long\)'
+no_temp "a 256-byte output name" "$d"
 
 finish
