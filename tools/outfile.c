@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "tools/cli_opts.h"
+#include "tools/tmpguard.h"
 
 struct t2f_outfile {
 	struct t2f_diag *diag;
@@ -20,22 +22,43 @@ struct t2f_outfile {
 	int fd;            /* -1 once closed */
 };
 
-/* "dir/name" → "dir/.name.XXXXXX"; -EISDIR when the path names a directory ("dir/"). */
+/* The longest file name the directory of path (its first dir_len bytes) takes. */
+static size_t t2f_name_max(const char *path, size_t dir_len)
+{
+	char *dir = dir_len ? strndup(path, dir_len) : NULL;
+	long max = dir || !dir_len ? pathconf(dir ? dir : ".", _PC_NAME_MAX) : -1;
+
+	free(dir);
+	return max > 0 ? (size_t)max : NAME_MAX;
+}
+
+/* "dir/name" → "dir/.name.XXXXXX"; -EISDIR when the path names a directory ("dir/"). A name too
+ * long for the temp name to fit the directory's limit is cut (at a UTF-8 character boundary):
+ * mkstemp keeps the temp name unique. -ENAMETOOLONG when the name itself is too long. */
 static int t2f_outfile_tmp_name(const char *path, char **out)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
 	const char *base = path + dir_len;
-	size_t size;
+	size_t len = strlen(base), max, size;
+	size_t extra = sizeof("..XXXXXX") - 1; /* two dots and mkstemp's six letters */
 	char *tmp;
 
 	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
 		return -EISDIR;
-	size = dir_len + strlen(base) + sizeof("..XXXXXX");
+	max = t2f_name_max(path, dir_len);
+	if (len > max)
+		return -ENAMETOOLONG;
+	if (len + extra > max) {
+		len = max > extra ? max - extra : 0;
+		while (len && ((unsigned char)base[len] & 0xc0) == 0x80)
+			len--;
+	}
+	size = dir_len + len + extra + 1;
 	tmp = malloc(size);
 	if (!tmp)
 		return -ENOMEM;
-	snprintf(tmp, size, "%.*s.%s.XXXXXX", (int)dir_len, path, base);
+	snprintf(tmp, size, "%.*s.%.*s.XXXXXX", (int)dir_len, path, (int)len, base);
 	*out = tmp;
 	return 0;
 }
@@ -55,9 +78,9 @@ static int t2f_outfile_create(struct t2f_outfile *f)
 	if (err)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot write here (%s)",
 				       t2f_strerror(err));
-	f->fd = mkstemp(f->tmp);
+	f->fd = t2f_tmpguard__create(f->tmp);
 	if (f->fd < 0) {
-		err = -errno;
+		err = f->fd;
 		free(f->tmp);
 		f->tmp = NULL;
 		return t2f_diag__error(f->diag, err, f->path, 0,
@@ -150,11 +173,10 @@ int t2f_outfile__commit(struct t2f_outfile *f)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot write (%s)", t2f_strerror(err));
 	if (!f->tmp)
 		return 0; /* written in place (not a regular file) */
-	if (rename(f->tmp, f->path) < 0) {
-		err = -errno;
+	err = t2f_tmpguard__rename(f->path);
+	if (err)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot replace it with %s (%s)",
 				       f->tmp, t2f_strerror(err));
-	}
 	free(f->tmp);
 	f->tmp = NULL; /* renamed: nothing left to clean up */
 	return 0;
@@ -167,7 +189,7 @@ void t2f_outfile__free(struct t2f_outfile *f)
 	if (f->path && f->fd >= 0)
 		close(f->fd);
 	if (f->tmp)
-		unlink(f->tmp);
+		t2f_tmpguard__remove();
 	t2f_out__free(f->out);
 	free(f->tmp);
 	free(f->path);

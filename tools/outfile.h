@@ -1,13 +1,22 @@
 /* tools/outfile.h: the output of one conversion, written atomically.
  *
  * A named output is written to a temp file beside it (same directory, ".BASENAME.XXXXXX", mode
- * 0666 & ~umask) and renamed over the target by __commit(); __free() without a successful
- * __commit() unlinks the temp file, so a failed run never leaves a half-written or clobbered
- * output. Standard output ("-" or NULL) and an existing target that is not a regular file
- * (/dev/null, a FIFO) are written directly; an existing directory is refused (-EISDIR).
+ * 0666 & ~umask; BASENAME cut, between UTF-8 characters, when the temp name would be longer
+ * than the directory takes) and renamed over the target by __commit(); __free() without a
+ * successful __commit() unlinks the temp file, so a failed run never leaves a half-written or
+ * clobbered output. Standard output ("-" or NULL) and an existing target that is not a regular
+ * file (/dev/null, a FIFO) are written directly; an existing directory is refused (-EISDIR).
+ *
+ * Signals: while the temp file exists, SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM and SIGXFSZ
+ * unlink it and end the process by the same signal (tools/tmpguard.h; signals ignored on entry
+ * stay ignored). SIGKILL cannot be caught: it, a crash or a power loss can leave the
+ * ".BASENAME.XXXXXX" file behind (the target itself is intact; the temp file is safe to delete).
  *
  * Errors return -errno and record "OUTPUT: what happened (strerror)" in the diag.
  * Ownership: the outfile copies the path and owns the fd and the t2f_out it hands out.
+ * Thread safety: one named output at a time per process (__open() of a second one before the
+ * first is freed fails with -EBUSY), opened, committed and freed on one thread; the writers may
+ * use several threads meanwhile.
  */
 #ifndef T2F_OUTFILE_H
 #define T2F_OUTFILE_H

@@ -1,0 +1,178 @@
+/* tools/tmpguard.c: a temp file unlinked by a fatal signal (see tmpguard.h).
+ *
+ * One atomic word says who owns the file: its low two bits are a state, the bits above a signal
+ * caught while the caller was busy with the file.
+ *   IDLE   no file
+ *   ARMED  a file, the handlers' to unlink
+ *   BUSY   the caller is creating, renaming or unlinking it, its thread blocking the signals;
+ *          a handler on another thread records its signal and returns, and the caller acts on
+ *          it when the step is done
+ *   DYING  a handler took the word and ends the process; nothing else touches the file
+ * A handler moves ARMED or IDLE to DYING, or BUSY to BUSY + its signal, by compare-and-swap:
+ * whoever swaps from ARMED owns the file, so exactly one of the caller and the handlers unlinks
+ * or renames it. A lock-free atomic is safe to use in a handler (C11 7.14.1.1); a volatile
+ * sig_atomic_t could not be swapped.
+ */
+#include "tools/tmpguard.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the handlers need a lock-free atomic int");
+
+enum { T2F_TG_IDLE, T2F_TG_ARMED, T2F_TG_BUSY, T2F_TG_DYING, T2F_TG_STATE = 3, T2F_TG_SIG = 2 };
+
+static const int t2f_tg_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGXFSZ };
+
+static atomic_int t2f_tg_word;          /* T2F_TG_* | signal << T2F_TG_SIG */
+static char t2f_tg_path[PATH_MAX];      /* the file; written only while BUSY */
+static sigset_t t2f_tg_set;             /* t2f_tg_signals, blocked while BUSY and in a handler */
+static bool t2f_tg_installed;           /* by the caller's thread only */
+
+/* Ends the process by sig: the default action, then sig raised on this thread. In a handler (sig
+ * blocked until it returns) or with sig blocked, the signal stays pending until then. Uses only
+ * async-signal-safe calls. */
+static void t2f_tg_die(int sig)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	raise(sig);
+}
+
+static void t2f_tg_handler(int sig)
+{
+	int saved = errno;
+	int w = atomic_load(&t2f_tg_word);
+
+	for (;;) {
+		int state = w & T2F_TG_STATE;
+		int next = state == T2F_TG_BUSY ? w | sig << T2F_TG_SIG : T2F_TG_DYING;
+
+		/* another handler ends the process, or will once the caller's step is done */
+		if (state == T2F_TG_DYING || (state == T2F_TG_BUSY && w >> T2F_TG_SIG))
+			break;
+		if (!atomic_compare_exchange_weak(&t2f_tg_word, &w, next))
+			continue;
+		if (state == T2F_TG_ARMED)
+			unlink(t2f_tg_path);
+		if (state != T2F_TG_BUSY)
+			t2f_tg_die(sig);
+		break;
+	}
+	errno = saved;
+}
+
+/* Installs the handler for every signal whose disposition is the default one. */
+static void t2f_tg_install(void)
+{
+	struct sigaction sa = { .sa_handler = t2f_tg_handler, .sa_flags = SA_RESTART };
+	struct sigaction old;
+
+	sigemptyset(&t2f_tg_set);
+	for (size_t i = 0; i < sizeof(t2f_tg_signals) / sizeof(t2f_tg_signals[0]); i++)
+		sigaddset(&t2f_tg_set, t2f_tg_signals[i]);
+	sa.sa_mask = t2f_tg_set;
+	for (size_t i = 0; i < sizeof(t2f_tg_signals) / sizeof(t2f_tg_signals[0]); i++)
+		if (sigaction(t2f_tg_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(t2f_tg_signals[i], &sa, NULL);
+	t2f_tg_installed = true;
+}
+
+/* A handler on another thread took the word (DYING) and is ending the process: wait for it,
+ * touching nothing (exiting now could cut its unlink short). */
+static _Noreturn void t2f_tg_wait_end(void)
+{
+	for (;;)
+		pause();
+}
+
+/* Blocks the signals in this thread and moves the word from `from` to BUSY. 0, or -EBUSY when
+ * the word is in another state (waits for the end when a handler has it). */
+static int t2f_tg_enter(int from, sigset_t *old)
+{
+	int w = from;
+
+	pthread_sigmask(SIG_BLOCK, &t2f_tg_set, old);
+	if (atomic_compare_exchange_strong(&t2f_tg_word, &w, T2F_TG_BUSY))
+		return 0;
+	if (w == T2F_TG_DYING)
+		t2f_tg_wait_end();
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+	return -EBUSY;
+}
+
+/* Moves the word from BUSY to `to` and restores the signal mask; when a signal was caught
+ * meanwhile, removes the file if it exists (`to` is ARMED) and ends the process by it instead. */
+static void t2f_tg_leave(int to, const sigset_t *old)
+{
+	int w = T2F_TG_BUSY;
+	sigset_t one;
+
+	if (atomic_compare_exchange_strong(&t2f_tg_word, &w, to)) {
+		pthread_sigmask(SIG_SETMASK, old, NULL);
+		return;
+	}
+	atomic_store(&t2f_tg_word, T2F_TG_DYING);
+	if (to == T2F_TG_ARMED)
+		unlink(t2f_tg_path);
+	t2f_tg_die(w >> T2F_TG_SIG);
+	sigemptyset(&one);
+	sigaddset(&one, w >> T2F_TG_SIG);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL); /* delivered here: the process ends */
+	t2f_tg_wait_end();
+}
+
+int t2f_tmpguard__create(char *tmpl)
+{
+	size_t len = strlen(tmpl);
+	sigset_t old;
+	int fd, err;
+
+	if (len >= sizeof(t2f_tg_path))
+		return -ENAMETOOLONG;
+	if (!t2f_tg_installed)
+		t2f_tg_install();
+	err = t2f_tg_enter(T2F_TG_IDLE, &old);
+	if (err)
+		return err;
+	memcpy(t2f_tg_path, tmpl, len + 1);
+	fd = mkstemp(t2f_tg_path);
+	err = fd < 0 ? -errno : 0;
+	t2f_tg_leave(fd < 0 ? T2F_TG_IDLE : T2F_TG_ARMED, &old);
+	if (err)
+		return err;
+	memcpy(tmpl, t2f_tg_path, len);
+	return fd;
+}
+
+int t2f_tmpguard__rename(const char *to)
+{
+	sigset_t old;
+	int err = t2f_tg_enter(T2F_TG_ARMED, &old);
+
+	if (err)
+		return err;
+	err = rename(t2f_tg_path, to) < 0 ? -errno : 0;
+	t2f_tg_leave(err ? T2F_TG_ARMED : T2F_TG_IDLE, &old);
+	return err;
+}
+
+void t2f_tmpguard__remove(void)
+{
+	sigset_t old;
+
+	if (t2f_tg_enter(T2F_TG_ARMED, &old))
+		return;
+	unlink(t2f_tg_path);
+	t2f_tg_leave(T2F_TG_IDLE, &old);
+}
