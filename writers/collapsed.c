@@ -42,7 +42,8 @@ static int put_root(struct folder *f, const struct t2f_thread *t)
 
 	if (err)
 		return err;
-	f->text.len = start + t2f_utf8_squash_controls(f->text.p + start, len, '_');
+	if (len) /* an empty comm may leave text.p NULL */
+		f->text.len = start + t2f_utf8_squash_controls(f->text.p + start, len, '_');
 	for (size_t i = start; i < f->text.len; i++) {
 		if (f->text.p[i] == ' ')
 			f->text.p[i] = '_';
