@@ -571,6 +571,21 @@ static int t2f_conv__end(struct t2f_conv *c, int err, bool reported)
 	return reported ? T2F_EXIT_INPUT : t2f_exit_code(err);
 }
 
+/* Whether output is one of the inputs (same file: tools/outfile.h), said on stderr: trace2flame
+ * never replaces an input with its output. */
+static bool t2f_clobbers_input(const char *output, char *const *inputs, size_t n)
+{
+	char vout[T2F_VISIBLE_MAX], vin[T2F_VISIBLE_MAX];
+	int i = t2f_outfile__clobbers(output, inputs, n);
+
+	if (i < 0)
+		return false;
+	fprintf(stderr, "trace2flame: %s: the output would replace the input %s; choose another "
+		"output\n", t2f_utf8_visible(output, vout, sizeof(vout)),
+		t2f_utf8_visible(inputs[i], vin, sizeof(vin)));
+	return true;
+}
+
 /* inputs → output; returns the exit code. *out_failed: the inputs were read but the output
  * could not be created or written. */
 static int t2f_convert(const struct t2f_cli_opts *o, char *const *inputs, size_t n,
@@ -599,6 +614,8 @@ int t2f_convert_diff(const struct t2f_cli_opts *o)
 	bool reported = false, dreported = false;
 	int err, derr;
 
+	if (t2f_clobbers_input(o->output, o->inputs, 2))
+		return T2F_EXIT_USAGE;
 	c.diff_other = &d;
 	err = t2f_conv__init(&c);
 	derr = t2f_conv__init(&d);
@@ -695,6 +712,8 @@ static int t2f_run_each(const struct t2f_cli_opts *o)
 		else if (j >= 0)
 			fprintf(stderr, "trace2flame: %s: its output %s is also that of %s; skipped\n",
 				o->inputs[i], names[i], o->inputs[j]);
+		else if (t2f_clobbers_input(names[i], o->inputs, (size_t)o->n_inputs))
+			fprintf(stderr, "trace2flame: %s: skipped\n", o->inputs[i]);
 		else
 			rc = t2f_convert(o, &o->inputs[i], 1, names[i], &out_failed);
 		failed += rc != T2F_EXIT_OK;
@@ -725,5 +744,7 @@ int main(int argc, char **argv)
 		return fflush(stdout) == 0 && !ferror(stdout) ? T2F_EXIT_OK : T2F_EXIT_IO;
 	if (o.each)
 		return t2f_run_each(&o);
+	if (t2f_clobbers_input(o.output, o.inputs, (size_t)o.n_inputs))
+		return T2F_EXIT_USAGE;
 	return t2f_convert(&o, o.inputs, (size_t)o.n_inputs, o.output, &out_failed);
 }

@@ -116,6 +116,19 @@ static int t2f_outfile_special(struct t2f_outfile *f)
 	return 1;
 }
 
+int t2f_outfile__clobbers(const char *output, char *const *inputs, size_t n)
+{
+	struct stat out, in;
+
+	if (!output || t2f_cli_is_std(output) || stat(output, &out) < 0 || !S_ISREG(out.st_mode))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (!t2f_cli_is_std(inputs[i]) && stat(inputs[i], &in) == 0 &&
+		    in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+			return (int)i;
+	return -1;
+}
+
 int t2f_outfile__open(const char *path, struct t2f_diag *d, struct t2f_outfile **out)
 {
 	struct t2f_outfile *f = calloc(1, sizeof(*f));

@@ -26,6 +26,10 @@
 
 struct t2f_outfile;
 
+/* The index of the input (of inputs[0..n)) that output would replace: an existing regular file
+ * that is the same file (device and inode, so also through links and other spellings); -1 when
+ * none is ("-", a path that does not exist yet, a device such as /dev/null). */
+int t2f_outfile__clobbers(const char *output, char *const *inputs, size_t n);
 /* Creates the temp file (or wraps stdout). diag must outlive the outfile. */
 int t2f_outfile__open(const char *path, struct t2f_diag *d, struct t2f_outfile **out);
 /* The sink writers write to; owned by f. */

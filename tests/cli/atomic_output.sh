@@ -1,6 +1,9 @@
 #!/bin/sh
 # Atomic output: a failed run leaves an existing output byte-identical and no ".NAME.*" temp file
-# behind; a successful run replaces the output whole, with mode 0666 & ~umask.
+# behind; a successful run replaces the output whole, with mode 0666 & ~umask. An output that is
+# one of the inputs (the same file: its name, a symbolic or hard link, another spelling; a
+# perf.data input too; either input of `diff`) is refused with exit 2 and the input left as it
+# was; an --each output that would land on an input is skipped (exit 1).
 # usage: sh tests/cli/atomic_output.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 
@@ -61,5 +64,30 @@ no_temp "successful speedscope run"
 (cd "$d" && t2f -o rel.folded "$FX/$in" 2>"$TMP/err")
 if [ -s "$d/rel.folded" ]; then ok; else bad "relative -o rel.folded was not written"; show_err; fi
 no_temp "relative -o"
+
+# Never replace an input with the output.
+mkdir "$d/in"
+cp "$in" "$d/in/x.perf.txt"
+cp "$in" "$TMP/orig"
+ln -s x.perf.txt "$d/in/sym.folded"
+ln "$d/in/x.perf.txt" "$d/in/hard.folded"
+for target in "$d/in/x.perf.txt" "$d/in/sym.folded" "$d/in/hard.folded" "$d/in/../in/x.perf.txt"; do
+	expect 2 "output over the input ($target)" -f collapsed -o "$target" "$d/in/x.perf.txt" &&
+		stderr_has "named" "the output would replace the input $d/in/x\.perf\.txt"
+	same "the input after -o $target" "$TMP/orig" "$d/in/x.perf.txt"
+done
+expect 2 "diff into its BEFORE" diff -o "$d/in/hard.folded" "$d/in/x.perf.txt" "$in"
+same "diff's input" "$TMP/orig" "$d/in/x.perf.txt"
+pd=$(ls "$SRC"/tests/fuzz/corpus/perf_data/* 2>/dev/null | head -n 1)
+if [ -n "$pd" ]; then
+	cp "$pd" "$d/in/copy.data"
+	expect 2 "output over a perf.data input" -f collapsed -o "$d/in/copy.data" "$d/in/copy.data"
+	same "the perf.data input" "$pd" "$d/in/copy.data"
+fi
+cp "$in" "$d/in/e.folded"
+expect 1 "--each output landing on an input" --each -f collapsed -o "$d/in" "$d/in/e.folded" &&
+	stderr_has "--each: skipped" "e\.folded: skipped"
+same "the --each input" "$TMP/orig" "$d/in/e.folded"
+no_temp "refused outputs"
 
 finish
