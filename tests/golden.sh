@@ -6,12 +6,13 @@
 #        T2F_BLESS=1     write/rewrite the expected files instead of comparing
 #        T2F_VALIDATORS  validator install dir (default ~/.cache/t2f-validators)
 #
-# Inputs: fixtures/perf-script/<case>.perf.txt (any *.txt except bad_*). Expected outputs:
-# fixtures/perf-script/expected/<case>[+opt+opt].folded|speedscope.json|svg, no manifest: the
+# Inputs: fixtures/perf-script/<case>.perf.txt (any *.txt except bad_*: perf script text, or
+# folded stacks). Expected outputs:
+# fixtures/perf-script/expected/<case>[+opt+opt].folded|speedscope.json|svg|pb.gz, no manifest: the
 # file name says what to run. Options after '+': pid tid all kernel jit addrs raw-names icicle
 # reverse hash flamechart (--NAME), samples (--weight samples), event=NAME (--event NAME),
 # colors=PAL (--colors PAL). <case>.folded and <case>.speedscope.json must exist for every input
-# (an .svg only where one was made); to add a variant, create an empty expected/<case>+opt.<ext>
+# (an .svg or .pb.gz only where one was made); to add a variant, create an empty expected/<case>+opt.<ext>
 # and run with T2F_BLESS=1.
 # Every output is also checked by ../shared/validators/check when the validators are installed.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -56,7 +57,7 @@ convert() {
 
 # The expected files to check: every existing one, plus the two every input must have.
 : >"$TMP/list"
-for f in "$exp"/*.folded "$exp"/*.speedscope.json "$exp"/*.svg; do
+for f in "$exp"/*.folded "$exp"/*.speedscope.json "$exp"/*.svg "$exp"/*.pb.gz; do
 	[ -e "$f" ] && basename "$f" >>"$TMP/list"
 done
 ninputs=0
@@ -80,6 +81,7 @@ for e in $(LC_ALL=C sort -u "$TMP/list"); do
 	*.speedscope.json) stem=${e%.speedscope.json} fmt=speedscope kind=speedscope ;;
 	*.folded) stem=${e%.folded} fmt=collapsed kind=folded ;;
 	*.svg) stem=${e%.svg} fmt=svg kind=svg ;;
+	*.pb.gz) stem=${e%.pb.gz} fmt=pprof kind=pprof ;;
 	esac
 	c=${stem%%+*}
 	opts=${stem#"$c"}

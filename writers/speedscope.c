@@ -374,7 +374,8 @@ static int ss_write_frames(struct ss *s)
 	return 0;
 }
 
-/* Appends "comm (pid P, tid T)" as a JSON string to b; '?' for an unknown pid. */
+/* Appends "comm (pid P, tid T)" as a JSON string to b; '?' for an unknown pid; "comm" alone
+ * when neither is known (folded stacks). */
 static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct t2f_buf *b)
 {
 	char pid[24], tail[64];
@@ -386,6 +387,8 @@ static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct 
 	else
 		snprintf(pid, sizeof(pid), "%" PRId64, th->pid);
 	tail_len = (size_t)snprintf(tail, sizeof(tail), " (pid %s, tid %" PRId64 ")", pid, th->tid);
+	if (th->pid == T2F_PID_UNKNOWN && th->tid == T2F_PID_UNKNOWN)
+		tail_len = 0;
 	s->name_buf.len = 0;
 	if (t2f_buf__put(&s->name_buf, comm, comm_len) || t2f_buf__put(&s->name_buf, tail, tail_len))
 		return -ENOMEM;
@@ -747,7 +750,7 @@ static int ss_make_stacks(struct ss *s)
 
 static const char *ss_unit(const struct ss *s)
 {
-	if (s->counts || !s->ev || s->ev->unit != T2F_UNIT_NANOSECONDS)
+	if (s->counts || !s->ev || !s->ev->has_period || s->ev->unit != T2F_UNIT_NANOSECONDS)
 		return "none";
 	return "nanoseconds";
 }
@@ -825,7 +828,8 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 		return -EINVAL;
 	if (s.event <= t2f_profile__event_count(p))
 		s.ev = t2f_profile__event_at(p, s.event);
-	s.counts = o->weight_samples || !s.ev || !s.ev->has_period;
+	/* an event without periods weighs 1 a sample, or what its input counted (folded stacks) */
+	s.counts = o->weight_samples || !s.ev;
 	s.use_log = t2f_profile__log_enabled(p);
 	s.threads = o->threads > 1 ? o->threads : 1;
 	s.thread_count = t2f_profile__thread_count(p);

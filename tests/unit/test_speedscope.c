@@ -217,7 +217,7 @@ static void build(struct fixture *fx, bool log)
 
 	sample(p, n_foo, worker, fx->cpu, 5);
 	sample(p, n_bar, app, fx->cpu, 10);
-	sample(p, n_fault, app, fx->pf, 3); /* no period: written as 1 sample */
+	sample(p, n_fault, app, fx->pf, 3); /* no period, but a weight (a folded count): 3 */
 	sample(p, n_main, app, fx->cpu, 20);
 	sample(p, n_u1, worker, fx->cpu, 30);
 	sample(p, n_bar, app, fx->cpu, 10);
@@ -288,7 +288,7 @@ static void test_event_without_period(void **state)
 		check_top(root, "trace2flame", 0, 1);
 		check_frames(root, "[{\"name\":\"main\",\"file\":\"/bin/app\"},"
 				   "{\"name\":\"fault_handler\",\"file\":\"[kernel.kallsyms]\"}]");
-		check_profile(root, 0, APP, "none", 1, "[[0,1]]", "[1]");
+		check_profile(root, 0, APP, "none", 3, "[[0,1]]", "[3]");
 		if (log)
 			validate(&w);
 		json_object_put(root);
