@@ -30,8 +30,14 @@ stacks=0
 mismatches=0
 
 if [ ! -x "$check" ] || [ -z "$pprof" ]; then
-	echo "pprof_validate: validators missing: run ../shared/validators/setup.sh" >&2
-	exit 1
+	if [ "${CI:-}" = true ]; then
+		echo "pprof_validate: validators missing (../shared/validators/setup.sh), and CI=true" \
+			"requires them" >&2
+		exit 1
+	fi
+	echo "pprof_validate: validators missing (Go pprof and ../shared/validators/check):" \
+		"skipped"
+	exit 0
 fi
 if [ "${CI:-}" = true ] && [ ! -d "$corpus" ]; then
 	echo "pprof_validate: CI=true but no corpus at $corpus" >&2
