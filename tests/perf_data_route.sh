@@ -12,6 +12,12 @@
 #                                              speedscope output (below)
 #   z      -z --buildid-mmap                   zstd-compressed records
 #   bm     --buildid-mmap                      build-ids from MMAP2 records (no BUILD_ID feature)
+#   here   -z -e cpu-clock                     no build-id at all: converted on the machine that
+#                                              recorded it, the files at the recorded paths are
+#                                              used as perf uses them (kernel frames from
+#                                              /proc/kallsyms), equal to perf script's; after
+#                                              the program is touched (newer than the
+#                                              recording) its frames are refused, said in --stats
 #   sys    -a                                  system-wide while mt runs: see below
 #   trunc  u cut inside the data section       complete records kept, a warning with the offset
 #   dwarf  --call-graph dwarf                  counted in --stats (no DWARF unwinding)
@@ -42,7 +48,8 @@
 . "$(dirname "$0")/lib.sh"
 t2f_init .. 2 "$@"
 PART=${2:-all}
-# part N: this run does the cases of part N (1: u k kx trunc stdin; 2: ev z bm; 3: sys dwarf pipe)
+# part N: this run does the cases of part N (1: u k kx trunc stdin; 2: ev z bm here; 3: sys dwarf
+# pipe)
 part() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 
 need_perf_record
@@ -219,6 +226,26 @@ if part 2 && rec bm --buildid-mmap -e cpu-clock:u -g; then
 	folded bm
 	deep bm
 	speedscope bm
+fi
+
+# here: no build-id recorded (-z writes no BUILD_ID feature), converted where it was recorded
+if part 2 && rec here -z -e cpu-clock -g; then
+	folded here
+	deep here
+	if grep -q '^mt;\[mt\]\|\[libmtlib.so\]\|\[\[kernel' "$TMP/here.r.folded"; then
+		bad "here: unnamed frames of mt, libmtlib.so or the kernel"
+	else
+		ok
+	fi
+	touch -d "@$(($(stat -c %Y "$TMP/here.data") + 2))" "$TMP/mt"
+	if t2f --stats "$TMP/here.data" -o "$TMP/here.t.folded" 2>"$TMP/here.terr" &&
+		grep -q "$TMP/mt: 0 resolved.*the file changed after the recording" "$TMP/here.terr" &&
+		grep -q "libmtlib.so: [1-9].*matched by path without a build-id" "$TMP/here.terr"; then
+		ok
+	else
+		bad "here: after touching mt, its frames are not refused as changed (or the library's no longer named):"
+		grep 'resolved' "$TMP/here.terr" | head -5
+	fi
 fi
 
 # sys: every thread on the machine for as long as mt runs

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +50,8 @@ struct t2f_conv {
 	struct t2f_resym_opts ropts;
 	bool nettrace;                     /* some input was a nettrace file */
 	char *kallsyms_default;            /* perf.data: the kallsyms file picked for it */
+	bool elsewhere;                    /* an input not shown to be recorded on this machine */
+	int64_t recorded_by;               /* the earliest end of a recording made here (mtime) */
 	const struct t2f_conv *diff_other; /* a differential graph against this conversion */
 	uint64_t start_ns;
 };
@@ -224,10 +227,27 @@ static int t2f_read_chunks(struct t2f_reader *r, struct t2f_input *in, const cha
 	return err ?: t2f_reader__finish(r);
 }
 
+/* Whether perf.data input i was recorded on this machine: its HOSTNAME and OSRELEASE features
+ * are the running system's (as perf decides to trust the files at the recorded paths). Then
+ * *end is the file's mtime: when perf finished writing it. */
+static bool t2f_recorded_here(const struct t2f_conv *c, size_t i, const struct t2f_perf_data *pd,
+			      int64_t *end)
+{
+	const struct t2f_perf_features *f = t2f_perf_data__features(pd);
+	struct utsname u;
+	struct stat st;
+
+	if (!f->hostname || !f->osrelease || uname(&u) != 0 || strcmp(f->hostname, u.nodename) ||
+	    strcmp(f->osrelease, u.release) || stat(c->inputs[i], &st) != 0)
+		return false;
+	*end = (int64_t)st.st_mtime;
+	return true;
+}
+
 /* perf.data input: every frame is named after reading (--resymbolize), by perf's symbol rules
  * unless --symbol-rules strict, kernel frames through --kallsyms, else the first perf.data
  * input's pick (t2f_resym__default_kallsyms). */
-static void t2f_conv_perf_kallsyms(struct t2f_conv *c, const struct t2f_perf_data *pd)
+static void t2f_conv_perf_kallsyms(struct t2f_conv *c, const struct t2f_perf_data *pd, bool here)
 {
 	char hex[41];
 
@@ -237,7 +257,7 @@ static void t2f_conv_perf_kallsyms(struct t2f_conv *c, const struct t2f_perf_dat
 	if (c->opts->kallsyms || c->kallsyms_default || c->run.kallsyms_why)
 		return;
 	c->kallsyms_default = t2f_resym__default_kallsyms(
-		t2f_perf_data_conv__kernel_build_id(pd, hex) ? hex : NULL, &c->run.kallsyms_why);
+		t2f_perf_data_conv__kernel_build_id(pd, hex) ? hex : NULL, here, &c->run.kallsyms_why);
 	c->ropts.kallsyms = c->kallsyms_default;
 }
 
@@ -261,6 +281,8 @@ static int t2f_read_perf_data(struct t2f_conv *c, size_t i, struct t2f_input *in
 					      .addr_ctx = &c->ropts };
 	struct t2f_perf_data *pd = NULL;
 	struct t2f_perf_data_conv *pc = NULL;
+	int64_t end = 0;
+	bool here;
 	int err;
 
 	if (t2f_cli_is_std(c->inputs[i]) || t2f_input__kind(in) != T2F_INPUT_PLAIN)
@@ -270,7 +292,11 @@ static int t2f_read_perf_data(struct t2f_conv *c, size_t i, struct t2f_input *in
 				       "-i FILE` instead");
 	err = t2f_perf_data__open(c->inputs[i], c->diag, &pd);
 	if (!err) {
-		t2f_conv_perf_kallsyms(c, pd);
+		here = t2f_recorded_here(c, i, pd, &end);
+		c->elsewhere |= !here;
+		if (here && (!c->recorded_by || end < c->recorded_by))
+			c->recorded_by = end;
+		t2f_conv_perf_kallsyms(c, pd, here);
 		err = t2f_perf_data_conv__new(pd, c->profile, c->diag, &po, &pc);
 	}
 	if (!err)
@@ -309,6 +335,7 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 		whole_file = true;
 		goto done;
 	}
+	c->elsewhere = true; /* text says nothing of the machine it was recorded on */
 	err = t2f_reader__open(c, i, in, data, len, &rd);
 	if (err)
 		goto done;
@@ -430,6 +457,7 @@ static void t2f_conv_resym_opts(struct t2f_conv *c)
 static int t2f_resymbolize(struct t2f_conv *c)
 {
 	c->ropts.nettrace = c->nettrace;
+	c->ropts.trust_by = c->elsewhere ? 0 : c->recorded_by;
 	return t2f_resym__run(c->profile, &c->ropts, c->diag, &c->resym);
 }
 

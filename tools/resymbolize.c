@@ -29,6 +29,8 @@ struct t2f_resym_mod {
 					  * named like one) */
 	int map_err;                     /* JIT: why the map there could not be read, or 0 */
 	bool has_id;                     /* a build-id is known for it */
+	bool by_path;                    /* none, but trusted by path: recorded here (trust_by) */
+	bool newer;                      /* recorded here, but the file changed after it */
 	bool has_segment;                /* nettrace: the trace gave the executable segment */
 	uint64_t p_vaddr, p_offset;      /* (only with has_segment) */
 	uint32_t no_id;                  /* frames not tried: no build-id to verify against */
@@ -62,6 +64,7 @@ struct t2f_resym {
 	struct t2f_resym_id *ids;
 	size_t n_ids, cap_ids;
 	bool unsafe;
+	int64_t trust_by;                /* t2f_resym_opts.trust_by */
 	bool nettrace;                   /* name frames FILE!function / FILE!0xADDR */
 	struct t2f_buf name;             /* nettrace names are built here */
 	uint32_t tried, unresolved;
@@ -307,6 +310,19 @@ static int t2f_resym_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
 	return t2f_symbolizer__add_module(r->sym, &desc, &m->sym);
 }
 
+/* Whether module m's file may be used without a build-id: the recording was made on this
+ * machine and the file is a regular one not changed since (perf's rule there); m->newer when it
+ * changed after the recording. */
+static bool t2f_resym_trusted(const struct t2f_resym *r, struct t2f_resym_mod *m)
+{
+	struct stat st;
+
+	if (!r->trust_by || stat(m->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	m->newer = (int64_t)st.st_mtime > r->trust_by;
+	return !m->newer;
+}
+
 static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 			     const struct t2f_frame *f, struct t2f_resym_mod **out)
 {
@@ -341,6 +357,7 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	desc.build_id = id ? id->id : NULL;
 	desc.build_id_len = id ? id->len : 0;
 	m->has_id = id != NULL;
+	m->by_path = !id && t2f_resym_trusted(r, m);
 	m->has_segment = r->nettrace && id && id->has_segment;
 	m->p_vaddr = m->has_segment ? id->p_vaddr : 0;
 	m->p_offset = m->has_segment ? id->p_offset : 0;
@@ -442,7 +459,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 	err = t2f_resym_mod_of(r, p, f, &m);
 	if (!err && m->kind != T2F_FRAME_USER)
 		return t2f_resym_text_frame(r, p, id, m);
-	if (!err && (f->abs_addr || (!m->has_id && !r->unsafe))) {
+	if (!err && (f->abs_addr || (!m->has_id && !m->by_path && !r->unsafe))) {
 		if (f->abs_addr)
 			m->no_map++;
 		else
@@ -494,6 +511,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 		return err;
 	so.find.symbol_dirs = r->symbol_dirs; /* --symbol-path, then T2F_SYMBOL_PATH */
 	r->unsafe = o->unsafe_build_id_match;
+	r->trust_by = o->trust_by;
 	r->nettrace = o->nettrace;
 	r->d = d;
 	r->kallsyms_path = o->kallsyms;
@@ -596,14 +614,16 @@ static bool t2f_resym_running_kernel_id(char hex[41])
 	return false;
 }
 
-char *t2f_resym__default_kallsyms(const char *hex, const char **why)
+char *t2f_resym__default_kallsyms(const char *hex, bool here, const char **why)
 {
 	char running[41] = "", *path = NULL;
 	const char *home = getenv("HOME");
 	struct stat st;
 
+	if (!hex && here)
+		return strdup("/proc/kallsyms");
 	if (!hex) {
-		*why = "the recording has no kernel build-id";
+		*why = "the recording has no kernel build-id, and was not made on this machine";
 		return NULL;
 	}
 	if (t2f_resym_running_kernel_id(running) && strcmp(running, hex) == 0)
@@ -681,9 +701,15 @@ static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct
 	for (int k = 1; k < T2F_MISS_COUNT; k++)
 		if (m->miss[k])
 			fprintf(f, ", %s %u", t2f_miss_name((enum t2f_miss)k), m->miss[k]);
-	if (m->no_id)
+	if (m->no_id && m->newer)
+		fprintf(f, "; %u not tried: no build-id known, and the file changed after the "
+			"recording (--unsafe-build-id-match uses it anyway)", m->no_id);
+	else if (m->no_id)
 		fprintf(f, "; %u not tried: no build-id known (--buildids FILE, or "
 			"--unsafe-build-id-match)", m->no_id);
+	if (m->by_path)
+		fputs("; matched by path without a build-id (recorded on this machine, the file not "
+		      "newer than the recording)", f);
 	if (m->no_map)
 		fprintf(f, "; %u not tried: an absolute ip without a mapping of its process "
 			"(perf script --show-mmap-events)", m->no_map);

@@ -4,9 +4,10 @@
  * address in a file-backed dso (a path starting with '/'); with `all` (--resymbolize) every
  * user-space frame with an address (the reader must then keep addresses: keep_addrs). The same
  * for kernel frames ([kernel.kallsyms], [module], vmlinux) when a kallsyms file is given, and for
- * JIT frames (dso /tmp/perf-PID.map), looked up in perf_map_dir/perf-PID.map, or at the printed
- * path when perf_map_dir is NULL (symbolizer/text_syms.h: both addresses are absolute in either
- * form of perf script, one-line samples included). Such frames keep their kind; a JIT module
+ * JIT frames (a dso of exactly /tmp/perf-PID.map: formats/perf_map.h), looked up in
+ * perf_map_dir/perf-PID.map, or /tmp/perf-PID.map when perf_map_dir is NULL, a path built from
+ * the pid (symbolizer/text_syms.h: both addresses are absolute in either form of perf script,
+ * one-line samples included). Such frames keep their kind; a JIT module
  * whose map file does not exist counts its frames as "no map file". [vdso] frames (a kernel
  * kind for the reader) are named from perf's copy of the vdso, $HOME/.debug/[vdso]/BUILD-ID/vdso,
  * when the trace gives its build-id and the file exists (else as kernel frames).
@@ -22,8 +23,12 @@
  * Build-ids per dso path: from the profile's module maps (PERF_RECORD_MMAP2 with --buildid-mmap)
  * first, then the --buildids file (`perf buildid-list` lines: "<hex> <path>"). A module without a
  * known build-id is not resolved (DESIGN.md §5: a trace from another machine must not be named
- * from this machine's files) unless unsafe_build_id_match; --stats counts those frames, and
- * they count as unresolved in the one-line warning.
+ * from this machine's files) unless unsafe_build_id_match, or trust_by: the inputs were
+ * recorded on this machine (perf.data whose HOSTNAME and OSRELEASE are the running system's)
+ * and the file at the module's path is not newer than the recording (its mtime at or before
+ * trust_by), as perf trusts it; then the file's own build-id is the reference its debug files
+ * are verified against, and --stats says "matched by path". --stats counts the frames not
+ * tried, and they count as unresolved in the one-line warning.
  *
  * A hit renames the frame (demangled per no_params). A
  * miss leaves the frame as it was and is counted per module and reason.
@@ -61,6 +66,9 @@ struct t2f_resym_opts {
 	const char *perf_map_dir;        /* --perf-map-dir DIR, or NULL: the printed map path */
 	bool perf_rules;                 /* choose symbols as perf does (symbolizer.h) */
 	bool nettrace;                   /* a nettrace input was read: see below */
+	int64_t trust_by;                /* recorded on this machine, finished at this time (seconds
+					  * since the epoch): files not newer are trusted by path
+					  * (see above); 0 = never */
 };
 
 struct t2f_resym;
@@ -80,10 +88,11 @@ bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
 
 /* The kallsyms file for a perf.data recording whose kernel build-id is hex (lowercase; NULL
  * when the file recorded none): /proc/kallsyms when the running kernel's build-id
- * (/sys/kernel/notes) equals it, else perf's cache $HOME/.debug/[kernel.kallsyms]/HEX/kallsyms
- * when it exists. NULL when neither (out of memory too), *why then saying why (static text).
- * The path is malloc'd: free() it. */
-char *t2f_resym__default_kallsyms(const char *hex, const char **why);
+ * (/sys/kernel/notes) equals it, or when there is none and the recording was made on this
+ * machine (`here`: as perf then trusts the running kernel), else perf's cache
+ * $HOME/.debug/[kernel.kallsyms]/HEX/kallsyms when it exists. NULL when neither (out of memory
+ * too), *why then saying why (static text). The path is malloc'd: free() it. */
+char *t2f_resym__default_kallsyms(const char *hex, bool here, const char **why);
 
 /* --stats: per module, frames resolved / unresolved per reason, the file used and the refused
  * candidates (path, reason, found and expected build-ids); kernel and JIT modules with the
