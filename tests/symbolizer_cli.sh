@@ -192,6 +192,18 @@ has "an address in no function" "$TMP/out" "1	?? (not found)	$EF/gnu/prog"
 expect 3 "missing file" --debug-dir "$TMP/none" "$TMP/gone/prog" 1000
 has "missing file" "$TMP/err" "cannot read $TMP/gone/prog"
 expect 3 "not an ELF file" --debug-dir "$TMP/none" "$EF/broken/not-elf" 1000
+# --debug-dir adds to /usr/lib/debug: libc's local __libc_start_call_main (only in libc6-dbg's
+# debug file) is still named when another directory is given
+libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+id=$(readelf -n "$libc" 2>/dev/null | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+dbg=/usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug
+if [ -n "$id" ] && [ -f "$dbg" ]; then
+	at=$(readelf -Ws "$dbg" | awk '$8 == "__libc_start_call_main" { print $2; exit }')
+	expect 0 "--debug-dir adds to /usr/lib/debug" --debug-dir "$TMP/none" "$libc" "$at"
+	has "--debug-dir adds to /usr/lib/debug" "$TMP/out" "__libc_start_call_main+0x0"
+else
+	echo "$TEST_NAME: no libc6-dbg debug file for $libc: the --debug-dir default check skipped"
+fi
 expect 2 "no address" "$EF/gnu/prog"
 expect 2 "bad address" "$EF/gnu/prog" 0xzz
 expect 2 "bad build-id" --build-id 12345 "$EF/gnu/prog" 1000

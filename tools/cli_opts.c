@@ -164,7 +164,7 @@ static void t2f_cli_help(FILE *f)
 	      "      --symbol-path DIR  a directory of binaries or debug files (repeatable;\n"
 	      "                      then $T2F_SYMBOL_PATH, colon-separated)\n"
 	      "      --debug-dir DIR a debug directory with a .build-id tree (repeatable;\n"
-	      "                      default /usr/lib/debug)\n"
+	      "                      searched before /usr/lib/debug)\n"
 	      "      --buildids FILE build-ids per path, `perf buildid-list` format\n"
 	      "      --unsafe-build-id-match  accept files whose build-id differs or is unknown\n"
 	      "      --kallsyms FILE name kernel frames from FILE, a copy of /proc/kallsyms\n"
@@ -211,6 +211,17 @@ int t2f_cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(err, "\nTry 'trace2flame %s%s--help' for more information.\n", cmd ? cmd : "", sep);
 	return -EINVAL;
+}
+
+void t2f_cli_add_system_debug_dir(const char **dirs)
+{
+	size_t n = 0;
+
+	for (; dirs[n]; n++)
+		if (strcmp(dirs[n], "/usr/lib/debug") == 0)
+			return;
+	dirs[n] = "/usr/lib/debug";
+	dirs[n + 1] = NULL;
 }
 
 bool t2f_cli_is_std(const char *path)
@@ -475,6 +486,8 @@ static int t2f_cli_parse(struct t2f_cli_opts *o, bool diff, int argc, char **arg
 	}
 	o->inputs = argv + optind;
 	o->n_inputs = argc - optind;
+	if (o->n_debug_dirs)
+		t2f_cli_add_system_debug_dir(o->debug_dirs);
 	return t2f_cli_check(o, err);
 }
 

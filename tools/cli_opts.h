@@ -58,7 +58,8 @@ struct t2f_cli_opts {
 	const char *perf_map_dir;  /* --perf-map-dir DIR: JIT frames (perf-PID.map files) */
 	int symbol_rules;          /* --symbol-rules: enum t2f_cli_rules */
 	const char *symbol_dirs[T2F_CLI_MAX_DIRS + 1]; /* --symbol-path, NULL-terminated */
-	const char *debug_dirs[T2F_CLI_MAX_DIRS + 1];  /* --debug-dir, NULL-terminated */
+	const char *debug_dirs[T2F_CLI_MAX_DIRS + 2];  /* --debug-dir, then /usr/lib/debug,
+							 * NULL-terminated */
 	int n_symbol_dirs, n_debug_dirs;
 	/* SVG flame graph (writers/svg.h) */
 	const char *title, *subtitle, *count_name; /* --title, --subtitle, --countname */
@@ -88,6 +89,11 @@ int t2f_cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 
 /* True when `path` is standard input/output ("-"); NULL counts as stdout. */
 bool t2f_cli_is_std(const char *path);
+
+/* Appends /usr/lib/debug to a NULL-terminated list of --debug-dir directories that has room for
+ * one more and does not hold it yet: the directories given are searched first, then the
+ * system's. */
+void t2f_cli_add_system_debug_dir(const char **dirs);
 
 /* Extension of an output file in a format: ".folded", ".speedscope.json", ".pb.gz" or ".svg". */
 const char *t2f_cli_format_ext(enum t2f_cli_format f);

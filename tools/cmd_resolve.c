@@ -46,7 +46,7 @@ static const struct option resolve_long_opts[] = {
 struct resolve_args {
 	const char *symbol_dirs[RESOLVE_MAX_DIRS + 1];
 	size_t n_symbol_dirs;
-	const char *debug_dirs[RESOLVE_MAX_DIRS + 1];
+	const char *debug_dirs[RESOLVE_MAX_DIRS + 2]; /* then /usr/lib/debug */
 	size_t n_debug_dirs;
 	uint8_t build_id[T2F_BUILD_ID_MAX];
 	size_t build_id_len;
@@ -68,7 +68,7 @@ static void resolve_help(FILE *f)
 	      "\n"
 	      "  --symbol-path DIR        also search DIR (repeatable; then T2F_SYMBOL_PATH,\n"
 	      "                           colon-separated)\n"
-	      "  --debug-dir DIR          debug directory (repeatable; default /usr/lib/debug)\n"
+	      "  --debug-dir DIR          debug directory (repeatable; searched before /usr/lib/debug)\n"
 	      "  --build-id HEX           the build-id FILE was recorded with (default: FILE's)\n"
 	      "  --unsafe-build-id-match  use files whose build-id cannot be verified\n"
 	      "  --demangle MODE          full (default) | no-params | none\n"
@@ -141,6 +141,8 @@ static int parse_args(struct resolve_args *a, int argc, char **argv)
 		return 0;
 	if (argc - optind < 2)
 		return t2f_cli_usage_error(stderr, "resolve", "needs FILE and at least one ADDR");
+	if (a->n_debug_dirs)
+		t2f_cli_add_system_debug_dir(a->debug_dirs);
 	a->file = argv[optind];
 	a->addrs = argv + optind + 1;
 	a->n_addrs = argc - optind - 1;
