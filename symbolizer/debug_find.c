@@ -3,6 +3,7 @@
  * Paths are built in PATH_MAX buffers on the stack; the only allocations are the opened modules
  * and the refused list (one entry per existing candidate, a few dozen at most). */
 #include "symbolizer/debug_find.h"
+#include "symbolizer/module_map.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -664,4 +665,57 @@ void t2f_debug_result__free(struct t2f_debug_result *r)
 	r->module = NULL;
 	r->refused = NULL;
 	r->n_refused = 0;
+}
+
+/* ---- a binary copy for the load table (t2f_debug_find_binary) ---- */
+
+/* path's file when it is a regular ELF file of build-id id (any when len is 0) whose PT_LOAD
+ * offsets are real; else NULL. 0 or -ENOMEM. */
+static int binary_at(const struct t2f_debug_find_opts *o, const char *path, const uint8_t *id,
+		     size_t len, struct t2f_diag *d, struct t2f_elf_module **out)
+{
+	struct t2f_elf_module *m = NULL;
+	const uint8_t *own;
+	size_t own_len = 0;
+	struct stat st;
+	int err;
+
+	*out = NULL;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	err = t2f_elf_module__open(path, d, &m);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	own = t2f_elf_module__build_id(m, &own_len);
+	if ((len && (!own || own_len != len || memcmp(own, id, len) != 0)) ||
+	    !t2f_loads_offsets_trusted(t2f_elf_module__load_at(m, 0), t2f_elf_module__load_count(m))) {
+		t2f_elf_module__free(m);
+		return 0;
+	}
+	t2f_elf_module__set_budget(m, o->budget);
+	if (o->perf_rules)
+		t2f_elf_module__use_perf_rules(m);
+	*out = m;
+	return 0;
+}
+
+int t2f_debug_find_binary(const struct t2f_debug_find_opts *o, const char *binary_path,
+			  const uint8_t *id, size_t len, struct t2f_diag *d,
+			  struct t2f_elf_module **out)
+{
+	const char *const *dirs = o->symbol_dirs, *name = base_name(binary_path);
+	char hex[2 * T2F_BUILD_ID_MAX + 1], path[PATH_MAX], dir[PATH_MAX];
+	int err = binary_at(o, binary_path, id, len, d, out);
+
+	t2f_build_id_hex(id, len, hex);
+	for (size_t i = 0; !err && !*out && dirs && dirs[i]; i++) {
+		if (len && path_fmt(path, "%s/.build-id/%.2s/%s/elf", dirs[i], hex, hex + 2))
+			err = binary_at(o, path, id, len, d, out);
+		if (!err && !*out && name_usable(name) && path_fmt(path, "%s/%s", dirs[i], name))
+			err = binary_at(o, path, id, len, d, out);
+	}
+	if (!err && !*out && len && perf_cache(o, dir) &&
+	    path_fmt(path, "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2))
+		err = binary_at(o, path, id, len, d, out);
+	return err;
 }

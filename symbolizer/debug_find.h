@@ -89,6 +89,17 @@ int t2f_debug_find(const struct t2f_debug_find_opts *o, const char *binary_path,
 		   struct t2f_debug_result *out);
 void t2f_debug_result__free(struct t2f_debug_result *r); /* frees the module and the list */
 
+/* A copy of the binary itself (whole program headers: its PT_LOAD p_offset values are real, as
+ * a debug file's are not) of build-id id[0..len), for the file_off → elf_vaddr table when the
+ * symbols came from a debug file. Looked for at binary_path, then in each symbol dir as perf
+ * lays files out (DIR/.build-id/ab/cdef.../elf: `perf archive`, perf's cache copied over) and
+ * as a plain copy (DIR/NAME), then in perf's build-id cache. The first whose build-id is id
+ * (any, when len is 0) is opened into *out (NULL when none; opened with o's budget and perf
+ * rules). 0 or -ENOMEM. */
+int t2f_debug_find_binary(const struct t2f_debug_find_opts *o, const char *binary_path,
+			  const uint8_t *id, size_t len, struct t2f_diag *d,
+			  struct t2f_elf_module **out);
+
 const char *t2f_refusal_name(enum t2f_refusal why);
 /* Parses hex into bytes; false for odd length, non-hex characters or more than max bytes. */
 bool t2f_build_id_parse(const char *hex, uint8_t *bytes, size_t max, size_t *len);

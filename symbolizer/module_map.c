@@ -33,6 +33,12 @@ bool t2f_loads_offsets_trusted(const struct t2f_elf_load *loads, size_t n)
 	return true;
 }
 
+bool t2f_map_view__needs_exec(const struct t2f_map_view *v, const struct t2f_load_table *t)
+{
+	return !t->offsets_trusted && !v->has_segment && !v->has_exec && v->map_start == 0 &&
+	       v->map_pgoff == 0;
+}
+
 bool t2f_map_view__contains(const struct t2f_map_view *v, uint64_t abs_ip)
 {
 	return abs_ip >= v->map_start && (v->map_end == 0 || abs_ip < v->map_end);
@@ -149,5 +155,14 @@ bool t2f_map_view__elf_vaddr(const struct t2f_map_view *v, const struct t2f_load
 		       in_some_segment(t, *elf_vaddr);
 	if (t->offsets_trusted)
 		return vaddr_from_file_off(v, t, abs_ip, elf_vaddr);
+	if (v->has_exec) { /* a file offset: as an address of the executable mapping */
+		struct t2f_map_view x = { .map_start = v->exec_pgoff, .map_pgoff = v->exec_pgoff,
+					  .page_size = v->page_size };
+
+		if (__builtin_add_overflow(x.map_start, v->exec_len, &x.map_end) ||
+		    !t2f_map_view__contains(&x, abs_ip))
+			return false;
+		return vaddr_from_exec_segment(&x, t, abs_ip, elf_vaddr);
+	}
 	return vaddr_from_exec_segment(v, t, abs_ip, elf_vaddr);
 }

@@ -20,7 +20,9 @@
  * MMAP2 records samples come from), page size = the record's, else 4096. With several
  * executable segments, the one whose page extent equals the mapping's length is used, else the
  * only one the address falls in; when that stays ambiguous the address is unmapped (a miss is
- * better than a wrong name).
+ * better than a wrong name). Printed file offsets (perf script's call chains, a view over the
+ * whole file) go through the file's executable mapping when the trace recorded it (has_exec:
+ * its pgoff is PAGE_DOWN of the binary's p_offset), else they stay unmapped.
  */
 #ifndef T2F_MODULE_MAP_H
 #define T2F_MODULE_MAP_H
@@ -37,6 +39,10 @@ struct t2f_map_view {          /* how the process saw the module (abs_ip space) 
 	uint64_t map_start, map_end, map_pgoff;  /* map_end 0: unknown end */
 	bool has_segment;          /* p_vaddr, p_offset, page_size came with the record */
 	uint64_t p_vaddr, p_offset, page_size;
+	bool has_exec;             /* abs_ip is a file offset (a view over the whole file) and the
+				    * file's executable mapping is known (pgoff, length): a debug
+				    * file's table is then read through that mapping */
+	uint64_t exec_pgoff, exec_len;
 };
 
 struct t2f_load_table {        /* the PT_LOAD headers of the module's file */
@@ -53,6 +59,11 @@ struct t2f_load_table {        /* the PT_LOAD headers of the module's file */
 
 /* False when an executable PT_LOAD has p_filesz 0 (objcopy --only-keep-debug output). */
 bool t2f_loads_offsets_trusted(const struct t2f_elf_load *loads, size_t n);
+
+/* Whether a miss of t2f_map_view__elf_vaddr comes from a whole-file view of printed file
+ * offsets (map_start and map_pgoff 0) that lacks the executable mapping a debug file's table
+ * needs. */
+bool t2f_map_view__needs_exec(const struct t2f_map_view *v, const struct t2f_load_table *t);
 
 /* Whether abs_ip lies in [map_start, map_end). */
 bool t2f_map_view__contains(const struct t2f_map_view *v, uint64_t abs_ip);

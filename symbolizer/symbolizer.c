@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "formats/hashmap.h"
 #include "symbolizer/module_map.h"
@@ -75,6 +74,8 @@ const char *t2f_miss_name(enum t2f_miss miss)
 	switch (miss) {
 	case T2F_HIT: return "hit";
 	case T2F_MISS_UNMAPPED: return "unmapped";
+	case T2F_MISS_NEEDS_MAPPING:
+		return "debug file only, no mapping recorded (--show-mmap-events)";
 	case T2F_MISS_NO_FILE: return "no file";
 	case T2F_MISS_BUILD_ID: return "build-id mismatch";
 	case T2F_MISS_NO_SYMBOLS: return "no symbols";
@@ -264,7 +265,8 @@ int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module
 	mod->view = (struct t2f_map_view){
 		.map_start = m->map_start, .map_end = m->map_end, .map_pgoff = m->map_pgoff,
 		.has_segment = m->has_segment, .p_vaddr = m->p_vaddr, .p_offset = m->p_offset,
-		.page_size = m->page_size,
+		.page_size = m->page_size, .has_exec = m->has_exec, .exec_pgoff = m->exec_pgoff,
+		.exec_len = m->exec_len,
 	};
 	*id = s->n_mods++;
 	return 0;
@@ -301,59 +303,23 @@ static enum t2f_miss miss_of_refusals(const struct t2f_debug_result *r)
 	return no_syms ? T2F_MISS_NO_SYMBOLS : T2F_MISS_NO_FILE;
 }
 
-static bool same_build_id(const struct t2f_elf_module *a, const struct t2f_elf_module *b)
-{
-	size_t la = 0, lb = 0;
-	const uint8_t *ia = t2f_elf_module__build_id(a, &la);
-	const uint8_t *ib = t2f_elf_module__build_id(b, &lb);
-
-	if (!ia || !ib || !la || !lb)
-		return true; /* nothing says they differ (unsafe mode) */
-	return la == lb && memcmp(ia, ib, la) == 0;
-}
-
-/* The binary at `path`, when it is the same build as the found file: its PT_LOAD table has the
- * real p_offset values (a separate debug file's do not, see module_map.h).
- * NULL when absent or different; -ENOMEM in *err. */
-static struct t2f_elf_module *matching_binary(struct t2f_symbolizer *s, const struct sym_file *f,
-					      const char *path, int *err)
-{
-	struct t2f_elf_module *bin = NULL;
-	struct stat st;
-
-	*err = 0;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	*err = t2f_elf_module__open(path, s->diag, &bin);
-	if (*err) {
-		*err = *err == -ENOMEM ? -ENOMEM : 0;
-		return NULL;
-	}
-	t2f_elf_module__set_budget(bin, &s->budget);
-	if (!same_build_id(bin, f->files.module)) {
-		t2f_elf_module__free(bin);
-		return NULL;
-	}
-	return bin;
-}
-
-/* The binary for the load table: at the recorded path, else a copy of it (the same file name)
- * in a symbol dir, else a candidate debug_find verified but refused for having no symbols: a
- * stripped binary's program headers are whole, a debug file's are not. */
+/* The binary of the found file's build (the trace's build-id, else the found file's own):
+ * t2f_debug_find_binary's places, else a candidate debug_find verified but refused for having
+ * no symbols (a stripped binary beside its debug file). Its PT_LOAD table has the real
+ * p_offset values a separate debug file's lack (module_map.h). NULL when none; -ENOMEM in
+ * *err. */
 static struct t2f_elf_module *find_binary(struct t2f_symbolizer *s, const struct sym_file *f,
 					  int *err)
 {
-	const char *slash = strrchr(f->path, '/'), *name = slash ? slash + 1 : f->path;
-	struct t2f_elf_module *bin = matching_binary(s, f, f->path, err);
-	const char *const *dirs = s->find.symbol_dirs;
-	char path[PATH_MAX];
+	struct t2f_elf_module *bin = NULL;
+	size_t len = f->build_id_len;
+	const uint8_t *id = len ? f->build_id : t2f_elf_module__build_id(f->files.module, &len);
 
-	for (size_t i = 0; !bin && !*err && dirs && dirs[i]; i++)
-		if (snprintf(path, sizeof(path), "%s/%s", dirs[i], name) < (int)sizeof(path))
-			bin = matching_binary(s, f, path, err);
+	*err = t2f_debug_find_binary(&s->find, f->path, id, id ? len : 0, s->diag, &bin);
 	for (size_t i = 0; !bin && !*err && i < f->files.n_refused; i++)
 		if (f->files.refused[i].why == T2F_REFUSED_NO_SYMBOLS)
-			bin = matching_binary(s, f, f->files.refused[i].path, err);
+			*err = t2f_debug_find_binary(&s->find, f->files.refused[i].path, id,
+						     id ? len : 0, s->diag, &bin);
 	return bin;
 }
 
@@ -575,7 +541,8 @@ static int resolve_abs(struct t2f_symbolizer *s, const struct sym_module *mod, u
 		return 0;
 	}
 	if (!t2f_map_view__elf_vaddr(&mod->view, &f->table, abs_ip, &elf_vaddr)) {
-		out->miss = T2F_MISS_UNMAPPED;
+		out->miss = t2f_map_view__needs_exec(&mod->view, &f->table) ? T2F_MISS_NEEDS_MAPPING
+									    : T2F_MISS_UNMAPPED;
 		return 0;
 	}
 	return resolve_in_file(s, mod->file, elf_vaddr, out);
@@ -615,6 +582,13 @@ int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mo
 		return 0;
 	}
 	return resolve_in_file(s, s->mods[mod].file, elf_vaddr, out);
+}
+
+const char *t2f_symbolizer__module_binary(const struct t2f_symbolizer *s, t2f_sym_module_id mod)
+{
+	const struct sym_file *f = mod < s->n_mods ? &s->files[s->mods[mod].file] : NULL;
+
+	return f && f->binary ? t2f_elf_module__path(f->binary) : NULL;
 }
 
 const struct t2f_debug_result *t2f_symbolizer__module_files(const struct t2f_symbolizer *s,

@@ -44,6 +44,10 @@ struct t2f_module_desc {        /* a module-load record; pointers are borrowed f
 	uint64_t map_start, map_end, map_pgoff;  /* the process's view (abs_ip space) */
 	bool has_segment;           /* the record gives the executable PT_LOAD: */
 	uint64_t p_vaddr, p_offset, page_size;
+	bool has_exec;              /* a module registered by file offsets (mapped at 0, pgoff 0,
+				     * over everything: perf's printed addresses) whose executable
+				     * mapping the trace recorded (MMAP2): its pgoff and length, */
+	uint64_t exec_pgoff, exec_len;  /* which a debug file without its binary needs */
 };
 
 struct t2f_symbolizer_opts {
@@ -66,6 +70,10 @@ enum t2f_miss {
 	T2F_MISS_NO_SYMBOLS,        /* the file has no symbol table */
 	T2F_MISS_DECODE_LIMIT,      /* its compressed symbols would pass a decompression limit:
 				     * refused with a warning (before a mismatch elsewhere) */
+	T2F_MISS_NEEDS_MAPPING,     /* only a debug file was found (p_offset unknown) and the
+				     * address is a printed file offset whose executable mapping
+				     * the trace did not record (has_exec): the binary, or perf
+				     * script --show-mmap-events, would tell */
 	T2F_MISS_NOT_FOUND,         /* the address is outside every symbol */
 };
 
@@ -100,6 +108,10 @@ int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mo
  * until the module's file was searched (its first resolve); NULL for an unknown id. */
 const struct t2f_debug_result *t2f_symbolizer__module_files(const struct t2f_symbolizer *s,
 							     t2f_sym_module_id mod);
+/* The binary whose program headers map the module's file offsets when its symbols came from a
+ * separate debug file (a copy found by build-id: symbolizer/debug_find.h), or NULL. */
+const char *t2f_symbolizer__module_binary(const struct t2f_symbolizer *s, t2f_sym_module_id mod);
+
 const char *t2f_miss_name(enum t2f_miss miss);
 
 #endif

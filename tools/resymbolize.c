@@ -167,6 +167,8 @@ static int t2f_resym_map_ids(struct t2f_resym *r, const struct t2f_profile *p,
 
 /* One `perf buildid-list` line: "<hex> <path>", e.g.
  *   4ff1b12c1f4a68d964dde3e107bfbafe605df721 /usr/lib/x86_64-linux-gnu/libc.so.6
+ *   1aedc820ac555fa3                         /tmp/dbg/mt
+ * (perf pads a build-id shorter than 20 bytes, as lld's 8-byte default, to 40 columns)
  * Other lines, and build-ids that are not 2 to 128 hex digits (an even number), are skipped
  * with a warning naming FILE:LINE (the id itself is not printed: it is untrusted text). */
 static int t2f_resym_id_line(struct t2f_resym *r, char *line, const char *file, uint64_t no,
@@ -180,14 +182,17 @@ static int t2f_resym_id_line(struct t2f_resym *r, char *line, const char *file, 
 		line[--len] = '\0';
 	if (len == 0)
 		return 0;
-	if (!sp || sp[1] == '\0')
+	if (sp)
+		*sp++ = '\0';
+	while (sp && *sp == ' ')
+		sp++;
+	if (!sp || *sp == '\0')
 		return t2f_diag__warn(d, file, no, "expected \"BUILD-ID PATH\"");
-	*sp = '\0';
 	problem = t2f_resym_id_problem(line);
 	if (problem)
 		return t2f_diag__warn(d, file, no, "build-id refused (%s: want 2 to 128 hex digits, "
 				      "an even number); line skipped", problem);
-	return t2f_resym_add_id(r, sp + 1, line, NULL);
+	return t2f_resym_add_id(r, sp, line, NULL);
 }
 
 /* --buildids FILE (`perf buildid-list` output: 60 bytes or so a line, a few thousand lines): a
@@ -323,6 +328,29 @@ static bool t2f_resym_trusted(const struct t2f_resym *r, struct t2f_resym_mod *m
 	return !m->newer;
 }
 
+/* The first executable mapping the trace recorded of the file `path` (perf MMAP2; text with
+ * --show-mmap-events), for a debug file found without its binary (symbolizer.h has_exec). */
+static void t2f_resym_exec_map(const struct t2f_profile *p, t2f_str_id path,
+			       struct t2f_module_desc *desc)
+{
+	uint32_t n = t2f_profile__module_map_count(p);
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct t2f_module_map *mm = t2f_profile__module_map_at(p, i);
+		size_t len;
+		const char *prot = mm->prot ? t2f_profile__str(p, mm->prot, &len) : NULL;
+
+		if (mm->path != path || !mm->len || !prot ||
+		    !((len >= 3 && prot[2] == 'x') || (len == 1 && prot[0] == 'x')))
+			continue;
+		desc->has_exec = true;
+		desc->exec_pgoff = mm->pgoff;
+		desc->exec_len = mm->len;
+		desc->page_size = mm->page_size;
+		return;
+	}
+}
+
 static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 			     const struct t2f_frame *f, struct t2f_resym_mod **out)
 {
@@ -361,6 +389,8 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	m->has_segment = r->nettrace && id && id->has_segment;
 	m->p_vaddr = m->has_segment ? id->p_vaddr : 0;
 	m->p_offset = m->has_segment ? id->p_offset : 0;
+	if (!r->nettrace)
+		t2f_resym_exec_map(p, f->module, &desc);
 	return t2f_symbolizer__add_module(r->sym, &desc, &m->sym);
 }
 
@@ -720,6 +750,10 @@ static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct
 	else if (r->nettrace)
 		fprintf(f, "    segment: not in the trace: the binary's own PT_LOAD\n");
 	t2f_resym_print_files(f, t2f_symbolizer__module_files(r->sym, m->sym));
+	if (t2f_symbolizer__module_binary(r->sym, m->sym))
+		fprintf(f, "    binary (its program headers): %s\n",
+			t2f_utf8_visible(t2f_symbolizer__module_binary(r->sym, m->sym), vis,
+					 sizeof(vis)));
 }
 
 void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
