@@ -63,6 +63,8 @@ if [ -d "$corpus/perf-script" ]; then
 	done
 elif [ "$ci" = true ]; then
 	bad "$corpus/perf-script not found, and CI=true requires it"
+else
+	echo "$TEST_NAME: $corpus/perf-script not found: skipping its recordings"
 fi
 
 if [ -d "$corpus/nettrace" ] && [ -x "$py" ]; then
@@ -77,6 +79,8 @@ if [ -d "$corpus/nettrace" ] && [ -x "$py" ]; then
 	done
 elif [ "$ci" = true ]; then
 	bad "$corpus/nettrace or $py not found, and CI=true requires them"
+else
+	echo "$TEST_NAME: $corpus/nettrace or $py not found: skipping its traces"
 fi
 
 # Size bound: 200,000 samples, each its own stack of 12 frames (names from pools that grow with
