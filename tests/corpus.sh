@@ -4,10 +4,10 @@
 #
 # usage: sh tests/corpus.sh TRACE2FLAME
 # env:   T2F_SOURCE_DIR  project root (set by ctest; default: this script's parent directory)
-#        T2F_VALIDATORS  validator install dir (default ~/.cache/t2f-validators)
+#        T2F_VALIDATORS_DIR  where tools/setup-validators installed the output checkers
 #        CI=true         a missing corpus or missing validators fail instead of being skipped
 #
-# Per file: both conversions exit 0; ../shared/validators/check accepts both outputs; each
+# Per file: both conversions exit 0; tests/validate/check accepts both outputs; each
 # thread's weight in the speedscope output, summed per comm, equals the folded weight under that
 # root frame. cpp_fp.perf.txt's folded output equals ref/cpp_fp.inferno-head.folded exactly, and
 # gzip and zstd copies of it convert to the same bytes as the plain file.
@@ -27,7 +27,7 @@ if [ ! -d "$corpus" ]; then
 fi
 
 make_tmp
-find_validators "skipping validation and weight sums" "$ci"
+find_validators "skipping validation and weight sums" folded speedscope
 
 # run NAME DIR INPUT FORMAT OUT: one conversion, from DIR with the input's bare name, with a time
 # limit of T2F_TEST_TIMEOUT seconds (default 60) so a hang fails instead of blocking ctest

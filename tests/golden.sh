@@ -4,7 +4,7 @@
 # usage: sh tests/golden.sh TRACE2FLAME
 # env:   T2F_SOURCE_DIR  project root (set by ctest; default: this script's parent directory)
 #        T2F_BLESS=1     write/rewrite the expected files instead of comparing
-#        T2F_VALIDATORS  validator install dir (default ~/.cache/t2f-validators)
+#        T2F_VALIDATORS_DIR  where tools/setup-validators installed the output checkers
 #
 # Inputs: fixtures/perf-script/<case>.perf.txt (any *.txt except bad_*: perf script text, or
 # folded stacks). Expected outputs:
@@ -14,7 +14,7 @@
 # colors=PAL (--colors PAL). <case>.folded and <case>.speedscope.json must exist for every input
 # (an .svg or .pb.gz only where one was made); to add a variant, create an empty expected/<case>+opt.<ext>
 # and run with T2F_BLESS=1.
-# Every output is also checked by ../shared/validators/check when the validators are installed.
+# Every output is also checked by tests/validate/check when the checkers are installed.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 t2f_init .. 1 "$@"
@@ -23,7 +23,7 @@ bless=${T2F_BLESS:-0}
 make_tmp
 
 blessed=0
-find_validators "skipping output validation"
+find_validators "skipping output validation" speedscope pprof folded svg browser
 
 # convert INPUT OPTS FORMAT OUT: runs trace2flame from the fixtures directory with the input's
 # bare name, so names in the output never depend on where the tree is; with a time limit of

@@ -8,12 +8,15 @@
 #   make_tmp                TMP, a new temp directory removed at exit; INT and TERM exit 130
 #   t2f ARGS...             trace2flame with a time limit, T2F_TEST_TIMEOUT seconds (default 60):
 #                           a hang fails the check instead of blocking ctest
-#   find_validators SKIP [CI]
-#                           VALIDATE=1 and CHECK (../shared/validators/check, beside the project
-#                           root) when the validators are installed (CHECK, node_modules in
-#                           T2F_VALIDATORS, default ~/.cache/t2f-validators, and node); else, when
-#                           CI is "true", says CI=true requires them and exits 1, otherwise sets
-#                           VALIDATE=0 and says SKIP is skipped
+#   find_validators SKIP KIND...
+#                           VALIDATE=1 and CHECK (tests/validate/check) when the checks of each
+#                           KIND the test runs (speedscope, pprof, folded, svg; browser: the
+#                           Chromium part of svg) are installed (tools/setup-validators); else,
+#                           under CI=true, says what is missing and that CI=true requires it, and
+#                           exits 1; otherwise sets VALIDATE=0 and prints one line: what is
+#                           missing, SKIP, and the command that installs it. Outside CI=true
+#                           browser is optional: without it VALIDATE stays 1, the SVG checks stop
+#                           at well-formed XML, and the line says so.
 #   ok / bad MESSAGE        count a check; finish prints "NAME: N passed, N failed" and exits,
 #                           with status 0 only if no check failed
 set -u
@@ -49,16 +52,26 @@ fi
 
 # shellcheck disable=SC2034 # VALIDATE: for the scripts that source this file
 find_validators() {
-	CHECK=$SRC/../shared/validators/check
-	_vdir=${T2F_VALIDATORS:-$HOME/.cache/t2f-validators}
-	if [ -x "$CHECK" ] && [ -d "$_vdir/node_modules" ] && command -v node >/dev/null 2>&1; then
-		VALIDATE=1
-	elif [ "${2:-}" = true ]; then
-		echo "$TEST_NAME: validators not installed ($CHECK, $_vdir/node_modules), and CI=true requires them"
+	CHECK=$SRC/tests/validate/check
+	_vskip=$1
+	shift
+	_vall=$("$CHECK" --missing "$@")
+	_vreq=
+	for _vk in "$@"; do
+		[ "$_vk" = browser ] || _vreq="$_vreq $_vk"
+	done
+	VALIDATE=1
+	# shellcheck disable=SC2086 # _vreq: several kinds
+	[ -z "$_vreq" ] || [ -z "$("$CHECK" --missing $_vreq)" ] || VALIDATE=0
+	[ -n "$_vall" ] || return 0
+	if [ "${CI:-}" = true ]; then
+		echo "$TEST_NAME: not installed: $_vall (run tools/setup-validators), and CI=true requires it"
 		exit 1
+	fi
+	if [ "$VALIDATE" = 1 ]; then
+		echo "$TEST_NAME: not installed: $_vall: SVG checks stop at well-formed XML (run tools/setup-validators)"
 	else
-		VALIDATE=0
-		echo "$TEST_NAME: validators not installed ($CHECK, $_vdir/node_modules): $1"
+		echo "$TEST_NAME: not installed: $_vall: $_vskip (run tools/setup-validators)"
 	fi
 }
 

@@ -5,12 +5,12 @@
 #
 # usage: sh tests/nettrace_corpus.sh TRACE2FLAME
 # env:   T2F_SOURCE_DIR  project root (set by ctest; default: this script's parent directory)
-#        T2F_VALIDATORS  validator install dir (default ~/.cache/t2f-validators)
+#        T2F_VALIDATORS_DIR  where tools/setup-validators installed the output checkers
 #        CI=true         a missing corpus or missing validators fail instead of being skipped
 #
 # Per trace: both conversions exit 0; the samples written (folded counts, speedscope weights)
 # equal the SampleProfiler events of SAMPLES.md; only the truncated trace.nettrace warns (that
-# it ends inside a block); ../shared/validators/check accepts the speedscope and pprof
+# it ends inside a block); tests/validate/check accepts the speedscope and pprof
 # outputs; the pprof stacks, as Go pprof reads them, equal the folded output written with
 # --raw-names, per event, line for line (tests/pprof_lib.sh). In the two Linux traces at least 99% of managed frames (weighted by samples) are
 # named from a method, and every frame name has dotnet-trace's shape "Module!Namespace.Type.Method(args)", as in
@@ -40,8 +40,8 @@ if [ ! -x "$py" ]; then
 fi
 
 make_tmp
-find_validators "skipping validation" "$ci"
-need_pprof "$ci"
+find_validators "skipping validation" speedscope pprof
+find_pprof "$SRC"
 pp_files=0 pp_stacks=0 pp_mismatches=0
 
 # unzip ZIP: extracts into $TMP (each zip holds one trace)

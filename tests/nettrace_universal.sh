@@ -2,8 +2,8 @@
 # tests/nettrace_universal.sh: universal (V6) nettrace traces end to end. Builds the fixtures
 # (tests/nettrace_fixtures.sh: ELF files from fixtures/nettrace/src, one .nettrace per
 # description), converts every V6 one and checks:
-#   - folded and speedscope outputs (speedscope through ../shared/validators/check when
-#     installed), --stats: samples read = written + dropped;
+#   - folded and speedscope outputs (speedscope through tests/validate/check when installed),
+#     --stats: samples read = written + dropped;
 #   - every native frame against binutils: the frames are converted a second time with the ELF
 #     files moved away (so they stay FILE!0xFILE_OFF); the speedscope frame lists line up, and
 #     each resolved name must be FILE!<what `addr2line -f -i -e ELF VADDR` says, outermost
@@ -16,12 +16,12 @@
 #     address, unmapped user and kernel addresses as ?!0x...;
 #   - golden outputs: fixtures/nettrace/expected/<case>.folded / .speedscope.json, with the ELF
 #     directory written ${ELF}; T2F_BLESS=1 rewrites them;
-#   - pprof (-f pprof): accepted by ../shared/validators/check, and its stacks, as Go pprof reads
+#   - pprof (-f pprof): accepted by tests/validate/check, and its stacks, as Go pprof reads
 #     them, equal the folded output written with --raw-names, per event, line for line
 #     (tests/pprof_lib.sh).
 #
 # usage: sh tests/nettrace_universal.sh TRACE2FLAME
-# env: T2F_SOURCE_DIR, T2F_BLESS, T2F_VALIDATORS, CI (see tests/lib.sh)
+# env: T2F_SOURCE_DIR, T2F_BLESS, T2F_VALIDATORS_DIR, CI (see tests/lib.sh)
 # Needs python3, gcc, readelf and addr2line.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -34,8 +34,8 @@ bless=${T2F_BLESS:-0}
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 make_tmp
-find_validators "speedscope validation skipped" "${CI:-}"
-need_pprof "${CI:-}"
+find_validators "speedscope and pprof validation skipped" speedscope pprof
+find_pprof "$SRC"
 pp_files=0 pp_stacks=0 pp_mismatches=0
 
 FXD=$TMP/fx

@@ -54,7 +54,7 @@ part() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 
 need_perf_record
 CC=${CC:-cc}
-find_validators "the speedscope output is not validated" "${CI:-}"
+find_validators "the speedscope output is not validated" speedscope
 FP="-O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 # shellcheck disable=SC2086 # FP: several options
 if ! $CC $FP -shared -fPIC -o "$TMP/libmtlib.so" "$SRC/fixtures/perf-data/mtlib.c" ||

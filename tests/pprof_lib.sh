@@ -2,10 +2,9 @@
 # tests/pprof_lib.sh, sourced (POSIX sh) by tests/pprof_validate.sh, tests/nettrace_universal.sh
 # and tests/nettrace_corpus.sh: pprof compared with the collapsed writer stack by stack.
 #
-#   find_pprof              PPROF: Go pprof in T2F_VALIDATORS (default ~/.cache/t2f-validators,
-#                           filled by ../shared/validators/setup.sh), empty when not installed
-#   need_pprof CI           find_pprof; when it is missing, a failure (lib.sh's bad) if CI is
-#                           "true", else a note that the stack comparison is skipped
+#   find_pprof ROOT         PPROF: Go pprof as installed by ROOT/tools/setup-validators (the path
+#                           ROOT/tests/validate/check --pprof prints), empty when not installed
+#                           (lib.sh's find_validators says so, and fails under CI=true)
 #   pprof_stacks FILE PFX   reads FILE as Go pprof decodes it (`pprof -raw -symbolize=none`: by
 #                           default pprof rewrites names whose system_name equals the name, as
 #                           C++ demangled by it, dropping "(...)" and "<...>") and writes, per event
@@ -39,18 +38,7 @@
 # UTF-8 with U+FFFD, the folded one keeps the bytes (no input here has any).
 
 find_pprof() {
-	PPROF=${T2F_VALIDATORS:-$HOME/.cache/t2f-validators}/bin/pprof
-	[ -x "$PPROF" ] || PPROF=
-}
-
-need_pprof() {
-	find_pprof
-	[ -z "$PPROF" ] || return 0
-	if [ "$1" = true ]; then
-		bad "Go pprof not installed (../shared/validators/setup.sh), and CI=true requires it"
-	else
-		echo "$TEST_NAME: Go pprof not installed: pprof stack comparison skipped"
-	fi
+	PPROF=$("$1/tests/validate/check" --pprof) || PPROF=
 }
 
 pprof_stacks() {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # pprof written by the library (tests/unit/pprof_convert, no CLI) from every perf script fixture
-# and corpus file, checked by the independent validators (Go pprof -raw, protoc, pprof-format:
-# ../shared/validators/check); then, as Go pprof reads it:
+# and corpus file, checked by the independent validators (Go pprof -raw, protoc, a structure
+# checker: tests/validate/check); then, as Go pprof reads it:
 #   - its totals per sample type equal the collapsed writer's totals for the same input and
 #     event (samples and weights);
 #   - its stacks equal the folded output of the CLI (trace2flame -f collapsed --raw-names
@@ -12,16 +12,16 @@
 #
 # usage: pprof_validate.sh PATH/TO/pprof_convert [PATH/TO/trace2flame]
 # env:   T2F_SOURCE_DIR (default: this script's ..), T2F_BUILD_DIR (trace2flame there in
-#        tools/ when not given), T2F_VALIDATORS (default ~/.cache/t2f-validators, filled by
-#        ../shared/validators/setup.sh), CI (corpus required)
+#        tools/ when not given), T2F_VALIDATORS_DIR (where tools/setup-validators installed
+#        the checkers), CI (validators and corpus required)
 set -eu
 conv=$1
 src=${T2F_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
 cli=${2:-${T2F_BUILD_DIR:-$src/build}/tools/trace2flame}
-check=$src/../shared/validators/check
+check=$src/tests/validate/check
 # shellcheck source-path=SCRIPTDIR source=pprof_lib.sh
 . "$src/tests/pprof_lib.sh"
-find_pprof
+find_pprof "$src"
 pprof=$PPROF
 corpus=$src/../shared/corpus/perf-script
 fail=0
@@ -29,14 +29,14 @@ n=0
 stacks=0
 mismatches=0
 
-if [ ! -x "$check" ] || [ -z "$pprof" ]; then
+missing=$("$check" --missing pprof || true)
+if [ -n "$missing" ]; then
 	if [ "${CI:-}" = true ]; then
-		echo "pprof_validate: validators missing (../shared/validators/setup.sh), and CI=true" \
-			"requires them" >&2
+		echo "pprof_validate: not installed: $missing (run tools/setup-validators), and" \
+			"CI=true requires it" >&2
 		exit 1
 	fi
-	echo "pprof_validate: validators missing (Go pprof and ../shared/validators/check):" \
-		"skipped"
+	echo "pprof_validate: not installed: $missing: skipped (run tools/setup-validators)"
 	exit 0
 fi
 if [ "${CI:-}" = true ] && [ ! -d "$corpus" ]; then

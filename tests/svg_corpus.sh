@@ -3,12 +3,12 @@
 # ../shared/corpus/perf-script and each .nettrace in ../shared/corpus/nettrace (unzipped into a
 # temp dir; the NetPerf file, which trace2flame refuses, is left out; traces without samples
 # must say so in a well-formed SVG) converted with -o *.svg,
-# then checked by xmllint and by ../shared/validators/check svg (Chromium: loads without script
+# then checked by xmllint and by tests/validate/check svg (Chromium: loads without script
 # errors, a search for the first frame under "all" highlights, clicking it zooms). Also: a
 # synthetic profile of 200,000 distinct stacks stays under 5 MB, bounded by --minwidth.
 #
 # usage: sh tests/svg_corpus.sh TRACE2FLAME
-# env:   T2F_SOURCE_DIR, T2F_VALIDATORS (see tests/lib.sh); CI=true: a missing corpus, xmllint or
+# env:   T2F_SOURCE_DIR, T2F_VALIDATORS_DIR (see tests/lib.sh); CI=true: a missing corpus, xmllint or
 #        validators fail instead of being skipped
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -17,7 +17,7 @@ corpus=$SRC/../shared/corpus
 ci=${CI:-}
 py=/usr/bin/python3
 make_tmp
-find_validators "Chromium checks skipped" "$ci"
+find_validators "SVG checks skipped" svg browser
 XMLLINT=$(command -v xmllint || true)
 if [ -z "$XMLLINT" ]; then
 	echo "$TEST_NAME: xmllint not installed (Debian libxml2-utils)"
@@ -63,6 +63,8 @@ if [ -d "$corpus/perf-script" ]; then
 	done
 elif [ "$ci" = true ]; then
 	bad "$corpus/perf-script not found, and CI=true requires it"
+else
+	echo "$TEST_NAME: $corpus/perf-script not found: skipping its recordings"
 fi
 
 if [ -d "$corpus/nettrace" ] && [ -x "$py" ]; then
@@ -77,6 +79,8 @@ if [ -d "$corpus/nettrace" ] && [ -x "$py" ]; then
 	done
 elif [ "$ci" = true ]; then
 	bad "$corpus/nettrace or $py not found, and CI=true requires them"
+else
+	echo "$TEST_NAME: $corpus/nettrace or $py not found: skipping its traces"
 fi
 
 # Size bound: 200,000 samples, each its own stack of 12 frames (names from pools that grow with

@@ -1,12 +1,12 @@
 #!/bin/sh
 # pprof output from the command line: chosen by -f pprof or the -o name (.pb.gz, .pprof), the same
 # bytes every time, one file per input with --each (a.perf.txt -> a.perf.pb.gz), accepted by the
-# independent validators (../shared/validators/check pprof: Go pprof, protoc, pprof-format) when
+# independent validators (tests/validate/check pprof: Go pprof, protoc, a structure checker) when
 # they are installed. The writer's own rules and totals are tested by tests/unit/test_pprof.c and
 # tests/pprof_validate.sh.
 # usage: sh tests/cli/pprof.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
-find_validators "validator checks skipped" "${CI:-}"
+find_validators "validator checks skipped" pprof
 
 in=burner.perf.txt
 expect 0 "-o NAME.pb.gz" -o "$TMP/a.pb.gz" "$in"

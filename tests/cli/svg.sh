@@ -1,11 +1,11 @@
 #!/bin/sh
 # SVG flame graphs from the command line: chosen by -f svg or the -o name (.svg), the same bytes
 # every time, well-formed XML (xmllint when installed), names escaped, the options visible in the
-# document, and every perf script fixture accepted by ../shared/validators/check svg (Chromium:
+# document, and every perf script fixture accepted by tests/validate/check svg (Chromium:
 # loads without script errors, search highlights, click-to-zoom) when the validators are installed.
 # usage: sh tests/cli/svg.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
-find_validators "validator checks skipped" "${CI:-}"
+find_validators "validator checks skipped" svg browser
 # shellcheck source-path=SCRIPTDIR source=svg_checks.sh
 . "$(dirname "$0")/svg_checks.sh"
 

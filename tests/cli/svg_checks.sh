@@ -2,7 +2,7 @@
 # Sourced by tests/cli/svg.sh and svg_diff.sh after common.sh and find_validators: the XML and
 # Chromium checks of an SVG output.
 #   well_formed WHAT FILE   xmllint --noout accepts FILE (skipped when xmllint is missing)
-#   validate FILE TERM      ../shared/validators/check svg FILE TERM (when VALIDATE=1)
+#   validate FILE TERM      tests/validate/check svg FILE TERM (when VALIDATE=1)
 XMLLINT=$(command -v xmllint || true)
 [ -n "$XMLLINT" ] || echo "$TEST_NAME: xmllint not installed (Debian libxml2-utils): XML checks skipped"
 

@@ -2,11 +2,11 @@
 # Differential flame graphs: `trace2flame diff BEFORE AFTER -o OUT.svg`. A profile against itself
 # is all white; a hand-made pair of folded inputs gives the expected fills and tooltips (grew red,
 # shrank blue, saturation by the change); perf script fixtures diffed against each other are
-# well-formed and accepted by ../shared/validators/check svg when the validators are installed;
+# well-formed and accepted by tests/validate/check svg when the validators are installed;
 # usage and input errors exit like the rest of the command line.
 # usage: sh tests/cli/svg_diff.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
-find_validators "validator checks skipped" "${CI:-}"
+find_validators "validator checks skipped" svg browser
 # shellcheck source-path=SCRIPTDIR source=svg_checks.sh
 . "$(dirname "$0")/svg_checks.sh"
 
