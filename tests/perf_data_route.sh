@@ -116,6 +116,25 @@ deep() {
 		bad "$1: no stack reaches worker;step_X;mtlib_work;mtlib_inner"; fi
 }
 
+# lines NAME: pprof from the file and from `perf script --show-mmap-events` text carries the
+# addresses and mappings Go pprof needs to find source lines in mt's binaries (-symbolize=local:
+# force -lines names mtlib.c:LINE); skipped without Go pprof (tools/setup-validators)
+lines() {
+	. "$SRC/tests/pprof_lib.sh"
+	find_pprof "$SRC"
+	[ -n "$PPROF" ] || return 0
+	perf script -i "$TMP/$1.data" --show-mmap-events 2>/dev/null >"$TMP/$1.mm.txt"
+	for _in in "$TMP/$1.data" "$TMP/$1.mm.txt"; do
+		if t2f "$_in" -o "$TMP/$1.lines.pb.gz" 2>/dev/null &&
+			"$PPROF" -symbolize=local:force -lines -top "$TMP/$1.lines.pb.gz" 2>/dev/null |
+			grep -q 'mtlib_inner .*mtlib\.c:[0-9]'; then
+			ok
+		else
+			bad "$1: pprof -lines finds no line of mtlib_inner in the pprof of $_in"
+		fi
+	done
+}
+
 # speedscope NAME ARGS...: the route's speedscope output against the perf script reader's on
 # `perf script -F comm,pid,tid,time,period,event,ip,dso --show-mmap-events` re-symbolized
 # (the profile the route must build: frames per address, named afterwards; speedscope orders
@@ -155,6 +174,7 @@ if part 1 && rec u $U -e cpu-clock:u -g; then
 	folded u
 	deep u
 	vdso u
+	lines u
 fi
 MT_MODE=
 

@@ -6,8 +6,9 @@ usage: tests/pprof_decode.py FILE
 
 Prints one JSON object: "strings" (the string table, each decoded as UTF-8: a string that is
 not valid UTF-8 makes this exit 1), "samples" (each {"locations": [...], "values": [...]} with
-values as signed 64-bit numbers, "labels": [[key, str, num], ...]), "mappings" ({"filename",
-"build_id"} as strings), "functions" ({"name", "system_name"} as strings), "time_nanos",
+values as signed 64-bit numbers, "labels": [[key, str, num], ...]), "mappings" ({"id",
+"start", "limit", "offset", "filename", "build_id"}), "locations" ({"id", "mapping", "address"}),
+"functions" ({"name", "system_name"} as strings), "time_nanos",
 "duration_nanos", "period" (signed), "comments" (strings). Field numbers from profile.proto.
 """
 import gzip
@@ -72,6 +73,7 @@ def main():
     p = {"strings": [], "samples": [], "mappings": [], "functions": [], "comments": [],
          "time_nanos": 0, "duration_nanos": 0, "period": 0}
     raw = {"mappings": [], "functions": [], "comments": []}
+    p["locations"] = []
     for f, wt, v in fields(data):
         if f == 6:
             p["strings"].append(v.decode("utf-8"))  # strict: ill-formed UTF-8 fails
@@ -88,6 +90,10 @@ def main():
             p["samples"].append(s)
         elif f == 3:
             raw["mappings"].append(sub(v))
+        elif f == 4:
+            loc = sub(v)
+            p["locations"].append({k: loc.get(n, (0, 0))[1]
+                                   for k, n in (("id", 1), ("mapping", 2), ("address", 3))})
         elif f == 5:
             raw["functions"].append(sub(v))
         elif f == 9:
@@ -100,7 +106,9 @@ def main():
             raw["comments"] += ints(wt, v)
     st = p["strings"]
     name = lambda m, k: st[m.get(k, (0, 0))[1]]
-    p["mappings"] = [{"filename": name(m, 5), "build_id": name(m, 6)} for m in raw["mappings"]]
+    p["mappings"] = [{"id": m.get(1, (0, 0))[1], "start": m.get(2, (0, 0))[1],
+                      "limit": m.get(3, (0, 0))[1], "offset": m.get(4, (0, 0))[1],
+                      "filename": name(m, 5), "build_id": name(m, 6)} for m in raw["mappings"]]
     p["functions"] = [{"name": name(m, 2), "system_name": name(m, 3)} for m in raw["functions"]]
     p["comments"] = [st[i] for i in raw["comments"]]
     for s in p["samples"]:

@@ -1,5 +1,6 @@
 #!/bin/sh
-# pprof written by the library (tests/unit/pprof_convert, no CLI) from every perf script fixture
+# pprof written by the library (tests/unit/pprof_convert -a, no CLI: every frame keeps its
+# address, as the CLI keeps them for pprof) from every perf script fixture
 # and corpus file, checked by the independent validators (Go pprof -raw, protoc, a structure
 # checker: tests/validate/check); then, as Go pprof reads it:
 #   - its totals per sample type equal the collapsed writer's totals for the same input and
@@ -98,7 +99,7 @@ for f in "$names" "$src"/fixtures/perf-script/*.perf.txt "$corpus"/*.perf.txt; d
 	n=$((n + 1))
 	base=$(basename "$f" .perf.txt)
 	out=$work/$base.pb.gz
-	if ! "$conv" "$f" "$out" "$work/$base" >"$work/$base.totals" 2>"$work/$base.err"; then
+	if ! "$conv" -a "$f" "$out" "$work/$base" >"$work/$base.totals" 2>"$work/$base.err"; then
 		echo "FAIL $f: conversion: $(cat "$work/$base.err")"
 		fail=$((fail + 1))
 		continue

@@ -80,6 +80,13 @@ static bool t2f_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso
 	return t2f_resym__wants(ctx, kind, dso, len);
 }
 
+/* Whether every frame keeps its printed address: re-symbolization names them all afterwards, or
+ * pprof writes them (a location per address in its mapping, for pprof -lines, -disasm). */
+static bool t2f_keep_addrs(const struct t2f_conv *c)
+{
+	return c->opts->resymbolize || c->opts->format == T2F_CLI_FORMAT_PPROF;
+}
+
 static t2f_perf_script_addr_fn t2f_addr_filter(const struct t2f_conv *c)
 {
 	if (c->opts->addrs || c->opts->format == T2F_CLI_FORMAT_PPROF)
@@ -135,7 +142,7 @@ static int t2f_reader__open(struct t2f_conv *c, size_t i, struct t2f_input *in,
 		return 0;
 	err = t2f_perf_script__new(c->profile, c->diag, name, (uint32_t)i, &r->ps);
 	if (!err) {
-		t2f_perf_script__keep_addrs(r->ps, c->opts->resymbolize);
+		t2f_perf_script__keep_addrs(r->ps, t2f_keep_addrs(c));
 		t2f_perf_script__unknown_addrs(r->ps, t2f_addr_filter(c), &c->ropts);
 	}
 	return err;
@@ -178,7 +185,7 @@ static int t2f_read_parallel(struct t2f_conv *c, size_t i, struct t2f_input *in,
 	struct t2f_ps_par_opts po = {
 		.threads = t2f_jobs(c->opts),
 		.segment_bytes = seg ? strtoull(seg, NULL, 10) : 0,
-		.keep_addrs = c->opts->resymbolize,
+		.keep_addrs = t2f_keep_addrs(c),
 		.addr_wanted = t2f_addr_filter(c),
 		.addr_ctx = &c->ropts,
 		.progress = bar ? t2f_progress_cb : NULL,

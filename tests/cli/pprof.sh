@@ -1,6 +1,9 @@
 #!/bin/sh
 # pprof output from the command line: chosen by -f pprof or the -o name (.pb.gz, .pprof), the same
-# bytes every time, one file per input with --each (a.perf.txt -> a.perf.pb.gz), accepted by the
+# bytes every time, one file per input with --each (a.perf.txt -> a.perf.pb.gz); from perf script
+# text with its PERF_RECORD_MMAP2 lines, every location of a file's frame has its address inside
+# its mapping, which has the recorded start, limit and offset (for pprof -lines, -disasm: read
+# by tests/pprof_decode.py); accepted by the
 # independent validators (tests/validate/check pprof: Go pprof, protoc, a structure checker) when
 # they are installed. The writer's own rules and totals are tested by tests/unit/test_pprof.c and
 # tests/pprof_validate.sh.
@@ -22,6 +25,27 @@ expect 0 "--each -f pprof" --each -f pprof -o "$TMP/each" "$in" multi.perf.txt
 for f in burner.perf.pb.gz multi.perf.pb.gz; do
 	if [ -s "$TMP/each/$f" ]; then ok; else bad "--each: no $f"; fi
 done
+expect 0 "text with mappings" -o "$TMP/m.pb.gz" burner.mmap.perf.txt
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+if "$PY" "$SRC/tests/pprof_decode.py" "$TMP/m.pb.gz" >"$TMP/m.json" && "$PY" - "$TMP/m.json" <<'PYEOF'; then
+import json, sys
+p = json.load(open(sys.argv[1]))
+maps = {m["id"]: m for m in p["mappings"]}
+files = [m for m in maps.values() if m["filename"].startswith("/")]
+assert files and all(m["start"] and m["limit"] > m["start"] for m in files), files
+n = 0
+for loc in p["locations"]:
+    m = maps.get(loc["mapping"])
+    if m and m["filename"].startswith("/"):
+        assert m["start"] <= loc["address"] < m["limit"], (loc, m)
+        n += 1
+assert n > 10, n
+PYEOF
+	ok
+else
+	bad "pprof from text with mappings: a file's location without its address in its mapping"
+fi
 expect 2 "an unknown format" -f proto -o "$TMP/x" "$in"
 stderr_has "the known formats are listed" "known: collapsed, speedscope, pprof"
 
