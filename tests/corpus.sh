@@ -22,7 +22,7 @@ if [ ! -d "$corpus" ]; then
 		echo "corpus: $corpus not found, and CI=true requires it"
 		exit 1
 	fi
-	echo "corpus: $corpus not found: skipping the corpus tests"
+	echo "corpus: $corpus $CORPUS_MISSING: skipping the corpus tests"
 	exit 0
 fi
 

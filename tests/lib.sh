@@ -83,21 +83,27 @@ bad() {
 	echo "FAIL $*"
 }
 
-# need_perf_record: makes $TMP, then exits 0 (the test skipped, with the reason) when perf is
-# missing or may not record -e cpu-clock here
+# need_perf_record: makes $TMP, then exits 0 (the test skipped, with one line saying why and
+# what to do) when perf is missing or may not record -e cpu-clock here
 need_perf_record() {
 	if ! command -v perf >/dev/null 2>&1; then
-		echo "$TEST_NAME: perf not found: skipping"
+		echo "$TEST_NAME: perf not found (Debian linux-perf: tools/quickstart installs it): skipping"
 		exit 0
 	fi
 	make_tmp
 	if ! perf record -q -e cpu-clock -o "$TMP/probe.data" -- true >"$TMP/probe.err" 2>&1; then
-		echo "$TEST_NAME: perf record -e cpu-clock is not allowed here (perf_event_paranoid" \
-			"$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)): skipping"
-		sed 's/^/  /' "$TMP/probe.err" | head -5
+		echo "$TEST_NAME: perf record -e cpu-clock is not allowed here" \
+			"(kernel.perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null);" \
+			"run as root, or sysctl kernel.perf_event_paranoid=1; perf said:" \
+			"$(head -n 1 "$TMP/probe.err")): skipping"
 		exit 0
 	fi
 }
+
+# CORPUS_MISSING: how a test says the real-recording corpus is absent (it lives beside the
+# checkout, in ../shared/corpus, which a clone of the repository does not have)
+# shellcheck disable=SC2034 # for the scripts that source this file
+CORPUS_MISSING="not found (the real recordings beside the checkout; a clone has none)"
 
 # same_nonempty NAME WHAT A B LABEL: A and B are the same bytes and A is not empty; else the first
 # lines of their diff, LABEL saying what < and > are ("< perf, > dump")

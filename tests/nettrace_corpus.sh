@@ -30,7 +30,7 @@ if [ ! -d "$corpus" ]; then
 		echo "$TEST_NAME: $corpus not found, and CI=true requires it"
 		exit 1
 	fi
-	echo "$TEST_NAME: $corpus not found: skipping"
+	echo "$TEST_NAME: $corpus $CORPUS_MISSING: skipping"
 	exit 0
 fi
 if [ ! -x "$py" ]; then

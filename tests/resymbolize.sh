@@ -27,7 +27,7 @@ if [ ! -d "$corpus" ]; then
 		echo "resymbolize: $corpus not found, and CI=true requires it"
 		exit 1
 	fi
-	echo "resymbolize: $corpus not found: skipping"
+	echo "resymbolize: $corpus $CORPUS_MISSING: skipping"
 	exit 0
 fi
 for tool in objcopy readelf; do

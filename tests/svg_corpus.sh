@@ -64,7 +64,7 @@ if [ -d "$corpus/perf-script" ]; then
 elif [ "$ci" = true ]; then
 	bad "$corpus/perf-script not found, and CI=true requires it"
 else
-	echo "$TEST_NAME: $corpus/perf-script not found: skipping its recordings"
+	echo "$TEST_NAME: $corpus/perf-script $CORPUS_MISSING: skipping its recordings"
 fi
 
 if [ -d "$corpus/nettrace" ] && [ -x "$py" ]; then
