@@ -4,7 +4,8 @@
 #   --buildids lines whose id is not hex, has an odd number of digits, is empty or is longer
 #   than 128 digits (64 bytes), and a line without "ID PATH": each a warning naming FILE:LINE,
 #   counted in --stats ("warnings: N"), the line skipped; the valid lines around them still
-#   count (their modules are searched: "no file", not "no build-id known"); --strict exits 1
+#   count (their modules are searched: "no file", not "no build-id known"), a short id padded
+#   to 40 columns as perf prints lld's 8-byte ones included; --strict exits 1
 #   naming the first bad line. The id itself is never printed (untrusted text).
 #   MMAP2 ids the reader takes (16 or more hex digits) that are odd or too long: a warning
 #   naming the mapped file; the mapping's frames count as "no build-id known". "<not hex>" is
@@ -29,7 +30,7 @@ mmap2() {
 	mmap2 "$hex40" lib-good.so
 	mmap2 "zz$hex40" lib-nothex.so
 	printf 'prog   100     1.000100:     1000 cpu-clock: \n'
-	for lib in odd long good nothex f1 f2 f3 f4 f5 f6 f7; do
+	for lib in odd long good nothex f1 f2 f3 f4 f5 f6 f7 f8; do
 		printf '\t            1234 [unknown] (/nonexistent/lib-%s.so)\n' "$lib"
 	done
 	printf '\n'
@@ -47,6 +48,7 @@ mmap2() {
 	printf '%s /nonexistent/lib-f5.so\r\n' "$hex40"
 	printf '0x%s /nonexistent/lib-f6.so\n' "$hex40"
 	printf '%s\t/nonexistent/lib-f7.so\n' "$hex40"
+	printf '%-40s /nonexistent/lib-f8.so\n' 0123456789abcdef # lld's 8 bytes, padded as perf does
 } >"$ids"
 
 # stats_has WHAT LIB REASON: the --stats line of /nonexistent/LIB ends with REASON.
@@ -85,6 +87,7 @@ stats_has "128 hex digits: searched" lib-f4.so "no file 1$"
 stats_has "CRLF line: searched" lib-f5.so "no file 1$"
 stats_has "0x prefix: no id" lib-f6.so "$no_id"
 stats_has "tab separator (not perf's): no id" lib-f7.so "$no_id"
+stats_has "a short id padded to 40 columns: searched" lib-f8.so "no file 1$"
 file_has "the output" "$TMP/a.folded" '^prog;.*\[lib-odd\.so\] 1000$'
 
 expect 1 "--strict with bad --buildids lines" --strict --buildids "$ids" -o "$TMP/b.folded" "$in" &&
@@ -97,7 +100,7 @@ grep -v 'lib-odd\|lib-long\|lib-nothex' "$in" >"$TMP/good.perf.txt"
 printf '%s /nonexistent/lib-f1.so\n' "$hex40" >"$TMP/good-ids.txt"
 expect 0 "good ids only" --strict --buildids "$TMP/good-ids.txt" -o "$TMP/c.folded" \
 	"$TMP/good.perf.txt"
-stderr_has "good ids only: frames unresolved" '^trace2flame: warning: 8 of 8 frames unresolved'
+stderr_has "good ids only: frames unresolved" '^trace2flame: warning: 9 of 9 frames unresolved'
 if [ "$(grep -c 'warning' "$TMP/err")" -eq 1 ]; then ok; else bad "good ids only: a warning"; fi
 
 finish
