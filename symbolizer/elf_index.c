@@ -533,6 +533,9 @@ static int perf_lookup(const struct t2f_elf_module *m, uint64_t elf_vaddr,
 	uint64_t start, end;
 	uint32_t i;
 
+	for (size_t k = 0; k < m->n_plt_blind; k++)
+		if (elf_vaddr >= m->plt_blind[k][0] && elf_vaddr < m->plt_blind[k][1])
+			return 0;
 	if (!t2f_elf_ptree__find(&m->ptree, elf_vaddr, &i, &start, &end))
 		return 0;
 	*out = (struct t2f_elf_sym){ .name = m->pinfo[i].name, .value = start, .size = end - start,

@@ -37,6 +37,7 @@
 #define T2F_ELF_NOTE_MAX (64u << 10)      /* a note section/segment larger than this is refused */
 #define T2F_ELF_DECODE_MAX (256u << 20)   /* decompressed section or MiniDebugInfo image */
 #define T2F_ELF_NONE UINT32_MAX
+#define T2F_ELF_PLT_BLIND 4                 /* .plt, .plt.sec, .plt.got, .iplt */
 
 struct t2f_elf_table {
 	const char *name;           /* section name; owned (name_buf) for MiniDebugInfo tables */
@@ -126,6 +127,9 @@ struct t2f_elf_module {
 	struct t2f_elf_module *plt_from;  /* perf rules: the file whose PLT stubs join the tree
 					   * (the binary of a debug file), else NULL: this one */
 	struct t2f_elf_ptree ptree;       /* perf rules: the lookups' tree (elf_perf_tree.c) */
+	uint64_t plt_blind[T2F_ELF_PLT_BLIND][2]; /* perf rules, a debug file without its binary:
+					   * its PLT sections' [lo, hi) (NOBITS here), left unnamed */
+	size_t n_plt_blind;
 	struct t2f_elf_pinfo *pinfo;      /* by node payload */
 	int index_state;
 	uint64_t *keys;             /* one block holds keys, ents, covers and buckets */
@@ -293,6 +297,9 @@ void t2f_elf_ptree__free(struct t2f_elf_ptree *t);
 
 /* elf_plt.c: builds the module's PLT names now; *out the stubs (possibly none). 0 or -ENOMEM. */
 int t2f_elf_plt__all(struct t2f_elf_module *m, const struct t2f_elf_plt **out);
+/* elf_plt.c: the [lo, hi) ranges of m's PLT sections (.plt, .plt.sec, .plt.got, .iplt) that
+ * hold no bytes in this file (NOBITS: a separate debug file), at most max; their count. */
+size_t t2f_elf_plt__blind_ranges(struct t2f_elf_module *m, uint64_t (*r)[2], size_t max);
 
 /* elf_perf_rules.c: m->ptree holds the n kept symbols (inserted in table order, m->pinfo[0..n)
  * naming them): perf's end fix-up and choice among symbols at one start, then the PLT stubs.

@@ -12,7 +12,11 @@
  * (choose_best_symbol:
  * non-zero size, then non-WEAK, then GLOBAL, then fewer leading '_', then the longer name, then
  * the earlier; a "SyS" name loses; names as perf demangles them when loading), then the PLT
- * stubs (elf_plt.c) when any symbol was kept.
+ * stubs (elf_plt.c) when any symbol was kept. A debug file without its binary has no PLT bytes
+ * to name stubs from; with the binary, the stubs in perf's tree decide what an address in .plt
+ * is named (a stub's name, nothing, or by the tree's shape the sizeless symbol before .plt:
+ * _init with GNU ld, _fini with lld). Without them that cannot be reproduced, so addresses in
+ * those sections are left unnamed: a miss, not a guess.
  */
 #include "symbolizer/elf_internal.h"
 #include "symbolizer/demangle.h"
@@ -104,6 +108,8 @@ static int add_plt(struct t2f_elf_module *m, size_t n)
 	if (err)  /* a file whose tables cannot be read names no stub (warned) */
 		return err == -ENOMEM ? err : 0;
 	err = t2f_elf_plt__all(src, &plt);
+	if (!err && src == m) /* no binary: its stubs cannot be named, nor drawn into others */
+		m->n_plt_blind = t2f_elf_plt__blind_ranges(m, m->plt_blind, T2F_ELF_PLT_BLIND);
 	if (err || !plt->n)
 		return err;
 	grown = realloc(m->pinfo, (n + plt->n) * sizeof(*grown));

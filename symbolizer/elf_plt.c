@@ -424,3 +424,27 @@ void t2f_elf_plt__free(struct t2f_elf_plt *p)
 	free(p->names);
 	*p = (struct t2f_elf_plt){ 0 };
 }
+
+size_t t2f_elf_plt__blind_ranges(struct t2f_elf_module *m, uint64_t (*r)[2], size_t max)
+{
+	static const char *const names[] = { ".plt", ".plt.sec", ".plt.got", ".iplt" };
+	struct t2f_elf_image im = { m->elf, m->file_size, "" };
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Shdr sh;
+	size_t n = 0;
+
+	while (n < max && (scn = elf_nextscn(m->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOBITS || !(sh.sh_flags & SHF_ALLOC) ||
+		    !sh.sh_size || sh.sh_addr > UINT64_MAX - sh.sh_size)
+			continue;
+		name = t2f_elf_section__name(m, &im, &sh);
+		for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+			if (strcmp(name, names[i]) == 0) {
+				r[n][0] = sh.sh_addr;
+				r[n++][1] = sh.sh_addr + sh.sh_size;
+				break;
+			}
+	}
+	return n;
+}

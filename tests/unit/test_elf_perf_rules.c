@@ -153,11 +153,50 @@ static void test_plt(void **state)
 	sink_close(&s);
 }
 
+/* gnu/prog's debug file alone (debug/.build-id/..., NOBITS .plt and .plt.got): an address in
+ * the PLT sections is left unnamed (the binary's stubs are not there to name it, and a sizeless
+ * symbol before .plt must not take it), while the binary itself names it (as perf does:
+ * test_plt); an address in .text is named the same from both. */
+static void test_plt_without_binary(void **state)
+{
+	struct t2f_elf_module *bin, *dbg;
+	struct t2f_elf_sym a, b;
+	char rel[2 * T2F_BUILD_ID_MAX + 64], hex[2 * T2F_BUILD_ID_MAX + 1] = "";
+	const uint8_t *id;
+	size_t len = 0;
+	struct sink s;
+
+	(void)state;
+	need("gnu/prog", "gnu");
+	sink_open(&s);
+	bin = open_ok("gnu/prog", &s);
+	id = t2f_elf_module__build_id(bin, &len);
+	assert_non_null(id);
+	for (size_t k = 0; k < len; k++)
+		snprintf(hex + 2 * k, 3, "%02x", id[k]);
+	snprintf(rel, sizeof(rel), "debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	dbg = open_ok(rel, &s);
+	t2f_elf_module__use_perf_rules(bin);
+	t2f_elf_module__use_perf_rules(dbg);
+	for (uint64_t at = 0x1020; at < 0x1058; at += 4) { /* .plt, then .plt.got */
+		if (t2f_elf_module__lookup(dbg, at, &a) != 0)
+			fail_msg("0x%llx in the debug file's PLT named %s", (unsigned long long)at, a.name);
+	}
+	assert_int_equal(t2f_elf_module__lookup(bin, 0x1030, &b), 1); /* what perf's tree gives */
+	assert_int_equal(t2f_elf_module__lookup(bin, 0x2000000, &b), 1); /* .text */
+	assert_int_equal(t2f_elf_module__lookup(dbg, 0x2000000, &a), 1);
+	assert_string_equal(a.name, b.name);
+	t2f_elf_module__free(dbg);
+	t2f_elf_module__free(bin);
+	sink_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zoo),
 		cmocka_unit_test(test_plt),
+		cmocka_unit_test(test_plt_without_binary),
 	};
 
 	if (elf_fixtures_init("test_elf_perf_rules"))
