@@ -194,7 +194,7 @@ fi
 
 # kx: k with another kernel build-id in its BUILD_ID feature (one byte changed): kernel frames
 # are not named from /proc/kallsyms then, and --stats says why; a kallsyms file in perf's cache
-# under that build-id (HOME) names them again, as for k
+# under that build-id (HOME) names them again, as for k (perf's vdso copies join that cache)
 DUMP=$(dirname "$T2F_BIN")/t2f-perf-data-dump
 if part 1 && [ -s "$TMP/k.r.folded" ] && grep -q '^mt-worker-.*;entry_SYSCALL_64' "$TMP/k.r.folded"; then
 	cp "$TMP/k.data" "$TMP/kx.data"
@@ -214,6 +214,8 @@ if part 1 && [ -s "$TMP/k.r.folded" ] && grep -q '^mt-worker-.*;entry_SYSCALL_64
 	grep -q 'entry_SYSCALL_64' "$TMP/kx.folded" && bad "kx: kernel frames named anyway" || ok
 	mkdir -p "$TMP/home/.debug/[kernel.kallsyms]/$_new"
 	cp /proc/kallsyms "$TMP/home/.debug/[kernel.kallsyms]/$_new/kallsyms"
+	# (a sample of k in the vdso is named from perf's copy of it in the real HOME's cache)
+	[ -d "${HOME:-/nonexistent}/.debug/[vdso]" ] && cp -r "$HOME/.debug/[vdso]" "$TMP/home/.debug/"
 	HOME=$TMP/home t2f "$TMP/kx.data" -o "$TMP/kx2.folded" --stats 2>"$TMP/kx2.err"
 	grep -q "^    kernel frames (distinct addresses): [1-9][0-9]*, named from $TMP/home/.debug/" \
 		"$TMP/kx2.err" && ok || bad "kx: perf's cached kallsyms not used: $(grep kernel "$TMP/kx2.err")"
