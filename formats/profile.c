@@ -33,7 +33,7 @@ struct t2f_profile {
 	uint64_t first_ns, last_ns; /* time span; 0 = no time seen */
 	uint64_t read, weightless, dropped[T2F_DROP__COUNT];
 	bool capped;
-	uint64_t times_past;
+	uint64_t times_past, chainless;
 };
 
 /* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */
@@ -400,6 +400,7 @@ int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 	if (err)
 		return err;
 	p->weightless += weight == 0;
+	p->chainless += node == 0;
 	if (time_ns == T2F_TIME_PAST)
 		p->times_past++;
 	else
@@ -525,6 +526,7 @@ uint64_t t2f_profile__samples_read(const struct t2f_profile *p) { return p->read
 uint64_t t2f_profile__weightless_samples(const struct t2f_profile *p) { return p->weightless; }
 bool t2f_profile__weights_capped(const struct t2f_profile *p) { return p->capped; }
 uint64_t t2f_profile__times_past(const struct t2f_profile *p) { return p->times_past; }
+uint64_t t2f_profile__chainless_samples(const struct t2f_profile *p) { return p->chainless; }
 
 uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r)
 {
@@ -704,6 +706,7 @@ static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
 	dst->weightless += src->weightless;
 	dst->capped |= src->capped;
 	dst->times_past += src->times_past;
+	dst->chainless += src->chainless;
 	for (size_t r = 0; r < T2F_DROP__COUNT; r++)
 		dst->dropped[r] += src->dropped[r];
 }

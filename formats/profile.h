@@ -210,6 +210,9 @@ uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop
 bool t2f_profile__weights_capped(const struct t2f_profile *p);
 /* Samples added with time T2F_TIME_PAST (left out of the time span). */
 uint64_t t2f_profile__times_past(const struct t2f_profile *p);
+/* Samples added at the root (node 0): their call chain was empty, they count for their thread
+ * alone (perf report counts them; folded output writes "comm WEIGHT"). */
+uint64_t t2f_profile__chainless_samples(const struct t2f_profile *p);
 
 /* Appends src to dst as if src's input had been read into dst right after dst's own: what is new
  * to dst gets ids in src's id order, so reading consecutive parts of one input into separate

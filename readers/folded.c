@@ -176,18 +176,16 @@ static int parse_line(struct t2f_folded *f, const char *s, size_t len)
 	if (trailing_number(s, (size_t)(end - s)))
 		end = trailing_number(s, (size_t)(end - s)) - 1;
 	t2f_profile__count_read(f->p);
+	/* "comm 5": a sample without a call chain, the thread alone (as trace2flame and
+	 * stackcollapse-perf.pl write it) */
 	semi = memchr(s, ';', (size_t)(end - s));
-	if (!semi) {
-		t2f_profile__count_drop(f->p, T2F_DROP_EMPTY_STACK);
-		return 0;
-	}
-	err = t2f_profile__intern(f->p, s, (size_t)(semi - s), &comm) ?:
+	err = t2f_profile__intern(f->p, s, (size_t)((semi ? semi : end) - s), &comm) ?:
 	      t2f_profile__thread(f->p, T2F_PID_UNKNOWN, T2F_PID_UNKNOWN, comm, f->input, &th);
-	for (const char *b = semi + 1; !err; b = semi + 1) {
+	while (!err && semi) {
+		const char *b = semi + 1;
+
 		semi = memchr(b, ';', (size_t)(end - b));
 		err = add_frame(f, b, (size_t)((semi ? semi : end) - b), &node);
-		if (!semi)
-			break;
 	}
 	/* a count of 0 is still a sample read and kept (weightless, like perf's period 0) */
 	return err ?: t2f_profile__add_sample(f->p, node, th, f->event, w, 0);

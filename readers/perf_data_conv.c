@@ -213,6 +213,22 @@ static int pdc_setup_attrs(struct t2f_perf_data_conv *c)
 	return 0;
 }
 
+/* The recording's events in its own order (the attrs', as perf evlist lists them), so the default
+ * event is its first one with samples, as perf report picks it; perf's side-band dummy event
+ * (software, PERF_COUNT_SW_DUMMY) holds no samples and is left out. 0 or -ENOMEM. */
+static int pdc_events_in_order(struct t2f_perf_data_conv *c)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < c->n_attrs && !err; i++) {
+		const struct t2f_perf_attr *a = t2f_perf_data__attr(c->pd, i);
+
+		if (a->attr.type != PERF_TYPE_SOFTWARE || a->attr.config != PERF_COUNT_SW_DUMMY)
+			err = pdc_event_of(c, a, &c->attrs[i].event);
+	}
+	return err;
+}
+
 int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, struct t2f_diag *d,
 			    const struct t2f_perf_data_conv_opts *o,
 			    struct t2f_perf_data_conv **out)
@@ -234,7 +250,7 @@ int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, str
 		     t2f_hashmap__new(4096, &c->frame_ix)))
 		err = -ENOMEM;
 	if (!err)
-		err = pdc_setup_attrs(c) ?:
+		err = pdc_setup_attrs(c) ?: pdc_events_in_order(c) ?:
 		      t2f_profile__intern(p, "[kernel.kallsyms]", 17, &c->s_kernel) ?:
 		      t2f_profile__intern(p, "[unknown]", 9, &c->s_unknown);
 	if (err) {
@@ -643,10 +659,7 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 				e->ip, &c->stack[c->n_stack++]);
 	if (err)
 		return err;
-	if (c->n_stack == 0) {
-		t2f_profile__count_drop(c->p, T2F_DROP_EMPTY_STACK);
-		return 0;
-	}
+	/* an empty chain still counts, as the thread alone (perf report counts it too) */
 	if (!c->attrs[e->attr].event) {
 		err = pdc_event_of(c, t2f_perf_data__attr(c->pd, e->attr),
 				   &c->attrs[e->attr].event);

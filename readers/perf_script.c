@@ -350,10 +350,6 @@ static int end_sample(struct t2f_perf_script *ps)
 
 	if (ps->state != PS_IN)
 		goto out;
-	if (ps->nframes == 0) {
-		t2f_profile__count_drop(ps->p, T2F_DROP_EMPTY_STACK);
-		goto out;
-	}
 	for (size_t i = ps->nframes; i-- > 0 && !err;) { /* root first */
 		ps->leaf_parent = node;
 		err = t2f_profile__child(ps->p, node, ps->frames[i], &node);
@@ -402,6 +398,31 @@ static enum t2f_unit unit_of(const struct ps_span *ev)
 	    (ev->len == 10 && memcmp(ev->p, "task-clock", 10) == 0))
 		return T2F_UNIT_NANOSECONDS;
 	return T2F_UNIT_COUNT;
+}
+
+/* `perf script --header` lists the recording's events before any sample, in perf's own order
+ * (perf evlist's):
+ *   # event : name = cpu-clock, , id = { 193, 194 }, type = 1, size = 128, ...
+ * Each becomes an event of the profile in that order, so the default event is the recording's
+ * first one that has samples, as perf report picks it; perf's side-band "dummy" events hold no
+ * samples and are left out. */
+static int header_event(struct t2f_perf_script *ps, const char *s, size_t len)
+{
+	static const char tag[] = "# event : name = ";
+	struct ps_span ev;
+	const char *end;
+	t2f_str_id name;
+	t2f_event_id id;
+
+	if (len <= sizeof(tag) - 1 || memcmp(s, tag, sizeof(tag) - 1) != 0)
+		return 0;
+	ev.p = s + sizeof(tag) - 1;
+	end = memchr(ev.p, ',', len - (sizeof(tag) - 1));
+	ev.len = end ? (size_t)(end - ev.p) : len - (sizeof(tag) - 1);
+	if (!ev.len || (ev.len >= 5 && memcmp(ev.p, "dummy", 5) == 0))
+		return 0;
+	return t2f_profile__intern(ps->p, ev.p, ev.len, &name) ?:
+	       t2f_profile__event(ps->p, name, unit_of(&ev), &id);
 }
 
 static int lookup_event(struct t2f_perf_script *ps, const struct ps_header *h)
@@ -592,8 +613,8 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 		len--;
 	if (len == lead) /* blank: the end of a sample, unless the input was cut inside the line */
 		return ps->partial_line ? 0 : end_sample(ps);
-	if (lead == 0 && s[0] == '#') /* ignored, but binary data is still an error */
-		return check_text(ps, s, len);
+	if (lead == 0 && s[0] == '#') /* ignored but for events, and binary data is an error */
+		return check_text(ps, s, len) ?: header_event(ps, s, len);
 	if (s[0] == '\t' && ps->state != PS_IDLE) { /* perf indents call chains with a tab */
 		if (ps->state == PS_SKIP)
 			return check_text(ps, s, len);

@@ -10,8 +10,8 @@
  *
  * Bad lines are warnings (file:line, rate-limited through the diag) and the sample they belong to
  * is dropped and counted; in strict mode the first one is the error (-T2F_E_FORMAT). Binary
- * garbage (a NUL byte) is an error at once. Samples with an empty call chain are dropped and
- * counted (T2F_DROP_EMPTY_STACK).
+ * garbage (a NUL byte) is an error at once. Samples with an empty call chain are kept at the
+ * root, their thread alone (t2f_profile__chainless_samples), as perf report counts them.
  *
  * Ownership: the parser borrows profile and diag (both must outlive it) and keeps no pointer into
  * fed data after a call returns. Not thread safe.

@@ -140,6 +140,8 @@ static void t2f_report_samples(FILE *f, const struct t2f_profile *p,
 		fprintf(f, "    dropped (%s): %" PRIu64 "\n",
 			t2f_drop_reason_name((enum t2f_drop_reason)r),
 			t2f_profile__samples_dropped(p, (enum t2f_drop_reason)r));
+	fprintf(f, "    kept without a call chain (the thread alone): %" PRIu64 "\n",
+		t2f_profile__chainless_samples(p));
 	fprintf(f, "    written: %" PRIu64 "\n", s->written ? t[s->written].samples : 0);
 	fprintf(f, "    not written (other events): %" PRIu64 "\n",
 		t[0].samples - (s->written ? t[s->written].samples : 0));

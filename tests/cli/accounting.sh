@@ -23,15 +23,18 @@ stat() {
 	esac
 }
 
-# check WHAT READ EMPTY MALFORMED TRUNCATED WRITTEN OTHER: --stats in $TMP/err, output $TMP/out
+# check WHAT READ EMPTY MALFORMED TRUNCATED WRITTEN OTHER CHAINLESS: --stats in $TMP/err, output
+# $TMP/out (EMPTY: dropped for an empty stack, as .nettrace's are; CHAINLESS: kept without a call
+# chain, their thread alone, as perf script's and folded ones are)
 check() {
 	_what=$1
 	shift
 	_got="$(stat read) $(stat 'dropped (empty call chain)') $(stat 'dropped (malformed sample)')"
 	_got="$_got $(stat 'dropped (truncated at end of input)') $(stat written)"
 	_got="$_got $(stat 'not written (other events)')"
+	_got="$_got $(stat 'kept without a call chain (the thread alone)')"
 	if [ "$_got" = "$*" ]; then ok; else
-		bad "$_what: read/empty/malformed/truncated/written/other '$_got', want '$*'"
+		bad "$_what: read/empty/malformed/truncated/written/other/chainless '$_got', want '$*'"
 		show_err
 	fi
 	_k=$(stat kept) _d=$(stat dropped)
@@ -98,10 +101,10 @@ read=$((R * (C + P + E + F + H) + 1))
 for f in acct.perf.txt acct.perf.txt.gz acct.perf.txt.zst; do
 	for j in 1 3; do
 		conv -j $j "$TMP/$f"
-		check "$f -j $j" $read $((R * E)) $((R * (F + H))) 1 $((R * C)) $((R * P))
+		check "$f -j $j" $read 0 $((R * (F + H))) 1 $((R * (C + E))) $((R * P)) $((R * E))
 		conv -j $j --event page-faults "$TMP/$f"
-		check "$f -j $j --event page-faults" $read $((R * E)) $((R * (F + H))) 1 $((R * P)) \
-			$((R * C))
+		check "$f -j $j --event page-faults" $read 0 $((R * (F + H))) 1 $((R * P)) \
+			$((R * (C + E))) $((R * E))
 	done
 	# the first bad frame line: after C + P samples of 4 lines, E of 2 and its header
 	expect 1 "$f --strict" --strict "$TMP/$f" &&
@@ -134,7 +137,7 @@ sample 1234 1302 count=4 type=external sampler=1290 run+0x80;main+0x20
 sample 1234 1301 sampler=1290 -
 EOF
 	conv "$TMP/$v.nettrace"
-	check "$v" 16 3 0 0 13 0
+	check "$v" 16 3 0 0 13 0 0
 	expect 0 "$v --strict" --strict "$TMP/$v.nettrace"
 done
 # V6: 6 + 2 cpu samples (one of them count=2 value=1), 3 cswitch, 2 cpu and 1 cswitch without a
@@ -151,17 +154,17 @@ sample 10 11 count=2 -
 cswitch 10 12 -
 EOF
 conv "$TMP/v6.nettrace"
-check "v6" 14 3 0 0 8 3
+check "v6" 14 3 0 0 8 3 0
 conv --event cswitch "$TMP/v6.nettrace"
-check "v6 --event cswitch" 14 3 0 0 3 8
+check "v6 --event cswitch" 14 3 0 0 3 8 0
 
 # ---- folded -----------------------------------------------------------------------------------
-# 4 stacks (one with a count of 0, one differential), 2 thread-only lines (empty), 1 without a
-# count (malformed), comments and empty lines (not samples)
+# 4 stacks (one with a count of 0, one differential), 2 thread-only lines (no call chain: kept),
+# 1 without a count (malformed), comments and empty lines (not samples)
 printf '# comment\nprog;main;foo 3\nprog 2\n\nprog;main;bar 0\nnocount here\nprog;main 4 5\nother 1\nprog;main;foo 2\n' \
 	>"$TMP/acct.folded"
 conv "$TMP/acct.folded"
-check "folded" 7 2 1 0 4 0
+check "folded" 7 0 1 0 6 0 2
 expect 1 "folded --strict" --strict "$TMP/acct.folded" &&
 	stderr_has "folded --strict" "^trace2flame: $TMP/acct\\.folded:6: not a folded stack"
 

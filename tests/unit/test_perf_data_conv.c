@@ -352,8 +352,8 @@ static void test_order_and_frames_be(void **state)
 	check_order_and_frames(true);
 }
 
-/* An unknown context marker: perf discards the chain (empty stack, counted); more than 127
- * ips: perf script's 127 kept (leaf first). */
+/* An unknown context marker: perf discards the chain (an empty stack: kept as the thread alone,
+ * counted); more than 127 ips: perf script's 127 kept (leaf first). */
 static void test_chain_rules(void **state)
 {
 	const struct attr_spec a = { PERF_TYPE_SOFTWARE, 0, ST | PERF_SAMPLE_CALLCHAIN, 0, 1 };
@@ -372,13 +372,15 @@ static void test_chain_rules(void **state)
 	build(&f, false, &a, 1, &d);
 	convert(&x, &f);
 	assert_int_equal(t2f_profile__samples_read(x.p), 2);
-	assert_int_equal(t2f_profile__samples_dropped(x.p, T2F_DROP_EMPTY_STACK), 1);
-	assert_int_equal(t2f_profile__sample_log_count(x.p), 1);
-	depth = t2f_profile__node_depth(x.p, log_at(x.p, 0).node);
+	assert_int_equal(t2f_profile__samples_dropped(x.p, T2F_DROP_EMPTY_STACK), 0);
+	assert_int_equal(t2f_profile__chainless_samples(x.p), 1);
+	assert_int_equal(t2f_profile__sample_log_count(x.p), 2);
+	assert_int_equal(log_at(x.p, 0).node, 0);
+	depth = t2f_profile__node_depth(x.p, log_at(x.p, 1).node);
 	assert_int_equal(depth, 127);
 	/* the leaf is the chain's first ip: file offset 0x1000 */
 	assert_int_equal(t2f_profile__frame_at(x.p, t2f_profile__node_frame(
-				     x.p, log_at(x.p, 0).node))->addr, 0x1000);
+				     x.p, log_at(x.p, 1).node))->addr, 0x1000);
 	done(&x);
 }
 

@@ -365,7 +365,8 @@ static const char BLOCKS_DUMP[] =
 	"w/-1/1 cpu-clock: other@/x;mid@/x;leaf4@/x 1 5\n"
 	"w/-1/1 cpu-clock: rooX@/x;mid@/x;leaf2@/x 1 5\n"
 	"w/-1/1 cpu-clock: root@/x;mid@/x;leaf5@/x 1 5\n"
-	"w/-1/1 cpu-clock: leaf5@/x 1 5\n";
+	"w/-1/1 cpu-clock: leaf5@/x 1 5\n"
+	"w/-1/1 cpu-clock:  1 5\n";             /* the last, without a call chain */
 
 static const char BLOCKS_WARNINGS[] =
 	"trace2flame: warning: in.perf:24: unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"\n"
@@ -388,7 +389,7 @@ static void test_reader_block_memo(void **state)
 		assert_int_equal(t2f_perf_script__finish(r.ps), 0);
 		assert_dump(r.p, BLOCKS_DUMP);
 		assert_string_equal(warnings_text(&r), BLOCKS_WARNINGS);
-		assert_counts(r.p, 13, 1, 2);
+		assert_counts(r.p, 13, 0, 2);
 		assert_int_equal(t2f_perf_script__lines(r.ps), 59);
 		run_close(&r);
 	}
@@ -438,8 +439,10 @@ static void test_reader_empty_call_chain(void **state)
 		 "\t 10 f (/x)\n"
 		 "\n"
 		 "a 1 5.0: 9 cpu-clock:\n"); /* at the end of the input */
-	assert_dump(r.p, "a/-1/1 cpu-clock: f@/x 2 14\n");
-	assert_counts(r.p, 5, 3, 0);
+	/* kept, as perf report counts them: the thread alone (the root) */
+	assert_dump(r.p, "a/-1/1 cpu-clock:  3 21\na/-1/1 cpu-clock: f@/x 2 14\n");
+	assert_counts(r.p, 5, 0, 0);
+	assert_int_equal(t2f_profile__chainless_samples(r.p), 3);
 	assert_int_equal(t2f_diag__warnings(r.d), 0);
 	run_close(&r);
 }
