@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/diag.h"
+#include "formats/event_name.h"
 #include "formats/hashmap.h"
 #include "formats/mem.h"
 #include "formats/sat.h"
@@ -217,15 +218,26 @@ void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event)
 	VEC_AT(p->events, struct t2f_event, event)->has_period = true;
 }
 
-t2f_event_id t2f_profile__find_event(const struct t2f_profile *p, const char *name)
+static t2f_event_id t2f_profile_find_event(const struct t2f_profile *p, const char *name,
+					   size_t len)
 {
 	for (size_t i = 1; i < p->events.len; i++) {
 		const struct t2f_event *e = VEC_AT(p->events, struct t2f_event, i);
+		size_t elen;
+		const char *s = t2f_strtab__str(p->strings, e->name, &elen);
 
-		if (strcmp(t2f_strtab__str(p->strings, e->name, NULL), name) == 0)
+		if (elen == len && memcmp(s, name, len) == 0)
 			return (t2f_event_id)i;
 	}
 	return 0;
+}
+
+t2f_event_id t2f_profile__find_event(const struct t2f_profile *p, const char *name)
+{
+	size_t len = strlen(name);
+
+	return t2f_profile_find_event(p, name, len) ?:
+	       t2f_profile_find_event(p, name, t2f_event_name_len(name, len));
 }
 
 /* ---- frames ---- */

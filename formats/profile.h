@@ -186,7 +186,8 @@ void t2f_profile__sample_runs(const struct t2f_profile *p, t2f_thread_id thread,
 /* The earliest and latest nonzero sample time; false when no sample had one. */
 bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last);
 
-/* Finds an event by name; 0 when absent. */
+/* Finds an event by name, or by the name without perf's modifiers ("cpu-clock:u" finds
+ * "cpu-clock"); 0 when absent. */
 t2f_event_id t2f_profile__find_event(const struct t2f_profile *p, const char *name);
 
 /* Sample accounting shared by readers, writers and --stats. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "formats/event_name.h"
 #include "formats/hashmap.h"
 #include "readers/perf_script_maps.h"
 
@@ -142,22 +143,6 @@ static int pdc_grow32(void **v, uint32_t n, uint32_t *cap, size_t size)
 
 /* ---- setup ---- */
 
-/* "cpu-clock:u" → "cpu-clock" (the modifiers perf appends, as the perf script reader drops
- * them); "sched:sched_switch" stays. */
-static size_t pdc_event_len(const char *s)
-{
-	size_t len = strlen(s);
-	const char *colon = memrchr(s, ':', len);
-	size_t m = colon ? len - (size_t)(colon + 1 - s) : 0;
-
-	if (!colon || m == 0 || m > 8)
-		return len;
-	for (size_t i = 0; i < m; i++)
-		if (!strchr("ukhIGHpPSDWeb", colon[1 + i]))
-			return len;
-	return (size_t)(colon - s);
-}
-
 /* The name perf gives an attr without EVENT_DESC (the common ones; else "TYPE:CONFIG"). */
 static const char *pdc_default_name(const struct perf_event_attr *a, char *buf, size_t size)
 {
@@ -181,7 +166,7 @@ static int pdc_event_of(struct t2f_perf_data_conv *c, const struct t2f_perf_attr
 {
 	char buf[48];
 	const char *name = a->name ? a->name : pdc_default_name(&a->attr, buf, sizeof(buf));
-	size_t len = pdc_event_len(name);
+	size_t len = t2f_event_name_len(name, strlen(name));
 	enum t2f_unit unit = T2F_UNIT_COUNT;
 	t2f_str_id id;
 	int err;

@@ -16,6 +16,7 @@
 
 #include "formats/arena.h"
 #include "formats/buf.h"
+#include "formats/event_name.h"
 #include "formats/hashmap.h"
 #include "readers/perf_script_blocks.h"
 #include "readers/perf_script_maps.h"
@@ -418,7 +419,7 @@ static int header_event(struct t2f_perf_script *ps, const char *s, size_t len)
 		return 0;
 	ev.p = s + sizeof(tag) - 1;
 	end = memchr(ev.p, ',', len - (sizeof(tag) - 1));
-	ev.len = end ? (size_t)(end - ev.p) : len - (sizeof(tag) - 1);
+	ev.len = t2f_event_name_len(ev.p, end ? (size_t)(end - ev.p) : len - (sizeof(tag) - 1));
 	if (!ev.len || (ev.len >= 5 && memcmp(ev.p, "dummy", 5) == 0))
 		return 0;
 	return t2f_profile__intern(ps->p, ev.p, ev.len, &name) ?:

@@ -15,6 +15,7 @@
  * The comm may hold spaces and digit words, so the header is anchored on the first
  * "TID [CPU] SECONDS.FRACTION:" run from the left; the comm is everything before it.
  */
+#include "formats/event_name.h"
 #include "formats/profile.h"
 #include "readers/perf_script_parse.h"
 
@@ -108,24 +109,10 @@ static bool anchor_at(const char *s, size_t end, size_t *i, struct ps_header *h)
 	return true;
 }
 
-/* Event modifiers perf appends (":u", ":pppH", ...): a short run of these letters. */
-static bool is_modifier(const char *s, size_t len)
-{
-	if (len == 0 || len > 8)
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!strchr("ukhIGHpPSDWeb", s[i]))
-			return false;
-	return true;
-}
-
 /* "cpu-clock:pppH" → "cpu-clock"; "sched:sched_switch" stays (and is a tracepoint). */
 static void set_event(struct ps_header *h, const char *s, size_t len)
 {
-	const char *colon = memrchr(s, ':', len);
-
-	if (colon && is_modifier(colon + 1, len - (size_t)(colon + 1 - s)))
-		len = (size_t)(colon - s);
+	len = t2f_event_name_len(s, len);
 	h->event = (struct ps_span){ s, len };
 	h->tracepoint = memchr(s, ':', len) != NULL;
 }

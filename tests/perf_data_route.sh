@@ -10,6 +10,9 @@
 #                                              then named from perf's ~/.debug kallsyms cache
 #   ev     -e cpu-clock:u -e sched:sched_switch  two event columns: each --event, and the
 #                                              speedscope output (below)
+#   pf     -e cpu-clock:u -e page-faults:u     the first event of the recording's order is
+#                                              written (page-faults come first in time), said
+#                                              so; perf script --header text picks the same
 #   z      -z --buildid-mmap                   zstd-compressed records
 #   bm     --buildid-mmap                      build-ids from MMAP2 records (no BUILD_ID feature)
 #   here   -z -e cpu-clock                     no build-id at all: converted on the machine that
@@ -48,7 +51,7 @@
 . "$(dirname "$0")/lib.sh"
 t2f_init .. 2 "$@"
 PART=${2:-all}
-# part N: this run does the cases of part N (1: u k kx trunc stdin; 2: ev z bm here; 3: sys dwarf
+# part N: this run does the cases of part N (1: u k kx trunc stdin; 2: ev pf z bm here; 3: sys dwarf
 # pipe)
 part() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 
@@ -238,6 +241,18 @@ else
 	sed 's/^/  /' "$TMP/ev.rec" | head -3
 fi
 
+# pf: cpu-clock:u, listed first, is written though page-faults:u samples come first in time
+if part 2 && rec pf --buildid-all -e cpu-clock:u -e page-faults:u -g; then
+	folded pf --event page-faults:u
+	t2f "$TMP/pf.data" -o "$TMP/pf.d.folded" 2>"$TMP/pf.err"
+	grep -q "^trace2flame: warning: $TMP/pf.data: writing only event 'cpu-clock' ([0-9]* samples); the input also has: page-faults ([0-9]* samples); choose one with --event NAME\$" \
+		"$TMP/pf.err" && ok || bad "pf: the event chosen and the other not said: $(cat "$TMP/pf.err")"
+	t2f "$TMP/pf.data" -o "$TMP/pf.c.folded" --event cpu-clock:u 2>/dev/null
+	same pf "the default event is cpu-clock:u" "$TMP/pf.d.folded" "$TMP/pf.c.folded"
+	perf script --header -i "$TMP/pf.data" 2>/dev/null | t2f - -o "$TMP/pf.h.folded" 2>/dev/null
+	same pf "perf script --header text: cpu-clock:u" "$TMP/pf.d.folded" "$TMP/pf.h.folded"
+fi
+
 # shellcheck disable=SC2086
 if part 2 && rec z --buildid-mmap -z -e cpu-clock:u -g; then
 	folded z
@@ -316,6 +331,9 @@ if part 3 && rec dwarf --buildid-all --call-graph dwarf,4096 -e cpu-clock:u; the
 	t2f "$TMP/dwarf.data" -o "$TMP/dwarf.folded" --stats 2>"$TMP/dwarf.err"
 	grep -q "^    samples needing DWARF unwinding .*: $_n\$" "$TMP/dwarf.err" && [ "$_n" -gt 0 ] &&
 		ok || bad "dwarf: want $_n samples needing DWARF unwinding: $(grep DWARF "$TMP/dwarf.err")"
+	t2f "$TMP/dwarf.data" -o "$TMP/dwarf.d.folded" 2>"$TMP/dwarf.derr"
+	grep -q "^trace2flame: warning: $TMP/dwarf.data: $_n samples were recorded with --call-graph dwarf: .*(perf script -i $TMP/dwarf.data | trace2flame - keeps them)\$" \
+		"$TMP/dwarf.derr" && ok || bad "dwarf: no warning without --stats: $(cat "$TMP/dwarf.derr")"
 	[ -s "$TMP/dwarf.folded" ] && ok || bad "dwarf: no stack written: $(head -3 "$TMP/dwarf.err")"
 fi
 

@@ -54,7 +54,22 @@ struct t2f_conv {
 	int64_t recorded_by;               /* the earliest end of a recording made here (mtime) */
 	const struct t2f_conv *diff_other; /* a differential graph against this conversion */
 	uint64_t start_ns;
+	char label[T2F_VISIBLE_MAX];       /* the inputs as warnings name them (t2f_conv_label) */
 };
+
+/* What a warning about the whole conversion names: its input ("<stdin>" for -), or the first
+ * and how many more; control characters shown as \xNN. */
+static void t2f_conv_label(struct t2f_conv *c)
+{
+	char vis[T2F_VISIBLE_MAX];
+	const char *first = t2f_utf8_visible(t2f_cli_is_std(c->inputs[0]) ? "<stdin>" : c->inputs[0],
+					     vis, sizeof(vis) - 64);
+
+	if (c->n_inputs == 1)
+		snprintf(c->label, sizeof(c->label), "%s", first);
+	else
+		snprintf(c->label, sizeof(c->label), "%s and %zu more inputs", first, c->n_inputs - 1);
+}
 
 static uint64_t t2f_now_ns(void)
 {
@@ -472,7 +487,7 @@ static int t2f_resymbolize(struct t2f_conv *c)
  * (first) input. 0, or -T2F_E_FORMAT under --strict. */
 static int t2f_warn_saturated(struct t2f_conv *c)
 {
-	const char *in = c->stats[0].name;
+	const char *in = c->label;
 	uint64_t past = t2f_profile__times_past(c->profile);
 	int err = 0;
 
@@ -487,6 +502,24 @@ static int t2f_warn_saturated(struct t2f_conv *c)
 		err = t2f_diag__warn(c->diag, in, 0, "pprof values are signed 64-bit numbers: sums "
 				     "past 9223372036854775807 are written as that");
 	return err;
+}
+
+/* What the input lacked that the output shows, said without --stats: no samples at all (a
+ * warning, an error under --strict); samples of --call-graph dwarf, whose user stacks are not
+ * unwound here, and what keeps them. 0 or -T2F_E_FORMAT (--strict). */
+static int t2f_warn_lacking(struct t2f_conv *c)
+{
+	uint64_t dwarf = c->run.perf.dwarf;
+
+	if (dwarf && !c->opts->quiet)
+		fprintf(stderr, "trace2flame: warning: %s: %" PRIu64 " samples were recorded with "
+			"--call-graph dwarf: their user frames are not unwound here, only the kernel "
+			"part of their call chain is kept (perf script -i %s | trace2flame - keeps "
+			"them)\n", c->label, dwarf, c->n_inputs == 1 ? c->label : "FILE");
+	if (t2f_profile__samples_read(c->profile) == 0)
+		return t2f_diag__warn(c->diag, c->label, 0, "no samples in the input: the output is "
+				      "empty");
+	return 0;
 }
 
 /* Reads every input and settles the event: `event` when given, else the first with samples.
@@ -508,6 +541,9 @@ static int t2f_convert_read(struct t2f_conv *c, const char *event, bool *reporte
 			return err;
 	}
 	c->run.read_seconds = (double)(t2f_now_ns() - c->start_ns) / 1e9;
+	err = t2f_warn_lacking(c);
+	if (err)
+		return err;
 	c->run.kallsyms = c->ropts.kallsyms;
 	err = t2f_resymbolize(c) ?: t2f_report__event_totals(c->profile, &c->totals);
 	c->run.names_seconds = (double)(t2f_now_ns() - c->start_ns) / 1e9 - c->run.read_seconds;
@@ -519,7 +555,7 @@ static int t2f_convert_read(struct t2f_conv *c, const char *event, bool *reporte
 		return err;
 	}
 	if (!o->quiet && !event)
-		t2f_report__other_events(stderr, c->profile, c->totals, c->run.written);
+		t2f_report__other_events(stderr, c->label, c->profile, c->totals, c->run.written);
 	return t2f_warn_saturated(c);
 }
 
@@ -550,7 +586,7 @@ static void t2f_convert_report(struct t2f_conv *c, bool ok)
 	if (o->stats)
 		t2f_resym__print_stats(stderr, c->resym);
 	else if (!o->quiet)
-		t2f_resym__warn(stderr, c->resym);
+		t2f_resym__warn(stderr, c->resym, c->label);
 	if (ok && !o->quiet && !t2f_cli_is_std(c->output) && isatty(STDERR_FILENO))
 		t2f_report__summary(stderr, c->profile, c->totals, &c->run, c->output);
 }
@@ -568,6 +604,7 @@ static int t2f_conv__init(struct t2f_conv *c)
 		return err;
 	}
 	t2f_diag__set_strict(c->diag, c->opts->strict);
+	t2f_conv_label(c);
 	t2f_conv_resym_opts(c);
 	c->stats = calloc(c->n_inputs, sizeof(*c->stats));
 	err = c->stats ? t2f_profile__new(&c->profile) : -ENOMEM;

@@ -95,15 +95,15 @@ int t2f_report__pick_event(FILE *f, const struct t2f_profile *p, const struct t2
 	return 0;
 }
 
-void t2f_report__other_events(FILE *f, const struct t2f_profile *p,
+void t2f_report__other_events(FILE *f, const char *label, const struct t2f_profile *p,
 			      const struct t2f_event_total *t, t2f_event_id written)
 {
 	char vis[T2F_VISIBLE_MAX];
 
 	if (!written || t[written].samples == t[0].samples)
 		return;
-	fprintf(f, "trace2flame: warning: writing only event '%s' (%" PRIu64 " samples); "
-		"the input also has: ", t2f_event_name(p, written, vis), t[written].samples);
+	fprintf(f, "trace2flame: warning: %s: writing only event '%s' (%" PRIu64 " samples); "
+		"the input also has: ", label, t2f_event_name(p, written, vis), t[written].samples);
 	t2f_report_list(f, p, t, written);
 	fputs("; choose one with --event NAME\n", f);
 }

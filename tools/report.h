@@ -29,8 +29,9 @@ int t2f_report__event_totals(const struct t2f_profile *p, struct t2f_event_total
 int t2f_report__pick_event(FILE *f, const struct t2f_profile *p, const struct t2f_event_total *t,
 			   const char *name, t2f_event_id *out);
 
-/* The once-per-run warning when `written` is not the only event with samples. */
-void t2f_report__other_events(FILE *f, const struct t2f_profile *p,
+/* The once-per-run warning when `written` is not the only event with samples; label names the
+ * input(s) it is about. */
+void t2f_report__other_events(FILE *f, const char *label, const struct t2f_profile *p,
 			      const struct t2f_event_total *t, t2f_event_id written);
 
 /* What --stats shows about one input. */

@@ -67,7 +67,8 @@ struct t2f_resym {
 	int64_t trust_by;                /* t2f_resym_opts.trust_by */
 	bool nettrace;                   /* name frames FILE!function / FILE!0xADDR */
 	struct t2f_buf name;             /* nettrace names are built here */
-	uint32_t tried, unresolved;
+	uint32_t tried, unresolved;      /* frames looked up, and those of them left unnamed */
+	uint32_t skipped;                /* frames not looked up: no build-id, no mapping */
 };
 
 bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
@@ -454,12 +455,14 @@ static int t2f_resym_nettrace_name(struct t2f_resym *r, struct t2f_profile *p, t
 	return err ?: t2f_profile__set_frame_name(p, id, out);
 }
 
-/* A miss: counted; nettrace frames get their FILE!0xADDR name. */
+/* A miss (looked up, or skipped: not looked up at all): counted; nettrace frames get their
+ * FILE!0xADDR name. */
 static int t2f_resym_missed(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id,
-			    const struct t2f_resym_mod *m)
+			    const struct t2f_resym_mod *m, bool skipped)
 {
-	r->tried++;
-	r->unresolved++;
+	r->skipped += skipped;
+	r->tried += !skipped;
+	r->unresolved += !skipped;
 	return r->nettrace ? t2f_resym_nettrace_name(r, p, id, m, 0) : 0;
 }
 
@@ -494,7 +497,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 			m->no_map++;
 		else
 			m->no_id++; /* DESIGN.md §5: nothing to verify a file against: refuse */
-		return t2f_resym_missed(r, p, id, m);
+		return t2f_resym_missed(r, p, id, m, true);
 	}
 	if (!err && m->has_segment)
 		err = t2f_resym_segment(r, m, addr, &sym);
@@ -504,7 +507,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 		return err;
 	if (sym.miss != T2F_HIT || !sym.name) {
 		m->miss[sym.miss == T2F_HIT ? T2F_MISS_NOT_FOUND : sym.miss]++;
-		return t2f_resym_missed(r, p, id, m);
+		return t2f_resym_missed(r, p, id, m, false);
 	}
 	r->tried++;
 	m->resolved++;
@@ -760,7 +763,10 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 {
 	if (!r)
 		return;
-	fprintf(f, "resymbolized frames: %u of %u resolved\n", r->tried - r->unresolved, r->tried);
+	if (r->tried || r->skipped)
+		fprintf(f, "resymbolized frames: %u of %u looked up resolved; %u not looked up (no "
+			"build-id known, or no mapping)\n", r->tried - r->unresolved, r->tried,
+			r->skipped);
 	for (size_t i = 0; i < r->n_mods; i++) {
 		if (r->mods[i].kind == T2F_FRAME_USER)
 			t2f_resym_print_mod(f, r, &r->mods[i]);
@@ -769,10 +775,69 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 	}
 }
 
-void t2f_resym__warn(FILE *f, const struct t2f_resym *r)
+#define T2F_RESYM_WARN_MODULES 5 /* modules with refused files named one a line */
+
+/* One line per module whose candidate files were all refused for another build-id. */
+static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const char *label)
 {
-	if (!r || !r->unresolved)
+	char vmod[T2F_VISIBLE_MAX], vfile[T2F_VISIBLE_MAX];
+	size_t shown = 0, more = 0;
+
+	for (size_t i = 0; i < r->n_mods; i++) {
+		const struct t2f_resym_mod *m = &r->mods[i];
+		const struct t2f_debug_result *res = m->kind == T2F_FRAME_USER
+			? t2f_symbolizer__module_files(r->sym, m->sym) : NULL;
+		const struct t2f_debug_refused *e = NULL;
+
+		for (size_t k = 0; res && !res->module && k < res->n_refused && !e; k++)
+			if (res->refused[k].why == T2F_REFUSED_BUILD_ID)
+				e = &res->refused[k];
+		if (!e)
+			continue;
+		if (shown++ >= T2F_RESYM_WARN_MODULES) {
+			more++;
+			continue;
+		}
+		fprintf(f, "trace2flame: warning: %s: %s: %s refused: its build-id %s is not the "
+			"recording's %s\n", label, t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
+			t2f_utf8_visible(e->path, vfile, sizeof(vfile)),
+			e->found_id[0] ? e->found_id : "(none)",
+			res->expected_id[0] ? res->expected_id : "(none)");
+	}
+	if (more)
+		fprintf(f, "trace2flame: warning: %s: and %zu more modules whose files were refused "
+			"for another build-id (--stats lists them)\n", label, more);
+}
+
+/* The frames not tried because no build-id is known for their module, and what to do. */
+static void t2f_resym_warn_no_id(FILE *f, const struct t2f_resym *r, const char *label)
+{
+	uint32_t frames = 0, mods = 0, no_map = 0;
+
+	for (size_t i = 0; i < r->n_mods; i++) {
+		frames += r->mods[i].no_id;
+		mods += r->mods[i].no_id != 0;
+		no_map += r->mods[i].no_map;
+	}
+	if (no_map)
+		fprintf(f, "trace2flame: warning: %s: %u frame%s not named: absolute addresses of "
+			"one-line samples whose process mappings the text does not give (perf script "
+			"--show-mmap-events --show-task-events)\n", label, no_map, no_map == 1 ? "" : "s");
+	if (frames)
+		fprintf(f, "trace2flame: warning: %s: %u frame%s of %u module%s not named: the "
+			"recording has no build-id to verify their files by (record with perf record "
+			"--buildid-all, or give --buildids FILE from perf buildid-list; "
+			"--unsafe-build-id-match trusts the paths)\n", label, frames,
+			frames == 1 ? "" : "s", mods, mods == 1 ? "" : "s");
+}
+
+void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label)
+{
+	if (!r || (!r->unresolved && !r->skipped))
 		return;
-	fprintf(f, "trace2flame: warning: %u of %u frames unresolved (run with --stats for the reasons "
-		"per module)\n", r->unresolved, r->tried);
+	t2f_resym_warn_refused(f, r, label);
+	t2f_resym_warn_no_id(f, r, label);
+	if (r->unresolved)
+		fprintf(f, "trace2flame: warning: %s: %u of %u frames looked up stayed unnamed (run "
+			"with --stats for the reasons per module)\n", label, r->unresolved, r->tried);
 }

@@ -98,7 +98,10 @@ char *t2f_resym__default_kallsyms(const char *hex, bool here, const char **why);
  * candidates (path, reason, found and expected build-ids); kernel and JIT modules with the
  * kallsyms or map file used (or the map file that was missing). */
 void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r);
-/* The one-line warning when frames stayed unresolved (nothing otherwise). */
-void t2f_resym__warn(FILE *f, const struct t2f_resym *r);
+/* What went worse than expected, without --stats, each line naming label (the input): per
+ * module whose files were refused for another build-id, the file and both ids (5 modules, then
+ * a count of the rest); the frames not tried for want of a build-id, and what to do; the count of
+ * frames left unresolved. Nothing when every frame tried was named. */
+void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label);
 
 #endif

@@ -95,12 +95,15 @@ expect 1 "--strict with bad --buildids lines" --strict --buildids "$ids" -o "$TM
 		"^trace2flame: (/nonexistent/lib-odd\\.so|$ids:1): "
 if [ -e "$TMP/b.folded" ]; then bad "--strict wrote an output"; else ok; fi
 
-# Only good ids: no warning at all.
+# Only good ids: the modules without an id, and the one whose id names no file, said apart.
 grep -v 'lib-odd\|lib-long\|lib-nothex' "$in" >"$TMP/good.perf.txt"
 printf '%s /nonexistent/lib-f1.so\n' "$hex40" >"$TMP/good-ids.txt"
 expect 0 "good ids only" --strict --buildids "$TMP/good-ids.txt" -o "$TMP/c.folded" \
 	"$TMP/good.perf.txt"
-stderr_has "good ids only: frames unresolved" '^trace2flame: warning: 9 of 9 frames unresolved'
-if [ "$(grep -c 'warning' "$TMP/err")" -eq 1 ]; then ok; else bad "good ids only: a warning"; fi
+stderr_has "good ids only: frames without an id" \
+	"^trace2flame: warning: $TMP/good.perf.txt: 7 frames of 7 modules not named: the recording has no build-id"
+stderr_has "good ids only: frames looked up" \
+	"^trace2flame: warning: $TMP/good.perf.txt: 2 of 2 frames looked up stayed unnamed "
+if [ "$(grep -c 'warning' "$TMP/err")" -eq 2 ]; then ok; else bad "good ids only: two warnings"; fi
 
 finish
