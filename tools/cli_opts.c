@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "writers/svg.h"
 
@@ -46,6 +47,7 @@ enum t2f_long_only {
 	T2F_OPT_ICICLE,
 	T2F_OPT_FLAMECHART,
 	T2F_OPT_NEGATE,
+	T2F_OPT_IGNORE_COMM,
 };
 
 #define T2F_SHORT_OPTS ":o:f:j:qhV"
@@ -88,6 +90,7 @@ static const struct option t2f_long_opts[] = {
 	{ "inverted", no_argument, NULL, T2F_OPT_ICICLE },
 	{ "flamechart", no_argument, NULL, T2F_OPT_FLAMECHART },
 	{ "negate", no_argument, NULL, T2F_OPT_NEGATE },
+	{ "ignore-comm", no_argument, NULL, T2F_OPT_IGNORE_COMM },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -112,15 +115,17 @@ static void t2f_cli_help(FILE *f)
 {
 	fputs("Usage: trace2flame [OPTIONS] INPUT... [-o OUTPUT]\n"
 	      "       trace2flame diff [OPTIONS] BEFORE AFTER [-o OUTPUT.svg]\n"
-	      "Convert profiler output (perf script text, folded stacks or .nettrace, plain,\n"
-	      "gzip or zstd; - for standard input) into collapsed stacks, speedscope JSON,\n"
-	      "pprof or an interactive SVG flame graph. Several INPUTs are merged into one\n"
-	      "profile, their threads kept apart.\n"
+	      "Convert profiler output (perf.data files; perf script text, folded stacks or\n"
+	      ".nettrace, plain, gzip or zstd, - for standard input) into collapsed stacks,\n"
+	      "speedscope JSON, pprof or an interactive SVG flame graph. Several INPUTs are\n"
+	      "merged into one profile, their threads kept apart.\n"
 	      "\n"
 	      "diff draws AFTER's flame graph (SVG) coloured by how each frame's share of the\n"
 	      "total changed since BEFORE: red grew, blue shrank, white unchanged. Frames only\n"
 	      "in BEFORE are not drawn; --negate draws BEFORE's shape instead (frames gone\n"
-	      "from AFTER then show in blue). Both inputs are read with the same options.\n"
+	      "from AFTER then show in blue). Both inputs are read with the same options;\n"
+	      "stacks match from their root, the command name: --ignore-comm compares\n"
+	      "programs of different names.\n"
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE   write FILE (atomically: a temp file renamed on success);\n"
@@ -133,12 +138,12 @@ static void t2f_cli_help(FILE *f)
 	      "                      after the input (a.perf.txt.zst -> a.perf.folded)\n"
 	      "\n"
 	      "Samples:\n"
-	      "      --event NAME    write only event NAME (default: the first event)\n"
+	      "      --event NAME    write only event NAME (default: the recording's first)\n"
 	      "      --weight W      period (sum of periods, default) | samples (counts)\n"
 	      "\n"
-	      "Frame names (collapsed output):\n"
-	      "      --pid           root frame comm-PID\n"
-	      "      --tid           root frame comm-PID/TID\n"
+	      "Frame names (collapsed output and SVG; --addrs in every format):\n"
+	      "      --pid           root frame comm-PID (collapsed only)\n"
+	      "      --tid           root frame comm-PID/TID (collapsed only)\n"
 	      "      --kernel        append _[k] to kernel frames\n"
 	      "      --jit           append _[j] to JIT frames\n"
 	      "      --all           --kernel and --jit\n"
@@ -158,6 +163,8 @@ static void t2f_cli_help(FILE *f)
 	      "      --icicle        root at the top (also --inverted)\n"
 	      "      --flamechart    siblings in time order, one tree per thread\n"
 	      "      --negate        diff: draw BEFORE's shape, not AFTER's\n"
+	      "      --ignore-comm   diff: leave out the command name at the root, so stacks\n"
+	      "                      of programs of different names compare\n"
 	      "\n"
 	      "Symbols (frames perf could not name, when their address was printed):\n"
 	      "      --resymbolize   resolve every frame with an address, replacing perf's names\n"
@@ -184,7 +191,8 @@ static void t2f_cli_help(FILE *f)
 	      "\n"
 	      "Diagnostics:\n"
 	      "      --stats         print input, sample and model statistics on stderr\n"
-	      "  -q, --quiet         no progress bar, no summary, no event-selection warning\n"
+	      "  -q, --quiet         no progress bar, no summary, no warnings about the event\n"
+	      "                      chosen, unnamed frames or options that do nothing\n"
 	      "      --strict        the first input warning is an error\n"
 	      "      --max-frames N  fail when the inputs hold more than N distinct frames\n"
 	      "                      (default 2000000, under 1 GB of memory)\n"
@@ -193,10 +201,10 @@ static void t2f_cli_help(FILE *f)
 	      "\n"
 	      "Exit status:\n"
 	      "  0  success\n"
-	      "  1  bad input (parse error, --event not found; with --each: any input failed)\n"
+	      "  1  bad input (parse error, --event not found)\n"
 	      "  2  usage error\n"
-	      "  3  I/O error (cannot open or read an input, cannot write the output; with --each:\n"
-	      "     any output could not be written, even when an input failed)\n",
+	      "  3  I/O error (cannot open or read an input, cannot write the output)\n"
+	      "  With --each: the worst status of its inputs, 3 before 1.\n",
 	      f);
 }
 
@@ -227,6 +235,15 @@ void t2f_cli_add_system_debug_dir(const char **dirs)
 bool t2f_cli_is_std(const char *path)
 {
 	return !path || strcmp(path, "-") == 0;
+}
+
+/* An output that is neither a file nor a directory (/dev/null, /dev/stdout, a FIFO): written as
+ * standard output is, collapsed unless -f says otherwise. */
+static bool t2f_cli_is_device(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 const char *t2f_cli_format_ext(enum t2f_cli_format f)
@@ -382,12 +399,13 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_WIDTH:
 		return t2f_cli_uint(optarg, 100, 100000, "--width", "pixels", &o->width, err);
 	case T2F_OPT_MINWIDTH: return t2f_cli_set_min_width(o, optarg, err);
-	case T2F_OPT_COLORS: return t2f_cli_set_colors(o, optarg, err);
+	case T2F_OPT_COLORS: o->colors_given = true; return t2f_cli_set_colors(o, optarg, err);
 	case T2F_OPT_HASH: o->hash = true; return 0;
 	case T2F_OPT_REVERSE: o->reverse = true; return 0;
 	case T2F_OPT_ICICLE: o->icicle = true; return 0;
 	case T2F_OPT_FLAMECHART: o->flamechart = true; return 0;
 	case T2F_OPT_NEGATE: o->negate = true; return 0;
+	case T2F_OPT_IGNORE_COMM: o->ignore_comm = true; return 0;
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case ':':
@@ -402,9 +420,11 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	}
 }
 
-/* trace2flame diff: two inputs, SVG output. */
+/* trace2flame diff: two inputs, SVG output (an output named for another format is refused). */
 static int t2f_cli_check_diff(struct t2f_cli_opts *o, FILE *err)
 {
+	enum t2f_cli_format named;
+
 	if (o->n_inputs < 2)
 		return t2f_cli_usage_error(err, "diff", "%s", o->n_inputs ? "no AFTER given"
 								     : "no BEFORE and AFTER given");
@@ -418,6 +438,10 @@ static int t2f_cli_check_diff(struct t2f_cli_opts *o, FILE *err)
 					   o->each ? "--each" : "--flamechart");
 	if (o->format && o->format != T2F_CLI_FORMAT_SVG)
 		return t2f_cli_usage_error(err, "diff", "writes SVG only (-f svg)");
+	named = t2f_cli_is_std(o->output) ? T2F_CLI_FORMAT_NONE : t2f_cli_format_of_name(o->output);
+	if (!o->format && named && named != T2F_CLI_FORMAT_SVG)
+		return t2f_cli_usage_error(err, "diff", "writes SVG only: '%s' names another format; "
+					   "name the output *.svg", o->output);
 	o->format = T2F_CLI_FORMAT_SVG;
 	return 0;
 }
@@ -429,8 +453,9 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 
 	if (o->diff)
 		return t2f_cli_check_diff(o, err);
-	if (o->negate)
-		return t2f_cli_usage_error(err, NULL, "--negate is for 'trace2flame diff'");
+	if (o->negate || o->ignore_comm)
+		return t2f_cli_usage_error(err, NULL, "%s is for 'trace2flame diff'",
+					   o->negate ? "--negate" : "--ignore-comm");
 
 	if (o->n_inputs == 0)
 		return t2f_cli_usage_error(err, NULL, "no INPUT given (use - for standard input)");
@@ -449,7 +474,7 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 	}
 	if (o->format)
 		return 0;
-	if (t2f_cli_is_std(o->output)) {
+	if (t2f_cli_is_std(o->output) || t2f_cli_is_device(o->output)) {
 		o->format = T2F_CLI_FORMAT_COLLAPSED;
 		return 0;
 	}
@@ -460,6 +485,57 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 				     "or use -f FMT",
 				     o->output);
 	return 0;
+}
+
+#define T2F_FMT(f) (1u << (f))
+#define T2F_FMT_NAMED (T2F_FMT(T2F_CLI_FORMAT_COLLAPSED) | T2F_FMT(T2F_CLI_FORMAT_SVG))
+
+static const char *const t2f_cli_format_names[] = {
+	[T2F_CLI_FORMAT_COLLAPSED] = "collapsed output", [T2F_CLI_FORMAT_SPEEDSCOPE] =
+	"speedscope output", [T2F_CLI_FORMAT_PPROF] = "pprof output", [T2F_CLI_FORMAT_SVG] =
+	"SVG output",
+};
+
+void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err)
+{
+	static const char folded[] = "it is for collapsed stacks", svg[] = "it is for SVG",
+		named[] = "it is for collapsed stacks and SVG", change[] = "its colours show the change";
+	const struct {
+		bool given;
+		const char *name;
+		unsigned formats; /* T2F_FMT bits of the formats it changes */
+		const char *why;  /* the formats it is for, said */
+	} opts[] = {
+		{ o->tid, "--tid", T2F_FMT(T2F_CLI_FORMAT_COLLAPSED), folded },
+		{ o->pid && !o->tid, "--pid", T2F_FMT(T2F_CLI_FORMAT_COLLAPSED), folded },
+		{ o->kernel && o->jit, "--all", T2F_FMT_NAMED, named },
+		{ o->kernel && !o->jit, "--kernel", T2F_FMT_NAMED, named },
+		{ o->jit && !o->kernel, "--jit", T2F_FMT_NAMED, named },
+		{ o->raw_names, "--raw-names", T2F_FMT_NAMED, named },
+		{ o->weight_samples, "--weight samples", ~T2F_FMT(T2F_CLI_FORMAT_PPROF),
+		  "a pprof profile keeps both sample counts and weights: choose with pprof "
+		  "-sample_index" },
+		{ o->title, "--title", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
+		{ o->subtitle, "--subtitle", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
+		{ o->count_name, "--countname", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
+		{ o->width, "--width", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
+		{ o->min_width >= 0, "--minwidth", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
+		{ o->colors_given, "--colors", o->diff ? 0 : T2F_FMT(T2F_CLI_FORMAT_SVG),
+		  o->diff ? change : svg },
+		{ o->hash, "--hash", o->diff ? 0 : T2F_FMT(T2F_CLI_FORMAT_SVG),
+		  o->diff ? change : svg },
+		{ o->reverse, "--reverse", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
+		{ o->icicle, "--icicle", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
+		{ o->flamechart, "--flamechart", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
+	};
+
+	if (o->quiet || !o->format)
+		return;
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (opts[i].given && !(opts[i].formats & T2F_FMT(o->format)))
+			fprintf(err, "trace2flame: warning: %s does nothing for %s (%s)\n", opts[i].name,
+				o->diff ? "a differential graph" : t2f_cli_format_names[o->format],
+				opts[i].why);
 }
 
 static int t2f_cli_parse(struct t2f_cli_opts *o, bool diff, int argc, char **argv, FILE *out,

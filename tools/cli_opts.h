@@ -66,9 +66,11 @@ struct t2f_cli_opts {
 	unsigned width;            /* --width PX; 0 = default */
 	double min_width;          /* --minwidth PX; < 0 = default */
 	int colors;                /* --colors: enum t2f_svg_colors */
+	bool colors_given;         /* --colors given (hot, the default, too) */
 	bool hash, reverse, icicle, flamechart;
 	bool diff;                 /* trace2flame diff: inputs[0] BEFORE, inputs[1] AFTER; SVG */
 	bool negate;               /* --negate: diff draws BEFORE's shape */
+	bool ignore_comm;          /* --ignore-comm: diff matches stacks below the command name */
 	bool help, version;        /* already printed: exit 0 */
 	char **inputs;             /* argv's INPUT operands ("-" = stdin) */
 	int n_inputs;
@@ -81,6 +83,10 @@ int t2f_cli_opts__parse(struct t2f_cli_opts *o, int argc, char **argv, FILE *out
 /* The same for `trace2flame diff` (argv[0] = "diff"): exactly two INPUTs, BEFORE and AFTER; the
  * format is SVG (-f svg or none). */
 int t2f_cli_opts__parse_diff(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err);
+
+/* One warning on err per option given that the chosen format does not use (--title with
+ * collapsed output, --colors in a differential graph); nothing under -q. */
+void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err);
 
 /* Prints "trace2flame: [CMD: ]MESSAGE" and the --help hint to err; returns -EINVAL. cmd is the
  * subcommand ("symbols", "resolve") or NULL. */

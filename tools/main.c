@@ -68,7 +68,8 @@ static void t2f_conv_label(struct t2f_conv *c)
 	if (c->n_inputs == 1)
 		snprintf(c->label, sizeof(c->label), "%s", first);
 	else
-		snprintf(c->label, sizeof(c->label), "%s and %zu more inputs", first, c->n_inputs - 1);
+		snprintf(c->label, sizeof(c->label), "%s and %zu more input%s", first, c->n_inputs - 1,
+			 c->n_inputs == 2 ? "" : "s");
 }
 
 static uint64_t t2f_now_ns(void)
@@ -399,6 +400,7 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 		struct t2f_speedscope_opts so = {
 			.event = c->run.written,
 			.weight_samples = o->weight_samples,
+			.addrs = o->addrs,
 			.name = c->n_inputs == 1 ? c->stats[0].name : NULL,
 			.threads = t2f_jobs(o),
 		};
@@ -432,6 +434,7 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 			.diff = c->diff_other ? c->diff_other->profile : NULL,
 			.diff_event = c->diff_other ? c->diff_other->run.written : 0,
 			.diff_is_after = o->negate,
+			.no_thread_root = o->ignore_comm,
 		};
 
 		err = t2f_svg__write(c->profile, &vo, out);
@@ -658,22 +661,18 @@ static bool t2f_clobbers_input(const char *output, char *const *inputs, size_t n
 	return true;
 }
 
-/* inputs → output; returns the exit code. *out_failed: the inputs were read but the output
- * could not be created or written. */
+/* inputs → output; returns the exit code. */
 static int t2f_convert(const struct t2f_cli_opts *o, char *const *inputs, size_t n,
-		       const char *output, bool *out_failed)
+		       const char *output)
 {
 	struct t2f_conv c = { .opts = o, .inputs = inputs, .n_inputs = n, .output = output };
 	bool reported = false;
 	int err = t2f_conv__init(&c);
 
-	*out_failed = false;
 	if (!err)
 		err = t2f_convert_read(&c, o->event, &reported);
-	if (!err) {
+	if (!err)
 		err = t2f_convert_write(&c);
-		*out_failed = err != 0;
-	}
 	return t2f_conv__end(&c, err, reported);
 }
 
@@ -709,6 +708,11 @@ int t2f_convert_diff(const struct t2f_cli_opts *o)
 
 		if (ev)
 			before->run.written = ev;
+	}
+	if (!err && !derr && !o->ignore_comm && !o->quiet) {
+		const struct t2f_conv *b = o->negate ? &c : &d, *a = o->negate ? &d : &c;
+
+		t2f_report__diff_roots(stderr, b->label, b->profile, a->label, a->profile);
 	}
 	if (!err && !derr)
 		err = t2f_convert_write(&c);
@@ -754,12 +758,13 @@ static int t2f_each_clash(char *const *names, int i)
 	return -1;
 }
 
-/* --each: one conversion per input; goes on past failures. Exit 3 if an output could not be
- * written (a full disk is worth more than a bad input), else 1 if any input failed. */
+/* --each: one conversion per input; goes on past failures. The exit status is the worst of
+ * those a run of each input alone would have: 3 when an input could not be read or an output
+ * not written, else 1 when an input was bad (or skipped: its output clashed). */
 static int t2f_run_each(const struct t2f_cli_opts *o)
 {
 	char **names = calloc((size_t)o->n_inputs, sizeof(*names));
-	int failed = 0, out_errors = 0, serr;
+	int failed = 0, worst = T2F_EXIT_OK, serr;
 	struct stat st;
 
 	if (!names) {
@@ -774,7 +779,6 @@ static int t2f_run_each(const struct t2f_cli_opts *o)
 		return T2F_EXIT_IO;
 	}
 	for (int i = 0; i < o->n_inputs; i++) {
-		bool out_failed = false;
 		int j, rc = T2F_EXIT_INPUT;
 
 		names[i] = t2f_each_output(o->output, o->inputs[i], o->format);
@@ -787,22 +791,22 @@ static int t2f_run_each(const struct t2f_cli_opts *o)
 		else if (t2f_clobbers_input(names[i], o->inputs, (size_t)o->n_inputs))
 			fprintf(stderr, "trace2flame: %s: skipped\n", o->inputs[i]);
 		else
-			rc = t2f_convert(o, &o->inputs[i], 1, names[i], &out_failed);
+			rc = t2f_convert(o, &o->inputs[i], 1, names[i]);
 		failed += rc != T2F_EXIT_OK;
-		out_errors += rc == T2F_EXIT_IO && out_failed;
+		if (rc == T2F_EXIT_IO || worst == T2F_EXIT_OK)
+			worst = rc;
 	}
 	for (int i = 0; i < o->n_inputs; i++)
 		free(names[i]);
 	free(names);
 	if (failed)
 		fprintf(stderr, "trace2flame: %d of %d inputs failed\n", failed, o->n_inputs);
-	return out_errors ? T2F_EXIT_IO : failed ? T2F_EXIT_INPUT : T2F_EXIT_OK;
+	return worst;
 }
 
 int main(int argc, char **argv)
 {
 	struct t2f_cli_opts o;
-	bool out_failed;
 
 	if (argc > 1 && strcmp(argv[1], "symbols") == 0)
 		return t2f_cmd_symbols(argc - 1, argv + 1);
@@ -814,9 +818,10 @@ int main(int argc, char **argv)
 		return T2F_EXIT_USAGE;
 	if (o.help || o.version)
 		return fflush(stdout) == 0 && !ferror(stdout) ? T2F_EXIT_OK : T2F_EXIT_IO;
+	t2f_cli_opts__warn_ignored(&o, stderr);
 	if (o.each)
 		return t2f_run_each(&o);
 	if (t2f_clobbers_input(o.output, o.inputs, (size_t)o.n_inputs))
 		return T2F_EXIT_USAGE;
-	return t2f_convert(&o, o.inputs, (size_t)o.n_inputs, o.output, &out_failed);
+	return t2f_convert(&o, o.inputs, (size_t)o.n_inputs, o.output);
 }

@@ -230,3 +230,67 @@ void t2f_report__summary(FILE *f, const struct t2f_profile *p, const struct t2f_
 	fprintf(f, ", %" PRIu32 " threads, %" PRIu64 " bytes in %.2f s\n",
 		t2f_profile__thread_count(p), s->out_bytes, s->seconds);
 }
+
+static int t2f_report_cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The distinct command names of p's threads, as string ids, into *out (malloc'd); their count,
+ * or -1 when out of memory. */
+static long t2f_report_comms(const struct t2f_profile *p, uint32_t **out)
+{
+	uint32_t nt = t2f_profile__thread_count(p);
+	uint32_t *ids = malloc(((size_t)nt + 1) * sizeof(*ids));
+	long k = 0;
+
+	*out = ids;
+	if (!ids)
+		return -1;
+	for (t2f_thread_id th = 1; th <= nt; th++)
+		ids[th - 1] = t2f_profile__thread_at(p, th)->comm;
+	qsort(ids, nt, sizeof(*ids), t2f_report_cmp_u32);
+	for (uint32_t i = 0; i < nt; i++)
+		if (k == 0 || ids[i] != ids[k - 1])
+			ids[k++] = ids[i];
+	return k;
+}
+
+/* Two command names equal as a differential graph's roots: spaces as '_'. */
+static bool t2f_report_same_root(const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (alen != blen)
+		return false;
+	for (size_t i = 0; i < alen; i++)
+		if (a[i] != b[i] && !(a[i] == ' ' && b[i] == '_') && !(a[i] == '_' && b[i] == ' '))
+			return false;
+	return true;
+}
+
+bool t2f_report__diff_roots(FILE *f, const char *before, const struct t2f_profile *pb,
+			    const char *after, const struct t2f_profile *pa)
+{
+	uint32_t *ib, *ia;
+	long nb = t2f_report_comms(pb, &ib), na = t2f_report_comms(pa, &ia);
+	bool shared = nb < 0 || na < 0 || nb == 0 || na == 0;
+
+	for (long i = 0; !shared && i < nb; i++) {
+		size_t bl, al;
+		const char *bs = t2f_profile__str(pb, ib[i], &bl);
+
+		for (long j = 0; !shared && j < na; j++) {
+			const char *as = t2f_profile__str(pa, ia[j], &al);
+
+			shared = t2f_report_same_root(bs, bl, as, al);
+		}
+	}
+	free(ib);
+	free(ia);
+	if (!shared)
+		fprintf(f, "trace2flame: warning: %s and %s share no command name, the root of every "
+			"stack, so no frame matches (each shows as new); --ignore-comm compares the "
+			"stacks below it\n", before, after);
+	return shared;
+}

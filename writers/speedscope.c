@@ -62,6 +62,7 @@ struct ss {
 	const struct t2f_event *ev;  /* NULL for a profile without events */
 	bool counts;               /* weights are sample counts */
 	bool use_log;              /* items are log entries (else cells) */
+	bool addrs;                /* t2f_speedscope_opts.addrs */
 	uint32_t thread_count;
 	struct t2f_frame_names *names;
 	struct t2f_hashmap *frame_map;  /* (name, module) -> shared index + 1 */
@@ -774,7 +775,7 @@ static int ss_cells(struct ss *s)
 
 static int ss_alloc(struct ss *s)
 {
-	static const struct t2f_frame_name_opts full_names = { .collapsed = false };
+	const struct t2f_frame_name_opts full_names = { .collapsed = false, .addrs = s->addrs };
 	uint32_t frame_count = t2f_profile__frame_count(s->p);
 	int err;
 
@@ -830,6 +831,7 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 		s.ev = t2f_profile__event_at(p, s.event);
 	/* an event without periods weighs 1 a sample, or what its input counted (folded stacks) */
 	s.counts = o->weight_samples || !s.ev;
+	s.addrs = o->addrs;
 	s.use_log = t2f_profile__log_enabled(p);
 	s.threads = o->threads > 1 ? o->threads : 1;
 	s.thread_count = t2f_profile__thread_count(p);

@@ -24,6 +24,7 @@
 struct t2f_speedscope_opts {
 	t2f_event_id event;   /* 0 = the first event */
 	bool weight_samples;  /* sample counts instead of periods */
+	bool addrs;           /* unresolved frames show their address (writers/frame_name.h) */
 	const char *name;     /* the profile group's name (the input's name); NULL = "trace2flame" */
 	unsigned threads;     /* threads formatting the samples; 0 or 1: the calling thread only */
 };

@@ -242,6 +242,8 @@ static void put_frame(struct svg *sv, uint32_t n, uint64_t x)
 
 		t2f_out__puts(out, sv->o->diff_is_after ? "; after " : "; before ");
 		put_count(out, sv->dtotal[n]);
+		t2f_out__putc(out, ' ');
+		put_escaped(out, sv->count_name, sv->count_len);
 		t2f_out__puts(out, ", ");
 		put_pct(out, droot ? (double)sv->dtotal[n] * 100.0 / (double)droot : 0, false);
 		t2f_out__puts(out, "; ");

@@ -24,7 +24,7 @@
  * it is smaller, white where equal, the saturation proportional to the change (the largest change
  * in the graph is the most saturated). With `diff_is_after` the drawn profile is the earlier one
  * (the colours still say how AFTER differs from BEFORE). Titles read
- * "NAME (N COUNTNAME, P%; before|after M, Q%; +D.DD%)": the drawn weight first (the script reads
+ * "NAME (N COUNTNAME, P%; before|after M COUNTNAME, Q%; +D.DD%)": the drawn weight first (the script reads
  * it), then the other profile's, then the change of share in percentage points (after - before).
  * Frames only in the other profile are not drawn. Thread names have their spaces turned into '_'
  * (as in collapsed output), so a folded input matches the profile it was written from.
@@ -69,6 +69,8 @@ struct t2f_svg_opts {
 	const struct t2f_profile *diff; /* non-NULL: a differential graph against this profile */
 	t2f_event_id diff_event;   /* its event (0 = the first) */
 	bool diff_is_after;        /* `diff` is the later profile (the drawn one is BEFORE) */
+	bool no_thread_root;       /* stacks start under "all", without their thread's name (not
+				    * for flamechart) */
 };
 
 int t2f_svg__write(const struct t2f_profile *p, const struct t2f_svg_opts *o, struct t2f_out *out);

@@ -226,28 +226,32 @@ static int child(struct svg_tree *t, bool chart, uint32_t parent, uint32_t name,
 	return 0;
 }
 
-/* Fills t->path / t->path_frame with the display path of (thread, node); returns its length. */
-static uint32_t make_path(struct svg_tree *t, bool reverse, t2f_thread_id th, t2f_node_id node)
+/* Fills t->path / t->path_frame with the display path of (thread, node), the thread's name
+ * first when `with_root`; returns its length. */
+static uint32_t make_path(struct svg_tree *t, bool reverse, bool with_root, t2f_thread_id th,
+			  t2f_node_id node)
 {
-	uint32_t n = 0, d = t2f_profile__node_depth(t->p, node);
+	uint32_t n = 0, d = t2f_profile__node_depth(t->p, node), root = with_root;
 
-	/* leaf first into positions 1..d, the thread name at 0 */
+	/* leaf first into positions root..d - 1 + root, the thread name (unless left out) at 0 */
 	for (t2f_node_id nd = node; nd; nd = t2f_profile__node_parent(t->p, nd)) {
 		t2f_frame_id f = t2f_profile__node_frame(t->p, nd);
 
 		n++;
-		t->path[reverse ? n - 1 : d - n + 1] = t->frame_name[f];
-		t->path_frame[reverse ? n - 1 : d - n + 1] = f;
+		t->path[reverse ? n - 1 : d - n + root] = t->frame_name[f];
+		t->path_frame[reverse ? n - 1 : d - n + root] = f;
 	}
-	t->path[reverse ? d : 0] = t->thread_name[th];
-	t->path_frame[reverse ? d : 0] = 0;
-	return d + 1;
+	if (root) {
+		t->path[reverse ? d : 0] = t->thread_name[th];
+		t->path_frame[reverse ? d : 0] = 0;
+	}
+	return d + root;
 }
 
 static int add_item(struct svg_tree *t, const struct t2f_svg_opts *o, t2f_thread_id th,
 		    t2f_node_id node, uint64_t w)
 {
-	uint32_t len = make_path(t, o->reverse, th, node), cur = 0;
+	uint32_t len = make_path(t, o->reverse, !o->no_thread_root, th, node), cur = 0;
 	int err;
 
 	t->nodes[0].total = t2f_sat_add(t->nodes[0].total, w);
@@ -373,7 +377,7 @@ static int chart_sample(struct svg_tree *t, const struct t2f_svg_opts *o, const 
 
 	if (w == 0)
 		return 0;
-	len = make_path(t, o->reverse, s.thread, s.node);
+	len = make_path(t, o->reverse, true, s.thread, s.node);
 	cur = roots[s.thread];
 	t->nodes[0].total = t2f_sat_add(t->nodes[0].total, w);
 	t->nodes[cur].total = t2f_sat_add(t->nodes[cur].total, w);

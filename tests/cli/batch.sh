@@ -58,8 +58,9 @@ list=$(ls -A "$d" | tr '\n' ' ')
 if [ "$list" = "burner.perf.folded cxxwork.perf.folded " ]; then ok; else bad "--each with a bad input wrote: $list"; fi
 
 rm -f "$d"/*
-# with --each, any failed input exits 1, an I/O failure too
-expect 1 "--each with a missing input" --each -o "$d" "$a" no-such-file.txt "$b" &&
+# with --each, the worst exit of its inputs: a missing input is an I/O failure (3), as alone
+expect 3 "a missing input alone" -o "$TMP/alone.folded" no-such-file.txt
+expect 3 "--each with a missing input" --each -o "$d" "$a" no-such-file.txt "$b" &&
 	stderr_has "--each with a missing input" '^trace2flame: no-such-file\.txt: '
 same "--each, missing input: $b still written" "$TMP/b.folded" "$d/cxxwork.perf.folded"
 
