@@ -47,13 +47,13 @@ folded_roots() {
 }
 
 # Weight per thread of a speedscope file, summed per comm as the folded root names it
-# ("comm (pid P, tid T)" → comm with spaces as '_'): "ROOT SUM" lines, sorted.
+# ("comm (pid P, tid T)", "comm (tid T)" → comm with spaces as '_'): "ROOT SUM" lines, sorted.
 speedscope_roots() {
 	node -e '
 		const f = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 		const w = new Map();
 		for (const p of f.profiles) {
-			const root = p.name.replace(/ \(pid [^()]*, tid [^()]*\)$/, "").replace(/ /g, "_");
+			const root = p.name.replace(/ \((pid [^()]*, )?tid [^()]*\)$/, "").replace(/ \(pid [^()]*\)$/, "").replace(/ /g, "_");
 			let s = 0;
 			for (const x of p.weights) s += x;
 			w.set(root, (w.get(root) || 0) + s);

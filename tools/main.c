@@ -401,7 +401,8 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 			.event = c->run.written,
 			.weight_samples = o->weight_samples,
 			.addrs = o->addrs,
-			.name = c->n_inputs == 1 ? c->stats[0].name : NULL,
+			.name = c->n_inputs == 1 && t2f_cli_is_std(c->inputs[0]) ? "standard input"
+										 : c->label,
 			.threads = t2f_jobs(o),
 		};
 

@@ -311,22 +311,38 @@ static int ss_assign_frames(struct ss *s)
 	return 0;
 }
 
-/* activeProfileIndex: the position among written profiles of the heaviest (first on ties). */
+/* The kernel's idle task (perf's "swapper", pid 0 / tid 0): a whole-machine recording's
+ * heaviest thread, and the least interesting one. */
+static bool ss_idle(const struct ss *s, t2f_thread_id t)
+{
+	const struct t2f_thread *th = t2f_profile__thread_at(s->p, t);
+
+	return th->pid == 0 || (th->pid == T2F_PID_UNKNOWN && th->tid == 0);
+}
+
+/* activeProfileIndex: the position among written profiles of the heaviest thread that is not
+ * idle (first on ties); of the heaviest when every thread is idle. */
 static uint32_t ss_heaviest(const struct ss *s)
 {
-	uint32_t idx = 0, best = 0;
-	uint64_t best_total = 0;
+	uint32_t idx = 0, best = 0, best_idle = 0;
+	uint64_t best_total = 0, best_idle_total = 0;
 
 	for (t2f_thread_id t = 1; t <= s->thread_count; t++) {
+		bool idle;
+
 		if (!s->totals[t])
 			continue;
-		if (s->totals[t] > best_total) {
+		idle = ss_idle(s, t);
+		if (!idle && s->totals[t] > best_total) {
 			best_total = s->totals[t];
 			best = idx;
+		} else if (idle && s->totals[t] > best_idle_total) {
+			best_idle_total = s->totals[t];
+			best_idle = idx;
 		}
 		idx++;
 	}
-	return best;
+	return best_total ? best : best_idle;
 }
 
 static int ss_write_header(struct ss *s, const char *name)
@@ -375,21 +391,34 @@ static int ss_write_frames(struct ss *s)
 	return 0;
 }
 
-/* Appends "comm (pid P, tid T)" as a JSON string to b; '?' for an unknown pid; "comm" alone
- * when neither is known (folded stacks). */
+/* The ids a thread's name ends with: " (pid P, tid T)", " (tid T)" when the pid is unknown,
+ * " (pid P)" when the tid is, nothing when neither is (folded stacks). Into tail; its length. */
+static size_t ss_thread_ids(const struct t2f_thread *th, char *tail, size_t size)
+{
+	bool pid = th->pid != T2F_PID_UNKNOWN, tid = th->tid != T2F_PID_UNKNOWN;
+	int n = 0;
+
+	if (pid && tid)
+		n = snprintf(tail, size, " (pid %" PRId64 ", tid %" PRId64 ")", th->pid, th->tid);
+	else if (tid)
+		n = snprintf(tail, size, " (tid %" PRId64 ")", th->tid);
+	else if (pid)
+		n = snprintf(tail, size, " (pid %" PRId64 ")", th->pid);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* Appends "comm (pid P, tid T)" as a JSON string to b (ss_thread_ids). A comm that ends with
+ * its tid in parentheses (.nettrace's "Thread (7532)") drops it: the ids are said once. */
 static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct t2f_buf *b)
 {
-	char pid[24], tail[64];
-	size_t comm_len, tail_len, json_len;
+	char tail[64], own[32];
+	size_t comm_len, tail_len = ss_thread_ids(th, tail, sizeof(tail)), json_len;
 	const char *comm = t2f_profile__str(s->p, th->comm, &comm_len), *json;
+	int own_len = snprintf(own, sizeof(own), " (%" PRId64 ")", th->tid);
 
-	if (th->pid == T2F_PID_UNKNOWN)
-		snprintf(pid, sizeof(pid), "?");
-	else
-		snprintf(pid, sizeof(pid), "%" PRId64, th->pid);
-	tail_len = (size_t)snprintf(tail, sizeof(tail), " (pid %s, tid %" PRId64 ")", pid, th->tid);
-	if (th->pid == T2F_PID_UNKNOWN && th->tid == T2F_PID_UNKNOWN)
-		tail_len = 0;
+	if (tail_len && own_len > 0 && comm_len > (size_t)own_len &&
+	    memcmp(comm + comm_len - (size_t)own_len, own, (size_t)own_len) == 0)
+		comm_len -= (size_t)own_len;
 	s->name_buf.len = 0;
 	if (t2f_buf__put(&s->name_buf, comm, comm_len) || t2f_buf__put(&s->name_buf, tail, tail_len))
 		return -ENOMEM;

@@ -1,12 +1,13 @@
 /* writers/speedscope.h: speedscope JSON (https://www.speedscope.app/file-format-schema.json).
  *
  * One "sampled" profile per thread that has samples of the chosen event, in thread-id order, named
- * "comm (pid P, tid T)" ('?' for an unknown pid; "comm" alone when neither is known, as for
- * folded stacks). Samples are root first, in input (time) order when the profile kept its sample
+ * "comm (pid P, tid T)" ("comm (tid T)" for an unknown pid; "comm" alone when neither is known,
+ * as for folded stacks; a comm ending in " (TID)", .nettrace's "Thread (TID)", loses it). Samples are root first, in input (time) order when the profile kept its sample
  * log, else one entry per stack. Weights are the event's weights: periods in its unit
  * (nanoseconds for cpu-clock), or for an event without periods 1 a sample or what a folded line
  * counted (unit "none"); sample counts with `weight_samples`. shared.frames holds each distinct (name, file = module) once.
- * "exporter" is "trace2flame@VERSION", "name" is `name`, "activeProfileIndex" the heaviest thread.
+ * "exporter" is "trace2flame@VERSION", "name" is `name`, "activeProfileIndex" the heaviest thread
+ * that is not the kernel's idle task (pid 0; the heaviest of all when there is no other).
  * Streams its output: memory is bounded by the frames, the used stacks and the samples' order
  * (4 bytes a sample). The output does not depend on `threads`.
  *

@@ -35,7 +35,7 @@ for x in gz zst; do
 	z $x <"$in" | t2f - >"$TMP/$x.pipe.folded" 2>"$TMP/err"
 	same "$in.$x from a pipe" "$TMP/plain.folded" "$TMP/$x.pipe.folded"
 	z $x <"$in" | t2f -f speedscope - 2>"$TMP/err" |
-		sed "1s/\"name\":\"<stdin>\"/\"name\":\"$in\"/" >"$TMP/$x.pipe.speedscope.json"
+		sed "1s/\"name\":\"standard input\"/\"name\":\"$in\"/" >"$TMP/$x.pipe.speedscope.json"
 	same "$in.$x from a pipe, speedscope" "$TMP/plain.speedscope.json" "$TMP/$x.pipe.speedscope.json"
 
 	# two members (gzip) / frames (zstd) back to back: the text of both

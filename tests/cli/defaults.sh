@@ -7,7 +7,10 @@
 #     a .nettrace without samples too (written by tools/make-nettrace);
 #   - every warning names the input it is about: with --each, and "FIRST and N more inputs" for
 #     a merged run;
-#   - --each exits with the worst status its inputs would have alone (cli/batch.sh).
+#   - --each exits with the worst status its inputs would have alone (cli/batch.sh);
+#   - speedscope opens on the heaviest thread that is not the idle task (pid 0), names threads
+#     "comm (tid T)" when the pid is unknown and .nettrace's "Thread (TID)" with the ids once,
+#     and names the file after its input ("standard input", "FIRST and N more inputs").
 # usage: sh tests/cli/defaults.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 
@@ -104,5 +107,37 @@ stderr_has "merged: unnamed frames" \
 	"^trace2flame: warning: multi\\.perf\\.txt and 1 more input: [0-9]+ frames of 2 modules not named"
 expect 0 "standard input" - -o "$TMP/s.folded" <multi.perf.txt
 stderr_has "standard input: named" "^trace2flame: warning: <stdin>: writing only event"
+
+# --- speedscope: names, the profile shown first ---------------------------------------------
+# a whole-machine recording: the idle task (pid 0) is the heaviest thread, prog is shown first
+printf 'swapper     0/0     [000] 1.000000:    5000000 cpu-clock: \n\tffffffff81000010 default_idle+0x0 ([kernel.kallsyms])\n\n' >"$TMP/sys.txt"
+printf 'prog    10/11    [001] 1.000001:    1000000 cpu-clock: \n\t400000 main+0x0 (/bin/prog)\n\n' >>"$TMP/sys.txt"
+printf 'sh    12/12    [001] 1.000002:    500000 cpu-clock: \n\t400000 main+0x0 (/bin/sh)\n\n' >>"$TMP/sys.txt"
+expect 0 "whole machine" -q "$TMP/sys.txt" -o "$TMP/sys.json"
+file_has "whole machine: prog, not swapper, shown first" "$TMP/sys.json" '"activeProfileIndex":1,'
+file_has "whole machine: swapper written" "$TMP/sys.json" '"name":"swapper \(pid 0, tid 0\)"'
+printf 'swapper     0/0     [000] 1.000000:    5000000 cpu-clock: \n\tffffffff81000010 default_idle+0x0 ([kernel.kallsyms])\n\n' >"$TMP/idle.txt"
+expect 0 "only the idle task" -q "$TMP/idle.txt" -o "$TMP/idle.json"
+file_has "only the idle task: shown" "$TMP/idle.json" '"activeProfileIndex":0,'
+# perf script without a pid: "comm (tid T)"
+expect 0 "no pid" -q burner.perf.txt -o "$TMP/b.json"
+file_has "no pid: the tid alone" "$TMP/b.json" '"name":"burner \(tid 6279\)"'
+# the input's name; standard input said so; a merged run names its first input
+expect 0 "named input" -q burner.perf.txt -o "$TMP/b.json"
+file_has "named input: its name" "$TMP/b.json" '"name":"burner\.perf\.txt","activeProfileIndex"'
+expect 0 "standard input, speedscope" -q -f speedscope - -o "$TMP/s.json" <burner.perf.txt
+file_has "standard input, speedscope: named" "$TMP/s.json" '"name":"standard input","activeProfileIndex"'
+expect 0 "merged, speedscope" -q burner.perf.txt cxxwork.perf.txt -o "$TMP/m.json"
+file_has "merged, speedscope: named" "$TMP/m.json" '"name":"burner\.perf\.txt and 1 more input","activeProfileIndex"'
+# .nettrace threads named "Thread (TID)": the ids said once
+printf 'format v5\ntrace pid=600 cpus=4\nmodule m 0x7f0000100000 /app/Lib.dll\nmethod f m 0x7f0000200000 0x60 Lib.Worker Compute "float64  (float64)"\nsample 600 601 count=3 sampler=599 f+0x10\n' >"$TMP/t.desc"
+if "$PY" "$SRC/tools/make-nettrace" -o "$TMP/t.nettrace" "$TMP/t.desc" 2>"$TMP/mk.err"; then
+	expect 0 ".nettrace thread names" -q "$TMP/t.nettrace" -o "$TMP/t.json"
+	file_has ".nettrace thread names: ids once" "$TMP/t.json" '"name":"Thread \(pid 600, tid 601\)"'
+	expect 0 ".nettrace, folded" -q "$TMP/t.nettrace" -o "$TMP/t.folded"
+	file_has ".nettrace, folded: the root keeps the tid" "$TMP/t.folded" '^Thread_\(601\);'
+else
+	bad "make-nettrace failed: $(head -2 "$TMP/mk.err")"
+fi
 
 finish

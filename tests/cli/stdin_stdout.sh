@@ -1,7 +1,7 @@
 #!/bin/sh
 # Standard input and output: "-" reads stdin (a pipe or a redirected file), no -o or "-o -"
 # writes stdout, and the bytes equal those of a named-file conversion. In speedscope output the
-# profile group's name is the input's name, "<stdin>" for standard input.
+# profile group's name is the input's name, "standard input" for standard input.
 # usage: sh tests/cli/stdin_stdout.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 
@@ -14,7 +14,7 @@ for in in burner.perf.txt burner.nocg.perf.txt multi.perf.txt; do
 	fi
 	# speedscope from stdin, with the group name put back to the file's, for the comparison
 	cat "$in" | t2f -f speedscope - 2>"$TMP/err" |
-		sed "1s/\"name\":\"<stdin>\"/\"name\":\"$in\"/" >"$TMP/pipe.speedscope.json"
+		sed "1s/\"name\":\"standard input\"/\"name\":\"$in\"/" >"$TMP/pipe.speedscope.json"
 	same "$in: cat | trace2flame -f speedscope -" "$TMP/file.speedscope.json" "$TMP/pipe.speedscope.json"
 
 	cat "$in" | t2f - >"$TMP/pipe.folded" 2>"$TMP/err"
@@ -29,8 +29,8 @@ for in in burner.perf.txt burner.nocg.perf.txt multi.perf.txt; do
 	same "$in: stdin to -o FILE" "$TMP/file.folded" "$TMP/pipe-o.folded"
 done
 
-expect 0 "stdin speedscope names the group <stdin>" -f speedscope - <burner.perf.txt &&
-	file_has "stdin speedscope name" "$TMP/out" '^\{.*"name":"<stdin>"'
+expect 0 "stdin speedscope names the group standard input" -f speedscope - <burner.perf.txt &&
+	file_has "stdin speedscope name" "$TMP/out" '^\{.*"name":"standard input"'
 expect 0 "file speedscope names the group after the input" -f speedscope burner.perf.txt &&
 	file_has "file speedscope name" "$TMP/out" '^\{.*"name":"burner\.perf\.txt"'
 

@@ -244,7 +244,7 @@ static void build(struct fixture *fx, bool log)
 	"{\"name\":\"bar\"},{\"name\":\"[libc.so.6]\",\"file\":\"/lib/libc.so.6\"},"             \
 	"{\"name\":\"main\"}]"
 #define APP "app (pid 100, tid 101)"
-#define WORKER "worker (pid ?, tid 7)"
+#define WORKER "worker (tid 7)"
 
 static void test_log_periods(void **state)
 {
