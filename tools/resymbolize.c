@@ -763,10 +763,11 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 {
 	if (!r)
 		return;
-	if (r->tried || r->skipped)
-		fprintf(f, "resymbolized frames: %u of %u looked up resolved; %u not looked up (no "
-			"build-id known, or no mapping)\n", r->tried - r->unresolved, r->tried,
-			r->skipped);
+	if (r->tried)
+		fprintf(f, "resymbolized frames: %u of %u looked up resolved\n",
+			r->tried - r->unresolved, r->tried);
+	if (r->skipped)
+		fprintf(f, "frames not looked up (no build-id known, or no mapping): %u\n", r->skipped);
 	for (size_t i = 0; i < r->n_mods; i++) {
 		if (r->mods[i].kind == T2F_FRAME_USER)
 			t2f_resym_print_mod(f, r, &r->mods[i]);

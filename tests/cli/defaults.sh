@@ -5,6 +5,8 @@
 #   - an output that is a device (/dev/null) needs no -f: collapsed, as on standard output;
 #   - an input without samples: a warning (an error under --strict, no output left);
 #     a .nettrace without samples too (written by tools/make-nettrace);
+#   - --stats reports only the re-symbolization attempted (frames looked up, frames that could
+#     not be);
 #   - every warning names the input it is about: with --each, and "FIRST and N more inputs" for
 #     a merged run;
 #   - --each exits with the worst status its inputs would have alone (cli/batch.sh);
@@ -107,6 +109,20 @@ stderr_has "merged: unnamed frames" \
 	"^trace2flame: warning: multi\\.perf\\.txt and 1 more input: [0-9]+ frames of 2 modules not named"
 expect 0 "standard input" - -o "$TMP/s.folded" <multi.perf.txt
 stderr_has "standard input: named" "^trace2flame: warning: <stdin>: writing only event"
+
+# --- --stats: only what was attempted ---------------------------------------------------------
+expect 0 "--stats, named text" --stats burner.perf.txt -o "$TMP/a.folded"
+if grep -q 'resymbolized\|not looked up' "$TMP/err"; then
+	bad "--stats, named text: $(grep 'resymbolized\|not looked up' "$TMP/err")"
+else ok; fi
+expect 0 "--stats, addresses without build-ids" --stats burner.addrs.perf.txt -o "$TMP/a.folded"
+stderr_has "--stats: frames not looked up" \
+	'^frames not looked up \(no build-id known, or no mapping\): 49$'
+if grep -q 'resymbolized frames' "$TMP/err"; then
+	bad "--stats: a resymbolized line with nothing looked up: $(grep resymbolized "$TMP/err")"
+else ok; fi
+expect 0 "--stats, a frame looked up" --stats multi.perf.txt -o "$TMP/a.folded"
+stderr_has "--stats: frames looked up" '^resymbolized frames: 0 of 1 looked up resolved$'
 
 # --- speedscope: names, the profile shown first ---------------------------------------------
 # a whole-machine recording: the idle task (pid 0) is the heaviest thread, prog is shown first
