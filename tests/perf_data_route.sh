@@ -1,8 +1,10 @@
 #!/bin/sh
 # The perf.data route: `trace2flame X.data -o X.folded` must write the same bytes as
-# `perf script -i X.data | trace2flame - -o Y.folded`, on files recorded at test time with
-# perf record -g of fixtures/perf-data/mt.c (two named threads, a shared library libmtlib.so;
-# built with frame pointers, leaf functions included). fixtures/perf-data/README.md lists them:
+# `perf script --header -i X.data | trace2flame - -o Y.folded` (the header's "# event :" lines
+# give the text route the recording's event order, which picks the event written by default),
+# on files recorded at test time with perf record -g of fixtures/perf-data/mt.c (two named
+# threads, a shared library libmtlib.so; built with frame pointers, leaf functions included).
+# fixtures/perf-data/README.md lists them:
 #   u      -e cpu-clock:u                      user call chains
 #   k      -e cpu-clock                        kernel frames too (named from /proc/kallsyms
 #                                              when the recording's kernel is the running one)
@@ -87,7 +89,7 @@ both() {
 		bad "$_n: trace2flame $_n.data $*: $(head -3 "$TMP/$_n.rerr")"
 		return 1
 	fi
-	[ -s "$TMP/$_n.txt" ] || perf script -i "$TMP/$_n.data" 2>/dev/null >"$TMP/$_n.txt"
+	[ -s "$TMP/$_n.txt" ] || perf script --header -i "$TMP/$_n.data" 2>/dev/null >"$TMP/$_n.txt"
 	if ! t2f - -o "$TMP/$_n.s.$_x" "$@" <"$TMP/$_n.txt" 2>"$TMP/$_n.serr"; then
 		bad "$_n: perf script | trace2flame - $*: $(head -3 "$TMP/$_n.serr")"
 		return 1
