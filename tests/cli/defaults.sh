@@ -124,6 +124,17 @@ else ok; fi
 expect 0 "--stats, a frame looked up" --stats multi.perf.txt -o "$TMP/a.folded"
 stderr_has "--stats: frames looked up" '^resymbolized frames: 0 of 1 looked up resolved$'
 
+# --- what --help and the man page say ---------------------------------------------------------
+expect 0 "--help" --help
+file_has "--help: perf.data among the inputs" "$TMP/out" '^Convert profiler output \(perf\.data files; '
+file_has "--help: --ignore-comm" "$TMP/out" '^      --ignore-comm '
+file_has "--help: the --each exit rule" "$TMP/out" '^  With --each: the worst status of its inputs'
+file_has "man page: every input and output in its first sentence" "$SRC/docs/trace2flame.1" \
+	'^and inferno, a speedscope JSON profile, a pprof profile or an interactive SVG flame graph\.$'
+file_has "README: --symbol-rules in the option list" "$SRC/README.md" '^`--symbol-rules perf\|strict`,'
+file_has "README: the Firefox Profiler wants --weight samples" "$SRC/README.md" \
+	'^  which reads the numbers as sample counts: write them with `--weight samples`\);$'
+
 # --- speedscope: names, the profile shown first ---------------------------------------------
 # a whole-machine recording: the idle task (pid 0) is the heaviest thread, prog is shown first
 printf 'swapper     0/0     [000] 1.000000:    5000000 cpu-clock: \n\tffffffff81000010 default_idle+0x0 ([kernel.kallsyms])\n\n' >"$TMP/sys.txt"
