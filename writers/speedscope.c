@@ -150,6 +150,11 @@ static int ss_json(struct ss *s, const char *str, size_t len, const char **json,
 		str = s->utf8_buf.p;
 		len = s->utf8_buf.len;
 	}
+	if (len == 0) { /* json-c 0.16 loses its buffer when set to "" after a long string */
+		*json = "\"\"";
+		*json_len = 2;
+		return 0;
+	}
 	if (len > INT_MAX || !json_object_set_string_len(s->jstr, str, (int)len))
 		return -ENOMEM;
 	*json = json_object_to_json_string_length(s->jstr, SS_JSON_FLAGS, json_len);
