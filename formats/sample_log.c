@@ -13,6 +13,7 @@
  * then does work per chunk, not per sample; the runs are written once, by the thread that parsed
  * them. A moved chunk is cut to its length and counts as full, so adds after a take go to a new
  * chunk. */
+#include "formats/grow.h"
 #include "formats/sample_log.h"
 
 #include <errno.h>
@@ -179,26 +180,6 @@ static struct cursor seek(const struct chunk *c, size_t at)
 
 /* ---- adding ---- */
 
-/* Room for n more elements of `size` bytes in *data (len used of cap). */
-static int grow(void **data, size_t *cap, size_t len, size_t n, size_t size)
-{
-	size_t c;
-	void *nd;
-
-	if (n <= *cap - len)
-		return 0;
-	if (n > UINT32_MAX - len)
-		return -T2F_E_LIMIT;
-	for (c = *cap ? *cap * 2 : 16; c - len < n; c *= 2)
-		;
-	nd = realloc(*data, c * size);
-	if (!nd)
-		return -ENOMEM;
-	*data = nd;
-	*cap = c;
-	return 0;
-}
-
 /* An empty chunk of `cap` bytes in *c. 0 or -ENOMEM. */
 static int chunk_init(struct chunk *c, size_t cap)
 {
@@ -218,7 +199,8 @@ static int new_chunk(struct seq *l)
 {
 	const struct chunk *last = l->nchunks ? &l->chunks[l->nchunks - 1] : NULL;
 	size_t cap = last && !last->map && last->cap >= FIRST_CHUNK ? last->cap * 2 : FIRST_CHUNK;
-	int err = grow((void **)&l->chunks, &l->chunks_cap, l->nchunks, 1, sizeof(*l->chunks));
+	int err = t2f_grow((void **)&l->chunks, &l->chunks_cap, l->nchunks, 1,
+			sizeof(*l->chunks), 16, UINT32_MAX);
 
 	if (err)
 		return err;
@@ -383,7 +365,8 @@ static int keep_map(struct t2f_sample_log *dst, const uint32_t *cell_map, size_t
 		    const uint32_t **out)
 {
 	uint32_t *m;
-	int err = grow((void **)&dst->maps, &dst->maps_cap, dst->nmaps, 1, sizeof(*dst->maps));
+	int err = t2f_grow((void **)&dst->maps, &dst->maps_cap, dst->nmaps, 1,
+			sizeof(*dst->maps), 16, UINT32_MAX);
 
 	if (err)
 		return err;
@@ -458,8 +441,8 @@ static int reserve_taken(struct t2f_sample_log *dst, const struct t2f_sample_log
 		struct seq *d = s->samples ? &dst->g[group_map[g]] : NULL;
 
 		if (d)
-			err = grow((void **)&d->chunks, &d->chunks_cap, d->nchunks, s->nchunks,
-				   sizeof(*d->chunks));
+			err = t2f_grow((void **)&d->chunks, &d->chunks_cap, d->nchunks, s->nchunks,
+					sizeof(*d->chunks), 16, UINT32_MAX);
 	}
 	return err;
 }

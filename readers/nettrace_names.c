@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats/arena.h"
+#include "formats/grow.h"
 
 #define OVERLAP_WALK 64 /* earlier starts examined for a range that still covers the address */
 
@@ -73,24 +74,6 @@ size_t nt_names__modules(const struct nt_names *n)
 	return n->n_modules;
 }
 
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	if (ncap > SIZE_MAX / elem)
-		return -ENOMEM;
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 /* "Namespace.Name(signature from its first '(')" into n->scratch; "Name…" without a namespace. */
 static int method_text(struct nt_names *n, const struct nt_clr_method *m)
 {
@@ -125,7 +108,8 @@ int nt_names__add_method(struct nt_names *n, const struct nt_clr_method *m)
 
 	if (m->size == 0)
 		return 0;
-	err = grow((void **)&n->methods, &n->cap_methods, n->n_methods, sizeof(*n->methods)) ?:
+	err = t2f_grow((void **)&n->methods, &n->cap_methods, n->n_methods, 1,
+			sizeof(*n->methods), 256, SIZE_MAX) ?:
 	      method_text(n, m);
 	if (err)
 		return err;
@@ -169,7 +153,8 @@ int nt_names__add_module(struct nt_names *n, const struct nt_clr_module *m)
 	size_t off, len;
 	int err;
 
-	err = grow((void **)&n->modules, &n->cap_modules, n->n_modules, sizeof(*n->modules));
+	err = t2f_grow((void **)&n->modules, &n->cap_modules, n->n_modules, 1,
+			sizeof(*n->modules), 256, SIZE_MAX);
 	if (err)
 		return err;
 	n->scratch.len = 0;

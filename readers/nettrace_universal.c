@@ -14,6 +14,7 @@
 
 #include "formats/buf.h"
 #include "formats/diag.h"
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 
 #define STACK_SLOTS 4096   /* stack cache entries (a power of two) */
@@ -93,25 +94,6 @@ struct nt_uni {
 	struct t2f_buf buf;
 	struct nt_uni_stats stats;
 };
-
-/* Makes room for one more element of size sz in *v (count n, capacity *cap). */
-static int grow(void **v, uint32_t *cap, uint32_t n, size_t sz)
-{
-	uint32_t nc;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 16;
-	if (nc <= *cap)
-		return -T2F_E_LIMIT;
-	nv = realloc(*v, (size_t)nc * sz);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = nc;
-	return 0;
-}
 
 int nt_uni__new(struct t2f_profile *p, struct nt_uni **out)
 {
@@ -201,7 +183,7 @@ static int proc_get(struct nt_uni *u, int64_t pid, struct uni_proc **out)
 	*out = proc_find(u, pid);
 	if (*out)
 		return 0;
-	err = grow((void **)&u->procs, &u->cap_procs, u->n_procs, sizeof(*u->procs));
+	err = t2f_grow32((void **)&u->procs, &u->cap_procs, u->n_procs, sizeof(*u->procs), 16);
 	if (err)
 		return err;
 	u->procs[u->n_procs] = (struct uni_proc){ .pid = pid };
@@ -291,7 +273,7 @@ static int on_metadata(struct nt_uni *u, const uint8_t *b, size_t len)
 				return err;
 		}
 	}
-	err = grow((void **)&u->metas, &u->cap_metas, u->n_metas, sizeof(*u->metas));
+	err = t2f_grow32((void **)&u->metas, &u->cap_metas, u->n_metas, sizeof(*u->metas), 16);
 	if (err)
 		return err;
 	u->metas[u->n_metas++] = m;
@@ -328,7 +310,7 @@ static int note_file(struct nt_uni *u, int64_t pid, const struct uni_map *m, uin
 	for (uint32_t i = 0; i < u->n_files; i++)
 		if (u->files[i].path == m->name && u->files[i].build_id == build_id)
 			return 0;
-	err = grow((void **)&u->files, &u->cap_files, u->n_files, sizeof(*u->files));
+	err = t2f_grow32((void **)&u->files, &u->cap_files, u->n_files, sizeof(*u->files), 16);
 	if (err)
 		return err;
 	u->files[u->n_files++] = (struct uni_file){ m->name, build_id };
@@ -351,7 +333,7 @@ static int map_insert(struct uni_map **v, uint32_t *n, uint32_t *cap, const stru
 		if ((*v)[i].end < m->start || (*v)[i].start > m->end)
 			(*v)[w++] = (*v)[i];
 	*n = w;
-	err = grow((void **)v, cap, *n, sizeof(**v));
+	err = t2f_grow32((void **)v, cap, *n, sizeof(**v), 16);
 	if (err)
 		return err;
 	for (at = *n; at > 0 && (*v)[at - 1].start > m->start; at--)
@@ -382,7 +364,7 @@ static int on_mapping(struct nt_uni *u, int64_t pid, const uint8_t *b, size_t le
 		return err;
 	u->gen++;
 	if (m.kind == MAP_KERNEL) {
-		err = grow((void **)&u->kids, &u->cap_kids, u->n_kids, sizeof(*u->kids));
+		err = t2f_grow32((void **)&u->kids, &u->cap_kids, u->n_kids, sizeof(*u->kids), 16);
 		if (!err)
 			u->kids[u->n_kids++] = m.id;
 		return err ?: map_insert(&u->kmaps, &u->n_kmaps, &u->cap_kmaps, &m);
@@ -424,7 +406,7 @@ static int on_symbol(struct nt_uni *u, const uint8_t *b, size_t len)
 	s = (struct uni_sym){ .mapping_id = ev.mapping_id, .start = ev.start, .end = ev.end,
 			      .seq = u->n_syms };
 	err = t2f_profile__intern(u->p, ev.name.p, ev.name.len, &s.name) ?:
-	      grow((void **)&u->syms, &u->cap_syms, u->n_syms, sizeof(*u->syms));
+	      t2f_grow32((void **)&u->syms, &u->cap_syms, u->n_syms, sizeof(*u->syms), 16);
 	if (err)
 		return err;
 	u->syms[u->n_syms++] = s;
@@ -480,7 +462,7 @@ static int dyn_frame(struct nt_uni *u, const struct uni_map *m, uint64_t ip, boo
 		*out = u->dyns[hit - 1].frame;
 		return 0;
 	}
-	err = grow((void **)&u->dyns, &u->cap_dyns, u->n_dyns, sizeof(*u->dyns)) ?:
+	err = t2f_grow32((void **)&u->dyns, &u->cap_dyns, u->n_dyns, sizeof(*u->dyns), 16) ?:
 	      t2f_profile__frame(u->p, &f, out);
 	if (err)
 		return err;

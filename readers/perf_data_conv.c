@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 #include "formats/event_name.h"
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "readers/perf_script_maps.h"
 
@@ -106,40 +107,6 @@ struct t2f_perf_data_conv {
 	t2f_str_id last_comm;
 	t2f_thread_id last_thread;
 };
-
-/* Grows *v (elements of `size`) to hold n + more; 0 or -ENOMEM. */
-static int pdc_grow(void **v, size_t n, size_t more, size_t *cap, size_t size)
-{
-	size_t c = *cap ? *cap : 64;
-	void *nv;
-
-	if (n + more <= *cap)
-		return 0;
-	while (c < n + more) {
-		if (c > SIZE_MAX / 2 / size)
-			return -ENOMEM;
-		c *= 2;
-	}
-	nv = realloc(*v, c * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = c;
-	return 0;
-}
-
-static int pdc_grow32(void **v, uint32_t n, uint32_t *cap, size_t size)
-{
-	size_t c = *cap;
-	int err;
-
-	if (n == UINT32_MAX - 1)
-		return -T2F_E_LIMIT;
-	err = pdc_grow(v, n, 1, &c, size);
-	if (!err)
-		*cap = c > UINT32_MAX ? UINT32_MAX : (uint32_t)c;
-	return err;
-}
 
 /* ---- setup ---- */
 
@@ -321,7 +288,7 @@ static int pdc_set_comm(struct t2f_perf_data_conv *c, int64_t tid, t2f_str_id co
 		e->comm = comm;
 		return 0;
 	}
-	err = pdc_grow32((void **)&c->comms, c->n_comms, &c->cap_comms, sizeof(*c->comms));
+	err = t2f_grow32((void **)&c->comms, &c->cap_comms, c->n_comms, sizeof(*c->comms), 64);
 	if (err)
 		return err;
 	c->comms[c->n_comms] = (struct pdc_comm){ tid, comm };
@@ -410,7 +377,7 @@ static int pdc_kernel_mmap(struct t2f_perf_data_conv *c, const struct pdc_ev *e,
 	}
 	if (path[0] != '/')
 		return 0;
-	err = pdc_grow32((void **)&c->kmaps, c->n_kmaps, &c->cap_kmaps, sizeof(*c->kmaps));
+	err = t2f_grow32((void **)&c->kmaps, &c->cap_kmaps, c->n_kmaps, sizeof(*c->kmaps), 64);
 	if (err)
 		return err;
 	k = &c->kmaps[c->n_kmaps];
@@ -581,7 +548,7 @@ static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid, ui
 		return 0;
 	}
 	err = pdc_new_frame(c, mode, pid, ip, &k.frame) ?:
-	      pdc_grow32((void **)&c->frames, c->n_frames, &c->cap_frames, sizeof(*c->frames));
+	      t2f_grow32((void **)&c->frames, &c->cap_frames, c->n_frames, sizeof(*c->frames), 64);
 	if (err)
 		return err;
 	c->frames[c->n_frames] = k;
@@ -706,8 +673,8 @@ static int pdc_pool_put(struct pdc_queue *q, const void *p, size_t bytes, bool s
 			uint64_t *at)
 {
 	size_t words = (bytes + (str ? 1 : 0) + 7) / 8;
-	int err = pdc_grow((void **)&q->pool, q->pool_n, words ? words : 1, &q->pool_cap,
-			   sizeof(*q->pool));
+	int err = t2f_grow((void **)&q->pool, &q->pool_cap, q->pool_n, words ? words : 1,
+			sizeof(*q->pool), 64, SIZE_MAX);
 
 	if (err)
 		return err;
@@ -788,7 +755,8 @@ static int pdc_keep_newer(struct t2f_perf_data_conv *c, uint64_t limit)
 
 		if (e.time <= limit)
 			continue;
-		err = pdc_grow((void **)&to->ev, to->n, 1, &to->cap, sizeof(*to->ev)) ?:
+		err = t2f_grow((void **)&to->ev, &to->cap, to->n, 1,
+				sizeof(*to->ev), 64, SIZE_MAX) ?:
 		      pdc_pool_put(to, &from->pool[e.data], str ? e.n : e.n * 8, str, &e.data);
 		if (!err)
 			to->ev[to->n++] = e;
@@ -804,7 +772,8 @@ static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 {
 	struct pdc_queue *q = &c->q[0];
 	size_t n = 0, done = 0;
-	int err = pdc_grow((void **)&c->order, 0, q->n, &c->order_cap, sizeof(*c->order));
+	int err = t2f_grow((void **)&c->order, &c->order_cap, 0, q->n,
+			sizeof(*c->order), 64, SIZE_MAX);
 
 	if (err)
 		return err;
@@ -845,7 +814,8 @@ static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record
 	}
 	if (!pdc_queued_type(r->type) || (r->type == PERF_RECORD_SAMPLE && !r->attr))
 		return 0;
-	err = pdc_grow((void **)&q->ev, q->n, 1, &q->cap, sizeof(*q->ev)) ?: pdc_ev_of(q, r, &e);
+	err = t2f_grow((void **)&q->ev, &q->cap, q->n, 1,
+			sizeof(*q->ev), 64, SIZE_MAX) ?: pdc_ev_of(q, r, &e);
 	if (err)
 		return err;
 	if (!(r->s.fields & PERF_SAMPLE_TIME)) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "formats/perf_map.h"
 
@@ -93,25 +94,6 @@ static const struct ps_proc *find_proc(const struct ps_maps *m, int64_t pid)
 	return v ? &m->procs[v - 1] : NULL;
 }
 
-/* Grows an array of `size`-byte elements to hold one more; 0 or -ENOMEM. */
-static int grow(void **v, uint32_t n, uint32_t *cap, size_t size)
-{
-	uint32_t c;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	if (*cap >= UINT32_MAX / 2)
-		return -ENOMEM;
-	c = *cap ? *cap * 2 : 64;
-	nv = realloc(*v, (size_t)c * size);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = c;
-	return 0;
-}
-
 static int proc_of(struct ps_maps *m, int64_t pid, struct ps_proc **out)
 {
 	struct ps_proc *p = (struct ps_proc *)find_proc(m, pid);
@@ -121,7 +103,7 @@ static int proc_of(struct ps_maps *m, int64_t pid, struct ps_proc **out)
 		*out = p;
 		return 0;
 	}
-	err = grow((void **)&m->procs, m->n_procs, &m->cap_procs, sizeof(*m->procs));
+	err = t2f_grow32((void **)&m->procs, &m->cap_procs, m->n_procs, sizeof(*m->procs), 64);
 	if (err)
 		return err;
 	m->procs[m->n_procs] = (struct ps_proc){ .pid = pid, .last = PS_NO_MAP };
@@ -146,7 +128,7 @@ int ps_maps__add(struct ps_maps *m, int64_t pid, uint64_t start, uint64_t len, u
 	if (len == 0 || start + len < start)
 		return 0;
 	err = proc_of(m, pid, &p) ?:
-	      grow((void **)&m->maps, m->n_maps, &m->cap_maps, sizeof(*m->maps));
+	      t2f_grow32((void **)&m->maps, &m->cap_maps, m->n_maps, sizeof(*m->maps), 64);
 	if (err)
 		return err;
 	m->maps[m->n_maps] = (struct ps_map){ start, start + len, pgoff, path, p->last };
@@ -223,7 +205,8 @@ int ps_maps__set_pid(struct ps_maps *m, int64_t tid, int64_t pid)
 		m->threads[v - 1].pid = pid;
 		return 0;
 	}
-	err = grow((void **)&m->threads, m->n_threads, &m->cap_threads, sizeof(*m->threads));
+	err = t2f_grow32((void **)&m->threads, &m->cap_threads, m->n_threads,
+			sizeof(*m->threads), 64);
 	if (err)
 		return err;
 	m->threads[m->n_threads] = (struct ps_thread){ tid, pid };

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "symbolizer/module_map.h"
 
@@ -85,25 +86,6 @@ const char *t2f_miss_name(enum t2f_miss miss)
 	return "unknown";
 }
 
-/* Grows *v (elements of size sz) to hold n + 1; 0 or -ENOMEM. */
-static int grow(void **v, uint32_t *cap, uint32_t n, size_t sz)
-{
-	uint32_t ncap;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	if (n >= UINT32_MAX / 2)
-		return -ENOMEM;
-	ncap = *cap ? *cap * 2 : 16;
-	nv = realloc(*v, (size_t)ncap * sz);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* A NULL-terminated copy of a NULL-terminated string array, in one allocation. */
 static int strv_copy(const char *const *src, char ***out)
 {
@@ -164,8 +146,8 @@ int t2f_symbolizer__new(const struct t2f_symbolizer_opts *opts, struct t2f_strta
 	s->n_memo = s->n_names = 1; /* index 0 stays unused */
 	if (copy_opts(s, opts ? opts : &defaults) || t2f_hashmap__new(64, &s->file_index) ||
 	    t2f_hashmap__new(1024, &s->memo_index) || t2f_hashmap__new(1024, &s->name_index) ||
-	    grow((void **)&s->memo, &s->cap_memo, 0, sizeof(*s->memo)) ||
-	    grow((void **)&s->name_cache, &s->cap_names, 0, sizeof(*s->name_cache))) {
+	    t2f_grow32((void **)&s->memo, &s->cap_memo, 0, sizeof(*s->memo), 16) ||
+	    t2f_grow32((void **)&s->name_cache, &s->cap_names, 0, sizeof(*s->name_cache), 16)) {
 		t2f_symbolizer__free(s);
 		return -ENOMEM;
 	}
@@ -232,7 +214,7 @@ static int file_of(struct t2f_symbolizer *s, const struct t2f_module_desc *m, ui
 		*idx = v - 1;
 		return 0;
 	}
-	if (grow((void **)&s->files, &s->cap_files, s->n_files, sizeof(*s->files)))
+	if (t2f_grow32((void **)&s->files, &s->cap_files, s->n_files, sizeof(*s->files), 16))
 		return -ENOMEM;
 	f = &s->files[s->n_files];
 	memset(f, 0, sizeof(*f));
@@ -255,7 +237,7 @@ int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module
 	uint32_t file;
 	int err;
 
-	err = grow((void **)&s->mods, &s->cap_mods, s->n_mods, sizeof(*s->mods));
+	err = t2f_grow32((void **)&s->mods, &s->cap_mods, s->n_mods, sizeof(*s->mods), 16);
 	if (!err)
 		err = file_of(s, m, &file);
 	if (err)
@@ -423,7 +405,8 @@ static int name_of(struct t2f_symbolizer *s, const char *raw, t2f_str_id *id)
 	err = intern_name(s, raw, id);
 	if (err)
 		return err;
-	if (grow((void **)&s->name_cache, &s->cap_names, s->n_names, sizeof(*s->name_cache)))
+	if (t2f_grow32((void **)&s->name_cache, &s->cap_names, s->n_names,
+			sizeof(*s->name_cache), 16))
 		return 0; /* not cached: the next hit demangles again */
 	if (t2f_hashmap__insert(s->name_index, h, s->n_names))
 		return 0;
@@ -454,7 +437,7 @@ static bool memo_eq(const void *ctx, uint32_t value)
 
 static void memo_put(struct t2f_symbolizer *s, uint64_t h, const struct memo_ent *e)
 {
-	if (grow((void **)&s->memo, &s->cap_memo, s->n_memo, sizeof(*s->memo)))
+	if (t2f_grow32((void **)&s->memo, &s->cap_memo, s->n_memo, sizeof(*s->memo), 16))
 		return; /* out of memory for the memo only: the result stands, uncached */
 	if (t2f_hashmap__insert(s->memo_index, h, s->n_memo))
 		return;
