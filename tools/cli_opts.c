@@ -96,21 +96,6 @@ static const struct option t2f_long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Output name endings, longest first so ".speedscope.json" is not read as ".json" by accident
- * (both mean speedscope today, but the order keeps that true if they ever differ). */
-static const struct {
-	const char *ext;
-	enum t2f_cli_format format;
-} t2f_exts[] = {
-	{ ".speedscope.json", T2F_CLI_FORMAT_SPEEDSCOPE },
-	{ ".pb.gz", T2F_CLI_FORMAT_PPROF },
-	{ ".pprof", T2F_CLI_FORMAT_PPROF },
-	{ ".json", T2F_CLI_FORMAT_SPEEDSCOPE },
-	{ ".collapsed", T2F_CLI_FORMAT_COLLAPSED },
-	{ ".folded", T2F_CLI_FORMAT_COLLAPSED },
-	{ ".svg", T2F_CLI_FORMAT_SVG },
-};
-
 static void t2f_cli_help(FILE *f)
 {
 	fputs("Usage: trace2flame [OPTIONS] INPUT... [-o OUTPUT]\n"
@@ -246,82 +231,79 @@ static bool t2f_cli_is_device(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-const char *t2f_cli_format_ext(enum t2f_cli_format f)
-{
-	if (f == T2F_CLI_FORMAT_PPROF)
-		return ".pb.gz";
-	if (f == T2F_CLI_FORMAT_SVG)
-		return ".svg";
-	return f == T2F_CLI_FORMAT_SPEEDSCOPE ? ".speedscope.json" : ".folded";
-}
-
-static enum t2f_cli_format t2f_cli_format_of_name(const char *path)
-{
-	size_t len = strlen(path);
-
-	for (size_t i = 0; i < sizeof(t2f_exts) / sizeof(t2f_exts[0]); i++) {
-		size_t elen = strlen(t2f_exts[i].ext);
-
-		if (len > elen && strcmp(path + len - elen, t2f_exts[i].ext) == 0)
-			return t2f_exts[i].format;
-	}
-	return T2F_CLI_FORMAT_NONE;
-}
-
+/* -f NAME. */
 static int t2f_cli_set_format(struct t2f_cli_opts *o, const char *arg, FILE *err)
 {
-	if (strcmp(arg, "collapsed") == 0 || strcmp(arg, "folded") == 0)
-		o->format = T2F_CLI_FORMAT_COLLAPSED;
-	else if (strcmp(arg, "speedscope") == 0)
-		o->format = T2F_CLI_FORMAT_SPEEDSCOPE;
-	else if (strcmp(arg, "pprof") == 0)
-		o->format = T2F_CLI_FORMAT_PPROF;
-	else if (strcmp(arg, "svg") == 0)
-		o->format = T2F_CLI_FORMAT_SVG;
-	else
-		return t2f_cli_usage_error(err, NULL, "unknown format '%s' (known: collapsed, speedscope, pprof, svg)", arg);
-	return 0;
+	const struct t2f_writer *w = t2f_writer__by_name(arg);
+	char names[128];
+
+	if (w) {
+		o->format = w->format;
+		return 0;
+	}
+	t2f_writer__names(names, sizeof(names));
+	return t2f_cli_usage_error(err, NULL, "unknown format '%s' (known: %s)", arg, names);
+}
+
+/* The format an output's name picks; T2F_FORMAT_NONE when none. */
+static enum t2f_format t2f_cli_format_of_name(const char *path)
+{
+	const struct t2f_writer *w = t2f_writer__by_path(path);
+
+	return w ? w->format : T2F_FORMAT_NONE;
+}
+
+/* arg as one of `n` keywords (what: "weight", "symbol rules"): its index into *out, or a usage
+ * error listing them. */
+static int t2f_cli_keyword(const char *arg, const char *const *words, int n, const char *what,
+			   int *out, FILE *err)
+{
+	char known[128];
+	size_t at = 0;
+
+	known[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (strcmp(arg, words[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+		if (at < sizeof(known))
+			at += (size_t)snprintf(known + at, sizeof(known) - at, "%s%s", i ? ", " : "",
+					       words[i]);
+	}
+	return t2f_cli_usage_error(err, NULL, "unknown %s '%s' (known: %s)", what, arg, known);
 }
 
 static int t2f_cli_set_weight(struct t2f_cli_opts *o, const char *arg, FILE *err)
 {
-	if (strcmp(arg, "period") == 0)
-		o->weight_samples = false;
-	else if (strcmp(arg, "samples") == 0)
-		o->weight_samples = true;
-	else
-		return t2f_cli_usage_error(err, NULL, "unknown weight '%s' (known: period, samples)", arg);
-	return 0;
+	static const char *const words[] = { "period", "samples" };
+	int i = 0, ret = t2f_cli_keyword(arg, words, 2, "weight", &i, err);
+
+	if (!ret)
+		o->weight_samples = i == 1;
+	return ret;
 }
 
 static int t2f_cli_set_rules(struct t2f_cli_opts *o, const char *arg, FILE *err)
 {
-	if (strcmp(arg, "perf") == 0)
-		o->symbol_rules = T2F_CLI_RULES_PERF;
-	else if (strcmp(arg, "strict") == 0)
-		o->symbol_rules = T2F_CLI_RULES_STRICT;
-	else
-		return t2f_cli_usage_error(err, NULL, "unknown symbol rules '%s' (known: perf, strict)", arg);
-	return 0;
+	static const char *const words[] = { "perf", "strict" };
+	int i = 0, ret = t2f_cli_keyword(arg, words, 2, "symbol rules", &i, err);
+
+	if (!ret)
+		o->symbol_rules = i == 0 ? T2F_CLI_RULES_PERF : T2F_CLI_RULES_STRICT;
+	return ret;
 }
 
+/* --colors: the words in the order of enum t2f_svg_colors. */
 static int t2f_cli_set_colors(struct t2f_cli_opts *o, const char *arg, FILE *err)
 {
-	static const struct {
-		const char *name;
-		enum t2f_svg_colors colors;
-	} pals[] = {
-		{ "hot", T2F_SVG_COLORS_HOT }, { "mem", T2F_SVG_COLORS_MEM }, { "io", T2F_SVG_COLORS_IO },
-		{ "module", T2F_SVG_COLORS_MODULE }, { "kind", T2F_SVG_COLORS_KIND },
+	static const char *const words[] = {
+		[T2F_SVG_COLORS_HOT] = "hot", [T2F_SVG_COLORS_MEM] = "mem", [T2F_SVG_COLORS_IO] = "io",
+		[T2F_SVG_COLORS_MODULE] = "module", [T2F_SVG_COLORS_KIND] = "kind",
 	};
 
-	for (size_t i = 0; i < sizeof(pals) / sizeof(pals[0]); i++) {
-		if (strcmp(arg, pals[i].name) == 0) {
-			o->colors = (int)pals[i].colors;
-			return 0;
-		}
-	}
-	return t2f_cli_usage_error(err, NULL, "unknown colors '%s' (known: hot, mem, io, module, kind)", arg);
+	return t2f_cli_keyword(arg, words, (int)(sizeof(words) / sizeof(words[0])), "colors",
+			       &o->colors, err);
 }
 
 /* A whole number in [min, max] for option `opt`; what it counts is `what`. */
@@ -423,7 +405,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 /* trace2flame diff: two inputs, SVG output (an output named for another format is refused). */
 static int t2f_cli_check_diff(struct t2f_cli_opts *o, FILE *err)
 {
-	enum t2f_cli_format named;
+	enum t2f_format named;
 
 	if (o->n_inputs < 2)
 		return t2f_cli_usage_error(err, "diff", "%s", o->n_inputs ? "no AFTER given"
@@ -436,13 +418,13 @@ static int t2f_cli_check_diff(struct t2f_cli_opts *o, FILE *err)
 	if (o->each || o->flamechart)
 		return t2f_cli_usage_error(err, "diff", "%s does not apply to a differential graph",
 					   o->each ? "--each" : "--flamechart");
-	if (o->format && o->format != T2F_CLI_FORMAT_SVG)
+	if (o->format && o->format != T2F_FORMAT_SVG)
 		return t2f_cli_usage_error(err, "diff", "writes SVG only (-f svg)");
-	named = t2f_cli_is_std(o->output) ? T2F_CLI_FORMAT_NONE : t2f_cli_format_of_name(o->output);
-	if (!o->format && named && named != T2F_CLI_FORMAT_SVG)
+	named = t2f_cli_is_std(o->output) ? T2F_FORMAT_NONE : t2f_cli_format_of_name(o->output);
+	if (!o->format && named && named != T2F_FORMAT_SVG)
 		return t2f_cli_usage_error(err, "diff", "writes SVG only: '%s' names another format; "
 					   "name the output *.svg", o->output);
-	o->format = T2F_CLI_FORMAT_SVG;
+	o->format = T2F_FORMAT_SVG;
 	return 0;
 }
 
@@ -469,13 +451,13 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 		if (stdin_uses)
 			return t2f_cli_usage_error(err, NULL, "--each cannot read standard input (-)");
 		if (!o->format)
-			o->format = T2F_CLI_FORMAT_COLLAPSED;
+			o->format = T2F_FORMAT_COLLAPSED;
 		return 0;
 	}
 	if (o->format)
 		return 0;
 	if (t2f_cli_is_std(o->output) || t2f_cli_is_device(o->output)) {
-		o->format = T2F_CLI_FORMAT_COLLAPSED;
+		o->format = T2F_FORMAT_COLLAPSED;
 		return 0;
 	}
 	o->format = t2f_cli_format_of_name(o->output);
@@ -487,55 +469,64 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 	return 0;
 }
 
-#define T2F_FMT(f) (1u << (f))
-#define T2F_FMT_NAMED (T2F_FMT(T2F_CLI_FORMAT_COLLAPSED) | T2F_FMT(T2F_CLI_FORMAT_SVG))
+/* "it is for A, B and C": the formats whose output `uses` changes, into buf. */
+static const char *t2f_cli_used_by(unsigned uses, char *buf, size_t size)
+{
+	const struct t2f_writer *w[T2F_FORMAT_SVG + 1];
+	size_t n = 0, at;
 
-static const char *const t2f_cli_format_names[] = {
-	[T2F_CLI_FORMAT_COLLAPSED] = "collapsed output", [T2F_CLI_FORMAT_SPEEDSCOPE] =
-	"speedscope output", [T2F_CLI_FORMAT_PPROF] = "pprof output", [T2F_CLI_FORMAT_SVG] =
-	"SVG output",
-};
+	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_SVG; f++)
+		if (t2f_writer__of(f) && (t2f_writer__of(f)->uses & uses))
+			w[n++] = t2f_writer__of(f);
+	at = (size_t)snprintf(buf, size, "it is for");
+	for (size_t i = 0; i < n && at < size; i++)
+		at += (size_t)snprintf(buf + at, size - at, "%s%s", i == 0 ? " " : i + 1 < n ? ", "
+									       : " and ",
+				       w[i]->title);
+	return buf;
+}
 
 void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err)
 {
-	static const char folded[] = "it is for collapsed stacks", svg[] = "it is for SVG",
-		named[] = "it is for collapsed stacks and SVG", change[] = "its colours show the change";
+	static const char change[] = "its colours show the change";
+	const struct t2f_writer *w = t2f_writer__of(o->format);
 	const struct {
 		bool given;
 		const char *name;
-		unsigned formats; /* T2F_FMT bits of the formats it changes */
-		const char *why;  /* the formats it is for, said */
+		unsigned uses;    /* the T2F_USES_ bit; 0: does nothing here at all */
+		const char *why;  /* NULL: the formats it is for */
 	} opts[] = {
-		{ o->tid, "--tid", T2F_FMT(T2F_CLI_FORMAT_COLLAPSED), folded },
-		{ o->pid && !o->tid, "--pid", T2F_FMT(T2F_CLI_FORMAT_COLLAPSED), folded },
-		{ o->kernel && o->jit, "--all", T2F_FMT_NAMED, named },
-		{ o->kernel && !o->jit, "--kernel", T2F_FMT_NAMED, named },
-		{ o->jit && !o->kernel, "--jit", T2F_FMT_NAMED, named },
-		{ o->raw_names, "--raw-names", T2F_FMT_NAMED, named },
-		{ o->weight_samples, "--weight samples", ~T2F_FMT(T2F_CLI_FORMAT_PPROF),
-		  "a pprof profile keeps both sample counts and weights: choose with pprof "
-		  "-sample_index" },
-		{ o->title, "--title", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
-		{ o->subtitle, "--subtitle", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
-		{ o->count_name, "--countname", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
-		{ o->width, "--width", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
-		{ o->min_width >= 0, "--minwidth", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
-		{ o->colors_given, "--colors", o->diff ? 0 : T2F_FMT(T2F_CLI_FORMAT_SVG),
-		  o->diff ? change : svg },
-		{ o->hash, "--hash", o->diff ? 0 : T2F_FMT(T2F_CLI_FORMAT_SVG),
-		  o->diff ? change : svg },
-		{ o->reverse, "--reverse", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
-		{ o->icicle, "--icicle", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
-		{ o->flamechart, "--flamechart", T2F_FMT(T2F_CLI_FORMAT_SVG), svg },
+		{ o->tid, "--tid", T2F_USES_ROOT_IDS, NULL },
+		{ o->pid && !o->tid, "--pid", T2F_USES_ROOT_IDS, NULL },
+		{ o->kernel && o->jit, "--all", T2F_USES_MARKS, NULL },
+		{ o->kernel && !o->jit, "--kernel", T2F_USES_MARKS, NULL },
+		{ o->jit && !o->kernel, "--jit", T2F_USES_MARKS, NULL },
+		{ o->raw_names, "--raw-names", T2F_USES_MARKS, NULL },
+		{ o->addrs, "--addrs", T2F_USES_ADDRS, NULL },
+		{ o->weight_samples, "--weight samples", T2F_USES_WEIGHT,
+		  o->format == T2F_FORMAT_PPROF ? "a pprof profile keeps both sample counts and "
+		  "weights: choose with pprof -sample_index" : NULL },
+		{ o->title, "--title", T2F_USES_SVG, NULL },
+		{ o->subtitle, "--subtitle", T2F_USES_SVG, NULL },
+		{ o->count_name, "--countname", T2F_USES_SVG, NULL },
+		{ o->width, "--width", T2F_USES_SVG, NULL },
+		{ o->min_width >= 0, "--minwidth", T2F_USES_SVG, NULL },
+		{ o->colors_given, "--colors", o->diff ? 0 : T2F_USES_SVG, o->diff ? change : NULL },
+		{ o->hash, "--hash", o->diff ? 0 : T2F_USES_SVG, o->diff ? change : NULL },
+		{ o->reverse, "--reverse", T2F_USES_SVG, NULL },
+		{ o->icicle, "--icicle", T2F_USES_SVG, NULL },
+		{ o->flamechart, "--flamechart", T2F_USES_SVG, NULL },
 	};
+	char why[160];
 
-	if (o->quiet || !o->format)
+	if (o->quiet || !w)
 		return;
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (opts[i].given && !(opts[i].formats & T2F_FMT(o->format)))
+		if (opts[i].given && !(opts[i].uses & w->uses))
 			fprintf(err, "trace2flame: warning: %s does nothing for %s (%s)\n", opts[i].name,
-				o->diff ? "a differential graph" : t2f_cli_format_names[o->format],
-				opts[i].why);
+				o->diff ? "a differential graph" : w->said,
+				opts[i].why ? opts[i].why
+					    : t2f_cli_used_by(opts[i].uses, why, sizeof(why)));
 }
 
 static int t2f_cli_parse(struct t2f_cli_opts *o, bool diff, int argc, char **argv, FILE *out,

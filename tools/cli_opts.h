@@ -14,20 +14,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "pipeline/writer_table.h"
+
 /* Process exit codes (documented in --help and docs/trace2flame.1). */
 enum t2f_exit {
 	T2F_EXIT_OK = 0,
 	T2F_EXIT_INPUT = 1,  /* bad input: parse error, --event not found, a failed --each input */
 	T2F_EXIT_USAGE = 2,  /* bad command line */
 	T2F_EXIT_IO = 3,     /* cannot open/read an input, cannot write the output */
-};
-
-enum t2f_cli_format {
-	T2F_CLI_FORMAT_NONE = 0,   /* not decided (only before parsing ends) */
-	T2F_CLI_FORMAT_COLLAPSED,
-	T2F_CLI_FORMAT_SPEEDSCOPE,
-	T2F_CLI_FORMAT_PPROF,
-	T2F_CLI_FORMAT_SVG,
 };
 
 enum t2f_cli_rules {
@@ -40,7 +34,7 @@ enum t2f_cli_rules {
 
 struct t2f_cli_opts {
 	const char *output;        /* -o: a file, a directory with --each; NULL = stdout */
-	enum t2f_cli_format format;
+	enum t2f_format format;    /* decided when parsing ends (T2F_FORMAT_NONE only before) */
 	const char *event;         /* --event NAME, or NULL for the first event with samples */
 	bool weight_samples;       /* --weight samples */
 	bool pid, tid;             /* root frame comm-PID / comm-PID/TID */
@@ -101,7 +95,5 @@ bool t2f_cli_is_std(const char *path);
  * system's. */
 void t2f_cli_add_system_debug_dir(const char **dirs);
 
-/* Extension of an output file in a format: ".folded", ".speedscope.json", ".pb.gz" or ".svg". */
-const char *t2f_cli_format_ext(enum t2f_cli_format f);
 
 #endif

@@ -16,6 +16,7 @@
 #include "formats/diag.h"
 #include "formats/profile.h"
 #include "formats/utf8.h"
+#include "pipeline/writer_table.h"
 #include "readers/folded.h"
 #include "readers/input.h"
 #include "readers/nettrace.h"
@@ -30,10 +31,6 @@
 #include "tools/progress.h"
 #include "tools/report.h"
 #include "tools/resymbolize.h"
-#include "writers/collapsed.h"
-#include "writers/pprof.h"
-#include "writers/speedscope.h"
-#include "writers/svg.h"
 
 /* One conversion: some inputs → one profile → one output. */
 struct t2f_conv {
@@ -55,6 +52,8 @@ struct t2f_conv {
 	const struct t2f_conv *diff_other; /* a differential graph against this conversion */
 	uint64_t start_ns;
 	char label[T2F_VISIBLE_MAX];       /* the inputs as warnings name them (t2f_conv_label) */
+	const struct t2f_writer *writer;   /* the output format */
+	unsigned needs;                    /* what it needs kept (enum t2f_writer_needs) */
 };
 
 /* What a warning about the whole conversion names: its input ("<stdin>" for -), or the first
@@ -100,12 +99,12 @@ static bool t2f_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso
  * pprof writes them (a location per address in its mapping, for pprof -lines, -disasm). */
 static bool t2f_keep_addrs(const struct t2f_conv *c)
 {
-	return c->opts->resymbolize || c->opts->format == T2F_CLI_FORMAT_PPROF;
+	return c->opts->resymbolize || (c->needs & T2F_NEEDS_ADDRS);
 }
 
 static t2f_perf_script_addr_fn t2f_addr_filter(const struct t2f_conv *c)
 {
-	if (c->opts->addrs || c->opts->format == T2F_CLI_FORMAT_PPROF)
+	if (c->opts->addrs || (c->needs & T2F_NEEDS_ADDRS))
 		return NULL;
 	return t2f_addr_wanted;
 }
@@ -389,37 +388,22 @@ done:
 	return err;
 }
 
-/* Runs the chosen writer into f, then commits f. */
-static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
+/* What the chosen writer is given (event: the one written, once settled). */
+static void t2f_conv_write_opts(const struct t2f_conv *c, struct t2f_write_opts *wo)
 {
 	const struct t2f_cli_opts *o = c->opts;
-	struct t2f_out *out = t2f_outfile__out(f);
-	int err;
 
-	if (o->format == T2F_CLI_FORMAT_SPEEDSCOPE) {
-		struct t2f_speedscope_opts so = {
-			.event = c->run.written,
-			.weight_samples = o->weight_samples,
-			.addrs = o->addrs,
-			.name = c->n_inputs == 1 && t2f_cli_is_std(c->inputs[0]) ? "standard input"
-										 : c->label,
-			.threads = t2f_jobs(o),
-		};
-
-		err = t2f_speedscope__write(c->profile, &so, out);
-	} else if (o->format == T2F_CLI_FORMAT_PPROF) {
-		struct t2f_pprof_opts po = {
-			.event = c->run.written,
-			.input = c->n_inputs == 1 ? c->stats[0].name : NULL,
-			.names = { .raw_names = o->raw_names, .kernel = o->kernel, .jit = o->jit,
-				   .addrs = o->addrs },
-		};
-
-		err = t2f_pprof__write(c->profile, &po, out);
-	} else if (o->format == T2F_CLI_FORMAT_SVG) {
-		struct t2f_svg_opts vo = {
-			.event = c->run.written,
-			.weight_samples = o->weight_samples,
+	*wo = (struct t2f_write_opts){
+		.event = c->run.written,
+		.weight_samples = o->weight_samples,
+		.pid = o->pid,
+		.tid = o->tid,
+		.names = { .raw_names = o->raw_names, .kernel = o->kernel, .jit = o->jit,
+			   .addrs = o->addrs },
+		.input = c->n_inputs > 1 ? c->label
+			 : t2f_cli_is_std(c->inputs[0]) ? "standard input" : c->inputs[0],
+		.threads = t2f_jobs(o),
+		.svg = {
 			.title = o->title,
 			.subtitle = o->subtitle,
 			.count_name = o->count_name,
@@ -430,28 +414,33 @@ static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
 			.reverse = o->reverse,
 			.icicle = o->icicle,
 			.flamechart = o->flamechart,
-			.names = { .raw_names = o->raw_names, .kernel = o->kernel, .jit = o->jit,
-				   .addrs = o->addrs },
 			.diff = c->diff_other ? c->diff_other->profile : NULL,
 			.diff_event = c->diff_other ? c->diff_other->run.written : 0,
 			.diff_is_after = o->negate,
 			.no_thread_root = o->ignore_comm,
-		};
+		},
+	};
+}
 
-		err = t2f_svg__write(c->profile, &vo, out);
-	} else {
-		struct t2f_collapsed_opts co = {
-			.event = c->run.written,
-			.weight_samples = o->weight_samples,
-			.pid = o->pid,
-			.tid = o->tid,
-			.names = { .collapsed = true, .raw_names = o->raw_names, .kernel = o->kernel,
-				   .jit = o->jit, .addrs = o->addrs },
-			.threads = t2f_jobs(o),
-		};
+/* The output format and what it needs kept while reading. */
+static void t2f_conv_writer(struct t2f_conv *c)
+{
+	struct t2f_write_opts wo;
 
-		err = t2f_collapsed__write(c->profile, &co, out);
-	}
+	c->writer = t2f_writer__of(c->opts->format);
+	t2f_conv_write_opts(c, &wo);
+	c->needs = c->writer->needs(&wo);
+}
+
+/* Runs the chosen writer into f, then commits f. */
+static int t2f_write(struct t2f_conv *c, struct t2f_outfile *f)
+{
+	struct t2f_out *out = t2f_outfile__out(f);
+	struct t2f_write_opts wo;
+	int err;
+
+	t2f_conv_write_opts(c, &wo);
+	err = c->writer->write(c->profile, &wo, out);
 	c->run.out_bytes = t2f_out__bytes(out);
 	if (err)
 		return t2f_diag__error(c->diag, err, t2f_outfile__name(f), 0, "cannot write (%s)",
@@ -470,8 +459,7 @@ static void t2f_conv_resym_opts(struct t2f_conv *c)
 		.debug_dirs = o->n_debug_dirs ? o->debug_dirs : NULL,
 		.buildids = o->buildids,
 		.unsafe_build_id_match = o->unsafe_build_id_match,
-		.no_params = (o->format == T2F_CLI_FORMAT_COLLAPSED || o->format == T2F_CLI_FORMAT_SVG) &&
-			     !o->raw_names,
+		.no_params = !(c->needs & T2F_NEEDS_PARAMS),
 		.kallsyms = o->kallsyms,
 		.perf_map_dir = o->perf_map_dir,
 		.perf_rules = o->symbol_rules == T2F_CLI_RULES_PERF,
@@ -501,7 +489,7 @@ static int t2f_warn_saturated(struct t2f_conv *c)
 	if (!err && past)
 		err = t2f_diag__warn(c->diag, in, 0, "%" PRIu64 " samples have times past 2^64 ns: "
 				     "left out of the time span", past);
-	if (!err && c->opts->format == T2F_CLI_FORMAT_PPROF && c->run.written &&
+	if (!err && c->opts->format == T2F_FORMAT_PPROF && c->run.written &&
 	    c->totals[c->run.written].weight > (uint64_t)INT64_MAX)
 		err = t2f_diag__warn(c->diag, in, 0, "pprof values are signed 64-bit numbers: sums "
 				     "past 9223372036854775807 are written as that");
@@ -533,11 +521,11 @@ static int t2f_convert_read(struct t2f_conv *c, const char *event, bool *reporte
 	const struct t2f_cli_opts *o = c->opts;
 	int err = 0;
 
-	if (o->format == T2F_CLI_FORMAT_SPEEDSCOPE || (o->format == T2F_CLI_FORMAT_SVG && o->flamechart))
+	if (c->needs & T2F_NEEDS_LOG)
 		err = t2f_profile__enable_log(c->profile);
 	if (err)
 		return err;
-	if (o->format == T2F_CLI_FORMAT_PPROF) /* its duration */
+	if (c->needs & T2F_NEEDS_TIMES)
 		t2f_profile__want_times(c->profile);
 	for (size_t i = 0; i < c->n_inputs; i++) {
 		err = t2f_read_input(c, i);
@@ -609,6 +597,7 @@ static int t2f_conv__init(struct t2f_conv *c)
 	}
 	t2f_diag__set_strict(c->diag, c->opts->strict);
 	t2f_conv_label(c);
+	t2f_conv_writer(c);
 	t2f_conv_resym_opts(c);
 	c->stats = calloc(c->n_inputs, sizeof(*c->stats));
 	err = c->stats ? t2f_profile__new(&c->profile) : -ENOMEM;
@@ -724,7 +713,7 @@ int t2f_convert_diff(const struct t2f_cli_opts *o)
 
 /* --each: "DIR/" + the input's base name minus .gz/.zst minus its last extension + the format's
  * extension ("x/a.perf.txt.zst" → "DIR/a.perf.folded"). NULL when out of memory. */
-static char *t2f_each_output(const char *dir, const char *input, enum t2f_cli_format fmt)
+static char *t2f_each_output(const char *dir, const char *input, enum t2f_format fmt)
 {
 	const char *slash = strrchr(input, '/');
 	const char *base = slash ? slash + 1 : input;
@@ -745,7 +734,7 @@ static char *t2f_each_output(const char *dir, const char *input, enum t2f_cli_fo
 	dot = memrchr(base, '.', len);
 	if (dot && dot > base)
 		len = (size_t)(dot - base);
-	if (asprintf(&name, "%s%s%.*s%s", dir, sep, (int)len, base, t2f_cli_format_ext(fmt)) < 0)
+	if (asprintf(&name, "%s%s%.*s%s", dir, sep, (int)len, base, t2f_writer__of(fmt)->ext) < 0)
 		return NULL;
 	return name;
 }

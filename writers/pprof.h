@@ -30,8 +30,8 @@
  * The protobuf is gzip-compressed by zlib at a fixed level with a zeroed header mtime, so equal
  * profiles give equal bytes.
  *
- * Returns 0, -ENOMEM, -EINVAL (event out of range), -T2F_E_LIMIT (an id space is full), or the
- * output's -errno (it finishes the output). Reads the profile only; not thread safe.
+ * Returns 0, -ENOMEM, -EINVAL (event out of range) or -T2F_E_LIMIT (an id space is full); write
+ * errors surface in t2f_out__finish(), the caller's. Reads the profile only; not thread safe.
  */
 #ifndef T2F_PPROF_H
 #define T2F_PPROF_H

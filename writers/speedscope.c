@@ -890,8 +890,6 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 		err = ss_write_frames(&s);
 	if (!err)
 		err = ss_write_profiles(&s, ss_unit(&s));
-	if (!err)
-		err = t2f_out__finish(out);
 out:
 	ss_release(&s);
 	return err;

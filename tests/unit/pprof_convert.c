@@ -69,7 +69,7 @@ static int write_file(const struct t2f_profile *p, const char *path, int kind, t
 	if (!err && kind == 0) {
 		struct t2f_pprof_opts o = { .event = ev, .input = input, .raw = raw };
 
-		err = t2f_pprof__write(p, &o, out);
+		err = t2f_pprof__write(p, &o, out) ?: t2f_out__finish(out);
 	} else if (!err) {
 		struct t2f_collapsed_opts o = { .event = ev, .weight_samples = kind == 2 };
 

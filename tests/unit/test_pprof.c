@@ -372,6 +372,8 @@ static int write_pprof(const struct t2f_profile *p, const struct t2f_pprof_opts 
 	assert_non_null(f);
 	assert_int_equal(t2f_out__new(fileno(f), &out), 0);
 	err = t2f_pprof__write(p, o, out);
+	if (!err)
+		err = t2f_out__finish(out);
 	t2f_out__free(out);
 	size = lseek(fileno(f), 0, SEEK_END);
 	*bytes = malloc((size_t)size + 1);

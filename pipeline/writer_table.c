@@ -1,0 +1,174 @@
+/* pipeline/writer_table.c: the output formats (writer_table.h). */
+#include "pipeline/writer_table.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "writers/collapsed.h"
+#include "writers/pprof.h"
+#include "writers/speedscope.h"
+
+/* Collapsed output and SVG cut names at their argument lists unless --raw-names keeps them. */
+static unsigned t2f_needs_params(const struct t2f_write_opts *o)
+{
+	return o->names.raw_names ? T2F_NEEDS_PARAMS : 0;
+}
+
+static unsigned t2f_collapsed_needs(const struct t2f_write_opts *o)
+{
+	return t2f_needs_params(o);
+}
+
+static int t2f_collapsed_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
+			       struct t2f_out *out)
+{
+	struct t2f_collapsed_opts co = {
+		.event = o->event,
+		.weight_samples = o->weight_samples,
+		.pid = o->pid,
+		.tid = o->tid,
+		.names = o->names,
+		.threads = o->threads,
+	};
+
+	co.names.collapsed = true;
+	return t2f_collapsed__write(p, &co, out);
+}
+
+static unsigned t2f_speedscope_needs(const struct t2f_write_opts *o)
+{
+	return T2F_NEEDS_LOG | T2F_NEEDS_PARAMS;
+}
+
+static int t2f_speedscope_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
+				struct t2f_out *out)
+{
+	struct t2f_speedscope_opts so = {
+		.event = o->event,
+		.weight_samples = o->weight_samples,
+		.addrs = o->names.addrs,
+		.name = o->input,
+		.threads = o->threads,
+	};
+
+	return t2f_speedscope__write(p, &so, out);
+}
+
+/* pprof: a location per address (pprof -lines, -disasm), the profile's duration. */
+static unsigned t2f_pprof_needs(const struct t2f_write_opts *o)
+{
+	return T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS;
+}
+
+static int t2f_pprof_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
+			   struct t2f_out *out)
+{
+	struct t2f_pprof_opts po = {
+		.event = o->event,
+		.input = o->input,
+		.names = o->names,
+	};
+
+	po.names.collapsed = false;
+	return t2f_pprof__write(p, &po, out);
+}
+
+static unsigned t2f_svg_needs(const struct t2f_write_opts *o)
+{
+	return t2f_needs_params(o) | (o->svg.flamechart ? T2F_NEEDS_LOG : 0);
+}
+
+static int t2f_svg_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
+			 struct t2f_out *out)
+{
+	struct t2f_svg_opts vo = o->svg;
+
+	vo.event = o->event;
+	vo.weight_samples = o->weight_samples;
+	vo.names = o->names;
+	return t2f_svg__write(p, &vo, out);
+}
+
+static const char *const t2f_collapsed_exts[] = { ".folded", ".collapsed", NULL };
+static const char *const t2f_speedscope_exts[] = { ".speedscope.json", ".json", NULL };
+static const char *const t2f_pprof_exts[] = { ".pb.gz", ".pprof", NULL };
+static const char *const t2f_svg_exts[] = { ".svg", NULL };
+
+static const struct t2f_writer t2f_writers[] = {
+	{
+		.format = T2F_FORMAT_COLLAPSED, .name = "collapsed", .said = "collapsed output",
+		.title = "collapsed stacks", .ext = ".folded", .extensions = t2f_collapsed_exts,
+		.uses = T2F_USES_WEIGHT | T2F_USES_ROOT_IDS | T2F_USES_MARKS | T2F_USES_ADDRS,
+		.needs = t2f_collapsed_needs, .write = t2f_collapsed_write,
+	},
+	{
+		.format = T2F_FORMAT_SPEEDSCOPE, .name = "speedscope", .said = "speedscope output",
+		.title = "speedscope", .ext = ".speedscope.json", .extensions = t2f_speedscope_exts,
+		.uses = T2F_USES_WEIGHT | T2F_USES_ADDRS,
+		.needs = t2f_speedscope_needs, .write = t2f_speedscope_write,
+	},
+	{
+		.format = T2F_FORMAT_PPROF, .name = "pprof", .said = "pprof output",
+		.title = "pprof", .ext = ".pb.gz", .extensions = t2f_pprof_exts, .uses = T2F_USES_ADDRS,
+		.needs = t2f_pprof_needs, .write = t2f_pprof_write,
+	},
+	{
+		.format = T2F_FORMAT_SVG, .name = "svg", .said = "SVG output", .title = "SVG",
+		.ext = ".svg", .extensions = t2f_svg_exts,
+		.uses = T2F_USES_WEIGHT | T2F_USES_MARKS | T2F_USES_ADDRS | T2F_USES_SVG,
+		.needs = t2f_svg_needs, .write = t2f_svg_write,
+	},
+};
+
+#define T2F_N_WRITERS (sizeof(t2f_writers) / sizeof(t2f_writers[0]))
+
+const struct t2f_writer *t2f_writer__of(enum t2f_format f)
+{
+	for (size_t i = 0; i < T2F_N_WRITERS; i++)
+		if (t2f_writers[i].format == f)
+			return &t2f_writers[i];
+	return NULL;
+}
+
+const struct t2f_writer *t2f_writer__by_name(const char *name)
+{
+	if (strcmp(name, "folded") == 0)
+		return t2f_writer__of(T2F_FORMAT_COLLAPSED);
+	for (size_t i = 0; i < T2F_N_WRITERS; i++)
+		if (strcmp(t2f_writers[i].name, name) == 0)
+			return &t2f_writers[i];
+	return NULL;
+}
+
+const struct t2f_writer *t2f_writer__by_path(const char *path)
+{
+	const struct t2f_writer *best = NULL;
+	size_t len = strlen(path), best_len = 0;
+
+	for (size_t i = 0; i < T2F_N_WRITERS; i++) {
+		for (const char *const *e = t2f_writers[i].extensions; *e; e++) {
+			size_t elen = strlen(*e);
+
+			if (len > elen && elen > best_len && strcmp(path + len - elen, *e) == 0) {
+				best = &t2f_writers[i];
+				best_len = elen;
+			}
+		}
+	}
+	return best;
+}
+
+void t2f_writer__names(char *buf, size_t size)
+{
+	size_t at = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < T2F_N_WRITERS && at < size; i++) {
+		int n = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", t2f_writers[i].name);
+
+		if (n < 0)
+			return;
+		at += (size_t)n;
+	}
+}

@@ -1,0 +1,88 @@
+/* pipeline/writer_table.h: the output formats, one descriptor each.
+ *
+ * A descriptor says what a format is called (-f NAME, the file extensions that pick it, the one
+ * --each gives), what the profile must keep while it is read for it (the sample log, sample
+ * times, every frame's address, argument lists), which options change its output (the others
+ * are warned of), and how it is written. Adding a format is adding a descriptor here.
+ *
+ * Who finishes the output: the caller. write() emits into the sink and returns its own error
+ * (-ENOMEM, -EINVAL, -T2F_E_LIMIT); write errors of the sink surface in the caller's
+ * t2f_out__finish().
+ *
+ * The table is static and read only: thread safe.
+ */
+#ifndef T2F_WRITER_TABLE_H
+#define T2F_WRITER_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "formats/profile.h"
+#include "writers/frame_name.h"
+#include "writers/out.h"
+#include "writers/svg.h"
+
+enum t2f_format {
+	T2F_FORMAT_NONE = 0, /* not decided */
+	T2F_FORMAT_COLLAPSED,
+	T2F_FORMAT_SPEEDSCOPE,
+	T2F_FORMAT_PPROF,
+	T2F_FORMAT_SVG,
+};
+
+/* Everything a writer may be given; each reads the fields its `uses` names (and event). */
+struct t2f_write_opts {
+	t2f_event_id event;              /* 0 = the first event */
+	bool weight_samples;             /* sample counts instead of periods */
+	bool pid, tid;                   /* collapsed root frames comm-PID / comm-PID/TID */
+	struct t2f_frame_name_opts names; /* .collapsed is set per format */
+	const char *input;               /* the input's name (speedscope's name, pprof's comment);
+					  * NULL = none */
+	unsigned threads;                /* threads formatting; 0 or 1: the calling thread only */
+	struct t2f_svg_opts svg;         /* SVG's own fields (title ... diff); its event, weight
+					  * and names are set from the fields above */
+};
+
+/* What the profile must keep while the inputs are read (t2f_writer.needs). */
+enum t2f_writer_needs {
+	T2F_NEEDS_LOG = 1u << 0,    /* every sample in time order (t2f_profile__enable_log) */
+	T2F_NEEDS_TIMES = 1u << 1,  /* the first and last sample time (t2f_profile__want_times) */
+	T2F_NEEDS_ADDRS = 1u << 2,  /* every frame's printed address */
+	T2F_NEEDS_PARAMS = 1u << 3, /* demangled names keep their argument lists */
+};
+
+/* The options that change a format's output (t2f_writer.uses). */
+enum t2f_writer_uses {
+	T2F_USES_WEIGHT = 1u << 0,   /* weight_samples */
+	T2F_USES_ROOT_IDS = 1u << 1, /* pid, tid */
+	T2F_USES_MARKS = 1u << 2,    /* names.kernel, .jit (the _[k] _[j] marks), .raw_names */
+	T2F_USES_ADDRS = 1u << 3,    /* names.addrs */
+	T2F_USES_SVG = 1u << 4,      /* the svg fields */
+};
+
+struct t2f_writer {
+	enum t2f_format format;
+	const char *name;               /* as -f names it */
+	const char *said;               /* in messages: "collapsed output" */
+	const char *title;              /* in lists of formats: "collapsed stacks", "SVG" */
+	const char *ext;                /* the extension --each gives its outputs */
+	const char *const *extensions;  /* the output names that pick it, NULL-terminated */
+	unsigned uses;                  /* enum t2f_writer_uses */
+	/* enum t2f_writer_needs bits for these options */
+	unsigned (*needs)(const struct t2f_write_opts *o);
+	int (*write)(const struct t2f_profile *p, const struct t2f_write_opts *o,
+		     struct t2f_out *out);
+};
+
+/* The descriptor of a format; NULL for T2F_FORMAT_NONE or out of range. */
+const struct t2f_writer *t2f_writer__of(enum t2f_format f);
+/* The format -f NAME names ("folded" too); NULL when none. */
+const struct t2f_writer *t2f_writer__by_name(const char *name);
+/* The format an output's name picks by its extension (the longest that matches: x.speedscope.json
+ * is speedscope, x.json too); NULL when none. */
+const struct t2f_writer *t2f_writer__by_path(const char *path);
+/* The -f names, ", "-separated, for messages ("collapsed, speedscope, pprof, svg"), into buf
+ * (cut to size - 1 bytes, always terminated when size > 0). */
+void t2f_writer__names(char *buf, size_t size);
+
+#endif
