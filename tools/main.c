@@ -16,11 +16,9 @@
 #include "formats/diag.h"
 #include "formats/profile.h"
 #include "formats/utf8.h"
+#include "pipeline/reader_table.h"
 #include "pipeline/writer_table.h"
-#include "readers/folded.h"
 #include "readers/input.h"
-#include "readers/nettrace.h"
-#include "readers/nettrace_parse.h"
 #include "readers/perf_data.h"
 #include "readers/perf_data_conv.h"
 #include "readers/perf_script.h"
@@ -109,12 +107,12 @@ static t2f_perf_script_addr_fn t2f_addr_filter(const struct t2f_conv *c)
 	return t2f_addr_wanted;
 }
 
-/* One reader behind a common face: perf script text, folded stacks or a nettrace file. */
+/* One streaming reader (pipeline/reader_table.h), or perf script text for the parallel
+ * reader. */
 struct t2f_reader {
-	bool parallel;                 /* perf script text for the parallel reader (no ps) */
-	struct t2f_perf_script *ps;
-	struct t2f_folded *fd;
-	struct t2f_nettrace *nt;
+	const struct t2f_reader_desc *desc;
+	void *r;                       /* desc's reader; NULL for the parallel reader */
+	bool parallel;
 };
 
 /* Parser threads for -j (0: one per online CPU). */
@@ -132,58 +130,30 @@ static bool t2f_wants_parallel(const struct t2f_conv *c, const struct t2f_input 
 	return t2f_jobs(c->opts) > 1 || t2f_input__kind(in) != T2F_INPUT_PLAIN;
 }
 
-/* Picks the reader by the input's first bytes: nettrace (and NetPerf, which the nettrace reader
- * refuses with its own message), folded stacks when the text looks folded, else perf script
- * (the parallel reader, which makes parsers of its own, or one parser here). */
+/* Picks the reader by the input's first bytes (t2f_reader__detect); perf script text goes to
+ * the parallel reader, which makes parsers of its own, when that pays off. */
 static int t2f_reader__open(struct t2f_conv *c, size_t i, struct t2f_input *in,
 			    const char *head, size_t len, struct t2f_reader *r)
 {
-	const char *name = t2f_input__name(in);
-	int err;
+	const struct t2f_read_opts ro = {
+		.weight_samples = c->opts->weight_samples,
+		.keep_addrs = t2f_keep_addrs(c),
+		.addr_wanted = t2f_addr_filter(c),
+		.addr_ctx = &c->ropts,
+	};
 
-	if (nt_detect((const uint8_t *)head, len)) {
-		struct t2f_nettrace_opts no = {
-			.weight = c->opts->weight_samples ? T2F_NETTRACE_WEIGHT_SAMPLES
-							  : T2F_NETTRACE_WEIGHT_INTERVAL,
-		};
-
-		c->nettrace = true;
-		return t2f_nettrace__new(c->profile, c->diag, name, (uint32_t)i, &no, &r->nt);
-	}
-	if (t2f_folded__detect(head, len))
-		return t2f_folded__new(c->profile, c->diag, name, (uint32_t)i, &r->fd);
-	r->parallel = t2f_wants_parallel(c, in);
+	r->desc = t2f_reader__detect(head, len);
+	c->nettrace |= (r->desc->traits & T2F_READER_MODULE_NAMES) != 0;
+	r->parallel = (r->desc->traits & T2F_READER_PARALLEL) && t2f_wants_parallel(c, in);
 	if (r->parallel)
 		return 0;
-	err = t2f_perf_script__new(c->profile, c->diag, name, (uint32_t)i, &r->ps);
-	if (!err) {
-		t2f_perf_script__keep_addrs(r->ps, t2f_keep_addrs(c));
-		t2f_perf_script__unknown_addrs(r->ps, t2f_addr_filter(c), &c->ropts);
-	}
-	return err;
-}
-
-static int t2f_reader__feed(struct t2f_reader *r, const char *data, size_t len)
-{
-	if (r->nt)
-		return t2f_nettrace__feed(r->nt, (const uint8_t *)data, len);
-	if (r->fd)
-		return t2f_folded__feed(r->fd, data, len);
-	return t2f_perf_script__feed(r->ps, data, len);
-}
-
-static int t2f_reader__finish(struct t2f_reader *r)
-{
-	if (r->fd)
-		return 0;
-	return r->nt ? t2f_nettrace__finish(r->nt) : t2f_perf_script__finish(r->ps);
+	return r->desc->open(c->profile, c->diag, t2f_input__name(in), (uint32_t)i, &ro, &r->r);
 }
 
 static void t2f_reader__free(struct t2f_reader *r)
 {
-	t2f_nettrace__free(r->nt);
-	t2f_folded__free(r->fd);
-	t2f_perf_script__free(r->ps);
+	if (r->desc)
+		r->desc->free(r->r);
 }
 
 static void t2f_progress_cb(void *ctx, const struct t2f_input *in)
@@ -222,7 +192,7 @@ static int t2f_read_parallel(struct t2f_conv *c, size_t i, struct t2f_input *in,
 static int t2f_next_chunk(const struct t2f_reader *r, struct t2f_input *in, char *block,
 			  const char **data, size_t *len)
 {
-	if (!r->nt)
+	if (!(r->desc->traits & T2F_READER_BINARY))
 		return t2f_input__next(in, data, len);
 	*data = block;
 	return t2f_input__read(in, block, T2F_BINARY_BLOCK, len);
@@ -232,21 +202,22 @@ static int t2f_next_chunk(const struct t2f_reader *r, struct t2f_input *in, char
 static int t2f_read_chunks(struct t2f_reader *r, struct t2f_input *in, const char *data,
 			   size_t len, struct t2f_progress *bar, struct t2f_input_stats *st)
 {
-	char *block = r->nt ? malloc(T2F_BINARY_BLOCK) : NULL;
+	bool binary = r->desc->traits & T2F_READER_BINARY;
+	char *block = binary ? malloc(T2F_BINARY_BLOCK) : NULL;
 	int err;
 
-	if (r->nt && !block)
+	if (binary && !block)
 		return -ENOMEM;
 	/* Chunks are at most a few MiB: the bar moves after each. */
 	for (err = len ? 1 : 0; err > 0; err = t2f_next_chunk(r, in, block, &data, &len)) {
-		err = t2f_reader__feed(r, data, len);
+		err = r->desc->feed(r->r, data, len);
 		if (err)
 			break;
 		t2f_progress__update(bar, t2f_input__consumed(in));
 		st->text_bytes += len;
 	}
 	free(block);
-	return err ?: t2f_reader__finish(r);
+	return err ?: r->desc->finish(r->r);
 }
 
 /* Whether perf.data input i was recorded on this machine: its HOSTNAME and OSRELEASE features
@@ -370,7 +341,7 @@ static int t2f_read_input(struct t2f_conv *c, size_t i)
 		err = t2f_read_parallel(c, i, in, data, len, bar);
 	} else {
 		err = t2f_read_chunks(&rd, in, data, len, bar, st);
-		st->lines = rd.ps ? t2f_perf_script__lines(rd.ps) : rd.fd ? t2f_folded__lines(rd.fd) : 0;
+		st->lines = rd.desc->traits & T2F_READER_LINES ? rd.desc->lines(rd.r) : 0;
 	}
 done:
 	if (err == -ENOMEM)
