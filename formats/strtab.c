@@ -1,5 +1,5 @@
 /* formats/strtab.c: bytes in one growing buffer, (offset, length) per id, a hash index over ids.
- * Offsets, not pointers, so the buffer may move (cf. DESIGN.md §3). */
+ * Offsets, not pointers, so the buffer may move (cf. docs/design.md §3). */
 #include "formats/strtab.h"
 #include "formats/mem.h"
 

@@ -1,5 +1,6 @@
 /* readers/nettrace_clr.c: which runtime event a row is, and its payload's fields
- * (nettrace_clr.h; layouts from ../shared/specs/nettrace.md §11).
+ * (nettrace_clr.h; the payload layouts of the runtime's event manifest, ClrEtwAll.man,
+ * as PerfView's ClrTraceEventParser reads them).
  */
 #include "readers/nettrace_clr.h"
 

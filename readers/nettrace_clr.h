@@ -1,7 +1,8 @@
 /* readers/nettrace_clr.h: the .NET runtime's events in a nettrace (internal to readers/).
  *
  * The runtime writes its own events with "minimum metadata" (no field list), so their payloads
- * are decoded here from the fixed layouts of ../shared/specs/nettrace.md §11, by provider and
+ * are decoded here from the fixed payload layouts of the runtime's event manifest
+ * (ClrEtwAll.man, as PerfView's ClrTraceEventParser reads them), by provider and
  * event id:
  *   Microsoft-DotNETCore-SampleProfiler      0         sample: u32 type
  *   Microsoft-Windows-DotNETRuntime          143/144   MethodLoadVerbose / MethodUnloadVerbose

@@ -2,7 +2,7 @@
  * readers/; readers/nettrace.c turns them into a profile).
  *
  * Push parser: feed the file's bytes in order, in chunks of any size, then call __finish(). It
- * detects the format from the first bytes (../shared/specs/nettrace.md §2):
+ * detects the format from the first bytes (PerfView's NetTraceFormat.md):
  *   "Nettrace" + u32 0 + u32 6 + u32 minor   V6 blocks (Trace, Metadata, Event, Stack, Thread,
  *                                            RemoveThread, LabelList, SequencePoint, EndOfStream)
  *   "Nettrace" + int32 20 "!FastSerialization.1"   V4/V5 objects (Trace, MetadataBlock,

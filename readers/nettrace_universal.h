@@ -1,5 +1,6 @@
 /* readers/nettrace_universal.h: universal (V6) traces, as one-collect's record-trace and
- * `dotnet-trace collect-linux` write them (internal to readers/; ../shared/specs/nettrace.md §9).
+ * `dotnet-trace collect-linux` write them (internal to readers/; PerfView's UniversalProviders.md
+ * and NetTraceFormat_v6.md).
  *
  * Events, by provider and event id (Universal.System) or event NAME (Universal.Events, whose ids
  * are not stable). Every integer is a varuint; "sstr" = u16 LE byte length + UTF-8:

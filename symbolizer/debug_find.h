@@ -1,6 +1,6 @@
 /* symbolizer/debug_find.h: where a module's symbols are, verified by build-id or CRC.
  *
- * Candidates, in this order (DESIGN.md §5):
+ * Candidates, in this order (docs/design.md §5):
  *  1. for each debug dir (default /usr/lib/debug): DIR/.build-id/ab/cdef....debug
  *  2. the debuginfod client cache: $DEBUGINFOD_CACHE_PATH (default
  *     ~/.cache/debuginfod_client)/<build-id>/debuginfo; then perf's build-id cache (filled by

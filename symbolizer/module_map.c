@@ -1,4 +1,4 @@
-/* symbolizer/module_map.c: abs_ip → file_off → elf_vaddr (see module_map.h and DESIGN.md §4).
+/* symbolizer/module_map.c: abs_ip → file_off → elf_vaddr (see module_map.h and docs/design.md §4).
  * All arithmetic is unsigned 64-bit and overflow-checked: a record with a bogus start or pgoff
  * gives "unmapped", never a wrapped address. */
 #include "symbolizer/module_map.h"

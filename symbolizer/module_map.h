@@ -1,5 +1,5 @@
-/* symbolizer/module_map.h (internal to symbolizer/): the address arithmetic of DESIGN.md §4, one
- * module at a time. Every address is named by its space: abs_ip (process virtual), file_off
+/* symbolizer/module_map.h (internal to symbolizer/): the address arithmetic of docs/design.md
+ * §4, one module at a time. Every address is named by its space: abs_ip (process virtual), file_off
  * (offset in the ELF file), elf_vaddr (the ELF's own virtual address, what st_value uses).
  *
  *   file_off  = abs_ip - map_start + map_pgoff                 (perf MMAP/MMAP2 records)

@@ -1,7 +1,7 @@
 /* symbolizer/symbolizer.h: absolute sample address → function name, with a reason on a miss.
  *
  * Modules come from module-load records (perf MMAP2, nettrace ProcessMapping). An address is
- * turned into the module's ELF virtual address by the arithmetic of DESIGN.md §4, with every
+ * turned into the module's ELF virtual address by the arithmetic of docs/design.md §4, with every
  * address named by its space:
  *   file_off  = abs_ip - map_start + map_pgoff                  (perf MMAP/MMAP2)
  *   elf_vaddr = file_off - seg.p_offset + seg.p_vaddr           (the PT_LOAD containing file_off)

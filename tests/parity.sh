@@ -1,6 +1,6 @@
 #!/bin/sh
 # Parity: `trace2flame symbols` against the reference procedure of
-# ../shared/specs/elf-symbols.md §3 (readelf, an independent implementation), over the ELF files
+# docs/design.md §5 (readelf, an independent implementation), over the ELF files
 # of this machine.
 #
 # usage: sh tests/parity.sh TRACE2FLAME

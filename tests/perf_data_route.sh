@@ -43,7 +43,7 @@
 # included.
 # `--buildid-all` (not for bm, z): perf writes build-ids only of the DSOs a sample's ip hit,
 # and uses a library seen only in call chains (libc's start_thread) from its path unverified;
-# trace2flame refuses to name frames from a file it cannot verify by build-id (DESIGN §5).
+# trace2flame refuses to name frames from a file it cannot verify by build-id (docs/design.md §5).
 # `-z` goes with `--buildid-mmap`: perf record -z writes no BUILD_ID feature (perf then uses
 # the files at the recorded paths unverified); MMAP2 records then carry the build-ids.
 # Skipped (with a message) when perf is missing or may not record.

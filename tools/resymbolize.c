@@ -467,7 +467,7 @@ static int t2f_resym_missed(struct t2f_resym *r, struct t2f_profile *p, t2f_fram
 }
 
 /* A nettrace file frame with the trace's segment: elf_vaddr = file_off - p_offset + p_vaddr
- * (DESIGN.md §4; PerfView's abs_ip - map_start + PAGE_DOWN(p_vaddr) for the executable
+ * (docs/design.md §4; PerfView's abs_ip - map_start + PAGE_DOWN(p_vaddr) for the executable
  * mapping). An address below the segment's image start is unmapped. */
 static int t2f_resym_segment(struct t2f_resym *r, const struct t2f_resym_mod *m, uint64_t file_off,
 			     struct t2f_sym *sym)
@@ -496,7 +496,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 		if (f->abs_addr)
 			m->no_map++;
 		else
-			m->no_id++; /* DESIGN.md §5: nothing to verify a file against: refuse */
+			m->no_id++; /* docs/design.md §5: nothing to verify a file against: refuse */
 		return t2f_resym_missed(r, p, id, m, true);
 	}
 	if (!err && m->has_segment)

@@ -15,14 +15,14 @@
  * Addresses: perf prints the DSO-relative address (the file offset) on call-chain lines, so each
  * distinct dso path is registered once as a module mapped at 0 with pgoff 0 over the whole
  * address space: abs_ip = the printed address = file_off, and the symbolizer turns it into the
- * ELF virtual address through the file's PT_LOAD table (DESIGN.md §4; lld objects differ). The
+ * ELF virtual address through the file's PT_LOAD table (docs/design.md §4; lld objects differ). The
  * reader turns a one-line sample's absolute ip into that file offset through the PERF_RECORD_MMAP2
  * mapping of its process; a frame still marked abs_addr had none and is counted unresolved
  * ("no mapping of its process").
  *
  * Build-ids per dso path: from the profile's module maps (PERF_RECORD_MMAP2 with --buildid-mmap)
  * first, then the --buildids file (`perf buildid-list` lines: "<hex> <path>"). A module without a
- * known build-id is not resolved (DESIGN.md §5: a trace from another machine must not be named
+ * known build-id is not resolved (docs/design.md §5: a trace from another machine must not be named
  * from this machine's files) unless unsafe_build_id_match, or trust_by: the inputs were
  * recorded on this machine (perf.data whose HOSTNAME and OSRELEASE are the running system's)
  * and the file at the module's path is not newer than the recording (its mtime at or before

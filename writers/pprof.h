@@ -1,6 +1,6 @@
 /* writers/pprof.h: pprof (perftools.profiles.Profile, gzip-compressed protobuf).
  *
- * What is written (specs/output-formats.md §2):
+ * What is written (profile.proto; docs/design.md §6):
  * - sample_type: two columns per event, in event-id order: its sample count and its summed
  *   weight. One event: "samples/count", "<event>/<unit>" ("cpu-clock/nanoseconds"); several:
  *   "<event>-samples/count", "<event>/<unit>". A name already taken gets "-weight" appended.

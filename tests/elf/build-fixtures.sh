@@ -36,7 +36,7 @@ fi
 
 # EXPECT_AWK: reads `readelf -lnSWs --sym-base=16 FILE` output (first file) and `od -An -tu1 -v
 # FILE` (second file); prints the .expect lines (only the sym lines when -v syms=1).
-# Symbol rows follow specs/elf-symbols.md §3 with sizeless symbols kept: type FUNC or GNU_IFUNC
+# Symbol rows follow docs/design.md §5 with sizeless symbols kept: type FUNC or GNU_IFUNC
 # (readelf says IFUNC, or "<OS specific>: 10" when EI_OSABI is not GNU), Ndx not UND/ABS/COM,
 # value != 0; .dynsym names lose readelf's @VER suffix; the table name gets the prefix -v pre.
 # FIXED is the address a lookup must use: bit 0 cleared on EM_ARM (Thumb), the code address
@@ -168,7 +168,7 @@ build_id() {
 	readelf -nW "$1" | awk '/Build ID:/ { print $NF; exit }'
 }
 
-# split_debug FILE DEBUG STRIPPED: the specs/elf-symbols.md §4 recipe: DEBUG keeps only the debug
+# split_debug FILE DEBUG STRIPPED: the docs/design.md §6 recipe: DEBUG keeps only the debug
 # data (zlib-compressed debug sections); STRIPPED loses .symtab and gets a .gnu_debuglink to
 # DEBUG (the link holds DEBUG's base name). DEBUG and STRIPPED are absolute paths.
 split_debug() {

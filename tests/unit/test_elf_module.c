@@ -216,7 +216,7 @@ static void test_zoo(void **state)
 
 /* --- specific properties --------------------------------------------------------------------- */
 
-/* lld's PT_LOADs: p_vaddr != p_offset for the code segment (DESIGN.md §4). */
+/* lld's PT_LOADs: p_vaddr != p_offset for the code segment (docs/design.md §4). */
 static void test_lld_vaddr_offset(void **state)
 {
 	const char *rels[] = { "lld/prog", "lld/libfx.so" };

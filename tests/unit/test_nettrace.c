@@ -1,5 +1,6 @@
 /* tests/unit/test_nettrace.c: the nettrace reader above its container parser. Runtime payloads
- * are built byte by byte from the layouts in ../shared/specs/nettrace.md §11 and handed to the
+ * are built byte by byte from the payload layouts of the runtime's event manifest
+ * (ClrEtwAll.man, as PerfView's ClrTraceEventParser reads them) and handed to the
  * decoders, to the name table, and to the reader's sink callbacks as nt_event records. */
 #include <errno.h>
 #include <setjmp.h>

@@ -4,9 +4,9 @@
  * Files: the real traces of ../shared/corpus/nettrace (zips inflated here with zlib; the 29 MB
  * one is left out), the fixtures/nettrace descriptions that need no ELF file and two V6
  * descriptions below, written by tools/make-nettrace with small flushes (many blocks).
- * Boundaries come from a block walker written here from ../shared/specs/nettrace.md §3–4
- * (V4/V5 objects: BeginPrivateObject, type, size, 4-byte padding, EndObject; V6: u32 size|kind),
- * not from the parser under test. A file larger than BIG_FILE is cut at MAX_BOUNDS of its
+ * Boundaries come from a block walker written here from PerfView's NetTraceFormat.md
+ * (containers and blocks; V4/V5 objects: BeginPrivateObject, type, size, 4-byte padding,
+ * EndObject; V6: u32 size|kind), not from the parser under test. A file larger than BIG_FILE is cut at MAX_BOUNDS of its
  * boundaries, evenly spread, the first three and the last always included.
  *
  * Per cut: either -T2F_E_FORMAT with a message naming the file (only before the Trace

@@ -1,6 +1,7 @@
 /* tests/unit/test_nettrace_universal.c: universal (V6) payloads, the mapping metadata JSON, .NET
  * perf-map names, and the reader's universal path through its sink callbacks. Payloads are built
- * byte by byte from ../shared/specs/nettrace.md §9 (varuints, u16-prefixed UTF-8 strings). */
+ * byte by byte from PerfView's UniversalProviders.md and NetTraceFormat_v6.md (varuints,
+ * u16-prefixed UTF-8 strings). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* tests/unit/test_symbolizer.c: symbolizer/symbolizer.c and module_map.c — abs_ip → file_off →
  * elf_vaddr on GNU ld and lld objects (lld: p_vaddr != p_offset) with synthetic perf MMAP2
  * records (map_start = a bias + PAGE_DOWN(p_vaddr), pgoff = PAGE_DOWN(p_offset), as
- * specs/elf-symbols.md §4 measured) and with the nettrace formula (has_segment); every function
+ * docs/perf-addresses.md measured) and with the nettrace formula (has_segment); every function
  * of each file, at its start, middle and last byte; separate debug files with and without the
  * binary; the miss reasons; memo, file sharing and demangling.
  *
@@ -382,7 +382,7 @@ static void test_debug_file_only(void **state)
 	free(f);
 }
 
-/* ---- module_map arithmetic by hand (the numbers of specs/elf-symbols.md §4) ---- */
+/* ---- module_map arithmetic by hand (the numbers of docs/design.md §4) ---- */
 
 static void test_map_arithmetic(void **state)
 {

@@ -1,5 +1,5 @@
 /* tests/unit/support/nettrace_bytes.h: .nettrace streams built byte by byte from
- * ../shared/specs/nettrace.md (V4/V5 FastSerialization objects, V6 blocks, rows, metadata
+ * PerfView's NetTraceFormat.md (V4/V5 FastSerialization objects, V6 blocks, rows, metadata
  * records, stacks), and a collector of what readers/nettrace_parse.h delivers, for the parser's
  * unit tests (test_nettrace_v4.c, test_nettrace_v6.c, test_nettrace_hostile.c). Header-only:
  * every function is static inline, each test keeps its own copy of the collector's state. */
