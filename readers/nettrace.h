@@ -44,8 +44,6 @@
 #include "formats/diag.h"
 #include "formats/profile.h"
 
-struct t2f_symbolizer_opts; /* symbolizer/symbolizer.h; only passed through */
-
 enum t2f_nettrace_weight {
 	T2F_NETTRACE_WEIGHT_INTERVAL = 0, /* the sampling interval in ns (like perf's period) */
 	T2F_NETTRACE_WEIGHT_SAMPLES,      /* 1 per sample */
@@ -53,8 +51,6 @@ enum t2f_nettrace_weight {
 
 struct t2f_nettrace_opts {
 	enum t2f_nettrace_weight weight;
-	/* Not used by the reader (native frames are named by tools/resymbolize). Borrowed; NULL. */
-	const struct t2f_symbolizer_opts *symbolizer;
 };
 
 struct t2f_nettrace;

@@ -21,6 +21,7 @@
 #include "readers/perf_script_blocks.h"
 #include "readers/perf_script_maps.h"
 #include "readers/perf_script_parse.h"
+#include "readers/perf_script_seg.h"
 
 #define PS_MAX_DEPTH (1u << 20) /* frames in one sample; deeper samples are cut, with a warning */
 

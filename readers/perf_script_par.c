@@ -16,6 +16,7 @@
 #include "formats/mem.h"
 #include "readers/perf_script.h"
 #include "readers/perf_script_cut.h"
+#include "readers/perf_script_seg.h"
 
 #define T2F_PAR_HUGE ((size_t)2 << 20) /* a huge page (x86-64, arm64 with 4 KiB pages) */
 
