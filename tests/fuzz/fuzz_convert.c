@@ -1,10 +1,11 @@
 /* tests/fuzz/fuzz_convert.c: a whole conversion on any bytes: input → profile → every writer.
  *
- * The reader is picked from the first bytes as trace2flame picks it (tools/main.c): perf.data
+ * The reader is picked from the first bytes as trace2flame picks it: perf.data
  * (t2f_perf_data__detect: opened in memory and converted by readers/perf_data_conv.h, every
  * unnamed frame keeping its address or, for half the inputs, only some, as re-symbolization
  * would pick them; re-symbolization itself is the CLI's and not run here; strict mode for a
- * quarter), nettrace (nt_detect), folded stacks (t2f_folded__detect), else perf script text.
+ * quarter), else the reader of pipeline/reader_table.h: nettrace, folded stacks or perf script
+ * text.
  * The profile keeps its sample log and times (speedscope, flame charts, pprof's duration).
  * Whatever was read, also after a reader's error, goes through the collapsed, speedscope, pprof
  * and SVG writers into a sink over /dev/null. Writer options come from the data's hash: event,
@@ -18,12 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "readers/folded.h"
-#include "readers/nettrace.h"
-#include "readers/nettrace_parse.h"
+#include "pipeline/reader_table.h"
 #include "readers/perf_data.h"
 #include "readers/perf_data_conv.h"
-#include "readers/perf_script.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "writers/collapsed.h"
 #include "writers/pprof.h"
@@ -75,37 +73,26 @@ static int read_perf_data(struct t2f_profile *p, struct t2f_diag *d, const uint8
 	return err;
 }
 
-/* The input into p with the reader trace2flame would pick. 0 or the reader's error. */
+/* The input into p with the reader trace2flame picks: perf.data, else the streaming reader
+ * pipeline/reader_table.h tells from the first bytes (fed all at once). 0 or the reader's
+ * error. */
 static int read_input(struct t2f_profile *p, struct t2f_diag *d, const uint8_t *data,
 		      size_t size, uint64_t h)
 {
-	const char *text = (const char *)data;
+	const struct t2f_read_opts o = { .weight_samples = h & 1, .keep_addrs = h & 1 };
+	const struct t2f_reader_desc *rd;
+	void *r = NULL;
 	int err;
 
-	if (t2f_perf_data__detect(data, size)) {
-		err = read_perf_data(p, d, data, size, h);
-	} else if (nt_detect(data, size)) {
-		struct t2f_nettrace_opts o = { .weight = h & 1 ? T2F_NETTRACE_WEIGHT_SAMPLES
-							       : T2F_NETTRACE_WEIGHT_INTERVAL };
-		struct t2f_nettrace *nt = NULL;
-
-		err = t2f_nettrace__new(p, d, "in", 0, &o, &nt) ?: t2f_nettrace__feed(nt, data, size) ?:
-		      t2f_nettrace__finish(nt);
-		t2f_nettrace__free(nt);
-	} else if (t2f_folded__detect(text, size)) {
-		struct t2f_folded *fd = NULL;
-
-		err = t2f_folded__new(p, d, "in", 0, &fd) ?: t2f_folded__feed(fd, text, size);
-		t2f_folded__free(fd);
-	} else {
-		struct t2f_perf_script *ps = NULL;
-
-		err = t2f_perf_script__new(p, d, "in", 0, &ps);
-		if (!err)
-			t2f_perf_script__keep_addrs(ps, h & 1);
-		err = err ?: t2f_perf_script__feed(ps, text, size) ?: t2f_perf_script__finish(ps);
-		t2f_perf_script__free(ps);
-	}
+	if (t2f_perf_data__detect(data, size))
+		return read_perf_data(p, d, data, size, h);
+	rd = t2f_reader__detect((const char *)data, size);
+	err = rd->open(p, d, "in", 0, &o, &r) ?: rd->feed(r, (const char *)data, size) ?:
+	      rd->finish(r);
+	if (r && (rd->traits & T2F_READER_LINES))
+		FZ_CHECK(rd->lines(r) <= size + 1, "%llu lines in %zu bytes",
+			 (unsigned long long)rd->lines(r), size);
+	rd->free(r);
 	return err;
 }
 
