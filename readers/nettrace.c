@@ -14,6 +14,7 @@
 
 #include "formats/buf.h"
 #include "formats/hashmap.h"
+#include "formats/idindex.h"
 #include "formats/sat.h"
 #include "readers/nettrace_clr.h"
 #include "readers/nettrace_parse.h"
@@ -56,14 +57,8 @@ struct t2f_nettrace {
 	t2f_event_id event;             /* "cpu", made at the first sample */
 	t2f_event_id cswitch;           /* "cswitch" (universal), made at the first one */
 	t2f_frame_id unmanaged;         /* the UNMANAGED_CODE_TIME leaf, made at first use */
-	/* managed frames by IP */
-	struct t2f_hashmap *ip_ix;
-	struct ip_ent *ips;
-	uint32_t n_ips, cap_ips;
-	/* threads by (pid, tid) */
-	struct t2f_hashmap *thread_ix;
-	struct thread_ent *threads;
-	uint32_t n_threads, cap_threads;
+	struct t2f_idindex ips;         /* managed frames by IP (struct ip_ent) */
+	struct t2f_idindex threads;     /* threads by (pid, tid) (struct thread_ent) */
 	struct kind_slot kinds[KIND_CACHE];
 	struct t2f_buf buf;
 	struct nt_reader_stats stats;
@@ -91,7 +86,8 @@ int t2f_nettrace__new(struct t2f_profile *p, struct t2f_diag *d, const char *nam
 	r->name = strdup(name);
 	r->pid = -1;
 	err = !r->name ? -ENOMEM : 0;
-	err = err ?: t2f_hashmap__new(4096, &r->ip_ix) ?: t2f_hashmap__new(64, &r->thread_ix) ?:
+	err = err ?: t2f_idindex__init(&r->ips, sizeof(struct ip_ent), 4096) ?:
+	      t2f_idindex__init(&r->threads, sizeof(struct thread_ent), 64) ?:
 	      nt_names__new(&r->names);
 	nt_reader__sink(r, &sink);
 	err = err ?: nt_parser__new(name, d, &sink, &r->parser);
@@ -110,10 +106,8 @@ void t2f_nettrace__free(struct t2f_nettrace *r)
 	nt_parser__free(r->parser);
 	nt_names__free(r->names);
 	nt_uni__free(r->uni);
-	t2f_hashmap__free(r->ip_ix);
-	t2f_hashmap__free(r->thread_ix);
-	free(r->ips);
-	free(r->threads);
+	t2f_idindex__release(&r->ips);
+	t2f_idindex__release(&r->threads);
 	t2f_buf__free(&r->buf);
 	free(r->name);
 	free(r);
@@ -189,7 +183,7 @@ struct thread_probe {
 static bool thread_eq(const void *ctx, uint32_t v)
 {
 	const struct thread_probe *q = ctx;
-	const struct thread_ent *t = &q->r->threads[v - 1];
+	const struct thread_ent *t = t2f_idindex__at(&q->r->threads, v);
 
 	return t->pid == q->pid && t->tid == q->tid;
 }
@@ -201,17 +195,9 @@ static int new_thread(struct t2f_nettrace *r, const struct nt_event *e, int64_t 
 	const char *comm = label;
 	size_t len;
 	t2f_str_id id;
+	uint32_t ix;
 	int err;
 
-	if (r->n_threads == r->cap_threads) {
-		uint32_t cap = r->cap_threads ? r->cap_threads * 2 : 64;
-		struct thread_ent *nt = realloc(r->threads, cap * sizeof(*nt));
-
-		if (!nt)
-			return -ENOMEM;
-		r->threads = nt;
-		r->cap_threads = cap;
-	}
 	if (e->thread_name && e->thread_name[0]) {
 		comm = e->thread_name;
 		len = strlen(comm);
@@ -224,8 +210,7 @@ static int new_thread(struct t2f_nettrace *r, const struct nt_event *e, int64_t 
 	      t2f_profile__thread(r->p, pid < 0 ? T2F_PID_UNKNOWN : pid, e->tid, id, r->input, out);
 	if (err)
 		return err;
-	r->threads[r->n_threads++] = (struct thread_ent){ pid, e->tid, *out };
-	return t2f_hashmap__insert(r->thread_ix, h, r->n_threads);
+	return t2f_idindex__add(&r->threads, h, &(struct thread_ent){ pid, e->tid, *out }, &ix);
 }
 
 static int lookup_thread(struct t2f_nettrace *r, const struct nt_event *e, t2f_thread_id *out)
@@ -233,10 +218,10 @@ static int lookup_thread(struct t2f_nettrace *r, const struct nt_event *e, t2f_t
 	int64_t pid = e->pid >= 0 ? e->pid : r->pid;
 	struct thread_probe q = { r, pid, e->tid };
 	uint64_t h = t2f_hash_u64((uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)e->tid);
-	uint32_t hit = t2f_hashmap__find(r->thread_ix, h, thread_eq, &q);
+	uint32_t hit = t2f_idindex__find(&r->threads, h, thread_eq, &q);
 
 	if (hit) {
-		*out = r->threads[hit - 1].id;
+		*out = ((const struct thread_ent *)t2f_idindex__at(&r->threads, hit))->id;
 		return 0;
 	}
 	return new_thread(r, e, pid, h, out);
@@ -253,7 +238,7 @@ static bool ip_eq(const void *ctx, uint32_t v)
 {
 	const struct ip_probe *q = ctx;
 
-	return q->r->ips[v - 1].ip == q->ip;
+	return ((const struct ip_ent *)t2f_idindex__at(&q->r->ips, v))->ip == q->ip;
 }
 
 /* The frame of managed address ip: unnamed until __finish(). */
@@ -263,30 +248,14 @@ static int ip_frame(struct t2f_nettrace *r, uint64_t ip, t2f_frame_id *out)
 			       .abs_addr = true };
 	struct ip_probe q = { r, ip };
 	uint64_t h = t2f_hash_u64(ip);
-	uint32_t hit = t2f_hashmap__find(r->ip_ix, h, ip_eq, &q);
-	int err;
+	uint32_t hit = t2f_idindex__find(&r->ips, h, ip_eq, &q), ix;
 
 	if (hit) {
-		*out = r->ips[hit - 1].frame;
+		*out = ((const struct ip_ent *)t2f_idindex__at(&r->ips, hit))->frame;
 		return 0;
 	}
-	if (r->n_ips == r->cap_ips) {
-		uint32_t cap = r->cap_ips ? r->cap_ips * 2 : 4096;
-		struct ip_ent *ni;
-
-		if (cap <= r->cap_ips)
-			return -T2F_E_LIMIT;
-		ni = realloc(r->ips, (size_t)cap * sizeof(*ni));
-		if (!ni)
-			return -ENOMEM;
-		r->ips = ni;
-		r->cap_ips = cap;
-	}
-	err = t2f_profile__frame(r->p, &f, out);
-	if (err)
-		return err;
-	r->ips[r->n_ips++] = (struct ip_ent){ ip, *out };
-	return t2f_hashmap__insert(r->ip_ix, h, r->n_ips);
+	return t2f_profile__frame(r->p, &f, out) ?:
+	       t2f_idindex__add(&r->ips, h, &(struct ip_ent){ ip, *out }, &ix);
 }
 
 static int unmanaged_frame(struct t2f_nettrace *r, t2f_frame_id *out)
@@ -508,10 +477,12 @@ int nt_reader__name_frames(struct t2f_nettrace *r)
 	t2f_str_id id;
 	int err = nt_names__seal(r->names);
 
-	for (uint32_t i = 0; i < r->n_ips && !err; i++) {
-		err = nt_names__format(r->names, r->ips[i].ip, &r->buf, &kind) ?:
+	for (uint32_t i = 1; i <= r->ips.n && !err; i++) {
+		const struct ip_ent *e = t2f_idindex__at(&r->ips, i);
+
+		err = nt_names__format(r->names, e->ip, &r->buf, &kind) ?:
 		      t2f_profile__intern(r->p, r->buf.p, r->buf.len, &id) ?:
-		      t2f_profile__set_frame_name(r->p, r->ips[i].frame, id);
+		      t2f_profile__set_frame_name(r->p, e->frame, id);
 		if (kind == NT_NAME_METHOD)
 			r->stats.frames_named++;
 		else

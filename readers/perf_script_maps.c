@@ -12,6 +12,7 @@
 
 #include "formats/grow.h"
 #include "formats/hashmap.h"
+#include "formats/idindex.h"
 #include "formats/perf_map.h"
 
 #define PS_NO_MAP UINT32_MAX
@@ -35,12 +36,8 @@ struct ps_thread {
 struct ps_maps {
 	struct ps_map *maps;
 	uint32_t n_maps, cap_maps;
-	struct ps_proc *procs;  /* value v of ix is procs[v - 1] */
-	uint32_t n_procs, cap_procs;
-	struct t2f_hashmap *ix;
-	struct ps_thread *threads; /* value v of thread_ix is threads[v - 1] */
-	uint32_t n_threads, cap_threads;
-	struct t2f_hashmap *thread_ix;
+	struct t2f_idindex procs;   /* struct ps_proc by pid */
+	struct t2f_idindex threads; /* struct ps_thread by tid */
 };
 
 struct id_probe {
@@ -52,21 +49,22 @@ static bool pid_eq(const void *ctx, uint32_t v)
 {
 	const struct id_probe *q = ctx;
 
-	return q->m->procs[v - 1].pid == q->id;
+	return ((const struct ps_proc *)t2f_idindex__at(&q->m->procs, v))->pid == q->id;
 }
 
 static bool tid_eq(const void *ctx, uint32_t v)
 {
 	const struct id_probe *q = ctx;
 
-	return q->m->threads[v - 1].tid == q->id;
+	return ((const struct ps_thread *)t2f_idindex__at(&q->m->threads, v))->tid == q->id;
 }
 
 int ps_maps__new(struct ps_maps **out)
 {
 	struct ps_maps *m = calloc(1, sizeof(*m));
 
-	if (!m || t2f_hashmap__new(64, &m->ix) || t2f_hashmap__new(64, &m->thread_ix)) {
+	if (!m || t2f_idindex__init(&m->procs, sizeof(struct ps_proc), 64) ||
+	    t2f_idindex__init(&m->threads, sizeof(struct ps_thread), 64)) {
 		ps_maps__free(m);
 		return -ENOMEM;
 	}
@@ -78,45 +76,41 @@ void ps_maps__free(struct ps_maps *m)
 {
 	if (!m)
 		return;
-	t2f_hashmap__free(m->ix);
-	t2f_hashmap__free(m->thread_ix);
+	t2f_idindex__release(&m->procs);
+	t2f_idindex__release(&m->threads);
 	free(m->maps);
-	free(m->procs);
-	free(m->threads);
 	free(m);
 }
 
 static const struct ps_proc *find_proc(const struct ps_maps *m, int64_t pid)
 {
 	struct id_probe q = { m, pid };
-	uint32_t v = t2f_hashmap__find(m->ix, t2f_hash_u64((uint64_t)pid), pid_eq, &q);
+	uint32_t v = t2f_idindex__find(&m->procs, t2f_hash_u64((uint64_t)pid), pid_eq, &q);
 
-	return v ? &m->procs[v - 1] : NULL;
+	return v ? t2f_idindex__at(&m->procs, v) : NULL;
 }
 
 static int proc_of(struct ps_maps *m, int64_t pid, struct ps_proc **out)
 {
 	struct ps_proc *p = (struct ps_proc *)find_proc(m, pid);
+	uint32_t id;
 	int err;
 
 	if (p) {
 		*out = p;
 		return 0;
 	}
-	err = t2f_grow32((void **)&m->procs, &m->cap_procs, m->n_procs, sizeof(*m->procs), 64);
+	err = t2f_idindex__add(&m->procs, t2f_hash_u64((uint64_t)pid),
+			       &(struct ps_proc){ .pid = pid, .last = PS_NO_MAP }, &id);
 	if (err)
 		return err;
-	m->procs[m->n_procs] = (struct ps_proc){ .pid = pid, .last = PS_NO_MAP };
-	err = t2f_hashmap__insert(m->ix, t2f_hash_u64((uint64_t)pid), m->n_procs + 1);
-	if (err)
-		return err;
-	*out = &m->procs[m->n_procs++];
+	*out = t2f_idindex__at(&m->procs, id);
 	return 0;
 }
 
 bool ps_maps__empty(const struct ps_maps *m)
 {
-	return m->n_maps == 0 && m->n_threads == 0;
+	return m->n_maps == 0 && m->threads.n == 0;
 }
 
 int ps_maps__add(struct ps_maps *m, int64_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
@@ -198,30 +192,22 @@ bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_st
 int ps_maps__set_pid(struct ps_maps *m, int64_t tid, int64_t pid)
 {
 	struct id_probe q = { m, tid };
-	uint32_t v = t2f_hashmap__find(m->thread_ix, t2f_hash_u64((uint64_t)tid), tid_eq, &q);
-	int err;
+	uint32_t v = t2f_idindex__find(&m->threads, t2f_hash_u64((uint64_t)tid), tid_eq, &q);
 
 	if (v) {
-		m->threads[v - 1].pid = pid;
+		((struct ps_thread *)t2f_idindex__at(&m->threads, v))->pid = pid;
 		return 0;
 	}
-	err = t2f_grow32((void **)&m->threads, &m->cap_threads, m->n_threads,
-			sizeof(*m->threads), 64);
-	if (err)
-		return err;
-	m->threads[m->n_threads] = (struct ps_thread){ tid, pid };
-	err = t2f_hashmap__insert(m->thread_ix, t2f_hash_u64((uint64_t)tid), m->n_threads + 1);
-	if (!err)
-		m->n_threads++;
-	return err;
+	return t2f_idindex__add(&m->threads, t2f_hash_u64((uint64_t)tid),
+				&(struct ps_thread){ tid, pid }, &v);
 }
 
 int64_t ps_maps__pid_of(const struct ps_maps *m, int64_t tid)
 {
 	struct id_probe q = { m, tid };
-	uint32_t v = t2f_hashmap__find(m->thread_ix, t2f_hash_u64((uint64_t)tid), tid_eq, &q);
+	uint32_t v = t2f_idindex__find(&m->threads, t2f_hash_u64((uint64_t)tid), tid_eq, &q);
 
-	return v ? m->threads[v - 1].pid : tid;
+	return v ? ((const struct ps_thread *)t2f_idindex__at(&m->threads, v))->pid : tid;
 }
 
 enum t2f_frame_kind ps_dso_kind(const char *d, size_t n)
