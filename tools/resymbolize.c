@@ -68,7 +68,6 @@ struct t2f_resym {
 	bool nettrace;                   /* name frames FILE!function / FILE!0xADDR */
 	struct t2f_buf name;             /* nettrace names are built here */
 	uint32_t tried, unresolved;      /* frames looked up, and those of them left unnamed */
-	uint32_t skipped;                /* frames not looked up: no build-id, no mapping */
 };
 
 bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
@@ -455,14 +454,13 @@ static int t2f_resym_nettrace_name(struct t2f_resym *r, struct t2f_profile *p, t
 	return err ?: t2f_profile__set_frame_name(p, id, out);
 }
 
-/* A miss (looked up, or skipped: not looked up at all): counted; nettrace frames get their
- * FILE!0xADDR name. */
+/* A miss (looked up, or not looked up at all: counted in m's no_id, no_map): counted;
+ * nettrace frames get their FILE!0xADDR name. */
 static int t2f_resym_missed(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id,
-			    const struct t2f_resym_mod *m, bool skipped)
+			    const struct t2f_resym_mod *m, bool looked_up)
 {
-	r->skipped += skipped;
-	r->tried += !skipped;
-	r->unresolved += !skipped;
+	r->tried += looked_up;
+	r->unresolved += looked_up;
 	return r->nettrace ? t2f_resym_nettrace_name(r, p, id, m, 0) : 0;
 }
 
@@ -497,7 +495,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 			m->no_map++;
 		else
 			m->no_id++; /* docs/design.md §5: nothing to verify a file against: refuse */
-		return t2f_resym_missed(r, p, id, m, true);
+		return t2f_resym_missed(r, p, id, m, false);
 	}
 	if (!err && m->has_segment)
 		err = t2f_resym_segment(r, m, addr, &sym);
@@ -507,7 +505,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 		return err;
 	if (sym.miss != T2F_HIT || !sym.name) {
 		m->miss[sym.miss == T2F_HIT ? T2F_MISS_NOT_FOUND : sym.miss]++;
-		return t2f_resym_missed(r, p, id, m, false);
+		return t2f_resym_missed(r, p, id, m, true);
 	}
 	r->tried++;
 	m->resolved++;
@@ -759,15 +757,28 @@ static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct
 					 sizeof(vis)));
 }
 
+/* Frames not looked up: no build-id known for their module, or no mapping of their process. */
+static uint32_t t2f_resym_skipped(const struct t2f_resym *r)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < r->n_mods; i++)
+		n += r->mods[i].no_id + r->mods[i].no_map;
+	return n;
+}
+
 void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 {
+	uint32_t skipped;
+
 	if (!r)
 		return;
+	skipped = t2f_resym_skipped(r);
 	if (r->tried)
 		fprintf(f, "resymbolized frames: %u of %u looked up resolved\n",
 			r->tried - r->unresolved, r->tried);
-	if (r->skipped)
-		fprintf(f, "frames not looked up (no build-id known, or no mapping): %u\n", r->skipped);
+	if (skipped)
+		fprintf(f, "frames not looked up (no build-id known, or no mapping): %u\n", skipped);
 	for (size_t i = 0; i < r->n_mods; i++) {
 		if (r->mods[i].kind == T2F_FRAME_USER)
 			t2f_resym_print_mod(f, r, &r->mods[i]);
@@ -834,7 +845,7 @@ static void t2f_resym_warn_no_id(FILE *f, const struct t2f_resym *r, const char 
 
 void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label)
 {
-	if (!r || (!r->unresolved && !r->skipped))
+	if (!r || (!r->unresolved && !t2f_resym_skipped(r)))
 		return;
 	t2f_resym_warn_refused(f, r, label);
 	t2f_resym_warn_no_id(f, r, label);
