@@ -329,25 +329,24 @@ static bool ss_idle(const struct ss *s, t2f_thread_id t)
  * idle (first on ties); of the heaviest when every thread is idle. */
 static uint32_t ss_heaviest(const struct ss *s)
 {
-	uint32_t idx = 0, best = 0, best_idle = 0;
-	uint64_t best_total = 0, best_idle_total = 0;
+	uint32_t idx = 0, best = 0;
+	uint64_t best_total = 0;
+	bool best_busy = false;
 
 	for (t2f_thread_id t = 1; t <= s->thread_count; t++) {
-		bool idle;
+		bool busy;
 
 		if (!s->totals[t])
 			continue;
-		idle = ss_idle(s, t);
-		if (!idle && s->totals[t] > best_total) {
-			best_total = s->totals[t];
+		busy = !ss_idle(s, t);
+		if (busy > best_busy || (busy == best_busy && s->totals[t] > best_total)) {
 			best = idx;
-		} else if (idle && s->totals[t] > best_idle_total) {
-			best_idle_total = s->totals[t];
-			best_idle = idx;
+			best_total = s->totals[t];
+			best_busy = busy;
 		}
 		idx++;
 	}
-	return best_total ? best : best_idle;
+	return best;
 }
 
 static int ss_write_header(struct ss *s, const char *name)
