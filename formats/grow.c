@@ -19,11 +19,13 @@ int t2f_grow(void **v, size_t *cap, size_t n, size_t more, size_t size, size_t f
 		return -T2F_E_LIMIT;
 	while (c < n + more)
 		c = c > max / 2 ? max : c * 2;
-	nv = realloc(*v, (c < max ? c : max) * size);
+	if (c > max) /* a first capacity above the limit */
+		c = max;
+	nv = realloc(*v, c * size);
 	if (!nv)
 		return -ENOMEM;
 	*v = nv;
-	*cap = c < max ? c : max;
+	*cap = c;
 	return 0;
 }
 

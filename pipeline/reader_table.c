@@ -129,10 +129,9 @@ static const struct t2f_reader_desc t2f_readers[] = {
 
 const struct t2f_reader_desc *t2f_reader__detect(const char *head, size_t len)
 {
-	size_t n = sizeof(t2f_readers) / sizeof(t2f_readers[0]);
+	size_t i = 0;
 
-	for (size_t i = 0; i + 1 < n; i++)
-		if (t2f_readers[i].detect(head, len))
-			return &t2f_readers[i];
-	return &t2f_readers[n - 1];
+	while (!t2f_readers[i].detect(head, len)) /* the last one takes anything */
+		i++;
+	return &t2f_readers[i];
 }

@@ -475,9 +475,12 @@ static const char *t2f_cli_used_by(unsigned uses, char *buf, size_t size)
 	const struct t2f_writer *w[T2F_FORMAT_SVG + 1];
 	size_t n = 0, at;
 
-	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_SVG; f++)
-		if (t2f_writer__of(f) && (t2f_writer__of(f)->uses & uses))
-			w[n++] = t2f_writer__of(f);
+	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_SVG; f++) {
+		const struct t2f_writer *x = t2f_writer__of(f);
+
+		if (x->uses & uses)
+			w[n++] = x;
+	}
 	at = (size_t)snprintf(buf, size, "it is for");
 	for (size_t i = 0; i < n && at < size; i++)
 		at += (size_t)snprintf(buf + at, size - at, "%s%s", i == 0 ? " " : i + 1 < n ? ", "

@@ -269,7 +269,7 @@ static bool t2f_report_same_root(const char *a, size_t alen, const char *b, size
 	return true;
 }
 
-bool t2f_report__diff_roots(FILE *f, const char *before, const struct t2f_profile *pb,
+void t2f_report__diff_roots(FILE *f, const char *before, const struct t2f_profile *pb,
 			    const char *after, const struct t2f_profile *pa)
 {
 	uint32_t *ib, *ia;
@@ -292,5 +292,4 @@ bool t2f_report__diff_roots(FILE *f, const char *before, const struct t2f_profil
 		fprintf(f, "trace2flame: warning: %s and %s share no command name, the root of every "
 			"stack, so no frame matches (each shows as new); --ignore-comm compares the "
 			"stacks below it\n", before, after);
-	return shared;
 }

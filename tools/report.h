@@ -34,10 +34,10 @@ int t2f_report__pick_event(FILE *f, const struct t2f_profile *p, const struct t2
 void t2f_report__other_events(FILE *f, const char *label, const struct t2f_profile *p,
 			      const struct t2f_event_total *t, t2f_event_id written);
 
-/* Whether two profiles share a command name (the root of a differential graph's stacks, its
- * spaces as '_' as in collapsed output); when not, a warning on f naming both inputs and
- * --ignore-comm. Returns false on that warning (or when out of memory: nothing said). */
-bool t2f_report__diff_roots(FILE *f, const char *before, const struct t2f_profile *pb,
+/* A warning on f naming both inputs and --ignore-comm when two profiles share no command name
+ * (the root of a differential graph's stacks, its spaces as '_' as in collapsed output).
+ * Nothing is said when out of memory. */
+void t2f_report__diff_roots(FILE *f, const char *before, const struct t2f_profile *pb,
 			    const char *after, const struct t2f_profile *pa);
 
 /* What --stats shows about one input. */
