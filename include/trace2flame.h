@@ -1,0 +1,244 @@
+/* trace2flame.h: libtrace2flame, profile conversion as a C library.
+ *
+ * A session reads one or more inputs (perf script text, perf.data, .nettrace, folded stacks;
+ * plain, gzip or zstd; the format found from the content) into one profile, names the frames
+ * the recording left unnamed (the resolve stage), and writes the profile as collapsed stacks,
+ * speedscope JSON, pprof or an SVG flame graph, to a path (atomically), a descriptor or memory.
+ *
+ *     struct t2f_options o = { .size = sizeof(o), .formats = T2F_FORMAT_BIT(T2F_FORMAT_PPROF) };
+ *     struct t2f_write_options w = { .size = sizeof(w), .format = T2F_FORMAT_PPROF };
+ *     struct t2f_session *s;
+ *     int err = t2f_session_new(&o, &s);
+ *     if (!err)
+ *             err = t2f_session_add_path(s, "perf.data");
+ *     if (!err)
+ *             err = t2f_session_write_path(s, &w, "profile.pb.gz");
+ *     if (err)
+ *             fprintf(stderr, "%s\n", s ? t2f_session_error(s) : t2f_strerror(err));
+ *     t2f_session_free(s);
+ *
+ * Errors: every function that can fail returns 0 or a negative code: -errno (-ENOMEM, -EINVAL
+ * for a bad argument, -EIO ...), or -T2F_ERR_* below. t2f_strerror() names a code; a session
+ * also keeps the message of its last failure ("FILE:LINE: what was expected"), from
+ * t2f_session_error().
+ *
+ * Messages: warnings about the input (rate limited: 5 of a kind, then a count) and the notes a
+ * user should see (an event left out, frames left unresolved) go, one line at a time, to the
+ * message callback of the options, or to stderr when it is NULL. Errors are returned, not sent.
+ *
+ * Versioning: the options structs start with their size, which the caller sets to sizeof:
+ * fields added later go at the end, and a library newer than the caller's header reads the
+ * missing ones as zero. A size smaller than the first version's struct, or larger than the
+ * library knows, is -EINVAL.
+ *
+ * Ownership: strings passed in are copied or used during the call only, unless a field says
+ * otherwise. Strings returned are owned by the session and valid until its next call.
+ * Thread safety: a session is used by one thread at a time (it may start threads of its own
+ * while reading and writing, -j); different sessions are independent. t2f_strerror() and
+ * t2f_version() are thread safe.
+ */
+#ifndef TRACE2FLAME_H
+#define TRACE2FLAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define T2F_API __attribute__((visibility("default")))
+
+/* Error codes besides -errno (from 5000 up, so they never equal an errno). */
+enum t2f_error {
+	T2F_ERR_FORMAT = 5000,  /* the input breaks its format's rules */
+	T2F_ERR_TRUNCATED,      /* the input ended in the middle of a record */
+	T2F_ERR_UNSUPPORTED,    /* well-formed input using a feature not implemented */
+	T2F_ERR_ELF,            /* an ELF file could not be read */
+	T2F_ERR_BUILD_ID,       /* a debug file's build-id did not match */
+	T2F_ERR_LIMIT,          /* a limit was reached (max_frames, a decompression limit) */
+	T2F_ERR_DECOMPRESS,     /* a gzip or zstd stream is corrupt */
+	T2F_ERR_NOT_FILE,       /* a FIFO, device or socket where a regular file was wanted */
+	T2F_ERR_NO_EVENT,       /* the event asked for is not in the input */
+	T2F_ERR_STATE,          /* a call out of order: an input added after the resolve stage,
+				 * a format written that the session was not opened for */
+};
+
+enum t2f_format {
+	T2F_FORMAT_NONE = 0,
+	T2F_FORMAT_COLLAPSED,   /* folded stacks, as flamegraph.pl and inferno read them */
+	T2F_FORMAT_SPEEDSCOPE,  /* speedscope's file format (JSON) */
+	T2F_FORMAT_PPROF,       /* pprof's profile.proto, gzip-compressed */
+	T2F_FORMAT_SVG,         /* an interactive flame graph */
+};
+#define T2F_FORMAT_BIT(f) (1u << (f))
+
+/* Which symbol of several at one address names a frame. */
+enum t2f_symbol_rules {
+	T2F_RULES_AUTO = 0,     /* perf's for perf.data inputs, else strict */
+	T2F_RULES_PERF,         /* as perf report picks (its choice of aliases, sizes) */
+	T2F_RULES_STRICT,       /* only a symbol whose [start, start + size) holds the address */
+};
+
+/* A line to show the user, without a trailing newline ("trace2flame: warning: ..."). */
+typedef void (*t2f_message_fn)(void *ctx, const char *line);
+/* An input being read: done of total bytes (total 0: unknown, as for a pipe); called often and
+ * once more with finished set when the input is done. */
+typedef void (*t2f_progress_fn)(void *ctx, const char *input, uint64_t done, uint64_t total,
+				bool finished);
+
+struct t2f_options {
+	size_t size;                    /* sizeof(struct t2f_options) */
+	/* What will be written: T2F_FORMAT_BIT()s of the formats (0: any). Decides what the
+	 * profile keeps while reading (sample times, every address, argument lists). */
+	unsigned formats;
+	const char *event;              /* the event to write (NULL: the first with samples) */
+	bool weight_samples;            /* 1 per sample instead of the period */
+	bool addrs;                     /* frames perf left unnamed keep their address */
+	bool strict;                    /* the first warning is an error (T2F_ERR_FORMAT) */
+	bool quiet;                     /* no messages but errors' */
+	unsigned jobs;                  /* parser threads: 0 = one per CPU, 1 = none */
+	unsigned max_frames;            /* distinct frames at most (0: 2,000,000) */
+	t2f_message_fn message;         /* NULL: stderr */
+	void *message_ctx;
+	t2f_progress_fn progress;       /* NULL: none */
+	void *progress_ctx;
+	/* The resolve stage (t2f_session_resolve). */
+	bool resymbolize;               /* every frame with an address, not only unnamed ones */
+	bool unsafe_build_id_match;     /* name frames of modules with no build-id known */
+	enum t2f_symbol_rules symbol_rules;
+	const char *const *symbol_dirs; /* where binaries are looked for: NULL-terminated, or NULL */
+	const char *const *debug_dirs;  /* debug file roots: NULL-terminated; NULL: /usr/lib/debug */
+	const char *buildids;           /* a `perf buildid-list` file, or NULL */
+	const char *kallsyms;           /* a kallsyms file for kernel frames, or NULL */
+	const char *perf_map_dir;       /* where perf-PID.map files are, or NULL: as recorded */
+};
+
+/* SVG colors. */
+enum t2f_colors {
+	T2F_COLORS_HOT = 0,     /* reds to yellows */
+	T2F_COLORS_MEM,         /* greens */
+	T2F_COLORS_IO,          /* blues */
+	T2F_COLORS_MODULE,      /* one hue per module */
+	T2F_COLORS_KIND,        /* by frame kind: user, kernel, JIT, inlined */
+};
+
+struct t2f_session;
+
+struct t2f_write_options {
+	size_t size;                    /* sizeof(struct t2f_write_options) */
+	enum t2f_format format;
+	bool pid, tid;                  /* collapsed: root frames comm-PID, comm-PID/TID */
+	bool kernel, jit;               /* the _[k] and _[j] marks on kernel and JIT frames */
+	bool raw_names;                 /* names as recorded, not demangled */
+	const char *input_name;         /* the name the output gives the input (NULL: the inputs) */
+	/* SVG */
+	const char *title, *subtitle, *count_name;
+	unsigned width;                 /* pixels; 0: 1200 */
+	double min_width;               /* pixels; 0: 0.1 */
+	enum t2f_colors colors;
+	bool hash, reverse, icicle, flamechart;
+	/* A differential graph: this session's shape, colored by the change from diff (another
+	 * session, read and not freed until the call returns). diff_is_after: diff is the later
+	 * profile (this one is the earlier). Without event, both use this session's event. */
+	const struct t2f_session *diff;
+	bool diff_is_after;
+	bool no_thread_root;            /* leave out the command name root (matching stacks
+					 * below it) */
+};
+
+/* A new session with options o (copied; the strings and arrays it points to must outlive the
+ * session). 0, -ENOMEM, or -EINVAL (o or out NULL, bad size). */
+T2F_API int t2f_session_new(const struct t2f_options *o, struct t2f_session **out);
+/* Frees s and everything it returned. NULL is fine. */
+T2F_API void t2f_session_free(struct t2f_session *s);
+
+/* Reads an input into the session's profile; its format is found from the first bytes.
+ * path "-" is standard input. name: what messages call the input (NULL: "<fd N>",
+ * "<memory>"). perf.data is read from a path or a descriptor of a regular file. 0, or a
+ * negative error (the message in t2f_session_error): the profile is then incomplete and only
+ * t2f_session_error, _stats and _free are of use. */
+T2F_API int t2f_session_add_path(struct t2f_session *s, const char *path);
+T2F_API int t2f_session_add_fd(struct t2f_session *s, int fd, const char *name);
+T2F_API int t2f_session_add_bytes(struct t2f_session *s, const void *data, size_t len,
+				  const char *name);
+
+/* The resolve stage: names frames left unnamed through ELF symbol tables (found by build-id
+ * and path), kallsyms and perf maps, per the options; then settles the event written. Done
+ * once, after the last input; the first write does it when not called. 0 or a negative error
+ * (T2F_ERR_NO_EVENT when the options' event is not in the inputs). */
+T2F_API int t2f_session_resolve(struct t2f_session *s);
+
+/* Writes the profile. To a path: a temp file beside it, renamed over it when complete ("-":
+ * stdout); to a descriptor (not closed); or to memory (*buf malloc'd, free() it; *len bytes).
+ * The format must be one the session was opened for. 0 or a negative error. */
+T2F_API int t2f_session_write_path(struct t2f_session *s, const struct t2f_write_options *w,
+				   const char *path);
+T2F_API int t2f_session_write_fd(struct t2f_session *s, const struct t2f_write_options *w,
+				 int fd);
+T2F_API int t2f_session_write_mem(struct t2f_session *s, const struct t2f_write_options *w,
+				  char **buf, size_t *len);
+
+/* The message of the last failure, or "" when none. */
+T2F_API const char *t2f_session_error(const struct t2f_session *s);
+
+struct t2f_stats {
+	size_t size;                    /* sizeof(struct t2f_stats), set by the caller */
+	uint64_t inputs;                /* inputs read */
+	uint64_t bytes;                 /* bytes read (compressed size for .gz, .zst) */
+	uint64_t samples;               /* samples read */
+	uint64_t events, threads, frames; /* distinct ones in the profile */
+	const char *event;              /* the event written (after resolve), or NULL */
+	uint64_t event_samples;         /* its samples */
+	uint64_t event_weight;          /* and their summed weight */
+	uint64_t warnings;              /* warnings issued (shown or not) */
+	uint64_t frames_tried;          /* frames the resolve stage looked up */
+	uint64_t frames_unresolved;     /* of which left unnamed */
+	uint64_t frames_skipped;        /* not looked up: no build-id known, or no mapping */
+	uint64_t out_bytes;             /* bytes of the last output written */
+};
+/* Fills st (st->size set by the caller). 0 or -EINVAL. */
+T2F_API int t2f_session_stats(const struct t2f_session *s, struct t2f_stats *st);
+
+enum t2f_module_kind { T2F_MODULE_USER = 0, T2F_MODULE_KERNEL, T2F_MODULE_JIT };
+
+/* What the resolve stage did for one module (a path the trace named). */
+struct t2f_module_report {
+	size_t size;                    /* sizeof(struct t2f_module_report), set by the caller */
+	const char *path;               /* as the trace names it */
+	enum t2f_module_kind kind;
+	const char *file;               /* the file it was named from (ELF, kallsyms or perf map),
+					 * or NULL */
+	const char *build_id;           /* the build-id it was verified against (hex), or "" */
+	uint64_t resolved;              /* frames named */
+	uint64_t unresolved;            /* frames looked up and not named */
+	uint64_t skipped;               /* frames not looked up (no build-id, no mapping) */
+	uint64_t refused;               /* candidate files refused (another build-id) */
+};
+/* Modules the resolve stage looked at: their count, and report i. -ERANGE past the last. */
+T2F_API size_t t2f_session_module_count(const struct t2f_session *s);
+T2F_API int t2f_session_module(const struct t2f_session *s, size_t i,
+			       struct t2f_module_report *m);
+
+/* What the command line prints after a conversion, through the message callback:
+ * T2F_REPORT_STATS the statistics of --stats; T2F_REPORT_WARNINGS what went worse than expected
+ * (counts of repeated warnings, frames left unresolved); T2F_REPORT_SUMMARY one line naming
+ * the last output path written. */
+enum t2f_report {
+	T2F_REPORT_WARNINGS = 1u << 0,
+	T2F_REPORT_STATS = 1u << 1,
+	T2F_REPORT_SUMMARY = 1u << 2,
+};
+T2F_API void t2f_session_report(struct t2f_session *s, unsigned what);
+
+/* A static string naming an error code (-errno or -T2F_ERR_*); never NULL. */
+T2F_API const char *t2f_strerror(int err);
+/* The library's version, "MAJOR.MINOR.PATCH". */
+T2F_API const char *t2f_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
