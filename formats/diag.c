@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/utf8.h"
+#include "include/trace2flame.h" /* t2f_strerror is exported by the library */
 
 #define DIAG_KINDS 64      /* distinct warning formats tracked for rate limiting */
 #define DIAG_MSG_MAX 1024
@@ -61,6 +62,8 @@ const char *t2f_strerror(int err)
 	case T2F_E_LIMIT: return "resource limit reached";
 	case T2F_E_DECOMPRESS: return "corrupt compressed stream";
 	case T2F_E_NOT_FILE: return "not a regular file";
+	case T2F_E_NO_EVENT: return "no such event in the input";
+	case T2F_E_STATE: return "call out of order";
 	default: return strerror(-err);
 	}
 }

@@ -28,6 +28,8 @@ enum t2f_errc {
 	T2F_E_LIMIT,          /* a configured resource limit was reached */
 	T2F_E_DECOMPRESS,     /* a gzip/zstd stream is corrupt */
 	T2F_E_NOT_FILE,       /* a FIFO, device or socket where a regular file was wanted */
+	T2F_E_NO_EVENT,       /* the event asked for is not in the input */
+	T2F_E_STATE,          /* a library call out of order (include/trace2flame.h) */
 };
 
 /* Static string for -errno or -T2F_E_*; never NULL. */

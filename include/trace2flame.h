@@ -96,6 +96,13 @@ struct t2f_options {
 	const char *event;              /* the event to write (NULL: the first with samples) */
 	bool weight_samples;            /* 1 per sample instead of the period */
 	bool addrs;                     /* frames perf left unnamed keep their address */
+	bool raw_names;                 /* names as recorded, not demangled */
+	bool time_order;                /* keep every sample in time order, as an SVG flame chart
+					 * needs (speedscope keeps it anyway) */
+	bool signals;                   /* while t2f_session_write_path has a temp file, SIGINT,
+					 * SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove it
+					 * and end the process (handlers installed once; one such
+					 * output at a time in the process) */
 	bool strict;                    /* the first warning is an error (T2F_ERR_FORMAT) */
 	bool quiet;                     /* no messages but errors' */
 	unsigned jobs;                  /* parser threads: 0 = one per CPU, 1 = none */
@@ -131,12 +138,12 @@ struct t2f_write_options {
 	enum t2f_format format;
 	bool pid, tid;                  /* collapsed: root frames comm-PID, comm-PID/TID */
 	bool kernel, jit;               /* the _[k] and _[j] marks on kernel and JIT frames */
-	bool raw_names;                 /* names as recorded, not demangled */
 	const char *input_name;         /* the name the output gives the input (NULL: the inputs) */
 	/* SVG */
 	const char *title, *subtitle, *count_name;
 	unsigned width;                 /* pixels; 0: 1200 */
-	double min_width;               /* pixels; 0: 0.1 */
+	double min_width;               /* narrower frames are left out, in pixels; 0: 0.1;
+					 * below 0: none is */
 	enum t2f_colors colors;
 	bool hash, reverse, icicle, flamechart;
 	/* A differential graph: this session's shape, colored by the change from diff (another

@@ -9,7 +9,7 @@
  * (-ENOMEM, -EINVAL, -T2F_E_LIMIT); write errors of the sink surface in the caller's
  * t2f_out__finish().
  *
- * The table is static and read only: thread safe.
+ * enum t2f_format is the public header's. The table is static and read only: thread safe.
  */
 #ifndef T2F_WRITER_TABLE_H
 #define T2F_WRITER_TABLE_H
@@ -18,17 +18,11 @@
 #include <stddef.h>
 
 #include "formats/profile.h"
+#include "include/trace2flame.h"
 #include "writers/frame_name.h"
 #include "writers/out.h"
 #include "writers/svg.h"
 
-enum t2f_format {
-	T2F_FORMAT_NONE = 0, /* not decided */
-	T2F_FORMAT_COLLAPSED,
-	T2F_FORMAT_SPEEDSCOPE,
-	T2F_FORMAT_PPROF,
-	T2F_FORMAT_SVG,
-};
 
 /* Everything a writer may be given; each reads the fields its `uses` names (and event). */
 struct t2f_write_opts {

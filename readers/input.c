@@ -41,7 +41,9 @@ struct t2f_input {
 	struct t2f_diag *diag;
 	char *name;
 	enum t2f_input_kind kind;
-	int fd;                 /* -1 once closed; stdin is never closed */
+	int fd;                 /* -1 once closed, or for bytes in memory; stdin is never closed */
+	const char *mem;        /* the bytes of a memory input not read yet (the caller's) */
+	size_t mem_left;
 	bool own_fd;
 	int err;                /* sticky error, 0 if none */
 	uint64_t size;          /* st_size of a regular file, else 0 */
@@ -95,6 +97,16 @@ static long input_read(struct t2f_input *in, void *dst, size_t cap)
 {
 	ssize_t n;
 
+	if (in->fd < 0) { /* a memory input */
+		n = (ssize_t)(cap < in->mem_left ? cap : in->mem_left);
+		if (n)
+			memcpy(dst, in->mem, (size_t)n);
+		in->mem += n;
+		in->mem_left -= (size_t)n;
+		in->raw_eof = n == 0;
+		in->raw_read += (uint64_t)n;
+		return n;
+	}
 	do
 		n = read(in->fd, dst, cap);
 	while (n < 0 && errno == EINTR);
@@ -335,54 +347,96 @@ static int input_open_regular(struct t2f_input *in, off_t off)
 	return stream_init(in, false);
 }
 
-int t2f_input__open(const char *path, struct t2f_diag *diag, struct t2f_input **out)
+/* The input on in->fd (named, open): regular files from their offset, anything else streamed. */
+static int input_start(struct t2f_input *in)
 {
-	bool is_stdin = strcmp(path, "-") == 0;
-	struct t2f_input *in = calloc(1, sizeof(*in));
 	struct stat st;
 	off_t off;
-	int err;
 
-	*out = NULL;
-	if (!in)
-		return -ENOMEM;
-	in->diag = diag;
-	in->fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	in->own_fd = !is_stdin && in->fd >= 0;
-	err = in->fd < 0 ? -errno : 0;
-	in->name = strdup(is_stdin ? "<stdin>" : path);
-	if (!in->name) {
-		err = -ENOMEM;
-		goto done;
-	}
-	if (err) {
-		err = input_fail(in, err, "cannot open: %s", strerror(-err));
-		goto done;
-	}
-	if (fstat(in->fd, &st) != 0) {
-		err = input_fail(in, -errno, "cannot stat: %s", strerror(errno));
-		goto done;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		err = input_fail(in, -EISDIR, "cannot open: %s", strerror(EISDIR));
-		goto done;
-	}
+	if (fstat(in->fd, &st) != 0)
+		return input_fail(in, -errno, "cannot stat: %s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return input_fail(in, -EISDIR, "cannot open: %s", strerror(EISDIR));
 	off = S_ISREG(st.st_mode) ? lseek(in->fd, 0, SEEK_CUR) : -1;
 	if (S_ISREG(st.st_mode))
 		in->size = (uint64_t)st.st_size;
 	if (off >= 0 && off < st.st_size)
-		err = input_open_regular(in, off);
-	else
-		err = stream_init(in, true);
+		return input_open_regular(in, off);
+	return stream_init(in, true);
+}
+
+/* A new input named name, reading fd (closed by __free when own_fd) or, when fd < 0, mem. */
+static int input_new(int fd, bool own_fd, const char *name, struct t2f_diag *diag,
+		     struct t2f_input **out)
+{
+	struct t2f_input *in = calloc(1, sizeof(*in));
+
+	*out = NULL;
+	if (!in || !(in->name = strdup(name))) {
+		if (own_fd && fd >= 0)
+			close(fd);
+		free(in);
+		return -ENOMEM;
+	}
+	in->diag = diag;
+	in->fd = fd;
+	in->own_fd = own_fd;
+	*out = in;
+	return 0;
+}
+
+/* Ends an open: in on success, else freed; -ENOMEM recorded. */
+static int input_opened(struct t2f_input *in, int err, struct t2f_input **out)
+{
 	if (err == -ENOMEM)
 		err = input_fail(in, err, "out of memory");
-done:
 	if (err) {
 		t2f_input__free(in);
 		return err;
 	}
 	*out = in;
 	return 0;
+}
+
+int t2f_input__open(const char *path, struct t2f_diag *diag, struct t2f_input **out)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	int err = fd < 0 ? -errno : 0;
+	struct t2f_input *in;
+
+	*out = NULL;
+	if (input_new(fd, !is_stdin && fd >= 0, is_stdin ? "<stdin>" : path, diag, &in))
+		return -ENOMEM;
+	if (err)
+		return input_opened(in, input_fail(in, err, "cannot open: %s", strerror(-err)), out);
+	return input_opened(in, input_start(in), out);
+}
+
+int t2f_input__open_fd(int fd, const char *name, struct t2f_diag *diag, struct t2f_input **out)
+{
+	struct t2f_input *in;
+
+	*out = NULL;
+	if (fd < 0)
+		return -EBADF;
+	if (input_new(fd, false, name, diag, &in))
+		return -ENOMEM;
+	return input_opened(in, input_start(in), out);
+}
+
+int t2f_input__open_mem(const void *data, size_t len, const char *name, struct t2f_diag *diag,
+			struct t2f_input **out)
+{
+	struct t2f_input *in;
+
+	*out = NULL;
+	if (input_new(-1, false, name, diag, &in))
+		return -ENOMEM;
+	in->mem = data;
+	in->mem_left = len;
+	in->size = len;
+	return input_opened(in, stream_init(in, true), out);
 }
 
 void t2f_input__free(struct t2f_input *in)

@@ -27,6 +27,12 @@ struct t2f_input;
 
 /* path "-" reads standard input. diag must outlive the input. */
 int t2f_input__open(const char *path, struct t2f_diag *diag, struct t2f_input **out);
+/* The same for an open descriptor (read from its current offset; never closed) or for bytes in
+ * memory (the caller's: they must outlive the input), shown as `name` in messages. -EBADF for
+ * fd < 0. */
+int t2f_input__open_fd(int fd, const char *name, struct t2f_diag *diag, struct t2f_input **out);
+int t2f_input__open_mem(const void *data, size_t len, const char *name, struct t2f_diag *diag,
+			struct t2f_input **out);
 void t2f_input__free(struct t2f_input *in); /* NULL is fine */
 
 /* Next chunk of (decompressed) bytes ending at a line boundary: 1 with *data and *len set, 0 at the

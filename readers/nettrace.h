@@ -15,7 +15,7 @@
  * Universal.Events "cpu" samples (event "cpu", Value samples weighted like SampleProfiler ones)
  * and "cswitch" (event "cswitch", Value QPC ticks in ns), with their native stacks. Frames in
  * file mappings are left unnamed with their module (the path) and file offset, for
- * tools/resymbolize; the profile gets one module map per file (build-id, executable segment,
+ * pipeline/resymbolize; the profile gets one module map per file (build-id, executable segment,
  * page size). JIT and kernel frames are named from ProcessSymbol, others "?!0xADDR". Thread
  * names come from the Thread blocks, else the process's name, else "Thread (TID)".
  * Rundown comes at the end of the file, so frames are added as unnamed addresses while reading

@@ -25,7 +25,7 @@ struct nt_reader_stats {
 void nt_reader__sink(struct t2f_nettrace *r, struct nt_sink *out);
 const struct nt_reader_stats *nt_reader__stats(const struct t2f_nettrace *r);
 /* What __finish() does after the parser's end: names every managed, JIT and kernel frame the
- * reader made (universal file frames are named by tools/resymbolize).
+ * reader made (universal file frames are named by pipeline/resymbolize).
  * 0 or -ENOMEM. */
 int nt_reader__name_frames(struct t2f_nettrace *r);
 

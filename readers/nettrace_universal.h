@@ -23,7 +23,7 @@
  * ProcessSymbol ranges, and the frames it made. A stack becomes profile frames (root first):
  *   - an IP in a file mapping of its process: frame (module = the mapping's path, addr = the
  *     file offset = ip - start + FileOffset, has_addr, USER), shared by every process mapping
- *     the file; left unnamed here: tools/resymbolize names it through the ELF file;
+ *     the file; left unnamed here: pipeline/resymbolize names it through the ELF file;
  *   - an IP in an anonymous mapping ("", "[...]", "/memfd:...") or a kernel address (>=
  *     0xFFFF800000000000, a "vmlinux" mapping): JIT / KERNEL frame (addr = the ip, abs_addr),
  *     named in __finish() from the smallest ProcessSymbol range of that mapping holding it

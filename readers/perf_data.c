@@ -570,13 +570,12 @@ static int parse_features(struct t2f_perf_data *d)
 
 /* ---- open / free ---- */
 
-static int load_file(struct t2f_perf_data *d, const char *path)
+/* Takes fd (closed on failure) as the file read: a regular file, read at the header's offsets. */
+static int load_fd(struct t2f_perf_data *d, int fd)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int err = 0;
 
-	if (fd < 0)
-		return t2f_diag__error(d->diag, -errno, d->name, 0, "%s", strerror(errno));
 	if (fstat(fd, &st)) {
 		int e = errno;
 
@@ -597,6 +596,15 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return err;
+}
+
+static int load_file(struct t2f_perf_data *d, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return t2f_diag__error(d->diag, -errno, d->name, 0, "%s", strerror(errno));
+	return load_fd(d, fd);
 }
 
 static int open_common(struct t2f_perf_data *d)
@@ -644,6 +652,29 @@ int t2f_perf_data__open(const char *path, struct t2f_diag *diag, struct t2f_perf
 		d = NULL;
 	}
 	*out = d;
+	return err;
+}
+
+int t2f_perf_data__open_fd(int fd, const char *name, struct t2f_diag *diag,
+			   struct t2f_perf_data **out)
+{
+	struct t2f_perf_data *d;
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	int err = dup_fd < 0 ? -errno : new_reader(name, diag, &d);
+
+	if (dup_fd < 0) {
+		*out = NULL;
+		return t2f_diag__error(diag, err, name, 0, "%s", strerror(-err));
+	}
+	if (err)
+		close(dup_fd);
+	else
+		err = load_fd(d, dup_fd);
+	if (!err)
+		err = open_common(d);
+	if (err)
+		t2f_perf_data__free(d);
+	*out = err ? NULL : d;
 	return err;
 }
 

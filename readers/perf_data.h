@@ -208,6 +208,10 @@ struct t2f_perf_data;
 
 /* Opens and checks path: header, attrs, feature sections. diag must outlive the reader. */
 int t2f_perf_data__open(const char *path, struct t2f_diag *diag, struct t2f_perf_data **out);
+/* The same on an open descriptor of a regular file named name (duplicated: the caller keeps
+ * and closes fd). */
+int t2f_perf_data__open_fd(int fd, const char *name, struct t2f_diag *diag,
+			   struct t2f_perf_data **out);
 /* The same on bytes in memory named name (not copied: they must outlive the reader). */
 int t2f_perf_data__open_mem(const char *name, const void *data, size_t len, struct t2f_diag *diag,
 			    struct t2f_perf_data **out);

@@ -217,6 +217,11 @@ void t2f_cli_add_system_debug_dir(const char **dirs)
 	dirs[n + 1] = NULL;
 }
 
+const char *t2f_cli_format_ext(enum t2f_format f)
+{
+	return t2f_writer__of(f)->ext;
+}
+
 bool t2f_cli_is_std(const char *path)
 {
 	return !path || strcmp(path, "-") == 0;

@@ -44,7 +44,7 @@ struct t2f_cli_opts {
 	unsigned jobs;             /* -j N: parser threads; 0 = one per online CPU */
 	unsigned max_frames;       /* --max-frames N: distinct frames at most */
 #define T2F_CLI_MAX_FRAMES 2000000u
-	/* re-symbolization (tools/resymbolize.h) */
+	/* re-symbolization (pipeline/resymbolize.h) */
 	bool resymbolize;          /* --resymbolize: every user frame, not only unknown ones */
 	bool unsafe_build_id_match;
 	const char *buildids;      /* --buildids FILE */
@@ -86,6 +86,9 @@ void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err);
  * subcommand ("symbols", "resolve") or NULL. */
 int t2f_cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The extension --each gives outputs of format f (".folded", ".svg"). */
+const char *t2f_cli_format_ext(enum t2f_format f);
 
 /* True when `path` is standard input/output ("-"); NULL counts as stdout. */
 bool t2f_cli_is_std(const char *path);

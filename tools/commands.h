@@ -5,6 +5,8 @@
 #ifndef T2F_COMMANDS_H
 #define T2F_COMMANDS_H
 
+#include <stddef.h>
+
 /* trace2flame symbols [--demangle] FILE...: the kept FUNC symbols of each ELF file. */
 int t2f_cmd_symbols(int argc, char **argv);
 /* trace2flame resolve [--symbol-path DIR] [--build-id HEX] FILE ADDR...: ELF address → function. */
@@ -14,8 +16,11 @@ int t2f_cmd_resolve(int argc, char **argv);
 int t2f_cmd_diff(int argc, char **argv);
 
 struct t2f_cli_opts;
+/* inputs[0..n) → output ("-" or NULL: stdout) with o's options (tools/convert.c); returns the
+ * exit code. */
+int t2f_convert(const struct t2f_cli_opts *o, char *const *inputs, size_t n, const char *output);
 /* The differential conversion of o->inputs[0] (BEFORE) and [1] (AFTER) into o->output, both read
- * with the same options (tools/main.c); returns the exit code. */
+ * with the same options (tools/convert.c); returns the exit code. */
 int t2f_convert_diff(const struct t2f_cli_opts *o);
 
 #endif

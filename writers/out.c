@@ -3,6 +3,8 @@
  * buffer would cost a pass over every byte. The first error sticks. */
 #include "writers/out.h"
 
+#include "formats/grow.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -15,8 +17,10 @@
 #define OUT_DIRECT (64u << 10) /* writes of this size or more are not copied */
 
 struct t2f_out {
-	int fd;
+	int fd;                 /* -1: into mem */
 	int err;
+	char *mem;              /* the memory sink's bytes: [0, mem_len) of mem_cap */
+	size_t mem_len, mem_cap;
 	size_t len;
 	uint64_t total;
 	char buf[OUT_BUF];
@@ -30,19 +34,55 @@ int t2f_out__new(int fd, struct t2f_out **out)
 		return -ENOMEM;
 	o->fd = fd;
 	o->err = 0;
+	o->mem = NULL;
+	o->mem_len = o->mem_cap = 0;
 	o->len = 0;
 	o->total = 0;
 	*out = o;
 	return 0;
 }
 
+int t2f_out__new_mem(struct t2f_out **out)
+{
+	return t2f_out__new(-1, out);
+}
+
 void t2f_out__free(struct t2f_out *o)
 {
+	if (o)
+		free(o->mem);
 	free(o);
+}
+
+int t2f_out__take(struct t2f_out *o, char **buf, size_t *len)
+{
+	int err = t2f_out__finish(o);
+
+	*buf = NULL;
+	*len = 0;
+	if (err)
+		return err;
+	if (!o->mem) { /* nothing written: an empty, still freeable buffer */
+		o->mem = malloc(1);
+		if (!o->mem)
+			return -ENOMEM;
+	}
+	*buf = o->mem;
+	*len = o->mem_len;
+	o->mem = NULL;
+	o->mem_len = o->mem_cap = 0;
+	return 0;
 }
 
 static void out_drain(struct t2f_out *o, const char *p, size_t len)
 {
+	if (o->fd < 0 && !o->err) {
+		o->err = t2f_grow((void **)&o->mem, &o->mem_cap, o->mem_len, len, 1, OUT_BUF, SIZE_MAX);
+		if (!o->err && len)
+			memcpy(o->mem + o->mem_len, p, len);
+		o->mem_len += o->err ? 0 : len;
+		return;
+	}
 	while (len && !o->err) {
 		ssize_t n = write(o->fd, p, len);
 

@@ -406,7 +406,7 @@ static void test_reader_frames(void **state)
 	assert_false(f->abs_addr);
 	assert_int_equal(f->addr, 0x1100); /* file offset */
 	assert_string_equal(t2f_profile__str(g.p, f->module, NULL), "/lib/libx.so");
-	assert_string_equal(frame_name(&g, 2), ""); /* for tools/resymbolize */
+	assert_string_equal(frame_name(&g, 2), ""); /* for pipeline/resymbolize */
 	assert_string_equal(frame_name(&g, 3), "?!0x1234");
 	assert_int_equal(t2f_profile__frame_at(g.p, 4)->kind, T2F_FRAME_JIT);
 	assert_string_equal(frame_name(&g, 4), "app!A::B()[Optimized]");

@@ -1,4 +1,4 @@
-/* tests/unit/test_tmpguard.c: tools/tmpguard.c — create, rename and remove; one file at a time;
+/* tests/unit/test_tmpguard.c: pipeline/tmpguard.c — create, rename and remove; one file at a time;
  * and, in child processes, a signal that unlinks the file and ends the process by itself: caught
  * on another thread than the caller's; pending while the caller renames (the renamed file and a
  * later file of the old name stay); ignored when the handlers were installed (it stays guarded). */
@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "support/fixture_env.h"
-#include "tools/tmpguard.h"
+#include "pipeline/tmpguard.h"
 
 static bool exists(const char *path)
 {

@@ -1,5 +1,5 @@
-/* tools/resymbolize.c: the profile's frames → the symbolizer → new frame names (resymbolize.h). */
-#include "tools/resymbolize.h"
+/* pipeline/resymbolize.c: the profile's frames → the symbolizer → new frame names (resymbolize.h). */
+#include "pipeline/resymbolize.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -852,4 +852,49 @@ void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label)
 	if (r->unresolved)
 		fprintf(f, "trace2flame: warning: %s: %u of %u frames looked up stayed unnamed (run "
 			"with --stats for the reasons per module)\n", label, r->unresolved, r->tried);
+}
+
+void t2f_resym__counts(const struct t2f_resym *r, uint64_t *tried, uint64_t *unresolved,
+		       uint64_t *skipped)
+{
+	*tried = r ? r->tried : 0;
+	*unresolved = r ? r->unresolved : 0;
+	*skipped = r ? t2f_resym_skipped(r) : 0;
+}
+
+size_t t2f_resym__module_count(const struct t2f_resym *r)
+{
+	return r ? r->n_mods : 0;
+}
+
+/* The file a module was named from, or NULL. */
+static const char *t2f_resym_file(const struct t2f_resym *r, const struct t2f_resym_mod *m)
+{
+	const struct t2f_debug_result *res;
+
+	if (m->kind == T2F_FRAME_KERNEL)
+		return r->kallsyms_path;
+	if (m->kind == T2F_FRAME_JIT)
+		return m->map ? m->map_path : NULL;
+	res = t2f_symbolizer__module_files(r->sym, m->sym);
+	return res && res->module ? t2f_elf_module__path(res->module) : NULL;
+}
+
+void t2f_resym__module(const struct t2f_resym *r, size_t i, struct t2f_module_report *out)
+{
+	const struct t2f_resym_mod *m = &r->mods[i];
+	const struct t2f_debug_result *res = m->kind == T2F_FRAME_USER
+		? t2f_symbolizer__module_files(r->sym, m->sym) : NULL;
+
+	out->path = m->path;
+	out->kind = m->kind == T2F_FRAME_KERNEL ? T2F_MODULE_KERNEL
+		    : m->kind == T2F_FRAME_JIT ? T2F_MODULE_JIT : T2F_MODULE_USER;
+	out->file = t2f_resym_file(r, m);
+	out->build_id = res ? res->expected_id : "";
+	out->resolved = m->resolved;
+	out->unresolved = 0;
+	for (int k = 1; k < T2F_MISS_COUNT; k++)
+		out->unresolved += m->miss[k];
+	out->skipped = m->no_id + m->no_map;
+	out->refused = res ? res->n_refused : 0;
 }

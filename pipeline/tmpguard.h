@@ -1,4 +1,4 @@
-/* tools/tmpguard.h: the one temp file a fatal signal removes before the process dies.
+/* pipeline/tmpguard.h: the one temp file a fatal signal removes before the process dies.
  *
  * While a temp file is guarded, SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM and SIGXFSZ (a file
  * size limit reached while writing it) unlink it, then end the process by the same signal with

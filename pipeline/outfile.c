@@ -1,5 +1,5 @@
-/* tools/outfile.c: temp file beside the target + rename (see outfile.h). */
-#include "tools/outfile.h"
+/* pipeline/outfile.c: temp file beside the target + rename (see outfile.h). */
+#include "pipeline/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/cli_opts.h"
-#include "tools/tmpguard.h"
+#include "pipeline/tmpguard.h"
 
 struct t2f_outfile {
 	struct t2f_diag *diag;
+	bool guard;        /* the temp file is removed on a fatal signal (pipeline/tmpguard.h) */
 	struct t2f_out *out;
 	char *path;        /* the target; NULL for stdout */
 	char *tmp;         /* the temp file while it exists */
@@ -78,7 +78,9 @@ static int t2f_outfile_create(struct t2f_outfile *f)
 	if (err)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot write here (%s)",
 				       t2f_strerror(err));
-	f->fd = t2f_tmpguard__create(f->tmp);
+	f->fd = f->guard ? t2f_tmpguard__create(f->tmp) : mkostemp(f->tmp, O_CLOEXEC);
+	if (f->fd < 0 && !f->guard)
+		f->fd = -errno;
 	if (f->fd < 0) {
 		err = f->fd;
 		free(f->tmp);
@@ -116,31 +118,25 @@ static int t2f_outfile_special(struct t2f_outfile *f)
 	return 1;
 }
 
-int t2f_outfile__clobbers(const char *output, char *const *inputs, size_t n)
+/* "-" or NULL: standard output. */
+static bool t2f_is_stdout(const char *path)
 {
-	struct stat out, in;
-
-	if (!output || t2f_cli_is_std(output) || stat(output, &out) < 0 || !S_ISREG(out.st_mode))
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (!t2f_cli_is_std(inputs[i]) && stat(inputs[i], &in) == 0 &&
-		    in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-			return (int)i;
-	return -1;
+	return !path || strcmp(path, "-") == 0;
 }
 
-int t2f_outfile__open(const char *path, struct t2f_diag *d, struct t2f_outfile **out)
+int t2f_outfile__open(const char *path, bool guard, struct t2f_diag *d, struct t2f_outfile **out)
 {
 	struct t2f_outfile *f = calloc(1, sizeof(*f));
-	const char *name = t2f_cli_is_std(path) ? "<stdout>" : path;
+	const char *name = t2f_is_stdout(path) ? "<stdout>" : path;
 	int err = -ENOMEM;
 
 	*out = NULL;
 	if (!f)
 		goto done;
 	f->diag = d;
+	f->guard = guard;
 	f->fd = STDOUT_FILENO;
-	if (!t2f_cli_is_std(path)) {
+	if (!t2f_is_stdout(path)) {
 		f->fd = -1;
 		f->path = strdup(path);
 		err = f->path ? t2f_outfile_special(f) : -ENOMEM;
@@ -186,7 +182,7 @@ int t2f_outfile__commit(struct t2f_outfile *f)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot write (%s)", t2f_strerror(err));
 	if (!f->tmp)
 		return 0; /* written in place (not a regular file) */
-	err = t2f_tmpguard__rename(f->path);
+	err = f->guard ? t2f_tmpguard__rename(f->path) : rename(f->tmp, f->path) < 0 ? -errno : 0;
 	if (err)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot replace it with %s (%s)",
 				       f->tmp, t2f_strerror(err));
@@ -201,8 +197,10 @@ void t2f_outfile__free(struct t2f_outfile *f)
 		return;
 	if (f->path && f->fd >= 0)
 		close(f->fd);
-	if (f->tmp)
+	if (f->tmp && f->guard)
 		t2f_tmpguard__remove();
+	else if (f->tmp)
+		unlink(f->tmp);
 	t2f_out__free(f->out);
 	free(f->tmp);
 	free(f->path);

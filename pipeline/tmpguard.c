@@ -1,4 +1,4 @@
-/* tools/tmpguard.c: a temp file unlinked by a fatal signal (see tmpguard.h).
+/* pipeline/tmpguard.c: a temp file unlinked by a fatal signal (see tmpguard.h).
  *
  * One atomic word says who owns the file: its low two bits are a state, the bits above a signal
  * caught while the caller was busy with the file.
@@ -13,7 +13,7 @@
  * or renames it. A lock-free atomic is safe to use in a handler (C11 7.14.1.1); a volatile
  * sig_atomic_t could not be swapped.
  */
-#include "tools/tmpguard.h"
+#include "pipeline/tmpguard.h"
 
 #include <errno.h>
 #include <limits.h>

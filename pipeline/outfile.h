@@ -1,4 +1,4 @@
-/* tools/outfile.h: the output of one conversion, written atomically.
+/* pipeline/outfile.h: the output of one conversion, written atomically.
  *
  * A named output is written to a temp file beside it (same directory, ".BASENAME.XXXXXX", mode
  * 0666 & ~umask; BASENAME cut, between UTF-8 characters, when the temp name would be longer
@@ -7,31 +7,31 @@
  * clobbered output. Standard output ("-" or NULL) and an existing target that is not a regular
  * file (/dev/null, a FIFO) are written directly; an existing directory is refused (-EISDIR).
  *
- * Signals: while the temp file exists, SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM and SIGXFSZ
- * unlink it and end the process by the same signal (tools/tmpguard.h; signals ignored on entry
- * stay ignored). SIGKILL cannot be caught: it, a crash or a power loss can leave the
- * ".BASENAME.XXXXXX" file behind (the target itself is intact; the temp file is safe to delete).
+ * Signals (when opened with guard): while the temp file exists, SIGHUP, SIGINT, SIGQUIT,
+ * SIGPIPE, SIGTERM and SIGXFSZ unlink it and end the process by the same signal
+ * (pipeline/tmpguard.h; signals ignored on entry stay ignored). SIGKILL cannot be caught: it,
+ * a crash or a power loss can leave the ".BASENAME.XXXXXX" file behind (the target itself is
+ * intact; the temp file is safe to delete).
  *
  * Errors return -errno and record "OUTPUT: what happened (strerror)" in the diag.
  * Ownership: the outfile copies the path and owns the fd and the t2f_out it hands out.
- * Thread safety: one named output at a time per process (__open() of a second one before the
- * first is freed fails with -EBUSY), opened, committed and freed on one thread; the writers may
- * use several threads meanwhile.
+ * Thread safety: one guarded named output at a time per process (__open() of a second one
+ * before the first is freed fails with -EBUSY; unguarded ones are independent), each opened,
+ * committed and freed on one thread; the writers may use several threads meanwhile.
  */
 #ifndef T2F_OUTFILE_H
 #define T2F_OUTFILE_H
+
+#include <stdbool.h>
 
 #include "formats/diag.h"
 #include "writers/out.h"
 
 struct t2f_outfile;
 
-/* The index of the input (of inputs[0..n)) that output would replace: an existing regular file
- * that is the same file (device and inode, so also through links and other spellings); -1 when
- * none is ("-", a path that does not exist yet, a device such as /dev/null). */
-int t2f_outfile__clobbers(const char *output, char *const *inputs, size_t n);
-/* Creates the temp file (or wraps stdout). diag must outlive the outfile. */
-int t2f_outfile__open(const char *path, struct t2f_diag *d, struct t2f_outfile **out);
+/* Creates the temp file (or wraps stdout), guarded against signals when guard is set. diag must
+ * outlive the outfile. */
+int t2f_outfile__open(const char *path, bool guard, struct t2f_diag *d, struct t2f_outfile **out);
 /* The sink writers write to; owned by f. */
 struct t2f_out *t2f_outfile__out(struct t2f_outfile *f);
 /* The name shown in messages: the target path, or "<stdout>". */

@@ -1,5 +1,5 @@
-/* tools/report.c: event totals, event selection messages, --stats and the summary. */
-#include "tools/report.h"
+/* pipeline/report.c: event totals, event selection messages, --stats and the summary. */
+#include "pipeline/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -76,14 +76,13 @@ int t2f_report__pick_event(FILE *f, const struct t2f_profile *p, const struct t2
 		*out = t2f_profile__find_event(p, name);
 		if (*out)
 			return 0;
-		fprintf(f, "trace2flame: no event '%s' in the input; ", name);
+		fprintf(f, "no event '%s' in the input; ", name);
 		if (!t[0].samples) {
-			fputs("it has no samples\n", f);
+			fputs("it has no samples", f);
 			return -ENOENT;
 		}
 		fputs("it has: ", f);
 		t2f_report_list(f, p, t, 0);
-		fputc('\n', f);
 		return -ENOENT;
 	}
 	for (t2f_event_id e = 1; e <= n; e++) {

@@ -1,4 +1,4 @@
-/* tools/report.h: what the CLI tells the user about a conversion besides the output itself:
+/* pipeline/report.h: what a session tells the user about a conversion besides the output itself:
  * per-event sample totals, the event it writes (and the others it leaves out), --stats, and the
  * one-line summary. Everything goes to the FILE given (stderr in the CLI). Reads the profile only.
  */
@@ -25,7 +25,7 @@ int t2f_report__event_totals(const struct t2f_profile *p, struct t2f_event_total
 
 /* The event to write: `name` when given, else the first event that kept samples (0 when the
  * profile has none). -ENOENT when `name` is not in the profile: the error, listing the events
- * present, is printed on f. */
+ * present, is printed on f (one line, no newline). */
 int t2f_report__pick_event(FILE *f, const struct t2f_profile *p, const struct t2f_event_total *t,
 			   const char *name, t2f_event_id *out);
 

@@ -1,4 +1,4 @@
-/* tools/resymbolize.h: names a read profile's frames through the symbolizer.
+/* pipeline/resymbolize.h: names a read profile's frames through the symbolizer.
  *
  * Frames resolved: user-space frames perf could not name ([unknown] or no symbol) that carry an
  * address in a file-backed dso (a path starting with '/'); with `all` (--resymbolize) every
@@ -52,6 +52,7 @@
 
 #include "formats/diag.h"
 #include "formats/profile.h"
+#include "include/trace2flame.h"
 
 struct t2f_resym_opts {
 	bool all;                        /* --resymbolize */
@@ -103,5 +104,14 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r);
  * a count of the rest); the frames not tried for want of a build-id, and what to do; the count of
  * frames left unresolved. Nothing when every frame tried was named. */
 void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label);
+
+/* Frames looked up, of them left unnamed, and not looked up (no build-id, no mapping); zeros
+ * for NULL. */
+void t2f_resym__counts(const struct t2f_resym *r, uint64_t *tried, uint64_t *unresolved,
+		       uint64_t *skipped);
+/* Modules looked at (0 for NULL), and module i of them as data (strings owned by r; size
+ * left alone). */
+size_t t2f_resym__module_count(const struct t2f_resym *r);
+void t2f_resym__module(const struct t2f_resym *r, size_t i, struct t2f_module_report *out);
 
 #endif

@@ -1,0 +1,310 @@
+/* pipeline/session.c: a session's life cycle, errors, stats and reports
+ * (include/trace2flame.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pipeline/msg_sink.h"
+#include "pipeline/session.h"
+#include "pipeline/writer_table.h"
+
+/* The public codes are the internal ones (formats/diag.h). */
+#define T2F_SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(T2F_SAME(T2F_ERR_FORMAT, T2F_E_FORMAT) &&
+	       T2F_SAME(T2F_ERR_TRUNCATED, T2F_E_TRUNCATED) &&
+	       T2F_SAME(T2F_ERR_UNSUPPORTED, T2F_E_UNSUPPORTED) && T2F_SAME(T2F_ERR_ELF, T2F_E_ELF) &&
+	       T2F_SAME(T2F_ERR_BUILD_ID, T2F_E_BUILDID) && T2F_SAME(T2F_ERR_LIMIT, T2F_E_LIMIT) &&
+	       T2F_SAME(T2F_ERR_DECOMPRESS, T2F_E_DECOMPRESS) &&
+	       T2F_SAME(T2F_ERR_NOT_FILE, T2F_E_NOT_FILE) &&
+	       T2F_SAME(T2F_ERR_NO_EVENT, T2F_E_NO_EVENT) && T2F_SAME(T2F_ERR_STATE, T2F_E_STATE),
+	       "error codes differ");
+_Static_assert(T2F_SAME(T2F_COLORS_HOT, T2F_SVG_COLORS_HOT) &&
+	       T2F_SAME(T2F_COLORS_MEM, T2F_SVG_COLORS_MEM) &&
+	       T2F_SAME(T2F_COLORS_IO, T2F_SVG_COLORS_IO) &&
+	       T2F_SAME(T2F_COLORS_MODULE, T2F_SVG_COLORS_MODULE) &&
+	       T2F_SAME(T2F_COLORS_KIND, T2F_SVG_COLORS_KIND), "color schemes differ");
+
+#define T2F_DEFAULT_MAX_FRAMES 2000000u
+
+uint64_t t2f_session_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int t2f_session_copy_opts(void *dst, size_t dst_size, const void *src, size_t min)
+{
+	size_t size;
+
+	if (!src)
+		return -EINVAL;
+	memcpy(&size, src, sizeof(size));
+	if (size < min || size > dst_size)
+		return -EINVAL;
+	memset(dst, 0, dst_size);
+	memcpy(dst, src, size);
+	return 0;
+}
+
+/* Keeps text (malloc'd, or NULL when out of memory) as the last failure's message. */
+static int t2f_session_keep(struct t2f_session *s, int err, bool fail, char *text)
+{
+	free(s->error);
+	s->error = text;
+	if (fail && s->state != T2F_SESSION_FAILED) {
+		s->state = T2F_SESSION_FAILED;
+		s->failed = err;
+	}
+	return err;
+}
+
+int t2f_session_fail(struct t2f_session *s, int err, bool fail)
+{
+	const char *msg = t2f_diag__last_error(s->diag);
+	char vis[T2F_VISIBLE_MAX];
+	char *text = NULL;
+
+	if (msg)
+		text = strdup(msg);
+	else if (s->n_inputs)
+		(void)!asprintf(&text, "%s%s: %s", t2f_utf8_visible(s->args[0], vis, sizeof(vis)),
+				s->n_inputs > 1 ? " (and the other inputs)" : "", t2f_strerror(err));
+	else
+		text = strdup(t2f_strerror(err));
+	return t2f_session_keep(s, err, fail, text);
+}
+
+int t2f_session_say(struct t2f_session *s, int err, bool fail, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	return t2f_session_keep(s, err, fail, text);
+}
+
+unsigned t2f_session_jobs(const struct t2f_session *s)
+{
+	long n = s->o.jobs ? (long)s->o.jobs : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1u : n > 256 ? 256u : (unsigned)n;
+}
+
+void t2f_session_set_label(struct t2f_session *s)
+{
+	char vis[T2F_VISIBLE_MAX];
+	const char *first;
+
+	if (!s->n_inputs) {
+		snprintf(s->label, sizeof(s->label), "no input");
+		return;
+	}
+	first = t2f_utf8_visible(s->stats[0].name, vis, sizeof(vis) - 64);
+	if (s->n_inputs == 1)
+		snprintf(s->label, sizeof(s->label), "%s", first);
+	else
+		snprintf(s->label, sizeof(s->label), "%s and %zu more input%s", first,
+			 s->n_inputs - 1, s->n_inputs == 2 ? "" : "s");
+}
+
+bool t2f_session_has_format(const struct t2f_session *s, enum t2f_format f)
+{
+	return t2f_writer__of(f) && (!s->o.formats || (s->o.formats & T2F_FORMAT_BIT(f)));
+}
+
+/* What the formats the session may write need kept while reading. */
+static unsigned t2f_session_needs(const struct t2f_session *s)
+{
+	struct t2f_write_opts wo = { .names = { .raw_names = s->o.raw_names },
+				     .svg = { .flamechart = s->o.time_order } };
+	unsigned needs = 0;
+
+	for (int f = T2F_FORMAT_COLLAPSED; t2f_writer__of(f); f++)
+		if (t2f_session_has_format(s, f))
+			needs |= t2f_writer__of(f)->needs(&wo);
+	return needs;
+}
+
+/* What the resolve stage will be asked to do (t2f_resym__run), known before reading. */
+static void t2f_session_resym_opts(struct t2f_session *s)
+{
+	const struct t2f_options *o = &s->o;
+
+	s->ropts = (struct t2f_resym_opts){
+		.all = o->resymbolize,
+		.symbol_dirs = o->symbol_dirs,
+		.debug_dirs = o->debug_dirs,
+		.buildids = o->buildids,
+		.unsafe_build_id_match = o->unsafe_build_id_match,
+		.no_params = !(s->needs & T2F_NEEDS_PARAMS),
+		.kallsyms = o->kallsyms,
+		.perf_map_dir = o->perf_map_dir,
+		.perf_rules = o->symbol_rules == T2F_RULES_PERF,
+	};
+}
+
+static int t2f_session_init(struct t2f_session *s)
+{
+	int err;
+
+	s->msg = stderr;
+	if (s->o.message) {
+		s->msg = t2f_msg_sink__open(s->o.message, s->o.message_ctx);
+		s->own_msg = true;
+		if (!s->msg)
+			return -ENOMEM;
+	}
+	err = t2f_diag__new(s->msg, &s->diag);
+	if (err)
+		return err;
+	t2f_diag__set_strict(s->diag, s->o.strict);
+	if (!s->o.max_frames)
+		s->o.max_frames = T2F_DEFAULT_MAX_FRAMES;
+	s->needs = t2f_session_needs(s);
+	t2f_session_resym_opts(s);
+	err = t2f_profile__new(&s->profile);
+	if (err)
+		return err;
+	t2f_profile__limit_frames(s->profile, s->o.max_frames);
+	if (s->needs & T2F_NEEDS_TIMES)
+		t2f_profile__want_times(s->profile);
+	return s->needs & T2F_NEEDS_LOG ? t2f_profile__enable_log(s->profile) : 0;
+}
+
+int t2f_session_new(const struct t2f_options *o, struct t2f_session **out)
+{
+	struct t2f_session *s;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->start_ns = t2f_session_now_ns();
+	err = t2f_session_copy_opts(&s->o, sizeof(s->o), o, sizeof(s->o));
+	if (!err && s->o.formats & ~(T2F_FORMAT_BIT(T2F_FORMAT_SVG + 1) - 2u))
+		err = -EINVAL; /* a format this library does not know */
+	if (!err)
+		err = t2f_session_init(s);
+	if (err) {
+		t2f_session_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void t2f_session_free(struct t2f_session *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_inputs; i++) {
+		free((char *)s->stats[i].name);
+		free(s->args[i]);
+	}
+	free(s->stats);
+	free(s->args);
+	t2f_resym__free(s->resym);
+	free(s->kallsyms_default);
+	free(s->totals);
+	t2f_profile__free(s->profile);
+	t2f_diag__free(s->diag);
+	if (s->own_msg)
+		fclose(s->msg);
+	free(s->error);
+	free(s->last_output);
+	free(s);
+}
+
+const char *t2f_session_error(const struct t2f_session *s)
+{
+	return s && s->error ? s->error : "";
+}
+
+int t2f_session_stats(const struct t2f_session *s, struct t2f_stats *st)
+{
+	struct t2f_stats all = { .size = sizeof(all) };
+	size_t size;
+	t2f_event_id ev = s ? s->run.written : 0;
+
+	if (!s || !st || t2f_session_copy_opts(&all, sizeof(all), st, sizeof(size_t)))
+		return -EINVAL;
+	size = all.size;
+	all.inputs = s->n_inputs;
+	for (size_t i = 0; i < s->n_inputs; i++)
+		all.bytes += s->stats[i].bytes;
+	all.samples = t2f_profile__samples_read(s->profile);
+	all.events = t2f_profile__event_count(s->profile);
+	all.threads = t2f_profile__thread_count(s->profile);
+	all.frames = t2f_profile__frame_count(s->profile);
+	if (ev && s->totals) {
+		all.event = t2f_profile__str(s->profile, t2f_profile__event_at(s->profile, ev)->name,
+					     NULL);
+		all.event_samples = s->totals[ev].samples;
+		all.event_weight = s->totals[ev].weight;
+	}
+	all.warnings = t2f_diag__warnings(s->diag);
+	t2f_resym__counts(s->resym, &all.frames_tried, &all.frames_unresolved,
+			  &all.frames_skipped);
+	all.out_bytes = s->run.out_bytes;
+	memcpy(st, &all, size);
+	st->size = size;
+	return 0;
+}
+
+size_t t2f_session_module_count(const struct t2f_session *s)
+{
+	return s ? t2f_resym__module_count(s->resym) : 0;
+}
+
+int t2f_session_module(const struct t2f_session *s, size_t i, struct t2f_module_report *m)
+{
+	struct t2f_module_report all = { .size = sizeof(all) };
+	size_t size;
+
+	if (!s || !m || t2f_session_copy_opts(&all, sizeof(all), m, sizeof(size_t)))
+		return -EINVAL;
+	size = all.size;
+	if (i >= t2f_resym__module_count(s->resym))
+		return -ERANGE;
+	t2f_resym__module(s->resym, i, &all);
+	memcpy(m, &all, size);
+	m->size = size;
+	return 0;
+}
+
+void t2f_session_report(struct t2f_session *s, unsigned what)
+{
+	if (!s)
+		return;
+	if (what & T2F_REPORT_WARNINGS)
+		t2f_diag__flush(s->diag);
+	s->run.inputs = s->stats;
+	s->run.n_inputs = s->n_inputs;
+	s->run.warnings = t2f_diag__warnings(s->diag);
+	s->run.seconds = (double)(t2f_session_now_ns() - s->start_ns) / 1e9;
+	if ((what & T2F_REPORT_STATS) && s->totals)
+		t2f_report__stats(s->msg, s->profile, s->totals, &s->run);
+	if (what & T2F_REPORT_STATS)
+		t2f_resym__print_stats(s->msg, s->resym);
+	else if ((what & T2F_REPORT_WARNINGS) && !s->o.quiet)
+		t2f_resym__warn(s->msg, s->resym, s->label);
+	if ((what & T2F_REPORT_SUMMARY) && s->last_output && s->state != T2F_SESSION_FAILED)
+		t2f_report__summary(s->msg, s->profile, s->totals, &s->run, s->last_output);
+	fflush(s->msg);
+}
+
+const char *t2f_version(void)
+{
+	return T2F_VERSION;
+}

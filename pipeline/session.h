@@ -1,0 +1,82 @@
+/* pipeline/session.h: what a libtrace2flame session (include/trace2flame.h) holds, shared by
+ * session.c (life cycle, errors, stats, reports), session_read.c (inputs) and session_write.c
+ * (the resolve stage, outputs). Internal to pipeline/.
+ *
+ * A session moves from reading (inputs added) to resolved (frames named, the event settled) on
+ * its first t2f_session_resolve or write; a failure while reading or resolving makes it failed
+ * for good (its profile is incomplete). Used by one thread at a time.
+ */
+#ifndef T2F_SESSION_H
+#define T2F_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "formats/diag.h"
+#include "formats/profile.h"
+#include "formats/utf8.h"
+#include "include/trace2flame.h"
+#include "pipeline/report.h"
+#include "pipeline/resymbolize.h"
+
+enum t2f_session_state {
+	T2F_SESSION_READING = 0,
+	T2F_SESSION_RESOLVED,
+	T2F_SESSION_FAILED,
+};
+
+struct t2f_session {
+	struct t2f_options o;              /* the caller's, missing fields zero */
+	FILE *msg;                         /* where messages go: stderr or the callback's stream */
+	bool own_msg;                      /* msg is the callback's stream: closed by free */
+	struct t2f_diag *diag;
+	struct t2f_profile *profile;
+	unsigned needs;                    /* what the formats need kept (enum t2f_writer_needs) */
+	enum t2f_session_state state;
+	int failed;                        /* the error that failed it */
+	char *error;                       /* the last failure's message, or NULL */
+	uint64_t start_ns;
+	/* inputs */
+	struct t2f_input_stats *stats;     /* one per input; .name owned */
+	char **args;                       /* each input as given ("-", a path), owned */
+	size_t n_inputs, cap_inputs;
+	bool nettrace;                     /* some input was a nettrace file */
+	bool elsewhere;                    /* an input not shown to be recorded on this machine */
+	int64_t recorded_by;               /* the earliest end of a recording made here (mtime) */
+	char *kallsyms_default;            /* perf.data: the kallsyms file picked for it */
+	/* the resolve stage */
+	struct t2f_resym_opts ropts;
+	struct t2f_resym *resym;           /* NULL when no frame needed resolving */
+	struct t2f_event_total *totals;    /* indexed by event id */
+	struct t2f_run_stats run;
+	char label[T2F_VISIBLE_MAX];       /* the inputs as warnings name them */
+	char *last_output;                 /* the last path written, for the summary */
+};
+
+uint64_t t2f_session_now_ns(void);
+
+/* Records err's message for t2f_session_error (the diag's last error, else "WHAT: strerror")
+ * and returns err. A read or resolve failure also fails the session (fail = true). */
+int t2f_session_fail(struct t2f_session *s, int err, bool fail);
+
+/* Records the message fmt... (no location) as the last failure's and returns err; fail: the
+ * session fails for good. */
+int t2f_session_say(struct t2f_session *s, int err, bool fail, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Parser and writer threads: o.jobs, 0 = one per online CPU, at most 256. */
+unsigned t2f_session_jobs(const struct t2f_session *s);
+
+/* The inputs as a warning names them: the first ("<stdin>" for -), or the first and how many
+ * more; control characters shown as \xNN. Set once reading ends. */
+void t2f_session_set_label(struct t2f_session *s);
+
+/* Whether the session was opened for format f (T2F_FORMAT_BIT in o.formats, or formats 0). */
+bool t2f_session_has_format(const struct t2f_session *s, enum t2f_format f);
+
+/* Copies a caller's versioned struct (its first field the size) into dst of dst_size bytes:
+ * -EINVAL when src is NULL or its size is below min or above dst_size; missing fields zero. */
+int t2f_session_copy_opts(void *dst, size_t dst_size, const void *src, size_t min);
+
+#endif

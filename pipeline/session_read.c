@@ -1,0 +1,382 @@
+/* pipeline/session_read.c: inputs into a session's profile (t2f_session_add_path, _fd, _bytes).
+ *
+ * The reader is picked by the input's first bytes: perf.data, then the streaming formats of
+ * pipeline/reader_table.h; perf script text goes to parser threads when that pays off.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "formats/grow.h"
+#include "pipeline/reader_table.h"
+#include "pipeline/session.h"
+#include "pipeline/writer_table.h"
+#include "readers/input.h"
+#include "readers/perf_data.h"
+#include "readers/perf_data_conv.h"
+#include "readers/perf_script_par.h"
+
+/* Where an input's bytes are: a path ("-": stdin), a descriptor or the caller's memory. */
+struct t2f_source {
+	const char *path;   /* NULL unless a path */
+	int fd;             /* -1 unless a descriptor */
+	const void *data;   /* the bytes when neither */
+	size_t len;
+	uint32_t index;     /* the input's index (its threads') */
+};
+
+/* Which frames perf could not name keep their address: those re-symbolization will try to
+ * name; the others share one frame per name. */
+static bool t2f_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso, size_t len)
+{
+	return t2f_resym__wants(ctx, kind, dso, len);
+}
+
+/* Whether every frame keeps its printed address: re-symbolization names them all afterwards, or
+ * pprof writes them (a location per address in its mapping, for pprof -lines, -disasm). */
+static bool t2f_keep_addrs(const struct t2f_session *s)
+{
+	return s->o.resymbolize || (s->needs & T2F_NEEDS_ADDRS);
+}
+
+static t2f_perf_script_addr_fn t2f_addr_filter(const struct t2f_session *s)
+{
+	if (s->o.addrs || (s->needs & T2F_NEEDS_ADDRS))
+		return NULL;
+	return t2f_addr_wanted;
+}
+
+/* One streaming reader (pipeline/reader_table.h), or perf script text for the parallel
+ * reader. */
+struct t2f_reader {
+	const struct t2f_reader_desc *desc;
+	void *r;                       /* desc's reader; NULL for the parallel reader */
+	bool parallel;
+};
+
+/* Parser threads pay off for perf script text with more than one job, and one thread too for
+ * compressed input (it is decompressed on the calling thread meanwhile). */
+static bool t2f_wants_parallel(const struct t2f_session *s, const struct t2f_input *in)
+{
+	return t2f_session_jobs(s) > 1 || t2f_input__kind(in) != T2F_INPUT_PLAIN;
+}
+
+static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input *in,
+			    const char *head, size_t len, struct t2f_reader *r)
+{
+	const struct t2f_read_opts ro = {
+		.weight_samples = s->o.weight_samples,
+		.keep_addrs = t2f_keep_addrs(s),
+		.addr_wanted = t2f_addr_filter(s),
+		.addr_ctx = &s->ropts,
+	};
+
+	r->desc = t2f_reader__detect(head, len);
+	s->nettrace |= (r->desc->traits & T2F_READER_MODULE_NAMES) != 0;
+	r->parallel = (r->desc->traits & T2F_READER_PARALLEL) && t2f_wants_parallel(s, in);
+	if (r->parallel)
+		return 0;
+	return r->desc->open(s->profile, s->diag, t2f_input__name(in), i, &ro, &r->r);
+}
+
+static void t2f_reader__free(struct t2f_reader *r)
+{
+	if (r->desc)
+		r->desc->free(r->r);
+}
+
+/* The progress callback, if any, for input `in`. */
+static void t2f_progress(const struct t2f_session *s, const struct t2f_input *in, bool finished)
+{
+	if (s->o.progress)
+		s->o.progress(s->o.progress_ctx, t2f_input__name(in), t2f_input__consumed(in),
+			      t2f_input__size(in), finished);
+}
+
+static void t2f_progress_cb(void *ctx, const struct t2f_input *in)
+{
+	t2f_progress(ctx, in, false);
+}
+
+/* perf script text with parser threads (readers/perf_script_par.h). T2F_SEGMENT_SIZE (bytes)
+ * overrides the segment size: for tests. */
+static int t2f_read_parallel(struct t2f_session *s, uint32_t i, struct t2f_input *in,
+			     const char *data, size_t len)
+{
+	const char *seg = getenv("T2F_SEGMENT_SIZE");
+	struct t2f_ps_par_opts po = {
+		.threads = t2f_session_jobs(s),
+		.segment_bytes = seg ? strtoull(seg, NULL, 10) : 0,
+		.keep_addrs = t2f_keep_addrs(s),
+		.addr_wanted = t2f_addr_filter(s),
+		.addr_ctx = &s->ropts,
+		.progress = s->o.progress ? t2f_progress_cb : NULL,
+		.progress_ctx = s,
+	};
+	struct t2f_ps_par_result res;
+	int err = t2f_perf_script__read_parallel(in, data, len, s->profile, s->diag,
+						 t2f_input__name(in), i, &po, &res);
+
+	s->stats[i].lines = res.lines;
+	s->stats[i].text_bytes = res.bytes;
+	return err;
+}
+
+#define T2F_BINARY_BLOCK ((size_t)4 << 20) /* a nettrace file is read in blocks of this size */
+
+/* The next chunk for reader r: lines for text; for a nettrace file, blocks of any bytes (a binary
+ * file need not have a '\n' every so often). */
+static int t2f_next_chunk(const struct t2f_reader *r, struct t2f_input *in, char *block,
+			  const char **data, size_t *len)
+{
+	if (!(r->desc->traits & T2F_READER_BINARY))
+		return t2f_input__next(in, data, len);
+	*data = block;
+	return t2f_input__read(in, block, T2F_BINARY_BLOCK, len);
+}
+
+/* The first chunk data[0..len) and every next one through reader r, in this thread. */
+static int t2f_read_chunks(struct t2f_session *s, struct t2f_reader *r, struct t2f_input *in,
+			   const char *data, size_t len, struct t2f_input_stats *st)
+{
+	bool binary = r->desc->traits & T2F_READER_BINARY;
+	char *block = binary ? malloc(T2F_BINARY_BLOCK) : NULL;
+	int err;
+
+	if (binary && !block)
+		return -ENOMEM;
+	/* Chunks are at most a few MiB: progress is told after each. */
+	for (err = len ? 1 : 0; err > 0; err = t2f_next_chunk(r, in, block, &data, &len)) {
+		err = r->desc->feed(r->r, data, len);
+		if (err)
+			break;
+		t2f_progress(s, in, false);
+		st->text_bytes += len;
+	}
+	free(block);
+	return err ?: r->desc->finish(r->r);
+}
+
+/* Whether a perf.data input was recorded on this machine: its HOSTNAME and OSRELEASE features
+ * are the running system's (as perf decides to trust the files at the recorded paths). Then
+ * *end is the file's mtime: when perf finished writing it. Bytes in memory never are. */
+static bool t2f_recorded_here(const struct t2f_source *src, const struct t2f_perf_data *pd,
+			      int64_t *end)
+{
+	const struct t2f_perf_features *f = t2f_perf_data__features(pd);
+	struct utsname u;
+	struct stat st;
+
+	if (!f->hostname || !f->osrelease || uname(&u) != 0 || strcmp(f->hostname, u.nodename) ||
+	    strcmp(f->osrelease, u.release))
+		return false;
+	if (src->path ? stat(src->path, &st) != 0 : src->fd < 0 || fstat(src->fd, &st) != 0)
+		return false;
+	*end = (int64_t)st.st_mtime;
+	return true;
+}
+
+/* perf.data input: every frame is named after reading (resymbolize), by perf's symbol rules
+ * unless strict ones are asked for, kernel frames through the kallsyms option, else the first
+ * perf.data input's pick (t2f_resym__default_kallsyms). */
+static void t2f_perf_kallsyms(struct t2f_session *s, const struct t2f_perf_data *pd, bool here)
+{
+	char hex[41];
+
+	s->ropts.all = true;
+	s->ropts.perf_rules = s->o.symbol_rules != T2F_RULES_STRICT;
+	s->run.perf_data = true;
+	if (s->o.kallsyms || s->kallsyms_default || s->run.kallsyms_why)
+		return;
+	s->kallsyms_default = t2f_resym__default_kallsyms(
+		t2f_perf_data_conv__kernel_build_id(pd, hex) ? hex : NULL, here, &s->run.kallsyms_why);
+	s->ropts.kallsyms = s->kallsyms_default;
+}
+
+static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
+			       const struct t2f_perf_data_conv_stats *s)
+{
+	to->records += s->records;
+	to->samples += s->samples;
+	to->lost += s->lost;
+	to->dwarf += s->dwarf;
+	to->skipped += s->skipped;
+	to->truncated_bytes += s->truncated_bytes;
+	to->kernel_frames += s->kernel_frames;
+}
+
+static int t2f_perf_data_open(const struct t2f_source *src, struct t2f_input *in,
+			      struct t2f_diag *d, struct t2f_perf_data **pd)
+{
+	const char *name = t2f_input__name(in);
+
+	if ((src->path && strcmp(src->path, "-") == 0) || t2f_input__kind(in) != T2F_INPUT_PLAIN)
+		return t2f_diag__error(d, -T2F_E_UNSUPPORTED, name, 0,
+				       "perf.data is read from a named, uncompressed file only (not "
+				       "stdin, gzip or zstd): save it to a file, or pipe `perf script "
+				       "-i FILE` instead");
+	if (src->path)
+		return t2f_perf_data__open(src->path, d, pd);
+	if (src->fd >= 0)
+		return t2f_perf_data__open_fd(src->fd, name, d, pd);
+	return t2f_perf_data__open_mem(name, src->data, src->len, d, pd);
+}
+
+/* A perf.data input: read by its own reader, from the file itself (or the bytes). */
+static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *src,
+			      struct t2f_input *in)
+{
+	struct t2f_perf_data_conv_opts po = { .input = src->index, .addr_wanted = t2f_addr_filter(s),
+					      .addr_ctx = &s->ropts };
+	struct t2f_perf_data *pd = NULL;
+	struct t2f_perf_data_conv *pc = NULL;
+	int64_t end = 0;
+	bool here;
+	int err = t2f_perf_data_open(src, in, s->diag, &pd);
+
+	if (!err) {
+		here = t2f_recorded_here(src, pd, &end);
+		s->elsewhere |= !here;
+		if (here && (!s->recorded_by || end < s->recorded_by))
+			s->recorded_by = end;
+		t2f_perf_kallsyms(s, pd, here);
+		err = t2f_perf_data_conv__new(pd, s->profile, s->diag, &po, &pc);
+	}
+	if (!err)
+		err = t2f_perf_data_conv__run(pc);
+	if (pc)
+		t2f_add_perf_stats(&s->run.perf, t2f_perf_data_conv__stats(pc));
+	t2f_perf_data_conv__free(pc);
+	t2f_perf_data__free(pd);
+	return err;
+}
+
+static int t2f_source_open(const struct t2f_source *src, const char *name, struct t2f_diag *d,
+			   struct t2f_input **in)
+{
+	if (src->path)
+		return t2f_input__open(src->path, d, in);
+	if (src->fd >= 0)
+		return t2f_input__open_fd(src->fd, name, d, in);
+	return t2f_input__open_mem(src->data, src->len, name, d, in);
+}
+
+/* Reads the input through the reader its first bytes pick. */
+static int t2f_read_input(struct t2f_session *s, const struct t2f_source *src,
+			  struct t2f_input *in, struct t2f_input_stats *st)
+{
+	struct t2f_reader rd = { 0 };
+	const char *data = NULL;
+	size_t len = 0;
+	int err = t2f_input__next(in, &data, &len);
+
+	if (err < 0)
+		return err;
+	if (err == 0)
+		len = 0;
+	if (t2f_perf_data__detect(data, len)) {
+		err = t2f_read_perf_data(s, src, in);
+		st->text_bytes = t2f_input__size(in);
+		st->bytes = st->text_bytes;
+		return err;
+	}
+	s->elsewhere = true; /* text says nothing of the machine it was recorded on */
+	err = t2f_reader__open(s, src->index, in, data, len, &rd);
+	if (!err) {
+		t2f_progress(s, in, false);
+		if (rd.parallel) {
+			err = t2f_read_parallel(s, src->index, in, data, len);
+		} else {
+			err = t2f_read_chunks(s, &rd, in, data, len, st);
+			st->lines = rd.desc->traits & T2F_READER_LINES ? rd.desc->lines(rd.r) : 0;
+		}
+		t2f_progress(s, in, true);
+	}
+	st->bytes = t2f_input__consumed(in);
+	t2f_reader__free(&rd);
+	return err;
+}
+
+/* Room for one more input, named name (as messages name it) and arg (as given). */
+static int t2f_session_new_input(struct t2f_session *s, const char *name, const char *arg)
+{
+	size_t cap = s->cap_inputs;
+	char *n = strdup(name), *a = strdup(arg);
+	int err = n && a ? t2f_grow((void **)&s->stats, &cap, s->n_inputs, 1, sizeof(*s->stats),
+				    4, UINT32_MAX)
+			 : -ENOMEM;
+
+	if (!err)
+		err = t2f_grow((void **)&s->args, &s->cap_inputs, s->n_inputs, 1, sizeof(*s->args),
+			       4, UINT32_MAX);
+	if (err) {
+		free(n);
+		free(a);
+		return err;
+	}
+	s->stats[s->n_inputs] = (struct t2f_input_stats){ .name = n };
+	s->args[s->n_inputs++] = a;
+	return 0;
+}
+
+static int t2f_session_add(struct t2f_session *s, struct t2f_source *src, const char *name,
+			   const char *arg)
+{
+	struct t2f_input_stats *st;
+	struct t2f_input *in = NULL;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	if (s->state != T2F_SESSION_READING)
+		return t2f_session_say(s, -T2F_E_STATE, false, "%s: inputs are added before the "
+				       "resolve stage, and only while none failed", name);
+	err = t2f_session_new_input(s, name, arg);
+	if (err)
+		return t2f_session_fail(s, err, true);
+	src->index = (uint32_t)(s->n_inputs - 1);
+	st = &s->stats[src->index];
+	err = t2f_source_open(src, st->name, s->diag, &in);
+	if (!err)
+		err = t2f_read_input(s, src, in, st);
+	if (err == -ENOMEM)
+		t2f_diag__error(s->diag, err, st->name, 0, "out of memory while reading it");
+	if (err == -T2F_E_LIMIT && t2f_profile__frames_full(s->profile))
+		t2f_diag__error(s->diag, err, st->name, 0,
+				"more than %u distinct frames (--max-frames N raises the limit)",
+				s->o.max_frames);
+	t2f_input__free(in);
+	return err ? t2f_session_fail(s, err, true) : 0;
+}
+
+int t2f_session_add_path(struct t2f_session *s, const char *path)
+{
+	struct t2f_source src = { .path = path, .fd = -1 };
+
+	if (!path)
+		return s ? t2f_session_fail(s, -EINVAL, false) : -EINVAL;
+	return t2f_session_add(s, &src, strcmp(path, "-") == 0 ? "<stdin>" : path, path);
+}
+
+int t2f_session_add_fd(struct t2f_session *s, int fd, const char *name)
+{
+	struct t2f_source src = { .fd = fd };
+	char dflt[32];
+
+	if (fd < 0)
+		return s ? t2f_session_fail(s, -EBADF, false) : -EBADF;
+	snprintf(dflt, sizeof(dflt), "<fd %d>", fd);
+	return t2f_session_add(s, &src, name ? name : dflt, name ? name : dflt);
+}
+
+int t2f_session_add_bytes(struct t2f_session *s, const void *data, size_t len, const char *name)
+{
+	struct t2f_source src = { .fd = -1, .data = data, .len = len };
+
+	if (!data && len)
+		return s ? t2f_session_fail(s, -EINVAL, false) : -EINVAL;
+	return t2f_session_add(s, &src, name ? name : "<memory>", name ? name : "<memory>");
+}

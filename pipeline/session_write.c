@@ -1,0 +1,308 @@
+/* pipeline/session_write.c: the resolve stage and the outputs of a session
+ * (t2f_session_resolve, t2f_session_write_path, _fd, _mem).
+ *
+ * Order matters for the "never clobber" rule: the resolve stage (every input read, the event
+ * checked) runs before the output's temp file is created, so a bad input leaves an existing
+ * output untouched.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline/outfile.h"
+#include "pipeline/session.h"
+#include "pipeline/writer_table.h"
+
+/* What the inputs lacked that the output shows, said without asking: no samples at all (a
+ * warning, an error when strict); samples of --call-graph dwarf, whose user stacks are not
+ * unwound here, and what keeps them. 0 or -T2F_E_FORMAT (strict). */
+static int t2f_warn_lacking(struct t2f_session *s)
+{
+	uint64_t dwarf = s->run.perf.dwarf;
+
+	if (dwarf && !s->o.quiet)
+		fprintf(s->msg, "trace2flame: warning: %s: %" PRIu64 " samples were recorded with "
+			"--call-graph dwarf: their user frames are not unwound here, only the kernel "
+			"part of their call chain is kept (perf script -i %s | trace2flame - keeps "
+			"them)\n", s->label, dwarf, s->n_inputs == 1 ? s->label : "FILE");
+	if (t2f_profile__samples_read(s->profile) == 0)
+		return t2f_diag__warn(s->diag, s->label, 0, "no samples in the input: the output is "
+				      "empty");
+	return 0;
+}
+
+/* What saturated instead of wrapping (formats/sat.h), said once per session. 0, or
+ * -T2F_E_FORMAT when strict. */
+static int t2f_warn_saturated(struct t2f_session *s)
+{
+	uint64_t past = t2f_profile__times_past(s->profile);
+	int err = 0;
+
+	if (t2f_profile__weights_capped(s->profile))
+		err = t2f_diag__warn(s->diag, s->label, 0, "weights summed past "
+				     "18446744073709551615 were capped there: the largest totals "
+				     "are not exact");
+	if (!err && past)
+		err = t2f_diag__warn(s->diag, s->label, 0, "%" PRIu64 " samples have times past "
+				     "2^64 ns: left out of the time span", past);
+	return err;
+}
+
+/* The event to write: the options' when given (T2F_E_NO_EVENT, its message listing the events
+ * there are, when absent), else the first with samples. */
+static int t2f_pick_event(struct t2f_session *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	err = t2f_report__pick_event(f, s->profile, s->totals, s->o.event, &s->run.written);
+	fclose(f);
+	if (err == -ENOENT) {
+		err = t2f_session_say(s, -T2F_E_NO_EVENT, true, "%s", text ? text : "");
+	}
+	free(text);
+	return err;
+}
+
+/* Names the frames perf could not, counts the events, settles the event. */
+static int t2f_resolve(struct t2f_session *s)
+{
+	int err;
+
+	t2f_session_set_label(s);
+	s->run.read_seconds = (double)(t2f_session_now_ns() - s->start_ns) / 1e9;
+	err = t2f_warn_lacking(s);
+	if (err)
+		return err;
+	s->run.kallsyms = s->ropts.kallsyms;
+	s->ropts.nettrace = s->nettrace;
+	s->ropts.trust_by = s->elsewhere ? 0 : s->recorded_by;
+	err = t2f_resym__run(s->profile, &s->ropts, s->diag, &s->resym) ?:
+	      t2f_report__event_totals(s->profile, &s->totals);
+	s->run.names_seconds = (double)(t2f_session_now_ns() - s->start_ns) / 1e9 -
+			       s->run.read_seconds;
+	if (err)
+		return err;
+	err = t2f_pick_event(s);
+	if (err)
+		return err;
+	if (!s->o.quiet && !s->o.event)
+		t2f_report__other_events(s->msg, s->label, s->profile, s->totals, s->run.written);
+	return t2f_warn_saturated(s);
+}
+
+int t2f_session_resolve(struct t2f_session *s)
+{
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	if (s->state == T2F_SESSION_RESOLVED)
+		return 0;
+	if (s->state == T2F_SESSION_FAILED)
+		return t2f_session_say(s, -T2F_E_STATE, false, "an earlier step failed (%s): the "
+				       "profile is incomplete", t2f_strerror(s->failed));
+	err = t2f_resolve(s);
+	if (err == -T2F_E_NO_EVENT) /* said */
+		return err;
+	if (err)
+		return t2f_session_fail(s, err, true);
+	s->state = T2F_SESSION_RESOLVED;
+	return 0;
+}
+
+/* With a differential graph and no event asked for, each profile picked its first: BEFORE
+ * writes AFTER's event (when it has it). *mine, *theirs: the events this and the other write. */
+static void t2f_diff_events(const struct t2f_session *s, const struct t2f_write_options *w,
+			    t2f_event_id *mine, t2f_event_id *theirs)
+{
+	const struct t2f_session *after = w->diff_is_after ? w->diff : s;
+	const struct t2f_session *before = w->diff_is_after ? s : w->diff;
+	const char *name;
+	t2f_event_id ev;
+
+	*mine = s->run.written;
+	*theirs = w->diff->run.written;
+	if (s->o.event || !*mine || !*theirs)
+		return;
+	name = t2f_profile__str(after->profile,
+			       t2f_profile__event_at(after->profile, after->run.written)->name,
+			       NULL);
+	ev = t2f_profile__find_event(before->profile, name);
+	if (ev && before == s)
+		*mine = ev;
+	else if (ev)
+		*theirs = ev;
+}
+
+/* What the writer is given. */
+static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_write_options *w,
+			      struct t2f_write_opts *wo)
+{
+	t2f_event_id mine = s->run.written, theirs = 0;
+
+	if (w->diff)
+		t2f_diff_events(s, w, &mine, &theirs);
+	*wo = (struct t2f_write_opts){
+		.event = mine,
+		.weight_samples = s->o.weight_samples,
+		.pid = w->pid,
+		.tid = w->tid,
+		.names = { .raw_names = s->o.raw_names, .kernel = w->kernel, .jit = w->jit,
+			   .addrs = s->o.addrs },
+		.input = w->input_name ? w->input_name : s->n_inputs > 1 ? s->label
+			 : strcmp(s->args[0], "-") == 0 ? "standard input" : s->args[0],
+		.threads = t2f_session_jobs(s),
+		.svg = {
+			.title = w->title,
+			.subtitle = w->subtitle,
+			.count_name = w->count_name,
+			.width = w->width,
+			.min_width = w->min_width == 0 ? -1 : w->min_width < 0 ? 0 : w->min_width,
+			.colors = (enum t2f_svg_colors)w->colors,
+			.hash = w->hash,
+			.reverse = w->reverse,
+			.icicle = w->icicle,
+			.flamechart = w->flamechart,
+			.diff = w->diff ? w->diff->profile : NULL,
+			.diff_event = theirs,
+			.diff_is_after = w->diff_is_after,
+			.no_thread_root = w->no_thread_root,
+		},
+	};
+}
+
+/* Checks a write's arguments and the session's state, resolving first if need be. */
+static int t2f_write_check(struct t2f_session *s, const struct t2f_write_options *wopts,
+			   struct t2f_write_options *w)
+{
+	const struct t2f_writer *wr;
+	struct t2f_write_opts wo;
+
+	if (t2f_session_copy_opts(w, sizeof(*w), wopts, sizeof(*w)))
+		return t2f_session_say(s, -EINVAL, false, "bad write options: NULL, or a size "
+				       "this library does not know");
+	wr = t2f_writer__of(w->format);
+	if (!wr || (w->diff && (w->diff == s || w->format != T2F_FORMAT_SVG)) ||
+	    (unsigned)w->colors > T2F_COLORS_KIND)
+		return t2f_session_say(s, -EINVAL, false, "bad write options: an unknown format "
+				       "or colors, or a differential graph that is not SVG or "
+				       "against itself");
+	t2f_write_opts_of(s, w, &wo);
+	if (!t2f_session_has_format(s, w->format) || (wr->needs(&wo) & ~s->needs))
+		return t2f_session_say(s, -T2F_E_STATE, false, "%s: not among the formats the "
+				       "session was opened for (or it needs the samples in time "
+				       "order: time_order)", wr->said);
+	if (w->diff && w->diff->state != T2F_SESSION_RESOLVED)
+		return t2f_session_say(s, -T2F_E_STATE, false, "the session compared with is not "
+				       "resolved");
+	return t2f_session_resolve(s);
+}
+
+/* Said once per write: what the format cannot hold exactly. 0 or -T2F_E_FORMAT (strict). */
+static int t2f_warn_format(struct t2f_session *s, const struct t2f_write_options *w)
+{
+	t2f_event_id ev = s->run.written;
+
+	if (w->format == T2F_FORMAT_PPROF && ev && s->totals[ev].weight > (uint64_t)INT64_MAX)
+		return t2f_diag__warn(s->diag, s->label, 0, "pprof values are signed 64-bit "
+				      "numbers: sums past 9223372036854775807 are written as that");
+	return 0;
+}
+
+/* Runs the writer into out; the caller finishes out. */
+static int t2f_write_into(struct t2f_session *s, const struct t2f_write_options *w,
+			  struct t2f_out *out, const char *name)
+{
+	struct t2f_write_opts wo;
+	int err;
+
+	if (w->diff && !w->no_thread_root && !s->o.quiet) {
+		const struct t2f_session *b = w->diff_is_after ? s : w->diff;
+		const struct t2f_session *a = w->diff_is_after ? w->diff : s;
+
+		t2f_report__diff_roots(s->msg, b->label, b->profile, a->label, a->profile);
+	}
+	t2f_write_opts_of(s, w, &wo);
+	err = t2f_writer__of(w->format)->write(s->profile, &wo, out);
+	s->run.out_bytes = t2f_out__bytes(out);
+	if (err)
+		return t2f_diag__error(s->diag, err, name, 0, "cannot write (%s)",
+				       t2f_strerror(err));
+	return 0;
+}
+
+int t2f_session_write_path(struct t2f_session *s, const struct t2f_write_options *wopts,
+			   const char *path)
+{
+	struct t2f_write_options w;
+	struct t2f_outfile *f = NULL;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	free(s->last_output);
+	s->last_output = NULL;
+	err = t2f_write_check(s, wopts, &w) ?: t2f_warn_format(s, &w);
+	if (!err)
+		err = t2f_outfile__open(path, s->o.signals, s->diag, &f);
+	if (!err)
+		err = t2f_write_into(s, &w, t2f_outfile__out(f), t2f_outfile__name(f)) ?:
+		      t2f_outfile__commit(f);
+	t2f_outfile__free(f);
+	if (!err && path && strcmp(path, "-") != 0)
+		s->last_output = strdup(path);
+	return err ? t2f_session_fail(s, err, false) : 0;
+}
+
+int t2f_session_write_fd(struct t2f_session *s, const struct t2f_write_options *wopts, int fd)
+{
+	struct t2f_write_options w;
+	struct t2f_out *out = NULL;
+	char name[32];
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	if (fd < 0)
+		return t2f_session_fail(s, -EBADF, false);
+	snprintf(name, sizeof(name), "<fd %d>", fd);
+	err = t2f_write_check(s, wopts, &w) ?: t2f_warn_format(s, &w);
+	if (!err)
+		err = t2f_out__new(fd, &out);
+	if (!err)
+		err = t2f_write_into(s, &w, out, name);
+	if (!err && (err = t2f_out__finish(out)))
+		t2f_diag__error(s->diag, err, name, 0, "cannot write (%s)", t2f_strerror(err));
+	t2f_out__free(out);
+	return err ? t2f_session_fail(s, err, false) : 0;
+}
+
+int t2f_session_write_mem(struct t2f_session *s, const struct t2f_write_options *wopts,
+			  char **buf, size_t *len)
+{
+	struct t2f_write_options w;
+	struct t2f_out *out = NULL;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	if (!buf || !len)
+		return t2f_session_fail(s, -EINVAL, false);
+	*buf = NULL;
+	*len = 0;
+	err = t2f_write_check(s, wopts, &w) ?: t2f_warn_format(s, &w);
+	if (!err)
+		err = t2f_out__new_mem(&out);
+	if (!err)
+		err = t2f_write_into(s, &w, out, "<memory>");
+	if (!err && (err = t2f_out__take(out, buf, len)))
+		t2f_diag__error(s->diag, err, "<memory>", 0, "cannot write (%s)", t2f_strerror(err));
+	t2f_out__free(out);
+	return err ? t2f_session_fail(s, err, false) : 0;
+}
