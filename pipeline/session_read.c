@@ -357,7 +357,7 @@ int t2f_session_add_path(struct t2f_session *s, const char *path)
 	struct t2f_source src = { .path = path, .fd = -1 };
 
 	if (!path)
-		return s ? t2f_session_fail(s, -EINVAL, false) : -EINVAL;
+		return s ? t2f_session_say(s, -EINVAL, false, "no path (NULL)") : -EINVAL;
 	return t2f_session_add(s, &src, strcmp(path, "-") == 0 ? "<stdin>" : path, path);
 }
 
@@ -367,7 +367,7 @@ int t2f_session_add_fd(struct t2f_session *s, int fd, const char *name)
 	char dflt[32];
 
 	if (fd < 0)
-		return s ? t2f_session_fail(s, -EBADF, false) : -EBADF;
+		return s ? t2f_session_say(s, -EBADF, false, "a negative file descriptor") : -EBADF;
 	snprintf(dflt, sizeof(dflt), "<fd %d>", fd);
 	return t2f_session_add(s, &src, name ? name : dflt, name ? name : dflt);
 }
@@ -377,6 +377,6 @@ int t2f_session_add_bytes(struct t2f_session *s, const void *data, size_t len, c
 	struct t2f_source src = { .fd = -1, .data = data, .len = len };
 
 	if (!data && len)
-		return s ? t2f_session_fail(s, -EINVAL, false) : -EINVAL;
+		return s ? t2f_session_say(s, -EINVAL, false, "no bytes (NULL)") : -EINVAL;
 	return t2f_session_add(s, &src, name ? name : "<memory>", name ? name : "<memory>");
 }

@@ -248,7 +248,10 @@ int t2f_session_write_path(struct t2f_session *s, const struct t2f_write_options
 		return -EINVAL;
 	free(s->last_output);
 	s->last_output = NULL;
-	err = t2f_write_check(s, wopts, &w) ?: t2f_warn_format(s, &w);
+	err = t2f_write_check(s, wopts, &w);
+	if (err)
+		return err; /* recorded */
+	err = t2f_warn_format(s, &w);
 	if (!err)
 		err = t2f_outfile__open(path, s->o.signals, s->diag, &f);
 	if (!err)
@@ -270,9 +273,12 @@ int t2f_session_write_fd(struct t2f_session *s, const struct t2f_write_options *
 	if (!s)
 		return -EINVAL;
 	if (fd < 0)
-		return t2f_session_fail(s, -EBADF, false);
+		return t2f_session_say(s, -EBADF, false, "a negative file descriptor");
 	snprintf(name, sizeof(name), "<fd %d>", fd);
-	err = t2f_write_check(s, wopts, &w) ?: t2f_warn_format(s, &w);
+	err = t2f_write_check(s, wopts, &w);
+	if (err)
+		return err; /* recorded */
+	err = t2f_warn_format(s, &w);
 	if (!err)
 		err = t2f_out__new(fd, &out);
 	if (!err)
@@ -293,10 +299,13 @@ int t2f_session_write_mem(struct t2f_session *s, const struct t2f_write_options 
 	if (!s)
 		return -EINVAL;
 	if (!buf || !len)
-		return t2f_session_fail(s, -EINVAL, false);
+		return t2f_session_say(s, -EINVAL, false, "no place for the output's bytes (NULL)");
 	*buf = NULL;
 	*len = 0;
-	err = t2f_write_check(s, wopts, &w) ?: t2f_warn_format(s, &w);
+	err = t2f_write_check(s, wopts, &w);
+	if (err)
+		return err; /* recorded */
+	err = t2f_warn_format(s, &w);
 	if (!err)
 		err = t2f_out__new_mem(&out);
 	if (!err)

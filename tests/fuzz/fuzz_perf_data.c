@@ -10,13 +10,18 @@
  *
  * Checks besides the sanitizers: both readings give the same status, the same digest of every
  * value handed out, the same statistics and the same warnings; a callchain fits its record; a
- * record's size is at least 8; an attr found by an id holds that id.
+ * record's size is at least 8; an attr found by an id holds that id. Then the records go into a
+ * profile as a conversion reads them (readers/perf_data_conv.h): samples never outnumber
+ * records, and a kernel build-id is lowercase hex of whole bytes.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <ctype.h>
+
 #include "readers/perf_data.h"
+#include "readers/perf_data_conv.h"
 #include "readers/perf_data_internal.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -203,6 +208,49 @@ static void read_all(struct t2f_perf_data *p, struct reading *r)
 	t2f_perf_data__free(p);
 }
 
+static void check_kernel_id(const struct t2f_perf_data *pd)
+{
+	char hex[41];
+	size_t n;
+
+	if (!t2f_perf_data_conv__kernel_build_id(pd, hex))
+		return;
+	n = strnlen(hex, sizeof(hex));
+	FZ_CHECK(n >= 2 && n <= 40 && n % 2 == 0, "a kernel build-id of %zu digits", n);
+	for (size_t i = 0; i < n; i++)
+		FZ_CHECK(isxdigit((unsigned char)hex[i]) && !isupper((unsigned char)hex[i]),
+			 "kernel build-id \"%s\" is not lowercase hex", hex);
+}
+
+/* The records into a profile, every unnamed frame keeping its address. */
+static void convert(const uint8_t *data, size_t size, bool strict)
+{
+	struct t2f_perf_data_conv_opts o = { .input = 0 };
+	struct t2f_perf_data *pd = NULL;
+	struct t2f_perf_data_conv *pc = NULL;
+	struct t2f_profile *p = NULL;
+	struct t2f_diag *d = NULL;
+
+	if (t2f_profile__new(&p) || t2f_diag__new(NULL, &d))
+		abort();
+	t2f_diag__set_strict(d, strict);
+	if (!t2f_perf_data__open_mem("in", data, size, d, &pd)) {
+		check_kernel_id(pd);
+		if (!t2f_perf_data_conv__new(pd, p, d, &o, &pc))
+			(void)t2f_perf_data_conv__run(pc);
+	}
+	if (pc) {
+		const struct t2f_perf_data_conv_stats *st = t2f_perf_data_conv__stats(pc);
+
+		FZ_CHECK(st->samples <= st->records, "%llu samples of %llu records",
+			 (unsigned long long)st->samples, (unsigned long long)st->records);
+	}
+	t2f_perf_data_conv__free(pc);
+	t2f_perf_data__free(pd);
+	t2f_profile__free(p);
+	t2f_diag__free(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t h = fz_hash(data, size);
@@ -236,5 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_diag_close(&mem.diag);
 	fz_diag_close(&file.diag);
 	close(fd);
+	if (mem.status == 0)
+		convert(data, size, (h & 6) == 6);
 	return 0;
 }

@@ -1,0 +1,315 @@
+/* tests/unit/test_session_api.c: libtrace2flame through its public header alone, linked with
+ * the shared library: bad calls (NULL, wrong struct sizes, a format the session cannot give,
+ * calls out of order) give errors and messages, not crashes; good ones give the bytes the
+ * command line would (inputs in memory, by descriptor and by path). */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <trace2flame.h>
+
+static const char folded[] = "main;work;spin 3\nmain;idle 1\n";
+static const char sorted[] = "main;idle 1\nmain;work;spin 3\n"; /* as collapsed output is */
+
+/* Messages the session sent, one per line, joined with '\n'. */
+struct lines {
+	char text[8192];
+	size_t len;
+	unsigned n;
+};
+
+static void collect(void *ctx, const char *line)
+{
+	struct lines *l = ctx;
+	int n = snprintf(l->text + l->len, sizeof(l->text) - l->len, "%s\n", line);
+
+	if (n > 0 && (size_t)n < sizeof(l->text) - l->len)
+		l->len += (size_t)n;
+	l->n++;
+}
+
+static struct t2f_options opts(unsigned formats, struct lines *l)
+{
+	return (struct t2f_options){ .size = sizeof(struct t2f_options), .formats = formats,
+				     .message = collect, .message_ctx = l };
+}
+
+static struct t2f_write_options wopts(enum t2f_format f)
+{
+	return (struct t2f_write_options){ .size = sizeof(struct t2f_write_options), .format = f };
+}
+
+static void test_new_rejects_bad_options(void **state)
+{
+	struct t2f_options o = { .size = sizeof(o) };
+	struct t2f_session *s = (struct t2f_session *)&o;
+
+	assert_int_equal(t2f_session_new(NULL, &s), -EINVAL);
+	assert_null(s);
+	assert_int_equal(t2f_session_new(&o, NULL), -EINVAL);
+	o.size = 0;
+	assert_int_equal(t2f_session_new(&o, &s), -EINVAL);
+	o.size = sizeof(o) - 1;
+	assert_int_equal(t2f_session_new(&o, &s), -EINVAL);
+	o.size = sizeof(o) + 8; /* a newer caller than this library */
+	assert_int_equal(t2f_session_new(&o, &s), -EINVAL);
+	o.size = sizeof(o);
+	o.formats = 1u << 20; /* a format this library does not know */
+	assert_int_equal(t2f_session_new(&o, &s), -EINVAL);
+	assert_null(s);
+	o.formats = 0;
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	t2f_session_free(s);
+}
+
+static void test_null_sessions(void **state)
+{
+	struct t2f_write_options w = wopts(T2F_FORMAT_COLLAPSED);
+	struct t2f_stats st = { .size = sizeof(st) };
+	struct t2f_module_report m = { .size = sizeof(m) };
+	char *buf;
+	size_t len;
+
+	assert_int_equal(t2f_session_add_path(NULL, "x"), -EINVAL);
+	assert_int_equal(t2f_session_add_fd(NULL, 0, NULL), -EINVAL);
+	assert_int_equal(t2f_session_add_bytes(NULL, folded, 3, NULL), -EINVAL);
+	assert_int_equal(t2f_session_resolve(NULL), -EINVAL);
+	assert_int_equal(t2f_session_write_path(NULL, &w, "-"), -EINVAL);
+	assert_int_equal(t2f_session_write_fd(NULL, &w, 1), -EINVAL);
+	assert_int_equal(t2f_session_write_mem(NULL, &w, &buf, &len), -EINVAL);
+	assert_int_equal(t2f_session_stats(NULL, &st), -EINVAL);
+	assert_int_equal(t2f_session_module(NULL, 0, &m), -EINVAL);
+	assert_int_equal(t2f_session_module_count(NULL), 0);
+	assert_string_equal(t2f_session_error(NULL), "");
+	t2f_session_report(NULL, T2F_REPORT_STATS);
+	t2f_session_free(NULL);
+}
+
+static void test_bad_arguments(void **state)
+{
+	struct lines l = { 0 };
+	struct t2f_options o = opts(T2F_FORMAT_BIT(T2F_FORMAT_COLLAPSED), &l);
+	struct t2f_write_options w = wopts(T2F_FORMAT_COLLAPSED);
+	struct t2f_stats st = { .size = 0 };
+	struct t2f_module_report m = { .size = sizeof(m) };
+	struct t2f_session *s;
+	char *buf = (char *)folded;
+	size_t len = 7;
+
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_path(s, NULL), -EINVAL);
+	assert_int_equal(t2f_session_add_fd(s, -1, "x"), -EBADF);
+	assert_int_equal(t2f_session_add_bytes(s, NULL, 5, "x"), -EINVAL);
+	assert_int_equal(t2f_session_stats(s, NULL), -EINVAL);
+	assert_int_equal(t2f_session_stats(s, &st), -EINVAL);
+	st.size = sizeof(st) + 1;
+	assert_int_equal(t2f_session_stats(s, &st), -EINVAL);
+	assert_int_equal(t2f_session_module(s, 0, NULL), -EINVAL);
+	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), "f"), 0);
+	assert_int_equal(t2f_session_write_path(s, NULL, "-"), -EINVAL);
+	w.size = 3;
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -EINVAL);
+	assert_null(buf);
+	assert_int_equal(len, 0);
+	assert_non_null(strstr(t2f_session_error(s), "size"));
+	w = wopts((enum t2f_format)99);
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -EINVAL);
+	w = wopts(T2F_FORMAT_COLLAPSED);
+	w.colors = (enum t2f_colors)77;
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -EINVAL);
+	w = wopts(T2F_FORMAT_COLLAPSED);
+	assert_int_equal(t2f_session_write_mem(s, &w, NULL, &len), -EINVAL);
+	assert_int_equal(t2f_session_write_fd(s, &w, -1), -EBADF);
+	/* the session is still good */
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), 0);
+	assert_int_equal(len, strlen(sorted));
+	assert_memory_equal(buf, sorted, len);
+	free(buf);
+	assert_int_equal(t2f_session_module(s, 0, &m), -ERANGE);
+	t2f_session_free(s);
+}
+
+/* A format the session was not opened for, and one whose needs it did not keep. */
+static void test_format_not_opened(void **state)
+{
+	struct lines l = { 0 };
+	struct t2f_options o = opts(T2F_FORMAT_BIT(T2F_FORMAT_COLLAPSED), &l);
+	struct t2f_write_options w = wopts(T2F_FORMAT_PPROF);
+	struct t2f_session *s;
+	char *buf;
+	size_t len;
+
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), NULL), 0);
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -T2F_ERR_STATE);
+	assert_non_null(strstr(t2f_session_error(s), "pprof"));
+	w = wopts(T2F_FORMAT_SVG);
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -T2F_ERR_STATE);
+	t2f_session_free(s);
+
+	o = opts(T2F_FORMAT_BIT(T2F_FORMAT_SVG), &l);
+	w = wopts(T2F_FORMAT_SVG);
+	w.flamechart = true; /* needs time_order */
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), NULL), 0);
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -T2F_ERR_STATE);
+	assert_non_null(strstr(t2f_session_error(s), "time_order"));
+	w.flamechart = false;
+	w.diff = s; /* against itself */
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -EINVAL);
+	w.diff = NULL;
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), 0);
+	assert_non_null(strstr(buf, "<svg"));
+	free(buf);
+	t2f_session_free(s);
+}
+
+/* Inputs after the resolve stage, a missing file, then anything but the message. */
+static void test_order_and_failure(void **state)
+{
+	struct lines l = { 0 };
+	struct t2f_options o = opts(0, &l);
+	struct t2f_write_options w = wopts(T2F_FORMAT_COLLAPSED);
+	struct t2f_session *s;
+	char *buf;
+	size_t len;
+
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), NULL), 0);
+	assert_int_equal(t2f_session_resolve(s), 0);
+	assert_int_equal(t2f_session_resolve(s), 0); /* once is enough; twice is harmless */
+	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), "late"), -T2F_ERR_STATE);
+	assert_non_null(strstr(t2f_session_error(s), "late"));
+	t2f_session_free(s);
+
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_path(s, "/nonexistent/t2f-input"), -ENOENT);
+	assert_non_null(strstr(t2f_session_error(s), "/nonexistent/t2f-input"));
+	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), NULL), -T2F_ERR_STATE);
+	assert_int_equal(t2f_session_resolve(s), -T2F_ERR_STATE);
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -T2F_ERR_STATE);
+	assert_non_null(strstr(t2f_session_error(s), "incomplete"));
+	t2f_session_free(s);
+}
+
+static void test_missing_event(void **state)
+{
+	struct lines l = { 0 };
+	struct t2f_options o = opts(0, &l);
+	struct t2f_write_options w = wopts(T2F_FORMAT_COLLAPSED);
+	struct t2f_session *s;
+	char *buf;
+	size_t len;
+
+	o.event = "cycles";
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), NULL), 0);
+	assert_int_equal(t2f_session_resolve(s), -T2F_ERR_NO_EVENT);
+	assert_non_null(strstr(t2f_session_error(s), "no event 'cycles'"));
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -T2F_ERR_STATE);
+	assert_string_equal(t2f_strerror(-T2F_ERR_NO_EVENT), "no such event in the input");
+	t2f_session_free(s);
+}
+
+/* Warnings come through the callback; stats as data. */
+static void test_messages_and_stats(void **state)
+{
+	static const char bad[] = "main;a 2\nnot a folded line\nmain;b 1\n";
+	struct lines l = { 0 };
+	struct t2f_options o = opts(0, &l);
+	struct t2f_stats st = { .size = sizeof(st) };
+	struct t2f_session *s;
+
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, bad, strlen(bad), "bad.folded"), 0);
+	assert_int_equal(t2f_session_resolve(s), 0);
+	assert_int_not_equal(l.n, 0);
+	assert_non_null(strstr(l.text, "bad.folded:2"));
+	assert_int_equal(t2f_session_stats(s, &st), 0);
+	assert_int_equal(st.size, sizeof(st));
+	assert_int_equal(st.inputs, 1);
+	assert_int_equal(st.samples, 3); /* read: the malformed line too */
+	assert_int_equal(st.event_samples, 2);
+	assert_int_equal(st.event_weight, 3);
+	assert_int_equal(st.warnings, 1);
+	assert_int_equal(st.frames_tried, 0);
+	/* a caller that knows only the first fields gets only those */
+	struct t2f_stats small = { .size = offsetof(struct t2f_stats, bytes), .bytes = 77 };
+
+	assert_int_equal(t2f_session_stats(s, &small), 0);
+	assert_int_equal(small.inputs, 1);
+	assert_int_equal(small.bytes, 77);
+	t2f_session_free(s);
+}
+
+/* The same input by path, by descriptor and in memory gives the same bytes. */
+static void test_inputs_agree(void **state)
+{
+	const char *src = getenv("T2F_SOURCE_DIR");
+	char path[4096], *out[3];
+	size_t len[3];
+	struct lines l = { 0 };
+	struct t2f_options o = opts(T2F_FORMAT_BIT(T2F_FORMAT_COLLAPSED), &l);
+	struct t2f_write_options w = wopts(T2F_FORMAT_COLLAPSED);
+	FILE *f;
+	char *bytes;
+	long size;
+
+	assert_non_null(src);
+	snprintf(path, sizeof(path), "%s/fixtures/perf-script/burner.perf.txt", src);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	bytes = malloc((size_t)size);
+	assert_int_equal(fread(bytes, 1, (size_t)size, f), (size_t)size);
+	for (int i = 0; i < 3; i++) {
+		struct t2f_session *s;
+
+		assert_int_equal(t2f_session_new(&o, &s), 0);
+		if (i == 0) {
+			assert_int_equal(t2f_session_add_path(s, path), 0);
+		} else if (i == 1) {
+			rewind(f);
+			assert_int_equal(t2f_session_add_fd(s, fileno(f), NULL), 0);
+		} else {
+			assert_int_equal(t2f_session_add_bytes(s, bytes, (size_t)size, NULL), 0);
+		}
+		assert_int_equal(t2f_session_write_mem(s, &w, &out[i], &len[i]), 0);
+		assert_true(len[i] > 0);
+		t2f_session_free(s);
+	}
+	assert_int_equal(len[0], len[1]);
+	assert_int_equal(len[0], len[2]);
+	assert_memory_equal(out[0], out[1], len[0]);
+	assert_memory_equal(out[0], out[2], len[0]);
+	for (int i = 0; i < 3; i++)
+		free(out[i]);
+	free(bytes);
+	fclose(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_new_rejects_bad_options),
+		cmocka_unit_test(test_null_sessions),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_format_not_opened),
+		cmocka_unit_test(test_order_and_failure),
+		cmocka_unit_test(test_missing_event),
+		cmocka_unit_test(test_messages_and_stats),
+		cmocka_unit_test(test_inputs_agree),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
