@@ -254,7 +254,7 @@ static bool frame_eq(const void *ctx, uint32_t id)
 
 	return f->name == q->key->name && f->module == q->key->module && f->kind == q->key->kind &&
 	       f->has_addr == q->key->has_addr && f->addr == q->key->addr &&
-	       f->abs_addr == q->key->abs_addr;
+	       f->space == q->key->space;
 }
 
 void t2f_profile__limit_frames(struct t2f_profile *p, uint32_t max)
@@ -271,7 +271,7 @@ int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_fra
 {
 	struct t2f_frame key = { .name = f->name, .module = f->module, .kind = f->kind,
 				 .has_addr = f->has_addr, .addr = f->has_addr ? f->addr : 0,
-				 .abs_addr = f->has_addr && f->abs_addr };
+				 .space = f->has_addr ? f->space : T2F_ADDR_FILE_OFF };
 	struct frame_probe q = { p, &key };
 	uint64_t h = t2f_hash_u64(((uint64_t)key.name << 32 | key.module) ^
 				  ((uint64_t)key.kind << 1 | key.has_addr) * 0x9e3779b97f4a7c15ULL) ^

@@ -71,6 +71,15 @@ struct t2f_module_map {
 	uint64_t page_size;   /* the recording system's page size; 0 when not recorded */
 };
 
+/* What a frame's address means (docs/design.md §4). */
+enum t2f_addr_space {
+	T2F_ADDR_FILE_OFF = 0, /* an offset in the module's file: what perf script prints on
+				* call-chain lines (the DSO-relative address), what a nettrace
+				* reader computes for file-backed frames */
+	T2F_ADDR_ABS,          /* an absolute ip in the process (perf's one-line samples without
+				* a mapping, nettrace JIT and kernel frames) */
+};
+
 /* A frame: what one entry of a call chain names. Frames are deduplicated on every field. */
 struct t2f_frame {
 	t2f_str_id name;      /* symbol as the input gave it (perf's +0xOFF removed); 0 = unknown */
@@ -79,8 +88,7 @@ struct t2f_frame {
 			       * every frame when the reader was asked to keep addresses) */
 	enum t2f_frame_kind kind;
 	bool has_addr;
-	bool abs_addr;        /* addr is an absolute ip (perf's one-line samples), not the
-			       * DSO-relative address of a call-chain line; only with has_addr */
+	enum t2f_addr_space space; /* what addr means (only with has_addr; else FILE_OFF) */
 };
 
 /* One weight cell: every sample of one stack on one thread for one event. */

@@ -88,7 +88,8 @@ static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame
 	size_t len;
 	const char *path;
 
-	if (!f->has_addr || !f->module || (f->name && !o->all) || (o->nettrace && f->abs_addr))
+	if (!f->has_addr || !f->module || (f->name && !o->all) ||
+	    (o->nettrace && f->space == T2F_ADDR_ABS))
 		return false;
 	path = t2f_profile__str(p, f->module, &len);
 	return t2f_resym__wants(o, f->kind, path, len);
@@ -293,7 +294,7 @@ static int t2f_resym_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
 {
 	const struct t2f_resym_id *id = t2f_resym_id_of(r, "[vdso]");
 	const char *home = getenv("HOME");
-	struct t2f_module_desc desc = { .map_end = UINT64_MAX };
+	struct t2f_module_desc desc = { 0 };
 	char hex[2 * T2F_BUILD_ID_MAX + 1];
 	struct stat st;
 
@@ -356,7 +357,7 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 {
 	struct t2f_resym_mod *m;
 	const struct t2f_resym_id *id;
-	struct t2f_module_desc desc = { .map_end = UINT64_MAX };
+	struct t2f_module_desc desc = { 0 };
 
 	if (r->n_mods == r->cap_mods) {
 		size_t cap = r->cap_mods ? r->cap_mods * 2 : 16;
@@ -389,6 +390,9 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	m->has_segment = r->nettrace && id && id->has_segment;
 	m->p_vaddr = m->has_segment ? id->p_vaddr : 0;
 	m->p_offset = m->has_segment ? id->p_offset : 0;
+	desc.has_segment = m->has_segment;
+	desc.p_vaddr = m->p_vaddr;
+	desc.p_offset = m->p_offset;
 	if (!r->nettrace)
 		t2f_resym_exec_map(p, f->module, &desc);
 	return t2f_symbolizer__add_module(r->sym, &desc, &m->sym);
@@ -464,25 +468,9 @@ static int t2f_resym_missed(struct t2f_resym *r, struct t2f_profile *p, t2f_fram
 	return r->nettrace ? t2f_resym_nettrace_name(r, p, id, m, 0) : 0;
 }
 
-/* A nettrace file frame with the trace's segment: elf_vaddr = file_off - p_offset + p_vaddr
- * (docs/design.md §4; PerfView's abs_ip - map_start + PAGE_DOWN(p_vaddr) for the executable
- * mapping). An address below the segment's image start is unmapped. */
-static int t2f_resym_segment(struct t2f_resym *r, const struct t2f_resym_mod *m, uint64_t file_off,
-			     struct t2f_sym *sym)
-{
-	uint64_t elf_vaddr;
-
-	if (__builtin_add_overflow(file_off, m->p_vaddr, &elf_vaddr) || elf_vaddr < m->p_offset) {
-		*sym = (struct t2f_sym){ .miss = T2F_MISS_UNMAPPED };
-		return 0;
-	}
-	return t2f_symbolizer__resolve_vaddr(r->sym, m->sym, elf_vaddr - m->p_offset, sym);
-}
-
 static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id)
 {
 	const struct t2f_frame *f = t2f_profile__frame_at(p, id);
-	uint64_t addr = f->addr;
 	struct t2f_resym_mod *m;
 	struct t2f_sym sym;
 	int err;
@@ -490,17 +478,15 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 	err = t2f_resym_mod_of(r, p, f, &m);
 	if (!err && m->kind != T2F_FRAME_USER)
 		return t2f_resym_text_frame(r, p, id, m);
-	if (!err && (f->abs_addr || (!m->has_id && !m->by_path && !r->unsafe))) {
-		if (f->abs_addr)
+	if (!err && (f->space == T2F_ADDR_ABS || (!m->has_id && !m->by_path && !r->unsafe))) {
+		if (f->space == T2F_ADDR_ABS)
 			m->no_map++;
 		else
 			m->no_id++; /* docs/design.md §5: nothing to verify a file against: refuse */
 		return t2f_resym_missed(r, p, id, m, false);
 	}
-	if (!err && m->has_segment)
-		err = t2f_resym_segment(r, m, addr, &sym);
-	else if (!err)
-		err = t2f_symbolizer__resolve(r->sym, m->sym, &addr, 1, &sym);
+	if (!err)
+		err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, f->addr, &sym);
 	if (err)
 		return err;
 	if (sym.miss != T2F_HIT || !sym.name) {

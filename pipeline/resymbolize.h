@@ -13,12 +13,12 @@
  * when the trace gives its build-id and the file exists (else as kernel frames).
  *
  * Addresses: perf prints the DSO-relative address (the file offset) on call-chain lines, so each
- * distinct dso path is registered once as a module mapped at 0 with pgoff 0 over the whole
- * address space: abs_ip = the printed address = file_off, and the symbolizer turns it into the
- * ELF virtual address through the file's PT_LOAD table (docs/design.md §4; lld objects differ). The
- * reader turns a one-line sample's absolute ip into that file offset through the PERF_RECORD_MMAP2
- * mapping of its process; a frame still marked abs_addr had none and is counted unresolved
- * ("no mapping of its process").
+ * distinct dso path is registered once, and its frames are looked up as file offsets
+ * (t2f_symbolizer__resolve_file_off: the PT_LOAD table of the file turns them into ELF virtual
+ * addresses; docs/design.md §4; lld objects differ). The reader turns a one-line sample's
+ * absolute ip into that file offset through the PERF_RECORD_MMAP2 mapping of its process; a
+ * frame still in the absolute space (T2F_ADDR_ABS) had none and is counted unresolved ("no
+ * mapping of its process").
  *
  * Build-ids per dso path: from the profile's module maps (PERF_RECORD_MMAP2 with --buildid-mmap)
  * first, then the --buildids file (`perf buildid-list` lines: "<hex> <path>"). A module without a
@@ -35,11 +35,12 @@
  *
  * nettrace (universal traces, readers/nettrace_universal.h): the reader leaves file frames
  * unnamed with the mapping's path as module and the file offset as address, and names JIT and
- * kernel frames itself. Only user frames with a non-absolute address are resolved then, and
+ * kernel frames itself. Only user frames with a file offset are resolved then, and
  * every one is named: "FILE!function" on a hit, "FILE!0xFILE_OFF" on a miss (FILE = the path's
  * last component). When the module map gives the executable segment (p_vaddr, p_offset from
- * the mapping metadata), elf_vaddr = file_off - p_offset + p_vaddr; else the binary found by
- * build-id gives it (its own PT_LOAD table, as for perf). --stats says which.
+ * the mapping metadata), the symbolizer is given that segment (elf_vaddr = file_off - p_offset +
+ * p_vaddr); else the binary found by build-id gives it (its own PT_LOAD table, as for perf).
+ * --stats says which.
  *
  * Ownership: t2f_resym__run borrows the profile and diag for the call only; the result owns its
  * strings. Not thread safe.

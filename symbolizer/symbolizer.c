@@ -31,7 +31,9 @@ struct sym_file {
 
 struct sym_module {
 	uint32_t file;                 /* index in files */
-	struct t2f_map_view view;
+	struct t2f_map_view view;      /* abs_ip: the process's mapping */
+	struct t2f_map_view file_view; /* file_off: a view over the whole file (with the trace's
+					* executable mapping, has_exec) */
 };
 
 struct memo_ent {                  /* index 0 unused: hashmap value 0 means absent */
@@ -247,8 +249,12 @@ int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module
 	mod->view = (struct t2f_map_view){
 		.map_start = m->map_start, .map_end = m->map_end, .map_pgoff = m->map_pgoff,
 		.has_segment = m->has_segment, .p_vaddr = m->p_vaddr, .p_offset = m->p_offset,
-		.page_size = m->page_size, .has_exec = m->has_exec, .exec_pgoff = m->exec_pgoff,
-		.exec_len = m->exec_len,
+		.page_size = m->page_size,
+	};
+	mod->file_view = (struct t2f_map_view){
+		.map_end = UINT64_MAX, .has_segment = m->has_segment, .p_vaddr = m->p_vaddr,
+		.p_offset = m->p_offset, .page_size = m->page_size, .has_exec = m->has_exec,
+		.exec_pgoff = m->exec_pgoff, .exec_len = m->exec_len,
 	};
 	*id = s->n_mods++;
 	return 0;
@@ -505,45 +511,73 @@ static int resolve_in_file(struct t2f_symbolizer *s, uint32_t file, uint64_t elf
 	return 0;
 }
 
-/* One absolute address of module mod (whose file was searched). 0 or -ENOMEM. */
-static int resolve_abs(struct t2f_symbolizer *s, const struct sym_module *mod, uint64_t abs_ip,
-		       struct t2f_sym *out)
+/* One address of module mod (whose file was searched) in the space view maps from. 0 or
+ * -ENOMEM. */
+static int resolve_view(struct t2f_symbolizer *s, const struct sym_module *mod,
+			const struct t2f_map_view *view, uint64_t addr, struct t2f_sym *out)
 {
 	const struct sym_file *f = &s->files[mod->file];
 	uint64_t elf_vaddr = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!t2f_map_view__contains(&mod->view, abs_ip)) {
+	if (!t2f_map_view__contains(view, addr)) {
 		out->miss = T2F_MISS_UNMAPPED;
 		return 0;
 	}
 	if (f->file_miss != T2F_HIT) {
-		if (t2f_map_view__segment_vaddr(&mod->view, abs_ip, &elf_vaddr))
+		if (t2f_map_view__segment_vaddr(view, addr, &elf_vaddr))
 			out->elf_vaddr = elf_vaddr;
 		out->miss = f->file_miss;
 		return 0;
 	}
-	if (!t2f_map_view__elf_vaddr(&mod->view, &f->table, abs_ip, &elf_vaddr)) {
-		out->miss = t2f_map_view__needs_exec(&mod->view, &f->table) ? T2F_MISS_NEEDS_MAPPING
-									    : T2F_MISS_UNMAPPED;
+	if (!t2f_map_view__elf_vaddr(view, &f->table, addr, &elf_vaddr)) {
+		out->miss = t2f_map_view__needs_exec(view, &f->table) ? T2F_MISS_NEEDS_MAPPING
+								      : T2F_MISS_UNMAPPED;
 		return 0;
 	}
 	return resolve_in_file(s, mod->file, elf_vaddr, out);
 }
 
-int t2f_symbolizer__resolve(struct t2f_symbolizer *s, t2f_sym_module_id mod,
-			    const uint64_t *abs_ips, size_t n, struct t2f_sym *out)
+/* The module of id mod with its file searched: 0, -EINVAL (unknown id) or -ENOMEM. */
+static int module_ready(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+			const struct sym_module **out)
 {
-	const struct sym_module *m;
-	int err;
-
 	if (mod >= s->n_mods)
 		return -EINVAL;
-	m = &s->mods[mod];
-	err = file_search(s, &s->files[m->file]);
+	*out = &s->mods[mod];
+	return file_search(s, &s->files[s->mods[mod].file]);
+}
+
+int t2f_symbolizer__resolve_abs(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+				const uint64_t *abs_ips, size_t n, struct t2f_sym *out)
+{
+	const struct sym_module *m;
+	int err = module_ready(s, mod, &m);
+
 	for (size_t i = 0; i < n && !err; i++)
-		err = resolve_abs(s, m, abs_ips[i], &out[i]);
+		err = resolve_view(s, m, &m->view, abs_ips[i], &out[i]);
 	return err;
+}
+
+int t2f_symbolizer__resolve_file_off(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+				     uint64_t file_off, struct t2f_sym *out)
+{
+	const struct sym_module *m;
+	const struct t2f_map_view *v;
+	uint64_t elf_vaddr;
+	int err = module_ready(s, mod, &m);
+
+	if (err)
+		return err;
+	v = &m->file_view;
+	if (!v->has_segment)
+		return resolve_view(s, m, v, file_off, out);
+	/* the trace's executable segment: elf_vaddr = file_off - p_offset + p_vaddr */
+	if (__builtin_add_overflow(file_off, v->p_vaddr, &elf_vaddr) || elf_vaddr < v->p_offset) {
+		*out = (struct t2f_sym){ .miss = T2F_MISS_UNMAPPED };
+		return 0;
+	}
+	return t2f_symbolizer__resolve_vaddr(s, mod, elf_vaddr - v->p_offset, out);
 }
 
 int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mod,

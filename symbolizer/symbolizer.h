@@ -41,13 +41,14 @@ struct t2f_module_desc {        /* a module-load record; pointers are borrowed f
 	const char *path;
 	const uint8_t *build_id;
 	size_t build_id_len;        /* 0 = unknown */
-	uint64_t map_start, map_end, map_pgoff;  /* the process's view (abs_ip space) */
+	uint64_t map_start, map_end, map_pgoff;  /* the process's view (abs_ip space; only
+						  * t2f_symbolizer__resolve_abs uses it) */
 	bool has_segment;           /* the record gives the executable PT_LOAD: */
 	uint64_t p_vaddr, p_offset, page_size;
-	bool has_exec;              /* a module registered by file offsets (mapped at 0, pgoff 0,
-				     * over everything: perf's printed addresses) whose executable
-				     * mapping the trace recorded (MMAP2): its pgoff and length, */
-	uint64_t exec_pgoff, exec_len;  /* which a debug file without its binary needs */
+	bool has_exec;              /* the trace recorded the file's executable mapping (MMAP2):
+				     * its pgoff and length, which file offsets need when only a
+				     * debug file is found (t2f_symbolizer__resolve_file_off) */
+	uint64_t exec_pgoff, exec_len;
 };
 
 struct t2f_symbolizer_opts {
@@ -95,12 +96,20 @@ void t2f_symbolizer__free(struct t2f_symbolizer *s); /* NULL is fine; never free
  * table and one memo. 0 or -ENOMEM. */
 int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module_desc *m,
 			       t2f_sym_module_id *id);
-/* Resolves n absolute addresses of module `mod`. A miss is a result (out[i].miss), not an error;
- * returns <0 only when fatal (-ENOMEM), or -EINVAL for an unknown module id. */
-int t2f_symbolizer__resolve(struct t2f_symbolizer *s, t2f_sym_module_id mod,
-			    const uint64_t *abs_ips, size_t n, struct t2f_sym *out);
-/* Resolves an address already in the module's ELF space (the `resolve` command, perf call-chain
- * addresses of plain GNU ld objects). */
+/* Each address space has its entry point (docs/design.md §4); a miss is a result (out->miss),
+ * not an error. Each returns <0 only when fatal (-ENOMEM), or -EINVAL for an unknown module.
+ *
+ * n absolute addresses (abs_ip: the process's virtual addresses, through the module's
+ * mapping map_start, map_end, map_pgoff, and the segment when the record gave it). */
+int t2f_symbolizer__resolve_abs(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+				const uint64_t *abs_ips, size_t n, struct t2f_sym *out);
+/* A file offset (what perf script prints on call-chain lines): elf_vaddr = file_off - p_offset
+ * + p_vaddr, with the segment the record gave (has_segment), else the PT_LOAD holding it in the
+ * binary's table, else (a debug file alone) through the executable mapping the trace recorded
+ * (has_exec). The module's mapping is not used. */
+int t2f_symbolizer__resolve_file_off(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+				     uint64_t file_off, struct t2f_sym *out);
+/* An address already in the module's ELF space (the `resolve` command). */
 int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 				  uint64_t elf_vaddr, struct t2f_sym *out);
 

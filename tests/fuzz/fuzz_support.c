@@ -150,7 +150,7 @@ static void check_frames(const struct t2f_profile *a, const struct t2f_profile *
 		const struct t2f_frame *y = t2f_profile__frame_at(b, i);
 
 		FZ_CHECK(x->kind == y->kind && x->has_addr == y->has_addr &&
-			 (!x->has_addr || (x->addr == y->addr && x->abs_addr == y->abs_addr)) &&
+			 (!x->has_addr || (x->addr == y->addr && x->space == y->space)) &&
 			 same_str(a, x->name, b, y->name) && same_str(a, x->module, b, y->module),
 			 "%s: frame %u differs", what, i);
 	}

@@ -28,7 +28,8 @@ enum gen_kind { GEN_SAMPLE, GEN_MAP, GEN_DROP, GEN_STRING };
 struct gen_frame {
 	unsigned name, module; /* string indexes; 0 = none */
 	enum t2f_frame_kind kind;
-	bool has_addr, abs_addr;
+	bool has_addr;
+	enum t2f_addr_space space;
 	uint64_t addr;
 };
 
@@ -83,7 +84,7 @@ static void gen_frame_pool(struct gen *g, uint64_t *s)
 		f->module = rnd(s, 6) ? 1 + rnd(s, 5) : 0;
 		f->kind = (enum t2f_frame_kind)rnd(s, 5);
 		f->has_addr = rnd(s, 3) == 0;
-		f->abs_addr = f->has_addr && rnd(s, 2);
+		f->space = f->has_addr && rnd(s, 2) ? T2F_ADDR_ABS : T2F_ADDR_FILE_OFF;
 		f->addr = f->has_addr ? 0x400000 + rnd(s, 64) * 16 : 0;
 	}
 }
@@ -149,7 +150,7 @@ static t2f_frame_id gen_apply_frame(struct t2f_profile *p, const struct gen_fram
 	struct t2f_frame f = { .name = gf->name ? gen_str(p, "fn", gf->name) : 0,
 			       .module = gf->module ? gen_str(p, "/lib/m", gf->module) : 0,
 			       .kind = gf->kind, .has_addr = gf->has_addr,
-			       .abs_addr = gf->abs_addr, .addr = gf->addr };
+			       .space = gf->space, .addr = gf->addr };
 
 	return add_frame(p, &f);
 }
@@ -257,7 +258,7 @@ static void expect_same_ids(const struct t2f_profile *a, const struct t2f_profil
 		assert_int_equal(fa->addr, fb->addr);
 		assert_int_equal(fa->kind, fb->kind);
 		assert_int_equal(fa->has_addr, fb->has_addr);
-		assert_int_equal(fa->abs_addr, fb->abs_addr);
+		assert_int_equal(fa->space, fb->space);
 	}
 	assert_int_equal(t2f_profile__node_count(a), t2f_profile__node_count(b));
 	for (t2f_node_id id = 1; id <= t2f_profile__node_count(a); id++) {
