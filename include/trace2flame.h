@@ -239,6 +239,74 @@ enum t2f_report {
 };
 T2F_API void t2f_session_report(struct t2f_session *s, unsigned what);
 
+/* ---- The symbolizer alone ----
+ *
+ * Modules (an ELF file by its recorded path, its build-id, or both) and addresses in one of
+ * three spaces; the symbols come from the module's file or a debug file, found and verified by
+ * build-id as the resolve stage does (debug directories, the debuginfod client cache, perf's
+ * build-id cache, symbol directories, .gnu_debuglink, the file itself). A module without a
+ * build-id is not looked up unless unsafe_build_id_match. Warnings go to the message callback.
+ * Used by one thread at a time.
+ */
+struct t2f_symbols;
+
+struct t2f_symbols_options {
+	size_t size;                    /* sizeof(struct t2f_symbols_options) */
+	const char *const *symbol_dirs; /* NULL-terminated, or NULL */
+	const char *const *debug_dirs;  /* NULL-terminated; NULL: /usr/lib/debug */
+	enum t2f_symbol_rules rules;    /* AUTO: strict */
+	bool raw_names;                 /* names as in the symbol table */
+	bool no_params;                 /* demangled without parameter lists */
+	bool unsafe_build_id_match;
+	t2f_message_fn message;         /* NULL: stderr */
+	void *message_ctx;
+};
+
+/* The spaces an address may be in. */
+enum t2f_space {
+	T2F_SPACE_ABS = 0,              /* the process's address: through the module's mapping */
+	T2F_SPACE_FILE_OFF,             /* an offset in the file (perf script's call chains) */
+	T2F_SPACE_ELF_VADDR,            /* the ELF's own virtual address (what st_value uses) */
+};
+
+struct t2f_module {
+	size_t size;                    /* sizeof(struct t2f_module) */
+	const char *path;               /* as recorded; NULL: found by build_id alone */
+	const char *build_id;           /* hex, or NULL */
+	uint64_t map_start, map_end, map_pgoff; /* the mapping (T2F_SPACE_ABS) */
+	bool has_segment;               /* the executable PT_LOAD segment, when the trace gives it */
+	uint64_t p_vaddr, p_offset, page_size;
+	bool has_exec;                  /* the file's executable mapping, for file offsets when only
+					 * a debug file is found: its page offset and length */
+	uint64_t exec_pgoff, exec_len;
+};
+
+struct t2f_symbol {
+	size_t size;                    /* sizeof(struct t2f_symbol), set by the caller */
+	const char *name;               /* the function, or NULL on a miss */
+	uint64_t offset;                /* of the address from the function's start */
+	uint64_t elf_vaddr;             /* the address in the ELF's space, when it was mapped */
+	const char *miss;               /* NULL on a hit, else why ("not found", "no file" ...) */
+	const char *file;               /* the file the symbols came from, or NULL */
+};
+
+/* 0, -EINVAL (bad size, NULL), -ENOMEM. */
+T2F_API int t2f_symbols_new(const struct t2f_symbols_options *o, struct t2f_symbols **out);
+T2F_API void t2f_symbols_free(struct t2f_symbols *s);
+/* Registers a module (copied); ids count from 0. 0, -EINVAL (no path nor build-id, a build-id
+ * that is not hex, bad size), -ENOMEM. The file is looked for on the first lookup. */
+T2F_API int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_module *m,
+				   uint32_t *id);
+/* The function at addr (in `space`) of module id. A miss is a result (out->miss), not an
+ * error. 0, -EINVAL (unknown module or space, bad size), -ENOMEM. Strings stay valid until s
+ * is freed. */
+T2F_API int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
+				uint64_t addr, struct t2f_symbol *out);
+
+/* A C++ or Rust symbol name demangled (malloc'd: free() it), with or without parameter lists;
+ * NULL when raw is not a mangled name (or out of memory). Thread safe. */
+T2F_API char *t2f_demangle_name(const char *raw, bool params);
+
 /* A static string naming an error code (-errno or -T2F_ERR_*); never NULL. */
 T2F_API const char *t2f_strerror(int err);
 /* The library's version, "MAJOR.MINOR.PATCH". */

@@ -1,0 +1,150 @@
+/* pipeline/symbols.c: the symbolizer on its own (include/trace2flame.h, t2f_symbols_*): the
+ * public face of symbolizer/symbolizer.h, with its own string table and messages. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/diag.h"
+#include "formats/strtab.h"
+#include "include/trace2flame.h"
+#include "pipeline/msg_sink.h"
+#include "pipeline/session.h"
+#include "symbolizer/debug_find.h"
+#include "symbolizer/demangle.h"
+#include "symbolizer/symbolizer.h"
+
+struct t2f_symbols {
+	FILE *msg;                  /* stderr, or the callback's stream (owned) */
+	struct t2f_diag *diag;
+	struct t2f_strtab *names;
+	struct t2f_symbolizer *sym;
+};
+
+static int t2f_symbols_init(struct t2f_symbols *s, const struct t2f_symbols_options *o)
+{
+	struct t2f_symbolizer_opts so = {
+		.find = {
+			.debug_dirs = o->debug_dirs,
+			.symbol_dirs = o->symbol_dirs,
+			.unsafe_build_id_match = o->unsafe_build_id_match,
+		},
+		.demangle = o->raw_names ? T2F_DEMANGLE_NONE
+			    : o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL,
+		.perf_rules = o->rules == T2F_RULES_PERF,
+	};
+	int err;
+
+	s->msg = o->message ? t2f_msg_sink__open(o->message, o->message_ctx) : stderr;
+	if (!s->msg)
+		return -ENOMEM;
+	err = t2f_diag__new(s->msg, &s->diag) ?: t2f_strtab__new(&s->names);
+	return err ?: t2f_symbolizer__new(&so, s->names, s->diag, &s->sym);
+}
+
+int t2f_symbols_new(const struct t2f_symbols_options *opts, struct t2f_symbols **out)
+{
+	struct t2f_symbols_options o;
+	struct t2f_symbols *s;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (t2f_session_copy_opts(&o, sizeof(o), opts, sizeof(o)) ||
+	    (unsigned)o.rules > T2F_RULES_STRICT)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	err = t2f_symbols_init(s, &o);
+	if (err) {
+		t2f_symbols_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void t2f_symbols_free(struct t2f_symbols *s)
+{
+	if (!s)
+		return;
+	t2f_symbolizer__free(s->sym);
+	t2f_strtab__free(s->names);
+	if (s->diag)
+		t2f_diag__flush(s->diag);
+	t2f_diag__free(s->diag);
+	if (s->msg && s->msg != stderr)
+		fclose(s->msg);
+	free(s);
+}
+
+int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_module *mod, uint32_t *id)
+{
+	uint8_t bid[T2F_BUILD_ID_MAX];
+	struct t2f_module m;
+	struct t2f_module_desc d;
+
+	if (!s || !id || t2f_session_copy_opts(&m, sizeof(m), mod, sizeof(m)) ||
+	    (!m.path && !m.build_id))
+		return -EINVAL;
+	d = (struct t2f_module_desc){
+		.path = m.path ? m.path : "",
+		.map_start = m.map_start, .map_end = m.map_end, .map_pgoff = m.map_pgoff,
+		.has_segment = m.has_segment, .p_vaddr = m.p_vaddr, .p_offset = m.p_offset,
+		.page_size = m.page_size, .has_exec = m.has_exec, .exec_pgoff = m.exec_pgoff,
+		.exec_len = m.exec_len,
+	};
+	if (m.build_id && !t2f_build_id_parse(m.build_id, bid, sizeof(bid), &d.build_id_len))
+		return -EINVAL;
+	d.build_id = m.build_id ? bid : NULL;
+	return t2f_symbolizer__add_module(s->sym, &d, id);
+}
+
+static int t2f_symbols_lookup(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
+			      uint64_t addr, struct t2f_sym *sym)
+{
+	switch (space) {
+	case T2F_SPACE_ABS:
+		return t2f_symbolizer__resolve_abs(s->sym, module, &addr, 1, sym);
+	case T2F_SPACE_FILE_OFF:
+		return t2f_symbolizer__resolve_file_off(s->sym, module, addr, sym);
+	case T2F_SPACE_ELF_VADDR:
+		return t2f_symbolizer__resolve_vaddr(s->sym, module, addr, sym);
+	}
+	return -EINVAL;
+}
+
+int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
+			uint64_t addr, struct t2f_symbol *out)
+{
+	struct t2f_symbol r = { .size = sizeof(r) };
+	const struct t2f_debug_result *files;
+	struct t2f_sym sym;
+	size_t size;
+	int err;
+
+	if (!s || !out || t2f_session_copy_opts(&r, sizeof(r), out, sizeof(size_t)))
+		return -EINVAL;
+	size = r.size;
+	err = t2f_symbols_lookup(s, module, space, addr, &sym);
+	if (err)
+		return err;
+	files = t2f_symbolizer__module_files(s->sym, module);
+	r = (struct t2f_symbol){
+		.size = size,
+		.name = sym.miss == T2F_HIT && sym.name ? t2f_strtab__str(s->names, sym.name, NULL)
+							 : NULL,
+		.offset = sym.offset,
+		.elf_vaddr = sym.elf_vaddr,
+		.miss = sym.miss == T2F_HIT ? (sym.name ? NULL : "no name") : t2f_miss_name(sym.miss),
+		.file = files && files->module ? t2f_elf_module__path(files->module) : NULL,
+	};
+	memcpy(out, &r, size);
+	return 0;
+}
+
+char *t2f_demangle_name(const char *raw, bool params)
+{
+	return raw ? t2f_demangle(raw, params ? T2F_DEMANGLE_FULL : T2F_DEMANGLE_NO_PARAMS) : NULL;
+}

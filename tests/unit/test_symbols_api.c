@@ -1,0 +1,241 @@
+/* tests/unit/test_symbols_api.c: the symbolizer alone through the public header (t2f_symbols_*),
+ * linked with the shared library, on the ELF fixtures built at test time: every sized function
+ * of gnu/prog named (the oracle: the fixture's .expect sidecar, written from readelf) from an
+ * ELF virtual address, a file offset and an absolute ip of a mapping; the module found by path
+ * and by build-id alone; misses and bad calls as results and errors. Demangling too. */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <trace2flame.h>
+
+#define MAX_ITEMS 256
+#define BIAS 0x7f0000000000ull
+
+struct load { uint64_t off, vaddr, filesz; unsigned flags; };
+struct fsym { uint64_t value, size; char name[128]; };
+
+struct expect {
+	char build_id[129];
+	struct load loads[16];
+	size_t n_loads;
+	struct fsym syms[MAX_ITEMS];
+	size_t n_syms;
+};
+
+static char root[4096];
+
+/* The .expect sidecar: "buildid HEX", "load OFF VADDR FILESZ MEMSZ FLAGS", "sym TABLE VALUE
+ * SIZE FUNC BIND VALUE NAME" (sizes in hex). */
+static void read_expect(const char *path, struct expect *e)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], table[64], type[32], bind[32], name[128];
+	uint64_t a, b, c, d;
+	unsigned flags;
+
+	assert_non_null(f);
+	memset(e, 0, sizeof(*e));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "buildid %128s", e->build_id) == 1)
+			continue;
+		if (sscanf(line, "load %" SCNx64 " %" SCNx64 " %" SCNx64 " %" SCNx64 " %u", &a, &b,
+			   &c, &d, &flags) == 5 && e->n_loads < 16) {
+			e->loads[e->n_loads++] = (struct load){ a, b, c, flags };
+			continue;
+		}
+		if (sscanf(line, "sym %63s %" SCNx64 " %" SCNx64 " %31s %31s %" SCNx64 " %127s", table,
+			   &a, &b, type, bind, &c, name) == 7 && strcmp(type, "FUNC") == 0 && b &&
+		    e->n_syms < MAX_ITEMS) {
+			e->syms[e->n_syms] = (struct fsym){ .value = a, .size = b };
+			snprintf(e->syms[e->n_syms++].name, 128, "%s", name);
+		}
+	}
+	fclose(f);
+	assert_true(e->n_syms > 3);
+}
+
+/* Whether another function of e starts at value with this name (aliases share addresses). */
+static bool named_at(const struct expect *e, uint64_t value, const char *name)
+{
+	for (size_t i = 0; i < e->n_syms; i++)
+		if (e->syms[i].value == value && strcmp(e->syms[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static const struct load *exec_load_of(const struct expect *e, uint64_t vaddr)
+{
+	for (size_t i = 0; i < e->n_loads; i++)
+		if ((e->loads[i].flags & 1) && vaddr >= e->loads[i].vaddr &&
+		    vaddr < e->loads[i].vaddr + e->loads[i].filesz)
+			return &e->loads[i];
+	return NULL;
+}
+
+static struct t2f_symbols *new_symbols(const char *const *debug_dirs)
+{
+	struct t2f_symbols_options o = { .size = sizeof(o), .debug_dirs = debug_dirs,
+					 .raw_names = true }; /* as the sidecar names them */
+	struct t2f_symbols *s;
+
+	assert_int_equal(t2f_symbols_new(&o, &s), 0);
+	return s;
+}
+
+static void check_hit(struct t2f_symbols *s, uint32_t mod, enum t2f_space space, uint64_t addr,
+		      const struct expect *e, const struct fsym *y, uint64_t off)
+{
+	struct t2f_symbol out = { .size = sizeof(out) };
+
+	assert_int_equal(t2f_symbols_resolve(s, mod, space, addr, &out), 0);
+	if (!out.name || !named_at(e, y->value, out.name) || out.offset != off ||
+	    out.elf_vaddr != y->value + off)
+		fail_msg("%s+0x%" PRIx64 " in space %d at 0x%" PRIx64 ": got %s (%s) +0x%" PRIx64,
+			 y->name, off, (int)space, addr, out.name ? out.name : "-",
+			 out.miss ? out.miss : "hit", out.offset);
+	assert_null(out.miss);
+	assert_non_null(out.file);
+}
+
+/* Every sized function of gnu/prog by its three addresses. */
+static void test_every_space(void **state)
+{
+	static struct expect e;
+	char path[4200], exp[4300];
+	struct t2f_symbols *s = new_symbols(NULL);
+	uint32_t by_path, mapped;
+
+	snprintf(path, sizeof(path), "%s/gnu/prog", root);
+	snprintf(exp, sizeof(exp), "%s.expect", path);
+	read_expect(exp, &e);
+	struct t2f_module m = { .size = sizeof(m), .path = path, .build_id = e.build_id };
+
+	assert_int_equal(t2f_symbols_add_module(s, &m, &by_path), 0);
+	for (size_t i = 0; i < e.n_syms; i++) {
+		const struct fsym *y = &e.syms[i];
+		const struct load *l = exec_load_of(&e, y->value);
+		uint64_t off = y->size / 2;
+
+		assert_non_null(l);
+		check_hit(s, by_path, T2F_SPACE_ELF_VADDR, y->value + off, &e, y, off);
+		check_hit(s, by_path, T2F_SPACE_FILE_OFF, y->value + off - l->vaddr + l->off, &e, y,
+			  off);
+		/* the segment's mapping in a process, as perf's MMAP2 records it */
+		m.map_start = BIAS + (l->vaddr & ~0xfffull);
+		m.map_end = BIAS + l->vaddr + l->filesz + 0x1000;
+		m.map_pgoff = l->off & ~0xfffull;
+		assert_int_equal(t2f_symbols_add_module(s, &m, &mapped), 0);
+		check_hit(s, mapped, T2F_SPACE_ABS, BIAS + y->value + off, &e, y, off);
+	}
+	t2f_symbols_free(s);
+}
+
+/* By build-id alone, from a debug directory's build-id tree (the debug file has the symbols);
+ * then misses: an address outside every function, a module whose file is gone. */
+static void test_by_build_id_and_misses(void **state)
+{
+	static struct expect e;
+	char exp[4300], dbg[4200];
+	const char *dirs[] = { dbg, NULL };
+	struct t2f_symbol out = { .size = sizeof(out) };
+	struct t2f_symbols *s;
+	uint32_t id, gone;
+
+	snprintf(exp, sizeof(exp), "%s/gnu/prog.expect", root);
+	snprintf(dbg, sizeof(dbg), "%s/debug", root);
+	read_expect(exp, &e);
+	s = new_symbols(dirs);
+	struct t2f_module m = { .size = sizeof(m), .build_id = e.build_id };
+
+	assert_int_equal(t2f_symbols_add_module(s, &m, &id), 0);
+	check_hit(s, id, T2F_SPACE_ELF_VADDR, e.syms[0].value, &e, &e.syms[0], 0);
+	assert_int_equal(t2f_symbols_resolve(s, id, T2F_SPACE_ELF_VADDR, 0x10, &out), 0);
+	assert_null(out.name);
+	assert_string_equal(out.miss, "not found");
+	m = (struct t2f_module){ .size = sizeof(m), .path = "/nonexistent/t2f/prog",
+				 .build_id = "00112233445566778899aabbccddeeff00112233" };
+	assert_int_equal(t2f_symbols_add_module(s, &m, &gone), 0);
+	assert_int_equal(t2f_symbols_resolve(s, gone, T2F_SPACE_ELF_VADDR, 0x1000, &out), 0);
+	assert_null(out.name);
+	assert_non_null(out.miss);
+	assert_null(out.file);
+	t2f_symbols_free(s);
+}
+
+static void test_bad_calls(void **state)
+{
+	struct t2f_symbols_options o = { .size = sizeof(o) };
+	struct t2f_module m = { .size = sizeof(m), .path = "/x" };
+	struct t2f_symbol out = { .size = sizeof(out) };
+	struct t2f_symbols *s = NULL;
+	uint32_t id;
+
+	assert_int_equal(t2f_symbols_new(NULL, &s), -EINVAL);
+	assert_int_equal(t2f_symbols_new(&o, NULL), -EINVAL);
+	o.size = 1;
+	assert_int_equal(t2f_symbols_new(&o, &s), -EINVAL);
+	o.size = sizeof(o);
+	o.rules = (enum t2f_symbol_rules)9;
+	assert_int_equal(t2f_symbols_new(&o, &s), -EINVAL);
+	o.rules = T2F_RULES_AUTO;
+	assert_int_equal(t2f_symbols_new(&o, &s), 0);
+	assert_int_equal(t2f_symbols_add_module(NULL, &m, &id), -EINVAL);
+	assert_int_equal(t2f_symbols_add_module(s, NULL, &id), -EINVAL);
+	assert_int_equal(t2f_symbols_add_module(s, &m, NULL), -EINVAL);
+	m.path = NULL; /* neither path nor build-id */
+	assert_int_equal(t2f_symbols_add_module(s, &m, &id), -EINVAL);
+	m.build_id = "not hex";
+	assert_int_equal(t2f_symbols_add_module(s, &m, &id), -EINVAL);
+	m.size = sizeof(m) * 2;
+	m.build_id = "abcd";
+	assert_int_equal(t2f_symbols_add_module(s, &m, &id), -EINVAL);
+	assert_int_equal(t2f_symbols_resolve(s, 7, T2F_SPACE_ELF_VADDR, 0, &out), -EINVAL);
+	m.size = sizeof(m);
+	assert_int_equal(t2f_symbols_add_module(s, &m, &id), 0);
+	assert_int_equal(t2f_symbols_resolve(s, id, (enum t2f_space)5, 0, &out), -EINVAL);
+	assert_int_equal(t2f_symbols_resolve(s, id, T2F_SPACE_ELF_VADDR, 0, NULL), -EINVAL);
+	out.size = 0;
+	assert_int_equal(t2f_symbols_resolve(s, id, T2F_SPACE_ELF_VADDR, 0, &out), -EINVAL);
+	assert_int_equal(t2f_symbols_resolve(NULL, id, T2F_SPACE_ELF_VADDR, 0, &out), -EINVAL);
+	t2f_symbols_free(s);
+	t2f_symbols_free(NULL);
+}
+
+static void test_demangle(void **state)
+{
+	char *full = t2f_demangle_name("_ZN2ns3fooEic", true);
+	char *bare = t2f_demangle_name("_ZN2ns3fooEic", false);
+
+	assert_string_equal(full, "ns::foo(int, char)");
+	assert_string_equal(bare, "ns::foo");
+	assert_null(t2f_demangle_name("main", true));
+	assert_null(t2f_demangle_name(NULL, true));
+	free(full);
+	free(bare);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_space),
+		cmocka_unit_test(test_by_build_id_and_misses),
+		cmocka_unit_test(test_bad_calls),
+		cmocka_unit_test(test_demangle),
+	};
+	const char *fx = getenv("T2F_ELF_FIXTURES");
+
+	if (!fx) {
+		fprintf(stderr, "T2F_ELF_FIXTURES is not set\n");
+		return 1;
+	}
+	snprintf(root, sizeof(root), "%s", fx);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
