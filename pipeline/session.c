@@ -179,6 +179,28 @@ static int t2f_session_init(struct t2f_session *s)
 	return s->needs & T2F_NEEDS_LOG ? t2f_profile__enable_log(s->profile) : 0;
 }
 
+void t2f_session_free(struct t2f_session *s)
+{
+	for (size_t i = 0; s && i < s->n_inputs; i++) {
+		free((char *)s->stats[i].name);
+		free(s->args[i]);
+	}
+	if (!s)
+		return;
+	free(s->stats);
+	free(s->args);
+	t2f_resym__free(s->resym);
+	free(s->kallsyms_default);
+	free(s->totals);
+	t2f_profile__free(s->profile);
+	t2f_diag__free(s->diag);
+	if (s->own_msg)
+		fclose(s->msg);
+	free(s->error);
+	free(s->last_output);
+	free(s);
+}
+
 int t2f_session_new(const struct t2f_options *o, struct t2f_session **out)
 {
 	struct t2f_session *s;
@@ -196,34 +218,10 @@ int t2f_session_new(const struct t2f_options *o, struct t2f_session **out)
 		err = -EINVAL; /* a format this library does not know */
 	if (!err)
 		err = t2f_session_init(s);
-	if (err) {
+	if (err)
 		t2f_session_free(s);
-		return err;
-	}
-	*out = s;
-	return 0;
-}
-
-void t2f_session_free(struct t2f_session *s)
-{
-	if (!s)
-		return;
-	for (size_t i = 0; i < s->n_inputs; i++) {
-		free((char *)s->stats[i].name);
-		free(s->args[i]);
-	}
-	free(s->stats);
-	free(s->args);
-	t2f_resym__free(s->resym);
-	free(s->kallsyms_default);
-	free(s->totals);
-	t2f_profile__free(s->profile);
-	t2f_diag__free(s->diag);
-	if (s->own_msg)
-		fclose(s->msg);
-	free(s->error);
-	free(s->last_output);
-	free(s);
+	*out = err ? NULL : s;
+	return err;
 }
 
 const char *t2f_session_error(const struct t2f_session *s)

@@ -41,6 +41,20 @@ static int t2f_symbols_init(struct t2f_symbols *s, const struct t2f_symbols_opti
 	return err ?: t2f_symbolizer__new(&so, s->names, s->diag, &s->sym);
 }
 
+void t2f_symbols_free(struct t2f_symbols *s)
+{
+	if (!s)
+		return;
+	t2f_symbolizer__free(s->sym);
+	t2f_strtab__free(s->names);
+	if (s->diag)
+		t2f_diag__flush(s->diag);
+	t2f_diag__free(s->diag);
+	if (s->msg && s->msg != stderr)
+		fclose(s->msg);
+	free(s);
+}
+
 int t2f_symbols_new(const struct t2f_symbols_options *opts, struct t2f_symbols **out)
 {
 	struct t2f_symbols_options o;
@@ -57,26 +71,10 @@ int t2f_symbols_new(const struct t2f_symbols_options *opts, struct t2f_symbols *
 	if (!s)
 		return -ENOMEM;
 	err = t2f_symbols_init(s, &o);
-	if (err) {
+	if (err)
 		t2f_symbols_free(s);
-		return err;
-	}
-	*out = s;
-	return 0;
-}
-
-void t2f_symbols_free(struct t2f_symbols *s)
-{
-	if (!s)
-		return;
-	t2f_symbolizer__free(s->sym);
-	t2f_strtab__free(s->names);
-	if (s->diag)
-		t2f_diag__flush(s->diag);
-	t2f_diag__free(s->diag);
-	if (s->msg && s->msg != stderr)
-		fclose(s->msg);
-	free(s);
+	*out = err ? NULL : s;
+	return err;
 }
 
 int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_module *mod, uint32_t *id)

@@ -333,7 +333,7 @@ static int t2f_cli_set_min_width(struct t2f_cli_opts *o, const char *arg, FILE *
 
 	if (end == arg || *end || !(v >= 0 && v <= 100000))
 		return t2f_cli_usage_error(err, NULL, "--minwidth '%s': want pixels, 0 or more", arg);
-	o->min_width = v;
+	o->w.min_width = v == 0 ? -1 : v; /* the library's: 0 is the default, below 0 none */
 	return 0;
 }
 
@@ -355,11 +355,11 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case 'f': return t2f_cli_set_format(o, optarg, err);
 	case T2F_OPT_EVENT: o->event = optarg; return 0;
 	case T2F_OPT_WEIGHT: return t2f_cli_set_weight(o, optarg, err);
-	case T2F_OPT_PID: o->pid = true; return 0;
-	case T2F_OPT_TID: o->pid = o->tid = true; return 0;
-	case T2F_OPT_KERNEL: o->kernel = true; return 0;
-	case T2F_OPT_JIT: o->jit = true; return 0;
-	case T2F_OPT_ALL: o->kernel = o->jit = true; return 0;
+	case T2F_OPT_PID: o->w.pid = true; return 0;
+	case T2F_OPT_TID: o->w.pid = o->w.tid = true; return 0;
+	case T2F_OPT_KERNEL: o->w.kernel = true; return 0;
+	case T2F_OPT_JIT: o->w.jit = true; return 0;
+	case T2F_OPT_ALL: o->w.kernel = o->w.jit = true; return 0;
 	case T2F_OPT_ADDRS: o->addrs = true; return 0;
 	case T2F_OPT_RAW_NAMES: o->raw_names = true; return 0;
 	case T2F_OPT_STATS: o->stats = true; return 0;
@@ -380,17 +380,17 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_KALLSYMS: o->kallsyms = optarg; return 0;
 	case T2F_OPT_PERF_MAP_DIR: o->perf_map_dir = optarg; return 0;
 	case T2F_OPT_SYMBOL_RULES: return t2f_cli_set_rules(o, optarg, err);
-	case T2F_OPT_TITLE: o->title = optarg; return 0;
-	case T2F_OPT_SUBTITLE: o->subtitle = optarg; return 0;
-	case T2F_OPT_COUNTNAME: o->count_name = optarg; return 0;
+	case T2F_OPT_TITLE: o->w.title = optarg; return 0;
+	case T2F_OPT_SUBTITLE: o->w.subtitle = optarg; return 0;
+	case T2F_OPT_COUNTNAME: o->w.count_name = optarg; return 0;
 	case T2F_OPT_WIDTH:
-		return t2f_cli_uint(optarg, 100, 100000, "--width", "pixels", &o->width, err);
+		return t2f_cli_uint(optarg, 100, 100000, "--width", "pixels", &o->w.width, err);
 	case T2F_OPT_MINWIDTH: return t2f_cli_set_min_width(o, optarg, err);
 	case T2F_OPT_COLORS: o->colors_given = true; return t2f_cli_set_colors(o, optarg, err);
-	case T2F_OPT_HASH: o->hash = true; return 0;
-	case T2F_OPT_REVERSE: o->reverse = true; return 0;
-	case T2F_OPT_ICICLE: o->icicle = true; return 0;
-	case T2F_OPT_FLAMECHART: o->flamechart = true; return 0;
+	case T2F_OPT_HASH: o->w.hash = true; return 0;
+	case T2F_OPT_REVERSE: o->w.reverse = true; return 0;
+	case T2F_OPT_ICICLE: o->w.icicle = true; return 0;
+	case T2F_OPT_FLAMECHART: o->w.flamechart = true; return 0;
 	case T2F_OPT_NEGATE: o->negate = true; return 0;
 	case T2F_OPT_IGNORE_COMM: o->ignore_comm = true; return 0;
 	case 'h': o->help = true; return 0;
@@ -420,7 +420,7 @@ static int t2f_cli_check_diff(struct t2f_cli_opts *o, FILE *err)
 					   o->inputs[2]);
 	if (t2f_cli_is_std(o->inputs[0]) && t2f_cli_is_std(o->inputs[1]))
 		return t2f_cli_usage_error(err, "diff", "standard input (-) given more than once");
-	if (o->each || o->flamechart)
+	if (o->each || o->w.flamechart)
 		return t2f_cli_usage_error(err, "diff", "%s does not apply to a differential graph",
 					   o->each ? "--each" : "--flamechart");
 	if (o->format && o->format != T2F_FORMAT_SVG)
@@ -504,26 +504,26 @@ void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err)
 		unsigned uses;    /* the T2F_USES_ bit; 0: does nothing here at all */
 		const char *why;  /* NULL: the formats it is for */
 	} opts[] = {
-		{ o->tid, "--tid", T2F_USES_ROOT_IDS, NULL },
-		{ o->pid && !o->tid, "--pid", T2F_USES_ROOT_IDS, NULL },
-		{ o->kernel && o->jit, "--all", T2F_USES_MARKS, NULL },
-		{ o->kernel && !o->jit, "--kernel", T2F_USES_MARKS, NULL },
-		{ o->jit && !o->kernel, "--jit", T2F_USES_MARKS, NULL },
+		{ o->w.tid, "--tid", T2F_USES_ROOT_IDS, NULL },
+		{ o->w.pid && !o->w.tid, "--pid", T2F_USES_ROOT_IDS, NULL },
+		{ o->w.kernel && o->w.jit, "--all", T2F_USES_MARKS, NULL },
+		{ o->w.kernel && !o->w.jit, "--kernel", T2F_USES_MARKS, NULL },
+		{ o->w.jit && !o->w.kernel, "--jit", T2F_USES_MARKS, NULL },
 		{ o->raw_names, "--raw-names", T2F_USES_MARKS, NULL },
 		{ o->addrs, "--addrs", T2F_USES_ADDRS, NULL },
 		{ o->weight_samples, "--weight samples", T2F_USES_WEIGHT,
 		  o->format == T2F_FORMAT_PPROF ? "a pprof profile keeps both sample counts and "
 		  "weights: choose with pprof -sample_index" : NULL },
-		{ o->title, "--title", T2F_USES_SVG, NULL },
-		{ o->subtitle, "--subtitle", T2F_USES_SVG, NULL },
-		{ o->count_name, "--countname", T2F_USES_SVG, NULL },
-		{ o->width, "--width", T2F_USES_SVG, NULL },
-		{ o->min_width >= 0, "--minwidth", T2F_USES_SVG, NULL },
+		{ o->w.title, "--title", T2F_USES_SVG, NULL },
+		{ o->w.subtitle, "--subtitle", T2F_USES_SVG, NULL },
+		{ o->w.count_name, "--countname", T2F_USES_SVG, NULL },
+		{ o->w.width, "--width", T2F_USES_SVG, NULL },
+		{ o->w.min_width != 0, "--minwidth", T2F_USES_SVG, NULL },
 		{ o->colors_given, "--colors", o->diff ? 0 : T2F_USES_SVG, o->diff ? change : NULL },
-		{ o->hash, "--hash", o->diff ? 0 : T2F_USES_SVG, o->diff ? change : NULL },
-		{ o->reverse, "--reverse", T2F_USES_SVG, NULL },
-		{ o->icicle, "--icicle", T2F_USES_SVG, NULL },
-		{ o->flamechart, "--flamechart", T2F_USES_SVG, NULL },
+		{ o->w.hash, "--hash", o->diff ? 0 : T2F_USES_SVG, o->diff ? change : NULL },
+		{ o->w.reverse, "--reverse", T2F_USES_SVG, NULL },
+		{ o->w.icicle, "--icicle", T2F_USES_SVG, NULL },
+		{ o->w.flamechart, "--flamechart", T2F_USES_SVG, NULL },
 	};
 	char why[160];
 
@@ -544,7 +544,6 @@ static int t2f_cli_parse(struct t2f_cli_opts *o, bool diff, int argc, char **arg
 
 	memset(o, 0, sizeof(*o));
 	o->diff = diff;
-	o->min_width = -1;
 	o->max_frames = T2F_CLI_MAX_FRAMES;
 	opterr = 0; /* our own messages, without argv[0]'s path */
 	while ((c = getopt_long(argc, argv, T2F_SHORT_OPTS, t2f_long_opts, NULL)) != -1) {

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "include/trace2flame.h"
 #include "pipeline/writer_table.h"
 
 /* Process exit codes (documented in --help and docs/trace2flame.1). */
@@ -37,8 +38,10 @@ struct t2f_cli_opts {
 	enum t2f_format format;    /* decided when parsing ends (T2F_FORMAT_NONE only before) */
 	const char *event;         /* --event NAME, or NULL for the first event with samples */
 	bool weight_samples;       /* --weight samples */
-	bool pid, tid;             /* root frame comm-PID / comm-PID/TID */
-	bool kernel, jit;          /* _[k] / _[j] suffixes (--all sets both) */
+	/* The writer's options (include/trace2flame.h): --pid, --tid (root frame comm-PID /
+	 * comm-PID/TID), --kernel, --jit (_[k] / _[j] suffixes; --all sets both), and the SVG
+	 * ones below; format, colors and the differential fields are set from the others. */
+	struct t2f_write_options w;
 	bool addrs, raw_names;
 	bool stats, quiet, strict, each;
 	unsigned jobs;             /* -j N: parser threads; 0 = one per online CPU */
@@ -55,13 +58,10 @@ struct t2f_cli_opts {
 	const char *debug_dirs[T2F_CLI_MAX_DIRS + 2];  /* --debug-dir, then /usr/lib/debug,
 							 * NULL-terminated */
 	int n_symbol_dirs, n_debug_dirs;
-	/* SVG flame graph (writers/svg.h) */
-	const char *title, *subtitle, *count_name; /* --title, --subtitle, --countname */
-	unsigned width;            /* --width PX; 0 = default */
-	double min_width;          /* --minwidth PX; < 0 = default */
+	/* SVG flame graph: --title, --subtitle, --countname, --width, --minwidth (0 given is
+	 * stored as -1: none left out), --hash, --reverse, --icicle, --flamechart in w */
 	int colors;                /* --colors: enum t2f_svg_colors */
 	bool colors_given;         /* --colors given (hot, the default, too) */
-	bool hash, reverse, icicle, flamechart;
 	bool diff;                 /* trace2flame diff: inputs[0] BEFORE, inputs[1] AFTER; SVG */
 	bool negate;               /* --negate: diff draws BEFORE's shape */
 	bool ignore_comm;          /* --ignore-comm: diff matches stacks below the command name */

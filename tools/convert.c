@@ -47,7 +47,7 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 		.weight_samples = o->weight_samples,
 		.addrs = o->addrs,
 		.raw_names = o->raw_names,
-		.time_order = o->flamechart,
+		.time_order = o->w.flamechart,
 		.signals = true,
 		.strict = o->strict,
 		.quiet = o->quiet,
@@ -68,26 +68,12 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 
 static void t2f_cli_write_opts(const struct t2f_cli_opts *o, struct t2f_write_options *w)
 {
-	*w = (struct t2f_write_options){
-		.size = sizeof(*w),
-		.format = o->format,
-		.pid = o->pid,
-		.tid = o->tid,
-		.kernel = o->kernel,
-		.jit = o->jit,
-		.title = o->title,
-		.subtitle = o->subtitle,
-		.count_name = o->count_name,
-		.width = o->width,
-		.min_width = o->min_width < 0 ? 0 : o->min_width == 0 ? -1 : o->min_width,
-		.colors = (enum t2f_colors)o->colors,
-		.hash = o->hash,
-		.reverse = o->reverse,
-		.icicle = o->icicle,
-		.flamechart = o->flamechart,
-		.diff_is_after = o->negate,
-		.no_thread_root = o->ignore_comm,
-	};
+	*w = o->w;
+	w->size = sizeof(*w);
+	w->format = o->format;
+	w->colors = (enum t2f_colors)o->colors;
+	w->diff_is_after = o->negate;
+	w->no_thread_root = o->ignore_comm;
 }
 
 /* I/O failures (-errno) exit 3; bad input (-T2F_ERR_*) and running out of memory exit 1. */
