@@ -115,7 +115,8 @@ struct t2f_options {
 	bool resymbolize;               /* every frame with an address, not only unnamed ones */
 	bool unsafe_build_id_match;     /* name frames of modules with no build-id known */
 	enum t2f_symbol_rules symbol_rules;
-	const char *const *symbol_dirs; /* where binaries are looked for: NULL-terminated, or NULL */
+	const char *const *symbol_dirs; /* where binaries are looked for: NULL-terminated, or
+					 * NULL; then the colon-separated T2F_SYMBOL_PATH's */
 	const char *const *debug_dirs;  /* debug file roots: NULL-terminated; NULL: /usr/lib/debug */
 	const char *buildids;           /* a `perf buildid-list` file, or NULL */
 	const char *kallsyms;           /* a kallsyms file for kernel frames, or NULL */
@@ -252,7 +253,7 @@ struct t2f_symbols;
 
 struct t2f_symbols_options {
 	size_t size;                    /* sizeof(struct t2f_symbols_options) */
-	const char *const *symbol_dirs; /* NULL-terminated, or NULL */
+	const char *const *symbol_dirs; /* NULL-terminated, or NULL; then T2F_SYMBOL_PATH's */
 	const char *const *debug_dirs;  /* NULL-terminated; NULL: /usr/lib/debug */
 	enum t2f_symbol_rules rules;    /* AUTO: strict */
 	bool raw_names;                 /* names as in the symbol table */
@@ -302,6 +303,47 @@ T2F_API int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_modul
  * is freed. */
 T2F_API int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
 				uint64_t addr, struct t2f_symbol *out);
+
+/* Why a candidate file was not used for a module. */
+enum t2f_refusal_reason {
+	T2F_REFUSAL_BUILD_ID = 1,       /* its build-id differs from the module's */
+	T2F_REFUSAL_CRC,                /* its .gnu_debuglink CRC differs */
+	T2F_REFUSAL_NO_BUILD_ID,        /* the module has no build-id to verify it against */
+	T2F_REFUSAL_NO_SYMBOLS,         /* verified, but it has no symbol table */
+	T2F_REFUSAL_UNREADABLE,         /* it exists but is not a readable ELF file */
+	T2F_REFUSAL_NOT_FILE,           /* it is a FIFO, device or socket: never opened */
+	T2F_REFUSAL_OVER_LIMIT,         /* its symbols would pass a decompression limit */
+};
+
+struct t2f_refused {
+	size_t size;                    /* sizeof(struct t2f_refused), set by the caller */
+	const char *path;
+	enum t2f_refusal_reason reason;
+	const char *why;                /* the reason in words */
+	const char *found_id;           /* the candidate's build-id (hex), or "" */
+	const char *expected_id;        /* the module's (hex), or "" */
+};
+/* The candidate files refused for module id (known after its first lookup): their count, and
+ * refusal i. 0, -EINVAL (unknown module, bad size), -ERANGE past the last. */
+T2F_API size_t t2f_symbols_refusal_count(const struct t2f_symbols *s, uint32_t module);
+T2F_API int t2f_symbols_refusal(const struct t2f_symbols *s, uint32_t module, size_t i,
+				struct t2f_refused *out);
+
+/* A function symbol as an ELF file lists it. */
+struct t2f_elf_symbol {
+	const char *name;               /* raw (mangled) */
+	const char *table;              /* ".symtab", ".dynsym", ".gnu_debugdata:.symtab" ... */
+	uint64_t value;                 /* st_value as stored */
+	uint64_t size;
+};
+/* Calls fn for every function symbol (FUNC and GNU_IFUNC, defined) of the ELF file at path,
+ * in each symbol table's order (MiniDebugInfo's too); a nonzero return of fn stops the walk and
+ * is returned. 0 or a negative error, its message in t2f_symbols_error. */
+T2F_API int t2f_symbols_each_function(struct t2f_symbols *s, const char *path,
+				      int (*fn)(void *ctx, const struct t2f_elf_symbol *sym),
+				      void *ctx);
+/* The message of the last failure of t2f_symbols_each_function, or "". */
+T2F_API const char *t2f_symbols_error(const struct t2f_symbols *s);
 
 /* A C++ or Rust symbol name demangled (malloc'd: free() it), with or without parameter lists;
  * NULL when raw is not a mangled name (or out of memory). Thread safe. */

@@ -1,4 +1,5 @@
-/* pipeline/resymbolize.c: the profile's frames → the symbolizer → new frame names (resymbolize.h). */
+/* pipeline/resymbolize.c: the profile's frames → the symbolizer → new frame names
+ * (resymbolize.h). */
 #include "pipeline/resymbolize.h"
 
 #include <errno.h>
@@ -227,26 +228,6 @@ static const struct t2f_resym_id *t2f_resym_id_of(const struct t2f_resym *r, con
 		if (strcmp(r->ids[i].path, path) == 0)
 			return &r->ids[i];
 	return NULL;
-}
-
-/* --symbol-path dirs, then T2F_SYMBOL_PATH's. */
-static int t2f_resym_symbol_dirs(struct t2f_resym *r, const char *const *cli)
-{
-	size_t n_cli = 0;
-	int n_env = t2f_symbol_path_split(getenv("T2F_SYMBOL_PATH"), &r->env_dirs);
-
-	if (n_env < 0)
-		return n_env;
-	while (cli && cli[n_cli])
-		n_cli++;
-	r->symbol_dirs = calloc(n_cli + (size_t)n_env + 1, sizeof(*r->symbol_dirs));
-	if (!r->symbol_dirs)
-		return -ENOMEM;
-	for (size_t i = 0; i < n_cli; i++)
-		r->symbol_dirs[i] = cli[i];
-	for (int i = 0; i < n_env; i++)
-		r->symbol_dirs[n_cli + (size_t)i] = r->env_dirs[i];
-	return 0;
 }
 
 /* "DIR/perf-PID.map" (DIR: --perf-map-dir, else /tmp) for the dso "/tmp/perf-PID.map", built
@@ -521,7 +502,8 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	};
 	int err;
 
-	err = t2f_resym_symbol_dirs(r, o->symbol_dirs) ?: t2f_resym_map_ids(r, p, d);
+	err = t2f_symbol_path_join(o->symbol_dirs, getenv("T2F_SYMBOL_PATH"), &r->env_dirs,
+				   &r->symbol_dirs) ?: t2f_resym_map_ids(r, p, d);
 	if (!err && o->buildids)
 		err = t2f_resym_read_ids(r, o->buildids, d);
 	if (err)

@@ -22,8 +22,8 @@
  *
  * Build-ids per dso path: from the profile's module maps (PERF_RECORD_MMAP2 with --buildid-mmap)
  * first, then the --buildids file (`perf buildid-list` lines: "<hex> <path>"). A module without a
- * known build-id is not resolved (docs/design.md §5: a trace from another machine must not be named
- * from this machine's files) unless unsafe_build_id_match, or trust_by: the inputs were
+ * known build-id is not resolved (docs/design.md §5: a trace from another machine must not be
+ * named from this machine's files) unless unsafe_build_id_match, or trust_by: the inputs were
  * recorded on this machine (perf.data whose HOSTNAME and OSRELEASE are the running system's)
  * and the file at the module's path is not newer than the recording (its mtime at or before
  * trust_by), as perf trusts it; then the file's own build-id is the reference its debug files

@@ -9,23 +9,18 @@
 #include "include/trace2flame.h"
 #include "pipeline/msg_sink.h"
 #include "pipeline/session.h"
+#include "pipeline/symbols.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/symbolizer.h"
 
-struct t2f_symbols {
-	FILE *msg;                  /* stderr, or the callback's stream (owned) */
-	struct t2f_diag *diag;
-	struct t2f_strtab *names;
-	struct t2f_symbolizer *sym;
-};
-
-static int t2f_symbols_init(struct t2f_symbols *s, const struct t2f_symbols_options *o)
+static int t2f_symbols_init(struct t2f_symbols *s, const struct t2f_symbols_options *o,
+			    const char *const *symbol_dirs)
 {
 	struct t2f_symbolizer_opts so = {
 		.find = {
 			.debug_dirs = o->debug_dirs,
-			.symbol_dirs = o->symbol_dirs,
+			.symbol_dirs = symbol_dirs,
 			.unsafe_build_id_match = o->unsafe_build_id_match,
 		},
 		.demangle = o->raw_names ? T2F_DEMANGLE_NONE
@@ -52,6 +47,7 @@ void t2f_symbols_free(struct t2f_symbols *s)
 	t2f_diag__free(s->diag);
 	if (s->msg && s->msg != stderr)
 		fclose(s->msg);
+	free(s->error);
 	free(s);
 }
 
@@ -59,6 +55,8 @@ int t2f_symbols_new(const struct t2f_symbols_options *opts, struct t2f_symbols *
 {
 	struct t2f_symbols_options o;
 	struct t2f_symbols *s;
+	const char **dirs = NULL;
+	char **env_dirs = NULL;
 	int err;
 
 	if (!out)
@@ -70,7 +68,10 @@ int t2f_symbols_new(const struct t2f_symbols_options *opts, struct t2f_symbols *
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	err = t2f_symbols_init(s, &o);
+	err = t2f_symbol_path_join(o.symbol_dirs, getenv("T2F_SYMBOL_PATH"), &env_dirs, &dirs) ?:
+	      t2f_symbols_init(s, &o, dirs); /* the symbolizer copies the lists */
+	free(dirs);
+	free(env_dirs);
 	if (err)
 		t2f_symbols_free(s);
 	*out = err ? NULL : s;

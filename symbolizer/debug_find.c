@@ -129,6 +129,30 @@ int t2f_symbol_path_split(const char *env, char ***dirs)
 	return (int)n;
 }
 
+int t2f_symbol_path_join(const char *const *dirs, const char *env, char ***env_dirs,
+			 const char ***joined)
+{
+	size_t n = 0;
+	int n_env = t2f_symbol_path_split(env, env_dirs);
+
+	*joined = NULL;
+	if (n_env < 0)
+		return n_env;
+	while (dirs && dirs[n])
+		n++;
+	*joined = calloc(n + (size_t)n_env + 1, sizeof(**joined));
+	if (!*joined) {
+		free(*env_dirs);
+		*env_dirs = NULL;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		(*joined)[i] = dirs[i];
+	for (int i = 0; i < n_env; i++)
+		(*joined)[n + (size_t)i] = (*env_dirs)[i];
+	return 0;
+}
+
 /* snprintf into a PATH_MAX buffer; false when it does not fit. */
 __attribute__((format(printf, 2, 3)))
 static bool path_fmt(char *buf, const char *fmt, ...)

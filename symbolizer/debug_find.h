@@ -109,5 +109,10 @@ void t2f_build_id_hex(const uint8_t *id, size_t len, char *out /* 2 * len + 1 */
  * empty components are skipped. *dirs is one allocation (the strings live inside it): free(*dirs).
  * env NULL gives an empty list. Returns the number of directories, or -ENOMEM. */
 int t2f_symbol_path_split(const char *env, char ***dirs);
+/* dirs (NULL-terminated, or NULL), then env's (split as above), as one NULL-terminated list
+ * *joined (free() it) pointing into dirs and *env_dirs (free() it too). 0 or -ENOMEM (both
+ * NULL then). */
+int t2f_symbol_path_join(const char *const *dirs, const char *env, char ***env_dirs,
+			 const char ***joined);
 
 #endif

@@ -16,14 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/diag.h"
-#include "formats/strtab.h"
 #include "formats/utf8.h"
-#include "symbolizer/debug_find.h"
-#include "symbolizer/symbolizer.h"
+#include "include/trace2flame.h"
 #include "tools/cli_opts.h"
 
 #define RESOLVE_MAX_DIRS 64
+#define RESOLVE_BUILD_ID_MAX 64 /* bytes */
 
 enum resolve_opt {
 	RESOLVE_OPT_SYMBOL_PATH = 256,
@@ -48,10 +46,9 @@ struct resolve_args {
 	size_t n_symbol_dirs;
 	const char *debug_dirs[RESOLVE_MAX_DIRS + 2]; /* then /usr/lib/debug */
 	size_t n_debug_dirs;
-	uint8_t build_id[T2F_BUILD_ID_MAX];
-	size_t build_id_len;
+	const char *build_id;      /* hex, or NULL */
 	bool unsafe;
-	enum t2f_demangle_mode demangle;
+	bool raw, no_params;       /* --demangle none, no-params */
 	const char *file;
 	char **addrs;
 	int n_addrs;
@@ -78,15 +75,11 @@ static void resolve_help(FILE *f)
 	      f);
 }
 
-static int parse_demangle(const char *arg, enum t2f_demangle_mode *mode)
+static int parse_demangle(const char *arg, struct resolve_args *a)
 {
-	if (strcmp(arg, "full") == 0)
-		*mode = T2F_DEMANGLE_FULL;
-	else if (strcmp(arg, "no-params") == 0)
-		*mode = T2F_DEMANGLE_NO_PARAMS;
-	else if (strcmp(arg, "none") == 0)
-		*mode = T2F_DEMANGLE_NONE;
-	else
+	a->raw = strcmp(arg, "none") == 0;
+	a->no_params = strcmp(arg, "no-params") == 0;
+	if (!a->raw && !a->no_params && strcmp(arg, "full") != 0)
 		return t2f_cli_usage_error(stderr, "resolve", "unknown --demangle mode '%s' (known: full, no-params, none)", arg);
 	return 0;
 }
@@ -100,6 +93,15 @@ static int add_dir(const char **dirs, size_t *n, const char *dir, const char *op
 	return 0;
 }
 
+/* An even number of hex digits, at most RESOLVE_BUILD_ID_MAX bytes. */
+static bool is_build_id(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n && n % 2 == 0 && n <= 2 * RESOLVE_BUILD_ID_MAX &&
+	       strspn(s, "0123456789abcdefABCDEF") == n;
+}
+
 static int parse_opt(struct resolve_args *a, int c, char **argv)
 {
 	switch (c) {
@@ -108,14 +110,15 @@ static int parse_opt(struct resolve_args *a, int c, char **argv)
 	case RESOLVE_OPT_DEBUG_DIR:
 		return add_dir(a->debug_dirs, &a->n_debug_dirs, optarg, "--debug-dir");
 	case RESOLVE_OPT_BUILD_ID:
-		if (!t2f_build_id_parse(optarg, a->build_id, sizeof(a->build_id), &a->build_id_len))
+		if (!is_build_id(optarg))
 			return t2f_cli_usage_error(stderr, "resolve", "--build-id '%s' is not a hex build-id", optarg);
+		a->build_id = optarg;
 		return 0;
 	case RESOLVE_OPT_UNSAFE:
 		a->unsafe = true;
 		return 0;
 	case RESOLVE_OPT_DEMANGLE:
-		return parse_demangle(optarg, &a->demangle);
+		return parse_demangle(optarg, a);
 	case 'h':
 		a->help = true;
 		return 0;
@@ -173,144 +176,113 @@ static int check_addrs(const struct resolve_args *a)
 	return 0;
 }
 
-/* --symbol-path dirs, then T2F_SYMBOL_PATH's. env_dirs: the split list (caller frees). */
-static int symbol_dirs(struct resolve_args *a, char ***env_dirs)
+static void print_refused(const struct t2f_symbols *s, uint32_t mod)
 {
-	int n = t2f_symbol_path_split(getenv("T2F_SYMBOL_PATH"), env_dirs);
+	size_t n = t2f_symbols_refusal_count(s, mod);
 
-	if (n < 0)
-		return n;
-	for (int i = 0; i < n; i++)
-		if (add_dir(a->symbol_dirs, &a->n_symbol_dirs, (*env_dirs)[i], "T2F_SYMBOL_PATH"))
-			return -EINVAL;
-	return 0;
-}
-
-static void print_refused(const struct t2f_debug_result *r)
-{
-	for (size_t i = 0; i < r->n_refused; i++) {
-		const struct t2f_debug_refused *e = &r->refused[i];
+	for (size_t i = 0; i < n; i++) {
+		struct t2f_refused e = { .size = sizeof(e) };
 		char vis[T2F_VISIBLE_MAX];
 
-		fprintf(stderr, "trace2flame: refused %s: %s", t2f_utf8_visible(e->path, vis, sizeof(vis)),
-			t2f_refusal_name(e->why));
-		if (e->why == T2F_REFUSED_BUILD_ID)
-			fprintf(stderr, " (expected %s, found %s)", r->expected_id,
-				e->found_id[0] ? e->found_id : "none");
-		else if (e->why == T2F_REFUSED_NO_BUILD_ID)
+		if (t2f_symbols_refusal(s, mod, i, &e))
+			continue;
+		fprintf(stderr, "trace2flame: refused %s: %s", t2f_utf8_visible(e.path, vis, sizeof(vis)),
+			e.why);
+		if (e.reason == T2F_REFUSAL_BUILD_ID)
+			fprintf(stderr, " (expected %s, found %s)", e.expected_id,
+				e.found_id[0] ? e.found_id : "none");
+		else if (e.reason == T2F_REFUSAL_NO_BUILD_ID)
 			fputs(" (give --build-id HEX, or --unsafe-build-id-match)", stderr);
 		fputc('\n', stderr);
 	}
 }
 
 /* Names and paths from the files with control characters as "\xNN". */
-static void print_sym(const struct t2f_strtab *names, const char *addr, const struct t2f_sym *sym,
-		      const char *module)
+static void print_sym(const char *addr, const struct t2f_symbol *sym, const char *module)
 {
 	char vname[T2F_VISIBLE_MAX], vmod[T2F_VISIBLE_MAX];
 
 	module = t2f_utf8_visible(module, vmod, sizeof(vmod));
-	if (sym->miss == T2F_HIT)
+	if (!sym->miss)
 		printf("%s\t%s+0x%" PRIx64 "\t%s\n", addr,
-		       t2f_utf8_visible(t2f_strtab__str(names, sym->name, NULL), vname, sizeof(vname)),
-		       sym->offset, module);
+		       t2f_utf8_visible(sym->name, vname, sizeof(vname)), sym->offset, module);
 	else
-		printf("%s\t?? (%s)\t%s\n", addr, t2f_miss_name(sym->miss), module);
+		printf("%s\t?? (%s)\t%s\n", addr, sym->miss, module);
 }
 
 struct resolve_run {
-	struct t2f_strtab *names;
-	struct t2f_diag *diag;
-	struct t2f_symbolizer *sym;
-	t2f_sym_module_id mod;
+	struct t2f_symbols *sym;
+	uint32_t mod;
 };
 
 static int run_open(struct resolve_run *r, const struct resolve_args *a)
 {
-	struct t2f_symbolizer_opts o = {
-		.find = {
-			.debug_dirs = a->n_debug_dirs ? a->debug_dirs : NULL,
-			.symbol_dirs = a->symbol_dirs,
-			.unsafe_build_id_match = a->unsafe,
-		},
-		.demangle = a->demangle,
+	struct t2f_symbols_options o = {
+		.size = sizeof(o),
+		.debug_dirs = a->n_debug_dirs ? a->debug_dirs : NULL,
+		.symbol_dirs = a->symbol_dirs,
+		.unsafe_build_id_match = a->unsafe,
+		.raw_names = a->raw,
+		.no_params = a->no_params,
 	};
-	struct t2f_module_desc m = {
-		.path = a->file, .build_id = a->build_id, .build_id_len = a->build_id_len,
-	};
-	int err;
+	struct t2f_module m = { .size = sizeof(m), .path = a->file, .build_id = a->build_id };
 
-	err = t2f_strtab__new(&r->names);
-	if (!err)
-		err = t2f_diag__new(stderr, &r->diag);
-	if (!err)
-		err = t2f_symbolizer__new(&o, r->names, r->diag, &r->sym);
-	if (!err)
-		err = t2f_symbolizer__add_module(r->sym, &m, &r->mod);
-	return err;
-}
-
-static void run_close(struct resolve_run *r)
-{
-	t2f_symbolizer__free(r->sym);
-	if (r->diag)
-		t2f_diag__flush(r->diag);
-	t2f_diag__free(r->diag);
-	t2f_strtab__free(r->names);
+	return t2f_symbols_new(&o, &r->sym) ?: t2f_symbols_add_module(r->sym, &m, &r->mod);
 }
 
 /* Exit 3 when nothing was found and FILE itself cannot be read as an ELF file. */
-static bool file_unreadable(const struct resolve_args *a, const struct t2f_debug_result *files)
+static bool file_unreadable(const struct resolve_run *r, const struct resolve_args *a,
+			    const struct t2f_symbol *first)
 {
-	if (files->module)
+	size_t n = t2f_symbols_refusal_count(r->sym, r->mod);
+
+	if (first->file)
 		return false;
 	if (access(a->file, R_OK) != 0) {
 		fprintf(stderr, "trace2flame: cannot read %s: %s\n", a->file, strerror(errno));
 		return true;
 	}
-	for (size_t i = 0; i < files->n_refused; i++)
-		if ((files->refused[i].why == T2F_REFUSED_UNREADABLE ||
-		     files->refused[i].why == T2F_REFUSED_NOT_FILE) &&
-		    strcmp(files->refused[i].path, a->file) == 0)
+	for (size_t i = 0; i < n; i++) {
+		struct t2f_refused e = { .size = sizeof(e) };
+
+		if (t2f_symbols_refusal(r->sym, r->mod, i, &e) == 0 &&
+		    (e.reason == T2F_REFUSAL_UNREADABLE || e.reason == T2F_REFUSAL_NOT_FILE) &&
+		    strcmp(e.path, a->file) == 0)
 			return true;
+	}
 	return false;
 }
 
 static int resolve_all(struct resolve_run *r, const struct resolve_args *a)
 {
-	const struct t2f_debug_result *files;
-	const char *module;
+	struct t2f_symbol sym = { .size = sizeof(sym) };
 	bool missed = false;
-	struct t2f_sym sym;
 	uint64_t addr;
 	int err;
 
 	for (int i = 0; i < a->n_addrs; i++) {
 		parse_addr(a->addrs[i], &addr);
-		err = t2f_symbolizer__resolve_vaddr(r->sym, r->mod, addr, &sym);
+		err = t2f_symbols_resolve(r->sym, r->mod, T2F_SPACE_ELF_VADDR, addr, &sym);
 		if (err) {
 			fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
 			return T2F_EXIT_IO;
 		}
-		files = t2f_symbolizer__module_files(r->sym, r->mod);
 		if (i == 0) {
-			print_refused(files);
-			if (file_unreadable(a, files))
+			print_refused(r->sym, r->mod);
+			if (file_unreadable(r, a, &sym))
 				return T2F_EXIT_IO;
 		}
-		module = files->module ? t2f_elf_module__path(files->module) : a->file;
-		print_sym(r->names, a->addrs[i], &sym, module);
-		missed |= sym.miss != T2F_HIT;
+		print_sym(a->addrs[i], &sym, sym.file ? sym.file : a->file);
+		missed |= sym.miss != NULL;
 	}
 	return missed ? T2F_EXIT_INPUT : T2F_EXIT_OK;
 }
 
 int t2f_cmd_resolve(int argc, char **argv)
 {
-	struct resolve_args a = { .demangle = T2F_DEMANGLE_FULL };
+	struct resolve_args a = { 0 };
 	struct resolve_run r = { 0 };
-	char **env_dirs = NULL;
-	int rc = T2F_EXIT_USAGE;
+	int rc;
 
 	if (parse_args(&a, argc, argv) || (!a.help && check_addrs(&a)))
 		return T2F_EXIT_USAGE;
@@ -318,8 +290,6 @@ int t2f_cmd_resolve(int argc, char **argv)
 		resolve_help(stdout);
 		return T2F_EXIT_OK;
 	}
-	if (symbol_dirs(&a, &env_dirs))
-		goto out;
 	rc = T2F_EXIT_IO;
 	if (run_open(&r, &a)) {
 		fprintf(stderr, "trace2flame: %s\n", t2f_strerror(-ENOMEM));
@@ -329,7 +299,6 @@ int t2f_cmd_resolve(int argc, char **argv)
 	if (fflush(stdout) != 0 || ferror(stdout))
 		rc = T2F_EXIT_IO;
 out:
-	run_close(&r);
-	free(env_dirs);
+	t2f_symbols_free(r.sym);
 	return rc;
 }

@@ -18,10 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/diag.h"
 #include "formats/utf8.h"
-#include "symbolizer/demangle.h"
-#include "symbolizer/elf_module.h"
+#include "include/trace2flame.h"
 #include "tools/cli_opts.h"
 
 static const struct option symbols_long_opts[] = {
@@ -31,6 +29,7 @@ static const struct option symbols_long_opts[] = {
 };
 
 struct symbols_run {
+	struct t2f_symbols *sym;
 	const char *file;
 	bool demangle;
 	int write_err;      /* stdout failed (0 or -errno) */
@@ -76,7 +75,7 @@ static int parse_args(struct symbols_run *r, int argc, char **argv, int *first)
 	return 0;
 }
 
-static int print_sym(void *ctx, const struct t2f_elf_sym *sym)
+static int print_sym(void *ctx, const struct t2f_elf_symbol *sym)
 {
 	struct symbols_run *r = ctx;
 	char *pretty = NULL, vis[T2F_VISIBLE_MAX];
@@ -84,7 +83,7 @@ static int print_sym(void *ctx, const struct t2f_elf_sym *sym)
 	if (sym->size == 0)
 		return 0;
 	if (r->demangle)
-		pretty = t2f_demangle(sym->name, T2F_DEMANGLE_FULL);
+		pretty = t2f_demangle_name(sym->name, true);
 	if (printf("%s\t%s\t%" PRIx64 "\t%" PRIu64 "\t%s\n", r->file, sym->table, sym->value,
 		   sym->size, t2f_utf8_visible(pretty ? pretty : sym->name, vis, sizeof(vis))) < 0)
 		r->write_err = errno ? -errno : -EIO;
@@ -95,33 +94,18 @@ static int print_sym(void *ctx, const struct t2f_elf_sym *sym)
 /* One FILE: 0, or its error (already reported). */
 static int list_file(struct symbols_run *r, const char *file)
 {
-	struct t2f_elf_module *m = NULL;
-	struct t2f_diag *d = NULL;
-	const char *msg;
 	int err;
 
 	r->file = file;
-	err = t2f_diag__new(stderr, &d);
-	if (!err)
-		err = t2f_elf_module__open(file, d, &m);
-	if (!err)
-		err = t2f_elf_module__each_symbol(m, print_sym, r);
-	if (err && err != r->write_err) {
-		msg = d ? t2f_diag__last_error(d) : NULL;
-		if (msg)
-			fprintf(stderr, "trace2flame: %s\n", msg);
-		else
-			fprintf(stderr, "trace2flame: %s: %s\n", file, t2f_strerror(err));
-	}
-	t2f_elf_module__free(m);
-	if (d)
-		t2f_diag__flush(d);
-	t2f_diag__free(d);
+	err = t2f_symbols_each_function(r->sym, file, print_sym, r);
+	if (err && err != r->write_err)
+		fprintf(stderr, "trace2flame: %s\n", t2f_symbols_error(r->sym));
 	return err;
 }
 
 int t2f_cmd_symbols(int argc, char **argv)
 {
+	struct t2f_symbols_options o = { .size = sizeof(o) };
 	struct symbols_run r = { 0 };
 	bool unreadable = false, failed = false;
 	int first = 0, err;
@@ -129,13 +113,19 @@ int t2f_cmd_symbols(int argc, char **argv)
 	err = parse_args(&r, argc, argv, &first);
 	if (err)
 		return err > 0 ? T2F_EXIT_OK : T2F_EXIT_USAGE;
+	err = t2f_symbols_new(&o, &r.sym);
+	if (err) {
+		fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
+		return T2F_EXIT_INPUT;
+	}
 	for (int i = first; i < argc && !r.write_err; i++) {
 		err = list_file(&r, argv[i]);
-		if (err && err > -T2F_E_FORMAT && err != -ENOMEM)
+		if (err && err > -T2F_ERR_FORMAT && err != -ENOMEM)
 			unreadable = true;   /* -errno: open/read failed */
 		else if (err)
 			failed = true;
 	}
+	t2f_symbols_free(r.sym);
 	if (fflush(stdout) != 0 || r.write_err) {
 		fprintf(stderr, "trace2flame: cannot write the output: %s\n",
 			strerror(r.write_err ? -r.write_err : errno));

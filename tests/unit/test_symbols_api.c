@@ -2,7 +2,8 @@
  * linked with the shared library, on the ELF fixtures built at test time: every sized function
  * of gnu/prog named (the oracle: the fixture's .expect sidecar, written from readelf) from an
  * ELF virtual address, a file offset and an absolute ip of a mapping; the module found by path
- * and by build-id alone; misses and bad calls as results and errors. Demangling too. */
+ * and by build-id alone; the file's function symbols listed; a candidate of another build
+ * refused; misses and bad calls as results and errors. Demangling too. */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -52,7 +53,8 @@ static void read_expect(const char *path, struct expect *e)
 			continue;
 		}
 		if (sscanf(line, "sym %63s %" SCNx64 " %" SCNx64 " %31s %31s %" SCNx64 " %127s", table,
-			   &a, &b, type, bind, &c, name) == 7 && strcmp(type, "FUNC") == 0 && b &&
+			   &a, &b, type, bind, &c, name) == 7 &&
+		    (strcmp(type, "FUNC") == 0 || strcmp(type, "IFUNC") == 0) && b &&
 		    e->n_syms < MAX_ITEMS) {
 			e->syms[e->n_syms] = (struct fsym){ .value = a, .size = b };
 			snprintf(e->syms[e->n_syms++].name, 128, "%s", name);
@@ -170,6 +172,86 @@ static void test_by_build_id_and_misses(void **state)
 	t2f_symbols_free(s);
 }
 
+struct listed {
+	const struct expect *e;
+	size_t n, unexpected;
+};
+
+static int count_listed(void *ctx, const struct t2f_elf_symbol *sym)
+{
+	struct listed *l = ctx;
+
+	if (!sym->size)
+		return 0;
+	l->n++;
+	l->unexpected += !named_at(l->e, sym->value, sym->name);
+	return 0;
+}
+
+static int stop_at_first(void *ctx, const struct t2f_elf_symbol *sym)
+{
+	(*(int *)ctx)++;
+	return 42;
+}
+
+/* The function symbols of a file, as its sidecar lists them; a walk stopped by the callback;
+ * a file that is not there. */
+static void test_each_function(void **state)
+{
+	static struct expect e;
+	char path[4200], exp[4300];
+	struct t2f_symbols *s = new_symbols(NULL);
+	struct listed l = { .e = &e };
+	int calls = 0;
+
+	snprintf(path, sizeof(path), "%s/gnu/prog", root);
+	snprintf(exp, sizeof(exp), "%s.expect", path);
+	read_expect(exp, &e);
+	assert_int_equal(t2f_symbols_each_function(s, path, count_listed, &l), 0);
+	assert_int_equal(l.n, e.n_syms);
+	assert_int_equal(l.unexpected, 0);
+	assert_int_equal(t2f_symbols_each_function(s, path, stop_at_first, &calls), 42);
+	assert_int_equal(calls, 1);
+	assert_int_equal(t2f_symbols_each_function(s, "/nonexistent/t2f/prog", count_listed, &l),
+			 -ENOENT);
+	assert_non_null(strstr(t2f_symbols_error(s), "/nonexistent/t2f/prog"));
+	t2f_symbols_free(s);
+}
+
+/* gnu/prog on disk where the trace recorded prog-v2: refused, naming both build-ids. */
+static void test_refused(void **state)
+{
+	static struct expect v2, prog;
+	char path[4200], exp[4300];
+	struct t2f_symbols *s = new_symbols(NULL);
+	struct t2f_symbol out = { .size = sizeof(out) };
+	struct t2f_refused r = { .size = sizeof(r) };
+	uint32_t id;
+
+	snprintf(exp, sizeof(exp), "%s/gnu/prog-v2.expect", root);
+	read_expect(exp, &v2);
+	snprintf(path, sizeof(path), "%s/gnu/prog", root);
+	snprintf(exp, sizeof(exp), "%s.expect", path);
+	read_expect(exp, &prog);
+	struct t2f_module m = { .size = sizeof(m), .path = path, .build_id = v2.build_id };
+
+	assert_int_equal(t2f_symbols_add_module(s, &m, &id), 0);
+	assert_int_equal(t2f_symbols_refusal_count(s, id), 0); /* not searched yet */
+	assert_int_equal(t2f_symbols_resolve(s, id, T2F_SPACE_ELF_VADDR, 0x1000, &out), 0);
+	assert_null(out.name);
+	assert_true(t2f_symbols_refusal_count(s, id) >= 1);
+	assert_int_equal(t2f_symbols_refusal(s, id, 0, &r), 0);
+	assert_string_equal(r.path, path);
+	assert_int_equal(r.reason, T2F_REFUSAL_BUILD_ID);
+	assert_string_equal(r.found_id, prog.build_id);
+	assert_string_equal(r.expected_id, v2.build_id);
+	assert_int_equal(t2f_symbols_refusal(s, id, 99, &r), -ERANGE);
+	assert_int_equal(t2f_symbols_refusal(s, id + 1, 0, &r), -EINVAL);
+	r.size = 0;
+	assert_int_equal(t2f_symbols_refusal(s, id, 0, &r), -EINVAL);
+	t2f_symbols_free(s);
+}
+
 static void test_bad_calls(void **state)
 {
 	struct t2f_symbols_options o = { .size = sizeof(o) };
@@ -227,6 +309,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_space),
 		cmocka_unit_test(test_by_build_id_and_misses),
+		cmocka_unit_test(test_each_function),
+		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_bad_calls),
 		cmocka_unit_test(test_demangle),
 	};
