@@ -304,6 +304,21 @@ T2F_API int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_modul
 T2F_API int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
 				uint64_t addr, struct t2f_symbol *out);
 
+/* One level of an inline chain. */
+struct t2f_source_frame {
+	const char *name;               /* demangled per the options; NULL when DWARF names none */
+	const char *file;               /* the source file, or NULL */
+	uint32_t line;                  /* 0 when unknown */
+};
+/* The functions whose code is at addr (in `space`) of module id, from the DWARF of its symbol
+ * file, innermost first: out[0] the innermost inlined function with the line of the address,
+ * each next one the function it was inlined into with the line of that call, the last the
+ * function that holds the code (as `addr2line -i -f` prints them); at most max. The number of
+ * frames (0: no DWARF covers the address), or -EINVAL, -ENOMEM. Strings stay valid until s is
+ * freed. */
+T2F_API int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
+				uint64_t addr, struct t2f_source_frame *out, size_t max);
+
 /* Why a candidate file was not used for a module. */
 enum t2f_refusal_reason {
 	T2F_REFUSAL_BUILD_ID = 1,       /* its build-id differs from the module's */

@@ -29,6 +29,7 @@ static int t2f_symbols_init(struct t2f_symbols *s, const struct t2f_symbols_opti
 	};
 	int err;
 
+	s->demangle = so.demangle;
 	s->msg = o->message ? t2f_msg_sink__open(o->message, o->message_ctx) : stderr;
 	if (!s->msg)
 		return -ENOMEM;
@@ -141,6 +142,44 @@ int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 	};
 	memcpy(out, &r, size);
 	return 0;
+}
+
+/* A DWARF name demangled per the options, interned in s->names; the raw name when it is not
+ * mangled; NULL for NULL. */
+static const char *t2f_symbols_name(struct t2f_symbols *s, const char *raw, int *err)
+{
+	char *pretty = raw ? t2f_demangle(raw, s->demangle) : NULL;
+	const char *name = pretty ? pretty : raw;
+	t2f_str_id id;
+
+	if (!name)
+		return NULL;
+	*err = t2f_strtab__intern(s->names, name, strlen(name), &id);
+	free(pretty);
+	return *err ? NULL : t2f_strtab__str(s->names, id, NULL);
+}
+
+int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
+			uint64_t addr, struct t2f_source_frame *out, size_t max)
+{
+	struct t2f_dwarf_frame frames[T2F_DWARF_MAX_DEPTH];
+	struct t2f_sym sym = { .elf_vaddr = addr };
+	int n, err = 0;
+
+	if (!s || (!out && max))
+		return -EINVAL;
+	if (space != T2F_SPACE_ELF_VADDR) {
+		err = t2f_symbols_lookup(s, module, space, addr, &sym);
+		if (err || (sym.miss != T2F_HIT && sym.miss != T2F_MISS_NOT_FOUND))
+			return err;
+	}
+	n = t2f_symbolizer__inlines(s->sym, module, sym.elf_vaddr, frames,
+				    max < T2F_DWARF_MAX_DEPTH ? max : T2F_DWARF_MAX_DEPTH);
+	for (int i = 0; i < n && !err; i++)
+		out[i] = (struct t2f_source_frame){ .name = t2f_symbols_name(s, frames[i].name, &err),
+						    .file = frames[i].file,
+						    .line = frames[i].line };
+	return err ? err : n;
 }
 
 char *t2f_demangle_name(const char *raw, bool params)

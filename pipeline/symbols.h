@@ -17,6 +17,7 @@ struct t2f_symbols {
 	struct t2f_diag *diag;
 	struct t2f_strtab *names;
 	struct t2f_symbolizer *sym;
+	enum t2f_demangle_mode demangle;
 	char *error;                /* the last failure's message of each_function, or NULL */
 };
 

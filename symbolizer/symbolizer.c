@@ -14,6 +14,7 @@
 
 #include "formats/grow.h"
 #include "formats/hashmap.h"
+#include "symbolizer/dwarf.h"
 #include "symbolizer/module_map.h"
 
 struct sym_file {
@@ -27,6 +28,8 @@ struct sym_file {
 	struct t2f_elf_module *binary; /* the same build's binary when the symbols come from another
 				        * file (a debug file): asked on a miss (PLT stubs), or NULL */
 	struct t2f_load_table table;
+	struct t2f_dwarf *dwarf;       /* the symbol file's DWARF, opened on first use, or NULL */
+	bool dwarf_tried;
 };
 
 struct sym_module {
@@ -165,6 +168,7 @@ void t2f_symbolizer__free(struct t2f_symbolizer *s)
 		free(s->files[i].path);
 		free(s->files[i].loads);
 		t2f_elf_module__free(s->files[i].binary);
+		t2f_dwarf__free(s->files[i].dwarf);
 		t2f_debug_result__free(&s->files[i].files);
 	}
 	for (int i = 0; i < OWN_N; i++)
@@ -599,6 +603,27 @@ int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mo
 		return 0;
 	}
 	return resolve_in_file(s, s->mods[mod].file, elf_vaddr, out);
+}
+
+int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
+			    struct t2f_dwarf_frame *out, size_t max)
+{
+	struct sym_file *f;
+	int err;
+
+	if (mod >= s->n_mods)
+		return -EINVAL;
+	f = &s->files[s->mods[mod].file];
+	err = file_search(s, f);
+	if (err || f->file_miss != T2F_HIT)
+		return err;
+	if (!f->dwarf_tried) {
+		f->dwarf_tried = true;
+		err = t2f_dwarf__open(t2f_elf_module__path(f->files.module), s->diag, &f->dwarf);
+		if (err == -ENOMEM)
+			return err;
+	}
+	return f->dwarf ? t2f_dwarf__lookup(f->dwarf, elf_vaddr, out, max) : 0;
 }
 
 const char *t2f_symbolizer__module_binary(const struct t2f_symbolizer *s, t2f_sym_module_id mod)

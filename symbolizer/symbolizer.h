@@ -34,6 +34,7 @@
 #include "formats/strtab.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/demangle.h"
+#include "symbolizer/dwarf.h"
 
 typedef uint32_t t2f_sym_module_id;
 
@@ -112,6 +113,12 @@ int t2f_symbolizer__resolve_file_off(struct t2f_symbolizer *s, t2f_sym_module_id
 /* An address already in the module's ELF space (the `resolve` command). */
 int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 				  uint64_t elf_vaddr, struct t2f_sym *out);
+
+/* The inline chain at elf_vaddr from the DWARF of the module's symbol file (symbolizer/dwarf.h):
+ * innermost first, raw names; strings valid until the symbolizer is freed. The number of
+ * frames (0: no file, no DWARF, or no function there), or -ENOMEM, -EINVAL (unknown id). */
+int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
+			    struct t2f_dwarf_frame *out, size_t max);
 
 /* Per module: the file used (NULL if none), and the refused candidates, for --stats. Empty
  * until the module's file was searched (its first resolve); NULL for an unknown id. */

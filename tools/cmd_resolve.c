@@ -29,6 +29,7 @@ enum resolve_opt {
 	RESOLVE_OPT_BUILD_ID,
 	RESOLVE_OPT_UNSAFE,
 	RESOLVE_OPT_DEMANGLE,
+	RESOLVE_OPT_INLINES,
 };
 
 static const struct option resolve_long_opts[] = {
@@ -37,6 +38,7 @@ static const struct option resolve_long_opts[] = {
 	{ "build-id", required_argument, NULL, RESOLVE_OPT_BUILD_ID },
 	{ "unsafe-build-id-match", no_argument, NULL, RESOLVE_OPT_UNSAFE },
 	{ "demangle", required_argument, NULL, RESOLVE_OPT_DEMANGLE },
+	{ "inlines", no_argument, NULL, RESOLVE_OPT_INLINES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -49,6 +51,7 @@ struct resolve_args {
 	const char *build_id;      /* hex, or NULL */
 	bool unsafe;
 	bool raw, no_params;       /* --demangle none, no-params */
+	bool inlines;              /* --inlines: the DWARF inline chain with file:line */
 	const char *file;
 	char **addrs;
 	int n_addrs;
@@ -69,6 +72,9 @@ static void resolve_help(FILE *f)
 	      "  --build-id HEX           the build-id FILE was recorded with (default: FILE's)\n"
 	      "  --unsafe-build-id-match  use files whose build-id cannot be verified\n"
 	      "  --demangle MODE          full (default) | no-params | none\n"
+	      "  --inlines                also print, from DWARF, the functions inlined at ADDR\n"
+	      "                           innermost first, one a line: ADDR<TAB>  function<TAB>\n"
+	      "                           file:line (the last is the function holding the code)\n"
 	      "\n"
 	      "Exit status: 0 all resolved, 1 some address not resolved, 2 usage error,\n"
 	      "3 FILE unreadable and no symbols found for it.\n",
@@ -119,6 +125,9 @@ static int parse_opt(struct resolve_args *a, int c, char **argv)
 		return 0;
 	case RESOLVE_OPT_DEMANGLE:
 		return parse_demangle(optarg, a);
+	case RESOLVE_OPT_INLINES:
+		a->inlines = true;
+		return 0;
 	case 'h':
 		a->help = true;
 		return 0;
@@ -210,6 +219,25 @@ static void print_sym(const char *addr, const struct t2f_symbol *sym, const char
 		printf("%s\t?? (%s)\t%s\n", addr, sym->miss, module);
 }
 
+/* --inlines: "ADDR<TAB>  function<TAB>file:line" per level, innermost first ("??" unknown). */
+static int print_inlines(struct t2f_symbols *s, uint32_t mod, const char *addr, uint64_t vaddr)
+{
+	struct t2f_source_frame f[64];
+	char vname[T2F_VISIBLE_MAX], vfile[T2F_VISIBLE_MAX];
+	int n = t2f_symbols_inlines(s, mod, T2F_SPACE_ELF_VADDR, vaddr, f, 64);
+
+	for (int i = 0; i < n; i++) {
+		printf("%s\t  %s\t%s:", addr,
+		       f[i].name ? t2f_utf8_visible(f[i].name, vname, sizeof(vname)) : "??",
+		       f[i].file ? t2f_utf8_visible(f[i].file, vfile, sizeof(vfile)) : "??");
+		if (f[i].line)
+			printf("%u\n", f[i].line);
+		else
+			puts("?");
+	}
+	return n < 0 ? n : 0;
+}
+
 struct resolve_run {
 	struct t2f_symbols *sym;
 	uint32_t mod;
@@ -274,6 +302,11 @@ static int resolve_all(struct resolve_run *r, const struct resolve_args *a)
 		}
 		print_sym(a->addrs[i], &sym, sym.file ? sym.file : a->file);
 		missed |= sym.miss != NULL;
+		err = a->inlines ? print_inlines(r->sym, r->mod, a->addrs[i], addr) : 0;
+		if (err) {
+			fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
+			return T2F_EXIT_IO;
+		}
 	}
 	return missed ? T2F_EXIT_INPUT : T2F_EXIT_OK;
 }

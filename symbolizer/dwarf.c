@@ -1,0 +1,424 @@
+/* symbolizer/dwarf.c: inline chains and lines from DWARF through libdw, indexed per unit. */
+#include "symbolizer/dwarf.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/grow.h"
+#include "formats/strtab.h"
+
+#define DW_NONE UINT32_MAX
+#define DW_MAX_NESTING 256       /* DIE tree depth walked; deeper children are not indexed */
+#define DW_MAX_RANGES 65536      /* address ranges kept per DIE */
+
+struct dw_range {                /* [lo, hi) of one DIE */
+	uint64_t lo, hi;
+	uint32_t die;
+	uint32_t depth;              /* of the DIE among the indexed ones (0: a subprogram) */
+};
+
+struct dw_func {                 /* a subprogram or inlined subroutine with code */
+	uint32_t parent;             /* the enclosing one, or DW_NONE */
+	uint32_t first, count;       /* its ranges: own[first .. first + count) */
+	bool inlined;                /* DW_TAG_inlined_subroutine */
+	const char *name;
+	const char *call_file;       /* inlined: where it was called from */
+	uint32_t call_line;
+};
+
+struct dw_unit {
+	Dwarf_Die cu;
+	uint64_t lo, hi;             /* one range of the unit (a unit with several has several) */
+	uint32_t index;              /* into units_by_off: the unit's state, shared by its ranges */
+};
+
+struct dw_index {                /* one unit, indexed on first use */
+	Dwarf_Die cu;
+	bool done;
+	const char *comp_dir;        /* DW_AT_comp_dir, or NULL */
+	struct dw_func *funcs;
+	size_t n_funcs, cap_funcs;
+	struct dw_range *own;        /* every function's ranges, in function order */
+	size_t n_ranges, cap_ranges;
+	struct dw_range *ranges;     /* the same sorted by (lo, depth) */
+	Dwarf_Files *files;
+	size_t n_files;
+};
+
+struct t2f_dwarf {
+	int fd;
+	Dwarf *dbg;
+	struct t2f_strtab *paths;    /* relative source paths joined to their unit's directory */
+	struct dw_unit *units;       /* every range of every unit, sorted by lo */
+	size_t n_units, cap_units;
+	struct dw_index *idx;        /* one per unit */
+	size_t n_idx, cap_idx;
+};
+
+/* ---- units ---- */
+
+static int dw_add_unit(struct t2f_dwarf *dw, Dwarf_Die *cu, uint32_t index, uint64_t lo,
+		       uint64_t hi)
+{
+	int err;
+
+	if (lo >= hi)
+		return 0;
+	err = t2f_grow((void **)&dw->units, &dw->cap_units, dw->n_units, 1, sizeof(*dw->units),
+		       64, SIZE_MAX / sizeof(*dw->units));
+	if (!err)
+		dw->units[dw->n_units++] = (struct dw_unit){ .cu = *cu, .lo = lo, .hi = hi,
+							     .index = index };
+	return err;
+}
+
+static int dw_unit_cmp(const void *a, const void *b)
+{
+	const struct dw_unit *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every unit's address ranges, once. */
+static int dw_scan_units(struct t2f_dwarf *dw)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int err = 0;
+
+	while (!err && dwarf_nextcu(dw->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t r = 0;
+		size_t kept = 0;
+		uint32_t index = (uint32_t)dw->n_idx;
+
+		if (dwarf_offdie(dw->dbg, off + hsize, &cu)) {
+			err = t2f_grow((void **)&dw->idx, &dw->cap_idx, dw->n_idx, 1,
+				       sizeof(*dw->idx), 64, UINT32_MAX - 1);
+			if (!err)
+				dw->idx[dw->n_idx++] = (struct dw_index){ .cu = cu };
+			while (!err && kept < DW_MAX_RANGES &&
+			       (r = dwarf_ranges(&cu, r, &base, &lo, &hi)) > 0) {
+				err = dw_add_unit(dw, &cu, index, lo, hi);
+				kept++;
+			}
+		}
+		off = next;
+	}
+	if (!err && dw->n_units)
+		qsort(dw->units, dw->n_units, sizeof(*dw->units), dw_unit_cmp);
+	return err;
+}
+
+/* The unit whose range holds addr, or NULL. Ranges of units do not overlap in sane DWARF; in
+ * other DWARF the latest-starting one is taken. */
+static struct dw_index *dw_unit_of(struct t2f_dwarf *dw, uint64_t addr)
+{
+	size_t lo = 0, hi = dw->n_units;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dw->units[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= dw->units[lo - 1].hi)
+		return NULL;
+	return &dw->idx[dw->units[lo - 1].index];
+}
+
+/* ---- one unit's index ---- */
+
+static const char *dw_str_attr(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, name, &a) ? dwarf_formstring(&a) : NULL;
+}
+
+static const char *dw_name(Dwarf_Die *die)
+{
+	const char *n = dw_str_attr(die, DW_AT_linkage_name);
+
+	if (!n)
+		n = dw_str_attr(die, DW_AT_MIPS_linkage_name);
+	return n ? n : dw_str_attr(die, DW_AT_name);
+}
+
+static uint64_t dw_udata(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v = 0;
+
+	if (!dwarf_attr(die, name, &a) || dwarf_formudata(&a, &v) != 0)
+		return 0;
+	return v;
+}
+
+static int dw_add_range(struct dw_index *u, uint32_t func, uint32_t depth, uint64_t lo,
+			uint64_t hi)
+{
+	int err = t2f_grow((void **)&u->own, &u->cap_ranges, u->n_ranges, 1, sizeof(*u->own), 64,
+			   UINT32_MAX - 1);
+
+	if (!err)
+		u->own[u->n_ranges++] = (struct dw_range){ .lo = lo, .hi = hi, .die = func,
+							   .depth = depth };
+	return err;
+}
+
+/* A subprogram or inlined subroutine: recorded with its ranges when it has code. *rec: its
+ * index, or DW_NONE when it has no code. */
+static int dw_add_func(struct dw_index *u, Dwarf_Die *die, bool inlined, uint32_t parent,
+		       uint32_t depth, uint32_t *rec)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t r = 0;
+	size_t before = u->n_ranges, kept = 0;
+	uint32_t id = (uint32_t)u->n_funcs;
+	uint64_t file;
+	int err = 0;
+
+	*rec = DW_NONE;
+	while (!err && kept < DW_MAX_RANGES && (r = dwarf_ranges(die, r, &base, &lo, &hi)) > 0) {
+		if (lo < hi)
+			err = dw_add_range(u, id, depth, lo, hi);
+		kept++;
+	}
+	if (err || u->n_ranges == before)
+		return err;
+	err = t2f_grow((void **)&u->funcs, &u->cap_funcs, u->n_funcs, 1, sizeof(*u->funcs), 64,
+		       UINT32_MAX - 1);
+	if (err)
+		return err;
+	file = inlined ? dw_udata(die, DW_AT_call_file) : 0;
+	u->funcs[id] = (struct dw_func){
+		.parent = parent,
+		.first = (uint32_t)before,
+		.count = (uint32_t)(u->n_ranges - before),
+		.inlined = inlined,
+		.name = dw_name(die),
+		.call_file = inlined && file < u->n_files ? dwarf_filesrc(u->files, file, NULL, NULL)
+			     : NULL,
+		.call_line = inlined ? (uint32_t)dw_udata(die, DW_AT_call_line) : 0,
+	};
+	u->n_funcs++;
+	*rec = id;
+	return 0;
+}
+
+struct dw_walk {                 /* one level of the DIE walk */
+	Dwarf_Die die;
+	uint32_t parent;             /* the nearest recorded function above, or DW_NONE */
+	uint32_t depth;
+};
+
+/* Every subprogram and inlined subroutine with code, depth first, without recursion. */
+static int dw_walk_unit(struct dw_index *u)
+{
+	struct dw_walk *stack = malloc(DW_MAX_NESTING * sizeof(*stack));
+	size_t top = 0;
+	int err = 0;
+
+	if (!stack)
+		return -ENOMEM;
+	if (dwarf_child(&u->cu, &stack[0].die) == 0) {
+		stack[0].parent = DW_NONE;
+		stack[0].depth = 0;
+		top = 1;
+	}
+	while (top && !err) {
+		struct dw_walk *w = &stack[top - 1];
+		int tag = dwarf_tag(&w->die);
+		uint32_t rec = DW_NONE, depth = w->depth;
+		Dwarf_Die child;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			err = dw_add_func(u, &w->die, tag == DW_TAG_inlined_subroutine, w->parent,
+					  w->depth, &rec);
+		if (!err && dwarf_child(&w->die, &child) == 0 && top < DW_MAX_NESTING) {
+			stack[top] = (struct dw_walk){ .die = child,
+						       .parent = rec != DW_NONE ? rec : w->parent,
+						       .depth = rec != DW_NONE ? depth + 1 : depth };
+			top++;
+			continue;
+		}
+		/* no children: the next sibling, here or of the nearest ancestor that has one */
+		while (top && dwarf_siblingof(&stack[top - 1].die, &stack[top - 1].die) != 0)
+			top--;
+	}
+	free(stack);
+	return err;
+}
+
+static int dw_range_cmp(const void *a, const void *b)
+{
+	const struct dw_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->depth < y->depth ? -1 : x->depth > y->depth;
+}
+
+static int dw_index_unit(struct dw_index *u)
+{
+	int err;
+
+	u->done = true;
+	u->comp_dir = dw_str_attr(&u->cu, DW_AT_comp_dir);
+	if (dwarf_getsrcfiles(&u->cu, &u->files, &u->n_files) != 0) {
+		u->files = NULL;
+		u->n_files = 0;
+	}
+	err = dw_walk_unit(u);
+	if (err || !u->n_ranges)
+		return err;
+	u->ranges = malloc(u->n_ranges * sizeof(*u->ranges));
+	if (!u->ranges)
+		return -ENOMEM;
+	memcpy(u->ranges, u->own, u->n_ranges * sizeof(*u->ranges));
+	qsort(u->ranges, u->n_ranges, sizeof(*u->ranges), dw_range_cmp);
+	return 0;
+}
+
+/* Whether one of func's ranges holds addr. */
+static bool dw_func_has(const struct dw_index *u, uint32_t func, uint64_t addr)
+{
+	const struct dw_func *f = &u->funcs[func];
+
+	for (uint32_t i = f->first; i < f->first + f->count; i++)
+		if (u->own[i].lo <= addr && addr < u->own[i].hi)
+			return true;
+	return false;
+}
+
+/* The innermost function whose code holds addr, or DW_NONE: the deepest range starting last at
+ * or before addr, or, when that one ended before addr, the nearest enclosing function that
+ * holds it (ranges nest: a range holding addr and starting before that one encloses it). */
+static uint32_t dw_innermost(const struct dw_index *u, uint64_t addr)
+{
+	size_t lo = 0, hi = u->n_ranges;
+	uint32_t f, steps = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return DW_NONE;
+	f = u->ranges[lo - 1].die;
+	while (f != DW_NONE && !dw_func_has(u, f, addr) && steps++ < DW_MAX_NESTING)
+		f = u->funcs[f].parent;
+	return steps > DW_MAX_NESTING ? DW_NONE : f;
+}
+
+/* ---- the chain ---- */
+
+/* A source path as addr2line shows it: a relative one joined to the unit's directory (kept in
+ * dw->paths). NULL stays NULL; the path as it is when out of memory. */
+static const char *dw_path(struct t2f_dwarf *dw, const struct dw_index *u, const char *file)
+{
+	char buf[4096];
+	t2f_str_id id;
+	int n;
+
+	if (!file || file[0] == '/' || !u->comp_dir)
+		return file;
+	n = snprintf(buf, sizeof(buf), "%s/%s", u->comp_dir, file);
+	if (n < 0 || (size_t)n >= sizeof(buf) || t2f_strtab__intern(dw->paths, buf, (size_t)n, &id))
+		return file;
+	return t2f_strtab__str(dw->paths, id, NULL);
+}
+
+int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf_frame *out,
+		      size_t max)
+{
+	struct dw_index *u = dw_unit_of(dw, elf_vaddr);
+	Dwarf_Line *line;
+	uint32_t f;
+	size_t n = 0;
+	int err, lineno = 0;
+
+	if (!u || !max)
+		return 0;
+	if (!u->done && (err = dw_index_unit(u)))
+		return err;
+	f = dw_innermost(u, elf_vaddr);
+	if (f == DW_NONE)
+		return 0;
+	line = dwarf_getsrc_die(&u->cu, elf_vaddr);
+	if (line)
+		dwarf_lineno(line, &lineno);
+	out[0] = (struct t2f_dwarf_frame){ .name = u->funcs[f].name,
+					   .file = line ? dw_path(dw, u, dwarf_linesrc(line, NULL, NULL))
+						   : NULL,
+					   .line = lineno > 0 ? (uint32_t)lineno : 0 };
+	/* each caller at the line of the call into the level inside it, out to the function */
+	for (n = 1; n < max && u->funcs[f].inlined && u->funcs[f].parent != DW_NONE; n++) {
+		const struct dw_func *in = &u->funcs[f];
+
+		out[n] = (struct t2f_dwarf_frame){ .name = u->funcs[in->parent].name,
+						   .file = dw_path(dw, u, in->call_file),
+						   .line = in->call_line };
+		f = in->parent;
+	}
+	return (int)n;
+}
+
+/* ---- the file ---- */
+
+int t2f_dwarf__open(const char *path, struct t2f_diag *d, struct t2f_dwarf **out)
+{
+	struct t2f_dwarf *dw = calloc(1, sizeof(*dw));
+	int err = 0;
+
+	*out = NULL;
+	if (!dw)
+		return -ENOMEM;
+	dw->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (dw->fd < 0) {
+		err = t2f_diag__error(d, -errno, path, 0, "cannot open: %s", strerror(errno));
+		free(dw);
+		return err;
+	}
+	dw->dbg = dwarf_begin(dw->fd, DWARF_C_READ);
+	if (dw->dbg)
+		err = t2f_strtab__new(&dw->paths) ?: dw_scan_units(dw);
+	if (err || !dw->dbg) {
+		t2f_dwarf__free(dw);
+		return err;
+	}
+	*out = dw;
+	return 0;
+}
+
+void t2f_dwarf__free(struct t2f_dwarf *dw)
+{
+	if (!dw)
+		return;
+	for (size_t i = 0; i < dw->n_idx; i++) {
+		free(dw->idx[i].funcs);
+		free(dw->idx[i].ranges);
+		free(dw->idx[i].own);
+	}
+	free(dw->idx);
+	free(dw->units);
+	t2f_strtab__free(dw->paths);
+	if (dw->dbg)
+		dwarf_end(dw->dbg);
+	close(dw->fd);
+	free(dw);
+}

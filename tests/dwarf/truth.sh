@@ -1,0 +1,121 @@
+#!/bin/sh
+# tests/dwarf/truth.sh: the inline chains and source lines of `trace2flame resolve --inlines`
+# against three oracles, on every instruction address inside a function (nm -S) of programs
+# built here with -O2 -g from fixtures/dwarf (C with static inline, C++ templates and lambdas):
+#  - elfutils `eu-addr2line -i -f -C` and `llvm-symbolizer`: every level's function, file and
+#    line (see compare: where they differ, agreeing with one of them);
+#  - binutils `addr2line -i -f -C`: every level's file and line. Its function names are not
+#    compared: it names the innermost level of a cloned function ("[clone .constprop.0]") by the
+#    clone's symbol, where the DWARF (and eu-addr2line, llvm-symbolizer) name the inlined
+#    function; and binutils 2.40 reads DWARF 5 file numbers one off, so it is asked about
+#    DWARF 4 builds only.
+# Addresses the oracle gives no line for (the C runtime's start files, built without -g) are
+# counted apart: trace2flame must give no chain there either. Passes when at least 99.9% of the
+# addresses with a line agree; prints the differences.
+#
+# usage: tests/dwarf/truth.sh TRACE2FLAME   (env: T2F_SOURCE_DIR)
+set -eu
+bin=$1
+src=${T2F_SOURCE_DIR:?}/fixtures/dwarf
+work=$(mktemp -d "${TMPDIR:-/tmp}/t2f-dwarf.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+failed=0
+
+# addrs PROG: the instructions inside a function's [value, value + size), not the padding
+# between functions, which no sample lands in.
+addrs() {
+	nm -S --defined-only "$1" | awk '$3 ~ /^[tTwW]$/ { print $1, $2 }' >"$1.funcs"
+	objdump -d --no-show-raw-insn -j .text "$1" |
+		sed -n 's/^ *\([0-9a-f][0-9a-f]*\):.*/\1/p' |
+		python3 -c '
+import sys
+funcs = [tuple(int(x, 16) for x in l.split()) for l in open(sys.argv[1])]
+for l in sys.stdin:
+    a = int(l, 16)
+    if any(v <= a < v + n for v, n in funcs):
+        print(hex(a))' "$1.funcs"
+}
+
+# compare LABEL T2F_OUTPUT EU LLVM [BINUTILS]: each address's chain must have the levels of
+# eu-addr2line's or of llvm-symbolizer's (they differ where sibling inlined calls share code:
+# each takes another one), level by level the same file, line and function as that oracle; the
+# outermost function may be named as either names it (eu-addr2line by DW_AT_name,
+# llvm-symbolizer by the demangled linkage name); with BINUTILS also binutils' files and lines.
+compare() {
+	python3 - "$@" <<'PY'
+import re, sys
+label, t2f, oracles = sys.argv[1], sys.argv[2], sys.argv[3:]
+
+def level(fn, fl):
+    fn = re.sub(r" inlined at .*", "", fn)
+    fl = re.sub(r" \(discriminator \d+\)$", "", fl)
+    m = re.fullmatch(r"(.*?):(\d+|\?)(?::\d+)?", fl)
+    f, l = (m.group(1), m.group(2)) if m else (fl, "?")
+    return (None if fn == "??" else fn, None if f == "??" else f,
+            None if l in ("?", "0") else int(l))
+
+def parse(path):  # "0xADDR" then pairs of lines (blank lines between addresses skipped)
+    out, cur = {}, None
+    lines = [l for l in open(path).read().splitlines() if l]
+    i = 0
+    while i < len(lines):
+        if re.fullmatch(r"0x[0-9a-f]+", lines[i]):
+            cur = int(lines[i], 16); out[cur] = []; i += 1; continue
+        out[cur].append(level(lines[i], lines[i + 1])); i += 2
+    return out
+
+eu, llvm = parse(oracles[0]), parse(oracles[1])
+binutils = parse(oracles[2]) if len(oracles) > 2 else None
+got = {}
+for l in open(t2f).read().splitlines():
+    p = l.split("\t")
+    if len(p) == 3 and p[1].startswith("  "):
+        got.setdefault(int(p[0], 16), []).append(level(p[1][2:], p[2]))
+lines_of = lambda c: [x[1:] for x in c]
+
+def agrees(a):
+    g, ok = got.get(a, []), False
+    outer = {(o.get(a) or [(None,)])[-1][0] for o in (eu, llvm)}
+    for o in (eu, llvm):
+        c = o.get(a, [])
+        if lines_of(g) == lines_of(c) and all(x[0] == y[0] for x, y in zip(g[:-1], c[:-1])):
+            ok |= not g or g[-1][0] in outer
+    return ok and (binutils is None or lines_of(g) == lines_of(binutils.get(a, [])))
+
+lined = [a for a, c in eu.items() if c and c[0][2] is not None]
+unlined = [a for a in eu if a not in lined]
+bad = [a for a in lined if not agrees(a)]
+extra = [a for a in unlined if got.get(a)]
+deep = sum(1 for a in lined if len(eu[a]) > 1)
+print(f"{label}: {len(lined) - len(bad)} of {len(lined)} addresses with a line agree "
+      f"({deep} in inlined code); {len(unlined)} without a line, {len(extra)} given a chain")
+for a in (bad + extra)[:10]:
+    print(f"  0x{a:x}\n    eu-addr2line:   {eu.get(a)}\n    llvm-symbolizer: {llvm.get(a)}"
+          f"\n    trace2flame:    {got.get(a)}")
+sys.exit(0 if lined and (len(lined) - len(bad)) * 1000 >= len(lined) * 999 and not extra else 1)
+PY
+}
+
+# check NAME DWARF_VERSION: PROG = $work/NAME-vVERSION, already built
+check() {
+	prog=$work/$1-v$2
+	addrs "$prog" >"$prog.addrs"
+	# exit 1 means some address had no symbol: the chains are still printed
+	xargs "$bin" resolve --inlines "$prog" <"$prog.addrs" >"$prog.t2f" || [ $? -eq 123 ]
+	eu-addr2line -i -f -C -a -e "$prog" <"$prog.addrs" >"$prog.eu"
+	llvm-symbolizer --obj="$prog" -a <"$prog.addrs" >"$prog.llvm"
+	a2l=
+	if [ "$2" = 4 ]; then
+		addr2line -i -f -C -a -e "$prog" <"$prog.addrs" >"$prog.a2l"
+		a2l=$prog.a2l
+	fi
+	compare "$1 DWARF $2" "$prog.t2f" "$prog.eu" "$prog.llvm" $a2l || failed=1
+}
+
+for v in 4 5; do
+	cc -O2 -g -gdwarf-$v -o "$work/inl-v$v" "$src/inl.c"
+	check inl $v
+	c++ -O2 -g -gdwarf-$v -o "$work/tmpl-v$v" "$src/tmpl.cc"
+	check tmpl $v
+done
+exit $failed
