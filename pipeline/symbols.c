@@ -179,6 +179,13 @@ int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 		out[i] = (struct t2f_source_frame){ .name = t2f_symbols_name(s, frames[i].name, &err),
 						    .file = frames[i].file,
 						    .line = frames[i].line };
+	/* Code no inlining reached, named in DWARF without a linkage name, or by no function (a
+	 * thunk): by its symbol, as a frame without DWARF is named ("{lambda()#1}::operator()"
+	 * rather than "operator()"). */
+	if (n == 1 && !frames[0].linkage && !err &&
+	    t2f_symbolizer__resolve_vaddr(s->sym, module, sym.elf_vaddr, &sym) == 0 &&
+	    sym.miss == T2F_HIT && sym.name)
+		out[0].name = t2f_strtab__str(s->names, sym.name, NULL);
 	return err ? err : n;
 }
 

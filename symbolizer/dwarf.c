@@ -27,6 +27,7 @@ struct dw_func {                 /* a subprogram or inlined subroutine with code
 	uint32_t parent;             /* the enclosing one, or DW_NONE */
 	uint32_t first, count;       /* its ranges: own[first .. first + count) */
 	bool inlined;                /* DW_TAG_inlined_subroutine */
+	bool linkage;                /* name is a linkage name */
 	const char *name;
 	const char *call_file;       /* inlined: where it was called from */
 	uint32_t call_line;
@@ -145,12 +146,15 @@ static const char *dw_str_attr(Dwarf_Die *die, unsigned name)
 	return dwarf_attr_integrate(die, name, &a) ? dwarf_formstring(&a) : NULL;
 }
 
-static const char *dw_name(Dwarf_Die *die)
+/* The linkage name (*linkage set), else DW_AT_name, through the abstract origin and the
+ * specification. */
+static const char *dw_name(Dwarf_Die *die, bool *linkage)
 {
 	const char *n = dw_str_attr(die, DW_AT_linkage_name);
 
 	if (!n)
 		n = dw_str_attr(die, DW_AT_MIPS_linkage_name);
+	*linkage = n != NULL;
 	return n ? n : dw_str_attr(die, DW_AT_name);
 }
 
@@ -185,6 +189,8 @@ static int dw_add_func(struct dw_index *u, Dwarf_Die *die, bool inlined, uint32_
 	ptrdiff_t r = 0;
 	size_t before = u->n_ranges, kept = 0;
 	uint32_t id = (uint32_t)u->n_funcs;
+	const char *name;
+	bool linkage;
 	uint64_t file;
 	int err = 0;
 
@@ -201,12 +207,14 @@ static int dw_add_func(struct dw_index *u, Dwarf_Die *die, bool inlined, uint32_
 	if (err)
 		return err;
 	file = inlined ? dw_udata(die, DW_AT_call_file) : 0;
+	name = dw_name(die, &linkage);
 	u->funcs[id] = (struct dw_func){
 		.parent = parent,
 		.first = (uint32_t)before,
 		.count = (uint32_t)(u->n_ranges - before),
 		.inlined = inlined,
-		.name = dw_name(die),
+		.linkage = linkage,
+		.name = name,
 		.call_file = inlined && file < u->n_files ? dwarf_filesrc(u->files, file, NULL, NULL)
 			     : NULL,
 		.call_line = inlined ? (uint32_t)dw_udata(die, DW_AT_call_line) : 0,
@@ -357,20 +365,24 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 	if (!u->done && (err = dw_index_unit(u)))
 		return err;
 	f = dw_innermost(u, elf_vaddr);
-	if (f == DW_NONE)
-		return 0;
 	line = dwarf_getsrc_die(&u->cu, elf_vaddr);
 	if (line)
 		dwarf_lineno(line, &lineno);
-	out[0] = (struct t2f_dwarf_frame){ .name = u->funcs[f].name,
+	if (f == DW_NONE && lineno <= 0)
+		return 0;
+	out[0] = (struct t2f_dwarf_frame){ .name = f != DW_NONE ? u->funcs[f].name : NULL,
+					   .linkage = f != DW_NONE && u->funcs[f].linkage,
 					   .file = line ? dw_path(dw, u, dwarf_linesrc(line, NULL, NULL))
 						   : NULL,
 					   .line = lineno > 0 ? (uint32_t)lineno : 0 };
+	if (f == DW_NONE)
+		return 1;
 	/* each caller at the line of the call into the level inside it, out to the function */
 	for (n = 1; n < max && u->funcs[f].inlined && u->funcs[f].parent != DW_NONE; n++) {
 		const struct dw_func *in = &u->funcs[f];
 
 		out[n] = (struct t2f_dwarf_frame){ .name = u->funcs[in->parent].name,
+						   .linkage = u->funcs[in->parent].linkage,
 						   .file = dw_path(dw, u, in->call_file),
 						   .line = in->call_line };
 		f = in->parent;

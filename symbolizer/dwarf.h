@@ -19,6 +19,7 @@
 #ifndef T2F_DWARF_H
 #define T2F_DWARF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,7 +28,9 @@
 struct t2f_dwarf;
 
 struct t2f_dwarf_frame {
-	const char *name;       /* raw; NULL when DWARF names none */
+	const char *name;       /* raw; NULL when DWARF names none (code of no function DIE, such
+				 * as a thunk: the line table still places it) */
+	bool linkage;           /* name is a linkage (mangled) name, not DW_AT_name */
 	const char *file;       /* source file of `line`; NULL when unknown */
 	uint32_t line;          /* 0 when unknown */
 };
@@ -40,7 +43,8 @@ int t2f_dwarf__open(const char *path, struct t2f_diag *d, struct t2f_dwarf **out
 void t2f_dwarf__free(struct t2f_dwarf *dw); /* NULL is fine */
 
 /* The chain at elf_vaddr, innermost first, into out[0..max): the number of frames (0 when no
- * unit's function covers the address), or -ENOMEM. */
+ * unit covers the address, or neither a function nor the line table does; one nameless frame
+ * with the line when only the line table does), or -ENOMEM. */
 int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf_frame *out,
 		      size_t max);
 
