@@ -7,15 +7,18 @@
  * .dynsym, .SUNW_ldynsym, MiniDebugInfo, compressed sections) listed by __each_symbol, lookups
  * at the first symbols' starts, ends and the byte past them and at the edges and middle of each
  * PT_LOAD (PLT stubs included), each hit's name demangled, each executable segment's mapping
- * turned into ELF addresses through the module_map arithmetic, and the file's CRC. Strict mode
+ * turned into ELF addresses through the module_map arithmetic, the file's CRC, and its DWARF:
+ * the inline chain and source line at each probed symbol (symbolizer/dwarf.h). Strict mode
  * (a corrupt table is an error, not a skipped table) for a quarter of the inputs; perf's symbol
  * rules (labels, objects, lookups through perf's tree) for half.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "symbolizer/demangle.h"
+#include "symbolizer/dwarf.h"
 #include "symbolizer/elf_module.h"
 #include "symbolizer/module_map.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -112,6 +115,35 @@ static void probe_loads(struct t2f_elf_module *m, enum t2f_demangle_mode mode)
 	}
 }
 
+/* The file's DWARF (symbolizer/dwarf.h): the inline chain at each probed symbol's start and
+ * middle and at h, every string of it read. */
+static void probe_dwarf(const char *path, const struct probe *pr, uint64_t h)
+{
+	struct t2f_dwarf_frame f[T2F_DWARF_MAX_DEPTH];
+	struct t2f_dwarf *dw = NULL;
+	struct t2f_diag *d = NULL;
+	size_t bytes = 0;
+
+	if (t2f_diag__new(NULL, &d))
+		abort();
+	if (t2f_dwarf__open(path, d, &dw) == 0 && dw) {
+		for (size_t i = 0; i <= 2 * pr->n; i++) {
+			uint64_t a = i == 2 * pr->n ? h
+				     : pr->value[i / 2] + (i % 2) * pr->size[i / 2] / 2;
+			size_t max = 1 + (size_t)(h >> (i % 32)) % T2F_DWARF_MAX_DEPTH;
+			int n = t2f_dwarf__lookup(dw, a, f, max);
+
+			FZ_CHECK(n >= -ENOMEM && n <= (int)max, "%d frames of at most %zu", n, max);
+			for (int k = 0; k < n; k++)
+				bytes += (f[k].name ? strlen(f[k].name) : 0) +
+					 (f[k].file ? strlen(f[k].file) : 0) + f[k].line % 2;
+		}
+	}
+	(void)bytes;
+	t2f_dwarf__free(dw);
+	t2f_diag__free(d);
+}
+
 static void probe_module(struct t2f_elf_module *m, const char *path, uint64_t h)
 {
 	enum t2f_demangle_mode mode = (enum t2f_demangle_mode)((h >> 8) % 3);
@@ -143,6 +175,7 @@ static void probe_module(struct t2f_elf_module *m, const char *path, uint64_t h)
 	probe_loads(m, mode);
 	lookup(m, h, mode);
 	FZ_CHECK(t2f_elf_file_crc32(path, &crc) == 0, "crc32 of the file failed");
+	probe_dwarf(path, &pr, h);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
