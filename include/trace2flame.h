@@ -299,8 +299,8 @@ T2F_API void t2f_symbols_free(struct t2f_symbols *s);
 T2F_API int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_module *m,
 				   uint32_t *id);
 /* The function at addr (in `space`) of module id. A miss is a result (out->miss), not an
- * error. 0, -EINVAL (unknown module or space, bad size), -ENOMEM. Strings stay valid until s
- * is freed. */
+ * error. 0, -EINVAL (unknown module or space, bad size), -ENOMEM. The strings stay valid until
+ * the next call on s. */
 T2F_API int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
 				uint64_t addr, struct t2f_symbol *out);
 
@@ -314,8 +314,8 @@ struct t2f_source_frame {
  * file, innermost first: out[0] the innermost inlined function with the line of the address,
  * each next one the function it was inlined into with the line of that call, the last the
  * function that holds the code (as `addr2line -i -f` prints them); at most max. The number of
- * frames (0: no DWARF covers the address), or -EINVAL, -ENOMEM. Strings stay valid until s is
- * freed. */
+ * frames (0: no DWARF covers the address), or -EINVAL, -ENOMEM. The strings stay valid until
+ * the next call on s. */
 T2F_API int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
 				uint64_t addr, struct t2f_source_frame *out, size_t max);
 

@@ -144,25 +144,25 @@ int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 	return 0;
 }
 
-/* A DWARF name demangled per the options, interned in s->names; the raw name when it is not
- * mangled; NULL for NULL. */
-static const char *t2f_symbols_name(struct t2f_symbols *s, const char *raw, int *err)
+/* A DWARF name demangled per the options (the raw name when it is not mangled), interned in
+ * s->names: *id, 0 for NULL. 0 or -ENOMEM. */
+static int t2f_symbols_name(struct t2f_symbols *s, const char *raw, t2f_str_id *id)
 {
 	char *pretty = raw ? t2f_demangle(raw, s->demangle) : NULL;
 	const char *name = pretty ? pretty : raw;
-	t2f_str_id id;
+	int err = name ? t2f_strtab__intern(s->names, name, strlen(name), id) : 0;
 
 	if (!name)
-		return NULL;
-	*err = t2f_strtab__intern(s->names, name, strlen(name), &id);
+		*id = 0;
 	free(pretty);
-	return *err ? NULL : t2f_strtab__str(s->names, id, NULL);
+	return err;
 }
 
 int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
 			uint64_t addr, struct t2f_source_frame *out, size_t max)
 {
 	struct t2f_dwarf_frame frames[T2F_DWARF_MAX_DEPTH];
+	t2f_str_id names[T2F_DWARF_MAX_DEPTH];
 	struct t2f_sym sym = { .elf_vaddr = addr };
 	int n, err = 0;
 
@@ -176,16 +176,19 @@ int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 	n = t2f_symbolizer__inlines(s->sym, module, sym.elf_vaddr, frames,
 				    max < T2F_DWARF_MAX_DEPTH ? max : T2F_DWARF_MAX_DEPTH);
 	for (int i = 0; i < n && !err; i++)
-		out[i] = (struct t2f_source_frame){ .name = t2f_symbols_name(s, frames[i].name, &err),
-						    .file = frames[i].file,
-						    .line = frames[i].line };
+		err = t2f_symbols_name(s, frames[i].name, &names[i]);
 	/* Code no inlining reached, named in DWARF without a linkage name, or by no function (a
 	 * thunk): by its symbol, as a frame without DWARF is named ("{lambda()#1}::operator()"
 	 * rather than "operator()"). */
 	if (n == 1 && !frames[0].linkage && !err &&
 	    t2f_symbolizer__resolve_vaddr(s->sym, module, sym.elf_vaddr, &sym) == 0 &&
 	    sym.miss == T2F_HIT && sym.name)
-		out[0].name = t2f_strtab__str(s->names, sym.name, NULL);
+		names[0] = sym.name;
+	/* pointers only now: interning may move the strings */
+	for (int i = 0; i < n && !err; i++)
+		out[i] = (struct t2f_source_frame){
+			.name = names[i] ? t2f_strtab__str(s->names, names[i], NULL) : NULL,
+			.file = frames[i].file, .line = frames[i].line };
 	return err ? err : n;
 }
 

@@ -6,12 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/arena.h"
 #include "formats/grow.h"
-#include "formats/strtab.h"
 
 #define DW_NONE UINT32_MAX
 #define DW_MAX_NESTING 256       /* DIE tree depth walked; deeper children are not indexed */
@@ -29,7 +30,7 @@ struct dw_func {                 /* a subprogram or inlined subroutine with code
 	bool inlined;                /* DW_TAG_inlined_subroutine */
 	bool linkage;                /* name is a linkage name */
 	const char *name;
-	const char *call_file;       /* inlined: where it was called from */
+	uint32_t call_file;          /* inlined: the file it was called from (index), or DW_NONE */
 	uint32_t call_line;
 };
 
@@ -42,7 +43,7 @@ struct dw_unit {
 struct dw_index {                /* one unit, indexed on first use */
 	Dwarf_Die cu;
 	bool done;
-	const char *comp_dir;        /* DW_AT_comp_dir, or NULL */
+	const char **paths;          /* per file index: its path as addr2line shows it */
 	struct dw_func *funcs;
 	size_t n_funcs, cap_funcs;
 	struct dw_range *own;        /* every function's ranges, in function order */
@@ -55,7 +56,7 @@ struct dw_index {                /* one unit, indexed on first use */
 struct t2f_dwarf {
 	int fd;
 	Dwarf *dbg;
-	struct t2f_strtab *paths;    /* relative source paths joined to their unit's directory */
+	struct t2f_arena *arena;     /* the units' source paths, joined to their directories */
 	struct dw_unit *units;       /* every range of every unit, sorted by lo */
 	size_t n_units, cap_units;
 	struct dw_index *idx;        /* one per unit */
@@ -215,8 +216,7 @@ static int dw_add_func(struct dw_index *u, Dwarf_Die *die, bool inlined, uint32_
 		.inlined = inlined,
 		.linkage = linkage,
 		.name = name,
-		.call_file = inlined && file < u->n_files ? dwarf_filesrc(u->files, file, NULL, NULL)
-			     : NULL,
+		.call_file = inlined && file < u->n_files ? (uint32_t)file : DW_NONE,
 		.call_line = inlined ? (uint32_t)dw_udata(die, DW_AT_call_line) : 0,
 	};
 	u->n_funcs++;
@@ -277,17 +277,42 @@ static int dw_range_cmp(const void *a, const void *b)
 	return x->depth < y->depth ? -1 : x->depth > y->depth;
 }
 
-static int dw_index_unit(struct dw_index *u)
+/* Every file of the unit as addr2line shows it: a relative path joined to the unit's
+ * directory. Kept in the arena (stable). */
+static int dw_unit_paths(struct t2f_dwarf *dw, struct dw_index *u)
+{
+	const char *dir = dw_str_attr(&u->cu, DW_AT_comp_dir);
+
+	if (dwarf_getsrcfiles(&u->cu, &u->files, &u->n_files) != 0 || !u->n_files) {
+		u->files = NULL;
+		u->n_files = 0;
+		return 0;
+	}
+	if (u->n_files > UINT32_MAX - 1)
+		u->n_files = UINT32_MAX - 1;
+	u->paths = t2f_arena__alloc(dw->arena, u->n_files * sizeof(*u->paths));
+	if (!u->paths)
+		return -ENOMEM;
+	for (size_t i = 0; i < u->n_files; i++) {
+		const char *f = dwarf_filesrc(u->files, i, NULL, NULL);
+		size_t len = f && dir && f[0] != '/' ? strlen(dir) + 1 + strlen(f) : 0;
+		char *joined = len ? t2f_arena__alloc(dw->arena, len + 1) : NULL;
+
+		if (len && !joined)
+			return -ENOMEM;
+		if (joined)
+			snprintf(joined, len + 1, "%s/%s", dir, f);
+		u->paths[i] = joined ? joined : f;
+	}
+	return 0;
+}
+
+static int dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u)
 {
 	int err;
 
 	u->done = true;
-	u->comp_dir = dw_str_attr(&u->cu, DW_AT_comp_dir);
-	if (dwarf_getsrcfiles(&u->cu, &u->files, &u->n_files) != 0) {
-		u->files = NULL;
-		u->n_files = 0;
-	}
-	err = dw_walk_unit(u);
+	err = dw_unit_paths(dw, u) ?: dw_walk_unit(u);
 	if (err || !u->n_ranges)
 		return err;
 	u->ranges = malloc(u->n_ranges * sizeof(*u->ranges));
@@ -335,20 +360,15 @@ static uint32_t dw_innermost(const struct dw_index *u, uint64_t addr)
 
 /* ---- the chain ---- */
 
-/* A source path as addr2line shows it: a relative one joined to the unit's directory (kept in
- * dw->paths). NULL stays NULL; the path as it is when out of memory. */
-static const char *dw_path(struct t2f_dwarf *dw, const struct dw_index *u, const char *file)
+/* The path of a line table row: the unit's file it names. */
+static const char *dw_line_path(const struct dw_index *u, Dwarf_Line *line)
 {
-	char buf[4096];
-	t2f_str_id id;
-	int n;
+	Dwarf_Files *files;
+	size_t idx;
 
-	if (!file || file[0] == '/' || !u->comp_dir)
-		return file;
-	n = snprintf(buf, sizeof(buf), "%s/%s", u->comp_dir, file);
-	if (n < 0 || (size_t)n >= sizeof(buf) || t2f_strtab__intern(dw->paths, buf, (size_t)n, &id))
-		return file;
-	return t2f_strtab__str(dw->paths, id, NULL);
+	if (dwarf_line_file(line, &files, &idx) == 0 && files == u->files && idx < u->n_files)
+		return u->paths[idx];
+	return dwarf_linesrc(line, NULL, NULL);
 }
 
 int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf_frame *out,
@@ -362,7 +382,7 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 
 	if (!u || !max)
 		return 0;
-	if (!u->done && (err = dw_index_unit(u)))
+	if (!u->done && (err = dw_index_unit(dw, u)))
 		return err;
 	f = dw_innermost(u, elf_vaddr);
 	line = dwarf_getsrc_die(&u->cu, elf_vaddr);
@@ -372,8 +392,7 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 		return 0;
 	out[0] = (struct t2f_dwarf_frame){ .name = f != DW_NONE ? u->funcs[f].name : NULL,
 					   .linkage = f != DW_NONE && u->funcs[f].linkage,
-					   .file = line ? dw_path(dw, u, dwarf_linesrc(line, NULL, NULL))
-						   : NULL,
+					   .file = line ? dw_line_path(u, line) : NULL,
 					   .line = lineno > 0 ? (uint32_t)lineno : 0 };
 	if (f == DW_NONE)
 		return 1;
@@ -383,7 +402,8 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 
 		out[n] = (struct t2f_dwarf_frame){ .name = u->funcs[in->parent].name,
 						   .linkage = u->funcs[in->parent].linkage,
-						   .file = dw_path(dw, u, in->call_file),
+						   .file = in->call_file != DW_NONE
+							   ? u->paths[in->call_file] : NULL,
 						   .line = in->call_line };
 		f = in->parent;
 	}
@@ -408,7 +428,7 @@ int t2f_dwarf__open(const char *path, struct t2f_diag *d, struct t2f_dwarf **out
 	}
 	dw->dbg = dwarf_begin(dw->fd, DWARF_C_READ);
 	if (dw->dbg)
-		err = t2f_strtab__new(&dw->paths) ?: dw_scan_units(dw);
+		err = t2f_arena__new(&dw->arena) ?: dw_scan_units(dw);
 	if (err || !dw->dbg) {
 		t2f_dwarf__free(dw);
 		return err;
@@ -428,7 +448,7 @@ void t2f_dwarf__free(struct t2f_dwarf *dw)
 	}
 	free(dw->idx);
 	free(dw->units);
-	t2f_strtab__free(dw->paths);
+	t2f_arena__free(dw->arena);
 	if (dw->dbg)
 		dwarf_end(dw->dbg);
 	close(dw->fd);
