@@ -35,9 +35,9 @@ struct dw_func {                 /* a subprogram or inlined subroutine with code
 };
 
 struct dw_unit {
-	Dwarf_Die cu;
-	uint64_t lo, hi;             /* one range of the unit (a unit with several has several) */
-	uint32_t index;              /* into units_by_off: the unit's state, shared by its ranges */
+	uint64_t lo, hi;             /* one range of the unit (a unit with several has several);
+				      * lo first, as in dw_range (dw_last_at) */
+	uint32_t index;              /* into idx: the unit's state, shared by its ranges */
 };
 
 struct dw_index {                /* one unit, indexed on first use */
@@ -65,8 +65,26 @@ struct t2f_dwarf {
 
 /* ---- units ---- */
 
-static int dw_add_unit(struct t2f_dwarf *dw, Dwarf_Die *cu, uint32_t index, uint64_t lo,
-		       uint64_t hi)
+/* How many of the n records at base (each `size` bytes, sorted by a leading uint64_t lo) start
+ * at or before addr: the last of them is at that count - 1. */
+static size_t dw_last_at(const void *base, size_t n, size_t size, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t start;
+
+		memcpy(&start, (const char *)base + mid * size, sizeof(start));
+		if (start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int dw_add_unit(struct t2f_dwarf *dw, uint32_t index, uint64_t lo, uint64_t hi)
 {
 	int err;
 
@@ -75,8 +93,7 @@ static int dw_add_unit(struct t2f_dwarf *dw, Dwarf_Die *cu, uint32_t index, uint
 	err = t2f_grow((void **)&dw->units, &dw->cap_units, dw->n_units, 1, sizeof(*dw->units),
 		       64, SIZE_MAX / sizeof(*dw->units));
 	if (!err)
-		dw->units[dw->n_units++] = (struct dw_unit){ .cu = *cu, .lo = lo, .hi = hi,
-							     .index = index };
+		dw->units[dw->n_units++] = (struct dw_unit){ .lo = lo, .hi = hi, .index = index };
 	return err;
 }
 
@@ -108,7 +125,7 @@ static int dw_scan_units(struct t2f_dwarf *dw)
 				dw->idx[dw->n_idx++] = (struct dw_index){ .cu = cu };
 			while (!err && kept < DW_MAX_RANGES &&
 			       (r = dwarf_ranges(&cu, r, &base, &lo, &hi)) > 0) {
-				err = dw_add_unit(dw, &cu, index, lo, hi);
+				err = dw_add_unit(dw, index, lo, hi);
 				kept++;
 			}
 		}
@@ -123,16 +140,8 @@ static int dw_scan_units(struct t2f_dwarf *dw)
  * other DWARF the latest-starting one is taken. */
 static struct dw_index *dw_unit_of(struct t2f_dwarf *dw, uint64_t addr)
 {
-	size_t lo = 0, hi = dw->n_units;
+	size_t lo = dw_last_at(dw->units, dw->n_units, sizeof(*dw->units), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (dw->units[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || addr >= dw->units[lo - 1].hi)
 		return NULL;
 	return &dw->idx[dw->units[lo - 1].index];
@@ -339,17 +348,9 @@ static bool dw_func_has(const struct dw_index *u, uint32_t func, uint64_t addr)
  * holds it (ranges nest: a range holding addr and starting before that one encloses it). */
 static uint32_t dw_innermost(const struct dw_index *u, uint64_t addr)
 {
-	size_t lo = 0, hi = u->n_ranges;
+	size_t lo = dw_last_at(u->ranges, u->n_ranges, sizeof(*u->ranges), addr);
 	uint32_t f, steps = 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->ranges[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return DW_NONE;
 	f = u->ranges[lo - 1].die;
@@ -412,6 +413,24 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 
 /* ---- the file ---- */
 
+void t2f_dwarf__free(struct t2f_dwarf *dw)
+{
+	if (!dw)
+		return;
+	for (size_t i = 0; i < dw->n_idx; i++) {
+		free(dw->idx[i].funcs);
+		free(dw->idx[i].ranges);
+		free(dw->idx[i].own);
+	}
+	free(dw->idx);
+	free(dw->units);
+	t2f_arena__free(dw->arena);
+	if (dw->dbg)
+		dwarf_end(dw->dbg);
+	close(dw->fd);
+	free(dw);
+}
+
 int t2f_dwarf__open(const char *path, struct t2f_diag *d, struct t2f_dwarf **out)
 {
 	struct t2f_dwarf *dw = calloc(1, sizeof(*dw));
@@ -429,28 +448,9 @@ int t2f_dwarf__open(const char *path, struct t2f_diag *d, struct t2f_dwarf **out
 	dw->dbg = dwarf_begin(dw->fd, DWARF_C_READ);
 	if (dw->dbg)
 		err = t2f_arena__new(&dw->arena) ?: dw_scan_units(dw);
-	if (err || !dw->dbg) {
+	if (err || !dw->dbg)
 		t2f_dwarf__free(dw);
-		return err;
-	}
-	*out = dw;
-	return 0;
-}
-
-void t2f_dwarf__free(struct t2f_dwarf *dw)
-{
-	if (!dw)
-		return;
-	for (size_t i = 0; i < dw->n_idx; i++) {
-		free(dw->idx[i].funcs);
-		free(dw->idx[i].ranges);
-		free(dw->idx[i].own);
-	}
-	free(dw->idx);
-	free(dw->units);
-	t2f_arena__free(dw->arena);
-	if (dw->dbg)
-		dwarf_end(dw->dbg);
-	close(dw->fd);
-	free(dw);
+	else
+		*out = dw;
+	return err;
 }

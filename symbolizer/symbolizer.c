@@ -587,36 +587,34 @@ int t2f_symbolizer__resolve_file_off(struct t2f_symbolizer *s, t2f_sym_module_id
 int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 				  uint64_t elf_vaddr, struct t2f_sym *out)
 {
-	struct sym_file *f;
-	int err;
+	const struct sym_module *m;
+	const struct sym_file *f;
+	int err = module_ready(s, mod, &m);
 
-	if (mod >= s->n_mods)
-		return -EINVAL;
-	f = &s->files[s->mods[mod].file];
-	err = file_search(s, f);
 	if (err)
 		return err;
+	f = &s->files[m->file];
 	memset(out, 0, sizeof(*out));
 	out->elf_vaddr = elf_vaddr;
 	if (f->file_miss != T2F_HIT) {
 		out->miss = f->file_miss;
 		return 0;
 	}
-	return resolve_in_file(s, s->mods[mod].file, elf_vaddr, out);
+	return resolve_in_file(s, m->file, elf_vaddr, out);
 }
 
 int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
 			    struct t2f_dwarf_frame *out, size_t max)
 {
+	const struct sym_module *m;
 	struct sym_file *f;
-	int err;
+	int err = module_ready(s, mod, &m);
 
-	if (mod >= s->n_mods)
-		return -EINVAL;
-	f = &s->files[s->mods[mod].file];
-	err = file_search(s, f);
-	if (err || f->file_miss != T2F_HIT)
+	if (err)
 		return err;
+	f = &s->files[m->file];
+	if (f->file_miss != T2F_HIT)
+		return 0;
 	if (!f->dwarf_tried) {
 		f->dwarf_tried = true;
 		err = t2f_dwarf__open(t2f_elf_module__path(f->files.module), s->diag, &f->dwarf);
