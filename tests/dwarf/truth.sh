@@ -8,9 +8,10 @@
 #    (binutils 2.40 reads DWARF 5 file numbers one off); its function names count as one of the
 #    three namings (it alone names the innermost level of a cloned function by the clone's
 #    symbol, "[clone .constprop.0]", where the DWARF names the inlined function).
-# Addresses the oracle gives no line for (the C runtime's start files, built without -g) are
-# counted apart: trace2flame must give no chain there either. Passes when at least 99.9% of the
-# addresses with a line agree; prints the differences.
+# Addresses eu-addr2line places in no source file (the C runtime's start files, built without
+# -g) are counted apart: trace2flame must give no chain there either. Passes when at least
+# 99.9% of the addresses in a source file agree; prints the differences. Rust (when rustc is
+# there): the crate's own functions, not the standard library linked in.
 #
 # usage: tests/dwarf/truth.sh TRACE2FLAME   (env: T2F_SOURCE_DIR)
 set -eu
@@ -20,10 +21,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/t2f-dwarf.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 failed=0
 
-# addrs PROG: the instructions inside a function's [value, value + size), not the padding
-# between functions, which no sample lands in.
+# addrs PROG [PREFIX]: the instructions inside a function's [value, value + size), not the
+# padding between functions, which no sample lands in; only functions whose symbol starts with
+# PREFIX when given.
 addrs() {
-	nm -S --defined-only "$1" | awk '$3 ~ /^[tTwW]$/ { print $1, $2 }' >"$1.funcs"
+	nm -S --defined-only "$1" |
+		awk -v p="${2:-}" '$3 ~ /^[tTwW]$/ && index($4, p) == 1 { print $1, $2 }' >"$1.funcs"
 	objdump -d --no-show-raw-insn -j .text "$1" |
 		sed -n 's/^ *\([0-9a-f][0-9a-f]*\):.*/\1/p' |
 		python3 -c '
@@ -86,13 +89,13 @@ def agrees(a):
     ok = ok and all(name_ok(g, i) for i in range(len(g)))
     return ok and (not binutils_lines or lines_of(g) == lines_of(binutils.get(a, [])))
 
-lined = [a for a, c in eu.items() if c and c[0][2] is not None]
+lined = [a for a, c in eu.items() if c and c[0][1] is not None]  # placed in a source file
 unlined = [a for a in eu if a not in lined]
 bad = [a for a in lined if not agrees(a)]
 extra = [a for a in unlined if got.get(a)]
-deep = sum(1 for a in lined if len(eu[a]) > 1)
-print(f"{label}: {len(lined) - len(bad)} of {len(lined)} addresses with a line agree "
-      f"({deep} in inlined code); {len(unlined)} without a line, {len(extra)} given a chain")
+deep = sum(1 for a in lined if max(len(eu[a]), len(llvm.get(a, []))) > 1)
+print(f"{label}: {len(lined) - len(bad)} of {len(lined)} addresses in a source file agree "
+      f"({deep} in inlined code); {len(unlined)} in none, {len(extra)} of them given a chain")
 for a in (bad + extra)[:10]:
     print(f"  0x{a:x}\n    eu-addr2line:   {eu.get(a)}\n    llvm-symbolizer: {llvm.get(a)}"
           f"\n    trace2flame:    {got.get(a)}")
@@ -100,10 +103,10 @@ sys.exit(0 if lined and (len(lined) - len(bad)) * 1000 >= len(lined) * 999 and n
 PY
 }
 
-# check NAME DWARF_VERSION: PROG = $work/NAME-vVERSION, already built
+# check NAME DWARF_VERSION [PREFIX]: PROG = $work/NAME-vVERSION, already built
 check() {
 	prog=$work/$1-v$2
-	addrs "$prog" >"$prog.addrs"
+	addrs "$prog" "${3:-}" >"$prog.addrs"
 	# exit 1 means some address had no symbol: the chains are still printed
 	xargs "$bin" resolve --inlines "$prog" <"$prog.addrs" >"$prog.t2f" || [ $? -eq 123 ]
 	eu-addr2line -i -f -C -a -e "$prog" <"$prog.addrs" >"$prog.eu"
@@ -120,4 +123,8 @@ for v in 4 5; do
 	c++ -O2 -g -gdwarf-$v -o "$work/tmpl-v$v" "$src/tmpl.cc"
 	check tmpl $v
 done
+if command -v rustc >/dev/null; then
+	rustc -C opt-level=2 -g -o "$work/rust-v4" "$src/inl.rs"
+	check rust 4 _ZN3inl
+fi
 exit $failed
