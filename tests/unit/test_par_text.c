@@ -1,7 +1,7 @@
 /* tests/unit/test_par_text.c: writers/par_text.c — pieces written in job order whatever the
  * number of threads, the piece buffers' first room (none, small, huge pages) and however unequal
- * the pieces (one outgrows a huge buffer); a piece's error stops the run (no hang, no piece made
- * after it); zero jobs. */
+ * the pieces (one outgrows a huge buffer); a piece's error stops the run (no hang, no piece
+ * written after it, at most a ring of pieces made); zero jobs. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -124,8 +124,11 @@ static void test_error_stops(void **state)
 
 		assert_int_equal(err, -EIO);
 		assert_null(strstr(got, "\n701:")); /* nothing after the failed piece is written */
-		/* workers already inside a later job may finish it, but claim none after the error */
-		assert_true(made_after <= threads[t]);
+		/* Jobs after the failing one may start between its return and the error being
+		 * recorded (more than one a thread when a worker is descheduled there, as on a
+		 * loaded machine), but never past the ring of pieces the writer has not freed:
+		 * 3 a thread (writers/par_text.c), and the writer frees none after the error. */
+		assert_true(made_after <= 3 * threads[t]);
 		free(got);
 	}
 }
