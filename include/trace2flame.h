@@ -121,6 +121,8 @@ struct t2f_options {
 	const char *buildids;           /* a `perf buildid-list` file, or NULL */
 	const char *kallsyms;           /* a kallsyms file for kernel frames, or NULL */
 	const char *perf_map_dir;       /* where perf-PID.map files are, or NULL: as recorded */
+	bool offline;                   /* never fetch debug files from the debuginfod servers of
+					 * DEBUGINFOD_URLS (fetched when not found locally) */
 };
 
 /* SVG colors. */
@@ -261,6 +263,7 @@ struct t2f_symbols_options {
 	bool unsafe_build_id_match;
 	t2f_message_fn message;         /* NULL: stderr */
 	void *message_ctx;
+	bool offline;                   /* never fetch from DEBUGINFOD_URLS' servers */
 };
 
 /* The spaces an address may be in. */

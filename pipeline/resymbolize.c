@@ -497,6 +497,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	struct t2f_symbolizer_opts so = {
 		.demangle = o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL,
 		.perf_rules = o->perf_rules,
+		.debuginfod = !o->offline,
 		.find = { .debug_dirs = o->debug_dirs,
 			  .unsafe_build_id_match = o->unsafe_build_id_match },
 	};
@@ -735,6 +736,19 @@ static uint32_t t2f_resym_skipped(const struct t2f_resym *r)
 	return n;
 }
 
+/* What the debuginfod servers gave, when DEBUGINFOD_URLS named one and --offline was not given. */
+static void t2f_resym_print_fetches(FILE *f, const struct t2f_debuginfod_stats *st)
+{
+	if (!st)
+		return;
+	fprintf(f, "debuginfod: %" PRIu64 " debug files fetched (or in its cache), %" PRIu64
+		" not on the servers, %" PRIu64 " fetches failed", st->fetched, st->missing,
+		st->failed);
+	if (st->err)
+		fprintf(f, " (last: %s)", t2f_strerror(st->err));
+	fputc('\n', f);
+}
+
 void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 {
 	uint32_t skipped;
@@ -753,6 +767,7 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 		else
 			t2f_resym_print_text_mod(f, r, &r->mods[i]);
 	}
+	t2f_resym_print_fetches(f, r->sym ? t2f_symbolizer__debuginfod(r->sym) : NULL);
 }
 
 #define T2F_RESYM_WARN_MODULES 5 /* modules with refused files named one a line */

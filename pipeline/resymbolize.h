@@ -66,6 +66,7 @@ struct t2f_resym_opts {
 					  * (collapsed output, as perf prints); else in full */
 	const char *kallsyms;            /* --kallsyms FILE, or NULL: kernel frames left as printed */
 	const char *perf_map_dir;        /* --perf-map-dir DIR, or NULL: the printed map path */
+	bool offline;                    /* never fetch debug files from debuginfod servers */
 	bool perf_rules;                 /* choose symbols as perf does (symbolizer.h) */
 	bool nettrace;                   /* a nettrace input was read: see below */
 	int64_t trust_by;                /* recorded on this machine, finished at this time (seconds

@@ -148,6 +148,7 @@ static void t2f_session_resym_opts(struct t2f_session *s)
 		.kallsyms = o->kallsyms,
 		.perf_map_dir = o->perf_map_dir,
 		.perf_rules = o->symbol_rules == T2F_RULES_PERF,
+		.offline = o->offline,
 	};
 }
 

@@ -26,6 +26,7 @@ static int t2f_symbols_init(struct t2f_symbols *s, const struct t2f_symbols_opti
 		.demangle = o->raw_names ? T2F_DEMANGLE_NONE
 			    : o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL,
 		.perf_rules = o->rules == T2F_RULES_PERF,
+		.debuginfod = !o->offline,
 	};
 	int err;
 

@@ -636,11 +636,26 @@ static int refuse_unverifiable(struct finder *f)
 	return err ? err : refuse(f, f->binary_path, T2F_REFUSED_NO_BUILD_ID, "");
 }
 
+/* Last: the debug file from the debuginfod servers, into their cache, verified as any. */
+static int step_fetch(struct finder *f)
+{
+	char *path = NULL;
+	int r;
+
+	if (!f->o->fetch || !f->ref_len)
+		return 0;
+	if (t2f_debuginfod__fetch(f->o->fetch, f->ref_id, f->ref_len, &path) != 0)
+		return 0; /* counted; the search ends without it */
+	r = try_path(f, path, NULL);
+	free(path);
+	return r;
+}
+
 static int search(struct finder *f)
 {
 	int (*const steps[])(struct finder *) = {
 		step_debug_dirs, step_debuginfod, step_perf_cache, step_debuglink, step_symbol_dirs,
-		step_binary,
+		step_binary, step_fetch,
 	};
 	int r = 0;
 

@@ -15,7 +15,9 @@
  *     DIR/<file name>/elf-buildid-<id>/<file name>; <id> is lowercase hex padded with zero bytes
  *     to 20 bytes as the convention says, and also tried unpadded as PerfView writes it; the file
  *     name as recorded, then lowercased), and DIR/<file name> (a directory of copied binaries)
- *  5. the binary itself at its recorded path.
+ *  5. the binary itself at its recorded path;
+ *  6. when opts.fetch is set and no candidate was taken: the debuginfod servers
+ *     (debuginfod.h), by build-id, into their cache.
  * A candidate that does not exist is not a refusal: it is skipped (counted in n_missing).
  * A candidate that exists but whose build-id differs from the module's (or, for a debuglink
  * candidate, whose CRC differs) is refused and recorded with both ids; the search goes on. A
@@ -43,6 +45,7 @@
 #include <stdint.h>
 
 #include "formats/diag.h"
+#include "symbolizer/debuginfod.h"
 #include "symbolizer/elf_module.h"
 
 struct t2f_debug_find_opts {
@@ -55,6 +58,9 @@ struct t2f_debug_find_opts {
 					   * then OBJECT symbols count as symbols too */
 	struct t2f_decode_budget *budget; /* the decompression budget every file opened shares
 					   * (elf_module.h; borrowed), or NULL: per-file limit only */
+	struct t2f_debuginfod *fetch;     /* when no local candidate is taken, the debug file is
+					   * fetched from the servers (debuginfod.h; borrowed), or
+					   * NULL: never */
 };
 
 enum t2f_refusal {

@@ -135,7 +135,9 @@ static int copy_opts(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts 
 	s->find.debug_dirs = (const char *const *)s->own[OWN_DEBUG_DIRS];
 	s->find.symbol_dirs = (const char *const *)s->own[OWN_SYMBOL_DIRS];
 	s->find.debuginfod_cache = s->own[OWN_CACHE] ? s->own[OWN_CACHE][0] : NULL;
-	return 0;
+	s->find.fetch = NULL;
+	/* without libdebuginfod there is nothing to fetch with: as offline */
+	return o->debuginfod && t2f_debuginfod__new(&s->find.fetch) == -ENOMEM ? -ENOMEM : 0;
 }
 
 int t2f_symbolizer__new(const struct t2f_symbolizer_opts *opts, struct t2f_strtab *names,
@@ -180,6 +182,7 @@ void t2f_symbolizer__free(struct t2f_symbolizer *s)
 	t2f_hashmap__free(s->file_index);
 	t2f_hashmap__free(s->memo_index);
 	t2f_hashmap__free(s->name_index);
+	t2f_debuginfod__free(s->find.fetch);
 	free(s);
 }
 
@@ -622,6 +625,11 @@ int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uin
 			return err;
 	}
 	return f->dwarf ? t2f_dwarf__lookup(f->dwarf, elf_vaddr, out, max) : 0;
+}
+
+const struct t2f_debuginfod_stats *t2f_symbolizer__debuginfod(const struct t2f_symbolizer *s)
+{
+	return s->find.fetch ? t2f_debuginfod__stats(s->find.fetch) : NULL;
 }
 
 const char *t2f_symbolizer__module_binary(const struct t2f_symbolizer *s, t2f_sym_module_id mod)

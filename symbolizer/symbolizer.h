@@ -61,6 +61,8 @@ struct t2f_symbolizer_opts {
 				     * 0: T2F_DECODE_MODULE_MAX (128 MiB) */
 	uint64_t decode_run_max;    /* bytes the files of this symbolizer may decompress together;
 				     * 0: T2F_DECODE_RUN_MAX (512 MiB) */
+	bool debuginfod;            /* fetch debug files not found locally from the servers of
+				     * DEBUGINFOD_URLS (debuginfod.h); find.fetch is ignored */
 };
 
 enum t2f_miss {
@@ -127,6 +129,9 @@ const struct t2f_debug_result *t2f_symbolizer__module_files(const struct t2f_sym
 /* The binary whose program headers map the module's file offsets when its symbols came from a
  * separate debug file (a copy found by build-id: symbolizer/debug_find.h), or NULL. */
 const char *t2f_symbolizer__module_binary(const struct t2f_symbolizer *s, t2f_sym_module_id mod);
+
+/* What the debuginfod servers gave (debuginfod.h), or NULL when none is used. */
+const struct t2f_debuginfod_stats *t2f_symbolizer__debuginfod(const struct t2f_symbolizer *s);
 
 const char *t2f_miss_name(enum t2f_miss miss);
 

@@ -35,6 +35,7 @@ enum t2f_long_only {
 	T2F_OPT_BUILDIDS,
 	T2F_OPT_KALLSYMS,
 	T2F_OPT_PERF_MAP_DIR,
+	T2F_OPT_OFFLINE,
 	T2F_OPT_SYMBOL_RULES,
 	T2F_OPT_TITLE,
 	T2F_OPT_SUBTITLE,
@@ -77,6 +78,7 @@ static const struct option t2f_long_opts[] = {
 	{ "buildids", required_argument, NULL, T2F_OPT_BUILDIDS },
 	{ "kallsyms", required_argument, NULL, T2F_OPT_KALLSYMS },
 	{ "perf-map-dir", required_argument, NULL, T2F_OPT_PERF_MAP_DIR },
+	{ "offline", no_argument, NULL, T2F_OPT_OFFLINE },
 	{ "symbol-rules", required_argument, NULL, T2F_OPT_SYMBOL_RULES },
 	{ "title", required_argument, NULL, T2F_OPT_TITLE },
 	{ "subtitle", required_argument, NULL, T2F_OPT_SUBTITLE },
@@ -163,6 +165,8 @@ static void t2f_cli_help(FILE *f)
 	      "                      made as root on the recording machine\n"
 	      "      --perf-map-dir DIR  look up JIT frames (dso /tmp/perf-PID.map) in\n"
 	      "                      DIR/perf-PID.map (default: the path perf printed)\n"
+	      "      --offline       never fetch debug files from the debuginfod servers of\n"
+	      "                      DEBUGINFOD_URLS (by default fetched when not found here)\n"
 	      "      --symbol-rules R  perf | strict: which symbol names a frame (default:\n"
 	      "                      perf for perf.data inputs, else strict). perf: as perf\n"
 	      "                      picks them (labels, sizeless symbols reaching the next,\n"
@@ -379,6 +383,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_BUILDIDS: o->buildids = optarg; return 0;
 	case T2F_OPT_KALLSYMS: o->kallsyms = optarg; return 0;
 	case T2F_OPT_PERF_MAP_DIR: o->perf_map_dir = optarg; return 0;
+	case T2F_OPT_OFFLINE: o->offline = true; return 0;
 	case T2F_OPT_SYMBOL_RULES: return t2f_cli_set_rules(o, optarg, err);
 	case T2F_OPT_TITLE: o->w.title = optarg; return 0;
 	case T2F_OPT_SUBTITLE: o->w.subtitle = optarg; return 0;

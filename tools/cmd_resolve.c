@@ -30,6 +30,7 @@ enum resolve_opt {
 	RESOLVE_OPT_UNSAFE,
 	RESOLVE_OPT_DEMANGLE,
 	RESOLVE_OPT_INLINES,
+	RESOLVE_OPT_OFFLINE,
 };
 
 static const struct option resolve_long_opts[] = {
@@ -39,6 +40,7 @@ static const struct option resolve_long_opts[] = {
 	{ "unsafe-build-id-match", no_argument, NULL, RESOLVE_OPT_UNSAFE },
 	{ "demangle", required_argument, NULL, RESOLVE_OPT_DEMANGLE },
 	{ "inlines", no_argument, NULL, RESOLVE_OPT_INLINES },
+	{ "offline", no_argument, NULL, RESOLVE_OPT_OFFLINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -52,6 +54,7 @@ struct resolve_args {
 	bool unsafe;
 	bool raw, no_params;       /* --demangle none, no-params */
 	bool inlines;              /* --inlines: the DWARF inline chain with file:line */
+	bool offline;              /* --offline: no debuginfod fetches */
 	const char *file;
 	char **addrs;
 	int n_addrs;
@@ -64,7 +67,8 @@ static void resolve_help(FILE *f)
 	      "Print the function at each ELF virtual address ADDR (hex, 0x optional) of FILE,\n"
 	      "as ADDR<TAB>function+0xOFFSET<TAB>file the symbol came from, or\n"
 	      "ADDR<TAB>?? (reason)<TAB>file on a miss. FILE's symbols are searched like in a\n"
-	      "conversion: build-id trees, debuginfod cache, .gnu_debuglink, symbol dirs, FILE.\n"
+	      "conversion: build-id trees, debuginfod cache, .gnu_debuglink, symbol dirs, FILE,\n"
+	      "then the debuginfod servers.\n"
 	      "\n"
 	      "  --symbol-path DIR        also search DIR (repeatable; then T2F_SYMBOL_PATH,\n"
 	      "                           colon-separated)\n"
@@ -75,6 +79,8 @@ static void resolve_help(FILE *f)
 	      "  --inlines                also print, from DWARF, the functions inlined at ADDR\n"
 	      "                           innermost first, one a line: ADDR<TAB>  function<TAB>\n"
 	      "                           file:line (the last is the function holding the code)\n"
+	      "  --offline                never fetch from the debuginfod servers of\n"
+	      "                           DEBUGINFOD_URLS (by default: when nothing is found here)\n"
 	      "\n"
 	      "Exit status: 0 all resolved, 1 some address not resolved, 2 usage error,\n"
 	      "3 FILE unreadable and no symbols found for it.\n",
@@ -127,6 +133,9 @@ static int parse_opt(struct resolve_args *a, int c, char **argv)
 		return parse_demangle(optarg, a);
 	case RESOLVE_OPT_INLINES:
 		a->inlines = true;
+		return 0;
+	case RESOLVE_OPT_OFFLINE:
+		a->offline = true;
 		return 0;
 	case 'h':
 		a->help = true;
@@ -252,6 +261,7 @@ static int run_open(struct resolve_run *r, const struct resolve_args *a)
 		.unsafe_build_id_match = a->unsafe,
 		.raw_names = a->raw,
 		.no_params = a->no_params,
+		.offline = a->offline,
 	};
 	struct t2f_module m = { .size = sizeof(m), .path = a->file, .build_id = a->build_id };
 

@@ -63,6 +63,7 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 		.buildids = o->buildids,
 		.kallsyms = o->kallsyms,
 		.perf_map_dir = o->perf_map_dir,
+		.offline = o->offline,
 	};
 }
 

@@ -41,6 +41,7 @@ static struct t2f_session *session(const uint8_t *data, size_t size, uint64_t h)
 		.symbol_dirs = no_dirs,
 		.debug_dirs = no_dirs,
 		.perf_map_dir = "/nonexistent/t2f-fuzz-maps",
+		.offline = true, /* never a debuginfod server, whatever the environment */
 	};
 	struct t2f_session *s = NULL;
 

@@ -1,0 +1,66 @@
+#!/bin/sh
+# tests/dwarf/debuginfod.sh: debug files fetched from a debuginfod server. Debian's `debuginfod`
+# runs on 127.0.0.1 (a free port) over a directory holding only the debug file of a program
+# built here (-O2 -g, split with objcopy --only-keep-debug); the program itself is "on another
+# machine" (its recorded path does not exist here). `trace2flame resolve --build-id ID` must:
+#  - with --offline, find nothing (exit 3: FILE cannot be read) and send the server nothing (its
+#    log is read);
+#  - without, fetch the file into DEBUGINFOD_CACHE_PATH, verify it and name the function with
+#    its inline chain;
+#  - with the server stopped, name it again from the cache;
+#  - for a build-id nobody has (the server stopped: an unreachable server), find nothing.
+#
+# usage: tests/dwarf/debuginfod.sh TRACE2FLAME   (env: T2F_SOURCE_DIR)
+set -eu
+bin=$1
+src=${T2F_SOURCE_DIR:?}/fixtures/dwarf
+work=$(mktemp -d "${TMPDIR:-/tmp}/t2f-debuginfod.XXXXXX")
+pid=
+cleanup() {
+	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || :; wait "$pid" 2>/dev/null || :; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; [ -f "$work/server.log" ] && tail -5 "$work/server.log"; exit 1; }
+
+mkdir -p "$work/srv" "$work/home"
+cc -O2 -g -Wl,--build-id=sha1 -o "$work/prog" "$src/inl.c"
+id=$(readelf -n "$work/prog" | awk '/Build ID/ { print $3 }')
+addr=0x$(nm "$work/prog" | awk '$3 == "outer" { print $1 }')
+objcopy --only-keep-debug "$work/prog" "$work/srv/prog.debug"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+debuginfod -p "$port" -F "$work/srv" -d "$work/db.sqlite" -t 0 -g 0 >"$work/server.log" 2>&1 &
+pid=$!
+url=http://127.0.0.1:$port
+i=0
+until [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/buildid/$id/debuginfo")" = 200 ]; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || fail "the server did not serve $id within 20 s"
+	sleep 0.2
+done
+gets() { grep -c "GET /buildid/$id/debuginfo" "$work/server.log" || :; }
+
+export HOME="$work/home" DEBUGINFOD_CACHE_PATH="$work/cache" DEBUGINFOD_URLS="$url"
+run() { "$bin" resolve --inlines --build-id "$id" "$@" "$work/gone/prog" "$addr" >"$work/out" 2>&1; }
+
+# no file found anywhere and FILE unreadable: exit 3 naming FILE
+before=$(gets)
+rc=0; run --offline || rc=$?
+[ $rc = 3 ] || fail "--offline exited $rc: $(cat "$work/out")"
+grep -q "cannot read $work/gone/prog" "$work/out" || fail "--offline: $(cat "$work/out")"
+[ "$(gets)" = "$before" ] || fail "--offline asked the server"
+[ ! -e "$work/cache/$id" ] || fail "--offline filled the cache"
+
+run || fail "not named from the server: $(cat "$work/out")"
+grep -q "outer+0x0	$work/cache/$id/debuginfo" "$work/out" || fail "online: $(cat "$work/out")"
+grep -q "	  outer	.*inl.c:" "$work/out" || fail "no DWARF chain: $(cat "$work/out")"
+[ "$(gets)" -gt "$before" ] || fail "the server was not asked"
+
+kill "$pid"; wait "$pid" 2>/dev/null || :; pid=
+run || fail "not named from the cache: $(cat "$work/out")"
+grep -q "outer+0x0	$work/cache/$id/debuginfo" "$work/out" || fail "cache: $(cat "$work/out")"
+
+other=00112233445566778899aabbccddeeff00112233
+rc=0; "$bin" resolve --build-id "$other" "$work/gone/prog" "$addr" >"$work/out" 2>&1 || rc=$?
+[ $rc = 3 ] || fail "unknown build-id exited $rc: $(cat "$work/out")"
+echo "debuginfod: --offline asked nothing; fetched, verified and named; named from the cache; unknown build-id missed"
