@@ -46,16 +46,14 @@ int t2f_debuginfod__new(struct t2f_debuginfod **out)
 	if (!c)
 		return -ENOMEM;
 	err = t2f_debuginfod_load(c);
-	if (!err) {
-		c->client = c->begin();
-		err = c->client ? 0 : -ENOMEM;
-	}
-	if (err) {
+	c->client = err ? NULL : c->begin();
+	if (!err && !c->client)
+		err = -ENOMEM;
+	if (err)
 		t2f_debuginfod__free(c);
-		return err;
-	}
-	*out = c;
-	return 0;
+	else
+		*out = c;
+	return err;
 }
 
 void t2f_debuginfod__free(struct t2f_debuginfod *c)
