@@ -36,6 +36,7 @@ enum t2f_long_only {
 	T2F_OPT_KALLSYMS,
 	T2F_OPT_PERF_MAP_DIR,
 	T2F_OPT_OFFLINE,
+	T2F_OPT_DEBUGINFOD,
 	T2F_OPT_SYMBOL_RULES,
 	T2F_OPT_TITLE,
 	T2F_OPT_SUBTITLE,
@@ -79,6 +80,7 @@ static const struct option t2f_long_opts[] = {
 	{ "kallsyms", required_argument, NULL, T2F_OPT_KALLSYMS },
 	{ "perf-map-dir", required_argument, NULL, T2F_OPT_PERF_MAP_DIR },
 	{ "offline", no_argument, NULL, T2F_OPT_OFFLINE },
+	{ "debuginfod", required_argument, NULL, T2F_OPT_DEBUGINFOD },
 	{ "symbol-rules", required_argument, NULL, T2F_OPT_SYMBOL_RULES },
 	{ "title", required_argument, NULL, T2F_OPT_TITLE },
 	{ "subtitle", required_argument, NULL, T2F_OPT_SUBTITLE },
@@ -167,6 +169,7 @@ static void t2f_cli_help(FILE *f)
 	      "                      DIR/perf-PID.map (default: the path perf printed)\n"
 	      "      --offline       never fetch debug files from the debuginfod servers of\n"
 	      "                      DEBUGINFOD_URLS (by default fetched when not found here)\n"
+	      "      --debuginfod URL  ask this server too, before DEBUGINFOD_URLS' (repeatable)\n"
 	      "      --symbol-rules R  perf | strict: which symbol names a frame (default:\n"
 	      "                      perf for perf.data inputs, else strict). perf: as perf\n"
 	      "                      picks them (labels, sizeless symbols reaching the next,\n"
@@ -219,6 +222,21 @@ void t2f_cli_add_system_debug_dir(const char **dirs)
 			return;
 	dirs[n] = "/usr/lib/debug";
 	dirs[n + 1] = NULL;
+}
+
+int t2f_cli_add_debuginfod(FILE *err, const char *cmd, const char *url)
+{
+	const char *env = getenv("DEBUGINFOD_URLS");
+	char *urls;
+	int rc;
+
+	if (!url[0] || strpbrk(url, " \t\n"))
+		return t2f_cli_usage_error(err, cmd, "--debuginfod '%s': want one server URL", url);
+	if (asprintf(&urls, "%s%s%s", url, env && env[0] ? " " : "", env ? env : "") < 0)
+		return t2f_cli_usage_error(err, cmd, "out of memory");
+	rc = setenv("DEBUGINFOD_URLS", urls, 1);
+	free(urls);
+	return rc ? t2f_cli_usage_error(err, cmd, "out of memory") : 0;
 }
 
 const char *t2f_cli_format_ext(enum t2f_format f)
@@ -384,6 +402,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_KALLSYMS: o->kallsyms = optarg; return 0;
 	case T2F_OPT_PERF_MAP_DIR: o->perf_map_dir = optarg; return 0;
 	case T2F_OPT_OFFLINE: o->offline = true; return 0;
+	case T2F_OPT_DEBUGINFOD: return t2f_cli_add_debuginfod(err, NULL, optarg);
 	case T2F_OPT_SYMBOL_RULES: return t2f_cli_set_rules(o, optarg, err);
 	case T2F_OPT_TITLE: o->w.title = optarg; return 0;
 	case T2F_OPT_SUBTITLE: o->w.subtitle = optarg; return 0;

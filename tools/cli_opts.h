@@ -88,6 +88,11 @@ void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err);
 int t2f_cli_usage_error(FILE *err, const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* --debuginfod URL: the server goes first in DEBUGINFOD_URLS, which libdebuginfod reads (the
+ * process's environment changes: call before any thread starts). 0, or -EINVAL reported on err
+ * (a URL with blanks or empty; cmd as for t2f_cli_usage_error). */
+int t2f_cli_add_debuginfod(FILE *err, const char *cmd, const char *url);
+
 /* The extension --each gives outputs of format f (".folded", ".svg"). */
 const char *t2f_cli_format_ext(enum t2f_format f);
 

@@ -31,6 +31,7 @@ enum resolve_opt {
 	RESOLVE_OPT_DEMANGLE,
 	RESOLVE_OPT_INLINES,
 	RESOLVE_OPT_OFFLINE,
+	RESOLVE_OPT_DEBUGINFOD,
 };
 
 static const struct option resolve_long_opts[] = {
@@ -41,6 +42,7 @@ static const struct option resolve_long_opts[] = {
 	{ "demangle", required_argument, NULL, RESOLVE_OPT_DEMANGLE },
 	{ "inlines", no_argument, NULL, RESOLVE_OPT_INLINES },
 	{ "offline", no_argument, NULL, RESOLVE_OPT_OFFLINE },
+	{ "debuginfod", required_argument, NULL, RESOLVE_OPT_DEBUGINFOD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -81,6 +83,7 @@ static void resolve_help(FILE *f)
 	      "                           file:line (the last is the function holding the code)\n"
 	      "  --offline                never fetch from the debuginfod servers of\n"
 	      "                           DEBUGINFOD_URLS (by default: when nothing is found here)\n"
+	      "  --debuginfod URL         ask this server too, first (repeatable)\n"
 	      "\n"
 	      "Exit status: 0 all resolved, 1 some address not resolved, 2 usage error,\n"
 	      "3 FILE unreadable and no symbols found for it.\n",
@@ -92,7 +95,8 @@ static int parse_demangle(const char *arg, struct resolve_args *a)
 	a->raw = strcmp(arg, "none") == 0;
 	a->no_params = strcmp(arg, "no-params") == 0;
 	if (!a->raw && !a->no_params && strcmp(arg, "full") != 0)
-		return t2f_cli_usage_error(stderr, "resolve", "unknown --demangle mode '%s' (known: full, no-params, none)", arg);
+		return t2f_cli_usage_error(stderr, "resolve", "unknown --demangle mode '%s' (known: "
+					   "full, no-params, none)", arg);
 	return 0;
 }
 
@@ -137,6 +141,8 @@ static int parse_opt(struct resolve_args *a, int c, char **argv)
 	case RESOLVE_OPT_OFFLINE:
 		a->offline = true;
 		return 0;
+	case RESOLVE_OPT_DEBUGINFOD:
+		return t2f_cli_add_debuginfod(stderr, "resolve", optarg);
 	case 'h':
 		a->help = true;
 		return 0;

@@ -3,10 +3,11 @@
 # runs on 127.0.0.1 (a free port) over a directory holding only the debug file of a program
 # built here (-O2 -g, split with objcopy --only-keep-debug); the program itself is "on another
 # machine" (its recorded path does not exist here). `trace2flame resolve --build-id ID` must:
-#  - with --offline, find nothing (exit 3: FILE cannot be read) and send the server nothing (its
-#    log is read);
-#  - without, fetch the file into DEBUGINFOD_CACHE_PATH, verify it and name the function with
-#    its inline chain;
+#  - refuse an empty --debuginfod URL (exit 2);
+#  - with --offline (and --debuginfod URL), find nothing (exit 3: FILE cannot be read) and send
+#    the server nothing (its log is read);
+#  - with --debuginfod URL, fetch the file into DEBUGINFOD_CACHE_PATH, verify it and name the
+#    function with its inline chain; the same again through DEBUGINFOD_URLS;
 #  - with the server stopped, name it again from the cache;
 #  - for a build-id nobody has (the server stopped: an unreachable server), find nothing.
 #
@@ -28,7 +29,8 @@ cc -O2 -g -Wl,--build-id=sha1 -o "$work/prog" "$src/inl.c"
 id=$(readelf -n "$work/prog" | awk '/Build ID/ { print $3 }')
 addr=0x$(nm "$work/prog" | awk '$3 == "outer" { print $1 }')
 objcopy --only-keep-debug "$work/prog" "$work/srv/prog.debug"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
 debuginfod -p "$port" -F "$work/srv" -d "$work/db.sqlite" -t 0 -g 0 >"$work/server.log" 2>&1 &
 pid=$!
 url=http://127.0.0.1:$port
@@ -40,27 +42,41 @@ until [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/buildid/$id/debuginfo")"
 done
 gets() { grep -c "GET /buildid/$id/debuginfo" "$work/server.log" || :; }
 
-export HOME="$work/home" DEBUGINFOD_CACHE_PATH="$work/cache" DEBUGINFOD_URLS="$url"
-run() { "$bin" resolve --inlines --build-id "$id" "$@" "$work/gone/prog" "$addr" >"$work/out" 2>&1; }
+export HOME="$work/home" DEBUGINFOD_CACHE_PATH="$work/cache" DEBUGINFOD_URLS=
+run() {
+	"$bin" resolve --inlines --build-id "$id" "$@" "$work/gone/prog" "$addr" >"$work/out" 2>&1
+}
+
+rc=0; run --debuginfod "" || rc=$?
+[ $rc = 2 ] || fail "--debuginfod '' exited $rc"
 
 # no file found anywhere and FILE unreadable: exit 3 naming FILE
 before=$(gets)
-rc=0; run --offline || rc=$?
+rc=0; run --offline --debuginfod "$url" || rc=$?
 [ $rc = 3 ] || fail "--offline exited $rc: $(cat "$work/out")"
 grep -q "cannot read $work/gone/prog" "$work/out" || fail "--offline: $(cat "$work/out")"
 [ "$(gets)" = "$before" ] || fail "--offline asked the server"
 [ ! -e "$work/cache/$id" ] || fail "--offline filled the cache"
 
-run || fail "not named from the server: $(cat "$work/out")"
+run --debuginfod "$url" || fail "not named from the server: $(cat "$work/out")"
 grep -q "outer+0x0	$work/cache/$id/debuginfo" "$work/out" || fail "online: $(cat "$work/out")"
 grep -q "	  outer	.*inl.c:" "$work/out" || fail "no DWARF chain: $(cat "$work/out")"
 [ "$(gets)" -gt "$before" ] || fail "the server was not asked"
+
+# the same server named by DEBUGINFOD_URLS, the cache emptied
+rm -rf "$work/cache"
+before=$(gets)
+DEBUGINFOD_URLS="$url" run || fail "not named through DEBUGINFOD_URLS: $(cat "$work/out")"
+grep -q "outer+0x0	$work/cache/$id/debuginfo" "$work/out" || fail "env: $(cat "$work/out")"
+[ "$(gets)" -gt "$before" ] || fail "DEBUGINFOD_URLS: the server was not asked"
 
 kill "$pid"; wait "$pid" 2>/dev/null || :; pid=
 run || fail "not named from the cache: $(cat "$work/out")"
 grep -q "outer+0x0	$work/cache/$id/debuginfo" "$work/out" || fail "cache: $(cat "$work/out")"
 
 other=00112233445566778899aabbccddeeff00112233
-rc=0; "$bin" resolve --build-id "$other" "$work/gone/prog" "$addr" >"$work/out" 2>&1 || rc=$?
+rc=0; "$bin" resolve --debuginfod "$url" --build-id "$other" "$work/gone/prog" "$addr" \
+	>"$work/out" 2>&1 || rc=$?
 [ $rc = 3 ] || fail "unknown build-id exited $rc: $(cat "$work/out")"
-echo "debuginfod: --offline asked nothing; fetched, verified and named; named from the cache; unknown build-id missed"
+echo "debuginfod: --offline asked nothing; fetched, verified and named (--debuginfod and" \
+	"DEBUGINFOD_URLS); named from the cache; unknown build-id missed"
