@@ -177,12 +177,25 @@ static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_writ
 	};
 }
 
-/* Checks a write's arguments and the session's state, resolving first if need be. */
+/* Said once per write: what the format cannot hold exactly. 0 or -T2F_E_FORMAT (strict). */
+static int t2f_warn_format(struct t2f_session *s, const struct t2f_write_options *w)
+{
+	t2f_event_id ev = s->run.written;
+
+	if (w->format == T2F_FORMAT_PPROF && ev && s->totals[ev].weight > (uint64_t)INT64_MAX)
+		return t2f_diag__warn(s->diag, s->label, 0, "pprof values are signed 64-bit "
+				      "numbers: sums past 9223372036854775807 are written as that");
+	return 0;
+}
+
+/* Checks a write's arguments and the session's state, resolving first if need be, then says
+ * what the format cannot hold exactly. 0, or the error, recorded. */
 static int t2f_write_check(struct t2f_session *s, const struct t2f_write_options *wopts,
 			   struct t2f_write_options *w)
 {
 	const struct t2f_writer *wr;
 	struct t2f_write_opts wo;
+	int err;
 
 	if (t2f_session_copy_opts(w, sizeof(*w), wopts, sizeof(*w)))
 		return t2f_session_say(s, -EINVAL, false, "bad write options: NULL, or a size "
@@ -201,18 +214,10 @@ static int t2f_write_check(struct t2f_session *s, const struct t2f_write_options
 	if (w->diff && w->diff->state != T2F_SESSION_RESOLVED)
 		return t2f_session_say(s, -T2F_E_STATE, false, "the session compared with is not "
 				       "resolved");
-	return t2f_session_resolve(s);
-}
-
-/* Said once per write: what the format cannot hold exactly. 0 or -T2F_E_FORMAT (strict). */
-static int t2f_warn_format(struct t2f_session *s, const struct t2f_write_options *w)
-{
-	t2f_event_id ev = s->run.written;
-
-	if (w->format == T2F_FORMAT_PPROF && ev && s->totals[ev].weight > (uint64_t)INT64_MAX)
-		return t2f_diag__warn(s->diag, s->label, 0, "pprof values are signed 64-bit "
-				      "numbers: sums past 9223372036854775807 are written as that");
-	return 0;
+	err = t2f_session_resolve(s);
+	if (!err && (err = t2f_warn_format(s, w)))
+		t2f_session_fail(s, err, false);
+	return err;
 }
 
 /* Runs the writer into out; the caller finishes out. */
@@ -251,9 +256,7 @@ int t2f_session_write_path(struct t2f_session *s, const struct t2f_write_options
 	err = t2f_write_check(s, wopts, &w);
 	if (err)
 		return err; /* recorded */
-	err = t2f_warn_format(s, &w);
-	if (!err)
-		err = t2f_outfile__open(path, s->o.signals, s->diag, &f);
+	err = t2f_outfile__open(path, s->o.signals, s->diag, &f);
 	if (!err)
 		err = t2f_write_into(s, &w, t2f_outfile__out(f), t2f_outfile__name(f)) ?:
 		      t2f_outfile__commit(f);
@@ -278,9 +281,7 @@ int t2f_session_write_fd(struct t2f_session *s, const struct t2f_write_options *
 	err = t2f_write_check(s, wopts, &w);
 	if (err)
 		return err; /* recorded */
-	err = t2f_warn_format(s, &w);
-	if (!err)
-		err = t2f_out__new(fd, &out);
+	err = t2f_out__new(fd, &out);
 	if (!err)
 		err = t2f_write_into(s, &w, out, name);
 	if (!err && (err = t2f_out__finish(out)))
@@ -305,9 +306,7 @@ int t2f_session_write_mem(struct t2f_session *s, const struct t2f_write_options 
 	err = t2f_write_check(s, wopts, &w);
 	if (err)
 		return err; /* recorded */
-	err = t2f_warn_format(s, &w);
-	if (!err)
-		err = t2f_out__new_mem(&out);
+	err = t2f_out__new_mem(&out);
 	if (!err)
 		err = t2f_write_into(s, &w, out, "<memory>");
 	if (!err && (err = t2f_out__take(out, buf, len)))

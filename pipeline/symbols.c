@@ -164,16 +164,15 @@ int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 {
 	struct t2f_dwarf_frame frames[T2F_DWARF_MAX_DEPTH];
 	t2f_str_id names[T2F_DWARF_MAX_DEPTH];
-	struct t2f_sym sym = { .elf_vaddr = addr };
+	struct t2f_sym sym;
 	int n, err = 0;
 
 	if (!s || (!out && max))
 		return -EINVAL;
-	if (space != T2F_SPACE_ELF_VADDR) {
-		err = t2f_symbols_lookup(s, module, space, addr, &sym);
-		if (err || (sym.miss != T2F_HIT && sym.miss != T2F_MISS_NOT_FOUND))
-			return err;
-	}
+	/* the symbol too: it names code without a linkage name (below) */
+	err = t2f_symbols_lookup(s, module, space, addr, &sym);
+	if (err || (sym.miss != T2F_HIT && sym.miss != T2F_MISS_NOT_FOUND))
+		return err;
 	n = t2f_symbolizer__inlines(s->sym, module, sym.elf_vaddr, frames,
 				    max < T2F_DWARF_MAX_DEPTH ? max : T2F_DWARF_MAX_DEPTH);
 	for (int i = 0; i < n && !err; i++)
@@ -181,9 +180,7 @@ int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 	/* Code no inlining reached, named in DWARF without a linkage name, or by no function (a
 	 * thunk): by its symbol, as a frame without DWARF is named ("{lambda()#1}::operator()"
 	 * rather than "operator()"). */
-	if (n == 1 && !frames[0].linkage && !err &&
-	    t2f_symbolizer__resolve_vaddr(s->sym, module, sym.elf_vaddr, &sym) == 0 &&
-	    sym.miss == T2F_HIT && sym.name)
+	if (n == 1 && !frames[0].linkage && !err && sym.miss == T2F_HIT && sym.name)
 		names[0] = sym.name;
 	/* pointers only now: interning may move the strings */
 	for (int i = 0; i < n && !err; i++)

@@ -6,20 +6,16 @@
 #include <sys/stat.h>
 
 #include "formats/utf8.h"
-
-static int t2f_is_std(const char *path)
-{
-	return !path || strcmp(path, "-") == 0;
-}
+#include "tools/cli_opts.h"
 
 static int t2f_clobber_index(const char *output, char *const *inputs, size_t n)
 {
 	struct stat out, in;
 
-	if (t2f_is_std(output) || stat(output, &out) < 0 || !S_ISREG(out.st_mode))
+	if (t2f_cli_is_std(output) || stat(output, &out) < 0 || !S_ISREG(out.st_mode))
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		if (!t2f_is_std(inputs[i]) && stat(inputs[i], &in) == 0 &&
+		if (!t2f_cli_is_std(inputs[i]) && stat(inputs[i], &in) == 0 &&
 		    in.st_dev == out.st_dev && in.st_ino == out.st_ino)
 			return (int)i;
 	return -1;
