@@ -254,7 +254,8 @@ static bool frame_eq(const void *ctx, uint32_t id)
 
 	return f->name == q->key->name && f->module == q->key->module && f->kind == q->key->kind &&
 	       f->has_addr == q->key->has_addr && f->addr == q->key->addr &&
-	       f->space == q->key->space;
+	       f->space == q->key->space && f->file == q->key->file && f->line == q->key->line &&
+	       f->fn_file == q->key->fn_file && f->fn_line == q->key->fn_line;
 }
 
 void t2f_profile__limit_frames(struct t2f_profile *p, uint32_t max)
@@ -271,11 +272,14 @@ int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_fra
 {
 	struct t2f_frame key = { .name = f->name, .module = f->module, .kind = f->kind,
 				 .has_addr = f->has_addr, .addr = f->has_addr ? f->addr : 0,
-				 .space = f->has_addr ? f->space : T2F_ADDR_FILE_OFF };
+				 .space = f->has_addr ? f->space : T2F_ADDR_FILE_OFF,
+				 .file = f->file, .line = f->line, .fn_file = f->fn_file,
+				 .fn_line = f->fn_line };
 	struct frame_probe q = { p, &key };
 	uint64_t h = t2f_hash_u64(((uint64_t)key.name << 32 | key.module) ^
 				  ((uint64_t)key.kind << 1 | key.has_addr) * 0x9e3779b97f4a7c15ULL) ^
-		     t2f_hash_u64(key.addr + 1);
+		     t2f_hash_u64(key.addr + 1) ^
+		     t2f_hash_u64(((uint64_t)key.file << 32 | key.line) + 0x51ed27);
 	uint32_t id = t2f_hashmap__find(p->frame_ix, h, frame_eq, &q);
 	int err;
 
@@ -647,6 +651,8 @@ static int merge_frames(struct t2f_profile *dst, const struct t2f_profile *src,
 
 		f.name = m->str[f.name];
 		f.module = m->str[f.module];
+		f.file = m->str[f.file];
+		f.fn_file = m->str[f.fn_file];
 		err = t2f_profile__frame(dst, &f, &m->frame[id]);
 		if (err)
 			return err;

@@ -89,6 +89,15 @@ struct t2f_frame {
 	enum t2f_frame_kind kind;
 	bool has_addr;
 	enum t2f_addr_space space; /* what addr means (only with has_addr; else FILE_OFF) */
+	/* Source positions, from DWARF (pipeline/inlines.h); 0 = unknown. Those of the code the
+	 * frame's address is in: for the innermost function the address's own line, for a
+	 * function something was inlined into the line of that inlined call. */
+	t2f_str_id file;
+	uint32_t line;
+	/* Where the function itself starts: its declaration's file and line (DW_AT_decl_file,
+	 * DW_AT_decl_line: pprof's Function.start_line, speedscope's frame line). */
+	t2f_str_id fn_file;
+	uint32_t fn_line;
 };
 
 /* One weight cell: every sample of one stack on one thread for one event. */

@@ -32,6 +32,8 @@ struct dw_func {                 /* a subprogram or inlined subroutine with code
 	const char *name;
 	uint32_t call_file;          /* inlined: the file it was called from (index), or DW_NONE */
 	uint32_t call_line;
+	const char *decl_file;       /* DW_AT_decl_file's path, or NULL */
+	uint32_t decl_line;
 };
 
 struct dw_unit {
@@ -178,6 +180,22 @@ static uint64_t dw_udata(Dwarf_Die *die, unsigned name)
 	return v;
 }
 
+/* The function's declaration (through the abstract origin and the specification): its file,
+ * as the unit's paths give it when the attribute is the unit's own, and its line. */
+static const char *dw_decl(const struct dw_index *u, Dwarf_Die *die, uint32_t *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v;
+	int ln = 0;
+
+	*line = dwarf_decl_line(die, &ln) == 0 && ln > 0 ? (uint32_t)ln : 0;
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &a) || dwarf_formudata(&a, &v) != 0)
+		return NULL;
+	if (a.cu == u->cu.cu && v < u->n_files)
+		return u->paths[v];
+	return dwarf_decl_file(die);
+}
+
 static int dw_add_range(struct dw_index *u, uint32_t func, uint32_t depth, uint64_t lo,
 			uint64_t hi)
 {
@@ -228,6 +246,7 @@ static int dw_add_func(struct dw_index *u, Dwarf_Die *die, bool inlined, uint32_
 		.call_file = inlined && file < u->n_files ? (uint32_t)file : DW_NONE,
 		.call_line = inlined ? (uint32_t)dw_udata(die, DW_AT_call_line) : 0,
 	};
+	u->funcs[id].decl_file = dw_decl(u, die, &u->funcs[id].decl_line);
 	u->n_funcs++;
 	*rec = id;
 	return 0;
@@ -397,6 +416,8 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 					   .line = lineno > 0 ? (uint32_t)lineno : 0 };
 	if (f == DW_NONE)
 		return 1;
+	out[0].fn_file = u->funcs[f].decl_file;
+	out[0].fn_line = u->funcs[f].decl_line;
 	/* each caller at the line of the call into the level inside it, out to the function */
 	for (n = 1; n < max && u->funcs[f].inlined && u->funcs[f].parent != DW_NONE; n++) {
 		const struct dw_func *in = &u->funcs[f];
@@ -405,7 +426,9 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 						   .linkage = u->funcs[in->parent].linkage,
 						   .file = in->call_file != DW_NONE
 							   ? u->paths[in->call_file] : NULL,
-						   .line = in->call_line };
+						   .line = in->call_line,
+						   .fn_file = u->funcs[in->parent].decl_file,
+						   .fn_line = u->funcs[in->parent].decl_line };
 		f = in->parent;
 	}
 	return (int)n;

@@ -33,6 +33,9 @@ struct t2f_dwarf_frame {
 	bool linkage;           /* name is a linkage (mangled) name, not DW_AT_name */
 	const char *file;       /* source file of `line`; NULL when unknown */
 	uint32_t line;          /* 0 when unknown */
+	const char *fn_file;    /* where the function is declared (DW_AT_decl_file); NULL when
+				 * unknown or nameless */
+	uint32_t fn_line;       /* its DW_AT_decl_line; 0 when unknown */
 };
 
 #define T2F_DWARF_MAX_DEPTH 64  /* inline levels kept; deeper chains are cut at the outer end */
