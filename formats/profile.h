@@ -245,6 +245,19 @@ uint64_t t2f_profile__chainless_samples(const struct t2f_profile *p);
  * returning. 0, -ENOMEM or -T2F_E_LIMIT (dst then holds part of src: discard it). */
 int t2f_profile__merge(struct t2f_profile *dst, struct t2f_profile *src);
 
+/* Stacks built anew (inlined functions: pipeline/inlines.h). t2f_profile__new_stacks gives an
+ * empty profile that borrows p's strings (p must outlive it; a string interned in either is in
+ * both) and has p's frame limit: build the new frames and stacks in it (t2f_profile__frame,
+ * __child; p's string ids are valid there). t2f_profile__restack then gives p those frames and
+ * stacks: each cell of p at node n moves to node map[n] of `stacks` (map has
+ * t2f_profile__node_count(p) + 1 entries, map[0] = 0), cells that meet are added up (in p's
+ * cell order: the first keeps its place), and the log follows its cells. p keeps its strings,
+ * threads, events, module maps and counts. `stacks` is left holding p's old frames and stacks:
+ * free it. Both 0 or -ENOMEM (restack: -T2F_E_LIMIT too, and p is then unchanged). */
+int t2f_profile__new_stacks(struct t2f_profile *p, struct t2f_profile **out);
+int t2f_profile__restack(struct t2f_profile *p, struct t2f_profile *stacks,
+			 const t2f_node_id *map);
+
 /* Memory in use by the model, for --stats and the benchmark. */
 size_t t2f_profile__bytes(const struct t2f_profile *p);
 

@@ -123,6 +123,8 @@ struct t2f_options {
 	const char *perf_map_dir;       /* where perf-PID.map files are, or NULL: as recorded */
 	bool offline;                   /* never fetch debug files from the debuginfod servers of
 					 * DEBUGINFOD_URLS (fetched when not found locally) */
+	bool no_inline;                 /* no inlined functions from DWARF as frames of their own
+					 * (on by default where a module's DWARF is found) */
 };
 
 /* SVG colors. */
@@ -140,7 +142,8 @@ struct t2f_write_options {
 	size_t size;                    /* sizeof(struct t2f_write_options) */
 	enum t2f_format format;
 	bool pid, tid;                  /* collapsed: root frames comm-PID, comm-PID/TID */
-	bool kernel, jit;               /* the _[k] and _[j] marks on kernel and JIT frames */
+	bool kernel, jit, inlined;      /* the _[k], _[j] and _[i] marks on kernel, JIT and
+					 * inlined frames */
 	const char *input_name;         /* the name the output gives the input (NULL: the inputs) */
 	/* SVG */
 	const char *title, *subtitle, *count_name;

@@ -39,6 +39,7 @@ struct t2f_resym_mod {
 					  * outside every mapping of its process */
 	uint32_t resolved;
 	uint32_t miss[T2F_MISS_COUNT];
+	uint32_t placed;                 /* named frames placed for their inlined functions */
 };
 
 /* A build-id known for a path (module maps, --buildids). */
@@ -48,6 +49,13 @@ struct t2f_resym_id {
 	size_t len;
 	bool has_segment;                /* from a module map that carries the segment */
 	uint64_t p_vaddr, p_offset;
+};
+
+/* A frame's place in its module's ELF space (t2f_resym__place). */
+struct t2f_resym_place {
+	uint64_t elf_vaddr;
+	t2f_sym_module_id mod;
+	bool found;
 };
 
 #define T2F_BUILDIDS_MAX (64u << 20) /* bytes of a --buildids file */
@@ -69,11 +77,15 @@ struct t2f_resym {
 	bool nettrace;                   /* name frames FILE!function / FILE!0xADDR */
 	struct t2f_buf name;             /* nettrace names are built here */
 	uint32_t tried, unresolved;      /* frames looked up, and those of them left unnamed */
+	struct t2f_resym_place *places;  /* per frame id: where it is, when found */
+	uint32_t n_places;               /* frame ids 0..n_places - 1 */
 };
 
 bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
-		      const char *path, size_t len)
+		      const char *path, size_t len, bool named)
 {
+	if (named) /* its name stays; its inlined functions are looked up */
+		return o->inlines && kind == T2F_FRAME_USER && len > 0 && path[0] == '/';
 	if (o->nettrace) /* the reader names JIT and kernel frames itself */
 		return kind == T2F_FRAME_USER;
 	if (kind == T2F_FRAME_KERNEL) /* [vdso]: perf's copy of it, see t2f_resym_vdso */
@@ -89,11 +101,10 @@ static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame
 	size_t len;
 	const char *path;
 
-	if (!f->has_addr || !f->module || (f->name && !o->all) ||
-	    (o->nettrace && f->space == T2F_ADDR_ABS))
+	if (!f->has_addr || !f->module || (o->nettrace && f->space == T2F_ADDR_ABS))
 		return false;
 	path = t2f_profile__str(p, f->module, &len);
-	return t2f_resym__wants(o, f->kind, path, len);
+	return t2f_resym__wants(o, f->kind, path, len, f->name && !o->all);
 }
 
 /* Why a build-id text cannot be used (an even number of hex digits, 2 to 128), or NULL. */
@@ -449,6 +460,35 @@ static int t2f_resym_missed(struct t2f_resym *r, struct t2f_profile *p, t2f_fram
 	return r->nettrace ? t2f_resym_nettrace_name(r, p, id, m, 0) : 0;
 }
 
+/* Where the symbolizer placed an address (a hit, or mapped but outside every symbol). */
+static void t2f_resym_place(struct t2f_resym *r, t2f_frame_id id, const struct t2f_resym_mod *m,
+			    const struct t2f_sym *sym)
+{
+	if (sym->miss == T2F_HIT || sym->miss == T2F_MISS_NOT_FOUND)
+		r->places[id] = (struct t2f_resym_place){ .elf_vaddr = sym->elf_vaddr,
+							  .mod = m->sym, .found = true };
+}
+
+/* A frame perf named, looked up only to place it for its inlined functions: its name stays,
+ * and nothing is counted against it (a module without a build-id is simply not used). */
+static int t2f_resym_named(struct t2f_resym *r, const struct t2f_profile *p, t2f_frame_id id)
+{
+	const struct t2f_frame *f = t2f_profile__frame_at(p, id);
+	struct t2f_resym_mod *m;
+	struct t2f_sym sym;
+	int err = t2f_resym_mod_of(r, p, f, &m);
+
+	if (err || m->kind != T2F_FRAME_USER || f->space == T2F_ADDR_ABS ||
+	    (!m->has_id && !m->by_path && !r->unsafe))
+		return err;
+	err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, f->addr, &sym);
+	if (!err) {
+		t2f_resym_place(r, id, m, &sym);
+		m->placed += r->places[id].found;
+	}
+	return err;
+}
+
 static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id)
 {
 	const struct t2f_frame *f = t2f_profile__frame_at(p, id);
@@ -470,6 +510,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 		err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, f->addr, &sym);
 	if (err)
 		return err;
+	t2f_resym_place(r, id, m, &sym);
 	if (sym.miss != T2F_HIT || !sym.name) {
 		m->miss[sym.miss == T2F_HIT ? T2F_MISS_NOT_FOUND : sym.miss]++;
 		return t2f_resym_missed(r, p, id, m, true);
@@ -544,11 +585,17 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 		return -ENOMEM;
 	}
 	r->kallsyms = ksyms;
-	err = t2f_resym_setup(r, p, o, d);
+	r->places = calloc((size_t)n + 1, sizeof(*r->places));
+	r->n_places = n + 1;
+	err = r->places ? t2f_resym_setup(r, p, o, d) : -ENOMEM;
 	for (t2f_frame_id id = 1; id <= n && !err; id++) {
 		const struct t2f_frame *f = t2f_profile__frame_at(p, id);
 
-		if (t2f_resym_wanted(p, f, o))
+		if (!t2f_resym_wanted(p, f, o))
+			continue;
+		if (f->name && !o->all)
+			err = t2f_resym_named(r, p, id);
+		else
 			err = t2f_resym_frame(r, p, id);
 		if (err == -ENOMEM)
 			t2f_diag__error(d, err, t2f_profile__str(p, f->module, NULL), 0,
@@ -581,7 +628,23 @@ void t2f_resym__free(struct t2f_resym *r)
 	free(r->symbol_dirs);
 	free(r->env_dirs);
 	t2f_buf__free(&r->name);
+	free(r->places);
 	free(r);
+}
+
+bool t2f_resym__place(const struct t2f_resym *r, t2f_frame_id id, t2f_sym_module_id *mod,
+		      uint64_t *elf_vaddr)
+{
+	if (!r || id >= r->n_places || !r->places[id].found)
+		return false;
+	*mod = r->places[id].mod;
+	*elf_vaddr = r->places[id].elf_vaddr;
+	return true;
+}
+
+struct t2f_symbolizer *t2f_resym__symbolizer(const struct t2f_resym *r)
+{
+	return r ? r->sym : NULL;
 }
 
 /* The running kernel's build-id from /sys/kernel/notes (ELF notes: namesz, descsz, type,

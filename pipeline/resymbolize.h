@@ -33,6 +33,10 @@
  * A hit renames the frame (demangled per no_params). A
  * miss leaves the frame as it was and is counted per module and reason.
  *
+ * With `inlines`, frames perf named in file-backed modules are looked up too, to place them in
+ * their module's ELF space (t2f_resym__place) for their inlined functions (pipeline/inlines.h):
+ * their names stay, and a module without a build-id is skipped without a count or warning.
+ *
  * nettrace (universal traces, readers/nettrace_universal.h): the reader leaves file frames
  * unnamed with the mapping's path as module and the file offset as address, and names JIT and
  * kernel frames itself. Only user frames with a file offset are resolved then, and
@@ -54,6 +58,7 @@
 #include "formats/diag.h"
 #include "formats/profile.h"
 #include "include/trace2flame.h"
+#include "symbolizer/symbolizer.h"
 
 struct t2f_resym_opts {
 	bool all;                        /* --resymbolize */
@@ -68,6 +73,7 @@ struct t2f_resym_opts {
 	const char *perf_map_dir;        /* --perf-map-dir DIR, or NULL: the printed map path */
 	bool offline;                    /* never fetch debug files from debuginfod servers */
 	bool perf_rules;                 /* choose symbols as perf does (symbolizer.h) */
+	bool inlines;                    /* place named frames too (above) */
 	bool nettrace;                   /* a nettrace input was read: see below */
 	int64_t trust_by;                /* recorded on this machine, finished at this time (seconds
 					  * since the epoch): files not newer are trusted by path
@@ -84,10 +90,19 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 		   struct t2f_resym **out);
 void t2f_resym__free(struct t2f_resym *r); /* NULL is fine */
 
-/* Whether frames of this kind in module path[0..len) are ones t2f_resym__run would try to name
- * (given their address): user frames of a file, kernel frames with --kallsyms, JIT frames. */
+/* Whether frames of this kind in module path[0..len) are ones t2f_resym__run would look up
+ * (given their address): unnamed ones (named with `all`) to name them: user frames of a file,
+ * kernel frames with --kallsyms, JIT frames; named ones (`named`) to place them, with
+ * `inlines`: user frames of a file. */
 bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
-		      const char *path, size_t len);
+		      const char *path, size_t len, bool named);
+/* Where frame id's address is in its module: its symbolizer module and ELF address; false when
+ * it was not looked up or not mapped (r may be NULL). Valid for the profile t2f_resym__run
+ * read, and for the frame ids it had. */
+bool t2f_resym__place(const struct t2f_resym *r, t2f_frame_id id, t2f_sym_module_id *mod,
+		      uint64_t *elf_vaddr);
+/* The symbolizer the frames were looked up with (NULL for NULL); r keeps it. */
+struct t2f_symbolizer *t2f_resym__symbolizer(const struct t2f_resym *r);
 
 /* The kallsyms file for a perf.data recording whose kernel build-id is hex (lowercase; NULL
  * when the file recorded none): /proc/kallsyms when the running kernel's build-id

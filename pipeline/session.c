@@ -149,7 +149,13 @@ static void t2f_session_resym_opts(struct t2f_session *s)
 		.perf_map_dir = o->perf_map_dir,
 		.perf_rules = o->symbol_rules == T2F_RULES_PERF,
 		.offline = o->offline,
+		.inlines = !o->no_inline,
 	};
+}
+
+bool t2f_session_keep_addrs(const struct t2f_session *s)
+{
+	return s->o.resymbolize || (s->needs & T2F_NEEDS_ADDRS);
 }
 
 static int t2f_session_init(struct t2f_session *s)
@@ -294,9 +300,10 @@ void t2f_session_report(struct t2f_session *s, unsigned what)
 	s->run.seconds = (double)(t2f_session_now_ns() - s->start_ns) / 1e9;
 	if ((what & T2F_REPORT_STATS) && s->totals)
 		t2f_report__stats(s->msg, s->profile, s->totals, &s->run);
-	if (what & T2F_REPORT_STATS)
+	if (what & T2F_REPORT_STATS) {
 		t2f_resym__print_stats(s->msg, s->resym);
-	else if ((what & T2F_REPORT_WARNINGS) && !s->o.quiet)
+		t2f_inlines__print_stats(s->msg, &s->inl);
+	} else if ((what & T2F_REPORT_WARNINGS) && !s->o.quiet)
 		t2f_resym__warn(s->msg, s->resym, s->label);
 	if ((what & T2F_REPORT_SUMMARY) && s->last_output && s->state != T2F_SESSION_FAILED)
 		t2f_report__summary(s->msg, s->profile, s->totals, &s->run, s->last_output);

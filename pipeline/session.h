@@ -18,6 +18,7 @@
 #include "formats/utf8.h"
 #include "include/trace2flame.h"
 #include "pipeline/report.h"
+#include "pipeline/inlines.h"
 #include "pipeline/resymbolize.h"
 
 enum t2f_session_state {
@@ -48,6 +49,7 @@ struct t2f_session {
 	/* the resolve stage */
 	struct t2f_resym_opts ropts;
 	struct t2f_resym *resym;           /* NULL when no frame needed resolving */
+	struct t2f_inline_stats inl;       /* inlined functions made frames (pipeline/inlines.h) */
 	struct t2f_event_total *totals;    /* indexed by event id */
 	struct t2f_run_stats run;
 	char label[T2F_VISIBLE_MAX];       /* the inputs as warnings name them */
@@ -55,6 +57,10 @@ struct t2f_session {
 };
 
 uint64_t t2f_session_now_ns(void);
+
+/* Whether every frame keeps its address while reading: the resolve stage names them all
+ * (--resymbolize), or pprof writes them (a location per address, for pprof -lines, -disasm). */
+bool t2f_session_keep_addrs(const struct t2f_session *s);
 
 /* Records err's message for t2f_session_error (the diag's last error, else "WHAT: strerror")
  * and returns err. A read or resolve failure also fails the session (fail = true). */

@@ -28,25 +28,24 @@ struct t2f_source {
 	uint32_t index;     /* the input's index (its threads') */
 };
 
-/* Which frames perf could not name keep their address: those re-symbolization will try to
- * name; the others share one frame per name. */
-static bool t2f_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso, size_t len)
+/* Which frames keep their address: those perf could not name that re-symbolization will try
+ * to name (all of them with --addrs, which shows them), and named ones whose inlined functions
+ * will be looked up; the others share one frame per name. */
+static bool t2f_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso, size_t len,
+			    bool named)
 {
-	return t2f_resym__wants(ctx, kind, dso, len);
+	const struct t2f_session *s = ctx;
+
+	if (!named && s->o.addrs)
+		return true;
+	return t2f_resym__wants(&s->ropts, kind, dso, len, named);
 }
 
-/* Whether every frame keeps its printed address: re-symbolization names them all afterwards, or
- * pprof writes them (a location per address in its mapping, for pprof -lines, -disasm). */
-static bool t2f_keep_addrs(const struct t2f_session *s)
+/* perf.data frames are all unnamed until re-symbolization. */
+static bool t2f_data_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso,
+				 size_t len)
 {
-	return s->o.resymbolize || (s->needs & T2F_NEEDS_ADDRS);
-}
-
-static t2f_perf_script_addr_fn t2f_addr_filter(const struct t2f_session *s)
-{
-	if (s->o.addrs || (s->needs & T2F_NEEDS_ADDRS))
-		return NULL;
-	return t2f_addr_wanted;
+	return t2f_addr_wanted(ctx, kind, dso, len, false);
 }
 
 /* One streaming reader (pipeline/reader_table.h), or perf script text for the parallel
@@ -69,9 +68,9 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 {
 	const struct t2f_read_opts ro = {
 		.weight_samples = s->o.weight_samples,
-		.keep_addrs = t2f_keep_addrs(s),
-		.addr_wanted = t2f_addr_filter(s),
-		.addr_ctx = &s->ropts,
+		.keep_addrs = t2f_session_keep_addrs(s),
+		.addr_wanted = t2f_addr_wanted,
+		.addr_ctx = s,
 	};
 
 	r->desc = t2f_reader__detect(head, len);
@@ -110,9 +109,9 @@ static int t2f_read_parallel(struct t2f_session *s, uint32_t i, struct t2f_input
 	struct t2f_ps_par_opts po = {
 		.threads = t2f_session_jobs(s),
 		.segment_bytes = seg ? strtoull(seg, NULL, 10) : 0,
-		.keep_addrs = t2f_keep_addrs(s),
-		.addr_wanted = t2f_addr_filter(s),
-		.addr_ctx = &s->ropts,
+		.keep_addrs = t2f_session_keep_addrs(s),
+		.addr_wanted = t2f_addr_wanted,
+		.addr_ctx = s,
 		.progress = s->o.progress ? t2f_progress_cb : NULL,
 		.progress_ctx = s,
 	};
@@ -229,8 +228,10 @@ static int t2f_perf_data_open(const struct t2f_source *src, struct t2f_input *in
 static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *src,
 			      struct t2f_input *in)
 {
-	struct t2f_perf_data_conv_opts po = { .input = src->index, .addr_wanted = t2f_addr_filter(s),
-					      .addr_ctx = &s->ropts };
+	bool every = s->o.addrs || (s->needs & T2F_NEEDS_ADDRS);
+	struct t2f_perf_data_conv_opts po = { .input = src->index,
+					      .addr_wanted = every ? NULL : t2f_data_addr_wanted,
+					      .addr_ctx = s };
 	struct t2f_perf_data *pd = NULL;
 	struct t2f_perf_data_conv *pc = NULL;
 	int64_t end = 0;

@@ -69,6 +69,23 @@ static int t2f_pick_event(struct t2f_session *s)
 	return err;
 }
 
+/* Inlined functions as frames of their own, where DWARF was found. */
+static int t2f_inline(struct t2f_session *s)
+{
+	const struct t2f_inline_opts io = { .no_params = s->ropts.no_params,
+					    .nettrace = s->nettrace,
+					    .drop_addrs = !t2f_session_keep_addrs(s) };
+	int err;
+
+	if (s->o.no_inline || !s->resym)
+		return 0;
+	err = t2f_inlines__expand(s->profile, s->resym, &io, &s->inl);
+	if (err == -ENOMEM || err == -T2F_E_LIMIT)
+		t2f_diag__error(s->diag, err, s->label, 0, "%s while making inlined functions frames",
+				err == -ENOMEM ? "out of memory" : "too many frames");
+	return err;
+}
+
 /* Names the frames perf could not, counts the events, settles the event. */
 static int t2f_resolve(struct t2f_session *s)
 {
@@ -82,7 +99,7 @@ static int t2f_resolve(struct t2f_session *s)
 	s->run.kallsyms = s->ropts.kallsyms;
 	s->ropts.nettrace = s->nettrace;
 	s->ropts.trust_by = s->elsewhere ? 0 : s->recorded_by;
-	err = t2f_resym__run(s->profile, &s->ropts, s->diag, &s->resym) ?:
+	err = t2f_resym__run(s->profile, &s->ropts, s->diag, &s->resym) ?: t2f_inline(s) ?:
 	      t2f_report__event_totals(s->profile, &s->totals);
 	s->run.names_seconds = (double)(t2f_session_now_ns() - s->start_ns) / 1e9 -
 			       s->run.read_seconds;
@@ -154,7 +171,7 @@ static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_writ
 		.pid = w->pid,
 		.tid = w->tid,
 		.names = { .raw_names = s->o.raw_names, .kernel = w->kernel, .jit = w->jit,
-			   .addrs = s->o.addrs },
+			   .inlined = w->inlined, .addrs = s->o.addrs },
 		.input = w->input_name ? w->input_name : s->n_inputs > 1 ? s->label
 			 : strcmp(s->args[0], "-") == 0 ? "standard input" : s->args[0],
 		.threads = t2f_session_jobs(s),

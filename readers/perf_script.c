@@ -207,9 +207,9 @@ static void to_file_off(struct t2f_perf_script *ps, struct t2f_frame *f)
 	}
 }
 
-/* Interns a parsed frame. Addresses are kept only for frames perf could not name, or for every
- * frame with keep_addrs. abs: the frame of a one-line sample, whose address is the absolute ip
- * (turned into a file offset when its process's mapping is known). */
+/* Interns a parsed frame. Addresses are kept as t2f_perf_script__unknown_addrs says, or on
+ * every frame with keep_addrs. abs: the frame of a one-line sample, whose address is the
+ * absolute ip (turned into a file offset when its process's mapping is known). */
 static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, bool abs,
 			t2f_frame_id *out)
 {
@@ -222,9 +222,12 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, b
 		err = t2f_profile__intern(ps->p, pf->sym.p, pf->sym.len, &f.name);
 	if (!err && pf->dso.len)
 		err = t2f_profile__intern(ps->p, pf->dso.p, pf->dso.len, &f.module);
-	f.has_addr = ps->keep_addrs ||
-		     (unknown && (!ps->addr_wanted ||
-				  ps->addr_wanted(ps->addr_ctx, f.kind, pf->dso.p, pf->dso.len)));
+	if (ps->keep_addrs)
+		f.has_addr = true;
+	else if (!ps->addr_wanted)
+		f.has_addr = unknown;
+	else
+		f.has_addr = ps->addr_wanted(ps->addr_ctx, f.kind, pf->dso.p, pf->dso.len, !unknown);
 	f.space = f.has_addr && abs ? T2F_ADDR_ABS : T2F_ADDR_FILE_OFF;
 	if (f.space == T2F_ADDR_ABS)
 		to_file_off(ps, &f);

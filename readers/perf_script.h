@@ -40,14 +40,17 @@ void t2f_perf_script__free(struct t2f_perf_script *ps); /* NULL is fine */
  * stays absolute (space T2F_ADDR_ABS) when no mapping of its dso holds it. */
 void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on);
 
-/* Which frames perf could not name keep their address (by default all: a frame per address).
- * wants(ctx, kind, dso, dso_len) is asked once per distinct frame line; when it says no, the
- * frame keeps no address and equal names share one frame: for frames nothing will name later
- * (no module, "[unknown]", a kernel without --kallsyms) in outputs that do not show addresses,
- * where one frame per address only multiplies stacks. dso_len 0: no dso printed. wants must be
- * callable from any thread. Call before the first feed. */
+/* Which frames keep their address, beyond every frame with keep_addrs. By default every frame
+ * perf could not name keeps it (a frame per address) and named frames do not (one frame per
+ * name). wants(ctx, kind, dso, dso_len, named) is asked once per distinct frame line, named
+ * telling whether perf named it: for an unnamed frame, no means equal names share one frame
+ * (frames nothing will name later: no module, "[unknown]", a kernel without --kallsyms, in
+ * outputs that do not show addresses, where one frame per address only multiplies stacks); for
+ * a named frame, yes means it keeps its address too (its inlined functions are looked up
+ * later). dso_len 0: no dso printed. wants must be callable from any thread. Call before the
+ * first feed. */
 typedef bool (*t2f_perf_script_addr_fn)(void *ctx, enum t2f_frame_kind kind, const char *dso,
-					size_t dso_len);
+					size_t dso_len, bool named);
 void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_addr_fn wants,
 				    void *ctx);
 

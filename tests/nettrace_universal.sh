@@ -6,9 +6,10 @@
 #     --stats: samples read = written + dropped;
 #   - every native frame against binutils: the frames are converted a second time with the ELF
 #     files moved away (so they stay FILE!0xFILE_OFF); the speedscope frame lists line up, and
-#     each resolved name must be FILE!<what `addr2line -f -i -e ELF VADDR` says, outermost
-#     function of the inline chain>, with VADDR computed here from readelf's PT_LOAD (file
-#     offset - p_offset + p_vaddr of the segment holding it); every sample's stack is compared;
+#     each resolved frame must be FILE!<function> for each function of the inline chain
+#     `addr2line -f -i -e ELF VADDR` gives, outermost first, with VADDR computed here from
+#     readelf's PT_LOAD (file offset - p_offset + p_vaddr of the segment holding it), minus 1
+#     for a caller (a return address); every sample's stack is compared;
 #   - every ELF:symbol frame of the description is in the output as FILE!symbol;
 #   - v6-build-id: the library with a wrong build-id is refused, --stats shows both ids, its
 #     frames stay libnt.so!0x...; the mappings without build-id are not tried;
@@ -183,44 +184,48 @@ def pt_loads(path):
     return loads[path]
 
 def addr2line(path, vaddr):
-    # -i lists the inline chain innermost first: the last function is the one the code
-    # belongs to (glibc's atoi is inlined into main at -O1)
+    # -i lists the inline chain innermost first (glibc's atoi is inlined into main at -O1):
+    # outermost first here, as the frames go into a stack
     out = subprocess.run(["addr2line", "-f", "-i", "-e", path, "0x%x" % vaddr],
                          capture_output=True, text=True).stdout
-    return out.splitlines()[-2]
+    return out.splitlines()[0::2][::-1]
 
 checked = refused = 0
 errors = []
-want = []  # per unnamed frame: the name the named run must show
+want = []  # per unnamed frame: the names the named run must show, as a leaf and as a caller
 for u in unnamed["shared"]["frames"]:
     path = u.get("file", "")
     m = re.match(r"^(.+)!0x([0-9a-f]+)$", u["name"])
     if not path.startswith(elf_dir + "/") or not m:
-        want.append(u["name"])
+        want.append(([u["name"]], [u["name"]]))
         continue
     base, off = os.path.basename(path), int(m.group(2), 16)
     if m.group(1) != base:
         errors.append("%s: module %s" % (u["name"], base))
     if path in refused_paths:
         refused += 1
-        want.append(u["name"])
+        want.append(([u["name"]], [u["name"]]))
         continue
     seg = [s for s in pt_loads(path) if s[0] <= off < s[0] + s[2]]
     if not seg:
         errors.append("%s: offset in no PT_LOAD" % u["name"])
-        want.append(u["name"])
+        want.append(([u["name"]], [u["name"]]))
         continue
     checked += 1
-    want.append("%s!%s" % (base, addr2line(path, off - seg[0][0] + seg[0][1])))
+    vaddr = off - seg[0][0] + seg[0][1]
+    # a caller's address is a return address: its chain is the call's, at - 1
+    want.append(tuple(["%s!%s" % (base, f) for f in addr2line(path, a)]
+                      for a in (vaddr, vaddr - 1)))
 
 def stacks(doc, names):
     """Per profile: its samples as name lists and their weights, a row of equal stacks as one
-    (what speedscope's importer makes of them, and how trace2flame writes them)."""
+    (what speedscope's importer makes of them, and how trace2flame writes them). names[i]:
+    frame i's names as the leaf and as a caller."""
     out = []
     for prof in doc["profiles"]:
         ss, ws = [], []
         for s, w in zip(prof["samples"], prof["weights"]):
-            s = [names[i] for i in s]
+            s = [n for j, i in enumerate(s) for n in names[i][j < len(s) - 1]]
             if ss and ss[-1] == s:
                 ws[-1] += w
             else:
@@ -229,7 +234,7 @@ def stacks(doc, names):
         out.append((prof["name"], ss, ws))
     return out
 
-got = stacks(named, [f["name"] for f in named["shared"]["frames"]])
+got = stacks(named, [([f["name"]], [f["name"]]) for f in named["shared"]["frames"]])
 exp = stacks(unnamed, want)
 if len(got) != len(exp):
     errors.append("profiles: %d / %d" % (len(got), len(exp)))

@@ -104,9 +104,9 @@ run_case() { # NAME CC LD PIE
 		>"$d/addrs.txt" 2>/dev/null
 	perf buildid-list -i "$d/mt.data" >"$d/ids" 2>/dev/null
 	hide "$d"
-	t2f --debug-dir "$d/tree" "$d/mt.data" -o "$d/gone.folded" 2>"$d/err"
+	t2f --no-inline --debug-dir "$d/tree" "$d/mt.data" -o "$d/gone.folded" 2>"$d/err"
 	same_but_plt "$1 gone (perf.data)" folded "$d/ref.folded" "$d/gone.folded"
-	t2f --resymbolize --symbol-rules perf --buildids "$d/ids" --debug-dir "$d/tree" \
+	t2f --no-inline --resymbolize --symbol-rules perf --buildids "$d/ids" --debug-dir "$d/tree" \
 		"$d/addrs.txt" -o "$d/gone-text.folded" 2>"$d/err"
 	same_but_plt "$1 gone (text)" folded "$d/ref.folded" "$d/gone-text.folded"
 	grep -v PERF_RECORD_MMAP "$d/addrs.txt" >"$d/nomaps.txt"
@@ -120,7 +120,7 @@ run_case() { # NAME CC LD PIE
 	# stripped copies beside the debug tree
 	mkdir -p "$d/bin"
 	for f in mt libmtlib.so; do strip -o "$d/bin/$f" "$d/keep/$f"; done
-	t2f --stats --symbol-path "$d/bin" --debug-dir "$d/tree" "$d/mt.data" \
+	t2f --no-inline --stats --symbol-path "$d/bin" --debug-dir "$d/tree" "$d/mt.data" \
 		-o "$d/stripped.folded" 2>"$d/err"
 	same "$1 stripped copies" folded "$d/ref.folded" "$d/stripped.folded"
 	if grep -q "binary (its program headers): $d/bin/libmtlib.so" "$d/err"; then ok; else
@@ -138,7 +138,7 @@ run_case() { # NAME CC LD PIE
 	fi
 	rm -f "$d/mt" "$d/libmtlib.so"
 	rm -rf "$PERF_BUILDID_DIR"
-	t2f --symbol-path "$d/ar" --debug-dir "$d/tree" "$d/mt.data" -o "$d/archive.folded" \
+	t2f --no-inline --symbol-path "$d/ar" --debug-dir "$d/tree" "$d/mt.data" -o "$d/archive.folded" \
 		2>"$d/err"
 	same_but_plt "$1 perf archive" folded "$d/ref.folded" "$d/archive.folded"
 }

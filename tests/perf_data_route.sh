@@ -85,12 +85,12 @@ rec() {
 both() {
 	_n=$1 _x=$2
 	shift 2
-	if ! t2f "$TMP/$_n.data" -o "$TMP/$_n.r.$_x" "$@" 2>"$TMP/$_n.rerr"; then
+	if ! t2f --no-inline "$TMP/$_n.data" -o "$TMP/$_n.r.$_x" "$@" 2>"$TMP/$_n.rerr"; then
 		bad "$_n: trace2flame $_n.data $*: $(head -3 "$TMP/$_n.rerr")"
 		return 1
 	fi
 	[ -s "$TMP/$_n.txt" ] || perf script --header -i "$TMP/$_n.data" 2>/dev/null >"$TMP/$_n.txt"
-	if ! t2f - -o "$TMP/$_n.s.$_x" "$@" <"$TMP/$_n.txt" 2>"$TMP/$_n.serr"; then
+	if ! t2f --no-inline - -o "$TMP/$_n.s.$_x" "$@" <"$TMP/$_n.txt" 2>"$TMP/$_n.serr"; then
 		bad "$_n: perf script | trace2flame - $*: $(head -3 "$TMP/$_n.serr")"
 		return 1
 	fi
@@ -246,12 +246,12 @@ fi
 # pf: cpu-clock:u, listed first, is written though page-faults:u samples come first in time
 if part 2 && rec pf --buildid-all -e cpu-clock:u -e page-faults:u -g; then
 	folded pf --event page-faults:u
-	t2f "$TMP/pf.data" -o "$TMP/pf.d.folded" 2>"$TMP/pf.err"
+	t2f --no-inline "$TMP/pf.data" -o "$TMP/pf.d.folded" 2>"$TMP/pf.err"
 	grep -q "^trace2flame: warning: $TMP/pf.data: writing only event 'cpu-clock' ([0-9]* samples); the input also has: page-faults ([0-9]* samples); choose one with --event NAME\$" \
 		"$TMP/pf.err" && ok || bad "pf: the event chosen and the other not said: $(cat "$TMP/pf.err")"
-	t2f "$TMP/pf.data" -o "$TMP/pf.c.folded" --event cpu-clock:u 2>/dev/null
+	t2f --no-inline "$TMP/pf.data" -o "$TMP/pf.c.folded" --event cpu-clock:u 2>/dev/null
 	same pf "the default event is cpu-clock:u" "$TMP/pf.d.folded" "$TMP/pf.c.folded"
-	perf script --header -i "$TMP/pf.data" 2>/dev/null | t2f - -o "$TMP/pf.h.folded" 2>/dev/null
+	perf script --header -i "$TMP/pf.data" 2>/dev/null | t2f --no-inline - -o "$TMP/pf.h.folded" 2>/dev/null
 	same pf "perf script --header text: cpu-clock:u" "$TMP/pf.d.folded" "$TMP/pf.h.folded"
 fi
 

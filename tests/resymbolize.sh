@@ -88,8 +88,8 @@ check() {
 	filter "$TMP/keys" "$_ref" "$TMP/ref.txt"
 	filter "$TMP/keys" "$_addrs" "$TMP/addrs.txt"
 	: >"$TMP/cmp.txt"
-	if ! t2f -q --weight samples "$TMP/ref.txt" -o "$TMP/ref.folded" ||
-	   ! t2f -q --weight samples "$@" "$TMP/addrs.txt" -o "$TMP/addrs.folded"; then
+	if ! t2f -q --no-inline --weight samples "$TMP/ref.txt" -o "$TMP/ref.folded" ||
+	   ! t2f -q --no-inline --weight samples "$@" "$TMP/addrs.txt" -o "$TMP/addrs.folded"; then
 		bad "$_name: trace2flame failed"
 		return
 	fi

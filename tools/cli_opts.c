@@ -36,6 +36,7 @@ enum t2f_long_only {
 	T2F_OPT_KALLSYMS,
 	T2F_OPT_PERF_MAP_DIR,
 	T2F_OPT_OFFLINE,
+	T2F_OPT_NO_INLINE,
 	T2F_OPT_DEBUGINFOD,
 	T2F_OPT_SYMBOL_RULES,
 	T2F_OPT_TITLE,
@@ -80,6 +81,7 @@ static const struct option t2f_long_opts[] = {
 	{ "kallsyms", required_argument, NULL, T2F_OPT_KALLSYMS },
 	{ "perf-map-dir", required_argument, NULL, T2F_OPT_PERF_MAP_DIR },
 	{ "offline", no_argument, NULL, T2F_OPT_OFFLINE },
+	{ "no-inline", no_argument, NULL, T2F_OPT_NO_INLINE },
 	{ "debuginfod", required_argument, NULL, T2F_OPT_DEBUGINFOD },
 	{ "symbol-rules", required_argument, NULL, T2F_OPT_SYMBOL_RULES },
 	{ "title", required_argument, NULL, T2F_OPT_TITLE },
@@ -135,7 +137,7 @@ static void t2f_cli_help(FILE *f)
 	      "      --tid           root frame comm-PID/TID (collapsed only)\n"
 	      "      --kernel        append _[k] to kernel frames\n"
 	      "      --jit           append _[j] to JIT frames\n"
-	      "      --all           --kernel and --jit\n"
+	      "      --all           --kernel and --jit, and append _[i] to inlined frames\n"
 	      "      --addrs         show addresses of unresolved frames\n"
 	      "      --raw-names     keep argument lists in function names\n"
 	      "\n"
@@ -167,6 +169,7 @@ static void t2f_cli_help(FILE *f)
 	      "                      made as root on the recording machine\n"
 	      "      --perf-map-dir DIR  look up JIT frames (dso /tmp/perf-PID.map) in\n"
 	      "                      DIR/perf-PID.map (default: the path perf printed)\n"
+	      "      --no-inline     no inlined functions (from DWARF) as frames of their own\n"
 	      "      --offline       never fetch debug files from the debuginfod servers of\n"
 	      "                      DEBUGINFOD_URLS (by default fetched when not found here)\n"
 	      "      --debuginfod URL  ask this server too, before DEBUGINFOD_URLS' (repeatable)\n"
@@ -381,7 +384,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_TID: o->w.pid = o->w.tid = true; return 0;
 	case T2F_OPT_KERNEL: o->w.kernel = true; return 0;
 	case T2F_OPT_JIT: o->w.jit = true; return 0;
-	case T2F_OPT_ALL: o->w.kernel = o->w.jit = true; return 0;
+	case T2F_OPT_ALL: o->w.kernel = o->w.jit = o->w.inlined = true; return 0;
 	case T2F_OPT_ADDRS: o->addrs = true; return 0;
 	case T2F_OPT_RAW_NAMES: o->raw_names = true; return 0;
 	case T2F_OPT_STATS: o->stats = true; return 0;
@@ -402,6 +405,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_KALLSYMS: o->kallsyms = optarg; return 0;
 	case T2F_OPT_PERF_MAP_DIR: o->perf_map_dir = optarg; return 0;
 	case T2F_OPT_OFFLINE: o->offline = true; return 0;
+	case T2F_OPT_NO_INLINE: o->no_inline = true; return 0;
 	case T2F_OPT_DEBUGINFOD: return t2f_cli_add_debuginfod(err, NULL, optarg);
 	case T2F_OPT_SYMBOL_RULES: return t2f_cli_set_rules(o, optarg, err);
 	case T2F_OPT_TITLE: o->w.title = optarg; return 0;
@@ -530,7 +534,7 @@ void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err)
 	} opts[] = {
 		{ o->w.tid, "--tid", T2F_USES_ROOT_IDS, NULL },
 		{ o->w.pid && !o->w.tid, "--pid", T2F_USES_ROOT_IDS, NULL },
-		{ o->w.kernel && o->w.jit, "--all", T2F_USES_MARKS, NULL },
+		{ o->w.inlined, "--all", T2F_USES_MARKS, NULL },
 		{ o->w.kernel && !o->w.jit, "--kernel", T2F_USES_MARKS, NULL },
 		{ o->w.jit && !o->w.kernel, "--jit", T2F_USES_MARKS, NULL },
 		{ o->raw_names, "--raw-names", T2F_USES_MARKS, NULL },

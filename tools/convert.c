@@ -64,6 +64,7 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 		.kallsyms = o->kallsyms,
 		.perf_map_dir = o->perf_map_dir,
 		.offline = o->offline,
+		.no_inline = o->no_inline,
 	};
 }
 

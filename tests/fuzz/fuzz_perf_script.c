@@ -20,11 +20,15 @@ struct run {
 	int err;
 };
 
-/* The filter of t2f_perf_script__unknown_addrs: addresses only for frames of a module. */
-static bool wants_addr(void *ctx, enum t2f_frame_kind kind, const char *dso, size_t dso_len)
+/* The filter of t2f_perf_script__unknown_addrs: addresses only for frames of a module, named
+ * ones of file paths too. */
+static bool wants_addr(void *ctx, enum t2f_frame_kind kind, const char *dso, size_t dso_len,
+		       bool named)
 {
 	(void)ctx;
 	(void)kind;
+	if (named)
+		return dso_len > 0 && dso[0] == '/';
 	return dso_len > 0 && !(dso_len == 9 && memcmp(dso, "[unknown]", 9) == 0);
 }
 

@@ -1,0 +1,284 @@
+/* pipeline/inlines.c: each placed frame's DWARF chain, memoised per (frame, address kind), and
+ * the stacks rebuilt with the chains in place of the frames. */
+#include "pipeline/inlines.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/buf.h"
+#include "formats/grow.h"
+#include "symbolizer/demangle.h"
+#include "symbolizer/dwarf.h"
+#include "symbolizer/symbolizer.h"
+
+enum { AT_IP = 1, AT_CALL = 2 }; /* the address itself; a return address, looked up at - 1 */
+
+struct inl_chain {               /* frames of the new profile: pool[first .. first + len) */
+	uint32_t first, len;     /* len 0: not made yet */
+};
+
+struct inl {
+	struct t2f_profile *p, *q;   /* the profile, and its new frames and stacks */
+	const struct t2f_resym *r;
+	struct t2f_symbolizer *sym;
+	const struct t2f_inline_opts *o;
+	struct t2f_inline_stats *st;
+	struct inl_chain *chains[2]; /* per frame of p: at the address, at the call */
+	t2f_frame_id *pool;
+	size_t n_pool, cap_pool;
+	uint8_t *need;               /* per node of p: AT_IP | AT_CALL, the forms stacks use */
+	t2f_node_id *map[2];         /* per node of p: its node in q, per form */
+	struct t2f_buf name;
+};
+
+static int inl_push(struct inl *x, const struct t2f_frame *f)
+{
+	int err = t2f_grow((void **)&x->pool, &x->cap_pool, x->n_pool, 1, sizeof(*x->pool), 256,
+			   UINT32_MAX);
+
+	return err ?: t2f_profile__frame(x->q, f, &x->pool[x->n_pool++]);
+}
+
+static int inl_intern(struct inl *x, const char *s, t2f_str_id *id)
+{
+	*id = 0;
+	return s ? t2f_profile__intern(x->p, s, strlen(s), id) : 0;
+}
+
+/* A DWARF name as the frames are named: demangled, "FILE!" before it for nettrace. */
+static int inl_name(struct inl *x, const struct t2f_frame *f, const struct t2f_dwarf_frame *lv,
+		    t2f_str_id *id)
+{
+	enum t2f_demangle_mode mode = x->o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL;
+	char *pretty = lv->name && lv->linkage ? t2f_demangle(lv->name, mode) : NULL;
+	const char *name = pretty ? pretty : lv->name;
+	const char *path = f->module ? t2f_profile__str(x->p, f->module, NULL) : "";
+	const char *base = strrchr(path, '/');
+	int err = 0;
+
+	*id = 0;
+	x->name.len = 0;
+	if (name && x->o->nettrace)
+		err = t2f_buf__puts(&x->name, base && base[1] ? base + 1 : path) ?:
+		      t2f_buf__put(&x->name, "!", 1);
+	if (name && !err)
+		err = t2f_buf__puts(&x->name, name) ?:
+		      t2f_profile__intern(x->p, x->name.p, x->name.len, id);
+	free(pretty);
+	return err;
+}
+
+/* The source positions of one level. */
+static int inl_positions(struct inl *x, struct t2f_frame *g, const struct t2f_dwarf_frame *lv)
+{
+	g->line = lv->line;
+	g->fn_line = lv->fn_line;
+	return inl_intern(x, lv->file, &g->file) ?: inl_intern(x, lv->fn_file, &g->fn_file);
+}
+
+/* The frame as it goes into the new stacks: without the address it kept only to be placed. */
+static struct t2f_frame inl_base(const struct inl *x, const struct t2f_frame *f)
+{
+	struct t2f_frame g = *f;
+	const char *path = f->module ? t2f_profile__str(x->p, f->module, NULL) : "";
+
+	if (x->o->drop_addrs && g.name && g.kind == T2F_FRAME_USER && path[0] == '/') {
+		g.has_addr = false;
+		g.addr = 0;
+		g.space = T2F_ADDR_FILE_OFF;
+	}
+	return g;
+}
+
+/* The chain's frames into the pool: the holding function, then the inlined ones outward in. */
+static int inl_levels(struct inl *x, const struct t2f_frame *f, const struct t2f_dwarf_frame *lv,
+		      int n)
+{
+	struct t2f_frame g = inl_base(x, f);
+	int err = inl_positions(x, &g, &lv[n - 1]);
+
+	if (!err && !g.name)
+		err = inl_name(x, f, &lv[n - 1], &g.name);
+	err = err ?: inl_push(x, &g);
+	for (int k = n - 2; k >= 0 && !err; k--) {
+		g = (struct t2f_frame){ .module = f->module, .kind = T2F_FRAME_INLINED };
+		err = inl_name(x, f, &lv[k], &g.name) ?: inl_positions(x, &g, &lv[k]) ?:
+		      inl_push(x, &g);
+	}
+	return err;
+}
+
+/* The DWARF chain of frame id in form `at`, innermost first, into lv: its count (0: none). */
+static int inl_lookup(struct inl *x, t2f_frame_id id, int at, struct t2f_dwarf_frame *lv)
+{
+	t2f_sym_module_id mod;
+	uint64_t va;
+	int n;
+
+	if (!t2f_resym__place(x->r, id, &mod, &va))
+		return 0;
+	if (at == AT_CALL && va > 0)
+		va--;
+	n = t2f_symbolizer__inlines(x->sym, mod, va, lv, T2F_DWARF_MAX_DEPTH);
+	x->st->lookups++;
+	x->st->found += n > 0;
+	x->st->inlined += n > 1;
+	return n;
+}
+
+static int inl_chain(struct inl *x, t2f_frame_id id, int at, const struct inl_chain **out)
+{
+	struct inl_chain *c = &x->chains[at == AT_CALL][id];
+	struct t2f_dwarf_frame lv[T2F_DWARF_MAX_DEPTH];
+	const struct t2f_frame *f = t2f_profile__frame_at(x->p, id);
+	size_t first = x->n_pool;
+	int n, err;
+
+	*out = c;
+	if (c->len)
+		return 0;
+	n = inl_lookup(x, id, at, lv);
+	if (n < 0)
+		return n;
+	if (n) {
+		err = inl_levels(x, f, lv, n);
+	} else {
+		struct t2f_frame g = inl_base(x, f);
+
+		err = inl_push(x, &g);
+	}
+	if (err)
+		return err;
+	c->first = (uint32_t)first;
+	c->len = (uint32_t)(x->n_pool - first);
+	if (!n) /* no chain: the same in either form */
+		x->chains[at != AT_CALL][id] = *c;
+	return 0;
+}
+
+/* The form a node's parent is used in: the interrupted instruction below a kernel frame, a
+ * call everywhere else. */
+static int inl_parent_form(const struct t2f_profile *p, t2f_node_id n)
+{
+	const struct t2f_frame *f = t2f_profile__frame_at(p, t2f_profile__node_frame(p, n));
+
+	return f->kind == T2F_FRAME_KERNEL ? AT_IP : AT_CALL;
+}
+
+/* Which forms of each node the stacks use: cells at the address, parents per their child. */
+static void inl_mark(struct inl *x)
+{
+	uint32_t n = t2f_profile__node_count(x->p);
+	size_t cells = t2f_profile__cell_count(x->p);
+
+	for (size_t i = 0; i < cells; i++)
+		x->need[t2f_profile__cell_at(x->p, i)->node] |= AT_IP;
+	for (t2f_node_id nd = n; nd > 0; nd--) {
+		t2f_node_id up = t2f_profile__node_parent(x->p, nd);
+
+		if (x->need[nd] && up)
+			x->need[up] |= (uint8_t)inl_parent_form(x->p, nd);
+	}
+}
+
+/* Node nd in form `at`: its parent's node in the form nd needs, then its chain. */
+static int inl_node(struct inl *x, t2f_node_id nd, int at)
+{
+	t2f_node_id up = t2f_profile__node_parent(x->p, nd);
+	t2f_node_id to = up ? x->map[inl_parent_form(x->p, nd) == AT_CALL][up] : 0;
+	const struct inl_chain *c;
+	int err = inl_chain(x, t2f_profile__node_frame(x->p, nd), at, &c);
+
+	for (uint32_t i = 0; !err && i < c->len; i++)
+		err = t2f_profile__child(x->q, to, x->pool[c->first + i], &to);
+	x->map[at == AT_CALL][nd] = to;
+	return err;
+}
+
+static int inl_build(struct inl *x)
+{
+	uint32_t n = t2f_profile__node_count(x->p);
+	int err = 0;
+
+	inl_mark(x);
+	for (t2f_node_id nd = 1; nd <= n && !err; nd++) {
+		if (x->need[nd] & AT_IP)
+			err = inl_node(x, nd, AT_IP);
+		if (!err && (x->need[nd] & AT_CALL))
+			err = inl_node(x, nd, AT_CALL);
+	}
+	return err;
+}
+
+static int inl_alloc(struct inl *x)
+{
+	size_t frames = (size_t)t2f_profile__frame_count(x->p) + 1;
+	size_t nodes = (size_t)t2f_profile__node_count(x->p) + 1;
+
+	x->chains[0] = calloc(frames, sizeof(**x->chains));
+	x->chains[1] = calloc(frames, sizeof(**x->chains));
+	x->need = calloc(nodes, 1);
+	x->map[0] = calloc(nodes, sizeof(**x->map));
+	x->map[1] = calloc(nodes, sizeof(**x->map));
+	if (!x->chains[0] || !x->chains[1] || !x->need || !x->map[0] || !x->map[1])
+		return -ENOMEM;
+	return t2f_profile__new_stacks(x->p, &x->q);
+}
+
+static void inl_free(struct inl *x)
+{
+	free(x->chains[0]);
+	free(x->chains[1]);
+	free(x->pool);
+	free(x->need);
+	free(x->map[0]);
+	free(x->map[1]);
+	t2f_buf__free(&x->name);
+	t2f_profile__free(x->q);
+}
+
+/* Frames perf printed as inlined, and whether any frame was placed. */
+static bool inl_worth(const struct t2f_profile *p, const struct t2f_resym *r,
+		      struct t2f_inline_stats *st)
+{
+	uint32_t n = t2f_profile__frame_count(p);
+	bool placed = false;
+	t2f_sym_module_id mod;
+	uint64_t va;
+
+	for (t2f_frame_id id = 1; id <= n; id++) {
+		st->kept += t2f_profile__frame_at(p, id)->kind == T2F_FRAME_INLINED;
+		placed = placed || t2f_resym__place(r, id, &mod, &va);
+	}
+	return placed && !st->kept;
+}
+
+int t2f_inlines__expand(struct t2f_profile *p, const struct t2f_resym *r,
+			const struct t2f_inline_opts *o, struct t2f_inline_stats *st)
+{
+	struct inl x = { .p = p, .r = r, .sym = t2f_resym__symbolizer(r), .o = o, .st = st };
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	if (!inl_worth(p, r, st))
+		return 0;
+	err = inl_alloc(&x) ?: inl_build(&x);
+	for (t2f_frame_id id = 1; !err && id <= t2f_profile__frame_count(x.q); id++)
+		st->levels += t2f_profile__frame_at(x.q, id)->kind == T2F_FRAME_INLINED;
+	err = err ?: t2f_profile__restack(p, x.q, x.map[0]);
+	inl_free(&x);
+	return err;
+}
+
+void t2f_inlines__print_stats(FILE *f, const struct t2f_inline_stats *st)
+{
+	if (st->kept)
+		fprintf(f, "inline frames: %" PRIu64 " printed by perf, kept (nothing looked up)\n",
+			st->kept);
+	else if (st->lookups)
+		fprintf(f, "inline frames: %" PRIu64 " addresses looked up in DWARF, %" PRIu64
+			" found, %" PRIu64 " with inlined functions (%" PRIu64 " inlined frames)\n",
+			st->lookups, st->found, st->inlined, st->levels);
+}

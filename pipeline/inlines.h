@@ -1,0 +1,56 @@
+/* pipeline/inlines.h: inlined functions as frames of their own, and source positions.
+ *
+ * After the resolve stage placed frames in their modules' ELF space (t2f_resym__place), each
+ * placed frame whose module's DWARF has code at its address (symbolizer/dwarf.h) is replaced by
+ * its chain, root first: the function that holds the code (the frame itself, its name kept, or
+ * the DWARF name when it had none), then each function inlined into it, outermost first, as
+ * T2F_FRAME_INLINED frames of the same module without an address, named from DWARF (demangled
+ * without parameter lists with no_params; "FILE!name" for nettrace traces, as their frames are
+ * named). Every level gets its source positions (formats/profile.h: file, line, fn_file,
+ * fn_line). Frames without DWARF stay as they were.
+ *
+ * Addresses: a user frame with a user callee holds a return address, so its chain is looked up
+ * at the address - 1 (the call instruction); the leaf, and a user frame whose callee is a
+ * kernel frame (the instruction interrupted), at the address itself. A frame may be both; each
+ * (frame, address) is looked up once.
+ *
+ * The stacks are then rebuilt (t2f_profile__restack). With drop_addrs, named user frames of
+ * file-backed modules lose their address in the new stacks (they kept it only to be looked
+ * up), so the frames of one function share frames and stacks again. A profile that already
+ * has inlined frames (perf script --inline printed them) is left as it is: they are not
+ * doubled.
+ *
+ * Errors: 0, -ENOMEM or -T2F_E_LIMIT (a profile table full; the profile is then unchanged).
+ * Borrows everything for the call. Not thread safe.
+ */
+#ifndef T2F_INLINES_H
+#define T2F_INLINES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "formats/profile.h"
+#include "pipeline/resymbolize.h"
+
+struct t2f_inline_opts {
+	bool no_params;        /* demangle without parameter lists (collapsed output) */
+	bool nettrace;         /* name inlined frames "FILE!name" */
+	bool drop_addrs;       /* named frames lose their address (above) */
+};
+
+struct t2f_inline_stats {
+	uint64_t lookups;      /* (frame, address) pairs looked up in DWARF */
+	uint64_t found;        /* of them, those DWARF has code at */
+	uint64_t inlined;      /* of them, those with inlined functions */
+	uint64_t levels;       /* inlined frames made (distinct) */
+	uint64_t kept;         /* frames perf printed as inlined (then nothing is looked up) */
+};
+
+int t2f_inlines__expand(struct t2f_profile *p, const struct t2f_resym *r,
+			const struct t2f_inline_opts *o, struct t2f_inline_stats *st);
+
+/* --stats: the counts above, one line; nothing when nothing was looked up or kept. */
+void t2f_inlines__print_stats(FILE *f, const struct t2f_inline_stats *st);
+
+#endif
