@@ -239,20 +239,20 @@ static void inl_free(struct inl *x)
 	t2f_profile__free(x->q);
 }
 
-/* Frames perf printed as inlined, and whether any frame was placed. */
-static bool inl_worth(const struct t2f_profile *p, const struct t2f_resym *r,
-		      struct t2f_inline_stats *st)
+/* Counts the frames perf printed as inlined; whether any frame was placed (else the stacks
+ * stay as read: frames that kept an address only to be placed show as their name anyway). */
+static bool inl_worth(const struct inl *x)
 {
-	uint32_t n = t2f_profile__frame_count(p);
+	uint32_t n = t2f_profile__frame_count(x->p);
 	bool placed = false;
 	t2f_sym_module_id mod;
 	uint64_t va;
 
 	for (t2f_frame_id id = 1; id <= n; id++) {
-		st->kept += t2f_profile__frame_at(p, id)->kind == T2F_FRAME_INLINED;
-		placed = placed || t2f_resym__place(r, id, &mod, &va);
+		x->st->kept += t2f_profile__frame_at(x->p, id)->kind == T2F_FRAME_INLINED;
+		placed = placed || t2f_resym__place(x->r, id, &mod, &va);
 	}
-	return placed && !st->kept;
+	return placed && !x->st->kept;
 }
 
 int t2f_inlines__expand(struct t2f_profile *p, const struct t2f_resym *r,
@@ -262,7 +262,7 @@ int t2f_inlines__expand(struct t2f_profile *p, const struct t2f_resym *r,
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	if (!inl_worth(p, r, st))
+	if (!inl_worth(&x))
 		return 0;
 	err = inl_alloc(&x) ?: inl_build(&x);
 	for (t2f_frame_id id = 1; !err && id <= t2f_profile__frame_count(x.q); id++)
