@@ -168,3 +168,9 @@ const char *t2f_frame_names__get(const struct t2f_frame_names *n, t2f_frame_id i
 	*len = n->off[id + 1] - n->off[id];
 	return n->text.p ? n->text.p + n->off[id] : "";
 }
+
+void t2f_frame__fn_position(const struct t2f_frame *f, t2f_str_id *file, uint32_t *line)
+{
+	*file = f->fn_file ? f->fn_file : f->file;
+	*line = f->fn_file ? f->fn_line : 0;
+}

@@ -10,6 +10,8 @@
  * when `inlined` is set.
  *
  * Ownership: the table owns every name; names are valid until __free(). Not thread safe.
+ *
+ * t2f_frame__fn_position() says where a frame's function is, as every writer shows it.
  */
 #ifndef T2F_FRAME_NAME_H
 #define T2F_FRAME_NAME_H
@@ -35,5 +37,10 @@ int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_nam
 void t2f_frame_names__free(struct t2f_frame_names *n); /* NULL is fine */
 /* Name of frame id (1..frame_count); never NULL, not NUL-terminated. */
 const char *t2f_frame_names__get(const struct t2f_frame_names *n, t2f_frame_id id, size_t *len);
+
+/* The function's source position: the file and line of its declaration (fn_file, fn_line), else
+ * the file of the frame's code with no line (a line there is the code's, not the function's);
+ * 0 = unknown. Two frames of one function at different lines of its code give the same. */
+void t2f_frame__fn_position(const struct t2f_frame *f, t2f_str_id *file, uint32_t *line);
 
 #endif

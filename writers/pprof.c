@@ -269,10 +269,15 @@ static int put_location(struct pp *s, uint32_t id)
 		err = t2f_pb__put_uint64(b, 2, l->mapping);
 	if (!err && l->address)
 		err = t2f_pb__put_uint64(b, 3, l->address);
-	for (uint32_t i = id; !err && i; i = s->t.locs[i].tail) /* innermost first */
-		err = t2f_pb__open(b, 4, &lm) ?:
-		      t2f_pb__put_uint64(b, 1, s->t.frame_func[s->t.locs[i].frame]) ?:
-		      t2f_pb__close(b, lm);
+	for (uint32_t i = id; !err && i; i = s->t.locs[i].tail) { /* innermost first */
+		t2f_frame_id f = s->t.locs[i].frame;
+		uint32_t line = t2f_profile__frame_at(s->p, f)->line;
+
+		err = t2f_pb__open(b, 4, &lm) ?: t2f_pb__put_uint64(b, 1, s->t.frame_func[f]);
+		if (!err && line)
+			err = t2f_pb__put_int64(b, 2, line);
+		err = err ?: t2f_pb__close(b, lm);
+	}
 	return err ?: t2f_pb__close(b, m) ?: drain(s);
 }
 
@@ -286,6 +291,10 @@ static int put_function(struct pp *s, uint32_t id)
 
 	if (!err && f->system_name)
 		err = t2f_pb__put_uint64(b, 3, f->system_name);
+	if (!err && f->filename)
+		err = t2f_pb__put_uint64(b, 4, f->filename);
+	if (!err && f->start_line)
+		err = t2f_pb__put_int64(b, 5, f->start_line);
 	return err ?: t2f_pb__close(b, m) ?: drain(s);
 }
 

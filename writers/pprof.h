@@ -17,11 +17,16 @@
  * - location: one per distinct frame run: a frame with the (inlined) frames inlined into it.
  *   In the profile an inlined frame sits on the stack below the frame it is inlined into; such a
  *   run becomes one location whose lines list the innermost function first (frames with
- *   addresses are folded only when the addresses agree). Locations take the mapping and address
+ *   addresses are folded only when the addresses agree), each line with the line of its frame's
+ *   code (the frame's `line`: the address's line for the innermost, the line of the inlined
+ *   call for the others; left out when unknown). Locations take the mapping and address
  *   of their outermost frame; a DSO-relative address inside the mapping's file range is moved
  *   into it (memory_start + addr - file_offset), other addresses are written as recorded.
- * - function: one per distinct (display name, raw name): name as writers/frame_name.h gives it
- *   (full style), system_name the name as the input recorded it (left out for unnamed frames).
+ * - function: one per distinct (display name, raw name, filename, start_line): name as
+ *   writers/frame_name.h gives it (full style), system_name the name as the input recorded it
+ *   (left out for unnamed frames), filename and start_line where the function is
+ *   (t2f_frame__fn_position: its declaration's file and line, else its code's file and no
+ *   start_line; each left out when unknown).
  * - string_table: "" first, then each distinct string once, in order of first use; strings that
  *   are not valid UTF-8 have each bad sequence replaced by U+FFFD, and control characters
  *   (C0, DEL, C1: formats/utf8.h) become spaces, as `go tool pprof` prints strings raw.

@@ -37,6 +37,8 @@ struct t2f_pprof_map {
 
 struct t2f_pprof_func {
 	uint32_t name, system_name; /* pprof string indices */
+	uint32_t filename;          /* pprof string index, 0 = unknown */
+	uint32_t start_line;        /* 0 = unknown */
 };
 
 struct t2f_pprof_tables {

@@ -2,7 +2,7 @@
  *
  * Passes: (1) nodes used by some cell, and their ancestors (a walk down the node ids, since a
  * parent's id is below its children's); (2) functions for used frames in frame-id order,
- * deduplicated on (name, system_name); (3) mappings for the modules of used frames, the main
+ * deduplicated on (name, system_name, filename, start_line); (3) mappings for the modules of used frames, the main
  * binary first, ranges from the module maps; (4) locations for used nodes in id order (parents
  * first), deduplicated on (innermost frame, rest-of-run location).
  */
@@ -93,7 +93,8 @@ static bool func_eq(const void *ctx, uint32_t v)
 	const struct func_probe *q = ctx;
 	const struct t2f_pprof_func *f = &q->t->funcs[v];
 
-	return f->name == q->key.name && f->system_name == q->key.system_name;
+	return f->name == q->key.name && f->system_name == q->key.system_name &&
+	       f->filename == q->key.filename && f->start_line == q->key.start_line;
 }
 
 static int frame_function(struct t2f_pprof_tables *t, struct t2f_hashmap *m, t2f_frame_id id,
@@ -103,14 +104,19 @@ static int frame_function(struct t2f_pprof_tables *t, struct t2f_hashmap *m, t2f
 	struct func_probe q = { .t = t };
 	size_t len;
 	const char *name = t2f_frame_names__get(t->names, id, &len);
+	t2f_str_id file;
 	uint64_t h;
 	int err = t2f_pprof_tables__str(t, name, len, &q.key.name);
 
 	if (!err && is_symbol(t->p, fr->name))
 		err = prof_str(t, fr->name, &q.key.system_name);
+	t2f_frame__fn_position(fr, &file, &q.key.start_line);
+	if (!err && file)
+		err = prof_str(t, file, &q.key.filename);
 	if (err)
 		return err;
-	h = t2f_hash_u64((uint64_t)q.key.name << 32 | q.key.system_name);
+	h = t2f_hash_u64((uint64_t)q.key.name << 32 | q.key.system_name) ^
+	    t2f_hash_u64((uint64_t)q.key.filename << 32 | q.key.start_line);
 	t->frame_func[id] = t2f_hashmap__find(m, h, func_eq, &q);
 	if (t->frame_func[id])
 		return 0;

@@ -6,6 +6,7 @@
  *    "name":"...","activeProfileIndex":N,
  *   "shared":{"frames":[
  *   {"name":"main","file":"/bin/app"},
+ *   {"name":"parse","file":"src/parse.c","line":42},
  *   {"name":"[unknown]"}]},
  *   "profiles":[
  *   {"type":"sampled","name":"app (pid 1, tid 2)","unit":"nanoseconds","startValue":0,
@@ -15,7 +16,7 @@
  * ones in a row as one run), or without a log its cells. Passes: (1) one scan over the items (or
  * the cells when they tell the same) sums each thread's weight, marks the stack nodes in use and
  * their frames, and finds the deepest stack; (2) used frames get shared indices in frame-id
- * order, deduplicated on (display name, module); (3) each used node's stack text is made once
+ * order, deduplicated on what is written of them (display name, file, line); (3) each used node's stack text is made once
  * (writers/speedscope_stacks.h) and nodes written alike become one; (4) the output is written,
  * each thread's items read in order twice (samples, then weights), a stack's text copied.
  * Nothing is allocated per sample. Speedscope drops weight-0 samples, so they are skipped here.
@@ -65,9 +66,9 @@ struct ss {
 	bool addrs;                /* t2f_speedscope_opts.addrs */
 	uint32_t thread_count;
 	struct t2f_frame_names *names;
-	struct t2f_hashmap *frame_map;  /* (name, module) -> shared index + 1 */
+	struct t2f_hashmap *frame_map;  /* (name, file, line) -> shared index + 1 */
 	uint32_t *frame_shared;    /* per frame id: shared index + 1; 0 = not written */
-	t2f_frame_id *shared_repr; /* per shared index: the first frame id with its (name, module) */
+	t2f_frame_id *shared_repr; /* per shared index: the first frame id written as it */
 	uint32_t shared_count;
 	uint64_t *totals;          /* per thread id: sum of its weights */
 	uint32_t *cell_start;      /* without a log, per thread id t: its items are the cells */
@@ -270,11 +271,23 @@ static int ss_group_cells(struct ss *s)
 	return 0;
 }
 
+/* A frame object's "file" and "line": where its function is (writers/frame_name.h), else the
+ * module with no line; 0 = left out. */
+static void ss_frame_file(const struct ss *s, t2f_frame_id f, t2f_str_id *file, uint32_t *line)
+{
+	const struct t2f_frame *fr = t2f_profile__frame_at(s->p, f);
+
+	t2f_frame__fn_position(fr, file, line);
+	if (!*file)
+		*file = fr->module;
+}
+
 struct ss_frame_key {
 	const struct ss *s;
 	const char *name;
 	size_t len;
-	t2f_str_id module;
+	t2f_str_id file;
+	uint32_t line;
 };
 
 static bool ss_frame_eq(const void *ctx, uint32_t value)
@@ -283,12 +296,15 @@ static bool ss_frame_eq(const void *ctx, uint32_t value)
 	t2f_frame_id f = k->s->shared_repr[value - 1];
 	size_t len;
 	const char *name = t2f_frame_names__get(k->s->names, f, &len);
+	t2f_str_id file;
+	uint32_t line;
 
-	return t2f_profile__frame_at(k->s->p, f)->module == k->module && len == k->len &&
-	       !memcmp(name, k->name, len);
+	ss_frame_file(k->s, f, &file, &line);
+	return file == k->file && line == k->line && len == k->len && !memcmp(name, k->name, len);
 }
 
-/* Pass 2: shared indices for the used frames, in frame-id order, one per (name, module). */
+/* Pass 2: shared indices for the used frames, in frame-id order, one per frame object written
+ * (name, file, line): frames of one function at different lines of its code are one. */
 static int ss_assign_frames(struct ss *s)
 {
 	uint32_t frame_count = t2f_profile__frame_count(s->p);
@@ -301,8 +317,9 @@ static int ss_assign_frames(struct ss *s)
 		if (!s->frame_shared[f])
 			continue;
 		key.name = t2f_frame_names__get(s->names, f, &key.len);
-		key.module = t2f_profile__frame_at(s->p, f)->module;
-		hash = t2f_hash_u64(t2f_hash_bytes(key.name, key.len) ^ key.module);
+		ss_frame_file(s, f, &key.file, &key.line);
+		hash = t2f_hash_u64(t2f_hash_bytes(key.name, key.len) ^ key.file ^
+				    (uint64_t)key.line << 32);
 		value = t2f_hashmap__find(s->frame_map, hash, ss_frame_eq, &key);
 		if (!value) {
 			s->shared_repr[s->shared_count] = f;
@@ -369,25 +386,30 @@ static int ss_write_header(struct ss *s, const char *name)
 
 static int ss_write_frames(struct ss *s)
 {
-	const struct t2f_frame *f;
+	t2f_str_id file;
+	uint32_t line;
 	const char *str;
 	size_t len;
 	int err;
 
 	t2f_out__puts(s->out, "\"shared\":{\"frames\":[");
 	for (uint32_t i = 0; i < s->shared_count; i++) {
-		f = t2f_profile__frame_at(s->p, s->shared_repr[i]);
 		t2f_out__puts(s->out, i ? ",\n{\"name\":" : "\n{\"name\":");
 		str = t2f_frame_names__get(s->names, s->shared_repr[i], &len);
 		err = ss_put_string(s, str, len);
 		if (err)
 			return err;
-		if (f->module) {
+		ss_frame_file(s, s->shared_repr[i], &file, &line);
+		if (file) {
 			t2f_out__puts(s->out, ",\"file\":");
-			str = t2f_profile__str(s->p, f->module, &len);
+			str = t2f_profile__str(s->p, file, &len);
 			err = ss_put_string(s, str, len);
 			if (err)
 				return err;
+		}
+		if (line) {
+			t2f_out__puts(s->out, ",\"line\":");
+			t2f_out__u64(s->out, line);
 		}
 		t2f_out__putc(s->out, '}');
 	}

@@ -5,7 +5,12 @@
  * as for folded stacks; a comm ending in " (TID)", .nettrace's "Thread (TID)", loses it). Samples are root first, in input (time) order when the profile kept its sample
  * log, else one entry per stack. Weights are the event's weights: periods in its unit
  * (nanoseconds for cpu-clock), or for an event without periods 1 a sample or what a folded line
- * counted (unit "none"); sample counts with `weight_samples`. shared.frames holds each distinct (name, file = module) once.
+ * counted (unit "none"); sample counts with `weight_samples`.
+ * shared.frames holds each distinct frame object once: "name" the display name (full style,
+ * writers/frame_name.h); "file" and "line" where its function is (t2f_frame__fn_position: the
+ * declaration's file and line, else the code's file alone), else "file" the module; each left
+ * out when unknown. Frames of one function that differ only in the line of their code (the
+ * frame's `line`) are one frame object, so a function is not split per source line.
  * "exporter" is "trace2flame@VERSION", "name" is `name`, "activeProfileIndex" the heaviest thread
  * that is not the kernel's idle task (pid 0; the heaviest of all when there is no other).
  * Streams its output: memory is bounded by the frames, the used stacks and the samples' order

@@ -43,6 +43,7 @@ struct svg {
 	struct t2f_buf cname;
 	uint64_t *cursor;          /* per depth: the next child's x, in weight units */
 	struct t2f_buf utf8;       /* a name repaired to UTF-8 */
+	struct t2f_buf src;        /* a frame's source position, "FILE:LINE" or "FILE" */
 	uint64_t seq;              /* drawn frames so far */
 	/* differential graph: the other profile's tree, its total per node of t (0 = not there),
 	 * and the largest change of share */
@@ -208,25 +209,37 @@ static void put_pct(struct t2f_out *out, double pct, bool sign)
 	t2f_out__printf(out, sign ? "%+.2f%%" : "%.2f%%", pct);
 }
 
-static void put_frame(struct svg *sv, uint32_t n, uint64_t x)
+/* Node n's source position into sv->src, "FILE:LINE" or "FILE" (repaired to UTF-8); false when
+ * it has none, when memory ran out, or when it holds a control character or " (": the script
+ * reads a title's name and weight up to its last " (", which must stay the counts'. */
+static bool src_text(struct svg *sv, const struct svg_node *nd)
 {
-	const struct svg_node *nd = &sv->t.nodes[n];
-	struct t2f_out *out = sv->out;
-	double px = XPAD + (double)x * sv->scale, w = (double)nd->total * sv->scale;
-	double y = sv->o->icicle ? YPAD_TOP + (sv->o->subtitle ? YPAD_SUB : 0) + (double)nd->depth * FRAME_H
-				 : (double)sv->height - YPAD_BOTTOM - (double)(nd->depth + 1) * FRAME_H;
-	size_t len, llen;
-	const char *name = svg_tree__name(&sv->t, nd->name, &len);
-	char fill[32];
-	bool cut;
+	size_t len;
+	const char *file;
+	char num[16];
+	int n;
 
-	if (utf8(sv, &name, &len))
-		name = "", len = 0; /* out of memory: an empty name, the rest still right */
-	if (sv->o->diff)
-		svg_color_diff(diff_delta(sv, n), sv->dmax, fill, sizeof(fill));
-	else
-		svg_color(&sv->t, sv->o, n, sv->seq++, fill, sizeof(fill));
-	t2f_out__puts(out, "<g><title>");
+	if (!nd->src_file)
+		return false;
+	file = t2f_profile__str(sv->p, nd->src_file, &len);
+	n = nd->src_line ? snprintf(num, sizeof(num), ":%" PRIu32, nd->src_line) : 0;
+	if (t2f_utf8_repair(&sv->src, file, len) || t2f_buf__put(&sv->src, num, (size_t)n))
+		return false;
+	for (size_t i = 0; i < sv->src.len; i++)
+		if ((unsigned char)sv->src.p[i] < 0x20 ||
+		    (sv->src.p[i] == ' ' && i + 1 < sv->src.len && sv->src.p[i + 1] == '('))
+			return false;
+	return true;
+}
+
+/* <title>NAME (N COUNTNAME, P%)</title>, the differential part inside the parentheses, and
+ * " at FILE:LINE" before </title> when the node has a source position. */
+static void put_title(struct svg *sv, uint32_t n, const char *name, size_t len)
+{
+	struct t2f_out *out = sv->out;
+	const struct svg_node *nd = &sv->t.nodes[n];
+
+	t2f_out__puts(out, "<title>");
 	put_escaped(out, name, len);
 	t2f_out__puts(out, " (");
 	put_count(out, nd->total);
@@ -249,7 +262,35 @@ static void put_frame(struct svg *sv, uint32_t n, uint64_t x)
 		t2f_out__puts(out, "; ");
 		put_pct(out, diff_delta(sv, n) * 100.0, true);
 	}
-	t2f_out__printf(out, ")</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+	t2f_out__putc(out, ')');
+	if (src_text(sv, nd)) {
+		t2f_out__puts(out, " at ");
+		put_escaped(out, sv->src.p, sv->src.len);
+	}
+	t2f_out__puts(out, "</title>");
+}
+
+static void put_frame(struct svg *sv, uint32_t n, uint64_t x)
+{
+	const struct svg_node *nd = &sv->t.nodes[n];
+	struct t2f_out *out = sv->out;
+	double px = XPAD + (double)x * sv->scale, w = (double)nd->total * sv->scale;
+	double y = sv->o->icicle ? YPAD_TOP + (sv->o->subtitle ? YPAD_SUB : 0) + (double)nd->depth * FRAME_H
+				 : (double)sv->height - YPAD_BOTTOM - (double)(nd->depth + 1) * FRAME_H;
+	size_t len, llen;
+	const char *name = svg_tree__name(&sv->t, nd->name, &len);
+	char fill[32];
+	bool cut;
+
+	if (utf8(sv, &name, &len))
+		name = "", len = 0; /* out of memory: an empty name, the rest still right */
+	if (sv->o->diff)
+		svg_color_diff(diff_delta(sv, n), sv->dmax, fill, sizeof(fill));
+	else
+		svg_color(&sv->t, sv->o, n, sv->seq++, fill, sizeof(fill));
+	t2f_out__puts(out, "<g>");
+	put_title(sv, n, name, len);
+	t2f_out__printf(out, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			"rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
 			px, y, w, FRAME_H - 1, fill, px + 3, y + 11.5);
 	llen = label_len(name, len, w - 3, &cut);
@@ -417,6 +458,7 @@ done:
 	svg_tree__free(&sv.dt);
 	free(sv.dtotal);
 	t2f_buf__free(&sv.utf8);
+	t2f_buf__free(&sv.src);
 	t2f_buf__free(&sv.cname);
 	free(sv.cursor);
 	return err;

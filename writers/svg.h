@@ -2,6 +2,13 @@
  * network), with the DOM flame graph users know: text elements with the ids "title", "subtitle"
  * (when given), "details", "unzoom", "search", "ignorecase" and "matched"; a group "frames" with
  * one <g> per frame holding <title>NAME (N COUNTNAME, P%)</title>, a <rect> and a <text> label.
+ * A frame whose function's source position is known (t2f_frame__fn_position: its declaration's
+ * file and line, else its code's file alone) ends its title with it, after the counts, where the
+ * script (which takes a title's name and weight up to its last " (") does not read it:
+ * <title>NAME (N COUNTNAME, P%) at FILE:LINE</title>; a position holding " (" or a control
+ * character is left out. A frame merges the frames of one display name on one path; when their
+ * functions' positions differ (overloads whose argument lists were cut, static functions of one
+ * name) it shows what they all share: the file when only the lines differ, else nothing.
  * The script (writers/svg_script.js) zooms on click, searches by regular expression (Ctrl-F, F3;
  * Ctrl-I toggles case), shows the hovered frame on the details line, and keeps the zoom and the
  * search in the URL (?x=&y=&s=).

@@ -25,6 +25,10 @@ struct svg_node {
 	uint32_t depth;         /* 0 for "all" */
 	t2f_str_id module;      /* of the first frame merged here; 0 = none */
 	uint8_t kind;           /* enum t2f_frame_kind of that frame */
+	/* where the functions of the frames merged here are (t2f_frame__fn_position), as far as
+	 * they all agree: the file when only the lines differ, else 0 */
+	t2f_str_id src_file;
+	uint32_t src_line;
 	uint64_t total;
 };
 

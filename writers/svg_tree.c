@@ -153,6 +153,8 @@ static int add_node(struct svg_tree *t, uint32_t parent, uint32_t name, t2f_fram
 		n->depth = t->nodes[parent].depth + 1;
 		n->module = f ? f->module : 0;
 		n->kind = f ? (uint8_t)f->kind : T2F_FRAME_USER;
+		if (f)
+			t2f_frame__fn_position(f, &n->src_file, &n->src_line);
 		if (n->depth > t->max_depth)
 			t->max_depth = n->depth;
 	}
@@ -186,6 +188,22 @@ uint32_t svg_tree__find_child(const struct svg_tree *t, uint32_t parent, const c
 	return t2f_hashmap__find(t->child_map, child_hash(parent, name - 1), child_eq, &ck);
 }
 
+/* Node c merges frame too: its position keeps what they agree on (the same for any order). */
+static void merge_position(struct svg_tree *t, uint32_t c, t2f_frame_id frame)
+{
+	struct svg_node *n = &t->nodes[c];
+	t2f_str_id file;
+	uint32_t line;
+
+	if (!frame)
+		return;
+	t2f_frame__fn_position(t2f_profile__frame_at(t->p, frame), &file, &line);
+	if (file != n->src_file)
+		n->src_file = n->src_line = 0;
+	else if (line != n->src_line)
+		n->src_line = 0;
+}
+
 /* The child of parent named `name`: found by name (flame graph) or only when it is the last
  * child (flame chart); added otherwise. */
 static int child(struct svg_tree *t, bool chart, uint32_t parent, uint32_t name,
@@ -199,6 +217,7 @@ static int child(struct svg_tree *t, bool chart, uint32_t parent, uint32_t name,
 	if (chart) {
 		c = t->nodes[parent].last_child;
 		if (c && t->nodes[c].name == name) {
+			merge_position(t, c, frame);
 			*out = c;
 			return 0;
 		}
@@ -206,6 +225,7 @@ static int child(struct svg_tree *t, bool chart, uint32_t parent, uint32_t name,
 		h = child_hash(parent, name);
 		c = t2f_hashmap__find(t->child_map, h, child_eq, &k);
 		if (c) {
+			merge_position(t, c, frame);
 			*out = c;
 			return 0;
 		}

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <zlib.h>
@@ -37,8 +38,8 @@ struct d_sample {
 	size_t nlabel;
 };
 struct d_mapping { uint64_t id, start, limit, offset; int64_t file, build_id; bool has_fn; };
-struct d_location { uint64_t id, mapping, address, fn[MAXN]; size_t nline; };
-struct d_function { uint64_t id; int64_t name, sys; };
+struct d_location { uint64_t id, mapping, address, fn[MAXN]; int64_t line[MAXN]; size_t nline; };
+struct d_function { uint64_t id; int64_t name, sys, file, start; };
 
 struct dprof {
 	char *str[512];
@@ -200,9 +201,13 @@ static void d_location(struct rd *r, struct d_location *l)
 		} else if (f == 4) {
 			assert_true(l->nline < MAXN);
 			l->fn[l->nline] = 0;
-			while (rd_field(&sub, &f, &wt, &v, &ls))
+			l->line[l->nline] = 0;
+			while (rd_field(&sub, &f, &wt, &v, &ls)) {
 				if (f == 1)
 					l->fn[l->nline] = v;
+				else if (f == 2)
+					l->line[l->nline] = (int64_t)v;
+			}
 			l->nline++;
 		}
 	}
@@ -223,6 +228,10 @@ static void d_function(struct rd *r, struct d_function *fn)
 			fn->name = (int64_t)v;
 		else if (f == 3)
 			fn->sys = (int64_t)v;
+		else if (f == 4)
+			fn->file = (int64_t)v;
+		else if (f == 5)
+			fn->start = (int64_t)v;
 	}
 }
 
@@ -324,7 +333,7 @@ static void check_rules(const struct dprof *d)
 	}
 	for (size_t i = 0; i < d->nfn; i++) {
 		assert_int_equal(d->fn[i].id, i + 1);
-		S(d, d->fn[i].name), S(d, d->fn[i].sys);
+		S(d, d->fn[i].name), S(d, d->fn[i].sys), S(d, d->fn[i].file);
 	}
 	for (size_t i = 0; i < d->ncomment; i++)
 		S(d, d->comment[i]);
@@ -426,6 +435,36 @@ static void write_decode(const struct t2f_profile *p, const struct t2f_pprof_opt
 	check_rules(d);
 	free(gz);
 	free(raw);
+}
+
+/* Writes p to a temp *.pb.gz and runs tests/validate/check pprof on it (Go pprof, protoc and
+ * the structure checker). Its exit 77 (a checker not installed, which it names; under CI=true
+ * check fails instead) skips this. */
+static void validate(const struct t2f_profile *p)
+{
+	const char *src = getenv("T2F_SOURCE_DIR");
+	char path[] = "/tmp/t2f_pprof_XXXXXX.pb.gz", cmd[4096];
+	unsigned char *bytes;
+	size_t len;
+	int fd, rc;
+
+	if (!src)
+		fail_msg("T2F_SOURCE_DIR is not set (ctest sets it)");
+	assert_int_equal(write_pprof(p, &(struct t2f_pprof_opts){ 0 }, &bytes, &len), 0);
+	fd = mkstemps(path, (int)strlen(".pb.gz"));
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, len), (ssize_t)len);
+	close(fd);
+	free(bytes);
+	assert_true(snprintf(cmd, sizeof(cmd), "'%s/tests/validate/check' pprof '%s'", src, path) <
+		    (int)sizeof(cmd));
+	fflush(stdout);
+	rc = system(cmd);
+	unlink(path);
+	if (rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 77)
+		return;
+	if (rc != 0)
+		fail_msg("the validator rejected the profile");
 }
 
 /* ---- profile building ---- */
@@ -615,6 +654,118 @@ static void test_inlined_lines(void **state)
 	t2f_profile__free(p);
 }
 
+/* The functions, locations and samples as text: "fn ID NAME SYSTEM_NAME FILENAME START_LINE",
+ * "loc ID map MAPPING: FUNCTION@LINE..." (lines innermost first), "sample LOC...". */
+static void dump(const struct dprof *d, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nfn; i++)
+		n += (size_t)snprintf(out + n, cap - n, "fn %llu %s %s %s %lld\n",
+				      (unsigned long long)d->fn[i].id, S(d, d->fn[i].name),
+				      S(d, d->fn[i].sys), S(d, d->fn[i].file),
+				      (long long)d->fn[i].start);
+	for (size_t i = 0; i < d->nloc; i++) {
+		n += (size_t)snprintf(out + n, cap - n, "loc %llu map %llu:",
+				      (unsigned long long)d->loc[i].id,
+				      (unsigned long long)d->loc[i].mapping);
+		for (size_t k = 0; k < d->loc[i].nline; k++)
+			n += (size_t)snprintf(out + n, cap - n, " %llu@%lld",
+					      (unsigned long long)d->loc[i].fn[k],
+					      (long long)d->loc[i].line[k]);
+		n += (size_t)snprintf(out + n, cap - n, "\n");
+	}
+	for (size_t i = 0; i < d->nsample; i++) {
+		n += (size_t)snprintf(out + n, cap - n, "sample");
+		for (size_t k = 0; k < d->sample[i].nloc; k++)
+			n += (size_t)snprintf(out + n, cap - n, " %llu",
+					      (unsigned long long)d->sample[i].loc[k]);
+		n += (size_t)snprintf(out + n, cap - n, "\n");
+	}
+	assert_true(n < cap);
+}
+
+/* A frame in /bin/app with source positions (NULL, 0 = unknown). */
+static t2f_frame_id src_frame(struct t2f_profile *p, const char *name, enum t2f_frame_kind kind,
+			      const char *file, uint32_t line, const char *fn_file, uint32_t fn_line)
+{
+	struct t2f_frame f = {
+		.name = str(p, name), .module = str(p, "/bin/app"), .kind = kind,
+		.file = file ? str(p, file) : 0, .line = line,
+		.fn_file = fn_file ? str(p, fn_file) : 0, .fn_line = fn_line,
+	};
+
+	return add_frame(p, &f);
+}
+
+/* Source positions: a function per (name, system name, filename, start_line), so parse at two
+ * lines of its code is one function with two locations, and two static helpers of one name in
+ * two files are two functions; Line.line is each frame's line, an inlined run one location with
+ * its lines innermost first (lex at its own line 7, then parse at the line of the call, 30); a
+ * frame with its code's file but no declaration gives a filename without start_line. The output
+ * goes through tests/validate/check pprof as well. */
+static void test_source_lines(void **state)
+{
+	static const char expected[] =
+		"fn 1 main main src/main.c 10\n"
+		"fn 2 parse parse src/parse.c 15\n"
+		"fn 3 lex lex src/lex.h 3\n"
+		"fn 4 helper helper src/a.c 5\n"
+		"fn 5 helper helper src/b.c 5\n"
+		"fn 6 emit emit src/emit.c 0\n"
+		"fn 7 plain plain  0\n"
+		"loc 1 map 1: 1@12\n"
+		"loc 2 map 1: 2@20\n"
+		"loc 3 map 1: 2@21\n"
+		"loc 4 map 1: 2@30\n"
+		"loc 5 map 1: 3@7 2@30\n"
+		"loc 6 map 1: 4@6\n"
+		"loc 7 map 1: 5@6\n"
+		"loc 8 map 1: 7@0\n"
+		"loc 9 map 1: 6@3\n"
+		"sample 2 1\n"
+		"sample 3 1\n"
+		"sample 5 1\n"
+		"sample 4 1\n"
+		"sample 6 1\n"
+		"sample 7 1\n"
+		"sample 9 8 1\n";
+	struct t2f_profile *p;
+	struct dprof d;
+	char got[2048];
+
+	(void)state;
+	assert_int_equal(t2f_profile__new(&p), 0);
+	t2f_frame_id m = src_frame(p, "main", T2F_FRAME_USER, "src/main.c", 12, "src/main.c", 10);
+	t2f_frame_id p20 = src_frame(p, "parse", T2F_FRAME_USER, "src/parse.c", 20, "src/parse.c",
+				     15);
+	t2f_frame_id p21 = src_frame(p, "parse", T2F_FRAME_USER, "src/parse.c", 21, "src/parse.c",
+				     15);
+	t2f_frame_id p30 = src_frame(p, "parse", T2F_FRAME_USER, "src/parse.c", 30, "src/parse.c",
+				     15);
+	t2f_frame_id lex = src_frame(p, "lex", T2F_FRAME_INLINED, "src/lex.h", 7, "src/lex.h", 3);
+	t2f_frame_id ha = src_frame(p, "helper", T2F_FRAME_USER, "src/a.c", 6, "src/a.c", 5);
+	t2f_frame_id hb = src_frame(p, "helper", T2F_FRAME_USER, "src/b.c", 6, "src/b.c", 5);
+	t2f_frame_id emit = src_frame(p, "emit", T2F_FRAME_USER, "src/emit.c", 3, NULL, 0);
+	t2f_frame_id plain = src_frame(p, "plain", T2F_FRAME_USER, NULL, 0, NULL, 0);
+	t2f_thread_id t = thread(p, 1, 1, "app", 0);
+	t2f_event_id ev = event(p, "cycles", T2F_UNIT_COUNT);
+
+	sample(p, stack(p, (t2f_frame_id[]){ m, p20, 0 }), t, ev, 1);
+	sample(p, stack(p, (t2f_frame_id[]){ m, p21, 0 }), t, ev, 2);
+	sample(p, stack(p, (t2f_frame_id[]){ m, p30, lex, 0 }), t, ev, 4);
+	sample(p, stack(p, (t2f_frame_id[]){ m, p30, 0 }), t, ev, 8);
+	sample(p, stack(p, (t2f_frame_id[]){ m, ha, 0 }), t, ev, 16);
+	sample(p, stack(p, (t2f_frame_id[]){ m, hb, 0 }), t, ev, 32);
+	sample(p, stack(p, (t2f_frame_id[]){ m, plain, emit, 0 }), t, ev, 64);
+	write_decode(p, &(struct t2f_pprof_opts){ 0 }, &d);
+	dump(&d, got, sizeof(got));
+	assert_string_equal(got, expected);
+	validate(p);
+	dprof_free(&d);
+	t2f_profile__free(p);
+}
+
 /* Several events: two columns each; cells of one (stack, thread) are one sample. */
 static void test_multi_event(void **state)
 {
@@ -753,6 +904,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu_profile),
 		cmocka_unit_test(test_inlined_lines),
+		cmocka_unit_test(test_source_lines),
 		cmocka_unit_test(test_multi_event),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_utf8_repair),

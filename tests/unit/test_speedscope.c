@@ -518,6 +518,84 @@ static void test_bytes(void **state)
 	t2f_profile__free(p);
 }
 
+/* A frame with source positions (0 = unknown). */
+static t2f_frame_id src_frame(struct t2f_profile *p, const char *name, enum t2f_frame_kind kind,
+			      const char *file, uint32_t line, const char *fn_file, uint32_t fn_line)
+{
+	struct t2f_frame f = {
+		.name = str(p, name), .module = str(p, "/bin/app"), .kind = kind,
+		.file = file ? str(p, file) : 0, .line = line,
+		.fn_file = fn_file ? str(p, fn_file) : 0, .fn_line = fn_line,
+	};
+
+	return add_frame(p, &f);
+}
+
+/* Source positions: "file" and "line" are the function's (fn_file, fn_line); two frames of parse
+ * at different lines of its code are one frame object (and their stacks one); without fn_file
+ * the code's file alone; without positions the module; two functions of one name in two files
+ * two frame objects. */
+static void test_positions(void **state)
+{
+	static const char expected[] =
+		"{\"$schema\":\"" SCHEMA "\",\"exporter\":\"" EXPORTER "\","
+		"\"name\":\"src\",\"activeProfileIndex\":0,\n"
+		"\"shared\":{\"frames\":[\n"
+		"{\"name\":\"main\",\"file\":\"src/main.c\",\"line\":10},\n"
+		"{\"name\":\"parse\",\"file\":\"src/parse.c\",\"line\":15},\n"
+		"{\"name\":\"lex\",\"file\":\"src/lex.h\"},\n"
+		"{\"name\":\"emit\",\"file\":\"src/emit.c\"},\n"
+		"{\"name\":\"plain\",\"file\":\"/bin/app\"},\n"
+		"{\"name\":\"helper\",\"file\":\"src/a.c\",\"line\":5},\n"
+		"{\"name\":\"helper\",\"file\":\"src/b.c\",\"line\":5}]},\n"
+		"\"profiles\":[\n"
+		"{\"type\":\"sampled\",\"name\":\"app (pid 1, tid 1)\",\"unit\":\"nanoseconds\","
+		"\"startValue\":0,\"endValue\":127,"
+		"\"samples\":[[0,1],[0,1,2],[0,3],[0,4],[0,5],[0,6]],"
+		"\"weights\":[3,4,8,16,32,64]}]}\n";
+	struct t2f_profile *p;
+	t2f_thread_id t;
+	t2f_event_id e;
+	struct written w;
+
+	(void)state;
+	assert_int_equal(t2f_profile__new(&p), 0);
+	assert_int_equal(t2f_profile__enable_log(p), 0);
+	t = thread(p, 1, 1, "app", 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
+	t2f_profile__event_has_period(p, e);
+	t2f_frame_id m = src_frame(p, "main", T2F_FRAME_USER, "src/main.c", 12, "src/main.c", 10);
+	t2f_frame_id p20 = src_frame(p, "parse", T2F_FRAME_USER, "src/parse.c", 20, "src/parse.c",
+				     15);
+	t2f_frame_id p21 = src_frame(p, "parse", T2F_FRAME_USER, "src/parse.c", 21, "src/parse.c",
+				     15);
+	t2f_frame_id p30 = src_frame(p, "parse", T2F_FRAME_USER, "src/parse.c", 30, "src/parse.c",
+				     15);
+	/* inlined into parse at line 30, its own line 7; no declaration known */
+	t2f_frame_id lex = src_frame(p, "lex", T2F_FRAME_INLINED, "src/lex.h", 7, NULL, 0);
+	t2f_frame_id emit = src_frame(p, "emit", T2F_FRAME_USER, "src/emit.c", 3, "src/emit.c", 0);
+	t2f_frame_id plain = src_frame(p, "plain", T2F_FRAME_USER, NULL, 0, NULL, 0);
+	/* two functions of one name (static, in two files): two frame objects */
+	t2f_frame_id ha = src_frame(p, "helper", T2F_FRAME_USER, "src/a.c", 6, "src/a.c", 5);
+	t2f_frame_id hb = src_frame(p, "helper", T2F_FRAME_USER, "src/b.c", 6, "src/b.c", 5);
+
+	sample(p, child(p, child(p, 0, m), p20), t, e, 1);
+	sample(p, child(p, child(p, 0, m), p21), t, e, 2);
+	sample(p, child(p, child(p, child(p, 0, m), p30), lex), t, e, 4);
+	sample(p, child(p, child(p, 0, m), emit), t, e, 8);
+	sample(p, child(p, child(p, 0, m), plain), t, e, 16);
+	sample(p, child(p, child(p, 0, m), ha), t, e, 32);
+	sample(p, child(p, child(p, 0, m), hb), t, e, 64);
+	write_profile(p, &(struct t2f_speedscope_opts){ .name = "src" }, &w);
+	assert_int_equal(w.err, 0);
+	if (w.len != sizeof(expected) - 1 || memcmp(w.text, expected, w.len))
+		fail_msg("got:\n%s\nwant:\n%s", w.text, expected);
+	json_object_put(parse(&w));
+	validate(&w);
+	written_free(&w);
+	t2f_profile__free(p);
+}
+
 /* Ill-formed UTF-8 in names: each maximal ill-formed subpart becomes one U+FFFD (as Python's
  * bytes.decode("utf-8", "replace") does); valid multibyte text passes unchanged. */
 static void test_invalid_utf8(void **state)
@@ -610,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_threads_same_bytes),
 		cmocka_unit_test(test_weight_digits),
 		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_positions),
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_bad_event),
