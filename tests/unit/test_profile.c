@@ -1,6 +1,6 @@
 /* tests/unit/test_profile.c: formats/profile.c — lookup-or-add of threads, events, frames and
  * stack nodes (dense ids in order of first appearance), weight cells, the sample log, module maps
- * and the read/drop accounting. Merging profiles: test_profile_merge.c. */
+ * and the read/drop accounting; new stacks (restack). Merging profiles: test_profile_merge.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -510,6 +510,69 @@ static void test_saturation(void **state)
 	t2f_profile__free(q);
 }
 
+/* New stacks: p's cells move to their new nodes, cells that meet add up in p's cell order, the
+ * log follows its cells, strings are shared, and the counts stay. */
+static void test_restack(void **state)
+{
+	struct t2f_profile *p = *state, *q;
+	struct t2f_frame fa = { .name = str(p, "a"), .addr = 1, .has_addr = true };
+	struct t2f_frame fb = { .name = str(p, "a"), .addr = 2, .has_addr = true };
+	struct t2f_frame fc = { .name = str(p, "c") };
+	t2f_thread_id t1 = thread(p, 1, 1, "x", 0), t2 = thread(p, 1, 2, "y", 0);
+	t2f_node_id na, nb, nc, map[4], qa, qi;
+	struct t2f_log_run runs[3];
+	t2f_frame_id qf;
+	t2f_event_id e;
+
+	assert_int_equal(t2f_profile__enable_log(p), 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
+	na = child(p, 0, add_frame(p, &fa));
+	nb = child(p, 0, add_frame(p, &fb));
+	nc = child(p, na, add_frame(p, &fc));
+	assert_int_equal(t2f_profile__add_sample(p, nc, t1, e, 5, 100), 0);
+	assert_int_equal(t2f_profile__add_sample(p, nb, t1, e, 7, 200), 0);
+	assert_int_equal(t2f_profile__add_sample(p, na, t2, e, 11, 300), 0);
+	assert_int_equal(t2f_profile__add_sample(p, nc, t1, e, 13, 400), 0);
+
+	/* a and b become one frame without an address; c gets an inlined frame i below it */
+	assert_int_equal(t2f_profile__new_stacks(p, &q), 0);
+	fa.has_addr = false;
+	fa.addr = 0;
+	fa.line = 3;
+	qa = child(q, 0, add_frame(q, &fa));
+	qf = add_frame(q, &(struct t2f_frame){ .name = str(q, "i"), .kind = T2F_FRAME_INLINED });
+	qi = child(q, child(q, qa, add_frame(q, &fc)), qf);
+	map[0] = 0;
+	map[na] = qa;
+	map[nb] = qa;
+	map[nc] = qi;
+	assert_int_equal(t2f_profile__restack(p, q, map), 0);
+	t2f_profile__free(q);
+
+	assert_int_equal(t2f_profile__frame_count(p), 3);
+	assert_int_equal(t2f_profile__node_count(p), 3);
+	assert_int_equal(t2f_profile__frame_at(p, 1)->line, 3);
+	assert_string_equal(t2f_profile__str(p, t2f_profile__frame_at(p, 2)->name, NULL), "i");
+	assert_int_equal(t2f_profile__frame_at(p, 2)->kind, T2F_FRAME_INLINED);
+	assert_int_equal(t2f_profile__cell_count(p), 3);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->node, qi);  /* c's cell first, both samples */
+	assert_int_equal(t2f_profile__cell_at(p, 0)->samples, 2);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, 18);
+	assert_int_equal(t2f_profile__cell_at(p, 1)->node, qa);  /* b's, then a's (thread 2) */
+	assert_int_equal(t2f_profile__cell_at(p, 1)->weight, 7);
+	assert_int_equal(t2f_profile__cell_at(p, 2)->thread, t2);
+	assert_int_equal(t2f_profile__sample_log_count(p), 4);
+	assert_int_equal(t2f_profile__thread_run_count(p, t1), 3);
+	t2f_profile__sample_runs(p, t1, 0, 3, runs);
+	assert_int_equal(runs[0].cell, 0);
+	assert_int_equal(runs[1].cell, 1);
+	assert_int_equal(runs[2].cell, 0);
+	assert_int_equal(runs[2].weight, 13);
+	assert_int_equal(t2f_profile__samples_read(p), 0);
+	assert_true(t2f_profile__time_span(p, &(uint64_t){ 0 }, &(uint64_t){ 0 }));
+	assert_int_equal(t2f_profile__thread_count(p), 2);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, profile_setup, profile_teardown)
 
 int main(void)
@@ -531,6 +594,7 @@ int main(void)
 		T(test_drop_accounting),
 		T(test_strings_and_bytes),
 		T(test_saturation),
+		T(test_restack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
