@@ -40,7 +40,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # --- the ELF files (paths mapped, so rebuilding gives the same build-ids) --------------------
 mkdir -p "$ELF/gnu" "$ELF/lld" "$ELF/m32"
-CF="-O1 -g -fno-omit-frame-pointer -ffile-prefix-map=$FX/src=."
+CF="-O1 -g -fno-omit-frame-pointer -ffile-prefix-map=$FX/src=/src"
 log=$OUT/build.log
 : >"$log"
 # shellcheck disable=SC2086 # CF: several words

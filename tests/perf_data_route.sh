@@ -221,7 +221,7 @@ if part 1 && [ -s "$TMP/k.r.folded" ] && grep -q '^mt-worker-.*;entry_SYSCALL_64
 	cp /proc/kallsyms "$TMP/home/.debug/[kernel.kallsyms]/$_new/kallsyms"
 	# (a sample of k in the vdso is named from perf's copy of it in the real HOME's cache)
 	[ -d "${HOME:-/nonexistent}/.debug/[vdso]" ] && cp -r "$HOME/.debug/[vdso]" "$TMP/home/.debug/"
-	HOME=$TMP/home t2f "$TMP/kx.data" -o "$TMP/kx2.folded" --stats 2>"$TMP/kx2.err"
+	HOME=$TMP/home t2f --no-inline "$TMP/kx.data" -o "$TMP/kx2.folded" --stats 2>"$TMP/kx2.err"
 	grep -q "^    kernel frames (distinct addresses): [1-9][0-9]*, named from $TMP/home/.debug/" \
 		"$TMP/kx2.err" && ok || bad "kx: perf's cached kallsyms not used: $(grep kernel "$TMP/kx2.err")"
 	same kx "folded through the cached kallsyms" "$TMP/kx2.folded" "$TMP/k.r.folded"

@@ -26,8 +26,8 @@
 #     control characters -> '_', ';' -> ':', "[unknown]" when there is no label;
 #   - the frames are the samples' locations from the last (root) to the first (leaf), and within
 #     a location its lines from the last (the caller) to line[0] (the innermost inlined
-#     function), each the function's name (read up to " :LINE s=START": the writer sets no
-#     file names) with what writers/frame_name.c adds for collapsed names: ';' -> ':', a
+#     function), each the function's name (read up to " FILE:LINE s=START", the file empty
+#     when the function has none) with what writers/frame_name.c adds for collapsed names: ';' -> ':', a
 #     trailing " <digits>" gets '_' ("f 12" -> "f_12"), "" -> "[unknown]";
 #   - SAMPLES and WEIGHT are the event's two value columns.
 # This equals the folded output written with --raw-names (argument lists kept, as pprof keeps
@@ -84,7 +84,7 @@ pprof_stacks() {
 				ln[cur, nl[cur]++] = "<location without lines>"
 				next
 			}
-			if (match(line, / :[0-9]+(:[0-9]+)? s=[0-9]+/))
+			if (match(line, / [^ ]*:[0-9]+(:[0-9]+)? s=[0-9]+/))
 				line = substr(line, 1, RSTART - 1)
 			ln[cur, nl[cur]++] = frame(line)
 		}

@@ -10,6 +10,8 @@
 #     with frames perf could not name are left out of the comparison (counted);
 #   - the perf.data route equals the perf script text route given the build-ids
 #     (`perf buildid-list`), for both programs, and -j 1 equals -j 2;
+#   - pprof: the validators accept it, and Go pprof's `-lines -top` shows the inlined
+#     functions with their file:line (when the validators are installed: tools/setup-validators);
 #   - --all marks the inlined frames _[i] (the C++ program's std::sort internals among them);
 #     --no-inline gives the stacks perf script prints.
 # Skipped when perf cannot record here.
@@ -19,6 +21,7 @@
 t2f_init ../.. 1 "$@"
 need_perf_record
 pass=0 fail=0
+find_validators "the pprof checks are skipped" pprof
 export DEBUGINFOD_URLS=
 FP="-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 PY=python3
@@ -143,6 +146,18 @@ EOF
 	else
 		bad "inl: the perf.data route against addr2line -i:"
 		echo "$r"
+	fi
+	t2f "$TMP/inl.data" -o "$TMP/inl.pb.gz" 2>/dev/null || bad "inl: pprof output failed"
+	if [ "$VALIDATE" = 1 ]; then
+		"$CHECK" pprof "$TMP/inl.pb.gz" >/dev/null && ok || bad "inl: pprof output refused"
+		"$("$CHECK" --pprof)" -lines -top -symbolize=none "$TMP/inl.pb.gz" 2>/dev/null \
+			>"$TMP/inl.top" || bad "inl: pprof -lines -top failed"
+		if grep -Eq ' mix [^ ]*/fixtures/dwarf/inl\.c:1[0-4] \(inline\)$' "$TMP/inl.top" &&
+			grep -Eq ' step [^ ]*/fixtures/dwarf/inl\.c:1[6-9] \(inline\)$' "$TMP/inl.top"
+		then ok; else
+			bad "inl: pprof -lines -top shows no inlined function with its file:line:"
+			head -12 "$TMP/inl.top"
+		fi
 	fi
 	t2f --no-inline --weight samples "$TMP/inl.data" -o "$TMP/inl.n.folded" 2>/dev/null
 	if grep -q ';mix ' "$TMP/inl.d.folded" && ! grep -q ';mix ' "$TMP/inl.n.folded"; then ok; else
