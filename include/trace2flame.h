@@ -84,7 +84,9 @@ enum t2f_symbol_rules {
 /* A line to show the user, without a trailing newline ("trace2flame: warning: ..."). */
 typedef void (*t2f_message_fn)(void *ctx, const char *line);
 /* An input being read: done of total bytes (total 0: unknown, as for a pipe); called often and
- * once more with finished set when the input is done. */
+ * once more with finished set when the input is done. The resolve stage reports each debug file
+ * it fetches from a debuginfod server the same way, input then being "debuginfod:" and the
+ * build-id in hex. */
 typedef void (*t2f_progress_fn)(void *ctx, const char *input, uint64_t done, uint64_t total,
 				bool finished);
 

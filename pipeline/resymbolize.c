@@ -539,6 +539,8 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 		.demangle = o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL,
 		.perf_rules = o->perf_rules,
 		.debuginfod = !o->offline,
+		.fetch_progress = o->progress,
+		.fetch_ctx = o->progress_ctx,
 		.find = { .debug_dirs = o->debug_dirs,
 			  .unsafe_build_id_match = o->unsafe_build_id_match },
 	};

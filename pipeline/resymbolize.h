@@ -74,6 +74,8 @@ struct t2f_resym_opts {
 	bool offline;                    /* never fetch debug files from debuginfod servers */
 	bool perf_rules;                 /* choose symbols as perf does (symbolizer.h) */
 	bool inlines;                    /* place named frames too (above) */
+	t2f_fetch_progress_fn progress;  /* how each debuginfod fetch goes, or NULL */
+	void *progress_ctx;
 	bool nettrace;                   /* a nettrace input was read: see below */
 	int64_t trust_by;                /* recorded on this machine, finished at this time (seconds
 					  * since the epoch): files not newer are trusted by path

@@ -150,6 +150,8 @@ static void t2f_session_resym_opts(struct t2f_session *s)
 		.perf_rules = o->symbol_rules == T2F_RULES_PERF,
 		.offline = o->offline,
 		.inlines = !o->no_inline,
+		.progress = o->progress,
+		.progress_ctx = o->progress_ctx,
 	};
 }
 

@@ -35,6 +35,7 @@ struct finder {
 	struct t2f_elf_module *binary;   /* the binary at its recorded path, when it opened */
 	int binary_err;                  /* why it did not open (0: it did, or it does not exist) */
 	struct stat binary_st;
+	bool fetched;           /* the servers were asked (once a search) */
 	bool binary_exists;
 	uint8_t ref_id[T2F_BUILD_ID_MAX];
 	size_t ref_len;                  /* 0: no reference build-id */
@@ -554,14 +555,24 @@ static int refuse_binary(struct finder *f)
 									 : T2F_REFUSED_UNREADABLE, "");
 }
 
+static int step_fetch(struct finder *f);
+
+/* The binary at its recorded path; when it is stripped (no .symtab, no DWARF), the debug file
+ * from the debuginfod servers first, which names more and has the inline functions. */
 static int step_binary(struct finder *f)
 {
 	struct t2f_elf_module *m = f->binary;
+	int r;
 
 	if (!f->binary_exists)
 		return 0;
 	if (!m)
 		return f->binary_err == -ENOMEM ? -ENOMEM : refuse_binary(f);
+	if (t2f_elf_module__stripped(m)) {
+		r = step_fetch(f);
+		if (r)
+			return r;
+	}
 	f->binary = NULL;
 	return verify(f, m, f->binary_path, NULL);
 }
@@ -642,8 +653,9 @@ static int step_fetch(struct finder *f)
 	char *path = NULL;
 	int r;
 
-	if (!f->o->fetch || !f->ref_len)
+	if (!f->o->fetch || !f->ref_len || f->fetched)
 		return 0;
+	f->fetched = true;
 	if (t2f_debuginfod__fetch(f->o->fetch, f->ref_id, f->ref_len, &path) != 0)
 		return 0; /* counted; the search ends without it */
 	r = try_path(f, path, NULL);

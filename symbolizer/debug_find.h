@@ -15,9 +15,11 @@
  *     DIR/<file name>/elf-buildid-<id>/<file name>; <id> is lowercase hex padded with zero bytes
  *     to 20 bytes as the convention says, and also tried unpadded as PerfView writes it; the file
  *     name as recorded, then lowercased), and DIR/<file name> (a directory of copied binaries)
- *  5. the binary itself at its recorded path;
+ *  5. the binary itself at its recorded path; when it is stripped (no .symtab and no DWARF:
+ *     t2f_elf_module__stripped) and opts.fetch is set, the debuginfod servers are asked first
+ *     (6.), and the binary is taken only when they give nothing that verifies;
  *  6. when opts.fetch is set and no candidate was taken: the debuginfod servers
- *     (debuginfod.h), by build-id, into their cache.
+ *     (debuginfod.h), by build-id, into their cache (asked once a search).
  * A candidate that does not exist is not a refusal: it is skipped (counted in n_missing).
  * A candidate that exists but whose build-id differs from the module's (or, for a debuglink
  * candidate, whose CRC differs) is refused and recorded with both ids; the search goes on. A

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,8 +18,13 @@ struct t2f_debuginfod {
 	debuginfod_client *(*begin)(void);
 	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
 	void (*end)(debuginfod_client *);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
 	debuginfod_client *client;
 	struct t2f_debuginfod_stats stats;
+	t2f_fetch_progress_fn progress;
+	void *progress_ctx;
+	char what[12 + 2 * 64 + 1];  /* "debuginfod:" and the build-id being fetched */
+	bool reported;               /* this fetch was reported (progress set) */
 };
 
 /* The library and its functions: 0, or -ENOSYS when it is not installed. */
@@ -30,10 +36,28 @@ static int t2f_debuginfod_load(struct t2f_debuginfod *c)
 	*(void **)&c->begin = dlsym(c->lib, "debuginfod_begin");
 	*(void **)&c->find_debuginfo = dlsym(c->lib, "debuginfod_find_debuginfo");
 	*(void **)&c->end = dlsym(c->lib, "debuginfod_end");
+	/* optional: progress */
+	*(void **)&c->set_progressfn = dlsym(c->lib, "debuginfod_set_progressfn");
 	return c->begin && c->find_debuginfo && c->end ? 0 : -ENOSYS;
 }
 
-int t2f_debuginfod__new(struct t2f_debuginfod **out)
+/* The handle fetching on this thread: libdebuginfod calls the progress function on the
+ * thread that asked, during the call. */
+static _Thread_local struct t2f_debuginfod *t2f_fetching;
+
+/* libdebuginfod's progress function: a received so far, b expected (0 or less: unknown). */
+static int t2f_debuginfod_progress(debuginfod_client *client, long a, long b)
+{
+	struct t2f_debuginfod *c = t2f_fetching;
+
+	(void)client;
+	if (c && c->progress && a >= 0) {
+		c->progress(c->progress_ctx, c->what, (uint64_t)a, b > 0 ? (uint64_t)b : 0, false);
+	}
+	return 0; /* go on */
+}
+
+int t2f_debuginfod__new(t2f_fetch_progress_fn progress, void *ctx, struct t2f_debuginfod **out)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	struct t2f_debuginfod *c;
@@ -49,11 +73,16 @@ int t2f_debuginfod__new(struct t2f_debuginfod **out)
 	c->client = err ? NULL : c->begin();
 	if (!err && !c->client)
 		err = -ENOMEM;
-	if (err)
+	if (err) {
 		t2f_debuginfod__free(c);
-	else
-		*out = c;
-	return err;
+		return err;
+	}
+	c->progress = progress;
+	c->progress_ctx = ctx;
+	if (progress && c->set_progressfn)
+		c->set_progressfn(c->client, t2f_debuginfod_progress);
+	*out = c;
+	return 0;
 }
 
 void t2f_debuginfod__free(struct t2f_debuginfod *c)
@@ -74,7 +103,18 @@ int t2f_debuginfod__fetch(struct t2f_debuginfod *c, const uint8_t *id, size_t le
 	*path = NULL;
 	if (!len || len > 64)
 		return -EINVAL;
+	memcpy(c->what, "debuginfod:", 11);
+	for (size_t i = 0; i < len; i++)
+		snprintf(c->what + 11 + 2 * i, 3, "%02x", id[i]);
+	/* said at once: the wait for a server's answer is often the longest part */
+	c->reported = c->progress != NULL;
+	if (c->progress)
+		c->progress(c->progress_ctx, c->what, 0, 0, false);
+	t2f_fetching = c;
 	fd = c->find_debuginfo(c->client, id, (int)len, path);
+	t2f_fetching = NULL;
+	if (c->reported)
+		c->progress(c->progress_ctx, c->what, 0, 0, true);
 	if (fd >= 0) {
 		close(fd);
 		c->stats.fetched++;

@@ -12,6 +12,7 @@
 #ifndef T2F_DEBUGINFOD_H
 #define T2F_DEBUGINFOD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,9 +25,17 @@ struct t2f_debuginfod_stats {
 	int err;            /* the last failure (-errno), or 0 */
 };
 
+/* A fetch's progress: `what` is "debuginfod:" and the build-id in hex, done the bytes
+ * received, total those expected (0: not known yet). Called when the fetch starts (0, 0), as
+ * bytes arrive (when the library can say), and once with finished at its end; on the
+ * fetching thread. */
+typedef void (*t2f_fetch_progress_fn)(void *ctx, const char *what, uint64_t done,
+				      uint64_t total, bool finished);
+
 /* A client when DEBUGINFOD_URLS names a server: 0 and *out; 0 and *out NULL when it names none;
- * -ENOSYS when libdebuginfod.so.1 is not installed; -ENOMEM. */
-int t2f_debuginfod__new(struct t2f_debuginfod **out);
+ * -ENOSYS when libdebuginfod.so.1 is not installed; -ENOMEM. progress (may be NULL) is told
+ * how each fetch goes, when the library can say (libdebuginfod's progress function). */
+int t2f_debuginfod__new(t2f_fetch_progress_fn progress, void *ctx, struct t2f_debuginfod **out);
 void t2f_debuginfod__free(struct t2f_debuginfod *c); /* NULL is fine */
 
 /* The debug file of build-id id[0..len): 0 and *path (malloc'd: free() it) in the cache;

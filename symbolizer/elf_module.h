@@ -109,6 +109,9 @@ const uint8_t *t2f_elf_module__build_id(const struct t2f_elf_module *m, size_t *
 bool t2f_elf_module__debuglink(const struct t2f_elf_module *m, const char **name, uint32_t *crc);
 size_t t2f_elf_module__load_count(const struct t2f_elf_module *m);
 const struct t2f_elf_load *t2f_elf_module__load_at(const struct t2f_elf_module *m, size_t i);
+/* Whether the file lacks both a .symtab and DWARF (.debug_info with contents): a stripped
+ * binary, whose debug file is worth fetching. Reads the section headers only. */
+bool t2f_elf_module__stripped(struct t2f_elf_module *m);
 /* Whether any symbol table has kept symbols (reads the tables). */
 bool t2f_elf_module__has_symbols(struct t2f_elf_module *m);
 /* Counts what m decodes against b (borrowed) from now on; without it m has the default

@@ -215,3 +215,24 @@ int t2f_elf_module__read_debuglink(struct t2f_elf_module *m)
 	}
 	return 0;
 }
+
+bool t2f_elf_module__stripped(struct t2f_elf_module *m)
+{
+	struct t2f_elf_image im = { m->elf, m->file_size, "" };
+	Elf_Scn *scn = NULL;
+	const char *name;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return false; /* unreadable headers: as found, the symbols say the rest */
+		if (sh.sh_type == SHT_SYMTAB)
+			return false;
+		if (sh.sh_type == SHT_NOBITS)
+			continue;
+		name = t2f_elf_section__name(m, &im, &sh);
+		if (name && strcmp(name, ".debug_info") == 0 && sh.sh_size > 0)
+			return false;
+	}
+	return true;
+}

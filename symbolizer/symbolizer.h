@@ -63,6 +63,8 @@ struct t2f_symbolizer_opts {
 				     * 0: T2F_DECODE_RUN_MAX (512 MiB) */
 	bool debuginfod;            /* fetch debug files not found locally from the servers of
 				     * DEBUGINFOD_URLS (debuginfod.h); find.fetch is ignored */
+	t2f_fetch_progress_fn fetch_progress; /* how each fetch goes (debuginfod.h), or NULL */
+	void *fetch_ctx;
 };
 
 enum t2f_miss {

@@ -16,22 +16,31 @@
 struct t2f_cli_bar {
 	struct t2f_progress *bar;
 	bool decided;                 /* for this input */
+	bool fetching;                /* the bar is a debuginfod fetch's */
 	bool quiet;
 };
 
+/* The bar: for a big input, and for each debug file fetched from a debuginfod server (the
+ * network is slow whatever the size), labelled with its build-id. */
 static void t2f_cli_progress(void *ctx, const char *input, uint64_t done, uint64_t total,
 			     bool finished)
 {
 	struct t2f_cli_bar *b = ctx;
+	bool fetch = strncmp(input, "debuginfod:", 11) == 0;
+	char label[64];
 
-	if (finished) {
+	if (finished || fetch != b->fetching) { /* a fetch after the inputs: a bar of its own */
 		t2f_progress__finish(b->bar);
 		b->bar = NULL;
 		b->decided = false;
-		return;
+		b->fetching = fetch && !finished;
+		if (finished)
+			return;
 	}
-	if (!b->decided && !b->quiet && t2f_progress__wanted(stderr, total) &&
-	    t2f_progress__new(stderr, total, &b->bar))
+	if (fetch)
+		snprintf(label, sizeof(label), "fetching debug info %.16s...", input + 11);
+	if (!b->decided && !b->quiet && t2f_progress__wanted(stderr, fetch ? 0 : total) &&
+	    t2f_progress__new(stderr, total, fetch ? label : NULL, &b->bar))
 		b->bar = NULL; /* out of memory: no bar */
 	b->decided = true;
 	t2f_progress__update(b->bar, done);

@@ -14,6 +14,7 @@ struct t2f_progress {
 	uint64_t total;
 	uint64_t start_ns, last_ns;
 	int width;        /* characters of the longest line drawn, to erase it */
+	char label[96];   /* "" when none */
 };
 
 static uint64_t t2f_now_ns(void)
@@ -29,7 +30,7 @@ bool t2f_progress__wanted(FILE *tty, uint64_t size)
 	return isatty(fileno(tty)) && (size == 0 || size >= T2F_PROGRESS_MIN_SIZE);
 }
 
-int t2f_progress__new(FILE *tty, uint64_t total, struct t2f_progress **out)
+int t2f_progress__new(FILE *tty, uint64_t total, const char *label, struct t2f_progress **out)
 {
 	struct t2f_progress *p = calloc(1, sizeof(*p));
 
@@ -39,6 +40,10 @@ int t2f_progress__new(FILE *tty, uint64_t total, struct t2f_progress **out)
 	p->tty = tty;
 	p->total = total;
 	p->start_ns = p->last_ns = t2f_now_ns();
+	if (label) { /* a fetch: say it at once, it may be short */
+		snprintf(p->label, sizeof(p->label), "  %s", label);
+		p->last_ns -= T2F_PROGRESS_PERIOD_NS;
+	}
 	*out = p;
 	return 0;
 }
@@ -52,10 +57,11 @@ static void t2f_progress_draw(struct t2f_progress *p, uint64_t done, uint64_t no
 	if (p->total) {
 		unsigned pct = done >= p->total ? 100 : (unsigned)(done * 100 / p->total);
 
-		n = fprintf(p->tty, "\r  %.0f/%.0f MB  %u%%  %.0f MB/s", (double)done / T2F_MIB,
-			    (double)p->total / T2F_MIB, pct, rate);
+		n = fprintf(p->tty, "\r%s  %.0f/%.0f MB  %u%%  %.0f MB/s", p->label,
+			    (double)done / T2F_MIB, (double)p->total / T2F_MIB, pct, rate);
 	} else {
-		n = fprintf(p->tty, "\r  %.0f MB  %.0f MB/s", (double)done / T2F_MIB, rate);
+		n = fprintf(p->tty, "\r%s  %.0f MB  %.0f MB/s", p->label, (double)done / T2F_MIB,
+			    rate);
 	}
 	/* A shorter line than the last one leaves old characters behind: blank them. */
 	for (int i = n; i < p->width; i++)
