@@ -9,6 +9,7 @@
 
 #include "formats/buf.h"
 #include "formats/grow.h"
+#include "pipeline/inline_lookup.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/dwarf.h"
 #include "symbolizer/symbolizer.h"
@@ -30,8 +31,13 @@ struct inl {
 	size_t n_pool, cap_pool;
 	uint8_t *need;               /* per node of p: AT_IP | AT_CALL, the forms stacks use */
 	t2f_node_id *map[2];         /* per node of p: its node in q, per form */
+	uint32_t *lookup[2];         /* per frame of p, per form: its lookup + 1; 0: not asked,
+				      * NO_LOOKUP: no DWARF for it */
+	struct t2f_inl_lookups *lk;
 	struct t2f_buf name;
 };
+
+#define NO_LOOKUP UINT32_MAX
 
 static int inl_push(struct inl *x, const struct t2f_frame *f)
 {
@@ -110,18 +116,53 @@ static int inl_levels(struct inl *x, const struct t2f_frame *f, const struct t2f
 	return err;
 }
 
-/* The DWARF chain of frame id in form `at`, innermost first, into lv: its count (0: none). */
-static int inl_lookup(struct inl *x, t2f_frame_id id, int at, struct t2f_dwarf_frame *lv)
+/* Queues frame id's lookup in form `at`, when it was placed in a module with DWARF. */
+static int inl_queue_one(struct inl *x, t2f_frame_id id, int at)
 {
+	uint32_t *slot = &x->lookup[at == AT_CALL][id];
+	struct t2f_dwarf *dw = NULL;
 	t2f_sym_module_id mod;
 	uint64_t va;
+	int err = 0;
+
+	if (*slot)
+		return 0;
+	*slot = NO_LOOKUP;
+	if (t2f_resym__place(x->r, id, &mod, &va))
+		err = t2f_symbolizer__dwarf(x->sym, mod, &dw);
+	if (err || !dw)
+		return err;
+	err = t2f_inl_lookups__add(x->lk, dw, at == AT_CALL && va > 0 ? va - 1 : va, slot);
+	*slot = err ? NO_LOOKUP : *slot + 1;
+	return err;
+}
+
+/* Every lookup the stacks need, then all of them at once (-j). */
+static int inl_lookup_all(struct inl *x)
+{
+	uint32_t n = t2f_profile__node_count(x->p);
+	int err = 0;
+
+	for (t2f_node_id nd = 1; nd <= n && !err; nd++) {
+		t2f_frame_id f = t2f_profile__node_frame(x->p, nd);
+
+		if (x->need[nd] & AT_IP)
+			err = inl_queue_one(x, f, AT_IP);
+		if (!err && (x->need[nd] & AT_CALL))
+			err = inl_queue_one(x, f, AT_CALL);
+	}
+	return err ?: t2f_inl_lookups__run(x->lk, x->o->threads);
+}
+
+/* The DWARF chain of frame id in form `at`, innermost first: its count (0: none) and *lv. */
+static int inl_lookup(struct inl *x, t2f_frame_id id, int at, const struct t2f_dwarf_frame **lv)
+{
+	uint32_t slot = x->lookup[at == AT_CALL][id];
 	int n;
 
-	if (!t2f_resym__place(x->r, id, &mod, &va))
+	if (!slot || slot == NO_LOOKUP)
 		return 0;
-	if (at == AT_CALL && va > 0)
-		va--;
-	n = t2f_symbolizer__inlines(x->sym, mod, va, lv, T2F_DWARF_MAX_DEPTH);
+	n = t2f_inl_lookups__get(x->lk, slot - 1, lv);
 	x->st->lookups++;
 	x->st->found += n > 0;
 	x->st->inlined += n > 1;
@@ -131,7 +172,7 @@ static int inl_lookup(struct inl *x, t2f_frame_id id, int at, struct t2f_dwarf_f
 static int inl_chain(struct inl *x, t2f_frame_id id, int at, const struct inl_chain **out)
 {
 	struct inl_chain *c = &x->chains[at == AT_CALL][id];
-	struct t2f_dwarf_frame lv[T2F_DWARF_MAX_DEPTH];
+	const struct t2f_dwarf_frame *lv;
 	const struct t2f_frame *f = t2f_profile__frame_at(x->p, id);
 	size_t first = x->n_pool;
 	int n, err;
@@ -139,7 +180,7 @@ static int inl_chain(struct inl *x, t2f_frame_id id, int at, const struct inl_ch
 	*out = c;
 	if (c->len)
 		return 0;
-	n = inl_lookup(x, id, at, lv);
+	n = inl_lookup(x, id, at, &lv);
 	if (n < 0)
 		return n;
 	if (n) {
@@ -153,7 +194,7 @@ static int inl_chain(struct inl *x, t2f_frame_id id, int at, const struct inl_ch
 		return err;
 	c->first = (uint32_t)first;
 	c->len = (uint32_t)(x->n_pool - first);
-	if (!n) /* no chain: the same in either form */
+	if (x->lookup[at == AT_CALL][id] == NO_LOOKUP) /* no DWARF: the same in either form */
 		x->chains[at != AT_CALL][id] = *c;
 	return 0;
 }
@@ -203,6 +244,7 @@ static int inl_build(struct inl *x)
 	int err = 0;
 
 	inl_mark(x);
+	err = inl_lookup_all(x);
 	for (t2f_node_id nd = 1; nd <= n && !err; nd++) {
 		if (x->need[nd] & AT_IP)
 			err = inl_node(x, nd, AT_IP);
@@ -222,9 +264,12 @@ static int inl_alloc(struct inl *x)
 	x->need = calloc(nodes, 1);
 	x->map[0] = calloc(nodes, sizeof(**x->map));
 	x->map[1] = calloc(nodes, sizeof(**x->map));
-	if (!x->chains[0] || !x->chains[1] || !x->need || !x->map[0] || !x->map[1])
+	x->lookup[0] = calloc(frames, sizeof(**x->lookup));
+	x->lookup[1] = calloc(frames, sizeof(**x->lookup));
+	if (!x->chains[0] || !x->chains[1] || !x->need || !x->map[0] || !x->map[1] ||
+	    !x->lookup[0] || !x->lookup[1])
 		return -ENOMEM;
-	return t2f_profile__new_stacks(x->p, &x->q);
+	return t2f_inl_lookups__new(&x->lk) ?: t2f_profile__new_stacks(x->p, &x->q);
 }
 
 static void inl_free(struct inl *x)
@@ -235,6 +280,9 @@ static void inl_free(struct inl *x)
 	free(x->need);
 	free(x->map[0]);
 	free(x->map[1]);
+	free(x->lookup[0]);
+	free(x->lookup[1]);
+	t2f_inl_lookups__free(x->lk);
 	t2f_buf__free(&x->name);
 	t2f_profile__free(x->q);
 }

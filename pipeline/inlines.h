@@ -37,6 +37,8 @@ struct t2f_inline_opts {
 	bool no_params;        /* demangle without parameter lists (collapsed output) */
 	bool nettrace;         /* name inlined frames "FILE!name" */
 	bool drop_addrs;       /* named frames lose their address (above) */
+	unsigned threads;      /* DWARF lookups on up to this many threads, a module's on one
+				* (pipeline/inline_lookup.h); the result does not depend on it */
 };
 
 struct t2f_inline_stats {

@@ -74,7 +74,8 @@ static int t2f_inline(struct t2f_session *s)
 {
 	const struct t2f_inline_opts io = { .no_params = s->ropts.no_params,
 					    .nettrace = s->nettrace,
-					    .drop_addrs = !t2f_session_keep_addrs(s) };
+					    .drop_addrs = !t2f_session_keep_addrs(s),
+					    .threads = t2f_session_jobs(s) };
 	int err;
 
 	if (s->o.no_inline || !s->resym)

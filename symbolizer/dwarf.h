@@ -14,7 +14,8 @@
  *
  * Names are raw (the linkage name when there is one, else DW_AT_name, each through the abstract
  * origin or specification); strings are libdw's or the index's, valid until __free.
- * Ownership: the handle owns its file descriptor and libdw state. Not thread safe.
+ * Ownership: the handle owns its file descriptor and libdw state. Not thread safe; handles
+ * share no state, so different handles may be used on different threads at once.
  */
 #ifndef T2F_DWARF_H
 #define T2F_DWARF_H

@@ -606,13 +606,14 @@ int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mo
 	return resolve_in_file(s, m->file, elf_vaddr, out);
 }
 
-int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
-			    struct t2f_dwarf_frame *out, size_t max)
+int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+			  struct t2f_dwarf **out)
 {
 	const struct sym_module *m;
 	struct sym_file *f;
 	int err = module_ready(s, mod, &m);
 
+	*out = NULL;
 	if (err)
 		return err;
 	f = &s->files[m->file];
@@ -624,7 +625,17 @@ int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uin
 		if (err == -ENOMEM)
 			return err;
 	}
-	return f->dwarf ? t2f_dwarf__lookup(f->dwarf, elf_vaddr, out, max) : 0;
+	*out = f->dwarf;
+	return 0;
+}
+
+int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
+			    struct t2f_dwarf_frame *out, size_t max)
+{
+	struct t2f_dwarf *dw;
+	int err = t2f_symbolizer__dwarf(s, mod, &dw);
+
+	return err ? err : dw ? t2f_dwarf__lookup(dw, elf_vaddr, out, max) : 0;
 }
 
 const struct t2f_debuginfod_stats *t2f_symbolizer__debuginfod(const struct t2f_symbolizer *s)

@@ -124,6 +124,13 @@ int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mo
 int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
 			    struct t2f_dwarf_frame *out, size_t max);
 
+/* The DWARF of the module's symbol file, opened on the first call: 0 and *out (NULL: no file,
+ * or no DWARF), or -ENOMEM, -EINVAL (unknown id). Modules sharing a file share the handle. The
+ * handle is the symbolizer's; t2f_dwarf__lookup on it may run on another thread, one thread at
+ * a time per handle, while nothing else uses the symbolizer (dwarf.h: handles share nothing). */
+int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+			  struct t2f_dwarf **out);
+
 /* Per module: the file used (NULL if none), and the refused candidates, for --stats. Empty
  * until the module's file was searched (its first resolve); NULL for an unknown id. */
 const struct t2f_debug_result *t2f_symbolizer__module_files(const struct t2f_symbolizer *s,

@@ -190,8 +190,10 @@ run() {
 	own_frames "$TMP/keys" "$_addrs" "$TMP/$_c.addrs.txt"
 	: >"$TMP/$_c.diffs"
 	RES="0 0 0 0 0 0"
-	if ! t2f -q --weight samples "$TMP/$_c.ref.txt" -o "$TMP/$_c.ref.folded" 2>"$TMP/$_c.err" ||
-	   ! t2f -q --stats --weight samples "$@" "$TMP/$_c.addrs.txt" -o "$TMP/$_c.addrs.folded" \
+	# names as perf prints them: no inline frames (perf script without --inline)
+	if ! t2f -q --no-inline --weight samples "$TMP/$_c.ref.txt" -o "$TMP/$_c.ref.folded" \
+		2>"$TMP/$_c.err" ||
+	   ! t2f -q --no-inline --stats --weight samples "$@" "$TMP/$_c.addrs.txt" -o "$TMP/$_c.addrs.folded" \
 			2>"$TMP/$_c.err"; then
 		sed 's/^/    /' "$TMP/$_c.err" >"$TMP/$_c.diffs"
 		return 1

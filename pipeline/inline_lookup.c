@@ -1,0 +1,181 @@
+/* pipeline/inline_lookup.c: queued DWARF lookups, a handle's on one thread, results per part. */
+#include "pipeline/inline_lookup.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/grow.h"
+#include "writers/par_for.h"
+
+struct inl_query {
+	uint32_t handle;             /* into handles */
+	uint32_t n;                  /* the chain's length, after __run */
+	uint64_t vaddr;
+	size_t first;                /* into its part's frames */
+};
+
+struct inl_handle {
+	struct t2f_dwarf *dw;
+	size_t queries;
+	unsigned part;
+};
+
+struct inl_part {                    /* one thread's results */
+	struct t2f_dwarf_frame *frames;
+	size_t n, cap;
+	int err;
+};
+
+struct t2f_inl_lookups {
+	struct inl_query *q;
+	size_t n_q, cap_q;
+	struct inl_handle *h;
+	size_t n_h, cap_h;
+	uint32_t last;               /* the handle of the last lookup added */
+	struct inl_part parts[T2F_PAR_FOR_MAX];
+	unsigned n_parts;
+};
+
+int t2f_inl_lookups__new(struct t2f_inl_lookups **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void t2f_inl_lookups__free(struct t2f_inl_lookups *l)
+{
+	if (!l)
+		return;
+	for (unsigned i = 0; i < T2F_PAR_FOR_MAX; i++)
+		free(l->parts[i].frames);
+	free(l->q);
+	free(l->h);
+	free(l);
+}
+
+/* dw's index in the handles, added on first sight. */
+static int inl_handle_of(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint32_t *out)
+{
+	int err;
+
+	if (l->n_h && l->h[l->last].dw == dw) {
+		*out = l->last;
+		return 0;
+	}
+	for (size_t i = 0; i < l->n_h; i++) {
+		if (l->h[i].dw == dw) {
+			*out = l->last = (uint32_t)i;
+			return 0;
+		}
+	}
+	err = t2f_grow((void **)&l->h, &l->cap_h, l->n_h, 1, sizeof(*l->h), 16, UINT32_MAX);
+	if (err)
+		return err;
+	l->h[l->n_h] = (struct inl_handle){ .dw = dw };
+	*out = l->last = (uint32_t)l->n_h++;
+	return 0;
+}
+
+int t2f_inl_lookups__add(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint64_t elf_vaddr,
+			 uint32_t *idx)
+{
+	uint32_t h;
+	int err = inl_handle_of(l, dw, &h) ?:
+		  t2f_grow((void **)&l->q, &l->cap_q, l->n_q, 1, sizeof(*l->q), 256, UINT32_MAX);
+
+	if (err)
+		return err;
+	l->h[h].queries++;
+	l->q[l->n_q] = (struct inl_query){ .handle = h, .vaddr = elf_vaddr };
+	*idx = (uint32_t)l->n_q++;
+	return 0;
+}
+
+struct inl_load {
+	size_t queries;
+	uint32_t handle;
+};
+
+static int inl_busier(const void *a, const void *b)
+{
+	const struct inl_load *x = a, *y = b;
+
+	if (x->queries != y->queries)
+		return x->queries > y->queries ? -1 : 1;
+	return x->handle < y->handle ? -1 : x->handle > y->handle;
+}
+
+/* Deals the handles to the parts: the busiest first, each to the least loaded part (without
+ * memory for the order: all to part 0). */
+static void inl_deal(struct t2f_inl_lookups *l)
+{
+	struct inl_load *order = malloc(l->n_h * sizeof(*order) + 1);
+	size_t load[T2F_PAR_FOR_MAX] = { 0 };
+
+	if (!order) {
+		l->n_parts = 1;
+		for (size_t i = 0; i < l->n_h; i++)
+			l->h[i].part = 0;
+		return;
+	}
+	for (size_t i = 0; i < l->n_h; i++)
+		order[i] = (struct inl_load){ l->h[i].queries, (uint32_t)i };
+	qsort(order, l->n_h, sizeof(*order), inl_busier);
+	for (size_t k = 0; k < l->n_h; k++) {
+		unsigned to = 0;
+
+		for (unsigned p = 1; p < l->n_parts; p++)
+			if (load[p] < load[to])
+				to = p;
+		l->h[order[k].handle].part = to;
+		load[to] += order[k].queries;
+	}
+	free(order);
+}
+
+static void inl_run_part(void *ctx, unsigned part)
+{
+	struct t2f_inl_lookups *l = ctx;
+	struct inl_part *p = &l->parts[part];
+	struct t2f_dwarf_frame lv[T2F_DWARF_MAX_DEPTH];
+
+	for (size_t i = 0; i < l->n_q && !p->err; i++) {
+		struct inl_query *q = &l->q[i];
+		int n;
+
+		if (l->h[q->handle].part != part)
+			continue;
+		n = t2f_dwarf__lookup(l->h[q->handle].dw, q->vaddr, lv, T2F_DWARF_MAX_DEPTH);
+		p->err = n < 0 ? n : t2f_grow((void **)&p->frames, &p->cap, p->n, (size_t)n,
+					      sizeof(*p->frames), 256, SIZE_MAX / sizeof(*lv));
+		if (p->err)
+			break;
+		memcpy(p->frames + p->n, lv, (size_t)n * sizeof(*lv));
+		q->first = p->n;
+		q->n = (uint32_t)n;
+		p->n += (size_t)n;
+	}
+}
+
+int t2f_inl_lookups__run(struct t2f_inl_lookups *l, unsigned threads)
+{
+	unsigned n = threads < 1 ? 1 : threads > T2F_PAR_FOR_MAX ? T2F_PAR_FOR_MAX : threads;
+
+	l->n_parts = l->n_h < n ? (unsigned)(l->n_h ? l->n_h : 1) : n;
+	inl_deal(l);
+	t2f_par_for(l->n_parts, inl_run_part, l);
+	for (unsigned i = 0; i < l->n_parts; i++)
+		if (l->parts[i].err)
+			return l->parts[i].err;
+	return 0;
+}
+
+int t2f_inl_lookups__get(const struct t2f_inl_lookups *l, uint32_t idx,
+			 const struct t2f_dwarf_frame **frames)
+{
+	const struct inl_query *q = &l->q[idx];
+
+	*frames = l->parts[l->h[q->handle].part].frames + q->first;
+	return (int)q->n;
+}

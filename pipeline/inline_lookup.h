@@ -1,0 +1,34 @@
+/* pipeline/inline_lookup.h: many DWARF lookups at once (symbolizer/dwarf.h), spread over
+ * threads a handle at a time.
+ *
+ * Lookups are queued with the handle of their module's DWARF, then run: the handles are dealt
+ * to up to `threads` threads (the busiest first, each to the least loaded), each handle's
+ * lookups on one thread, as handles share nothing and one handle is not thread safe. Results do
+ * not depend on the number of threads: a lookup's chain depends only on its handle and address.
+ *
+ * Ownership: the set owns its results (valid until __free); it borrows the handles, which must
+ * not be used elsewhere during __run. Not thread safe itself.
+ */
+#ifndef T2F_INLINE_LOOKUP_H
+#define T2F_INLINE_LOOKUP_H
+
+#include <stdint.h>
+
+#include "symbolizer/dwarf.h"
+
+struct t2f_inl_lookups;
+
+int t2f_inl_lookups__new(struct t2f_inl_lookups **out); /* 0 or -ENOMEM */
+void t2f_inl_lookups__free(struct t2f_inl_lookups *l);   /* NULL is fine */
+
+/* Queues the chain at elf_vaddr of dw; *idx: its index, from 0. 0, -ENOMEM or -T2F_E_LIMIT. */
+int t2f_inl_lookups__add(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint64_t elf_vaddr,
+			 uint32_t *idx);
+/* Runs every queued lookup on up to `threads` threads (0 or 1: this one). 0, or the first
+ * error of a lookup (-ENOMEM). */
+int t2f_inl_lookups__run(struct t2f_inl_lookups *l, unsigned threads);
+/* Lookup idx's chain, innermost first: its length (0: none) and *frames. */
+int t2f_inl_lookups__get(const struct t2f_inl_lookups *l, uint32_t idx,
+			 const struct t2f_dwarf_frame **frames);
+
+#endif
