@@ -4,6 +4,7 @@
  * buffer and the next payload is decompressed after them (readers/perf_data.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <zstd.h>
 
@@ -57,7 +58,8 @@ int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n
 	d->dbase += d->dpos;
 	d->dpos = 0;
 	d->dlen = left;
-	while (in.pos < in.size) {
+	/* until the input is consumed and the output had room: zstd keeps what did not fit */
+	for (bool full = true; in.pos < in.size || full;) {
 		ZSTD_outBuffer out;
 		size_t r, in_before = in.pos;
 
@@ -70,10 +72,14 @@ int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n
 			return t2f_diag__error(d->diag, -T2F_E_DECOMPRESS, d->name, 0, "offset %"
 					       PRIu64 ": compressed record: %s", off,
 					       ZSTD_getErrorName(r));
+		if (out.pos == d->dlen && in.pos == in_before && out.pos < out.size &&
+		    in.pos == in.size)
+			break; /* the last call filled the buffer exactly: nothing was left */
 		if (out.pos == d->dlen && in.pos == in_before && out.pos < out.size)
 			return t2f_diag__error(d->diag, -T2F_E_DECOMPRESS, d->name, 0, "offset %"
 					       PRIu64 ": compressed record makes no progress", off);
 		d->dlen = out.pos;
+		full = out.pos == out.size;
 		if (d->dlen - left > max)
 			return t2f_diag__error(d->diag, -T2F_E_LIMIT, d->name, 0, "offset %" PRIu64
 					       ": compressed record expands past %zu bytes (%s)", off,

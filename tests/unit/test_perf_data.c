@@ -466,10 +466,66 @@ static void test_compressed(void **state)
 	sink_close(&s);
 }
 
+/* one PERF_RECORD_COMPRESSED record that expands past what one decompression call writes
+ * (2,300 samples, 166 KB, more than one zstd block), compressed as perf does (a stream flushed,
+ * the frame left open): the decoder takes all the input in the first call and holds back the
+ * block that did not fit; every sample must be read (1,820 were before) */
+static void test_compressed_large(void **state)
+{
+	static struct bb one, data, file;
+	static uint8_t z[30000];
+	struct spec sp = { .n_attrs = 1, .data = &data };
+	const struct t2f_perf_record *r;
+	struct t2f_perf_data *p;
+	struct sink s;
+	uint8_t *inner;
+	size_t n;
+	int got = 0;
+
+	(void)state;
+	memset(&one, 0, sizeof(one));
+	memset(&data, 0, sizeof(data));
+	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = ST_BASIC };
+	rec_sample(&one, 0x401000, 10);
+	inner = malloc(2300 * one.n);
+	assert_non_null(inner);
+	for (int i = 0; i < 2300; i++)
+		memcpy(inner + (size_t)i * one.n, one.b, one.n);
+	{ /* as perf compresses: a stream flushed per record, no content size, the frame open */
+		ZSTD_CCtx *cc = ZSTD_createCCtx();
+		ZSTD_inBuffer in = { inner, 2300 * one.n, 0 };
+		ZSTD_outBuffer out = { z, sizeof(z), 0 };
+
+		assert_non_null(cc);
+		n = ZSTD_compressStream2(cc, &out, &in, ZSTD_e_flush);
+		assert_false(ZSTD_isError(n));
+		assert_int_equal(n, 0);
+		n = out.pos;
+		ZSTD_freeCCtx(cc);
+	}
+	free(inner);
+	assert_true(8 + n <= UINT16_MAX);
+	hdr(&data, T2F_PERF_RECORD_COMPRESSED, 0, (uint16_t)(8 + n));
+	put(&data, z, n);
+	build(&file, &sp);
+	sink_start(&s);
+	p = open_ok(&file, &s);
+	while (t2f_perf_data__next(p, &r) == 1) {
+		assert_int_equal(r->type, PERF_RECORD_SAMPLE);
+		got++;
+	}
+	assert_int_equal(got, 2300);
+	assert_int_equal(t2f_perf_data__stats(p)->samples, 2300);
+	assert_int_equal(t2f_diag__warnings(s.d), 0);
+	t2f_perf_data__free(p);
+	sink_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_byte_orders),
+		cmocka_unit_test(test_compressed_large),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_short_record),
 		cmocka_unit_test(test_truncated),
