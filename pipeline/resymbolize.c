@@ -7,12 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "formats/buf.h"
 #include "formats/perf_map.h"
 #include "formats/side_file.h"
 #include "formats/utf8.h"
+#include "pipeline/vdso.h"
 #include "symbolizer/debug_find.h"
+#include "symbolizer/elf_module.h"
 #include "symbolizer/symbolizer.h"
 #include "symbolizer/text_syms.h"
 
@@ -31,6 +34,8 @@ struct t2f_resym_mod {
 	int map_err;                     /* JIT: why the map there could not be read, or 0 */
 	bool has_id;                     /* a build-id is known for it */
 	bool by_path;                    /* none, but trusted by path: recorded here (trust_by) */
+	bool own_vdso;                   /* [vdso]: map_path is a copy of this process's (removed
+					  * when done) */
 	bool newer;                      /* recorded here, but the file changed after it */
 	bool has_segment;                /* nettrace: the trace gave the executable segment */
 	uint64_t p_vaddr, p_offset;      /* (only with has_segment) */
@@ -282,6 +287,34 @@ static int t2f_resym_load_map(struct t2f_resym *r, struct t2f_resym_mod *m)
  * in its build-id cache, $HOME/.debug/[vdso]/BUILD-ID/vdso. With the trace's build-id for
  * [vdso] and that file, its frames are named from it as frames of a user file (the printed
  * address is the offset in the image); else they stay kernel frames (kallsyms, if any). */
+/* [vdso] recorded here without a build-id: this process's vdso is the recording's (the same
+ * kernel), as perf takes its own; its own build-id verifies the copy. */
+static int t2f_resym_own_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
+{
+	struct t2f_module_desc desc = { 0 };
+	struct t2f_elf_module *e = NULL;
+	const uint8_t *id = NULL;
+	int err = t2f_vdso__dump(&m->map_path);
+
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	m->own_vdso = true;
+	err = t2f_elf_module__open(m->map_path, NULL, &e);
+	if (!err)
+		id = t2f_elf_module__build_id(e, &desc.build_id_len);
+	if (id && desc.build_id_len) {
+		m->kind = T2F_FRAME_USER;
+		m->by_path = true;
+		desc.path = m->map_path;
+		desc.build_id = id;
+		err = t2f_symbolizer__add_module(r->sym, &desc, &m->sym);
+	} else if (err != -ENOMEM) {
+		err = 0;
+	}
+	t2f_elf_module__free(e);
+	return err;
+}
+
 static int t2f_resym_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
 {
 	const struct t2f_resym_id *id = t2f_resym_id_of(r, "[vdso]");
@@ -290,6 +323,8 @@ static int t2f_resym_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
 	char hex[2 * T2F_BUILD_ID_MAX + 1];
 	struct stat st;
 
+	if (!id && r->trust_by)
+		return t2f_resym_own_vdso(r, m);
 	if (!id || !home)
 		return 0;
 	for (size_t k = 0; k < id->len; k++)
@@ -620,6 +655,8 @@ void t2f_resym__free(struct t2f_resym *r)
 	t2f_text_syms__free(r->kallsyms);
 	for (size_t i = 0; i < r->n_mods; i++) {
 		free(r->mods[i].path);
+		if (r->mods[i].own_vdso)
+			unlink(r->mods[i].map_path);
 		free(r->mods[i].map_path);
 		t2f_text_syms__free(r->mods[i].map);
 	}
