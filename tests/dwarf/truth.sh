@@ -9,7 +9,9 @@
 #    three namings (it alone names the innermost level of a cloned function by the clone's
 #    symbol, "[clone .constprop.0]", where the DWARF names the inlined function).
 # Addresses eu-addr2line places in no source file (the C runtime's start files, built without
-# -g) are counted apart: trace2flame must give no chain there either. Passes when at least
+# -g) are counted apart: trace2flame must give no chain there either. With dwz installed, the
+# C++ program's DWARF is also shared with another build through a supplementary file, and the
+# chains must not change. Passes when at least
 # 99.9% of the addresses in a source file agree; prints the differences. Rust (when a rustc
 # runs here): the crate's own functions, not the standard library linked in.
 #
@@ -123,6 +125,35 @@ for v in 4 5; do
 	c++ -O2 -g -gdwarf-$v -o "$work/tmpl-v$v" "$src/tmpl.cc"
 	check tmpl $v
 done
+# dwz: two builds' DWARF shared through a supplementary file (.gnu_debugaltlink, partial units,
+# DW_FORM_GNU_ref_alt): the chains of the dwz'd program equal those of an untouched copy
+if command -v dwz >/dev/null 2>&1; then
+	mkdir -p "$work/dwz"
+	c++ -O2 -g -o "$work/dwz/tmpl" "$src/tmpl.cc"
+	cp "$work/dwz/tmpl" "$work/dwz/ref"
+	c++ -O2 -g -DT2F_OTHER_BUILD -o "$work/dwz/other" "$src/tmpl.cc"
+	(cd "$work/dwz" && dwz -m common.debug -M "$work/dwz/common.debug" tmpl other)
+	if ! readelf -S "$work/dwz/tmpl" | grep -q gnu_debugaltlink; then
+		echo "dwz: no .gnu_debugaltlink made"
+		failed=1
+	fi
+	addrs "$work/dwz/ref" >"$work/dwz/addrs"
+	for p in ref tmpl; do
+		xargs "$bin" resolve --inlines "$work/dwz/$p" <"$work/dwz/addrs" |
+			cut -f1,2,3 | sed "s|$work/dwz/$p\$||" >"$work/dwz/$p.t2f" || [ $? -eq 123 ]
+	done
+	if cmp -s "$work/dwz/ref.t2f" "$work/dwz/tmpl.t2f" &&
+		[ "$(grep -c '	  ' "$work/dwz/ref.t2f")" -gt 1000 ]; then
+		echo "dwz: $(wc -l <"$work/dwz/addrs") addresses, the same chains with the DWARF" \
+			"shared through common.debug"
+	else
+		echo "dwz: the chains differ once the DWARF is shared:"
+		diff "$work/dwz/ref.t2f" "$work/dwz/tmpl.t2f" | head -10
+		failed=1
+	fi
+else
+	echo "dwz: skipped (no dwz: apt-get install dwz)"
+fi
 if rustc --version >/dev/null 2>&1; then
 	rustc -C opt-level=2 -g -o "$work/rust-v4" "$src/inl.rs"
 	check rust 4 _ZN3inl
