@@ -151,7 +151,8 @@ static void inl_run_part(void *ctx, unsigned part)
 					      sizeof(*p->frames), 256, SIZE_MAX / sizeof(*lv));
 		if (p->err)
 			break;
-		memcpy(p->frames + p->n, lv, (size_t)n * sizeof(*lv));
+		if (n)
+			memcpy(p->frames + p->n, lv, (size_t)n * sizeof(*lv));
 		q->first = p->n;
 		q->n = (uint32_t)n;
 		p->n += (size_t)n;
