@@ -685,19 +685,6 @@ static void dump(const struct dprof *d, char *out, size_t cap)
 	assert_true(n < cap);
 }
 
-/* A frame in /bin/app with source positions (NULL, 0 = unknown). */
-static t2f_frame_id src_frame(struct t2f_profile *p, const char *name, enum t2f_frame_kind kind,
-			      const char *file, uint32_t line, const char *fn_file, uint32_t fn_line)
-{
-	struct t2f_frame f = {
-		.name = str(p, name), .module = str(p, "/bin/app"), .kind = kind,
-		.file = file ? str(p, file) : 0, .line = line,
-		.fn_file = fn_file ? str(p, fn_file) : 0, .fn_line = fn_line,
-	};
-
-	return add_frame(p, &f);
-}
-
 /* Source positions: a function per (name, system name, filename, start_line), so parse at two
  * lines of its code is one function with two locations, and two static helpers of one name in
  * two files are two functions; Line.line is each frame's line, an inlined run one location with

@@ -518,19 +518,6 @@ static void test_bytes(void **state)
 	t2f_profile__free(p);
 }
 
-/* A frame with source positions (0 = unknown). */
-static t2f_frame_id src_frame(struct t2f_profile *p, const char *name, enum t2f_frame_kind kind,
-			      const char *file, uint32_t line, const char *fn_file, uint32_t fn_line)
-{
-	struct t2f_frame f = {
-		.name = str(p, name), .module = str(p, "/bin/app"), .kind = kind,
-		.file = file ? str(p, file) : 0, .line = line,
-		.fn_file = fn_file ? str(p, fn_file) : 0, .fn_line = fn_line,
-	};
-
-	return add_frame(p, &f);
-}
-
 /* Source positions: "file" and "line" are the function's (fn_file, fn_line); two frames of parse
  * at different lines of its code are one frame object (and their stacks one); without fn_file
  * the code's file alone; without positions the module; two functions of one name in two files

@@ -72,19 +72,6 @@ static void validate(const char *path, const char *term)
 		fail_msg("the validator rejected %s", path);
 }
 
-/* A frame in /bin/app with source positions (NULL, 0 = unknown). */
-static t2f_frame_id src_frame(struct t2f_profile *p, const char *name, enum t2f_frame_kind kind,
-			      const char *file, uint32_t line, const char *fn_file, uint32_t fn_line)
-{
-	struct t2f_frame f = {
-		.name = str(p, name), .module = str(p, "/bin/app"), .kind = kind,
-		.file = file ? str(p, file) : 0, .line = line,
-		.fn_file = fn_file ? str(p, fn_file) : 0, .fn_line = fn_line,
-	};
-
-	return add_frame(p, &f);
-}
-
 #define G(title, rect, text) \
 	"<g><title>" title "</title><rect " rect " rx=\"2\" ry=\"2\"/><text " text "</text></g>\n"
 

@@ -1,6 +1,6 @@
 /* tests/unit/support/profile_build.h: building small profiles through formats/profile.h in the
- * unit tests (test_profile*.c, test_speedscope.c, test_pprof.c). Header-only (static inline);
- * every call asserts success with cmocka. */
+ * unit tests (test_profile*.c, test_speedscope.c, test_pprof.c, test_svg.c). Header-only
+ * (static inline); every call asserts success with cmocka. */
 #ifndef T2F_TEST_PROFILE_BUILD_H
 #define T2F_TEST_PROFILE_BUILD_H
 
@@ -81,6 +81,20 @@ static inline int profile_teardown(void **state)
 {
 	t2f_profile__free(*state);
 	return 0;
+}
+
+/* A frame of /bin/app with source positions (NULL, 0 = unknown). */
+static inline t2f_frame_id src_frame(struct t2f_profile *p, const char *name,
+				     enum t2f_frame_kind kind, const char *file, uint32_t line,
+				     const char *fn_file, uint32_t fn_line)
+{
+	struct t2f_frame f = {
+		.name = str(p, name), .module = str(p, "/bin/app"), .kind = kind,
+		.file = file ? str(p, file) : 0, .line = line,
+		.fn_file = fn_file ? str(p, fn_file) : 0, .fn_line = fn_line,
+	};
+
+	return add_frame(p, &f);
 }
 
 #endif
