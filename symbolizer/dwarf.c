@@ -259,6 +259,31 @@ struct dw_walk {                 /* one level of the DIE walk */
 };
 
 /* Every subprogram and inlined subroutine with code, depth first, without recursion. */
+/* Whether a DIE's children may be code: functions, blocks and namespaces hold the concrete
+ * functions and inlined calls. Types do only inside a function (a lambda's or a local class's
+ * operator()); elsewhere a member function's concrete DIE sits outside its class, pointing at
+ * its declaration there, and the types' members (most of a C++ unit) are not walked. Variables
+ * and parameters never hold code. */
+static bool dw_may_hold_code(int tag, bool in_function)
+{
+	switch (tag) {
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		return in_function;
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int dw_walk_unit(struct dw_index *u)
 {
 	struct dw_walk *stack = malloc(DW_MAX_NESTING * sizeof(*stack));
@@ -281,7 +306,8 @@ static int dw_walk_unit(struct dw_index *u)
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
 			err = dw_add_func(u, &w->die, tag == DW_TAG_inlined_subroutine, w->parent,
 					  w->depth, &rec);
-		if (!err && dwarf_child(&w->die, &child) == 0 && top < DW_MAX_NESTING) {
+		if (!err && dw_may_hold_code(tag, rec != DW_NONE || w->parent != DW_NONE) &&
+		    dwarf_child(&w->die, &child) == 0 && top < DW_MAX_NESTING) {
 			stack[top] = (struct dw_walk){ .die = child,
 						       .parent = rec != DW_NONE ? rec : w->parent,
 						       .depth = rec != DW_NONE ? depth + 1 : depth };
