@@ -238,13 +238,37 @@ static int inl_node(struct inl *x, t2f_node_id nd, int at)
 	return err;
 }
 
+/* Every chain the stacks use, made in the old frames' id order: the new frames come in that
+ * order, whatever the order of the nodes (two readers of one recording may build different
+ * tries, one frame per address or per name, but give their frames the same order). */
+static int inl_chains(struct inl *x)
+{
+	uint32_t n = t2f_profile__node_count(x->p), nf = t2f_profile__frame_count(x->p);
+	uint8_t *forms = calloc((size_t)nf + 1, 1);
+	const struct inl_chain *c;
+	int err = 0;
+
+	if (!forms)
+		return -ENOMEM;
+	for (t2f_node_id nd = 1; nd <= n; nd++)
+		forms[t2f_profile__node_frame(x->p, nd)] |= x->need[nd];
+	for (t2f_frame_id f = 1; f <= nf && !err; f++) {
+		if (forms[f] & AT_IP)
+			err = inl_chain(x, f, AT_IP, &c);
+		if (!err && (forms[f] & AT_CALL))
+			err = inl_chain(x, f, AT_CALL, &c);
+	}
+	free(forms);
+	return err;
+}
+
 static int inl_build(struct inl *x)
 {
 	uint32_t n = t2f_profile__node_count(x->p);
 	int err = 0;
 
 	inl_mark(x);
-	err = inl_lookup_all(x);
+	err = inl_lookup_all(x) ?: inl_chains(x);
 	for (t2f_node_id nd = 1; nd <= n && !err; nd++) {
 		if (x->need[nd] & AT_IP)
 			err = inl_node(x, nd, AT_IP);
