@@ -30,14 +30,13 @@ struct inl {
 	t2f_frame_id *pool;
 	size_t n_pool, cap_pool;
 	uint8_t *need;               /* per node of p: AT_IP | AT_CALL, the forms stacks use */
+	uint8_t *forms;              /* per frame of p: the forms its nodes need */
 	t2f_node_id *map[2];         /* per node of p: its node in q, per form */
-	uint32_t *lookup[2];         /* per frame of p, per form: its lookup + 1; 0: not asked,
-				      * NO_LOOKUP: no DWARF for it */
+	uint32_t *lookup[2];         /* per frame of p, per form: its lookup + 1; 0: none (no
+				      * DWARF for it, or the form is not needed) */
 	struct t2f_inl_lookups *lk;
 	struct t2f_buf name;
 };
-
-#define NO_LOOKUP UINT32_MAX
 
 static int inl_push(struct inl *x, const struct t2f_frame *f)
 {
@@ -116,41 +115,36 @@ static int inl_levels(struct inl *x, const struct t2f_frame *f, const struct t2f
 	return err;
 }
 
-/* Queues frame id's lookup in form `at`, when it was placed in a module with DWARF. */
-static int inl_queue_one(struct inl *x, t2f_frame_id id, int at)
+/* Queues frame id's lookups in the forms its nodes need, when it was placed in a module with
+ * DWARF. */
+static int inl_queue(struct inl *x, t2f_frame_id id)
 {
-	uint32_t *slot = &x->lookup[at == AT_CALL][id];
 	struct t2f_dwarf *dw = NULL;
 	t2f_sym_module_id mod;
 	uint64_t va;
 	int err = 0;
 
-	if (*slot)
-		return 0;
-	*slot = NO_LOOKUP;
 	if (t2f_resym__place(x->r, id, &mod, &va))
 		err = t2f_symbolizer__dwarf(x->sym, mod, &dw);
-	if (err || !dw)
-		return err;
-	err = t2f_inl_lookups__add(x->lk, dw, at == AT_CALL && va > 0 ? va - 1 : va, slot);
-	*slot = err ? NO_LOOKUP : *slot + 1;
+	for (int at = AT_IP; !err && dw && at <= AT_CALL; at++) {
+		uint32_t *slot = &x->lookup[at == AT_CALL][id];
+
+		if (!(x->forms[id] & at))
+			continue;
+		err = t2f_inl_lookups__add(x->lk, dw, at == AT_CALL && va > 0 ? va - 1 : va, slot);
+		*slot += !err;
+	}
 	return err;
 }
 
 /* Every lookup the stacks need, then all of them at once (-j). */
 static int inl_lookup_all(struct inl *x)
 {
-	uint32_t n = t2f_profile__node_count(x->p);
+	uint32_t nf = t2f_profile__frame_count(x->p);
 	int err = 0;
 
-	for (t2f_node_id nd = 1; nd <= n && !err; nd++) {
-		t2f_frame_id f = t2f_profile__node_frame(x->p, nd);
-
-		if (x->need[nd] & AT_IP)
-			err = inl_queue_one(x, f, AT_IP);
-		if (!err && (x->need[nd] & AT_CALL))
-			err = inl_queue_one(x, f, AT_CALL);
-	}
+	for (t2f_frame_id f = 1; f <= nf && !err; f++)
+		err = x->forms[f] ? inl_queue(x, f) : 0;
 	return err ?: t2f_inl_lookups__run(x->lk, x->o->threads);
 }
 
@@ -160,7 +154,7 @@ static int inl_lookup(struct inl *x, t2f_frame_id id, int at, const struct t2f_d
 	uint32_t slot = x->lookup[at == AT_CALL][id];
 	int n;
 
-	if (!slot || slot == NO_LOOKUP)
+	if (!slot)
 		return 0;
 	n = t2f_inl_lookups__get(x->lk, slot - 1, lv);
 	x->st->lookups++;
@@ -194,7 +188,7 @@ static int inl_chain(struct inl *x, t2f_frame_id id, int at, const struct inl_ch
 		return err;
 	c->first = (uint32_t)first;
 	c->len = (uint32_t)(x->n_pool - first);
-	if (x->lookup[at == AT_CALL][id] == NO_LOOKUP) /* no DWARF: the same in either form */
+	if (!x->lookup[at == AT_CALL][id]) /* no DWARF (or the other form alone is needed) */
 		x->chains[at != AT_CALL][id] = *c;
 	return 0;
 }
@@ -208,7 +202,8 @@ static int inl_parent_form(const struct t2f_profile *p, t2f_node_id n)
 	return f->kind == T2F_FRAME_KERNEL ? AT_IP : AT_CALL;
 }
 
-/* Which forms of each node the stacks use: cells at the address, parents per their child. */
+/* Which forms of each node the stacks use (cells at the address, parents per their child),
+ * and so of each frame. */
 static void inl_mark(struct inl *x)
 {
 	uint32_t n = t2f_profile__node_count(x->p);
@@ -221,6 +216,7 @@ static void inl_mark(struct inl *x)
 
 		if (x->need[nd] && up)
 			x->need[up] |= (uint8_t)inl_parent_form(x->p, nd);
+		x->forms[t2f_profile__node_frame(x->p, nd)] |= x->need[nd];
 	}
 }
 
@@ -243,22 +239,16 @@ static int inl_node(struct inl *x, t2f_node_id nd, int at)
  * tries, one frame per address or per name, but give their frames the same order). */
 static int inl_chains(struct inl *x)
 {
-	uint32_t n = t2f_profile__node_count(x->p), nf = t2f_profile__frame_count(x->p);
-	uint8_t *forms = calloc((size_t)nf + 1, 1);
+	uint32_t nf = t2f_profile__frame_count(x->p);
 	const struct inl_chain *c;
 	int err = 0;
 
-	if (!forms)
-		return -ENOMEM;
-	for (t2f_node_id nd = 1; nd <= n; nd++)
-		forms[t2f_profile__node_frame(x->p, nd)] |= x->need[nd];
 	for (t2f_frame_id f = 1; f <= nf && !err; f++) {
-		if (forms[f] & AT_IP)
+		if (x->forms[f] & AT_IP)
 			err = inl_chain(x, f, AT_IP, &c);
-		if (!err && (forms[f] & AT_CALL))
+		if (!err && (x->forms[f] & AT_CALL))
 			err = inl_chain(x, f, AT_CALL, &c);
 	}
-	free(forms);
 	return err;
 }
 
@@ -286,11 +276,12 @@ static int inl_alloc(struct inl *x)
 	x->chains[0] = calloc(frames, sizeof(**x->chains));
 	x->chains[1] = calloc(frames, sizeof(**x->chains));
 	x->need = calloc(nodes, 1);
+	x->forms = calloc(frames, 1);
 	x->map[0] = calloc(nodes, sizeof(**x->map));
 	x->map[1] = calloc(nodes, sizeof(**x->map));
 	x->lookup[0] = calloc(frames, sizeof(**x->lookup));
 	x->lookup[1] = calloc(frames, sizeof(**x->lookup));
-	if (!x->chains[0] || !x->chains[1] || !x->need || !x->map[0] || !x->map[1] ||
+	if (!x->chains[0] || !x->chains[1] || !x->need || !x->forms || !x->map[0] || !x->map[1] ||
 	    !x->lookup[0] || !x->lookup[1])
 		return -ENOMEM;
 	return t2f_inl_lookups__new(&x->lk) ?: t2f_profile__new_stacks(x->p, &x->q);
@@ -302,6 +293,7 @@ static void inl_free(struct inl *x)
 	free(x->chains[1]);
 	free(x->pool);
 	free(x->need);
+	free(x->forms);
 	free(x->map[0]);
 	free(x->map[1]);
 	free(x->lookup[0]);

@@ -137,7 +137,10 @@ static int copy_opts(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts 
 	s->find.debuginfod_cache = s->own[OWN_CACHE] ? s->own[OWN_CACHE][0] : NULL;
 	s->find.fetch = NULL;
 	/* without libdebuginfod there is nothing to fetch with: as offline */
-	return o->debuginfod && t2f_debuginfod__new(o->fetch_progress, o->fetch_ctx, &s->find.fetch) == -ENOMEM ? -ENOMEM : 0;
+	if (o->debuginfod &&
+	    t2f_debuginfod__new(o->fetch_progress, o->fetch_ctx, &s->find.fetch) == -ENOMEM)
+		return -ENOMEM;
+	return 0;
 }
 
 int t2f_symbolizer__new(const struct t2f_symbolizer_opts *opts, struct t2f_strtab *names,
