@@ -161,9 +161,36 @@ static void t2f_report_events(FILE *f, const struct t2f_profile *p,
 	}
 }
 
+/* --call-graph dwarf samples: how their user stacks were unwound, every sample in one line. */
+static void t2f_report_unwind(FILE *f, const struct t2f_profile *p, uint64_t dwarf,
+			      const struct t2f_unwind_stats *u)
+{
+	if (!dwarf)
+		return;
+	fprintf(f, "    --call-graph dwarf samples: %" PRIu64 "; user stacks unwound: %" PRIu64
+		" (%" PRIu64 " frames), without user registers (kernel threads): %" PRIu64 "\n",
+		dwarf, u->samples - u->stops[T2F_UNWIND_NO_REGS], u->frames,
+		dwarf - u->samples + u->stops[T2F_UNWIND_NO_REGS]);
+	for (int w = 0; w < T2F_UNWIND_STOPS; w++)
+		if (u->stops[w] && w != T2F_UNWIND_NO_REGS)
+			fprintf(f, "      %s %s: %" PRIu64 "\n", w ? "stopped:" : "to the end:",
+				t2f_unwind_stop_name(w), u->stops[w]);
+	for (size_t i = 0; i < u->n_modules; i++) {
+		const struct t2f_unwind_module_stats *m = &u->modules[i];
+
+		fprintf(f, "      stopped in %s:", m->path ? t2f_profile__str(p, m->path, NULL) :
+			"[unknown]");
+		for (int w = 1; w < T2F_UNWIND_STOPS; w++)
+			if (m->stops[w])
+				fprintf(f, " %s %" PRIu64 ";", t2f_unwind_stop_name(w), m->stops[w]);
+		fputc('\n', f);
+	}
+}
+
 /* perf.data inputs: what the records said besides the samples kept, and where kernel names
  * came from. */
-static void t2f_report_perf_data(FILE *f, const struct t2f_run_stats *s)
+static void t2f_report_perf_data(FILE *f, const struct t2f_profile *p,
+				 const struct t2f_run_stats *s)
 {
 	const struct t2f_perf_data_conv_stats *c = &s->perf;
 
@@ -172,8 +199,7 @@ static void t2f_report_perf_data(FILE *f, const struct t2f_run_stats *s)
 	fprintf(f, "  perf.data: %" PRIu64 " records, %" PRIu64 " samples\n", c->records,
 		c->samples);
 	fprintf(f, "    lost samples (LOST records): %" PRIu64 "\n", c->lost);
-	fprintf(f, "    samples needing DWARF unwinding (--call-graph dwarf; only the call chain "
-		"recorded with them is used): %" PRIu64 "\n", c->dwarf);
+	t2f_report_unwind(f, p, c->dwarf, &s->unwind);
 	fprintf(f, "    records skipped (undecodable, or of no recorded event): %" PRIu64 "\n",
 		c->skipped);
 	if (c->truncated_bytes)
@@ -200,7 +226,7 @@ void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_to
 	fputs("trace2flame: stats:\n", f);
 	t2f_report_inputs(f, s);
 	t2f_report_samples(f, p, t, s);
-	t2f_report_perf_data(f, s);
+	t2f_report_perf_data(f, p, s);
 	t2f_report_events(f, p, t, s->written);
 	fprintf(f, "  threads: %" PRIu32 "\n  stack nodes: %" PRIu32 "\n  frames: %" PRIu32
 		"\n  module maps: %" PRIu32 "\n  strings: %" PRIu32 "\n",

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "formats/profile.h"
+#include "pipeline/unwind.h"
 #include "readers/perf_data_conv.h"
 
 /* Samples and weight kept for one event, summed over the profile's cells. */
@@ -59,6 +60,7 @@ struct t2f_run_stats {
 	double names_seconds;  /* and naming frames (re-symbolization) */
 	bool perf_data;        /* some input was a perf.data file: */
 	struct t2f_perf_data_conv_stats perf; /* summed over them */
+	struct t2f_unwind_stats unwind; /* their --call-graph dwarf samples' user stacks */
 	const char *kallsyms;  /* the kallsyms file kernel frames were named from, or NULL, */
 	const char *kallsyms_why; /* and then why none (static text) */
 };

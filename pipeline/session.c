@@ -200,6 +200,9 @@ void t2f_session_free(struct t2f_session *s)
 	free(s->args);
 	t2f_resym__free(s->resym);
 	free(s->kallsyms_default);
+	free(s->env_dirs);
+	free(s->symbol_dirs);
+	t2f_unwind_stats__free(&s->run.unwind);
 	free(s->totals);
 	t2f_profile__free(s->profile);
 	t2f_diag__free(s->diag);

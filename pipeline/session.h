@@ -46,6 +46,8 @@ struct t2f_session {
 	bool elsewhere;                    /* an input not shown to be recorded on this machine */
 	int64_t recorded_by;               /* the earliest end of a recording made here (mtime) */
 	char *kallsyms_default;            /* perf.data: the kallsyms file picked for it */
+	char **env_dirs;                   /* the unwind stage's symbol dirs (NULL until needed): */
+	const char **symbol_dirs;          /* (t2f_symbol_path_join) */
 	/* the resolve stage */
 	struct t2f_resym_opts ropts;
 	struct t2f_resym *resym;           /* NULL when no frame needed resolving */

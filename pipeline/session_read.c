@@ -12,6 +12,7 @@
 
 #include "formats/grow.h"
 #include "pipeline/reader_table.h"
+#include "pipeline/unwind.h"
 #include "pipeline/session.h"
 #include "pipeline/writer_table.h"
 #include "readers/input.h"
@@ -224,6 +225,42 @@ static int t2f_perf_data_open(const struct t2f_source *src, struct t2f_input *in
 	return t2f_perf_data__open_mem(name, src->data, src->len, d, pd);
 }
 
+/* Whether an attr of pd records user registers and stacks (--call-graph dwarf). */
+static bool t2f_perf_dwarf(const struct t2f_perf_data *pd)
+{
+	for (size_t i = 0; i < t2f_perf_data__n_attrs(pd); i++)
+		if (t2f_perf_data__attr(pd, i)->attr.sample_type & PERF_SAMPLE_STACK_USER)
+			return true;
+	return false;
+}
+
+/* The unwind stage for pd's dwarf samples (NULL when it has none). 0 or an error. */
+static int t2f_perf_unwinder(struct t2f_session *s, const struct t2f_perf_data *pd, int64_t here,
+			     struct t2f_unwind_stage **out)
+{
+	struct t2f_unwind_stage_opts uo = {
+		.arch = t2f_perf_data__features(pd)->arch,
+		.debug_dirs = s->o.debug_dirs,
+		.symbol_dirs = NULL,
+		.unsafe_build_id_match = s->o.unsafe_build_id_match,
+		.trust_by = here,
+	};
+
+	int err;
+
+	*out = NULL;
+	if (!t2f_perf_dwarf(pd))
+		return 0;
+	if (!s->symbol_dirs) { /* --symbol-path, then T2F_SYMBOL_PATH, as the resolve stage's */
+		err = t2f_symbol_path_join(s->o.symbol_dirs, getenv("T2F_SYMBOL_PATH"),
+					   &s->env_dirs, &s->symbol_dirs);
+		if (err)
+			return err;
+	}
+	uo.symbol_dirs = s->symbol_dirs;
+	return t2f_unwind_stage__new(&uo, s->profile, s->diag, out);
+}
+
 /* A perf.data input: read by its own reader, from the file itself (or the bytes). */
 static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *src,
 			      struct t2f_input *in)
@@ -234,6 +271,7 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 					      .addr_ctx = s };
 	struct t2f_perf_data *pd = NULL;
 	struct t2f_perf_data_conv *pc = NULL;
+	struct t2f_unwind_stage *us = NULL;
 	int64_t end = 0;
 	bool here;
 	int err = t2f_perf_data_open(src, in, s->diag, &pd);
@@ -244,12 +282,20 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		if (here && (!s->recorded_by || end < s->recorded_by))
 			s->recorded_by = end;
 		t2f_perf_kallsyms(s, pd, here);
+		err = t2f_perf_unwinder(s, pd, here ? end : 0, &us);
+	}
+	if (!err) {
+		po.unwind = us ? t2f_unwind_stage__sample : NULL;
+		po.unwind_ctx = us;
 		err = t2f_perf_data_conv__new(pd, s->profile, s->diag, &po, &pc);
 	}
 	if (!err)
 		err = t2f_perf_data_conv__run(pc);
 	if (pc)
 		t2f_add_perf_stats(&s->run.perf, t2f_perf_data_conv__stats(pc));
+	if (us && !err)
+		err = t2f_unwind_stage__add_stats(us, &s->run.unwind);
+	t2f_unwind_stage__free(us);
 	t2f_perf_data_conv__free(pc);
 	t2f_perf_data__free(pd);
 	return err;

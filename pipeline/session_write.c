@@ -14,18 +14,35 @@
 #include "pipeline/session.h"
 #include "pipeline/writer_table.h"
 
+/* --call-graph dwarf samples whose user stacks stopped short of their outermost frame: how
+ * many, and the main reasons, said without --stats. */
+static void t2f_warn_unwind(struct t2f_session *s)
+{
+	const struct t2f_unwind_stats *u = &s->run.unwind;
+	uint64_t short_ = u->samples - u->stops[T2F_UNWIND_END] - u->stops[T2F_UNWIND_NO_REGS];
+	const char *sep = "";
+
+	if (!short_ || s->o.quiet)
+		return;
+	fprintf(s->msg, "trace2flame: warning: %s: %" PRIu64 " of %" PRIu64 " user stacks "
+		"(--call-graph dwarf) stop before their outermost frame (", s->label, short_,
+		u->samples);
+	for (int w = T2F_UNWIND_END + 1; w < T2F_UNWIND_STOPS; w++) {
+		if (!u->stops[w] || w == T2F_UNWIND_NO_REGS)
+			continue;
+		fprintf(s->msg, "%s%s: %" PRIu64, sep, t2f_unwind_stop_name(w), u->stops[w]);
+		sep = ", ";
+	}
+	fprintf(s->msg, ")%s; --stats lists them by module\n", u->stops[T2F_UNWIND_MEMORY] ?
+		"; a larger copy keeps more: perf record --call-graph dwarf,65528" : "");
+}
+
 /* What the inputs lacked that the output shows, said without asking: no samples at all (a
- * warning, an error when strict); samples of --call-graph dwarf, whose user stacks are not
- * unwound here, and what keeps them. 0 or -T2F_E_FORMAT (strict). */
+ * warning, an error when strict); user stacks of --call-graph dwarf samples cut short. 0 or
+ * -T2F_E_FORMAT (strict). */
 static int t2f_warn_lacking(struct t2f_session *s)
 {
-	uint64_t dwarf = s->run.perf.dwarf;
-
-	if (dwarf && !s->o.quiet)
-		fprintf(s->msg, "trace2flame: warning: %s: %" PRIu64 " samples were recorded with "
-			"--call-graph dwarf: their user frames are not unwound here, only the kernel "
-			"part of their call chain is kept (perf script -i %s | trace2flame - keeps "
-			"them)\n", s->label, dwarf, s->n_inputs == 1 ? s->label : "FILE");
+	t2f_warn_unwind(s);
 	if (t2f_profile__samples_read(s->profile) == 0)
 		return t2f_diag__warn(s->diag, s->label, 0, "no samples in the input: the output is "
 				      "empty");

@@ -443,6 +443,7 @@ static bool feature_decoded(unsigned bit)
 	case T2F_PERF_FEAT_BUILD_ID:
 	case T2F_PERF_FEAT_HOSTNAME:
 	case T2F_PERF_FEAT_OSRELEASE:
+	case T2F_PERF_FEAT_ARCH:
 	case T2F_PERF_FEAT_NRCPUS:
 	case T2F_PERF_FEAT_CMDLINE:
 	case T2F_PERF_FEAT_EVENT_DESC:
@@ -467,6 +468,9 @@ static bool decode_feature(struct t2f_perf_data *d, unsigned bit, struct cursor 
 		return !c->bad;
 	case T2F_PERF_FEAT_OSRELEASE:
 		f->osrelease = cur_string(d, c);
+		return !c->bad;
+	case T2F_PERF_FEAT_ARCH:
+		f->arch = cur_string(d, c);
 		return !c->bad;
 	case T2F_PERF_FEAT_NRCPUS:
 		f->nr_cpus_avail = cur_u32(d, c);

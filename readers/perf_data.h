@@ -76,6 +76,7 @@ enum t2f_perf_feature {
 	T2F_PERF_FEAT_BUILD_ID = 2,
 	T2F_PERF_FEAT_HOSTNAME = 3,
 	T2F_PERF_FEAT_OSRELEASE = 4,
+	T2F_PERF_FEAT_ARCH = 6,
 	T2F_PERF_FEAT_NRCPUS = 7,
 	T2F_PERF_FEAT_CMDLINE = 11,
 	T2F_PERF_FEAT_EVENT_DESC = 12,
@@ -112,6 +113,7 @@ struct t2f_perf_build_id {           /* one entry of the BUILD_ID feature */
 
 struct t2f_perf_features {
 	const char *hostname, *osrelease;   /* NULL when absent */
+	const char *arch;                    /* uname -m of the recording machine, or NULL */
 	bool has_nrcpus;
 	uint32_t nr_cpus_avail, nr_cpus_online;
 	const char *const *cmdline;          /* argv of perf record */
@@ -143,6 +145,17 @@ struct t2f_perf_sample {
 	uint32_t raw_size;           /* PERF_SAMPLE_RAW: skipped, size kept */
 	uint64_t weight, data_src, transaction, phys_addr, cgroup;
 	uint64_t data_page_size, code_page_size;
+	/* REGS_USER: the ABI (PERF_SAMPLE_REGS_ABI_*; 0: the thread had no user registers) and
+	 * the registers of the attr's sample_regs_user mask, lowest bit first, in host order
+	 * (valid until the next record) */
+	uint64_t regs_abi, regs_mask;
+	const uint64_t *regs;
+	uint32_t regs_nr;
+	/* STACK_USER: the copy of the user stack from the sampled SP, as recorded (target byte
+	 * order; valid until the next record): stack_size bytes, of which the first
+	 * stack_dyn_size were filled (min of both is what holds data) */
+	const uint8_t *stack;
+	uint64_t stack_size, stack_dyn_size;
 };
 
 struct t2f_perf_record {

@@ -19,7 +19,8 @@
 #include "formats/hashmap.h"
 #include "readers/perf_script_maps.h"
 
-#define PDC_MAX_STACK 127u     /* perf script's default --max-stack */
+#define PDC_MAX_STACK 127u     /* perf script's default --max-stack (per part: call chain,
+				* then unwound user frames) */
 #define PDC_KERNEL_PID (-1)    /* the frame cache's process for kernel ips */
 #define PDC_L1_BITS 14         /* the frame cache's direct-mapped front: 16384 entries */
 
@@ -35,7 +36,10 @@ struct pdc_ev {                /* one queued record */
 	uint64_t ip, period;   /* SAMPLE */
 	uint64_t start, len, pgoff; /* MMAP, MMAP2 */
 	uint32_t prot, flags;
-	uint64_t data, n;      /* pool index and length: callchain entries, or string bytes */
+	uint64_t data, n;      /* pool index and length: callchain entries, or string bytes;
+				* a SAMPLE's regs then stack copy follow its callchain */
+	uint64_t abi;          /* SAMPLE kept for unwinding: regs_abi, its regs and stack bytes */
+	uint32_t regs_nr, stack_len;
 };
 
 struct pdc_queue {
@@ -64,6 +68,10 @@ struct pdc_comm {
 struct pdc_kmap {              /* a kernel module's range */
 	uint64_t start, end;
 	t2f_str_id name;
+};
+
+struct pdc_bid {               /* a file's build-id, by path */
+	t2f_str_id path, bid;
 };
 
 struct pdc_frame {             /* the frame cache's key and value */
@@ -102,6 +110,10 @@ struct t2f_perf_data_conv {
 					* the hot ips stay in cache, the big table is not probed */
 	t2f_frame_id *stack;           /* the sample's frames, leaf first */
 	size_t n_stack;
+	uint64_t *user;                /* the unwound user ips of a dwarf sample */
+	struct pdc_bid *bids;
+	uint32_t n_bids, cap_bids;
+	struct t2f_hashmap *bid_ix;
 	/* the last sample's thread */
 	int64_t last_pid, last_tid;
 	t2f_str_id last_comm;
@@ -195,11 +207,12 @@ int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, str
 	c->d = d;
 	c->o = *o;
 	c->last_pid = -2;
-	c->stack = malloc(PDC_MAX_STACK * sizeof(*c->stack));
+	c->stack = malloc(2 * PDC_MAX_STACK * sizeof(*c->stack));
+	c->user = malloc(PDC_MAX_STACK * sizeof(*c->user));
 	c->l1 = calloc((size_t)1 << PDC_L1_BITS, sizeof(*c->l1));
-	err = c->stack && c->l1 ? 0 : -ENOMEM;
+	err = c->stack && c->user && c->l1 ? 0 : -ENOMEM;
 	if (!err && (ps_maps__new(&c->maps) || t2f_hashmap__new(256, &c->comm_ix) ||
-		     t2f_hashmap__new(4096, &c->frame_ix)))
+		     t2f_hashmap__new(4096, &c->frame_ix) || t2f_hashmap__new(256, &c->bid_ix)))
 		err = -ENOMEM;
 	if (!err)
 		err = pdc_setup_attrs(c) ?: pdc_events_in_order(c) ?:
@@ -231,6 +244,9 @@ void t2f_perf_data_conv__free(struct t2f_perf_data_conv *c)
 	free(c->l1);
 	t2f_hashmap__free(c->frame_ix);
 	free(c->stack);
+	free(c->user);
+	free(c->bids);
+	t2f_hashmap__free(c->bid_ix);
 	free(c);
 }
 
@@ -406,6 +422,57 @@ static bool pdc_feature_id(const struct t2f_perf_data_conv *c, const char *path,
 	return false;
 }
 
+static bool pdc_bid_eq(const void *ctx, uint32_t v)
+{
+	const struct pdc_probe *q = ctx;
+
+	return q->c->bids[v - 1].path == *(const t2f_str_id *)q->key;
+}
+
+static struct pdc_bid *pdc_bid_find(const struct t2f_perf_data_conv *c, t2f_str_id path)
+{
+	struct pdc_probe q = { c, &path };
+	uint32_t v = t2f_hashmap__find(c->bid_ix, t2f_hash_u64(path), pdc_bid_eq, &q);
+
+	return v ? &c->bids[v - 1] : NULL;
+}
+
+/* Remembers path's build-id (the latest mapping's) for the unwinder. 0 or -ENOMEM. */
+static int pdc_bid_set(struct t2f_perf_data_conv *c, t2f_str_id path, t2f_str_id bid)
+{
+	struct pdc_bid *b = pdc_bid_find(c, path);
+	int err;
+
+	if (b) {
+		b->bid = bid;
+		return 0;
+	}
+	err = t2f_grow32((void **)&c->bids, &c->cap_bids, c->n_bids, sizeof(*c->bids), 64);
+	if (err)
+		return err;
+	c->bids[c->n_bids] = (struct pdc_bid){ path, bid };
+	err = t2f_hashmap__insert(c->bid_ix, t2f_hash_u64(path), c->n_bids + 1);
+	c->n_bids += !err;
+	return err;
+}
+
+bool t2f_perf_data_conv__map(const struct t2f_perf_data_conv *c, int64_t pid, uint64_t addr,
+			     struct t2f_perf_map *out)
+{
+	const struct pdc_bid *b;
+	const char *s;
+	size_t len;
+
+	*out = (struct t2f_perf_map){ 0 };
+	if (!ps_maps__mapping(c->maps, pid, addr, &out->start, &out->end, &out->pgoff, &out->path))
+		return false;
+	s = t2f_profile__str(c->p, out->path, &len);
+	out->anon = ps_dso_kind(s, len) == T2F_FRAME_JIT;
+	b = pdc_bid_find(c, out->path);
+	out->build_id = b ? b->bid : 0;
+	return true;
+}
+
 /* The module map as perf script --show-mmap-events prints it: its prot ("r-xp"; "x" or "r"
  * for MMAP) and build-id. */
 static int pdc_module_map(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const char *path,
@@ -433,6 +500,8 @@ static int pdc_module_map(struct t2f_perf_data_conv *c, const struct pdc_ev *e, 
 	} else if (!err && pdc_feature_id(c, path, hex)) {
 		err = t2f_profile__intern(c->p, hex, strlen(hex), &mm.build_id);
 	}
+	if (!err && c->o.unwind)
+		err = pdc_bid_set(c, path_id, mm.build_id);
 	return err ?: t2f_profile__add_module_map(c->p, &mm);
 }
 
@@ -591,6 +660,27 @@ static int pdc_chain(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const
 	return err;
 }
 
+/* The user frames the unwinder finds for a dwarf sample, after the chain's. */
+static int pdc_unwind(struct t2f_perf_data_conv *c, const struct pdc_ev *e, uint32_t gen)
+{
+	const uint64_t *w = &c->q[0].pool[e->data + e->n];
+	struct t2f_perf_unwind_sample s = {
+		.pid = e->pid, .tid = e->tid, .abi = e->abi,
+		.mask = t2f_perf_data__attr(c->pd, e->attr)->attr.sample_regs_user,
+		.regs = w, .nr = e->regs_nr, .stack = (const uint8_t *)(w + e->regs_nr),
+		.stack_len = e->stack_len,
+	};
+	size_t n = 0;
+	int err = c->o.unwind(c->o.unwind_ctx, c, &s, c->user, PDC_MAX_STACK, &n);
+
+	for (size_t i = 0; i < n && i < PDC_MAX_STACK && !err; i++) {
+		err = pdc_frame(c, PERF_RECORD_MISC_USER, e->pid, gen, c->user[i],
+				&c->stack[c->n_stack]);
+		c->n_stack += !err;
+	}
+	return err;
+}
+
 static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 {
 	const struct pdc_attr *a = &c->attrs[e->attr];
@@ -604,6 +694,8 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	c->st.dwarf += a->dwarf;
 	c->n_stack = 0;
 	err = e->has_chain ? pdc_chain(c, e, &c->q[0].pool[e->data], gen) : 0;
+	if (!err && e->abi)
+		err = pdc_unwind(c, e, gen);
 	/* no call chain: the ip alone (perf script's one-line sample); a DWARF sample's chain
 	 * may hold nothing (its user part is in the stack copy): the ip then too */
 	if (!err && c->n_stack == 0 && (!e->has_chain || a->dwarf))
@@ -687,8 +779,31 @@ static int pdc_pool_put(struct pdc_queue *q, const void *p, size_t bytes, bool s
 	return 0;
 }
 
+/* A dwarf sample's registers and stack copy after its callchain, when they will be unwound. */
+static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
+		       const struct t2f_perf_sample *s, struct pdc_ev *e)
+{
+	uint64_t len = s->stack_dyn_size < s->stack_size ? s->stack_dyn_size : s->stack_size;
+	uint64_t at;
+
+	if (!c->o.unwind || !c->attrs[e->attr].dwarf || !s->regs_abi || !s->regs_nr)
+		return 0;
+	e->abi = s->regs_abi;
+	e->regs_nr = s->regs_nr;
+	e->stack_len = (uint32_t)len; /* a record holds at most 64 KiB */
+	return pdc_pool_put(q, s->regs, (size_t)s->regs_nr * 8, false, &at) ?:
+	       pdc_pool_put(q, s->stack, (size_t)len, false, &at);
+}
+
+/* The u64 words a SAMPLE entry holds in the pool. */
+static size_t pdc_sample_words(const struct pdc_ev *e)
+{
+	return e->n + e->regs_nr + ((size_t)e->stack_len + 7) / 8;
+}
+
 /* The record as a queue entry (its callchain or string copied into the pool). */
-static int pdc_ev_of(struct pdc_queue *q, const struct t2f_perf_record *r, struct pdc_ev *e)
+static int pdc_ev_of(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
+		     const struct t2f_perf_record *r, struct pdc_ev *e)
 {
 	const char *s = NULL;
 
@@ -701,7 +816,8 @@ static int pdc_ev_of(struct pdc_queue *q, const struct t2f_perf_record *r, struc
 		e->period = r->s.period;
 		e->has_chain = (r->s.fields & PERF_SAMPLE_CALLCHAIN) != 0;
 		e->n = r->s.callchain_nr;
-		return pdc_pool_put(q, r->s.callchain, e->n * sizeof(uint64_t), false, &e->data);
+		return pdc_pool_put(q, r->s.callchain, e->n * sizeof(uint64_t), false, &e->data) ?:
+		       pdc_ev_user(c, q, &r->s, e);
 	}
 	if (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2) {
 		const struct t2f_perf_mmap *m = &r->u.mmap;
@@ -757,7 +873,8 @@ static int pdc_keep_newer(struct t2f_perf_data_conv *c, uint64_t limit)
 			continue;
 		err = t2f_grow((void **)&to->ev, &to->cap, to->n, 1,
 				sizeof(*to->ev), 64, SIZE_MAX) ?:
-		      pdc_pool_put(to, &from->pool[e.data], str ? e.n : e.n * 8, str, &e.data);
+		      pdc_pool_put(to, &from->pool[e.data], str ? e.n : pdc_sample_words(&e) * 8,
+				   str, &e.data);
 		if (!err)
 			to->ev[to->n++] = e;
 	}
@@ -815,7 +932,7 @@ static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record
 	if (!pdc_queued_type(r->type) || (r->type == PERF_RECORD_SAMPLE && !r->attr))
 		return 0;
 	err = t2f_grow((void **)&q->ev, &q->cap, q->n, 1,
-			sizeof(*q->ev), 64, SIZE_MAX) ?: pdc_ev_of(q, r, &e);
+			sizeof(*q->ev), 64, SIZE_MAX) ?: pdc_ev_of(c, q, r, &e);
 	if (err)
 		return err;
 	if (!(r->s.fields & PERF_SAMPLE_TIME)) {

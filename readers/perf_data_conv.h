@@ -22,8 +22,10 @@
  *   not newer than the previous round's latest time are sorted (stable) and processed; the
  *   rest at the end (perf's ordered events). Records without a time are processed at once.
  * - samples recorded with --call-graph dwarf (REGS_USER/STACK_USER) keep the call chain they
- *   carry (the kernel part; the sample ip when it is empty) and are counted: the user part
- *   needs DWARF unwinding, which this does not do.
+ *   carry (the kernel part), followed by the user frames opts.unwind gives from their
+ *   registers and stack copy (perf script's order; at most 127 of each part, as perf's
+ *   --max-stack applies to each). Without opts.unwind, or when it gives nothing and the chain
+ *   is empty, the sample ip alone. They are counted (stats.dwarf).
  *
  * Ownership: borrows the reader, profile and diag (they must outlive the conversion). Memory:
  * the queue of one round (records copied), a frame cache per distinct (process, mappings
@@ -48,11 +50,45 @@
 typedef bool (*t2f_perf_data_addr_fn)(void *ctx, enum t2f_frame_kind kind, const char *dso,
 				      size_t len);
 
+struct t2f_perf_data_conv;
+
+/* A --call-graph dwarf sample's user state, borrowed for the call. */
+struct t2f_perf_unwind_sample {
+	int64_t pid, tid;
+	uint64_t abi, mask;             /* PERF_SAMPLE_REGS_ABI_*, the attr's sample_regs_user */
+	const uint64_t *regs;           /* mask's registers, lowest bit first */
+	uint32_t nr;
+	const uint8_t *stack;           /* the stack copy from the sampled SP: the bytes the
+					 * kernel filled (dyn_size, at most the size recorded) */
+	size_t stack_len;
+};
+
+/* The user frames of s into ips[0..max), leaf first (*n of them); the process's mappings at the
+ * sample's time through t2f_perf_data_conv__map(c, ...). 0 or -ENOMEM. */
+typedef int (*t2f_perf_data_unwind_fn)(void *ctx, const struct t2f_perf_data_conv *c,
+				       const struct t2f_perf_unwind_sample *s, uint64_t *ips,
+				       size_t max, size_t *n);
+
 struct t2f_perf_data_conv_opts {
 	uint32_t input;                  /* the threads' input index */
 	t2f_perf_data_addr_fn addr_wanted;
 	void *addr_ctx;
+	t2f_perf_data_unwind_fn unwind;  /* NULL: user stacks of dwarf samples are not unwound,
+					  * and their registers and stacks not kept */
+	void *unwind_ctx;
 };
+
+/* A mapping of a process, as its MMAP/MMAP2 record gave it. */
+struct t2f_perf_map {
+	uint64_t start, end, pgoff;
+	t2f_str_id path;                 /* as recorded ("[vdso]", "//anon", ...) */
+	t2f_str_id build_id;             /* lowercase hex, 0 when the file has none */
+	bool anon;                       /* anonymous executable memory (JIT): no file */
+};
+
+/* pid's latest mapping holding addr at the point the conversion reached; false when none. */
+bool t2f_perf_data_conv__map(const struct t2f_perf_data_conv *c, int64_t pid, uint64_t addr,
+			     struct t2f_perf_map *out);
 
 struct t2f_perf_data_conv_stats {
 	uint64_t records;        /* records delivered by the reader */
@@ -63,8 +99,6 @@ struct t2f_perf_data_conv_stats {
 	uint64_t truncated_bytes;/* bytes of a record cut by the end of the data section */
 	uint64_t kernel_frames;  /* distinct kernel frames (addresses) */
 };
-
-struct t2f_perf_data_conv;
 
 /* 0, -ENOMEM. */
 int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, struct t2f_diag *d,

@@ -42,6 +42,7 @@ struct t2f_perf_data {
 	struct t2f_perf_record rec;
 	uint64_t *chain;             /* normalised callchain */
 	size_t chain_cap;
+	uint64_t regs[64];           /* REGS_USER, in host order */
 	struct t2f_perf_data_stats stats;
 
 	/* PERF_RECORD_COMPRESSED */

@@ -192,20 +192,40 @@ static bool read_callchain(struct t2f_perf_data *d, struct rd *r, struct t2f_per
 	return true;
 }
 
+static bool read_regs(struct t2f_perf_data *d, struct rd *r, uint64_t mask,
+		      struct t2f_perf_sample *s)
+{
+	uint32_t nr = (uint32_t)__builtin_popcountll(mask);
+
+	if (!rd_u64(r, &s->regs_abi))
+		return false;
+	s->regs_mask = mask;
+	if (!s->regs_abi)
+		return true;
+	if (nr > (uint64_t)(r->end - r->p) / 8)
+		return false;
+	for (uint32_t i = 0; i < nr; i++)
+		d->regs[i] = t2f_pd_u64(d, r->p + 8 * i);
+	r->p += 8 * (size_t)nr;
+	s->regs = d->regs;
+	s->regs_nr = nr;
+	return true;
+}
+
+static bool read_stack(struct rd *r, struct t2f_perf_sample *s)
+{
+	if (!rd_u64(r, &s->stack_size) || s->stack_size > (uint64_t)(r->end - r->p))
+		return false;
+	s->stack = r->p;
+	r->p += s->stack_size;
+	return !s->stack_size || rd_u64(r, &s->stack_dyn_size);
+}
+
 static bool skip_regs(struct rd *r, uint64_t mask)
 {
 	uint64_t abi;
 
 	return rd_u64(r, &abi) && (!abi || rd_skip_u64s(r, 1, (uint64_t)__builtin_popcountll(mask)));
-}
-
-static bool skip_sized(struct rd *r, bool dyn)
-{
-	uint64_t size, dyn_size;
-
-	if (!rd_u64(r, &size) || !rd_skip(r, size))
-		return false;
-	return !dyn || !size || rd_u64(r, &dyn_size);
 }
 
 static bool skip_branches(struct rd *r, uint64_t branch_type)
@@ -260,8 +280,8 @@ static bool sample_tail(struct t2f_perf_data *d, struct rd *r, const struct perf
 		s->raw_size = size;
 	}
 	FIELD(BRANCH_STACK, skip_branches(r, a->branch_sample_type));
-	FIELD(REGS_USER, skip_regs(r, a->sample_regs_user));
-	FIELD(STACK_USER, skip_sized(r, true));
+	FIELD(REGS_USER, read_regs(d, r, a->sample_regs_user, s));
+	FIELD(STACK_USER, read_stack(r, s));
 	if ((st & PERF_SAMPLE_WEIGHT_TYPE) && !rd_u64(r, &s->weight)) {
 		*what = "WEIGHT";
 		return false;

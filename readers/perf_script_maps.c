@@ -160,21 +160,43 @@ uint32_t ps_maps__generation(const struct ps_maps *m, int64_t pid)
 	return p ? p->count : 0;
 }
 
-bool ps_maps__find(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id *path,
-		   uint64_t *file_off)
+static const struct ps_map *map_at(const struct ps_maps *m, int64_t pid, uint64_t ip)
 {
 	const struct ps_proc *p = find_proc(m, pid);
 
 	for (uint32_t i = p ? p->last : PS_NO_MAP; i != PS_NO_MAP; i = m->maps[i].prev) {
 		const struct ps_map *e = &m->maps[i];
 
-		if (ip < e->start || ip >= e->end)
-			continue;
-		*path = e->path;
-		*file_off = ip - e->start + e->pgoff;
-		return true;
+		if (ip >= e->start && ip < e->end)
+			return e;
 	}
-	return false;
+	return NULL;
+}
+
+bool ps_maps__find(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id *path,
+		   uint64_t *file_off)
+{
+	const struct ps_map *e = map_at(m, pid, ip);
+
+	if (!e)
+		return false;
+	*path = e->path;
+	*file_off = ip - e->start + e->pgoff;
+	return true;
+}
+
+bool ps_maps__mapping(const struct ps_maps *m, int64_t pid, uint64_t ip, uint64_t *start,
+		      uint64_t *end, uint64_t *pgoff, t2f_str_id *path)
+{
+	const struct ps_map *e = map_at(m, pid, ip);
+
+	if (!e)
+		return false;
+	*start = e->start;
+	*end = e->end;
+	*pgoff = e->pgoff;
+	*path = e->path;
+	return true;
 }
 
 bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id path,

@@ -49,6 +49,10 @@ int64_t ps_maps__pid_of(const struct ps_maps *m, int64_t tid);
 bool ps_maps__find(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id *path,
 		   uint64_t *file_off);
 
+/* pid's latest mapping holding ip: [*start, *end) at file offset *pgoff of *path. */
+bool ps_maps__mapping(const struct ps_maps *m, int64_t pid, uint64_t ip, uint64_t *start,
+		      uint64_t *end, uint64_t *pgoff, t2f_str_id *path);
+
 /* The file offset of ip in pid's latest mapping holding it, when that mapping is of `path`. */
 bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id path,
 		       uint64_t *file_off);

@@ -1,0 +1,381 @@
+/* pipeline/unwind.c: the unwind stage (unwind.h). */
+#include "pipeline/unwind.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "formats/grow.h"
+#include "formats/hashmap.h"
+#include "pipeline/vdso.h"
+#include "symbolizer/debug_find.h"
+
+#define UF_LOADS 16
+
+struct uf_file {                /* a mapped file (path, build-id as recorded) */
+	t2f_str_id path, bid;
+	char *elf;              /* the local binary; NULL: none usable */
+	bool own_elf;           /* a copy of this machine's vdso, removed at the end */
+	struct t2f_elf_load loads[UF_LOADS];
+	size_t n_loads;
+	bool debug_searched;
+	char *debug;
+};
+
+struct t2f_unwind_stage {
+	struct t2f_profile *p;
+	struct t2f_diag *d;
+	enum t2f_unwind_arch arch;
+	struct t2f_debug_find_opts find;
+	bool unsafe;
+	int64_t trust_by;
+	struct t2f_unwinder *u;
+	struct uf_file **files;
+	uint32_t n_files, cap_files;
+	struct t2f_hashmap *file_ix;
+	struct t2f_unwind_module_stats *mods;
+	uint32_t n_mods, cap_mods;
+	struct t2f_hashmap *mod_ix;
+	uint64_t samples, frames, stops[T2F_UNWIND_STOPS];
+	/* the sample being unwound */
+	const struct t2f_perf_data_conv *conv;
+	int64_t pid;
+	int err;                /* -ENOMEM met inside a callback */
+};
+
+/* ---- files ---- */
+
+struct uf_probe {
+	const struct t2f_unwind_stage *st;
+	t2f_str_id path, bid;
+};
+
+static bool uf_eq(const void *ctx, uint32_t v)
+{
+	const struct uf_probe *q = ctx;
+	const struct uf_file *f = q->st->files[v - 1];
+
+	return f->path == q->path && f->bid == q->bid;
+}
+
+/* f's binary, when it is a regular file of build-id hex (any when hex is NULL): its path and
+ * program headers into f. 0 or -ENOMEM. */
+static int uf_take(struct t2f_unwind_stage *st, struct uf_file *f, const char *path,
+		   const char *hex)
+{
+	uint8_t id[T2F_BUILD_ID_MAX];
+	size_t len = 0;
+	struct t2f_elf_module *m = NULL;
+	int err;
+
+	if (hex && !t2f_build_id_parse(hex, id, sizeof(id), &len))
+		return 0;
+	err = t2f_debug_find_binary(&st->find, path, id, len, NULL, &m);
+	if (err || !m)
+		return err;
+	f->n_loads = t2f_elf_module__load_count(m);
+	if (f->n_loads > UF_LOADS)
+		f->n_loads = UF_LOADS;
+	for (size_t i = 0; i < f->n_loads; i++)
+		f->loads[i] = *t2f_elf_module__load_at(m, i);
+	f->elf = strdup(t2f_elf_module__path(m));
+	t2f_elf_module__free(m);
+	return f->elf ? 0 : -ENOMEM;
+}
+
+/* Whether a file without a build-id may be used: recorded here and not changed since. */
+static bool uf_trusted(const struct t2f_unwind_stage *st, const char *path)
+{
+	struct stat sb;
+
+	if (st->unsafe)
+		return true;
+	return st->trust_by && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	       (int64_t)sb.st_mtime <= st->trust_by;
+}
+
+static int uf_vdso(struct t2f_unwind_stage *st, struct uf_file *f, const char *hex)
+{
+	const char *home = getenv("HOME");
+	char *cached = NULL;
+	int err = 0;
+
+	if (hex && home && asprintf(&cached, "%s/.debug/[vdso]/%s/vdso", home, hex) < 0)
+		return -ENOMEM;
+	if (cached)
+		err = uf_take(st, f, cached, hex);
+	free(cached);
+	if (err || f->elf || !st->trust_by)
+		return err;
+	err = t2f_vdso__dump(&cached);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	err = uf_take(st, f, cached, hex);
+	f->own_elf = f->elf != NULL;
+	if (!f->own_elf)
+		unlink(cached);
+	free(cached);
+	return err;
+}
+
+static int uf_search(struct t2f_unwind_stage *st, struct uf_file *f)
+{
+	const char *path = t2f_profile__str(st->p, f->path, NULL);
+	const char *hex = f->bid ? t2f_profile__str(st->p, f->bid, NULL) : NULL;
+
+	if (strcmp(path, "[vdso]") == 0)
+		return uf_vdso(st, f, hex);
+	if (path[0] != '/' || (!hex && !uf_trusted(st, path)))
+		return 0;
+	return uf_take(st, f, path, hex);
+}
+
+static int uf_file_of(struct t2f_unwind_stage *st, t2f_str_id path, t2f_str_id bid,
+		      struct uf_file **out)
+{
+	struct uf_probe q = { st, path, bid };
+	uint64_t h = t2f_hash_u64(((uint64_t)path << 32) ^ bid);
+	uint32_t v = t2f_hashmap__find(st->file_ix, h, uf_eq, &q);
+	struct uf_file *f;
+	int err;
+
+	if (v) {
+		*out = st->files[v - 1];
+		return 0;
+	}
+	f = calloc(1, sizeof(*f));
+	err = f ? t2f_grow32((void **)&st->files, &st->cap_files, st->n_files,
+			     sizeof(*st->files), 64) : -ENOMEM;
+	if (err) {
+		free(f);
+		return err;
+	}
+	f->path = path;
+	f->bid = bid;
+	st->files[st->n_files++] = f; /* freed with the stage */
+	err = t2f_hashmap__insert(st->file_ix, h, st->n_files);
+	if (err)
+		return err;
+	*out = f;
+	return uf_search(st, f);
+}
+
+/* The bias that puts the file offset pgoff (mapped at start) at its PT_LOAD's vaddr. */
+static bool uf_bias(const struct uf_file *f, uint64_t start, uint64_t pgoff, uint64_t *bias)
+{
+	for (size_t i = 0; i < f->n_loads; i++) {
+		const struct t2f_elf_load *l = &f->loads[i];
+
+		if (pgoff >= l->p_offset && pgoff - l->p_offset < l->p_filesz) {
+			*bias = start - pgoff + l->p_offset - l->p_vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- the unwinder's callbacks ---- */
+
+static bool us_map(void *ctx, uint64_t addr, struct t2f_unwind_map *out)
+{
+	struct t2f_unwind_stage *st = ctx;
+	struct t2f_perf_map pm;
+	struct uf_file *f = NULL;
+	int err;
+
+	*out = (struct t2f_unwind_map){ 0 };
+	if (!t2f_perf_data_conv__map(st->conv, st->pid, addr, &pm))
+		return false;
+	out->start = pm.start;
+	out->end = pm.end;
+	if (pm.anon)
+		return true;
+	err = uf_file_of(st, pm.path, pm.build_id, &f);
+	if (err) {
+		st->err = err;
+		return true;
+	}
+	if (f->elf && uf_bias(f, pm.start, pm.pgoff, &out->bias)) {
+		out->file = f;
+		out->path = f->elf;
+	}
+	return true;
+}
+
+static const char *us_debug_file(void *ctx, const void *file)
+{
+	struct t2f_unwind_stage *st = ctx;
+	struct uf_file *f = (struct uf_file *)file;
+	struct t2f_debug_result r = { 0 };
+	uint8_t id[T2F_BUILD_ID_MAX];
+	size_t len = 0;
+	const char *hex = f->bid ? t2f_profile__str(st->p, f->bid, NULL) : NULL;
+
+	if (f->debug_searched)
+		return f->debug;
+	f->debug_searched = true;
+	if (hex && !t2f_build_id_parse(hex, id, sizeof(id), &len))
+		return NULL;
+	if (t2f_debug_find(&st->find, f->elf, len ? id : NULL, len, NULL, &r) == 0 && r.module &&
+	    strcmp(t2f_elf_module__path(r.module), f->elf) != 0)
+		f->debug = strdup(t2f_elf_module__path(r.module));
+	t2f_debug_result__free(&r);
+	return f->debug;
+}
+
+/* ---- counts ---- */
+
+static bool um_eq(const void *ctx, uint32_t v)
+{
+	const struct uf_probe *q = ctx;
+
+	return q->st->mods[v - 1].path == q->path;
+}
+
+static int us_count_module(struct t2f_unwind_stage *st, t2f_str_id path,
+			   enum t2f_unwind_stop why)
+{
+	struct uf_probe q = { st, path, 0 };
+	uint32_t v = t2f_hashmap__find(st->mod_ix, t2f_hash_u64(path), um_eq, &q);
+	int err;
+
+	if (!v) {
+		err = t2f_grow32((void **)&st->mods, &st->cap_mods, st->n_mods, sizeof(*st->mods),
+				 16);
+		if (err)
+			return err;
+		st->mods[st->n_mods] = (struct t2f_unwind_module_stats){ .path = path };
+		err = t2f_hashmap__insert(st->mod_ix, t2f_hash_u64(path), st->n_mods + 1);
+		if (err)
+			return err;
+		v = ++st->n_mods;
+	}
+	st->mods[v - 1].stops[why]++;
+	return 0;
+}
+
+static int us_count(struct t2f_unwind_stage *st, const struct t2f_unwind_result *r)
+{
+	struct t2f_perf_map pm;
+
+	st->samples++;
+	st->frames += r->n;
+	st->stops[r->why]++;
+	if (r->why == T2F_UNWIND_END || r->why == T2F_UNWIND_NO_REGS)
+		return 0;
+	if (!t2f_perf_data_conv__map(st->conv, st->pid, r->stop_pc, &pm))
+		pm.path = 0;
+	return us_count_module(st, pm.path, r->why);
+}
+
+int t2f_unwind_stage__sample(void *ctx, const struct t2f_perf_data_conv *c,
+			     const struct t2f_perf_unwind_sample *s, uint64_t *ips, size_t max,
+			     size_t *n)
+{
+	struct t2f_unwind_stage *st = ctx;
+	struct t2f_unwind_result r = { .why = T2F_UNWIND_NO_REGS };
+	struct t2f_unwind_regs regs;
+	int err = 0;
+
+	*n = 0;
+	st->conv = c;
+	st->pid = s->pid;
+	if (t2f_unwind_regs_from_perf(st->arch, s->abi, s->mask, s->regs, s->nr, &regs))
+		err = t2f_unwinder__unwind(st->u, s->pid, s->tid, &regs, s->stack, s->stack_len,
+					   ips, max, &r);
+	err = err ?: st->err;
+	if (err)
+		return err;
+	*n = r.n;
+	return us_count(st, &r);
+}
+
+/* ---- lifetime ---- */
+
+int t2f_unwind_stage__new(const struct t2f_unwind_stage_opts *o, struct t2f_profile *p,
+			  struct t2f_diag *d, struct t2f_unwind_stage **out)
+{
+	struct t2f_unwind_stage *st = calloc(1, sizeof(*st));
+	struct t2f_unwind_ops ops = { us_map, us_debug_file, st };
+	int err;
+
+	*out = NULL;
+	if (!st)
+		return -ENOMEM;
+	st->p = p;
+	st->d = d;
+	st->arch = t2f_unwind_arch_of(o->arch);
+	st->find = (struct t2f_debug_find_opts){ .debug_dirs = o->debug_dirs,
+						 .symbol_dirs = o->symbol_dirs,
+						 .unsafe_build_id_match = o->unsafe_build_id_match };
+	st->unsafe = o->unsafe_build_id_match;
+	st->trust_by = o->trust_by;
+	err = t2f_hashmap__new(64, &st->file_ix) ?: t2f_hashmap__new(16, &st->mod_ix) ?:
+	      t2f_unwinder__new(&ops, &st->u);
+	if (!err && st->arch == T2F_UNWIND_ARCH_NONE)
+		err = t2f_diag__error(d, -T2F_E_UNSUPPORTED, NULL, 0, "--call-graph dwarf samples "
+				      "of a %s machine cannot be unwound here (x86_64 and aarch64 "
+				      "only)", o->arch ? o->arch : "this");
+	if (err) {
+		t2f_unwind_stage__free(st);
+		return err;
+	}
+	*out = st;
+	return 0;
+}
+
+void t2f_unwind_stage__free(struct t2f_unwind_stage *st)
+{
+	if (!st)
+		return;
+	t2f_unwinder__free(st->u);
+	for (uint32_t i = 0; i < st->n_files; i++) {
+		struct uf_file *f = st->files[i];
+
+		if (f->own_elf)
+			unlink(f->elf);
+		free(f->elf);
+		free(f->debug);
+		free(f);
+	}
+	free(st->files);
+	t2f_hashmap__free(st->file_ix);
+	free(st->mods);
+	t2f_hashmap__free(st->mod_ix);
+	free(st);
+}
+
+int t2f_unwind_stage__add_stats(const struct t2f_unwind_stage *st, struct t2f_unwind_stats *to)
+{
+	to->samples += st->samples;
+	to->frames += st->frames;
+	for (int i = 0; i < T2F_UNWIND_STOPS; i++)
+		to->stops[i] += st->stops[i];
+	for (uint32_t i = 0; i < st->n_mods; i++) {
+		const struct t2f_unwind_module_stats *m = &st->mods[i];
+		struct t2f_unwind_module_stats *t = NULL, *grown;
+
+		for (size_t k = 0; k < to->n_modules && !t; k++)
+			if (to->modules[k].path == m->path)
+				t = (struct t2f_unwind_module_stats *)&to->modules[k];
+		if (!t) {
+			grown = realloc((void *)to->modules, (to->n_modules + 1) * sizeof(*grown));
+			if (!grown)
+				return -ENOMEM;
+			to->modules = grown;
+			t = &grown[to->n_modules++];
+			*t = (struct t2f_unwind_module_stats){ .path = m->path };
+		}
+		for (int k = 0; k < T2F_UNWIND_STOPS; k++)
+			t->stops[k] += m->stops[k];
+	}
+	return 0;
+}
+
+void t2f_unwind_stats__free(struct t2f_unwind_stats *s)
+{
+	free((void *)s->modules);
+	*s = (struct t2f_unwind_stats){ 0 };
+}

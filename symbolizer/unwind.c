@@ -1,0 +1,396 @@
+/* symbolizer/unwind.c: user stacks through libdwfl's unwinder (unwind.h).
+ *
+ * One Dwfl per process (a session): modules are reported with dwfl_report_elf at the bias the
+ * caller computed, when a frame's pc first lands in them; the session is attached with our
+ * thread callbacks (registers from the sample, memory from its stack copy), and each sample is
+ * one dwfl_getthread_frames.
+ */
+#include "symbolizer/unwind.h"
+
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct uw_mod {                 /* a reported module (its Dwfl_Module's userdata) */
+	struct t2f_unwinder *u;
+	const void *file;
+	uint64_t bias;
+	struct uw_mod *next;
+};
+
+struct uw_session {
+	int64_t pid;
+	Dwfl *dwfl;             /* NULL: a free slot */
+	bool attached;
+	uint64_t used;
+	struct uw_mod *mods;
+};
+
+struct t2f_unwinder {
+	struct t2f_unwind_ops ops;
+	struct uw_session s[T2F_UNWIND_SESSIONS];
+	uint64_t clock;
+	/* the sample being unwound */
+	struct uw_session *cur;
+	const struct t2f_unwind_regs *regs;
+	const uint8_t *stack;
+	size_t len;
+	uint64_t *ips;
+	size_t max, n;
+	int sp_reg;
+	bool mem_fail, stale, looped, capped, no_pc, nomem;
+	enum t2f_unwind_stop last_miss; /* the last frame's module: END when reported */
+	uint64_t last_pc, last_sp;
+	bool have_last_sp;
+};
+
+const char *t2f_unwind_stop_name(enum t2f_unwind_stop why)
+{
+	static const char *const names[] = {
+		[T2F_UNWIND_END] = "outermost frame reached",
+		[T2F_UNWIND_CAP] = "frame limit",
+		[T2F_UNWIND_NO_MAP] = "address in no mapping",
+		[T2F_UNWIND_NO_FILE] = "module file not found",
+		[T2F_UNWIND_NO_CFI] = "no unwind rule for the address",
+		[T2F_UNWIND_MEMORY] = "read outside the copied stack",
+		[T2F_UNWIND_LOOP] = "loop",
+		[T2F_UNWIND_NO_REGS] = "no user registers or stack",
+	};
+
+	return why < T2F_UNWIND_STOPS ? names[why] : "?";
+}
+
+/* ---- libdwfl callbacks ---- */
+
+static int uw_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		       char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)name, (void)base, (void)file_name, (void)elfp;
+	return -1; /* modules are reported with their file */
+}
+
+static int uw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const struct uw_mod *m = *userdata;
+	const char *path;
+	int fd;
+
+	(void)mod, (void)modname, (void)base, (void)file_name, (void)debuglink_file;
+	(void)debuglink_crc;
+	if (!m || !m->u->ops.debug_file)
+		return -1;
+	path = m->u->ops.debug_file(m->u->ops.ctx, m->file);
+	if (!path)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		*debuginfo_file_name = strdup(path);
+		if (!*debuginfo_file_name) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+static const Dwfl_Callbacks uw_dwfl_callbacks = {
+	.find_elf = uw_find_elf,
+	.find_debuginfo = uw_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static pid_t uw_next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
+{
+	(void)dwfl, (void)arg, (void)thread_arg;
+	return 0; /* threads are asked for by tid only */
+}
+
+static bool uw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
+{
+	(void)dwfl, (void)tid;
+	*thread_arg = arg;
+	return true;
+}
+
+static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct t2f_unwinder *u = arg;
+	uint64_t sp = u->regs->sp;
+
+	(void)dwfl;
+	if (addr < sp || addr - sp > u->len || u->len - (addr - sp) < sizeof(*result)) {
+		u->mem_fail = true;
+		return false;
+	}
+	memcpy(result, u->stack + (addr - sp), sizeof(*result));
+	return true;
+}
+
+static bool uw_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct t2f_unwinder *u = arg;
+	const struct t2f_unwind_regs *r = u->regs;
+
+	for (unsigned i = 0; i < T2F_UNWIND_NREGS; i++) {
+		Dwarf_Word v = r->val[i];
+
+		if (r->have & (1ull << i))
+			dwfl_thread_state_registers(thread, (int)i, 1, &v);
+	}
+	dwfl_thread_state_register_pc(thread, r->pc);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks uw_thread_callbacks = {
+	.next_thread = uw_next_thread,
+	.get_thread = uw_get_thread,
+	.memory_read = uw_memory_read,
+	.set_initial_registers = uw_set_initial_registers,
+};
+
+/* ---- sessions ---- */
+
+static void uw_session_end(struct uw_session *s)
+{
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	while (s->mods) {
+		struct uw_mod *m = s->mods;
+
+		s->mods = m->next;
+		free(m);
+	}
+	*s = (struct uw_session){ 0 };
+}
+
+/* pid's session, a new one in a free slot or the least recently used. NULL: out of memory. */
+static struct uw_session *uw_session(struct t2f_unwinder *u, int64_t pid)
+{
+	struct uw_session *lru = &u->s[0];
+
+	for (size_t i = 0; i < T2F_UNWIND_SESSIONS; i++) {
+		struct uw_session *s = &u->s[i];
+
+		if (s->dwfl && s->pid == pid) {
+			s->used = ++u->clock;
+			return s;
+		}
+		if (!s->dwfl || (lru->dwfl && s->used < lru->used))
+			lru = s;
+	}
+	uw_session_end(lru);
+	lru->dwfl = dwfl_begin(&uw_dwfl_callbacks);
+	if (!lru->dwfl)
+		return NULL;
+	lru->pid = pid;
+	lru->used = ++u->clock;
+	return lru;
+}
+
+static const char *uw_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Reports the module of pc in s unless it is there: 1 when pc's module is in the session, 0
+ * when it cannot be (u->last_miss says why), -1 when the session holds another file or bias
+ * there (stale), -ENOMEM. */
+static int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc)
+{
+	struct t2f_unwind_map m;
+	Dwfl_Module *mod;
+	struct uw_mod *um;
+	void **ud;
+
+	u->last_miss = T2F_UNWIND_NO_MAP;
+	if (!u->ops.map(u->ops.ctx, pc, &m))
+		return 0;
+	u->last_miss = T2F_UNWIND_NO_FILE;
+	if (!m.file)
+		return 0;
+	mod = dwfl_addrmodule(s->dwfl, pc);
+	if (mod) {
+		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		um = *ud;
+		if (!um || um->file != m.file || um->bias != m.bias)
+			return -1;
+		u->last_miss = T2F_UNWIND_END;
+		return 1;
+	}
+	um = calloc(1, sizeof(*um));
+	if (!um)
+		return -ENOMEM;
+	dwfl_report_begin_add(s->dwfl);
+	mod = dwfl_report_elf(s->dwfl, uw_base(m.path), m.path, -1, m.bias, true);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (!mod) {
+		free(um);
+		/* an overlap with a module reported before: the process changed */
+		return dwfl_errno() == 0 ? 0 : (dwfl_addrmodule(s->dwfl, pc) ? -1 : 0);
+	}
+	*um = (struct uw_mod){ u, m.file, m.bias, s->mods };
+	s->mods = um;
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = um;
+	if (dwfl_addrmodule(s->dwfl, pc) != mod)
+		return 0; /* the file does not cover pc at that bias */
+	u->last_miss = T2F_UNWIND_END;
+	return 1;
+}
+
+/* ---- unwinding ---- */
+
+static int uw_frame(Dwfl_Frame *state, void *arg)
+{
+	struct t2f_unwinder *u = arg;
+	Dwarf_Addr pc;
+	Dwarf_Word sp;
+	bool activation, have_sp;
+	int r;
+
+	if (!dwfl_frame_pc(state, &pc, &activation)) {
+		u->no_pc = true;
+		return DWARF_CB_ABORT;
+	}
+	r = uw_report(u, u->cur, pc);
+	if (r < 0) {
+		u->stale = r == -1;
+		u->nomem = r == -ENOMEM;
+		return DWARF_CB_ABORT;
+	}
+	have_sp = dwfl_frame_reg(state, (unsigned)u->sp_reg, &sp) == 0;
+	if (u->n && have_sp && u->have_last_sp && pc == u->last_pc && sp == u->last_sp) {
+		u->looped = true;
+		return DWARF_CB_ABORT;
+	}
+	u->last_pc = pc;
+	u->last_sp = sp;
+	u->have_last_sp = have_sp;
+	if (!activation)
+		pc--;
+	if (pc)
+		u->ips[u->n++] = pc;
+	if (u->n >= u->max) {
+		u->capped = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+static enum t2f_unwind_stop uw_why(const struct t2f_unwinder *u, int ret)
+{
+	if (u->capped)
+		return T2F_UNWIND_CAP;
+	if (u->looped)
+		return T2F_UNWIND_LOOP;
+	if (ret == 0)
+		return T2F_UNWIND_END;
+	if (u->last_miss != T2F_UNWIND_END)
+		return u->last_miss;
+	return u->mem_fail ? T2F_UNWIND_MEMORY : T2F_UNWIND_NO_CFI;
+}
+
+static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
+		     const uint8_t *stack, size_t len, uint64_t *ips, size_t max)
+{
+	u->regs = regs;
+	u->stack = stack;
+	u->len = len;
+	u->ips = ips;
+	u->max = max;
+	u->n = 0;
+	u->sp_reg = regs->arch == T2F_UNWIND_X86_64 ? 7 : 31;
+	u->mem_fail = u->stale = u->looped = u->capped = u->no_pc = u->nomem = false;
+	u->have_last_sp = false;
+	u->last_miss = T2F_UNWIND_END;
+}
+
+/* One attempt: 1 when the session was stale (drop it and try again), else 0 or -ENOMEM. */
+static int uw_try(struct t2f_unwinder *u, int64_t pid, int64_t tid, struct t2f_unwind_result *res)
+{
+	struct uw_session *s = uw_session(u, pid);
+	int r, ret;
+
+	if (!s)
+		return -ENOMEM;
+	u->cur = s;
+	r = uw_report(u, s, u->regs->pc);
+	if (r == -1 && s->attached) {
+		uw_session_end(s);
+		return 1;
+	}
+	if (r < 0 && r != -1)
+		return r;
+	if (!s->attached && r == 1)
+		s->attached = dwfl_attach_state(s->dwfl, NULL, (pid_t)pid, &uw_thread_callbacks, u);
+	if (r != 1 || !s->attached) { /* the first frame alone */
+		res->why = r == 1 ? T2F_UNWIND_NO_CFI : u->last_miss;
+		if (r == -1)
+			res->why = T2F_UNWIND_NO_FILE;
+		res->stop_pc = u->regs->pc;
+		if (u->max && u->regs->pc)
+			u->ips[u->n++] = u->regs->pc;
+		res->n = u->n;
+		return 0;
+	}
+	ret = dwfl_getthread_frames(s->dwfl, (pid_t)tid, uw_frame, u);
+	if (u->nomem)
+		return -ENOMEM;
+	if (u->stale) {
+		uw_session_end(s);
+		return 1;
+	}
+	res->n = u->n;
+	res->why = uw_why(u, ret);
+	res->stop_pc = u->last_pc;
+	return 0;
+}
+
+int t2f_unwinder__unwind(struct t2f_unwinder *u, int64_t pid, int64_t tid,
+			 const struct t2f_unwind_regs *regs, const uint8_t *stack, size_t len,
+			 uint64_t *ips, size_t max, struct t2f_unwind_result *res)
+{
+	int err;
+
+	*res = (struct t2f_unwind_result){ .why = T2F_UNWIND_NO_REGS };
+	if (!max)
+		return 0;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		uw_start(u, regs, stack, len, ips, max);
+		err = uw_try(u, pid, tid, res);
+		if (err <= 0)
+			return err;
+	}
+	/* stale twice: the first frame alone */
+	ips[0] = regs->pc;
+	*res = (struct t2f_unwind_result){ .n = regs->pc != 0, .why = T2F_UNWIND_NO_FILE,
+					   .stop_pc = regs->pc };
+	return 0;
+}
+
+int t2f_unwinder__new(const struct t2f_unwind_ops *ops, struct t2f_unwinder **out)
+{
+	struct t2f_unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return -ENOMEM;
+	u->ops = *ops;
+	*out = u;
+	return 0;
+}
+
+void t2f_unwinder__free(struct t2f_unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < T2F_UNWIND_SESSIONS; i++)
+		uw_session_end(&u->s[i]);
+	free(u);
+}
