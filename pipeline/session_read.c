@@ -244,6 +244,7 @@ static int t2f_perf_unwinder(struct t2f_session *s, const struct t2f_perf_data *
 		.symbol_dirs = NULL,
 		.unsafe_build_id_match = s->o.unsafe_build_id_match,
 		.trust_by = here,
+		.jobs = t2f_session_jobs(s),
 	};
 
 	int err;

@@ -2,6 +2,7 @@
 #include "pipeline/unwind.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,13 +25,9 @@ struct uf_file {                /* a mapped file (path, build-id as recorded) */
 	char *debug;
 };
 
-struct t2f_unwind_stage {
-	struct t2f_profile *p;
-	struct t2f_diag *d;
-	enum t2f_unwind_arch arch;
-	struct t2f_debug_find_opts find;
-	bool unsafe;
-	int64_t trust_by;
+/* One thread's share: its unwinder, the files it found, its counts, the samples it unwinds. */
+struct us_worker {
+	struct t2f_unwind_stage *st;
 	struct t2f_unwinder *u;
 	struct uf_file **files;
 	uint32_t n_files, cap_files;
@@ -39,30 +36,44 @@ struct t2f_unwind_stage {
 	uint32_t n_mods, cap_mods;
 	struct t2f_hashmap *mod_ix;
 	uint64_t samples, frames, stops[T2F_UNWIND_STOPS];
-	/* the sample being unwound */
+	/* the samples being unwound */
 	const struct t2f_perf_data_conv *conv;
+	struct t2f_perf_unwind_sample *s;
+	size_t n;
 	int64_t pid;
 	int err;                /* -ENOMEM met inside a callback */
+	pthread_t thread;
+	bool thread_started;
+};
+
+struct t2f_unwind_stage {
+	struct t2f_profile *p;
+	enum t2f_unwind_arch arch;
+	struct t2f_debug_find_opts find;
+	bool unsafe;
+	int64_t trust_by;
+	struct us_worker *w;
+	unsigned jobs;
 };
 
 /* ---- files ---- */
 
 struct uf_probe {
-	const struct t2f_unwind_stage *st;
+	const struct us_worker *w;
 	t2f_str_id path, bid;
 };
 
 static bool uf_eq(const void *ctx, uint32_t v)
 {
 	const struct uf_probe *q = ctx;
-	const struct uf_file *f = q->st->files[v - 1];
+	const struct uf_file *f = q->w->files[v - 1];
 
 	return f->path == q->path && f->bid == q->bid;
 }
 
 /* f's binary, when it is a regular file of build-id hex (any when hex is NULL): its path and
  * program headers into f. 0 or -ENOMEM. */
-static int uf_take(struct t2f_unwind_stage *st, struct uf_file *f, const char *path,
+static int uf_take(struct us_worker *w, struct uf_file *f, const char *path,
 		   const char *hex)
 {
 	uint8_t id[T2F_BUILD_ID_MAX];
@@ -72,7 +83,7 @@ static int uf_take(struct t2f_unwind_stage *st, struct uf_file *f, const char *p
 
 	if (hex && !t2f_build_id_parse(hex, id, sizeof(id), &len))
 		return 0;
-	err = t2f_debug_find_binary(&st->find, path, id, len, NULL, &m);
+	err = t2f_debug_find_binary(&w->st->find, path, id, len, NULL, &m);
 	if (err || !m)
 		return err;
 	f->n_loads = t2f_elf_module__load_count(m);
@@ -86,17 +97,17 @@ static int uf_take(struct t2f_unwind_stage *st, struct uf_file *f, const char *p
 }
 
 /* Whether a file without a build-id may be used: recorded here and not changed since. */
-static bool uf_trusted(const struct t2f_unwind_stage *st, const char *path)
+static bool uf_trusted(const struct us_worker *w, const char *path)
 {
 	struct stat sb;
 
-	if (st->unsafe)
+	if (w->st->unsafe)
 		return true;
-	return st->trust_by && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	       (int64_t)sb.st_mtime <= st->trust_by;
+	return w->st->trust_by && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	       (int64_t)sb.st_mtime <= w->st->trust_by;
 }
 
-static int uf_vdso(struct t2f_unwind_stage *st, struct uf_file *f, const char *hex)
+static int uf_vdso(struct us_worker *w, struct uf_file *f, const char *hex)
 {
 	const char *home = getenv("HOME");
 	char *cached = NULL;
@@ -105,14 +116,14 @@ static int uf_vdso(struct t2f_unwind_stage *st, struct uf_file *f, const char *h
 	if (hex && home && asprintf(&cached, "%s/.debug/[vdso]/%s/vdso", home, hex) < 0)
 		return -ENOMEM;
 	if (cached)
-		err = uf_take(st, f, cached, hex);
+		err = uf_take(w, f, cached, hex);
 	free(cached);
-	if (err || f->elf || !st->trust_by)
+	if (err || f->elf || !w->st->trust_by)
 		return err;
 	err = t2f_vdso__dump(&cached);
 	if (err)
 		return err == -ENOMEM ? err : 0;
-	err = uf_take(st, f, cached, hex);
+	err = uf_take(w, f, cached, hex);
 	f->own_elf = f->elf != NULL;
 	if (!f->own_elf)
 		unlink(cached);
@@ -120,46 +131,46 @@ static int uf_vdso(struct t2f_unwind_stage *st, struct uf_file *f, const char *h
 	return err;
 }
 
-static int uf_search(struct t2f_unwind_stage *st, struct uf_file *f)
+static int uf_search(struct us_worker *w, struct uf_file *f)
 {
-	const char *path = t2f_profile__str(st->p, f->path, NULL);
-	const char *hex = f->bid ? t2f_profile__str(st->p, f->bid, NULL) : NULL;
+	const char *path = t2f_profile__str(w->st->p, f->path, NULL);
+	const char *hex = f->bid ? t2f_profile__str(w->st->p, f->bid, NULL) : NULL;
 
 	if (strcmp(path, "[vdso]") == 0)
-		return uf_vdso(st, f, hex);
-	if (path[0] != '/' || (!hex && !uf_trusted(st, path)))
+		return uf_vdso(w, f, hex);
+	if (path[0] != '/' || (!hex && !uf_trusted(w, path)))
 		return 0;
-	return uf_take(st, f, path, hex);
+	return uf_take(w, f, path, hex);
 }
 
-static int uf_file_of(struct t2f_unwind_stage *st, t2f_str_id path, t2f_str_id bid,
+static int uf_file_of(struct us_worker *w, t2f_str_id path, t2f_str_id bid,
 		      struct uf_file **out)
 {
-	struct uf_probe q = { st, path, bid };
+	struct uf_probe q = { w, path, bid };
 	uint64_t h = t2f_hash_u64(((uint64_t)path << 32) ^ bid);
-	uint32_t v = t2f_hashmap__find(st->file_ix, h, uf_eq, &q);
+	uint32_t v = t2f_hashmap__find(w->file_ix, h, uf_eq, &q);
 	struct uf_file *f;
 	int err;
 
 	if (v) {
-		*out = st->files[v - 1];
+		*out = w->files[v - 1];
 		return 0;
 	}
 	f = calloc(1, sizeof(*f));
-	err = f ? t2f_grow32((void **)&st->files, &st->cap_files, st->n_files,
-			     sizeof(*st->files), 64) : -ENOMEM;
+	err = f ? t2f_grow32((void **)&w->files, &w->cap_files, w->n_files,
+			     sizeof(*w->files), 64) : -ENOMEM;
 	if (err) {
 		free(f);
 		return err;
 	}
 	f->path = path;
 	f->bid = bid;
-	st->files[st->n_files++] = f; /* freed with the stage */
-	err = t2f_hashmap__insert(st->file_ix, h, st->n_files);
+	w->files[w->n_files++] = f; /* freed with the stage */
+	err = t2f_hashmap__insert(w->file_ix, h, w->n_files);
 	if (err)
 		return err;
 	*out = f;
-	return uf_search(st, f);
+	return uf_search(w, f);
 }
 
 /* The bias that puts the file offset pgoff (mapped at start) at its PT_LOAD's vaddr. */
@@ -180,21 +191,21 @@ static bool uf_bias(const struct uf_file *f, uint64_t start, uint64_t pgoff, uin
 
 static bool us_map(void *ctx, uint64_t addr, struct t2f_unwind_map *out)
 {
-	struct t2f_unwind_stage *st = ctx;
+	struct us_worker *w = ctx;
 	struct t2f_perf_map pm;
 	struct uf_file *f = NULL;
 	int err;
 
 	*out = (struct t2f_unwind_map){ 0 };
-	if (!t2f_perf_data_conv__map(st->conv, st->pid, addr, &pm))
+	if (!t2f_perf_data_conv__map(w->conv, w->pid, addr, &pm))
 		return false;
 	out->start = pm.start;
 	out->end = pm.end;
 	if (pm.anon)
 		return true;
-	err = uf_file_of(st, pm.path, pm.build_id, &f);
+	err = uf_file_of(w, pm.path, pm.build_id, &f);
 	if (err) {
-		st->err = err;
+		w->err = err;
 		return true;
 	}
 	if (f->elf && uf_bias(f, pm.start, pm.pgoff, &out->bias)) {
@@ -206,19 +217,19 @@ static bool us_map(void *ctx, uint64_t addr, struct t2f_unwind_map *out)
 
 static const char *us_debug_file(void *ctx, const void *file)
 {
-	struct t2f_unwind_stage *st = ctx;
+	struct us_worker *w = ctx;
 	struct uf_file *f = (struct uf_file *)file;
 	struct t2f_debug_result r = { 0 };
 	uint8_t id[T2F_BUILD_ID_MAX];
 	size_t len = 0;
-	const char *hex = f->bid ? t2f_profile__str(st->p, f->bid, NULL) : NULL;
+	const char *hex = f->bid ? t2f_profile__str(w->st->p, f->bid, NULL) : NULL;
 
 	if (f->debug_searched)
 		return f->debug;
 	f->debug_searched = true;
 	if (hex && !t2f_build_id_parse(hex, id, sizeof(id), &len))
 		return NULL;
-	if (t2f_debug_find(&st->find, f->elf, len ? id : NULL, len, NULL, &r) == 0 && r.module &&
+	if (t2f_debug_find(&w->st->find, f->elf, len ? id : NULL, len, NULL, &r) == 0 && r.module &&
 	    strcmp(t2f_elf_module__path(r.module), f->elf) != 0)
 		f->debug = strdup(t2f_elf_module__path(r.module));
 	t2f_debug_result__free(&r);
@@ -231,89 +242,157 @@ static bool um_eq(const void *ctx, uint32_t v)
 {
 	const struct uf_probe *q = ctx;
 
-	return q->st->mods[v - 1].path == q->path;
+	return q->w->mods[v - 1].path == q->path;
 }
 
-static int us_count_module(struct t2f_unwind_stage *st, t2f_str_id path,
+static int us_count_module(struct us_worker *w, t2f_str_id path,
 			   enum t2f_unwind_stop why)
 {
-	struct uf_probe q = { st, path, 0 };
-	uint32_t v = t2f_hashmap__find(st->mod_ix, t2f_hash_u64(path), um_eq, &q);
+	struct uf_probe q = { w, path, 0 };
+	uint32_t v = t2f_hashmap__find(w->mod_ix, t2f_hash_u64(path), um_eq, &q);
 	int err;
 
 	if (!v) {
-		err = t2f_grow32((void **)&st->mods, &st->cap_mods, st->n_mods, sizeof(*st->mods),
+		err = t2f_grow32((void **)&w->mods, &w->cap_mods, w->n_mods, sizeof(*w->mods),
 				 16);
 		if (err)
 			return err;
-		st->mods[st->n_mods] = (struct t2f_unwind_module_stats){ .path = path };
-		err = t2f_hashmap__insert(st->mod_ix, t2f_hash_u64(path), st->n_mods + 1);
+		w->mods[w->n_mods] = (struct t2f_unwind_module_stats){ .path = path };
+		err = t2f_hashmap__insert(w->mod_ix, t2f_hash_u64(path), w->n_mods + 1);
 		if (err)
 			return err;
-		v = ++st->n_mods;
+		v = ++w->n_mods;
 	}
-	st->mods[v - 1].stops[why]++;
+	w->mods[v - 1].stops[why]++;
 	return 0;
 }
 
-static int us_count(struct t2f_unwind_stage *st, const struct t2f_unwind_result *r)
+static int us_count(struct us_worker *w, const struct t2f_unwind_result *r)
 {
 	struct t2f_perf_map pm;
 
-	st->samples++;
-	st->frames += r->n;
-	st->stops[r->why]++;
+	w->samples++;
+	w->frames += r->n;
+	w->stops[r->why]++;
 	if (r->why == T2F_UNWIND_END || r->why == T2F_UNWIND_NO_REGS)
 		return 0;
-	if (!t2f_perf_data_conv__map(st->conv, st->pid, r->stop_pc, &pm))
+	if (!t2f_perf_data_conv__map(w->conv, w->pid, r->stop_pc, &pm))
 		pm.path = 0;
-	return us_count_module(st, pm.path, r->why);
+	return us_count_module(w, pm.path, r->why);
+}
+
+/* Unwinds the worker's samples. */
+static int us_run(struct us_worker *w)
+{
+	for (size_t i = 0; i < w->n && !w->err; i++) {
+		struct t2f_perf_unwind_sample *s = &w->s[i];
+		struct t2f_unwind_result r = { .why = T2F_UNWIND_NO_REGS };
+		struct t2f_unwind_regs regs;
+		int err = 0;
+
+		s->n = 0;
+		w->pid = s->pid;
+		if (t2f_unwind_regs_from_perf(w->st->arch, s->abi, s->mask, s->regs, s->nr, &regs))
+			err = t2f_unwinder__unwind(w->u, s->pid, s->tid, &regs, s->stack,
+						   s->stack_len, s->ips, T2F_PERF_UNWIND_MAX, &r);
+		err = err ?: w->err ?: us_count(w, &r);
+		if (err)
+			w->err = err;
+		s->n = r.n;
+	}
+	return w->err;
+}
+
+static void *us_thread(void *arg)
+{
+	us_run(arg);
+	return NULL;
 }
 
 int t2f_unwind_stage__sample(void *ctx, const struct t2f_perf_data_conv *c,
-			     const struct t2f_perf_unwind_sample *s, uint64_t *ips, size_t max,
-			     size_t *n)
+			     struct t2f_perf_unwind_sample *s, size_t n)
 {
 	struct t2f_unwind_stage *st = ctx;
-	struct t2f_unwind_result r = { .why = T2F_UNWIND_NO_REGS };
-	struct t2f_unwind_regs regs;
+	size_t k = st->jobs, per;
 	int err = 0;
 
-	*n = 0;
-	st->conv = c;
-	st->pid = s->pid;
-	if (t2f_unwind_regs_from_perf(st->arch, s->abi, s->mask, s->regs, s->nr, &regs))
-		err = t2f_unwinder__unwind(st->u, s->pid, s->tid, &regs, s->stack, s->stack_len,
-					   ips, max, &r);
-	err = err ?: st->err;
-	if (err)
-		return err;
-	*n = r.n;
-	return us_count(st, &r);
+	/* at least 16 samples a thread: fewer are not worth starting one */
+	while (k > 1 && n / k < 16)
+		k--;
+	per = (n + k - 1) / k;
+	for (size_t i = 0; i < k; i++) {
+		struct us_worker *w = &st->w[i];
+
+		w->conv = c;
+		w->s = s + i * per;
+		w->n = i * per >= n ? 0 : (n - i * per < per ? n - i * per : per);
+	}
+	for (size_t i = 1; i < k; i++)
+		if (pthread_create(&st->w[i].thread, NULL, us_thread, &st->w[i]) != 0)
+			us_run(&st->w[i]); /* no thread: here instead */
+		else
+			st->w[i].thread_started = true;
+	us_run(&st->w[0]);
+	for (size_t i = 0; i < k; i++) {
+		if (st->w[i].thread_started)
+			pthread_join(st->w[i].thread, NULL);
+		st->w[i].thread_started = false;
+		err = err ?: st->w[i].err;
+	}
+	return err;
 }
 
 /* ---- lifetime ---- */
+
+static void us_worker_free(struct us_worker *w)
+{
+	t2f_unwinder__free(w->u);
+	for (uint32_t i = 0; i < w->n_files; i++) {
+		struct uf_file *f = w->files[i];
+
+		if (f->own_elf)
+			unlink(f->elf);
+		free(f->elf);
+		free(f->debug);
+		free(f);
+	}
+	free(w->files);
+	t2f_hashmap__free(w->file_ix);
+	free(w->mods);
+	t2f_hashmap__free(w->mod_ix);
+}
+
+static int us_worker_init(struct t2f_unwind_stage *st, struct us_worker *w)
+{
+	struct t2f_unwind_ops ops = { us_map, us_debug_file, w };
+
+	w->st = st;
+	return t2f_hashmap__new(64, &w->file_ix) ?: t2f_hashmap__new(16, &w->mod_ix) ?:
+	       t2f_unwinder__new(&ops, &w->u);
+}
 
 int t2f_unwind_stage__new(const struct t2f_unwind_stage_opts *o, struct t2f_profile *p,
 			  struct t2f_diag *d, struct t2f_unwind_stage **out)
 {
 	struct t2f_unwind_stage *st = calloc(1, sizeof(*st));
-	struct t2f_unwind_ops ops = { us_map, us_debug_file, st };
-	int err;
+	int err = 0;
 
 	*out = NULL;
 	if (!st)
 		return -ENOMEM;
 	st->p = p;
-	st->d = d;
 	st->arch = t2f_unwind_arch_of(o->arch);
 	st->find = (struct t2f_debug_find_opts){ .debug_dirs = o->debug_dirs,
 						 .symbol_dirs = o->symbol_dirs,
 						 .unsafe_build_id_match = o->unsafe_build_id_match };
 	st->unsafe = o->unsafe_build_id_match;
 	st->trust_by = o->trust_by;
-	err = t2f_hashmap__new(64, &st->file_ix) ?: t2f_hashmap__new(16, &st->mod_ix) ?:
-	      t2f_unwinder__new(&ops, &st->u);
+	st->jobs = o->jobs ? o->jobs : 1;
+	st->w = calloc(st->jobs, sizeof(*st->w));
+	if (!st->w)
+		err = -ENOMEM;
+	for (unsigned i = 0; i < st->jobs && !err; i++)
+		err = us_worker_init(st, &st->w[i]);
 	if (!err && st->arch == T2F_UNWIND_ARCH_NONE)
 		err = t2f_diag__error(d, -T2F_E_UNSUPPORTED, NULL, 0, "--call-graph dwarf samples "
 				      "of a %s machine cannot be unwound here (x86_64 and aarch64 "
@@ -330,48 +409,48 @@ void t2f_unwind_stage__free(struct t2f_unwind_stage *st)
 {
 	if (!st)
 		return;
-	t2f_unwinder__free(st->u);
-	for (uint32_t i = 0; i < st->n_files; i++) {
-		struct uf_file *f = st->files[i];
-
-		if (f->own_elf)
-			unlink(f->elf);
-		free(f->elf);
-		free(f->debug);
-		free(f);
-	}
-	free(st->files);
-	t2f_hashmap__free(st->file_ix);
-	free(st->mods);
-	t2f_hashmap__free(st->mod_ix);
+	for (unsigned i = 0; st->w && i < st->jobs; i++)
+		us_worker_free(&st->w[i]);
+	free(st->w);
 	free(st);
+}
+
+/* Adds m's counts to to's module of the same path. 0 or -ENOMEM. */
+static int us_add_module(struct t2f_unwind_stats *to, const struct t2f_unwind_module_stats *m)
+{
+	struct t2f_unwind_module_stats *t = NULL, *grown;
+
+	for (size_t k = 0; k < to->n_modules && !t; k++)
+		if (to->modules[k].path == m->path)
+			t = (struct t2f_unwind_module_stats *)&to->modules[k];
+	if (!t) {
+		grown = realloc((void *)to->modules, (to->n_modules + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		to->modules = grown;
+		t = &grown[to->n_modules++];
+		*t = (struct t2f_unwind_module_stats){ .path = m->path };
+	}
+	for (int k = 0; k < T2F_UNWIND_STOPS; k++)
+		t->stops[k] += m->stops[k];
+	return 0;
 }
 
 int t2f_unwind_stage__add_stats(const struct t2f_unwind_stage *st, struct t2f_unwind_stats *to)
 {
-	to->samples += st->samples;
-	to->frames += st->frames;
-	for (int i = 0; i < T2F_UNWIND_STOPS; i++)
-		to->stops[i] += st->stops[i];
-	for (uint32_t i = 0; i < st->n_mods; i++) {
-		const struct t2f_unwind_module_stats *m = &st->mods[i];
-		struct t2f_unwind_module_stats *t = NULL, *grown;
+	int err = 0;
 
-		for (size_t k = 0; k < to->n_modules && !t; k++)
-			if (to->modules[k].path == m->path)
-				t = (struct t2f_unwind_module_stats *)&to->modules[k];
-		if (!t) {
-			grown = realloc((void *)to->modules, (to->n_modules + 1) * sizeof(*grown));
-			if (!grown)
-				return -ENOMEM;
-			to->modules = grown;
-			t = &grown[to->n_modules++];
-			*t = (struct t2f_unwind_module_stats){ .path = m->path };
-		}
+	for (unsigned i = 0; i < st->jobs && !err; i++) {
+		const struct us_worker *w = &st->w[i];
+
+		to->samples += w->samples;
+		to->frames += w->frames;
 		for (int k = 0; k < T2F_UNWIND_STOPS; k++)
-			t->stops[k] += m->stops[k];
+			to->stops[k] += w->stops[k];
+		for (uint32_t k = 0; k < w->n_mods && !err; k++)
+			err = us_add_module(to, &w->mods[k]);
 	}
-	return 0;
+	return err;
 }
 
 void t2f_unwind_stats__free(struct t2f_unwind_stats *s)

@@ -13,8 +13,8 @@
  * Counts: every sample given to the stage ends in one stop reason (t2f_unwind_stop); those that
  * did not reach the outermost frame are also counted per module of the frame where they stopped.
  *
- * Ownership: the stage borrows the profile (for strings) and diag; it owns its files' paths and
- * the unwinder. Not thread safe.
+ * Ownership: the stage borrows the profile (for strings; read from the threads while the reader
+ * waits) and diag; it owns its files' paths and the unwinders. Not thread safe.
  */
 #ifndef T2F_PIPELINE_UNWIND_H
 #define T2F_PIPELINE_UNWIND_H
@@ -35,6 +35,7 @@ struct t2f_unwind_stage_opts {
 	bool unsafe_build_id_match;
 	int64_t trust_by;                 /* recorded here: files not newer than this (mtime) are
 					   * used without a build-id; 0: never */
+	unsigned jobs;                    /* threads a batch is shared by (0: 1) */
 };
 
 struct t2f_unwind_module_stats {
@@ -57,10 +58,11 @@ int t2f_unwind_stage__new(const struct t2f_unwind_stage_opts *o, struct t2f_prof
 			  struct t2f_diag *d, struct t2f_unwind_stage **out);
 void t2f_unwind_stage__free(struct t2f_unwind_stage *st); /* NULL is fine */
 
-/* The reader's callback (t2f_perf_data_unwind_fn); ctx is the stage. */
+/* The reader's callback (t2f_perf_data_unwind_fn); ctx is the stage. The batch is cut into
+ * up to `jobs` runs of consecutive samples, each unwound on its own thread by its own unwinder
+ * (with its own files and sessions), so the frames do not depend on jobs. */
 int t2f_unwind_stage__sample(void *ctx, const struct t2f_perf_data_conv *c,
-			     const struct t2f_perf_unwind_sample *s, uint64_t *ips, size_t max,
-			     size_t *n);
+			     struct t2f_perf_unwind_sample *s, size_t n);
 
 /* Adds the stage's counts to *to (modules merged by path; to->modules is owned by *to:
  * t2f_unwind_stats__free). 0 or -ENOMEM. */

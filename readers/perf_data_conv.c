@@ -40,6 +40,7 @@ struct pdc_ev {                /* one queued record */
 				* a SAMPLE's regs then stack copy follow its callchain */
 	uint64_t abi;          /* SAMPLE kept for unwinding: regs_abi, its regs and stack bytes */
 	uint32_t regs_nr, stack_len;
+	uint32_t slot;         /* its place in the unwind batch */
 };
 
 struct pdc_queue {
@@ -110,7 +111,8 @@ struct t2f_perf_data_conv {
 					* the hot ips stay in cache, the big table is not probed */
 	t2f_frame_id *stack;           /* the sample's frames, leaf first */
 	size_t n_stack;
-	uint64_t *user;                /* the unwound user ips of a dwarf sample */
+	struct t2f_perf_unwind_sample *batch; /* dwarf samples being unwound, and their ips */
+	uint64_t *batch_ips;
 	struct pdc_bid *bids;
 	uint32_t n_bids, cap_bids;
 	struct t2f_hashmap *bid_ix;
@@ -208,9 +210,12 @@ int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, str
 	c->o = *o;
 	c->last_pid = -2;
 	c->stack = malloc(2 * PDC_MAX_STACK * sizeof(*c->stack));
-	c->user = malloc(PDC_MAX_STACK * sizeof(*c->user));
+	if (o->unwind) {
+		c->batch = calloc(T2F_PERF_UNWIND_BATCH, sizeof(*c->batch));
+		c->batch_ips = malloc(T2F_PERF_UNWIND_BATCH * sizeof(uint64_t) * T2F_PERF_UNWIND_MAX);
+	}
 	c->l1 = calloc((size_t)1 << PDC_L1_BITS, sizeof(*c->l1));
-	err = c->stack && c->user && c->l1 ? 0 : -ENOMEM;
+	err = c->stack && c->l1 && (!o->unwind || (c->batch && c->batch_ips)) ? 0 : -ENOMEM;
 	if (!err && (ps_maps__new(&c->maps) || t2f_hashmap__new(256, &c->comm_ix) ||
 		     t2f_hashmap__new(4096, &c->frame_ix) || t2f_hashmap__new(256, &c->bid_ix)))
 		err = -ENOMEM;
@@ -244,7 +249,8 @@ void t2f_perf_data_conv__free(struct t2f_perf_data_conv *c)
 	free(c->l1);
 	t2f_hashmap__free(c->frame_ix);
 	free(c->stack);
-	free(c->user);
+	free(c->batch);
+	free(c->batch_ips);
 	free(c->bids);
 	t2f_hashmap__free(c->bid_ix);
 	free(c);
@@ -660,21 +666,14 @@ static int pdc_chain(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const
 	return err;
 }
 
-/* The user frames the unwinder finds for a dwarf sample, after the chain's. */
-static int pdc_unwind(struct t2f_perf_data_conv *c, const struct pdc_ev *e, uint32_t gen)
+/* The user frames the unwinder found for a dwarf sample (its batch slot), after the chain's. */
+static int pdc_unwound(struct t2f_perf_data_conv *c, const struct pdc_ev *e, uint32_t gen)
 {
-	const uint64_t *w = &c->q[0].pool[e->data + e->n];
-	struct t2f_perf_unwind_sample s = {
-		.pid = e->pid, .tid = e->tid, .abi = e->abi,
-		.mask = t2f_perf_data__attr(c->pd, e->attr)->attr.sample_regs_user,
-		.regs = w, .nr = e->regs_nr, .stack = (const uint8_t *)(w + e->regs_nr),
-		.stack_len = e->stack_len,
-	};
-	size_t n = 0;
-	int err = c->o.unwind(c->o.unwind_ctx, c, &s, c->user, PDC_MAX_STACK, &n);
+	const struct t2f_perf_unwind_sample *s = &c->batch[e->slot];
+	int err = 0;
 
-	for (size_t i = 0; i < n && i < PDC_MAX_STACK && !err; i++) {
-		err = pdc_frame(c, PERF_RECORD_MISC_USER, e->pid, gen, c->user[i],
+	for (size_t i = 0; i < s->n && i < PDC_MAX_STACK && !err; i++) {
+		err = pdc_frame(c, PERF_RECORD_MISC_USER, e->pid, gen, s->ips[i],
 				&c->stack[c->n_stack]);
 		c->n_stack += !err;
 	}
@@ -695,7 +694,7 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	c->n_stack = 0;
 	err = e->has_chain ? pdc_chain(c, e, &c->q[0].pool[e->data], gen) : 0;
 	if (!err && e->abi)
-		err = pdc_unwind(c, e, gen);
+		err = pdc_unwound(c, e, gen);
 	/* no call chain: the ip alone (perf script's one-line sample); a DWARF sample's chain
 	 * may hold nothing (its user part is in the stack copy): the ip then too */
 	if (!err && c->n_stack == 0 && (!e->has_chain || a->dwarf))
@@ -884,11 +883,62 @@ static int pdc_keep_newer(struct t2f_perf_data_conv *c, uint64_t limit)
 	return err;
 }
 
+/* Puts dwarf sample e of queue q into the next batch slot. */
+static void pdc_batch_add(struct t2f_perf_data_conv *c, const struct pdc_queue *q,
+			  struct pdc_ev *e, size_t *n)
+{
+	const uint64_t *w = &q->pool[e->data + e->n];
+
+	e->slot = (uint32_t)*n;
+	c->batch[*n] = (struct t2f_perf_unwind_sample){
+		.pid = e->pid, .tid = e->tid, .abi = e->abi,
+		.mask = t2f_perf_data__attr(c->pd, e->attr)->attr.sample_regs_user,
+		.regs = w, .nr = e->regs_nr, .stack = (const uint8_t *)(w + e->regs_nr),
+		.stack_len = e->stack_len, .ips = c->batch_ips + *n * T2F_PERF_UNWIND_MAX,
+	};
+	(*n)++;
+}
+
+/* Unwinds the dwarf samples among the SAMPLE records order[from..) up to the first other record
+ * or a full batch: 0 and *end, the index after the last record covered; or an error. */
+static int pdc_batch(struct t2f_perf_data_conv *c, size_t from, size_t n_order, size_t *end)
+{
+	struct pdc_queue *q = &c->q[0];
+	size_t n = 0, i = from;
+
+	for (; i < n_order && n < T2F_PERF_UNWIND_BATCH; i++) {
+		struct pdc_ev *e = &q->ev[c->order[i].idx];
+
+		if (e->type != PERF_RECORD_SAMPLE)
+			break;
+		if (e->abi)
+			pdc_batch_add(c, q, e, &n);
+	}
+	*end = i > from ? i : from + 1;
+	return n ? c->o.unwind(c->o.unwind_ctx, c, c->batch, n) : 0;
+}
+
+/* Processes order[0..n) of the queue, the dwarf samples of each run of samples unwound first. */
+static int pdc_process_order(struct t2f_perf_data_conv *c, size_t n)
+{
+	struct pdc_queue *q = &c->q[0];
+	int err = 0;
+
+	for (size_t i = 0, end = 1; i < n && !err; i = end) {
+		end = i + 1;
+		if (c->o.unwind)
+			err = pdc_batch(c, i, n, &end);
+		for (size_t k = i; k < end && !err; k++)
+			err = pdc_process(c, &q->ev[c->order[k].idx]);
+	}
+	return err;
+}
+
 /* Processes the queued records not newer than limit, in time order (stable). */
 static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 {
 	struct pdc_queue *q = &c->q[0];
-	size_t n = 0, done = 0;
+	size_t n = 0;
 	int err = t2f_grow((void **)&c->order, &c->order_cap, 0, q->n,
 			sizeof(*c->order), 64, SIZE_MAX);
 
@@ -899,11 +949,10 @@ static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 			c->order[n++] = (struct pdc_order){ q->ev[i].time, i };
 	if (n > 1) /* none due: c->order may be NULL (never grown), which qsort must not get */
 		qsort(c->order, n, sizeof(*c->order), pdc_order_cmp);
-	for (size_t i = 0; i < n && !err; i++, done++)
-		err = pdc_process(c, &q->ev[c->order[i].idx]);
+	err = pdc_process_order(c, n);
 	if (err)
 		return err;
-	if (done == q->n) {
+	if (n == q->n) {
 		q->n = 0;
 		q->pool_n = 0;
 		return 0;
@@ -937,7 +986,13 @@ static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record
 		return err;
 	if (!(r->s.fields & PERF_SAMPLE_TIME)) {
 		/* no time: processed at once (as perf does), from the pool's end */
-		err = pdc_process(c, &e);
+		size_t one = 0;
+
+		if (e.abi) {
+			pdc_batch_add(c, q, &e, &one);
+			err = c->o.unwind(c->o.unwind_ctx, c, c->batch, 1);
+		}
+		err = err ?: pdc_process(c, &e);
 		q->pool_n = e.data;
 		return err;
 	}

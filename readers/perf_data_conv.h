@@ -52,7 +52,10 @@ typedef bool (*t2f_perf_data_addr_fn)(void *ctx, enum t2f_frame_kind kind, const
 
 struct t2f_perf_data_conv;
 
-/* A --call-graph dwarf sample's user state, borrowed for the call. */
+#define T2F_PERF_UNWIND_MAX 127        /* user frames kept per sample (perf's --max-stack) */
+#define T2F_PERF_UNWIND_BATCH 512      /* samples per call at most */
+
+/* A --call-graph dwarf sample's user state (borrowed for the call), and the frames found. */
 struct t2f_perf_unwind_sample {
 	int64_t pid, tid;
 	uint64_t abi, mask;             /* PERF_SAMPLE_REGS_ABI_*, the attr's sample_regs_user */
@@ -61,13 +64,15 @@ struct t2f_perf_unwind_sample {
 	const uint8_t *stack;           /* the stack copy from the sampled SP: the bytes the
 					 * kernel filled (dyn_size, at most the size recorded) */
 	size_t stack_len;
+	uint64_t *ips;                  /* out: room for T2F_PERF_UNWIND_MAX frames, leaf first */
+	size_t n;                       /* out: frames written */
 };
 
-/* The user frames of s into ips[0..max), leaf first (*n of them); the process's mappings at the
- * sample's time through t2f_perf_data_conv__map(c, ...). 0 or -ENOMEM. */
+/* Unwinds s[0..n): samples of consecutive SAMPLE records (no mapping changes between them),
+ * each process's mappings at that point through t2f_perf_data_conv__map(c, ...), which may be
+ * called from any thread during the call (nothing changes them then). 0 or -ENOMEM. */
 typedef int (*t2f_perf_data_unwind_fn)(void *ctx, const struct t2f_perf_data_conv *c,
-				       const struct t2f_perf_unwind_sample *s, uint64_t *ips,
-				       size_t max, size_t *n);
+				       struct t2f_perf_unwind_sample *s, size_t n);
 
 struct t2f_perf_data_conv_opts {
 	uint32_t input;                  /* the threads' input index */
@@ -86,7 +91,8 @@ struct t2f_perf_map {
 	bool anon;                       /* anonymous executable memory (JIT): no file */
 };
 
-/* pid's latest mapping holding addr at the point the conversion reached; false when none. */
+/* pid's latest mapping holding addr at the point the conversion reached; false when none.
+ * Thread safe while the conversion waits in its unwind callback. */
 bool t2f_perf_data_conv__map(const struct t2f_perf_data_conv *c, int64_t pid, uint64_t addr,
 			     struct t2f_perf_map *out);
 
@@ -94,7 +100,7 @@ struct t2f_perf_data_conv_stats {
 	uint64_t records;        /* records delivered by the reader */
 	uint64_t samples;        /* SAMPLE records converted */
 	uint64_t lost;           /* samples the kernel lost (LOST records' counts) */
-	uint64_t dwarf;          /* samples that need DWARF unwinding for their user part */
+	uint64_t dwarf;          /* samples of --call-graph dwarf events (REGS/STACK_USER) */
 	uint64_t skipped;        /* records the reader could not decode or attribute */
 	uint64_t truncated_bytes;/* bytes of a record cut by the end of the data section */
 	uint64_t kernel_frames;  /* distinct kernel frames (addresses) */
