@@ -513,10 +513,15 @@ static int pdc_module_map(struct t2f_perf_data_conv *c, const struct pdc_ev *e, 
 
 /* Memory perf maps to "/tmp/perf-PID.map" with absolute addresses (map__new: anonymous
  * memory, and memory without a dso, that is executable). */
+static bool pdc_exec(const struct pdc_ev *e)
+{
+	return e->type == PERF_RECORD_MMAP ? !(e->misc & PERF_RECORD_MISC_MMAP_DATA)
+					   : (e->prot & PROT_EXEC) != 0;
+}
+
 static bool pdc_anon(const struct pdc_ev *e, const char *path)
 {
-	bool exec = e->type == PERF_RECORD_MMAP ? !(e->misc & PERF_RECORD_MISC_MMAP_DATA)
-						: (e->prot & PROT_EXEC) != 0;
+	bool exec = pdc_exec(e);
 	bool anon = strcmp(path, "//anon") == 0 || pdc_prefix(path, "/dev/zero") ||
 		    pdc_prefix(path, "/anon_hugepage") || (e->type == PERF_RECORD_MMAP2 &&
 							    (e->flags & MAP_HUGETLB));
@@ -548,7 +553,9 @@ static int pdc_mmap(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 		err = t2f_profile__intern(c->p, buf, strlen(buf), &id);
 		pgoff = e->start;
 	}
-	err = err ?: ps_maps__add(c->maps, e->pid, e->start, e->len, pgoff, id);
+	/* data mappings hold no code: left out of the lookups (as the text reader does) */
+	if (!err && pdc_exec(e))
+		err = ps_maps__add(c->maps, e->pid, e->start, e->len, pgoff, id);
 	if (!err && e->tid != e->pid)
 		err = ps_maps__set_pid(c->maps, e->tid, e->pid);
 	return err;
@@ -899,8 +906,18 @@ static void pdc_batch_add(struct t2f_perf_data_conv *c, const struct pdc_queue *
 	(*n)++;
 }
 
-/* Unwinds the dwarf samples among the SAMPLE records order[from..) up to the first other record
- * or a full batch: 0 and *end, the index after the last record covered; or an error. */
+/* Whether processing e changes what the unwinder reads: an executable mapping, a new process's
+ * mappings; a COMM or a data mapping does not. */
+static bool pdc_changes_maps(const struct pdc_ev *e)
+{
+	if (e->type == PERF_RECORD_COMM)
+		return false;
+	return e->type != PERF_RECORD_MMAP2 && e->type != PERF_RECORD_MMAP ? true : pdc_exec(e);
+}
+
+/* Unwinds the dwarf samples among the records order[from..) up to the first that changes the
+ * mappings or a full batch: 0 and *end, the index after the last record covered; or an
+ * error. */
 static int pdc_batch(struct t2f_perf_data_conv *c, size_t from, size_t n_order, size_t *end)
 {
 	struct pdc_queue *q = &c->q[0];
@@ -909,8 +926,11 @@ static int pdc_batch(struct t2f_perf_data_conv *c, size_t from, size_t n_order, 
 	for (; i < n_order && n < T2F_PERF_UNWIND_BATCH; i++) {
 		struct pdc_ev *e = &q->ev[c->order[i].idx];
 
-		if (e->type != PERF_RECORD_SAMPLE)
-			break;
+		if (e->type != PERF_RECORD_SAMPLE) {
+			if (pdc_changes_maps(e))
+				break;
+			continue;
+		}
 		if (e->abi)
 			pdc_batch_add(c, q, e, &n);
 	}

@@ -455,11 +455,16 @@ static int lookup_event(struct t2f_perf_script *ps, const struct ps_header *h)
 	return 0;
 }
 
-/* A mapping into ps's maps (path interned into *path). */
+/* A mapping into ps's maps (path interned into *path). Data mappings (a prot without 'x':
+ * the heap growing, files read through mmap) hold no code, so ips are never looked up in them:
+ * they are left out, which keeps the lookups short where a recording has thousands of them. */
 static int maps_add(struct t2f_perf_script *ps, const struct ps_mmap *m, t2f_str_id *path)
 {
-	int err = t2f_profile__intern(ps->p, m->path.p, m->path.len, path) ?:
-		  ps_maps__add(ps->maps, m->pid, m->start, m->len, m->pgoff, *path);
+	bool data = m->prot.len && !memchr(m->prot.p, 'x', m->prot.len);
+	int err = t2f_profile__intern(ps->p, m->path.p, m->path.len, path);
+
+	if (!err && !data)
+		err = ps_maps__add(ps->maps, m->pid, m->start, m->len, m->pgoff, *path);
 
 	if (!err && m->tid > 0 && m->pid > 0)
 		err = ps_maps__set_pid(ps->maps, m->tid, m->pid);

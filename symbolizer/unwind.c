@@ -25,6 +25,7 @@ struct uw_session {
 	int64_t pid;
 	Dwfl *dwfl;             /* NULL: a free slot */
 	bool attached;
+	bool fresh;             /* made for the sample being unwound: nothing in it is stale */
 	uint64_t used;
 	struct uw_mod *mods;
 };
@@ -189,6 +190,7 @@ static struct uw_session *uw_session(struct t2f_unwinder *u, int64_t pid)
 		return NULL;
 	lru->pid = pid;
 	lru->used = ++u->clock;
+	lru->fresh = true;
 	return lru;
 }
 
@@ -199,28 +201,33 @@ static const char *uw_base(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* A conflict between s and what the caller maps: -1 (stale: drop the session and unwind the
+ * sample again) unless s was made for this sample, where it is a miss (0): so the frames never
+ * depend on what other samples reported before. */
+static int uw_conflict(const struct uw_session *s)
+{
+	return s->fresh ? 0 : -1;
+}
+
 /* Reports the module of pc in s unless it is there: 1 when pc's module is in the session, 0
  * when it cannot be (u->last_miss says why), -1 when the session holds another file or bias
- * there (stale), -ENOMEM. */
+ * there, or a module where nothing is mapped now (stale), -ENOMEM. */
 static int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc)
 {
 	struct t2f_unwind_map m;
-	Dwfl_Module *mod;
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
 	struct uw_mod *um;
 	void **ud;
+	bool mapped = u->ops.map(u->ops.ctx, pc, &m);
 
-	u->last_miss = T2F_UNWIND_NO_MAP;
-	if (!u->ops.map(u->ops.ctx, pc, &m))
-		return 0;
-	u->last_miss = T2F_UNWIND_NO_FILE;
-	if (!m.file)
-		return 0;
-	mod = dwfl_addrmodule(s->dwfl, pc);
+	u->last_miss = mapped ? T2F_UNWIND_NO_FILE : T2F_UNWIND_NO_MAP;
+	if (!mapped || !m.file)
+		return mod ? uw_conflict(s) : 0;
 	if (mod) {
 		dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 		um = *ud;
 		if (!um || um->file != m.file || um->bias != m.bias)
-			return -1;
+			return uw_conflict(s);
 		u->last_miss = T2F_UNWIND_END;
 		return 1;
 	}
@@ -230,10 +237,9 @@ static int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc)
 	dwfl_report_begin_add(s->dwfl);
 	mod = dwfl_report_elf(s->dwfl, uw_base(m.path), m.path, -1, m.bias, true);
 	dwfl_report_end(s->dwfl, NULL, NULL);
-	if (!mod) {
+	if (!mod) { /* not an ELF file, or it overlaps a module reported before */
 		free(um);
-		/* an overlap with a module reported before: the process changed */
-		return dwfl_errno() == 0 ? 0 : (dwfl_addrmodule(s->dwfl, pc) ? -1 : 0);
+		return s->mods ? uw_conflict(s) : 0;
 	}
 	*um = (struct uw_mod){ u, m.file, m.bias, s->mods };
 	s->mods = um;
@@ -255,7 +261,9 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	bool activation, have_sp;
 	int r;
 
-	if (!dwfl_frame_pc(state, &pc, &activation)) {
+	/* the pc alone first: asking whether the frame is an activation unwinds it, which needs
+	 * its module reported */
+	if (!dwfl_frame_pc(state, &pc, NULL)) {
 		u->no_pc = true;
 		return DWARF_CB_ABORT;
 	}
@@ -263,6 +271,10 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	if (r < 0) {
 		u->stale = r == -1;
 		u->nomem = r == -ENOMEM;
+		return DWARF_CB_ABORT;
+	}
+	if (!dwfl_frame_pc(state, &pc, &activation)) {
+		u->no_pc = true;
 		return DWARF_CB_ABORT;
 	}
 	have_sp = dwfl_frame_reg(state, (unsigned)u->sp_reg, &sp) == 0;
@@ -322,25 +334,25 @@ static int uw_try(struct t2f_unwinder *u, int64_t pid, int64_t tid, struct t2f_u
 		return -ENOMEM;
 	u->cur = s;
 	r = uw_report(u, s, u->regs->pc);
-	if (r == -1 && s->attached) {
+	if (r == -1) {
 		uw_session_end(s);
 		return 1;
 	}
-	if (r < 0 && r != -1)
+	if (r < 0)
 		return r;
 	if (!s->attached && r == 1)
 		s->attached = dwfl_attach_state(s->dwfl, NULL, (pid_t)pid, &uw_thread_callbacks, u);
 	if (r != 1 || !s->attached) { /* the first frame alone */
+		s->fresh = false;
 		res->why = r == 1 ? T2F_UNWIND_NO_CFI : u->last_miss;
-		if (r == -1)
-			res->why = T2F_UNWIND_NO_FILE;
 		res->stop_pc = u->regs->pc;
-		if (u->max && u->regs->pc)
+		if (u->regs->pc)
 			u->ips[u->n++] = u->regs->pc;
 		res->n = u->n;
 		return 0;
 	}
 	ret = dwfl_getthread_frames(s->dwfl, (pid_t)tid, uw_frame, u);
+	s->fresh = false;
 	if (u->nomem)
 		return -ENOMEM;
 	if (u->stale) {
