@@ -173,13 +173,18 @@ static int uf_file_of(struct us_worker *w, t2f_str_id path, t2f_str_id bid,
 	return uf_search(w, f);
 }
 
-/* The bias that puts the file offset pgoff (mapped at start) at its PT_LOAD's vaddr. */
-static bool uf_bias(const struct uf_file *f, uint64_t start, uint64_t pgoff, uint64_t *bias)
+/* The load bias of a mapping of f at start (file offset pgoff) holding addr: through the PT_LOAD
+ * holding addr's file offset, not pgoff's (lld starts the code segment inside the page that ends
+ * the one before it, so pgoff falls in the segment before). */
+static bool uf_bias(const struct uf_file *f, uint64_t start, uint64_t pgoff, uint64_t addr,
+		    uint64_t *bias)
 {
+	uint64_t off = addr - start + pgoff;
+
 	for (size_t i = 0; i < f->n_loads; i++) {
 		const struct t2f_elf_load *l = &f->loads[i];
 
-		if (pgoff >= l->p_offset && pgoff - l->p_offset < l->p_filesz) {
+		if (off >= l->p_offset && off - l->p_offset < l->p_filesz) {
 			*bias = start - pgoff + l->p_offset - l->p_vaddr;
 			return true;
 		}
@@ -208,7 +213,7 @@ static bool us_map(void *ctx, uint64_t addr, struct t2f_unwind_map *out)
 		w->err = err;
 		return true;
 	}
-	if (f->elf && uf_bias(f, pm.start, pm.pgoff, &out->bias)) {
+	if (f->elf && uf_bias(f, pm.start, pm.pgoff, addr, &out->bias)) {
 		out->file = f;
 		out->path = f->elf;
 	}
@@ -293,7 +298,7 @@ static int us_run(struct us_worker *w)
 		s->n = 0;
 		w->pid = s->pid;
 		if (t2f_unwind_regs_from_perf(w->st->arch, s->abi, s->mask, s->regs, s->nr, &regs))
-			err = t2f_unwinder__unwind(w->u, s->pid, s->tid, &regs, s->stack,
+			err = t2f_unwinder__unwind(w->u, s->pid, s->tid, s->gen, &regs, s->stack,
 						   s->stack_len, s->ips, T2F_PERF_UNWIND_MAX, &r);
 		err = err ?: w->err ?: us_count(w, &r);
 		if (err)
