@@ -1,0 +1,121 @@
+#!/bin/sh
+# tests/unwind/recorded.sh: --call-graph dwarf user stacks unwound by trace2flame, end to end, on
+# recordings made here. The programs of fixtures/unwind (README.md there) are built with
+# -O2 -g -fomit-frame-pointer (no frame pointer to follow: only the CFI unwinds them): C with
+# threads, recursion and a shared library of its own; the same linked by ld.lld (when installed:
+# segments whose file offsets are not page-aligned); C++ with a shared library, virtual calls
+# and exceptions; Rust (when rustc is installed). Each is recorded with
+# `perf record --call-graph dwarf -e cpu-clock --buildid-all`, then (tests/unwind/check.py):
+#   - per thread, sample by sample, the frames of the perf.data route (our unwinder) equal those
+#     of perf script's text (perf's unwinder) for at least 99% of the samples; both routes name
+#     the frames with the same symbolizer (--resymbolize --symbol-rules perf on the text);
+#   - the perf.data route's folded output is the same with -j 1 and -j 2;
+#   - --stats accounts for every sample: unwound to the end or stopped, per reason and module;
+#   - the folded stacks follow the call structure of the sources (callers, thread roots,
+#     recursion depth) for at least 99% of the samples in the programs' functions.
+# Skipped when perf cannot record here.
+# usage: sh tests/unwind/recorded.sh TRACE2FLAME
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+t2f_init ../.. 1 "$@"
+need_perf_record
+pass=0 fail=0
+export DEBUGINFOD_URLS=
+UX=$SRC/fixtures/unwind
+CHECK_PY=$SRC/tests/unwind/check.py
+CF="-O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+# build_c NAME [LDFLAGS]: the C program and its library, in $TMP/NAME
+# shellcheck disable=SC2086 # CF and LDFLAGS: several flags
+build_c() {
+	mkdir -p "$TMP/$1" &&
+		cc $CF ${2:-} -fPIC -shared -o "$TMP/$1/libwork.so" "$UX/work.c" &&
+		cc $CF ${2:-} -pthread -o "$TMP/$1/app" "$UX/app.c" -L"$TMP/$1" -lwork \
+			-Wl,-rpath,"$TMP/$1"
+}
+
+# build_cc NAME: the C++ program and its library, in $TMP/NAME
+# shellcheck disable=SC2086 # CF: several flags
+build_cc() {
+	mkdir -p "$TMP/$1" &&
+		c++ $CF -fPIC -shared -o "$TMP/$1/libcoll.so" "$UX/coll.cc" &&
+		c++ $CF -pthread -o "$TMP/$1/app-cc" "$UX/app.cc" -L"$TMP/$1" -lcoll \
+			-Wl,-rpath,"$TMP/$1"
+}
+
+# record NAME PROGRAM ARGS...: NAME.data, perf script's text of it and its build-ids
+record() {
+	_n=$1
+	shift
+	if ! perf record -q --call-graph dwarf -e cpu-clock --buildid-all -o "$TMP/$_n.data" \
+		-- "$@" >/dev/null 2>"$TMP/$_n.rec"; then
+		bad "$_n: perf record failed: $(head -3 "$TMP/$_n.rec")"
+		return 1
+	fi
+	perf script -i "$TMP/$_n.data" --no-inline >"$TMP/$_n.txt" 2>/dev/null &&
+		perf buildid-list -i "$TMP/$_n.data" >"$TMP/$_n.ids" 2>/dev/null
+}
+
+# py NAME CHECK ARGS...: a check of check.py, its lines printed
+py() {
+	_n=$1
+	shift
+	if _out=$("$PY" "$CHECK_PY" "$@" 2>&1); then
+		ok
+		echo "$_out"
+	else
+		bad "$_n: $1:"
+		echo "$_out"
+	fi
+}
+
+# check NAME: the routes, -j 1 and -j 2, --stats and the call structure of NAME.data
+check() {
+	_d=$TMP/$1
+	if ! t2f -j 1 --no-inline --weight samples --stats "$_d.data" -o "$_d.d.json" \
+		2>"$_d.stats"; then
+		bad "$1: perf.data route failed: $(grep -v '^ ' "$_d.stats" | head -3)"
+		return
+	fi
+	if ! t2f -j 2 --no-inline --weight samples --resymbolize --symbol-rules perf \
+		--buildids "$_d.ids" "$_d.txt" -o "$_d.t.json" 2>"$_d.terr"; then
+		bad "$1: text route failed: $(head -3 "$_d.terr")"
+		return
+	fi
+	t2f -j 1 --no-inline --weight samples "$_d.data" -o "$_d.d1.folded" 2>/dev/null
+	t2f -j 2 --no-inline --weight samples "$_d.data" -o "$_d.d2.folded" 2>/dev/null
+	same_nonempty "$1" "perf.data route -j 1 and -j 2" "$_d.d1.folded" "$_d.d2.folded" \
+		"< -j 1, > -j 2"
+	py "$1" routes "$1" "$_d.d.json" "$_d.t.json"
+	py "$1" stats "$1" "$_d.stats" "$_d.d.json"
+	py "$1" calls "$1" "$_d.d1.folded"
+}
+
+if build_c c; then
+	record c "$TMP/c/app" 25000 && check c
+else
+	bad "c: building fixtures/unwind/app.c and work.c failed"
+fi
+if ! command -v ld.lld >/dev/null 2>&1; then
+	echo "$TEST_NAME: c-lld: ld.lld not found (Debian lld): skipped"
+elif build_c c-lld -fuse-ld=lld; then
+	record c-lld "$TMP/c-lld/app" 25000 && check c-lld
+else
+	bad "c-lld: building fixtures/unwind/app.c and work.c with ld.lld failed"
+fi
+if build_cc cc; then
+	record cc "$TMP/cc/app-cc" 2000 && check cc
+else
+	bad "cc: building fixtures/unwind/app.cc and coll.cc failed"
+fi
+if ! rustc --version >/dev/null 2>&1; then
+	echo "$TEST_NAME: rs: no working rustc: skipped"
+elif rustc -C opt-level=2 -C force-frame-pointers=no -g -o "$TMP/app-rs" "$UX/app.rs" \
+	2>"$TMP/rs.build"; then
+	record rs "$TMP/app-rs" 8000 && check rs
+else
+	bad "rs: rustc fixtures/unwind/app.rs failed: $(head -3 "$TMP/rs.build")"
+fi
+finish
