@@ -298,7 +298,7 @@ static int us_run(struct us_worker *w)
 		s->n = 0;
 		w->pid = s->pid;
 		if (t2f_unwind_regs_from_perf(w->st->arch, s->abi, s->mask, s->regs, s->nr, &regs))
-			err = t2f_unwinder__unwind(w->u, s->pid, s->tid, s->gen, &regs, s->stack,
+			err = t2f_unwinder__unwind(w->u, s->pid, s->tid, &regs, s->stack,
 						   s->stack_len, s->ips, T2F_PERF_UNWIND_MAX, &r);
 		err = err ?: w->err ?: us_count(w, &r);
 		if (err)

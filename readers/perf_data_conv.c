@@ -898,8 +898,8 @@ static void pdc_batch_add(struct t2f_perf_data_conv *c, const struct pdc_queue *
 
 	e->slot = (uint32_t)*n;
 	c->batch[*n] = (struct t2f_perf_unwind_sample){
-		.pid = e->pid, .tid = e->tid, .gen = ps_maps__generation(c->maps, e->pid),
-		.abi = e->abi, .mask = t2f_perf_data__attr(c->pd, e->attr)->attr.sample_regs_user,
+		.pid = e->pid, .tid = e->tid, .abi = e->abi,
+		.mask = t2f_perf_data__attr(c->pd, e->attr)->attr.sample_regs_user,
 		.regs = w, .nr = e->regs_nr, .stack = (const uint8_t *)(w + e->regs_nr),
 		.stack_len = e->stack_len, .ips = c->batch_ips + *n * T2F_PERF_UNWIND_MAX,
 	};

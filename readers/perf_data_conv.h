@@ -58,8 +58,6 @@ struct t2f_perf_data_conv;
 /* A --call-graph dwarf sample's user state (borrowed for the call), and the frames found. */
 struct t2f_perf_unwind_sample {
 	int64_t pid, tid;
-	uint32_t gen;                   /* pid's mapping generation: t2f_perf_data_conv__map
-					 * answers the same while it does not change */
 	uint64_t abi, mask;             /* PERF_SAMPLE_REGS_ABI_*, the attr's sample_regs_user */
 	const uint64_t *regs;           /* mask's registers, lowest bit first */
 	uint32_t nr;

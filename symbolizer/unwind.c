@@ -7,8 +7,6 @@
  */
 #include "symbolizer/unwind.h"
 
-#include "symbolizer/unwind_memo.h"
-
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,16 +27,13 @@ struct uw_session {
 	bool attached;
 	bool fresh;             /* made for the sample being unwound: nothing in it is stale */
 	uint64_t used;
-	uint64_t epoch;         /* which session this is, for the memo */
 	struct uw_mod *mods;
 };
 
 struct t2f_unwinder {
 	struct t2f_unwind_ops ops;
 	struct uw_session s[T2F_UNWIND_SESSIONS];
-	uint64_t clock, epochs;
-	struct uw_memo *memo;
-	struct uw_key key;      /* the sample's, for the memo */
+	uint64_t clock;
 	/* the sample being unwound */
 	struct uw_session *cur;
 	const struct t2f_unwind_regs *regs;
@@ -51,10 +46,6 @@ struct t2f_unwinder {
 	enum t2f_unwind_stop last_miss; /* the last frame's module: END when reported */
 	uint64_t last_pc, last_sp;
 	bool have_last_sp;
-	size_t frame;           /* frames seen */
-	bool prev_act;          /* the previous frame was an activation (or a signal frame's) */
-	bool spliced;           /* the rest came from the memo */
-	struct uw_hit hit;
 };
 
 const char *t2f_unwind_stop_name(enum t2f_unwind_stop why)
@@ -135,11 +126,9 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	(void)dwfl;
 	if (addr < sp || addr - sp > u->len || u->len - (addr - sp) < sizeof(*result)) {
 		u->mem_fail = true;
-		uw_memo__read(u->memo, addr, false, 0);
 		return false;
 	}
 	memcpy(result, u->stack + (addr - sp), sizeof(*result));
-	uw_memo__read(u->memo, addr, true, *result);
 	return true;
 }
 
@@ -202,7 +191,6 @@ static struct uw_session *uw_session(struct t2f_unwinder *u, int64_t pid)
 	lru->pid = pid;
 	lru->used = ++u->clock;
 	lru->fresh = true;
-	lru->epoch = ++u->epochs;
 	return lru;
 }
 
@@ -265,54 +253,6 @@ static int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc)
 
 /* ---- unwinding ---- */
 
-/* The registers a caller's frame state is compared on: those the psABI has a callee preserve
- * (and the stack pointer). The others hold what the callee left there, which the call-frame
- * rules at a return address never use: comparing them would only tell the samples apart.
- * x86_64: rbx 3, rbp 6, rsp 7, r12..r15 12..15; aarch64: x19..x29 19..29, x30 (lr) 30, sp 31. */
-#define UW_X86_64_KEPT ((1ull << 3) | (1ull << 6) | (1ull << 7) | (0xfull << 12))
-#define UW_AARCH64_KEPT (0x1fffull << 19)
-
-/* The memo's part of a frame: true when the rest of the unwind was found there (u->hit);
- * else the frame is recorded. Frames 0 and 1 are neither (the first is unwound from its own pc,
- * and whether the second is a signal frame is not known), nor a frame after an activation. */
-static bool uw_memo_frame(struct t2f_unwinder *u, Dwfl_Frame *state, uint64_t pc)
-{
-	uint64_t keep = u->regs->arch == T2F_UNWIND_X86_64 ? UW_X86_64_KEPT : UW_AARCH64_KEPT;
-	struct uw_state st = { .pc = pc };
-
-	if (u->frame++ < 2 || u->prev_act)
-		return false;
-	for (unsigned r = 0; r < T2F_UNWIND_NREGS; r++) {
-		Dwarf_Word v;
-
-		if ((keep & (1ull << r)) && dwfl_frame_reg(state, r, &v) == 0) {
-			st.regs[r] = v;
-			st.have |= 1ull << r;
-		}
-	}
-	if (uw_memo__find(u->memo, &u->key, &st, &u->hit)) {
-		u->spliced = true;
-		return true;
-	}
-	uw_memo__frame(u->memo, &st, u->n);
-	return false;
-}
-
-/* Appends the memo's frames after a splice; the result's stop is the earlier unwind's. */
-static void uw_splice(struct t2f_unwinder *u, struct t2f_unwind_result *res)
-{
-	size_t n = u->hit.n;
-
-	res->why = u->hit.why;
-	res->stop_pc = u->hit.stop_pc;
-	if (n > u->max - u->n) {
-		n = u->max - u->n;
-		res->why = T2F_UNWIND_CAP;
-	}
-	memcpy(u->ips + u->n, u->hit.ips, n * sizeof(*u->ips));
-	u->n += n;
-}
-
 static int uw_frame(Dwfl_Frame *state, void *arg)
 {
 	struct t2f_unwinder *u = arg;
@@ -333,13 +273,10 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 		u->nomem = r == -ENOMEM;
 		return DWARF_CB_ABORT;
 	}
-	if (uw_memo_frame(u, state, pc))
-		return DWARF_CB_ABORT;
 	if (!dwfl_frame_pc(state, &pc, &activation)) {
 		u->no_pc = true;
 		return DWARF_CB_ABORT;
 	}
-	u->prev_act = activation;
 	have_sp = dwfl_frame_reg(state, (unsigned)u->sp_reg, &sp) == 0;
 	if (u->n && have_sp && u->have_last_sp && pc == u->last_pc && sp == u->last_sp) {
 		u->looped = true;
@@ -385,9 +322,6 @@ static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
 	u->mem_fail = u->stale = u->looped = u->capped = u->no_pc = u->nomem = false;
 	u->have_last_sp = false;
 	u->last_miss = T2F_UNWIND_END;
-	u->frame = 0;
-	u->prev_act = true;
-	u->spliced = false;
 }
 
 /* One attempt: 1 when the session was stale (drop it and try again), else 0 or -ENOMEM. */
@@ -417,8 +351,6 @@ static int uw_try(struct t2f_unwinder *u, int64_t pid, int64_t tid, struct t2f_u
 		res->n = u->n;
 		return 0;
 	}
-	u->key.session = s->epoch;
-	uw_memo__begin(u->memo, &u->key);
 	ret = dwfl_getthread_frames(s->dwfl, (pid_t)tid, uw_frame, u);
 	s->fresh = false;
 	if (u->nomem)
@@ -427,27 +359,17 @@ static int uw_try(struct t2f_unwinder *u, int64_t pid, int64_t tid, struct t2f_u
 		uw_session_end(s);
 		return 1;
 	}
-	if (u->spliced) {
-		uw_splice(u, res);
-	} else {
-		res->why = uw_why(u, ret);
-		res->stop_pc = u->last_pc;
-		uw_memo__end(u->memo, u->ips, u->n, res->why, res->stop_pc);
-	}
 	res->n = u->n;
+	res->why = uw_why(u, ret);
+	res->stop_pc = u->last_pc;
 	return 0;
 }
 
-int t2f_unwinder__unwind(struct t2f_unwinder *u, int64_t pid, int64_t tid, uint64_t gen,
+int t2f_unwinder__unwind(struct t2f_unwinder *u, int64_t pid, int64_t tid,
 			 const struct t2f_unwind_regs *regs, const uint8_t *stack, size_t len,
 			 uint64_t *ips, size_t max, struct t2f_unwind_result *res)
 {
 	int err;
-
-	if (regs->sp + len < regs->sp) /* a copy past the top of the address space */
-		len = 0;
-	u->key = (struct uw_key){ .gen = gen, .sp0 = regs->sp, .end = regs->sp + len,
-				  .stack = stack };
 
 	*res = (struct t2f_unwind_result){ .why = T2F_UNWIND_NO_REGS };
 	if (!max)
@@ -472,10 +394,6 @@ int t2f_unwinder__new(const struct t2f_unwind_ops *ops, struct t2f_unwinder **ou
 	if (!u)
 		return -ENOMEM;
 	u->ops = *ops;
-	if (uw_memo__new(&u->memo)) {
-		free(u);
-		return -ENOMEM;
-	}
 	*out = u;
 	return 0;
 }
@@ -486,6 +404,5 @@ void t2f_unwinder__free(struct t2f_unwinder *u)
 		return;
 	for (size_t i = 0; i < T2F_UNWIND_SESSIONS; i++)
 		uw_session_end(&u->s[i]);
-	uw_memo__free(u->memo);
 	free(u);
 }

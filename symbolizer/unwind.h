@@ -96,10 +96,9 @@ int t2f_unwinder__new(const struct t2f_unwind_ops *ops, struct t2f_unwinder **ou
 void t2f_unwinder__free(struct t2f_unwinder *u); /* NULL is fine */
 
 /* Unwinds one sample of thread tid of process pid: regs (t2f_unwind_regs_from_perf) and the
- * stack copy stack[0..len) starting at regs->sp. gen: the caller's generation of pid's
- * mappings (what ops.map answers must not change while it does not). Frames into ips[0..max),
- * result in *res. 0 or -ENOMEM. */
-int t2f_unwinder__unwind(struct t2f_unwinder *u, int64_t pid, int64_t tid, uint64_t gen,
+ * stack copy stack[0..len) starting at regs->sp. Frames into ips[0..max), result in *res.
+ * 0 or -ENOMEM. */
+int t2f_unwinder__unwind(struct t2f_unwinder *u, int64_t pid, int64_t tid,
 			 const struct t2f_unwind_regs *regs, const uint8_t *stack, size_t len,
 			 uint64_t *ips, size_t max, struct t2f_unwind_result *res);
 
