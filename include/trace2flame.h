@@ -127,6 +127,9 @@ struct t2f_options {
 					 * DEBUGINFOD_URLS (fetched when not found locally) */
 	bool no_inline;                 /* no inlined functions from DWARF as frames of their own
 					 * (on by default where a module's DWARF is found) */
+	bool unwind_libdwfl;            /* perf.data --call-graph dwarf samples unwound by
+					 * libdwfl's unwinder alone, not through the decoded rules
+					 * first (slower; the frames are the same) */
 };
 
 /* SVG colors. */

@@ -245,6 +245,7 @@ static int t2f_perf_unwinder(struct t2f_session *s, const struct t2f_perf_data *
 		.unsafe_build_id_match = s->o.unsafe_build_id_match,
 		.trust_by = here,
 		.jobs = t2f_session_jobs(s),
+		.libdwfl = s->o.unwind_libdwfl,
 	};
 
 	int err;

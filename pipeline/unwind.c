@@ -54,6 +54,7 @@ struct t2f_unwind_stage {
 	int64_t trust_by;
 	struct us_worker *w;
 	unsigned jobs;
+	bool libdwfl;
 };
 
 /* ---- files ---- */
@@ -371,9 +372,14 @@ static int us_worker_init(struct t2f_unwind_stage *st, struct us_worker *w)
 {
 	struct t2f_unwind_ops ops = { us_map, us_debug_file, w };
 
+	int err;
+
 	w->st = st;
-	return t2f_hashmap__new(64, &w->file_ix) ?: t2f_hashmap__new(16, &w->mod_ix) ?:
-	       t2f_unwinder__new(&ops, &w->u);
+	err = t2f_hashmap__new(64, &w->file_ix) ?: t2f_hashmap__new(16, &w->mod_ix) ?:
+	      t2f_unwinder__new(&ops, &w->u);
+	if (!err)
+		t2f_unwinder__libdwfl(w->u, st->libdwfl);
+	return err;
 }
 
 int t2f_unwind_stage__new(const struct t2f_unwind_stage_opts *o, struct t2f_profile *p,
@@ -393,6 +399,7 @@ int t2f_unwind_stage__new(const struct t2f_unwind_stage_opts *o, struct t2f_prof
 	st->unsafe = o->unsafe_build_id_match;
 	st->trust_by = o->trust_by;
 	st->jobs = o->jobs ? o->jobs : 1;
+	st->libdwfl = o->libdwfl;
 	st->w = calloc(st->jobs, sizeof(*st->w));
 	if (!st->w)
 		err = -ENOMEM;

@@ -36,6 +36,7 @@ struct t2f_unwind_stage_opts {
 	int64_t trust_by;                 /* recorded here: files not newer than this (mtime) are
 					   * used without a build-id; 0: never */
 	unsigned jobs;                    /* threads a batch is shared by (0: 1) */
+	bool libdwfl;                     /* libdwfl's unwinder alone (t2f_unwinder__libdwfl) */
 };
 
 struct t2f_unwind_module_stats {

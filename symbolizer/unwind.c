@@ -3,9 +3,12 @@
  * One Dwfl per process (a session): modules are reported with dwfl_report_elf at the bias the
  * caller computed, when a frame's pc first lands in them; the session is attached with our
  * thread callbacks (registers from the sample, memory from its stack copy), and each sample is
- * one dwfl_getthread_frames.
+ * one dwfl_getthread_frames. A sample is first walked through the rules libdw decoded for each
+ * address (unwind_fast.c); only what that walk does not cover comes here.
  */
 #include "symbolizer/unwind.h"
+
+#include "symbolizer/unwind_internal.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -13,40 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-struct uw_mod {                 /* a reported module (its Dwfl_Module's userdata) */
-	struct t2f_unwinder *u;
-	const void *file;
-	uint64_t bias;
-	struct uw_mod *next;
-};
-
-struct uw_session {
-	int64_t pid;
-	Dwfl *dwfl;             /* NULL: a free slot */
-	bool attached;
-	bool fresh;             /* made for the sample being unwound: nothing in it is stale */
-	uint64_t used;
-	struct uw_mod *mods;
-};
-
-struct t2f_unwinder {
-	struct t2f_unwind_ops ops;
-	struct uw_session s[T2F_UNWIND_SESSIONS];
-	uint64_t clock;
-	/* the sample being unwound */
-	struct uw_session *cur;
-	const struct t2f_unwind_regs *regs;
-	const uint8_t *stack;
-	size_t len;
-	uint64_t *ips;
-	size_t max, n;
-	int sp_reg;
-	bool mem_fail, stale, looped, capped, no_pc, nomem;
-	enum t2f_unwind_stop last_miss; /* the last frame's module: END when reported */
-	uint64_t last_pc, last_sp;
-	bool have_last_sp;
-};
 
 const char *t2f_unwind_stop_name(enum t2f_unwind_stop why)
 {
@@ -156,7 +125,7 @@ static const Dwfl_Thread_Callbacks uw_thread_callbacks = {
 
 /* ---- sessions ---- */
 
-static void uw_session_end(struct uw_session *s)
+void uw_session_end(struct uw_session *s)
 {
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
@@ -169,8 +138,7 @@ static void uw_session_end(struct uw_session *s)
 	*s = (struct uw_session){ 0 };
 }
 
-/* pid's session, a new one in a free slot or the least recently used. NULL: out of memory. */
-static struct uw_session *uw_session(struct t2f_unwinder *u, int64_t pid)
+struct uw_session *uw_session(struct t2f_unwinder *u, int64_t pid)
 {
 	struct uw_session *lru = &u->s[0];
 
@@ -209,10 +177,7 @@ static int uw_conflict(const struct uw_session *s)
 	return s->fresh ? 0 : -1;
 }
 
-/* Reports the module of pc in s unless it is there: 1 when pc's module is in the session, 0
- * when it cannot be (u->last_miss says why), -1 when the session holds another file or bias
- * there, or a module where nothing is mapped now (stale), -ENOMEM. */
-static int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc)
+int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc)
 {
 	struct t2f_unwind_map m;
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
@@ -374,6 +339,12 @@ int t2f_unwinder__unwind(struct t2f_unwinder *u, int64_t pid, int64_t tid,
 	*res = (struct t2f_unwind_result){ .why = T2F_UNWIND_NO_REGS };
 	if (!max)
 		return 0;
+	if (!u->libdwfl) {
+		uw_start(u, regs, stack, len, ips, max);
+		err = uw_fast(u, pid, res);
+		if (err)
+			return err < 0 ? err : 0;
+	}
 	for (int attempt = 0; attempt < 2; attempt++) {
 		uw_start(u, regs, stack, len, ips, max);
 		err = uw_try(u, pid, tid, res);
@@ -394,8 +365,17 @@ int t2f_unwinder__new(const struct t2f_unwind_ops *ops, struct t2f_unwinder **ou
 	if (!u)
 		return -ENOMEM;
 	u->ops = *ops;
+	if (uw_rules__new(&u->rules)) {
+		free(u);
+		return -ENOMEM;
+	}
 	*out = u;
 	return 0;
+}
+
+void t2f_unwinder__libdwfl(struct t2f_unwinder *u, bool on)
+{
+	u->libdwfl = on;
 }
 
 void t2f_unwinder__free(struct t2f_unwinder *u)
@@ -404,5 +384,6 @@ void t2f_unwinder__free(struct t2f_unwinder *u)
 		return;
 	for (size_t i = 0; i < T2F_UNWIND_SESSIONS; i++)
 		uw_session_end(&u->s[i]);
+	uw_rules__free(u->rules);
 	free(u);
 }

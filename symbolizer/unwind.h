@@ -95,6 +95,10 @@ struct t2f_unwinder;
 int t2f_unwinder__new(const struct t2f_unwind_ops *ops, struct t2f_unwinder **out);
 void t2f_unwinder__free(struct t2f_unwinder *u); /* NULL is fine */
 
+/* Every sample through libdwfl's unwinder (on), or through the decoded rules first (off, the
+ * default; unwind_fast.c): the frames are the same, this is for comparing them. */
+void t2f_unwinder__libdwfl(struct t2f_unwinder *u, bool on);
+
 /* Unwinds one sample of thread tid of process pid: regs (t2f_unwind_regs_from_perf) and the
  * stack copy stack[0..len) starting at regs->sp. Frames into ips[0..max), result in *res.
  * 0 or -ENOMEM. */

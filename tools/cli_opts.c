@@ -37,6 +37,7 @@ enum t2f_long_only {
 	T2F_OPT_PERF_MAP_DIR,
 	T2F_OPT_OFFLINE,
 	T2F_OPT_NO_INLINE,
+	T2F_OPT_UNWIND_LIBDWFL,
 	T2F_OPT_DEBUGINFOD,
 	T2F_OPT_SYMBOL_RULES,
 	T2F_OPT_TITLE,
@@ -82,6 +83,7 @@ static const struct option t2f_long_opts[] = {
 	{ "perf-map-dir", required_argument, NULL, T2F_OPT_PERF_MAP_DIR },
 	{ "offline", no_argument, NULL, T2F_OPT_OFFLINE },
 	{ "no-inline", no_argument, NULL, T2F_OPT_NO_INLINE },
+	{ "unwind-libdwfl", no_argument, NULL, T2F_OPT_UNWIND_LIBDWFL },
 	{ "debuginfod", required_argument, NULL, T2F_OPT_DEBUGINFOD },
 	{ "symbol-rules", required_argument, NULL, T2F_OPT_SYMBOL_RULES },
 	{ "title", required_argument, NULL, T2F_OPT_TITLE },
@@ -170,6 +172,8 @@ static void t2f_cli_help(FILE *f)
 	      "      --perf-map-dir DIR  look up JIT frames (dso /tmp/perf-PID.map) in\n"
 	      "                      DIR/perf-PID.map (default: the path perf printed)\n"
 	      "      --no-inline     no inlined functions (from DWARF) as frames of their own\n"
+	      "      --unwind-libdwfl  unwind --call-graph dwarf samples with libdwfl's own\n"
+	      "                      unwinder only (slower; the same frames)\n"
 	      "      --offline       never fetch debug files from the debuginfod servers of\n"
 	      "                      DEBUGINFOD_URLS (by default fetched when not found here)\n"
 	      "      --debuginfod URL  ask this server too, before DEBUGINFOD_URLS' (repeatable)\n"
@@ -406,6 +410,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_PERF_MAP_DIR: o->perf_map_dir = optarg; return 0;
 	case T2F_OPT_OFFLINE: o->offline = true; return 0;
 	case T2F_OPT_NO_INLINE: o->no_inline = true; return 0;
+	case T2F_OPT_UNWIND_LIBDWFL: o->unwind_libdwfl = true; return 0;
 	case T2F_OPT_DEBUGINFOD: return t2f_cli_add_debuginfod(err, NULL, optarg);
 	case T2F_OPT_SYMBOL_RULES: return t2f_cli_set_rules(o, optarg, err);
 	case T2F_OPT_TITLE: o->w.title = optarg; return 0;

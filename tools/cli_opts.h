@@ -55,6 +55,7 @@ struct t2f_cli_opts {
 	const char *perf_map_dir;  /* --perf-map-dir DIR: JIT frames (perf-PID.map files) */
 	bool offline;              /* --offline: no debuginfod fetches */
 	bool no_inline;            /* --no-inline */
+	bool unwind_libdwfl;       /* --unwind-libdwfl */
 	int symbol_rules;          /* --symbol-rules: enum t2f_cli_rules */
 	const char *symbol_dirs[T2F_CLI_MAX_DIRS + 1]; /* --symbol-path, NULL-terminated */
 	const char *debug_dirs[T2F_CLI_MAX_DIRS + 2];  /* --debug-dir, then /usr/lib/debug,

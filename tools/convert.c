@@ -74,6 +74,7 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 		.perf_map_dir = o->perf_map_dir,
 		.offline = o->offline,
 		.no_inline = o->no_inline,
+		.unwind_libdwfl = o->unwind_libdwfl,
 	};
 }
 

@@ -1,0 +1,172 @@
+/* symbolizer/unwind_fast.c: a sample walked through decoded call-frame rules (unwind_internal.h).
+ *
+ * libdwfl's unwinder decodes the rules of each frame again for every sample and works out every
+ * register's rule. Here each address's rules are decoded once through libdw (unwind_rules.h)
+ * and applied as libdwfl applies them (handle_cfi in elfutils' frame_unwind.c): the caller's
+ * CFA is a register plus an offset, its registers are undefined, kept, loaded from CFA + N or
+ * set to CFA + N, its pc is the return address column (0 or undefined: the outermost frame),
+ * and every frame but the first is looked up at its pc - 1. Whatever this does not cover (a
+ * rule of another form, a signal frame, an address without a rule or module, the return address
+ * outside the stack copy) goes to libdwfl's unwinder from the start, so the frames are libdwfl's
+ * in every case: tests/unwind/recorded.sh compares both on each recording.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolizer/unwind_internal.h"
+
+struct uw_walk {                /* the registers of the frame being walked */
+	uint64_t val[T2F_UNWIND_NREGS];
+	uint64_t have;
+};
+
+/* The mapping holding addr, through the sample's small cache. */
+static bool uw_fast_map(struct t2f_unwinder *u, uint64_t addr, struct t2f_unwind_map *out)
+{
+	for (unsigned i = 0; i < u->n_maps; i++)
+		if (addr >= u->maps[i].start && addr < u->maps[i].end) {
+			*out = u->maps[i];
+			return true;
+		}
+	if (!u->ops.map(u->ops.ctx, addr, out))
+		return false;
+	u->maps[u->n_maps < UW_MAP_CACHE ? u->n_maps++ : UW_MAP_CACHE - 1] = *out;
+	return true;
+}
+
+/* The frame at addr of the module reported in pid's session (eh_frame, then the debug file's
+ * debug_frame, as libdwfl looks), malloc'd; NULL when none. *err: -ENOMEM. */
+static Dwarf_Frame *uw_fast_frame(struct t2f_unwinder *u, int64_t pid, uint64_t addr, int *err)
+{
+	struct uw_session *s = uw_session(u, pid);
+	Dwarf_Frame *frame = NULL;
+	Dwfl_Module *mod;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias;
+	int r = s ? uw_report(u, s, addr) : -ENOMEM;
+
+	if (r == -1) { /* stale: a session made now has nothing stale */
+		uw_session_end(s);
+		s = uw_session(u, pid);
+		r = s ? uw_report(u, s, addr) : -ENOMEM;
+	}
+	if (s)
+		s->fresh = false;
+	*err = r < -1 ? r : 0;
+	if (r != 1 || !(mod = dwfl_addrmodule(s->dwfl, addr)))
+		return NULL;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0)
+		return frame;
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0)
+		return frame;
+	return NULL;
+}
+
+/* The rule at addr (kept, or decoded now); NULL when there is no module file there. Valid until
+ * the next call. *err: -ENOMEM. */
+static const struct uw_rule *uw_fast_rule(struct t2f_unwinder *u, int64_t pid, uint64_t addr,
+					  int *err)
+{
+	unsigned nregs = u->regs->arch == T2F_UNWIND_X86_64 ? 17 : 32;
+	struct t2f_unwind_map m;
+	const struct uw_rule *rule;
+	Dwarf_Frame *frame;
+
+	*err = 0;
+	if (!uw_fast_map(u, addr, &m) || !m.file)
+		return NULL;
+	rule = uw_rules__find(u->rules, m.file, addr - m.bias);
+	if (rule)
+		return rule;
+	frame = uw_fast_frame(u, pid, addr, err);
+	if (!*err)
+		*err = uw_rules__add(u->rules, m.file, addr - m.bias, frame, nregs, &rule);
+	free(frame);
+	return *err ? NULL : rule;
+}
+
+/* The 8 bytes at addr of the stack copy; false outside it. */
+static bool uw_fast_read(const struct t2f_unwinder *u, uint64_t addr, uint64_t *v)
+{
+	uint64_t sp = u->regs->sp;
+
+	if (addr < sp || addr - sp > u->len || u->len - (addr - sp) < 8)
+		return false;
+	memcpy(v, u->stack + (addr - sp), 8);
+	return true;
+}
+
+/* The caller's registers into to: false when libdwfl must decide (the CFA's register unknown, the
+ * return address unreadable or unknown). */
+static bool uw_fast_step(const struct t2f_unwinder *u, const struct uw_rule *r,
+			 const struct uw_walk *from, struct uw_walk *to)
+{
+	uint64_t cfa;
+
+	if (!(from->have & (1ull << r->cfa_reg)))
+		return false;
+	cfa = from->val[r->cfa_reg] + (uint64_t)r->cfa_off;
+	*to = *from;
+	to->have &= ~r->undef;
+	for (unsigned i = 0; i < r->n_saved; i++) {
+		unsigned reg = r->saved[i].reg;
+		uint64_t at = cfa + (uint64_t)r->saved[i].off;
+
+		if (reg >= T2F_UNWIND_NREGS)
+			continue;
+		to->have |= 1ull << reg;
+		if (r->saved[i].kind == UW_IS_CFA)
+			to->val[reg] = at;
+		else if (!uw_fast_read(u, at, &to->val[reg]))
+			to->have &= ~(1ull << reg); /* libdwfl leaves it unknown and goes on */
+	}
+	return (r->undef & (1ull << r->ra)) || (to->have & (1ull << r->ra));
+}
+
+int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
+{
+	struct uw_walk w[2] = { { .have = u->regs->have } }, *cur = &w[0], *next = &w[1], *t;
+	uint64_t pc = u->regs->pc, prev_pc = 0, prev_sp = 0;
+	int err;
+
+	memcpy(w[0].val, u->regs->val, sizeof(w[0].val));
+	u->n_maps = 0;
+	for (size_t k = 0;; k++) {
+		const struct uw_rule *r;
+		uint64_t sp = cur->val[u->sp_reg], ip = k ? pc - 1 : pc;
+
+		if (!(cur->have & (1ull << u->sp_reg)))
+			return 0;
+		if (k && pc == prev_pc && sp == prev_sp) {
+			res->why = T2F_UNWIND_LOOP;
+			break;
+		}
+		if (ip)
+			u->ips[u->n++] = ip;
+		if (u->n >= u->max) {
+			res->why = T2F_UNWIND_CAP;
+			break;
+		}
+		r = uw_fast_rule(u, pid, ip, &err);
+		if (err)
+			return err;
+		if (!r || !r->simple || !uw_fast_step(u, r, cur, next)) {
+			u->n = 0;
+			return 0;
+		}
+		if ((r->undef & (1ull << r->ra)) || next->val[r->ra] == 0) {
+			res->why = T2F_UNWIND_END;
+			break;
+		}
+		prev_pc = pc;
+		prev_sp = sp;
+		pc = next->val[r->ra];
+		t = cur, cur = next, next = t;
+	}
+	res->n = u->n;
+	res->stop_pc = pc;
+	return 1;
+}

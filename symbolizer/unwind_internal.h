@@ -1,0 +1,67 @@
+/* symbolizer/unwind_internal.h: the unwinder's state, shared by symbolizer/unwind.c (libdwfl's
+ * unwinder, sessions) and unwind_fast.c (the decoded-rules walk); internal to symbolizer/. */
+#ifndef T2F_UNWIND_INTERNAL_H
+#define T2F_UNWIND_INTERNAL_H
+
+#include <elfutils/libdwfl.h>
+
+#include "symbolizer/unwind.h"
+#include "symbolizer/unwind_rules.h"
+
+#define UW_MAP_CACHE 4          /* mappings a sample's walk remembers */
+
+struct uw_mod {                 /* a reported module (its Dwfl_Module's userdata) */
+	struct t2f_unwinder *u;
+	const void *file;
+	uint64_t bias;
+	struct uw_mod *next;
+};
+
+struct uw_session {
+	int64_t pid;
+	Dwfl *dwfl;             /* NULL: a free slot */
+	bool attached;
+	bool fresh;             /* made for the sample being unwound: nothing in it is stale */
+	uint64_t used;
+	struct uw_mod *mods;
+};
+
+struct t2f_unwinder {
+	struct t2f_unwind_ops ops;
+	struct uw_session s[T2F_UNWIND_SESSIONS];
+	uint64_t clock;
+	/* the sample being unwound */
+	struct uw_session *cur;
+	const struct t2f_unwind_regs *regs;
+	const uint8_t *stack;
+	size_t len;
+	uint64_t *ips;
+	size_t max, n;
+	int sp_reg;
+	bool mem_fail, stale, looped, capped, no_pc, nomem;
+	enum t2f_unwind_stop last_miss; /* the last frame's module: END when reported */
+	uint64_t last_pc, last_sp;
+	bool have_last_sp;
+	/* the decoded-rules walk */
+	struct uw_rules *rules;
+	bool libdwfl;           /* every sample through libdwfl's unwinder */
+	struct t2f_unwind_map maps[UW_MAP_CACHE];
+	unsigned n_maps;
+};
+
+/* unwind.c */
+/* pid's session, a new one in a free slot or the least recently used. NULL: out of memory. */
+struct uw_session *uw_session(struct t2f_unwinder *u, int64_t pid);
+void uw_session_end(struct uw_session *s);
+/* Reports the module of pc in s unless it is there: 1 when pc's module is in the session, 0
+ * when it cannot be (u->last_miss says why), -1 when the session holds another file or bias
+ * there, or a module where nothing is mapped now (stale), -ENOMEM. */
+int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc);
+
+/* unwind_fast.c */
+/* The sample set up by unwind.c (u->regs, stack, ips, max) walked through the decoded rules:
+ * 1 and *res when every frame's rule was simple (the stop is the end, the frame limit or a
+ * loop), 0 when libdwfl's unwinder must take the sample (nothing written then), -ENOMEM. */
+int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res);
+
+#endif

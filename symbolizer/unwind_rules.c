@@ -1,0 +1,160 @@
+/* symbolizer/unwind_rules.c: decoded call-frame rules per address (unwind_rules.h). */
+#include "symbolizer/unwind_rules.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "formats/grow.h"
+#include "formats/hashmap.h"
+
+struct uw_rule_entry {
+	const void *file;
+	uint64_t addr;
+	struct uw_rule rule;
+};
+
+struct uw_rules {
+	struct uw_rule_entry *e;
+	uint32_t n, cap;
+	struct t2f_hashmap *ix;
+};
+
+int uw_rules__new(struct uw_rules **out)
+{
+	struct uw_rules *r = calloc(1, sizeof(*r));
+
+	if (!r || t2f_hashmap__new(4096, &r->ix)) {
+		free(r);
+		return -ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+void uw_rules__free(struct uw_rules *r)
+{
+	if (!r)
+		return;
+	t2f_hashmap__free(r->ix);
+	free(r->e);
+	free(r);
+}
+
+static uint64_t uw_rule_hash(const void *file, uint64_t addr)
+{
+	return t2f_hash_u64(addr ^ ((uint64_t)(uintptr_t)file << 17));
+}
+
+struct uw_rule_probe {
+	const struct uw_rules *r;
+	const void *file;
+	uint64_t addr;
+};
+
+static bool uw_rule_eq(const void *ctx, uint32_t v)
+{
+	const struct uw_rule_probe *q = ctx;
+	const struct uw_rule_entry *e = &q->r->e[v - 1];
+
+	return e->addr == q->addr && e->file == q->file;
+}
+
+const struct uw_rule *uw_rules__find(const struct uw_rules *r, const void *file, uint64_t addr)
+{
+	struct uw_rule_probe q = { r, file, addr };
+	uint32_t v = t2f_hashmap__find(r->ix, uw_rule_hash(file, addr), uw_rule_eq, &q);
+
+	return v ? &r->e[v - 1].rule : NULL;
+}
+
+/* CFA + N as libdw spells a register's offset(N) or val_offset(N) rule: DW_OP_call_frame_cfa,
+ * then DW_OP_plus_uconst N unless N is 0, then DW_OP_stack_value for a value. */
+static bool uw_cfa_plus(const Dwarf_Op *ops, size_t n, int64_t *off, bool *value)
+{
+	size_t i = 1;
+
+	if (n == 0 || ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	*off = 0;
+	if (i < n && ops[i].atom == DW_OP_plus_uconst)
+		*off = (int64_t)ops[i++].number;
+	*value = i < n && ops[i].atom == DW_OP_stack_value;
+	return i + *value == n;
+}
+
+/* One register's rule into u; false when not in the simple forms. */
+static bool uw_decode_reg(Dwarf_Frame *frame, unsigned reg, struct uw_rule *u)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	int64_t off;
+	bool value;
+
+	if (dwarf_frame_register(frame, (int)reg, mem, &ops, &n) != 0)
+		return false;
+	if (n == 0) {
+		if (ops == mem)
+			u->undef |= 1ull << reg;
+		return true;    /* undefined, or the same value */
+	}
+	if (!uw_cfa_plus(ops, n, &off, &value) || u->n_saved == UW_RULE_SAVED)
+		return false;
+	u->saved[u->n_saved].reg = (uint8_t)reg;
+	u->saved[u->n_saved].kind = value ? UW_IS_CFA : UW_AT_CFA;
+	u->saved[u->n_saved].off = off;
+	u->n_saved++;
+	return true;
+}
+
+static void uw_decode(Dwarf_Frame *frame, unsigned nregs, struct uw_rule *u)
+{
+	Dwarf_Op *ops;
+	size_t n;
+	bool signal = false;
+	int ra = dwarf_frame_info(frame, NULL, NULL, &signal);
+
+	if (ra < 0 || (unsigned)ra >= nregs || signal || dwarf_frame_cfa(frame, &ops, &n) != 0 ||
+	    n != 1 || ops[0].atom != DW_OP_bregx || ops[0].number >= nregs)
+		return;
+	u->ra = (uint8_t)ra;
+	u->cfa_reg = (uint8_t)ops[0].number;
+	u->cfa_off = (int64_t)ops[0].number2;
+	for (unsigned reg = 0; reg < nregs; reg++)
+		if (!uw_decode_reg(frame, reg, u))
+			return;
+	u->simple = true;
+}
+
+/* Starts over when full (the addresses of one recording rarely get there). 0 or -ENOMEM. */
+static int uw_rules_room(struct uw_rules *r)
+{
+	if (r->n == UW_RULES_MAX) {
+		t2f_hashmap__free(r->ix);
+		r->ix = NULL;
+		r->n = 0;
+		if (t2f_hashmap__new(4096, &r->ix))
+			return -ENOMEM;
+	}
+	return t2f_grow32((void **)&r->e, &r->cap, r->n, sizeof(*r->e), 1024) ? -ENOMEM : 0;
+}
+
+int uw_rules__add(struct uw_rules *r, const void *file, uint64_t addr, Dwarf_Frame *frame,
+		  unsigned nregs, const struct uw_rule **out)
+{
+	struct uw_rule *u;
+	int err = uw_rules_room(r);
+
+	if (err)
+		return err;
+	r->e[r->n] = (struct uw_rule_entry){ .file = file, .addr = addr };
+	u = &r->e[r->n].rule;
+	if (frame)
+		uw_decode(frame, nregs, u);
+	err = t2f_hashmap__insert(r->ix, uw_rule_hash(file, addr), r->n + 1);
+	if (err)
+		return err;
+	r->n++;
+	*out = u;
+	return 0;
+}

@@ -1,0 +1,53 @@
+/* symbolizer/unwind_rules.h: a frame's call-frame rules as libdw decodes them
+ * (dwarf_cfi_addrframe), kept per (file, address) so that each return address of a recording is
+ * decoded once (internal to symbolizer/unwind*.c).
+ *
+ * Only the forms compilers emit at call sites are kept: the CFA a register plus an offset
+ * (DW_OP_bregx), and each register undefined, the same value, saved at CFA + N (offset(N)) or
+ * equal to CFA + N (val_offset(N)). A frame with any other form, a signal frame, or no rule at
+ * all is kept as not simple: libdwfl's unwinder takes that sample.
+ *
+ * Memory: about 100 bytes per distinct address, at most UW_RULES_MAX addresses (the cache starts
+ * over past it). Not thread safe (one per unwinder).
+ */
+#ifndef T2F_UNWIND_RULES_H
+#define T2F_UNWIND_RULES_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "symbolizer/unwind.h"
+
+#define UW_RULES_MAX (1u << 18)
+#define UW_RULE_SAVED 10        /* registers saved or computed per frame, at most */
+
+enum uw_reg_rule { UW_AT_CFA = 1, UW_IS_CFA };
+
+struct uw_rule {
+	bool simple;
+	uint8_t cfa_reg, ra;    /* the CFA's register, the return address column */
+	uint8_t n_saved;
+	int64_t cfa_off;
+	uint64_t undef;         /* bit n: register n undefined in the caller; others not in
+				 * saved[] keep their value */
+	struct {
+		uint8_t reg, kind;  /* enum uw_reg_rule */
+		int64_t off;
+	} saved[UW_RULE_SAVED];
+};
+
+struct uw_rules;
+
+int uw_rules__new(struct uw_rules **out); /* 0 or -ENOMEM */
+void uw_rules__free(struct uw_rules *r);  /* NULL is fine */
+
+/* The rule kept for address addr (in the file's own space) of file, or NULL. */
+const struct uw_rule *uw_rules__find(const struct uw_rules *r, const void *file, uint64_t addr);
+
+/* Decodes frame (NULL: no rule there) into the rule of (file, addr), kept: 0 and *out, or
+ * -ENOMEM. nregs: the registers of the architecture (DWARF numbers below it). */
+int uw_rules__add(struct uw_rules *r, const void *file, uint64_t addr, Dwarf_Frame *frame,
+		  unsigned nregs, const struct uw_rule **out);
+
+#endif
