@@ -171,6 +171,8 @@ static void t2f_report_unwind(FILE *f, const struct t2f_profile *p, uint64_t dwa
 		" (%" PRIu64 " frames), without user registers (kernel threads): %" PRIu64 "\n",
 		dwarf, u->samples - u->stops[T2F_UNWIND_NO_REGS], u->frames,
 		dwarf - u->samples + u->stops[T2F_UNWIND_NO_REGS]);
+	fprintf(f, "      walked through decoded call-frame rules: %" PRIu64 ", by libdwfl's "
+		"unwinder: %" PRIu64 "\n", u->rules, u->samples - u->rules);
 	for (int w = 0; w < T2F_UNWIND_STOPS; w++)
 		if (u->stops[w] && w != T2F_UNWIND_NO_REGS)
 			fprintf(f, "      %s %s: %" PRIu64 "\n", w ? "stopped:" : "to the end:",

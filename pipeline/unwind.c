@@ -35,7 +35,7 @@ struct us_worker {
 	struct t2f_unwind_module_stats *mods;
 	uint32_t n_mods, cap_mods;
 	struct t2f_hashmap *mod_ix;
-	uint64_t samples, frames, stops[T2F_UNWIND_STOPS];
+	uint64_t samples, frames, rules, stops[T2F_UNWIND_STOPS];
 	/* the samples being unwound */
 	const struct t2f_perf_data_conv *conv;
 	struct t2f_perf_unwind_sample *s;
@@ -279,6 +279,7 @@ static int us_count(struct us_worker *w, const struct t2f_unwind_result *r)
 
 	w->samples++;
 	w->frames += r->n;
+	w->rules += r->rules;
 	w->stops[r->why]++;
 	if (r->why == T2F_UNWIND_END || r->why == T2F_UNWIND_NO_REGS)
 		return 0;
@@ -457,6 +458,7 @@ int t2f_unwind_stage__add_stats(const struct t2f_unwind_stage *st, struct t2f_un
 
 		to->samples += w->samples;
 		to->frames += w->frames;
+		to->rules += w->rules;
 		for (int k = 0; k < T2F_UNWIND_STOPS; k++)
 			to->stops[k] += w->stops[k];
 		for (uint32_t k = 0; k < w->n_mods && !err; k++)

@@ -48,6 +48,7 @@ struct t2f_unwind_stats {
 	uint64_t samples;                 /* samples given to the stage */
 	uint64_t stops[T2F_UNWIND_STOPS]; /* by reason (END: unwound to the outermost frame) */
 	uint64_t frames;                  /* user frames found */
+	uint64_t rules;                   /* samples walked through decoded rules alone */
 	const struct t2f_unwind_module_stats *modules; /* stops other than END, per module */
 	size_t n_modules;
 };

@@ -87,6 +87,7 @@ struct t2f_unwind_result {
 	size_t n;                  /* frames written */
 	enum t2f_unwind_stop why;
 	uint64_t stop_pc;          /* the last frame's pc (whose caller was not found) */
+	bool rules;                /* walked through the decoded rules alone (no libdwfl) */
 };
 
 struct t2f_unwinder;

@@ -168,5 +168,6 @@ int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
 	}
 	res->n = u->n;
 	res->stop_pc = pc;
+	res->rules = true;
 	return 1;
 }

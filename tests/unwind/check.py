@@ -128,8 +128,14 @@ def stats(name, path, data):
     dwarf, unwound, nframes, noregs = nums
     ends = {}
     mods = collections.Counter()
+    ways = None
     for l in text[head[0] + 1:]:
         s = l.strip()
+        m = re.match(r"walked through decoded call-frame rules: (\d+), by libdwfl's unwinder: (\d+)$",
+                     s)
+        if m:
+            ways = int(m.group(1)) + int(m.group(2))
+            continue
         m = re.match(r"(to the end|stopped):\s*(.*?):\s*(\d+)$", s)
         if m:
             ends[(m.group(1), m.group(2))] = int(m.group(3))
@@ -150,6 +156,8 @@ def stats(name, path, data):
                       % (dwarf, unwound, noregs))
     if dwarf != samples:
         errors.append("dwarf samples %d != the %d samples written" % (dwarf, samples))
+    if ways != unwound:
+        errors.append("decoded rules + libdwfl's unwinder: %s, not the %d unwound" % (ways, unwound))
     if sum(ends.values()) != unwound:
         errors.append("the to the end/stopped lines add up to %d, not the %d unwound"
                       % (sum(ends.values()), unwound))

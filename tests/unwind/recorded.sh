@@ -9,7 +9,9 @@
 #   - per thread, sample by sample, the frames of the perf.data route (our unwinder) equal those
 #     of perf script's text (perf's unwinder) for at least 99% of the samples; both routes name
 #     the frames with the same symbolizer (--resymbolize --symbol-rules perf on the text);
-#   - the perf.data route's folded output is the same with -j 1 and -j 2;
+#   - the perf.data route's folded output is the same with -j 1 and -j 2, and its speedscope
+#     output the same with --unwind-libdwfl (libdwfl's unwinder alone) as through the decoded
+#     rules, which walk at least 90% of the samples;
 #   - --stats accounts for every sample: unwound to the end or stopped, per reason and module;
 #   - the folded stacks follow the call structure of the sources (callers, thread roots,
 #     recursion depth) for at least 99% of the samples in the programs' functions.
@@ -88,6 +90,14 @@ check() {
 	t2f -j 2 --no-inline --weight samples "$_d.data" -o "$_d.d2.folded" 2>/dev/null
 	same_nonempty "$1" "perf.data route -j 1 and -j 2" "$_d.d1.folded" "$_d.d2.folded" \
 		"< -j 1, > -j 2"
+	t2f -j 1 --no-inline --weight samples --unwind-libdwfl "$_d.data" -o "$_d.l.json" \
+		2>/dev/null
+	same_nonempty "$1" "decoded rules and libdwfl's unwinder alone" "$_d.d.json" "$_d.l.json" \
+		"< rules, > libdwfl"
+	_r=$(sed -n 's/^ *walked through decoded call-frame rules: \([0-9]*\),.*/\1/p' "$_d.stats")
+	_u=$(sed -n 's/.*; user stacks unwound: \([0-9]*\) .*/\1/p' "$_d.stats")
+	[ -n "$_r" ] && [ -n "$_u" ] && [ $((_r * 10)) -ge $((_u * 9)) ] && ok ||
+		bad "$1: ${_r:-?} of ${_u:-?} samples walked through decoded rules, want 90%"
 	py "$1" routes "$1" "$_d.d.json" "$_d.t.json"
 	py "$1" stats "$1" "$_d.stats" "$_d.d.json"
 	py "$1" calls "$1" "$_d.d1.folded"
