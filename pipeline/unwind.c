@@ -14,6 +14,7 @@
 #include "symbolizer/debug_find.h"
 
 #define UF_LOADS 16
+#define US_PER_THREAD 32
 
 struct uf_file {                /* a mapped file (path, build-id as recorded) */
 	t2f_str_id path, bid;
@@ -38,7 +39,7 @@ struct us_worker {
 	uint64_t samples, frames, rules, stops[T2F_UNWIND_STOPS];
 	/* the samples being unwound */
 	const struct t2f_perf_data_conv *conv;
-	struct t2f_perf_unwind_sample *s;
+	struct t2f_perf_unwind_sample **todo; /* the samples it unwinds with libdwfl */
 	size_t n;
 	int64_t pid;
 	int err;                /* -ENOMEM met inside a callback */
@@ -55,6 +56,8 @@ struct t2f_unwind_stage {
 	struct us_worker *w;
 	unsigned jobs;
 	bool libdwfl;
+	struct t2f_perf_unwind_sample **todo; /* a batch's samples the walk left */
+	size_t todo_cap;
 };
 
 /* ---- files ---- */
@@ -288,58 +291,66 @@ static int us_count(struct us_worker *w, const struct t2f_unwind_result *r)
 	return us_count_module(w, pm.path, r->why);
 }
 
-/* Unwinds the worker's samples. */
-static int us_run(struct us_worker *w)
+/* One sample's frames: walked through the decoded rules (walk) or unwound by libdwfl; 1 when the
+ * walk could not take it (nothing done), else 0 or an error. */
+static int us_one(struct us_worker *w, struct t2f_perf_unwind_sample *s, bool walk)
 {
-	for (size_t i = 0; i < w->n && !w->err; i++) {
-		struct t2f_perf_unwind_sample *s = &w->s[i];
-		struct t2f_unwind_result r = { .why = T2F_UNWIND_NO_REGS };
-		struct t2f_unwind_regs regs;
-		int err = 0;
+	struct t2f_unwind_result r = { .why = T2F_UNWIND_NO_REGS };
+	struct t2f_unwind_regs regs;
+	int err = 0;
 
-		s->n = 0;
-		w->pid = s->pid;
-		if (t2f_unwind_regs_from_perf(w->st->arch, s->abi, s->mask, s->regs, s->nr, &regs))
+	s->n = 0;
+	w->pid = s->pid;
+	if (t2f_unwind_regs_from_perf(w->st->arch, s->abi, s->mask, s->regs, s->nr, &regs)) {
+		if (walk) {
+			err = t2f_unwinder__walk(w->u, s->pid, &regs, s->stack, s->stack_len,
+						 s->ips, T2F_PERF_UNWIND_MAX, &r);
+			if (err == 0)
+				return 1;
+			err = err < 0 ? err : 0;
+		} else {
 			err = t2f_unwinder__unwind(w->u, s->pid, s->tid, &regs, s->stack,
 						   s->stack_len, s->ips, T2F_PERF_UNWIND_MAX, &r);
-		err = err ?: w->err ?: us_count(w, &r);
-		if (err)
-			w->err = err;
-		s->n = r.n;
+		}
 	}
-	return w->err;
+	err = err ?: w->err ?: us_count(w, &r);
+	s->n = r.n;
+	return err;
 }
 
+/* The worker's share of the samples the walk left: through libdwfl's unwinder. */
 static void *us_thread(void *arg)
 {
-	us_run(arg);
+	struct us_worker *w = arg;
+
+	for (size_t i = 0; i < w->n && !w->err; i++)
+		w->err = us_one(w, w->todo[i], false);
 	return NULL;
 }
 
-int t2f_unwind_stage__sample(void *ctx, const struct t2f_perf_data_conv *c,
-			     struct t2f_perf_unwind_sample *s, size_t n)
+/* The samples the walk left (st->todo[0..n)) shared by up to jobs threads, at least
+ * US_PER_THREAD each (libdwfl's unwinder takes tens of microseconds a sample). */
+static int us_libdwfl(struct t2f_unwind_stage *st, const struct t2f_perf_data_conv *c, size_t n)
 {
-	struct t2f_unwind_stage *st = ctx;
 	size_t k = st->jobs, per;
 	int err = 0;
 
-	/* at least 16 samples a thread: fewer are not worth starting one */
-	while (k > 1 && n / k < 16)
+	while (k > 1 && n / k < US_PER_THREAD)
 		k--;
-	per = (n + k - 1) / k;
+	per = k ? (n + k - 1) / k : 0;
 	for (size_t i = 0; i < k; i++) {
 		struct us_worker *w = &st->w[i];
 
 		w->conv = c;
-		w->s = s + i * per;
+		w->todo = st->todo + i * per;
 		w->n = i * per >= n ? 0 : (n - i * per < per ? n - i * per : per);
 	}
 	for (size_t i = 1; i < k; i++)
-		if (pthread_create(&st->w[i].thread, NULL, us_thread, &st->w[i]) != 0)
-			us_run(&st->w[i]); /* no thread: here instead */
-		else
-			st->w[i].thread_started = true;
-	us_run(&st->w[0]);
+		st->w[i].thread_started = pthread_create(&st->w[i].thread, NULL, us_thread,
+							 &st->w[i]) == 0;
+	for (size_t i = 0; i < k; i++)
+		if (!st->w[i].thread_started) /* the calling thread's share, or no thread */
+			us_thread(&st->w[i]);
 	for (size_t i = 0; i < k; i++) {
 		if (st->w[i].thread_started)
 			pthread_join(st->w[i].thread, NULL);
@@ -347,6 +358,32 @@ int t2f_unwind_stage__sample(void *ctx, const struct t2f_perf_data_conv *c,
 		err = err ?: st->w[i].err;
 	}
 	return err;
+}
+
+int t2f_unwind_stage__sample(void *ctx, const struct t2f_perf_data_conv *c,
+			     struct t2f_perf_unwind_sample *s, size_t n)
+{
+	struct t2f_unwind_stage *st = ctx;
+	struct us_worker *w = &st->w[0];
+	size_t left = 0;
+	int err = 0;
+
+	if (n > st->todo_cap) {
+		free(st->todo);
+		st->todo = malloc(n * sizeof(*st->todo));
+		st->todo_cap = st->todo ? n : 0;
+		if (!st->todo)
+			return -ENOMEM;
+	}
+	w->conv = c;
+	for (size_t i = 0; i < n && !err; i++) {
+		err = st->libdwfl ? 1 : us_one(w, &s[i], true);
+		if (err == 1) {
+			st->todo[left++] = &s[i];
+			err = 0;
+		}
+	}
+	return err ?: us_libdwfl(st, c, left);
 }
 
 /* ---- lifetime ---- */
@@ -373,14 +410,9 @@ static int us_worker_init(struct t2f_unwind_stage *st, struct us_worker *w)
 {
 	struct t2f_unwind_ops ops = { us_map, us_debug_file, w };
 
-	int err;
-
 	w->st = st;
-	err = t2f_hashmap__new(64, &w->file_ix) ?: t2f_hashmap__new(16, &w->mod_ix) ?:
-	      t2f_unwinder__new(&ops, &w->u);
-	if (!err)
-		t2f_unwinder__libdwfl(w->u, st->libdwfl);
-	return err;
+	return t2f_hashmap__new(64, &w->file_ix) ?: t2f_hashmap__new(16, &w->mod_ix) ?:
+	       t2f_unwinder__new(&ops, &w->u);
 }
 
 int t2f_unwind_stage__new(const struct t2f_unwind_stage_opts *o, struct t2f_profile *p,
@@ -425,6 +457,7 @@ void t2f_unwind_stage__free(struct t2f_unwind_stage *st)
 	for (unsigned i = 0; st->w && i < st->jobs; i++)
 		us_worker_free(&st->w[i]);
 	free(st->w);
+	free(st->todo);
 	free(st);
 }
 

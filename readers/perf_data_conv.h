@@ -53,7 +53,7 @@ typedef bool (*t2f_perf_data_addr_fn)(void *ctx, enum t2f_frame_kind kind, const
 struct t2f_perf_data_conv;
 
 #define T2F_PERF_UNWIND_MAX 127        /* user frames kept per sample (perf's --max-stack) */
-#define T2F_PERF_UNWIND_BATCH 512      /* samples per call at most */
+#define T2F_PERF_UNWIND_BATCH 4096     /* samples per call at most */
 
 /* A --call-graph dwarf sample's user state (borrowed for the call), and the frames found. */
 struct t2f_perf_unwind_sample {

@@ -3,8 +3,8 @@
  * One Dwfl per process (a session): modules are reported with dwfl_report_elf at the bias the
  * caller computed, when a frame's pc first lands in them; the session is attached with our
  * thread callbacks (registers from the sample, memory from its stack copy), and each sample is
- * one dwfl_getthread_frames. A sample is first walked through the rules libdw decoded for each
- * address (unwind_fast.c); only what that walk does not cover comes here.
+ * one dwfl_getthread_frames. t2f_unwinder__walk (unwind_fast.c) walks the rules libdw decoded
+ * for each address instead, for the samples it covers.
  */
 #include "symbolizer/unwind.h"
 
@@ -339,12 +339,6 @@ int t2f_unwinder__unwind(struct t2f_unwinder *u, int64_t pid, int64_t tid,
 	*res = (struct t2f_unwind_result){ .why = T2F_UNWIND_NO_REGS };
 	if (!max)
 		return 0;
-	if (!u->libdwfl) {
-		uw_start(u, regs, stack, len, ips, max);
-		err = uw_fast(u, pid, res);
-		if (err)
-			return err < 0 ? err : 0;
-	}
 	for (int attempt = 0; attempt < 2; attempt++) {
 		uw_start(u, regs, stack, len, ips, max);
 		err = uw_try(u, pid, tid, res);
@@ -373,9 +367,15 @@ int t2f_unwinder__new(const struct t2f_unwind_ops *ops, struct t2f_unwinder **ou
 	return 0;
 }
 
-void t2f_unwinder__libdwfl(struct t2f_unwinder *u, bool on)
+int t2f_unwinder__walk(struct t2f_unwinder *u, int64_t pid, const struct t2f_unwind_regs *regs,
+		       const uint8_t *stack, size_t len, uint64_t *ips, size_t max,
+		       struct t2f_unwind_result *res)
 {
-	u->libdwfl = on;
+	*res = (struct t2f_unwind_result){ .why = T2F_UNWIND_NO_REGS };
+	if (!max)
+		return 1;
+	uw_start(u, regs, stack, len, ips, max);
+	return uw_fast(u, pid, res);
 }
 
 void t2f_unwinder__free(struct t2f_unwinder *u)

@@ -15,6 +15,9 @@
  * call instruction; what perf script prints), at most `max`; frames of pc 0 are left out. A frame
  * whose pc and stack pointer equal its callee's ends the unwind (a loop).
  *
+ * t2f_unwinder__walk gives the same frames without libdwfl's per-frame work where the rules are
+ * simple (nearly every sample): each address's rules are decoded once.
+ *
  * Ownership: the unwinder owns its sessions, and the files they opened; it borrows the ops' ctx.
  * Errors: -ENOMEM; everything else is a stop reason. Not thread safe: one unwinder per thread
  * (unwinders share nothing).
@@ -96,15 +99,20 @@ struct t2f_unwinder;
 int t2f_unwinder__new(const struct t2f_unwind_ops *ops, struct t2f_unwinder **out);
 void t2f_unwinder__free(struct t2f_unwinder *u); /* NULL is fine */
 
-/* Every sample through libdwfl's unwinder (on), or through the decoded rules first (off, the
- * default; unwind_fast.c): the frames are the same, this is for comparing them. */
-void t2f_unwinder__libdwfl(struct t2f_unwinder *u, bool on);
-
-/* Unwinds one sample of thread tid of process pid: regs (t2f_unwind_regs_from_perf) and the
- * stack copy stack[0..len) starting at regs->sp. Frames into ips[0..max), result in *res.
- * 0 or -ENOMEM. */
+/* Unwinds one sample of thread tid of process pid with libdwfl's unwinder: regs
+ * (t2f_unwind_regs_from_perf) and the stack copy stack[0..len) starting at regs->sp. Frames into
+ * ips[0..max), result in *res. 0 or -ENOMEM. */
 int t2f_unwinder__unwind(struct t2f_unwinder *u, int64_t pid, int64_t tid,
 			 const struct t2f_unwind_regs *regs, const uint8_t *stack, size_t len,
 			 uint64_t *ips, size_t max, struct t2f_unwind_result *res);
+
+/* The same sample walked through the call-frame rules libdw decoded for each address, kept
+ * across samples (unwind_fast.c): 1 and the frames libdwfl's unwinder would give, when every
+ * frame's rules are of the forms compilers emit at call sites; 0 (nothing written) when the
+ * sample needs t2f_unwinder__unwind (another form, a signal frame, no rule or module for an
+ * address, the return address outside the copy); -ENOMEM. Many times faster per frame. */
+int t2f_unwinder__walk(struct t2f_unwinder *u, int64_t pid, const struct t2f_unwind_regs *regs,
+		       const uint8_t *stack, size_t len, uint64_t *ips, size_t max,
+		       struct t2f_unwind_result *res);
 
 #endif

@@ -44,7 +44,6 @@ struct t2f_unwinder {
 	bool have_last_sp;
 	/* the decoded-rules walk */
 	struct uw_rules *rules;
-	bool libdwfl;           /* every sample through libdwfl's unwinder */
 	struct t2f_unwind_map maps[UW_MAP_CACHE];
 	unsigned n_maps;
 };
