@@ -218,6 +218,18 @@ int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc)
 
 /* ---- unwinding ---- */
 
+/* Whether the frame looked up at addr has call-frame rules; else (u->no_cfi) its caller would be
+ * a guess from the frame pointer, which code built without one does not keep: the unwind ends. */
+static bool uw_has_cfi(struct t2f_unwinder *u, uint64_t addr)
+{
+	int err;
+	const struct uw_rule *r = uw_rule_at(u, u->cur->pid, addr, false, &err);
+
+	u->nomem |= err != 0;
+	u->no_cfi = !err && r && !r->cfi;
+	return !err && !u->no_cfi;
+}
+
 static int uw_frame(Dwfl_Frame *state, void *arg)
 {
 	struct t2f_unwinder *u = arg;
@@ -258,7 +270,7 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 		u->capped = true;
 		return DWARF_CB_ABORT;
 	}
-	return DWARF_CB_OK;
+	return uw_has_cfi(u, pc) ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
 static enum t2f_unwind_stop uw_why(const struct t2f_unwinder *u, int ret)
@@ -267,6 +279,8 @@ static enum t2f_unwind_stop uw_why(const struct t2f_unwinder *u, int ret)
 		return T2F_UNWIND_CAP;
 	if (u->looped)
 		return T2F_UNWIND_LOOP;
+	if (u->no_cfi)
+		return T2F_UNWIND_NO_CFI;
 	if (ret == 0)
 		return T2F_UNWIND_END;
 	if (u->last_miss != T2F_UNWIND_END)
@@ -284,7 +298,8 @@ static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
 	u->max = max;
 	u->n = 0;
 	u->sp_reg = regs->arch == T2F_UNWIND_X86_64 ? 7 : 31;
-	u->mem_fail = u->stale = u->looped = u->capped = u->no_pc = u->nomem = false;
+	u->mem_fail = u->stale = u->looped = u->capped = u->no_pc = u->nomem = u->no_cfi = false;
+	u->n_maps = 0;
 	u->have_last_sp = false;
 	u->last_miss = T2F_UNWIND_END;
 }

@@ -5,9 +5,10 @@
  * and applied as libdwfl applies them (handle_cfi in elfutils' frame_unwind.c): the caller's
  * CFA is a register plus an offset, its registers are undefined, kept, loaded from CFA + N or
  * set to CFA + N, its pc is the return address column (0 or undefined: the outermost frame),
- * and every frame but the first is looked up at its pc - 1. Whatever this does not cover (a
- * rule of another form, a signal frame, an address without a rule or module, the return address
- * outside the stack copy) goes to libdwfl's unwinder from the start, so the frames are libdwfl's
+ * and every frame but the first is looked up at its pc - 1; a frame whose module has no rules
+ * for it ends the unwind (libdwfl's path stops there too). Whatever else this does not cover (a
+ * rule of another form, a signal frame, an address without a module, the return address
+ * outside the stack copy) goes to libdwfl's unwinder from the start, so the frames are the same
  * in every case: tests/unwind/recorded.sh compares both on each recording.
  */
 #include <errno.h>
@@ -36,8 +37,10 @@ static bool uw_fast_map(struct t2f_unwinder *u, uint64_t addr, struct t2f_unwind
 }
 
 /* The frame at addr of the module reported in pid's session (eh_frame, then the debug file's
- * debug_frame, as libdwfl looks), malloc'd; NULL when none. *err: -ENOMEM. */
-static Dwarf_Frame *uw_fast_frame(struct t2f_unwinder *u, int64_t pid, uint64_t addr, int *err)
+ * debug_frame, as libdwfl looks), malloc'd; NULL when none. *err: -ENOMEM, or 1 when the
+ * session is stale there and may not be renewed (inside its own unwind). */
+static Dwarf_Frame *uw_fast_frame(struct t2f_unwinder *u, int64_t pid, uint64_t addr, bool renew,
+				  int *err)
 {
 	struct uw_session *s = uw_session(u, pid);
 	Dwarf_Frame *frame = NULL;
@@ -46,12 +49,16 @@ static Dwarf_Frame *uw_fast_frame(struct t2f_unwinder *u, int64_t pid, uint64_t 
 	Dwarf_Addr bias;
 	int r = s ? uw_report(u, s, addr) : -ENOMEM;
 
+	if (r == -1 && !renew) {
+		*err = 1;
+		return NULL;
+	}
 	if (r == -1) { /* stale: a session made now has nothing stale */
 		uw_session_end(s);
 		s = uw_session(u, pid);
 		r = s ? uw_report(u, s, addr) : -ENOMEM;
 	}
-	if (s)
+	if (s && renew) /* the walk's reports: nothing in the session is made for a sample */
 		s->fresh = false;
 	*err = r < -1 ? r : 0;
 	if (r != 1 || !(mod = dwfl_addrmodule(s->dwfl, addr)))
@@ -65,10 +72,8 @@ static Dwarf_Frame *uw_fast_frame(struct t2f_unwinder *u, int64_t pid, uint64_t 
 	return NULL;
 }
 
-/* The rule at addr (kept, or decoded now); NULL when there is no module file there. Valid until
- * the next call. *err: -ENOMEM. */
-static const struct uw_rule *uw_fast_rule(struct t2f_unwinder *u, int64_t pid, uint64_t addr,
-					  int *err)
+const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t addr, bool renew,
+				 int *err)
 {
 	unsigned nregs = u->regs->arch == T2F_UNWIND_X86_64 ? 17 : 32;
 	struct t2f_unwind_map m;
@@ -81,7 +86,11 @@ static const struct uw_rule *uw_fast_rule(struct t2f_unwinder *u, int64_t pid, u
 	rule = uw_rules__find(u->rules, m.file, addr - m.bias);
 	if (rule)
 		return rule;
-	frame = uw_fast_frame(u, pid, addr, err);
+	frame = uw_fast_frame(u, pid, addr, renew, err);
+	if (*err == 1) {
+		*err = 0;
+		return NULL;
+	}
 	if (!*err)
 		*err = uw_rules__add(u->rules, m.file, addr - m.bias, frame, nregs, &rule);
 	free(frame);
@@ -150,9 +159,13 @@ int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
 			res->why = T2F_UNWIND_CAP;
 			break;
 		}
-		r = uw_fast_rule(u, pid, ip, &err);
+		r = uw_rule_at(u, pid, ip, true, &err);
 		if (err)
 			return err;
+		if (r && !r->cfi) {
+			res->why = T2F_UNWIND_NO_CFI;
+			break;
+		}
 		if (!r || !r->simple || !uw_fast_step(u, r, cur, next)) {
 			u->n = 0;
 			return 0;

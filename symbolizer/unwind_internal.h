@@ -38,7 +38,7 @@ struct t2f_unwinder {
 	uint64_t *ips;
 	size_t max, n;
 	int sp_reg;
-	bool mem_fail, stale, looped, capped, no_pc, nomem;
+	bool mem_fail, stale, looped, capped, no_pc, nomem, no_cfi;
 	enum t2f_unwind_stop last_miss; /* the last frame's module: END when reported */
 	uint64_t last_pc, last_sp;
 	bool have_last_sp;
@@ -58,6 +58,11 @@ void uw_session_end(struct uw_session *s);
 int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc);
 
 /* unwind_fast.c */
+/* The rule at addr (kept, or decoded now through pid's session, which is made again when stale
+ * if renew); NULL when no module file is mapped there, or the session is stale and may not be
+ * renewed. Valid until the next call. *err: -ENOMEM. */
+const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t addr, bool renew,
+				 int *err);
 /* The sample set up by unwind.c (u->regs, stack, ips, max) walked through the decoded rules:
  * 1 and *res when every frame's rule was simple (the stop is the end, the frame limit or a
  * loop), 0 when libdwfl's unwinder must take the sample (nothing written then), -ENOMEM. */

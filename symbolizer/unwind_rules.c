@@ -149,6 +149,7 @@ int uw_rules__add(struct uw_rules *r, const void *file, uint64_t addr, Dwarf_Fra
 		return err;
 	r->e[r->n] = (struct uw_rule_entry){ .file = file, .addr = addr };
 	u = &r->e[r->n].rule;
+	u->cfi = frame != NULL;
 	if (frame)
 		uw_decode(frame, nregs, u);
 	err = t2f_hashmap__insert(r->ix, uw_rule_hash(file, addr), r->n + 1);

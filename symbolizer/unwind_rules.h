@@ -5,7 +5,8 @@
  * Only the forms compilers emit at call sites are kept: the CFA a register plus an offset
  * (DW_OP_bregx), and each register undefined, the same value, saved at CFA + N (offset(N)) or
  * equal to CFA + N (val_offset(N)). A frame with any other form, a signal frame, or no rule at
- * all is kept as not simple: libdwfl's unwinder takes that sample.
+ * all is kept as not simple: libdwfl's unwinder takes that sample (an address without rules
+ * ends the unwind there, by either way).
  *
  * Memory: about 100 bytes per distinct address, at most UW_RULES_MAX addresses (the cache starts
  * over past it). Not thread safe (one per unwinder).
@@ -25,6 +26,8 @@
 enum uw_reg_rule { UW_AT_CFA = 1, UW_IS_CFA };
 
 struct uw_rule {
+	bool cfi;               /* the module has rules for the address (else libdwfl would guess
+				 * the caller from the frame pointer: the unwind stops there) */
 	bool simple;
 	uint8_t cfa_reg, ra;    /* the CFA's register, the return address column */
 	uint8_t n_saved;
