@@ -94,7 +94,9 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 
 	(void)dwfl;
 	if (addr < sp || addr - sp > u->len || u->len - (addr - sp) < sizeof(*result)) {
-		u->mem_fail = true;
+		/* past the copy's end (a slot below the sampled sp is one an epilogue popped:
+		 * libdwfl goes on without that register) */
+		u->mem_fail |= addr >= sp;
 		return false;
 	}
 	memcpy(result, u->stack + (addr - sp), sizeof(*result));
@@ -238,6 +240,9 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	bool activation, have_sp;
 	int r;
 
+	/* a read outside the copy while unwinding the frame before: this one is a guess */
+	if (u->mem_fail)
+		return DWARF_CB_ABORT;
 	/* the pc alone first: asking whether the frame is an activation unwinds it, which needs
 	 * its module reported */
 	if (!dwfl_frame_pc(state, &pc, NULL)) {

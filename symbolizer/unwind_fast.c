@@ -6,10 +6,11 @@
  * CFA is a register plus an offset, its registers are undefined, kept, loaded from CFA + N or
  * set to CFA + N, its pc is the return address column (0 or undefined: the outermost frame),
  * and every frame but the first is looked up at its pc - 1; a frame whose module has no rules
- * for it ends the unwind (libdwfl's path stops there too). Whatever else this does not cover (a
- * rule of another form, a signal frame, an address without a module, the return address
- * outside the stack copy) goes to libdwfl's unwinder from the start, so the frames are the same
- * in every case: tests/unwind/recorded.sh compares both on each recording.
+ * for it, or a read outside the stack copy, ends the unwind (libdwfl's path stops there too,
+ * where libdwfl would guess the caller from the frame pointer). Whatever else this does not
+ * cover (a rule of another form, a signal frame, an address without a module) goes to libdwfl's
+ * unwinder from the start, so the frames are the same in every case: tests/unwind/recorded.sh
+ * compares both on each recording.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -108,15 +109,16 @@ static bool uw_fast_read(const struct t2f_unwinder *u, uint64_t addr, uint64_t *
 	return true;
 }
 
-/* The caller's registers into to: false when libdwfl must decide (the CFA's register unknown, the
- * return address unreadable or unknown). */
-static bool uw_fast_step(const struct t2f_unwinder *u, const struct uw_rule *r,
-			 const struct uw_walk *from, struct uw_walk *to)
+/* The caller's registers into to: 1, or 0 when libdwfl must decide (the CFA's register or the
+ * return address unknown), or -1 when a read fell past the end of the stack copy (the unwind
+ * ends: what follows would be a guess). */
+static int uw_fast_step(const struct t2f_unwinder *u, const struct uw_rule *r,
+			const struct uw_walk *from, struct uw_walk *to)
 {
 	uint64_t cfa;
 
 	if (!(from->have & (1ull << r->cfa_reg)))
-		return false;
+		return 0;
 	cfa = from->val[r->cfa_reg] + (uint64_t)r->cfa_off;
 	*to = *from;
 	to->have &= ~r->undef;
@@ -129,10 +131,15 @@ static bool uw_fast_step(const struct t2f_unwinder *u, const struct uw_rule *r,
 		to->have |= 1ull << reg;
 		if (r->saved[i].kind == UW_IS_CFA)
 			to->val[reg] = at;
-		else if (!uw_fast_read(u, at, &to->val[reg]))
-			to->have &= ~(1ull << reg); /* libdwfl leaves it unknown and goes on */
+		else if (uw_fast_read(u, at, &to->val[reg]))
+			continue;
+		else if (at >= u->regs->sp)
+			return -1;
+		else /* below the sampled sp: a slot an epilogue already popped; libdwfl leaves the
+		      * register unknown and goes on */
+			to->have &= ~(1ull << reg);
 	}
-	return (r->undef & (1ull << r->ra)) || (to->have & (1ull << r->ra));
+	return (to->have & (1ull << r->ra)) != 0;
 }
 
 int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
@@ -146,6 +153,7 @@ int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
 	for (size_t k = 0;; k++) {
 		const struct uw_rule *r;
 		uint64_t sp = cur->val[u->sp_reg], ip = k ? pc - 1 : pc;
+		int step;
 
 		if (!(cur->have & (1ull << u->sp_reg)))
 			return 0;
@@ -166,11 +174,20 @@ int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
 			res->why = T2F_UNWIND_NO_CFI;
 			break;
 		}
-		if (!r || !r->simple || !uw_fast_step(u, r, cur, next)) {
+		if (r && r->simple && (r->undef & (1ull << r->ra))) {
+			res->why = T2F_UNWIND_END; /* the outermost frame, whatever else is read */
+			break;
+		}
+		step = r && r->simple ? uw_fast_step(u, r, cur, next) : 0;
+		if (step < 0) {
+			res->why = T2F_UNWIND_MEMORY;
+			break;
+		}
+		if (!step) {
 			u->n = 0;
 			return 0;
 		}
-		if ((r->undef & (1ull << r->ra)) || next->val[r->ra] == 0) {
+		if (next->val[r->ra] == 0) {
 			res->why = T2F_UNWIND_END;
 			break;
 		}
