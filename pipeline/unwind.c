@@ -14,7 +14,7 @@
 #include "symbolizer/debug_find.h"
 
 #define UF_LOADS 16
-#define US_PER_THREAD 32
+#define US_PER_THREAD 256
 
 struct uf_file {                /* a mapped file (path, build-id as recorded) */
 	t2f_str_id path, bid;
@@ -329,7 +329,8 @@ static void *us_thread(void *arg)
 }
 
 /* The samples the walk left (st->todo[0..n)) shared by up to jobs threads, at least
- * US_PER_THREAD each (libdwfl's unwinder takes tens of microseconds a sample). */
+ * US_PER_THREAD each (libdwfl's unwinder takes tens of microseconds a sample: 256 of them are
+ * worth starting a thread). */
 static int us_libdwfl(struct t2f_unwind_stage *st, const struct t2f_perf_data_conv *c, size_t n)
 {
 	size_t k = st->jobs, per;
