@@ -255,6 +255,9 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	bool activation, have_sp;
 	int r;
 
+	/* the reads that matter are those that unwind this frame: dwfl_frame_pc makes them for
+	 * a caller (to tell an activation), dwfl_getthread_frames after this for the first */
+	u->mem_fail = false;
 	if (!dwfl_frame_pc(state, &pc, &activation)) {
 		u->no_pc = true;
 		return DWARF_CB_ABORT;
@@ -273,7 +276,7 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	u->last_pc = pc;
 	u->last_sp = sp;
 	u->have_last_sp = have_sp;
-	if (!activation)
+	if (!activation && pc) /* a return address of 0 is no frame, not 2^64 - 1 */
 		pc--;
 	if (pc)
 		u->ips[u->n++] = pc;
@@ -290,8 +293,9 @@ static enum t2f_unwind_stop uw_why(const struct t2f_unwinder *u, int ret)
 		return T2F_UNWIND_CAP;
 	if (u->looped)
 		return T2F_UNWIND_LOOP;
+	/* libdwfl ends a stack as outermost when its return address could not be read too */
 	if (ret == 0)
-		return T2F_UNWIND_END;
+		return u->mem_fail ? T2F_UNWIND_MEMORY : T2F_UNWIND_END;
 	if (u->last_miss != T2F_UNWIND_END)
 		return u->last_miss;
 	return u->mem_fail ? T2F_UNWIND_MEMORY : T2F_UNWIND_NO_CFI;
