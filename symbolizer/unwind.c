@@ -41,7 +41,7 @@ struct t2f_unwinder {
 	uint64_t *ips;
 	size_t max, n;
 	int sp_reg;
-	bool mem_fail, stale, looped, capped, no_pc, nomem;
+	bool mem_fail, stale, looped, capped, no_pc, nomem, zero;
 	enum t2f_unwind_stop last_miss; /* the last frame's module: END when reported */
 	uint64_t last_pc, last_sp;
 	bool have_last_sp;
@@ -250,7 +250,7 @@ static int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc)
 static int uw_frame(Dwfl_Frame *state, void *arg)
 {
 	struct t2f_unwinder *u = arg;
-	Dwarf_Addr pc;
+	Dwarf_Addr pc, at;
 	Dwarf_Word sp;
 	bool activation, have_sp;
 	int r;
@@ -260,6 +260,14 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	u->mem_fail = false;
 	if (!dwfl_frame_pc(state, &pc, &activation)) {
 		u->no_pc = true;
+		return DWARF_CB_ABORT;
+	}
+	/* a caller's pc: its call instruction. 0 there ends the stack, as libdwfl ends it for a
+	 * return address of 0 found by the CFI (its frame-pointer fallback goes on): such frames
+	 * are not written, so nothing else would bound them */
+	at = activation || !pc ? pc : pc - 1;
+	if (!at) {
+		u->zero = true;
 		return DWARF_CB_ABORT;
 	}
 	r = uw_report(u, u->cur, pc);
@@ -276,10 +284,7 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	u->last_pc = pc;
 	u->last_sp = sp;
 	u->have_last_sp = have_sp;
-	if (!activation && pc) /* a return address of 0 is no frame, not 2^64 - 1 */
-		pc--;
-	if (pc)
-		u->ips[u->n++] = pc;
+	u->ips[u->n++] = at;
 	if (u->n >= u->max) {
 		u->capped = true;
 		return DWARF_CB_ABORT;
@@ -293,6 +298,8 @@ static enum t2f_unwind_stop uw_why(const struct t2f_unwinder *u, int ret)
 		return T2F_UNWIND_CAP;
 	if (u->looped)
 		return T2F_UNWIND_LOOP;
+	if (u->zero)
+		return T2F_UNWIND_END;
 	/* libdwfl ends a stack as outermost when its return address could not be read too */
 	if (ret == 0)
 		return u->mem_fail ? T2F_UNWIND_MEMORY : T2F_UNWIND_END;
@@ -311,7 +318,7 @@ static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
 	u->max = max;
 	u->n = 0;
 	u->sp_reg = regs->arch == T2F_UNWIND_X86_64 ? 7 : 31;
-	u->mem_fail = u->stale = u->looped = u->capped = u->no_pc = u->nomem = false;
+	u->mem_fail = u->stale = u->looped = u->capped = u->no_pc = u->nomem = u->zero = false;
 	u->have_last_sp = false;
 	u->last_miss = T2F_UNWIND_END;
 }

@@ -487,6 +487,14 @@ static void test_fixture_frame_pointers(void **state)
 			fail_msg("frame %zu of a zero return address: 0x%llx", i,
 				 (unsigned long long)x.ips[i]);
 	assert_int_equal(x.r.n, 1);
+	/* frame pointers in a cycle of two whose return addresses are 0 (and 1: pc - 1 is 0):
+	 * frames that are never written must end the unwind as well */
+	for (uint64_t ra = 0; ra <= 1; ra++) {
+		uint64_t cycle[6] = { 0, 0, SP0 + 32, ra, SP0 + 16, ra };
+
+		unwind(u, 6, &r, cycle, sizeof(cycle), MAXF, &x);
+		expect(&x, T2F_UNWIND_END, 1, &zoo);
+	}
 	t2f_unwinder__free(u);
 }
 
@@ -569,20 +577,30 @@ static void eh_hdr(struct craft *c, uint32_t count, const uint32_t (*table)[2], 
 	}
 }
 
-/* A CIE (at .eh_frame's start, 24 bytes): "zR", absolute 8-byte addresses, code alignment 1,
- * data alignment -8, return address column 16, its rules: CFA = rsp + cfa_off (DW_CFA_def_cfa),
- * the return address at CFA + 0 (DW_CFA_offset r16, 0). */
-static void cie(struct craft *c, uint8_t cfa_off)
+/* A CIE at .eh_frame's start: "zR", absolute 8-byte addresses, code alignment 1, data
+ * alignment -8, return address column 16, the rules given (DW_CFA_* bytes). Its length. */
+static size_t cie_with(struct craft *c, const uint8_t *rules, size_t n)
 {
-	static const uint8_t body[] = { 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x00,
-					0x0c, 7, 0, 0x90, 0, 0, 0 };
+	static const uint8_t head[] = { 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x00 };
+	size_t len = (8 + sizeof(head) + n + 3) / 4 * 4;
 
 	c->eh_len = 0;
-	EH(c, 20, 4);
+	EH(c, len - 4, 4);
 	EH(c, 0, 4);                              /* CIE id */
-	memcpy(c->eh + c->eh_len, body, sizeof(body));
-	c->eh[c->eh_len + 11] = cfa_off;
-	c->eh_len += sizeof(body);
+	memcpy(c->eh + c->eh_len, head, sizeof(head));
+	memcpy(c->eh + c->eh_len + sizeof(head), rules, n);
+	memset(c->eh + c->eh_len + sizeof(head) + n, 0, len - 8 - sizeof(head) - n); /* nop */
+	c->eh_len = len;
+	return len;
+}
+
+/* The CIE (24 bytes) whose rules are CFA = rsp + cfa_off (DW_CFA_def_cfa), the return address
+ * at CFA + 0 (DW_CFA_offset r16, 0). */
+static void cie(struct craft *c, uint8_t cfa_off)
+{
+	const uint8_t rules[] = { 0x0c, 7, cfa_off, 0x90, 0 };
+
+	assert_int_equal(cie_with(c, rules, sizeof(rules)), 24);
 }
 
 /* An FDE at the current end (28 bytes) whose CIE is cie_back bytes before its CIE pointer
@@ -675,6 +693,35 @@ static void check_loop(bool hdr, bool shdrs)
 	r = regs_x86(ra, SP0, 0);
 	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
 	expect(&x, T2F_UNWIND_LOOP, 1, &ra);
+	t2f_unwinder__free(u);
+}
+
+/* CFA = [rsp] (DW_CFA_def_cfa_expression: DW_OP_breg7 0, DW_OP_deref), the return address at
+ * CFA + 8, for every address, the file mapped at 0: stack pointers that go round in a cycle of
+ * two, every return address 1, whose pc - 1 (0) makes no frame. The unwind must end. */
+static void test_crafted_cycle(void **state)
+{
+	const uint8_t rules[] = { 0x0f, 3, 0x77, 0, 0x06, 0x11, 16, 0x7f };
+	const uint64_t pc = C_TEXT + 0x80;
+	uint64_t stack[4] = { SP0 + 16, 1, SP0, 1 };
+	struct craft c = { 0 };
+	size_t len = cie_with(&c, rules, sizeof(rules));
+	struct maps ms = { .n = 1 };
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(pc, SP0, 0);
+	struct result x;
+
+	(void)state;
+	fde(&c, (uint32_t)len + 4, 0, UINT64_MAX);
+	eh_hdr(&c, 1, (const uint32_t[1][2]){ { 0, C_EH + (uint32_t)len } }, 1);
+	ms.m[0] = (struct t2f_unwind_map){ 0, 0x1000, &crafted_id, craft_write(&c, "cycle"), 0 };
+	u = unwinder(&ms);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_END, 1, &pc);
+	/* return addresses 0: libdwfl's own end of the stack */
+	stack[1] = stack[3] = 0;
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_END, 1, &pc);
 	t2f_unwinder__free(u);
 }
 
@@ -832,6 +879,7 @@ int main(void)
 		FX_TEST(test_fixture_frame_pointers),
 		FX_TEST(test_fixture_stale_session),
 		FX_TEST(test_crafted_loop),
+		FX_TEST(test_crafted_cycle),
 		FX_TEST(test_crafted_broken),
 		FX_TEST(test_crafted_random),
 	};
