@@ -12,9 +12,11 @@
  * at CFA - 8, the x86-64 CIE's rule) and on ELF files crafted here with broken call-frame
  * information: random bytes, a CIE running past its section, a search table that claims more
  * entries than it holds, an FDE covering every address whose CFA rule never moves the stack
- * pointer (a loop), no section headers, another machine. Samples with registers pointing
- * anywhere and stack copies of every short length. Each unwind must end, keep to its frame
- * limit and give the stop reason its input calls for.
+ * pointer (a loop) or takes it round a cycle of two, no section headers, another machine, and
+ * an AArch64 file unwound from aarch64 registers. Samples with registers pointing anywhere,
+ * files at biases that wrap past 2^64, process ids no process has, stack copies of every short
+ * length. Each unwind must end, keep to its frame limit and give the stop reason its input
+ * calls for.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -439,8 +441,19 @@ static void test_fixture_first_frame(void **state)
 	r = regs_x86(past, SP0, 0);
 	unwind(u, 2, &r, stack, sizeof(stack), MAXF, &x);
 	expect(&x, T2F_UNWIND_NO_FILE, 1, &past);
+	/* the file at biases whose segments wrap past 2^64, or start at 2^64 - 4096 */
+	for (uint64_t top = 0x1000; top <= 0x2000000; top <<= 5) {
+		const uint64_t at = UINT64_MAX - top + 1 + (work_pc() - BASE);
+
+		ms.m[0] = (struct t2f_unwind_map){ 0x1000, UINT64_MAX, &libfx_id, ms.m[0].path,
+						   UINT64_MAX - top + 1 };
+		r = regs_x86(at, SP0, 0);
+		unwind(u, 20 + (int64_t)top, &r, stack, sizeof(stack), MAXF, &x);
+		assert_true(x.r.n >= 1 && x.ips[0] == at);
+	}
 	t2f_unwinder__free(u);
 
+	map_libfx(&ms);
 	ms.m[0].file = NULL; /* the mapping's file was not found */
 	u = unwinder(&ms);
 	r = regs_x86(p, SP0, 0);
@@ -528,6 +541,11 @@ static void test_fixture_stale_session(void **state)
 		expect(&x, T2F_UNWIND_NO_MAP, 3, want);
 	}
 	unwind(u, 100, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+	/* process ids no process has (perf's -1, past pid_t) */
+	unwind(u, -1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+	unwind(u, INT64_MIN, &r, stack, sizeof(stack), MAXF, &x);
 	expect(&x, T2F_UNWIND_NO_MAP, 3, want);
 	t2f_unwinder__free(u);
 }
@@ -725,6 +743,41 @@ static void test_crafted_cycle(void **state)
 	t2f_unwinder__free(u);
 }
 
+/* An AArch64 file (return address column x30): CFA = sp + 16, x30 at CFA - 8, x29 at CFA - 16
+ * for every address; aarch64 registers (pc, sp, x29, x30) from perf's mask. The caller's
+ * return address 0 ends the stack there. */
+static void test_crafted_aarch64(void **state)
+{
+	const uint8_t rules[] = { 0x0c, 31, 16, 0x80 | 30, 1, 0x80 | 29, 2 };
+	const uint64_t ra = BASE + C_TEXT + 0xc4, want[2] = { C_PC, ra - 1 };
+	const uint64_t stack[4] = { 0, ra, 0, 0 };
+	uint64_t perf[33] = { 0 };
+	struct craft c = { .machine = EM_AARCH64 };
+	size_t len = cie_with(&c, rules, sizeof(rules));
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r;
+	struct result x;
+
+	(void)state;
+	c.eh[8 + 6] = 30;                         /* the CIE's return address column */
+	fde(&c, (uint32_t)len + 4, 0, UINT64_MAX);
+	EH(&c, 0, 4);
+	eh_hdr(&c, 1, (const uint32_t[1][2]){ { 0, C_EH + (uint32_t)len } }, 1);
+	map_one(&ms, craft_write(&c, "aarch64-cfi"), &crafted_id);
+	perf[31] = SP0;
+	perf[32] = C_PC;
+	perf[30] = BASE + C_TEXT + 0x10;          /* lr: stale, the CFI says where ra is */
+	assert_true(t2f_unwind_regs_from_perf(T2F_UNWIND_AARCH64, PERF_SAMPLE_REGS_ABI_64,
+					      A64_DWARF_MASK, perf, 33, &r));
+	u = unwinder(&ms);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_END, 2, want);
+	unwind(u, 1, &r, stack, 12, MAXF, &x);    /* the return address cut */
+	expect(&x, T2F_UNWIND_MEMORY, 1, want);
+	t2f_unwinder__free(u);
+}
+
 static void test_crafted_loop(void **state)
 {
 	(void)state;
@@ -880,6 +933,7 @@ int main(void)
 		FX_TEST(test_fixture_stale_session),
 		FX_TEST(test_crafted_loop),
 		FX_TEST(test_crafted_cycle),
+		FX_TEST(test_crafted_aarch64),
 		FX_TEST(test_crafted_broken),
 		FX_TEST(test_crafted_random),
 	};
