@@ -94,9 +94,7 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 
 	(void)dwfl;
 	if (addr < sp || addr - sp > u->len || u->len - (addr - sp) < sizeof(*result)) {
-		/* past the copy's end (a slot below the sampled sp is one an epilogue popped:
-		 * libdwfl goes on without that register) */
-		u->mem_fail |= addr >= sp;
+		u->mem_fail |= !uw_below_sp(addr, sp);
 		return false;
 	}
 	memcpy(result, u->stack + (addr - sp), sizeof(*result));
@@ -235,7 +233,7 @@ static bool uw_has_cfi(struct t2f_unwinder *u, uint64_t addr)
 static int uw_frame(Dwfl_Frame *state, void *arg)
 {
 	struct t2f_unwinder *u = arg;
-	Dwarf_Addr pc;
+	Dwarf_Addr pc, at;
 	Dwarf_Word sp;
 	bool activation, have_sp;
 	int r;
@@ -259,6 +257,14 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 		u->no_pc = true;
 		return DWARF_CB_ABORT;
 	}
+	/* a caller's pc: its call instruction. 0 there ends the stack, as libdwfl ends it for a
+	 * return address of 0 found by the CFI (its frame-pointer fallback goes on): such frames
+	 * are not written, so nothing else would bound them */
+	at = activation || !pc ? pc : pc - 1;
+	if (!at) {
+		u->zero = true;
+		return DWARF_CB_ABORT;
+	}
 	have_sp = dwfl_frame_reg(state, (unsigned)u->sp_reg, &sp) == 0;
 	if (u->n && have_sp && u->have_last_sp && pc == u->last_pc && sp == u->last_sp) {
 		u->looped = true;
@@ -267,15 +273,12 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 	u->last_pc = pc;
 	u->last_sp = sp;
 	u->have_last_sp = have_sp;
-	if (!activation)
-		pc--;
-	if (pc)
-		u->ips[u->n++] = pc;
+	u->ips[u->n++] = at;
 	if (u->n >= u->max) {
 		u->capped = true;
 		return DWARF_CB_ABORT;
 	}
-	return uw_has_cfi(u, pc) ? DWARF_CB_OK : DWARF_CB_ABORT;
+	return uw_has_cfi(u, at) ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
 static enum t2f_unwind_stop uw_why(const struct t2f_unwinder *u, int ret)
@@ -286,8 +289,11 @@ static enum t2f_unwind_stop uw_why(const struct t2f_unwinder *u, int ret)
 		return T2F_UNWIND_LOOP;
 	if (u->no_cfi)
 		return T2F_UNWIND_NO_CFI;
-	if (ret == 0)
+	if (u->zero)
 		return T2F_UNWIND_END;
+	/* libdwfl ends a stack as outermost when its return address could not be read too */
+	if (ret == 0)
+		return u->mem_fail ? T2F_UNWIND_MEMORY : T2F_UNWIND_END;
 	if (u->last_miss != T2F_UNWIND_END)
 		return u->last_miss;
 	return u->mem_fail ? T2F_UNWIND_MEMORY : T2F_UNWIND_NO_CFI;
@@ -303,7 +309,8 @@ static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
 	u->max = max;
 	u->n = 0;
 	u->sp_reg = regs->arch == T2F_UNWIND_X86_64 ? 7 : 31;
-	u->mem_fail = u->stale = u->looped = u->capped = u->no_pc = u->nomem = u->no_cfi = false;
+	u->mem_fail = u->stale = u->looped = u->capped = u->no_pc = u->nomem = u->no_cfi =
+		u->zero = false;
 	u->n_maps = 0;
 	u->have_last_sp = false;
 	u->last_miss = T2F_UNWIND_END;

@@ -12,8 +12,9 @@
  *
  * Memory: only the stack copy is read: a read outside it ends the unwind there (the frames found
  * so far are kept). Frames: the sample's pc first, then each caller's return address - 1 (the
- * call instruction; what perf script prints), at most `max`; frames of pc 0 are left out. A frame
- * whose pc and stack pointer equal its callee's ends the unwind (a loop).
+ * call instruction; what perf script prints), at most `max`; a frame there of pc 0 ends the
+ * unwind as the outermost. A frame whose pc and stack pointer equal its callee's ends the
+ * unwind (a loop).
  *
  * t2f_unwinder__walk gives the same frames without libdwfl's per-frame work where the rules are
  * simple (nearly every sample): each address's rules are decoded once.
@@ -73,7 +74,8 @@ struct t2f_unwind_ops {
 };
 
 enum t2f_unwind_stop {
-	T2F_UNWIND_END = 0,     /* the outermost frame was reached (the CFI says so) */
+	T2F_UNWIND_END = 0,     /* the outermost frame was reached (the CFI says so, or a
+				 * return address of 0) */
 	T2F_UNWIND_CAP,         /* max frames */
 	T2F_UNWIND_NO_MAP,      /* the last frame's pc is in no mapping */
 	T2F_UNWIND_NO_FILE,     /* ... in a mapping whose file was not found (or is not ELF) */

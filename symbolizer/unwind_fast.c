@@ -133,13 +133,12 @@ static int uw_fast_step(const struct t2f_unwinder *u, const struct uw_rule *r,
 			to->val[reg] = at;
 		else if (uw_fast_read(u, at, &to->val[reg]))
 			continue;
-		else if (at >= u->regs->sp)
+		else if (!uw_below_sp(at, u->regs->sp))
 			return -1;
-		else /* below the sampled sp: a slot an epilogue already popped; libdwfl leaves the
-		      * register unknown and goes on */
+		else
 			to->have &= ~(1ull << reg);
 	}
-	return (to->have & (1ull << r->ra)) != 0;
+	return (r->undef & (1ull << r->ra)) || (to->have & (1ull << r->ra));
 }
 
 int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
@@ -174,20 +173,20 @@ int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
 			res->why = T2F_UNWIND_NO_CFI;
 			break;
 		}
-		if (r && r->simple && (r->undef & (1ull << r->ra))) {
-			res->why = T2F_UNWIND_END; /* the outermost frame, whatever else is read */
-			break;
-		}
 		step = r && r->simple ? uw_fast_step(u, r, cur, next) : 0;
 		if (step < 0) {
 			res->why = T2F_UNWIND_MEMORY;
+			break;
+		}
+		if (step && (r->undef & (1ull << r->ra))) {
+			res->why = T2F_UNWIND_END;
 			break;
 		}
 		if (!step) {
 			u->n = 0;
 			return 0;
 		}
-		if (next->val[r->ra] == 0) {
+		if (next->val[r->ra] <= 1) { /* 0, or a call instruction at 0: the outermost */
 			res->why = T2F_UNWIND_END;
 			break;
 		}

@@ -9,6 +9,15 @@
 #include "symbolizer/unwind_rules.h"
 
 #define UW_MAP_CACHE 4          /* mappings a sample's walk remembers */
+/* A failed read at most this far below the sampled sp is of a slot an epilogue already popped
+ * (libdwfl goes on without that register); any other is past the end of the copy (the unwind
+ * ends: a copy that wraps past 2^64 ends there too). */
+#define UW_BELOW_SP 4096
+
+static inline bool uw_below_sp(uint64_t addr, uint64_t sp)
+{
+	return addr < sp && sp - addr <= UW_BELOW_SP;
+}
 
 struct uw_mod {                 /* a reported module (its Dwfl_Module's userdata) */
 	struct t2f_unwinder *u;
@@ -38,7 +47,7 @@ struct t2f_unwinder {
 	uint64_t *ips;
 	size_t max, n;
 	int sp_reg;
-	bool mem_fail, stale, looped, capped, no_pc, nomem, no_cfi;
+	bool mem_fail, stale, looped, capped, no_pc, nomem, no_cfi, zero;
 	enum t2f_unwind_stop last_miss; /* the last frame's module: END when reported */
 	uint64_t last_pc, last_sp;
 	bool have_last_sp;

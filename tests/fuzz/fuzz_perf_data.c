@@ -11,8 +11,12 @@
  * Checks besides the sanitizers: both readings give the same status, the same digest of every
  * value handed out, the same statistics and the same warnings; a callchain fits its record; a
  * record's size is at least 8; an attr found by an id holds that id. Then the records go into a
- * profile as a conversion reads them (readers/perf_data_conv.h): samples never outnumber
- * records, and a kernel build-id is lowercase hex of whole bytes.
+ * profile as a conversion reads them (readers/perf_data_conv.h), the user stacks of
+ * --call-graph dwarf samples unwound by the unwind stage (pipeline/unwind.h, default options,
+ * one thread: the files of the recording's mappings are looked for on this machine by their
+ * build-ids): samples never outnumber records, the stage's samples are the dwarf ones with
+ * registers and each ends in one stop reason, at most 127 frames each; a kernel build-id is
+ * lowercase hex of whole bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +24,7 @@
 
 #include <ctype.h>
 
+#include "pipeline/unwind.h"
 #include "readers/perf_data.h"
 #include "readers/perf_data_conv.h"
 #include "readers/perf_data_internal.h"
@@ -222,12 +227,38 @@ static void check_kernel_id(const struct t2f_perf_data *pd)
 			 "kernel build-id \"%s\" is not lowercase hex", hex);
 }
 
-/* The records into a profile, every unnamed frame keeping its address. */
+/* The unwind stage's counts against the conversion's. */
+static void check_unwind(const struct t2f_unwind_stage *us,
+			 const struct t2f_perf_data_conv_stats *st)
+{
+	struct t2f_unwind_stats u = { 0 };
+	uint64_t stops = 0;
+
+	if (t2f_unwind_stage__add_stats(us, &u))
+		abort();
+	for (int i = 0; i < T2F_UNWIND_STOPS; i++)
+		stops += u.stops[i];
+	FZ_CHECK(u.samples <= st->dwarf, "%llu samples unwound of %llu dwarf samples",
+		 (unsigned long long)u.samples, (unsigned long long)st->dwarf);
+	FZ_CHECK(stops == u.samples, "%llu stop reasons for %llu samples",
+		 (unsigned long long)stops, (unsigned long long)u.samples);
+	FZ_CHECK(u.frames <= u.samples * T2F_PERF_UNWIND_MAX, "%llu frames of %llu samples",
+		 (unsigned long long)u.frames, (unsigned long long)u.samples);
+	for (size_t i = 0; i < u.n_modules; i++)
+		FZ_CHECK(u.modules[i].stops[T2F_UNWIND_END] == 0,
+			 "a module counts complete stacks");
+	t2f_unwind_stats__free(&u);
+}
+
+/* The records into a profile, every unnamed frame keeping its address, the dwarf samples'
+ * user stacks unwound. */
 static void convert(const uint8_t *data, size_t size, bool strict)
 {
-	struct t2f_perf_data_conv_opts o = { .input = 0 };
+	const struct t2f_unwind_stage_opts uo = { .jobs = 1 };
+	struct t2f_perf_data_conv_opts o = { .input = 0, .unwind = t2f_unwind_stage__sample };
 	struct t2f_perf_data *pd = NULL;
 	struct t2f_perf_data_conv *pc = NULL;
+	struct t2f_unwind_stage *us = NULL;
 	struct t2f_profile *p = NULL;
 	struct t2f_diag *d = NULL;
 
@@ -236,6 +267,9 @@ static void convert(const uint8_t *data, size_t size, bool strict)
 	t2f_diag__set_strict(d, strict);
 	if (!t2f_perf_data__open_mem("in", data, size, d, &pd)) {
 		check_kernel_id(pd);
+		if (t2f_unwind_stage__new(&uo, p, d, &us))
+			abort(); /* only -ENOMEM: the host's architecture */
+		o.unwind_ctx = us;
 		if (!t2f_perf_data_conv__new(pd, p, d, &o, &pc))
 			(void)t2f_perf_data_conv__run(pc);
 	}
@@ -244,8 +278,10 @@ static void convert(const uint8_t *data, size_t size, bool strict)
 
 		FZ_CHECK(st->samples <= st->records, "%llu samples of %llu records",
 			 (unsigned long long)st->samples, (unsigned long long)st->records);
+		check_unwind(us, st);
 	}
 	t2f_perf_data_conv__free(pc);
+	t2f_unwind_stage__free(us);
 	t2f_perf_data__free(pd);
 	t2f_profile__free(p);
 	t2f_diag__free(d);

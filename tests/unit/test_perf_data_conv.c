@@ -2,7 +2,9 @@
  * files built in memory byte by byte, in both byte orders: frames per cpumode and mapping (file
  * offsets, [unknown], kernel), records taken in time order across FINISHED_ROUNDs (a COMM
  * between samples), the call-chain rules (markers, an unknown context, perf script's 127
- * frames), samples without a call chain, DWARF samples, LOST counts, events and weights. */
+ * frames), samples without a call chain, DWARF samples, LOST counts, events and weights; what
+ * the unwind callback is given of hostile --call-graph dwarf samples (stack sizes and dyn_sizes
+ * that disagree, no registers, 64 registers, fields past the record's end). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -197,18 +199,25 @@ struct run {
 	struct t2f_perf_data_conv_stats st;
 };
 
-static void convert(struct run *x, const struct bb *f)
+/* The conversion of f with opts o. */
+static void convert_with(struct run *x, const struct bb *f,
+			 const struct t2f_perf_data_conv_opts *o)
 {
-	struct t2f_perf_data_conv_opts o = { .input = 0 };
-
 	memset(x, 0, sizeof(*x));
 	sink_init(&x->s);
 	assert_int_equal(t2f_perf_data__open_mem("t.data", f->b, f->n, x->s.d, &x->pd), 0);
 	assert_int_equal(t2f_profile__new(&x->p), 0);
 	assert_int_equal(t2f_profile__enable_log(x->p), 0);
-	assert_int_equal(t2f_perf_data_conv__new(x->pd, x->p, x->s.d, &o, &x->c), 0);
+	assert_int_equal(t2f_perf_data_conv__new(x->pd, x->p, x->s.d, o, &x->c), 0);
 	assert_int_equal(t2f_perf_data_conv__run(x->c), 0);
 	x->st = *t2f_perf_data_conv__stats(x->c);
+}
+
+static void convert(struct run *x, const struct bb *f)
+{
+	const struct t2f_perf_data_conv_opts o = { .input = 0 };
+
+	convert_with(x, f, &o);
 }
 
 static void done(struct run *x)
@@ -465,6 +474,279 @@ static void test_truncated(void **state)
 	done(&x);
 }
 
+/* ---- --call-graph dwarf samples: what the unwind callback is given ---- */
+
+#define ST_DWARF (ST | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+#define X86_MASK 0xff0fffull          /* perf's default sample_regs_user for dwarf on x86_64 */
+
+struct dwarf_rec {
+	uint32_t tid;
+	uint64_t time;
+	const uint64_t *chain;
+	size_t n;
+	uint64_t abi;                 /* REGS_USER: abi, then nregs registers 0x7000 + i */
+	uint32_t nregs;
+	uint64_t stack_size;          /* STACK_USER: size, stack_bytes bytes (tid * 16 + i), */
+	size_t stack_bytes;           /* then dyn_size unless the size is 0 */
+	uint64_t dyn_size;
+	bool no_time;                 /* the attr has no PERF_SAMPLE_TIME */
+};
+
+/* A SAMPLE of ST_DWARF: ip 0x400100 + tid, pid PID, period 1. Its offset in r. */
+static size_t rec_dwarf(struct bb *r, const struct dwarf_rec *d)
+{
+	size_t at = r->n, size;
+
+	hdr(r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0);
+	u64(r, 0x400100 + d->tid);
+	u32(r, PID);
+	u32(r, d->tid);
+	if (!d->no_time)
+		u64(r, d->time);
+	u64(r, 1);
+	u64(r, d->n);
+	for (size_t i = 0; i < d->n; i++)
+		u64(r, d->chain[i]);
+	u64(r, d->abi);
+	for (uint32_t i = 0; i < d->nregs; i++)
+		u64(r, 0x7000 + i);
+	u64(r, d->stack_size);
+	for (size_t i = 0; i < d->stack_bytes; i++) {
+		uint8_t c = (uint8_t)(d->tid * 16 + i);
+
+		put(r, &c, 1);
+	}
+	if (d->stack_size)
+		u64(r, d->dyn_size);
+	size = r->n - at;
+	assert_true(size <= UINT16_MAX && !r->be);
+	r->b[at + 6] = (uint8_t)size;
+	r->b[at + 7] = (uint8_t)(size >> 8);
+	return at;
+}
+
+struct seen {                         /* what the unwind callback was given */
+	size_t calls, n;
+	struct {
+		int64_t pid, tid;
+		uint64_t abi, mask;
+		uint32_t nr;
+		uint64_t first_reg, last_reg;
+		size_t stack_len;
+	} s[1024];
+};
+
+/* Records each sample, checks its stack bytes (tid * 16 + k) and the mapping of its ip, finds
+ * no frame. */
+static int record_cb(void *ctx, const struct t2f_perf_data_conv *c,
+		     struct t2f_perf_unwind_sample *s, size_t n)
+{
+	struct seen *w = ctx;
+	struct t2f_perf_map m;
+
+	w->calls++;
+	assert_true(n >= 1 && n <= T2F_PERF_UNWIND_BATCH);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(w->n < sizeof(w->s) / sizeof(w->s[0]));
+		w->s[w->n].pid = s[i].pid;
+		w->s[w->n].tid = s[i].tid;
+		w->s[w->n].abi = s[i].abi;
+		w->s[w->n].mask = s[i].mask;
+		w->s[w->n].nr = s[i].nr;
+		assert_true(s[i].nr > 0);
+		w->s[w->n].first_reg = s[i].regs[0];
+		w->s[w->n].last_reg = s[i].regs[s[i].nr - 1];
+		w->s[w->n].stack_len = s[i].stack_len;
+		for (size_t k = 0; k < s[i].stack_len; k++)
+			assert_int_equal(s[i].stack[k], (uint8_t)(s[i].tid * 16 + (int64_t)k));
+		assert_non_null(s[i].ips);
+		assert_true(t2f_perf_data_conv__map(c, s[i].pid, 0x400100 + (uint64_t)s[i].tid,
+						    &m));
+		assert_int_equal(m.start, 0x400000);
+		assert_int_equal(m.end, 0x402000);
+		assert_int_equal(m.pgoff, 0x1000);
+		assert_false(m.anon);
+		s[i].n = 0;
+		w->n++;
+	}
+	return 0;
+}
+
+static struct seen seen; /* too large for the stack */
+
+static void convert_dwarf(struct run *x, const struct bb *f, struct seen *w)
+{
+	const struct t2f_perf_data_conv_opts o = { .unwind = record_cb, .unwind_ctx = w };
+
+	memset(w, 0, sizeof(*w));
+	convert_with(x, f, &o);
+}
+
+/* The i-th sample the callback was given: tid, stack length, x86_64 registers. */
+static void expect_seen(const struct seen *w, size_t i, uint32_t tid, size_t stack_len)
+{
+	assert_true(i < w->n);
+	assert_int_equal(w->s[i].pid, PID);
+	assert_int_equal(w->s[i].tid, tid);
+	assert_int_equal(w->s[i].abi, PERF_SAMPLE_REGS_ABI_64);
+	assert_int_equal(w->s[i].mask, X86_MASK);
+	assert_int_equal(w->s[i].nr, 20);
+	assert_int_equal(w->s[i].first_reg, 0x7000);
+	assert_int_equal(w->s[i].last_reg, 0x7000 + 19);
+	assert_int_equal(w->s[i].stack_len, stack_len);
+}
+
+/* The stack copy handed over is min(size, dyn_size) bytes: dyn_size 48 of 64, 0, 4096 of 64, a
+ * size of 0 (no dyn_size), 13 bytes. abi 0 (no registers): not unwound, the sample keeps its
+ * call chain, or its ip. A STACK_USER size past the record's end: skipped, warned. */
+static void test_dwarf_stacks(void **state)
+{
+	const struct attr_spec a = { PERF_TYPE_SOFTWARE, 0, ST_DWARF, X86_MASK, 1 };
+	const uint64_t kchain[2] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ull };
+	struct bb d = { 0 }, f;
+	struct run x;
+	struct seen *w = &seen;
+	char buf[256], want[256];
+	size_t bad;
+
+	(void)state;
+	rec_mmap2(&d, 1, false, false);
+	rec_dwarf(&d, &(struct dwarf_rec){ 201, 10, NULL, 0, 2, 20, 64, 64, 48, false });
+	rec_dwarf(&d, &(struct dwarf_rec){ 202, 11, NULL, 0, 2, 20, 64, 64, 0, false });
+	rec_dwarf(&d, &(struct dwarf_rec){ 203, 12, NULL, 0, 2, 20, 64, 64, 4096, false });
+	rec_dwarf(&d, &(struct dwarf_rec){ 204, 13, NULL, 0, 0, 0, 64, 64, 64, false });
+	rec_dwarf(&d, &(struct dwarf_rec){ 205, 14, NULL, 0, 2, 20, 0, 0, 0, false });
+	bad = rec_dwarf(&d, &(struct dwarf_rec){ 206, 15, NULL, 0, 2, 20, 4096, 64, 64, false });
+	rec_dwarf(&d, &(struct dwarf_rec){ 207, 16, kchain, 2, 0, 0, 8, 8, 8, false });
+	rec_dwarf(&d, &(struct dwarf_rec){ 208, 17, kchain, 2, 2, 20, 13, 13, 13, false });
+	build(&f, false, &a, 1, &d);
+	convert_dwarf(&x, &f, w);
+
+	/* one batch: the samples after the MMAP2, those with registers */
+	assert_int_equal(w->calls, 1);
+	assert_int_equal(w->n, 5);
+	expect_seen(w, 0, 201, 48);
+	expect_seen(w, 1, 202, 0);
+	expect_seen(w, 2, 203, 64);
+	expect_seen(w, 3, 205, 0);
+	expect_seen(w, 4, 208, 13);
+	assert_int_equal(x.st.samples, 7);
+	assert_int_equal(x.st.dwarf, 7);
+	assert_int_equal(x.st.skipped, 1);
+	assert_int_equal(t2f_profile__samples_read(x.p), 7);
+	assert_int_equal(t2f_profile__sample_log_count(x.p), 7);
+	snprintf(want, sizeof(want), "trace2flame: warning: t.data: offset %zu: SAMPLE record of "
+		 "%d bytes ends inside its STACK_USER field: skipped\n", 256 + bad,
+		 8 + 8 * 6 + 8 * 20 + 8 + 64 + 8);
+	assert_string_equal(sink_text(&x.s), want);
+	/* no user frame found: the ip alone, or the kernel chain alone */
+	assert_string_equal(stack_of(&x, 0, buf, sizeof(buf)), "/bin/spin@0x11c9");
+	assert_string_equal(stack_of(&x, 3, buf, sizeof(buf)), "/bin/spin@0x11cc");
+	assert_string_equal(stack_of(&x, 5, buf, sizeof(buf)),
+			    "[unknown]@0xffffffff81000010");
+	assert_string_equal(stack_of(&x, 6, buf, sizeof(buf)),
+			    "[unknown]@0xffffffff81000010");
+	done(&x);
+
+	/* without an unwind callback: nothing kept for unwinding, the same samples */
+	convert(&x, &f);
+	assert_int_equal(x.st.samples, 7);
+	assert_int_equal(x.st.skipped, 1);
+	assert_string_equal(stack_of(&x, 0, buf, sizeof(buf)), "/bin/spin@0x11c9");
+	done(&x);
+}
+
+/* A sample_regs_user of 64 bits: 64 registers handed over; a record holding 20 of them is
+ * skipped, warned. */
+static void test_dwarf_regs_mask(void **state)
+{
+	const struct attr_spec a = { PERF_TYPE_SOFTWARE, 0, ST_DWARF, UINT64_MAX, 1 };
+	struct bb d = { 0 }, f;
+	struct run x;
+	struct seen *w = &seen;
+	char want[256];
+	size_t bad;
+
+	(void)state;
+	rec_mmap2(&d, 1, false, false);
+	rec_dwarf(&d, &(struct dwarf_rec){ 201, 10, NULL, 0, 2, 64, 8, 8, 8, false });
+	bad = rec_dwarf(&d, &(struct dwarf_rec){ 202, 11, NULL, 0, 2, 20, 8, 8, 8, false });
+	build(&f, false, &a, 1, &d);
+	convert_dwarf(&x, &f, w);
+	assert_int_equal(w->n, 1);
+	assert_int_equal(w->s[0].tid, 201);
+	assert_int_equal(w->s[0].mask, UINT64_MAX);
+	assert_int_equal(w->s[0].nr, 64);
+	assert_int_equal(w->s[0].last_reg, 0x7000 + 63);
+	assert_int_equal(w->s[0].stack_len, 8);
+	assert_int_equal(x.st.samples, 1);
+	assert_int_equal(x.st.skipped, 1);
+	snprintf(want, sizeof(want), "trace2flame: warning: t.data: offset %zu: SAMPLE record of "
+		 "%d bytes ends inside its REGS_USER field: skipped\n", 256 + bad,
+		 8 + 8 * 6 + 8 * 20 + 8 + 8 + 8);
+	assert_string_equal(sink_text(&x.s), want);
+	done(&x);
+}
+
+/* Dwarf samples kept across FINISHED_ROUNDs (their registers and stacks, of odd lengths too,
+ * copied with them) are given in time order, one batch per run of samples; samples without a
+ * time, one at a time as they come. */
+static void test_dwarf_rounds(void **state)
+{
+	const struct attr_spec a = { PERF_TYPE_SOFTWARE, 0, ST_DWARF, X86_MASK, 1 };
+	const struct attr_spec untimed = { PERF_TYPE_SOFTWARE, 0, ST_DWARF & ~PERF_SAMPLE_TIME,
+					   X86_MASK, 1 };
+	struct bb d = { 0 }, f;
+	struct run x;
+	struct seen *w = &seen;
+
+	(void)state;
+	rec_mmap2(&d, 1, false, false);
+	rec_round(&d);
+	rec_dwarf(&d, &(struct dwarf_rec){ 1, 30, NULL, 0, 2, 20, 16, 16, 13, false });
+	rec_dwarf(&d, &(struct dwarf_rec){ 2, 10, NULL, 0, 2, 20, 64, 64, 40, false });
+	rec_round(&d);               /* the MMAP2 processed; both samples kept for later */
+	rec_dwarf(&d, &(struct dwarf_rec){ 3, 20, NULL, 0, 2, 20, 13, 13, 13, false });
+	rec_round(&d);               /* 10, 20, 30 */
+	rec_dwarf(&d, &(struct dwarf_rec){ 4, 40, NULL, 0, 2, 20, 0, 0, 0, false });
+	build(&f, false, &a, 1, &d);
+	convert_dwarf(&x, &f, w);
+	assert_int_equal(w->calls, 2);
+	assert_int_equal(w->n, 4);
+	expect_seen(w, 0, 2, 40);
+	expect_seen(w, 1, 3, 13);
+	expect_seen(w, 2, 1, 13);
+	expect_seen(w, 3, 4, 0);
+	assert_int_equal(x.st.samples, 4);
+	assert_string_equal(sink_text(&x.s), "");
+	done(&x);
+
+	memset(&d, 0, sizeof(d));
+	hdr(&d, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 8 + 64 + 16); /* no trailer */
+	u32(&d, PID);
+	u32(&d, TID);
+	u64(&d, 0x400000);
+	u64(&d, 0x2000);
+	u64(&d, 0x1000);
+	zeros(&d, 24);
+	u32(&d, 5);
+	u32(&d, 2);
+	str8(&d, "/bin/spin", 16);
+	for (uint32_t t = 5; t < 8; t++)
+		rec_dwarf(&d, &(struct dwarf_rec){ t, 0, NULL, 0, 2, 20, 24, 24, 20 - t,
+						   .no_time = true });
+	build(&f, false, &untimed, 1, &d);
+	f.b[104 + 42] = 0; /* no sample_id_all: the MMAP2 has no trailer */
+	convert_dwarf(&x, &f, w);
+	assert_int_equal(w->calls, 3);
+	assert_int_equal(w->n, 3);
+	for (uint32_t t = 5; t < 8; t++)
+		expect_seen(w, t - 5, t, 20 - t);
+	assert_int_equal(x.st.samples, 3);
+	assert_string_equal(sink_text(&x.s), "");
+	done(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +755,9 @@ int main(void)
 		cmocka_unit_test(test_chain_rules),
 		cmocka_unit_test(test_events_lost_dwarf),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_dwarf_stacks),
+		cmocka_unit_test(test_dwarf_regs_mask),
+		cmocka_unit_test(test_dwarf_rounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

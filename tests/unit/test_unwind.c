@@ -1,0 +1,946 @@
+/* tests/unit/test_unwind.c: the user-stack unwinder (symbolizer/unwind.h).
+ *
+ * Registers: perf's sample registers → DWARF registers for x86_64 and aarch64, from crafted
+ * register arrays. perf's numbering is the kernel's uapi perf_regs.h of each architecture
+ * (arch/x86/include/uapi/asm/perf_regs.h: AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS
+ * are 0..15, R8..R15 16..23; arch/arm64/include/uapi/asm/perf_regs.h: X0..X30 0..30, SP 31,
+ * PC 32); DWARF's is each psABI's (x86-64: rax rdx rcx rbx rsi rdi rbp rsp 0..7, r8..r15
+ * 8..15, the return address 16; AArch64: x0..x30 0..30, sp 31, pc has none).
+ *
+ * Unwinding: on the fixture gnu/libfx.so (built by tests/elf/build-fixtures.sh; its .eh_frame
+ * has an FDE for fx_lib_work, whose first instruction has CFA = rsp + 8 and the return address
+ * at CFA - 8, the x86-64 CIE's rule) and on ELF files crafted here with broken call-frame
+ * information: random bytes, a CIE running past its section, a search table that claims more
+ * entries than it holds, an FDE covering every address whose CFA rule never moves the stack
+ * pointer (a loop) or takes it round a cycle of two, no section headers, another machine, and
+ * an AArch64 file unwound from aarch64 registers. Samples with registers pointing anywhere,
+ * files at biases that wrap past 2^64, process ids no process has, stack copies of every short
+ * length. Each unwind must end, keep to its frame limit and give the stop reason its input
+ * calls for.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <elf.h>
+#include <linux/perf_event.h>
+
+#include "support/elf_fixtures.h"
+#include "support/fixture_env.h"
+#include "symbolizer/unwind.h"
+
+/* ---- registers ---- */
+
+/* perf's x86_64 registers (kernel uapi numbering) */
+enum { P_AX, P_BX, P_CX, P_DX, P_SI, P_DI, P_BP, P_SP, P_IP, P_FLAGS, P_CS, P_SS, P_R8 = 16 };
+#define X86_DWARF_MASK 0xff0fffull     /* perf's --call-graph dwarf default on x86_64 */
+#define A64_DWARF_MASK 0x1ffffffffull  /* X0..X30, SP, PC */
+
+/* The registers of mask, lowest bit first, each 0x1000 + its perf number. */
+static uint32_t fill_regs(uint64_t mask, uint64_t *regs)
+{
+	uint32_t k = 0;
+
+	for (unsigned bit = 0; bit < 64; bit++)
+		if (mask >> bit & 1)
+			regs[k++] = 0x1000 + bit;
+	return k;
+}
+
+static void test_regs_x86_64(void **state)
+{
+	/* DWARF number → perf number */
+	static const unsigned from[17] = { P_AX, P_DX, P_CX, P_BX, P_SI, P_DI, P_BP, P_SP,
+					   P_R8, P_R8 + 1, P_R8 + 2, P_R8 + 3, P_R8 + 4,
+					   P_R8 + 5, P_R8 + 6, P_R8 + 7, P_IP };
+	uint64_t regs[64];
+	struct t2f_unwind_regs r;
+	uint32_t nr = fill_regs(X86_DWARF_MASK, regs);
+
+	(void)state;
+	assert_int_equal(nr, 20);
+	assert_true(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_64,
+					      X86_DWARF_MASK, regs, nr, &r));
+	assert_int_equal(r.arch, T2F_UNWIND_X86_64);
+	assert_int_equal(r.have, 0x1ffff);
+	for (unsigned d = 0; d < 17; d++)
+		assert_int_equal(r.val[d], 0x1000 + from[d]);
+	assert_int_equal(r.pc, 0x1000 + P_IP);
+	assert_int_equal(r.sp, 0x1000 + P_SP);
+
+	/* every bit: the same registers, nothing beyond R15 */
+	nr = fill_regs(UINT64_MAX, regs);
+	assert_true(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_64,
+					      UINT64_MAX, regs, nr, &r));
+	assert_int_equal(r.have, 0x1ffff);
+	for (unsigned d = 0; d < 17; d++)
+		assert_int_equal(r.val[d], 0x1000 + from[d]);
+
+	/* only SP and IP */
+	regs[0] = 0x7ffc0000;
+	regs[1] = 0x401000;
+	assert_true(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_64,
+					      1u << P_SP | 1u << P_IP, regs, 2, &r));
+	assert_int_equal(r.have, 1u << 7 | 1u << 16);
+	assert_int_equal(r.sp, 0x7ffc0000);
+	assert_int_equal(r.pc, 0x401000);
+	assert_int_equal(r.val[16], 0x401000);
+}
+
+static void test_regs_aarch64(void **state)
+{
+	uint64_t regs[64];
+	struct t2f_unwind_regs r;
+	uint32_t nr = fill_regs(A64_DWARF_MASK, regs);
+
+	(void)state;
+	assert_int_equal(nr, 33);
+	assert_true(t2f_unwind_regs_from_perf(T2F_UNWIND_AARCH64, PERF_SAMPLE_REGS_ABI_64,
+					      A64_DWARF_MASK, regs, nr, &r));
+	assert_int_equal(r.arch, T2F_UNWIND_AARCH64);
+	assert_int_equal(r.have, 0xffffffffull); /* x0..x30, sp: the pc has no DWARF number */
+	for (unsigned d = 0; d <= 31; d++)
+		assert_int_equal(r.val[d], 0x1000 + d);
+	assert_int_equal(r.sp, 0x1000 + 31);
+	assert_int_equal(r.pc, 0x1000 + 32);
+
+	nr = fill_regs(UINT64_MAX, regs); /* bits past PC: no register */
+	assert_true(t2f_unwind_regs_from_perf(T2F_UNWIND_AARCH64, PERF_SAMPLE_REGS_ABI_64,
+					      UINT64_MAX, regs, nr, &r));
+	assert_int_equal(r.have, 0xffffffffull);
+	assert_int_equal(r.pc, 0x1000 + 32);
+}
+
+/* No pc or sp, a 32-bit or absent ABI, no architecture, registers cut short: refused. */
+static void test_regs_refused(void **state)
+{
+	uint64_t regs[64];
+	struct t2f_unwind_regs r;
+	uint32_t nr;
+
+	(void)state;
+	nr = fill_regs(X86_DWARF_MASK & ~(1ull << P_IP), regs);
+	assert_false(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_64,
+					       X86_DWARF_MASK & ~(1ull << P_IP), regs, nr, &r));
+	nr = fill_regs(X86_DWARF_MASK & ~(1ull << P_SP), regs);
+	assert_false(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_64,
+					       X86_DWARF_MASK & ~(1ull << P_SP), regs, nr, &r));
+	nr = fill_regs(A64_DWARF_MASK >> 1, regs); /* no PC */
+	assert_false(t2f_unwind_regs_from_perf(T2F_UNWIND_AARCH64, PERF_SAMPLE_REGS_ABI_64,
+					       A64_DWARF_MASK >> 1, regs, nr, &r));
+	nr = fill_regs(A64_DWARF_MASK & ~(1ull << 31), regs); /* no SP */
+	assert_false(t2f_unwind_regs_from_perf(T2F_UNWIND_AARCH64, PERF_SAMPLE_REGS_ABI_64,
+					       A64_DWARF_MASK & ~(1ull << 31), regs, nr, &r));
+
+	nr = fill_regs(X86_DWARF_MASK, regs);
+	assert_false(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_32,
+					       X86_DWARF_MASK, regs, nr, &r));
+	assert_false(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_NONE,
+					       X86_DWARF_MASK, regs, nr, &r));
+	assert_false(t2f_unwind_regs_from_perf(T2F_UNWIND_ARCH_NONE, PERF_SAMPLE_REGS_ABI_64,
+					       X86_DWARF_MASK, regs, nr, &r));
+	assert_false(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_64,
+					       X86_DWARF_MASK, NULL, nr, &r));
+	/* the registers stop after SP: IP (the 9th) missing; with it, R8.. missing is fine */
+	assert_false(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_64,
+					       X86_DWARF_MASK, regs, 8, &r));
+	assert_true(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_64,
+					      X86_DWARF_MASK, regs, 9, &r));
+	assert_int_equal(r.have, 0x100ff);
+	assert_false(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_64,
+					       X86_DWARF_MASK, regs, 0, &r));
+}
+
+static void test_arch_of(void **state)
+{
+	(void)state;
+	assert_int_equal(t2f_unwind_arch_of("x86_64"), T2F_UNWIND_X86_64);
+	assert_int_equal(t2f_unwind_arch_of("aarch64"), T2F_UNWIND_AARCH64);
+	assert_int_equal(t2f_unwind_arch_of("arm64"), T2F_UNWIND_AARCH64);
+	assert_int_equal(t2f_unwind_arch_of("i686"), T2F_UNWIND_ARCH_NONE);
+	assert_int_equal(t2f_unwind_arch_of("ppc64le"), T2F_UNWIND_ARCH_NONE);
+	assert_int_equal(t2f_unwind_arch_of("x86_64 "), T2F_UNWIND_ARCH_NONE);
+	assert_int_equal(t2f_unwind_arch_of(""), T2F_UNWIND_ARCH_NONE);
+#if defined(__x86_64__)
+	assert_int_equal(t2f_unwind_arch_of(NULL), T2F_UNWIND_X86_64);
+#elif defined(__aarch64__)
+	assert_int_equal(t2f_unwind_arch_of(NULL), T2F_UNWIND_AARCH64);
+#endif
+	assert_string_equal(t2f_unwind_stop_name(T2F_UNWIND_MEMORY),
+			    "read outside the copied stack");
+	assert_string_equal(t2f_unwind_stop_name(T2F_UNWIND_STOPS), "?");
+}
+
+/* ---- the process: what is mapped where ---- */
+
+#define BASE 0x7f0000000000ull   /* where the ELF files are mapped (bias: vaddr + BASE) */
+#define SPAN 0x3000000ull        /* the mapping's length: libfx.so's PT_LOADs and more */
+#define SP0 0x7ffc00001000ull    /* a stack pointer */
+
+struct maps {
+	struct t2f_unwind_map m[4];
+	size_t n;
+};
+
+static bool map_cb(void *ctx, uint64_t addr, struct t2f_unwind_map *out)
+{
+	const struct maps *ms = ctx;
+
+	for (size_t i = 0; i < ms->n; i++)
+		if (addr >= ms->m[i].start && addr < ms->m[i].end) {
+			*out = ms->m[i];
+			return true;
+		}
+	return false;
+}
+
+/* One ELF file at [BASE, BASE + SPAN), its identity `id`. */
+static void map_one(struct maps *ms, const char *path, const void *id)
+{
+	static char copy[4][PATH_MAX];
+	static unsigned next;
+	char *p = copy[next++ % 4];
+
+	snprintf(p, PATH_MAX, "%s", path);
+	ms->n = 1;
+	ms->m[0] = (struct t2f_unwind_map){ BASE, BASE + SPAN, id, p, BASE };
+}
+
+static struct t2f_unwinder *unwinder(struct maps *ms)
+{
+	struct t2f_unwind_ops ops = { map_cb, NULL, ms };
+	struct t2f_unwinder *u = NULL;
+
+	assert_int_equal(t2f_unwinder__new(&ops, &u), 0);
+	return u;
+}
+
+/* x86_64 registers: pc and sp, rbp as given, the others 0. */
+static struct t2f_unwind_regs regs_x86(uint64_t pc, uint64_t sp, uint64_t rbp)
+{
+	uint64_t perf[24] = { 0 };
+	struct t2f_unwind_regs r;
+	uint32_t nr;
+
+	perf[P_IP] = pc;
+	perf[P_SP] = sp;
+	perf[P_BP] = rbp;
+	/* in mask order: bits 0..11, then R8..R15 (zeros) */
+	nr = 20;
+	assert_true(t2f_unwind_regs_from_perf(T2F_UNWIND_X86_64, PERF_SAMPLE_REGS_ABI_64,
+					      X86_DWARF_MASK, perf, nr, &r));
+	return r;
+}
+
+#define MAXF 127
+
+struct result {
+	uint64_t ips[MAXF];
+	struct t2f_unwind_result r;
+};
+
+/* Unwinds thread pid of process pid into out: always 0, frames within max, a known reason. */
+static void unwind(struct t2f_unwinder *u, int64_t pid, const struct t2f_unwind_regs *regs,
+		   const void *stack, size_t len, size_t max, struct result *out)
+{
+	memset(out, 0, sizeof(*out));
+	assert_true(max <= MAXF);
+	assert_int_equal(t2f_unwinder__unwind(u, pid, pid, regs, stack, len, out->ips, max,
+					      &out->r), 0);
+	assert_true(out->r.n <= max);
+	assert_true(out->r.why < T2F_UNWIND_STOPS);
+	assert_true(out->r.why != T2F_UNWIND_CAP || out->r.n == max);
+}
+
+/* The result is n frames ips[0..n) and stop reason why. */
+static void expect(const struct result *x, enum t2f_unwind_stop why, size_t n,
+		   const uint64_t *ips)
+{
+	if (x->r.why != why)
+		fail_msg("stopped for \"%s\", expected \"%s\" (%zu frames)",
+			 t2f_unwind_stop_name(x->r.why), t2f_unwind_stop_name(why), x->r.n);
+	assert_int_equal(x->r.n, n);
+	for (size_t i = 0; i < n; i++)
+		if (x->ips[i] != ips[i])
+			fail_msg("frame %zu: 0x%llx, expected 0x%llx", i,
+				 (unsigned long long)x->ips[i], (unsigned long long)ips[i]);
+}
+
+/* ---- the fixture: gnu/libfx.so at BASE ---- */
+
+static const int libfx_id = 1, crafted_id = 2;
+
+/* fx_lib_work's first instruction, mapped at BASE (from the fixture's sidecar) */
+static uint64_t work_pc(void)
+{
+	static uint64_t at;
+
+	if (!at) {
+		struct expect *x = load_expect("gnu/libfx.so", NULL);
+		const struct xsym *s = xsym_named(x, "fx_lib_work");
+
+		assert_non_null(s);
+		at = BASE + s->value;
+		free(x);
+	}
+	return at;
+}
+
+static void map_libfx(struct maps *ms)
+{
+	map_one(ms, fx_path("gnu/libfx.so"), &libfx_id);
+}
+
+/* At fx_lib_work's entry the return address is at sp; the caller's pc is its entry again (the
+ * return address is the entry + 1), whose caller's return address is at sp + 8. */
+static void test_fixture_walk(void **state)
+{
+	const uint64_t p = work_pc(), stack[2] = { p + 1, 0x1000 };
+	const uint64_t want[3] = { p, p, 0xfff };
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r;
+	struct result x;
+
+	(void)state;
+	need("gnu/libfx.so", "gnu");
+	map_libfx(&ms);
+	u = unwinder(&ms);
+	r = regs_x86(p, SP0, 0);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 3, want); /* 0x1000 is in no mapping */
+	assert_int_equal(x.r.stop_pc, 0x1000);
+	/* the same stack at sp 0: the same frames */
+	r = regs_x86(p, 0, 0);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+	/* frame limits: 2, 1; none */
+	unwind(u, 1, &r, stack, sizeof(stack), 2, &x);
+	expect(&x, T2F_UNWIND_CAP, 2, want);
+	unwind(u, 1, &r, stack, sizeof(stack), 1, &x);
+	expect(&x, T2F_UNWIND_CAP, 1, want);
+	assert_int_equal(t2f_unwinder__unwind(u, 1, 1, &r, (const uint8_t *)stack, sizeof(stack),
+					      x.ips, 0, &x.r), 0);
+	assert_int_equal(x.r.n, 0);
+	assert_int_equal(x.r.why, T2F_UNWIND_NO_REGS);
+	t2f_unwinder__free(u);
+}
+
+/* Stack copies of every length from 0 to 17: the frames found before the first read past the
+ * copy's end, then a stop for that read. */
+static void test_fixture_short_stacks(void **state)
+{
+	const uint64_t p = work_pc(), words[3] = { p + 1, 0x1000, 0 };
+	const uint64_t want[3] = { p, p, 0xfff };
+	uint8_t *stack;
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(p, SP0, 0);
+	struct result x;
+
+	(void)state;
+	need("gnu/libfx.so", "gnu");
+	map_libfx(&ms);
+	u = unwinder(&ms);
+	for (size_t len = 0; len <= 17; len++) {
+		stack = malloc(len ? len : 1); /* exactly len bytes: a read past them is caught */
+		assert_non_null(stack);
+		memcpy(stack, words, len);
+		unwind(u, 1, &r, len ? stack : NULL, len, MAXF, &x);
+		if (len < 8)
+			expect(&x, T2F_UNWIND_MEMORY, 1, want);
+		else if (len < 16)
+			expect(&x, T2F_UNWIND_MEMORY, 2, want);
+		else
+			expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+		free(stack);
+	}
+	t2f_unwinder__free(u);
+}
+
+/* A stack pointer 4 bytes below 2^64: the caller's stack pointer wraps to 3, below the copy. */
+static void test_fixture_sp_wraps(void **state)
+{
+	const uint64_t p = work_pc(), stack[4] = { p + 1, p + 1, p + 1, p + 1 };
+	const uint64_t want[2] = { p, p };
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(p, UINT64_MAX - 4, 0);
+	struct result x;
+
+	(void)state;
+	need("gnu/libfx.so", "gnu");
+	map_libfx(&ms);
+	u = unwinder(&ms);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_MEMORY, 2, want);
+	t2f_unwinder__free(u);
+}
+
+/* Every return address fx_lib_work's entry + 1: a new frame 8 bytes up each time (no loop),
+ * until the limit, or the end of a 64 KiB copy past the limit. */
+static void test_fixture_deep(void **state)
+{
+	const size_t words = 8192;
+	uint64_t *stack = malloc(words * 8), want[MAXF];
+	const uint64_t p = work_pc();
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(p, SP0, 0);
+	struct result x;
+
+	(void)state;
+	need("gnu/libfx.so", "gnu");
+	assert_non_null(stack);
+	for (size_t i = 0; i < words; i++)
+		stack[i] = p + 1;
+	for (size_t i = 0; i < MAXF; i++)
+		want[i] = p;
+	map_libfx(&ms);
+	u = unwinder(&ms);
+	unwind(u, 1, &r, stack, words * 8, MAXF, &x);
+	expect(&x, T2F_UNWIND_CAP, MAXF, want);
+	unwind(u, 1, &r, stack, words * 8, 10, &x);
+	expect(&x, T2F_UNWIND_CAP, 10, want);
+	unwind(u, 1, &r, stack, 5 * 8, MAXF, &x); /* 5 return addresses: 6 frames */
+	expect(&x, T2F_UNWIND_MEMORY, 6, want);
+	t2f_unwinder__free(u);
+	free(stack);
+}
+
+/* pc in no mapping, in a mapping without a file, in a file that is not ELF, past the file's
+ * segments: the first frame alone, and why. pc 0: no frame. */
+static void test_fixture_first_frame(void **state)
+{
+	const uint64_t p = work_pc(), stack[2] = { p + 1, 0x1000 };
+	const uint64_t out = 0x1000, past = BASE + SPAN - 0x10;
+	char text[PATH_MAX];
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r;
+	struct result x;
+	FILE *f;
+
+	(void)state;
+	need("gnu/libfx.so", "gnu");
+	map_libfx(&ms);
+	u = unwinder(&ms);
+	r = regs_x86(out, SP0, 0);
+	unwind(u, 2, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 1, &out);
+	assert_int_equal(x.r.stop_pc, out);
+	r = regs_x86(0, SP0, 0);
+	unwind(u, 2, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 0, NULL);
+	r = regs_x86(past, SP0, 0);
+	unwind(u, 2, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_FILE, 1, &past);
+	/* the file at biases whose segments wrap past 2^64, or start at 2^64 - 4096 */
+	for (uint64_t top = 0x1000; top <= 0x2000000; top <<= 5) {
+		const uint64_t at = UINT64_MAX - top + 1 + (work_pc() - BASE);
+
+		ms.m[0] = (struct t2f_unwind_map){ 0x1000, UINT64_MAX, &libfx_id, ms.m[0].path,
+						   UINT64_MAX - top + 1 };
+		r = regs_x86(at, SP0, 0);
+		unwind(u, 20 + (int64_t)top, &r, stack, sizeof(stack), MAXF, &x);
+		assert_true(x.r.n >= 1 && x.ips[0] == at);
+	}
+	t2f_unwinder__free(u);
+
+	map_libfx(&ms);
+	ms.m[0].file = NULL; /* the mapping's file was not found */
+	u = unwinder(&ms);
+	r = regs_x86(p, SP0, 0);
+	unwind(u, 3, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_FILE, 1, &p);
+	t2f_unwinder__free(u);
+
+	f = fopen(pathf(text, "%s/not-elf", tmp), "w");
+	assert_non_null(f);
+	fputs("this is not an ELF file\n", f);
+	assert_int_equal(fclose(f), 0);
+	map_one(&ms, text, &crafted_id);
+	u = unwinder(&ms);
+	unwind(u, 4, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_FILE, 1, &p);
+	t2f_unwinder__free(u);
+}
+
+/* The zoo (no FDE covers it): libdwfl's frame-pointer fallback would take rbp at sp + 16 and
+ * its frame {0, return address} for the caller; the unwind ends at zoo instead, whatever that
+ * frame holds (a return address of 0, a cycle of frame pointers). */
+static void test_fixture_frame_pointers(void **state)
+{
+	const uint64_t zoo = BASE + ZOO_BASE + 0x10, p = work_pc();
+	uint64_t stack[6] = { 0, 0, 0, p + 1, 0x1000, 0 };
+	const uint64_t want[1] = { zoo };
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(zoo, SP0, SP0 + 16);
+	struct result x;
+
+	(void)state;
+	need("gnu/libfx.so", "gnu");
+	map_libfx(&ms);
+	u = unwinder(&ms);
+	/* zoo has no call-frame rules: its caller would be a guess from the frame pointer
+	 * (fx_lib_work's entry + 1 at sp + 24), so the unwind ends at zoo */
+	unwind(u, 5, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_CFI, 1, want);
+	/* a return address of 0 */
+	stack[3] = 0;
+	unwind(u, 5, &r, stack, sizeof(stack), MAXF, &x);
+	assert_true(x.r.n >= 1 && x.ips[0] == zoo);
+	for (size_t i = 0; i < x.r.n; i++)
+		if (x.ips[i] == 0 || x.ips[i] == UINT64_MAX)
+			fail_msg("frame %zu of a zero return address: 0x%llx", i,
+				 (unsigned long long)x.ips[i]);
+	assert_int_equal(x.r.n, 1);
+	/* frame pointers in a cycle of two whose return addresses are 0 (and 1: pc - 1 is 0):
+	 * frames that are never written must end the unwind as well */
+	for (uint64_t ra = 0; ra <= 1; ra++) {
+		uint64_t cycle[6] = { 0, 0, SP0 + 32, ra, SP0 + 16, ra };
+
+		unwind(u, 6, &r, cycle, sizeof(cycle), MAXF, &x);
+		expect(&x, T2F_UNWIND_NO_CFI, 1, &zoo);
+	}
+	t2f_unwinder__free(u);
+}
+
+/* A process whose mapping changed (another file at the same range): its session is rebuilt. */
+static void test_fixture_stale_session(void **state)
+{
+	const uint64_t p = work_pc(), stack[2] = { p + 1, 0x1000 };
+	const uint64_t want[3] = { p, p, 0xfff };
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(p, SP0, 0);
+	struct result x;
+
+	(void)state;
+	need("gnu/libfx.so", "gnu");
+	map_libfx(&ms);
+	ms.m[0].file = &crafted_id; /* another identity for the same file */
+	u = unwinder(&ms);
+	unwind(u, 7, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+	ms.m[0].file = &libfx_id;
+	unwind(u, 7, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+	ms.m[0].bias = BASE + 0x1000; /* the same file at another bias: p is not fx_lib_work */
+	unwind(u, 7, &r, stack, sizeof(stack), MAXF, &x);
+	assert_true(x.r.n >= 1 && x.ips[0] == p);
+	/* more processes than sessions, then the first again */
+	ms.m[0].bias = BASE;
+	for (int64_t pid = 100; pid < 100 + T2F_UNWIND_SESSIONS + 6; pid++) {
+		unwind(u, pid, &r, stack, sizeof(stack), MAXF, &x);
+		expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+	}
+	unwind(u, 100, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+	/* process ids no process has (perf's -1, past pid_t) */
+	unwind(u, -1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+	unwind(u, INT64_MIN, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+	t2f_unwinder__free(u);
+}
+
+/* ---- crafted ELF files: x86_64, one PT_LOAD at vaddr 0, call-frame tables as given ---- */
+
+#define C_TEXT 0x100u            /* .text: 256 bytes */
+#define C_HDR 0x200u             /* .eh_frame_hdr (and PT_GNU_EH_FRAME) */
+#define C_EH 0x300u              /* .eh_frame */
+#define C_STR 0x500u             /* .shstrtab */
+#define C_SHDRS 0x540u
+#define C_SIZE (C_SHDRS + 5 * sizeof(Elf64_Shdr))
+#define C_PC (BASE + C_TEXT + 0x80)
+
+struct craft {
+	uint16_t machine;         /* 0: EM_X86_64 */
+	uint8_t hdr[256];         /* .eh_frame_hdr; none when hdr_len is 0 */
+	size_t hdr_len;
+	uint8_t eh[512];          /* .eh_frame */
+	size_t eh_len;
+	bool no_shdrs;            /* no section headers: the tables found by PT_GNU_EH_FRAME */
+};
+
+static void put_le(uint8_t *b, size_t *n, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++)
+		b[(*n)++] = (uint8_t)(v >> (8 * i));
+}
+
+#define EH(c, v, bytes) put_le((c)->eh, &(c)->eh_len, (uint64_t)(v), bytes)
+#define HDR(c, v, bytes) put_le((c)->hdr, &(c)->hdr_len, (uint64_t)(v), bytes)
+
+/* .eh_frame_hdr: version 1, eh_frame_ptr pcrel sdata4, fde_count udata4 (count, whatever the
+ * table holds), table datarel sdata4 of {initial location, FDE} (vaddrs) */
+static void eh_hdr(struct craft *c, uint32_t count, const uint32_t (*table)[2], size_t n)
+{
+	c->hdr_len = 0;
+	HDR(c, 1, 1);
+	HDR(c, 0x1b, 1);
+	HDR(c, 0x03, 1);
+	HDR(c, 0x3b, 1);
+	HDR(c, (uint32_t)(C_EH - (C_HDR + 4)), 4);
+	HDR(c, count, 4);
+	for (size_t i = 0; i < n; i++) {
+		HDR(c, table[i][0] - C_HDR, 4);
+		HDR(c, table[i][1] - C_HDR, 4);
+	}
+}
+
+/* A CIE at .eh_frame's start: "zR", absolute 8-byte addresses, code alignment 1, data
+ * alignment -8, return address column 16, the rules given (DW_CFA_* bytes). Its length. */
+static size_t cie_with(struct craft *c, const uint8_t *rules, size_t n)
+{
+	static const uint8_t head[] = { 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x00 };
+	size_t len = (8 + sizeof(head) + n + 3) / 4 * 4;
+
+	c->eh_len = 0;
+	EH(c, len - 4, 4);
+	EH(c, 0, 4);                              /* CIE id */
+	memcpy(c->eh + c->eh_len, head, sizeof(head));
+	memcpy(c->eh + c->eh_len + sizeof(head), rules, n);
+	memset(c->eh + c->eh_len + sizeof(head) + n, 0, len - 8 - sizeof(head) - n); /* nop */
+	c->eh_len = len;
+	return len;
+}
+
+/* The CIE (24 bytes) whose rules are CFA = rsp + cfa_off (DW_CFA_def_cfa), the return address
+ * at CFA + 0 (DW_CFA_offset r16, 0). */
+static void cie(struct craft *c, uint8_t cfa_off)
+{
+	const uint8_t rules[] = { 0x0c, 7, cfa_off, 0x90, 0 };
+
+	assert_int_equal(cie_with(c, rules, sizeof(rules)), 24);
+}
+
+/* An FDE at the current end (28 bytes) whose CIE is cie_back bytes before its CIE pointer
+ * field: [begin, begin + range), no instructions. */
+static void fde(struct craft *c, uint32_t cie_back, uint64_t begin, uint64_t range)
+{
+	EH(c, 24, 4);
+	EH(c, cie_back, 4);
+	EH(c, begin, 8);
+	EH(c, range, 8);
+	EH(c, 0, 1);                              /* augmentation data length */
+	EH(c, 0, 3);                              /* DW_CFA_nop */
+}
+
+/* The file at tmp/name. */
+static const char *craft_write(const struct craft *c, const char *name)
+{
+	static const char names[] = "\0.text\0.eh_frame_hdr\0.eh_frame\0.shstrtab";
+	static char path[PATH_MAX];
+	uint8_t *f = calloc(1, C_SIZE);
+	Elf64_Ehdr eh = { .e_type = ET_DYN, .e_machine = c->machine ? c->machine : EM_X86_64,
+			  .e_version = EV_CURRENT, .e_phoff = sizeof(Elf64_Ehdr),
+			  .e_ehsize = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr),
+			  .e_phnum = c->hdr_len ? 2 : 1, .e_shentsize = sizeof(Elf64_Shdr) };
+	Elf64_Phdr ph[2] = {
+		{ PT_LOAD, PF_R | PF_X, 0, 0, 0, C_SIZE, C_SIZE, 0x1000 },
+		{ PT_GNU_EH_FRAME, PF_R, C_HDR, C_HDR, C_HDR, c->hdr_len, c->hdr_len, 4 },
+	};
+	Elf64_Shdr sh[5] = {
+		{ 0 },
+		{ 1, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, C_TEXT, C_TEXT, 0x100, 0, 0, 16, 0 },
+		{ 7, c->hdr_len ? SHT_PROGBITS : SHT_NULL, SHF_ALLOC, C_HDR, C_HDR, c->hdr_len,
+		  0, 0, 4, 0 },
+		{ 21, SHT_PROGBITS, SHF_ALLOC, C_EH, C_EH, c->eh_len, 0, 0, 8, 0 },
+		{ 31, SHT_STRTAB, 0, 0, C_STR, sizeof(names), 0, 0, 1, 0 },
+	};
+	FILE *out;
+
+	assert_non_null(f);
+	assert_true(c->hdr_len <= C_EH - C_HDR && c->eh_len <= C_STR - C_EH);
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	if (!c->no_shdrs) {
+		eh.e_shoff = C_SHDRS;
+		eh.e_shnum = 5;
+		eh.e_shstrndx = 4;
+	}
+	memcpy(f, &eh, sizeof(eh));
+	memcpy(f + sizeof(eh), ph, sizeof(ph));
+	memset(f + C_TEXT, 0x90, 0x100);          /* nop */
+	memcpy(f + C_HDR, c->hdr, c->hdr_len);
+	memcpy(f + C_EH, c->eh, c->eh_len);
+	memcpy(f + C_STR, names, sizeof(names));
+	if (!c->no_shdrs)
+		memcpy(f + C_SHDRS, sh, sizeof(sh));
+	out = fopen(pathf(path, "%s/%s", tmp, name), "wb");
+	assert_non_null(out);
+	assert_int_equal(fwrite(f, 1, C_SIZE, out), C_SIZE);
+	assert_int_equal(fclose(out), 0);
+	free(f);
+	return path;
+}
+
+/* The rule CFA = rsp + 0, return address at CFA for every address: a caller whose stack pointer
+ * is its callee's. pc → [sp] = ra → [sp] = ra ...: the second frame repeats, a loop. */
+static void check_loop(bool hdr, bool shdrs)
+{
+	const uint64_t ra = BASE + C_TEXT + 0xc1, stack[2] = { ra, ra };
+	const uint64_t want[2] = { C_PC, ra - 1 };
+	const uint32_t table[1][2] = { { 0, C_EH + 24 } };
+	struct craft c = { .no_shdrs = !shdrs };
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(C_PC, SP0, 0);
+	struct result x;
+
+	cie(&c, 0);
+	fde(&c, 28, 0, UINT64_MAX);               /* every address */
+	EH(&c, 0, 4);                             /* the end */
+	if (hdr)
+		eh_hdr(&c, 1, table, 1);
+	map_one(&ms, craft_write(&c, "loop"), &crafted_id);
+	u = unwinder(&ms);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_LOOP, 2, want);
+	assert_int_equal(x.r.stop_pc, ra);
+	/* the pc its own return address: the first caller repeats it */
+	r = regs_x86(ra, SP0, 0);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_LOOP, 1, &ra);
+	t2f_unwinder__free(u);
+}
+
+/* CFA = [rsp] (DW_CFA_def_cfa_expression: DW_OP_breg7 0, DW_OP_deref), the return address at
+ * CFA + 8, for every address, the file mapped at 0: stack pointers that go round in a cycle of
+ * two, every return address 1, whose pc - 1 (0) makes no frame. The unwind must end. */
+static void test_crafted_cycle(void **state)
+{
+	const uint8_t rules[] = { 0x0f, 3, 0x77, 0, 0x06, 0x11, 16, 0x7f };
+	const uint64_t pc = C_TEXT + 0x80;
+	uint64_t stack[4] = { SP0 + 16, 1, SP0, 1 };
+	struct craft c = { 0 };
+	size_t len = cie_with(&c, rules, sizeof(rules));
+	struct maps ms = { .n = 1 };
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(pc, SP0, 0);
+	struct result x;
+
+	(void)state;
+	fde(&c, (uint32_t)len + 4, 0, UINT64_MAX);
+	eh_hdr(&c, 1, (const uint32_t[1][2]){ { 0, C_EH + (uint32_t)len } }, 1);
+	ms.m[0] = (struct t2f_unwind_map){ 0, 0x1000, &crafted_id, craft_write(&c, "cycle"), 0 };
+	u = unwinder(&ms);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_END, 1, &pc);
+	/* return addresses 0: libdwfl's own end of the stack */
+	stack[1] = stack[3] = 0;
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_END, 1, &pc);
+	t2f_unwinder__free(u);
+}
+
+/* An AArch64 file (return address column x30): CFA = sp + 16, x30 at CFA - 8, x29 at CFA - 16
+ * for every address; aarch64 registers (pc, sp, x29, x30) from perf's mask. The caller's
+ * return address 0 ends the stack there. */
+static void test_crafted_aarch64(void **state)
+{
+	const uint8_t rules[] = { 0x0c, 31, 16, 0x80 | 30, 1, 0x80 | 29, 2 };
+	const uint64_t ra = BASE + C_TEXT + 0xc4, want[2] = { C_PC, ra - 1 };
+	const uint64_t stack[4] = { 0, ra, 0, 0 };
+	uint64_t perf[33] = { 0 };
+	struct craft c = { .machine = EM_AARCH64 };
+	size_t len = cie_with(&c, rules, sizeof(rules));
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r;
+	struct result x;
+
+	(void)state;
+	c.eh[8 + 6] = 30;                         /* the CIE's return address column */
+	fde(&c, (uint32_t)len + 4, 0, UINT64_MAX);
+	EH(&c, 0, 4);
+	eh_hdr(&c, 1, (const uint32_t[1][2]){ { 0, C_EH + (uint32_t)len } }, 1);
+	map_one(&ms, craft_write(&c, "aarch64-cfi"), &crafted_id);
+	perf[31] = SP0;
+	perf[32] = C_PC;
+	perf[30] = BASE + C_TEXT + 0x10;          /* lr: stale, the CFI says where ra is */
+	assert_true(t2f_unwind_regs_from_perf(T2F_UNWIND_AARCH64, PERF_SAMPLE_REGS_ABI_64,
+					      A64_DWARF_MASK, perf, 33, &r));
+	u = unwinder(&ms);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_END, 2, want);
+	unwind(u, 1, &r, stack, 12, MAXF, &x);    /* the return address cut */
+	expect(&x, T2F_UNWIND_MEMORY, 1, want);
+	t2f_unwinder__free(u);
+}
+
+static void test_crafted_loop(void **state)
+{
+	(void)state;
+	check_loop(true, true);
+	check_loop(false, true);                  /* .eh_frame searched without a table */
+	check_loop(true, false);                  /* found by PT_GNU_EH_FRAME alone */
+}
+
+/* Unwinds a sample at C_PC in the crafted file: its stack words point into the text, into the
+ * stack, or anywhere (seeded); rbp into the stack. Checks the bounds (unwind()), the first
+ * frame, and that the limit holds at 3 frames too. */
+static void unwind_anything(const char *path, int64_t pid, uint64_t seed)
+{
+	uint64_t stack[64];
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(C_PC, SP0, SP0 + 64);
+	struct result x;
+
+	for (size_t i = 0; i < 64; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		stack[i] = seed >> 62 == 0 ? BASE + C_TEXT + (seed >> 20) % 0x100 :
+			   seed >> 62 == 1 ? SP0 + (seed >> 20) % 512 : seed >> 11;
+	}
+	map_one(&ms, path, &crafted_id);
+	u = unwinder(&ms);
+	for (size_t max = 3; max <= MAXF; max += MAXF - 3) {
+		unwind(u, pid, &r, stack, sizeof(stack), max, &x);
+		assert_true(x.r.n >= 1);
+		assert_int_equal(x.ips[0], C_PC);
+		assert_true(x.r.why != T2F_UNWIND_NO_REGS);
+	}
+	t2f_unwinder__free(u);
+}
+
+/* Broken tables, each with the loop's stack: the unwind ends in the first frames. */
+static void test_crafted_broken(void **state)
+{
+	const uint64_t ra = BASE + C_TEXT + 0xc1, stack[2] = { ra, ra };
+	const uint32_t table[1][2] = { { 0, C_EH + 24 } }, at_cie[1][2] = { { 0, C_EH } },
+		       outside[1][2] = { { 0, 0x7ffffff0 } };
+	struct craft c;
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(C_PC, SP0, 0);
+	struct result x;
+	const char *path;
+
+	(void)state;
+	/* 1. a CIE whose length runs past the section (and the table pointing at the CIE) */
+	memset(&c, 0, sizeof(c));
+	cie(&c, 0);
+	c.eh[0] = 0xf0;                            /* length 0x10000f0 */
+	c.eh[3] = 1;
+	fde(&c, 28, 0, UINT64_MAX);
+	eh_hdr(&c, 1, at_cie, 1);
+	unwind_anything(craft_write(&c, "long-cie"), 10, 1);
+	/* 2. a 64-bit length of 2^63 */
+	memset(&c, 0, sizeof(c));
+	EH(&c, 0xffffffffu, 4);
+	EH(&c, 1ull << 63, 8);
+	EH(&c, 0, 8);
+	eh_hdr(&c, 1, at_cie, 1);
+	unwind_anything(craft_write(&c, "huge-cie"), 11, 2);
+	/* 3. an FDE whose CIE pointer points before the section */
+	memset(&c, 0, sizeof(c));
+	cie(&c, 0);
+	fde(&c, 0x7ffffff0, 0, UINT64_MAX);
+	eh_hdr(&c, 1, table, 1);
+	unwind_anything(craft_write(&c, "cie-outside"), 12, 3);
+	/* 4. the table's FDE outside the file */
+	memset(&c, 0, sizeof(c));
+	cie(&c, 0);
+	fde(&c, 28, 0, UINT64_MAX);
+	eh_hdr(&c, 1, outside, 1);
+	unwind_anything(craft_write(&c, "fde-outside"), 13, 4);
+	/* 5. a table that claims 2^28 entries and holds one */
+	memset(&c, 0, sizeof(c));
+	cie(&c, 0);
+	fde(&c, 28, 0, UINT64_MAX);
+	EH(&c, 0, 4);
+	eh_hdr(&c, 1u << 28, table, 1);
+	path = craft_write(&c, "count-lies");
+	unwind_anything(path, 14, 5);
+	/* 6. an FDE whose range ends past 2^64: it covers nothing at C_PC... */
+	memset(&c, 0, sizeof(c));
+	cie(&c, 0);
+	fde(&c, 28, C_TEXT + 0xc0, UINT64_MAX);
+	EH(&c, 0, 4);
+	eh_hdr(&c, 1, (const uint32_t[1][2]){ { C_TEXT + 0xc0, C_EH + 24 } }, 1);
+	unwind_anything(craft_write(&c, "wraps"), 15, 6);
+	/* 7. no .eh_frame at all (nothing but the text): the frame-pointer fallback, rbp 0 */
+	memset(&c, 0, sizeof(c));
+	map_one(&ms, craft_write(&c, "no-cfi"), &crafted_id);
+	u = unwinder(&ms);
+	unwind(u, 16, &r, stack, sizeof(stack), MAXF, &x);
+	assert_true(x.r.n == 1 && x.ips[0] == C_PC);
+	assert_true(x.r.why == T2F_UNWIND_NO_CFI || x.r.why == T2F_UNWIND_MEMORY);
+	t2f_unwinder__free(u);
+	/* 8. a machine without an unwinder (EM_NONE), and an AArch64 file under x86_64 registers */
+	memset(&c, 0, sizeof(c));
+	cie(&c, 0);
+	fde(&c, 28, 0, UINT64_MAX);
+	c.machine = EM_NONE;
+	unwind_anything(craft_write(&c, "em-none"), 17, 8);
+	c.machine = EM_AARCH64;
+	unwind_anything(craft_write(&c, "aarch64"), 18, 7);
+}
+
+/* Random bytes as .eh_frame and .eh_frame_hdr: behind a well-formed table header or not, with
+ * section headers or not. */
+static void test_crafted_random(void **state)
+{
+	char name[32];
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 96; seed++) {
+		struct craft c = { .no_shdrs = seed % 3 == 0 };
+		uint64_t s = seed;
+
+		for (size_t i = 0; i < 256; i++) {
+			s = s * 6364136223846793005ull + 1442695040888963407ull;
+			c.eh[i] = (uint8_t)(s >> 56);
+			c.hdr[i % 64] = (uint8_t)(s >> 48);
+		}
+		c.eh_len = 256;
+		c.hdr_len = 64;
+		if (seed % 2) {                    /* a header that makes the table used */
+			uint32_t n = (uint32_t)(s >> 40) % 8;
+
+			memcpy(c.hdr, (const uint8_t[]){ 1, 0x1b, 0x03, 0x3b }, 4);
+			memcpy(c.hdr + 4, &(uint32_t){ C_EH - (C_HDR + 4) }, 4);
+			memcpy(c.hdr + 8, &n, 4);
+		}
+		snprintf(name, sizeof(name), "random-%llu", (unsigned long long)seed);
+		unwind_anything(craft_write(&c, name), 100 + (int64_t)seed, seed);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_regs_x86_64),
+		cmocka_unit_test(test_regs_aarch64),
+		cmocka_unit_test(test_regs_refused),
+		cmocka_unit_test(test_arch_of),
+		FX_TEST(test_fixture_walk),
+		FX_TEST(test_fixture_short_stacks),
+		FX_TEST(test_fixture_sp_wraps),
+		FX_TEST(test_fixture_deep),
+		FX_TEST(test_fixture_first_frame),
+		FX_TEST(test_fixture_frame_pointers),
+		FX_TEST(test_fixture_stale_session),
+		FX_TEST(test_crafted_loop),
+		FX_TEST(test_crafted_cycle),
+		FX_TEST(test_crafted_aarch64),
+		FX_TEST(test_crafted_broken),
+		FX_TEST(test_crafted_random),
+	};
+
+	if (elf_fixtures_init("test_unwind"))
+		return 1;
+	return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
+}
