@@ -1,0 +1,119 @@
+/* readers/perf_data_conv_internal.h: the perf.data conversion's state, shared by
+ * readers/perf_data_conv.c (setup, threads, mappings, frames, each record) and
+ * readers/perf_data_queue.c (records queued and processed in time order, dwarf samples unwound
+ * in batches); internal to readers/. */
+#ifndef T2F_PERF_DATA_CONV_INTERNAL_H
+#define T2F_PERF_DATA_CONV_INTERNAL_H
+
+#include "formats/hashmap.h"
+#include "readers/perf_data_conv.h"
+
+#define PDC_MAX_STACK 127u     /* perf script's default --max-stack (per part: call chain,
+				* then unwound user frames) */
+#define PDC_KERNEL_PID (-1)    /* the frame cache's process for kernel ips */
+#define PDC_L1_BITS 14         /* the frame cache's direct-mapped front: 16384 entries */
+
+struct pdc_ev {                /* one queued record */
+	uint64_t time;
+	uint32_t type;
+	uint16_t misc;
+	bool exec, has_bid, has_chain;
+	uint8_t bid_size;
+	uint8_t bid[20];
+	uint32_t attr;         /* SAMPLE: attr index */
+	int32_t pid, tid, ppid, ptid;
+	uint64_t ip, period;   /* SAMPLE */
+	uint64_t start, len, pgoff; /* MMAP, MMAP2 */
+	uint32_t prot, flags;
+	uint64_t data, n;      /* pool index and length: callchain entries, or string bytes;
+				* a SAMPLE's regs then stack copy follow its callchain */
+	uint64_t abi;          /* SAMPLE kept for unwinding: regs_abi, its regs and stack bytes */
+	uint32_t regs_nr, stack_len;
+	uint32_t slot;         /* its place in the unwind batch */
+};
+
+struct pdc_queue {
+	struct pdc_ev *ev;
+	size_t n, cap;
+	uint64_t *pool;
+	size_t pool_n, pool_cap;
+};
+
+struct pdc_order {
+	uint64_t time;
+	size_t idx;
+};
+
+struct pdc_attr {              /* per attr index */
+	t2f_event_id event;    /* 0 until its first sample */
+	bool period;           /* weight = the period */
+	bool dwarf;            /* REGS_USER or STACK_USER */
+};
+
+struct pdc_comm {
+	int64_t tid;
+	t2f_str_id comm;
+};
+
+struct pdc_kmap {              /* a kernel module's range */
+	uint64_t start, end;
+	t2f_str_id name;
+};
+
+struct pdc_bid {               /* a file's build-id, by path */
+	t2f_str_id path, bid;
+};
+
+struct pdc_frame {             /* the frame cache's key and value */
+	uint64_t ip;
+	int64_t pid;
+	uint32_t gen;
+	uint8_t mode;
+	t2f_frame_id frame;
+};
+
+struct t2f_perf_data_conv {
+	struct t2f_perf_data *pd;
+	struct t2f_profile *p;
+	struct t2f_diag *d;
+	struct t2f_perf_data_conv_opts o;
+	struct t2f_perf_data_conv_stats st;
+	struct pdc_queue q[2];         /* q[0]: queued; q[1]: scratch for what stays */
+	struct pdc_order *order;
+	size_t order_cap;
+	uint64_t next_flush, max_time;
+	struct pdc_attr *attrs;
+	size_t n_attrs;
+	struct ps_maps *maps;
+	struct pdc_comm *comms;
+	uint32_t n_comms, cap_comms;
+	struct t2f_hashmap *comm_ix;
+	struct pdc_kmap *kmaps;
+	uint32_t n_kmaps, cap_kmaps;
+	uint64_t kstart, kend;         /* [kernel.kallsyms] */
+	uint32_t kgen;
+	t2f_str_id s_kernel, s_unknown;
+	struct pdc_frame *frames;
+	uint32_t n_frames, cap_frames;
+	struct t2f_hashmap *frame_ix;
+	struct pdc_frame *l1;          /* a copy of recently used entries, by hash (frame 0: empty):
+					* the hot ips stay in cache, the big table is not probed */
+	t2f_frame_id *stack;           /* the sample's frames, leaf first */
+	size_t n_stack;
+	struct t2f_perf_unwind_sample *batch; /* dwarf samples being unwound, and their ips */
+	uint64_t *batch_ips;
+	struct pdc_bid *bids;
+	uint32_t n_bids, cap_bids;
+	struct t2f_hashmap *bid_ix;
+	/* the last sample's thread */
+	int64_t last_pid, last_tid;
+	t2f_str_id last_comm;
+	t2f_thread_id last_thread;
+};
+
+/* perf_data_conv.c: whether an MMAP/MMAP2 record maps executable memory; processes one record
+ * taken from the queue in time order. */
+bool t2f_pdc_exec(const struct pdc_ev *e);
+int t2f_pdc_process(struct t2f_perf_data_conv *c, const struct pdc_ev *e);
+
+#endif

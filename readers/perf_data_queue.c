@@ -1,0 +1,295 @@
+/* readers/perf_data_queue.c: perf.data records in time order (perf_data_conv.h).
+ *
+ * Records that carry a time are copied into a queue (fixed-size entries, their callchain, user
+ * registers and stack copy, or string in a pool of u64s) and processed in time order at
+ * FINISHED_ROUND; the queue's two buffers (the round being processed, the records kept for
+ * later) are reused, so a warm conversion allocates nothing per record. Before a run of
+ * samples is processed, its dwarf samples are handed to the unwind callback in batches.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/grow.h"
+#include "readers/perf_data_conv_internal.h"
+
+/* Copies n u64s (or a string of n bytes, NUL-terminated) into q's pool. */
+static int pdc_pool_put(struct pdc_queue *q, const void *p, size_t bytes, bool str,
+			uint64_t *at)
+{
+	size_t words = (bytes + (str ? 1 : 0) + 7) / 8;
+	int err = t2f_grow((void **)&q->pool, &q->pool_cap, q->pool_n, words ? words : 1,
+			sizeof(*q->pool), 64, SIZE_MAX);
+
+	if (err)
+		return err;
+	*at = q->pool_n;
+	if (words)
+		q->pool[q->pool_n + words - 1] = 0;
+	if (bytes) /* an empty callchain has no pointer */
+		memcpy(&q->pool[q->pool_n], p, bytes);
+	q->pool_n += words;
+	return 0;
+}
+
+/* A dwarf sample's registers and stack copy after its callchain, when they will be unwound. */
+static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
+		       const struct t2f_perf_sample *s, struct pdc_ev *e)
+{
+	uint64_t len = s->stack_dyn_size < s->stack_size ? s->stack_dyn_size : s->stack_size;
+	uint64_t at;
+
+	if (!c->o.unwind || !c->attrs[e->attr].dwarf || !s->regs_abi || !s->regs_nr)
+		return 0;
+	e->abi = s->regs_abi;
+	e->regs_nr = s->regs_nr;
+	e->stack_len = (uint32_t)len; /* a record holds at most 64 KiB */
+	return pdc_pool_put(q, s->regs, (size_t)s->regs_nr * 8, false, &at) ?:
+	       pdc_pool_put(q, s->stack, (size_t)len, false, &at);
+}
+
+/* The u64 words a SAMPLE entry holds in the pool. */
+static size_t pdc_sample_words(const struct pdc_ev *e)
+{
+	return e->n + e->regs_nr + ((size_t)e->stack_len + 7) / 8;
+}
+
+/* The record as a queue entry (its callchain or string copied into the pool). */
+static int pdc_ev_of(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
+		     const struct t2f_perf_record *r, struct pdc_ev *e)
+{
+	const char *s = NULL;
+
+	*e = (struct pdc_ev){ .time = r->s.time, .type = r->type, .misc = r->misc };
+	if (r->type == PERF_RECORD_SAMPLE) {
+		e->attr = r->attr->index;
+		e->pid = r->s.pid;
+		e->tid = r->s.tid;
+		e->ip = r->s.ip;
+		e->period = r->s.period;
+		e->has_chain = (r->s.fields & PERF_SAMPLE_CALLCHAIN) != 0;
+		e->n = r->s.callchain_nr;
+		return pdc_pool_put(q, r->s.callchain, e->n * sizeof(uint64_t), false, &e->data) ?:
+		       pdc_ev_user(c, q, &r->s, e);
+	}
+	if (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2) {
+		const struct t2f_perf_mmap *m = &r->u.mmap;
+
+		e->pid = m->pid;
+		e->tid = m->tid;
+		e->start = m->start;
+		e->len = m->len;
+		e->pgoff = m->pgoff;
+		e->prot = m->prot;
+		e->flags = m->flags;
+		e->has_bid = m->has_build_id;
+		e->bid_size = m->build_id_size > 20 ? 20 : m->build_id_size;
+		memcpy(e->bid, m->build_id, sizeof(e->bid));
+		s = m->filename;
+	} else if (r->type == PERF_RECORD_COMM) {
+		e->pid = r->u.comm.pid;
+		e->tid = r->u.comm.tid;
+		e->exec = r->u.comm.exec;
+		s = r->u.comm.comm;
+	} else {
+		e->pid = r->u.task.pid;
+		e->tid = r->u.task.tid;
+		e->ppid = r->u.task.ppid;
+		e->ptid = r->u.task.ptid;
+	}
+	e->n = s ? strlen(s) : 0;
+	return pdc_pool_put(q, s ? s : "", e->n, true, &e->data);
+}
+
+static int pdc_order_cmp(const void *a, const void *b)
+{
+	const struct pdc_order *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Moves the entries of q[0] newer than limit (in queue order) to q[1], then swaps. */
+static int pdc_keep_newer(struct t2f_perf_data_conv *c, uint64_t limit)
+{
+	struct pdc_queue *from = &c->q[0], *to = &c->q[1], t;
+	int err = 0;
+
+	to->n = 0;
+	to->pool_n = 0;
+	for (size_t i = 0; i < from->n && !err; i++) {
+		struct pdc_ev e = from->ev[i];
+		bool str = e.type != PERF_RECORD_SAMPLE;
+
+		if (e.time <= limit)
+			continue;
+		err = t2f_grow((void **)&to->ev, &to->cap, to->n, 1,
+				sizeof(*to->ev), 64, SIZE_MAX) ?:
+		      pdc_pool_put(to, &from->pool[e.data], str ? e.n : pdc_sample_words(&e) * 8,
+				   str, &e.data);
+		if (!err)
+			to->ev[to->n++] = e;
+	}
+	t = *from;
+	*from = *to;
+	*to = t;
+	return err;
+}
+
+/* Puts dwarf sample e of queue q into the next batch slot. */
+static void pdc_batch_add(struct t2f_perf_data_conv *c, const struct pdc_queue *q,
+			  struct pdc_ev *e, size_t *n)
+{
+	const uint64_t *w = &q->pool[e->data + e->n];
+
+	e->slot = (uint32_t)*n;
+	c->batch[*n] = (struct t2f_perf_unwind_sample){
+		.pid = e->pid, .tid = e->tid, .abi = e->abi,
+		.mask = t2f_perf_data__attr(c->pd, e->attr)->attr.sample_regs_user,
+		.regs = w, .nr = e->regs_nr, .stack = (const uint8_t *)(w + e->regs_nr),
+		.stack_len = e->stack_len, .ips = c->batch_ips + *n * T2F_PERF_UNWIND_MAX,
+	};
+	(*n)++;
+}
+
+/* Whether processing e changes what the unwinder reads: an executable mapping, a new process's
+ * mappings; a COMM or a data mapping does not. */
+static bool pdc_changes_maps(const struct pdc_ev *e)
+{
+	if (e->type == PERF_RECORD_COMM)
+		return false;
+	return e->type != PERF_RECORD_MMAP2 && e->type != PERF_RECORD_MMAP ? true : t2f_pdc_exec(e);
+}
+
+/* Unwinds the dwarf samples among the records order[from..) up to the first that changes the
+ * mappings or a full batch: 0 and *end, the index after the last record covered; or an
+ * error. */
+static int pdc_batch(struct t2f_perf_data_conv *c, size_t from, size_t n_order, size_t *end)
+{
+	struct pdc_queue *q = &c->q[0];
+	size_t n = 0, i = from;
+
+	for (; i < n_order && n < T2F_PERF_UNWIND_BATCH; i++) {
+		struct pdc_ev *e = &q->ev[c->order[i].idx];
+
+		if (e->type != PERF_RECORD_SAMPLE) {
+			if (pdc_changes_maps(e))
+				break;
+			continue;
+		}
+		if (e->abi)
+			pdc_batch_add(c, q, e, &n);
+	}
+	*end = i > from ? i : from + 1;
+	return n ? c->o.unwind(c->o.unwind_ctx, c, c->batch, n) : 0;
+}
+
+/* Processes order[0..n) of the queue, the dwarf samples of each run of samples unwound first. */
+static int pdc_process_order(struct t2f_perf_data_conv *c, size_t n)
+{
+	struct pdc_queue *q = &c->q[0];
+	int err = 0;
+
+	for (size_t i = 0, end = 1; i < n && !err; i = end) {
+		end = i + 1;
+		if (c->o.unwind)
+			err = pdc_batch(c, i, n, &end);
+		for (size_t k = i; k < end && !err; k++)
+			err = t2f_pdc_process(c, &q->ev[c->order[k].idx]);
+	}
+	return err;
+}
+
+/* Processes the queued records not newer than limit, in time order (stable). */
+static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
+{
+	struct pdc_queue *q = &c->q[0];
+	size_t n = 0;
+	int err = t2f_grow((void **)&c->order, &c->order_cap, 0, q->n,
+			sizeof(*c->order), 64, SIZE_MAX);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < q->n; i++)
+		if (q->ev[i].time <= limit)
+			c->order[n++] = (struct pdc_order){ q->ev[i].time, i };
+	if (n > 1) /* none due: c->order may be NULL (never grown), which qsort must not get */
+		qsort(c->order, n, sizeof(*c->order), pdc_order_cmp);
+	err = pdc_process_order(c, n);
+	if (err)
+		return err;
+	if (n == q->n) {
+		q->n = 0;
+		q->pool_n = 0;
+		return 0;
+	}
+	return pdc_keep_newer(c, limit);
+}
+
+static bool pdc_queued_type(uint32_t type)
+{
+	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_MMAP ||
+	       type == PERF_RECORD_MMAP2 || type == PERF_RECORD_COMM || type == PERF_RECORD_FORK;
+}
+
+static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record *r)
+{
+	struct pdc_queue *q = &c->q[0];
+	struct pdc_ev e;
+	int err;
+
+	c->st.records++;
+	if (r->type == T2F_PERF_RECORD_FINISHED_ROUND) {
+		err = pdc_flush(c, c->next_flush);
+		c->next_flush = c->max_time;
+		return err;
+	}
+	if (!pdc_queued_type(r->type) || (r->type == PERF_RECORD_SAMPLE && !r->attr))
+		return 0;
+	err = t2f_grow((void **)&q->ev, &q->cap, q->n, 1,
+			sizeof(*q->ev), 64, SIZE_MAX) ?: pdc_ev_of(c, q, r, &e);
+	if (err)
+		return err;
+	if (!(r->s.fields & PERF_SAMPLE_TIME)) {
+		/* no time: processed at once (as perf does), from the pool's end */
+		size_t one = 0;
+
+		if (e.abi) {
+			pdc_batch_add(c, q, &e, &one);
+			err = c->o.unwind(c->o.unwind_ctx, c, c->batch, 1);
+		}
+		err = err ?: t2f_pdc_process(c, &e);
+		q->pool_n = e.data;
+		return err;
+	}
+	if (e.time > c->max_time)
+		c->max_time = e.time;
+	q->ev[q->n++] = e;
+	return 0;
+}
+
+int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
+{
+	const struct t2f_perf_record *r;
+	const struct t2f_perf_data_stats *ps;
+	int err;
+
+	while ((err = t2f_perf_data__next(c->pd, &r)) > 0) {
+		err = pdc_record(c, r);
+		if (err)
+			return err;
+	}
+	if (err)
+		return err;
+	err = pdc_flush(c, UINT64_MAX);
+	ps = t2f_perf_data__stats(c->pd);
+	c->st.lost = ps->lost;
+	c->st.skipped = ps->skipped + ps->unknown_id;
+	c->st.truncated_bytes = ps->truncated_bytes;
+	for (uint64_t i = 0; i < ps->unknown_id; i++) { /* samples the reader could not attribute */
+		t2f_profile__count_read(c->p);
+		t2f_profile__count_drop(c->p, T2F_DROP_MALFORMED);
+	}
+	return err;
+}
