@@ -1,11 +1,14 @@
-/* writers/collapsed.c: one text line per (thread root, stack) cell of the chosen event, built
- * into one buffer; the lines sorted bytewise in parts (one thread each), then the parts merged
- * as they are written, equal lines summed. */
+/* writers/collapsed.c: one text line per (thread, name path) of the chosen event's cells (cells
+ * whose stacks show the same names are summed first: writers/name_paths.h), built into one
+ * buffer; the lines sorted bytewise in parts (one thread each), then the parts merged as they
+ * are written, equal lines summed. */
 #include "writers/collapsed.h"
 
 #include "formats/buf.h"
+#include "formats/hashmap.h"
 #include "formats/sat.h"
 #include "formats/utf8.h"
+#include "writers/name_paths.h"
 #include "writers/par_for.h"
 
 #include <errno.h>
@@ -18,12 +21,16 @@
 struct line {
 	size_t off, len;
 	uint64_t weight;
+	t2f_thread_id thread;
+	uint32_t path;
 };
 
 struct folder {
 	const struct t2f_profile *p;
 	const struct t2f_collapsed_opts *o;
 	struct t2f_frame_names *names;
+	struct t2f_name_paths *paths;
+	struct t2f_hashmap *line_ix; /* (thread, path) → line + 1 */
 	struct t2f_buf text;   /* every line's text, back to back */
 	size_t *root_off;      /* per thread: its root frame text in buf */
 	struct line *lines;
@@ -81,32 +88,31 @@ static int build_roots(struct folder *f)
 	return 0;
 }
 
-static int add_line(struct folder *f, const struct t2f_cell *c, size_t *lines_cap)
+struct line_probe {
+	const struct folder *f;
+	t2f_thread_id thread;
+	uint32_t path;
+};
+
+static bool line_eq(const void *ctx, uint32_t v)
 {
-	uint32_t depth = t2f_profile__node_depth(f->p, c->node);
-	size_t start = f->text.len, n = 0;
-	int err;
+	const struct line_probe *q = ctx;
+	const struct line *l = &q->f->lines[v - 1];
 
-	if (depth > f->stack_cap) {
-		free(f->stack);
-		f->stack_cap = depth * 2;
-		f->stack = malloc(f->stack_cap * sizeof(*f->stack));
-		if (!f->stack)
-			return -ENOMEM;
-	}
-	for (t2f_node_id nd = c->node; nd; nd = t2f_profile__node_parent(f->p, nd))
-		f->stack[n++] = t2f_profile__node_frame(f->p, nd);
-	err = t2f_buf__put_self(&f->text, f->root_off[c->thread],
-				f->root_off[c->thread + 1] - f->root_off[c->thread]);
-	if (err)
-		return err;
-	while (n--) {
-		size_t len;
-		const char *name = t2f_frame_names__get(f->names, f->stack[n], &len);
+	return l->thread == q->thread && l->path == q->path;
+}
 
-		err = t2f_buf__put(&f->text, ";", 1) ?: t2f_buf__put(&f->text, name, len);
-		if (err)
-			return err;
+/* Adds cell c's weight to the line of its (thread, name path). */
+static int add_cell(struct folder *f, const struct t2f_cell *c, size_t *lines_cap)
+{
+	struct line_probe q = { f, c->thread, t2f_name_paths__of(f->paths, c->node) };
+	uint64_t h = t2f_hash_u64(((uint64_t)q.thread << 32) | q.path);
+	uint32_t v = t2f_hashmap__find(f->line_ix, h, line_eq, &q);
+	uint64_t w = f->o->weight_samples ? c->samples : c->weight;
+
+	if (v) {
+		f->lines[v - 1].weight = t2f_sat_add(f->lines[v - 1].weight, w);
+		return 0;
 	}
 	if (f->nlines == *lines_cap) {
 		size_t cap = *lines_cap ? *lines_cap * 2 : 1024;
@@ -117,8 +123,43 @@ static int add_line(struct folder *f, const struct t2f_cell *c, size_t *lines_ca
 		f->lines = nl;
 		*lines_cap = cap;
 	}
-	f->lines[f->nlines++] = (struct line){ start, f->text.len - start,
-		f->o->weight_samples ? c->samples : c->weight };
+	if (f->nlines >= UINT32_MAX - 1)
+		return -ENOMEM;
+	f->lines[f->nlines++] = (struct line){ 0, 0, w, q.thread, q.path };
+	return t2f_hashmap__insert(f->line_ix, h, (uint32_t)f->nlines);
+}
+
+/* Line l's text: its thread's root, then ";NAME" for each frame of its path, root first. */
+static int line_text(struct folder *f, struct line *l)
+{
+	t2f_node_id node = t2f_name_paths__node(f->paths, l->path);
+	uint32_t depth = t2f_profile__node_depth(f->p, node);
+	size_t start = f->text.len, n = 0;
+	int err;
+
+	if (depth > f->stack_cap) {
+		free(f->stack);
+		f->stack_cap = depth * 2;
+		f->stack = malloc(f->stack_cap * sizeof(*f->stack));
+		if (!f->stack)
+			return -ENOMEM;
+	}
+	for (t2f_node_id nd = node; nd; nd = t2f_profile__node_parent(f->p, nd))
+		f->stack[n++] = t2f_profile__node_frame(f->p, nd);
+	err = t2f_buf__put_self(&f->text, f->root_off[l->thread],
+				f->root_off[l->thread + 1] - f->root_off[l->thread]);
+	if (err)
+		return err;
+	while (n--) {
+		size_t len;
+		const char *name = t2f_frame_names__get(f->names, f->stack[n], &len);
+
+		err = t2f_buf__put(&f->text, ";", 1) ?: t2f_buf__put(&f->text, name, len);
+		if (err)
+			return err;
+	}
+	l->off = start;
+	l->len = f->text.len - start;
 	return 0;
 }
 
@@ -202,28 +243,18 @@ static void write_lines(struct part *parts, unsigned k, struct t2f_out *out)
 	}
 }
 
-/* Reserves the text of every line of event ev at once (one realloc, not a doubling series that
- * copies the text again and again): a node's text is its parent's, ';' and its frame's name. */
-static int reserve_text(struct folder *f, t2f_event_id ev)
+/* Reserves the text of every line at once (one realloc, not a doubling series that copies the
+ * text again and again). */
+static int reserve_text(struct folder *f)
 {
-	uint32_t nodes = t2f_profile__node_count(f->p);
-	uint64_t *len = malloc(((size_t)nodes + 1) * sizeof(*len)), total = 0;
-	size_t name_len;
+	uint64_t total = 0;
 
-	if (!len)
-		return -ENOMEM;
-	len[0] = 0;
-	for (t2f_node_id n = 1; n <= nodes; n++) { /* a parent's id is below its child's */
-		t2f_frame_names__get(f->names, t2f_profile__node_frame(f->p, n), &name_len);
-		len[n] = len[t2f_profile__node_parent(f->p, n)] + 1 + name_len;
-	}
-	for (size_t i = 0; i < t2f_profile__cell_count(f->p); i++) {
-		const struct t2f_cell *c = t2f_profile__cell_at(f->p, i);
+	for (size_t i = 0; i < f->nlines; i++) {
+		const struct line *l = &f->lines[i];
 
-		if (c->event == ev)
-			total += f->root_off[c->thread + 1] - f->root_off[c->thread] + len[c->node];
+		total += f->root_off[l->thread + 1] - f->root_off[l->thread] +
+			 t2f_name_paths__text_len(f->paths, l->path);
 	}
-	free(len);
 	return total > SIZE_MAX / 2 ? -ENOMEM : t2f_buf__reserve(&f->text, (size_t)total);
 }
 
@@ -239,13 +270,17 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	nopts.collapsed = true;
 	if (t2f_profile__event_count(p) < ev)
 		return 0;
-	err = t2f_frame_names__new(p, &nopts, &f.names) ?: build_roots(&f) ?: reserve_text(&f, ev);
+	err = t2f_frame_names__new(p, &nopts, &f.names) ?: build_roots(&f) ?:
+	      t2f_name_paths__new(p, f.names, &f.paths) ?: t2f_hashmap__new(1024, &f.line_ix);
 	for (size_t i = 0; !err && i < t2f_profile__cell_count(p); i++) {
 		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
 
 		if (c->event == ev)
-			err = add_line(&f, c, &lines_cap);
+			err = add_cell(&f, c, &lines_cap);
 	}
+	err = err ?: reserve_text(&f);
+	for (size_t i = 0; !err && i < f.nlines; i++)
+		err = line_text(&f, &f.lines[i]);
 	if (!err && f.nlines) { /* no lines: f.lines is NULL, which qsort_r must not get */
 		struct part parts[MAX_PARTS];
 		unsigned k = sort_parts(&f, o->threads > 1 ? o->threads : 1, parts);
@@ -253,6 +288,8 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 		write_lines(parts, k, out);
 	}
 	t2f_frame_names__free(f.names);
+	t2f_name_paths__free(f.paths);
+	t2f_hashmap__free(f.line_ix);
 	t2f_buf__free(&f.text);
 	free(f.root_off);
 	free(f.lines);

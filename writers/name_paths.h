@@ -1,0 +1,32 @@
+/* writers/name_paths.h: a profile's stack nodes grouped by the names along them.
+ *
+ * Nodes whose frames show the same names from the root down (frames at different addresses of
+ * one function, a function's frames of different modules' copies...) are one path: the folded
+ * writer builds one line per (thread, path), not per node. Paths are numbered from 1 in the
+ * order of their first node (0: the root); a path's parent is the path of its nodes' parents.
+ *
+ * Ownership: borrows the profile and the names (they must outlive it). Memory: 4 bytes per
+ * node, about 48 per path. Not thread safe.
+ */
+#ifndef T2F_NAME_PATHS_H
+#define T2F_NAME_PATHS_H
+
+#include <stdint.h>
+
+#include "formats/profile.h"
+#include "writers/frame_name.h"
+
+struct t2f_name_paths;
+
+/* Groups every node of p by the names of `names`. 0 or -ENOMEM. */
+int t2f_name_paths__new(const struct t2f_profile *p, const struct t2f_frame_names *names,
+			struct t2f_name_paths **out);
+void t2f_name_paths__free(struct t2f_name_paths *np); /* NULL is fine */
+
+uint32_t t2f_name_paths__count(const struct t2f_name_paths *np);
+uint32_t t2f_name_paths__of(const struct t2f_name_paths *np, t2f_node_id node);
+/* A node of path (its first); the bytes of ";NAME" for each level of the path. */
+t2f_node_id t2f_name_paths__node(const struct t2f_name_paths *np, uint32_t path);
+uint64_t t2f_name_paths__text_len(const struct t2f_name_paths *np, uint32_t path);
+
+#endif
