@@ -20,6 +20,7 @@ struct uf_file {                /* a mapped file (path, build-id as recorded) */
 	t2f_str_id path, bid;
 	char *elf;              /* the local binary; NULL: none usable */
 	bool own_elf;           /* a copy of this machine's vdso, removed at the end */
+	uint64_t entry;         /* e_entry */
 	struct t2f_elf_load loads[UF_LOADS];
 	size_t n_loads;
 	bool debug_searched;
@@ -95,6 +96,7 @@ static int uf_take(struct us_worker *w, struct uf_file *f, const char *path,
 		f->n_loads = UF_LOADS;
 	for (size_t i = 0; i < f->n_loads; i++)
 		f->loads[i] = *t2f_elf_module__load_at(m, i);
+	f->entry = t2f_elf_module__entry(m);
 	f->elf = strdup(t2f_elf_module__path(m));
 	t2f_elf_module__free(m);
 	return f->elf ? 0 : -ENOMEM;
@@ -220,6 +222,7 @@ static bool us_map(void *ctx, uint64_t addr, struct t2f_unwind_map *out)
 	if (f->elf && uf_bias(f, pm.start, pm.pgoff, addr, &out->bias)) {
 		out->file = f;
 		out->path = f->elf;
+		out->entry = f->entry;
 	}
 	return true;
 }

@@ -99,6 +99,7 @@ struct t2f_elf_module {
 	uint64_t file_size;
 	bool is64, big_endian;
 	uint16_t machine, type;
+	uint64_t entry;          /* e_entry */
 	uint32_t flags;             /* e_flags */
 
 	uint8_t build_id[T2F_BUILD_ID_MAX];

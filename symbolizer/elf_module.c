@@ -139,6 +139,7 @@ static int check_header(struct t2f_elf_module *m)
 	m->is64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
 	m->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	m->machine = eh.e_machine;
+	m->entry = eh.e_entry;
 	m->type = eh.e_type;
 	m->flags = eh.e_flags;
 	problem = t2f_elf_headers_problem(m->elf, m->file_size);
@@ -242,6 +243,11 @@ const char *t2f_elf_module__path(const struct t2f_elf_module *m)
 uint16_t t2f_elf_module__machine(const struct t2f_elf_module *m)
 {
 	return m->machine;
+}
+
+uint64_t t2f_elf_module__entry(const struct t2f_elf_module *m)
+{
+	return m->entry;
 }
 
 uint16_t t2f_elf_module__type(const struct t2f_elf_module *m)

@@ -101,7 +101,8 @@ void t2f_elf_module__free(struct t2f_elf_module *m); /* NULL is fine */
 
 const char *t2f_elf_module__path(const struct t2f_elf_module *m);
 uint16_t t2f_elf_module__machine(const struct t2f_elf_module *m);   /* e_machine */
-uint16_t t2f_elf_module__type(const struct t2f_elf_module *m);      /* e_type: ET_EXEC, ET_DYN */
+uint16_t t2f_elf_module__type(const struct t2f_elf_module *m);
+uint64_t t2f_elf_module__entry(const struct t2f_elf_module *m);     /* e_entry (0: none) */      /* e_type: ET_EXEC, ET_DYN */
 /* The build-id bytes, or NULL (*len 0) when the file has none. */
 const uint8_t *t2f_elf_module__build_id(const struct t2f_elf_module *m, size_t *len);
 /* The .gnu_debuglink file name and CRC; false when absent or malformed (no NUL, name with '/'

@@ -218,16 +218,19 @@ int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc)
 
 /* ---- unwinding ---- */
 
-/* Whether the frame looked up at addr has call-frame rules; else (u->no_cfi) its caller would be
- * a guess from the frame pointer, which code built without one does not keep: the unwind ends. */
+/* Whether the frame looked up at addr has call-frame rules; else its caller would be a guess
+ * from the frame pointer, which code built without one does not keep: the unwind ends there
+ * (u->no_cfi), as the outermost frame in the entry point's code (u->zero). */
 static bool uw_has_cfi(struct t2f_unwinder *u, uint64_t addr)
 {
 	int err;
 	const struct uw_rule *r = uw_rule_at(u, u->cur->pid, addr, false, &err);
+	bool none = !err && r && !r->cfi;
 
 	u->nomem |= err != 0;
-	u->no_cfi = !err && r && !r->cfi;
-	return !err && !u->no_cfi;
+	u->no_cfi = none && !r->entry;
+	u->zero = none && r->entry;
+	return !err && !none;
 }
 
 static int uw_frame(Dwfl_Frame *state, void *arg)

@@ -62,6 +62,7 @@ struct t2f_unwind_map {         /* what the caller says of an address */
 				 * local file was found for the mapping */
 	const char *path;       /* the local ELF file (with .eh_frame) */
 	uint64_t bias;          /* process address = ELF vaddr + bias */
+	uint64_t entry;         /* the file's entry point (e_entry; 0: none), ELF vaddr */
 };
 
 struct t2f_unwind_ops {
@@ -74,8 +75,9 @@ struct t2f_unwind_ops {
 };
 
 enum t2f_unwind_stop {
-	T2F_UNWIND_END = 0,     /* the outermost frame was reached (the CFI says so, or a
-				 * return address of 0) */
+	T2F_UNWIND_END = 0,     /* the outermost frame was reached (the CFI says so, a return
+				 * address of 0, or the entry point's code, which has no caller
+				 * and often no CFI) */
 	T2F_UNWIND_CAP,         /* max frames */
 	T2F_UNWIND_NO_MAP,      /* the last frame's pc is in no mapping */
 	T2F_UNWIND_NO_FILE,     /* ... in a mapping whose file was not found (or is not ELF) */

@@ -93,7 +93,7 @@ const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t a
 		return NULL;
 	}
 	if (!*err)
-		*err = uw_rules__add(u->rules, m.file, addr - m.bias, frame, nregs, &rule);
+		*err = uw_rules__add(u->rules, m.file, addr - m.bias, frame, nregs, m.entry, &rule);
 	free(frame);
 	return *err ? NULL : rule;
 }
@@ -170,7 +170,7 @@ int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
 		if (err)
 			return err;
 		if (r && !r->cfi) {
-			res->why = T2F_UNWIND_NO_CFI;
+			res->why = r->entry ? T2F_UNWIND_END : T2F_UNWIND_NO_CFI;
 			break;
 		}
 		step = r && r->simple ? uw_fast_step(u, r, cur, next) : 0;

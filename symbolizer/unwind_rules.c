@@ -140,7 +140,7 @@ static int uw_rules_room(struct uw_rules *r)
 }
 
 int uw_rules__add(struct uw_rules *r, const void *file, uint64_t addr, Dwarf_Frame *frame,
-		  unsigned nregs, const struct uw_rule **out)
+		  unsigned nregs, uint64_t entry, const struct uw_rule **out)
 {
 	struct uw_rule *u;
 	int err = uw_rules_room(r);
@@ -150,6 +150,7 @@ int uw_rules__add(struct uw_rules *r, const void *file, uint64_t addr, Dwarf_Fra
 	r->e[r->n] = (struct uw_rule_entry){ .file = file, .addr = addr };
 	u = &r->e[r->n].rule;
 	u->cfi = frame != NULL;
+	u->entry = !frame && entry && addr >= entry && addr - entry < UW_ENTRY_CODE;
 	if (frame)
 		uw_decode(frame, nregs, u);
 	err = t2f_hashmap__insert(r->ix, uw_rule_hash(file, addr), r->n + 1);

@@ -22,12 +22,16 @@
 
 #define UW_RULES_MAX (1u << 18)
 #define UW_RULE_SAVED 10        /* registers saved or computed per frame, at most */
+#define UW_ENTRY_CODE 64        /* bytes of entry code after e_entry (x86_64 and aarch64 _start
+				 * call their first function within 32) */
 
 enum uw_reg_rule { UW_AT_CFA = 1, UW_IS_CFA };
 
 struct uw_rule {
 	bool cfi;               /* the module has rules for the address (else libdwfl would guess
 				 * the caller from the frame pointer: the unwind stops there) */
+	bool entry;             /* without rules, in the first UW_ENTRY_CODE bytes of the file's
+				 * entry point: the outermost frame (ld.so's _start has no FDE) */
 	bool simple;
 	uint8_t cfa_reg, ra;    /* the CFA's register, the return address column */
 	uint8_t n_saved;
@@ -49,8 +53,9 @@ void uw_rules__free(struct uw_rules *r);  /* NULL is fine */
 const struct uw_rule *uw_rules__find(const struct uw_rules *r, const void *file, uint64_t addr);
 
 /* Decodes frame (NULL: no rule there) into the rule of (file, addr), kept: 0 and *out, or
- * -ENOMEM. nregs: the registers of the architecture (DWARF numbers below it). */
+ * -ENOMEM. nregs: the registers of the architecture (DWARF numbers below it); entry: the
+ * file's entry point (0: none). */
 int uw_rules__add(struct uw_rules *r, const void *file, uint64_t addr, Dwarf_Frame *frame,
-		  unsigned nregs, const struct uw_rule **out);
+		  unsigned nregs, uint64_t entry, const struct uw_rule **out);
 
 #endif

@@ -209,7 +209,7 @@ static void map_one(struct maps *ms, const char *path, const void *id)
 
 	snprintf(p, PATH_MAX, "%s", path);
 	ms->n = 1;
-	ms->m[0] = (struct t2f_unwind_map){ BASE, BASE + SPAN, id, p, BASE };
+	ms->m[0] = (struct t2f_unwind_map){ BASE, BASE + SPAN, id, p, BASE, 0 };
 }
 
 static struct t2f_unwinder *unwinder(struct maps *ms)
@@ -446,7 +446,7 @@ static void test_fixture_first_frame(void **state)
 		const uint64_t at = UINT64_MAX - top + 1 + (work_pc() - BASE);
 
 		ms.m[0] = (struct t2f_unwind_map){ 0x1000, UINT64_MAX, &libfx_id, ms.m[0].path,
-						   UINT64_MAX - top + 1 };
+						   UINT64_MAX - top + 1, 0 };
 		r = regs_x86(at, SP0, 0);
 		unwind(u, 20 + (int64_t)top, &r, stack, sizeof(stack), MAXF, &x);
 		assert_true(x.r.n >= 1 && x.ips[0] == at);
@@ -510,6 +510,18 @@ static void test_fixture_frame_pointers(void **state)
 		unwind(u, 6, &r, cycle, sizeof(cycle), MAXF, &x);
 		expect(&x, T2F_UNWIND_NO_CFI, 1, &zoo);
 	}
+	t2f_unwinder__free(u);
+	/* the same frame as the file's entry point's code (ld.so's _start has no FDE either): the
+	 * outermost frame, not a stop for want of rules; 64 bytes on, a stop again */
+	ms.m[0].entry = ZOO_BASE;
+	u = unwinder(&ms);
+	unwind(u, 7, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_END, 1, want);
+	t2f_unwinder__free(u);
+	ms.m[0].entry = ZOO_BASE + 0x10 - 64;
+	u = unwinder(&ms);
+	unwind(u, 7, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_CFI, 1, want);
 	t2f_unwinder__free(u);
 }
 
@@ -734,7 +746,8 @@ static void test_crafted_cycle(void **state)
 	(void)state;
 	fde(&c, (uint32_t)len + 4, 0, UINT64_MAX);
 	eh_hdr(&c, 1, (const uint32_t[1][2]){ { 0, C_EH + (uint32_t)len } }, 1);
-	ms.m[0] = (struct t2f_unwind_map){ 0, 0x1000, &crafted_id, craft_write(&c, "cycle"), 0 };
+	ms.m[0] = (struct t2f_unwind_map){ 0, 0x1000, &crafted_id, craft_write(&c, "cycle"),
+					   0, 0 };
 	u = unwinder(&ms);
 	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
 	expect(&x, T2F_UNWIND_END, 1, &pc);
