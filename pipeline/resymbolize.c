@@ -318,22 +318,19 @@ static int t2f_resym_own_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
 static int t2f_resym_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
 {
 	const struct t2f_resym_id *id = t2f_resym_id_of(r, "[vdso]");
-	const char *home = getenv("HOME");
 	struct t2f_module_desc desc = { 0 };
 	char hex[2 * T2F_BUILD_ID_MAX + 1];
 	struct stat st;
 
 	if (!id && r->trust_by)
 		return t2f_resym_own_vdso(r, m);
-	if (!id || !home)
+	if (!id)
 		return 0;
 	for (size_t k = 0; k < id->len; k++)
 		snprintf(hex + 2 * k, 3, "%02x", id->id[k]);
-	if (asprintf(&m->map_path, "%s/.debug/[vdso]/%s/vdso", home, hex) < 0) {
-		m->map_path = NULL;
+	if (t2f_vdso__perf_copy(hex, &m->map_path))
 		return -ENOMEM;
-	}
-	if (stat(m->map_path, &st) < 0)
+	if (!m->map_path || stat(m->map_path, &st) < 0)
 		return 0;
 	m->kind = T2F_FRAME_USER;
 	m->has_id = true;

@@ -115,12 +115,11 @@ static bool uf_trusted(const struct us_worker *w, const char *path)
 
 static int uf_vdso(struct us_worker *w, struct uf_file *f, const char *hex)
 {
-	const char *home = getenv("HOME");
 	char *cached = NULL;
-	int err = 0;
+	int err = hex ? t2f_vdso__perf_copy(hex, &cached) : 0;
 
-	if (hex && home && asprintf(&cached, "%s/.debug/[vdso]/%s/vdso", home, hex) < 0)
-		return -ENOMEM;
+	if (err)
+		return err;
 	if (cached)
 		err = uf_take(w, f, cached, hex);
 	free(cached);

@@ -10,6 +10,18 @@
 
 #define T2F_VDSO_MAX (1u << 20) /* a vdso is a few pages */
 
+int t2f_vdso__perf_copy(const char *hex, char **path)
+{
+	const char *home = getenv("HOME");
+
+	*path = NULL;
+	if (home && asprintf(path, "%s/.debug/[vdso]/%s/vdso", home, hex) < 0) {
+		*path = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The [vdso] mapping of this process: 0 and [*start, *end), or -ENOENT. */
 static int t2f_vdso_range(uintptr_t *start, uintptr_t *end)
 {

@@ -14,4 +14,9 @@
  * -errno (-ENOENT: no vdso mapped, or no /proc). */
 int t2f_vdso__dump(char **path);
 
+/* perf's copy of the vdso of build-id hex (lowercase), kept by perf record in its build-id
+ * cache: $HOME/.debug/[vdso]/HEX/vdso into *path (malloc'd; NULL without $HOME). The file may
+ * not exist. 0 or -ENOMEM. */
+int t2f_vdso__perf_copy(const char *hex, char **path);
+
 #endif

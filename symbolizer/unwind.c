@@ -246,20 +246,16 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	/* the pc alone first: asking whether the frame is an activation unwinds it, which needs
 	 * its module reported */
-	if (!dwfl_frame_pc(state, &pc, NULL)) {
-		u->no_pc = true;
+	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
-	}
 	r = uw_report(u, u->cur, pc);
 	if (r < 0) {
 		u->stale = r == -1;
 		u->nomem = r == -ENOMEM;
 		return DWARF_CB_ABORT;
 	}
-	if (!dwfl_frame_pc(state, &pc, &activation)) {
-		u->no_pc = true;
+	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
-	}
 	/* a caller's pc: its call instruction. 0 there ends the stack, as libdwfl ends it for a
 	 * return address of 0 found by the CFI (its frame-pointer fallback goes on): such frames
 	 * are not written, so nothing else would bound them */
@@ -312,7 +308,7 @@ static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
 	u->max = max;
 	u->n = 0;
 	u->sp_reg = regs->arch == T2F_UNWIND_X86_64 ? 7 : 31;
-	u->mem_fail = u->stale = u->looped = u->capped = u->no_pc = u->nomem = u->no_cfi =
+	u->mem_fail = u->stale = u->looped = u->capped = u->nomem = u->no_cfi =
 		u->zero = false;
 	u->n_maps = 0;
 	u->have_last_sp = false;

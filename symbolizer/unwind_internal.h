@@ -47,7 +47,7 @@ struct t2f_unwinder {
 	uint64_t *ips;
 	size_t max, n;
 	int sp_reg;
-	bool mem_fail, stale, looped, capped, no_pc, nomem, no_cfi, zero;
+	bool mem_fail, stale, looped, capped, nomem, no_cfi, zero;
 	enum t2f_unwind_stop last_miss; /* the last frame's module: END when reported */
 	uint64_t last_pc, last_sp;
 	bool have_last_sp;
