@@ -1,7 +1,8 @@
-/* writers/collapsed.c: one text line per (thread, name path) of the chosen event's cells (cells
- * whose stacks show the same names are summed first: writers/name_paths.h), built into one
- * buffer; the lines sorted bytewise in parts (one thread each), then the parts merged as they
- * are written, equal lines summed. */
+/* writers/collapsed.c: one text line per (root, name path) of the chosen event's cells, where a
+ * root is a distinct text of the threads' first column (threads of one comm share it unless
+ * pids or tids are written) and cells whose stacks show the same names are summed first
+ * (writers/name_paths.h); the lines are built into one buffer, sorted bytewise in parts (one
+ * thread each), then the parts merged as they are written, equal lines summed. */
 #include "writers/collapsed.h"
 
 #include "formats/buf.h"
@@ -21,7 +22,7 @@
 struct line {
 	size_t off, len;
 	uint64_t weight;
-	t2f_thread_id thread;
+	uint32_t root;
 	uint32_t path;
 };
 
@@ -30,9 +31,10 @@ struct folder {
 	const struct t2f_collapsed_opts *o;
 	struct t2f_frame_names *names;
 	struct t2f_name_paths *paths;
-	struct t2f_hashmap *line_ix; /* (thread, path) → line + 1 */
-	struct t2f_buf text;   /* every line's text, back to back */
-	size_t *root_off;      /* per thread: its root frame text in buf */
+	struct t2f_hashmap *line_ix; /* (root, path) → line + 1 */
+	struct t2f_buf text;   /* the roots' texts, then every line's, back to back */
+	uint32_t *root_of;     /* per thread: its root (from 1) */
+	size_t *root_off;      /* root r's text is text[root_off[r], root_off[r + 1]) */
 	struct line *lines;
 	size_t nlines;
 	t2f_frame_id *stack;   /* reused leaf-to-root frame list */
@@ -70,27 +72,65 @@ static int put_root(struct folder *f, const struct t2f_thread *t)
 	return t2f_buf__put(&f->text, ids, (size_t)n);
 }
 
+struct root_probe {
+	const struct folder *f;
+	const char *s;
+	size_t len;
+};
+
+static bool root_eq(const void *ctx, uint32_t r)
+{
+	const struct root_probe *q = ctx;
+	size_t off = q->f->root_off[r];
+
+	return q->f->root_off[r + 1] - off == q->len && memcmp(q->f->text.p + off, q->s, q->len) == 0;
+}
+
+/* Thread t's root text, appended to text: an earlier root with the same text is taken instead
+ * (the text is then dropped again). */
+static int add_root(struct folder *f, struct t2f_hashmap *ix, t2f_thread_id t, uint32_t *nroots)
+{
+	size_t start = f->root_off[*nroots + 1];
+	struct root_probe q = { f, NULL, 0 };
+	uint64_t h;
+	int err = put_root(f, t2f_profile__thread_at(f->p, t));
+
+	if (err)
+		return err;
+	q.s = f->text.p + start;
+	q.len = f->text.len - start;
+	h = t2f_hash_bytes(q.s, q.len);
+	f->root_of[t] = t2f_hashmap__find(ix, h, root_eq, &q);
+	if (f->root_of[t]) {
+		f->text.len = start;
+		return 0;
+	}
+	f->root_of[t] = ++*nroots;
+	f->root_off[*nroots + 1] = f->text.len;
+	return t2f_hashmap__insert(ix, h, *nroots);
+}
+
 static int build_roots(struct folder *f)
 {
-	uint32_t n = t2f_profile__thread_count(f->p);
+	uint32_t n = t2f_profile__thread_count(f->p), nroots = 0;
+	struct t2f_hashmap *ix = NULL;
 	int err;
 
+	f->root_of = malloc(((size_t)n + 1) * sizeof(*f->root_of));
 	f->root_off = malloc(((size_t)n + 2) * sizeof(*f->root_off));
-	if (!f->root_off)
+	if (!f->root_of || !f->root_off)
 		return -ENOMEM;
 	f->root_off[1] = 0;
-	for (uint32_t t = 1; t <= n; t++) {
-		err = put_root(f, t2f_profile__thread_at(f->p, t));
-		if (err)
-			return err;
-		f->root_off[t + 1] = f->text.len;
-	}
-	return 0;
+	err = t2f_hashmap__new(n, &ix);
+	for (uint32_t t = 1; !err && t <= n; t++)
+		err = add_root(f, ix, t, &nroots);
+	t2f_hashmap__free(ix);
+	return err;
 }
 
 struct line_probe {
 	const struct folder *f;
-	t2f_thread_id thread;
+	uint32_t root;
 	uint32_t path;
 };
 
@@ -99,14 +139,14 @@ static bool line_eq(const void *ctx, uint32_t v)
 	const struct line_probe *q = ctx;
 	const struct line *l = &q->f->lines[v - 1];
 
-	return l->thread == q->thread && l->path == q->path;
+	return l->root == q->root && l->path == q->path;
 }
 
-/* Adds cell c's weight to the line of its (thread, name path). */
+/* Adds cell c's weight to the line of its (root, name path). */
 static int add_cell(struct folder *f, const struct t2f_cell *c, size_t *lines_cap)
 {
-	struct line_probe q = { f, c->thread, t2f_name_paths__of(f->paths, c->node) };
-	uint64_t h = t2f_hash_u64(((uint64_t)q.thread << 32) | q.path);
+	struct line_probe q = { f, f->root_of[c->thread], t2f_name_paths__of(f->paths, c->node) };
+	uint64_t h = t2f_hash_u64(((uint64_t)q.root << 32) | q.path);
 	uint32_t v = t2f_hashmap__find(f->line_ix, h, line_eq, &q);
 	uint64_t w = f->o->weight_samples ? c->samples : c->weight;
 
@@ -125,7 +165,7 @@ static int add_cell(struct folder *f, const struct t2f_cell *c, size_t *lines_ca
 	}
 	if (f->nlines >= UINT32_MAX - 1)
 		return -ENOMEM;
-	f->lines[f->nlines++] = (struct line){ 0, 0, w, q.thread, q.path };
+	f->lines[f->nlines++] = (struct line){ 0, 0, w, q.root, q.path };
 	return t2f_hashmap__insert(f->line_ix, h, (uint32_t)f->nlines);
 }
 
@@ -146,8 +186,8 @@ static int line_text(struct folder *f, struct line *l)
 	}
 	for (t2f_node_id nd = node; nd; nd = t2f_profile__node_parent(f->p, nd))
 		f->stack[n++] = t2f_profile__node_frame(f->p, nd);
-	err = t2f_buf__put_self(&f->text, f->root_off[l->thread],
-				f->root_off[l->thread + 1] - f->root_off[l->thread]);
+	err = t2f_buf__put_self(&f->text, f->root_off[l->root],
+				f->root_off[l->root + 1] - f->root_off[l->root]);
 	if (err)
 		return err;
 	while (n--) {
@@ -252,7 +292,7 @@ static int reserve_text(struct folder *f)
 	for (size_t i = 0; i < f->nlines; i++) {
 		const struct line *l = &f->lines[i];
 
-		total += f->root_off[l->thread + 1] - f->root_off[l->thread] +
+		total += f->root_off[l->root + 1] - f->root_off[l->root] +
 			 t2f_name_paths__text_len(f->paths, l->path);
 	}
 	return total > SIZE_MAX / 2 ? -ENOMEM : t2f_buf__reserve(&f->text, (size_t)total);
@@ -292,6 +332,7 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	t2f_hashmap__free(f.line_ix);
 	t2f_buf__free(&f.text);
 	free(f.root_off);
+	free(f.root_of);
 	free(f.lines);
 	free(f.stack);
 	return err;
