@@ -25,7 +25,7 @@
 #include "formats/profile.h"
 
 #define PS_BLOCK_WAYS 4
-#define PS_BLOCK_BYTES (48u << 20)
+#define PS_BLOCK_BYTES (8u << 20)
 #define PS_BLOCK_WINDOW 4096
 #define PS_BLOCK_KEY 20
 
