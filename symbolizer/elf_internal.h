@@ -1,14 +1,15 @@
 /* symbolizer/elf_internal.h: what elf_module.c, elf_section.c, elf_notes.c, elf_symtab.c,
- * elf_plt.c and elf_index.c share. Not installed, not included outside symbolizer/elf_*.c.
+ * elf_plt.c, elf_index.c and elf_index_build.c share. Not installed, not included outside
+ * symbolizer/elf_*.c.
  *
  * Layout of a loaded module:
  * - `elf` is the file opened with ELF_C_READ_MMAP and then ELF_C_FDREAD: libelf holds the
  *   mapping (or a full copy when mmap failed) and no file descriptor;
  * - each symbol table is a view of memory-format Elf32_Sym/Elf64_Sym records plus its string
  *   table, both owned by libelf (or by the table when we decoded a compressed section);
- * - the lookup index is parallel arrays sorted by address: keys[] (the fixed-up st_value,
- *   searched), ents[] (end, name, table, st_info), covers[] (the enclosing entry), plus a
- *   bucket table narrowing the search (elf_index.c);
+ * - the lookup index is entries sorted by address: ents[] (the fixed-up st_value, end, name,
+ *   table, st_info), covers[] (the enclosing entry), plus a bucket table narrowing the search
+ *   (elf_index.c, built by elf_index_build.c);
  * - PLT stub names ("memcpy@plt", elf_plt.c) live in plt, outside the index: made on the first
  *   lookup that misses the index inside the stubs' address range, freed with the index.
  */
@@ -53,10 +54,12 @@ struct t2f_elf_table {
 	void *own_syms, *own_strs;  /* buffers we decoded (compressed sections), freed with us */
 };
 
-struct t2f_elf_ent {            /* one index entry (16 bytes); its address is keys[i] */
-	uint64_t end;               /* value + size (saturated); == value for a sizeless symbol */
+struct t2f_elf_ent {            /* one index entry (24 bytes) */
+	uint64_t start;             /* the fixed-up st_value */
+	uint64_t end;               /* start + size (saturated); == start for a sizeless symbol */
 	uint32_t name;              /* st_name in tables[table] */
 	uint8_t table, info;        /* index in tables[], st_info */
+	bool covered;               /* covers[i] names an entry (is not T2F_ELF_NONE) */
 };
 
 /* The PLT stubs named after their relocation's symbol (elf_plt.c). */
@@ -133,11 +136,12 @@ struct t2f_elf_module {
 	size_t n_plt_blind;
 	struct t2f_elf_pinfo *pinfo;      /* by node payload */
 	int index_state;
-	uint64_t *keys;             /* one block holds keys, ents, covers and buckets */
-	struct t2f_elf_ent *ents;
-	uint32_t *covers;           /* nearest earlier entry whose range holds keys[i], or NONE */
+	struct t2f_elf_ent *ents;   /* one block holds ents, covers and buckets */
+	uint32_t *covers;           /* nearest earlier entry whose range holds ents[i].start, or
+				     * NONE */
 	size_t n_ents;
-	uint32_t *buckets;          /* first entry of each 2^bucket_shift-byte bucket from keys[0] */
+	uint32_t *buckets;          /* first entry of each 2^bucket_shift-byte bucket from
+				     * ents[0].start */
 	size_t n_buckets;
 	unsigned bucket_shift;
 	struct t2f_elf_plt plt;     /* the index's PLT names (ents freed once it is built) */
@@ -281,6 +285,15 @@ void t2f_elf_plt__free(struct t2f_elf_plt *p);  /* empties *p; an empty one is f
 
 /* elf_index.c */
 void t2f_elf_module__free_index(struct t2f_elf_module *m);
+
+/* elf_index_build.c: the lookup address of a kept symbol's value (the arch fix-ups). */
+uint64_t t2f_elf_fixed_value(const struct t2f_elf_module *m, uint64_t v);
+/* Whether table t joins the index (or perf's tree): not a .dynsym-like table beside a .symtab
+ * that lists its symbols (elf_index.c). */
+bool t2f_elf_table_indexed(const struct t2f_elf_module *m, const struct t2f_elf_table *t);
+/* Builds m->ents, covers and buckets from the loaded tables (not under perf's rules).
+ * 0 or -ENOMEM (the caller frees what was built). */
+int t2f_elf_index_build(struct t2f_elf_module *m);
 
 /* elf_perf_tree.c: insertion (equal starts go right); symbols__fixup_end; symbols__fixup_duplicate
  * with `first` telling whether the earlier of two symbols at one start wins (perf's

@@ -7,7 +7,8 @@
  * Headers are checked against the file size before anything trusts them: real files look like
  *   libc.so.6   ELF64 LSB DYN, 14 program headers at 64, 66 section headers at 1920776
  *   prog.debug  (objcopy --only-keep-debug) PT_LOAD p_filesz 0 for every segment but the first
- * The other readers (notes, symbol tables) live in elf_notes.c, elf_symtab.c and elf_index.c.
+ * The other readers (notes, symbol tables) live in elf_notes.c, elf_symtab.c, elf_index.c and
+ * elf_index_build.c.
  */
 #include "symbolizer/elf_internal.h"
 
