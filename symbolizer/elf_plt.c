@@ -405,6 +405,8 @@ int t2f_elf_plt__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f
 			return err;
 		}
 	}
+	if (elf_vaddr < p->lo || elf_vaddr >= p->hi)  /* every stub lies in the range */
+		return 0;
 	for (n = p->n; n > 1;) {  /* the last stub at or before elf_vaddr */
 		size_t half = n / 2;
 
