@@ -175,9 +175,11 @@ static int perf_lookup(const struct t2f_elf_module *m, uint64_t elf_vaddr,
 	return 1;
 }
 
-int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out)
+/* The lookups that do not search the index: the first one (which builds it, or fails to) and
+ * those under perf's rules. Kept out of line so that the index's lookups save few registers. */
+__attribute__((noinline))
+static int other_lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out)
 {
-	size_t i;
 	int err;
 
 	if (m->index_state <= 0) {
@@ -187,6 +189,15 @@ int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct 
 	}
 	if (m->perf_rules)
 		return perf_lookup(m, elf_vaddr, out);
+	return t2f_elf_module__lookup(m, elf_vaddr, out);
+}
+
+int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out)
+{
+	size_t i;
+
+	if (m->index_state <= 0 || m->perf_rules)
+		return other_lookup(m, elf_vaddr, out);
 	if (!m->n_ents || elf_vaddr < m->ents[0].start)
 		return t2f_elf_plt__lookup(m, elf_vaddr, out);
 	for (i = last_at_or_before(m, elf_vaddr);; i = m->covers[i]) {
