@@ -10,6 +10,9 @@
  *   inside another, a sizeless label inside one) and duplicates at one address;
  * - a .dynsym beside a .symtab with as many records (left out) and beside a shorter one
  *   (behind it);
+ * - the same model over thousands of generated symbols in a .symtab and a longer .dynsym
+ *   (clusters far apart, nesting, sizeless ones, many at one address), every symbol's edges
+ *   and 20,000 random addresses; every address of a fixture's small span;
  * - a /usr/lib/debug/.build-id/xx/rest.debug file's build-id is xx + rest;
  * - an installed binary's .gnu_debuglink names its build-id file, whose zlib CRC-32 matches.
  */
@@ -170,8 +173,17 @@ static void check_addr(struct t2f_elf_module *m, const struct model *md, uint64_
 			 (unsigned long long)want->value);
 }
 
-/* Edges of every symbol (sampled for big files) and random addresses around them. */
-static void check_file(const char *path)
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Edges of every symbol (sampled for big files unless `all`), random addresses around them
+ * (more when `all`), and every address of a small span. */
+static void check_file_at(const char *path, bool all)
 {
 	struct t2f_elf_module *m = NULL;
 	struct model md = { 0 };
@@ -189,7 +201,7 @@ static void check_file(const char *path)
 	assert_int_equal(t2f_elf_module__each_symbol(m, model_add, &md), 0);
 	assert_true(t2f_elf_module__has_symbols(m) == (md.n > 0));
 	model_dedup(&md);
-	step = md.n > 400 ? md.n / 400 : 1;
+	step = md.n > 400 && !all ? md.n / 400 : 1;
 	for (size_t i = 0; i < md.n; i += step) {
 		uint64_t v = md.v[i].value, s = md.v[i].size;
 
@@ -203,14 +215,18 @@ static void check_file(const char *path)
 		lo = md.v[i].value < lo ? md.v[i].value : lo;
 		hi = md.v[i].value + md.v[i].size > hi ? md.v[i].value + md.v[i].size : hi;
 	}
-	for (int i = 0; i < 300 && hi > lo; i++) {
-		seed ^= seed << 13;
-		seed ^= seed >> 7;
-		seed ^= seed << 17;
-		check_addr(m, &md, lo + seed % (hi - lo));
-	}
+	for (int i = 0; i < (all ? 20000 : 300) && hi > lo; i++)
+		check_addr(m, &md, lo + xorshift(&seed) % (hi - lo));
+	for (uint64_t a = lo > 16 ? lo - 16 : 0; hi > lo && (hi - lo) * md.n <= (1u << 24) &&
+						 a < hi + 16; a++)
+		check_addr(m, &md, a);
 	free(md.v);
 	t2f_elf_module__free(m);
+}
+
+static void check_file(const char *path)
+{
+	check_file_at(path, false);
 }
 
 /* Up to max regular files of /usr/lib/debug/.build-id/xx/, named *.debug. */
@@ -284,22 +300,29 @@ static const struct fsym nest[] = {
 	{ "z1", 0x10a0, 4, STB_LOCAL },            /* a size first: this one */
 };
 
-#define SHDR_AT 0x600                      /* section headers, after the tables (write_elf) */
 #define N_SECTIONS 7
 
-static void put_shdr(unsigned char *f, size_t i, uint32_t name, uint32_t type, uint64_t addr,
-		     uint64_t off, uint64_t size, uint32_t link, uint64_t entsize)
+static void put_shdr(unsigned char *f, uint64_t shoff, size_t i, uint32_t name, uint32_t type,
+		     uint64_t addr, uint64_t off, uint64_t size, uint32_t link, uint64_t entsize)
 {
 	Elf64_Shdr sh = { .sh_name = name, .sh_type = type, .sh_addr = addr, .sh_offset = off,
 		.sh_size = size, .sh_link = link, .sh_addralign = 8, .sh_entsize = entsize };
 
-	memcpy(f + SHDR_AT + i * sizeof(sh), &sh, sizeof(sh));
+	memcpy(f + shoff + i * sizeof(sh), &sh, sizeof(sh));
 }
 
-/* A symbol table of n records (the null one first) at `at`, names at `str_at`; returns the
- * string table's size. n <= 10 for .dynsym, <= 15 for .symtab. */
-static size_t put_table(unsigned char *f, size_t at, size_t str_at, const struct fsym *v,
-			size_t n)
+/* The bytes of a string table holding v[0..n)'s names (after the empty one). */
+static size_t strtab_size(const struct fsym *v, size_t n)
+{
+	size_t size = 1;
+
+	for (size_t i = 0; i < n; i++)
+		size += strlen(v[i].name) + 1;
+	return size;
+}
+
+/* A symbol table of n records (the null one first) at `at`, names at `str_at`. */
+static void put_table(unsigned char *f, size_t at, size_t str_at, const struct fsym *v, size_t n)
 {
 	size_t str = 1;
 
@@ -312,44 +335,56 @@ static size_t put_table(unsigned char *f, size_t at, size_t str_at, const struct
 		memcpy(f + str_at + str, v[i].name, strlen(v[i].name) + 1);
 		str += strlen(v[i].name) + 1;
 	}
-	return str;
 }
 
-/* Writes a file with .text, .dynsym (dyn[0..nd), absent when nd == 0), .symtab (sym[0..ns)):
- * header, .dynsym 0x100, .dynstr 0x200, .symtab 0x300, .strtab 0x480, .shstrtab 0x500,
- * section headers 0x600. Returns its path. */
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Writes a file with .text (NOBITS at 0x1000), .dynsym (dyn[0..nd), NOBITS when nd == 0),
+ * .dynstr, .symtab (sym[0..ns)), .strtab, .shstrtab, then the section headers, back to back.
+ * Returns its path. */
 static const char *write_elf(char *path, const struct fsym *sym, size_t ns, const struct fsym *dyn,
 			     size_t nd)
 {
 	static const char shstr[] = "\0.text\0.dynsym\0.dynstr\0.symtab\0.strtab\0.shstrtab";
-	unsigned char f[SHDR_AT + N_SECTIONS * sizeof(Elf64_Shdr)] = { 0 };
+	size_t dsym = sizeof(Elf64_Ehdr), dstr = dsym + (nd + 1) * sizeof(Elf64_Sym),
+	       tab = align8(dstr + strtab_size(dyn, nd)), str = tab + (ns + 1) * sizeof(Elf64_Sym),
+	       sh_str = str + strtab_size(sym, ns), shoff = align8(sh_str + sizeof(shstr)),
+	       size = shoff + N_SECTIONS * sizeof(Elf64_Shdr);
+	unsigned char *f = calloc(1, size);
 	Elf64_Ehdr eh = { .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
-		.e_ehsize = sizeof(Elf64_Ehdr), .e_shoff = SHDR_AT,
+		.e_ehsize = sizeof(Elf64_Ehdr), .e_shoff = shoff,
 		.e_shentsize = sizeof(Elf64_Shdr), .e_shnum = N_SECTIONS, .e_shstrndx = 6 };
-	size_t dstr = put_table(f, 0x100, 0x200, dyn, nd), str = put_table(f, 0x300, 0x480, sym, ns);
 	FILE *out;
 	int fd;
 
+	assert_non_null(f);
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
 	eh.e_ident[EI_CLASS] = ELFCLASS64;
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
 	memcpy(f, &eh, sizeof(eh));
-	memcpy(f + 0x500, shstr, sizeof(shstr));
-	put_shdr(f, 1, 1, SHT_PROGBITS, 0x1000, 0x100, 0x100, 0, 0);
-	put_shdr(f, 2, 7, nd ? SHT_DYNSYM : SHT_NOBITS, 0, 0x100, (nd + 1) * sizeof(Elf64_Sym), 3,
+	put_table(f, dsym, dstr, dyn, nd);
+	put_table(f, tab, str, sym, ns);
+	memcpy(f + sh_str, shstr, sizeof(shstr));
+	put_shdr(f, shoff, 1, 1, SHT_NOBITS, 0x1000, 0, 0x100, 0, 0);
+	put_shdr(f, shoff, 2, 7, nd ? SHT_DYNSYM : SHT_NOBITS, 0, dsym,
+		 (nd + 1) * sizeof(Elf64_Sym), 3, sizeof(Elf64_Sym));
+	put_shdr(f, shoff, 3, 15, SHT_STRTAB, 0, dstr, strtab_size(dyn, nd), 0, 0);
+	put_shdr(f, shoff, 4, 23, SHT_SYMTAB, 0, tab, (ns + 1) * sizeof(Elf64_Sym), 5,
 		 sizeof(Elf64_Sym));
-	put_shdr(f, 3, 15, SHT_STRTAB, 0, 0x200, dstr, 0, 0);
-	put_shdr(f, 4, 23, SHT_SYMTAB, 0, 0x300, (ns + 1) * sizeof(Elf64_Sym), 5, sizeof(Elf64_Sym));
-	put_shdr(f, 5, 31, SHT_STRTAB, 0, 0x480, str, 0, 0);
-	put_shdr(f, 6, 39, SHT_STRTAB, 0, 0x500, sizeof(shstr), 0, 0);
+	put_shdr(f, shoff, 5, 31, SHT_STRTAB, 0, str, strtab_size(sym, ns), 0, 0);
+	put_shdr(f, shoff, 6, 39, SHT_STRTAB, 0, sh_str, sizeof(shstr), 0, 0);
 	strcpy(path, "/tmp/t2f-elf-nest.XXXXXX");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	out = fdopen(fd, "wb");
 	assert_non_null(out);
-	assert_int_equal(fwrite(f, 1, sizeof(f), out), sizeof(f));
+	assert_int_equal(fwrite(f, 1, size, out), size);
 	assert_int_equal(fclose(out), 0);
+	free(f);
 	return path;
 }
 
@@ -430,6 +465,64 @@ static void test_dynsym_beside_symtab(void **state)
 	unlink(path);
 }
 
+#define MANY_SYMTAB 2000
+#define MANY_DYNSYM 2500                   /* more than the .symtab: both are indexed */
+
+/* n symbols in clusters of small functions megabytes apart (the sort takes several passes, a
+ * bucket may hold many entries), with functions nested in others, sizeless ones, and several
+ * symbols at one address differing in size, binding and leading '_'; from record `far` on,
+ * 2^41 further (addresses beyond the packed sort keys: the other sort). Shuffled. */
+static void many_symbols(struct fsym *v, char (*names)[24], size_t n, size_t far, char tag,
+			 uint64_t *seed)
+{
+	static const unsigned char binds[] = { STB_GLOBAL, STB_WEAK, STB_LOCAL };
+	uint64_t at = 0x400000, prev_size = 64, r, k;
+	struct fsym t;
+
+	for (size_t i = 0; i < n; i++) {
+		r = xorshift(seed);
+		switch (r % 16) {
+		case 0: at += 1024 + (r >> 8) % (64u << 20); break;    /* another cluster */
+		case 1: case 2: break;                                /* at the same address */
+		case 3: at += 1 + (r >> 8) % (prev_size + 1); break;  /* inside the previous one */
+		default: at += prev_size + (r >> 8) % 48; break;      /* the next function */
+		}
+		prev_size = (r >> 20) % 8 ? 1 + (r >> 24) % 256 : 0;
+		snprintf(names[i], sizeof(*names), "%.*s%c%zu", (int)((r >> 40) % 3), "__", tag, i);
+		v[i] = (struct fsym){ names[i], at + (i >= far ? UINT64_C(1) << 41 : 0), prev_size,
+			binds[(r >> 32) % 3] };
+	}
+	for (size_t i = n; i > 1; i--) {
+		k = xorshift(seed) % i;
+		t = v[i - 1];
+		v[i - 1] = v[k];
+		v[k] = t;
+	}
+}
+
+/* Lookups over a .symtab and a longer .dynsym of generated symbols agree with the model at
+ * every symbol's edges and at random addresses; once within 2^40 bytes, once not. */
+static void test_many_symbols(void **state)
+{
+	static char sym_names[MANY_SYMTAB][24], dyn_names[MANY_DYNSYM][24];
+	static struct fsym sym[MANY_SYMTAB], dyn[MANY_DYNSYM];
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	char path[64];
+
+	(void)state;
+	for (int far = 0; far < 2; far++) {
+		many_symbols(sym, sym_names, MANY_SYMTAB, far ? MANY_SYMTAB / 2 : SIZE_MAX, 's',
+			     &seed);
+		many_symbols(dyn, dyn_names, MANY_DYNSYM, far ? MANY_DYNSYM / 2 : SIZE_MAX, 'd',
+			     &seed);
+		for (size_t i = 0; i < MANY_DYNSYM; i += 2)  /* half at a .symtab symbol's address */
+			dyn[i].value = sym[i % MANY_SYMTAB].value;
+		write_elf(path, sym, MANY_SYMTAB, dyn, MANY_DYNSYM);
+		check_file_at(path, true);
+		unlink(path);
+	}
+}
+
 static void test_build_id_tree(void **state)
 {
 	static char paths[MAX_FILES][PATH_MAX];
@@ -499,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_lookup_model),
 		cmocka_unit_test(test_nested_and_duplicates),
 		cmocka_unit_test(test_dynsym_beside_symtab),
+		cmocka_unit_test(test_many_symbols),
 		cmocka_unit_test(test_build_id_tree),
 		cmocka_unit_test(test_debuglink_crc),
 	};
