@@ -10,6 +10,10 @@
  *             PerfView: 29 ns at 18K)
  *   demangle  t2f_demangle(FULL) over every kept symbol name, ns per name
  *
+ * t2f-bench-symbols --count FILE... prints "COUNT<TAB>FILE" per readable ELF file instead, COUNT
+ * its kept symbols (what "symbols:" below reports; files that fail to open are left out), for
+ * tools/bench-symbols to pick the module with the most symbols.
+ *
  * Times are this thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so other processes on a shared
  * machine count less; caches are still shared. A benchmark, not a test: it prints numbers and
  * fails only when a file cannot be read.
@@ -209,6 +213,29 @@ out:
 	return err;
 }
 
+static int count_one(void *ctx, const struct t2f_elf_sym *sym)
+{
+	(void)sym;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+/* --count: "COUNT\tFILE" for each file whose symbols could be read; 0. */
+static int count_files(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		struct t2f_elf_module *m;
+		size_t n = 0;
+
+		if (t2f_elf_module__open(argv[i], NULL, &m))
+			continue;
+		if (!t2f_elf_module__each_symbol(m, count_one, &n))
+			printf("%zu\t%s\n", n, argv[i]);
+		t2f_elf_module__free(m);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *env = getenv("T2F_BENCH_LOOKUPS");
@@ -217,9 +244,11 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	if (argc < 2) {
-		fputs("usage: t2f-bench-symbols FILE...\n", stderr);
+		fputs("usage: t2f-bench-symbols [--count] FILE...\n", stderr);
 		return 2;
 	}
+	if (strcmp(argv[1], "--count") == 0)
+		return count_files(argc - 2, argv + 2);
 	if (!lookups)
 		lookups = 1;
 	if (t2f_diag__new(stderr, &d))
