@@ -35,7 +35,7 @@
 #include "readers/input.h"
 #include "readers/perf_script.h"
 
-#define T2F_PAR_SEGMENT (8u << 20) /* default segment size */
+#define T2F_PAR_SEGMENT (2u << 20) /* default segment size: see docs/performance.md */
 #define T2F_PAR_PENDING_SEGMENTS 16
 #define T2F_PAR_POOL 8              /* segment buffers kept for use again */
 
