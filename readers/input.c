@@ -509,6 +509,14 @@ int t2f_input__read(struct t2f_input *in, char *dst, size_t cap, size_t *got)
 	return ret;
 }
 
+struct t2f_diag *t2f_input__swap_diag(struct t2f_input *in, struct t2f_diag *diag)
+{
+	struct t2f_diag *old = in->diag;
+
+	in->diag = diag;
+	return old;
+}
+
 const char *t2f_input__name(const struct t2f_input *in)
 {
 	return in->name;

@@ -45,6 +45,8 @@ int t2f_input__next(struct t2f_input *in, const char **data, size_t *len);
  * __next; *got 0). __next may follow and gives the bytes after these. */
 int t2f_input__read(struct t2f_input *in, char *dst, size_t cap, size_t *got);
 
+/* Where the input records its errors from now on (NULL: nowhere); returns the diag it used. */
+struct t2f_diag *t2f_input__swap_diag(struct t2f_input *in, struct t2f_diag *diag);
 const char *t2f_input__name(const struct t2f_input *in);   /* "-" shown as "<stdin>" */
 enum t2f_input_kind t2f_input__kind(const struct t2f_input *in);
 /* Size on disk (compressed) when known (regular files), else 0; and how much of it has been

@@ -1,10 +1,15 @@
 /* readers/perf_script_par.c: segments, worker threads and the in-order merge
  * (perf_script_par.h).
  *
- * The calling thread produces segments into a ring of threads + 2 slots and merges finished
- * ones from its head; workers take the next unclaimed slot. One mutex guards the ring indexes
- * and the done flags; a slot's other fields belong to the thread that owns it at the time (the
- * producer until it is published, then its worker until done, then the merger).
+ * The calling thread produces segments into a ring of threads + 2 slots; workers take the next
+ * unclaimed slot, and the worker that finishes the segment at the ring's head merges it and the
+ * finished ones after it, in order, while the others read on (one merges at a time: `merging`).
+ * One mutex guards the ring indexes, the done flags, the merging flag, the first error and the
+ * buffer pool; a slot's other fields belong to the thread that owns it at the time (the producer
+ * until it is published, then its worker until done, then the merger). The caller's profile,
+ * diag and the calling thread's parser are the merger's until every segment is merged: the
+ * calling thread's own messages (reading the input, growing a buffer) go to a buffered diag of
+ * its own meanwhile, replayed at the end.
  */
 #include "readers/perf_script_par.h"
 
@@ -59,8 +64,12 @@ struct par {
 	unsigned cap;
 	uint64_t head, claim, tail;
 	bool closed, stop;
+	bool merging;
+	int err;                  /* the first merge error */
 	/* the calling thread's parser: mappings read so far, and segments read again */
 	struct t2f_perf_script *seq;
+	struct t2f_diag *own_d;   /* the calling thread's messages while segments are merged */
+	struct t2f_diag *in_d;    /* the input's diag, given back at the end */
 };
 
 /* ---- producing segments (calling thread) ---- */
@@ -75,13 +84,18 @@ static size_t buf_cap(size_t need)
 static int cur_new(struct par *x, size_t need)
 {
 	size_t cap = buf_cap(need > x->seg_bytes ? need : x->seg_bytes);
+	bool pooled;
 
-	if (x->npool && x->pool[x->npool - 1].cap >= cap) {
+	pthread_mutex_lock(&x->mu);
+	pooled = x->npool && x->pool[x->npool - 1].cap >= cap;
+	if (pooled) {
 		x->npool--;
 		x->cur = x->pool[x->npool].p;
 		x->cur_cap = x->pool[x->npool].cap;
-		return 0;
 	}
+	pthread_mutex_unlock(&x->mu);
+	if (pooled)
+		return 0;
 	/* large: a fault and a TLB entry per 2 MiB, not per 4 KiB */
 	x->cur = cap < T2F_MEM_HUGE_MIN ? malloc(cap) : t2f_mem__alloc_huge(cap, &cap);
 	if (!x->cur)
@@ -92,9 +106,14 @@ static int cur_new(struct par *x, size_t need)
 
 static void pool_put(struct par *x, char *p, size_t cap)
 {
-	if (p && x->npool < T2F_PAR_POOL && cap == x->pool_cap)
+	bool kept;
+
+	pthread_mutex_lock(&x->mu);
+	kept = p && x->npool < T2F_PAR_POOL && cap == x->pool_cap;
+	if (kept)
 		x->pool[x->npool++] = (struct par_buf){ p, cap };
-	else
+	pthread_mutex_unlock(&x->mu);
+	if (!kept)
 		free(p);
 }
 
@@ -104,7 +123,7 @@ static int cur_grow(struct par *x)
 	char *p = realloc(x->cur, x->cur_cap * 2);
 
 	if (!p)
-		return t2f_diag__error(x->d, -ENOMEM, x->name, 0,
+		return t2f_diag__error(x->own_d, -ENOMEM, x->name, 0,
 				       "out of memory growing a text buffer to %zu bytes", x->cur_cap * 2);
 	x->cur = p;
 	x->cur_cap *= 2;
@@ -214,30 +233,7 @@ static void seg_free(struct par *x, struct par_seg *s)
 	*s = (struct par_seg){ 0 };
 }
 
-static void *worker(void *arg)
-{
-	struct par *x = arg;
-
-	pthread_mutex_lock(&x->mu);
-	for (;;) {
-		struct par_seg *s;
-
-		while (x->claim == x->tail && !x->closed && !x->stop)
-			pthread_cond_wait(&x->work, &x->mu);
-		if (x->stop || x->claim == x->tail)
-			break;
-		s = &x->ring[x->claim++ % x->cap];
-		pthread_mutex_unlock(&x->mu);
-		s->err = seg_read(x, s);
-		pthread_mutex_lock(&x->mu);
-		s->done = true;
-		pthread_cond_broadcast(&x->done);
-	}
-	pthread_mutex_unlock(&x->mu);
-	return NULL;
-}
-
-/* ---- merging (calling thread) ---- */
+/* ---- merging (a worker, or the calling thread once every segment is merged) ---- */
 
 /* Reads s again with the calling thread's parser, which has the mappings read so far. */
 static int seg_reread(struct par *x, const struct par_seg *s)
@@ -272,6 +268,55 @@ static int seg_merge(struct par *x, const struct par_seg *s)
 	return err;
 }
 
+/* With mu held: unless another thread is merging, merges the finished segments at the ring's
+ * head, in order, releasing mu while each is merged. */
+static void merge_done(struct par *x)
+{
+	if (x->merging)
+		return;
+	x->merging = true;
+	while (!x->stop && x->head < x->tail && x->ring[x->head % x->cap].done) {
+		struct par_seg *h = &x->ring[x->head % x->cap];
+		int r;
+
+		pthread_mutex_unlock(&x->mu);
+		r = seg_merge(x, h);
+		seg_free(x, h);
+		pthread_mutex_lock(&x->mu);
+		x->head++;
+		if (r && !x->err) {
+			x->err = r;
+			x->stop = true;
+			pthread_cond_broadcast(&x->work);
+		}
+		pthread_cond_broadcast(&x->done);
+	}
+	x->merging = false;
+}
+
+static void *worker(void *arg)
+{
+	struct par *x = arg;
+
+	pthread_mutex_lock(&x->mu);
+	for (;;) {
+		struct par_seg *s;
+
+		while (x->claim == x->tail && !x->closed && !x->stop)
+			pthread_cond_wait(&x->work, &x->mu);
+		if (x->stop || x->claim == x->tail)
+			break;
+		s = &x->ring[x->claim++ % x->cap];
+		pthread_mutex_unlock(&x->mu);
+		s->err = seg_read(x, s);
+		pthread_mutex_lock(&x->mu);
+		s->done = true;
+		merge_done(x);
+	}
+	pthread_mutex_unlock(&x->mu);
+	return NULL;
+}
+
 /* Feeds the complete lines of cur to the calling thread's parser (at the end, all of it) and
  * moves the rest to the front. */
 static int feed_lines(struct par *x)
@@ -299,7 +344,7 @@ static int read_in_order(struct par *x)
 		if (err || x->eof)
 			break;
 		if (x->cur_len == x->cur_cap && x->cur_cap >= T2F_INPUT_MAX_LINE)
-			err = t2f_diag__error(x->d, -T2F_E_LIMIT, x->name,
+			err = t2f_diag__error(x->own_d, -T2F_E_LIMIT, x->name,
 					      t2f_perf_script__lines(x->seq) + 1,
 					      "a line longer than the %u-byte limit",
 					      T2F_INPUT_MAX_LINE);
@@ -313,16 +358,6 @@ static int read_in_order(struct par *x)
 }
 
 /* ---- the ring ---- */
-
-static bool head_done(struct par *x)
-{
-	bool done;
-
-	pthread_mutex_lock(&x->mu);
-	done = x->head < x->tail && x->ring[x->head % x->cap].done;
-	pthread_mutex_unlock(&x->mu);
-	return done;
-}
 
 static void publish(struct par *x, const struct par_seg *s)
 {
@@ -342,47 +377,39 @@ static void close_ring(struct par *x, bool stop)
 	pthread_mutex_unlock(&x->mu);
 }
 
-static void wait_head(struct par *x)
+/* Until there is room for a segment (all_in: every segment is merged) or a merge failed: its
+ * error, or 0. */
+static int wait_room(struct par *x, bool all_in)
 {
+	int err;
+
 	pthread_mutex_lock(&x->mu);
-	while (!x->ring[x->head % x->cap].done)
+	while (!x->err && (all_in ? x->head < x->tail : x->tail - x->head == x->cap))
 		pthread_cond_wait(&x->done, &x->mu);
+	err = x->err;
 	pthread_mutex_unlock(&x->mu);
+	return err;
 }
 
-/* Produces, hands out and merges until the input is read or an error. */
+/* Produces and hands out segments until the input is read and every segment merged, or an
+ * error; then the rest of the input in order if it came to that. */
 static int run(struct par *x)
 {
-	bool produced_all = false;
-
 	for (;;) {
 		struct par_seg s;
-		int r;
+		int r = wait_room(x, false);
 
-		if (head_done(x)) {
-			struct par_seg *h = &x->ring[x->head % x->cap];
-
-			r = seg_merge(x, h);
-			seg_free(x, h);
-			x->head++;
-			if (r)
-				return r;
-		} else if (!produced_all && x->tail - x->head < x->cap) {
-			r = produce(x, &s);
-			if (r < 0)
-				return r;
-			if (r > 0) {
-				publish(x, &s);
-			} else {
-				produced_all = true;
-				close_ring(x, false);
-			}
-		} else if (x->head == x->tail) {
-			return x->in_order ? read_in_order(x) : 0;
-		} else {
-			wait_head(x);
-		}
+		if (r)
+			return r;
+		r = produce(x, &s);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+		publish(x, &s);
 	}
+	close_ring(x, false);
+	return wait_room(x, true) ?: x->in_order ? read_in_order(x) : 0;
 }
 
 static int par_init(struct par *x, unsigned threads)
@@ -394,8 +421,9 @@ static int par_init(struct par *x, unsigned threads)
 	pthread_cond_init(&x->done, NULL);
 	x->cap = threads + 2;
 	x->ring = calloc(x->cap, sizeof(*x->ring));
-	if (!x->ring)
+	if (!x->ring || t2f_diag__new_buffered(&x->own_d))
 		return -ENOMEM;
+	x->in_d = t2f_input__swap_diag(x->in, x->own_d);
 	err = t2f_perf_script__new(x->p, x->d, x->name, x->input, &x->seq);
 	if (!err) {
 		t2f_perf_script__keep_addrs(x->seq, x->o->keep_addrs);
@@ -413,6 +441,7 @@ static void par_fini(struct par *x)
 	while (x->npool)
 		free(x->pool[--x->npool].p);
 	t2f_perf_script__free(x->seq);
+	t2f_diag__free(x->own_d);
 	pthread_mutex_destroy(&x->mu);
 	pthread_cond_destroy(&x->work);
 	pthread_cond_destroy(&x->done);
@@ -447,6 +476,13 @@ int t2f_perf_script__read_parallel(struct t2f_input *in, const char *first, size
 	close_ring(&x, true);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
+	if (x.own_d) {
+		int r;
+
+		t2f_input__swap_diag(in, x.in_d);
+		r = t2f_diag__replay(d, x.own_d, 0);
+		err = err ?: r;
+	}
 	par_fini(&x);
 	free(tids);
 	return err;
