@@ -76,6 +76,11 @@ uint32_t t2f_hashmap__find(const struct t2f_hashmap *m, uint64_t hash, t2f_hashm
 	}
 }
 
+void t2f_hashmap__prefetch(const struct t2f_hashmap *m, uint64_t hash)
+{
+	__builtin_prefetch(&m->slots[tag_of(hash) & m->mask]);
+}
+
 static void place(struct slot *slots, size_t mask, uint32_t tag, uint32_t value)
 {
 	size_t i = tag & mask;

@@ -270,18 +270,29 @@ bool t2f_profile__frames_full(const struct t2f_profile *p)
 	return p->frame_limit && p->frames.len - 1 >= p->frame_limit;
 }
 
+/* The fields frames are told apart by (an address only with has_addr). */
+static struct t2f_frame frame_key(const struct t2f_frame *f)
+{
+	return (struct t2f_frame){ .name = f->name, .module = f->module, .kind = f->kind,
+				   .has_addr = f->has_addr, .addr = f->has_addr ? f->addr : 0,
+				   .space = f->has_addr ? f->space : T2F_ADDR_FILE_OFF,
+				   .file = f->file, .line = f->line, .fn_file = f->fn_file,
+				   .fn_line = f->fn_line };
+}
+
+static uint64_t frame_hash(const struct t2f_frame *key)
+{
+	return t2f_hash_u64(((uint64_t)key->name << 32 | key->module) ^
+			    ((uint64_t)key->kind << 1 | key->has_addr) * 0x9e3779b97f4a7c15ULL) ^
+	       t2f_hash_u64(key->addr + 1) ^
+	       t2f_hash_u64(((uint64_t)key->file << 32 | key->line) + 0x51ed27);
+}
+
 int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_frame_id *out)
 {
-	struct t2f_frame key = { .name = f->name, .module = f->module, .kind = f->kind,
-				 .has_addr = f->has_addr, .addr = f->has_addr ? f->addr : 0,
-				 .space = f->has_addr ? f->space : T2F_ADDR_FILE_OFF,
-				 .file = f->file, .line = f->line, .fn_file = f->fn_file,
-				 .fn_line = f->fn_line };
+	struct t2f_frame key = frame_key(f);
 	struct frame_probe q = { p, &key };
-	uint64_t h = t2f_hash_u64(((uint64_t)key.name << 32 | key.module) ^
-				  ((uint64_t)key.kind << 1 | key.has_addr) * 0x9e3779b97f4a7c15ULL) ^
-		     t2f_hash_u64(key.addr + 1) ^
-		     t2f_hash_u64(((uint64_t)key.file << 32 | key.line) + 0x51ed27);
+	uint64_t h = frame_hash(&key);
 	uint32_t id = t2f_hashmap__find(p->frame_ix, h, frame_eq, &q);
 	int err;
 
@@ -326,11 +337,16 @@ static bool node_eq(const void *ctx, uint32_t id)
 	return n->parent == q->parent && n->frame == q->frame;
 }
 
+static inline uint64_t node_hash(t2f_node_id parent, t2f_frame_id frame)
+{
+	return t2f_hash_u64((uint64_t)parent << 32 | frame);
+}
+
 int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
 		       t2f_node_id *out)
 {
 	struct node_probe q = { p, parent, frame };
-	uint64_t h = t2f_hash_u64((uint64_t)parent << 32 | frame);
+	uint64_t h = node_hash(parent, frame);
 	uint32_t id = t2f_hashmap__find(p->node_ix, h, node_eq, &q);
 	int err;
 
@@ -380,11 +396,16 @@ static void note_time(struct t2f_profile *p, uint64_t first, uint64_t last)
 
 /* Adds (samples, weight) to the cell (node, thread, event), creating it at the end of the cell
  * table when new; *idx is its index. 0 or -ENOMEM/-T2F_E_LIMIT. */
+static inline uint64_t cell_hash(t2f_node_id node, t2f_thread_id thread, t2f_event_id event)
+{
+	return t2f_hash_u64((uint64_t)node << 32 | thread) ^ t2f_hash_u64(~(uint64_t)event);
+}
+
 static int cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 		    t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
 {
 	struct cell_probe q = { p, node, thread, event };
-	uint64_t h = t2f_hash_u64((uint64_t)node << 32 | thread) ^ t2f_hash_u64(~(uint64_t)event);
+	uint64_t h = cell_hash(node, thread, event);
 	uint32_t id = t2f_hashmap__find(p->cell_ix, h, cell_eq, &q);
 	struct t2f_cell *c;
 	int err;
@@ -643,18 +664,38 @@ static int merge_events(struct t2f_profile *dst, const struct t2f_profile *src,
 	return 0;
 }
 
+/* How many lookups ahead a merge loop asks for the slot its lookup will need: the loops' lookups
+ * do not depend on each other (but for a node whose parent lies within that distance: its
+ * prefetch is then of a wrong slot, which costs nothing else). */
+#define MERGE_AHEAD 8
+
+/* src's frame id with dst's string ids. */
+static struct t2f_frame merged_frame(const struct t2f_profile *src, const struct id_maps *m,
+				     size_t id)
+{
+	struct t2f_frame f = *VEC_AT(src->frames, struct t2f_frame, id);
+
+	f.name = m->str[f.name];
+	f.module = m->str[f.module];
+	f.file = m->str[f.file];
+	f.fn_file = m->str[f.fn_file];
+	return f;
+}
+
 static int merge_frames(struct t2f_profile *dst, const struct t2f_profile *src,
 			struct id_maps *m)
 {
 	int err;
 
 	for (size_t id = 1; id < src->frames.len; id++) {
-		struct t2f_frame f = *VEC_AT(src->frames, struct t2f_frame, id);
+		struct t2f_frame f = merged_frame(src, m, id);
 
-		f.name = m->str[f.name];
-		f.module = m->str[f.module];
-		f.file = m->str[f.file];
-		f.fn_file = m->str[f.fn_file];
+		if (id + MERGE_AHEAD < src->frames.len) {
+			struct t2f_frame a = merged_frame(src, m, id + MERGE_AHEAD);
+			struct t2f_frame key = frame_key(&a);
+
+			t2f_hashmap__prefetch(dst->frame_ix, frame_hash(&key));
+		}
 		err = t2f_profile__frame(dst, &f, &m->frame[id]);
 		if (err)
 			return err;
@@ -671,6 +712,12 @@ static int merge_nodes(struct t2f_profile *dst, const struct t2f_profile *src,
 	for (size_t id = 1; id < src->nodes.len; id++) {
 		const struct node *n = VEC_AT(src->nodes, struct node, id);
 
+		if (id + MERGE_AHEAD < src->nodes.len) {
+			const struct node *a = VEC_AT(src->nodes, struct node, id + MERGE_AHEAD);
+
+			t2f_hashmap__prefetch(dst->node_ix,
+					      node_hash(m->node[a->parent], m->frame[a->frame]));
+		}
 		err = t2f_profile__child(dst, m->node[n->parent], m->frame[n->frame], &m->node[id]);
 		if (err)
 			return err;
@@ -704,6 +751,13 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 	for (size_t i = 0; i < src->cells.len; i++) {
 		const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
 
+		if (i + MERGE_AHEAD < src->cells.len) {
+			const struct t2f_cell *a = VEC_AT(src->cells, struct t2f_cell, i + MERGE_AHEAD);
+
+			t2f_hashmap__prefetch(dst->cell_ix, cell_hash(m->node[a->node],
+								      m->thread[a->thread],
+								      m->event[a->event]));
+		}
 		err = cell_add(dst, m->node[c->node], m->thread[c->thread], m->event[c->event],
 			       c->samples, c->weight, &m->cell[i]);
 		if (err)
