@@ -270,7 +270,8 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 	bool every = s->o.addrs || (s->needs & T2F_NEEDS_ADDRS);
 	struct t2f_perf_data_conv_opts po = { .input = src->index,
 					      .addr_wanted = every ? NULL : t2f_data_addr_wanted,
-					      .addr_ctx = s };
+					      .addr_ctx = s,
+					      .threads = t2f_session_jobs(s) };
 	struct t2f_perf_data *pd = NULL;
 	struct t2f_perf_data_conv *pc = NULL;
 	struct t2f_unwind_stage *us = NULL;

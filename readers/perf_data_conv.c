@@ -111,7 +111,7 @@ int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, str
 	}
 	c->l1 = calloc((size_t)1 << PDC_L1_BITS, sizeof(*c->l1));
 	err = c->stack && c->l1 && (!o->unwind || (c->batch && c->batch_ips)) ? 0 : -ENOMEM;
-	if (!err && (ps_maps__new(&c->maps) || t2f_hashmap__new(256, &c->comm_ix) ||
+	if (!err && (ps_maps__new(&c->maps) || t2f_pdc_stacks__new(p, o->threads > 1, &c->stk) || t2f_hashmap__new(256, &c->comm_ix) ||
 		     t2f_hashmap__new(4096, &c->frame_ix) || t2f_hashmap__new(256, &c->bid_ix)))
 		err = -ENOMEM;
 	if (!err)
@@ -134,6 +134,7 @@ void t2f_perf_data_conv__free(struct t2f_perf_data_conv *c)
 		free(c->q[i].ev);
 		free(c->q[i].pool);
 	}
+	t2f_pdc_stacks__free(c->stk);
 	free(c->order);
 	free(c->attrs);
 	ps_maps__free(c->maps);
@@ -587,7 +588,6 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	const struct pdc_attr *a = &c->attrs[e->attr];
 	uint32_t gen = ps_maps__generation(c->maps, e->pid);
 	t2f_thread_id thread;
-	t2f_node_id node = 0;
 	int err;
 
 	t2f_profile__count_read(c->p);
@@ -612,10 +612,8 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 			return err;
 	}
 	err = pdc_thread(c, e->pid, e->tid, &thread);
-	for (size_t i = c->n_stack; i-- > 0 && !err;) /* root first */
-		err = t2f_profile__child(c->p, node, c->stack[i], &node);
-	return err ?: t2f_profile__add_sample(c->p, node, thread, a->event, a->period ? e->period : 1,
-					      e->time);
+	return err ?: t2f_pdc_stacks__add(c->stk, thread, a->event, a->period ? e->period : 1,
+					  e->time, c->stack, c->n_stack);
 }
 
 /* ---- records in time order ---- */

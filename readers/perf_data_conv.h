@@ -81,6 +81,8 @@ struct t2f_perf_data_conv_opts {
 	t2f_perf_data_unwind_fn unwind;  /* NULL: user stacks of dwarf samples are not unwound,
 					  * and their registers and stacks not kept */
 	void *unwind_ctx;
+	unsigned threads;                /* 2 or more: stacks are added to the profile on a
+					  * thread of their own (the profile is the same) */
 };
 
 /* A mapping of a process, as its MMAP/MMAP2 record gave it. */

@@ -7,6 +7,7 @@
 
 #include "formats/hashmap.h"
 #include "readers/perf_data_conv.h"
+#include "readers/perf_data_stacks.h"
 
 #define PDC_MAX_STACK 127u     /* perf script's default --max-stack (per part: call chain,
 				* then unwound user frames) */
@@ -100,6 +101,7 @@ struct t2f_perf_data_conv {
 					* the hot ips stay in cache, the big table is not probed */
 	t2f_frame_id *stack;           /* the sample's frames, leaf first */
 	size_t n_stack;
+	struct t2f_pdc_stacks *stk;    /* where samples go once their frames are found */
 	struct t2f_perf_unwind_sample *batch; /* dwarf samples being unwound, and their ips */
 	uint64_t *batch_ips;
 	struct pdc_bid *bids;

@@ -278,11 +278,13 @@ int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
 	while ((err = t2f_perf_data__next(c->pd, &r)) > 0) {
 		err = pdc_record(c, r);
 		if (err)
-			return err;
+			break;
 	}
+	/* the samples handed over come before whatever failed here: their error first */
 	if (err)
-		return err;
+		return t2f_pdc_stacks__finish(c->stk) ?: err;
 	err = pdc_flush(c, UINT64_MAX);
+	err = t2f_pdc_stacks__finish(c->stk) ?: err;
 	ps = t2f_perf_data__stats(c->pd);
 	c->st.lost = ps->lost;
 	c->st.skipped = ps->skipped + ps->unknown_id;

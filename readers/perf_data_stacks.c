@@ -1,0 +1,195 @@
+/* readers/perf_data_stacks.c: samples' stacks into the profile, in batches (perf_data_stacks.h).
+ *
+ * Two batches: the caller fills one while the thread adds the other. A full batch is handed
+ * over once the thread is done with the previous one, so at most one waits. Without the thread
+ * a full batch is added at once, in the same order.
+ */
+#include "readers/perf_data_stacks.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "formats/grow.h"
+
+#define PDC_STACKS_BATCH 8192 /* samples per batch */
+
+struct pdc_srec {             /* a queued sample; its frames follow the previous one's */
+	uint64_t weight, time;
+	t2f_thread_id thread;
+	t2f_event_id event;
+	uint32_t n;
+};
+
+struct pdc_batch {
+	struct pdc_srec *s;
+	size_t n, cap;
+	t2f_frame_id *f;
+	size_t nf, capf;
+};
+
+struct t2f_pdc_stacks {
+	struct t2f_profile *p;
+	struct pdc_batch b[2];
+	int fill;                 /* the batch the caller fills */
+	bool threaded, started;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int pending;              /* the batch handed over, -1: none (under mu) */
+	bool stop;                /* under mu */
+	int err;                  /* the thread's first error (under mu once started) */
+};
+
+/* Adds batch b's samples, root first; 0 or the first error (the rest are left). */
+static int pdc_batch_add(struct t2f_profile *p, struct pdc_batch *b)
+{
+	const t2f_frame_id *f = b->f;
+	int err = 0;
+
+	for (size_t i = 0; i < b->n && !err; i++) {
+		const struct pdc_srec *r = &b->s[i];
+		t2f_node_id node = 0;
+
+		for (size_t k = r->n; k-- > 0 && !err;)
+			err = t2f_profile__child(p, node, f[k], &node);
+		err = err ?: t2f_profile__add_sample(p, node, r->thread, r->event, r->weight,
+						     r->time);
+		f += r->n;
+	}
+	b->n = 0;
+	b->nf = 0;
+	return err;
+}
+
+static void *pdc_stacks_main(void *arg)
+{
+	struct t2f_pdc_stacks *s = arg;
+	int err = 0;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		int i;
+
+		while (s->pending < 0 && !s->stop)
+			pthread_cond_wait(&s->cv, &s->mu);
+		if (s->pending < 0)
+			break;
+		i = s->pending;
+		pthread_mutex_unlock(&s->mu);
+		if (!err)
+			err = pdc_batch_add(s->p, &s->b[i]);
+		pthread_mutex_lock(&s->mu);
+		s->err = s->err ?: err;
+		s->pending = -1;
+		pthread_cond_broadcast(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+int t2f_pdc_stacks__new(struct t2f_profile *p, bool threaded, struct t2f_pdc_stacks **out)
+{
+	struct t2f_pdc_stacks *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->p = p;
+	s->threaded = threaded;
+	s->pending = -1;
+	*out = s;
+	return 0;
+}
+
+/* Waits until the thread holds no batch; its error then. Called with mu held. */
+static int pdc_wait_idle(struct t2f_pdc_stacks *s)
+{
+	while (s->pending >= 0)
+		pthread_cond_wait(&s->cv, &s->mu);
+	return s->err;
+}
+
+static int pdc_start(struct t2f_pdc_stacks *s)
+{
+	int err;
+
+	if (pthread_mutex_init(&s->mu, NULL))
+		return -ENOMEM;
+	if (pthread_cond_init(&s->cv, NULL)) {
+		pthread_mutex_destroy(&s->mu);
+		return -ENOMEM;
+	}
+	err = pthread_create(&s->th, NULL, pdc_stacks_main, s);
+	if (err) {
+		pthread_cond_destroy(&s->cv);
+		pthread_mutex_destroy(&s->mu);
+		return -err;
+	}
+	s->started = true;
+	return 0;
+}
+
+/* Hands the filled batch over (or adds it here) and switches to the other. */
+static int pdc_hand_over(struct t2f_pdc_stacks *s)
+{
+	int err;
+
+	if (!s->threaded)
+		return s->err = s->err ?: pdc_batch_add(s->p, &s->b[s->fill]);
+	if (!s->started && (err = pdc_start(s)))
+		return err;
+	pthread_mutex_lock(&s->mu);
+	err = pdc_wait_idle(s);
+	s->pending = s->fill;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	s->fill ^= 1;
+	return err;
+}
+
+int t2f_pdc_stacks__add(struct t2f_pdc_stacks *s, t2f_thread_id thread, t2f_event_id event,
+			uint64_t weight, uint64_t time, const t2f_frame_id *frames, size_t n)
+{
+	struct pdc_batch *b = &s->b[s->fill];
+	int err = t2f_grow((void **)&b->s, &b->cap, b->n, 1, sizeof(*b->s), 64, SIZE_MAX) ?:
+		  t2f_grow((void **)&b->f, &b->capf, b->nf, n, sizeof(*b->f), 256, SIZE_MAX);
+
+	if (err)
+		return err;
+	b->s[b->n++] = (struct pdc_srec){ weight, time, thread, event, (uint32_t)n };
+	for (size_t i = 0; i < n; i++)
+		b->f[b->nf++] = frames[i];
+	return b->n < PDC_STACKS_BATCH ? 0 : pdc_hand_over(s);
+}
+
+int t2f_pdc_stacks__finish(struct t2f_pdc_stacks *s)
+{
+	int err = s->b[s->fill].n ? pdc_hand_over(s) : 0;
+
+	if (!s->started)
+		return err ?: s->err;
+	pthread_mutex_lock(&s->mu);
+	err = pdc_wait_idle(s);
+	pthread_mutex_unlock(&s->mu);
+	return err;
+}
+
+void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s)
+{
+	if (!s)
+		return;
+	if (s->started) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = true;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->th, NULL);
+		pthread_cond_destroy(&s->cv);
+		pthread_mutex_destroy(&s->mu);
+	}
+	for (int i = 0; i < 2; i++) {
+		free(s->b[i].s);
+		free(s->b[i].f);
+	}
+	free(s);
+}

@@ -1,0 +1,107 @@
+/* tests/unit/test_perf_data_stacks.c: samples' stacks added to the profile in batches, on a
+ * thread of their own or not (readers/perf_data_stacks.h): the same trie, cells and log. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "formats/profile.h"
+#include "readers/perf_data_stacks.h"
+
+#define N_SAMPLES 30000 /* several batches */
+#define N_FRAMES 64
+
+/* N_SAMPLES samples of three threads, stacks of 1 to 9 frames drawn from N_FRAMES, one empty. */
+static struct t2f_profile *fill(bool threaded)
+{
+	struct t2f_profile *p;
+	struct t2f_pdc_stacks *s;
+	t2f_frame_id frames[N_FRAMES], stack[9];
+	t2f_thread_id th[3];
+	t2f_event_id ev;
+	t2f_str_id mod;
+	uint64_t x = 12345;
+
+	assert_int_equal(t2f_profile__new(&p), 0);
+	assert_int_equal(t2f_profile__enable_log(p), 0);
+	assert_int_equal(t2f_profile__intern(p, "/bin/x", 6, &mod), 0);
+	assert_int_equal(t2f_profile__event(p, mod, T2F_UNIT_COUNT, &ev), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(t2f_profile__thread(p, 1, 1 + i, mod, 0, &th[i]), 0);
+	for (uint64_t i = 0; i < N_FRAMES; i++) {
+		struct t2f_frame f = { .module = mod, .addr = 0x1000 + i, .has_addr = true };
+
+		assert_int_equal(t2f_profile__frame(p, &f, &frames[i]), 0);
+	}
+	assert_int_equal(t2f_pdc_stacks__new(p, threaded, &s), 0);
+	for (size_t i = 0; i < N_SAMPLES; i++) {
+		size_t n = i == 7 ? 0 : 1 + i % 9;
+
+		for (size_t k = 0; k < n; k++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			stack[k] = frames[(x >> 33) % (k < 4 ? 4 : N_FRAMES)];
+		}
+		assert_int_equal(t2f_pdc_stacks__add(s, th[i % 3], ev, 1 + i % 5, 1000 + i, stack, n),
+				 0);
+	}
+	assert_int_equal(t2f_pdc_stacks__finish(s), 0);
+	t2f_pdc_stacks__free(s);
+	return p;
+}
+
+static void test_same_with_thread(void **state)
+{
+	struct t2f_profile *a = fill(false), *b = fill(true);
+
+	(void)state;
+	assert_true(t2f_profile__node_count(a) > 1000);
+	assert_int_equal(t2f_profile__node_count(a), t2f_profile__node_count(b));
+	for (t2f_node_id n = 1; n <= t2f_profile__node_count(a); n++) {
+		assert_int_equal(t2f_profile__node_parent(a, n), t2f_profile__node_parent(b, n));
+		assert_int_equal(t2f_profile__node_frame(a, n), t2f_profile__node_frame(b, n));
+	}
+	assert_int_equal(t2f_profile__cell_count(a), t2f_profile__cell_count(b));
+	for (size_t i = 0; i < t2f_profile__cell_count(a); i++) {
+		const struct t2f_cell *x = t2f_profile__cell_at(a, i), *y = t2f_profile__cell_at(b, i);
+
+		assert_int_equal(x->node, y->node);
+		assert_int_equal(x->thread, y->thread);
+		assert_int_equal(x->samples, y->samples);
+		assert_int_equal(x->weight, y->weight);
+	}
+	assert_int_equal(t2f_profile__sample_log_count(a), N_SAMPLES);
+	assert_int_equal(t2f_profile__sample_log_count(b), N_SAMPLES);
+	assert_int_equal(t2f_profile__chainless_samples(b), 1);
+	t2f_profile__free(a);
+	t2f_profile__free(b);
+}
+
+/* Freed with samples queued and never finished: the thread stops, nothing leaks. */
+static void test_free_unfinished(void **state)
+{
+	struct t2f_profile *p;
+	struct t2f_pdc_stacks *s;
+	t2f_frame_id f;
+	struct t2f_frame fr = { .addr = 1, .has_addr = true };
+
+	(void)state;
+	assert_int_equal(t2f_profile__new(&p), 0);
+	assert_int_equal(t2f_profile__frame(p, &fr, &f), 0);
+	assert_int_equal(t2f_pdc_stacks__new(p, true, &s), 0);
+	for (size_t i = 0; i < 3 * N_SAMPLES / 2; i++)
+		assert_int_equal(t2f_pdc_stacks__add(s, 0, 0, 1, 0, &f, 1), 0);
+	t2f_pdc_stacks__free(s);
+	t2f_profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_with_thread),
+		cmocka_unit_test(test_free_unfinished),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
