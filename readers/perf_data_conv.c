@@ -470,7 +470,7 @@ static t2f_str_id pdc_kernel_dso(const struct t2f_perf_data_conv *c, uint64_t ip
 
 /* The frame of ip in cpumode `mode` of process pid (uncached). */
 static int pdc_new_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid, uint64_t ip,
-			 t2f_frame_id *out)
+			 uint32_t *out)
 {
 	struct t2f_frame f = { .addr = ip };
 	const char *dso;
@@ -492,7 +492,7 @@ static int pdc_new_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid
 	f.has_addr = !c->o.addr_wanted || c->o.addr_wanted(c->o.addr_ctx, f.kind, dso, len);
 	if (!f.has_addr)
 		f.addr = 0;
-	return t2f_profile__frame(c->p, &f, out);
+	return t2f_pdc_stacks__frame(c->stk, &f, out);
 }
 
 static bool pdc_frame_eq(const void *ctx, uint32_t v)
@@ -504,7 +504,7 @@ static bool pdc_frame_eq(const void *ctx, uint32_t v)
 }
 
 static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid, uint32_t gen,
-		     uint64_t ip, t2f_frame_id *out)
+		     uint64_t ip, uint32_t *out)
 {
 	struct pdc_frame k = { ip, mode == PERF_RECORD_MISC_USER ? pid : PDC_KERNEL_PID,
 			       mode == PERF_RECORD_MISC_USER ? gen : c->kgen, mode, 0 };

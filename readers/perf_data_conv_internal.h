@@ -70,7 +70,7 @@ struct pdc_frame {             /* the frame cache's key and value */
 	int64_t pid;
 	uint32_t gen;
 	uint8_t mode;
-	t2f_frame_id frame;
+	uint32_t frame;        /* its reference (perf_data_stacks.h), 0: none */
 };
 
 struct t2f_perf_data_conv {
@@ -99,9 +99,9 @@ struct t2f_perf_data_conv {
 	struct t2f_hashmap *frame_ix;
 	struct pdc_frame *l1;          /* a copy of recently used entries, by hash (frame 0: empty):
 					* the hot ips stay in cache, the big table is not probed */
-	t2f_frame_id *stack;           /* the sample's frames, leaf first */
+	uint32_t *stack;               /* the sample's frame references, leaf first */
 	size_t n_stack;
-	struct t2f_pdc_stacks *stk;    /* where samples go once their frames are found */
+	struct t2f_pdc_stacks *stk;    /* where frames and samples go (to the profile) */
 	struct t2f_perf_unwind_sample *batch; /* dwarf samples being unwound, and their ips */
 	uint64_t *batch_ips;
 	struct pdc_bid *bids;

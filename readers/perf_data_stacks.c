@@ -1,8 +1,10 @@
-/* readers/perf_data_stacks.c: samples' stacks into the profile, in batches (perf_data_stacks.h).
+/* readers/perf_data_stacks.c: samples' frames and stacks into the profile, in batches
+ * (perf_data_stacks.h).
  *
  * Two batches: the caller fills one while the thread adds the other. A full batch is handed
  * over once the thread is done with the previous one, so at most one waits. Without the thread
- * a full batch is added at once, in the same order.
+ * a full batch is added at once, in the same order. A batch adds its new frames first (a
+ * sample names only frames queued before it), then its samples.
  */
 #include "readers/perf_data_stacks.h"
 
@@ -10,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "formats/diag.h"
 #include "formats/grow.h"
 
 #define PDC_STACKS_BATCH 8192 /* samples per batch */
@@ -24,14 +27,19 @@ struct pdc_srec {             /* a queued sample; its frames follow the previous
 struct pdc_batch {
 	struct pdc_srec *s;
 	size_t n, cap;
-	t2f_frame_id *f;
+	uint32_t *f;              /* the samples' frame references */
 	size_t nf, capf;
+	struct t2f_frame *fr;     /* the frames queued, in order */
+	size_t nfr, capfr;
 };
 
 struct t2f_pdc_stacks {
 	struct t2f_profile *p;
 	struct pdc_batch b[2];
 	int fill;                 /* the batch the caller fills */
+	uint32_t refs;            /* frame references handed out */
+	t2f_frame_id *ids;        /* the thread's: a reference's frame, by reference - 1 */
+	size_t n_ids, cap_ids;
 	bool threaded, started;
 	pthread_t th;
 	pthread_mutex_t mu;
@@ -41,24 +49,30 @@ struct t2f_pdc_stacks {
 	int err;                  /* the thread's first error (under mu once started) */
 };
 
-/* Adds batch b's samples, root first; 0 or the first error (the rest are left). */
-static int pdc_batch_add(struct t2f_profile *p, struct pdc_batch *b)
+/* Adds batch b's frames, then its samples, root first; 0 or the first error (the rest are
+ * left). */
+static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 {
-	const t2f_frame_id *f = b->f;
-	int err = 0;
+	struct t2f_profile *p = s->p;
+	const uint32_t *f = b->f;
+	int err = t2f_grow((void **)&s->ids, &s->cap_ids, s->n_ids, b->nfr, sizeof(*s->ids), 1024,
+			   SIZE_MAX);
 
+	for (size_t i = 0; i < b->nfr && !err; i++)
+		err = t2f_profile__frame(p, &b->fr[i], &s->ids[s->n_ids++]);
 	for (size_t i = 0; i < b->n && !err; i++) {
 		const struct pdc_srec *r = &b->s[i];
 		t2f_node_id node = 0;
 
 		for (size_t k = r->n; k-- > 0 && !err;)
-			err = t2f_profile__child(p, node, f[k], &node);
+			err = t2f_profile__child(p, node, s->ids[f[k] - 1], &node);
 		err = err ?: t2f_profile__add_sample(p, node, r->thread, r->event, r->weight,
 						     r->time);
 		f += r->n;
 	}
 	b->n = 0;
 	b->nf = 0;
+	b->nfr = 0;
 	return err;
 }
 
@@ -78,7 +92,7 @@ static void *pdc_stacks_main(void *arg)
 		i = s->pending;
 		pthread_mutex_unlock(&s->mu);
 		if (!err)
-			err = pdc_batch_add(s->p, &s->b[i]);
+			err = pdc_batch_add(s, &s->b[i]);
 		pthread_mutex_lock(&s->mu);
 		s->err = s->err ?: err;
 		s->pending = -1;
@@ -135,7 +149,7 @@ static int pdc_hand_over(struct t2f_pdc_stacks *s)
 	int err;
 
 	if (!s->threaded)
-		return s->err = s->err ?: pdc_batch_add(s->p, &s->b[s->fill]);
+		return s->err = s->err ?: pdc_batch_add(s, &s->b[s->fill]);
 	if (!s->started && (err = pdc_start(s)))
 		return err;
 	pthread_mutex_lock(&s->mu);
@@ -147,8 +161,22 @@ static int pdc_hand_over(struct t2f_pdc_stacks *s)
 	return err;
 }
 
+int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, uint32_t *ref)
+{
+	struct pdc_batch *b = &s->b[s->fill];
+	int err = t2f_grow((void **)&b->fr, &b->capfr, b->nfr, 1, sizeof(*b->fr), 64, SIZE_MAX);
+
+	if (err)
+		return err;
+	if (s->refs == UINT32_MAX)
+		return -T2F_E_LIMIT;
+	b->fr[b->nfr++] = *f;
+	*ref = ++s->refs;
+	return 0;
+}
+
 int t2f_pdc_stacks__add(struct t2f_pdc_stacks *s, t2f_thread_id thread, t2f_event_id event,
-			uint64_t weight, uint64_t time, const t2f_frame_id *frames, size_t n)
+			uint64_t weight, uint64_t time, const uint32_t *frames, size_t n)
 {
 	struct pdc_batch *b = &s->b[s->fill];
 	int err = t2f_grow((void **)&b->s, &b->cap, b->n, 1, sizeof(*b->s), 64, SIZE_MAX) ?:
@@ -190,6 +218,8 @@ void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s)
 	for (int i = 0; i < 2; i++) {
 		free(s->b[i].s);
 		free(s->b[i].f);
+		free(s->b[i].fr);
 	}
+	free(s->ids);
 	free(s);
 }

@@ -1,5 +1,6 @@
-/* tests/unit/test_perf_data_stacks.c: samples' stacks added to the profile in batches, on a
- * thread of their own or not (readers/perf_data_stacks.h): the same trie, cells and log. */
+/* tests/unit/test_perf_data_stacks.c: samples' frames and stacks added to the profile in
+ * batches, on a thread of their own or not (readers/perf_data_stacks.h): the same frames, trie,
+ * cells and log. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,14 +12,15 @@
 #include "readers/perf_data_stacks.h"
 
 #define N_SAMPLES 30000 /* several batches */
-#define N_FRAMES 64
+#define N_FRAMES 48 /* 32 queued first, then one every 500 samples */
 
-/* N_SAMPLES samples of three threads, stacks of 1 to 9 frames drawn from N_FRAMES, one empty. */
+/* N_SAMPLES samples of three threads, stacks of 1 to 9 frames drawn from N_FRAMES, one empty;
+ * frames queued before the samples and between them (the same frame twice: one id). */
 static struct t2f_profile *fill(bool threaded)
 {
 	struct t2f_profile *p;
 	struct t2f_pdc_stacks *s;
-	t2f_frame_id frames[N_FRAMES], stack[9];
+	uint32_t frames[N_FRAMES], stack[9], ref;
 	t2f_thread_id th[3];
 	t2f_event_id ev;
 	t2f_str_id mod;
@@ -30,18 +32,23 @@ static struct t2f_profile *fill(bool threaded)
 	assert_int_equal(t2f_profile__event(p, mod, T2F_UNIT_COUNT, &ev), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(t2f_profile__thread(p, 1, 1 + i, mod, 0, &th[i]), 0);
-	for (uint64_t i = 0; i < N_FRAMES; i++) {
+	assert_int_equal(t2f_pdc_stacks__new(p, threaded, &s), 0);
+	for (uint64_t i = 0; i < 32; i++) {
 		struct t2f_frame f = { .module = mod, .addr = 0x1000 + i, .has_addr = true };
 
-		assert_int_equal(t2f_profile__frame(p, &f, &frames[i]), 0);
+		assert_int_equal(t2f_pdc_stacks__frame(s, &f, &frames[i]), 0);
 	}
-	assert_int_equal(t2f_pdc_stacks__new(p, threaded, &s), 0);
 	for (size_t i = 0; i < N_SAMPLES; i++) {
 		size_t n = i == 7 ? 0 : 1 + i % 9;
+		size_t m = i / 500, have = 32 + (m < 16 ? m + 1 : 16);
+		struct t2f_frame f = { .module = mod, .addr = 0x1000 + 32 + m, .has_addr = true };
 
+		if (m < 16 && i % 500 < 2) /* a new frame, then the same again (one id) */
+			assert_int_equal(t2f_pdc_stacks__frame(s, &f, i % 500 ? &ref : &frames[32 + m]),
+					 0);
 		for (size_t k = 0; k < n; k++) {
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
-			stack[k] = frames[(x >> 33) % (k < 4 ? 4 : N_FRAMES)];
+			stack[k] = frames[(x >> 33) % (k < 4 ? 4 : have)];
 		}
 		assert_int_equal(t2f_pdc_stacks__add(s, th[i % 3], ev, 1 + i % 5, 1000 + i, stack, n),
 				 0);
@@ -56,6 +63,10 @@ static void test_same_with_thread(void **state)
 	struct t2f_profile *a = fill(false), *b = fill(true);
 
 	(void)state;
+	assert_int_equal(t2f_profile__frame_count(a), 48);
+	assert_int_equal(t2f_profile__frame_count(b), 48);
+	for (t2f_frame_id f = 1; f <= 48; f++)
+		assert_int_equal(t2f_profile__frame_at(a, f)->addr, t2f_profile__frame_at(b, f)->addr);
 	assert_true(t2f_profile__node_count(a) > 1000);
 	assert_int_equal(t2f_profile__node_count(a), t2f_profile__node_count(b));
 	for (t2f_node_id n = 1; n <= t2f_profile__node_count(a); n++) {
@@ -83,13 +94,13 @@ static void test_free_unfinished(void **state)
 {
 	struct t2f_profile *p;
 	struct t2f_pdc_stacks *s;
-	t2f_frame_id f;
+	uint32_t f;
 	struct t2f_frame fr = { .addr = 1, .has_addr = true };
 
 	(void)state;
 	assert_int_equal(t2f_profile__new(&p), 0);
-	assert_int_equal(t2f_profile__frame(p, &fr, &f), 0);
 	assert_int_equal(t2f_pdc_stacks__new(p, true, &s), 0);
+	assert_int_equal(t2f_pdc_stacks__frame(s, &fr, &f), 0);
 	for (size_t i = 0; i < 3 * N_SAMPLES / 2; i++)
 		assert_int_equal(t2f_pdc_stacks__add(s, 0, 0, 1, 0, &f, 1), 0);
 	t2f_pdc_stacks__free(s);
