@@ -594,6 +594,21 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	return t2f_symbolizer__new(&so, t2f_profile__strtab(p), d, &r->sym);
 }
 
+/* The kallsyms file o names, from its read under way when there is one. */
+static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d,
+			      struct t2f_text_syms **out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!t2f_prefetch__is(o->kallsyms_read, o->kallsyms))
+		return t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, o->kallsyms, d, out);
+	err = t2f_prefetch__take(o->kallsyms_read, &text, &len);
+	return t2f_text_syms__from_read(T2F_TEXT_SYMS_KALLSYMS, o->kallsyms, err, text, len, d,
+					out);
+}
+
 int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct t2f_diag *d,
 		   struct t2f_resym **out)
 {
@@ -605,7 +620,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	*out = NULL;
 	/* A --kallsyms file is checked even when no kernel frame needs it. */
 	if (o->kallsyms) {
-		err = t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, o->kallsyms, d, &ksyms);
+		err = t2f_resym_kallsyms(o, d, &ksyms);
 		if (err)
 			return err;
 	}

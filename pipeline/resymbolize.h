@@ -58,6 +58,7 @@
 #include "formats/diag.h"
 #include "formats/profile.h"
 #include "include/trace2flame.h"
+#include "pipeline/prefetch.h"
 #include "symbolizer/symbolizer.h"
 
 struct t2f_resym_opts {
@@ -70,6 +71,8 @@ struct t2f_resym_opts {
 	bool no_params;                  /* demangle without parameter lists and return types
 					  * (collapsed output, as perf prints); else in full */
 	const char *kallsyms;            /* --kallsyms FILE, or NULL: kernel frames left as printed */
+	struct t2f_prefetch *kallsyms_read; /* that file being read already (pipeline/prefetch.h),
+					  * or NULL; taken when it reads the same path */
 	const char *perf_map_dir;        /* --perf-map-dir DIR, or NULL: the printed map path */
 	bool offline;                    /* never fetch debug files from debuginfod servers */
 	bool perf_rules;                 /* choose symbols as perf does (symbolizer.h) */

@@ -199,6 +199,7 @@ void t2f_session_free(struct t2f_session *s)
 	free(s->stats);
 	free(s->args);
 	t2f_resym__free(s->resym);
+	t2f_prefetch__free(s->ropts.kallsyms_read);
 	free(s->kallsyms_default);
 	free(s->env_dirs);
 	free(s->symbol_dirs);

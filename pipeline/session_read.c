@@ -19,6 +19,7 @@
 #include "readers/perf_data.h"
 #include "readers/perf_data_conv.h"
 #include "readers/perf_script_par.h"
+#include "symbolizer/text_syms.h"
 
 /* Where an input's bytes are: a path ("-": stdin), a descriptor or the caller's memory. */
 struct t2f_source {
@@ -196,6 +197,16 @@ static void t2f_perf_kallsyms(struct t2f_session *s, const struct t2f_perf_data 
 	s->ropts.kallsyms = s->kallsyms_default;
 }
 
+/* With a thread to spare, the kallsyms file is read while the recording is (the resolve stage
+ * takes it). 0 or an error of t2f_prefetch__start. */
+static int t2f_kallsyms_prefetch(struct t2f_session *s)
+{
+	if (!s->ropts.kallsyms || s->ropts.kallsyms_read || t2f_session_jobs(s) < 2)
+		return 0;
+	return t2f_prefetch__start(s->ropts.kallsyms, T2F_TEXT_SYMS_MAX_BYTES,
+				   &s->ropts.kallsyms_read);
+}
+
 static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
 			       const struct t2f_perf_data_conv_stats *s)
 {
@@ -285,7 +296,7 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		if (here && (!s->recorded_by || end < s->recorded_by))
 			s->recorded_by = end;
 		t2f_perf_kallsyms(s, pd, here);
-		err = t2f_perf_unwinder(s, pd, here ? end : 0, &us);
+		err = t2f_kallsyms_prefetch(s) ?: t2f_perf_unwinder(s, pd, here ? end : 0, &us);
 	}
 	if (!err) {
 		po.unwind = us ? t2f_unwind_stage__sample : NULL;

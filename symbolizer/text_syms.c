@@ -398,10 +398,15 @@ int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct 
 {
 	char *text = NULL;
 	size_t len = 0;
-	int err;
+	int err = t2f_side_file__read(path, T2F_TEXT_SYMS_MAX_BYTES, &text, &len);
 
+	return t2f_text_syms__from_read(fmt, path, err, text, len, d, out);
+}
+
+int t2f_text_syms__from_read(enum t2f_text_syms_format fmt, const char *path, int err,
+			     char *text, size_t len, struct t2f_diag *d, struct t2f_text_syms **out)
+{
 	*out = NULL;
-	err = t2f_side_file__read(path, T2F_TEXT_SYMS_MAX_BYTES, &text, &len);
 	if (err == -T2F_E_LIMIT)
 		return t2f_diag__error(d, err, path, 0, "larger than %zu bytes",
 				       T2F_TEXT_SYMS_MAX_BYTES);
