@@ -136,6 +136,7 @@ void t2f_perf_data_conv__free(struct t2f_perf_data_conv *c)
 	}
 	t2f_pdc_stacks__free(c->stk);
 	free(c->order);
+	free(c->order_tmp);
 	free(c->attrs);
 	ps_maps__free(c->maps);
 	free(c->comms);

@@ -80,8 +80,10 @@ struct t2f_perf_data_conv {
 	struct t2f_perf_data_conv_opts o;
 	struct t2f_perf_data_conv_stats st;
 	struct pdc_queue q[2];         /* q[0]: queued; q[1]: scratch for what stays */
-	struct pdc_order *order;
+	struct pdc_order *order;       /* the records due, sorted through order_tmp */
 	size_t order_cap;
+	struct pdc_order *order_tmp;
+	size_t order_tmp_cap;
 	uint64_t next_flush, max_time;
 	struct pdc_attr *attrs;
 	size_t n_attrs;

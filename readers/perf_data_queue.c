@@ -7,7 +7,6 @@
  * samples is processed, its dwarf samples are handed to the unwind callback in batches.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "formats/grow.h"
@@ -101,13 +100,55 @@ static int pdc_ev_of(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 	return pdc_pool_put(q, s ? s : "", e->n, true, &e->data);
 }
 
-static int pdc_order_cmp(const void *a, const void *b)
+static bool pdc_before(const struct pdc_order *x, const struct pdc_order *y)
 {
-	const struct pdc_order *x = a, *y = b;
+	return x->time < y->time || (x->time == y->time && x->idx < y->idx);
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+/* The end of the ascending run of o[0..n) that starts at i. */
+static size_t pdc_run_end(const struct pdc_order *o, size_t i, size_t n)
+{
+	while (++i < n && !pdc_before(&o[i], &o[i - 1]))
+		;
+	return i;
+}
+
+/* Merges a[0..m) and a[m..n), both ascending, into to[0..n). */
+static void pdc_merge(const struct pdc_order *a, size_t m, size_t n, struct pdc_order *to)
+{
+	size_t i = 0, j = m, k = 0;
+
+	while (i < m && j < n)
+		to[k++] = pdc_before(&a[j], &a[i]) ? a[j++] : a[i++];
+	while (i < m)
+		to[k++] = a[i++];
+	while (j < n)
+		to[k++] = a[j++];
+}
+
+/* Sorts c->order[0..n) by (time, idx): records come in a few ascending runs (one per CPU
+ * buffer perf wrote out), so neighbouring runs are merged, pass after pass, through
+ * c->order_tmp (the two swap). */
+static void pdc_order_sort(struct t2f_perf_data_conv *c, size_t n)
+{
+	for (;;) {
+		struct pdc_order *t = c->order;
+		size_t runs = 0, cap = c->order_cap;
+
+		for (size_t i = 0; i < n; runs++) {
+			size_t m = pdc_run_end(t, i, n);
+			size_t e = m < n ? pdc_run_end(t, m, n) : n;
+
+			pdc_merge(t + i, m - i, e - i, c->order_tmp + i);
+			i = e;
+		}
+		c->order = c->order_tmp;
+		c->order_cap = c->order_tmp_cap;
+		c->order_tmp = t;
+		c->order_tmp_cap = cap;
+		if (runs <= 1)
+			return;
+	}
 }
 
 /* Moves the entries of q[0] newer than limit (in queue order) to q[1], then swaps. */
@@ -207,15 +248,16 @@ static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 	struct pdc_queue *q = &c->q[0];
 	size_t n = 0;
 	int err = t2f_grow((void **)&c->order, &c->order_cap, 0, q->n,
-			sizeof(*c->order), 64, SIZE_MAX);
+			   sizeof(*c->order), 64, SIZE_MAX) ?:
+		  t2f_grow((void **)&c->order_tmp, &c->order_tmp_cap, 0, q->n,
+			   sizeof(*c->order), 64, SIZE_MAX);
 
 	if (err)
 		return err;
 	for (size_t i = 0; i < q->n; i++)
 		if (q->ev[i].time <= limit)
 			c->order[n++] = (struct pdc_order){ q->ev[i].time, i };
-	if (n > 1) /* none due: c->order may be NULL (never grown), which qsort must not get */
-		qsort(c->order, n, sizeof(*c->order), pdc_order_cmp);
+	pdc_order_sort(c, n);
 	err = pdc_process_order(c, n);
 	if (err)
 		return err;

@@ -361,6 +361,32 @@ static void test_order_and_frames_be(void **state)
 	check_order_and_frames(true);
 }
 
+/* One round of three ascending runs (as per-CPU buffers come), two records at one time: processed
+ * by time, then in file order. */
+static void test_round_runs(void **state)
+{
+	const struct attr_spec a = { PERF_TYPE_SOFTWARE, 0, ST | PERF_SAMPLE_CALLCHAIN, 0, 1 };
+	const uint64_t times[] = { 50, 60, 70, 10, 20, 30, 40, 60, 65 };
+	const uint64_t order[] = { 4, 5, 6, 7, 1, 2, 8, 9, 3 };
+	struct bb d = { 0 }, f;
+	struct run x;
+
+	(void)state;
+	rec_mmap2(&d, 1, false, false);
+	for (size_t i = 0; i < 9; i++) {
+		const uint64_t ch[] = { PERF_CONTEXT_USER, 0x400100 + 0x10 * i };
+
+		rec_sample(&d, times[i], i + 1, ch, 2, 0);
+	}
+	rec_round(&d);
+	build(&f, false, &a, 1, &d);
+	convert(&x, &f);
+	assert_int_equal(t2f_profile__sample_log_count(x.p), 9);
+	for (size_t i = 0; i < 9; i++)
+		assert_int_equal(log_at(x.p, i).weight, order[i]);
+	done(&x);
+}
+
 /* An unknown context marker: perf discards the chain (an empty stack: kept as the thread alone,
  * counted); more than 127 ips: perf script's 127 kept (leaf first). */
 static void test_chain_rules(void **state)
@@ -752,6 +778,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_frames_le),
 		cmocka_unit_test(test_order_and_frames_be),
+		cmocka_unit_test(test_round_runs),
 		cmocka_unit_test(test_chain_rules),
 		cmocka_unit_test(test_events_lost_dwarf),
 		cmocka_unit_test(test_truncated),
