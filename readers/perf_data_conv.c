@@ -112,7 +112,8 @@ int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, str
 	c->l1 = calloc((size_t)1 << PDC_L1_BITS, sizeof(*c->l1));
 	err = c->stack && c->l1 && (!o->unwind || (c->batch && c->batch_ips)) ? 0 : -ENOMEM;
 	if (!err && (ps_maps__new(&c->maps) || t2f_pdc_stacks__new(p, o->threads > 1, &c->stk) || t2f_hashmap__new(256, &c->comm_ix) ||
-		     t2f_hashmap__new(4096, &c->frame_ix) || t2f_hashmap__new(256, &c->bid_ix)))
+		     t2f_hashmap__new(4096, &c->frame_ix) || t2f_hashmap__new(256, &c->bid_ix) ||
+		     t2f_hashmap__new(256, &c->fid_ix)))
 		err = -ENOMEM;
 	if (!err)
 		err = pdc_setup_attrs(c) ?: pdc_events_in_order(c) ?:
@@ -150,6 +151,8 @@ void t2f_perf_data_conv__free(struct t2f_perf_data_conv *c)
 	free(c->batch_ips);
 	free(c->bids);
 	t2f_hashmap__free(c->bid_ix);
+	free(c->fids);
+	t2f_hashmap__free(c->fid_ix);
 	free(c);
 }
 
@@ -157,6 +160,18 @@ const struct t2f_perf_data_conv_stats *t2f_perf_data_conv__stats(
 	const struct t2f_perf_data_conv *c)
 {
 	return &c->st;
+}
+
+/* id[0..n) as lowercase hex into hex[0..2n], NUL-terminated. */
+static void pdc_hex(const uint8_t *id, size_t n, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t k = 0; k < n; k++) {
+		hex[2 * k] = digits[id[k] >> 4];
+		hex[2 * k + 1] = digits[id[k] & 15];
+	}
+	hex[2 * n] = '\0';
 }
 
 bool t2f_perf_data_conv__kernel_build_id(const struct t2f_perf_data *pd, char hex[41])
@@ -168,8 +183,7 @@ bool t2f_perf_data_conv__kernel_build_id(const struct t2f_perf_data *pd, char he
 
 		if (strcmp(b->path, "[kernel.kallsyms]") != 0 || b->size == 0 || b->size > 20)
 			continue;
-		for (size_t k = 0; k < b->size; k++)
-			snprintf(hex + 2 * k, 3, "%02x", b->id[k]);
+		pdc_hex(b->id, b->size, hex);
 		return true;
 	}
 	return false;
@@ -318,11 +332,42 @@ static bool pdc_feature_id(const struct t2f_perf_data_conv *c, const char *path,
 
 		if (b->size == 0 || b->size > 20 || strcmp(b->path, path) != 0)
 			continue;
-		for (size_t k = 0; k < b->size; k++)
-			snprintf(hex + 2 * k, 3, "%02x", b->id[k]);
+		pdc_hex(b->id, b->size, hex);
 		return true;
 	}
 	return false;
+}
+
+static bool pdc_fid_eq(const void *ctx, uint32_t v)
+{
+	const struct pdc_probe *q = ctx;
+
+	return q->c->fids[v - 1].path == *(const t2f_str_id *)q->key;
+}
+
+/* The BUILD_ID feature's id for path (interned; 0 when none), found once per path: a process
+ * maps the same files as many before it. 0 or -ENOMEM. */
+static int pdc_feature_bid(struct t2f_perf_data_conv *c, const char *path, t2f_str_id path_id,
+			   t2f_str_id *out)
+{
+	struct pdc_probe q = { c, &path_id };
+	uint32_t v = t2f_hashmap__find(c->fid_ix, t2f_hash_u64(path_id), pdc_fid_eq, &q);
+	char hex[41];
+	int err;
+
+	if (v) {
+		*out = c->fids[v - 1].bid;
+		return 0;
+	}
+	*out = 0;
+	err = pdc_feature_id(c, path, hex) ? t2f_profile__intern(c->p, hex, strlen(hex), out) : 0;
+	err = err ?: t2f_grow32((void **)&c->fids, &c->cap_fids, c->n_fids, sizeof(*c->fids), 64);
+	if (err)
+		return err;
+	c->fids[c->n_fids] = (struct pdc_bid){ path_id, *out };
+	err = t2f_hashmap__insert(c->fid_ix, t2f_hash_u64(path_id), c->n_fids + 1);
+	c->n_fids += !err;
+	return err;
 }
 
 static bool pdc_bid_eq(const void *ctx, uint32_t v)
@@ -397,11 +442,10 @@ static int pdc_module_map(struct t2f_perf_data_conv *c, const struct pdc_ev *e, 
 					  &mm.prot);
 	}
 	if (!err && e->has_bid) {
-		for (size_t k = 0; k < e->bid_size && k < 20; k++)
-			snprintf(hex + 2 * k, 3, "%02x", e->bid[k]);
+		pdc_hex(e->bid, e->bid_size < 20 ? e->bid_size : 20, hex);
 		err = t2f_profile__intern(c->p, hex, 2 * (size_t)e->bid_size, &mm.build_id);
-	} else if (!err && pdc_feature_id(c, path, hex)) {
-		err = t2f_profile__intern(c->p, hex, strlen(hex), &mm.build_id);
+	} else if (!err) {
+		err = pdc_feature_bid(c, path, path_id, &mm.build_id);
 	}
 	if (!err && c->o.unwind)
 		err = pdc_bid_set(c, path_id, mm.build_id);

@@ -109,6 +109,9 @@ struct t2f_perf_data_conv {
 	struct pdc_bid *bids;
 	uint32_t n_bids, cap_bids;
 	struct t2f_hashmap *bid_ix;
+	struct pdc_bid *fids;          /* each path's BUILD_ID feature id, once looked up */
+	uint32_t n_fids, cap_fids;
+	struct t2f_hashmap *fid_ix;
 	/* the last sample's thread */
 	int64_t last_pid, last_tid;
 	t2f_str_id last_comm;
