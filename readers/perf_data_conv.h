@@ -29,7 +29,7 @@
  *
  * Ownership: borrows the reader, profile and diag (they must outlive the conversion). Memory:
  * the queue of one round (records copied), a frame cache per distinct (process, mappings
- * generation, ip); nothing per record once warm. Errors: those of t2f_perf_data__next
+ * generation, ip), two batches of samples handed over; nothing per record once warm. Errors: those of t2f_perf_data__next
  * (-T2F_E_FORMAT, -T2F_E_DECOMPRESS, -errno), -ENOMEM, -T2F_E_LIMIT (a profile table full).
  * A cut data section is a warning of the reader (its offset), the records before it kept.
  * Not thread safe.
@@ -81,8 +81,9 @@ struct t2f_perf_data_conv_opts {
 	t2f_perf_data_unwind_fn unwind;  /* NULL: user stacks of dwarf samples are not unwound,
 					  * and their registers and stacks not kept */
 	void *unwind_ctx;
-	unsigned threads;                /* 2 or more: stacks are added to the profile on a
-					  * thread of their own (the profile is the same) */
+	unsigned threads;                /* 2 or more: frames, stacks and weights are added to
+					  * the profile on a thread of their own
+					  * (perf_data_stacks.h; the profile is the same) */
 };
 
 /* A mapping of a process, as its MMAP/MMAP2 record gave it. */
