@@ -9,9 +9,9 @@
 #include "readers/perf_data_stacks.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 
+#include "formats/bg.h"
 #include "formats/diag.h"
 #include "formats/grow.h"
 
@@ -40,13 +40,9 @@ struct t2f_pdc_stacks {
 	uint32_t refs;            /* frame references handed out */
 	t2f_frame_id *ids;        /* the thread's: a reference's frame, by reference - 1 */
 	size_t n_ids, cap_ids;
-	bool threaded, started;
-	pthread_t th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int pending;              /* the batch handed over, -1: none (under mu) */
-	bool stop;                /* under mu */
-	int err;                  /* the thread's first error (under mu once started) */
+	bool threaded;
+	struct t2f_bg *bg;        /* the thread (formats/bg.h), from the first batch on */
+	int err;                  /* without the thread: the first error */
 };
 
 /* Adds batch b's frames, then its samples, root first; 0 or the first error (the rest are
@@ -76,30 +72,9 @@ static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 	return err;
 }
 
-static void *pdc_stacks_main(void *arg)
+static int pdc_job(void *ctx, void *batch)
 {
-	struct t2f_pdc_stacks *s = arg;
-	int err = 0;
-
-	pthread_mutex_lock(&s->mu);
-	for (;;) {
-		int i;
-
-		while (s->pending < 0 && !s->stop)
-			pthread_cond_wait(&s->cv, &s->mu);
-		if (s->pending < 0)
-			break;
-		i = s->pending;
-		pthread_mutex_unlock(&s->mu);
-		if (!err)
-			err = pdc_batch_add(s, &s->b[i]);
-		pthread_mutex_lock(&s->mu);
-		s->err = s->err ?: err;
-		s->pending = -1;
-		pthread_cond_broadcast(&s->cv);
-	}
-	pthread_mutex_unlock(&s->mu);
-	return NULL;
+	return pdc_batch_add(ctx, batch);
 }
 
 int t2f_pdc_stacks__new(struct t2f_profile *p, bool threaded, struct t2f_pdc_stacks **out)
@@ -110,36 +85,7 @@ int t2f_pdc_stacks__new(struct t2f_profile *p, bool threaded, struct t2f_pdc_sta
 		return -ENOMEM;
 	s->p = p;
 	s->threaded = threaded;
-	s->pending = -1;
 	*out = s;
-	return 0;
-}
-
-/* Waits until the thread holds no batch; its error then. Called with mu held. */
-static int pdc_wait_idle(struct t2f_pdc_stacks *s)
-{
-	while (s->pending >= 0)
-		pthread_cond_wait(&s->cv, &s->mu);
-	return s->err;
-}
-
-static int pdc_start(struct t2f_pdc_stacks *s)
-{
-	int err;
-
-	if (pthread_mutex_init(&s->mu, NULL))
-		return -ENOMEM;
-	if (pthread_cond_init(&s->cv, NULL)) {
-		pthread_mutex_destroy(&s->mu);
-		return -ENOMEM;
-	}
-	err = pthread_create(&s->th, NULL, pdc_stacks_main, s);
-	if (err) {
-		pthread_cond_destroy(&s->cv);
-		pthread_mutex_destroy(&s->mu);
-		return -err;
-	}
-	s->started = true;
 	return 0;
 }
 
@@ -150,13 +96,9 @@ static int pdc_hand_over(struct t2f_pdc_stacks *s)
 
 	if (!s->threaded)
 		return s->err = s->err ?: pdc_batch_add(s, &s->b[s->fill]);
-	if (!s->started && (err = pdc_start(s)))
+	if (!s->bg && (err = t2f_bg__new(pdc_job, s, &s->bg)))
 		return err;
-	pthread_mutex_lock(&s->mu);
-	err = pdc_wait_idle(s);
-	s->pending = s->fill;
-	pthread_cond_broadcast(&s->cv);
-	pthread_mutex_unlock(&s->mu);
+	err = t2f_bg__hand(s->bg, &s->b[s->fill]);
 	s->fill ^= 1;
 	return err;
 }
@@ -194,27 +136,16 @@ int t2f_pdc_stacks__finish(struct t2f_pdc_stacks *s)
 {
 	int err = s->b[s->fill].n ? pdc_hand_over(s) : 0;
 
-	if (!s->started)
+	if (!s->bg)
 		return err ?: s->err;
-	pthread_mutex_lock(&s->mu);
-	err = pdc_wait_idle(s);
-	pthread_mutex_unlock(&s->mu);
-	return err;
+	return t2f_bg__wait(s->bg);
 }
 
 void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s)
 {
 	if (!s)
 		return;
-	if (s->started) {
-		pthread_mutex_lock(&s->mu);
-		s->stop = true;
-		pthread_cond_broadcast(&s->cv);
-		pthread_mutex_unlock(&s->mu);
-		pthread_join(s->th, NULL);
-		pthread_cond_destroy(&s->cv);
-		pthread_mutex_destroy(&s->mu);
-	}
+	t2f_bg__free(s->bg);
 	for (int i = 0; i < 2; i++) {
 		free(s->b[i].s);
 		free(s->b[i].f);

@@ -3,20 +3,21 @@
  * zlib's gzip wrapper (windowBits 15 + 16) with no header set writes mtime 0, no name and the
  * build's OS code: the same input gives the same bytes on every run.
  *
- * Deflating runs on a thread of its own while the encoder fills the next buffer: a drained
- * buffer is swapped with the one the thread has finished, so the encoder waits only when it is
- * a whole buffer ahead. It is still one deflate stream fed the same bytes in the same order:
- * the output does not change. The thread alone touches zs and the output while it is busy;
- * the caller's thread does again once it is idle (the end of the stream). Without a thread
- * (pthread_create failed), drains deflate on the caller's thread.
+ * Deflating runs on a thread of its own (formats/bg.h) while the encoder fills the next buffer:
+ * a drained buffer is swapped with the one the thread has finished, so the encoder waits only
+ * when it is a whole buffer ahead. It is still one deflate stream fed the same bytes in the same
+ * order: the output does not change. The thread alone touches zs and the output while a job
+ * runs; the caller's thread does again once it is idle (the end of the stream). Without a
+ * thread (it could not start), drains deflate on the caller's thread.
  */
 #include "writers/pprof_int.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 
 #include <zlib.h>
+
+#include "formats/bg.h"
 
 #define GZ_LEVEL 1 /* zlib's fastest: 1.6x faster than 6 for 6% more bytes on 220k stacks */
 #define GZ_CHUNK (256u << 10)
@@ -26,61 +27,15 @@ struct t2f_pprof_gz {
 	bool raw;
 	z_stream zs;
 	unsigned char chunk[GZ_CHUNK];
-	/* the deflating thread */
-	bool threaded;
-	pthread_t tid;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct t2f_buf job;   /* the bytes being deflated */
-	bool busy, quit;
-	int err;              /* the first failure of a job */
+	struct t2f_bg *bg;    /* the deflating thread; NULL: none */
+	struct t2f_buf job;   /* the bytes handed to it */
 };
 
 static int deflate_buf(struct t2f_pprof_gz *g, const struct t2f_buf *b);
 
-static void *gz_thread(void *arg)
+static int gz_job(void *ctx, void *job)
 {
-	struct t2f_pprof_gz *g = arg;
-
-	pthread_mutex_lock(&g->mu);
-	for (;;) {
-		while (!g->busy && !g->quit)
-			pthread_cond_wait(&g->cv, &g->mu);
-		if (!g->busy)
-			break;
-		pthread_mutex_unlock(&g->mu);
-		int err = deflate_buf(g, &g->job);
-		pthread_mutex_lock(&g->mu);
-		g->err = g->err ?: err;
-		g->busy = false;
-		pthread_cond_broadcast(&g->cv);
-	}
-	pthread_mutex_unlock(&g->mu);
-	return NULL;
-}
-
-/* Waits until the thread has no job; its first error, or 0. */
-static int gz_idle(struct t2f_pprof_gz *g)
-{
-	int err;
-
-	pthread_mutex_lock(&g->mu);
-	while (g->busy)
-		pthread_cond_wait(&g->cv, &g->mu);
-	err = g->err;
-	pthread_mutex_unlock(&g->mu);
-	return err;
-}
-
-static void gz_start(struct t2f_pprof_gz *g)
-{
-	pthread_mutex_init(&g->mu, NULL);
-	pthread_cond_init(&g->cv, NULL);
-	g->threaded = pthread_create(&g->tid, NULL, gz_thread, g) == 0;
-	if (!g->threaded) {
-		pthread_mutex_destroy(&g->mu);
-		pthread_cond_destroy(&g->cv);
-	}
+	return deflate_buf(ctx, job);
 }
 
 int t2f_pprof_gz__new(struct t2f_out *out, bool raw, struct t2f_pprof_gz **gz)
@@ -95,8 +50,8 @@ int t2f_pprof_gz__new(struct t2f_out *out, bool raw, struct t2f_pprof_gz **gz)
 		free(g);
 		return -ENOMEM;
 	}
-	if (!raw)
-		gz_start(g);
+	if (!raw && t2f_bg__new(gz_job, g, &g->bg))
+		g->bg = NULL; /* deflate on the caller's thread */
 	*gz = g;
 	return 0;
 }
@@ -140,15 +95,12 @@ int t2f_pprof_gz__drain(struct t2f_pprof_gz *g, struct t2f_buf *b)
 
 	if (g->raw)
 		t2f_out__write(g->out, b->p, b->len);
-	else if (!g->threaded)
+	else if (!g->bg)
 		err = deflate_buf(g, b);
-	else if ((err = gz_idle(g)) == 0) {
+	else if ((err = t2f_bg__wait(g->bg)) == 0) {
 		done = g->job;
-		pthread_mutex_lock(&g->mu);
 		g->job = *b;
-		g->busy = true;
-		pthread_cond_broadcast(&g->cv);
-		pthread_mutex_unlock(&g->mu);
+		err = t2f_bg__hand(g->bg, &g->job);
 		*b = done; /* the finished job's buffer, for the encoder to fill again */
 	}
 	b->len = 0;
@@ -161,7 +113,7 @@ int t2f_pprof_gz__finish(struct t2f_pprof_gz *g)
 
 	if (g->raw)
 		return 0;
-	if (g->threaded && (err = gz_idle(g)) != 0)
+	if (g->bg && (err = t2f_bg__wait(g->bg)) != 0)
 		return err;
 	g->zs.next_in = NULL;
 	g->zs.avail_in = 0;
@@ -172,16 +124,7 @@ void t2f_pprof_gz__free(struct t2f_pprof_gz *g)
 {
 	if (!g)
 		return;
-	if (g->threaded) {
-		gz_idle(g);
-		pthread_mutex_lock(&g->mu);
-		g->quit = true;
-		pthread_cond_broadcast(&g->cv);
-		pthread_mutex_unlock(&g->mu);
-		pthread_join(g->tid, NULL);
-		pthread_mutex_destroy(&g->mu);
-		pthread_cond_destroy(&g->cv);
-	}
+	t2f_bg__free(g->bg);
 	if (!g->raw)
 		deflateEnd(&g->zs);
 	t2f_buf__free(&g->job);
