@@ -6,6 +6,7 @@
 #include "writers/collapsed.h"
 
 #include "formats/buf.h"
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "formats/sat.h"
 #include "formats/utf8.h"
@@ -149,22 +150,17 @@ static int add_cell(struct folder *f, const struct t2f_cell *c, size_t *lines_ca
 	uint64_t h = t2f_hash_u64(((uint64_t)q.root << 32) | q.path);
 	uint32_t v = t2f_hashmap__find(f->line_ix, h, line_eq, &q);
 	uint64_t w = f->o->weight_samples ? c->samples : c->weight;
+	int err;
 
 	if (v) {
 		f->lines[v - 1].weight = t2f_sat_add(f->lines[v - 1].weight, w);
 		return 0;
 	}
-	if (f->nlines == *lines_cap) {
-		size_t cap = *lines_cap ? *lines_cap * 2 : 1024;
-		struct line *nl = realloc(f->lines, cap * sizeof(*nl));
-
-		if (!nl)
-			return -ENOMEM;
-		f->lines = nl;
-		*lines_cap = cap;
-	}
-	if (f->nlines >= UINT32_MAX - 1)
-		return -ENOMEM;
+	err = f->nlines >= UINT32_MAX - 1 ? -ENOMEM :
+	      t2f_grow((void **)&f->lines, lines_cap, f->nlines, 1, sizeof(*f->lines), 1024,
+		       SIZE_MAX);
+	if (err)
+		return err;
 	f->lines[f->nlines++] = (struct line){ 0, 0, w, q.root, q.path };
 	return t2f_hashmap__insert(f->line_ix, h, (uint32_t)f->nlines);
 }
