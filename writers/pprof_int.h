@@ -49,6 +49,7 @@ struct t2f_pprof_tables {
 	struct t2f_hashmap *index;    /* reused per table while building */
 	uint32_t *frame_func;         /* per frame id: function id, 0 = frame unused */
 	uint32_t *frame_map;          /* per frame id: mapping id, 0 = none */
+	bool *frame_inlined;          /* per used frame id: an inlined frame */
 	uint32_t *node_loc;           /* per node id: location starting there (0 = node unused) */
 	t2f_node_id *node_next;       /* per node id: node of the next location up (0 = none) */
 	struct t2f_pprof_loc *locs;   /* [1..nlocs] */

@@ -4,7 +4,8 @@
  * parent's id is below its children's); (2) functions for used frames in frame-id order,
  * deduplicated on (name, system_name, filename, start_line); (3) mappings for the modules of used frames, the main
  * binary first, ranges from the module maps; (4) locations for used nodes in id order (parents
- * first), deduplicated on (innermost frame, rest-of-run location).
+ * first), deduplicated on (innermost frame, rest-of-run location): a frame's own location by
+ * frame id, one joined to its caller's (an inlined frame) through a hash map.
  */
 #include "writers/pprof_int.h"
 
@@ -53,7 +54,8 @@ static int mark_used(struct t2f_pprof_tables *t)
 	t->node_next = calloc((size_t)n + 1, sizeof(*t->node_next));
 	t->frame_func = calloc((size_t)t2f_profile__frame_count(p) + 1, sizeof(*t->frame_func));
 	t->frame_map = calloc((size_t)t2f_profile__frame_count(p) + 1, sizeof(*t->frame_map));
-	if (!t->node_loc || !t->node_next || !t->frame_func || !t->frame_map)
+	t->frame_inlined = calloc((size_t)t2f_profile__frame_count(p) + 1, 1);
+	if (!t->node_loc || !t->node_next || !t->frame_func || !t->frame_map || !t->frame_inlined)
 		return -ENOMEM;
 	for (size_t i = 0; i < cells; i++) {
 		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
@@ -147,8 +149,11 @@ static int build_functions(struct t2f_pprof_tables *t)
 	if (!t->funcs)
 		err = -ENOMEM;
 	for (t2f_frame_id id = 1; !err && id <= n; id++)
-		if (t->frame_func[id])
+		if (t->frame_func[id]) {
 			err = frame_function(t, m, id, &cap);
+			t->frame_inlined[id] =
+				t2f_profile__frame_at(t->p, id)->kind == T2F_FRAME_INLINED;
+		}
 	t2f_hashmap__free(m);
 	return err;
 }
@@ -338,64 +343,86 @@ static bool joins_parent(const struct t2f_profile *p, const struct t2f_frame *fr
 	return !(fr->has_addr && up->has_addr && fr->addr != up->addr);
 }
 
-static int node_location(struct t2f_pprof_tables *t, struct t2f_hashmap *m, t2f_node_id nd,
-			 size_t *cap)
-{
-	t2f_node_id parent = t2f_profile__node_parent(t->p, nd);
-	struct loc_probe q = { .t = t, .frame = t2f_profile__node_frame(t->p, nd) };
-	const struct t2f_frame *fr = t2f_profile__frame_at(t->p, q.frame);
-	struct t2f_pprof_loc *l;
-	uint64_t h;
+/* Locations as they are looked up: a frame's own location (tail 0, nearly every node) in an
+ * array by frame id; an inlined frame's location joined to its caller's by (frame, tail) in a
+ * hash map. Both give ids in the same order of first use. */
+struct loc_index {
+	struct t2f_hashmap *joined;
+	uint32_t *own;          /* per frame id: its location with tail 0, or 0 */
+	size_t cap;             /* of t->locs */
+};
 
-	t->node_next[nd] = parent;
-	if (joins_parent(t->p, fr, parent)) {
-		q.tail = t->node_loc[parent];
-		t->node_next[nd] = t->node_next[parent];
-	}
-	h = t2f_hash_u64((uint64_t)q.frame << 32 | q.tail);
-	t->node_loc[nd] = t2f_hashmap__find(m, h, loc_eq, &q);
-	if (t->node_loc[nd])
-		return 0;
+static int new_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_frame_id frame,
+			uint32_t tail)
+{
+	struct t2f_pprof_loc *l;
+
 	if (t->nlocs == UINT32_MAX - 1)
 		return -T2F_E_LIMIT;
-	if (t->nlocs + 1 >= *cap) {
-		size_t nc = *cap * 2;
+	if (t->nlocs + 1 >= x->cap) {
+		size_t nc = x->cap * 2;
 		struct t2f_pprof_loc *nl = realloc(t->locs, nc * sizeof(*nl));
 
 		if (!nl)
 			return -ENOMEM;
 		t->locs = nl;
-		*cap = nc;
+		x->cap = nc;
 	}
 	l = &t->locs[++t->nlocs];
-	*l = (struct t2f_pprof_loc){ .frame = q.frame, .tail = q.tail };
-	if (q.tail) {
-		l->mapping = t->locs[q.tail].mapping;
-		l->address = t->locs[q.tail].address;
+	*l = (struct t2f_pprof_loc){ .frame = frame, .tail = tail };
+	if (tail) {
+		l->mapping = t->locs[tail].mapping;
+		l->address = t->locs[tail].address;
 	} else {
-		l->mapping = t->frame_map[q.frame];
-		l->address = loc_address(t, fr, l->mapping);
+		l->mapping = t->frame_map[frame];
+		l->address = loc_address(t, t2f_profile__frame_at(t->p, frame), l->mapping);
 	}
+	return 0;
+}
+
+static int node_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_node_id nd)
+{
+	t2f_node_id parent = t2f_profile__node_parent(t->p, nd);
+	struct loc_probe q = { .t = t, .frame = t2f_profile__node_frame(t->p, nd) };
+	uint64_t h;
+	int err = 0;
+
+	t->node_next[nd] = parent;
+	if (!t->frame_inlined[q.frame] ||
+	    !joins_parent(t->p, t2f_profile__frame_at(t->p, q.frame), parent)) {
+		if (!x->own[q.frame] && !(err = new_location(t, x, q.frame, 0)))
+			x->own[q.frame] = t->nlocs;
+		t->node_loc[nd] = x->own[q.frame];
+		return t->node_loc[nd] ? 0 : err;
+	}
+	q.tail = t->node_loc[parent];
+	t->node_next[nd] = t->node_next[parent];
+	h = t2f_hash_u64((uint64_t)q.frame << 32 | q.tail);
+	t->node_loc[nd] = t2f_hashmap__find(x->joined, h, loc_eq, &q);
+	if (t->node_loc[nd])
+		return 0;
+	err = new_location(t, x, q.frame, q.tail);
 	t->node_loc[nd] = t->nlocs;
-	return t2f_hashmap__insert(m, h, t->nlocs);
+	return err ?: t2f_hashmap__insert(x->joined, h, t->nlocs);
 }
 
 static int build_locations(struct t2f_pprof_tables *t)
 {
 	uint32_t n = t2f_profile__node_count(t->p);
-	size_t cap = 1024;
-	struct t2f_hashmap *m;
-	int err = t2f_hashmap__new(n, &m);
+	struct loc_index x = { .cap = 1024 };
+	int err = t2f_hashmap__new(16, &x.joined);
 
 	if (err)
 		return err;
-	t->locs = malloc(cap * sizeof(*t->locs));
-	if (!t->locs)
+	x.own = calloc((size_t)t2f_profile__frame_count(t->p) + 1, sizeof(*x.own));
+	t->locs = malloc(x.cap * sizeof(*t->locs));
+	if (!x.own || !t->locs)
 		err = -ENOMEM;
 	for (t2f_node_id nd = 1; !err && nd <= n; nd++)
 		if (t->node_loc[nd])
-			err = node_location(t, m, nd, &cap);
-	t2f_hashmap__free(m);
+			err = node_location(t, &x, nd);
+	t2f_hashmap__free(x.joined);
+	free(x.own);
 	return err;
 }
 
@@ -418,6 +445,7 @@ void t2f_pprof_tables__free(struct t2f_pprof_tables *t)
 	t2f_frame_names__free(t->names);
 	free(t->frame_func);
 	free(t->frame_map);
+	free(t->frame_inlined);
 	free(t->node_loc);
 	free(t->node_next);
 	free(t->locs);
