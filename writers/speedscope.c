@@ -82,6 +82,8 @@ struct ss {
 	struct t2f_buf heads;      /* the profiles' texts before their samples */
 	struct ss_job *jobs;       /* pieces of the profiles' text, in order */
 	size_t job_count, job_cap;
+	size_t *group_start;       /* jobs made as one piece: [group_start[g], group_start[g + 1]) */
+	size_t group_count;
 	uint32_t max_depth;
 	struct t2f_buf name_buf;   /* a profile's name */
 	struct t2f_buf utf8_buf;   /* a string with invalid UTF-8 replaced */
@@ -693,10 +695,9 @@ static int ss_add_jobs(struct ss *s, t2f_thread_id t, size_t head_off, size_t he
 
 /* One job's text: the profile's head before its first samples, the runs, and after the last one
  * of a list "],"weights":[" or "]}". */
-static int ss_run_job(void *ctx, size_t idx, unsigned worker, struct t2f_buf *b)
+static int ss_job_text(const struct ss *s, const struct ss_job *j, unsigned worker,
+		       struct t2f_buf *b)
 {
-	const struct ss *s = ctx;
-	const struct ss_job *j = &s->jobs[idx];
 	int err = t2f_buf__put(b, s->heads.p + j->head_off, j->head_len) ?:
 		  ss_format_items(s, j, b, s->scratch + (size_t)worker * (s->max_depth + 1));
 
@@ -705,15 +706,54 @@ static int ss_run_job(void *ctx, size_t idx, unsigned worker, struct t2f_buf *b)
 	return t2f_buf__puts(b, j->weights ? "]}" : "],\"weights\":[");
 }
 
-/* Room for a piece of the largest job: what its weights reserve (its samples take about as
- * much), so the piece buffers start at their size. */
+/* One piece: the jobs of group idx, in order. */
+static int ss_run_group(void *ctx, size_t idx, unsigned worker, struct t2f_buf *b)
+{
+	const struct ss *s = ctx;
+	int err = 0;
+
+	for (size_t i = s->group_start[idx]; !err && i < s->group_start[idx + 1]; i++)
+		err = ss_job_text(s, &s->jobs[i], worker, b);
+	return err;
+}
+
+/* Consecutive jobs grouped into pieces of up to SS_WRITE_BATCH items (a bigger job alone): a
+ * whole-machine recording has thousands of threads with a few samples each, and a piece per
+ * job cost more in handing pieces between threads than in making them. 0 or -ENOMEM. */
+static int ss_group_jobs(struct ss *s)
+{
+	size_t items = 0;
+
+	s->group_start = malloc((s->job_count + 1) * sizeof(*s->group_start));
+	if (!s->group_start)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->job_count; i++) {
+		size_t n = s->jobs[i].end - s->jobs[i].begin;
+
+		if (i == 0 || items + n > SS_WRITE_BATCH) {
+			s->group_start[s->group_count++] = i;
+			items = 0;
+		}
+		items += n;
+	}
+	s->group_start[s->group_count] = s->job_count;
+	return 0;
+}
+
+/* Room for the largest piece: what its weights reserve (its samples take about as much), so
+ * the piece buffers start at their size. */
 static size_t ss_piece_cap(const struct ss *s)
 {
 	size_t most = 0;
 
-	for (size_t i = 0; i < s->job_count; i++)
-		if (s->jobs[i].end - s->jobs[i].begin > most)
-			most = s->jobs[i].end - s->jobs[i].begin;
+	for (size_t g = 0; g < s->group_count; g++) {
+		size_t items = 0;
+
+		for (size_t i = s->group_start[g]; i < s->group_start[g + 1]; i++)
+			items += s->jobs[i].end - s->jobs[i].begin;
+		if (items > most)
+			most = items;
+	}
 	return most * SS_WEIGHT_ROOM;
 }
 
@@ -734,8 +774,12 @@ static int ss_write_profiles(struct ss *s, const char *unit)
 	}
 	if (err)
 		return err;
+	err = ss_group_jobs(s);
+	if (err)
+		return err;
 	t2f_out__puts(s->out, "\"profiles\":[");
-	err = t2f_par_text__run(s->job_count, s->threads, ss_run_job, s, ss_piece_cap(s), s->out);
+	err = t2f_par_text__run(s->group_count, s->threads, ss_run_group, s, ss_piece_cap(s),
+				s->out);
 	if (!err)
 		t2f_out__puts(s->out, "]}\n");
 	return err;
@@ -865,6 +909,7 @@ static void ss_release(struct ss *s)
 	free(s->scratch);
 	t2f_buf__free(&s->heads);
 	free(s->jobs);
+	free(s->group_start);
 	t2f_buf__free(&s->name_buf);
 	t2f_buf__free(&s->utf8_buf);
 	json_object_put(s->jstr);
