@@ -220,8 +220,8 @@ static int put_sample(struct pp *s, size_t g)
 	size_t lo = s->label_off[gr->thread], hi = s->label_off[gr->thread + 1];
 	int err;
 
-	for (t2f_node_id nd = gr->node; nd; nd = s->t.node_next[nd])
-		s->locs[n++] = s->t.node_loc[nd];
+	for (t2f_node_id nd = gr->node; nd; nd = s->t.nodes[nd].next)
+		s->locs[n++] = s->t.nodes[nd].loc;
 	err = t2f_pb__open(&s->enc, PF_SAMPLE, &m) ?:
 	      t2f_pb__put_packed_u64(&s->enc, 1, s->locs, n) ?:
 	      t2f_pb__put_packed_u64(&s->enc, 2, s->values + g * cols, cols) ?:

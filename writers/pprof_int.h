@@ -41,6 +41,11 @@ struct t2f_pprof_func {
 	uint32_t start_line;        /* 0 = unknown */
 };
 
+struct t2f_pprof_node {          /* side by side: a sample's walk up reads one line a node */
+	uint32_t loc;                 /* the location starting there (0 = node unused) */
+	t2f_node_id next;             /* the node of the next location up (0 = none) */
+};
+
 struct t2f_pprof_tables {
 	const struct t2f_profile *p;
 	struct t2f_strtab *strs;      /* pprof string i (≥ 1) is strtab id i; "" is index 0 */
@@ -50,8 +55,7 @@ struct t2f_pprof_tables {
 	uint32_t *frame_func;         /* per frame id: function id, 0 = frame unused */
 	uint32_t *frame_map;          /* per frame id: mapping id, 0 = none */
 	bool *frame_inlined;          /* per used frame id: an inlined frame */
-	uint32_t *node_loc;           /* per node id: location starting there (0 = node unused) */
-	t2f_node_id *node_next;       /* per node id: node of the next location up (0 = none) */
+	struct t2f_pprof_node *nodes; /* per node id: its location and the next one's node */
 	struct t2f_pprof_loc *locs;   /* [1..nlocs] */
 	uint32_t nlocs;
 	struct t2f_pprof_func *funcs; /* [1..nfuncs] */

@@ -50,28 +50,26 @@ static int mark_used(struct t2f_pprof_tables *t)
 	uint32_t n = t2f_profile__node_count(p);
 	size_t cells = t2f_profile__cell_count(p);
 
-	t->node_loc = calloc((size_t)n + 1, sizeof(*t->node_loc));
-	t->node_next = calloc((size_t)n + 1, sizeof(*t->node_next));
+	t->nodes = calloc((size_t)n + 1, sizeof(*t->nodes));
 	t->frame_func = calloc((size_t)t2f_profile__frame_count(p) + 1, sizeof(*t->frame_func));
 	t->frame_map = calloc((size_t)t2f_profile__frame_count(p) + 1, sizeof(*t->frame_map));
 	t->frame_inlined = calloc((size_t)t2f_profile__frame_count(p) + 1, 1);
-	if (!t->node_loc || !t->node_next || !t->frame_func || !t->frame_map || !t->frame_inlined)
+	if (!t->nodes || !t->frame_func || !t->frame_map || !t->frame_inlined)
 		return -ENOMEM;
-	for (size_t i = 0; i < cells; i++) {
-		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
-		uint32_t d = t2f_profile__node_depth(p, c->node);
+	for (size_t i = 0; i < cells; i++)
+		t->nodes[t2f_profile__cell_at(p, i)->node].loc = 1;
+	for (t2f_node_id nd = n; nd >= 1; nd--) { /* a parent's id is below its children's */
+		uint32_t d;
 
-		t->node_loc[c->node] = 1;
+		if (!t->nodes[nd].loc)
+			continue;
+		t->nodes[t2f_profile__node_parent(p, nd)].loc = 1;
+		t->frame_func[t2f_profile__node_frame(p, nd)] = 1;
+		d = t2f_profile__node_depth(p, nd); /* the deepest used node is a cell's */
 		if (d > t->max_depth)
 			t->max_depth = d;
 	}
-	for (t2f_node_id nd = n; nd >= 1; nd--) {
-		if (!t->node_loc[nd])
-			continue;
-		t->node_loc[t2f_profile__node_parent(p, nd)] = 1;
-		t->frame_func[t2f_profile__node_frame(p, nd)] = 1;
-	}
-	t->node_loc[0] = 0;
+	t->nodes[0].loc = 0;
 	return 0;
 }
 
@@ -387,22 +385,22 @@ static int node_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_no
 	uint64_t h;
 	int err = 0;
 
-	t->node_next[nd] = parent;
+	t->nodes[nd].next = parent;
 	if (!t->frame_inlined[q.frame] ||
 	    !joins_parent(t->p, t2f_profile__frame_at(t->p, q.frame), parent)) {
 		if (!x->own[q.frame] && !(err = new_location(t, x, q.frame, 0)))
 			x->own[q.frame] = t->nlocs;
-		t->node_loc[nd] = x->own[q.frame];
-		return t->node_loc[nd] ? 0 : err;
+		t->nodes[nd].loc = x->own[q.frame];
+		return t->nodes[nd].loc ? 0 : err;
 	}
-	q.tail = t->node_loc[parent];
-	t->node_next[nd] = t->node_next[parent];
+	q.tail = t->nodes[parent].loc;
+	t->nodes[nd].next = t->nodes[parent].next;
 	h = t2f_hash_u64((uint64_t)q.frame << 32 | q.tail);
-	t->node_loc[nd] = t2f_hashmap__find(x->joined, h, loc_eq, &q);
-	if (t->node_loc[nd])
+	t->nodes[nd].loc = t2f_hashmap__find(x->joined, h, loc_eq, &q);
+	if (t->nodes[nd].loc)
 		return 0;
 	err = new_location(t, x, q.frame, q.tail);
-	t->node_loc[nd] = t->nlocs;
+	t->nodes[nd].loc = t->nlocs;
 	return err ?: t2f_hashmap__insert(x->joined, h, t->nlocs);
 }
 
@@ -419,7 +417,7 @@ static int build_locations(struct t2f_pprof_tables *t)
 	if (!x.own || !t->locs)
 		err = -ENOMEM;
 	for (t2f_node_id nd = 1; !err && nd <= n; nd++)
-		if (t->node_loc[nd])
+		if (t->nodes[nd].loc)
 			err = node_location(t, &x, nd);
 	t2f_hashmap__free(x.joined);
 	free(x.own);
@@ -446,8 +444,7 @@ void t2f_pprof_tables__free(struct t2f_pprof_tables *t)
 	free(t->frame_func);
 	free(t->frame_map);
 	free(t->frame_inlined);
-	free(t->node_loc);
-	free(t->node_next);
+	free(t->nodes);
 	free(t->locs);
 	free(t->funcs);
 	free(t->maps);
