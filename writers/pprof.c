@@ -425,7 +425,7 @@ int t2f_pprof__write(const struct t2f_profile *p, const struct t2f_pprof_opts *o
 	}
 	s.event = o->event ? o->event : (s.nevents ? 1 : 0);
 	err = prepare(&s) ?: t2f_pprof_gz__new(out, o->raw, &s.gz) ?: encode(&s) ?:
-	      t2f_pprof_gz__drain(s.gz, &s.enc) ?: t2f_pprof_gz__finish(s.gz);
+	      t2f_pprof_gz__finish(s.gz, &s.enc);
 done:
 	release(&s);
 	return err;

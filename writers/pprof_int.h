@@ -75,15 +75,19 @@ void t2f_pprof_tables__free(struct t2f_pprof_tables *t);
  * -T2F_E_LIMIT. */
 int t2f_pprof_tables__str(struct t2f_pprof_tables *t, const char *s, size_t len, uint32_t *idx);
 
-/* Output stage: raw bytes, or gzip (fixed level, mtime 0), into out. gzip deflates on a thread
- * of its own (pprof_gz.c): out must not be written by anyone else from __new to __finish. */
+/* Output stage: raw bytes, or gzip (fixed level, mtime 0), into out. gzip deflates each
+ * drained buffer as a block of its own on two threads (pprof_gz.c) and writes the stream into
+ * out on the caller's thread, inside __new, __drain and __finish: out must not be written by
+ * anyone else from __new to __finish. */
 struct t2f_pprof_gz;
 int t2f_pprof_gz__new(struct t2f_out *out, bool raw, struct t2f_pprof_gz **gz); /* 0, -ENOMEM */
-/* Consumes b's bytes (b->len becomes 0; b->p may change to another buffer of gz's). 0, or -EIO
- * when zlib fails (on an earlier buffer, when deflating runs behind). */
+/* Consumes b's bytes as the next block (b->len becomes 0; b->p may change to another buffer of
+ * gz's). 0, -ENOMEM, or -EIO when zlib fails (on an earlier buffer, when deflating runs
+ * behind). */
 int t2f_pprof_gz__drain(struct t2f_pprof_gz *gz, struct t2f_buf *b);
-/* Ends the stream. 0 or -EIO. */
-int t2f_pprof_gz__finish(struct t2f_pprof_gz *gz);
+/* Consumes b's bytes (any number, 0 too) as the last block and ends the stream, as __drain
+ * does. 0, -ENOMEM or -EIO. */
+int t2f_pprof_gz__finish(struct t2f_pprof_gz *gz, struct t2f_buf *b);
 void t2f_pprof_gz__free(struct t2f_pprof_gz *gz); /* NULL is fine */
 
 #endif
