@@ -54,14 +54,30 @@ static bool take_tid(const char *s, size_t end, size_t *i, int64_t *pid, int64_t
 	return *i < end && s[*i] == ' ';
 }
 
-/* "492.528779:": *i moves past the ':' and, unless ns is NULL, *ns gets the time in ns; the
- * fraction may have any number of digits (9 kept); at most 19 digits of seconds (a time past
- * 2^64 ns, 584 years, is T2F_TIME_PAST). On the hot path (every header): one pass, no per-digit
- * overflow test, no arithmetic when ns is NULL. */
+/* The time in ns of the checked "SECONDS.FRACTION" in p[0..n), its '.' at p[dot]: 1 to 19 digits
+ * of seconds (a time past 2^64 ns, 584 years, is T2F_TIME_PAST), the fraction's first 9 digits
+ * kept. No per-digit overflow test. */
+static uint64_t time_value(const char *p, size_t dot, size_t n)
+{
+	static const uint64_t scale[10] = { 1000000000ull, 100000000ull, 10000000ull, 1000000ull,
+					     100000ull, 10000ull, 1000ull, 100ull, 10ull, 1ull };
+	size_t digits = n - dot - 1 < 9 ? n - dot - 1 : 9;
+	uint64_t sec = 0, frac = 0;
+
+	for (size_t d = 0; d < dot; d++)
+		sec = sec * 10 + (uint64_t)(p[d] - '0');
+	for (size_t d = 0; d < digits; d++)
+		frac = frac * 10 + (uint64_t)(p[dot + 1 + d] - '0');
+	frac *= scale[digits];
+	return sec > (UINT64_MAX - 1 - frac) / 1000000000ull ? T2F_TIME_PAST
+							      : sec * 1000000000ull + frac;
+}
+
+/* "492.528779:": *i moves past the ':' and, unless ns is NULL, *ns gets the time in ns
+ * (time_value). */
 static bool take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
 {
 	size_t j = *i, k, dot;
-	uint64_t sec = 0, frac = 0;
 
 	while (j < end && j - *i < 19 && is_digit(s[j]))
 		j++;
@@ -73,14 +89,8 @@ static bool take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
 		j++;
 	if (j == k || j >= end || s[j] != ':')
 		return false;
-	if (ns) {
-		for (size_t d = *i; d < dot; d++)
-			sec = sec * 10 + (uint64_t)(s[d] - '0');
-		for (size_t d = 0; d < 9; d++)
-			frac = frac * 10 + (k + d < j ? (uint64_t)(s[k + d] - '0') : 0);
-		*ns = sec > (UINT64_MAX - 1 - frac) / 1000000000ull ? T2F_TIME_PAST
-								  : sec * 1000000000ull + frac;
-	}
+	if (ns)
+		*ns = time_value(s + *i, dot - *i, j - *i);
 	*i = j + 1;
 	return true;
 }
@@ -228,8 +238,9 @@ void ps_header_memo__keep(struct ps_header_memo *m, const char *s, size_t len,
 	w->event_at = h->event.len ? (size_t)(h->event.p - s) - h->tail_at : 0;
 }
 
-/* Whether p[0..n) is a time without its ':' as take_time reads it: 1 to 19 digits, '.', digits. */
-static bool time_ok(const char *p, size_t n)
+/* Whether p[0..n) is a time without its ':' as take_time reads it: 1 to 19 digits, '.', digits;
+ * *dot is where its '.' is. */
+static bool time_ok(const char *p, size_t n, size_t *dot)
 {
 	size_t i = 0;
 
@@ -237,6 +248,7 @@ static bool time_ok(const char *p, size_t n)
 		i++;
 	if (i == 0 || i > 19 || i + 1 >= n || p[i] != '.')
 		return false;
+	*dot = i;
 	for (i++; i < n; i++)
 		if (!is_digit(p[i]))
 			return false;
@@ -248,7 +260,7 @@ static bool time_ok(const char *p, size_t n)
 static int way_parse(const struct ps_header_way *w, const char *s, size_t len, bool times,
 		     struct ps_header *h)
 {
-	size_t j = w->prefix_len, t = len - w->tail_len; /* the tail starts at t */
+	size_t j = w->prefix_len, t = len - w->tail_len, dot; /* the tail starts at t */
 	uint64_t end8;
 
 	if (!w->tail_len || len < j + w->tail_len + 4)
@@ -256,12 +268,10 @@ static int way_parse(const struct ps_header_way *w, const char *s, size_t len, b
 	if (j >= 8 && (memcpy(&end8, s + j - 8, 8), end8 != w->prefix_end))
 		return 0;
 	if (s[t - 1] != ':' || memcmp(s + t, w->tail, w->tail_len) != 0 ||
-	    memcmp(s, w->prefix, j) != 0 || !time_ok(s + j, t - 1 - j))
+	    memcmp(s, w->prefix, j) != 0 || !time_ok(s + j, t - 1 - j, &dot))
 		return 0;
 	*h = w->h;
-	h->time_ns = 0;
-	if (times)
-		take_time(s, t, &j, &h->time_ns);
+	h->time_ns = times ? time_value(s + j, dot, t - 1 - j) : 0;
 	h->tail_at = t;
 	h->comm.p = s + w->comm_at;
 	h->event.p = s + t + w->event_at;
