@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "formats/diag.h"
+#include "formats/grow.h"
 #include "formats/utf8.h"
 
 /* ---- strings ---- */
@@ -53,7 +54,7 @@ static int mark_used(struct t2f_pprof_tables *t)
 	t->nodes = calloc((size_t)n + 1, sizeof(*t->nodes));
 	t->frame_func = calloc((size_t)t2f_profile__frame_count(p) + 1, sizeof(*t->frame_func));
 	t->frame_map = calloc((size_t)t2f_profile__frame_count(p) + 1, sizeof(*t->frame_map));
-	t->frame_inlined = calloc((size_t)t2f_profile__frame_count(p) + 1, 1);
+	t->frame_inlined = calloc((size_t)t2f_profile__frame_count(p) + 1, sizeof(*t->frame_inlined));
 	if (!t->nodes || !t->frame_func || !t->frame_map || !t->frame_inlined)
 		return -ENOMEM;
 	for (size_t i = 0; i < cells; i++)
@@ -347,25 +348,18 @@ static bool joins_parent(const struct t2f_profile *p, const struct t2f_frame *fr
 struct loc_index {
 	struct t2f_hashmap *joined;
 	uint32_t *own;          /* per frame id: its location with tail 0, or 0 */
-	size_t cap;             /* of t->locs */
+	size_t cap;             /* of t->locs (t2f_grow) */
 };
 
 static int new_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_frame_id frame,
 			uint32_t tail)
 {
 	struct t2f_pprof_loc *l;
+	int err = t2f_grow((void **)&t->locs, &x->cap, (size_t)t->nlocs + 1, 1, sizeof(*t->locs),
+			   1024, UINT32_MAX); /* [1..nlocs] */
 
-	if (t->nlocs == UINT32_MAX - 1)
-		return -T2F_E_LIMIT;
-	if (t->nlocs + 1 >= x->cap) {
-		size_t nc = x->cap * 2;
-		struct t2f_pprof_loc *nl = realloc(t->locs, nc * sizeof(*nl));
-
-		if (!nl)
-			return -ENOMEM;
-		t->locs = nl;
-		x->cap = nc;
-	}
+	if (err)
+		return err;
 	l = &t->locs[++t->nlocs];
 	*l = (struct t2f_pprof_loc){ .frame = frame, .tail = tail };
 	if (tail) {
@@ -383,15 +377,18 @@ static int node_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_no
 	t2f_node_id parent = t2f_profile__node_parent(t->p, nd);
 	struct loc_probe q = { .t = t, .frame = t2f_profile__node_frame(t->p, nd) };
 	uint64_t h;
-	int err = 0;
+	int err;
 
 	t->nodes[nd].next = parent;
 	if (!t->frame_inlined[q.frame] ||
 	    !joins_parent(t->p, t2f_profile__frame_at(t->p, q.frame), parent)) {
-		if (!x->own[q.frame] && !(err = new_location(t, x, q.frame, 0)))
+		if (!x->own[q.frame]) {
+			if ((err = new_location(t, x, q.frame, 0)) != 0)
+				return err;
 			x->own[q.frame] = t->nlocs;
+		}
 		t->nodes[nd].loc = x->own[q.frame];
-		return t->nodes[nd].loc ? 0 : err;
+		return 0;
 	}
 	q.tail = t->nodes[parent].loc;
 	t->nodes[nd].next = t->nodes[parent].next;
@@ -399,22 +396,22 @@ static int node_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_no
 	t->nodes[nd].loc = t2f_hashmap__find(x->joined, h, loc_eq, &q);
 	if (t->nodes[nd].loc)
 		return 0;
-	err = new_location(t, x, q.frame, q.tail);
+	if ((err = new_location(t, x, q.frame, q.tail)) != 0)
+		return err;
 	t->nodes[nd].loc = t->nlocs;
-	return err ?: t2f_hashmap__insert(x->joined, h, t->nlocs);
+	return t2f_hashmap__insert(x->joined, h, t->nlocs);
 }
 
 static int build_locations(struct t2f_pprof_tables *t)
 {
 	uint32_t n = t2f_profile__node_count(t->p);
-	struct loc_index x = { .cap = 1024 };
+	struct loc_index x = { 0 };
 	int err = t2f_hashmap__new(16, &x.joined);
 
 	if (err)
 		return err;
 	x.own = calloc((size_t)t2f_profile__frame_count(t->p) + 1, sizeof(*x.own));
-	t->locs = malloc(x.cap * sizeof(*t->locs));
-	if (!x.own || !t->locs)
+	if (!x.own)
 		err = -ENOMEM;
 	for (t2f_node_id nd = 1; !err && nd <= n; nd++)
 		if (t->nodes[nd].loc)
