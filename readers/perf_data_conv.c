@@ -111,9 +111,9 @@ int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, str
 	}
 	c->l1 = calloc((size_t)1 << PDC_L1_BITS, sizeof(*c->l1));
 	err = c->stack && c->l1 && (!o->unwind || (c->batch && c->batch_ips)) ? 0 : -ENOMEM;
-	if (!err && (ps_maps__new(&c->maps) || t2f_pdc_stacks__new(p, o->threads > 1, &c->stk) || t2f_hashmap__new(256, &c->comm_ix) ||
-		     t2f_hashmap__new(4096, &c->frame_ix) || t2f_hashmap__new(256, &c->bid_ix) ||
-		     t2f_hashmap__new(256, &c->fid_ix)))
+	if (!err && (ps_maps__new(&c->maps) || t2f_pdc_stacks__new(p, o->threads > 1, &c->stk) ||
+		     t2f_hashmap__new(256, &c->comm_ix) || t2f_hashmap__new(4096, &c->frame_ix) ||
+		     t2f_hashmap__new(256, &c->bid_ix) || t2f_hashmap__new(256, &c->fid_ix)))
 		err = -ENOMEM;
 	if (!err)
 		err = pdc_setup_attrs(c) ?: pdc_events_in_order(c) ?:

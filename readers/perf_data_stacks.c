@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "formats/bg.h"
 #include "formats/diag.h"
@@ -127,8 +128,9 @@ int t2f_pdc_stacks__add(struct t2f_pdc_stacks *s, t2f_thread_id thread, t2f_even
 	if (err)
 		return err;
 	b->s[b->n++] = (struct pdc_srec){ weight, time, thread, event, (uint32_t)n };
-	for (size_t i = 0; i < n; i++)
-		b->f[b->nf++] = frames[i];
+	if (n)
+		memcpy(b->f + b->nf, frames, n * sizeof(*frames));
+	b->nf += n;
 	return b->n < PDC_STACKS_BATCH ? 0 : pdc_hand_over(s);
 }
 
