@@ -84,6 +84,7 @@ struct ss {
 	size_t job_count, job_cap;
 	size_t *group_start;       /* jobs made as one piece: [group_start[g], group_start[g + 1]) */
 	size_t group_count;
+	size_t group_most;         /* the items of the largest piece */
 	uint32_t max_depth;
 	struct t2f_buf name_buf;   /* a profile's name */
 	struct t2f_buf utf8_buf;   /* a string with invalid UTF-8 replaced */
@@ -735,26 +736,11 @@ static int ss_group_jobs(struct ss *s)
 			items = 0;
 		}
 		items += n;
+		if (items > s->group_most)
+			s->group_most = items;
 	}
 	s->group_start[s->group_count] = s->job_count;
 	return 0;
-}
-
-/* Room for the largest piece: what its weights reserve (its samples take about as much), so
- * the piece buffers start at their size. */
-static size_t ss_piece_cap(const struct ss *s)
-{
-	size_t most = 0;
-
-	for (size_t g = 0; g < s->group_count; g++) {
-		size_t items = 0;
-
-		for (size_t i = s->group_start[g]; i < s->group_start[g + 1]; i++)
-			items += s->jobs[i].end - s->jobs[i].begin;
-		if (items > most)
-			most = items;
-	}
-	return most * SS_WEIGHT_ROOM;
 }
 
 /* The profiles: heads made here, items formatted on s->threads threads, written in order. */
@@ -778,8 +764,10 @@ static int ss_write_profiles(struct ss *s, const char *unit)
 	if (err)
 		return err;
 	t2f_out__puts(s->out, "\"profiles\":[");
-	err = t2f_par_text__run(s->group_count, s->threads, ss_run_group, s, ss_piece_cap(s),
-				s->out);
+	/* the piece buffers start at the largest piece's size: what its weights reserve (its
+	 * samples take about as much) */
+	err = t2f_par_text__run(s->group_count, s->threads, ss_run_group, s,
+				s->group_most * SS_WEIGHT_ROOM, s->out);
 	if (!err)
 		t2f_out__puts(s->out, "]}\n");
 	return err;
