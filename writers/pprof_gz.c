@@ -2,8 +2,9 @@
  *
  * Every drained buffer is a block, deflated on its own as raw deflate so that two threads can
  * deflate two blocks at once while the encoder fills the next buffer. Block i goes to slot
- * i % 2, each slot with its thread (formats/bg.h), its z_stream, its input buffer (swapped with
- * the encoder's: no copy), its output and the CRC-32 of its bytes. Its dictionary is the last
+ * i % 2, each slot with its thread (formats/bg.h), its deflate engine (igzip or zlib:
+ * pprof_deflate.c), its input buffer (swapped with the encoder's: no copy), its output and the
+ * CRC-32 of its bytes. Its dictionary is the last
  * 32 KiB of the bytes before it (kept from each block as it is handed over, before its buffer
  * can go back to the encoder), so a block refers back into earlier ones as a single stream
  * would, and the ratio stays that of a single stream's. Every block but the last ends with a
@@ -18,7 +19,7 @@
  * are the same on every run whatever the timing, and without threads (they could not start)
  * the caller's thread deflates each block itself into the same bytes.
  *
- * Threads: while a block is handed over, its slot (z_stream, buffers, dictionary, CRC) is its
+ * Threads: while a block is handed over, its slot (engine, buffers, dictionary, CRC) is its
  * thread's alone; the caller's thread touches the slot again after t2f_bg__wait. The window
  * tail, the counters, the combined CRC and out are the caller thread's only. Memory: the two
  * slots' input and output buffers, whatever the size of the profile.
@@ -33,14 +34,11 @@
 
 #include "formats/bg.h"
 
-#define GZ_LEVEL 1 /* zlib's fastest: 1.6x faster than 6 for 6% more bytes on 220k stacks */
-#define GZ_CHUNK (256u << 10)    /* output room added per deflate call */
 #define GZ_WINDOW (32u << 10)    /* deflate's window: a block's dictionary */
-#define GZ_PIECE (1u << 30)      /* input per zlib call (its lengths are uInt) */
+#define GZ_PIECE (1u << 30)      /* input per crc32 call (its lengths are uInt) */
 
 struct gz_slot {
-	z_stream zs;                     /* raw deflate, reset per block */
-	bool zs_ok;                      /* deflateInit2 succeeded */
+	struct t2f_pprof_deflate *engine;
 	bool last;                       /* the block ends the stream */
 	struct t2f_buf in;               /* the block's raw bytes */
 	struct t2f_buf out;              /* its deflated bytes */
@@ -52,6 +50,7 @@ struct gz_slot {
 struct t2f_pprof_gz {
 	struct t2f_out *out;
 	bool raw;
+	bool igzip;                      /* the slots deflate with igzip */
 	struct gz_slot slot[2];
 	struct t2f_bg *bg[2];            /* slot i's thread; NULL: the caller's thread */
 	uint64_t handed, written;        /* blocks handed over, blocks written to out */
@@ -72,47 +71,17 @@ static const unsigned char gz_head[10] = {
 
 /* ---- one block (on its slot's thread) ---- */
 
-/* Deflates next_in with `flush` into s->out. 0, -EIO or -ENOMEM. */
-static int block_run(struct gz_slot *s, int flush)
-{
-	int rc;
-
-	do {
-		if (t2f_buf__reserve(&s->out, GZ_CHUNK))
-			return -ENOMEM;
-		s->zs.next_out = (unsigned char *)s->out.p + s->out.len;
-		s->zs.avail_out = (uInt)(s->out.cap - s->out.len < GZ_PIECE ?
-					 s->out.cap - s->out.len : GZ_PIECE);
-		rc = deflate(&s->zs, flush);
-		if (rc == Z_STREAM_ERROR)
-			return -EIO;
-		s->out.len = (size_t)((char *)s->zs.next_out - s->out.p);
-	} while (s->zs.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
-	return 0;
-}
-
 /* The slot's block: its CRC, and its bytes deflated after its dictionary. 0, -EIO or -ENOMEM. */
 static int block_deflate(struct gz_slot *s)
 {
-	size_t off = 0, n;
-	int err = 0;
-
 	s->out.len = 0;
 	s->crc = crc32(0L, Z_NULL, 0);
-	if (deflateReset(&s->zs) != Z_OK)
-		return -EIO;
-	if (s->ndict && deflateSetDictionary(&s->zs, s->dict, (uInt)s->ndict) != Z_OK)
-		return -EIO;
-	s->zs.next_in = (unsigned char *)s->in.p; /* deflate moves it on; NULL when empty */
-	do {
+	for (size_t off = 0, n; off < s->in.len; off += n) {
 		n = s->in.len - off < GZ_PIECE ? s->in.len - off : GZ_PIECE;
-		if (n)
-			s->crc = crc32(s->crc, s->zs.next_in, (uInt)n);
-		s->zs.avail_in = (uInt)n;
-		off += n;
-		err = block_run(s, off < s->in.len ? Z_NO_FLUSH : s->last ? Z_FINISH : Z_SYNC_FLUSH);
-	} while (!err && off < s->in.len);
-	return err;
+		s->crc = crc32(s->crc, (const unsigned char *)s->in.p + off, (uInt)n);
+	}
+	return t2f_pprof_deflate__block(s->engine, s->dict, s->ndict, s->in.p, s->in.len, s->last,
+					&s->out);
 }
 
 static int gz_job(void *ctx, void *job)
@@ -123,27 +92,28 @@ static int gz_job(void *ctx, void *job)
 
 /* ---- the stream (on the caller's thread) ---- */
 
-int t2f_pprof_gz__new(struct t2f_out *out, bool raw, struct t2f_pprof_gz **gz)
+int t2f_pprof_gz__new(struct t2f_out *out, enum t2f_pprof_gz_mode mode,
+		      struct t2f_pprof_gz **gz)
 {
 	struct t2f_pprof_gz *g = calloc(1, sizeof(*g));
 
 	if (!g)
 		return -ENOMEM;
 	g->out = out;
-	g->raw = raw;
-	for (int k = 0; !raw && k < 2; k++) {
+	g->raw = mode == T2F_PPROF_RAW;
+	for (int k = 0; !g->raw && k < 2; k++) {
 		struct gz_slot *s = &g->slot[k];
 
-		if (deflateInit2(&s->zs, GZ_LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		if (t2f_pprof_deflate__new(mode == T2F_PPROF_GZIP_ZLIB, &s->engine)) {
 			t2f_pprof_gz__free(g);
 			return -ENOMEM;
 		}
-		s->zs_ok = true;
+		g->igzip = t2f_pprof_deflate__igzip(s->engine);
 		if (t2f_bg__new(gz_job, NULL, &g->bg[k]))
 			g->bg[k] = NULL; /* this slot deflates on the caller's thread */
 	}
 	g->crc = crc32(0L, Z_NULL, 0);
-	if (!raw)
+	if (!g->raw)
 		t2f_out__write(out, gz_head, sizeof(gz_head));
 	*gz = g;
 	return 0;
@@ -241,6 +211,11 @@ int t2f_pprof_gz__finish(struct t2f_pprof_gz *g, struct t2f_buf *b)
 	return 0;
 }
 
+bool t2f_pprof_gz__igzip(const struct t2f_pprof_gz *g)
+{
+	return g->igzip;
+}
+
 void t2f_pprof_gz__free(struct t2f_pprof_gz *g)
 {
 	if (!g)
@@ -249,8 +224,7 @@ void t2f_pprof_gz__free(struct t2f_pprof_gz *g)
 		struct gz_slot *s = &g->slot[k];
 
 		t2f_bg__free(g->bg[k]);
-		if (s->zs_ok)
-			deflateEnd(&s->zs);
+		t2f_pprof_deflate__free(s->engine);
 		t2f_buf__free(&s->in);
 		t2f_buf__free(&s->out);
 	}

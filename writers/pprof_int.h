@@ -3,7 +3,8 @@
  * pprof_tables.c turns the profile into pprof's tables: the string table (with UTF-8 repair),
  * a function per used frame, a mapping per used module, and the locations of the used stack
  * nodes (the location starting at each node, and the node where the next location up starts).
- * pprof_gz.c compresses the encoded bytes into the output. pprof.c encodes the Profile message.
+ * pprof_gz.c compresses the encoded bytes into the output, block by block with pprof_deflate.c.
+ * pprof.c encodes the Profile message.
  * Ids of locations, functions and mappings run from 1; 0 means none.
  */
 #ifndef T2F_PPROF_INT_H
@@ -79,14 +80,33 @@ int t2f_pprof_tables__str(struct t2f_pprof_tables *t, const char *s, size_t len,
  * out on the caller's thread, inside __new, __drain and __finish: out must not be written by
  * anyone else from __new to __finish. */
 struct t2f_pprof_gz;
-int t2f_pprof_gz__new(struct t2f_out *out, bool raw, struct t2f_pprof_gz **gz); /* 0, -ENOMEM */
+enum t2f_pprof_gz_mode {
+	T2F_PPROF_RAW,        /* the protobuf as it is (tests, debugging) */
+	T2F_PPROF_GZIP,       /* igzip when libisal.so.2 opens, else zlib */
+	T2F_PPROF_GZIP_ZLIB,  /* zlib (tests) */
+};
+int t2f_pprof_gz__new(struct t2f_out *out, enum t2f_pprof_gz_mode mode,
+		      struct t2f_pprof_gz **gz); /* 0, -ENOMEM */
+bool t2f_pprof_gz__igzip(const struct t2f_pprof_gz *gz); /* its blocks are igzip's */
 /* Consumes b's bytes as the next block (b->len becomes 0; b->p may change to another buffer of
- * gz's). 0, -ENOMEM, or -EIO when zlib fails (on an earlier buffer, when deflating runs
+ * gz's). 0, -ENOMEM, or -EIO when deflate fails (on an earlier buffer, when deflating runs
  * behind). */
 int t2f_pprof_gz__drain(struct t2f_pprof_gz *gz, struct t2f_buf *b);
 /* Consumes b's bytes (any number, 0 too) as the last block and ends the stream, as __drain
  * does. 0, -ENOMEM or -EIO. */
 int t2f_pprof_gz__finish(struct t2f_pprof_gz *gz, struct t2f_buf *b);
 void t2f_pprof_gz__free(struct t2f_pprof_gz *gz); /* NULL is fine */
+
+/* A deflate engine (pprof_deflate.c): igzip's level 1 when libisal.so.2 opens and not
+ * `zlib_only`, else zlib's level 1. One thread at a time. 0 or -ENOMEM. */
+struct t2f_pprof_deflate;
+int t2f_pprof_deflate__new(bool zlib_only, struct t2f_pprof_deflate **d);
+bool t2f_pprof_deflate__igzip(const struct t2f_pprof_deflate *d);
+/* Appends in[0..n) to out as raw deflate blocks that may refer back into dict[0..ndict) (the
+ * 32 KiB before it at most), ending with a sync flush, or with the stream's last block when
+ * `last`. The same bytes for the same arguments. 0, -ENOMEM or -EIO. */
+int t2f_pprof_deflate__block(struct t2f_pprof_deflate *d, const void *dict, size_t ndict,
+			     const void *in, size_t n, bool last, struct t2f_buf *out);
+void t2f_pprof_deflate__free(struct t2f_pprof_deflate *d); /* NULL is fine */
 
 #endif

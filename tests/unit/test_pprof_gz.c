@@ -6,7 +6,9 @@
  * exactly the input with nothing after the member, end with the CRC-32 and length of the input,
  * be the same bytes on a second run, and be the bytes of the reference below: one raw deflate
  * block per drained buffer (an empty drain adds none), the 32 KiB before it as its dictionary,
- * sync flushes between blocks, the last buffer finishing the stream.
+ * sync flushes between blocks, the last buffer finishing the stream. Each case runs with both
+ * engines: igzip's level 1 (libisal.so.2, linked here for the reference, so the stage's dlopen
+ * finds it) and zlib's level 1, each against its own reference.
  *
  * Built twice: test_pprof_gz with the background threads, test_pprof_gz_serial with
  * T2F_TEST_NO_THREADS, where t2f_bg__new always fails (the stubs below replace formats/bg.c),
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
 #include "formats/buf.h"
@@ -151,7 +154,8 @@ static void varied(struct input *in, size_t last)
 /* ---- the stage ---- */
 
 /* Feeds the buffers through the stage; *out gets the sink's bytes. */
-static void run(const struct input *in, bool raw, unsigned char **out, size_t *len)
+static void run(const struct input *in, enum t2f_pprof_gz_mode mode, unsigned char **out,
+		size_t *len)
 {
 	struct t2f_out *o;
 	struct t2f_pprof_gz *g;
@@ -159,7 +163,8 @@ static void run(const struct input *in, bool raw, unsigned char **out, size_t *l
 	char *bytes;
 
 	assert_int_equal(t2f_out__new_mem(&o), 0);
-	assert_int_equal(t2f_pprof_gz__new(o, raw, &g), 0);
+	assert_int_equal(t2f_pprof_gz__new(o, mode, &g), 0);
+	assert_int_equal(t2f_pprof_gz__igzip(g), mode == T2F_PPROF_GZIP);
 	for (size_t j = 0; j < in->n; j++) {
 		size_t n = in->cut[j + 1] - in->cut[j];
 
@@ -187,43 +192,80 @@ static void put32(unsigned char *p, uint32_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* The stream the stage documents, built here from the whole input at once. When `at_block` is
- * not NULL, at_block[j] is where buffer j's deflated bytes start (at_block[n]: the trailer). */
-static void reference(const struct input *in, unsigned char **out, size_t *len, size_t *at_block)
+/* Buffer j's block by igzip's level 1, given the stage's output room, at p + *at. */
+static void ref_isal(const unsigned char *dict, size_t ndict, const unsigned char *in, size_t n,
+		     bool last, unsigned char *p, size_t *at, size_t cap)
 {
-	size_t cap = in->len + in->len / 8 + 64 * (in->n + 1) + 4096;
-	unsigned char *p = malloc(cap);
+	static unsigned char level_buf[ISAL_DEF_LVL1_DEFAULT];
+	struct isal_zstream zs;
+
+	isal_deflate_init(&zs);
+	zs.level = 1;
+	zs.level_buf = level_buf;
+	zs.level_buf_size = sizeof(level_buf);
+	zs.gzip_flag = IGZIP_DEFLATE;
+	if (ndict)
+		assert_int_equal(isal_deflate_set_dict(&zs, (uint8_t *)dict, (uint32_t)ndict),
+				 COMP_OK);
+	zs.next_in = (uint8_t *)in;
+	zs.avail_in = (uint32_t)n;
+	zs.next_out = p + *at;
+	zs.avail_out = (uint32_t)(n + n / 8 + (64u << 10));
+	assert_true(*at + zs.avail_out <= cap);
+	zs.flush = last ? NO_FLUSH : SYNC_FLUSH;
+	zs.end_of_stream = last;
+	assert_int_equal(isal_deflate(&zs), COMP_OK);
+	assert_int_equal(zs.avail_in, 0);
+	assert_true(zs.avail_out > 0);
+	if (last)
+		assert_int_equal(zs.internal_state.state, ZSTATE_END);
+	*at = (size_t)(zs.next_out - p);
+}
+
+/* Buffer j's block by zlib's level 1 at p + *at. */
+static void ref_zlib(const unsigned char *dict, size_t ndict, const unsigned char *in, size_t n,
+		     bool last, unsigned char *p, size_t *at, size_t cap)
+{
 	z_stream zs = { 0 };
+
+	assert_int_equal(deflateInit2(&zs, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	if (ndict)
+		assert_int_equal(deflateSetDictionary(&zs, dict, (uInt)ndict), Z_OK);
+	zs.next_in = (unsigned char *)in;
+	zs.avail_in = (uInt)n;
+	zs.next_out = p + *at;
+	zs.avail_out = (uInt)(cap - *at);
+	assert_int_equal(deflate(&zs, last ? Z_FINISH : Z_SYNC_FLUSH), last ? Z_STREAM_END : Z_OK);
+	assert_int_equal(zs.avail_in, 0);
+	assert_true(zs.avail_out > 0);
+	*at = cap - zs.avail_out;
+	deflateEnd(&zs);
+}
+
+/* The stream the stage documents in `mode`, built here from the whole input at once. When
+ * `at_block` is not NULL, at_block[j] is where buffer j's deflated bytes start (at_block[n]:
+ * the trailer). */
+static void reference(const struct input *in, enum t2f_pprof_gz_mode mode, unsigned char **out,
+		      size_t *len, size_t *at_block)
+{
+	size_t cap = in->len + in->len / 8 + (64u << 10) * (in->n + 1) + 4096;
+	unsigned char *p = malloc(cap);
 	size_t at = sizeof(header);
 
 	assert_non_null(p);
 	memcpy(p, header, sizeof(header));
-	assert_int_equal(deflateInit2(&zs, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
 	for (size_t j = 0; j < in->n; j++) {
 		size_t start = in->cut[j], n = in->cut[j + 1] - start;
 		size_t from = start > WINDOW ? start - WINDOW : 0;
 		bool last = j + 1 == in->n;
-		int rc;
 
 		if (at_block)
 			at_block[j] = at;
 		if (!n && !last)
 			continue;
-		assert_int_equal(deflateReset(&zs), Z_OK);
-		if (start > from)
-			assert_int_equal(deflateSetDictionary(&zs, in->all + from, (uInt)(start - from)),
-					 Z_OK);
-		zs.next_in = in->all + start;
-		zs.avail_in = (uInt)n;
-		zs.next_out = p + at;
-		zs.avail_out = (uInt)(cap - at);
-		rc = deflate(&zs, last ? Z_FINISH : Z_SYNC_FLUSH);
-		assert_int_equal(rc, last ? Z_STREAM_END : Z_OK);
-		assert_int_equal(zs.avail_in, 0);
-		assert_true(zs.avail_out > 0);
-		at = cap - zs.avail_out;
+		(mode == T2F_PPROF_GZIP ? ref_isal : ref_zlib)(in->all + from, start - from,
+							       in->all + start, n, last, p, &at, cap);
 	}
-	deflateEnd(&zs);
 	if (at_block)
 		at_block[in->n] = at;
 	assert_true(at + 8 <= cap);
@@ -269,13 +311,13 @@ static uint32_t get32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Runs the stage twice on `in` and checks everything the file comment lists. */
-static void check(const struct input *in)
+/* Runs the stage twice on `in` in `mode` and checks everything the file comment lists. */
+static void check_mode(const struct input *in, enum t2f_pprof_gz_mode mode)
 {
 	unsigned char *gz, *again, *ref, *raw;
 	size_t gzlen, againlen, reflen, rawlen, left;
 
-	run(in, false, &gz, &gzlen);
+	run(in, mode, &gz, &gzlen);
 	assert_true(gzlen >= sizeof(header) + 2 + 8);
 	assert_memory_equal(gz, header, sizeof(header));
 	assert_int_equal(inflate_all(gz, gzlen, &raw, &rawlen, &left), Z_STREAM_END);
@@ -287,11 +329,11 @@ static void check(const struct input *in)
 			 (uint32_t)crc32(crc32(0L, Z_NULL, 0), in->all, (uInt)in->len));
 	assert_int_equal(get32(gz + gzlen - 4), (uint32_t)in->len);
 
-	run(in, false, &again, &againlen);
+	run(in, mode, &again, &againlen);
 	assert_int_equal(againlen, gzlen);
 	assert_memory_equal(again, gz, gzlen);
 
-	reference(in, &ref, &reflen, NULL);
+	reference(in, mode, &ref, &reflen, NULL);
 	assert_int_equal(reflen, gzlen);
 	assert_memory_equal(ref, gz, gzlen);
 #ifdef T2F_TEST_NO_THREADS
@@ -301,6 +343,12 @@ static void check(const struct input *in)
 	free(again);
 	free(ref);
 	free(raw);
+}
+
+static void check(const struct input *in)
+{
+	check_mode(in, T2F_PPROF_GZIP);
+	check_mode(in, T2F_PPROF_GZIP_ZLIB);
 }
 
 static void input_free(struct input *in)
@@ -357,7 +405,7 @@ static void test_large_buffers(void **state)
 	input_free(&in);
 }
 
-/* Nothing at all: the header, the final empty block, CRC 0, length 0. */
+/* Nothing at all: the header, the final empty block (zlib's: fixed codes), CRC 0, length 0. */
 static void test_empty_stream(void **state)
 {
 	static const unsigned char want[] = {
@@ -369,7 +417,7 @@ static void test_empty_stream(void **state)
 
 	(void)state;
 	add(&in, NULL, 0);
-	run(&in, false, &gz, &len);
+	run(&in, T2F_PPROF_GZIP_ZLIB, &gz, &len);
 	assert_int_equal(len, sizeof(want));
 	assert_memory_equal(gz, want, sizeof(want));
 	check(&in);
@@ -389,15 +437,14 @@ static void test_single_block(void **state)
 }
 
 /* A wrong CRC, a wrong length or a missing block: the checks above would see each. */
-static void test_damage_is_seen(void **state)
+static void damage_is_seen(enum t2f_pprof_gz_mode mode)
 {
 	struct input in;
 	unsigned char *gz, *raw, *ref;
 	size_t len, rawlen, left, reflen, at_block[MAXPIECES + 1], from, to;
 
-	(void)state;
 	varied(&in, 100);
-	run(&in, false, &gz, &len);
+	run(&in, mode, &gz, &len);
 	gz[len - 8] ^= 1; /* CRC */
 	assert_int_equal(inflate_all(gz, len, &raw, &rawlen, &left), Z_DATA_ERROR);
 	free(raw);
@@ -412,7 +459,7 @@ static void test_damage_is_seen(void **state)
 	free(gz);
 
 	/* the stream without one block's bytes (the 100 KiB of text, blocks being byte-aligned) */
-	reference(&in, &ref, &reflen, at_block);
+	reference(&in, mode, &ref, &reflen, at_block);
 	from = at_block[2];
 	to = at_block[3];
 	assert_true(to > from);
@@ -421,6 +468,13 @@ static void test_damage_is_seen(void **state)
 	free(raw);
 	free(ref);
 	input_free(&in);
+}
+
+static void test_damage_is_seen(void **state)
+{
+	(void)state;
+	damage_is_seen(T2F_PPROF_GZIP);
+	damage_is_seen(T2F_PPROF_GZIP_ZLIB);
 }
 
 /* raw: the buffers' bytes, no header, no trailer. */
@@ -432,7 +486,7 @@ static void test_raw_passes_bytes_through(void **state)
 
 	(void)state;
 	varied(&in, 77);
-	run(&in, true, &out, &len);
+	run(&in, T2F_PPROF_RAW, &out, &len);
 	assert_int_equal(len, in.len);
 	assert_memory_equal(out, in.all, len);
 	free(out);
