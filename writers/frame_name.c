@@ -21,7 +21,7 @@ static bool is_unknown(const char *s, size_t len)
 }
 
 /* "[libc.so.6]" for an unknown symbol in a known module, "[unknown]" otherwise. */
-static int put_fallback(struct t2f_frame_names *n, const struct t2f_profile *p,
+static int put_fallback(struct t2f_buf *b, const struct t2f_profile *p,
 			const struct t2f_frame *f, bool addrs)
 {
 	size_t mlen;
@@ -37,13 +37,13 @@ static int put_fallback(struct t2f_frame_names *n, const struct t2f_profile *p,
 		mlen -= (size_t)(slash + 1 - mod);
 		mod = slash + 1;
 	}
-	err = t2f_buf__put(&n->text, "[", 1) ?: t2f_buf__put(&n->text, mod, mlen);
+	err = t2f_buf__put(b, "[", 1) ?: t2f_buf__put(b, mod, mlen);
 	if (!err && addrs && f->has_addr) {
 		int len = snprintf(addr, sizeof(addr), " <%" PRIx64 ">", f->addr);
 
-		err = t2f_buf__put(&n->text, addr, (size_t)len);
+		err = t2f_buf__put(b, addr, (size_t)len);
 	}
-	return err ?: t2f_buf__put(&n->text, "]", 1);
+	return err ?: t2f_buf__put(b, "]", 1);
 }
 
 /* Length of name up to its argument list: the first '(' outside <>, [], {} that does not open
@@ -104,28 +104,46 @@ static const char *kind_suffix(const struct t2f_frame_name_opts *o, enum t2f_fra
 	return NULL;
 }
 
-static int put_name(struct t2f_frame_names *n, const struct t2f_profile *p,
-		    const struct t2f_frame *f, const struct t2f_frame_name_opts *o)
+int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame *f,
+			const struct t2f_frame_name_opts *o, struct t2f_buf *b)
 {
-	size_t len, start = n->text.len;
+	size_t len, start = b->len;
 	const char *s = t2f_profile__str(p, f->name, &len);
 	const char *suffix = o->collapsed ? kind_suffix(o, f->kind) : NULL;
 	int err;
 
 	if (is_unknown(s, len)) {
-		err = put_fallback(n, p, f, o->addrs);
+		err = put_fallback(b, p, f, o->addrs);
 	} else {
 		if (o->collapsed && !o->raw_names)
 			len = cut_args(s, len);
-		err = t2f_buf__put(&n->text, s, len);
+		err = t2f_buf__put(b, s, len);
 	}
 	if (err)
 		return err;
-	if (n->text.len == start && o->collapsed)
-		err = t2f_buf__put(&n->text, "[unknown]", 9); /* never an empty folded frame */
-	if (n->text.len > start)
-		n->text.len = start + sanitize(n->text.p + start, n->text.len - start, o->collapsed);
-	return err ?: (suffix ? t2f_buf__put(&n->text, suffix, 4) : 0);
+	if (b->len == start && o->collapsed)
+		err = t2f_buf__put(b, "[unknown]", 9); /* never an empty folded frame */
+	if (b->len > start)
+		b->len = start + sanitize(b->p + start, b->len - start, o->collapsed);
+	return err ?: (suffix ? t2f_buf__put(b, suffix, 4) : 0);
+}
+
+void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
+			 const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k)
+{
+	size_t len;
+	const char *s = t2f_profile__str(p, f->name, &len);
+	bool fallback = is_unknown(s, len);
+
+	*k = (struct t2f_frame_name_key){ .name = f->name };
+	if (fallback)
+		k->module = f->module;
+	if (fallback && o->addrs && f->has_addr) {
+		k->has_addr = true;
+		k->addr = f->addr;
+	}
+	if (o->collapsed && kind_suffix(o, f->kind))
+		k->kind = f->kind + 1;
 }
 
 int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_name_opts *o,
@@ -142,7 +160,7 @@ int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_nam
 		goto fail;
 	n->off[0] = n->off[1] = 0;
 	for (uint32_t id = 1; id <= count; id++) {
-		err = put_name(n, p, t2f_profile__frame_at(p, id), o);
+		err = t2f_frame_name__put(p, t2f_profile__frame_at(p, id), o, &n->text);
 		if (err)
 			goto fail;
 		n->off[id + 1] = n->text.len;

@@ -1,6 +1,7 @@
 /* writers/frame_name.h: the name a writer shows for each frame of a profile.
  *
- * Computed once per frame (not per sample) into one table. Rules, for every style:
+ * Computed once per frame (not per sample) into one table, or for one frame at a time
+ * (t2f_frame_name__put). Rules, for every style:
  * - a frame without a symbol, or named "[unknown]", in a known module is "[<module basename>]"
  *   ("[unknown]" when the module is unknown too); with `addrs`, "[<basename> <ADDR>]" (hex, as perf prints it);
  * - control characters (C0, DEL, C1: formats/utf8.h) become spaces.
@@ -9,7 +10,8 @@
  * `kernel` and `jit` append "_[k]" / "_[j]" to frames of that kind, and inlined frames get "_[i]"
  * when `inlined` is set.
  *
- * Ownership: the table owns every name; names are valid until __free(). Not thread safe.
+ * Ownership: the table owns every name; names are valid until __free(). Not thread safe; the
+ * one-frame functions keep no state.
  *
  * t2f_frame__fn_position() says where a frame's function is, as every writer shows it.
  */
@@ -19,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "formats/buf.h"
 #include "formats/profile.h"
 
 struct t2f_frame_name_opts {
@@ -37,6 +40,23 @@ int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_nam
 void t2f_frame_names__free(struct t2f_frame_names *n); /* NULL is fine */
 /* Name of frame id (1..frame_count); never NULL, not NUL-terminated. */
 const char *t2f_frame_names__get(const struct t2f_frame_names *n, t2f_frame_id id, size_t *len);
+
+/* Appends frame f's name (the rules above) to b, for a writer that names only some frames.
+ * 0 or -ENOMEM. */
+int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame *f,
+			const struct t2f_frame_name_opts *o, struct t2f_buf *b);
+
+/* What a frame's name is made of under o: two frames with equal keys have the same name (frames
+ * with different keys may too). Unused fields are 0. */
+struct t2f_frame_name_key {
+	t2f_str_id name;
+	t2f_str_id module;    /* the name is the module's ("[libc.so.6]") */
+	bool has_addr;        /* ... with this address */
+	uint64_t addr;
+	uint32_t kind;        /* the frame's kind + 1 when a suffix names it */
+};
+void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
+			 const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k);
 
 /* The function's source position: the file and line of its declaration (fn_file, fn_line), else
  * the file of the frame's code with no line (a line there is the code's, not the function's);

@@ -51,7 +51,6 @@ struct t2f_pprof_tables {
 	const struct t2f_profile *p;
 	struct t2f_strtab *strs;      /* pprof string i (≥ 1) is strtab id i; "" is index 0 */
 	struct t2f_buf utf8;          /* scratch: a repaired string */
-	struct t2f_frame_names *names;
 	uint32_t *frame_func;         /* per frame id: function id, 0 = frame unused */
 	uint32_t *frame_map;          /* per frame id: mapping id, 0 = none */
 	bool *frame_inlined;          /* per used frame id: an inlined frame */

@@ -2,10 +2,11 @@
  *
  * Passes: (1) nodes used by some cell, and their ancestors (a walk down the node ids, since a
  * parent's id is below its children's); (2) functions for used frames in frame-id order,
- * deduplicated on (name, system_name, filename, start_line); (3) mappings for the modules of used frames, the main
- * binary first, ranges from the module maps; (4) locations for used nodes in id order (parents
- * first), deduplicated on (innermost frame, rest-of-run location): a frame's own location by
- * frame id, one joined to its caller's (an inlined frame) through a hash map.
+ * deduplicated on (name, system_name, filename, start_line), their strings made once per
+ * func_key, not per frame; (3) mappings for the modules of used frames, the main binary first,
+ * ranges from the module maps; (4) locations for used nodes in id order (parents first),
+ * deduplicated on (innermost frame, rest-of-run location): a frame's own location by frame id,
+ * one joined to its caller's (an inlined frame) through a hash map.
  */
 #include "writers/pprof_int.h"
 
@@ -98,62 +99,128 @@ static bool func_eq(const void *ctx, uint32_t v)
 	       f->filename == q->key.filename && f->start_line == q->key.start_line;
 }
 
-static int frame_function(struct t2f_pprof_tables *t, struct t2f_hashmap *m, t2f_frame_id id,
-			  size_t *cap)
-{
-	const struct t2f_frame *fr = t2f_profile__frame_at(t->p, id);
-	struct func_probe q = { .t = t };
-	size_t len;
-	const char *name = t2f_frame_names__get(t->names, id, &len);
+/* What the profile says of a frame's function: what its name is made of, and its position.
+ * Frames with equal keys have the same function, so its strings are made and interned once
+ * per key, not once per frame (whole-machine profiles: 214K frames, 7K functions). */
+struct func_key {
+	struct t2f_frame_name_key name;
 	t2f_str_id file;
-	uint64_t h;
-	int err = t2f_pprof_tables__str(t, name, len, &q.key.name);
+	uint32_t line;
+	uint32_t func;          /* its function id */
+};
 
+/* The functions being built. */
+struct func_index {
+	struct t2f_hashmap *m;       /* interned (name, system_name, filename, start_line) */
+	size_t cap;                  /* of t->funcs (t2f_grow) */
+	uint32_t n;
+	struct t2f_hashmap *keys;    /* func_key -> index in key[] */
+	struct func_key *key;        /* [1..nkeys] */
+	size_t key_cap;
+	uint32_t nkeys;
+	struct t2f_buf name;         /* scratch: a frame's name */
+};
+
+static uint64_t key_hash(const struct func_key *k)
+{
+	return t2f_hash_u64((uint64_t)k->name.name << 32 | k->name.module) ^
+	       t2f_hash_u64(k->name.addr + k->name.has_addr) ^
+	       t2f_hash_u64((uint64_t)k->file << 32 | k->line) ^ k->name.kind;
+}
+
+struct key_probe {
+	const struct func_index *x;
+	const struct func_key *k;
+};
+
+static bool key_eq(const void *ctx, uint32_t v)
+{
+	const struct key_probe *q = ctx;
+	const struct func_key *a = &q->x->key[v], *b = q->k;
+
+	return a->name.name == b->name.name && a->name.module == b->name.module &&
+	       a->name.has_addr == b->name.has_addr && a->name.addr == b->name.addr &&
+	       a->name.kind == b->name.kind && a->file == b->file && a->line == b->line;
+}
+
+/* The function of frame fr (key k's, found the first time): its strings interned, then
+ * deduplicated on them. */
+static int new_function(struct t2f_pprof_tables *t, struct func_index *x,
+			const struct t2f_frame *fr, const struct t2f_frame_name_opts *o,
+			const struct func_key *k, uint32_t *func)
+{
+	struct func_probe q = { .t = t, .key.start_line = k->line };
+	uint64_t h;
+	int err;
+
+	x->name.len = 0;
+	err = t2f_frame_name__put(t->p, fr, o, &x->name) ?:
+	      t2f_pprof_tables__str(t, x->name.p ? x->name.p : "", x->name.len, &q.key.name);
 	if (!err && is_symbol(t->p, fr->name))
 		err = prof_str(t, fr->name, &q.key.system_name);
-	t2f_frame__fn_position(fr, &file, &q.key.start_line);
-	if (!err && file)
-		err = prof_str(t, file, &q.key.filename);
+	if (!err && k->file)
+		err = prof_str(t, k->file, &q.key.filename);
 	if (err)
 		return err;
 	h = t2f_hash_u64((uint64_t)q.key.name << 32 | q.key.system_name) ^
 	    t2f_hash_u64((uint64_t)q.key.filename << 32 | q.key.start_line);
-	t->frame_func[id] = t2f_hashmap__find(m, h, func_eq, &q);
-	if (t->frame_func[id])
+	*func = t2f_hashmap__find(x->m, h, func_eq, &q);
+	if (*func)
 		return 0;
-	if (t->nfuncs + 1 >= *cap) {
-		size_t nc = *cap * 2;
-		struct t2f_pprof_func *nf = realloc(t->funcs, nc * sizeof(*nf));
-
-		if (!nf)
-			return -ENOMEM;
-		t->funcs = nf;
-		*cap = nc;
-	}
-	t->funcs[++t->nfuncs] = q.key;
-	t->frame_func[id] = t->nfuncs;
-	return t2f_hashmap__insert(m, h, t->nfuncs);
-}
-
-static int build_functions(struct t2f_pprof_tables *t)
-{
-	uint32_t n = t2f_profile__frame_count(t->p);
-	size_t cap = 64;
-	struct t2f_hashmap *m;
-	int err = t2f_hashmap__new(n, &m);
-
+	err = t2f_grow((void **)&t->funcs, &x->cap, (size_t)x->n + 1, 1, sizeof(*t->funcs), 64,
+		       UINT32_MAX); /* [1..n] */
 	if (err)
 		return err;
-	t->funcs = malloc(cap * sizeof(*t->funcs));
-	if (!t->funcs)
-		err = -ENOMEM;
+	t->funcs[++x->n] = q.key;
+	*func = x->n;
+	return t2f_hashmap__insert(x->m, h, x->n);
+}
+
+static int frame_function(struct t2f_pprof_tables *t, struct func_index *x, t2f_frame_id id,
+			  const struct t2f_frame_name_opts *o)
+{
+	const struct t2f_frame *fr = t2f_profile__frame_at(t->p, id);
+	struct func_key k = { 0 };
+	struct key_probe q = { x, &k };
+	uint64_t h;
+	uint32_t v;
+	int err;
+
+	t2f_frame_name__key(t->p, fr, o, &k.name);
+	t2f_frame__fn_position(fr, &k.file, &k.line);
+	h = key_hash(&k);
+	v = t2f_hashmap__find(x->keys, h, key_eq, &q);
+	if (v) {
+		t->frame_func[id] = x->key[v].func;
+		return 0;
+	}
+	err = new_function(t, x, fr, o, &k, &k.func) ?:
+	      t2f_grow((void **)&x->key, &x->key_cap, (size_t)x->nkeys + 1, 1, sizeof(*x->key),
+		       64, UINT32_MAX); /* [1..nkeys] */
+	if (err)
+		return err;
+	x->key[++x->nkeys] = k;
+	t->frame_func[id] = k.func;
+	return t2f_hashmap__insert(x->keys, h, x->nkeys);
+}
+
+static int build_functions(struct t2f_pprof_tables *t, const struct t2f_frame_name_opts *o)
+{
+	uint32_t n = t2f_profile__frame_count(t->p);
+	struct func_index x = { 0 };
+	int err = t2f_hashmap__new(1024, &x.m) ?: t2f_hashmap__new(1024, &x.keys);
+
 	for (t2f_frame_id id = 1; !err && id <= n; id++)
 		if (t->frame_func[id]) {
-			err = frame_function(t, m, id, &cap);
+			err = frame_function(t, &x, id, o);
 			t->frame_inlined[id] =
 				t2f_profile__frame_at(t->p, id)->kind == T2F_FRAME_INLINED;
 		}
-	t2f_hashmap__free(m);
+	t2f_hashmap__free(x.m);
+	t2f_hashmap__free(x.keys);
+	free(x.key);
+	t2f_buf__free(&x.name);
+	t->nfuncs = x.n;
 	return err;
 }
 
@@ -429,15 +496,14 @@ int t2f_pprof_tables__build(struct t2f_pprof_tables *t, const struct t2f_profile
 	memset(t, 0, sizeof(*t));
 	t->p = p;
 	o.collapsed = false;
-	return t2f_strtab__new(&t->strs) ?: t2f_frame_names__new(p, &o, &t->names) ?:
-	       mark_used(t) ?: build_functions(t) ?: build_mappings(t) ?: build_locations(t);
+	return t2f_strtab__new(&t->strs) ?: mark_used(t) ?: build_functions(t, &o) ?:
+	       build_mappings(t) ?: build_locations(t);
 }
 
 void t2f_pprof_tables__free(struct t2f_pprof_tables *t)
 {
 	t2f_strtab__free(t->strs);
 	t2f_buf__free(&t->utf8);
-	t2f_frame_names__free(t->names);
 	free(t->frame_func);
 	free(t->frame_map);
 	free(t->frame_inlined);

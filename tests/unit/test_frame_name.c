@@ -1,7 +1,7 @@
 /* tests/unit/test_frame_name.c: writers/frame_name.c — the display name of each frame: module
  * fallbacks for unknown symbols, --addrs, the collapsed-style argument cut, ';' and control
- * characters, the trailing-number guard, kind suffixes and raw names. Frames are built directly
- * through formats/profile.h. */
+ * characters, the trailing-number guard, kind suffixes and raw names; one frame's name and its
+ * key. Frames are built directly through formats/profile.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -282,6 +282,64 @@ static void test_empty_profile(void **state)
 	t2f_frame_names__free(n);
 }
 
+static bool key_equal(const struct t2f_frame_name_key *a, const struct t2f_frame_name_key *b)
+{
+	return a->name == b->name && a->module == b->module && a->has_addr == b->has_addr &&
+	       a->addr == b->addr && a->kind == b->kind;
+}
+
+/* One frame at a time: t2f_frame_name__put gives the table's name, and two frames with equal
+ * keys have equal names; the key tells apart what the name tells apart. */
+static void test_one_frame_and_its_key(void **state)
+{
+	static const struct t2f_frame_name_opts opts[] = {
+		{ 0 },
+		{ .addrs = true },
+		{ .collapsed = true },
+		{ .collapsed = true, .kernel = true, .inlined = true, .addrs = true },
+		{ .collapsed = true, .raw_names = true },
+	};
+	struct t2f_profile *p = *state;
+	t2f_frame_id ids[] = {
+		frame(p, NULL, LIBC, T2F_FRAME_USER, true, 0x10),
+		frame(p, NULL, LIBC, T2F_FRAME_USER, true, 0x20),
+		frame(p, "[unknown]", "/bin/app", T2F_FRAME_USER, true, 0x10),
+		frame(p, NULL, NULL, T2F_FRAME_USER, false, 0),
+		frame(p, "run(int)", "/bin/app", T2F_FRAME_USER, true, 0x10),
+		frame(p, "run(int)", LIBC, T2F_FRAME_USER, true, 0x30),
+		frame(p, "run(int)", "/bin/app", T2F_FRAME_KERNEL, true, 0x10),
+		frame(p, "run(int)", "/bin/app", T2F_FRAME_INLINED, true, 0x40),
+	};
+	size_t n = sizeof(ids) / sizeof(ids[0]);
+
+	for (size_t o = 0; o < sizeof(opts) / sizeof(opts[0]); o++) {
+		struct t2f_frame_name_key key[8];
+		struct t2f_buf b[8] = { 0 };
+
+		for (size_t i = 0; i < n; i++) {
+			const struct t2f_frame *f = t2f_profile__frame_at(p, ids[i]);
+			const char *want = name_of(p, &opts[o], ids[i]);
+
+			assert_int_equal(t2f_frame_name__put(p, f, &opts[o], &b[i]), 0);
+			assert_int_equal(b[i].len, strlen(want));
+			assert_memory_equal(b[i].p ? b[i].p : "", want, b[i].len);
+			t2f_frame_name__key(p, f, &opts[o], &key[i]);
+		}
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++)
+				if (key_equal(&key[i], &key[j]))
+					assert_true(b[i].len == b[j].len &&
+						    memcmp(b[i].p, b[j].p, b[i].len) == 0);
+		/* libc's two unknown frames: one name, unless addresses are shown */
+		assert_int_equal(key_equal(&key[0], &key[1]), !opts[o].addrs);
+		assert_false(key_equal(&key[0], &key[2])); /* another module */
+		assert_true(key_equal(&key[4], &key[5]));  /* a symbol's module is not in its name */
+		assert_int_equal(key_equal(&key[4], &key[6]), !(opts[o].collapsed && opts[o].kernel));
+		for (size_t i = 0; i < n; i++)
+			t2f_buf__free(&b[i]);
+	}
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -296,6 +354,7 @@ int main(void)
 		T(test_trailing_number),
 		T(test_kind_suffixes),
 		T(test_table_of_many_frames),
+		T(test_one_frame_and_its_key),
 		T(test_empty_profile),
 	};
 
