@@ -342,28 +342,41 @@ static inline uint64_t node_hash(t2f_node_id parent, t2f_frame_id frame)
 	return t2f_hash_u64((uint64_t)parent << 32 | frame);
 }
 
+static uint32_t node_find(const struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
+			  uint64_t h)
+{
+	struct node_probe q = { p, parent, frame };
+
+	return t2f_hashmap__find(p->node_ix, h, node_eq, &q);
+}
+
+/* Adds the node (parent, frame), known to be absent, as the next id. */
+static int node_add(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame, uint64_t h,
+		    t2f_node_id *out)
+{
+	uint32_t id;
+	int err = vec_reserve(&p->nodes, sizeof(struct node));
+
+	if (err)
+		return err;
+	id = (uint32_t)p->nodes.len;
+	err = t2f_hashmap__insert(p->node_ix, h, id);
+	if (err)
+		return err;
+	*VEC_AT(p->nodes, struct node, id) = (struct node){
+		parent, frame, VEC_AT(p->nodes, struct node, parent)->depth + 1 };
+	p->nodes.len++;
+	*out = id;
+	return 0;
+}
+
 int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
 		       t2f_node_id *out)
 {
-	struct node_probe q = { p, parent, frame };
 	uint64_t h = node_hash(parent, frame);
-	uint32_t id = t2f_hashmap__find(p->node_ix, h, node_eq, &q);
-	int err;
 
-	if (!id) {
-		err = vec_reserve(&p->nodes, sizeof(struct node));
-		if (err)
-			return err;
-		id = (uint32_t)p->nodes.len;
-		err = t2f_hashmap__insert(p->node_ix, h, id);
-		if (err)
-			return err;
-		*VEC_AT(p->nodes, struct node, id) = (struct node){
-			parent, frame, VEC_AT(p->nodes, struct node, parent)->depth + 1 };
-		p->nodes.len++;
-	}
-	*out = id;
-	return 0;
+	*out = node_find(p, parent, frame, h);
+	return *out ? 0 : node_add(p, parent, frame, h, out);
 }
 
 /* ---- samples ---- */
@@ -703,26 +716,115 @@ static int merge_frames(struct t2f_profile *dst, const struct t2f_profile *src,
 	return 0;
 }
 
-/* A node's parent has a lower id than the node, so it is mapped before it. */
+/* src's node ids (1..) by depth, in id order within a depth: a node comes after its parent. */
+static int nodes_by_depth(const struct t2f_profile *src, uint32_t **out)
+{
+	size_t n = src->nodes.len;
+	uint32_t max = 0, *order, *at;
+
+	for (size_t id = 1; id < n; id++)
+		if (VEC_AT(src->nodes, struct node, id)->depth > max)
+			max = VEC_AT(src->nodes, struct node, id)->depth;
+	order = malloc(n * sizeof(*order));
+	at = calloc((size_t)max + 2, sizeof(*at));
+	if (!order || !at) {
+		free(order);
+		free(at);
+		return -ENOMEM;
+	}
+	for (size_t id = 1; id < n; id++) /* at[d + 1]: nodes of depth d, then where depth d starts */
+		at[VEC_AT(src->nodes, struct node, id)->depth + 1]++;
+	for (uint32_t d = 1; d <= max + 1; d++)
+		at[d] += at[d - 1];
+	for (size_t id = 1; id < n; id++)
+		order[at[VEC_AT(src->nodes, struct node, id)->depth]++] = (uint32_t)id;
+	free(at);
+	*out = order;
+	return 0;
+}
+
+/* The src nodes dst has already, looked up by depth so that the slot of the node MERGE_AHEAD
+ * places on can be prefetched when it has the current node's depth (its parent, one level up,
+ * is mapped by then). A node under a node dst lacks is not looked up: dst lacks it too. Marks
+ * the nodes dst lacks in fresh[]. */
+static void find_nodes(const struct t2f_profile *dst, const struct t2f_profile *src,
+		       struct id_maps *m, const uint32_t *order, uint8_t *fresh)
+{
+	size_t n = src->nodes.len - 1;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = order[i];
+		const struct node *nd = VEC_AT(src->nodes, struct node, id);
+
+		if (i + MERGE_AHEAD < n) {
+			const struct node *a = VEC_AT(src->nodes, struct node, order[i + MERGE_AHEAD]);
+
+			if (a->depth == nd->depth && !fresh[a->parent])
+				t2f_hashmap__prefetch(dst->node_ix,
+						      node_hash(m->node[a->parent], m->frame[a->frame]));
+		}
+		if (!fresh[nd->parent])
+			m->node[id] = node_find(dst, m->node[nd->parent], m->frame[nd->frame],
+						node_hash(m->node[nd->parent], m->frame[nd->frame]));
+		fresh[id] = !m->node[id];
+	}
+}
+
+/* The nodes dst lacks, added in src's id order: the ids they get are known before (the next
+ * ones, in that order), so every slot can be prefetched. */
+static int add_nodes(struct t2f_profile *dst, const struct t2f_profile *src, struct id_maps *m,
+		     const uint8_t *fresh)
+{
+	size_t n = src->nodes.len;
+	uint32_t next = (uint32_t)dst->nodes.len;
+	int err = 0;
+
+	for (size_t id = 1; id < n; id++)
+		if (fresh[id])
+			m->node[id] = next++;
+	for (size_t id = 1, ahead = 1; !err && id < n; id++) {
+		const struct node *nd = VEC_AT(src->nodes, struct node, id);
+		t2f_node_id got;
+
+		for (; ahead < n && ahead < id + MERGE_AHEAD; ahead++) {
+			const struct node *a = VEC_AT(src->nodes, struct node, ahead);
+
+			if (fresh[ahead])
+				t2f_hashmap__prefetch(dst->node_ix,
+						      node_hash(m->node[a->parent], m->frame[a->frame]));
+		}
+		if (!fresh[id])
+			continue;
+		err = node_add(dst, m->node[nd->parent], m->frame[nd->frame],
+			       node_hash(m->node[nd->parent], m->frame[nd->frame]), &got);
+		if (!err && got != m->node[id])
+			err = -EINVAL; /* cannot happen: the ids were counted above */
+	}
+	return err;
+}
+
+/* Every src node maps to dst's node of the same path, found or added. The nodes added get the
+ * ids a merge in src's id order would give them: a src path that dst lacks is not made by
+ * another src node of this merge (src's paths are distinct, and so are their frames in dst). */
 static int merge_nodes(struct t2f_profile *dst, const struct t2f_profile *src,
 		       struct id_maps *m)
 {
+	uint32_t *order = NULL;
+	uint8_t *fresh;
 	int err;
 
-	for (size_t id = 1; id < src->nodes.len; id++) {
-		const struct node *n = VEC_AT(src->nodes, struct node, id);
+	if (src->nodes.len <= 1) /* the root alone */
+		return 0;
+	fresh = calloc(src->nodes.len, 1); /* fresh[0]: the root, which dst has */
+	err = fresh ? nodes_by_depth(src, &order) : -ENOMEM;
 
-		if (id + MERGE_AHEAD < src->nodes.len) {
-			const struct node *a = VEC_AT(src->nodes, struct node, id + MERGE_AHEAD);
-
-			t2f_hashmap__prefetch(dst->node_ix,
-					      node_hash(m->node[a->parent], m->frame[a->frame]));
-		}
-		err = t2f_profile__child(dst, m->node[n->parent], m->frame[n->frame], &m->node[id]);
-		if (err)
-			return err;
+	if (!err) {
+		find_nodes(dst, src, m, order, fresh);
+		err = add_nodes(dst, src, m, fresh);
 	}
-	return 0;
+	free(order);
+	free(fresh);
+	return err;
 }
 
 static int merge_module_maps(struct t2f_profile *dst, const struct t2f_profile *src,
