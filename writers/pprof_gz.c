@@ -4,12 +4,11 @@
  * deflate two blocks at once while the encoder fills the next buffer. Block i goes to slot
  * i % 2, each slot with its thread (formats/bg.h), its deflate engine (igzip or zlib:
  * pprof_deflate.c), its input buffer (swapped with the encoder's: no copy), its output and the
- * CRC-32 of its bytes. Its dictionary is the last
- * 32 KiB of the bytes before it (kept from each block as it is handed over, before its buffer
- * can go back to the encoder), so a block refers back into earlier ones as a single stream
- * would, and the ratio stays that of a single stream's. Every block but the last ends with a
- * sync flush (byte-aligned, so the blocks concatenate into one deflate stream); the last one
- * finishes it, even when empty.
+ * CRC-32 of its bytes. Its dictionary is the last 32 KiB of the bytes before it (kept from each
+ * block as it is handed over, before its buffer can go back to the encoder), so a block refers
+ * back into earlier ones as a single stream would, and the ratio stays that of a single
+ * stream's. Every block but the last ends with a sync flush (byte-aligned, so the blocks
+ * concatenate into one deflate stream); the last one finishes it, even when empty.
  *
  * The caller's thread writes the stream in block order: a fixed gzip header (magic, deflate,
  * no flags, mtime 0, XFL 4 = fastest level, OS 3 = Unix), the blocks' outputs, then the
@@ -108,7 +107,7 @@ int t2f_pprof_gz__new(struct t2f_out *out, enum t2f_pprof_gz_mode mode,
 			t2f_pprof_gz__free(g);
 			return -ENOMEM;
 		}
-		g->igzip = t2f_pprof_deflate__igzip(s->engine);
+		g->igzip = t2f_pprof_deflate__igzip(s->engine) && (k == 0 || g->igzip);
 		if (t2f_bg__new(gz_job, NULL, &g->bg[k]))
 			g->bg[k] = NULL; /* this slot deflates on the caller's thread */
 	}
