@@ -90,6 +90,18 @@ void t2f_hashmap__prefetch(const struct t2f_hashmap *m, uint64_t hash)
 	__builtin_prefetch(&m->slots[tag_of(hash) & m->mask]);
 }
 
+uint32_t t2f_hashmap__candidate(const struct t2f_hashmap *m, uint64_t hash)
+{
+	uint32_t tag = tag_of(hash);
+
+	for (size_t i = tag & m->mask;; i = (i + 1) & m->mask) {
+		const struct slot *s = &m->slots[i];
+
+		if (!s->value || s->tag == tag)
+			return s->value;
+	}
+}
+
 static void place(struct slot *slots, size_t mask, uint32_t tag, uint32_t value)
 {
 	size_t i = tag & mask;

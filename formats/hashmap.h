@@ -25,6 +25,10 @@ uint32_t t2f_hashmap__find(const struct t2f_hashmap *m, uint64_t hash, t2f_hashm
 /* Asks the CPU to load the slot where a lookup of hash starts (a hint: a loop of independent
  * lookups calls it some iterations ahead, so their cache misses overlap). */
 void t2f_hashmap__prefetch(const struct t2f_hashmap *m, uint64_t hash);
+/* The value of the first entry whose hash's tag matches hash's, or 0: the likely answer of a
+ * lookup, whose key a loop can ask the CPU for once the slot itself is there (after
+ * __prefetch). */
+uint32_t t2f_hashmap__candidate(const struct t2f_hashmap *m, uint64_t hash);
 /* Adds value (≠ 0) under hash; the caller has checked it is absent. 0 or -ENOMEM. */
 int t2f_hashmap__insert(struct t2f_hashmap *m, uint64_t hash, uint32_t value);
 size_t t2f_hashmap__count(const struct t2f_hashmap *m);

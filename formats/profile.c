@@ -407,13 +407,13 @@ static void note_time(struct t2f_profile *p, uint64_t first, uint64_t last)
 		p->last_ns = last;
 }
 
-/* Adds (samples, weight) to the cell (node, thread, event), creating it at the end of the cell
- * table when new; *idx is its index. 0 or -ENOMEM/-T2F_E_LIMIT. */
 static inline uint64_t cell_hash(t2f_node_id node, t2f_thread_id thread, t2f_event_id event)
 {
 	return t2f_hash_u64((uint64_t)node << 32 | thread) ^ t2f_hash_u64(~(uint64_t)event);
 }
 
+/* Adds (samples, weight) to the cell (node, thread, event), creating it at the end of the cell
+ * table when new; *idx is its index. 0 or -ENOMEM/-T2F_E_LIMIT. */
 static int cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 		    t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
 {
@@ -695,20 +695,45 @@ static struct t2f_frame merged_frame(const struct t2f_profile *src, const struct
 	return f;
 }
 
+/* src frame id's hash in dst (its key with dst's string ids). */
+static uint64_t merged_frame_hash(const struct t2f_profile *src, const struct id_maps *m,
+				  size_t id)
+{
+	struct t2f_frame a = merged_frame(src, m, id);
+	struct t2f_frame key = frame_key(&a);
+
+	return frame_hash(&key);
+}
+
+/* Asks for the slot of the frame 2 * MERGE_AHEAD on, and for the frame its slot names of the
+ * one MERGE_AHEAD on (the slot is there by then): a frame dst has is compared in dst's array. */
+static void merge_frames_ahead(const struct t2f_profile *dst, const struct t2f_profile *src,
+			       const struct id_maps *m, size_t id, uint64_t *ring)
+{
+	size_t far = id + 2 * MERGE_AHEAD, near = id + MERGE_AHEAD;
+	uint32_t c;
+
+	if (far < src->frames.len) {
+		ring[far % (2 * MERGE_AHEAD)] = merged_frame_hash(src, m, far);
+		t2f_hashmap__prefetch(dst->frame_ix, ring[far % (2 * MERGE_AHEAD)]);
+	}
+	if (near < src->frames.len &&
+	    (c = t2f_hashmap__candidate(dst->frame_ix, ring[near % (2 * MERGE_AHEAD)])))
+		__builtin_prefetch(VEC_AT(dst->frames, struct t2f_frame, c));
+}
+
 static int merge_frames(struct t2f_profile *dst, const struct t2f_profile *src,
 			struct id_maps *m)
 {
+	uint64_t ring[2 * MERGE_AHEAD]; /* the hashes of the frames ahead */
 	int err;
 
+	for (size_t id = 1; id < src->frames.len && id <= 2 * MERGE_AHEAD; id++)
+		ring[id % (2 * MERGE_AHEAD)] = merged_frame_hash(src, m, id);
 	for (size_t id = 1; id < src->frames.len; id++) {
 		struct t2f_frame f = merged_frame(src, m, id);
 
-		if (id + MERGE_AHEAD < src->frames.len) {
-			struct t2f_frame a = merged_frame(src, m, id + MERGE_AHEAD);
-			struct t2f_frame key = frame_key(&a);
-
-			t2f_hashmap__prefetch(dst->frame_ix, frame_hash(&key));
-		}
+		merge_frames_ahead(dst, src, m, id, ring);
 		err = t2f_profile__frame(dst, &f, &m->frame[id]);
 		if (err)
 			return err;
@@ -743,9 +768,35 @@ static int nodes_by_depth(const struct t2f_profile *src, uint32_t **out)
 	return 0;
 }
 
-/* The src nodes dst has already, looked up by depth so that the slot of the node MERGE_AHEAD
- * places on can be prefetched when it has the current node's depth (its parent, one level up,
- * is mapped by then). A node under a node dst lacks is not looked up: dst lacks it too. Marks
+/* For find_nodes at order[i]: asks for the slot of the node 2 * MERGE_AHEAD places on, and
+ * for the node its slot names of the one MERGE_AHEAD on (the slot is there by then), when it
+ * has the current node's depth: its parent, one level up, is mapped by then. */
+static void find_nodes_ahead(const struct t2f_profile *dst, const struct t2f_profile *src,
+			     const struct id_maps *m, const uint32_t *order, const uint8_t *fresh,
+			     size_t i)
+{
+	size_t n = src->nodes.len - 1;
+	uint32_t depth = VEC_AT(src->nodes, struct node, order[i])->depth, c;
+
+	for (size_t k = 1; k <= 2; k++) {
+		const struct node *a;
+		uint64_t h;
+
+		if (i + k * MERGE_AHEAD >= n)
+			return;
+		a = VEC_AT(src->nodes, struct node, order[i + k * MERGE_AHEAD]);
+		if (a->depth != depth || fresh[a->parent])
+			continue;
+		h = node_hash(m->node[a->parent], m->frame[a->frame]);
+		if (k == 2)
+			t2f_hashmap__prefetch(dst->node_ix, h);
+		else if ((c = t2f_hashmap__candidate(dst->node_ix, h)))
+			__builtin_prefetch(VEC_AT(dst->nodes, struct node, c));
+	}
+}
+
+/* The src nodes dst has already, looked up by depth so that the nodes ahead can be asked for
+ * (find_nodes_ahead). A node under a node dst lacks is not looked up: dst lacks it too. Marks
  * the nodes dst lacks in fresh[]. */
 static void find_nodes(const struct t2f_profile *dst, const struct t2f_profile *src,
 		       struct id_maps *m, const uint32_t *order, uint8_t *fresh)
@@ -756,13 +807,7 @@ static void find_nodes(const struct t2f_profile *dst, const struct t2f_profile *
 		uint32_t id = order[i];
 		const struct node *nd = VEC_AT(src->nodes, struct node, id);
 
-		if (i + MERGE_AHEAD < n) {
-			const struct node *a = VEC_AT(src->nodes, struct node, order[i + MERGE_AHEAD]);
-
-			if (a->depth == nd->depth && !fresh[a->parent])
-				t2f_hashmap__prefetch(dst->node_ix,
-						      node_hash(m->node[a->parent], m->frame[a->frame]));
-		}
+		find_nodes_ahead(dst, src, m, order, fresh, i);
 		if (!fresh[nd->parent])
 			m->node[id] = node_find(dst, m->node[nd->parent], m->frame[nd->frame],
 						node_hash(m->node[nd->parent], m->frame[nd->frame]));

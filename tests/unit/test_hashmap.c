@@ -1,5 +1,6 @@
 /* tests/unit/test_hashmap.c: formats/hashmap.c — lookup through a caller-owned key array,
- * forced collisions (one hash for many keys), growth to 1M entries, and the hash functions. */
+ * forced collisions (one hash for many keys), a lookup's candidate, growth to 1M entries, and
+ * the hash functions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,6 +135,27 @@ static void test_hash_filters_before_eq(void **state)
 	t2f_hashmap__free(m);
 }
 
+/* The candidate is the first entry under the hash's tag (what a lookup compares first): the one
+ * inserted first of those sharing a hash, one whose hash differs only in the bits the slots do
+ * not keep, or 0 when no entry has the tag. */
+static void test_candidate(void **state)
+{
+	struct t2f_hashmap *m = map_new(0);
+
+	(void)state;
+	assert_int_equal(t2f_hashmap__candidate(m, t2f_hash_u64(1)), 0);
+	assert_int_equal(t2f_hashmap__insert(m, t2f_hash_u64(1), 5), 0);
+	assert_int_equal(t2f_hashmap__insert(m, t2f_hash_u64(1), 6), 0);
+	assert_int_equal(t2f_hashmap__insert(m, t2f_hash_u64(2), 7), 0);
+	assert_int_equal(t2f_hashmap__candidate(m, t2f_hash_u64(1)), 5);
+	assert_int_equal(t2f_hashmap__candidate(m, t2f_hash_u64(2)), 7);
+	assert_int_equal(t2f_hashmap__candidate(m, t2f_hash_u64(3)), 0);
+	/* the same tag (high half), another low half: still the candidate */
+	assert_int_equal(t2f_hashmap__insert(m, 0xaaaaaaaa00000001ULL, 8), 0);
+	assert_int_equal(t2f_hashmap__candidate(m, 0xaaaaaaaa00000002ULL), 8);
+	t2f_hashmap__free(m);
+}
+
 static void test_growth_to_1m(void **state)
 {
 	enum { N = 1000000 };
@@ -183,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_insert_find_with_key_array),
 		cmocka_unit_test(test_forced_collisions),
 		cmocka_unit_test(test_hash_filters_before_eq),
+		cmocka_unit_test(test_candidate),
 		cmocka_unit_test(test_growth_to_1m),
 		cmocka_unit_test(test_hash_bytes),
 	};
