@@ -242,10 +242,11 @@ uint64_t t2f_profile__chainless_samples(const struct t2f_profile *p);
  * input index), events (has_period or'ed; an event dst already has keeps its unit), frames,
  * nodes, module maps (appended), cells (samples and weights added), the sample log (moved into
  * dst's when dst's log is enabled: src's log is then left empty), the time span, samples read,
- * weightless and dropped per reason, the saturation counts. Nothing else of src changes; src must not be dst, and its
- * frames must not have been renamed
- * (t2f_profile__set_frame_name). Its temporary id maps (one u32 per src id) are freed before
- * returning. 0, -ENOMEM or -T2F_E_LIMIT (dst then holds part of src: discard it). */
+ * weightless and dropped per reason, the saturation counts. Nothing else of src changes; src
+ * must not be dst, and its frames must not have been renamed (t2f_profile__set_frame_name): the
+ * merge relies on src's frames being distinct, so that src's distinct stacks stay distinct in
+ * dst. Its temporary id maps (one u32 per src id) are freed before returning. 0, -ENOMEM or
+ * -T2F_E_LIMIT (dst then holds part of src: discard it). */
 int t2f_profile__merge(struct t2f_profile *dst, struct t2f_profile *src);
 
 /* Stacks built anew (inlined functions: pipeline/inlines.h). t2f_profile__new_stacks gives an
