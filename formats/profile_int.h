@@ -1,0 +1,88 @@
+/* formats/profile_int.h: the profile's tables, shared by profile.c (building and reading),
+ * profile_merge.c and profile_restack.c; not a public header. Ownership and threads as in
+ * formats/profile.h.
+ */
+#ifndef T2F_PROFILE_INT_H
+#define T2F_PROFILE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/hashmap.h"
+#include "formats/profile.h"
+#include "formats/strtab.h"
+
+struct vec {
+	void *data;
+	size_t len, cap; /* elements */
+};
+
+struct node {
+	t2f_node_id parent;
+	t2f_frame_id frame;
+	uint32_t depth;
+};
+
+struct t2f_profile {
+	struct t2f_strtab *strings;
+	struct vec threads, events, frames, nodes, cells, maps; /* index 0 unused but in cells/maps */
+	struct t2f_hashmap *thread_ix, *frame_ix, *node_ix, *cell_ix;
+	struct t2f_sample_log *log; /* NULL unless enabled */
+	bool want_times;
+	uint32_t frame_limit; /* 0 = none */
+	uint64_t first_ns, last_ns; /* time span; 0 = no time seen */
+	uint64_t read, weightless, dropped[T2F_DROP__COUNT];
+	bool capped;
+	uint64_t times_past, chainless;
+	bool borrowed;              /* strings are another profile's (t2f_profile__new_stacks) */
+};
+
+#define VEC_AT(v, type, i) (&((type *)(v).data)[i])
+
+/* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */
+int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n);
+
+/* The fields frames are told apart by (an address only with has_addr). */
+static inline struct t2f_frame t2f_profile__frame_key(const struct t2f_frame *f)
+{
+	return (struct t2f_frame){ .name = f->name, .module = f->module, .kind = f->kind,
+				   .has_addr = f->has_addr, .addr = f->has_addr ? f->addr : 0,
+				   .space = f->has_addr ? f->space : T2F_ADDR_FILE_OFF,
+				   .file = f->file, .line = f->line, .fn_file = f->fn_file,
+				   .fn_line = f->fn_line };
+}
+
+static inline uint64_t t2f_profile__frame_hash(const struct t2f_frame *key)
+{
+	return t2f_hash_u64(((uint64_t)key->name << 32 | key->module) ^
+			    ((uint64_t)key->kind << 1 | key->has_addr) * 0x9e3779b97f4a7c15ULL) ^
+	       t2f_hash_u64(key->addr + 1) ^
+	       t2f_hash_u64(((uint64_t)key->file << 32 | key->line) + 0x51ed27);
+}
+
+static inline uint64_t t2f_profile__node_hash(t2f_node_id parent, t2f_frame_id frame)
+{
+	return t2f_hash_u64((uint64_t)parent << 32 | frame);
+}
+
+static inline uint64_t t2f_profile__cell_hash(t2f_node_id node, t2f_thread_id thread,
+					      t2f_event_id event)
+{
+	return t2f_hash_u64((uint64_t)node << 32 | thread) ^ t2f_hash_u64(~(uint64_t)event);
+}
+
+/* The node (parent, frame), or 0; h is its hash. */
+uint32_t t2f_profile__node_find(const struct t2f_profile *p, t2f_node_id parent,
+				t2f_frame_id frame, uint64_t h);
+/* Adds the node (parent, frame), known to be absent, as the next id. 0 or -ENOMEM/-T2F_E_LIMIT. */
+int t2f_profile__node_add(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
+			  uint64_t h, t2f_node_id *out);
+/* Adds (samples, weight) to the cell (node, thread, event), creating it at the end of the cell
+ * table when new; *idx is its index. 0 or -ENOMEM/-T2F_E_LIMIT. */
+int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			  t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx);
+/* Widens the time span to [first, last]; first 0 = no time. */
+void t2f_profile__note_time(struct t2f_profile *p, uint64_t first, uint64_t last);
+
+#endif

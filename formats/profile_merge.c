@@ -1,0 +1,366 @@
+/* formats/profile_merge.c: t2f_profile__merge (formats/profile.h): a profile appended to
+ * another, table by table, each src id mapped to dst's. */
+#include "formats/profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "formats/hashmap.h"
+#include "formats/profile_int.h"
+#include "formats/sample_log.h"
+
+/* src's ids → dst's, one array per table (index 0 = none maps to 0), in one allocation. */
+struct id_maps {
+	uint32_t *block;
+	t2f_str_id *str;
+	t2f_thread_id *thread;
+	t2f_event_id *event;
+	t2f_frame_id *frame;
+	t2f_node_id *node;
+	uint32_t *cell; /* 0-based, like cell indexes */
+};
+
+static int id_maps_alloc(struct id_maps *m, const struct t2f_profile *src)
+{
+	size_t nstr = (size_t)t2f_strtab__count(src->strings) + 1;
+	size_t total = nstr + src->threads.len + src->events.len + src->frames.len +
+		       src->nodes.len + src->cells.len;
+
+	m->block = calloc(total, sizeof(*m->block));
+	if (!m->block)
+		return -ENOMEM;
+	m->str = m->block;
+	m->thread = m->str + nstr;
+	m->event = m->thread + src->threads.len;
+	m->frame = m->event + src->events.len;
+	m->node = m->frame + src->frames.len;
+	m->cell = m->node + src->nodes.len;
+	return 0;
+}
+
+static int merge_strings(struct t2f_profile *dst, const struct t2f_profile *src,
+			 struct id_maps *m)
+{
+	uint32_t n = t2f_strtab__count(src->strings);
+	size_t len;
+	int err;
+
+	for (uint32_t id = 1; id <= n; id++) {
+		const char *s = t2f_strtab__str(src->strings, id, &len);
+
+		err = t2f_strtab__intern(dst->strings, s, len, &m->str[id]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int merge_threads(struct t2f_profile *dst, const struct t2f_profile *src,
+			 struct id_maps *m)
+{
+	int err;
+
+	for (size_t id = 1; id < src->threads.len; id++) {
+		const struct t2f_thread *t = VEC_AT(src->threads, struct t2f_thread, id);
+
+		err = t2f_profile__thread(dst, t->pid, t->tid, m->str[t->comm], t->input,
+					  &m->thread[id]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int merge_events(struct t2f_profile *dst, const struct t2f_profile *src,
+			struct id_maps *m)
+{
+	int err;
+
+	for (size_t id = 1; id < src->events.len; id++) {
+		const struct t2f_event *e = VEC_AT(src->events, struct t2f_event, id);
+
+		err = t2f_profile__event(dst, m->str[e->name], e->unit, &m->event[id]);
+		if (err)
+			return err;
+		if (e->has_period)
+			t2f_profile__event_has_period(dst, m->event[id]);
+	}
+	return 0;
+}
+
+/* How many lookups ahead a merge loop asks for the slot its lookup will need; the loops that
+ * also ask for the key a slot names ask for the slot twice as far ahead, and for the key at this
+ * distance. Nodes are looked up by depth, so that the parent of a node ahead is mapped. */
+#define MERGE_AHEAD 8
+
+/* src's frame id with dst's string ids. */
+static struct t2f_frame merged_frame(const struct t2f_profile *src, const struct id_maps *m,
+				     size_t id)
+{
+	struct t2f_frame f = *VEC_AT(src->frames, struct t2f_frame, id);
+
+	f.name = m->str[f.name];
+	f.module = m->str[f.module];
+	f.file = m->str[f.file];
+	f.fn_file = m->str[f.fn_file];
+	return f;
+}
+
+/* src frame id's hash in dst (its key with dst's string ids). */
+static uint64_t merged_frame_hash(const struct t2f_profile *src, const struct id_maps *m,
+				  size_t id)
+{
+	struct t2f_frame a = merged_frame(src, m, id);
+	struct t2f_frame key = t2f_profile__frame_key(&a);
+
+	return t2f_profile__frame_hash(&key);
+}
+
+/* Asks for the slot of the frame 2 * MERGE_AHEAD on, and for the frame its slot names of the
+ * one MERGE_AHEAD on (the slot is there by then): a frame dst has is compared in dst's array. */
+static void merge_frames_ahead(const struct t2f_profile *dst, const struct t2f_profile *src,
+			       const struct id_maps *m, size_t id, uint64_t *ring)
+{
+	size_t far = id + 2 * MERGE_AHEAD, near = id + MERGE_AHEAD;
+	uint32_t c;
+
+	if (far < src->frames.len) {
+		ring[far % (2 * MERGE_AHEAD)] = merged_frame_hash(src, m, far);
+		t2f_hashmap__prefetch(dst->frame_ix, ring[far % (2 * MERGE_AHEAD)]);
+	}
+	if (near < src->frames.len &&
+	    (c = t2f_hashmap__candidate(dst->frame_ix, ring[near % (2 * MERGE_AHEAD)])))
+		__builtin_prefetch(VEC_AT(dst->frames, struct t2f_frame, c));
+}
+
+static int merge_frames(struct t2f_profile *dst, const struct t2f_profile *src,
+			struct id_maps *m)
+{
+	uint64_t ring[2 * MERGE_AHEAD]; /* the hashes of the frames ahead */
+	int err;
+
+	for (size_t id = 1; id < src->frames.len && id <= 2 * MERGE_AHEAD; id++)
+		ring[id % (2 * MERGE_AHEAD)] = merged_frame_hash(src, m, id);
+	for (size_t id = 1; id < src->frames.len; id++) {
+		struct t2f_frame f = merged_frame(src, m, id);
+
+		merge_frames_ahead(dst, src, m, id, ring);
+		err = t2f_profile__frame(dst, &f, &m->frame[id]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* src's node ids (1..) by depth, in id order within a depth: a node comes after its parent. */
+static int nodes_by_depth(const struct t2f_profile *src, uint32_t **out)
+{
+	size_t n = src->nodes.len;
+	uint32_t max = 0, *order, *at;
+
+	for (size_t id = 1; id < n; id++)
+		if (VEC_AT(src->nodes, struct node, id)->depth > max)
+			max = VEC_AT(src->nodes, struct node, id)->depth;
+	order = malloc(n * sizeof(*order));
+	at = calloc((size_t)max + 2, sizeof(*at));
+	if (!order || !at) {
+		free(order);
+		free(at);
+		return -ENOMEM;
+	}
+	for (size_t id = 1; id < n; id++) /* at[d + 1]: nodes of depth d, then where depth d starts */
+		at[VEC_AT(src->nodes, struct node, id)->depth + 1]++;
+	for (uint32_t d = 1; d <= max + 1; d++)
+		at[d] += at[d - 1];
+	for (size_t id = 1; id < n; id++)
+		order[at[VEC_AT(src->nodes, struct node, id)->depth]++] = (uint32_t)id;
+	free(at);
+	*out = order;
+	return 0;
+}
+
+/* For find_nodes at order[i]: asks for the slot of the node 2 * MERGE_AHEAD places on, and
+ * for the node its slot names of the one MERGE_AHEAD on (the slot is there by then), when it
+ * has the current node's depth: its parent, one level up, is mapped by then. */
+static void find_nodes_ahead(const struct t2f_profile *dst, const struct t2f_profile *src,
+			     const struct id_maps *m, const uint32_t *order, const uint8_t *fresh,
+			     size_t i)
+{
+	size_t n = src->nodes.len - 1;
+	uint32_t depth = VEC_AT(src->nodes, struct node, order[i])->depth, c;
+
+	for (size_t k = 1; k <= 2; k++) {
+		const struct node *a;
+		uint64_t h;
+
+		if (i + k * MERGE_AHEAD >= n)
+			return;
+		a = VEC_AT(src->nodes, struct node, order[i + k * MERGE_AHEAD]);
+		if (a->depth != depth || fresh[a->parent])
+			continue;
+		h = t2f_profile__node_hash(m->node[a->parent], m->frame[a->frame]);
+		if (k == 2)
+			t2f_hashmap__prefetch(dst->node_ix, h);
+		else if ((c = t2f_hashmap__candidate(dst->node_ix, h)))
+			__builtin_prefetch(VEC_AT(dst->nodes, struct node, c));
+	}
+}
+
+/* The src nodes dst has already, looked up by depth so that the nodes ahead can be asked for
+ * (find_nodes_ahead). A node under a node dst lacks is not looked up: dst lacks it too. Marks
+ * the nodes dst lacks in fresh[]. */
+static void find_nodes(const struct t2f_profile *dst, const struct t2f_profile *src,
+		       struct id_maps *m, const uint32_t *order, uint8_t *fresh)
+{
+	size_t n = src->nodes.len - 1;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = order[i];
+		const struct node *nd = VEC_AT(src->nodes, struct node, id);
+
+		find_nodes_ahead(dst, src, m, order, fresh, i);
+		if (!fresh[nd->parent])
+			m->node[id] = t2f_profile__node_find(dst, m->node[nd->parent], m->frame[nd->frame],
+						t2f_profile__node_hash(m->node[nd->parent], m->frame[nd->frame]));
+		fresh[id] = !m->node[id];
+	}
+}
+
+/* The nodes dst lacks, added in src's id order: the ids they get are known before (the next
+ * ones, in that order), so every slot can be prefetched. */
+static int add_nodes(struct t2f_profile *dst, const struct t2f_profile *src, struct id_maps *m,
+		     const uint8_t *fresh)
+{
+	size_t n = src->nodes.len;
+	uint32_t next = (uint32_t)dst->nodes.len;
+	int err = 0;
+
+	for (size_t id = 1; id < n; id++)
+		if (fresh[id])
+			m->node[id] = next++;
+	for (size_t id = 1, ahead = 1; !err && id < n; id++) {
+		const struct node *nd = VEC_AT(src->nodes, struct node, id);
+		t2f_node_id got;
+
+		for (; ahead < n && ahead < id + MERGE_AHEAD; ahead++) {
+			const struct node *a = VEC_AT(src->nodes, struct node, ahead);
+
+			if (fresh[ahead])
+				t2f_hashmap__prefetch(dst->node_ix,
+						      t2f_profile__node_hash(m->node[a->parent], m->frame[a->frame]));
+		}
+		if (!fresh[id])
+			continue;
+		err = t2f_profile__node_add(dst, m->node[nd->parent], m->frame[nd->frame],
+			       t2f_profile__node_hash(m->node[nd->parent], m->frame[nd->frame]), &got);
+		if (!err && got != m->node[id])
+			err = -EINVAL; /* cannot happen: the ids were counted above */
+	}
+	return err;
+}
+
+/* Every src node maps to dst's node of the same path, found or added. The nodes added get the
+ * ids a merge in src's id order would give them: a src path that dst lacks is not made by
+ * another src node of this merge (src's paths are distinct, and so are their frames in dst). */
+static int merge_nodes(struct t2f_profile *dst, const struct t2f_profile *src,
+		       struct id_maps *m)
+{
+	uint32_t *order = NULL;
+	uint8_t *fresh;
+	int err;
+
+	if (src->nodes.len <= 1) /* the root alone */
+		return 0;
+	fresh = calloc(src->nodes.len, 1); /* fresh[0]: the root, which dst has */
+	err = fresh ? nodes_by_depth(src, &order) : -ENOMEM;
+
+	if (!err) {
+		find_nodes(dst, src, m, order, fresh);
+		err = add_nodes(dst, src, m, fresh);
+	}
+	free(order);
+	free(fresh);
+	return err;
+}
+
+static int merge_module_maps(struct t2f_profile *dst, const struct t2f_profile *src,
+			     struct id_maps *m)
+{
+	int err = t2f_profile__vec_reserve_n(&dst->maps, sizeof(struct t2f_module_map), src->maps.len);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < src->maps.len; i++) {
+		struct t2f_module_map *to = VEC_AT(dst->maps, struct t2f_module_map, dst->maps.len++);
+
+		*to = *VEC_AT(src->maps, struct t2f_module_map, i);
+		to->path = m->str[to->path];
+		to->build_id = m->str[to->build_id];
+		to->prot = m->str[to->prot];
+	}
+	return 0;
+}
+
+static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
+		       struct id_maps *m)
+{
+	int err;
+
+	for (size_t i = 0; i < src->cells.len; i++) {
+		const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
+
+		if (i + MERGE_AHEAD < src->cells.len) {
+			const struct t2f_cell *a = VEC_AT(src->cells, struct t2f_cell, i + MERGE_AHEAD);
+
+			t2f_hashmap__prefetch(dst->cell_ix, t2f_profile__cell_hash(m->node[a->node],
+								      m->thread[a->thread],
+								      m->event[a->event]));
+		}
+		err = t2f_profile__cell_add(dst, m->node[c->node], m->thread[c->thread], m->event[c->event],
+			       c->samples, c->weight, &m->cell[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int merge_log(struct t2f_profile *dst, struct t2f_profile *src, const struct id_maps *m)
+{
+	if (!dst->log || !src->log)
+		return 0;
+	return t2f_sample_log__take(dst->log, src->log, m->cell, src->cells.len, m->thread);
+}
+
+static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
+{
+	t2f_profile__note_time(dst, src->first_ns, src->last_ns);
+	dst->read += src->read;
+	dst->weightless += src->weightless;
+	dst->capped |= src->capped;
+	dst->times_past += src->times_past;
+	dst->chainless += src->chainless;
+	for (size_t r = 0; r < T2F_DROP__COUNT; r++)
+		dst->dropped[r] += src->dropped[r];
+}
+
+/* One table's merge step: fills its part of m (tables use the maps of the earlier steps). */
+typedef int (*merge_step_fn)(struct t2f_profile *dst, const struct t2f_profile *src,
+			     struct id_maps *m);
+
+int t2f_profile__merge(struct t2f_profile *dst, struct t2f_profile *src)
+{
+	static const merge_step_fn steps[] = {
+		merge_strings, merge_threads, merge_events, merge_frames,
+		merge_nodes, merge_module_maps, merge_cells,
+	};
+	struct id_maps m;
+	int err = id_maps_alloc(&m, src);
+
+	for (size_t i = 0; !err && i < sizeof(steps) / sizeof(steps[0]); i++)
+		err = steps[i](dst, src, &m);
+	err = err ?: merge_log(dst, src, &m);
+	if (!err)
+		merge_counts(dst, src);
+	free(m.block);
+	return err;
+}
