@@ -20,17 +20,18 @@ static bool is_unknown(const char *s, size_t len)
 	return len == 0 || (len == 9 && memcmp(s, "[unknown]", 9) == 0);
 }
 
-/* "[libc.so.6]" for an unknown symbol in a known module, "[unknown]" otherwise. */
+/* "[libc.so.6]" (with " <ADDR>" when the key has an address) for the key's module, "[unknown]"
+ * without one. */
 static int put_fallback(struct t2f_buf *b, const struct t2f_profile *p,
-			const struct t2f_frame *f, bool addrs)
+			const struct t2f_frame_name_key *k)
 {
 	size_t mlen;
-	const char *mod = t2f_profile__str(p, f->module, &mlen);
+	const char *mod = t2f_profile__str(p, k->module, &mlen);
 	const char *slash = memrchr(mod, '/', mlen);
 	char addr[24];
 	int err;
 
-	if (f->module == 0 || is_unknown(mod, mlen)) {
+	if (k->module == 0 || is_unknown(mod, mlen)) {
 		mod = "unknown";
 		mlen = 7;
 	} else if (slash) {
@@ -38,8 +39,8 @@ static int put_fallback(struct t2f_buf *b, const struct t2f_profile *p,
 		mod = slash + 1;
 	}
 	err = t2f_buf__put(b, "[", 1) ?: t2f_buf__put(b, mod, mlen);
-	if (!err && addrs && f->has_addr) {
-		int len = snprintf(addr, sizeof(addr), " <%" PRIx64 ">", f->addr);
+	if (!err && k->has_addr) {
+		int len = snprintf(addr, sizeof(addr), " <%" PRIx64 ">", k->addr);
 
 		err = t2f_buf__put(b, addr, (size_t)len);
 	}
@@ -104,30 +105,6 @@ static const char *kind_suffix(const struct t2f_frame_name_opts *o, enum t2f_fra
 	return NULL;
 }
 
-int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame *f,
-			const struct t2f_frame_name_opts *o, struct t2f_buf *b)
-{
-	size_t len, start = b->len;
-	const char *s = t2f_profile__str(p, f->name, &len);
-	const char *suffix = o->collapsed ? kind_suffix(o, f->kind) : NULL;
-	int err;
-
-	if (is_unknown(s, len)) {
-		err = put_fallback(b, p, f, o->addrs);
-	} else {
-		if (o->collapsed && !o->raw_names)
-			len = cut_args(s, len);
-		err = t2f_buf__put(b, s, len);
-	}
-	if (err)
-		return err;
-	if (b->len == start && o->collapsed)
-		err = t2f_buf__put(b, "[unknown]", 9); /* never an empty folded frame */
-	if (b->len > start)
-		b->len = start + sanitize(b->p + start, b->len - start, o->collapsed);
-	return err ?: (suffix ? t2f_buf__put(b, suffix, 4) : 0);
-}
-
 void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
 			 const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k)
 {
@@ -146,6 +123,30 @@ void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
 		k->kind = f->kind + 1;
 }
 
+int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame_name_key *k,
+			const struct t2f_frame_name_opts *o, struct t2f_buf *b)
+{
+	size_t len, start = b->len;
+	const char *s = t2f_profile__str(p, k->name, &len);
+	const char *suffix = k->kind ? kind_suffix(o, (enum t2f_frame_kind)(k->kind - 1)) : NULL;
+	int err;
+
+	if (is_unknown(s, len)) {
+		err = put_fallback(b, p, k);
+	} else {
+		if (o->collapsed && !o->raw_names)
+			len = cut_args(s, len);
+		err = t2f_buf__put(b, s, len);
+	}
+	if (err)
+		return err;
+	if (b->len == start && o->collapsed)
+		err = t2f_buf__put(b, "[unknown]", 9); /* never an empty folded frame */
+	if (b->len > start)
+		b->len = start + sanitize(b->p + start, b->len - start, o->collapsed);
+	return err ?: (suffix ? t2f_buf__put(b, suffix, 4) : 0);
+}
+
 int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_name_opts *o,
 			 struct t2f_frame_names **out)
 {
@@ -160,7 +161,10 @@ int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_nam
 		goto fail;
 	n->off[0] = n->off[1] = 0;
 	for (uint32_t id = 1; id <= count; id++) {
-		err = t2f_frame_name__put(p, t2f_profile__frame_at(p, id), o, &n->text);
+		struct t2f_frame_name_key k;
+
+		t2f_frame_name__key(p, t2f_profile__frame_at(p, id), o, &k);
+		err = t2f_frame_name__put(p, &k, o, &n->text);
 		if (err)
 			goto fail;
 		n->off[id + 1] = n->text.len;

@@ -41,13 +41,8 @@ void t2f_frame_names__free(struct t2f_frame_names *n); /* NULL is fine */
 /* Name of frame id (1..frame_count); never NULL, not NUL-terminated. */
 const char *t2f_frame_names__get(const struct t2f_frame_names *n, t2f_frame_id id, size_t *len);
 
-/* Appends frame f's name (the rules above) to b, for a writer that names only some frames.
- * 0 or -ENOMEM. */
-int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame *f,
-			const struct t2f_frame_name_opts *o, struct t2f_buf *b);
-
-/* What a frame's name is made of under o: two frames with equal keys have the same name (frames
- * with different keys may too). Unused fields are 0. */
+/* What a frame's name is made of under o (the rules above): two frames with equal keys have the
+ * same name (frames with different keys may too). Unused fields are 0. */
 struct t2f_frame_name_key {
 	t2f_str_id name;
 	t2f_str_id module;    /* the name is the module's ("[libc.so.6]") */
@@ -57,6 +52,10 @@ struct t2f_frame_name_key {
 };
 void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
 			 const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k);
+/* Appends the name key k (made by t2f_frame_name__key under the same o) says to b, for a
+ * writer that names only some frames. 0 or -ENOMEM. */
+int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame_name_key *k,
+			const struct t2f_frame_name_opts *o, struct t2f_buf *b);
 
 /* The function's source position: the file and line of its declaration (fn_file, fn_line), else
  * the file of the frame's code with no line (a line there is the code's, not the function's);

@@ -143,21 +143,21 @@ static bool key_eq(const void *ctx, uint32_t v)
 	       a->name.kind == b->name.kind && a->file == b->file && a->line == b->line;
 }
 
-/* The function of frame fr (key k's, found the first time): its strings interned, then
- * deduplicated on them. */
+/* The function of key k (met the first time): its strings interned, then deduplicated on
+ * them. */
 static int new_function(struct t2f_pprof_tables *t, struct func_index *x,
-			const struct t2f_frame *fr, const struct t2f_frame_name_opts *o,
-			const struct func_key *k, uint32_t *func)
+			const struct t2f_frame_name_opts *o, const struct func_key *k,
+			uint32_t *func)
 {
 	struct func_probe q = { .t = t, .key.start_line = k->line };
 	uint64_t h;
 	int err;
 
 	x->name.len = 0;
-	err = t2f_frame_name__put(t->p, fr, o, &x->name) ?:
+	err = t2f_frame_name__put(t->p, &k->name, o, &x->name) ?:
 	      t2f_pprof_tables__str(t, x->name.p ? x->name.p : "", x->name.len, &q.key.name);
-	if (!err && is_symbol(t->p, fr->name))
-		err = prof_str(t, fr->name, &q.key.system_name);
+	if (!err && is_symbol(t->p, k->name.name))
+		err = prof_str(t, k->name.name, &q.key.system_name);
 	if (!err && k->file)
 		err = prof_str(t, k->file, &q.key.filename);
 	if (err)
@@ -194,7 +194,7 @@ static int frame_function(struct t2f_pprof_tables *t, struct func_index *x, t2f_
 		t->frame_func[id] = x->key[v].func;
 		return 0;
 	}
-	err = new_function(t, x, fr, o, &k, &k.func) ?:
+	err = new_function(t, x, o, &k, &k.func) ?:
 	      t2f_grow((void **)&x->key, &x->key_cap, (size_t)x->nkeys + 1, 1, sizeof(*x->key),
 		       64, UINT32_MAX); /* [1..nkeys] */
 	if (err)

@@ -288,8 +288,9 @@ static bool key_equal(const struct t2f_frame_name_key *a, const struct t2f_frame
 	       a->addr == b->addr && a->kind == b->kind;
 }
 
-/* One frame at a time: t2f_frame_name__put gives the table's name, and two frames with equal
- * keys have equal names; the key tells apart what the name tells apart. */
+/* One frame at a time: the name t2f_frame_name__put makes from a frame's key is the table's,
+ * and two frames with equal keys have equal names; the key tells apart what the name tells
+ * apart. */
 static void test_one_frame_and_its_key(void **state)
 {
 	static const struct t2f_frame_name_opts opts[] = {
@@ -320,10 +321,10 @@ static void test_one_frame_and_its_key(void **state)
 			const struct t2f_frame *f = t2f_profile__frame_at(p, ids[i]);
 			const char *want = name_of(p, &opts[o], ids[i]);
 
-			assert_int_equal(t2f_frame_name__put(p, f, &opts[o], &b[i]), 0);
+			t2f_frame_name__key(p, f, &opts[o], &key[i]);
+			assert_int_equal(t2f_frame_name__put(p, &key[i], &opts[o], &b[i]), 0);
 			assert_int_equal(b[i].len, strlen(want));
 			assert_memory_equal(b[i].p ? b[i].p : "", want, b[i].len);
-			t2f_frame_name__key(p, f, &opts[o], &key[i]);
 		}
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < n; j++)
