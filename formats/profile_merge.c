@@ -179,6 +179,12 @@ static int nodes_by_depth(const struct t2f_profile *src, uint32_t **out)
 	return 0;
 }
 
+/* Src node nd's hash in dst: its parent's and frame's dst ids (mapped by then). */
+static uint64_t mapped_node_hash(const struct id_maps *m, const struct node *nd)
+{
+	return t2f_profile__node_hash(m->node[nd->parent], m->frame[nd->frame]);
+}
+
 /* For find_nodes at order[i]: asks for the slot of the node 2 * MERGE_AHEAD places on, and
  * for the node its slot names of the one MERGE_AHEAD on (the slot is there by then), when it
  * has the current node's depth: its parent, one level up, is mapped by then. */
@@ -198,7 +204,7 @@ static void find_nodes_ahead(const struct t2f_profile *dst, const struct t2f_pro
 		a = VEC_AT(src->nodes, struct node, order[i + k * MERGE_AHEAD]);
 		if (a->depth != depth || fresh[a->parent])
 			continue;
-		h = t2f_profile__node_hash(m->node[a->parent], m->frame[a->frame]);
+		h = mapped_node_hash(m, a);
 		if (k == 2)
 			t2f_hashmap__prefetch(dst->node_ix, h);
 		else if ((c = t2f_hashmap__candidate(dst->node_ix, h)))
@@ -220,8 +226,8 @@ static void find_nodes(const struct t2f_profile *dst, const struct t2f_profile *
 
 		find_nodes_ahead(dst, src, m, order, fresh, i);
 		if (!fresh[nd->parent])
-			m->node[id] = t2f_profile__node_find(dst, m->node[nd->parent], m->frame[nd->frame],
-						t2f_profile__node_hash(m->node[nd->parent], m->frame[nd->frame]));
+			m->node[id] = t2f_profile__node_find(dst, m->node[nd->parent],
+							     m->frame[nd->frame], mapped_node_hash(m, nd));
 		fresh[id] = !m->node[id];
 	}
 }
@@ -240,21 +246,17 @@ static int add_nodes(struct t2f_profile *dst, const struct t2f_profile *src, str
 			m->node[id] = next++;
 	for (size_t id = 1, ahead = 1; !err && id < n; id++) {
 		const struct node *nd = VEC_AT(src->nodes, struct node, id);
-		t2f_node_id got;
 
 		for (; ahead < n && ahead < id + MERGE_AHEAD; ahead++) {
 			const struct node *a = VEC_AT(src->nodes, struct node, ahead);
 
 			if (fresh[ahead])
-				t2f_hashmap__prefetch(dst->node_ix,
-						      t2f_profile__node_hash(m->node[a->parent], m->frame[a->frame]));
+				t2f_hashmap__prefetch(dst->node_ix, mapped_node_hash(m, a));
 		}
 		if (!fresh[id])
 			continue;
 		err = t2f_profile__node_add(dst, m->node[nd->parent], m->frame[nd->frame],
-			       t2f_profile__node_hash(m->node[nd->parent], m->frame[nd->frame]), &got);
-		if (!err && got != m->node[id])
-			err = -EINVAL; /* cannot happen: the ids were counted above */
+					    mapped_node_hash(m, nd), &m->node[id]); /* counted above */
 	}
 	return err;
 }
@@ -312,12 +314,13 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 		if (i + MERGE_AHEAD < src->cells.len) {
 			const struct t2f_cell *a = VEC_AT(src->cells, struct t2f_cell, i + MERGE_AHEAD);
 
-			t2f_hashmap__prefetch(dst->cell_ix, t2f_profile__cell_hash(m->node[a->node],
-								      m->thread[a->thread],
-								      m->event[a->event]));
+			t2f_hashmap__prefetch(dst->cell_ix,
+					      t2f_profile__cell_hash(m->node[a->node],
+								     m->thread[a->thread],
+								     m->event[a->event]));
 		}
-		err = t2f_profile__cell_add(dst, m->node[c->node], m->thread[c->thread], m->event[c->event],
-			       c->samples, c->weight, &m->cell[i]);
+		err = t2f_profile__cell_add(dst, m->node[c->node], m->thread[c->thread],
+					    m->event[c->event], c->samples, c->weight, &m->cell[i]);
 		if (err)
 			return err;
 	}

@@ -54,8 +54,8 @@ static int restack_cells(struct t2f_profile *p, struct t2f_profile *q, const t2f
 	for (size_t i = 0; i < p->cells.len; i++) {
 		const struct t2f_cell *c = VEC_AT(p->cells, struct t2f_cell, i);
 
-		err = t2f_profile__cell_add(q, map[c->node], c->thread, c->event, c->samples, c->weight,
-			       &cell_map[i]);
+		err = t2f_profile__cell_add(q, map[c->node], c->thread, c->event, c->samples,
+					    c->weight, &cell_map[i]);
 		if (err)
 			return err;
 	}
