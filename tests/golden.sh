@@ -16,8 +16,8 @@
 # and run with T2F_BLESS=1.
 # A .pb.gz is compared as the protobuf it inflates to (gzip -dc): the deflated bytes are igzip's
 # (zlib's without libisal.so.2) and may differ between igzip's CPU-specific code paths; the gzip
-# stage has its own unit test (tests/unit/test_pprof_gz.c). Every output is also checked by tests/validate/check when the
-# checkers are installed.
+# stage has its own unit test (tests/unit/test_pprof_gz.c). Every output is also checked by
+# tests/validate/check when the checkers are installed.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 t2f_init .. 1 "$@"

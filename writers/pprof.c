@@ -438,8 +438,8 @@ int t2f_pprof__write(const struct t2f_profile *p, const struct t2f_pprof_opts *o
 		goto done;
 	}
 	s.event = o->event ? o->event : (s.nevents ? 1 : 0);
-	err = prepare(&s) ?: t2f_pprof_gz__new(out, o->raw ? T2F_PPROF_RAW : T2F_PPROF_GZIP, &s.gz) ?: encode(&s) ?:
-	      t2f_pprof_gz__finish(s.gz, &s.enc);
+	err = prepare(&s) ?: t2f_pprof_gz__new(out, o->raw ? T2F_PPROF_RAW : T2F_PPROF_GZIP, &s.gz) ?:
+	      encode(&s) ?: t2f_pprof_gz__finish(s.gz, &s.enc);
 done:
 	release(&s);
 	return err;

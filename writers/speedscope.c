@@ -758,9 +758,7 @@ static int ss_write_profiles(struct ss *s, const char *unit)
 		      ss_add_jobs(s, t, off, s->heads.len - off);
 		first = false;
 	}
-	if (err)
-		return err;
-	err = ss_group_jobs(s);
+	err = err ?: ss_group_jobs(s);
 	if (err)
 		return err;
 	t2f_out__puts(s->out, "\"profiles\":[");
