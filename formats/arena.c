@@ -61,7 +61,7 @@ static struct arena_block *arena_grow(struct t2f_arena *a, size_t need)
 	b = malloc(sizeof(*b) + size);
 	if (!b)
 		return NULL;
-	t2f_mem__huge(b, sizeof(*b) + size);
+	t2f_mem__huge(b);
 	b->prev = a->head;
 	b->size = size;
 	b->used = 0;

@@ -21,7 +21,7 @@ int t2f_buf__reserve(struct t2f_buf *b, size_t extra)
 	p = realloc(b->p, cap);
 	if (!p)
 		return -ENOMEM;
-	t2f_mem__huge(p, cap);
+	t2f_mem__huge(p);
 	b->p = p;
 	b->cap = cap;
 	return 0;

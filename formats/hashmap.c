@@ -39,7 +39,7 @@ static int slots_alloc(struct t2f_hashmap *m, size_t cap)
 {
 	if (cap > SIZE_MAX / sizeof(*m->slots) || !(m->slots = malloc(cap * sizeof(*m->slots))))
 		return -ENOMEM;
-	t2f_mem__huge(m->slots, cap * sizeof(*m->slots));
+	t2f_mem__huge(m->slots);
 	memset(m->slots, 0, cap * sizeof(*m->slots));
 	m->mask = cap - 1;
 	return 0;

@@ -1,24 +1,26 @@
-/* formats/mem.c: madvise(MADV_HUGEPAGE) on the aligned interior of a block; blocks of whole huge
- * pages. */
+/* formats/mem.c: madvise(MADV_HUGEPAGE) on a block's pages; blocks of whole huge pages. */
 #include "formats/mem.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
-void t2f_mem__huge(void *p, size_t len)
+void t2f_mem__huge(void *block)
 {
 #ifdef MADV_HUGEPAGE
-	uintptr_t from = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	uintptr_t to = ((uintptr_t)p + len) & ~(HUGE_PAGE - 1);
+	size_t len = block ? malloc_usable_size(block) : 0;
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095;
+	uintptr_t from = (uintptr_t)block & ~mask, to = ((uintptr_t)block + len + mask) & ~mask;
 
-	if (len >= T2F_MEM_HUGE_MIN && to > from)
+	if (len >= T2F_MEM_HUGE_MIN)
 		(void)madvise((void *)from, to - from, MADV_HUGEPAGE);
 #else
-	(void)p;
-	(void)len;
+	(void)block;
 #endif
 }
 

@@ -12,9 +12,13 @@
 
 #define T2F_MEM_HUGE_MIN ((size_t)4 << 20) /* smaller blocks are left alone */
 
-/* Asks for huge pages behind the whole 2 MiB pages inside [p, p + len), when len is at least
- * T2F_MEM_HUGE_MIN. The memory stays the caller's; errors are ignored. */
-void t2f_mem__huge(void *p, size_t len);
+/* Asks for huge pages behind a block from malloc or realloc (NULL is fine) of at least
+ * T2F_MEM_HUGE_MIN bytes: behind all of its pages, not only its aligned interior, so that the
+ * block stays one mapping (with one set of flags), which realloc can then move and grow
+ * without copying (mremap); with the interior alone, mremap failed and realloc copied: 15 of
+ * the merges' ms on a whole-machine recording read for pprof. The memory stays the caller's;
+ * errors are ignored. */
+void t2f_mem__huge(void *block);
 
 /* A block of at least len bytes (len > 0) in whole huge pages: 2 MiB-aligned, its size rounded
  * up to 2 MiB multiples (*cap), asked for huge pages: one fault per 2 MiB from its first byte,

@@ -31,7 +31,7 @@ int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n)
 	nd = realloc(v->data, cap * elem);
 	if (!nd)
 		return -ENOMEM;
-	t2f_mem__huge(nd, cap * elem);
+	t2f_mem__huge(nd);
 	v->data = nd;
 	v->cap = cap;
 	return 0;

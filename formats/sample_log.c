@@ -190,7 +190,7 @@ static int chunk_init(struct chunk *c, size_t cap)
 		free_chunk(c);
 		return -ENOMEM;
 	}
-	t2f_mem__huge(c->b, cap);
+	t2f_mem__huge(c->b);
 	return 0;
 }
 

@@ -77,7 +77,7 @@ static int reserve(struct t2f_strtab *t, size_t len)
 
 		if (!nr)
 			return -ENOMEM;
-		t2f_mem__huge(nr, (size_t)t->refs_cap * 2 * sizeof(*nr));
+		t2f_mem__huge(nr);
 		t->refs = nr;
 		t->refs_cap *= 2;
 	}

@@ -1,6 +1,6 @@
-/* tests/unit/test_mem.c: formats/mem.c — the aligned interior of a large block is marked for
- * huge pages ("hg" among the mapping's VmFlags in /proc/self/smaps), a small block is not
- * (skipped where the kernel has no transparent huge pages); blocks of whole huge pages. */
+/* tests/unit/test_mem.c: formats/mem.c — all of a large block is marked for huge pages ("hg"
+ * among the mapping's VmFlags in /proc/self/smaps), a small block is not (skipped where the
+ * kernel has no transparent huge pages); blocks of whole huge pages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -38,22 +38,33 @@ static bool marked_huge(const void *addr)
 	return hg;
 }
 
-static void test_huge_interior(void **state)
+/* A large block is marked from its first page to its last, a small one not at all. The block
+ * stays one mapping, so realloc moves it (mremap keeps the mark) instead of copying it into a
+ * new, unmarked one. */
+static void test_huge_block(void **state)
 {
-	size_t len = 16 * MIB;
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *aligned;
+	char *small = malloc(T2F_MEM_HUGE_MIN - 4096), *p = malloc(16 * MIB), *q;
 
 	(void)state;
 	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0)
 		skip();
-	assert_true(p != MAP_FAILED);
-	aligned = (char *)(((uintptr_t)p + 2 * MIB - 1) & ~(uintptr_t)(2 * MIB - 1));
-	t2f_mem__huge(p + 1, T2F_MEM_HUGE_MIN - 1); /* below the minimum: left alone */
-	assert_false(marked_huge(aligned + 2 * MIB));
-	t2f_mem__huge(p + 1, len - 1);
-	assert_true(marked_huge(aligned + 2 * MIB));
-	assert_int_equal(munmap(p, len), 0);
+	assert_non_null(small);
+	assert_non_null(p);
+	t2f_mem__huge(small);
+	assert_false(marked_huge(small + T2F_MEM_HUGE_MIN / 2));
+	assert_false(marked_huge(p + 8 * MIB));
+	t2f_mem__huge(p);
+	assert_true(marked_huge(p));
+	assert_true(marked_huge(p + 8 * MIB));
+	assert_true(marked_huge(p + 16 * MIB - 1));
+	memset(p, 'b', 16 * MIB);
+	q = realloc(p, 32 * MIB);
+	assert_non_null(q);
+	assert_int_equal(q[16 * MIB - 1], 'b');
+	assert_true(marked_huge(q + 24 * MIB));
+	t2f_mem__huge(NULL);
+	free(q);
+	free(small);
 }
 
 /* Whole huge pages: aligned, the size rounded up, marked; realloc keeps the bytes. */
@@ -80,7 +91,7 @@ static void test_alloc_huge(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_huge_interior),
+		cmocka_unit_test(test_huge_block),
 		cmocka_unit_test(test_alloc_huge),
 	};
 
