@@ -4,17 +4,6 @@
 #include <errno.h>
 #include <string.h>
 
-size_t t2f_pb__varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
-
 size_t t2f_pb__key_size(uint32_t field)
 {
 	return t2f_pb__varint_size((uint64_t)field << 3);
@@ -42,14 +31,7 @@ size_t t2f_pb__packed_i64_size(const int64_t *v, size_t n)
 /* Writes v at p (room for 10 bytes); returns the bytes written. */
 static size_t varint_at(char *p, uint64_t v)
 {
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (char)(unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (char)(unsigned char)v;
-	return n;
+	return (size_t)(t2f_pb__at_varint(p, v) - p);
 }
 
 int t2f_pb__put_varint(struct t2f_buf *b, uint64_t v)

@@ -29,8 +29,11 @@ enum t2f_pb_wire_type {
 	T2F_PB_I32 = 5,
 };
 
-/* Bytes of v as a varint (1..10). */
-size_t t2f_pb__varint_size(uint64_t v);
+/* Bytes of v as a varint (1..10): 7 bits a byte, from its highest set bit. */
+static inline size_t t2f_pb__varint_size(uint64_t v)
+{
+	return (size_t)(((63 - __builtin_clzll(v | 1)) * 9 + 73) >> 6);
+}
 /* Bytes of a key for `field`. */
 size_t t2f_pb__key_size(uint32_t field);
 /* Bytes of a whole length-delimited field whose payload is `len` bytes. */
@@ -58,6 +61,31 @@ int t2f_pb__put_bytes(struct t2f_buf *b, uint32_t field, const void *p, size_t l
 /* Packed repeated uint64 / int64: one length-delimited field; nothing for n == 0. */
 int t2f_pb__put_packed_u64(struct t2f_buf *b, uint32_t field, const uint64_t *v, size_t n);
 int t2f_pb__put_packed_i64(struct t2f_buf *b, uint32_t field, const int64_t *v, size_t n);
+
+/* Writing at a cursor, for loops that encode many small messages: the caller reserves room
+ * (t2f_buf__reserve; a key or a varint takes at most 10 bytes), writes from w = b->p + b->len,
+ * each call returning the cursor after what it wrote, then sets b->len = w - b->p. One
+ * reservation and one length update a message, not one a field. */
+static inline char *t2f_pb__at_varint(char *w, uint64_t v)
+{
+	while (v >= 0x80) {
+		*w++ = (char)(unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*w++ = (char)(unsigned char)v;
+	return w;
+}
+
+static inline char *t2f_pb__at_key(char *w, uint32_t field, enum t2f_pb_wire_type wt)
+{
+	return t2f_pb__at_varint(w, (uint64_t)field << 3 | (uint64_t)wt);
+}
+
+/* A varint field (uint64, int64 as its two's complement, bool). */
+static inline char *t2f_pb__at_uint64(char *w, uint32_t field, uint64_t v)
+{
+	return t2f_pb__at_varint(t2f_pb__at_key(w, field, T2F_PB_VARINT), v);
+}
 
 /* Opens a nested message (or any length-delimited field built in place) as `field`; *mark is
  * the handle for t2f_pb__close(). */

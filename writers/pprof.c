@@ -225,20 +225,39 @@ static void prefetch_stack(const struct pp *s, size_t g)
 		__builtin_prefetch(&s->t.nodes[s->t.nodes[s->groups[g + SAMPLE_AHEAD].node].next]);
 }
 
+/* One Sample: its location ids, innermost first, then its values (both packed), then its
+ * thread's labels. Every size is known before it is written, so the message is written at a
+ * cursor in one reservation: one key, length and room check a message, not one a field. */
 static int put_sample(struct pp *s, size_t g)
 {
 	const struct pp_group *gr = &s->groups[g];
-	size_t cols = 2 * (size_t)s->nevents, n = 0, m;
+	size_t cols = 2 * (size_t)s->nevents, n = 0, nloc, nval, body;
 	size_t lo = s->label_off[gr->thread], hi = s->label_off[gr->thread + 1];
-	int err;
+	const uint64_t *v = s->values + g * cols;
+	char *w;
 
 	for (t2f_node_id nd = gr->node; nd; nd = s->t.nodes[nd].next)
 		s->locs[n++] = s->t.nodes[nd].loc;
-	err = t2f_pb__open(&s->enc, PF_SAMPLE, &m) ?:
-	      t2f_pb__put_packed_u64(&s->enc, 1, s->locs, n) ?:
-	      t2f_pb__put_packed_u64(&s->enc, 2, s->values + g * cols, cols) ?:
-	      t2f_buf__put(&s->enc, s->labels.p + lo, hi - lo) ?: t2f_pb__close(&s->enc, m);
-	return err ?: drain(s);
+	nloc = t2f_pb__packed_u64_size(s->locs, n);
+	nval = t2f_pb__packed_u64_size(v, cols);
+	body = (n ? 1 + t2f_pb__varint_size(nloc) + nloc : 0) +
+	       (cols ? 1 + t2f_pb__varint_size(nval) + nval : 0) + (hi - lo);
+	if (t2f_buf__reserve(&s->enc, 11 + body))
+		return -ENOMEM;
+	w = t2f_pb__at_key(s->enc.p + s->enc.len, PF_SAMPLE, T2F_PB_LEN);
+	w = t2f_pb__at_varint(w, body);
+	if (n)
+		w = t2f_pb__at_varint(t2f_pb__at_key(w, 1, T2F_PB_LEN), nloc);
+	for (size_t i = 0; i < n; i++)
+		w = t2f_pb__at_varint(w, s->locs[i]);
+	if (cols)
+		w = t2f_pb__at_varint(t2f_pb__at_key(w, 2, T2F_PB_LEN), nval);
+	for (size_t c = 0; c < cols; c++)
+		w = t2f_pb__at_varint(w, v[c]);
+	if (hi > lo)
+		memcpy(w, s->labels.p + lo, hi - lo);
+	s->enc.len = (size_t)(w - s->enc.p) + (hi - lo);
+	return drain(s);
 }
 
 /* ---- tables ---- */
@@ -270,27 +289,38 @@ static int put_mapping(struct pp *s, uint32_t id)
 	return err ?: t2f_pb__close(b, m) ?: drain(s);
 }
 
+/* A Location, then its Lines, innermost first, each written at a cursor (a Line's size is known
+ * before it is written). */
 static int put_location(struct pp *s, uint32_t id)
 {
 	const struct t2f_pprof_loc *l = &s->t.locs[id];
 	struct t2f_buf *b = &s->enc;
-	size_t m, lm;
-	int err = t2f_pb__open(b, PF_LOCATION, &m) ?: t2f_pb__put_uint64(b, 1, id);
+	size_t m;
+	char *w;
+	int err = t2f_pb__open(b, PF_LOCATION, &m) ?: t2f_buf__reserve(b, 3 * 11);
 
-	if (!err && l->mapping)
-		err = t2f_pb__put_uint64(b, 2, l->mapping);
-	if (!err && l->address)
-		err = t2f_pb__put_uint64(b, 3, l->address);
-	for (uint32_t i = id; !err && i; i = s->t.locs[i].tail) { /* innermost first */
+	if (err)
+		return err;
+	w = t2f_pb__at_uint64(b->p + b->len, 1, id);
+	if (l->mapping)
+		w = t2f_pb__at_uint64(w, 2, l->mapping);
+	if (l->address)
+		w = t2f_pb__at_uint64(w, 3, l->address);
+	b->len = (size_t)(w - b->p);
+	for (uint32_t i = id; i; i = s->t.locs[i].tail) { /* innermost first */
 		t2f_frame_id f = s->t.locs[i].frame;
-		uint32_t line = t2f_profile__frame_at(s->p, f)->line;
+		uint64_t func = s->t.frame_func[f], line = t2f_profile__frame_at(s->p, f)->line;
+		size_t body = 1 + t2f_pb__varint_size(func) + (line ? 1 + t2f_pb__varint_size(line) : 0);
 
-		err = t2f_pb__open(b, 4, &lm) ?: t2f_pb__put_uint64(b, 1, s->t.frame_func[f]);
-		if (!err && line)
-			err = t2f_pb__put_int64(b, 2, line);
-		err = err ?: t2f_pb__close(b, lm);
+		if (t2f_buf__reserve(b, 2 + body)) /* (a body of 32-bit values: a 1-byte length) */
+			return -ENOMEM;
+		w = t2f_pb__at_varint(t2f_pb__at_key(b->p + b->len, 4, T2F_PB_LEN), body);
+		w = t2f_pb__at_uint64(w, 1, func);
+		if (line)
+			w = t2f_pb__at_uint64(w, 2, line);
+		b->len = (size_t)(w - b->p);
 	}
-	return err ?: t2f_pb__close(b, m) ?: drain(s);
+	return t2f_pb__close(b, m) ?: drain(s);
 }
 
 static int put_function(struct pp *s, uint32_t id)

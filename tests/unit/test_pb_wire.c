@@ -65,6 +65,49 @@ static void test_sizes(void **state)
 	assert_int_equal(t2f_pb__packed_i64_size((const int64_t[]){ -1, 1 }, 2), 11);
 }
 
+/* Every width: the size of each power of two and the value below it is the number of bytes
+ * put_varint writes, counted by hand too (7 bits a byte). */
+static void test_sizes_every_width(void **state)
+{
+	struct t2f_buf b = { 0 };
+
+	(void)state;
+	for (unsigned k = 0; k < 64; k++)
+		for (uint64_t v = (1ull << k) - (k > 0), i = 0; i < 2; i++, v++) {
+			size_t bits = 64 - (size_t)__builtin_clzll(v | 1);
+
+			b.len = 0;
+			assert_int_equal(t2f_pb__put_varint(&b, v), 0);
+			assert_int_equal(t2f_pb__varint_size(v), b.len);
+			assert_int_equal(b.len, (bits + 6) / 7);
+		}
+	t2f_buf__free(&b);
+}
+
+/* The cursor writers give the bytes of the buffer writers. */
+static void test_cursor_matches_puts(void **state)
+{
+	static const uint64_t vals[] = { 0, 1, 127, 128, 300, 1ull << 35, UINT64_MAX };
+	struct t2f_buf a = { 0 }, c = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		char *w;
+
+		assert_int_equal(t2f_pb__put_uint64(&a, 3, vals[i]) ?: t2f_pb__put_varint(&a, vals[i]) ?:
+				 t2f_pb__put_key(&a, 20, T2F_PB_LEN), 0);
+		assert_int_equal(t2f_buf__reserve(&c, 40), 0);
+		w = t2f_pb__at_uint64(c.p + c.len, 3, vals[i]);
+		w = t2f_pb__at_varint(w, vals[i]);
+		w = t2f_pb__at_key(w, 20, T2F_PB_LEN);
+		c.len = (size_t)(w - c.p);
+	}
+	assert_int_equal(a.len, c.len);
+	assert_memory_equal(a.p, c.p, a.len);
+	t2f_buf__free(&a);
+	t2f_buf__free(&c);
+}
+
 static void test_keys_and_scalars(void **state)
 {
 	struct t2f_buf b = { 0 };
@@ -209,6 +252,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_varints),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_sizes_every_width),
+		cmocka_unit_test(test_cursor_matches_puts),
 		cmocka_unit_test(test_keys_and_scalars),
 		cmocka_unit_test(test_negative_int64_is_ten_bytes),
 		cmocka_unit_test(test_zigzag),
