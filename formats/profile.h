@@ -173,6 +173,7 @@ int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 			    t2f_event_id event, uint64_t weight, uint64_t time_ns);
 
 /* Counts; ids run 1..count. */
+uint32_t t2f_profile__str_count(const struct t2f_profile *p);
 uint32_t t2f_profile__thread_count(const struct t2f_profile *p);
 uint32_t t2f_profile__event_count(const struct t2f_profile *p);
 uint32_t t2f_profile__frame_count(const struct t2f_profile *p);

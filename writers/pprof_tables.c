@@ -226,30 +226,19 @@ static int build_functions(struct t2f_pprof_tables *t, const struct t2f_frame_na
 
 /* ---- (3) mappings ---- */
 
-/* perf's "[unknown]" dso is no module. */
-static bool has_module(const struct t2f_profile *p, const struct t2f_frame *fr)
-{
-	return fr->module && is_symbol(p, fr->module);
-}
+#define NO_MAP UINT32_MAX /* map_of: the string is no module */
 
-struct map_probe {
-	const struct t2f_pprof_tables *t;
-	t2f_str_id module;
+/* Per profile string id, what it is met as, worked out once per string, not once per frame. */
+struct map_index {
+	uint32_t *map_of;  /* as a frame's module: its mapping id; 0 = not met; NO_MAP: none */
+	uint8_t *symbol;   /* as a frame's name: 0 = not met, 1 = a symbol, 2 = not */
 };
 
-static bool map_eq(const void *ctx, uint32_t v)
+static bool symbol_at(const struct t2f_profile *p, struct map_index *x, t2f_str_id name)
 {
-	const struct map_probe *q = ctx;
-
-	return q->t->maps[v].module == q->module;
-}
-
-static uint32_t find_map(const struct t2f_pprof_tables *t, const struct t2f_hashmap *m,
-			 t2f_str_id module)
-{
-	struct map_probe q = { t, module };
-
-	return t2f_hashmap__find(m, t2f_hash_u64(module), map_eq, &q);
+	if (!x->symbol[name])
+		x->symbol[name] = is_symbol(p, name) ? 1 : 2;
+	return x->symbol[name] == 1;
 }
 
 /* The mapping pprof takes for the main binary: the first whose basename starts with thread 1's
@@ -275,65 +264,61 @@ static uint32_t main_binary(const struct t2f_pprof_tables *t)
 	return 0;
 }
 
-/* Moves the main binary to id 1 (the others keep their order) and rebuilds the index. */
-static int main_first(struct t2f_pprof_tables *t, struct t2f_hashmap **m)
+/* Moves the main binary to id 1 (the others keep their order). */
+static void main_first(struct t2f_pprof_tables *t, struct map_index *x)
 {
 	uint32_t main_id = main_binary(t);
 	struct t2f_pprof_map mb;
-	int err;
 
 	if (main_id <= 1)
-		return 0;
+		return;
 	mb = t->maps[main_id];
 	memmove(&t->maps[2], &t->maps[1], (main_id - 1) * sizeof(*t->maps));
 	t->maps[1] = mb;
-	t2f_hashmap__free(*m);
-	*m = NULL;
-	err = t2f_hashmap__new(t->nmaps, m);
-	for (uint32_t i = 1; !err && i <= t->nmaps; i++)
-		err = t2f_hashmap__insert(*m, t2f_hash_u64(t->maps[i].module), i);
-	return err;
+	for (uint32_t i = 1; i <= main_id; i++)
+		x->map_of[t->maps[i].module] = i;
 }
 
-static int add_modules(struct t2f_pprof_tables *t, struct t2f_hashmap *m)
+/* A mapping for each module of the used frames (perf's "[unknown]" dso is none), in the order
+ * they are met. */
+static int add_modules(struct t2f_pprof_tables *t, struct map_index *x)
 {
 	uint32_t n = t2f_profile__frame_count(t->p);
 	size_t cap = 0;
 
 	for (t2f_frame_id id = 1; id <= n; id++) {
-		const struct t2f_frame *fr = t2f_profile__frame_at(t->p, id);
+		t2f_str_id module = t2f_profile__frame_at(t->p, id)->module;
+		int err;
 
-		if (!t->frame_func[id] || !has_module(t->p, fr) || find_map(t, m, fr->module))
+		if (!t->frame_func[id] || x->map_of[module])
 			continue;
-		if (t->nmaps + 1 >= cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct t2f_pprof_map *nm = realloc(t->maps, nc * sizeof(*nm));
-
-			if (!nm)
-				return -ENOMEM;
-			t->maps = nm;
-			cap = nc;
+		if (!module || !is_symbol(t->p, module)) {
+			x->map_of[module] = NO_MAP;
+			continue;
 		}
-		t->maps[++t->nmaps] = (struct t2f_pprof_map){ .module = fr->module,
+		err = t2f_grow((void **)&t->maps, &cap, (size_t)t->nmaps + 1, 1, sizeof(*t->maps), 16,
+			       NO_MAP); /* [1..nmaps] */
+		if (err)
+			return err;
+		t->maps[++t->nmaps] = (struct t2f_pprof_map){ .module = module,
 			.has_functions = true };
-		if (t2f_hashmap__insert(m, t2f_hash_u64(fr->module), t->nmaps))
-			return -ENOMEM;
+		x->map_of[module] = t->nmaps;
 	}
 	return 0;
 }
 
 /* Ranges and build-ids from the first module map of each path. */
-static int add_ranges(struct t2f_pprof_tables *t, const struct t2f_hashmap *m)
+static int add_ranges(struct t2f_pprof_tables *t, const struct map_index *x)
 {
 	uint32_t n = t2f_profile__module_map_count(t->p);
 
 	for (uint32_t i = 0; i < n; i++) {
 		const struct t2f_module_map *mm = t2f_profile__module_map_at(t->p, i);
-		uint32_t id = find_map(t, m, mm->path);
+		uint32_t id = x->map_of[mm->path];
 		struct t2f_pprof_map *pm;
 		int err;
 
-		if (!id || t->maps[id].has_range) /* (maps is NULL when no frame has a module) */
+		if (!id || id == NO_MAP || t->maps[id].has_range)
 			continue;
 		pm = &t->maps[id];
 		pm->has_range = true;
@@ -349,20 +334,26 @@ static int add_ranges(struct t2f_pprof_tables *t, const struct t2f_hashmap *m)
 static int build_mappings(struct t2f_pprof_tables *t)
 {
 	uint32_t n = t2f_profile__frame_count(t->p);
-	struct t2f_hashmap *m = NULL;
-	int err = t2f_hashmap__new(16, &m);
+	size_t nstr = (size_t)t2f_profile__str_count(t->p) + 1;
+	struct map_index x = { calloc(nstr, sizeof(*x.map_of)), calloc(nstr, 1) };
+	int err = x.map_of && x.symbol ? add_modules(t, &x) : -ENOMEM;
 
-	err = err ?: add_modules(t, m) ?: main_first(t, &m) ?: add_ranges(t, m);
+	if (!err) {
+		main_first(t, &x);
+		err = add_ranges(t, &x);
+	}
 	for (t2f_frame_id id = 1; !err && id <= n; id++) {
 		const struct t2f_frame *fr = t2f_profile__frame_at(t->p, id);
+		uint32_t map = x.map_of[fr->module];
 
-		if (!t->frame_func[id] || !has_module(t->p, fr))
+		if (!t->frame_func[id] || map == NO_MAP)
 			continue;
-		t->frame_map[id] = find_map(t, m, fr->module);
-		if (!is_symbol(t->p, fr->name))
-			t->maps[t->frame_map[id]].has_functions = false;
+		t->frame_map[id] = map;
+		if (!symbol_at(t->p, &x, fr->name))
+			t->maps[map].has_functions = false;
 	}
-	t2f_hashmap__free(m);
+	free(x.map_of);
+	free(x.symbol);
 	return err;
 }
 
