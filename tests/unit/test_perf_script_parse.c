@@ -177,6 +177,51 @@ static void test_header_no_event(void **state)
 	assert_int_equal(h.rest.len, 0);
 }
 
+/* "a 1 <time>: 1 cpu-clock: " with a time of `sec` random digits, '.', `frac` random digits; its
+ * time in ns worked out with 128-bit arithmetic. */
+static uint64_t time_line(char *line, int sec, int frac, unsigned *seed)
+{
+	char *t = line + 4;
+	unsigned __int128 ns = 0, fns = 0;
+
+	memcpy(line, "a 1 ", 4);
+	for (int i = 0; i < sec + 1 + frac; i++) {
+		*seed = *seed * 1103515245u + 12345u;
+		t[i] = i == sec ? '.' : (char)('0' + *seed / 65536 % 10);
+	}
+	memcpy(t + sec + 1 + frac, ": 1 cpu-clock: ", 16);
+	for (int i = 0; i < sec; i++)
+		ns = ns * 10 + (unsigned)(t[i] - '0');
+	for (int i = 0; i < 9; i++)
+		fns = fns * 10 + (i < frac ? (unsigned)(t[sec + 1 + i] - '0') : 0);
+	ns = ns * 1000000000u + fns;
+	return ns > UINT64_MAX - 1 ? T2F_TIME_PAST : (uint64_t)ns;
+}
+
+/* Every width of seconds (1..19 digits) and fraction (1..12), random digits, read by a full
+ * parse and through the memo (its ways' own time path). */
+static void test_header_time_every_width(void **state)
+{
+	unsigned seed = 7;
+
+	(void)state;
+	for (int sec = 1; sec <= 19; sec++)
+		for (int frac = 1; frac <= 12; frac++)
+			for (int round = 0; round < 20; round++) {
+				struct ps_header_memo m = { 0 };
+				struct ps_header h;
+				char line[96];
+				uint64_t want = time_line(line, sec, frac, &seed);
+
+				assert_true(ps_parse_header(line, strlen(line), &h));
+				assert_true(h.time_ns == want);
+				ps_header_memo__keep(&m, line, strlen(line), &h);
+				want = time_line(line, sec, frac, &seed);
+				assert_non_null(ps_header_memo__parse(&m, line, strlen(line), true, &h));
+				assert_true(h.time_ns == want);
+			}
+}
+
 static void test_header_time_digits_and_modifiers(void **state)
 {
 	struct ps_header h;
@@ -568,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_header_one_line_sample),
 		cmocka_unit_test(test_header_no_event),
 		cmocka_unit_test(test_header_time_digits_and_modifiers),
+		cmocka_unit_test(test_header_time_every_width),
 		cmocka_unit_test(test_header_mmap2),
 		cmocka_unit_test(test_mmap2_build_id),
 		cmocka_unit_test(test_mmap2_build_id_brackets),
