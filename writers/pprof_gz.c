@@ -34,7 +34,6 @@
 #include "formats/bg.h"
 
 #define GZ_WINDOW (32u << 10)    /* deflate's window: a block's dictionary */
-#define GZ_PIECE (1u << 30)      /* input per crc32 call (its lengths are uInt) */
 
 struct gz_slot {
 	struct t2f_pprof_deflate *engine;
@@ -74,11 +73,7 @@ static const unsigned char gz_head[10] = {
 static int block_deflate(struct gz_slot *s)
 {
 	s->out.len = 0;
-	s->crc = crc32(0L, Z_NULL, 0);
-	for (size_t off = 0, n; off < s->in.len; off += n) {
-		n = s->in.len - off < GZ_PIECE ? s->in.len - off : GZ_PIECE;
-		s->crc = crc32(s->crc, (const unsigned char *)s->in.p + off, (uInt)n);
-	}
+	s->crc = t2f_pprof_deflate__crc32(s->engine, s->in.p, s->in.len);
 	return t2f_pprof_deflate__block(s->engine, s->dict, s->ndict, s->in.p, s->in.len, s->last,
 					&s->out);
 }

@@ -106,6 +106,8 @@ bool t2f_pprof_deflate__igzip(const struct t2f_pprof_deflate *d);
  * `last`. The same bytes for the same arguments. 0, -ENOMEM or -EIO. */
 int t2f_pprof_deflate__block(struct t2f_pprof_deflate *d, const void *dict, size_t ndict,
 			     const void *in, size_t n, bool last, struct t2f_buf *out);
+/* The gzip CRC-32 of p[0..n), by the engine's library. */
+uint32_t t2f_pprof_deflate__crc32(const struct t2f_pprof_deflate *d, const void *p, size_t n);
 void t2f_pprof_deflate__free(struct t2f_pprof_deflate *d); /* NULL is fine */
 
 #endif
