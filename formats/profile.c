@@ -416,7 +416,10 @@ int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_m
 
 uint32_t t2f_profile__thread_count(const struct t2f_profile *p) { return (uint32_t)p->threads.len - 1; }
 uint32_t t2f_profile__event_count(const struct t2f_profile *p) { return (uint32_t)p->events.len - 1; }
-uint32_t t2f_profile__str_count(const struct t2f_profile *p) { return t2f_strtab__count(p->strings); }
+uint32_t t2f_profile__str_count(const struct t2f_profile *p)
+{
+	return t2f_strtab__count(p->strings);
+}
 uint32_t t2f_profile__frame_count(const struct t2f_profile *p) { return (uint32_t)p->frames.len - 1; }
 uint32_t t2f_profile__node_count(const struct t2f_profile *p) { return (uint32_t)p->nodes.len - 1; }
 uint32_t t2f_profile__module_map_count(const struct t2f_profile *p) { return (uint32_t)p->maps.len; }

@@ -36,8 +36,8 @@ struct pp_group {
 
 /* The samples: the cells grouped by (node, thread), in order of first appearance (one event:
  * each cell is its own sample), and their values. Grouped on a thread of its own while the tables
- * are built (group_cells reads nothing else than the cells), so a block of its own, in cache
- * lines of its own. */
+ * are built (group_cells reads only the cells), into a block of its own, in cache lines of its
+ * own. */
 struct pp_groups {
 	const struct t2f_profile *p;
 	size_t cols;               /* values a sample: 2 * events */

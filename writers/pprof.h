@@ -32,11 +32,13 @@
  *   (C0, DEL, C1: formats/utf8.h) become spaces, as `go tool pprof` prints strings raw.
  * - comment: "trace2flame VERSION" and "input: NAME"; time_nanos from the options;
  *   duration_nanos from the profile's time span (t2f_profile__time_span), when it has one.
- * The protobuf is gzip-compressed by zlib at a fixed level with a zeroed header mtime, so equal
- * profiles give equal bytes.
+ * The protobuf is gzip-compressed at a fixed level (igzip's when libisal.so.2 opens, else
+ * zlib's) with a zeroed header mtime, so equal profiles give equal bytes with one engine.
  *
  * Returns 0, -ENOMEM, -EINVAL (event out of range) or -T2F_E_LIMIT (an id space is full); write
- * errors surface in t2f_out__finish(), the caller's. Reads the profile only; not thread safe.
+ * errors surface in t2f_out__finish(), the caller's. Reads the profile only. Threads: the call
+ * starts its own (grouping the samples beside the tables, deflating two blocks at a time) and
+ * joins them before it returns; without them it does the same work on the caller's thread.
  */
 #ifndef T2F_PPROF_H
 #define T2F_PPROF_H

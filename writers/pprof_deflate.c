@@ -1,9 +1,11 @@
-/* writers/pprof_deflate.c: one block of raw deflate after its dictionary, by igzip or zlib.
+/* writers/pprof_deflate.c: one block of raw deflate after its dictionary, by igzip or zlib, and
+ * a block's CRC-32 by the same library.
  *
  * igzip (ISA-L, level 1) deflates whole-machine profiles 5-6x as fast as zlib's level 1, for
- * about 1.5% more bytes; its CRC-32 (carry-less multiplies) takes a sixth of zlib's time. It is opened with dlopen (libisal.so.2), as libdebuginfod is: Debian
- * has no static archive of it, and a static link of trace2flame must not need it. Without it,
- * zlib's level 1 deflates the same blocks. Either engine gives the same bytes on every run.
+ * about 1.5% more bytes; its CRC-32 (carry-less multiplies) takes a sixth of zlib's time. It is
+ * opened with dlopen (libisal.so.2), as libdebuginfod is: Debian has no static archive of it,
+ * and a static link of trace2flame must not need it. Without it, zlib's level 1 deflates the
+ * same blocks. Either engine gives the same bytes on every run.
  *
  * igzip's bytes depend on the output room it is given, so it is given room for any outcome
  * (the input stored, and more), never a room that depends on the buffer's past: one call per
