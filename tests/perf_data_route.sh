@@ -6,6 +6,7 @@
 # threads, a shared library libmtlib.so; built with frame pointers, leaf functions included).
 # fixtures/perf-data/README.md lists them:
 #   u      -e cpu-clock:u                      user call chains
+#   ex     u of a shell that execs mt          the shell's mappings kept past the exec
 #   k      -e cpu-clock                        kernel frames too (named from /proc/kallsyms
 #                                              when the recording's kernel is the running one)
 #   kx     k with another kernel build-id      kernel frames unresolved (--stats says why),
@@ -53,8 +54,8 @@
 . "$(dirname "$0")/lib.sh"
 t2f_init .. 2 "$@"
 PART=${2:-all}
-# part N: this run does the cases of part N (1: u k kx trunc stdin; 2: ev pf z bm here; 3: sys dwarf
-# pipe)
+# part N: this run does the cases of part N (1: u ex k kx trunc stdin; 2: ev pf z bm here; 3: sys
+# dwarf pipe)
 part() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 
 need_perf_record
@@ -184,6 +185,19 @@ if part 1 && rec u $U -e cpu-clock:u -g; then
 	lines u
 fi
 MT_MODE=
+
+# ex: mt run by a shell that counts a while, then execs it: the shell's samples, then mt's, in
+# one process. The reader keeps the shell's mappings past the exec (mt's overlay them); the
+# routes must agree on every frame of both programs.
+# shellcheck disable=SC2086
+if part 1 && perf record -q $U -e cpu-clock:u -g -o "$TMP/ex.data" -- \
+	sh -c "i=0; while [ \$i -lt 20000 ]; do i=\$((i + 1)); done; exec '$TMP/mt' 250" \
+	>"$TMP/ex.rec" 2>&1; then
+	folded ex
+	deep ex
+	if grep -q '^sh;' "$TMP/ex.r.folded"; then ok; else
+		bad "ex: no stack of the shell before its exec"; fi
+fi
 
 # shellcheck disable=SC2086
 if part 1 && rec k $U -e cpu-clock -g; then
