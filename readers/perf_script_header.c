@@ -276,9 +276,7 @@ void ps_header_memo__keep(struct ps_header_memo *m, const char *s, size_t len,
 	w->h = *h;
 	w->comm_at = (size_t)(h->comm.p - s);
 	w->thread = w->event = 0;
-	w->prefix_end = 0;
-	if (h->time_at >= 8)
-		memcpy(&w->prefix_end, s + h->time_at - 8, 8);
+	w->prefix_end = h->time_at >= 8 ? load8(s + h->time_at - 8) : 0;
 	w->event_at = h->event.len ? (size_t)(h->event.p - s) - h->tail_at : 0;
 }
 
@@ -305,11 +303,10 @@ static int way_parse(const struct ps_header_way *w, const char *s, size_t len, b
 		     struct ps_header *h)
 {
 	size_t j = w->prefix_len, t = len - w->tail_len, dot; /* the tail starts at t */
-	uint64_t end8;
 
 	if (!w->tail_len || len < j + w->tail_len + 4)
 		return 0;
-	if (j >= 8 && (memcpy(&end8, s + j - 8, 8), end8 != w->prefix_end))
+	if (j >= 8 && load8(s + j - 8) != w->prefix_end)
 		return 0;
 	if (s[t - 1] != ':' || memcmp(s + t, w->tail, w->tail_len) != 0 ||
 	    memcmp(s, w->prefix, j) != 0 || !time_ok(s + j, t - 1 - j, &dot))
