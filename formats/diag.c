@@ -3,6 +3,7 @@
 #include "formats/diag.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 
 #define DIAG_KINDS 64      /* distinct warning formats tracked for rate limiting */
 #define DIAG_MSG_MAX 1024
+#define T2F_UNKNOWN_ERROR "unknown error"
 
 struct diag_kind {
 	const char *fmt;   /* the key: a string literal's address */
@@ -51,8 +53,15 @@ struct t2f_diag {
 	struct diag_buffer *buf; /* non-NULL for a buffered diag */
 };
 
+/* Every int has a text: a known negative code its own, 0 glibc's "Success", anything else (a
+ * positive value, INT_MIN, a number no errno names) one fixed text. Only static strings, never
+ * strerror()'s buffer, so two calls in one printf() and calls on several threads do not meet. */
 const char *t2f_strerror(int err)
 {
+	const char *text;
+
+	if (err > 0 || err == INT_MIN) /* -INT_MIN does not exist */
+		return T2F_UNKNOWN_ERROR;
 	switch (-err) {
 	case T2F_E_FORMAT: return "malformed input";
 	case T2F_E_TRUNCATED: return "truncated input";
@@ -64,7 +73,9 @@ const char *t2f_strerror(int err)
 	case T2F_E_NOT_FILE: return "not a regular file";
 	case T2F_E_NO_EVENT: return "no such event in the input";
 	case T2F_E_STATE: return "call out of order";
-	default: return strerror(-err);
+	default:
+		text = strerrordesc_np(-err);
+		return text ? text : T2F_UNKNOWN_ERROR;
 	}
 }
 

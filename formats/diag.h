@@ -32,7 +32,8 @@ enum t2f_errc {
 	T2F_E_STATE,          /* a library call out of order (include/trace2flame.h) */
 };
 
-/* Static string for -errno or -T2F_E_*; never NULL. */
+/* A static string for -errno or -T2F_E_*, "unknown error" for any other int; never NULL, never
+ * overwritten. Thread safe. */
 const char *t2f_strerror(int err);
 
 struct t2f_diag;

@@ -3,6 +3,7 @@
  * issuing the same warnings directly. Warnings go to an open_memstream() sink so the exact text
  * printed can be compared. */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,6 +50,34 @@ static void test_strerror_errno(void **state)
 	/* never NULL, even for a code nobody defined */
 	assert_non_null(t2f_strerror(-4999));
 	assert_non_null(t2f_strerror(-T2F_E_DECOMPRESS - 1));
+}
+
+/* Every int has a text (INT_MIN cannot be negated), and a text is never rewritten by a later
+ * call: two unknown codes in one printf must not show the second's text twice. */
+static void test_strerror_any_int(void **state)
+{
+	static const int codes[] = { INT_MIN, INT_MIN + 1, -99999, -9999, -4999, -1, 0, 1, EPIPE,
+				     T2F_E_FORMAT, INT_MAX };
+	const char *first, *texts[sizeof(codes) / sizeof(codes[0])];
+	char copy[256];
+
+	(void)state;
+	first = t2f_strerror(-9999);
+	snprintf(copy, sizeof(copy), "%s", first);
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		texts[i] = t2f_strerror(codes[i]);
+		assert_non_null(texts[i]);
+		assert_true(texts[i][0] != '\0');
+	}
+	assert_string_equal(first, copy); /* untouched by the calls after it */
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		assert_string_equal(texts[i], t2f_strerror(codes[i]));
+	assert_string_equal(t2f_strerror(INT_MIN), "unknown error");
+	assert_string_equal(t2f_strerror(-99999), "unknown error");
+	assert_string_equal(t2f_strerror(EPIPE), "unknown error"); /* codes are negative */
+	assert_string_equal(t2f_strerror(INT_MAX), "unknown error");
+	assert_string_equal(t2f_strerror(0), "Success");
+	assert_string_equal(t2f_strerror(INT_MIN + 1), "unknown error");
 }
 
 static void test_warn_prints_located_message(void **state)
@@ -558,6 +587,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strerror_own_codes),
 		cmocka_unit_test(test_strerror_errno),
+		cmocka_unit_test(test_strerror_any_int),
 		cmocka_unit_test(test_warn_prints_located_message),
 		cmocka_unit_test(test_warn_rate_limit_and_flush),
 		cmocka_unit_test(test_warn_default_max_repeats_is_5),
