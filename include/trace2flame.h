@@ -185,12 +185,16 @@ T2F_API int t2f_session_add_bytes(struct t2f_session *s, const void *data, size_
 /* The resolve stage: names frames left unnamed through ELF symbol tables (found by build-id
  * and path), kallsyms and perf maps, per the options; then settles the event written. Done
  * once, after the last input; the first write does it when not called. 0 or a negative error
- * (T2F_ERR_NO_EVENT when the options' event is not in the inputs). */
+ * (T2F_ERR_NO_EVENT when the options' event is not in the inputs). A session given no input
+ * is resolved as one whose inputs hold no samples: the warning "no samples in the input" (with
+ * strict, the error T2F_ERR_FORMAT), then an empty profile. */
 T2F_API int t2f_session_resolve(struct t2f_session *s);
 
 /* Writes the profile. To a path: a temp file beside it, renamed over it when complete ("-":
  * stdout); to a descriptor (not closed); or to memory (*buf malloc'd, free() it; *len bytes).
- * The format must be one the session was opened for. 0 or a negative error. */
+ * The format must be one the session was opened for. A session given no input writes an empty
+ * profile, the bytes an input without samples gives (see t2f_session_resolve). 0 or a negative
+ * error. */
 T2F_API int t2f_session_write_path(struct t2f_session *s, const struct t2f_write_options *w,
 				   const char *path);
 T2F_API int t2f_session_write_fd(struct t2f_session *s, const struct t2f_write_options *w,
@@ -375,7 +379,10 @@ T2F_API const char *t2f_symbols_error(const struct t2f_symbols *s);
  * NULL when raw is not a mangled name (or out of memory). Thread safe. */
 T2F_API char *t2f_demangle_name(const char *raw, bool params);
 
-/* A static string naming an error code (-errno or -T2F_ERR_*); never NULL. */
+/* A static string naming an error code (-errno or -T2F_ERR_*), never NULL and never overwritten
+ * by a later call: two results may be used together (one printf). Defined for every int: 0 is
+ * "Success", any other value no code names (a positive one, INT_MIN) "unknown error". Thread
+ * safe. */
 T2F_API const char *t2f_strerror(int err);
 /* The library's version, "MAJOR.MINOR.PATCH". */
 T2F_API const char *t2f_version(void);

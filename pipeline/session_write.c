@@ -190,7 +190,8 @@ static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_writ
 		.tid = w->tid,
 		.names = { .raw_names = s->o.raw_names, .kernel = w->kernel, .jit = w->jit,
 			   .inlined = w->inlined, .addrs = s->o.addrs },
-		.input = w->input_name ? w->input_name : s->n_inputs > 1 ? s->label
+		.input = w->input_name ? w->input_name
+			 : s->n_inputs != 1 ? s->label /* "no input" too */
 			 : strcmp(s->args[0], "-") == 0 ? "standard input" : s->args[0],
 		.threads = t2f_session_jobs(s),
 		.svg = {

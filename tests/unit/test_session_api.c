@@ -298,6 +298,73 @@ static void test_inputs_agree(void **state)
 	fclose(f);
 }
 
+/* A session given no input writes what an input without samples gives (every format, each way
+ * of writing), after the warning that the output is empty; with strict that warning is the
+ * error. */
+static void test_no_input(void **state)
+{
+	static const enum t2f_format formats[] = { T2F_FORMAT_COLLAPSED, T2F_FORMAT_SPEEDSCOPE,
+						   T2F_FORMAT_PPROF, T2F_FORMAT_SVG };
+	char path[] = "/tmp/t2f-api-empty.XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		struct t2f_write_options w = wopts(formats[i]);
+		struct lines l = { 0 }, le = { 0 };
+		struct t2f_options o = opts(0, &l), oe = opts(0, &le);
+		struct t2f_session *s, *e;
+		char *buf, *want, *got;
+		size_t len, want_len;
+		ssize_t n;
+
+		w.input_name = "x"; /* the same name in both */
+		assert_int_equal(t2f_session_new(&oe, &e), 0);
+		assert_int_equal(t2f_session_add_bytes(e, "", 0, "x"), 0);
+		assert_int_equal(t2f_session_write_mem(e, &w, &want, &want_len), 0);
+		t2f_session_free(e);
+
+		assert_int_equal(t2f_session_new(&o, &s), 0);
+		assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), 0);
+		assert_non_null(strstr(l.text, "no input: no samples in the input: the output is "
+					       "empty"));
+		assert_int_equal(len, want_len);
+		assert_memory_equal(buf, want, len);
+		free(buf);
+		assert_int_equal(ftruncate(fd, 0), 0);
+		assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+		assert_int_equal(t2f_session_write_fd(s, &w, fd), 0);
+		got = malloc(want_len + 1);
+		assert_non_null(got);
+		n = pread(fd, got, want_len + 1, 0);
+		assert_int_equal(n, (ssize_t)want_len);
+		assert_memory_equal(got, want, want_len);
+		free(got);
+		assert_int_equal(t2f_session_write_path(s, &w, path), 0);
+		t2f_session_free(s);
+		free(want);
+	}
+	close(fd);
+	unlink(path);
+
+	struct lines l = { 0 };
+	struct t2f_options o = opts(0, &l);
+	struct t2f_write_options w = wopts(T2F_FORMAT_COLLAPSED);
+	struct t2f_session *s;
+	char *buf;
+	size_t len;
+
+	o.strict = true;
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -T2F_ERR_FORMAT);
+	assert_non_null(strstr(t2f_session_error(s), "no samples"));
+	assert_int_equal(t2f_session_write_fd(s, &w, 1), -T2F_ERR_STATE);
+	t2f_session_free(s);
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_resolve(s), -T2F_ERR_FORMAT);
+	t2f_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_missing_event),
 		cmocka_unit_test(test_messages_and_stats),
 		cmocka_unit_test(test_inputs_agree),
+		cmocka_unit_test(test_no_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
