@@ -191,7 +191,9 @@ T2F_API int t2f_session_add_bytes(struct t2f_session *s, const void *data, size_
 T2F_API int t2f_session_resolve(struct t2f_session *s);
 
 /* Writes the profile. To a path: a temp file beside it, renamed over it when complete ("-":
- * stdout); to a descriptor (not closed); or to memory (*buf malloc'd, free() it; *len bytes).
+ * stdout), with the mode of the regular file it replaces and its owner and group where the
+ * process may give them (set-user-ID and set-group-ID bits only with both; a new file 0666 &
+ * ~umask); to a descriptor (not closed); or to memory (*buf malloc'd, free() it; *len bytes).
  * The format must be one the session was opened for. A session given no input writes an empty
  * profile, the bytes an input without samples gives (see t2f_session_resolve). 0 or a negative
  * error. */

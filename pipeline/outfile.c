@@ -20,6 +20,8 @@ struct t2f_outfile {
 	char *path;        /* the target; NULL for stdout */
 	char *tmp;         /* the temp file while it exists */
 	int fd;            /* -1 once closed */
+	bool replaces;     /* the target is a regular file: target is its stat */
+	struct stat target;
 };
 
 /* The longest file name the directory of path (its first dir_len bytes) takes. */
@@ -71,6 +73,32 @@ static mode_t t2f_umask(void)
 	return m;
 }
 
+/* The temp file's owner, group and mode: those of the file it replaces (a profile kept private
+ * stays so), else a new file's 0666 & ~umask. An owner or group this process may not give
+ * (EPERM: not root, nor a member of the group; EINVAL: no such id in this user namespace) is
+ * left as created; set-user-ID and set-group-ID bits are kept only with both. 0 or -errno. */
+static int t2f_outfile_attrs(struct t2f_outfile *f)
+{
+	const struct stat *t = &f->target;
+	bool owned = true;
+	mode_t mode;
+
+	if (!f->replaces) {
+		mode = 0666 & ~t2f_umask();
+	} else {
+		if (fchown(f->fd, t->st_uid, t->st_gid) < 0) {
+			if (errno != EPERM && errno != EINVAL)
+				return -errno;
+			owned = false;
+			if (fchown(f->fd, (uid_t)-1, t->st_gid) < 0 && errno != EPERM &&
+			    errno != EINVAL)
+				return -errno;
+		}
+		mode = t->st_mode & (owned ? 07777 : 01777);
+	}
+	return fchmod(f->fd, mode) < 0 ? -errno : 0;
+}
+
 static int t2f_outfile_create(struct t2f_outfile *f)
 {
 	int err = t2f_outfile_tmp_name(f->path, &f->tmp);
@@ -88,24 +116,29 @@ static int t2f_outfile_create(struct t2f_outfile *f)
 		return t2f_diag__error(f->diag, err, f->path, 0,
 				       "cannot create a temporary file beside it (%s)", t2f_strerror(err));
 	}
-	if (fchmod(f->fd, 0666 & ~t2f_umask()) < 0) {
-		err = -errno;
-		return t2f_diag__error(f->diag, err, f->path, 0, "cannot set the mode of %s (%s)",
-				       f->tmp, t2f_strerror(err));
-	}
+	err = t2f_outfile_attrs(f);
+	if (err)
+		return t2f_diag__error(f->diag, err, f->path, 0, "cannot set the mode or owner "
+				       "of %s (%s)", f->tmp, t2f_strerror(err));
 	return 0;
 }
 
 /* An existing target that is not a regular file (/dev/null, a FIFO) is opened and written in
- * place: renaming over it would replace the device. A directory is refused. 1 when it was
- * opened, 0 when the target is a regular file or absent, or -errno (recorded). */
+ * place: renaming over it would replace the device. A directory is refused. A regular one is
+ * kept in f->target. 1 when it was opened, 0 when the target is a regular file or absent, or
+ * -errno (recorded). */
 static int t2f_outfile_special(struct t2f_outfile *f)
 {
 	struct stat st;
 	int err;
 
-	if (stat(f->path, &st) < 0 || S_ISREG(st.st_mode))
+	if (stat(f->path, &st) < 0)
 		return 0;
+	if (S_ISREG(st.st_mode)) {
+		f->replaces = true;
+		f->target = st;
+		return 0;
+	}
 	if (S_ISDIR(st.st_mode))
 		return t2f_diag__error(f->diag, -EISDIR, f->path, 0, "cannot write (%s)",
 				       t2f_strerror(-EISDIR));

@@ -1,11 +1,14 @@
 /* pipeline/outfile.h: the output of one conversion, written atomically.
  *
- * A named output is written to a temp file beside it (same directory, ".BASENAME.XXXXXX", mode
- * 0666 & ~umask; BASENAME cut, between UTF-8 characters, when the temp name would be longer
- * than the directory takes) and renamed over the target by __commit(); __free() without a
- * successful __commit() unlinks the temp file, so a failed run never leaves a half-written or
- * clobbered output. Standard output ("-" or NULL) and an existing target that is not a regular
- * file (/dev/null, a FIFO) are written directly; an existing directory is refused (-EISDIR).
+ * A named output is written to a temp file beside it (same directory, ".BASENAME.XXXXXX";
+ * BASENAME cut, between UTF-8 characters, when the temp name would be longer than the directory
+ * takes) and renamed over the target by __commit(). The temp file gets the mode, owner and group
+ * of the regular file it replaces (the owner and group where the process may give them: as
+ * root, or a group it is in; set-user-ID and set-group-ID bits only with both), a new output
+ * mode 0666 & ~umask. __free() without a successful __commit() unlinks the temp file, so a
+ * failed run never leaves a half-written or clobbered output. Standard output ("-" or NULL)
+ * and an existing target that is not a regular file (/dev/null, a FIFO) are written directly;
+ * an existing directory is refused (-EISDIR).
  *
  * Signals (when opened with guard): while the temp file exists, SIGHUP, SIGINT, SIGQUIT,
  * SIGPIPE, SIGTERM and SIGXFSZ unlink it and end the process by the same signal

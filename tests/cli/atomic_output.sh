@@ -1,6 +1,7 @@
 #!/bin/sh
 # Atomic output: a failed run leaves an existing output byte-identical and no ".NAME.*" temp file
-# behind; a successful run replaces the output whole, with mode 0666 & ~umask. An output that is
+# behind; a successful run replaces the output whole, with the replaced file's mode (and owner
+# and group, where the run may give them), a new one with 0666 & ~umask. An output that is
 # one of the inputs (the same file: its name, a symbolic or hard link, another spelling; a
 # perf.data input too; either input of `diff`) is refused with exit 2 and the input left as it
 # was; an --each output that would land on an input is skipped (exit 1).
@@ -54,6 +55,46 @@ same "the old file's other link" "$TMP/before" "$TMP/old-link"
 no_temp "successful run"
 mode=$(ls -l "$d/a.folded" | cut -c1-10)
 if [ "$mode" = "-rw-r--r--" ]; then ok; else bad "output mode $mode, want -rw-r--r-- (0666 & ~022)"; fi
+
+# Replacing keeps the replaced file's mode (a private profile stays private) and, where the run
+# may give them (root; a group it is in), its owner and group; a new file is 0666 & ~umask.
+for m in 600 640 604 750 1644; do
+	printf 'old\n' >"$d/m.folded"
+	chmod "$m" "$d/m.folded"
+	expect 0 "over a mode $m file" -o "$d/m.folded" "$in"
+	got=$(stat -c %a "$d/m.folded")
+	if [ "$got" = "$m" ]; then ok; else bad "output over a mode $m file: mode $got"; fi
+done
+rm "$d/m.folded"
+(umask 077 && t2f -o "$d/m.folded" "$in" 2>"$TMP/err")
+got=$(stat -c %a "$d/m.folded")
+if [ "$got" = 600 ]; then ok; else bad "a new output under umask 077: mode $got, want 600"; fi
+rm "$d/m.folded"
+if [ "$(id -u)" = 0 ]; then
+	printf 'old\n' >"$d/m.folded"
+	chown 65534:65534 "$d/m.folded"
+	chmod 6750 "$d/m.folded"
+	expect 0 "over another user's file" -o "$d/m.folded" "$in"
+	got=$(stat -c %u:%g:%a "$d/m.folded")
+	if [ "$got" = 65534:65534:6750 ]; then ok; else
+		bad "output over 65534:65534 mode 6750 (as root): $got"
+	fi
+else
+	group=$(id -G | tr ' ' '\n' | grep -vx "$(id -g)" | head -n 1)
+	if [ -n "$group" ]; then
+		printf 'old\n' >"$d/m.folded"
+		chgrp "$group" "$d/m.folded"
+		chmod 2640 "$d/m.folded"
+		expect 0 "over a file of group $group" -o "$d/m.folded" "$in"
+		got=$(stat -c %g:%a "$d/m.folded")
+		if [ "$got" = "$group:2640" ]; then ok; else
+			bad "output over group $group mode 2640: $got"
+		fi
+	else
+		echo "$TEST_NAME: not root and in no second group: owner and group not checked"
+	fi
+fi
+rm -f "$d/m.folded"
 
 expect 0 "speedscope over an existing file" -o "$d/a.speedscope.json" "$in"
 t2f -f speedscope "$in" >"$TMP/stdout.json" 2>/dev/null

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -365,6 +366,44 @@ static void test_no_input(void **state)
 	t2f_session_free(s);
 }
 
+/* A path written over a regular file keeps that file's mode (without signals: the unguarded
+ * temp file); a new one gets 0666 & ~umask. */
+static void test_path_keeps_mode(void **state)
+{
+	static const mode_t modes[] = { 0600, 0640, 0444, 0755 };
+	char dir[] = "/tmp/t2f-api-mode.XXXXXX", path[64];
+	struct lines l = { 0 };
+	struct t2f_options o = opts(0, &l);
+	struct t2f_write_options w = wopts(T2F_FORMAT_COLLAPSED);
+	struct t2f_session *s;
+	mode_t old_mask = umask(022);
+	struct stat st;
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.folded", dir);
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), NULL), 0);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		assert_true(fd >= 0);
+		assert_int_equal(fchmod(fd, modes[i]), 0);
+		close(fd);
+		assert_int_equal(t2f_session_write_path(s, &w, path), 0);
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_mode & 07777, modes[i]);
+		assert_int_equal(st.st_size, strlen(sorted));
+	}
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(t2f_session_write_path(s, &w, path), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	t2f_session_free(s);
+	unlink(path);
+	rmdir(dir);
+	umask(old_mask);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_messages_and_stats),
 		cmocka_unit_test(test_inputs_agree),
 		cmocka_unit_test(test_no_input),
+		cmocka_unit_test(test_path_keeps_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
