@@ -26,6 +26,13 @@
  * user should see (an event left out, frames left unresolved) go, one line at a time, to the
  * message callback of the options, or to stderr when it is NULL. Errors are returned, not sent.
  *
+ * Signals: the library never raises SIGPIPE in its caller, whatever its disposition. A write to
+ * a pipe or socket whose reader is gone (t2f_session_write_fd, _path to "-" or a FIFO) returns
+ * -EPIPE; messages to a stderr closed that way are dropped. The calling thread blocks SIGPIPE
+ * during each such write and, when the write raised it, takes it (sigtimedwait) before restoring
+ * its mask; a SIGPIPE already pending before the write is left alone. (The `signals` option is
+ * apart: it ends the process on a SIGPIPE sent to it while a temp file exists.)
+ *
  * Versioning: the options structs start with their size, which the caller sets to sizeof:
  * fields added later go at the end, and a library newer than the caller's header reads the
  * missing ones as zero. A size smaller than the first version's struct, or larger than the

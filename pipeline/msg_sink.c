@@ -1,11 +1,15 @@
-/* pipeline/msg_sink.c: fopencookie() with a write function that cuts lines. */
+/* pipeline/msg_sink.c: fopencookie() with a write function that cuts lines, or that writes to
+ * stderr with SIGPIPE held off. */
 #include "pipeline/msg_sink.h"
 
+#include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
 #include "formats/grow.h"
+#include "formats/nosigpipe.h"
 
 struct t2f_msg_sink {
 	void (*fn)(void *ctx, const char *line);
@@ -48,6 +52,30 @@ static int t2f_msg_close(void *cookie)
 	free(m->line);
 	free(m);
 	return 0;
+}
+
+/* Standard error's writes, SIGPIPE held off; best effort, as messages to stderr always were. */
+static ssize_t t2f_msg_stderr_write(void *cookie, const char *buf, size_t n)
+{
+	struct t2f_nosigpipe g;
+	bool epipe = false;
+
+	(void)cookie;
+	t2f_nosigpipe__begin(&g);
+	if (fwrite(buf, 1, n, stderr) < n || fflush(stderr) != 0)
+		epipe = errno == EPIPE;
+	t2f_nosigpipe__end(&g, epipe);
+	return (ssize_t)n;
+}
+
+FILE *t2f_msg_sink__stderr(void)
+{
+	cookie_io_functions_t io = { .write = t2f_msg_stderr_write };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (f)
+		setvbuf(f, NULL, _IONBF, 0);
+	return f;
 }
 
 FILE *t2f_msg_sink__open(void (*fn)(void *ctx, const char *line), void *ctx)

@@ -13,5 +13,9 @@
 
 /* The stream, or NULL when out of memory. */
 FILE *t2f_msg_sink__open(void (*fn)(void *ctx, const char *line), void *ctx);
+/* A stream onto stderr (the FILE, wherever the caller pointed it), unbuffered as stderr is, whose
+ * writes never raise SIGPIPE (formats/nosigpipe.h): a closed stderr loses the messages, not the
+ * process. NULL when out of memory. */
+FILE *t2f_msg_sink__stderr(void);
 
 #endif

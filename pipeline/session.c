@@ -164,13 +164,10 @@ static int t2f_session_init(struct t2f_session *s)
 {
 	int err;
 
-	s->msg = stderr;
-	if (s->o.message) {
-		s->msg = t2f_msg_sink__open(s->o.message, s->o.message_ctx);
-		s->own_msg = true;
-		if (!s->msg)
-			return -ENOMEM;
-	}
+	s->msg = s->o.message ? t2f_msg_sink__open(s->o.message, s->o.message_ctx)
+			      : t2f_msg_sink__stderr();
+	if (!s->msg)
+		return -ENOMEM;
 	err = t2f_diag__new(s->msg, &s->diag);
 	if (err)
 		return err;
@@ -207,7 +204,7 @@ void t2f_session_free(struct t2f_session *s)
 	free(s->totals);
 	t2f_profile__free(s->profile);
 	t2f_diag__free(s->diag);
-	if (s->own_msg)
+	if (s->msg)
 		fclose(s->msg);
 	free(s->error);
 	free(s->last_output);

@@ -29,8 +29,8 @@ enum t2f_session_state {
 
 struct t2f_session {
 	struct t2f_options o;              /* the caller's, missing fields zero */
-	FILE *msg;                         /* where messages go: stderr or the callback's stream */
-	bool own_msg;                      /* msg is the callback's stream: closed by free */
+	FILE *msg;                         /* where messages go: the callback's stream, or one onto
+					    * stderr (pipeline/msg_sink.h); closed by free */
 	struct t2f_diag *diag;
 	struct t2f_profile *profile;
 	unsigned needs;                    /* what the formats need kept (enum t2f_writer_needs) */

@@ -31,7 +31,8 @@ static int t2f_symbols_init(struct t2f_symbols *s, const struct t2f_symbols_opti
 	int err;
 
 	s->demangle = so.demangle;
-	s->msg = o->message ? t2f_msg_sink__open(o->message, o->message_ctx) : stderr;
+	s->msg = o->message ? t2f_msg_sink__open(o->message, o->message_ctx)
+			    : t2f_msg_sink__stderr();
 	if (!s->msg)
 		return -ENOMEM;
 	err = t2f_diag__new(s->msg, &s->diag) ?: t2f_strtab__new(&s->names);
@@ -47,7 +48,7 @@ void t2f_symbols_free(struct t2f_symbols *s)
 	if (s->diag)
 		t2f_diag__flush(s->diag);
 	t2f_diag__free(s->diag);
-	if (s->msg && s->msg != stderr)
+	if (s->msg)
 		fclose(s->msg);
 	free(s->error);
 	free(s);

@@ -4,10 +4,12 @@
  * size limit reached while writing it) unlink it, then end the process by the same signal with
  * its default action (exit status 128+N in a shell; a core where SIGQUIT and SIGXFSZ make one).
  * The handlers are installed by the first __create() and stay: with nothing guarded they only
- * end the process as the default action would, so standard output closed by its reader still
- * ends a run by SIGPIPE. A signal ignored when the handlers are installed (SIGHUP under nohup,
- * SIGPIPE ignored by the parent) stays ignored: no handler is installed for it. SIGKILL cannot
- * be caught: it (or a crash, or a power loss) leaves the temp file behind.
+ * end the process as the default action would, so the SIGPIPE the command line raises when its
+ * standard output was closed by its reader (the library's writes return -EPIPE instead:
+ * formats/nosigpipe.h) still ends a run by SIGPIPE. A signal ignored when the handlers are
+ * installed (SIGHUP under nohup, SIGPIPE ignored by the parent) stays ignored: no handler is
+ * installed for it. SIGKILL cannot be caught: it (or a crash, or a power loss) leaves the temp
+ * file behind.
  *
  * The calling thread blocks these signals while it creates, renames or unlinks the file, and
  * one atomic word hands the file between it and a handler, which may run on any thread: a

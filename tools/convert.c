@@ -2,6 +2,7 @@
  * library (include/trace2flame.h): command-line options → session options → library calls →
  * the exit code. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,6 +99,15 @@ static int t2f_exit_code(int err)
 	return T2F_EXIT_IO;
 }
 
+/* The library returns -EPIPE where a reader of the output went away (it never raises SIGPIPE
+ * in its caller); the command line ends by SIGPIPE then, as a filter does: at once, nothing more
+ * said. With SIGPIPE ignored (or blocked) the run goes on to "Broken pipe" and exit 3. */
+static void t2f_cli_broken_pipe(int err)
+{
+	if (err == -EPIPE)
+		raise(SIGPIPE);
+}
+
 /* A session for o, or NULL (said). */
 static struct t2f_session *t2f_cli_session(const struct t2f_cli_opts *o, struct t2f_cli_bar *bar)
 {
@@ -150,6 +160,7 @@ int t2f_convert(const struct t2f_cli_opts *o, char *const *inputs, size_t n, con
 	t2f_cli_write_opts(o, &w);
 	if (!err)
 		err = t2f_session_write_path(s, &w, output);
+	t2f_cli_broken_pipe(err);
 	return t2f_cli_end(o, s, err, output);
 }
 
@@ -179,6 +190,7 @@ int t2f_convert_diff(const struct t2f_cli_opts *o)
 	w.diff = d;
 	if (!err && !derr)
 		err = t2f_session_write_path(c, &w, o->output);
+	t2f_cli_broken_pipe(err);
 	derr = t2f_cli_end(o, d, derr, NULL);
 	err = t2f_cli_end(o, c, err, o->output);
 	return derr ? derr : err;

@@ -1,9 +1,11 @@
 /* writers/out.c: a 1 MiB buffer in front of write(2) for small writes; large ones (a piece of
  * text made elsewhere) go to write(2) straight, after what is buffered: copying them through the
- * buffer would cost a pass over every byte. The first error sticks. */
+ * buffer would cost a pass over every byte. The first error sticks. SIGPIPE is blocked around
+ * the writes (formats/nosigpipe.h): a closed pipe is -EPIPE. */
 #include "writers/out.h"
 
 #include "formats/grow.h"
+#include "formats/nosigpipe.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -76,6 +78,8 @@ int t2f_out__take(struct t2f_out *o, char **buf, size_t *len)
 
 static void out_drain(struct t2f_out *o, const char *p, size_t len)
 {
+	struct t2f_nosigpipe g;
+
 	if (o->fd < 0 && !o->err) {
 		o->err = t2f_grow((void **)&o->mem, &o->mem_cap, o->mem_len, len, 1, OUT_BUF, SIZE_MAX);
 		if (!o->err && len)
@@ -83,6 +87,9 @@ static void out_drain(struct t2f_out *o, const char *p, size_t len)
 		o->mem_len += o->err ? 0 : len;
 		return;
 	}
+	if (!len || o->err)
+		return;
+	t2f_nosigpipe__begin(&g); /* a reader gone is -EPIPE, not the caller's death */
 	while (len && !o->err) {
 		ssize_t n = write(o->fd, p, len);
 
@@ -94,6 +101,7 @@ static void out_drain(struct t2f_out *o, const char *p, size_t len)
 		p += n;
 		len -= (size_t)n;
 	}
+	t2f_nosigpipe__end(&g, o->err == -EPIPE);
 }
 
 static void out_flush(struct t2f_out *o)

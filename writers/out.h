@@ -2,8 +2,9 @@
  *
  * Writes are buffered (1 MiB) and never fail individually: the first write(2) error is kept and
  * every later write is ignored, so a writer can emit freely and check once with
- * t2f_out__finish(). The sink does not own the fd; it owns its memory until __take(). Not thread
- * safe.
+ * t2f_out__finish(). A pipe or socket whose reader is gone is -EPIPE, never SIGPIPE: the
+ * calling thread blocks it during each write(2) and takes the one raised (formats/nosigpipe.h).
+ * The sink does not own the fd; it owns its memory until __take(). Not thread safe.
  */
 #ifndef T2F_OUT_H
 #define T2F_OUT_H
