@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "formats/buf.h"
+#include "formats/hashmap.h"
 #include "formats/perf_map.h"
-#include "formats/side_file.h"
 #include "formats/utf8.h"
+#include "pipeline/resym_ids.h"
 #include "pipeline/vdso.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/elf_module.h"
@@ -47,23 +48,12 @@ struct t2f_resym_mod {
 	uint32_t placed;                 /* named frames placed for their inlined functions */
 };
 
-/* A build-id known for a path (module maps, --buildids). */
-struct t2f_resym_id {
-	char *path;
-	uint8_t id[T2F_BUILD_ID_MAX];
-	size_t len;
-	bool has_segment;                /* from a module map that carries the segment */
-	uint64_t p_vaddr, p_offset;
-};
-
 /* A frame's place in its module's ELF space (t2f_resym__place). */
 struct t2f_resym_place {
 	uint64_t elf_vaddr;
 	t2f_sym_module_id mod;
 	bool found;
 };
-
-#define T2F_BUILDIDS_MAX (64u << 20) /* bytes of a --buildids file */
 
 struct t2f_resym {
 	struct t2f_symbolizer *sym;
@@ -75,8 +65,10 @@ struct t2f_resym {
 	const char **symbol_dirs;        /* --symbol-path dirs then env_dirs, NULL-terminated */
 	struct t2f_resym_mod *mods;
 	size_t n_mods, cap_mods;
-	struct t2f_resym_id *ids;
-	size_t n_ids, cap_ids;
+	struct t2f_hashmap *mod_index;   /* a module's path_id → 1 + its index in mods */
+	struct t2f_hashmap *exec_index;  /* a path's string id → 1 + the index of its first
+					  * executable module map (perf inputs) */
+	struct t2f_resym_ids *ids;       /* build-ids per path */
 	bool unsafe;
 	int64_t trust_by;                /* t2f_resym_opts.trust_by */
 	bool nettrace;                   /* name frames FILE!function / FILE!0xADDR */
@@ -110,140 +102,6 @@ static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame
 		return false;
 	path = t2f_profile__str(p, f->module, &len);
 	return t2f_resym__wants(o, f->kind, path, len, f->name && !o->all);
-}
-
-/* Why a build-id text cannot be used (an even number of hex digits, 2 to 128), or NULL. */
-static const char *t2f_resym_id_problem(const char *hex)
-{
-	size_t n = strlen(hex);
-
-	if (n == 0)
-		return "empty";
-	if (strspn(hex, "0123456789abcdefABCDEF") != n)
-		return "not hex";
-	if (n % 2)
-		return "an odd number of hex digits";
-	if (n > 2 * T2F_BUILD_ID_MAX)
-		return "longer than 128 hex digits";
-	return NULL;
-}
-
-/* hex must be valid (t2f_resym_id_problem). */
-static int t2f_resym_add_id(struct t2f_resym *r, const char *path, const char *hex,
-			    const struct t2f_module_map *seg)
-{
-	struct t2f_resym_id *e;
-
-	if (r->n_ids == r->cap_ids) {
-		size_t cap = r->cap_ids ? r->cap_ids * 2 : 16;
-		struct t2f_resym_id *n = realloc(r->ids, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		r->ids = n;
-		r->cap_ids = cap;
-	}
-	e = &r->ids[r->n_ids];
-	if (!t2f_build_id_parse(hex, e->id, sizeof(e->id), &e->len))
-		return -EINVAL;
-	e->path = strdup(path);
-	if (!e->path)
-		return -ENOMEM;
-	e->has_segment = seg && seg->has_segment;
-	e->p_vaddr = e->has_segment ? seg->p_vaddr : 0;
-	e->p_offset = e->has_segment ? seg->p_offset : 0;
-	r->n_ids++;
-	return 0;
-}
-
-/* Build-ids recorded by PERF_RECORD_MMAP2 lines (perf record --buildid-mmap) or nettrace
- * mapping metadata (with the executable segment when the trace gave it). One that is not an
- * even number of hex digits (2 to 128) is skipped with a warning naming the mapped path. */
-static int t2f_resym_map_ids(struct t2f_resym *r, const struct t2f_profile *p,
-			     struct t2f_diag *d)
-{
-	uint32_t n = t2f_profile__module_map_count(p);
-	const char *path, *hex, *problem;
-	int err = 0;
-
-	for (uint32_t i = 0; i < n && !err; i++) {
-		const struct t2f_module_map *m = t2f_profile__module_map_at(p, i);
-
-		if (!m->build_id || !m->path)
-			continue;
-		path = t2f_profile__str(p, m->path, NULL);
-		hex = t2f_profile__str(p, m->build_id, NULL);
-		problem = t2f_resym_id_problem(hex);
-		if (problem)
-			err = t2f_diag__warn(d, path, 0, "the trace's build-id for this mapping refused "
-					     "(%s: want 2 to 128 hex digits, an even number)", problem);
-		else
-			err = t2f_resym_add_id(r, path, hex, m);
-	}
-	return err;
-}
-
-/* One `perf buildid-list` line: "<hex> <path>", e.g.
- *   4ff1b12c1f4a68d964dde3e107bfbafe605df721 /usr/lib/x86_64-linux-gnu/libc.so.6
- *   1aedc820ac555fa3                         /tmp/dbg/mt
- * (perf pads a build-id shorter than 20 bytes, as lld's 8-byte default, to 40 columns)
- * Other lines, and build-ids that are not 2 to 128 hex digits (an even number), are skipped
- * with a warning naming FILE:LINE (the id itself is not printed: it is untrusted text). */
-static int t2f_resym_id_line(struct t2f_resym *r, char *line, const char *file, uint64_t no,
-			     struct t2f_diag *d)
-{
-	char *sp = strchr(line, ' ');
-	size_t len = strlen(line);
-	const char *problem;
-
-	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-		line[--len] = '\0';
-	if (len == 0)
-		return 0;
-	if (sp)
-		*sp++ = '\0';
-	while (sp && *sp == ' ')
-		sp++;
-	if (!sp || *sp == '\0')
-		return t2f_diag__warn(d, file, no, "expected \"BUILD-ID PATH\"");
-	problem = t2f_resym_id_problem(line);
-	if (problem)
-		return t2f_diag__warn(d, file, no, "build-id refused (%s: want 2 to 128 hex digits, "
-				      "an even number); line skipped", problem);
-	return t2f_resym_add_id(r, sp, line, NULL);
-}
-
-/* --buildids FILE (`perf buildid-list` output: 60 bytes or so a line, a few thousand lines): a
- * regular file (formats/side_file.h) of at most T2F_BUILDIDS_MAX bytes. */
-static int t2f_resym_read_ids(struct t2f_resym *r, const char *file, struct t2f_diag *d)
-{
-	char *text = NULL, *line, *next;
-	size_t len;
-	uint64_t no = 0;
-	int err = t2f_side_file__read(file, T2F_BUILDIDS_MAX, &text, &len);
-
-	if (err == -T2F_E_LIMIT)
-		return t2f_diag__error(d, err, file, 0, "larger than %u MiB: not a build-id list",
-				       T2F_BUILDIDS_MAX >> 20);
-	if (err)
-		return t2f_diag__error(d, err, file, 0, "cannot open (%s)", t2f_strerror(err));
-	for (line = text; !err && line < text + len; line = next) {
-		char *nl = memchr(line, '\n', (size_t)(text + len - line));
-
-		next = nl ? nl + 1 : text + len;
-		*(nl ? nl : text + len) = '\0';
-		err = t2f_resym_id_line(r, line, file, ++no, d);
-	}
-	free(text);
-	return err;
-}
-
-static const struct t2f_resym_id *t2f_resym_id_of(const struct t2f_resym *r, const char *path)
-{
-	for (size_t i = 0; i < r->n_ids; i++)
-		if (strcmp(r->ids[i].path, path) == 0)
-			return &r->ids[i];
-	return NULL;
 }
 
 /* "DIR/perf-PID.map" (DIR: --perf-map-dir, else /tmp) for the dso "/tmp/perf-PID.map", built
@@ -317,7 +175,7 @@ static int t2f_resym_own_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
 
 static int t2f_resym_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
 {
-	const struct t2f_resym_id *id = t2f_resym_id_of(r, "[vdso]");
+	const struct t2f_resym_id *id = t2f_resym_ids__find(r->ids, "[vdso]");
 	struct t2f_module_desc desc = { 0 };
 	char hex[2 * T2F_BUILD_ID_MAX + 1];
 	struct stat st;
@@ -353,31 +211,78 @@ static bool t2f_resym_trusted(const struct t2f_resym *r, struct t2f_resym_mod *m
 	return !m->newer;
 }
 
-/* The first executable mapping the trace recorded of the file `path` (perf MMAP2; text with
- * --show-mmap-events), for a debug file found without its binary (symbolizer.h has_exec). */
-static void t2f_resym_exec_map(const struct t2f_profile *p, t2f_str_id path,
-			       struct t2f_module_desc *desc)
+/* A lookup's key in mod_index or exec_index: a path's string id. */
+struct t2f_resym_key {
+	const struct t2f_resym *r;
+	const struct t2f_profile *p;
+	t2f_str_id path;
+};
+
+static bool t2f_resym_mod_eq(const void *ctx, uint32_t value)
 {
-	uint32_t n = t2f_profile__module_map_count(p);
+	const struct t2f_resym_key *k = ctx;
 
-	for (uint32_t i = 0; i < n; i++) {
-		const struct t2f_module_map *mm = t2f_profile__module_map_at(p, i);
-		size_t len;
-		const char *prot = mm->prot ? t2f_profile__str(p, mm->prot, &len) : NULL;
-
-		if (mm->path != path || !mm->len || !prot ||
-		    !((len >= 3 && prot[2] == 'x') || (len == 1 && prot[0] == 'x')))
-			continue;
-		desc->has_exec = true;
-		desc->exec_pgoff = mm->pgoff;
-		desc->exec_len = mm->len;
-		desc->page_size = mm->page_size;
-		return;
-	}
+	return k->r->mods[value - 1].path_id == k->path;
 }
 
+static bool t2f_resym_exec_eq(const void *ctx, uint32_t value)
+{
+	const struct t2f_resym_key *k = ctx;
+
+	return t2f_profile__module_map_at(k->p, value - 1)->path == k->path;
+}
+
+/* Whether a module map is an executable mapping ("r-xp" as perf prints MMAP2, "x" for MMAP). */
+static bool t2f_resym_is_exec(const struct t2f_profile *p, const struct t2f_module_map *mm)
+{
+	size_t len;
+	const char *prot = mm->prot ? t2f_profile__str(p, mm->prot, &len) : NULL;
+
+	return mm->path && mm->len && prot &&
+	       ((len >= 3 && prot[2] == 'x') || (len == 1 && prot[0] == 'x'));
+}
+
+/* exec_index: the first executable mapping the trace recorded of each file (perf MMAP2; text
+ * with --show-mmap-events). 0 or -ENOMEM. */
+static int t2f_resym_index_exec(struct t2f_resym *r, const struct t2f_profile *p)
+{
+	uint32_t n = t2f_profile__module_map_count(p);
+	int err = t2f_hashmap__new(n, &r->exec_index);
+
+	for (uint32_t i = 0; i < n && !err; i++) {
+		const struct t2f_module_map *mm = t2f_profile__module_map_at(p, i);
+		struct t2f_resym_key k = { r, p, mm->path };
+		uint64_t h = t2f_hash_u64(mm->path);
+
+		if (t2f_resym_is_exec(p, mm) &&
+		    !t2f_hashmap__find(r->exec_index, h, t2f_resym_exec_eq, &k))
+			err = t2f_hashmap__insert(r->exec_index, h, i + 1);
+	}
+	return err;
+}
+
+/* The first executable mapping of the file `path`, for a debug file found without its binary
+ * (symbolizer.h has_exec). */
+static void t2f_resym_exec_map(const struct t2f_resym *r, const struct t2f_profile *p,
+			       t2f_str_id path, struct t2f_module_desc *desc)
+{
+	struct t2f_resym_key k = { r, p, path };
+	uint32_t v = r->exec_index ? t2f_hashmap__find(r->exec_index, t2f_hash_u64(path),
+						       t2f_resym_exec_eq, &k) : 0;
+	const struct t2f_module_map *mm;
+
+	if (!v)
+		return;
+	mm = t2f_profile__module_map_at(p, v - 1);
+	desc->has_exec = true;
+	desc->exec_pgoff = mm->pgoff;
+	desc->exec_len = mm->len;
+	desc->page_size = mm->page_size;
+}
+
+/* Registers the module of f's path (hash: its hash in mod_index). */
 static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
-			     const struct t2f_frame *f, struct t2f_resym_mod **out)
+			     const struct t2f_frame *f, uint64_t hash, struct t2f_resym_mod **out)
 {
 	struct t2f_resym_mod *m;
 	const struct t2f_resym_id *id;
@@ -395,8 +300,11 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	m = &r->mods[r->n_mods];
 	*m = (struct t2f_resym_mod){ .path_id = f->module, .kind = f->kind };
 	m->path = strdup(t2f_profile__str(p, f->module, NULL));
-	if (!m->path)
+	if (!m->path || r->n_mods >= UINT32_MAX - 1 ||
+	    t2f_hashmap__insert(r->mod_index, hash, (uint32_t)r->n_mods + 1)) {
+		free(m->path);
 		return -ENOMEM;
+	}
 	r->n_mods++;
 	*out = m;
 	if (m->kind == T2F_FRAME_KERNEL && strcmp(m->path, "[vdso]") == 0)
@@ -405,7 +313,7 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 		return 0;
 	if (m->kind == T2F_FRAME_JIT)
 		return t2f_resym_load_map(r, m);
-	id = t2f_resym_id_of(r, m->path);
+	id = t2f_resym_ids__find(r->ids, m->path);
 	desc.path = m->path;
 	desc.build_id = id ? id->id : NULL;
 	desc.build_id_len = id ? id->len : 0;
@@ -417,8 +325,7 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	desc.has_segment = m->has_segment;
 	desc.p_vaddr = m->p_vaddr;
 	desc.p_offset = m->p_offset;
-	if (!r->nettrace)
-		t2f_resym_exec_map(p, f->module, &desc);
+	t2f_resym_exec_map(r, p, f->module, &desc); /* perf inputs */
 	return t2f_symbolizer__add_module(r->sym, &desc, &m->sym);
 }
 
@@ -426,13 +333,15 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
 			    const struct t2f_frame *f, struct t2f_resym_mod **out)
 {
-	for (size_t i = 0; i < r->n_mods; i++) {
-		if (r->mods[i].path_id == f->module) {
-			*out = &r->mods[i];
-			return 0;
-		}
+	struct t2f_resym_key k = { r, p, f->module };
+	uint64_t h = t2f_hash_u64(f->module);
+	uint32_t v = t2f_hashmap__find(r->mod_index, h, t2f_resym_mod_eq, &k);
+
+	if (v) {
+		*out = &r->mods[v - 1];
+		return 0;
 	}
-	return t2f_resym_new_mod(r, p, f, out);
+	return t2f_resym_new_mod(r, p, f, h, out);
 }
 
 /* A kernel frame through the kallsyms file, a JIT frame through its perf map. */
@@ -579,9 +488,12 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	int err;
 
 	err = t2f_symbol_path_join(o->symbol_dirs, getenv("T2F_SYMBOL_PATH"), &r->env_dirs,
-				   &r->symbol_dirs) ?: t2f_resym_map_ids(r, p, d);
+				   &r->symbol_dirs) ?: t2f_hashmap__new(64, &r->mod_index) ?:
+	      t2f_resym_ids__new(&r->ids) ?: t2f_resym_ids__add_maps(r->ids, p, d);
 	if (!err && o->buildids)
-		err = t2f_resym_read_ids(r, o->buildids, d);
+		err = t2f_resym_ids__read(r->ids, o->buildids, d);
+	if (!err && !o->nettrace)
+		err = t2f_resym_index_exec(r, p);
 	if (err)
 		return err;
 	so.find.symbol_dirs = r->symbol_dirs; /* --symbol-path, then T2F_SYMBOL_PATH */
@@ -672,10 +584,10 @@ void t2f_resym__free(struct t2f_resym *r)
 		free(r->mods[i].map_path);
 		t2f_text_syms__free(r->mods[i].map);
 	}
-	for (size_t i = 0; i < r->n_ids; i++)
-		free(r->ids[i].path);
 	free(r->mods);
-	free(r->ids);
+	t2f_hashmap__free(r->mod_index);
+	t2f_hashmap__free(r->exec_index);
+	t2f_resym_ids__free(r->ids);
 	free(r->symbol_dirs);
 	free(r->env_dirs);
 	t2f_buf__free(&r->name);

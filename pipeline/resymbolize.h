@@ -21,9 +21,10 @@
  * mapping of its process").
  *
  * Build-ids per dso path: from the profile's module maps (PERF_RECORD_MMAP2 with --buildid-mmap)
- * first, then the --buildids file (`perf buildid-list` lines: "<hex> <path>"). A module without a
- * known build-id is not resolved (docs/design.md §5: a trace from another machine must not be
- * named from this machine's files) unless unsafe_build_id_match, or trust_by: the inputs were
+ * first, then the --buildids file (`perf buildid-list` lines: "<hex> <path>";
+ * pipeline/resym_ids.h). A module without a known build-id is not resolved (docs/design.md §5:
+ * a trace from another machine must not be named from this machine's files) unless
+ * unsafe_build_id_match, or trust_by: the inputs were
  * recorded on this machine (perf.data whose HOSTNAME and OSRELEASE are the running system's)
  * and the file at the module's path is not newer than the recording (its mtime at or before
  * trust_by), as perf trusts it; then the file's own build-id is the reference its debug files
@@ -45,6 +46,9 @@
  * the mapping metadata), the symbolizer is given that segment (elf_vaddr = file_off - p_offset +
  * p_vaddr); else the binary found by build-id gives it (its own PT_LOAD table, as for perf).
  * --stats says which.
+ *
+ * Cost: each distinct dso path is looked up once in hashes (its module, its build-id, its first
+ * executable mapping), so the stage is linear in the modules a trace names.
  *
  * Ownership: t2f_resym__run borrows the profile and diag for the call only; the result owns its
  * strings. Not thread safe.
