@@ -768,8 +768,9 @@ static void t2f_resym_print_fetches(FILE *f, const struct t2f_debuginfod_stats *
 	if (!st)
 		return;
 	fprintf(f, "debuginfod: %" PRIu64 " debug files fetched (or in its cache), %" PRIu64
-		" not on the servers, %" PRIu64 " fetches failed", st->fetched, st->missing,
-		st->failed);
+		" not on the servers, %" PRIu64 " fetches failed (%" PRIu64 " cut by a bound), %"
+		PRIu64 " not made after a timeout, %" PRIu64 " files removed from the cache",
+		st->fetched, st->missing, st->failed, st->cut, st->skipped, st->dropped);
 	if (st->err)
 		fprintf(f, " (last: %s)", t2f_strerror(st->err));
 	fputc('\n', f);

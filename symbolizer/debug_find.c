@@ -647,10 +647,31 @@ static int refuse_unverifiable(struct finder *f)
 	return err ? err : refuse(f, f->binary_path, T2F_REFUSED_NO_BUILD_ID, "");
 }
 
-/* Last: the debug file from the debuginfod servers, into their cache, verified as any. */
+/* Why the file at path was refused when no build-id-verified copy may be made of it (another
+ * build-id, not an ELF file), or NULL: such a file leaves the debuginfod cache. A file kept as
+ * the unsafe fallback is not refused (yet); one without symbols or over a decompression limit
+ * is what the servers have for the build-id, and stays. */
+static const char *refused_for_good(const struct finder *f, const char *path)
+{
+	const struct t2f_debug_result *r = f->out;
+
+	if (f->fb.path && strcmp(f->fb.path, path) == 0)
+		return NULL;
+	for (size_t i = 0; i < r->n_refused; i++)
+		if (strcmp(r->refused[i].path, path) == 0)
+			return r->refused[i].why == T2F_REFUSED_BUILD_ID ||
+			       r->refused[i].why == T2F_REFUSED_UNREADABLE
+			       ? t2f_refusal_name(r->refused[i].why) : NULL;
+	return NULL;
+}
+
+/* Last: the debug file from the debuginfod servers, into their cache, verified as any. A file
+ * refused for good is removed from the cache (libdebuginfod would give it again without asking
+ * the servers, to later runs and other programs alike). */
 static int step_fetch(struct finder *f)
 {
 	char *path = NULL;
+	const char *why;
 	int r;
 
 	if (!f->o->fetch || !f->ref_len || f->fetched)
@@ -659,6 +680,9 @@ static int step_fetch(struct finder *f)
 	if (t2f_debuginfod__fetch(f->o->fetch, f->ref_id, f->ref_len, &path) != 0)
 		return 0; /* counted; the search ends without it */
 	r = try_path(f, path, NULL);
+	why = r == 0 ? refused_for_good(f, path) : NULL;
+	if (why)
+		t2f_debuginfod__drop(f->o->fetch, path, why);
 	free(path);
 	return r;
 }

@@ -19,7 +19,9 @@
  *     t2f_elf_module__stripped) and opts.fetch is set, the debuginfod servers are asked first
  *     (6.), and the binary is taken only when they give nothing that verifies;
  *  6. when opts.fetch is set and no candidate was taken: the debuginfod servers
- *     (debuginfod.h), by build-id, into their cache (asked once a search).
+ *     (debuginfod.h), by build-id, into their cache (asked once a search). A file they give
+ *     that is refused for another build-id or as not an ELF file is removed from the cache
+ *     (t2f_debuginfod__drop), so that later runs ask them again.
  * A candidate that does not exist is not a refusal: it is skipped (counted in n_missing).
  * A candidate that exists but whose build-id differs from the module's (or, for a debuglink
  * candidate, whose CRC differs) is refused and recorded with both ids; the search goes on. A

@@ -121,6 +121,10 @@ static int strv_copy(const char *const *src, char ***out)
 static int copy_opts(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts *o)
 {
 	const char *cache[] = { o->find.debuginfod_cache, NULL };
+	const struct t2f_debuginfod_opts fo = {
+		.progress = o->fetch_progress, .progress_ctx = o->fetch_ctx,
+		.temp = o->fetch_temp, .temp_ctx = o->fetch_temp_ctx,
+	};
 
 	s->find = o->find;
 	s->demangle = o->demangle;
@@ -138,7 +142,7 @@ static int copy_opts(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts 
 	s->find.fetch = NULL;
 	/* without libdebuginfod there is nothing to fetch with: as offline */
 	if (o->debuginfod &&
-	    t2f_debuginfod__new(o->fetch_progress, o->fetch_ctx, &s->find.fetch) == -ENOMEM)
+	    t2f_debuginfod__new(&fo, s->diag, &s->find.fetch) == -ENOMEM)
 		return -ENOMEM;
 	return 0;
 }

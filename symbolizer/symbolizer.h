@@ -65,6 +65,8 @@ struct t2f_symbolizer_opts {
 				     * DEBUGINFOD_URLS (debuginfod.h); find.fetch is ignored */
 	t2f_fetch_progress_fn fetch_progress; /* how each fetch goes (debuginfod.h), or NULL */
 	void *fetch_ctx;
+	t2f_fetch_temp_fn fetch_temp; /* the temp file each fetch writes (debuginfod.h), or NULL */
+	void *fetch_temp_ctx;
 };
 
 enum t2f_miss {
