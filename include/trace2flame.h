@@ -111,7 +111,8 @@ struct t2f_options {
 	bool signals;                   /* while t2f_session_write_path has a temp file, SIGINT,
 					 * SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ remove it
 					 * and end the process (handlers installed once; one such
-					 * output at a time in the process) */
+					 * output at a time in the process); so too the temp file
+					 * of a debug file being fetched from a debuginfod server */
 	bool strict;                    /* the first warning is an error (T2F_ERR_FORMAT) */
 	bool quiet;                     /* no messages but errors' */
 	unsigned jobs;                  /* parser threads: 0 = one per CPU, 1 = none */
@@ -285,6 +286,10 @@ struct t2f_symbols_options {
 	t2f_message_fn message;         /* NULL: stderr */
 	void *message_ctx;
 	bool offline;                   /* never fetch from DEBUGINFOD_URLS' servers */
+	bool signals;                   /* while a debug file is fetched from a debuginfod server,
+					 * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ
+					 * remove its temp file and end the process (as
+					 * t2f_options.signals) */
 };
 
 /* The spaces an address may be in. */

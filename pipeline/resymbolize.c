@@ -14,6 +14,7 @@
 #include "formats/perf_map.h"
 #include "formats/utf8.h"
 #include "pipeline/resym_ids.h"
+#include "pipeline/tmpguard.h"
 #include "pipeline/vdso.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/elf_module.h"
@@ -482,6 +483,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 		.debuginfod = !o->offline,
 		.fetch_progress = o->progress,
 		.fetch_ctx = o->progress_ctx,
+		.fetch_temp = o->signals ? t2f_tmpguard__follow : NULL,
 		.find = { .debug_dirs = o->debug_dirs,
 			  .unsafe_build_id_match = o->unsafe_build_id_match },
 	};

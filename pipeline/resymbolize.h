@@ -83,6 +83,8 @@ struct t2f_resym_opts {
 	bool inlines;                    /* place named frames too (above) */
 	t2f_fetch_progress_fn progress;  /* how each debuginfod fetch goes, or NULL */
 	void *progress_ctx;
+	bool signals;                    /* a fatal signal removes a fetch's temp file
+					  * (pipeline/tmpguard.h) */
 	bool nettrace;                   /* a nettrace input was read: see below */
 	int64_t trust_by;                /* recorded on this machine, finished at this time (seconds
 					  * since the epoch): files not newer are trusted by path

@@ -152,6 +152,7 @@ static void t2f_session_resym_opts(struct t2f_session *s)
 		.inlines = !o->no_inline,
 		.progress = o->progress,
 		.progress_ctx = o->progress_ctx,
+		.signals = o->signals,
 	};
 }
 

@@ -10,6 +10,7 @@
 #include "pipeline/msg_sink.h"
 #include "pipeline/session.h"
 #include "pipeline/symbols.h"
+#include "pipeline/tmpguard.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/symbolizer.h"
@@ -27,6 +28,7 @@ static int t2f_symbols_init(struct t2f_symbols *s, const struct t2f_symbols_opti
 			    : o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL,
 		.perf_rules = o->rules == T2F_RULES_PERF,
 		.debuginfod = !o->offline,
+		.fetch_temp = o->signals ? t2f_tmpguard__follow : NULL,
 	};
 	int err;
 

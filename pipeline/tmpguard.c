@@ -12,6 +12,11 @@
  * whoever swaps from ARMED owns the file, so exactly one of the caller and the handlers unlinks
  * or renames it. A lock-free atomic is safe to use in a handler (C11 7.14.1.1); a volatile
  * sig_atomic_t could not be swapped.
+ *
+ * The adopted file has a word of its own, IDLE, ARMED or DYING: its path is written only while
+ * the word is IDLE, by the adopting thread with the signals blocked, and read by a handler only
+ * after it swapped ARMED for DYING. A handler takes that word first (to DYING whatever it held),
+ * then goes on with the other.
  */
 #include "pipeline/tmpguard.h"
 
@@ -34,8 +39,10 @@ static const int t2f_tg_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM,
 
 static atomic_int t2f_tg_word;          /* T2F_TG_* | signal << T2F_TG_SIG */
 static char t2f_tg_path[PATH_MAX];      /* the file; written only while BUSY */
+static atomic_int t2f_tg_adopted;       /* T2F_TG_IDLE, _ARMED or _DYING */
+static char t2f_tg_adopted_path[PATH_MAX]; /* written only while IDLE */
 static sigset_t t2f_tg_set;             /* t2f_tg_signals, blocked while BUSY and in a handler */
-static bool t2f_tg_installed;           /* by the caller's thread only */
+static pthread_once_t t2f_tg_once = PTHREAD_ONCE_INIT; /* the handlers installed */
 
 /* Ends the process by sig: the default action, then sig raised on this thread. In a handler (sig
  * blocked until it returns) or with sig blocked, the signal stays pending until then. Uses only
@@ -52,7 +59,11 @@ static void t2f_tg_die(int sig)
 static void t2f_tg_handler(int sig)
 {
 	int saved = errno;
-	int w = atomic_load(&t2f_tg_word);
+	int w;
+
+	if (atomic_exchange(&t2f_tg_adopted, T2F_TG_DYING) == T2F_TG_ARMED)
+		unlink(t2f_tg_adopted_path);
+	w = atomic_load(&t2f_tg_word);
 
 	for (;;) {
 		int state = w & T2F_TG_STATE;
@@ -85,7 +96,6 @@ static void t2f_tg_install(void)
 	for (size_t i = 0; i < sizeof(t2f_tg_signals) / sizeof(t2f_tg_signals[0]); i++)
 		if (sigaction(t2f_tg_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
 			sigaction(t2f_tg_signals[i], &sa, NULL);
-	t2f_tg_installed = true;
 }
 
 /* A handler on another thread took the word (DYING) and is ending the process: wait for it,
@@ -140,8 +150,7 @@ int t2f_tmpguard__create(char *tmpl)
 
 	if (len >= sizeof(t2f_tg_path))
 		return -ENAMETOOLONG;
-	if (!t2f_tg_installed)
-		t2f_tg_install();
+	pthread_once(&t2f_tg_once, t2f_tg_install);
 	err = t2f_tg_enter(T2F_TG_IDLE, &old);
 	if (err)
 		return err;
@@ -175,4 +184,50 @@ void t2f_tmpguard__remove(void)
 		return;
 	unlink(t2f_tg_path);
 	t2f_tg_leave(T2F_TG_IDLE, &old);
+}
+
+/* Moves the adopted file's word from `from` to `to`; when a handler took it (DYING), waits for
+ * the end of the process. */
+static void t2f_tg_adopted_move(int from, int to)
+{
+	int w = from;
+
+	if (!atomic_compare_exchange_strong(&t2f_tg_adopted, &w, to) && w == T2F_TG_DYING)
+		t2f_tg_wait_end();
+}
+
+int t2f_tmpguard__adopt(const char *path)
+{
+	size_t len = strlen(path);
+	sigset_t old;
+
+	if (len >= sizeof(t2f_tg_adopted_path))
+		return -ENAMETOOLONG;
+	pthread_once(&t2f_tg_once, t2f_tg_install);
+	pthread_sigmask(SIG_BLOCK, &t2f_tg_set, &old);
+	t2f_tg_adopted_move(T2F_TG_ARMED, T2F_TG_IDLE);
+	if (atomic_load(&t2f_tg_adopted) == T2F_TG_DYING)
+		t2f_tg_wait_end();
+	memcpy(t2f_tg_adopted_path, path, len + 1);
+	t2f_tg_adopted_move(T2F_TG_IDLE, T2F_TG_ARMED);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return 0;
+}
+
+void t2f_tmpguard__release(void)
+{
+	sigset_t old;
+
+	pthread_sigmask(SIG_BLOCK, &t2f_tg_set, &old);
+	t2f_tg_adopted_move(T2F_TG_ARMED, T2F_TG_IDLE);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void t2f_tmpguard__follow(void *ctx, const char *path)
+{
+	(void)ctx;
+	if (path)
+		t2f_tmpguard__adopt(path);
+	else
+		t2f_tmpguard__release();
 }

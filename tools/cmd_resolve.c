@@ -268,6 +268,7 @@ static int run_open(struct resolve_run *r, const struct resolve_args *a)
 		.raw_names = a->raw,
 		.no_params = a->no_params,
 		.offline = a->offline,
+		.signals = true,
 	};
 	struct t2f_module m = { .size = sizeof(m), .path = a->file, .build_id = a->build_id };
 

@@ -105,7 +105,7 @@ static int list_file(struct symbols_run *r, const char *file)
 
 int t2f_cmd_symbols(int argc, char **argv)
 {
-	struct t2f_symbols_options o = { .size = sizeof(o) };
+	struct t2f_symbols_options o = { .size = sizeof(o), .signals = true };
 	struct symbols_run r = { 0 };
 	bool unreadable = false, failed = false;
 	int first = 0, err;

@@ -1,7 +1,9 @@
 /* tests/unit/test_tmpguard.c: pipeline/tmpguard.c — create, rename and remove; one file at a time;
  * and, in child processes, a signal that unlinks the file and ends the process by itself: caught
  * on another thread than the caller's; pending while the caller renames (the renamed file and a
- * later file of the old name stay); ignored when the handlers were installed (it stays guarded). */
+ * later file of the old name stay); ignored when the handlers were installed (it stays guarded).
+ * An adopted file (made by other code): unlinked by a signal with the guarded file, the later
+ * of two adopted, and not once released. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -194,6 +196,63 @@ static void test_ignored_stays_ignored(void **state)
 	assert_false(guarded_left());
 }
 
+/* A file tmp/.out.adopted.N made here (as another library would), then adopted. */
+static int adopt_file(char *path, int n)
+{
+	pathf(path, "%s/.out.adopted.%d", tmp, n);
+	if (close(open(path, O_CREAT | O_EXCL | O_WRONLY, 0600)) || t2f_tmpguard__adopt(path))
+		return -1;
+	return 0;
+}
+
+/* A guarded file and two adopted ones, one after the other: SIGTERM unlinks the guarded file and
+ * the second adopted one; the first, replaced, stays. */
+static void term_adopted(char *tmpl)
+{
+	char first[PATH_MAX], second[PATH_MAX];
+
+	if (guard_file(tmpl) || adopt_file(first, 1) || adopt_file(second, 2))
+		_exit(100);
+	raise(SIGTERM);
+	_exit(101);
+}
+
+static void test_adopted_unlinked(void **state)
+{
+	char tmpl[PATH_MAX], path[PATH_MAX];
+	int status = in_child(term_adopted, tmpl);
+
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	assert_true(exists(pathf(path, "%s/.out.adopted.1", tmp)));
+	assert_false(exists(pathf(path, "%s/.out.adopted.2", tmp)));
+	unlink(pathf(path, "%s/.out.adopted.1", tmp));
+	assert_false(guarded_left());
+}
+
+/* Adopted, then released: SIGTERM ends the process and leaves the file. */
+static void term_released(char *tmpl)
+{
+	char path[PATH_MAX];
+
+	if (adopt_file(path, 3))
+		_exit(100);
+	t2f_tmpguard__follow(NULL, NULL);
+	raise(SIGTERM);
+	_exit(101);
+}
+
+static void test_released_stays(void **state)
+{
+	char tmpl[PATH_MAX], path[PATH_MAX];
+	int status = in_child(term_released, tmpl);
+
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	assert_true(exists(pathf(path, "%s/.out.adopted.3", tmp)));
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +260,8 @@ int main(void)
 		FX_TEST(test_signal_on_worker),
 		FX_TEST(test_pending_across_rename),
 		FX_TEST(test_ignored_stays_ignored),
+		FX_TEST(test_adopted_unlinked),
+		FX_TEST(test_released_stays),
 		FX_TEST(test_rename_and_remove),
 		FX_TEST(test_too_long),
 	};
