@@ -132,7 +132,9 @@ struct t2f_options {
 	const char *kallsyms;           /* a kallsyms file for kernel frames, or NULL */
 	const char *perf_map_dir;       /* where perf-PID.map files are, or NULL: as recorded */
 	bool offline;                   /* never fetch debug files from the debuginfod servers of
-					 * DEBUGINFOD_URLS (fetched when not found locally) */
+					 * DEBUGINFOD_URLS (fetched when not found locally, within
+					 * the bounds the T2F_DEBUGINFOD_* variables set: see the
+					 * man page's ENVIRONMENT) */
 	bool no_inline;                 /* no inlined functions from DWARF as frames of their own
 					 * (on by default where a module's DWARF is found) */
 	bool unwind_libdwfl;            /* perf.data --call-graph dwarf samples unwound by
