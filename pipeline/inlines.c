@@ -137,7 +137,7 @@ static int inl_queue(struct inl *x, t2f_frame_id id)
 	return err;
 }
 
-/* Every lookup the stacks need, then all of them at once (-j). */
+/* Every lookup the stacks need, then all of them at once (-j), then what they left out. */
 static int inl_lookup_all(struct inl *x)
 {
 	uint32_t nf = t2f_profile__frame_count(x->p);
@@ -145,7 +145,8 @@ static int inl_lookup_all(struct inl *x)
 
 	for (t2f_frame_id f = 1; f <= nf && !err; f++)
 		err = x->forms[f] ? inl_queue(x, f) : 0;
-	return err ?: t2f_inl_lookups__run(x->lk, x->o->threads);
+	return err ?: t2f_inl_lookups__run(x->lk, x->o->threads) ?:
+	       t2f_symbolizer__report_dwarf(x->sym);
 }
 
 /* The DWARF chain of frame id in form `at`, innermost first: its count (0: none) and *lv. */

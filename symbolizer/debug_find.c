@@ -742,6 +742,55 @@ void t2f_debug_result__free(struct t2f_debug_result *r)
 	r->n_refused = 0;
 }
 
+/* ---- a supplementary DWARF file (t2f_debug_find_alt) ---- */
+
+struct alt_list {
+	char (*paths)[PATH_MAX];
+	size_t n, max;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void alt_add(struct alt_list *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->n >= l->max)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->paths[l->n], PATH_MAX, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && n < PATH_MAX)
+		l->n++;
+}
+
+size_t t2f_debug_find_alt(const struct t2f_debug_find_opts *o, const char *debug_path,
+			  const char *name, const uint8_t *id, size_t len, char (*paths)[PATH_MAX],
+			  size_t max)
+{
+	const char *const *dirs = o->debug_dirs ? o->debug_dirs : t2f_default_debug_dirs;
+	struct alt_list l = { paths, 0, max };
+	char hex[2 * T2F_BUILD_ID_MAX + 1], dir[PATH_MAX];
+
+	if (len < 2 || len > T2F_BUILD_ID_MAX)
+		return 0;
+	t2f_build_id_hex(id, len, hex);
+	for (size_t i = 0; dirs[i]; i++)
+		alt_add(&l, "%s/.build-id/%.2s/%s.debug", dirs[i], hex, hex + 2);
+	if (debuginfod_cache(o, dir))
+		alt_add(&l, "%s/%s/debuginfo", dir, hex);
+	for (size_t i = 0; o->symbol_dirs && o->symbol_dirs[i]; i++)
+		alt_add(&l, "%s/.build-id/%.2s/%s.debug", o->symbol_dirs[i], hex, hex + 2);
+	if (name[0] == '/') {
+		alt_add(&l, "%s", name);
+		for (size_t i = 0; dirs[i]; i++)
+			alt_add(&l, "%s%s", dirs[i], name);
+	} else if (*name && binary_dir(debug_path, dir)) {
+		alt_add(&l, "%s/%s", dir, name);
+	}
+	return l.n;
+}
+
 /* ---- a binary copy for the load table (t2f_debug_find_binary) ---- */
 
 /* path's file when it is a regular ELF file of build-id id (any when len is 0) whose PT_LOAD

@@ -44,6 +44,7 @@
 #ifndef T2F_DEBUG_FIND_H
 #define T2F_DEBUG_FIND_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -109,6 +110,15 @@ void t2f_debug_result__free(struct t2f_debug_result *r); /* frees the module and
 int t2f_debug_find_binary(const struct t2f_debug_find_opts *o, const char *binary_path,
 			  const uint8_t *id, size_t len, struct t2f_diag *d,
 			  struct t2f_elf_module **out);
+
+/* Where the supplementary DWARF file of a debug file (.gnu_debugaltlink: `name`, build-id
+ * id[0..len)) may be, best first, into paths[0..max): the build-id tree under each debug dir,
+ * the debuginfod client cache, the build-id tree under each symbol dir, then `name` itself
+ * (an absolute one also under each debug dir; a relative one beside debug_path). Their number;
+ * nothing is opened (the caller verifies each: symbolizer/dwarf.h). */
+size_t t2f_debug_find_alt(const struct t2f_debug_find_opts *o, const char *debug_path,
+			  const char *name, const uint8_t *id, size_t len, char (*paths)[PATH_MAX],
+			  size_t max);
 
 const char *t2f_refusal_name(enum t2f_refusal why);
 /* Parses hex into bytes; false for odd length, non-hex characters or more than max bytes. */

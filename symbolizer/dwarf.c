@@ -1,407 +1,276 @@
-/* symbolizer/dwarf.c: inline chains and lines from DWARF through libdw, indexed per unit. */
-#include "symbolizer/dwarf.h"
+/* symbolizer/dwarf.c: a file's DWARF through libdw, opened within the limits of dwarf.h: the
+ * file, its compressed sections, its supplementary file, libdw's out-of-memory handler; and the
+ * lookup of an address's chain. The units' index is dwarf_index.c's, line tables
+ * dwarf_lines.c's. */
+#include "symbolizer/dwarf_internal.h"
 
 #include <dwarf.h>
-#include <elfutils/libdw.h>
+#include <elf.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdbool.h>
+#include <gelf.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/arena.h"
-#include "formats/grow.h"
+#include "formats/side_file.h"
+#include "symbolizer/elf_module.h"
 
-#define DW_NONE UINT32_MAX
-#define DW_MAX_NESTING 256       /* DIE tree depth walked; deeper children are not indexed */
-#define DW_MAX_RANGES 65536      /* address ranges kept per DIE */
+#define DW_ALT_CANDIDATES 16
 
-struct dw_range {                /* [lo, hi) of one DIE */
-	uint64_t lo, hi;
-	uint32_t die;
-	uint32_t depth;              /* of the DIE among the indexed ones (0: a subprogram) */
-};
+/* ---- libdw out of memory ---- */
 
-struct dw_func {                 /* a subprogram or inlined subroutine with code */
-	uint32_t parent;             /* the enclosing one, or DW_NONE */
-	uint32_t first, count;       /* its ranges: own[first .. first + count) */
-	bool inlined;                /* DW_TAG_inlined_subroutine */
-	bool linkage;                /* name is a linkage name */
-	const char *name;
-	uint32_t call_file;          /* inlined: the file it was called from (index), or DW_NONE */
-	uint32_t call_line;
-	const char *decl_file;       /* DW_AT_decl_file's path, or NULL */
-	uint32_t decl_line;
-};
+/* Where libdw's out-of-memory handler goes back to on this thread: the guarded call running. */
+static _Thread_local jmp_buf *dw_oom_at;
 
-struct dw_unit {
-	uint64_t lo, hi;             /* one range of the unit (a unit with several has several);
-				      * lo first, as in dw_range (dw_last_at) */
-	uint32_t index;              /* into idx: the unit's state, shared by its ranges */
-};
-
-struct dw_index {                /* one unit, indexed on first use */
-	Dwarf_Die cu;
-	bool done;
-	const char **paths;          /* per file index: its path as addr2line shows it */
-	struct dw_func *funcs;
-	size_t n_funcs, cap_funcs;
-	struct dw_range *own;        /* every function's ranges, in function order */
-	size_t n_ranges, cap_ranges;
-	struct dw_range *ranges;     /* the same sorted by (lo, depth) */
-	Dwarf_Files *files;
-	size_t n_files;
-};
-
-struct t2f_dwarf {
-	int fd;
-	Dwarf *dbg;
-	struct t2f_arena *arena;     /* the units' source paths, joined to their directories */
-	struct dw_unit *units;       /* every range of every unit, sorted by lo */
-	size_t n_units, cap_units;
-	struct dw_index *idx;        /* one per unit */
-	size_t n_idx, cap_idx;
-};
-
-/* ---- units ---- */
-
-/* How many of the n records at base (each `size` bytes, sorted by a leading uint64_t lo) start
- * at or before addr: the last of them is at that count - 1. */
-static size_t dw_last_at(const void *base, size_t n, size_t size, uint64_t addr)
+/* libdw's handler may not return (it would use the NULL it got). Every call into libdw on a
+ * handle's Dwarf runs under dw_guarded, so there is always a way back. */
+static _Noreturn void dw_oom(void)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t start;
-
-		memcpy(&start, (const char *)base + mid * size, sizeof(start));
-		if (start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	if (dw_oom_at)
+		longjmp(*dw_oom_at, 1);
+	abort();
 }
 
-static int dw_add_unit(struct t2f_dwarf *dw, uint32_t index, uint64_t lo, uint64_t hi)
+typedef int (*dw_step_fn)(struct t2f_dwarf *dw, void *arg);
+
+/* step(dw, arg), with an out-of-memory in libdw ending it here: the handle is then broken
+ * (libdw's state may be half made: it is never used again, nor freed), said once, and the call
+ * returns 0. */
+static int dw_guarded(struct t2f_dwarf *dw, dw_step_fn step, void *arg)
 {
+	jmp_buf here;
+	jmp_buf *volatile outer = dw_oom_at;
 	int err;
 
-	if (lo >= hi)
+	if (setjmp(here)) {
+		dw_oom_at = outer;
+		dw->broken = true;
+		t2f_diag__warn(dw->notes, dw->path, 0, "libdw ran out of memory: the file's DWARF "
+			       "is left out from here on");
 		return 0;
-	err = t2f_grow((void **)&dw->units, &dw->cap_units, dw->n_units, 1, sizeof(*dw->units),
-		       64, SIZE_MAX / sizeof(*dw->units));
-	if (!err)
-		dw->units[dw->n_units++] = (struct dw_unit){ .lo = lo, .hi = hi, .index = index };
+	}
+	dw_oom_at = &here;
+	err = step(dw, arg);
+	dw_oom_at = outer;
 	return err;
 }
 
-static int dw_unit_cmp(const void *a, const void *b)
+/* ---- the files ---- */
+
+/* The bytes libdw inflates when it opens elf: what its compressed debug sections declare
+ * (SHF_COMPRESSED: the compression header; GNU .zdebug: "ZLIB" and a big-endian size). */
+static uint64_t dw_inflated(Elf *elf)
 {
-	const struct dw_unit *x = a, *y = b;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	uint64_t total = 0;
 
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Chdr ch;
+		Elf_Data *raw;
+		const char *name;
+		uint64_t n = 0;
 
-/* Every unit's address ranges, once. */
-static int dw_scan_units(struct t2f_dwarf *dw)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	int err = 0;
-
-	while (!err && dwarf_nextcu(dw->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t r = 0;
-		size_t kept = 0;
-		uint32_t index = (uint32_t)dw->n_idx;
-
-		if (dwarf_offdie(dw->dbg, off + hsize, &cu)) {
-			err = t2f_grow((void **)&dw->idx, &dw->cap_idx, dw->n_idx, 1,
-				       sizeof(*dw->idx), 64, UINT32_MAX - 1);
-			if (!err)
-				dw->idx[dw->n_idx++] = (struct dw_index){ .cu = cu };
-			while (!err && kept < DW_MAX_RANGES &&
-			       (r = dwarf_ranges(&cu, r, &base, &lo, &hi)) > 0) {
-				err = dw_add_unit(dw, index, lo, hi);
-				kept++;
-			}
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    sh.sh_type == SHT_NOBITS)
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) && strncmp(name, ".debug", 6) == 0) {
+			n = gelf_getchdr(scn, &ch) ? ch.ch_size : 0;
+		} else if (strncmp(name, ".zdebug", 7) == 0 && (raw = elf_rawdata(scn, NULL)) &&
+			   raw->d_size >= 12 && memcmp(raw->d_buf, "ZLIB", 4) == 0) {
+			for (int i = 0; i < 8; i++)
+				n = n << 8 | ((const uint8_t *)raw->d_buf)[4 + i];
 		}
-		off = next;
+		total = n > UINT64_MAX - total ? UINT64_MAX : total + n;
 	}
-	if (!err && dw->n_units)
-		qsort(dw->units, dw->n_units, sizeof(*dw->units), dw_unit_cmp);
-	return err;
+	return total;
 }
 
-/* The unit whose range holds addr, or NULL. Ranges of units do not overlap in sane DWARF; in
- * other DWARF the latest-starting one is taken. */
-static struct dw_index *dw_unit_of(struct t2f_dwarf *dw, uint64_t addr)
+/* Whether elf's compressed debug sections fit the file's limit and what the budget has left
+ * (then taken); else a warning naming path. */
+static bool dw_inflate_fits(Elf *elf, const char *path, struct t2f_decode_budget *b,
+			    struct t2f_diag *d)
 {
-	size_t lo = dw_last_at(dw->units, dw->n_units, sizeof(*dw->units), addr);
+	uint64_t n = dw_inflated(elf), used = 0;
 
-	if (lo == 0 || addr >= dw->units[lo - 1].hi)
-		return NULL;
-	return &dw->idx[dw->units[lo - 1].index];
-}
-
-/* ---- one unit's index ---- */
-
-static const char *dw_str_attr(Dwarf_Die *die, unsigned name)
-{
-	Dwarf_Attribute a;
-
-	return dwarf_attr_integrate(die, name, &a) ? dwarf_formstring(&a) : NULL;
-}
-
-/* The linkage name (*linkage set), else DW_AT_name, through the abstract origin and the
- * specification. */
-static const char *dw_name(Dwarf_Die *die, bool *linkage)
-{
-	const char *n = dw_str_attr(die, DW_AT_linkage_name);
-
-	if (!n)
-		n = dw_str_attr(die, DW_AT_MIPS_linkage_name);
-	*linkage = n != NULL;
-	return n ? n : dw_str_attr(die, DW_AT_name);
-}
-
-static uint64_t dw_udata(Dwarf_Die *die, unsigned name)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word v = 0;
-
-	if (!dwarf_attr(die, name, &a) || dwarf_formudata(&a, &v) != 0)
-		return 0;
-	return v;
-}
-
-/* The function's declaration (through the abstract origin and the specification): its file,
- * as the unit's paths give it when the attribute is the unit's own, and its line. */
-static const char *dw_decl(const struct dw_index *u, Dwarf_Die *die, uint32_t *line)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word v;
-	int ln = 0;
-
-	*line = dwarf_decl_line(die, &ln) == 0 && ln > 0 ? (uint32_t)ln : 0;
-	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &a) || dwarf_formudata(&a, &v) != 0)
-		return NULL;
-	if (a.cu == u->cu.cu && v < u->n_files)
-		return u->paths[v];
-	return dwarf_decl_file(die);
-}
-
-static int dw_add_range(struct dw_index *u, uint32_t func, uint32_t depth, uint64_t lo,
-			uint64_t hi)
-{
-	int err = t2f_grow((void **)&u->own, &u->cap_ranges, u->n_ranges, 1, sizeof(*u->own), 64,
-			   UINT32_MAX - 1);
-
-	if (!err)
-		u->own[u->n_ranges++] = (struct dw_range){ .lo = lo, .hi = hi, .die = func,
-							   .depth = depth };
-	return err;
-}
-
-/* A subprogram or inlined subroutine: recorded with its ranges when it has code. *rec: its
- * index, or DW_NONE when it has no code. */
-static int dw_add_func(struct dw_index *u, Dwarf_Die *die, bool inlined, uint32_t parent,
-		       uint32_t depth, uint32_t *rec)
-{
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t r = 0;
-	size_t before = u->n_ranges, kept = 0;
-	uint32_t id = (uint32_t)u->n_funcs;
-	const char *name;
-	bool linkage;
-	uint64_t file;
-	int err = 0;
-
-	*rec = DW_NONE;
-	while (!err && kept < DW_MAX_RANGES && (r = dwarf_ranges(die, r, &base, &lo, &hi)) > 0) {
-		if (lo < hi)
-			err = dw_add_range(u, id, depth, lo, hi);
-		kept++;
-	}
-	if (err || u->n_ranges == before)
-		return err;
-	err = t2f_grow((void **)&u->funcs, &u->cap_funcs, u->n_funcs, 1, sizeof(*u->funcs), 64,
-		       UINT32_MAX - 1);
-	if (err)
-		return err;
-	file = inlined ? dw_udata(die, DW_AT_call_file) : 0;
-	name = dw_name(die, &linkage);
-	u->funcs[id] = (struct dw_func){
-		.parent = parent,
-		.first = (uint32_t)before,
-		.count = (uint32_t)(u->n_ranges - before),
-		.inlined = inlined,
-		.linkage = linkage,
-		.name = name,
-		.call_file = inlined && file < u->n_files ? (uint32_t)file : DW_NONE,
-		.call_line = inlined ? (uint32_t)dw_udata(die, DW_AT_call_line) : 0,
-	};
-	u->funcs[id].decl_file = dw_decl(u, die, &u->funcs[id].decl_line);
-	u->n_funcs++;
-	*rec = id;
-	return 0;
-}
-
-struct dw_walk {                 /* one level of the DIE walk */
-	Dwarf_Die die;
-	uint32_t parent;             /* the nearest recorded function above, or DW_NONE */
-	uint32_t depth;
-};
-
-/* Every subprogram and inlined subroutine with code, depth first, without recursion. */
-/* Whether a DIE's children may be code: functions, blocks and namespaces hold the concrete
- * functions and inlined calls. Types do only inside a function (a lambda's or a local class's
- * operator()); elsewhere a member function's concrete DIE sits outside its class, pointing at
- * its declaration there, and the types' members (most of a C++ unit) are not walked. Variables
- * and parameters never hold code. */
-static bool dw_may_hold_code(int tag, bool in_function)
-{
-	switch (tag) {
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type:
-		return in_function;
-	case DW_TAG_subprogram:
-	case DW_TAG_inlined_subroutine:
-	case DW_TAG_lexical_block:
-	case DW_TAG_namespace:
-	case DW_TAG_module:
-	case DW_TAG_try_block:
-	case DW_TAG_catch_block:
-		return true;
-	default:
+	if (n > T2F_DWARF_DECODE_MAX) {
+		t2f_diag__warn(d, path, 0, "DWARF left out: its debug sections inflate to %llu "
+			       "bytes, over the limit of %llu MiB per file", (unsigned long long)n,
+			       T2F_DWARF_DECODE_MAX >> 20);
 		return false;
 	}
+	if (b && n && !t2f_decode_budget__take(b, n, &used)) {
+		t2f_diag__warn(d, path, 0, "DWARF left out: its debug sections inflate to %llu "
+			       "bytes, over what is left of the limit of %llu MiB for all files "
+			       "(%llu bytes inflated before)", (unsigned long long)n,
+			       (unsigned long long)(b->run_max >> 20), (unsigned long long)used);
+		return false;
+	}
+	return true;
 }
 
-static int dw_walk_unit(struct dw_index *u)
+/* path as an ELF file, when it is a regular one: 0 and *fd, *elf; 0 and *elf NULL when it is
+ * not an ELF file; -errno or -T2F_E_NOT_FILE. */
+static int dw_elf_open(const char *path, int *fd, Elf **elf)
 {
-	struct dw_walk *stack = malloc(DW_MAX_NESTING * sizeof(*stack));
-	size_t top = 0;
-	int err = 0;
+	int err = t2f_side_file__open(path, fd, NULL);
 
-	if (!stack)
-		return -ENOMEM;
-	if (dwarf_child(&u->cu, &stack[0].die) == 0) {
-		stack[0].parent = DW_NONE;
-		stack[0].depth = 0;
-		top = 1;
+	*elf = NULL;
+	if (err)
+		return err;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (*elf && elf_kind(*elf) != ELF_K_ELF) {
+		elf_end(*elf);
+		*elf = NULL;
 	}
-	while (top && !err) {
-		struct dw_walk *w = &stack[top - 1];
-		int tag = dwarf_tag(&w->die);
-		uint32_t rec = DW_NONE, depth = w->depth;
-		Dwarf_Die child;
+	return 0;
+}
 
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-			err = dw_add_func(u, &w->die, tag == DW_TAG_inlined_subroutine, w->parent,
-					  w->depth, &rec);
-		if (!err && dw_may_hold_code(tag, rec != DW_NONE || w->parent != DW_NONE) &&
-		    dwarf_child(&w->die, &child) == 0 && top < DW_MAX_NESTING) {
-			stack[top] = (struct dw_walk){ .die = child,
-						       .parent = rec != DW_NONE ? rec : w->parent,
-						       .depth = rec != DW_NONE ? depth + 1 : depth };
-			top++;
+/* A file's line tables and strings, once libdw has inflated them. */
+static void dw_sections_of(Elf *elf, struct dw_sections *s)
+{
+	static const char *const names[] = { "line", "line_str", "str" };
+	const uint8_t **data[] = { &s->line, &s->line_str, &s->str };
+	size_t *size[] = { &s->line_size, &s->line_str_size, &s->str_size };
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	memset(s, 0, sizeof(*s));
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *dat;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
+		name += strncmp(name, ".debug_", 7) == 0 ? 7 : strncmp(name, ".zdebug_", 8) == 0 ? 8
+											: 0;
+		for (size_t i = 0; i < 3; i++) {
+			if (strcmp(name, names[i]) == 0 && !*data[i] &&
+			    (dat = elf_getdata(scn, NULL)) && dat->d_buf) {
+				*data[i] = dat->d_buf;
+				*size[i] = dat->d_size;
+			}
 		}
-		/* no children: the next sibling, here or of the nearest ancestor that has one */
-		while (top && dwarf_siblingof(&stack[top - 1].die, &stack[top - 1].die) != 0)
-			top--;
 	}
-	free(stack);
-	return err;
 }
 
-static int dw_range_cmp(const void *a, const void *b)
-{
-	const struct dw_range *x = a, *y = b;
+/* ---- the supplementary file ---- */
 
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return x->depth < y->depth ? -1 : x->depth > y->depth;
+/* An ELF file with nothing but a one-byte .debug_info: the supplementary file libdw is given
+ * when no verified one is found, so that it never looks for one itself; what a unit keeps there
+ * (DW_FORM_GNU_strp_alt, DW_FORM_GNU_ref_alt, their DWARF 5 forms) is then not found. */
+static int dw_null_alt(struct t2f_dwarf *dw)
+{
+	static const char names[] = "\0.shstrtab\0.debug_info";
+	unsigned char *img = dw->null_image;
+	Elf64_Ehdr eh = { .e_type = ET_REL, .e_version = EV_CURRENT, .e_shoff = 96,
+			  .e_ehsize = sizeof(Elf64_Ehdr), .e_shentsize = sizeof(Elf64_Shdr),
+			  .e_shnum = 3, .e_shstrndx = 1 };
+	Elf64_Shdr sh[3] = {
+		{ 0 },
+		{ .sh_name = 1, .sh_type = SHT_STRTAB, .sh_offset = 64, .sh_size = sizeof(names),
+		  .sh_addralign = 1 },
+		{ .sh_name = 11, .sh_type = SHT_PROGBITS, .sh_offset = 64 + sizeof(names),
+		  .sh_size = 1, .sh_addralign = 1 },
+	};
+
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	memset(img, 0, sizeof(dw->null_image));
+	memcpy(img, &eh, sizeof(eh));
+	memcpy(img + 64, names, sizeof(names));
+	memcpy(img + 96, sh, sizeof(sh));
+	dw->null_elf = elf_memory((char *)img, 96 + sizeof(sh));
+	dw->null_alt = dw->null_elf ? dwarf_begin_elf(dw->null_elf, DWARF_C_READ, NULL) : NULL;
+	if (!dw->null_alt)
+		return -ENOMEM;
+	dwarf_new_oom_handler(dw->null_alt, dw_oom);
+	return 0;
 }
 
-/* Every file of the unit as addr2line shows it: a relative path joined to the unit's
- * directory. Kept in the arena (stable). */
-static int dw_unit_paths(struct t2f_dwarf *dw, struct dw_index *u)
+/* Whether elf's build-id is id[0..len). */
+static bool dw_id_is(Elf *elf, const uint8_t *id, size_t len)
 {
-	const char *dir = dw_str_attr(&u->cu, DW_AT_comp_dir);
+	const void *own;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &own);
 
-	if (dwarf_getsrcfiles(&u->cu, &u->files, &u->n_files) != 0 || !u->n_files) {
-		u->files = NULL;
-		u->n_files = 0;
+	return n > 0 && (size_t)n == len && memcmp(own, id, len) == 0;
+}
+
+/* Candidate `path` as the supplementary file: 1 taken, 0 not (not there, not a regular ELF
+ * file, another build-id, over the limits: *why says which), -ENOMEM. */
+static int dw_try_alt(struct t2f_dwarf *dw, const char *path, const uint8_t *id, size_t len,
+		      const struct t2f_dwarf_opts *o, struct t2f_diag *d, const char **why)
+{
+	Dwarf *alt = NULL;
+	Elf *elf;
+	int fd, err = dw_elf_open(path, &fd, &elf);
+
+	if (err) {
+		if (err != -ENOENT)
+			*why = err == -T2F_E_NOT_FILE ? "not a regular file" : "cannot be read";
 		return 0;
 	}
-	if (u->n_files > UINT32_MAX - 1)
-		u->n_files = UINT32_MAX - 1;
-	u->paths = t2f_arena__alloc(dw->arena, u->n_files * sizeof(*u->paths));
-	if (!u->paths)
-		return -ENOMEM;
-	for (size_t i = 0; i < u->n_files; i++) {
-		const char *f = dwarf_filesrc(u->files, i, NULL, NULL);
-		size_t len = f && dir && f[0] != '/' ? strlen(dir) + 1 + strlen(f) : 0;
-		char *joined = len ? t2f_arena__alloc(dw->arena, len + 1) : NULL;
-
-		if (len && !joined)
-			return -ENOMEM;
-		if (joined)
-			snprintf(joined, len + 1, "%s/%s", dir, f);
-		u->paths[i] = joined ? joined : f;
+	if (!elf)
+		*why = "not an ELF file";
+	else if (!dw_id_is(elf, id, len))
+		*why = "another build-id";
+	else if (!dw_inflate_fits(elf, path, o->budget, d))
+		*why = "over the decompression limit";
+	else if (!(alt = dwarf_begin_elf(elf, DWARF_C_READ, NULL)))
+		*why = "no DWARF";
+	if (!alt) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return 0;
 	}
-	return 0;
+	dwarf_new_oom_handler(alt, dw_oom);
+	dwarf_setalt(alt, dw->null_alt); /* its own link, if any, is not followed */
+	dw->alt_fd = fd;
+	dw->alt_elf = elf;
+	dw->alt = alt;
+	dw_sections_of(elf, &dw->alt_secs);
+	return 1;
 }
 
-static int dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u)
+/* The supplementary file the DWARF names, verified, as libdw's; else the empty one, said. */
+static int dw_attach_alt(struct t2f_dwarf *dw, const struct t2f_dwarf_opts *o, struct t2f_diag *d)
 {
-	int err;
+	char (*paths)[PATH_MAX] = NULL;
+	const char *name, *why = "not found";
+	const void *id;
+	ssize_t len = dwelf_dwarf_gnu_debugaltlink(dw->dbg, &name, &id);
+	size_t n = 0;
+	int err = dw_null_alt(dw), taken = 0;
 
-	u->done = true;
-	err = dw_unit_paths(dw, u) ?: dw_walk_unit(u);
-	if (err || !u->n_ranges)
+	if (err || len <= 0) {
+		dwarf_setalt(dw->dbg, dw->null_alt);
 		return err;
-	u->ranges = malloc(u->n_ranges * sizeof(*u->ranges));
-	if (!u->ranges)
-		return -ENOMEM;
-	memcpy(u->ranges, u->own, u->n_ranges * sizeof(*u->ranges));
-	qsort(u->ranges, u->n_ranges, sizeof(*u->ranges), dw_range_cmp);
+	}
+	if (o->alt_candidates && (paths = malloc(DW_ALT_CANDIDATES * sizeof(*paths))))
+		n = o->alt_candidates(o->ctx, dw->path, name, id, (size_t)len, paths,
+				      DW_ALT_CANDIDATES);
+	for (size_t i = 0; i < n && !taken; i++)
+		taken = dw_try_alt(dw, paths[i], id, (size_t)len, o, d, &why);
+	free(paths);
+	dwarf_setalt(dw->dbg, taken ? dw->alt : dw->null_alt);
+	if (!taken)
+		t2f_diag__warn(d, dw->path, 0, "supplementary DWARF file %s: %s; names and "
+			       "declarations kept there are left out", name, why);
 	return 0;
-}
-
-/* Whether one of func's ranges holds addr. */
-static bool dw_func_has(const struct dw_index *u, uint32_t func, uint64_t addr)
-{
-	const struct dw_func *f = &u->funcs[func];
-
-	for (uint32_t i = f->first; i < f->first + f->count; i++)
-		if (u->own[i].lo <= addr && addr < u->own[i].hi)
-			return true;
-	return false;
-}
-
-/* The innermost function whose code holds addr, or DW_NONE: the deepest range starting last at
- * or before addr, or, when that one ended before addr, the nearest enclosing function that
- * holds it (ranges nest: a range holding addr and starting before that one encloses it). */
-static uint32_t dw_innermost(const struct dw_index *u, uint64_t addr)
-{
-	size_t lo = dw_last_at(u->ranges, u->n_ranges, sizeof(*u->ranges), addr);
-	uint32_t f, steps = 0;
-
-	if (lo == 0)
-		return DW_NONE;
-	f = u->ranges[lo - 1].die;
-	while (f != DW_NONE && !dw_func_has(u, f, addr) && steps++ < DW_MAX_NESTING)
-		f = u->funcs[f].parent;
-	return steps > DW_MAX_NESTING ? DW_NONE : f;
 }
 
 /* ---- the chain ---- */
@@ -417,21 +286,31 @@ static const char *dw_line_path(const struct dw_index *u, Dwarf_Line *line)
 	return dwarf_linesrc(line, NULL, NULL);
 }
 
-int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf_frame *out,
-		      size_t max)
+struct dw_query {
+	uint64_t addr;
+	struct t2f_dwarf_frame *out;
+	size_t max;
+	int n;
+};
+
+static int dw_chain(struct t2f_dwarf *dw, void *arg)
 {
-	struct dw_index *u = dw_unit_of(dw, elf_vaddr);
+	struct dw_query *q = arg;
+	struct dw_index *u = t2f_dw_unit_of(dw, q->addr);
+	struct t2f_dwarf_frame *out = q->out;
 	Dwarf_Line *line;
 	uint32_t f;
-	size_t n = 0;
+	size_t n;
 	int err, lineno = 0;
 
-	if (!u || !max)
+	if (!u || !q->max)
 		return 0;
-	if (!u->done && (err = dw_index_unit(dw, u)))
+	if (u->state == DW_UNIT_NEW && (err = t2f_dw_index_unit(dw, u)))
 		return err;
-	f = dw_innermost(u, elf_vaddr);
-	line = dwarf_getsrc_die(&u->cu, elf_vaddr);
+	if (u->state != DW_UNIT_DONE)
+		return 0;
+	f = t2f_dw_innermost(u, q->addr);
+	line = dwarf_getsrc_die(&u->cu, q->addr);
 	if (line)
 		dwarf_lineno(line, &lineno);
 	if (f == DW_NONE && lineno <= 0)
@@ -440,12 +319,13 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 					   .linkage = f != DW_NONE && u->funcs[f].linkage,
 					   .file = line ? dw_line_path(u, line) : NULL,
 					   .line = lineno > 0 ? (uint32_t)lineno : 0 };
+	q->n = 1;
 	if (f == DW_NONE)
-		return 1;
+		return 0;
 	out[0].fn_file = u->funcs[f].decl_file;
 	out[0].fn_line = u->funcs[f].decl_line;
 	/* each caller at the line of the call into the level inside it, out to the function */
-	for (n = 1; n < max && u->funcs[f].inlined && u->funcs[f].parent != DW_NONE; n++) {
+	for (n = 1; n < q->max && u->funcs[f].inlined && u->funcs[f].parent != DW_NONE; n++) {
 		const struct dw_func *in = &u->funcs[f];
 
 		out[n] = (struct t2f_dwarf_frame){ .name = u->funcs[in->parent].name,
@@ -457,47 +337,119 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 						   .fn_line = u->funcs[in->parent].decl_line };
 		f = in->parent;
 	}
-	return (int)n;
+	q->n = (int)n;
+	return 0;
 }
 
-/* ---- the file ---- */
+int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf_frame *out,
+		      size_t max)
+{
+	struct dw_query q = { .addr = elf_vaddr, .out = out, .max = max };
+	int err;
+
+	if (dw->broken)
+		return 0;
+	err = dw_guarded(dw, dw_chain, &q);
+	return err ? err : dw->broken ? 0 : q.n;
+}
+
+/* ---- the handle ---- */
+
+int t2f_dwarf__report(struct t2f_dwarf *dw, struct t2f_diag *d)
+{
+	struct t2f_diag *fresh;
+	int err;
+
+	if (!t2f_diag__warnings(dw->notes))
+		return 0;
+	err = t2f_diag__replay(d, dw->notes, 0);
+	if (t2f_diag__new_buffered(&fresh) == 0) {
+		t2f_diag__free(dw->notes);
+		dw->notes = fresh;
+	}
+	return err;
+}
 
 void t2f_dwarf__free(struct t2f_dwarf *dw)
 {
 	if (!dw)
 		return;
-	for (size_t i = 0; i < dw->n_idx; i++) {
-		free(dw->idx[i].funcs);
-		free(dw->idx[i].ranges);
-		free(dw->idx[i].own);
-	}
+	for (size_t i = 0; i < dw->n_idx; i++)
+		t2f_dw_unit_free(&dw->idx[i]);
 	free(dw->idx);
 	free(dw->units);
+	free(dw->walk);
+	free(dw->checked);
+	t2f_hashmap__free(dw->memo);
 	t2f_arena__free(dw->arena);
-	if (dw->dbg)
-		dwarf_end(dw->dbg);
-	close(dw->fd);
+	t2f_diag__free(dw->notes);
+	if (!dw->broken) { /* else libdw's state may be half made: left as it is */
+		if (dw->dbg)
+			dwarf_end(dw->dbg);
+		if (dw->alt)
+			dwarf_end(dw->alt);
+		if (dw->null_alt)
+			dwarf_end(dw->null_alt);
+		if (dw->null_elf)
+			elf_end(dw->null_elf);
+		if (dw->alt_elf)
+			elf_end(dw->alt_elf);
+		if (dw->elf)
+			elf_end(dw->elf);
+	}
+	if (dw->alt_fd >= 0)
+		close(dw->alt_fd);
+	if (dw->fd >= 0)
+		close(dw->fd);
+	free(dw->path);
 	free(dw);
 }
 
-int t2f_dwarf__open(const char *path, struct t2f_diag *d, struct t2f_dwarf **out)
+static int dw_scan(struct t2f_dwarf *dw, void *arg)
 {
+	(void)arg;
+	return t2f_dw_scan_units(dw);
+}
+
+/* The file's Dwarf, when it has DWARF within the limits. 0 (dw->dbg NULL: none), or -errno. */
+static int dw_begin(struct t2f_dwarf *dw, const struct t2f_dwarf_opts *o, struct t2f_diag *d)
+{
+	int err = dw_elf_open(dw->path, &dw->fd, &dw->elf);
+
+	if (err)
+		return t2f_diag__error(d, err, dw->path, 0, "cannot open: %s", t2f_strerror(err));
+	if (!dw->elf || !dw_inflate_fits(dw->elf, dw->path, o->budget, d))
+		return 0;
+	dw->dbg = dwarf_begin_elf(dw->elf, DWARF_C_READ, NULL);
+	if (dw->dbg) {
+		dwarf_new_oom_handler(dw->dbg, dw_oom);
+		dw_sections_of(dw->elf, &dw->secs);
+	}
+	return 0;
+}
+
+int t2f_dwarf__open(const char *path, const struct t2f_dwarf_opts *opts, struct t2f_diag *d,
+		    struct t2f_dwarf **out)
+{
+	static const struct t2f_dwarf_opts none;
+	const struct t2f_dwarf_opts *o = opts ? opts : &none;
 	struct t2f_dwarf *dw = calloc(1, sizeof(*dw));
-	int err = 0;
+	int err;
 
 	*out = NULL;
 	if (!dw)
 		return -ENOMEM;
-	dw->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (dw->fd < 0) {
-		err = t2f_diag__error(d, -errno, path, 0, "cannot open: %s", strerror(errno));
-		free(dw);
-		return err;
-	}
-	dw->dbg = dwarf_begin(dw->fd, DWARF_C_READ);
-	if (dw->dbg)
-		err = t2f_arena__new(&dw->arena) ?: dw_scan_units(dw);
-	if (err || !dw->dbg)
+	elf_version(EV_CURRENT);
+	dw->fd = dw->alt_fd = -1;
+	dw->path = strdup(path);
+	dw->walk = malloc(DW_MAX_NESTING * sizeof(*dw->walk));
+	err = !dw->path || !dw->walk ? -ENOMEM : t2f_diag__new_buffered(&dw->notes) ?:
+	      t2f_arena__new(&dw->arena) ?: t2f_hashmap__new(16, &dw->memo) ?: dw_begin(dw, o, d);
+	if (!err && dw->dbg)
+		err = dw_attach_alt(dw, o, d) ?: dw_guarded(dw, dw_scan, NULL);
+	if (dw->notes)
+		err = err ?: t2f_dwarf__report(dw, d);
+	if (err || !dw->dbg || dw->broken)
 		t2f_dwarf__free(dw);
 	else
 		*out = dw;

@@ -3,23 +3,53 @@
  * For an address in the file's own space (elf_vaddr), the chain of functions whose code is
  * there: the innermost inlined function with the source line of the address, then each function
  * it was inlined into with the line of that call, out to the function that holds the code; as
- * `addr2line -i -f` prints it. DWARF 4 and 5, compressed sections and a supplementary file
- * (.gnu_debugaltlink, dwz) are libdw's.
+ * `addr2line -i -f` prints it. DWARF 2-5 and compressed sections (SHF_COMPRESSED, .zdebug) are
+ * libdw's.
  *
- * Lazy per compilation unit: an address finds its unit (through .debug_aranges, else each
- * unit's ranges), and the first address of a unit indexes it once: every subprogram and
- * inlined subroutine with its address ranges, parent, name and call site, sorted by address.
- * Later addresses of the unit are a binary search and a walk up to the function. Units with no
- * address are never read.
+ * Lazy per compilation unit: an address finds its unit (each unit's ranges), and the first
+ * address of a unit indexes it once: every subprogram and inlined subroutine with its address
+ * ranges (sorted), parent, name and call site, and every range's start sorted by address.
+ * Later addresses of the unit are a binary search and a walk up to the function, a binary
+ * search per level (at most 256 levels). Units with no address are never read.
+ *
+ * The file is data from anywhere (a debuginfod server, a trace's debug tree), and libdw keeps no
+ * limit of its own, so what it is given is bounded first; past a limit, one warning names the
+ * file (and the unit) and what is left out, and the file's ELF symbols still name its frames:
+ *  - only a regular file is opened, without blocking (formats/side_file.h);
+ *  - decompression (libdw inflates every compressed debug section when it opens a file): the
+ *    sizes the sections declare are added up before, and a file over T2F_DWARF_DECODE_MAX, or
+ *    over what its budget has left (opts->budget, shared by the files of a symbolizer), is not
+ *    opened;
+ *  - the supplementary file (.gnu_debugaltlink, dwz; DWARF 5 .debug_sup forms use it too) is
+ *    found by the caller (opts->find_alt) and taken only when it is a regular file with the
+ *    build-id the link names, under the same limits; libdw never looks for one itself (it would
+ *    open whatever sits at the named path, a FIFO included, and use it unverified): without a
+ *    verified one, names and declarations kept there are left out;
+ *  - a unit's line table is measured before libdw reads it (dwarf_lines.c): its paths (each at
+ *    most T2F_DWARF_PATH_MAX bytes, T2F_DWARF_UNIT_PATHS_MAX together) and rows
+ *    (T2F_DWARF_UNIT_ROWS_MAX); over them the unit is left out; the file's tables together at
+ *    most T2F_DWARF_FILE_PATHS_MAX and T2F_DWARF_FILE_ROWS_MAX;
+ *  - address ranges: T2F_DWARF_UNIT_RANGES_MAX per unit (over it, the unit is left out),
+ *    T2F_DWARF_FILE_RANGES_MAX read by the units of a file, T2F_DWARF_UNITS_MAX units and
+ *    T2F_DWARF_UNIT_SPANS_MAX unit ranges per file (past these, the units left are left out);
+ *  - names longer than T2F_DWARF_NAME_MAX are left out (counted per unit): such a level has no
+ *    name, as a DIE without one;
+ *  - libdw's out-of-memory handler, which ends the process, is replaced: an allocation that
+ *    fails inside libdw leaves the handle broken (its DWARF is left out from then on, warned),
+ *    and the call returns.
+ * The limits are far above real files (the largest unit of libLLVM or libxul holds a few
+ * hundred thousand ranges and rows; real paths are under 4 KiB) and bound a file's cost to
+ * about 1 GiB and seconds.
  *
  * Names are raw (the linkage name when there is one, else DW_AT_name, each through the abstract
  * origin or specification); strings are libdw's or the index's, valid until __free.
- * Ownership: the handle owns its file descriptor and libdw state. Not thread safe; handles
+ * Ownership: the handle owns its file descriptors and libdw state. Not thread safe; handles
  * share no state, so different handles may be used on different threads at once.
  */
 #ifndef T2F_DWARF_H
 #define T2F_DWARF_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,14 +71,48 @@ struct t2f_dwarf_frame {
 
 #define T2F_DWARF_MAX_DEPTH 64  /* inline levels kept; deeper chains are cut at the outer end */
 
-/* path's DWARF: 0 and *out set; 0 and *out NULL when the file has no .debug_info; -errno when
- * it cannot be opened (recorded in d). */
-int t2f_dwarf__open(const char *path, struct t2f_diag *d, struct t2f_dwarf **out);
+#define T2F_DWARF_DECODE_MAX (1ull << 30)      /* debug section bytes a file may inflate */
+#define T2F_DWARF_DECODE_RUN_MAX (2ull << 30)  /* ... the files of one budget together */
+#define T2F_DWARF_PATH_MAX 4096u               /* bytes of one source path */
+#define T2F_DWARF_UNIT_PATHS_MAX (16u << 20)   /* bytes of source paths of a unit */
+#define T2F_DWARF_FILE_PATHS_MAX (128u << 20)  /* ... of the units of a file */
+#define T2F_DWARF_UNIT_ROWS_MAX (2u << 20)     /* line table rows of a unit */
+#define T2F_DWARF_FILE_ROWS_MAX (16u << 20)    /* ... of the units of a file */
+#define T2F_DWARF_UNIT_RANGES_MAX (4u << 20)   /* function and inlined call ranges of a unit */
+#define T2F_DWARF_FILE_RANGES_MAX (16u << 20)  /* ... read for the units of a file */
+#define T2F_DWARF_UNITS_MAX (1u << 20)         /* units of a file */
+#define T2F_DWARF_UNIT_SPANS_MAX (8u << 20)    /* units' own address ranges in a file */
+#define T2F_DWARF_NAME_MAX 4096u               /* bytes of a function's name */
+
+struct t2f_decode_budget;
+
+struct t2f_dwarf_opts {
+	struct t2f_decode_budget *budget;  /* what the files of a symbolizer may inflate together
+					    * (elf_module.h; borrowed, thread safe), or NULL:
+					    * T2F_DWARF_DECODE_MAX per file only */
+	/* The supplementary file `name` (as .gnu_debugaltlink names it) of build-id id[0..len)
+	 * for the debug file at `path`: candidate paths, best first, into paths[0..max) (each
+	 * PATH_MAX bytes); their number. The candidates are verified here. NULL: none. */
+	size_t (*alt_candidates)(void *ctx, const char *path, const char *name, const uint8_t *id,
+				 size_t len, char (*paths)[PATH_MAX], size_t max);
+	void *ctx;
+};
+
+/* path's DWARF: 0 and *out set; 0 and *out NULL when the file has no DWARF or is refused (over
+ * a limit: warned in d); -errno when it cannot be opened (recorded in d). */
+int t2f_dwarf__open(const char *path, const struct t2f_dwarf_opts *opts, struct t2f_diag *d,
+		    struct t2f_dwarf **out);
 void t2f_dwarf__free(struct t2f_dwarf *dw); /* NULL is fine */
 
+/* What lookups left out (units over a limit, long names, memory), as warnings naming the file:
+ * replayed into d and forgotten. On d's thread, while no lookup runs on dw. 0, or d's strict
+ * error. */
+int t2f_dwarf__report(struct t2f_dwarf *dw, struct t2f_diag *d);
+
 /* The chain at elf_vaddr, innermost first, into out[0..max): the number of frames (0 when no
- * unit covers the address, or neither a function nor the line table does; one nameless frame
- * with the line when only the line table does), or -ENOMEM. */
+ * unit covers the address, the unit is left out, or neither a function nor the line table
+ * does; one nameless frame with the line when only the line table does), or -ENOMEM. Warnings
+ * wait for __report. */
 int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf_frame *out,
 		      size_t max);
 

@@ -46,9 +46,7 @@ uint64_t t2f_elf_module__decode_left(const struct t2f_elf_module *m)
 	return left;
 }
 
-/* Takes n bytes of the run's budget; false (and *used, what was taken before) when they do not
- * fit. */
-static bool take(struct t2f_decode_budget *b, uint64_t n, uint64_t *used)
+bool t2f_decode_budget__take(struct t2f_decode_budget *b, uint64_t n, uint64_t *used)
 {
 	uint64_t u = atomic_load(&b->used);
 
@@ -86,7 +84,7 @@ int t2f_elf_module__charge(struct t2f_elf_module *m, const char *prefix, const c
 						  (unsigned long long)n, limit_text(lim, sizeof(lim), max),
 						  (unsigned long long)m->decoded), -T2F_E_LIMIT);
 	}
-	if (m->budget && !take(m->budget, need, &used)) {
+	if (m->budget && !t2f_decode_budget__take(m->budget, need, &used)) {
 		m->over_budget = true;
 		return t2f_elf__skip(T2F_ELF_WARN(m, "symbols refused: %s%s decompresses to %s%llu "
 						  "bytes, over the limit of %s for all files of the run "

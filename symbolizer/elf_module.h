@@ -81,6 +81,9 @@ struct t2f_decode_budget {
 };
 /* Sets the limits (0: T2F_DECODE_MODULE_MAX, T2F_DECODE_RUN_MAX), nothing used yet. */
 void t2f_decode_budget__init(struct t2f_decode_budget *b, uint64_t module_max, uint64_t run_max);
+/* Takes n bytes of the run's limit: true; false (nothing taken; *used, what was taken before)
+ * when they do not fit. */
+bool t2f_decode_budget__take(struct t2f_decode_budget *b, uint64_t n, uint64_t *used);
 
 struct t2f_elf_load {       /* one PT_LOAD program header */
 	uint64_t p_offset, p_vaddr, p_filesz, p_memsz;

@@ -60,6 +60,7 @@ struct t2f_symbolizer {
 	enum t2f_demangle_mode demangle;
 	bool perf_rules;
 	struct t2f_decode_budget budget;  /* every file opened shares it (find.budget) */
+	struct t2f_decode_budget dwarf_budget; /* the files' DWARF shares it (dwarf.h) */
 	struct t2f_strtab *names;
 	struct t2f_diag *diag;
 	struct sym_file *files;
@@ -131,6 +132,7 @@ static int copy_opts(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts 
 	s->perf_rules = o->perf_rules;
 	s->find.perf_rules = o->perf_rules;
 	t2f_decode_budget__init(&s->budget, o->decode_module_max, o->decode_run_max);
+	t2f_decode_budget__init(&s->dwarf_budget, T2F_DWARF_DECODE_MAX, T2F_DWARF_DECODE_RUN_MAX);
 	s->find.budget = &s->budget;
 	if (strv_copy(o->find.debug_dirs, &s->own[OWN_DEBUG_DIRS]) ||
 	    strv_copy(o->find.symbol_dirs, &s->own[OWN_SYMBOL_DIRS]) ||
@@ -613,6 +615,15 @@ int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mo
 	return resolve_in_file(s, m->file, elf_vaddr, out);
 }
 
+/* Where a DWARF file's supplementary file may be: as debug files are looked for. */
+static size_t alt_candidates(void *ctx, const char *path, const char *name, const uint8_t *id,
+			     size_t len, char (*paths)[PATH_MAX], size_t max)
+{
+	const struct t2f_symbolizer *s = ctx;
+
+	return t2f_debug_find_alt(&s->find, path, name, id, len, paths, max);
+}
+
 int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			  struct t2f_dwarf **out)
 {
@@ -627,8 +638,11 @@ int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 	if (f->file_miss != T2F_HIT)
 		return 0;
 	if (!f->dwarf_tried) {
+		struct t2f_dwarf_opts o = { .budget = &s->dwarf_budget, .alt_candidates = alt_candidates,
+					    .ctx = s };
+
 		f->dwarf_tried = true;
-		err = t2f_dwarf__open(t2f_elf_module__path(f->files.module), s->diag, &f->dwarf);
+		err = t2f_dwarf__open(t2f_elf_module__path(f->files.module), &o, s->diag, &f->dwarf);
 		if (err == -ENOMEM)
 			return err;
 	}
@@ -641,8 +655,20 @@ int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uin
 {
 	struct t2f_dwarf *dw;
 	int err = t2f_symbolizer__dwarf(s, mod, &dw);
+	int n = err ? err : dw ? t2f_dwarf__lookup(dw, elf_vaddr, out, max) : 0;
 
-	return err ? err : dw ? t2f_dwarf__lookup(dw, elf_vaddr, out, max) : 0;
+	err = dw ? t2f_dwarf__report(dw, s->diag) : 0;
+	return n < 0 ? n : err ? err : n;
+}
+
+int t2f_symbolizer__report_dwarf(struct t2f_symbolizer *s)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < s->n_files && !err; i++)
+		if (s->files[i].dwarf)
+			err = t2f_dwarf__report(s->files[i].dwarf, s->diag);
+	return err;
 }
 
 const struct t2f_debuginfod_stats *t2f_symbolizer__debuginfod(const struct t2f_symbolizer *s)

@@ -126,6 +126,10 @@ int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mo
 int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
 			    struct t2f_dwarf_frame *out, size_t max);
 
+/* What the DWARF lookups of t2f_dwarf__lookup left out since the last call (dwarf.h), said in
+ * the symbolizer's diag. While no lookup runs. 0, or the diag's strict error. */
+int t2f_symbolizer__report_dwarf(struct t2f_symbolizer *s);
+
 /* The DWARF of the module's symbol file, opened on the first call: 0 and *out (NULL: no file,
  * or no DWARF), or -ENOMEM, -EINVAL (unknown id). Modules sharing a file share the handle. The
  * handle is the symbolizer's; t2f_dwarf__lookup on it may run on another thread, one thread at

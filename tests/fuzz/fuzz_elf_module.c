@@ -126,7 +126,7 @@ static void probe_dwarf(const char *path, const struct probe *pr, uint64_t h)
 
 	if (t2f_diag__new(NULL, &d))
 		abort();
-	if (t2f_dwarf__open(path, d, &dw) == 0 && dw) {
+	if (t2f_dwarf__open(path, NULL, d, &dw) == 0 && dw) {
 		for (size_t i = 0; i <= 2 * pr->n; i++) {
 			uint64_t a = i == 2 * pr->n ? h
 				     : pr->value[i / 2] + (i % 2) * pr->size[i / 2] / 2;
@@ -140,6 +140,8 @@ static void probe_dwarf(const char *path, const struct probe *pr, uint64_t h)
 		}
 	}
 	(void)bytes;
+	if (dw)
+		t2f_dwarf__report(dw, d);
 	t2f_dwarf__free(dw);
 	t2f_diag__free(d);
 }

@@ -1,0 +1,132 @@
+/* symbolizer/dwarf_internal.h: what dwarf.c (the file: open, limits, the supplementary file,
+ * out-of-memory), dwarf_index.c (units, their functions and ranges) and dwarf_lines.c (the cost
+ * of a line table) share. Not a public interface. */
+#ifndef T2F_DWARF_INTERNAL_H
+#define T2F_DWARF_INTERNAL_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/arena.h"
+#include "formats/diag.h"
+#include "formats/hashmap.h"
+#include "symbolizer/dwarf.h"
+
+#define DW_NONE UINT32_MAX
+#define DW_MAX_NESTING 256       /* DIE tree depth walked; deeper children are not indexed */
+#define DW_MAX_DIE_RANGES 65536  /* address ranges kept per DIE */
+
+struct dw_span {                 /* [lo, hi) of a function: its slice of dw_index.own */
+	uint64_t lo, hi;
+};
+
+struct dw_start {                /* a range start, for the innermost search */
+	uint64_t lo;
+	uint32_t func;
+	uint32_t depth;
+};
+
+struct dw_func {                 /* a subprogram or inlined subroutine with code */
+	uint32_t parent;             /* the enclosing one, or DW_NONE */
+	uint32_t first, count;       /* its ranges: own[first .. first + count), sorted by lo */
+	uint32_t depth;              /* among the indexed ones (0: a subprogram) */
+	bool inlined;                /* DW_TAG_inlined_subroutine */
+	bool linkage;                /* name is a linkage name */
+	const char *name;            /* NULL: none, or one longer than T2F_DWARF_NAME_MAX */
+	uint32_t call_file;          /* inlined: the file it was called from (index), or DW_NONE */
+	uint32_t call_line;
+	const char *decl_file;       /* DW_AT_decl_file's path, or NULL */
+	uint32_t decl_line;
+};
+
+enum dw_state { DW_UNIT_NEW, DW_UNIT_DONE, DW_UNIT_DROPPED };
+
+struct dw_index {                /* one unit, indexed on first use */
+	Dwarf_Die cu;
+	enum dw_state state;
+	const char **paths;          /* per file index: its path as addr2line shows it */
+	struct dw_func *funcs;
+	size_t n_funcs, cap_funcs;
+	struct dw_span *own;         /* every function's ranges, in function order */
+	size_t n_ranges, cap_ranges;
+	struct dw_start *starts;     /* every range's start, sorted by (lo, depth) */
+	Dwarf_Files *files;
+	size_t n_files;
+};
+
+struct dw_unit {
+	uint64_t lo, hi;             /* one range of the unit (a unit with several has several);
+				      * lo first (dw_last_at) */
+	uint32_t index;              /* into idx: the unit's state, shared by its ranges */
+};
+
+struct dw_walk {                 /* one level of the DIE walk */
+	Dwarf_Die die;
+	uint32_t parent;             /* the nearest recorded function above, or DW_NONE */
+	uint32_t depth;
+};
+
+struct dw_sections {             /* a file's line tables and the strings they name */
+	const uint8_t *line, *line_str, *str;
+	size_t line_size, line_str_size, str_size;
+};
+
+struct dw_line_cost {            /* what libdw and the index keep for one line table */
+	uint64_t files;              /* file entries */
+	uint64_t path_bytes;         /* the joined paths */
+	uint64_t longest;            /* the longest path */
+	uint64_t rows;               /* rows its programs make (an upper bound) */
+};
+
+struct dw_checked {              /* a line table judged */
+	const Dwarf *dbg;
+	uint64_t offset;
+	bool ok;
+};
+
+struct t2f_dwarf {
+	char *path;
+	int fd, alt_fd;
+	Elf *elf, *alt_elf, *null_elf;
+	Dwarf *dbg, *alt, *null_alt; /* the file, its verified supplementary file, the empty one
+				      * libdw gets when there is none (dwarf.c) */
+	unsigned char null_image[512];
+	struct dw_sections secs, alt_secs;
+	struct t2f_arena *arena;     /* the units' source paths, joined to their directories */
+	struct dw_unit *units;       /* every range of every unit, sorted by lo */
+	size_t n_units, cap_units;
+	struct dw_index *idx;        /* one per unit */
+	size_t n_idx, cap_idx;
+	struct dw_walk *walk;        /* the DIE walk's stack (DW_MAX_NESTING levels) */
+	struct dw_checked *checked;  /* line tables judged (dwarf_lines.c), in that order */
+	size_t n_checked, cap_checked;
+	struct t2f_hashmap *memo;    /* (Dwarf, offset) → its index in checked + 1 */
+	uint64_t ranges_read;        /* by every unit indexed (T2F_DWARF_FILE_RANGES_MAX) */
+	uint64_t rows, path_bytes;   /* of the line tables accepted */
+	uint64_t long_names;         /* names left out for their length */
+	bool full;                   /* a file limit was reached: no further unit is indexed */
+	bool broken;                 /* libdw ran out of memory: nothing more is asked of it */
+	struct t2f_diag *notes;      /* warnings of lookups (buffered: any thread) */
+};
+
+/* dwarf_index.c */
+int t2f_dw_scan_units(struct t2f_dwarf *dw);
+struct dw_index *t2f_dw_unit_of(struct t2f_dwarf *dw, uint64_t addr);
+int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u);
+uint32_t t2f_dw_innermost(const struct dw_index *u, uint64_t addr);
+void t2f_dw_unit_free(struct dw_index *u);
+
+/* dwarf_lines.c: the line table at off of s (a unit whose compilation directory has comp_len
+ * bytes). 0 and *out, or -T2F_E_FORMAT when libdw could not read it either. */
+int t2f_dw_line_cost(const struct dw_sections *s, uint64_t off, size_t comp_len,
+		     struct dw_line_cost *out);
+/* Whether the unit's line table (DW_AT_stmt_list) fits the unit's and the file's limits; a
+ * table that fits is added to the file's totals. false with a warning naming the unit. */
+bool t2f_dw_lines_fit(struct t2f_dwarf *dw, Dwarf_Die *cu);
+/* Whether libdw may read the line table of the unit cu belongs to, when it is not the unit
+ * being indexed (an abstract origin's DW_AT_decl_file): checked once per unit. */
+bool t2f_dw_foreign_ok(struct t2f_dwarf *dw, Dwarf_CU *cu);
+
+#endif
