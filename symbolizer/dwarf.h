@@ -37,9 +37,11 @@
  *  - libdw's out-of-memory handler, which ends the process, is replaced: an allocation that
  *    fails inside libdw leaves the handle broken (its DWARF is left out from then on, warned),
  *    and the call returns.
- * The limits are far above real files (the largest unit of libLLVM or libxul holds a few
- * hundred thousand ranges and rows; real paths are under 4 KiB) and bound a file's cost to
- * about 1 GiB and seconds.
+ * The unit limits sit far above real units: the largest units of Debian's libc and libstdc++
+ * debug files hold 1,099 ranges and 14,012 rows, a C++ unit of 60 instantiations of std::map,
+ * std::sort and std::regex (g++ -O2 -g) 97,918 ranges and 251,566 rows. The file limits keep
+ * libdw's line state near 1 GiB: a profile that hits thousands of units of a browser-sized
+ * program can reach them, and its later units are then left out (warned).
  *
  * Names are raw (the linkage name when there is one, else DW_AT_name, each through the abstract
  * origin or specification); strings are libdw's or the index's, valid until __free.
