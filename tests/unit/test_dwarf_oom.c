@@ -31,8 +31,10 @@
 #define SANITIZED 0
 #endif
 
-void *__libc_malloc(size_t size);
 static size_t fail_from; /* malloc fails from this size on; 0: never */
+
+#if !SANITIZED /* a sanitizer's malloc must stay the only one */
+void *__libc_malloc(size_t size);
 
 void *malloc(size_t size)
 {
@@ -40,6 +42,7 @@ void *malloc(size_t size)
 		return NULL;
 	return __libc_malloc(size);
 }
+#endif
 
 /* tests/dwarf/make-hostile's cases into tmp. */
 static void make(const char *cases)
