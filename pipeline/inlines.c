@@ -52,12 +52,29 @@ static int inl_intern(struct inl *x, const char *s, t2f_str_id *id)
 	return s ? t2f_profile__intern(x->p, s, strlen(s), id) : 0;
 }
 
+/* Demangled names longer than this are not used: the raw name (at most T2F_DWARF_NAME_MAX)
+ * names the level. The longest of libLLVM-14's 100,000 exported functions demangles to 4,283
+ * bytes; 700 bytes of crafted name demangle to 250 KB, which 64 levels of one frame repeat. */
+#define INL_PRETTY_MAX (4 * T2F_DWARF_NAME_MAX)
+
+/* A linkage name demangled (malloc'd), or NULL: not a linkage name, not demangled, or longer
+ * than INL_PRETTY_MAX. */
+static char *inl_pretty(const struct t2f_dwarf_frame *lv, enum t2f_demangle_mode mode)
+{
+	char *pretty = lv->name && lv->linkage ? t2f_demangle(lv->name, mode) : NULL;
+
+	if (pretty && strlen(pretty) > INL_PRETTY_MAX) {
+		free(pretty);
+		pretty = NULL;
+	}
+	return pretty;
+}
+
 /* A DWARF name as the frames are named: demangled, "FILE!" before it for nettrace. */
 static int inl_name(struct inl *x, const struct t2f_frame *f, const struct t2f_dwarf_frame *lv,
 		    t2f_str_id *id)
 {
-	enum t2f_demangle_mode mode = x->o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL;
-	char *pretty = lv->name && lv->linkage ? t2f_demangle(lv->name, mode) : NULL;
+	char *pretty = inl_pretty(lv, x->o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL);
 	const char *name = pretty ? pretty : lv->name;
 	const char *path = f->module ? t2f_profile__str(x->p, f->module, NULL) : "";
 	const char *base = strrchr(path, '/');

@@ -2,12 +2,14 @@
 # tests/dwarf/hostile.sh: DWARF made to hurt its reader (tests/dwarf/make-hostile writes the
 # files: a supplementary file that is a FIFO or of another build, range lists shared by 400 DIEs
 # and by 1000 units, a line table of 50,000 files in a 64 KiB directory, compressed debug
-# sections inflating to 1.5 GiB, 256 nested levels over 12,288 ranges each, 80 KB names).
+# sections inflating to 1.5 GiB, 256 nested levels over 12,288 ranges each, 80 KB names, a
+# linkage name demangling to 250 KB on 64 levels).
 # For each, `trace2flame resolve --inlines` must end (a hang guard: timeout), stay under 1 GiB
 # of peak RSS (/usr/bin/time), name every address by its ELF symbol still, and print exactly
 # the chains below, with one warning naming the file and what was left out; a conversion of
 # perf script text through a FIFO supplementary file ends too, and one of 3 stacks through the
-# 80 KB names writes a few KB, not megabytes. The supplementary file of the right build-id is
+# 80 KB names writes a few KB, not megabytes, and one through the demangled names a few KB of
+# speedscope (the raw name names the levels). The supplementary file of the right build-id is
 # used (its names appear), and a sane file keeps its chain.
 #
 # usage: tests/dwarf/hostile.sh TRACE2FLAME   (env: T2F_SOURCE_DIR)
@@ -148,6 +150,16 @@ for c in alt-fifo long-names; do
 		fi
 	done
 done
+# one 712-byte linkage name on 64 levels that demangles to 250 KB: the raw name names them
+stacks demangle 3 >demangle.perf.txt
+echo "$(buildid demangle) $TMP/demangle" >demangle.ids
+if timeout 30 "$T2F_BIN" -q --buildids demangle.ids -f speedscope -o demangle.json \
+	demangle.perf.txt 2>demangle.json.err && [ "$(wc -c <demangle.json)" -lt 65536 ] &&
+	grep -q '"_Z1fI1XIiiiii' demangle.json; then
+	ok
+else
+	bad "demangle: $(wc -c <demangle.json) bytes of speedscope from 3 stacks (want < 64 KiB)"
+fi
 size=$(cat long-names.collapsed long-names.svg | wc -c)
 if [ "$size" -lt 65536 ] && grep -q '^prog;f;' long-names.collapsed; then ok; else
 	bad "long-names: $size bytes of folded and SVG from 3 stacks (want < 64 KiB):"
