@@ -11,6 +11,7 @@
 #include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "pipeline/vdso.h"
+#include "symbolizer/dwarf.h"
 #include "symbolizer/debug_find.h"
 
 #define UF_LOADS 16
@@ -241,7 +242,8 @@ static const char *us_debug_file(void *ctx, const void *file)
 	if (hex && !t2f_build_id_parse(hex, id, sizeof(id), &len))
 		return NULL;
 	if (t2f_debug_find(&w->st->find, f->elf, len ? id : NULL, len, NULL, &r) == 0 && r.module &&
-	    strcmp(t2f_elf_module__path(r.module), f->elf) != 0)
+	    strcmp(t2f_elf_module__path(r.module), f->elf) != 0 &&
+	    t2f_dwarf__inflated(t2f_elf_module__path(r.module)) <= T2F_UNWIND_DEBUG_INFLATE_MAX)
 		f->debug = strdup(t2f_elf_module__path(r.module));
 	t2f_debug_result__free(&r);
 	return f->debug;

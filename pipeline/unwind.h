@@ -9,6 +9,10 @@
  * changed since (trust_by), or with unsafe_build_id_match. [vdso] is perf's cached copy of its
  * build-id, or this machine's own when recorded here. The debug file (for .debug_frame) is found
  * by t2f_debug_find when the binary's tables do not cover an address. Each file is searched once.
+ * libdwfl inflates every compressed debug section of a debug file it opens, once per session
+ * (up to T2F_UNWIND_SESSIONS per thread), for .debug_frame alone: a debug file whose sections
+ * would inflate past T2F_UNWIND_DEBUG_INFLATE_MAX is not used (Debian's libc debug file: 9.8
+ * MB); its addresses that .eh_frame does not cover stop there ("no rules").
  *
  * Counts: every sample given to the stage ends in one stop reason (t2f_unwind_stop); those that
  * did not reach the outermost frame are also counted per module of the frame where they stopped.
@@ -27,6 +31,8 @@
 #include "formats/profile.h"
 #include "readers/perf_data_conv.h"
 #include "symbolizer/unwind.h"
+
+#define T2F_UNWIND_DEBUG_INFLATE_MAX (64ull << 20) /* bytes a debug file may inflate */
 
 struct t2f_unwind_stage_opts {
 	const char *arch;                 /* uname -m of the recording (perf's ARCH); NULL: host */

@@ -60,6 +60,23 @@ static int dw_guarded(struct t2f_dwarf *dw, dw_step_fn step, void *arg)
 
 /* ---- the files ---- */
 
+/* path as an ELF file, when it is a regular one: 0 and *fd, *elf; 0 and *elf NULL when it is
+ * not an ELF file; -errno or -T2F_E_NOT_FILE. */
+static int dw_elf_open(const char *path, int *fd, Elf **elf)
+{
+	int err = t2f_side_file__open(path, fd, NULL);
+
+	*elf = NULL;
+	if (err)
+		return err;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (*elf && elf_kind(*elf) != ELF_K_ELF) {
+		elf_end(*elf);
+		*elf = NULL;
+	}
+	return 0;
+}
+
 /* The bytes libdw inflates when it opens elf: what its compressed debug sections declare
  * (SHF_COMPRESSED: the compression header; GNU .zdebug: "ZLIB" and a big-endian size). */
 static uint64_t dw_inflated(Elf *elf)
@@ -92,6 +109,23 @@ static uint64_t dw_inflated(Elf *elf)
 	return total;
 }
 
+uint64_t t2f_dwarf__inflated(const char *path)
+{
+	uint64_t n = 0;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	if (dw_elf_open(path, &fd, &elf) != 0)
+		return 0;
+	if (elf) {
+		n = dw_inflated(elf);
+		elf_end(elf);
+	}
+	close(fd);
+	return n;
+}
+
 /* Whether elf's compressed debug sections fit the file's limit and what the budget has left
  * (then taken); else a warning naming path. */
 static bool dw_inflate_fits(Elf *elf, const char *path, struct t2f_decode_budget *b,
@@ -113,23 +147,6 @@ static bool dw_inflate_fits(Elf *elf, const char *path, struct t2f_decode_budget
 		return false;
 	}
 	return true;
-}
-
-/* path as an ELF file, when it is a regular one: 0 and *fd, *elf; 0 and *elf NULL when it is
- * not an ELF file; -errno or -T2F_E_NOT_FILE. */
-static int dw_elf_open(const char *path, int *fd, Elf **elf)
-{
-	int err = t2f_side_file__open(path, fd, NULL);
-
-	*elf = NULL;
-	if (err)
-		return err;
-	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (*elf && elf_kind(*elf) != ELF_K_ELF) {
-		elf_end(*elf);
-		*elf = NULL;
-	}
-	return 0;
 }
 
 /* A file's line tables and strings, once libdw has inflated them. */

@@ -106,6 +106,11 @@ int t2f_dwarf__open(const char *path, const struct t2f_dwarf_opts *opts, struct 
 		    struct t2f_dwarf **out);
 void t2f_dwarf__free(struct t2f_dwarf *dw); /* NULL is fine */
 
+/* The bytes libdw would inflate opening path: what its compressed debug sections declare (0
+ * when it has none or is not a regular ELF file). For callers that hand a file to libdw or
+ * libdwfl themselves. */
+uint64_t t2f_dwarf__inflated(const char *path);
+
 /* What lookups left out (units over a limit, long names, memory), as warnings naming the file:
  * replayed into d and forgotten. On d's thread, while no lookup runs on dw. 0, or d's strict
  * error. */
