@@ -177,6 +177,7 @@ int t2f_inl_lookups__get(const struct t2f_inl_lookups *l, uint32_t idx,
 {
 	const struct inl_query *q = &l->q[idx];
 
-	*frames = l->parts[l->h[q->handle].part].frames + q->first;
+	/* a part that found no chain has no frames at all: no pointer into them */
+	*frames = q->n ? l->parts[l->h[q->handle].part].frames + q->first : NULL;
 	return (int)q->n;
 }

@@ -27,7 +27,7 @@ int t2f_inl_lookups__add(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint64
 /* Runs every queued lookup on up to `threads` threads (0 or 1: this one). 0, or the first
  * error of a lookup (-ENOMEM). */
 int t2f_inl_lookups__run(struct t2f_inl_lookups *l, unsigned threads);
-/* Lookup idx's chain, innermost first: its length (0: none) and *frames. */
+/* Lookup idx's chain, innermost first: its length (0: none, *frames NULL) and *frames. */
 int t2f_inl_lookups__get(const struct t2f_inl_lookups *l, uint32_t idx,
 			 const struct t2f_dwarf_frame **frames);
 
