@@ -51,7 +51,8 @@ struct t2f_pdc_stacks {
 static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 {
 	struct t2f_profile *p = s->p;
-	const uint32_t *f = b->f;
+	size_t at = 0;            /* the sample's first frame reference in b->f (NULL when the
+				   * samples have none: never offset then) */
 	int err = t2f_grow((void **)&s->ids, &s->cap_ids, s->n_ids, b->nfr, sizeof(*s->ids), 1024,
 			   SIZE_MAX);
 
@@ -62,10 +63,10 @@ static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 		t2f_node_id node = 0;
 
 		for (size_t k = r->n; k-- > 0 && !err;)
-			err = t2f_profile__child(p, node, s->ids[f[k] - 1], &node);
+			err = t2f_profile__child(p, node, s->ids[b->f[at + k] - 1], &node);
 		err = err ?: t2f_profile__add_sample(p, node, r->thread, r->event, r->weight,
 						     r->time);
-		f += r->n;
+		at += r->n;
 	}
 	b->n = 0;
 	b->nf = 0;
