@@ -25,6 +25,7 @@ const char *t2f_unwind_stop_name(enum t2f_unwind_stop why)
 		[T2F_UNWIND_NO_MAP] = "address in no mapping",
 		[T2F_UNWIND_NO_FILE] = "module file not found",
 		[T2F_UNWIND_NO_CFI] = "no unwind rule for the address",
+		[T2F_UNWIND_BAD_RULE] = "unwind rule that could not be applied",
 		[T2F_UNWIND_MEMORY] = "read outside the copied stack",
 		[T2F_UNWIND_LOOP] = "loop",
 		[T2F_UNWIND_NO_REGS] = "no user registers or stack",
@@ -233,19 +234,47 @@ static bool uw_has_cfi(struct t2f_unwinder *u, uint64_t addr)
 	return !err && !none;
 }
 
+/* Whether libdwfl's unwinder would crash on the rules it looks up for the frame at pc (at pc for
+ * the sample's own frame, else at pc - 1, or pc after a signal frame): the frame is the last. */
+static bool uw_unsafe(struct t2f_unwinder *u, uint64_t pc)
+{
+	int err;
+	const struct uw_rule *r = uw_rule_at(u, u->cur->pid, pc, false, &err);
+	bool unsafe = r && r->unsafe;
+
+	u->nomem |= err != 0;
+	if (!unsafe && u->n && pc) {
+		r = uw_rule_at(u, u->cur->pid, pc - 1, false, &err);
+		unsafe = r && r->unsafe;
+		u->nomem |= err != 0;
+	}
+	return unsafe;
+}
+
+/* The frame's registers as libdwfl has them, kept in case it is the last. */
+static void uw_keep_regs(struct t2f_unwinder *u, Dwfl_Frame *state)
+{
+	unsigned n = u->regs->arch == T2F_UNWIND_X86_64 ? 17 : T2F_UNWIND_NREGS;
+
+	u->last_regs.have = 0;
+	for (unsigned i = 0; i < n; i++)
+		if (dwfl_frame_reg(state, i, &u->last_regs.val[i]) == 0)
+			u->last_regs.have |= 1ull << i;
+}
+
 static int uw_frame(Dwfl_Frame *state, void *arg)
 {
 	struct t2f_unwinder *u = arg;
 	Dwarf_Addr pc, at;
 	Dwarf_Word sp;
-	bool activation, have_sp;
+	bool activation, have_sp, last;
 	int r;
 
 	/* a read outside the copy while unwinding the frame before: this one is a guess */
 	if (u->mem_fail)
 		return DWARF_CB_ABORT;
 	/* the pc alone first: asking whether the frame is an activation unwinds it, which needs
-	 * its module reported */
+	 * its module reported, and rules libdwfl can apply */
 	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
 	r = uw_report(u, u->cur, pc);
@@ -254,7 +283,14 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 		u->nomem = r == -ENOMEM;
 		return DWARF_CB_ABORT;
 	}
-	if (!dwfl_frame_pc(state, &pc, &activation))
+	/* a frame in no module (its caller would be a guess from the frame pointer), or whose
+	 * rules would crash libdwfl: the last, its caller not asked for */
+	last = r == 0 || uw_unsafe(u, pc);
+	if (u->nomem)
+		return DWARF_CB_ABORT;
+	if (last)
+		activation = u->n == 0;
+	else if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	/* a caller's pc: its call instruction. 0 there ends the stack, as libdwfl ends it for a
 	 * return address of 0 found by the CFI (its frame-pointer fallback goes on): such frames
@@ -277,10 +313,40 @@ static int uw_frame(Dwfl_Frame *state, void *arg)
 		u->capped = true;
 		return DWARF_CB_ABORT;
 	}
+	if (last) {
+		u->bad_rule = r != 0;
+		return DWARF_CB_ABORT;
+	}
+	uw_keep_regs(u, state);
 	return uw_has_cfi(u, at) ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-static enum t2f_unwind_stop uw_why(const struct t2f_unwinder *u, int ret)
+/* libdwfl ended the stack after the last frame: its caller's pc undefined or 0 by the frame's
+ * rules (the outermost frame), or rules libdwfl could not apply, which it does not tell apart.
+ * The return address is worked out again as libdwfl works it out (unwind_eval.c). */
+static enum t2f_unwind_stop uw_end(struct t2f_unwinder *u)
+{
+	uint64_t at = u->ips[u->n - 1], ra = 1;
+	const struct uw_rule *r;
+	Dwarf_Frame *frame;
+	Dwarf_Addr bias;
+	enum uw_ra how;
+	int err;
+
+	r = uw_rule_at(u, u->cur->pid, at, false, &err);
+	if (r && r->simple && (r->undef >> r->ra & 1))
+		return T2F_UNWIND_END;
+	frame = err ? NULL : uw_dwarf_frame(u, u->cur->pid, at, false, &bias, &err);
+	u->nomem |= err < 0;
+	if (!frame)
+		return T2F_UNWIND_BAD_RULE;
+	how = uw_eval_ra(u, frame, bias, &u->last_regs, &ra);
+	free(frame);
+	return how == UW_RA_UNDEFINED || (how == UW_RA_VALUE && ra == 0) ? T2F_UNWIND_END :
+	       T2F_UNWIND_BAD_RULE;
+}
+
+static enum t2f_unwind_stop uw_why(struct t2f_unwinder *u, int ret)
 {
 	if (u->capped)
 		return T2F_UNWIND_CAP;
@@ -288,14 +354,18 @@ static enum t2f_unwind_stop uw_why(const struct t2f_unwinder *u, int ret)
 		return T2F_UNWIND_LOOP;
 	if (u->no_cfi)
 		return T2F_UNWIND_NO_CFI;
+	if (u->bad_rule)
+		return T2F_UNWIND_BAD_RULE;
 	if (u->zero)
 		return T2F_UNWIND_END;
 	/* libdwfl ends a stack as outermost when its return address could not be read too */
 	if (ret == 0)
-		return u->mem_fail ? T2F_UNWIND_MEMORY : T2F_UNWIND_END;
+		return u->mem_fail ? T2F_UNWIND_MEMORY : uw_end(u);
 	if (u->last_miss != T2F_UNWIND_END)
 		return u->last_miss;
-	return u->mem_fail ? T2F_UNWIND_MEMORY : T2F_UNWIND_NO_CFI;
+	/* libdwfl failed on the last frame's rules (a return address column it has no register
+	 * for) */
+	return u->mem_fail ? T2F_UNWIND_MEMORY : T2F_UNWIND_BAD_RULE;
 }
 
 static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
@@ -309,7 +379,7 @@ static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
 	u->n = 0;
 	u->sp_reg = regs->arch == T2F_UNWIND_X86_64 ? 7 : 31;
 	u->mem_fail = u->stale = u->looped = u->capped = u->nomem = u->no_cfi =
-		u->zero = false;
+		u->zero = u->bad_rule = false;
 	u->n_maps = 0;
 	u->have_last_sp = false;
 	u->last_miss = T2F_UNWIND_END;
@@ -350,8 +420,10 @@ static int uw_try(struct t2f_unwinder *u, int64_t pid, int64_t tid, struct t2f_u
 		uw_session_end(s);
 		return 1;
 	}
-	res->n = u->n;
 	res->why = uw_why(u, ret);
+	if (u->nomem)
+		return -ENOMEM;
+	res->n = u->n;
 	res->stop_pc = u->last_pc;
 	return 0;
 }

@@ -82,6 +82,9 @@ enum t2f_unwind_stop {
 	T2F_UNWIND_NO_MAP,      /* the last frame's pc is in no mapping */
 	T2F_UNWIND_NO_FILE,     /* ... in a mapping whose file was not found (or is not ELF) */
 	T2F_UNWIND_NO_CFI,      /* ... in a module with no rule for it (nor a fallback that held) */
+	T2F_UNWIND_BAD_RULE,    /* ... whose rules could not be applied (an operation libdwfl does
+				 * not evaluate, a register it needs unknown, a rule that would
+				 * crash libdwfl) */
 	T2F_UNWIND_MEMORY,      /* a read outside the copied stack */
 	T2F_UNWIND_LOOP,        /* a caller with its callee's pc and stack pointer */
 	T2F_UNWIND_NO_REGS,     /* no usable registers or stack (nothing unwound) */

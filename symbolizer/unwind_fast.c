@@ -18,11 +18,6 @@
 
 #include "symbolizer/unwind_internal.h"
 
-struct uw_walk {                /* the registers of the frame being walked */
-	uint64_t val[T2F_UNWIND_NREGS];
-	uint64_t have;
-};
-
 /* The mapping holding addr, through the sample's small cache. */
 static bool uw_fast_map(struct t2f_unwinder *u, uint64_t addr, struct t2f_unwind_map *out)
 {
@@ -37,17 +32,13 @@ static bool uw_fast_map(struct t2f_unwinder *u, uint64_t addr, struct t2f_unwind
 	return true;
 }
 
-/* The frame at addr of the module reported in pid's session (eh_frame, then the debug file's
- * debug_frame, as libdwfl looks), malloc'd; NULL when none. *err: -ENOMEM, or 1 when the
- * session is stale there and may not be renewed (inside its own unwind). */
-static Dwarf_Frame *uw_fast_frame(struct t2f_unwinder *u, int64_t pid, uint64_t addr, bool renew,
-				  int *err)
+Dwarf_Frame *uw_dwarf_frame(struct t2f_unwinder *u, int64_t pid, uint64_t addr, bool renew,
+			    Dwarf_Addr *bias, int *err)
 {
 	struct uw_session *s = uw_session(u, pid);
 	Dwarf_Frame *frame = NULL;
 	Dwfl_Module *mod;
 	Dwarf_CFI *cfi;
-	Dwarf_Addr bias;
 	int r = s ? uw_report(u, s, addr) : -ENOMEM;
 
 	if (r == -1 && !renew) {
@@ -64,11 +55,11 @@ static Dwarf_Frame *uw_fast_frame(struct t2f_unwinder *u, int64_t pid, uint64_t 
 	*err = r < -1 ? r : 0;
 	if (r != 1 || !(mod = dwfl_addrmodule(s->dwfl, addr)))
 		return NULL;
-	cfi = dwfl_module_eh_cfi(mod, &bias);
-	if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0)
+	cfi = dwfl_module_eh_cfi(mod, bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, addr - *bias, &frame) == 0)
 		return frame;
-	cfi = dwfl_module_dwarf_cfi(mod, &bias);
-	if (cfi && dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0)
+	cfi = dwfl_module_dwarf_cfi(mod, bias);
+	if (cfi && dwarf_cfi_addrframe(cfi, addr - *bias, &frame) == 0)
 		return frame;
 	return NULL;
 }
@@ -80,6 +71,7 @@ const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t a
 	struct t2f_unwind_map m;
 	const struct uw_rule *rule;
 	Dwarf_Frame *frame;
+	Dwarf_Addr bias;
 
 	*err = 0;
 	if (!uw_fast_map(u, addr, &m) || !m.file)
@@ -87,7 +79,7 @@ const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t a
 	rule = uw_rules__find(u->rules, m.file, addr - m.bias);
 	if (rule)
 		return rule;
-	frame = uw_fast_frame(u, pid, addr, renew, err);
+	frame = uw_dwarf_frame(u, pid, addr, renew, &bias, err);
 	if (*err == 1) {
 		*err = 0;
 		return NULL;
@@ -98,8 +90,7 @@ const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t a
 	return *err ? NULL : rule;
 }
 
-/* The 8 bytes at addr of the stack copy; false outside it. */
-static bool uw_fast_read(const struct t2f_unwinder *u, uint64_t addr, uint64_t *v)
+bool uw_read(const struct t2f_unwinder *u, uint64_t addr, uint64_t *v)
 {
 	uint64_t sp = u->regs->sp;
 
@@ -113,7 +104,7 @@ static bool uw_fast_read(const struct t2f_unwinder *u, uint64_t addr, uint64_t *
  * return address unknown), or -1 when a read fell past the end of the stack copy (the unwind
  * ends: what follows would be a guess). */
 static int uw_fast_step(const struct t2f_unwinder *u, const struct uw_rule *r,
-			const struct uw_walk *from, struct uw_walk *to)
+			const struct uw_regs *from, struct uw_regs *to)
 {
 	uint64_t cfa;
 
@@ -131,7 +122,7 @@ static int uw_fast_step(const struct t2f_unwinder *u, const struct uw_rule *r,
 		to->have |= 1ull << reg;
 		if (r->saved[i].kind == UW_IS_CFA)
 			to->val[reg] = at;
-		else if (uw_fast_read(u, at, &to->val[reg]))
+		else if (uw_read(u, at, &to->val[reg]))
 			continue;
 		else if (!uw_below_sp(at, u->regs->sp))
 			return -1;
@@ -143,7 +134,7 @@ static int uw_fast_step(const struct t2f_unwinder *u, const struct uw_rule *r,
 
 int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
 {
-	struct uw_walk w[2] = { { .have = u->regs->have } }, *cur = &w[0], *next = &w[1], *t;
+	struct uw_regs w[2] = { { .have = u->regs->have } }, *cur = &w[0], *next = &w[1], *t;
 	uint64_t pc = u->regs->pc, prev_pc = 0, prev_sp = 0;
 	int err;
 

@@ -19,6 +19,11 @@ static inline bool uw_below_sp(uint64_t addr, uint64_t sp)
 	return addr < sp && sp - addr <= UW_BELOW_SP;
 }
 
+struct uw_regs {                /* a frame's registers, DWARF-numbered */
+	uint64_t val[T2F_UNWIND_NREGS];
+	uint64_t have;          /* bit n: val[n] is known */
+};
+
 struct uw_mod {                 /* a reported module (its Dwfl_Module's userdata) */
 	struct t2f_unwinder *u;
 	const void *file;
@@ -47,10 +52,11 @@ struct t2f_unwinder {
 	uint64_t *ips;
 	size_t max, n;
 	int sp_reg;
-	bool mem_fail, stale, looped, capped, nomem, no_cfi, zero;
+	bool mem_fail, stale, looped, capped, nomem, no_cfi, zero, bad_rule;
 	enum t2f_unwind_stop last_miss; /* the last frame's module: END when reported */
 	uint64_t last_pc, last_sp;
 	bool have_last_sp;
+	struct uw_regs last_regs;       /* the last frame's, as libdwfl's unwinder had them */
 	/* the decoded-rules walk */
 	struct uw_rules *rules;
 	struct t2f_unwind_map maps[UW_MAP_CACHE];
@@ -67,6 +73,14 @@ void uw_session_end(struct uw_session *s);
 int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc);
 
 /* unwind_fast.c */
+/* The 8 bytes at addr of the sample's stack copy; false outside it. */
+bool uw_read(const struct t2f_unwinder *u, uint64_t addr, uint64_t *v);
+/* The call-frame rules at addr of the module reported in pid's session (.eh_frame, then the
+ * debug file's .debug_frame, as libdwfl looks), malloc'd, and the bias of the table they came
+ * from; NULL when none. *err: -ENOMEM, or 1 when the session is stale there and may not be
+ * renewed (inside its own unwind). */
+Dwarf_Frame *uw_dwarf_frame(struct t2f_unwinder *u, int64_t pid, uint64_t addr, bool renew,
+			    Dwarf_Addr *bias, int *err);
 /* The rule at addr (kept, or decoded now through pid's session, which is made again when stale
  * if renew); NULL when no module file is mapped there, or the session is stale and may not be
  * renewed. Valid until the next call. *err: -ENOMEM. */
@@ -76,5 +90,19 @@ const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t a
  * 1 and *res when every frame's rule was simple (the stop is the end, the frame limit or a
  * loop), 0 when libdwfl's unwinder must take the sample (nothing written then), -ENOMEM. */
 int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res);
+
+/* unwind_eval.c */
+enum uw_ra {
+	UW_RA_UNDEFINED,        /* the rules say the frame has no caller */
+	UW_RA_VALUE,            /* the caller's pc (0: none either) */
+	UW_RA_FAILED,           /* the rules could not be applied */
+};
+
+/* The return address the rules of frame (bias: its table's) give for the caller of the frame
+ * whose registers are regs, in the sample set up (its stack copy), worked out as libdwfl's
+ * unwinder works it out (elfutils' libdwfl/frame_unwind.c handle_cfi and expr_eval, which
+ * libdwfl 0.188 does not export): the same operations, the same limits, the same failures. */
+enum uw_ra uw_eval_ra(const struct t2f_unwinder *u, Dwarf_Frame *frame, Dwarf_Addr bias,
+		      const struct uw_regs *regs, uint64_t *ra);
 
 #endif

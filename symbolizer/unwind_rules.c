@@ -126,6 +126,36 @@ static void uw_decode(Dwarf_Frame *frame, unsigned nregs, struct uw_rule *u)
 	u->simple = true;
 }
 
+#define UW_LIBDWFL_NREGS 97     /* the registers libdwfl's unwinder works out per frame: aarch64's
+				 * (x86_64's are 17) */
+
+static bool uw_has_op(const Dwarf_Op *ops, size_t n, uint8_t atom)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ops[i].atom == atom)
+			return true;
+	return false;
+}
+
+/* Whether libdwfl's unwinder (elfutils 0.188, libdwfl/frame_unwind.c expr_eval) would crash
+ * applying frame's rules: DW_OP_deref_size in the CFA's expression, evaluated without a frame,
+ * reads the ELF class through a null pointer; DW_OP_div of INT64_MIN by -1 traps, in any rule
+ * (compilers emit neither in call-frame information). */
+static bool uw_unsafe(Dwarf_Frame *frame)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+
+	if (dwarf_frame_cfa(frame, &ops, &n) == 0 &&
+	    (uw_has_op(ops, n, DW_OP_deref_size) || uw_has_op(ops, n, DW_OP_div)))
+		return true;
+	for (int reg = 0; reg < UW_LIBDWFL_NREGS; reg++)
+		if (dwarf_frame_register(frame, reg, mem, &ops, &n) == 0 &&
+		    uw_has_op(ops, n, DW_OP_div))
+			return true;
+	return false;
+}
+
 /* Starts over when full (the addresses of one recording rarely get there). 0 or -ENOMEM. */
 static int uw_rules_room(struct uw_rules *r)
 {
@@ -151,8 +181,10 @@ int uw_rules__add(struct uw_rules *r, const void *file, uint64_t addr, Dwarf_Fra
 	u = &r->e[r->n].rule;
 	u->cfi = frame != NULL;
 	u->entry = !frame && entry && addr >= entry && addr - entry < UW_ENTRY_CODE;
-	if (frame)
+	if (frame) {
 		uw_decode(frame, nregs, u);
+		u->unsafe = uw_unsafe(frame);
+	}
 	err = t2f_hashmap__insert(r->ix, uw_rule_hash(file, addr), r->n + 1);
 	if (err)
 		return err;

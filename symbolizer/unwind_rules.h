@@ -6,7 +6,8 @@
  * (DW_OP_bregx), and each register undefined, the same value, saved at CFA + N (offset(N)) or
  * equal to CFA + N (val_offset(N)). A frame with any other form, a signal frame, or no rule at
  * all is kept as not simple: libdwfl's unwinder takes that sample (an address without rules
- * ends the unwind there, by either way).
+ * ends the unwind there, by either way). A frame whose rules would crash libdwfl's unwinder is
+ * marked so: the unwind ends there too.
  *
  * Memory: about 100 bytes per distinct address, at most UW_RULES_MAX addresses (the cache starts
  * over past it). Not thread safe (one per unwinder).
@@ -33,6 +34,8 @@ struct uw_rule {
 	bool entry;             /* without rules, in the first UW_ENTRY_CODE bytes of the file's
 				 * entry point: the outermost frame (ld.so's _start has no FDE) */
 	bool simple;
+	bool unsafe;            /* rules libdwfl's unwinder would crash on (unwind_rules.c
+				 * uw_unsafe): the unwind stops there */
 	uint8_t cfa_reg, ra;    /* the CFA's register, the return address column */
 	uint8_t n_saved;
 	int64_t cfa_off;

@@ -2,11 +2,14 @@
 tests/hostile_names.py and tests/cli/side_files.sh): one software event, pid 100 (tid 100)
 with a COMM, MMAP2 records and user-space samples with a call chain, and the BUILD_ID,
 HOSTNAME and EVENT_DESC features. Little-endian, perf_event_attr of 128 bytes, sample_type
-IP | TID | TIME | PERIOD | CALLCHAIN, sample_id_all (a TID | TIME trailer on COMM and MMAP2).
-Layouts as perf 6.1 writes them (tools/perf/Documentation/perf.data-file-format.txt)."""
+IP | TID | TIME | PERIOD | CALLCHAIN, sample_id_all (a TID | TIME trailer on COMM and MMAP2);
+or, for tests/unwind/rules.sh, samples as perf record --call-graph dwarf writes them on x86_64
+(REGS_USER | STACK_USER besides). Layouts as perf 6.1 writes them
+(tools/perf/Documentation/perf.data-file-format.txt)."""
 import struct
 
 PID = 100
+X86_REGS = 0xFF0FFF  # perf's --call-graph dwarf registers on x86_64: AX..SS, R8..R15
 
 
 def padded(s):
@@ -20,12 +23,29 @@ def perf_str(s):
     return struct.pack("<I", n) + s + b"\0" * (n - len(s))
 
 
-def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", config=2):
+def dwarf_sample(pc, sp, words):
+    """the fields after PERIOD of a dwarf sample: no call chain (user space only), the
+    registers of X86_REGS (pc and sp, the others 0), the stack copy (words) whole"""
+    body = struct.pack("<QQ", 0, 2)  # callchain nr 0; PERF_SAMPLE_REGS_ABI_64
+    for bit in range(24):
+        if X86_REGS >> bit & 1:
+            body += struct.pack("<Q", sp if bit == 7 else pc if bit == 8 else 0)
+    stack = b"".join(struct.pack("<Q", w) for w in words)
+    return body + struct.pack("<Q", len(stack)) + stack + struct.pack("<Q", len(stack))
+
+
+def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", config=2,
+              dwarf=False):
     """comm, event: bytes; mmaps: (file name, start, prot) of 0x10000 bytes at offset 0;
-    samples: (time, [ip, caller, ...]) of period 1000; build_ids: (path, 20 bytes);
-    config: the software event (2: page-faults, a count)."""
+    samples: (time, [ip, caller, ...]) of period 1000, or with dwarf (time, pc, sp, [stack
+    words]) (dwarf_sample); build_ids: (path, 20 bytes); config: the software event (2:
+    page-faults, a count)."""
     st = 1 | 2 | 4 | 256 | 32  # IP, TID, TIME, PERIOD, CALLCHAIN
+    if dwarf:
+        st |= 1 << 12 | 1 << 13  # REGS_USER, STACK_USER
     attr = struct.pack("<IIQQQQQ", 1, 128, config, 1, st, 0, 1 << 18)  # bit 18: sample_id_all
+    if dwarf:  # sample_regs_user at 80, sample_stack_user at 88
+        attr += struct.pack("<IIQQQQI", 0, 0, 0, 0, 0, X86_REGS, 8192)
     attr += b"\0" * (128 - len(attr))
     trailer = struct.pack("<IIQ", PID, PID, 1)
     name = padded(comm)
@@ -35,10 +55,15 @@ def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", 
         body = struct.pack("<IIQQQIIQQII", PID, PID, start, 0x10000, 0, 8, 1, 7, 0, prot, 2)
         body += padded(path)
         recs += struct.pack("<IHH", 10, 2, 8 + len(body) + 16) + body + trailer
-    for t, ips in samples:
-        chain = (0xFFFFFFFFFFFFFE00,) + tuple(ips)  # PERF_CONTEXT_USER
-        body = struct.pack("<QIIQQQ", ips[0], PID, PID, t, 1000, len(chain))
-        body += b"".join(struct.pack("<Q", x) for x in chain)
+    for sample in samples:
+        if dwarf:
+            t, pc, sp, words = sample
+            body = struct.pack("<QIIQQ", pc, PID, PID, t, 1000) + dwarf_sample(pc, sp, words)
+        else:
+            t, ips = sample
+            chain = (0xFFFFFFFFFFFFFE00,) + tuple(ips)  # PERF_CONTEXT_USER
+            body = struct.pack("<QIIQQQ", ips[0], PID, PID, t, 1000, len(chain))
+            body += b"".join(struct.pack("<Q", x) for x in chain)
         recs += struct.pack("<IHH", 9, 2, 8 + len(body)) + body
     bid = b""
     for path, id20 in build_ids:

@@ -12,8 +12,10 @@
  * at CFA - 8, the x86-64 CIE's rule) and on ELF files crafted here with broken call-frame
  * information: random bytes, a CIE running past its section, a search table that claims more
  * entries than it holds, an FDE covering every address whose CFA rule never moves the stack
- * pointer (a loop) or takes it round a cycle of two, no section headers, another machine, and
- * an AArch64 file unwound from aarch64 registers. Samples with registers pointing anywhere,
+ * pointer (a loop) or takes it round a cycle of two, no section headers, another machine, an
+ * AArch64 file unwound from aarch64 registers, and rules libdwfl cannot apply (operations it
+ * does not evaluate, unknown registers, rules it would crash on) beside rules whose return
+ * address is undefined or works out to 0. Samples with registers pointing anywhere,
  * files at biases that wrap past 2^64, process ids no process has, stack copies of every short
  * length. Each unwind must end, keep to its frame limit and give the stop reason its input
  * calls for.
@@ -329,6 +331,32 @@ static void test_fixture_walk(void **state)
 					      x.ips, 0, &x.r), 0);
 	assert_int_equal(x.r.n, 0);
 	assert_int_equal(x.r.why, T2F_UNWIND_NO_REGS);
+	t2f_unwinder__free(u);
+}
+
+/* A return address in no mapping, with a frame pointer into the copy whose frame holds a return
+ * address into the file: the caller of the unmapped frame would be a guess (libdwfl's
+ * frame-pointer fallback takes it), so the unwind ends at the unmapped frame. */
+static void test_fixture_unmapped_caller(void **state)
+{
+	const uint64_t p = work_pc(), stack[5] = { p + 1, 0x1000, 0, p + 1, 0 };
+	const uint64_t want[3] = { p, p, 0xfff };
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(p, SP0, SP0 + 16);
+	struct result x;
+
+	(void)state;
+	need("gnu/libfx.so", "gnu");
+	map_libfx(&ms);
+	u = unwinder(&ms);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_MAP, 3, want);
+	assert_int_equal(x.r.stop_pc, 0x1000);
+	ms.m[1] = (struct t2f_unwind_map){ 0x1000, 0x2000, NULL, NULL, 0, 0 }; /* no file */
+	ms.n = 2;
+	unwind(u, 2, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_FILE, 3, want);
 	t2f_unwinder__free(u);
 }
 
@@ -793,6 +821,144 @@ static void test_crafted_aarch64(void **state)
 	t2f_unwinder__free(u);
 }
 
+/* An FDE at the current end whose CIE is the one at .eh_frame's start: [begin, begin + range),
+ * its instructions insns[0..n) (DW_CFA_* bytes, padded with DW_CFA_nop). */
+static void fde_with(struct craft *c, uint64_t begin, uint64_t range, const uint8_t *insns,
+		     size_t n)
+{
+	size_t len = (4 + 8 + 8 + 1 + n + 3) / 4 * 4;
+
+	EH(c, len, 4);
+	EH(c, c->eh_len, 4);                      /* back to the CIE at 0 */
+	EH(c, begin, 8);
+	EH(c, range, 8);
+	EH(c, 0, 1);
+	memcpy(c->eh + c->eh_len, insns, n);
+	memset(c->eh + c->eh_len + n, 0, len - 21 - n);
+	c->eh_len += len - 21;
+}
+
+/* The file of rules: the CIE's (CFA = rsp + 8, the return address at CFA - 8) for the first
+ * half of the text, and the CIE's followed by insns[0..n) for the second. */
+static const char *craft_rules(const char *name, const uint8_t *insns, size_t n)
+{
+	static const uint8_t rules[] = { 0x0c, 7, 8, 0x90, 1 };
+	struct craft c = { 0 };
+	uint32_t second;
+
+	assert_int_equal(cie_with(&c, rules, sizeof(rules)), 24);
+	fde_with(&c, C_TEXT, 0x80, NULL, 0);
+	second = (uint32_t)(C_EH + c.eh_len);
+	fde_with(&c, C_TEXT + 0x80, 0x80, insns, n);
+	EH(&c, 0, 4);
+	eh_hdr(&c, 2, (const uint32_t[2][2]){ { C_TEXT, C_EH + 24 }, { C_TEXT + 0x80, second } },
+	       2);
+	return craft_write(&c, name);
+}
+
+/* Rules libdwfl's unwinder cannot apply, at the second frame (the first frame's rules are the
+ * CIE's: its return address leads into the second half of the text) and at the first: the
+ * unwind stops there for that reason, not as if the outermost frame were reached. Rules whose
+ * return address is undefined or 0 are the outermost frame. */
+static void test_crafted_bad_rules(void **state)
+{
+	static const struct {
+		const char *name;
+		uint8_t insns[24];
+		size_t n;
+		enum t2f_unwind_stop why;
+	} cases[] = {
+		/* CFA = rsp + 8 then DW_OP_form_tls_address (DW_CFA_def_cfa_expression) */
+		{ "cfa-tls", { 0x0f, 3, 0x77, 8, 0x9b }, 5, T2F_UNWIND_BAD_RULE },
+		/* the return address at rsp, DW_OP_push_object_address (DW_CFA_expression) */
+		{ "ra-object", { 0x10, 16, 3, 0x77, 0, 0x97 }, 6, T2F_UNWIND_BAD_RULE },
+		/* CFA = rbx + 8 (DW_CFA_def_cfa_register): rbx is not in the sample */
+		{ "cfa-unknown-reg", { 0x0d, 3 }, 2, T2F_UNWIND_BAD_RULE },
+		/* an operation libdw does not decode (0xff) in the CFA's expression */
+		{ "cfa-undecodable", { 0x0f, 3, 0x77, 8, 0xff }, 5, T2F_UNWIND_BAD_RULE },
+		/* CFA = [rsp] read with DW_OP_deref_size 8, and rbx = 2^63 / -1 with DW_OP_div
+		 * (DW_OP_const8u, DW_OP_const1s): elfutils 0.188's unwinder dereferences a null
+		 * pointer on the first and traps on the second */
+		{ "cfa-deref-size", { 0x0f, 4, 0x77, 0, 0x94, 8 }, 6, T2F_UNWIND_BAD_RULE },
+		{ "div", { 0x16, 3, 12, 0x0e, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x09, 0xff, 0x1b }, 15,
+		  T2F_UNWIND_BAD_RULE },
+		/* the return address undefined (DW_CFA_undefined), 0 (DW_CFA_val_expression
+		 * DW_OP_lit0), at an address in the copy that holds 0 (DW_CFA_expression
+		 * DW_OP_breg7 16): the outermost frame */
+		{ "ra-undefined", { 0x07, 16 }, 2, T2F_UNWIND_END },
+		{ "ra-lit0", { 0x16, 16, 1, 0x30 }, 4, T2F_UNWIND_END },
+		{ "ra-zero-word", { 0x10, 16, 2, 0x77, 16 }, 5, T2F_UNWIND_END },
+		/* 5 << 3 - 10 * 4; 0, then a branch over 7 (DW_CFA_val_expression) */
+		{ "ra-arith-zero", { 0x16, 16, 7, 0x35, 0x33, 0x24, 0x3a, 0x34, 0x1e, 0x1c }, 10,
+		  T2F_UNWIND_END },
+		{ "ra-branch-zero", { 0x16, 16, 6, 0x30, 0x31, 0x28, 1, 0, 0x37 }, 9,
+		  T2F_UNWIND_END },
+	};
+	const uint64_t first = BASE + C_TEXT + 0x10, second = BASE + C_TEXT + 0x90;
+	/* first's return address at sp, second's at sp + 8 by the CIE's rules; 0 at sp + 16 */
+	const uint64_t stack[4] = { second + 1, BASE + C_TEXT + 0x11, 0, 0 };
+	const uint64_t want[2] = { first, second };
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r;
+	struct result x;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *path = craft_rules(cases[i].name, cases[i].insns, cases[i].n);
+
+		map_one(&ms, path, &crafted_id);
+		u = unwinder(&ms);
+		r = regs_x86(first, SP0, 0);
+		r.have &= ~(1ull << 3);           /* rbx unknown */
+		unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+		if (x.r.why != cases[i].why)
+			fail_msg("%s: stopped for \"%s\", expected \"%s\"", cases[i].name,
+				 t2f_unwind_stop_name(x.r.why), t2f_unwind_stop_name(cases[i].why));
+		expect(&x, cases[i].why, 2, want);
+		assert_int_equal(x.r.stop_pc, second + 1);
+		/* the decoded rules leave such a sample to libdwfl's unwinder */
+		if (cases[i].why == T2F_UNWIND_BAD_RULE)
+			assert_int_equal(t2f_unwinder__walk(u, 1, &r, (const uint8_t *)stack,
+							    sizeof(stack), x.ips, MAXF, &x.r), 0);
+		/* the same rules at the sampled pc: the first frame alone */
+		r = regs_x86(second, SP0, 0);
+		r.have &= ~(1ull << 3);
+		unwind(u, 2, &r, stack, sizeof(stack), MAXF, &x);
+		if (x.r.why != cases[i].why)
+			fail_msg("%s (first frame): stopped for \"%s\", expected \"%s\"",
+				 cases[i].name, t2f_unwind_stop_name(x.r.why),
+				 t2f_unwind_stop_name(cases[i].why));
+		expect(&x, cases[i].why, 1, &want[1]);
+		t2f_unwinder__free(u);
+	}
+}
+
+/* A CIE whose return address column (40) is no register of x86_64's: libdwfl fails on the
+ * frame (its rules cannot be applied; they are there). */
+static void test_crafted_ra_column(void **state)
+{
+	static const uint8_t rules[] = { 0x0c, 7, 8, 0x90, 1 };
+	const uint64_t stack[2] = { BASE + C_TEXT + 0x11, 0 };
+	struct craft c = { 0 };
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(C_PC, SP0, 0);
+	struct result x;
+
+	(void)state;
+	assert_int_equal(cie_with(&c, rules, sizeof(rules)), 24);
+	c.eh[8 + 6] = 40;                         /* the CIE's return address column */
+	fde(&c, 28, 0, UINT64_MAX);
+	EH(&c, 0, 4);
+	eh_hdr(&c, 1, (const uint32_t[1][2]){ { 0, C_EH + 24 } }, 1);
+	map_one(&ms, craft_write(&c, "ra-column"), &crafted_id);
+	u = unwinder(&ms);
+	unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_BAD_RULE, 1, (const uint64_t[1]){ C_PC });
+	t2f_unwinder__free(u);
+}
+
 static void test_crafted_loop(void **state)
 {
 	(void)state;
@@ -940,6 +1106,7 @@ int main(void)
 		cmocka_unit_test(test_regs_refused),
 		cmocka_unit_test(test_arch_of),
 		FX_TEST(test_fixture_walk),
+		FX_TEST(test_fixture_unmapped_caller),
 		FX_TEST(test_fixture_short_stacks),
 		FX_TEST(test_fixture_sp_wraps),
 		FX_TEST(test_fixture_deep),
@@ -949,6 +1116,8 @@ int main(void)
 		FX_TEST(test_crafted_loop),
 		FX_TEST(test_crafted_cycle),
 		FX_TEST(test_crafted_aarch64),
+		FX_TEST(test_crafted_bad_rules),
+		FX_TEST(test_crafted_ra_column),
 		FX_TEST(test_crafted_broken),
 		FX_TEST(test_crafted_random),
 	};
