@@ -331,12 +331,13 @@ static enum t2f_unwind_stop uw_end(struct t2f_unwinder *u)
 	Dwarf_Frame *frame;
 	Dwarf_Addr bias;
 	enum uw_ra how;
+	bool refused;
 	int err;
 
 	r = uw_rule_at(u, u->cur->pid, at, false, &err);
 	if (r && r->simple && (r->undef >> r->ra & 1))
 		return T2F_UNWIND_END;
-	frame = err ? NULL : uw_dwarf_frame(u, u->cur->pid, at, false, &bias, &err);
+	frame = err ? NULL : uw_dwarf_frame(u, u->cur->pid, at, false, &bias, &refused, &err);
 	u->nomem |= err < 0;
 	if (!frame)
 		return T2F_UNWIND_BAD_RULE;
@@ -457,7 +458,8 @@ int t2f_unwinder__new(const struct t2f_unwind_ops *ops, struct t2f_unwinder **ou
 	if (!u)
 		return -ENOMEM;
 	u->ops = *ops;
-	if (uw_rules__new(&u->rules)) {
+	if (uw_rules__new(&u->rules) || uw_checks__new(&u->checks)) {
+		uw_rules__free(u->rules);
 		free(u);
 		return -ENOMEM;
 	}
@@ -483,5 +485,6 @@ void t2f_unwinder__free(struct t2f_unwinder *u)
 	for (size_t i = 0; i < T2F_UNWIND_SESSIONS; i++)
 		uw_session_end(&u->s[i]);
 	uw_rules__free(u->rules);
+	uw_checks__free(u->checks);
 	free(u);
 }

@@ -5,17 +5,16 @@
  * operation it does not evaluate, a register it does not know, a read it could not make), and
  * says the same in all three cases. The unwinder tells the outermost frame from rules it could
  * not apply by evaluating the last frame's return address again: the operations of elfutils'
- * libdwfl/frame_unwind.c expr_eval (0.188), its stack and step limits, and its failures, on the
- * registers libdwfl had for the frame and the sample's stack copy. Operations libdwfl would
- * crash on never get here (unwind_rules.c marks their frames, and the unwind stops before them).
+ * libdwfl/frame_unwind.c expr_eval (0.188), its stack limit and its failures, on the
+ * registers libdwfl had for the frame and the sample's stack copy. Expressions libdwfl would
+ * crash or leak memory on (branches, DW_OP_div, operations it does not know: unwind_rules.c
+ * uw_bad_expr) never get here: the unwind stops before libdwfl applies them.
  */
 #include <dwarf.h>
-#include <stdlib.h>
 
 #include "symbolizer/unwind_internal.h"
 
 #define UW_EVAL_STACK 0x100     /* libdwfl's DWARF_EXPR_STACK_MAX */
-#define UW_EVAL_STEPS 0x1000    /* libdwfl's DWARF_EXPR_STEPS_MAX */
 
 struct uw_eval {
 	const struct t2f_unwinder *u;
@@ -48,13 +47,6 @@ static bool uw_reg(const struct uw_eval *e, uint64_t reg, uint64_t *v)
 		return false;
 	*v = e->regs->val[reg];
 	return true;
-}
-
-static int uw_op_cmp(const void *key, const void *elem)
-{
-	Dwarf_Word off = *(const Dwarf_Word *)key, at = ((const Dwarf_Op *)elem)->offset;
-
-	return (off > at) - (off < at);
 }
 
 /* A binary operation: 1 (its result pushed), 0 (failed), -1 (atom is not one). */
@@ -140,7 +132,7 @@ static bool uw_op(struct uw_eval *e, const Dwarf_Op *op, bool *loc)
 		return uw_pop(e, &a) && uw_pop(e, &b) && uw_pop(e, &c) && uw_push(e, a) &&
 		       uw_push(e, c) && uw_push(e, b);
 	case DW_OP_deref:
-	case DW_OP_deref_size: /* only in a register's rule here (see the top) */
+	case DW_OP_deref_size: /* not in the CFA's (see the top) */
 		if (!uw_pop(e, &a) || !uw_read(e->u, a, &a) ||
 		    (atom == DW_OP_deref_size && op->number > 8))
 			return false;
@@ -169,7 +161,7 @@ static bool uw_op(struct uw_eval *e, const Dwarf_Op *op, bool *loc)
 	case DW_OP_stack_value:
 		*loc = false;
 		return true;
-	default: /* DW_OP_div (see the top), DW_OP_GNU_encoded_addr and all others */
+	default: /* not given (see the top) */
 		return false;
 	}
 }
@@ -178,39 +170,14 @@ static bool uw_op(struct uw_eval *e, const Dwarf_Op *op, bool *loc)
 static bool uw_expr(struct uw_eval *e, const Dwarf_Op *ops, size_t n, uint64_t *out)
 {
 	bool loc = false;
-	uint64_t a;
 	int r;
 
 	if (!n)
 		return false;
-	for (size_t i = 0, steps = 0; i < n; i++) {
-		const Dwarf_Op *op = &ops[i];
-		Dwarf_Word to;
-		const Dwarf_Op *at;
-
-		if (++steps > UW_EVAL_STEPS)
+	for (size_t i = 0; i < n; i++) {
+		r = uw_binary(e, ops[i].atom);
+		if (!r || (r < 0 && !uw_op(e, &ops[i], &loc)))
 			return false;
-		r = uw_binary(e, op->atom);
-		if (r >= 0) {
-			if (!r)
-				return false;
-			continue;
-		}
-		if (op->atom != DW_OP_bra && op->atom != DW_OP_skip) {
-			if (!uw_op(e, op, &loc))
-				return false;
-			continue;
-		}
-		if (op->atom == DW_OP_bra && !uw_pop(e, &a))
-			return false;
-		if (op->atom == DW_OP_bra && !a)
-			continue;
-		/* to the operation at the branch's offset + 3 + its operand (a 2-byte one) */
-		to = op->offset + 1 + 2 + (Dwarf_Word)(int16_t)op->number;
-		at = bsearch(&to, ops, n, sizeof(*ops), uw_op_cmp);
-		if (!at)
-			return false;
-		i = (size_t)(at - ops) - 1;
 	}
 	if (!uw_pop(e, out))
 		return false;

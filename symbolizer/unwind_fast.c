@@ -33,13 +33,17 @@ static bool uw_fast_map(struct t2f_unwinder *u, uint64_t addr, struct t2f_unwind
 }
 
 Dwarf_Frame *uw_dwarf_frame(struct t2f_unwinder *u, int64_t pid, uint64_t addr, bool renew,
-			    Dwarf_Addr *bias, int *err)
+			    Dwarf_Addr *bias, bool *refused, int *err)
 {
 	struct uw_session *s = uw_session(u, pid);
 	Dwarf_Frame *frame = NULL;
 	Dwfl_Module *mod;
 	Dwarf_CFI *cfi;
+	const struct uw_mod *um;
+	void **ud;
 	int r = s ? uw_report(u, s, addr) : -ENOMEM;
+
+	*refused = false;
 
 	if (r == -1 && !renew) {
 		*err = 1;
@@ -55,12 +59,20 @@ Dwarf_Frame *uw_dwarf_frame(struct t2f_unwinder *u, int64_t pid, uint64_t addr, 
 	*err = r < -1 ? r : 0;
 	if (r != 1 || !(mod = dwfl_addrmodule(s->dwfl, addr)))
 		return NULL;
-	cfi = dwfl_module_eh_cfi(mod, bias);
-	if (cfi && dwarf_cfi_addrframe(cfi, addr - *bias, &frame) == 0)
-		return frame;
-	cfi = dwfl_module_dwarf_cfi(mod, bias);
-	if (cfi && dwarf_cfi_addrframe(cfi, addr - *bias, &frame) == 0)
-		return frame;
+	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	um = *ud;
+	for (int debug = 0; debug < 2; debug++) {
+		/* no frame of a table decoded before the table is checked (unwind_check.c) */
+		r = uw_cfi_usable(u->checks, um->file, mod, debug);
+		if (r <= 0) {
+			*err = r;
+			*refused = r == 0;
+			return NULL;
+		}
+		cfi = debug ? dwfl_module_dwarf_cfi(mod, bias) : dwfl_module_eh_cfi(mod, bias);
+		if (cfi && dwarf_cfi_addrframe(cfi, addr - *bias, &frame) == 0)
+			return frame;
+	}
 	return NULL;
 }
 
@@ -72,6 +84,7 @@ const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t a
 	const struct uw_rule *rule;
 	Dwarf_Frame *frame;
 	Dwarf_Addr bias;
+	bool refused;
 
 	*err = 0;
 	if (!uw_fast_map(u, addr, &m) || !m.file)
@@ -79,13 +92,15 @@ const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t a
 	rule = uw_rules__find(u->rules, m.file, addr - m.bias);
 	if (rule)
 		return rule;
-	frame = uw_dwarf_frame(u, pid, addr, renew, &bias, err);
+	frame = uw_dwarf_frame(u, pid, addr, renew, &bias, &refused, err);
 	if (*err == 1) {
 		*err = 0;
 		return NULL;
 	}
 	if (!*err)
-		*err = uw_rules__add(u->rules, m.file, addr - m.bias, frame, nregs, m.entry, &rule);
+		*err = uw_rules__add(u->rules, m.file, addr - m.bias, frame,
+				     refused ? UW_REFUSED : u->last_miss != T2F_UNWIND_END ?
+				     UW_NOT_HELD : UW_NO_RULE, nregs, m.entry, &rule);
 	free(frame);
 	return *err ? NULL : rule;
 }
@@ -161,7 +176,8 @@ int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
 		if (err)
 			return err;
 		if (r && !r->cfi) {
-			res->why = r->entry ? T2F_UNWIND_END : T2F_UNWIND_NO_CFI;
+			res->why = r->nofile ? T2F_UNWIND_NO_FILE :
+				   r->entry ? T2F_UNWIND_END : T2F_UNWIND_NO_CFI;
 			break;
 		}
 		step = r && r->simple ? uw_fast_step(u, r, cur, next) : 0;

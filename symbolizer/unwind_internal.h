@@ -59,6 +59,7 @@ struct t2f_unwinder {
 	struct uw_regs last_regs;       /* the last frame's, as libdwfl's unwinder had them */
 	/* the decoded-rules walk */
 	struct uw_rules *rules;
+	struct uw_checks *checks;
 	struct t2f_unwind_map maps[UW_MAP_CACHE];
 	unsigned n_maps;
 };
@@ -77,10 +78,11 @@ int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc);
 bool uw_read(const struct t2f_unwinder *u, uint64_t addr, uint64_t *v);
 /* The call-frame rules at addr of the module reported in pid's session (.eh_frame, then the
  * debug file's .debug_frame, as libdwfl looks), malloc'd, and the bias of the table they came
- * from; NULL when none. *err: -ENOMEM, or 1 when the session is stale there and may not be
- * renewed (inside its own unwind). */
+ * from; NULL when none (*refused: because the table is not usable, uw_cfi_usable). *err:
+ * -ENOMEM, or 1 when the session is stale there and may not be renewed (inside its own
+ * unwind). */
 Dwarf_Frame *uw_dwarf_frame(struct t2f_unwinder *u, int64_t pid, uint64_t addr, bool renew,
-			    Dwarf_Addr *bias, int *err);
+			    Dwarf_Addr *bias, bool *refused, int *err);
 /* The rule at addr (kept, or decoded now through pid's session, which is made again when stale
  * if renew); NULL when no module file is mapped there, or the session is stale and may not be
  * renewed. Valid until the next call. *err: -ENOMEM. */
@@ -90,6 +92,16 @@ const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t a
  * 1 and *res when every frame's rule was simple (the stop is the end, the frame limit or a
  * loop), 0 when libdwfl's unwinder must take the sample (nothing written then), -ENOMEM. */
 int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res);
+
+/* unwind_check.c: the verdicts on each file's call-frame tables */
+struct uw_checks;
+int uw_checks__new(struct uw_checks **out); /* 0 or -ENOMEM */
+void uw_checks__free(struct uw_checks *c);  /* NULL is fine */
+/* Whether libdw may decode frames of mod's .eh_frame (or, when debug, of its DWARF's
+ * .debug_frame): 1, 0 (refused: a rule of a register past 4095, rows remembered deeper than 64,
+ * a search table entry that is no FDE of the table, an encoding not read), or -ENOMEM. Checked
+ * once per file (its identity for the caller, file). */
+int uw_cfi_usable(struct uw_checks *c, const void *file, Dwfl_Module *mod, bool debug);
 
 /* unwind_eval.c */
 enum uw_ra {
@@ -101,7 +113,8 @@ enum uw_ra {
 /* The return address the rules of frame (bias: its table's) give for the caller of the frame
  * whose registers are regs, in the sample set up (its stack copy), worked out as libdwfl's
  * unwinder works it out (elfutils' libdwfl/frame_unwind.c handle_cfi and expr_eval, which
- * libdwfl 0.188 does not export): the same operations, the same limits, the same failures. */
+ * libdwfl 0.188 does not export): the same operations, the same limits, the same failures.
+ * Rules marked unsafe (unwind_rules.h) are not evaluated. */
 enum uw_ra uw_eval_ra(const struct t2f_unwinder *u, Dwarf_Frame *frame, Dwarf_Addr bias,
 		      const struct uw_regs *regs, uint64_t *ra);
 

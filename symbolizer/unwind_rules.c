@@ -128,30 +128,56 @@ static void uw_decode(Dwarf_Frame *frame, unsigned nregs, struct uw_rule *u)
 
 #define UW_LIBDWFL_NREGS 97     /* the registers libdwfl's unwinder works out per frame: aarch64's
 				 * (x86_64's are 17) */
+#define UW_LIBDWFL_STEPS 4096   /* the operations it evaluates per expression, at most */
 
-static bool uw_has_op(const Dwarf_Op *ops, size_t n, uint8_t atom)
+/* Whether libdwfl's unwinder (elfutils 0.188, libdwfl/frame_unwind.c expr_eval) may not be given
+ * the expression ops[0..n) (the CFA's when cfa): it crashes on DW_OP_deref_size in the CFA's
+ * (it reads the ELF class through a null frame) and on DW_OP_div of INT64_MIN by -1 (a trap),
+ * and leaks its evaluation stack on an operation it does not evaluate and past 4096 steps (a
+ * branch may loop). Compilers emit none of these in call-frame information. */
+static bool uw_bad_expr(const Dwarf_Op *ops, size_t n, bool cfa)
 {
-	for (size_t i = 0; i < n; i++)
-		if (ops[i].atom == atom)
+	if (n > UW_LIBDWFL_STEPS)
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t a = ops[i].atom;
+
+		if (a >= DW_OP_lit0 && a <= DW_OP_breg31) /* lit*, reg*, breg* */
+			continue;
+		switch (a) {
+		case DW_OP_addr: case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u:
+		case DW_OP_const2s: case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u:
+		case DW_OP_const8s: case DW_OP_constu: case DW_OP_consts: case DW_OP_regx:
+		case DW_OP_bregx: case DW_OP_dup: case DW_OP_drop: case DW_OP_pick: case DW_OP_over:
+		case DW_OP_swap: case DW_OP_rot: case DW_OP_deref: case DW_OP_abs: case DW_OP_neg:
+		case DW_OP_not: case DW_OP_plus_uconst: case DW_OP_and: case DW_OP_minus:
+		case DW_OP_mod: case DW_OP_mul: case DW_OP_or: case DW_OP_plus: case DW_OP_shl:
+		case DW_OP_shr: case DW_OP_shra: case DW_OP_xor: case DW_OP_le: case DW_OP_ge:
+		case DW_OP_eq: case DW_OP_lt: case DW_OP_gt: case DW_OP_ne: case DW_OP_nop:
+		case DW_OP_call_frame_cfa: case DW_OP_stack_value:
+			continue;
+		case DW_OP_deref_size:
+			if (!cfa)
+				continue;
 			return true;
+		default:        /* DW_OP_div, DW_OP_bra, DW_OP_skip and those it does not know */
+			return true;
+		}
+	}
 	return false;
 }
 
-/* Whether libdwfl's unwinder (elfutils 0.188, libdwfl/frame_unwind.c expr_eval) would crash
- * applying frame's rules: DW_OP_deref_size in the CFA's expression, evaluated without a frame,
- * reads the ELF class through a null pointer; DW_OP_div of INT64_MIN by -1 traps, in any rule
- * (compilers emit neither in call-frame information). */
+/* Whether any expression of frame's rules may not be given to libdwfl's unwinder. */
 static bool uw_unsafe(Dwarf_Frame *frame)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n;
 
-	if (dwarf_frame_cfa(frame, &ops, &n) == 0 &&
-	    (uw_has_op(ops, n, DW_OP_deref_size) || uw_has_op(ops, n, DW_OP_div)))
+	if (dwarf_frame_cfa(frame, &ops, &n) == 0 && uw_bad_expr(ops, n, true))
 		return true;
 	for (int reg = 0; reg < UW_LIBDWFL_NREGS; reg++)
 		if (dwarf_frame_register(frame, reg, mem, &ops, &n) == 0 &&
-		    uw_has_op(ops, n, DW_OP_div))
+		    uw_bad_expr(ops, n, false))
 			return true;
 	return false;
 }
@@ -170,7 +196,7 @@ static int uw_rules_room(struct uw_rules *r)
 }
 
 int uw_rules__add(struct uw_rules *r, const void *file, uint64_t addr, Dwarf_Frame *frame,
-		  unsigned nregs, uint64_t entry, const struct uw_rule **out)
+		  enum uw_none none, unsigned nregs, uint64_t entry, const struct uw_rule **out)
 {
 	struct uw_rule *u;
 	int err = uw_rules_room(r);
@@ -179,12 +205,13 @@ int uw_rules__add(struct uw_rules *r, const void *file, uint64_t addr, Dwarf_Fra
 		return err;
 	r->e[r->n] = (struct uw_rule_entry){ .file = file, .addr = addr };
 	u = &r->e[r->n].rule;
-	u->cfi = frame != NULL;
-	u->entry = !frame && entry && addr >= entry && addr - entry < UW_ENTRY_CODE;
-	if (frame) {
+	u->cfi = frame || none == UW_REFUSED;
+	u->unsafe = frame ? uw_unsafe(frame) : none == UW_REFUSED;
+	u->nofile = !frame && none == UW_NOT_HELD;
+	u->entry = !frame && none == UW_NO_RULE && entry && addr >= entry &&
+		   addr - entry < UW_ENTRY_CODE;
+	if (frame)
 		uw_decode(frame, nregs, u);
-		u->unsafe = uw_unsafe(frame);
-	}
 	err = t2f_hashmap__insert(r->ix, uw_rule_hash(file, addr), r->n + 1);
 	if (err)
 		return err;

@@ -32,6 +32,7 @@
 
 #include <elf.h>
 #include <linux/perf_event.h>
+#include <sys/resource.h>
 
 #include "support/elf_fixtures.h"
 #include "support/fixture_env.h"
@@ -357,6 +358,29 @@ static void test_fixture_unmapped_caller(void **state)
 	ms.n = 2;
 	unwind(u, 2, &r, stack, sizeof(stack), MAXF, &x);
 	expect(&x, T2F_UNWIND_NO_FILE, 3, want);
+	t2f_unwinder__free(u);
+}
+
+/* A return address in the mapping but past the file's segments: the walk through the decoded
+ * rules and libdwfl's unwinder both end there, the file not holding the address. */
+static void test_fixture_past_segments(void **state)
+{
+	const uint64_t p = work_pc(), past = BASE + SPAN - 0x10;
+	const uint64_t stack[2] = { past + 1, 0 }, want[2] = { p, past };
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(p, SP0, 0);
+	struct result x;
+
+	(void)state;
+	need("gnu/libfx.so", "gnu");
+	map_libfx(&ms);
+	u = unwinder(&ms);
+	assert_int_equal(t2f_unwinder__walk(u, 1, &r, (const uint8_t *)stack, sizeof(stack),
+					    x.ips, MAXF, &x.r), 1);
+	expect(&x, T2F_UNWIND_NO_FILE, 2, want);
+	unwind(u, 2, &r, stack, sizeof(stack), MAXF, &x);
+	expect(&x, T2F_UNWIND_NO_FILE, 2, want);
 	t2f_unwinder__free(u);
 }
 
@@ -878,7 +902,8 @@ static void test_crafted_bad_rules(void **state)
 		{ "cfa-undecodable", { 0x0f, 3, 0x77, 8, 0xff }, 5, T2F_UNWIND_BAD_RULE },
 		/* CFA = [rsp] read with DW_OP_deref_size 8, and rbx = 2^63 / -1 with DW_OP_div
 		 * (DW_OP_const8u, DW_OP_const1s): elfutils 0.188's unwinder dereferences a null
-		 * pointer on the first and traps on the second */
+		 * pointer on the first and traps on the second; it leaks its evaluation stack
+		 * on the operations of the first two cases */
 		{ "cfa-deref-size", { 0x0f, 4, 0x77, 0, 0x94, 8 }, 6, T2F_UNWIND_BAD_RULE },
 		{ "div", { 0x16, 3, 12, 0x0e, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x09, 0xff, 0x1b }, 15,
 		  T2F_UNWIND_BAD_RULE },
@@ -888,11 +913,16 @@ static void test_crafted_bad_rules(void **state)
 		{ "ra-undefined", { 0x07, 16 }, 2, T2F_UNWIND_END },
 		{ "ra-lit0", { 0x16, 16, 1, 0x30 }, 4, T2F_UNWIND_END },
 		{ "ra-zero-word", { 0x10, 16, 2, 0x77, 16 }, 5, T2F_UNWIND_END },
-		/* 5 << 3 - 10 * 4; 0, then a branch over 7 (DW_CFA_val_expression) */
+		/* 5 << 3 - 10 * 4 (DW_CFA_val_expression): 0 */
 		{ "ra-arith-zero", { 0x16, 16, 7, 0x35, 0x33, 0x24, 0x3a, 0x34, 0x1e, 0x1c }, 10,
 		  T2F_UNWIND_END },
-		{ "ra-branch-zero", { 0x16, 16, 6, 0x30, 0x31, 0x28, 1, 0, 0x37 }, 9,
-		  T2F_UNWIND_END },
+		/* expressions libdwfl fails on: DW_OP_plus with one operand, DW_OP_mod by 0 */
+		{ "ra-underflow", { 0x16, 16, 2, 0x22, 0x22 }, 5, T2F_UNWIND_BAD_RULE },
+		{ "ra-mod-zero", { 0x16, 16, 3, 0x31, 0x30, 0x1d }, 6, T2F_UNWIND_BAD_RULE },
+		/* 0, then a branch over 7: 0, but libdwfl leaks memory on a branch that loops,
+		 * so no branch is given to it */
+		{ "ra-branch", { 0x16, 16, 6, 0x30, 0x31, 0x28, 1, 0, 0x37 }, 9,
+		  T2F_UNWIND_BAD_RULE },
 	};
 	const uint64_t first = BASE + C_TEXT + 0x10, second = BASE + C_TEXT + 0x90;
 	/* first's return address at sp, second's at sp + 8 by the CIE's rules; 0 at sp + 16 */
@@ -932,6 +962,63 @@ static void test_crafted_bad_rules(void **state)
 		expect(&x, cases[i].why, 1, &want[1]);
 		t2f_unwinder__free(u);
 	}
+}
+
+/* Tables libdw would decode with a huge row (a rule for register 2^27 - 1: 2 GiB allocated and
+ * cleared per frame decoded), rows remembered 65 deep, and an FDE of that first kind reached
+ * only through the search table (after the chain's end): refused before libdw decodes a frame
+ * of them, so the unwind stops at the first frame, and the process does not grow by 256 MiB. */
+static void test_crafted_refused(void **state)
+{
+	static const uint8_t rules[] = { 0x0c, 7, 8, 0x90, 1 };
+	static const uint8_t big[] = { 0x07, 0xff, 0xff, 0xff, 0x3f }; /* DW_CFA_undefined */
+	const uint64_t stack[2] = { BASE + C_TEXT + 0x11, 0 };
+	uint8_t deep[65];
+	struct craft c;
+	struct maps ms;
+	struct t2f_unwinder *u;
+	struct t2f_unwind_regs r = regs_x86(C_PC, SP0, 0);
+	struct result x;
+	struct rusage before, after;
+	uint32_t hidden;
+	const char *path[3];
+
+	(void)state;
+	memset(deep, 0x0a, sizeof(deep));       /* DW_CFA_remember_state */
+	for (int k = 0; k < 2; k++) {           /* the big rule in the CIE, or 65 rows in the FDE */
+		memset(&c, 0, sizeof(c));
+		cie_with(&c, rules, sizeof(rules));
+		fde_with(&c, 0, UINT64_MAX, k ? deep : big, k ? sizeof(deep) : sizeof(big));
+		EH(&c, 0, 4);
+		eh_hdr(&c, 1, (const uint32_t[1][2]){ { 0, C_EH + 24 } }, 1);
+		path[k] = strdup(craft_write(&c, k ? "remember-deep" : "big-register"));
+	}
+	memset(&c, 0, sizeof(c));
+	cie_with(&c, rules, sizeof(rules));
+	fde_with(&c, C_TEXT, 0x40, NULL, 0);
+	EH(&c, 0, 4);                             /* the chain's end */
+	hidden = (uint32_t)(C_EH + c.eh_len);
+	fde_with(&c, C_TEXT + 0x40, 0xc0, big, sizeof(big));
+	eh_hdr(&c, 2, (const uint32_t[2][2]){ { C_TEXT, C_EH + 24 }, { C_TEXT + 0x40, hidden } },
+	       2);
+	path[2] = strdup(craft_write(&c, "hidden-fde"));
+	assert_int_equal(getrusage(RUSAGE_SELF, &before), 0);
+	for (int k = 0; k < 3; k++) {
+		assert_non_null(path[k]);
+		map_one(&ms, path[k], &crafted_id);
+		u = unwinder(&ms);
+		unwind(u, 1, &r, stack, sizeof(stack), MAXF, &x);
+		if (x.r.why != T2F_UNWIND_BAD_RULE)
+			fail_msg("%s: stopped for \"%s\"", path[k], t2f_unwind_stop_name(x.r.why));
+		expect(&x, T2F_UNWIND_BAD_RULE, 1, (const uint64_t[1]){ C_PC });
+		assert_int_equal(t2f_unwinder__walk(u, 1, &r, (const uint8_t *)stack, sizeof(stack),
+						    x.ips, MAXF, &x.r), 0);
+		t2f_unwinder__free(u);
+		free((void *)path[k]);
+	}
+	assert_int_equal(getrusage(RUSAGE_SELF, &after), 0);
+	if (after.ru_maxrss - before.ru_maxrss > 256 * 1024)
+		fail_msg("the process grew by %ld KiB", after.ru_maxrss - before.ru_maxrss);
 }
 
 /* A CIE whose return address column (40) is no register of x86_64's: libdwfl fails on the
@@ -1107,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(test_arch_of),
 		FX_TEST(test_fixture_walk),
 		FX_TEST(test_fixture_unmapped_caller),
+		FX_TEST(test_fixture_past_segments),
 		FX_TEST(test_fixture_short_stacks),
 		FX_TEST(test_fixture_sp_wraps),
 		FX_TEST(test_fixture_deep),
@@ -1118,6 +1206,7 @@ int main(void)
 		FX_TEST(test_crafted_aarch64),
 		FX_TEST(test_crafted_bad_rules),
 		FX_TEST(test_crafted_ra_column),
+		FX_TEST(test_crafted_refused),
 		FX_TEST(test_crafted_broken),
 		FX_TEST(test_crafted_random),
 	};
