@@ -180,7 +180,7 @@ int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
 				   r->entry ? T2F_UNWIND_END : T2F_UNWIND_NO_CFI;
 			break;
 		}
-		step = r && r->simple ? uw_fast_step(u, r, cur, next) : 0;
+		step = r && r->simple && !r->unsafe ? uw_fast_step(u, r, cur, next) : 0;
 		if (step < 0) {
 			res->why = T2F_UNWIND_MEMORY;
 			break;

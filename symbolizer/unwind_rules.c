@@ -126,8 +126,8 @@ static void uw_decode(Dwarf_Frame *frame, unsigned nregs, struct uw_rule *u)
 	u->simple = true;
 }
 
-#define UW_LIBDWFL_NREGS 97     /* the registers libdwfl's unwinder works out per frame: aarch64's
-				 * (x86_64's are 17) */
+#define UW_LIBDWFL_A64_REGS 97  /* the registers libdwfl's unwinder works out per aarch64 frame
+				 * (per x86_64 frame: the 17 decoded here) */
 #define UW_LIBDWFL_STEPS 4096   /* the operations it evaluates per expression, at most */
 
 /* Whether libdwfl's unwinder (elfutils 0.188, libdwfl/frame_unwind.c expr_eval) may not be given
@@ -167,15 +167,16 @@ static bool uw_bad_expr(const Dwarf_Op *ops, size_t n, bool cfa)
 	return false;
 }
 
-/* Whether any expression of frame's rules may not be given to libdwfl's unwinder. */
-static bool uw_unsafe(Dwarf_Frame *frame)
+/* Whether an expression of frame's rules for the CFA or registers below nregs (those libdwfl's
+ * unwinder works out) may not be given to it. */
+static bool uw_unsafe(Dwarf_Frame *frame, unsigned nregs)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n;
 
 	if (dwarf_frame_cfa(frame, &ops, &n) == 0 && uw_bad_expr(ops, n, true))
 		return true;
-	for (int reg = 0; reg < UW_LIBDWFL_NREGS; reg++)
+	for (int reg = 0; reg < (int)nregs; reg++)
 		if (dwarf_frame_register(frame, reg, mem, &ops, &n) == 0 &&
 		    uw_bad_expr(ops, n, false))
 			return true;
@@ -206,7 +207,8 @@ int uw_rules__add(struct uw_rules *r, const void *file, uint64_t addr, Dwarf_Fra
 	r->e[r->n] = (struct uw_rule_entry){ .file = file, .addr = addr };
 	u = &r->e[r->n].rule;
 	u->cfi = frame || none == UW_REFUSED;
-	u->unsafe = frame ? uw_unsafe(frame) : none == UW_REFUSED;
+	u->unsafe = frame ? uw_unsafe(frame, nregs > 17 ? UW_LIBDWFL_A64_REGS : nregs) :
+		    none == UW_REFUSED;
 	u->nofile = !frame && none == UW_NOT_HELD;
 	u->entry = !frame && none == UW_NO_RULE && entry && addr >= entry &&
 		   addr - entry < UW_ENTRY_CODE;

@@ -857,7 +857,8 @@ static void fde_with(struct craft *c, uint64_t begin, uint64_t range, const uint
 	EH(c, begin, 8);
 	EH(c, range, 8);
 	EH(c, 0, 1);
-	memcpy(c->eh + c->eh_len, insns, n);
+	if (n)
+		memcpy(c->eh + c->eh_len, insns, n);
 	memset(c->eh + c->eh_len + n, 0, len - 21 - n);
 	c->eh_len += len - 21;
 }
