@@ -342,6 +342,8 @@ static bool uw_table_ok(struct uw_scan *s, const struct uw_hdr *h, const uint8_t
 	const uint8_t *p = h->table;
 	uint64_t fde;
 
+	if (!s->n_fdes)
+		return false; /* entries, and no FDE */
 	qsort(s->fdes, s->n_fdes, sizeof(*s->fdes), uw_off_cmp);
 	for (uint64_t i = 0; i < h->count; i++) {
 		p += 4; /* the initial location */
