@@ -44,20 +44,25 @@ struct uw_scan {
 	bool nomem;
 };
 
+/* A LEB128 as libdw reads one (libdw/memory-access.h): 10 bytes at most, UINT64_MAX when none
+ * of them ends it; the next instruction starts after them. false at end (libdw reads the byte
+ * past the instructions there: a value below 128, or an error, and nothing after it). */
 static bool uw_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
+	size_t max = (size_t)(end - *p) < 10 ? (size_t)(end - *p) : 10;
+
 	*v = 0;
-	for (unsigned shift = 0; *p < end; shift += 7) {
+	if (!max)
+		return false;
+	for (size_t i = 0; i < max; i++) {
 		uint8_t c = *(*p)++;
 
-		if (shift < 64)
-			*v |= (uint64_t)(c & 0x7f) << shift;
-		else if (c & 0x7f)
-			*v = UINT64_MAX; /* past 64 bits: too large for anything */
+		*v |= (uint64_t)(c & 0x7f) << (7 * i);
 		if (!(c & 0x80))
 			return true;
 	}
-	return false;
+	*v = UINT64_MAX;
+	return true;
 }
 
 /* The bytes of a value of encoding enc at p (a LEB128 read there), 0 when libdw reads none. */

@@ -966,15 +966,20 @@ static void test_crafted_bad_rules(void **state)
 }
 
 /* Tables libdw would decode with a huge row (a rule for register 2^27 - 1: 2 GiB allocated and
- * cleared per frame decoded), rows remembered 65 deep, and an FDE of that first kind reached
- * only through the search table (after the chain's end): refused before libdw decodes a frame
- * of them, so the unwind stops at the first frame, and the process does not grow by 256 MiB. */
+ * cleared per frame decoded), the same rule after an 11-byte LEB128 (libdw reads 10 bytes of
+ * one, then the rest as instructions), rows remembered 65 deep, and an FDE of that first kind
+ * reached only through the search table (after the chain's end): refused before libdw decodes
+ * a frame of them, so the unwind stops at the first frame, and the process does not grow by
+ * 256 MiB. */
 static void test_crafted_refused(void **state)
 {
 	static const uint8_t rules[] = { 0x0c, 7, 8, 0x90, 1 };
 	static const uint8_t big[] = { 0x07, 0xff, 0xff, 0xff, 0x3f }; /* DW_CFA_undefined */
 	const uint64_t stack[2] = { BASE + C_TEXT + 0x11, 0 };
-	uint8_t deep[65];
+	uint8_t deep[65], leb[16] = { 0x0e };     /* DW_CFA_def_cfa_offset */
+	const uint8_t *insns[3] = { big, leb, deep };
+	const size_t n_insns[3] = { sizeof(big), sizeof(leb), sizeof(deep) };
+	static const char *const names[3] = { "big-register", "long-leb128", "remember-deep" };
 	struct craft c;
 	struct maps ms;
 	struct t2f_unwinder *u;
@@ -982,17 +987,19 @@ static void test_crafted_refused(void **state)
 	struct result x;
 	struct rusage before, after;
 	uint32_t hidden;
-	const char *path[3];
+	const char *path[4];
 
 	(void)state;
 	memset(deep, 0x0a, sizeof(deep));       /* DW_CFA_remember_state */
-	for (int k = 0; k < 2; k++) {           /* the big rule in the CIE, or 65 rows in the FDE */
+	memset(leb + 1, 0x80, 10);
+	memcpy(leb + 11, big, sizeof(big));
+	for (int k = 0; k < 3; k++) {
 		memset(&c, 0, sizeof(c));
 		cie_with(&c, rules, sizeof(rules));
-		fde_with(&c, 0, UINT64_MAX, k ? deep : big, k ? sizeof(deep) : sizeof(big));
+		fde_with(&c, 0, UINT64_MAX, insns[k], n_insns[k]);
 		EH(&c, 0, 4);
 		eh_hdr(&c, 1, (const uint32_t[1][2]){ { 0, C_EH + 24 } }, 1);
-		path[k] = strdup(craft_write(&c, k ? "remember-deep" : "big-register"));
+		path[k] = strdup(craft_write(&c, names[k]));
 	}
 	memset(&c, 0, sizeof(c));
 	cie_with(&c, rules, sizeof(rules));
@@ -1002,9 +1009,9 @@ static void test_crafted_refused(void **state)
 	fde_with(&c, C_TEXT + 0x40, 0xc0, big, sizeof(big));
 	eh_hdr(&c, 2, (const uint32_t[2][2]){ { C_TEXT, C_EH + 24 }, { C_TEXT + 0x40, hidden } },
 	       2);
-	path[2] = strdup(craft_write(&c, "hidden-fde"));
+	path[3] = strdup(craft_write(&c, "hidden-fde"));
 	assert_int_equal(getrusage(RUSAGE_SELF, &before), 0);
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		assert_non_null(path[k]);
 		map_one(&ms, path[k], &crafted_id);
 		u = unwinder(&ms);
