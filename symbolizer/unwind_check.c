@@ -36,7 +36,8 @@ struct uw_cie {                 /* what an FDE needs of its CIE */
 struct uw_scan {
 	const uint8_t *b;       /* the table */
 	size_t size;
-	bool eh, is64;
+	uint64_t vaddr;         /* its address (.debug_frame: 0), which aligned values use */
+	bool eh, is64, msb;     /* .eh_frame; ELFCLASS64; ELFDATA2MSB */
 	struct uw_cie *cies;
 	size_t n_cies;
 	Dwarf_Off *fdes;        /* the FDEs of the chain, in order */
@@ -65,23 +66,64 @@ static bool uw_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return true;
 }
 
-/* The bytes of a value of encoding enc at p (a LEB128 read there), 0 when libdw reads none. */
+/* libdw's encoded_value_size (encoded-value.h), as it is: the bytes of a value of encoding enc
+ * at p (for a LEB128: up to the first byte with its high bit set, end the table's end), 0 when
+ * it knows none. libdw sizes the augmentation's fields and aligns values with it. */
 static size_t uw_enc_size(uint8_t enc, bool is64, const uint8_t *p, const uint8_t *end)
 {
-	const uint8_t *q = p;
-	uint64_t v;
-
 	if (enc == DW_EH_PE_omit)
 		return 0;
-	switch (enc & 0x0f) {
+	switch (enc & 0x07) {
+	case DW_EH_PE_udata2: return 2;
+	case DW_EH_PE_udata4: return 4;
+	case DW_EH_PE_udata8: return 8;
 	case DW_EH_PE_absptr: return is64 ? 8 : 4;
-	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: return 2;
-	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: return 4;
-	case DW_EH_PE_udata8: case DW_EH_PE_sdata8: return 8;
-	case DW_EH_PE_uleb128: case DW_EH_PE_sleb128:
-		return p && uw_uleb(&q, end, &v) ? (size_t)(q - p) : 0;
+	case DW_EH_PE_uleb128:
+		for (const uint8_t *q = p; p && q < end;)
+			if (*q++ & 0x80)
+				return (size_t)(q - p);
+		return 0;
 	default: return 0;
 	}
+}
+
+/* Moves *p past a value of encoding enc as libdw's read_encoded_value reads it in the table
+ * (aligned first when the encoding says so): false where libdw fails to read it. */
+static bool uw_enc_skip(const struct uw_scan *s, uint8_t enc, const uint8_t **p)
+{
+	const uint8_t *end = s->b + s->size;
+	size_t at = (size_t)(*p - s->b), n;
+	uint64_t v;
+
+	switch (enc & 0x70) {
+	case DW_EH_PE_absptr: case DW_EH_PE_pcrel: case DW_EH_PE_textrel:
+	case DW_EH_PE_datarel: case DW_EH_PE_funcrel:
+		break;
+	case DW_EH_PE_aligned:
+		n = uw_enc_size(enc, s->is64, *p, end);
+		if (!n)
+			return false;
+		if ((s->vaddr + at) & (n - 1))
+			at += n - ((s->vaddr + at) & (n - 1));
+		if (at > s->size)
+			return false;
+		*p = s->b + at;
+		break;
+	default:
+		return false;
+	}
+	switch (enc & 0x0f) {
+	case DW_EH_PE_udata2: case DW_EH_PE_sdata2: n = 2; break;
+	case DW_EH_PE_udata4: case DW_EH_PE_sdata4: n = 4; break;
+	case DW_EH_PE_udata8: case DW_EH_PE_sdata8: n = 8; break;
+	case DW_EH_PE_absptr: n = s->is64 ? 8 : 4; break;
+	case DW_EH_PE_uleb128: case DW_EH_PE_sleb128: return uw_uleb(p, end, &v);
+	default: return false;
+	}
+	if ((size_t)(end - *p) < n)
+		return false;
+	*p += n;
+	return true;
 }
 
 /* Skips n bytes, or a LEB128 when n is 0 and leb; false past end. */
@@ -93,9 +135,11 @@ static bool uw_skip(const uint8_t **p, const uint8_t *end, size_t n)
 	return true;
 }
 
-/* Whether the instructions [p, end) stay in bounds as far as libdw would execute them (it stops
- * at an instruction it refuses: so does the check). loc_enc: DW_CFA_set_loc's encoding. */
-static bool uw_program_ok(const uint8_t *p, const uint8_t *end, uint8_t loc_enc, bool is64)
+/* Whether the instructions [p, end) of table s stay in bounds as far as libdw would execute
+ * them (it stops at an instruction it refuses: so does the check). loc_enc: DW_CFA_set_loc's
+ * encoding. */
+static bool uw_program_ok(const struct uw_scan *s, const uint8_t *p, const uint8_t *end,
+			  uint8_t loc_enc)
 {
 	unsigned depth = 0;
 	uint64_t reg, v;
@@ -120,8 +164,7 @@ static bool uw_program_ok(const uint8_t *p, const uint8_t *end, uint8_t loc_enc,
 				depth -= depth > 0;
 				break;
 			case DW_CFA_set_loc:
-				ok = uw_skip(&p, end, uw_enc_size(loc_enc, is64, p, end)) &&
-				     uw_enc_size(loc_enc, is64, NULL, NULL) != 0;
+				ok = uw_enc_skip(s, loc_enc, &p);
 				break;
 			case DW_CFA_advance_loc1: ok = uw_skip(&p, end, 1); break;
 			case DW_CFA_advance_loc2: ok = uw_skip(&p, end, 2); break;
@@ -196,7 +239,7 @@ static bool uw_cie(struct uw_scan *s, Dwarf_Off off, const Dwarf_CIE *c)
 			uint8_t enc = *d++;
 
 			if (!uw_skip(&d, end, uw_enc_size(enc, s->is64, d, end)))
-				return false;
+				return false; /* libdw would read past the table */
 			continue;
 		}
 		if (!cie.sized)
@@ -204,8 +247,7 @@ static bool uw_cie(struct uw_scan *s, Dwarf_Off off, const Dwarf_CIE *c)
 	}
 	if ((cie.fde_enc & 0x0f) == DW_EH_PE_absptr)
 		cie.fde_enc |= s->is64 ? DW_EH_PE_udata8 : DW_EH_PE_udata4;
-	if (!uw_program_ok(c->initial_instructions, c->initial_instructions_end, cie.fde_enc,
-			   s->is64))
+	if (!uw_program_ok(s, c->initial_instructions, c->initial_instructions_end, cie.fde_enc))
 		return false;
 	grown = realloc(s->cies, (s->n_cies + 1) * sizeof(*s->cies));
 	if (!grown) {
@@ -238,13 +280,15 @@ static bool uw_fde(struct uw_scan *s, Dwarf_Off off, const Dwarf_FDE *f)
 	}
 	s->fdes = grown;
 	s->fdes[s->n_fdes++] = off;
-	if (!uw_skip(&p, end, uw_enc_size(cie->fde_enc, s->is64, p, end)) ||
-	    !uw_skip(&p, end, uw_enc_size(cie->fde_enc & 0x0f, s->is64, p, end)))
-		return true; /* libdw refuses the FDE */
+	/* its address and length (read up to the table's end, not the FDE's: past the FDE, no
+	 * instruction of it is executed) */
+	if (!uw_enc_skip(s, cie->fde_enc, &p) || !uw_enc_skip(s, cie->fde_enc & 0x0f, &p) ||
+	    p >= end)
+		return true; /* libdw refuses the FDE, or executes nothing of it */
 	if (cie->sized ? !uw_uleb(&p, end, &len) || !uw_skip(&p, end, len) :
 	    !uw_skip(&p, end, cie->fde_aug))
 		return true;
-	return uw_program_ok(p, end, cie->fde_enc, s->is64);
+	return uw_program_ok(s, p, end, cie->fde_enc);
 }
 
 /* Every entry of the table, CIEs first (an FDE may name a CIE after it). */
@@ -281,7 +325,7 @@ static int uw_off_cmp(const void *a, const void *b)
  * false for an encoding not read here (linkers write these: pc- or header-relative, or
  * absolute, 4 bytes). */
 static bool uw_hdr_value(const uint8_t **p, const uint8_t *end, uint8_t enc, uint64_t at,
-			 uint64_t hdr, uint64_t *v)
+			 uint64_t hdr, bool msb, uint64_t *v)
 {
 	uint64_t base = (enc & 0x70) == DW_EH_PE_pcrel ? at :
 			(enc & 0x70) == DW_EH_PE_datarel ? hdr : 0;
@@ -291,13 +335,15 @@ static bool uw_hdr_value(const uint8_t **p, const uint8_t *end, uint8_t enc, uin
 	if (((enc & 0x70) != DW_EH_PE_pcrel && (enc & 0x70) != DW_EH_PE_datarel &&
 	     (enc & 0x70)) || end - *p < 4)
 		return false;
+	memcpy(&u32, *p, 4);
+	if (msb)
+		u32 = __builtin_bswap32(u32);
 	switch (enc & 0x0f) {
 	case DW_EH_PE_sdata4:
-		memcpy(&s32, *p, 4);
+		s32 = (int32_t)u32;
 		*v = base + (uint64_t)(int64_t)s32;
 		break;
 	case DW_EH_PE_udata4:
-		memcpy(&u32, *p, 4);
 		*v = base + u32;
 		break;
 	default:
@@ -316,18 +362,18 @@ struct uw_hdr {
 /* .eh_frame_hdr b[0..size) at vaddr as libdw's parse_eh_frame_hdr and its callers read it: 1
  * (*h set), 0 when libdw takes no .eh_frame through it at all, -1 for an encoding not read
  * here. */
-static int uw_hdr(const uint8_t *b, size_t size, uint64_t vaddr, struct uw_hdr *h)
+static int uw_hdr(const uint8_t *b, size_t size, uint64_t vaddr, bool msb, struct uw_hdr *h)
 {
 	const uint8_t *p = b + 4, *end = b + size;
 
 	*h = (struct uw_hdr){ 0 };
 	if (size < 4 || b[0] != 1 || b[1] == DW_EH_PE_omit)
 		return 0;
-	if (!uw_hdr_value(&p, end, b[1], vaddr + 4, vaddr, &h->eh))
+	if (!uw_hdr_value(&p, end, b[1], vaddr + 4, vaddr, msb, &h->eh))
 		return -1;
 	if (b[2] == DW_EH_PE_omit)
 		return 1;
-	if (!uw_hdr_value(&p, end, b[2], vaddr + 8, vaddr, &h->count))
+	if (!uw_hdr_value(&p, end, b[2], vaddr + 8, vaddr, msb, &h->count))
 		return -1;
 	if (!h->count || b[3] == DW_EH_PE_omit || (b[3] & ~DW_EH_PE_signed) == DW_EH_PE_uleb128)
 		return 1;
@@ -353,7 +399,7 @@ static bool uw_table_ok(struct uw_scan *s, const struct uw_hdr *h, const uint8_t
 	for (uint64_t i = 0; i < h->count; i++) {
 		p += 4; /* the initial location */
 		if (!uw_hdr_value(&p, p + 4, DW_EH_PE_datarel | DW_EH_PE_sdata4,
-				  vaddr + (uint64_t)(p - b), vaddr, &fde))
+				  vaddr + (uint64_t)(p - b), vaddr, s->msb, &fde))
 			return false;
 		fde -= eh;
 		if (!bsearch(&fde, s->fdes, s->n_fdes, sizeof(*s->fdes), uw_off_cmp))
@@ -362,43 +408,49 @@ static bool uw_table_ok(struct uw_scan *s, const struct uw_hdr *h, const uint8_t
 	return true;
 }
 
-static Elf_Scn *uw_section(Elf *elf, const char *name, Elf_Scn *before, GElf_Shdr *sh)
+/* The section named name as libdw's getcfi_shdr finds it: the first, or with before, the last
+ * one ahead of before (*sh its header). */
+static Elf_Scn *uw_section(Elf *elf, size_t shstrndx, const char *name, Elf_Scn *before,
+			   GElf_Shdr *sh)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = NULL, *found = NULL;
+	GElf_Shdr mem;
 
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0 || !shstrndx)
-		return NULL;
 	while ((scn = elf_nextscn(elf, scn)) && scn != before) {
-		const char *n = gelf_getshdr(scn, sh) ? elf_strptr(elf, shstrndx, sh->sh_name) :
+		const char *n = gelf_getshdr(scn, &mem) ? elf_strptr(elf, shstrndx, mem.sh_name) :
 			      NULL;
 
-		if (n && strcmp(n, name) == 0)
-			return scn;
+		if (n && strcmp(n, name) == 0) {
+			found = scn;
+			*sh = mem;
+			if (!before)
+				break;
+		}
 	}
-	return NULL;
+	return found;
 }
 
 /* .eh_frame in its section, with the search table of .eh_frame_hdr when that section comes
  * before it and names it. */
-static bool uw_eh_section(struct uw_scan *s, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-			  const unsigned char *ident)
+static bool uw_eh_section(struct uw_scan *s, Elf *elf, size_t shstrndx, Elf_Scn *scn,
+			  const GElf_Shdr *sh, const unsigned char *ident)
 {
 	Elf_Data *d = elf_rawdata(scn, NULL), *hd;
 	GElf_Shdr hsh;
-	Elf_Scn *hdr = uw_section(elf, ".eh_frame_hdr", scn, &hsh);
+	Elf_Scn *hdr = uw_section(elf, shstrndx, ".eh_frame_hdr", scn, &hsh);
 	struct uw_hdr h = { 0 };
 	int r = 1;
 
 	if (sh->sh_type == SHT_NOBITS || !d || !d->d_buf)
 		return true; /* libdw reads nothing */
 	hd = hdr ? elf_rawdata(hdr, NULL) : NULL;
-	if (hd && hd->d_buf && (r = uw_hdr(hd->d_buf, hd->d_size, hsh.sh_addr, &h)) < 0)
+	if (hd && hd->d_buf && (r = uw_hdr(hd->d_buf, hd->d_size, hsh.sh_addr, s->msb, &h)) < 0)
 		return false;
 	if (!r)
 		return true; /* libdw refuses the header, and .eh_frame with it */
 	s->b = d->d_buf;
 	s->size = d->d_size;
+	s->vaddr = sh->sh_addr;
 	return uw_chain(s, ident) &&
 	       (!h.table || h.eh != sh->sh_addr ||
 		uw_table_ok(s, &h, hd->d_buf, hsh.sh_addr, sh->sh_addr));
@@ -423,7 +475,7 @@ static bool uw_eh_segment(struct uw_scan *s, Elf *elf, const unsigned char *iden
 			continue;
 		if (ph.p_offset > filesize || ph.p_filesz > filesize - ph.p_offset)
 			return true; /* libdw reads no header */
-		r = uw_hdr(file + ph.p_offset, ph.p_filesz, ph.p_vaddr, &h);
+		r = uw_hdr(file + ph.p_offset, ph.p_filesz, ph.p_vaddr, s->msb, &h);
 		if (r <= 0)
 			return r == 0;
 		at = h.eh - ph.p_vaddr + ph.p_offset;
@@ -431,6 +483,7 @@ static bool uw_eh_segment(struct uw_scan *s, Elf *elf, const unsigned char *iden
 			return true;
 		s->b = file + at;
 		s->size = filesize - at;
+		s->vaddr = h.eh;
 		return uw_chain(s, ident) &&
 		       (!h.table || uw_table_ok(s, &h, file + ph.p_offset, ph.p_vaddr, h.eh));
 	}
@@ -442,40 +495,65 @@ static bool uw_eh_segment(struct uw_scan *s, Elf *elf, const unsigned char *iden
 static int uw_eh_ok(Elf *elf)
 {
 	const unsigned char *ident = (const unsigned char *)elf_getident(elf, NULL);
-	struct uw_scan s = { .eh = true, .is64 = ident && ident[EI_CLASS] == ELFCLASS64 };
+	struct uw_scan s = { .eh = true };
+	size_t shstrndx;
 	GElf_Shdr sh;
-	Elf_Scn *scn;
+	Elf_Scn *scn = NULL;
 	bool ok;
 
-	if (!ident)
-		return 1;
-	scn = uw_section(elf, ".eh_frame", NULL, &sh);
-	ok = scn ? uw_eh_section(&s, elf, scn, &sh, ident) : uw_eh_segment(&s, elf, ident);
+	if (!ident || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 1; /* libdw reads nothing */
+	s.is64 = ident[EI_CLASS] == ELFCLASS64;
+	s.msb = ident[EI_DATA] == ELFDATA2MSB;
+	if (shstrndx)
+		scn = uw_section(elf, shstrndx, ".eh_frame", NULL, &sh);
+	ok = scn ? uw_eh_section(&s, elf, shstrndx, scn, &sh, ident) :
+	     uw_eh_segment(&s, elf, ident);
 	free(s.cies);
 	free(s.fdes);
 	return s.nomem ? -ENOMEM : ok;
 }
 
-/* .debug_frame of the module's DWARF, as libdw's dwarf_getcfi takes it (no search table). 1
- * (usable), 0 or -ENOMEM. */
+/* .debug_frame of the module's DWARF as libdw's dwarf_getcfi takes it (no search table): the
+ * section libdw's dwarf_begin_elf took (decompressed), of those named .debug_frame,
+ * .zdebug_frame or .debug_frame.dwo: each of them is checked. 1 (usable), 0 or -ENOMEM. */
 static int uw_debug_ok(Dwarf *dw)
 {
 	Elf *elf = dwarf_getelf(dw);
 	const unsigned char *ident = elf ? (const unsigned char *)elf_getident(elf, NULL) : NULL;
-	struct uw_scan s = { .is64 = ident && ident[EI_CLASS] == ELFCLASS64 };
+	struct uw_scan s = { 0 };
+	size_t shstrndx;
 	GElf_Shdr sh;
-	Elf_Scn *scn = ident ? uw_section(elf, ".debug_frame", NULL, &sh) : NULL;
-	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
-	bool ok;
+	Elf_Scn *scn = NULL;
+	Elf_Data *d;
+	int ok = 1;
 
-	if (!d || !d->d_buf)
+	if (!ident || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return 1;
-	s.b = d->d_buf;
-	s.size = d->d_size;
-	ok = uw_chain(&s, ident);
-	free(s.cies);
-	free(s.fdes);
-	return s.nomem ? -ENOMEM : ok;
+	s.is64 = ident[EI_CLASS] == ELFCLASS64;
+	s.msb = ident[EI_DATA] == ELFDATA2MSB;
+	while (ok == 1 && (scn = elf_nextscn(elf, scn))) {
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) :
+			      NULL;
+
+		if (!n || (strcmp(n, ".debug_frame") && strcmp(n, ".zdebug_frame") &&
+			   strcmp(n, ".debug_frame.dwo")))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		s.b = d->d_buf;
+		s.size = d->d_size;
+		ok = uw_chain(&s, ident);
+		free(s.cies);
+		free(s.fdes);
+		s.cies = NULL;
+		s.fdes = NULL;
+		s.n_cies = s.n_fdes = 0;
+		if (s.nomem)
+			return -ENOMEM;
+	}
+	return ok;
 }
 
 /* ---- the verdicts, per file ---- */
