@@ -234,21 +234,18 @@ static bool uw_has_cfi(struct t2f_unwinder *u, uint64_t addr)
 	return !err && !none;
 }
 
-/* Whether libdwfl's unwinder would crash on the rules it looks up for the frame at pc (at pc for
- * the sample's own frame, else at pc - 1, or pc after a signal frame): the frame is the last. */
+/* The rules libdwfl's unwinder looks up to unwind the frame at pc (at pc for the sample's own
+ * frame and a signal frame's caller, else at pc - 1): whether they are unsafe (the frame is the
+ * last), and whether the frame is a signal frame (u->after_signal, for its caller). */
 static bool uw_unsafe(struct t2f_unwinder *u, uint64_t pc)
 {
 	int err;
-	const struct uw_rule *r = uw_rule_at(u, u->cur->pid, pc, false, &err);
-	bool unsafe = r && r->unsafe;
+	uint64_t look = !u->n || u->after_signal ? pc : pc - 1;
+	const struct uw_rule *r = uw_rule_at(u, u->cur->pid, look, false, &err);
 
 	u->nomem |= err != 0;
-	if (!unsafe && u->n && pc) {
-		r = uw_rule_at(u, u->cur->pid, pc - 1, false, &err);
-		unsafe = r && r->unsafe;
-		u->nomem |= err != 0;
-	}
-	return unsafe;
+	u->after_signal = r && r->signal;
+	return r && r->unsafe;
 }
 
 /* The frame's registers as libdwfl has them, kept in case it is the last. */
@@ -380,7 +377,7 @@ static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
 	u->n = 0;
 	u->sp_reg = regs->arch == T2F_UNWIND_X86_64 ? 7 : 31;
 	u->mem_fail = u->stale = u->looped = u->capped = u->nomem = u->no_cfi =
-		u->zero = u->bad_rule = false;
+		u->zero = u->bad_rule = u->after_signal = false;
 	u->n_maps = 0;
 	u->have_last_sp = false;
 	u->last_miss = T2F_UNWIND_END;

@@ -53,6 +53,7 @@ struct t2f_unwinder {
 	size_t max, n;
 	int sp_reg;
 	bool mem_fail, stale, looped, capped, nomem, no_cfi, zero, bad_rule;
+	bool after_signal;      /* the frame was unwound from a signal frame's rules */
 	enum t2f_unwind_stop last_miss; /* the last frame's module: END when reported */
 	uint64_t last_pc, last_sp;
 	bool have_last_sp;

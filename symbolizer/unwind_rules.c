@@ -114,6 +114,7 @@ static void uw_decode(Dwarf_Frame *frame, unsigned nregs, struct uw_rule *u)
 	bool signal = false;
 	int ra = dwarf_frame_info(frame, NULL, NULL, &signal);
 
+	u->signal = signal;
 	if (ra < 0 || (unsigned)ra >= nregs || signal || dwarf_frame_cfa(frame, &ops, &n) != 0 ||
 	    n != 1 || ops[0].atom != DW_OP_bregx || ops[0].number >= nregs)
 		return;

@@ -37,6 +37,8 @@ struct uw_rule {
 	bool nofile;            /* without rules: the file does not hold the address (not ELF,
 				 * or no segment there): the unwind ends as T2F_UNWIND_NO_FILE */
 	bool simple;
+	bool signal;            /* a signal frame's ('S' in its CIE): libdwfl looks its caller's
+				 * rules up at the caller's pc, not pc - 1 */
 	bool unsafe;            /* rules libdwfl's unwinder would crash on, or leak memory on
 				 * (unwind_rules.c uw_bad_expr): the unwind stops there */
 	uint8_t cfa_reg, ra;    /* the CFA's register, the return address column */
