@@ -3,7 +3,7 @@
 #
 # usage: sh tests/fuzz/run.sh BUILD TARGET SECONDS [LIBFUZZER-ARGS...]
 #   BUILD    a build directory configured with CC=clang -DT2F_FUZZ=ON (make fuzzers first)
-#   TARGET   perf_script, perf_script_par, nettrace, elf_module, convert, perf_data or resolve
+#   TARGET   perf_script, perf_script_par, nettrace, elf_module, convert, perf_data, resolve or unwind
 #   SECONDS  fuzzing time, wall clock (-max_total_time; the CPU time used is printed at the end);
 #            0: only minimize the corpus (with the inputs found before, in WORK/TARGET)
 # env: T2F_FUZZ_WORK  where new inputs and findings go (default /tmp/t2f-fuzz-work): WORK/TARGET
