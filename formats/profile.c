@@ -229,7 +229,8 @@ static bool frame_eq(const void *ctx, uint32_t id)
 	const struct t2f_frame *f = VEC_AT(q->p->frames, struct t2f_frame, id);
 
 	return f->name == q->key->name && f->module == q->key->module && f->kind == q->key->kind &&
-	       f->has_addr == q->key->has_addr && f->addr == q->key->addr &&
+	       f->has_addr == q->key->has_addr && f->unwound == q->key->unwound &&
+	       f->addr == q->key->addr &&
 	       f->space == q->key->space && f->file == q->key->file && f->line == q->key->line &&
 	       f->fn_file == q->key->fn_file && f->fn_line == q->key->fn_line;
 }

@@ -91,6 +91,9 @@ struct t2f_frame {
 			       * every frame when the reader was asked to keep addresses) */
 	enum t2f_frame_kind kind;
 	bool has_addr;
+	bool unwound;         /* a user frame found by unwinding a `--call-graph dwarf` sample's
+			       * stack copy: perf names those from DWARF, not from its symbol
+			       * table (pipeline/inlines.h) */
 	enum t2f_addr_space space; /* what addr means (only with has_addr; else FILE_OFF) */
 	/* Source positions, from DWARF (pipeline/inlines.h); 0 = unknown. Those of the code the
 	 * frame's address is in: for the innermost function the address's own line, for a

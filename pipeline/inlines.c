@@ -92,6 +92,34 @@ static int inl_name(struct inl *x, const struct t2f_frame *f, const struct t2f_d
 	return err;
 }
 
+/* How much of name is left without a symbol version ("cfree@GLIBC_2.2.5",
+ * "__libc_start_main@@GLIBC_2.34", "std::thread::join()@GLIBCXX_3.4.11"): all of it when it has
+ * none, or when what follows the '@' is perf's "plt". */
+static size_t inl_unversioned_len(const char *name, size_t len)
+{
+	const char *at = memchr(name, '@', len);
+	const char *ver = at && at + 1 < name + len && at[1] == '@' ? at + 2 : at ? at + 1 : NULL;
+	size_t rest = ver ? len - (size_t)(ver - name) : 0;
+
+	if (!ver || at == name || !rest || memchr(ver, '@', rest) ||
+	    (rest == 3 && memcmp(ver, "plt", 3) == 0))
+		return len;
+	return (size_t)(at - name);
+}
+
+/* *id without its symbol version (above), interned. */
+static int inl_unversioned(struct inl *x, t2f_str_id *id)
+{
+	size_t len, keep;
+	const char *name = *id ? t2f_profile__str(x->p, *id, &len) : NULL;
+
+	if (!name || (keep = inl_unversioned_len(name, len)) == len)
+		return 0;
+	x->name.len = 0; /* copied first: interning may move the string table */
+	return t2f_buf__put(&x->name, name, keep) ?:
+	       t2f_profile__intern(x->p, x->name.p, x->name.len, id);
+}
+
 /* The source positions of one level. */
 static int inl_positions(struct inl *x, struct t2f_frame *g, const struct t2f_dwarf_frame *lv)
 {
@@ -100,12 +128,14 @@ static int inl_positions(struct inl *x, struct t2f_frame *g, const struct t2f_dw
 	return inl_intern(x, lv->file, &g->file) ?: inl_intern(x, lv->fn_file, &g->fn_file);
 }
 
-/* The frame as it goes into the new stacks: without the address it kept only to be placed. */
+/* The frame as it goes into the new stacks: without the address it kept only to be placed, and
+ * without the mark of the unwound, which only named it. */
 static struct t2f_frame inl_base(const struct inl *x, const struct t2f_frame *f)
 {
 	struct t2f_frame g = *f;
 	const char *path = f->module ? t2f_profile__str(x->p, f->module, NULL) : "";
 
+	g.unwound = false;
 	if (x->o->drop_addrs && g.name && g.kind == T2F_FRAME_USER && path[0] == '/') {
 		g.has_addr = false;
 		g.addr = 0;
@@ -114,15 +144,22 @@ static struct t2f_frame inl_base(const struct inl *x, const struct t2f_frame *f)
 	return g;
 }
 
-/* The chain's frames into the pool: the holding function, then the inlined ones outward in. */
+/* The chain's frames into the pool: the holding function, then the inlined ones outward in.
+ * The holding function keeps the frame's name (perf's symbol), but for a frame perf's unwinder
+ * found: perf names those as addr2line names the outermost function, by its DWARF name
+ * (__GI___libc_malloc, __libc_start_main_impl, init_cpu_features: not malloc,
+ * __libc_start_main@@GLIBC_2.34, init_cpu_features.constprop.0). Where DWARF names no function
+ * (code the line table alone places), the symbol stays, without a version. */
 static int inl_levels(struct inl *x, const struct t2f_frame *f, const struct t2f_dwarf_frame *lv,
 		      int n)
 {
 	struct t2f_frame g = inl_base(x, f);
 	int err = inl_positions(x, &g, &lv[n - 1]);
 
-	if (!err && !g.name)
+	if (!err && (!g.name || (f->unwound && lv[n - 1].name)))
 		err = inl_name(x, f, &lv[n - 1], &g.name);
+	else if (!err && f->unwound)
+		err = inl_unversioned(x, &g.name);
 	err = err ?: inl_push(x, &g);
 	for (int k = n - 2; k >= 0 && !err; k--) {
 		g = (struct t2f_frame){ .module = f->module, .kind = T2F_FRAME_INLINED };
@@ -200,7 +237,7 @@ static int inl_chain(struct inl *x, t2f_frame_id id, int at, const struct inl_ch
 	} else {
 		struct t2f_frame g = inl_base(x, f);
 
-		err = inl_push(x, &g);
+		err = (f->unwound ? inl_unversioned(x, &g.name) : 0) ?: inl_push(x, &g);
 	}
 	if (err)
 		return err;

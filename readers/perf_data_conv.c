@@ -514,10 +514,10 @@ static t2f_str_id pdc_kernel_dso(const struct t2f_perf_data_conv *c, uint64_t ip
 }
 
 /* The frame of ip in cpumode `mode` of process pid (uncached). */
-static int pdc_new_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid, uint64_t ip,
-			 uint32_t *out)
+static int pdc_new_frame(struct t2f_perf_data_conv *c, uint8_t mode, bool unwound, int64_t pid,
+			 uint64_t ip, uint32_t *out)
 {
-	struct t2f_frame f = { .addr = ip };
+	struct t2f_frame f = { .addr = ip, .unwound = unwound };
 	const char *dso;
 	size_t len;
 
@@ -545,22 +545,25 @@ static bool pdc_frame_eq(const void *ctx, uint32_t v)
 	const struct pdc_probe *q = ctx;
 	const struct pdc_frame *a = &q->c->frames[v - 1], *b = q->key;
 
-	return a->ip == b->ip && a->pid == b->pid && a->gen == b->gen && a->mode == b->mode;
+	return a->ip == b->ip && a->pid == b->pid && a->gen == b->gen && a->mode == b->mode &&
+	       a->unwound == b->unwound;
 }
 
-static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid, uint32_t gen,
-		     uint64_t ip, uint32_t *out)
+/* The frame of ip in mode (unwound: found by the unwinder), made on first sight. */
+static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, bool unwound, int64_t pid,
+		     uint32_t gen, uint64_t ip, uint32_t *out)
 {
 	struct pdc_frame k = { ip, mode == PERF_RECORD_MISC_USER ? pid : PDC_KERNEL_PID,
-			       mode == PERF_RECORD_MISC_USER ? gen : c->kgen, mode, 0 };
+			       mode == PERF_RECORD_MISC_USER ? gen : c->kgen, mode, unwound, 0 };
 	struct pdc_probe q = { c, &k };
 	uint64_t h = t2f_hash_u64(ip ^ ((uint64_t)k.pid << 20) ^ ((uint64_t)k.gen << 44) ^
-				  ((uint64_t)mode << 61));
+				  ((uint64_t)mode << 61) ^ ((uint64_t)unwound << 60));
 	struct pdc_frame *l1 = &c->l1[h >> (64 - PDC_L1_BITS)];
 	uint32_t v;
 	int err;
 
-	if (l1->frame && l1->ip == ip && l1->pid == k.pid && l1->gen == k.gen && l1->mode == mode) {
+	if (l1->frame && l1->ip == ip && l1->pid == k.pid && l1->gen == k.gen && l1->mode == mode &&
+	    l1->unwound == unwound) {
 		*out = l1->frame;
 		return 0;
 	}
@@ -570,7 +573,7 @@ static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, int64_t pid, ui
 		*out = l1->frame;
 		return 0;
 	}
-	err = pdc_new_frame(c, mode, pid, ip, &k.frame) ?:
+	err = pdc_new_frame(c, mode, unwound, pid, ip, &k.frame) ?:
 	      t2f_grow32((void **)&c->frames, &c->cap_frames, c->n_frames, sizeof(*c->frames), 64);
 	if (err)
 		return err;
@@ -608,7 +611,7 @@ static int pdc_chain(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const
 			}
 			continue;
 		}
-		err = pdc_frame(c, mode, e->pid, gen, ip, &c->stack[c->n_stack]);
+		err = pdc_frame(c, mode, false, e->pid, gen, ip, &c->stack[c->n_stack]);
 		c->n_stack += !err;
 	}
 	return err;
@@ -621,7 +624,7 @@ static int pdc_unwound(struct t2f_perf_data_conv *c, const struct pdc_ev *e, uin
 	int err = 0;
 
 	for (size_t i = 0; i < s->n && i < PDC_MAX_STACK && !err; i++) {
-		err = pdc_frame(c, PERF_RECORD_MISC_USER, e->pid, gen, s->ips[i],
+		err = pdc_frame(c, PERF_RECORD_MISC_USER, true, e->pid, gen, s->ips[i],
 				&c->stack[c->n_stack]);
 		c->n_stack += !err;
 	}
@@ -645,8 +648,8 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	/* no call chain: the ip alone (perf script's one-line sample); a DWARF sample's chain
 	 * may hold nothing (its user part is in the stack copy): the ip then too */
 	if (!err && c->n_stack == 0 && (!e->has_chain || a->dwarf))
-		err = pdc_frame(c, (uint8_t)(e->misc & PERF_RECORD_MISC_CPUMODE_MASK), e->pid, gen,
-				e->ip, &c->stack[c->n_stack++]);
+		err = pdc_frame(c, (uint8_t)(e->misc & PERF_RECORD_MISC_CPUMODE_MASK), false, e->pid,
+				gen, e->ip, &c->stack[c->n_stack++]);
 	if (err)
 		return err;
 	/* an empty chain still counts, as the thread alone (perf report counts it too) */

@@ -70,6 +70,7 @@ struct pdc_frame {             /* the frame cache's key and value */
 	int64_t pid;
 	uint32_t gen;
 	uint8_t mode;
+	bool unwound;          /* found by the unwinder (t2f_frame.unwound) */
 	uint32_t frame;        /* its reference (perf_data_stacks.h), 0: none */
 };
 

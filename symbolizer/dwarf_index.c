@@ -315,13 +315,18 @@ static int dw_unit_paths(struct t2f_dwarf *dw, struct dw_index *u)
 	return 0;
 }
 
+/* By start, then depth, then DIE order: of functions with the same code at one depth (an
+ * assembler's aliases, __memmove_avx512_unaligned_erms and __memcpy_avx512_unaligned_erms) the
+ * later DIE is taken, as binutils' addr2line takes it (and so perf). */
 static int dw_start_cmp(const void *a, const void *b)
 {
 	const struct dw_start *x = a, *y = b;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	return x->depth < y->depth ? -1 : x->depth > y->depth;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return x->func < y->func ? -1 : x->func > y->func;
 }
 
 /* Every range's start, sorted by (lo, depth). */
