@@ -144,22 +144,58 @@ static struct t2f_frame inl_base(const struct inl *x, const struct t2f_frame *f)
 	return g;
 }
 
-/* The chain's frames into the pool: the holding function, then the inlined ones outward in.
- * The holding function keeps the frame's name (perf's symbol), but for a frame perf's unwinder
- * found: perf names those as addr2line names the outermost function, by its DWARF name
- * (__GI___libc_malloc, __libc_start_main_impl, init_cpu_features: not malloc,
- * __libc_start_main@@GLIBC_2.34, init_cpu_features.constprop.0). Where DWARF names no function
- * (code the line table alone places), the symbol stays, without a version. */
-static int inl_levels(struct inl *x, const struct t2f_frame *f, const struct t2f_dwarf_frame *lv,
+/* The address a form of frame id is looked up at, when it was placed: true and *mod, *va. */
+static bool inl_place(const struct inl *x, t2f_frame_id id, int at, t2f_sym_module_id *mod,
+		      uint64_t *va)
+{
+	if (!t2f_resym__place(x->r, id, mod, va))
+		return false;
+	if (at == AT_CALL && *va > 0)
+		(*va)--;
+	return true;
+}
+
+/* The name of the function holding frame id's code in form `at` (root: the outermost level of
+ * its DWARF chain, or NULL), when perf's unwinder found the frame and perf named it: perf
+ * names those frames as binutils' addr2line prints them, not by its symbol table. That is the
+ * DWARF name where it is the symbol's own (symbolizer/dwarf.h as_symbol: __GI___libc_malloc,
+ * __libc_start_main_impl, init_cpu_features; not malloc, __libc_start_main@@GLIBC_2.34,
+ * init_cpu_features.constprop.0), else the symbol addr2line picks (t2f_symbolizer__a2l_name:
+ * coll::check for DWARF's "check", stamp_v1 over stamp@@STAMP_1), else perf's; never with a
+ * symbol version. */
+static int inl_unwound_name(struct inl *x, t2f_frame_id id, int at,
+			    const struct t2f_dwarf_frame *root, t2f_str_id *name)
+{
+	const struct t2f_frame *f = t2f_profile__frame_at(x->p, id);
+	t2f_sym_module_id mod;
+	t2f_str_id a2l = 0;
+	uint64_t va;
+	int err;
+
+	if (root && root->name && root->as_symbol)
+		return inl_name(x, f, root, name);
+	if (inl_place(x, id, at, &mod, &va)) {
+		err = t2f_symbolizer__a2l_name(x->sym, mod, va, &a2l);
+		if (err)
+			return err;
+		*name = a2l ? a2l : *name;
+	}
+	return inl_unversioned(x, name);
+}
+
+/* The chain's frames into the pool: the holding function (its name kept, perf's symbol, but
+ * for the unwound: inl_unwound_name), then the inlined ones outward in. */
+static int inl_levels(struct inl *x, t2f_frame_id id, int at, const struct t2f_dwarf_frame *lv,
 		      int n)
 {
+	const struct t2f_frame *f = t2f_profile__frame_at(x->p, id);
 	struct t2f_frame g = inl_base(x, f);
 	int err = inl_positions(x, &g, &lv[n - 1]);
 
-	if (!err && (!g.name || (f->unwound && lv[n - 1].name)))
+	if (!err && !g.name)
 		err = inl_name(x, f, &lv[n - 1], &g.name);
 	else if (!err && f->unwound)
-		err = inl_unversioned(x, &g.name);
+		err = inl_unwound_name(x, id, at, &lv[n - 1], &g.name);
 	err = err ?: inl_push(x, &g);
 	for (int k = n - 2; k >= 0 && !err; k--) {
 		g = (struct t2f_frame){ .module = f->module, .kind = T2F_FRAME_INLINED };
@@ -183,9 +219,9 @@ static int inl_queue(struct inl *x, t2f_frame_id id)
 	for (int at = AT_IP; !err && dw && at <= AT_CALL; at++) {
 		uint32_t *slot = &x->lookup[at == AT_CALL][id];
 
-		if (!(x->forms[id] & at))
+		if (!(x->forms[id] & at) || !inl_place(x, id, at, &mod, &va))
 			continue;
-		err = t2f_inl_lookups__add(x->lk, dw, at == AT_CALL && va > 0 ? va - 1 : va, slot);
+		err = t2f_inl_lookups__add(x->lk, dw, va, slot);
 		*slot += !err;
 	}
 	return err;
@@ -233,11 +269,12 @@ static int inl_chain(struct inl *x, t2f_frame_id id, int at, const struct inl_ch
 	if (n < 0)
 		return n;
 	if (n) {
-		err = inl_levels(x, f, lv, n);
+		err = inl_levels(x, id, at, lv, n);
 	} else {
 		struct t2f_frame g = inl_base(x, f);
 
-		err = (f->unwound ? inl_unversioned(x, &g.name) : 0) ?: inl_push(x, &g);
+		err = (f->unwound && g.name ? inl_unwound_name(x, id, at, NULL, &g.name) : 0) ?:
+		      inl_push(x, &g);
 	}
 	if (err)
 		return err;

@@ -334,6 +334,7 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 		return 0;
 	out[0] = (struct t2f_dwarf_frame){ .name = f != DW_NONE ? u->funcs[f].name : NULL,
 					   .linkage = f != DW_NONE && u->funcs[f].linkage,
+					   .as_symbol = f != DW_NONE && u->funcs[f].as_symbol,
 					   .file = line ? dw_line_path(u, line) : NULL,
 					   .line = lineno > 0 ? (uint32_t)lineno : 0 };
 	q->n = 1;
@@ -347,6 +348,7 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 
 		out[n] = (struct t2f_dwarf_frame){ .name = u->funcs[in->parent].name,
 						   .linkage = u->funcs[in->parent].linkage,
+						   .as_symbol = u->funcs[in->parent].as_symbol,
 						   .file = in->call_file != DW_NONE
 							   ? u->paths[in->call_file] : NULL,
 						   .line = in->call_line,

@@ -64,6 +64,10 @@ struct t2f_dwarf_frame {
 	const char *name;       /* raw; NULL when DWARF names none (code of no function DIE, such
 				 * as a thunk: the line table still places it) */
 	bool linkage;           /* name is a linkage (mangled) name, not DW_AT_name */
+	bool as_symbol;         /* name is what the function's symbol is called: a linkage name, or
+				 * DW_AT_name in a language without mangling (C, assembler, Fortran
+				 * 77, ...); not a C++ or Rust DW_AT_name ("check" of coll::check).
+				 * binutils' addr2line prints these names, and the symbol for others */
 	const char *file;       /* source file of `line`; NULL when unknown */
 	uint32_t line;          /* 0 when unknown */
 	const char *fn_file;    /* where the function is declared (DW_AT_decl_file); NULL when

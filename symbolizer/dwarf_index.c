@@ -133,6 +133,28 @@ static const char *dw_name(struct t2f_dwarf *dw, Dwarf_Die *die, bool *linkage)
 	return n;
 }
 
+/* Whether a unit's language names functions as their symbols are named, DW_AT_name then being
+ * the symbol's name: the languages binutils demangles nothing of (its mangle_style 0). */
+static bool dw_plain_lang(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+	case DW_LANG_UPC:
+	case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83:
+	case DW_LANG_PLI:
+	case DW_LANG_Mips_Assembler:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static uint64_t dw_udata(Dwarf_Die *die, unsigned name)
 {
 	Dwarf_Attribute a;
@@ -218,6 +240,7 @@ static int dw_add_func(struct t2f_dwarf *dw, struct dw_index *u, Dwarf_Die *die,
 	};
 	f->name = dw_name(dw, die, &linkage);
 	f->linkage = linkage && f->name;
+	f->as_symbol = f->name && (linkage || u->plain);
 	f->decl_file = dw_decl(dw, u, die, &f->decl_line);
 	u->n_funcs++;
 	*rec = id;
@@ -392,6 +415,7 @@ int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u)
 		return 0;
 	}
 	u->state = DW_UNIT_DONE;
+	u->plain = dw_plain_lang(dwarf_srclang(&u->cu));
 	err = dw_unit_paths(dw, u) ?: dw_walk_unit(dw, u);
 	if (err == -T2F_E_LIMIT)
 		return dw_drop(dw, u);

@@ -34,6 +34,7 @@ struct dw_func {                 /* a subprogram or inlined subroutine with code
 	uint32_t depth;              /* among the indexed ones (0: a subprogram) */
 	bool inlined;                /* DW_TAG_inlined_subroutine */
 	bool linkage;                /* name is a linkage name */
+	bool as_symbol;              /* t2f_dwarf_frame.as_symbol */
 	const char *name;            /* NULL: none, or one longer than T2F_DWARF_NAME_MAX */
 	uint32_t call_file;          /* inlined: the file it was called from (index), or DW_NONE */
 	uint32_t call_line;
@@ -46,6 +47,7 @@ enum dw_state { DW_UNIT_NEW, DW_UNIT_DONE, DW_UNIT_DROPPED };
 struct dw_index {                /* one unit, indexed on first use */
 	Dwarf_Die cu;
 	enum dw_state state;
+	bool plain;                  /* its language mangles no name (dw_plain_lang) */
 	const char **paths;          /* per file index: its path as addr2line shows it */
 	struct dw_func *funcs;
 	size_t n_funcs, cap_funcs;

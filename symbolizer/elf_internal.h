@@ -1,5 +1,5 @@
 /* symbolizer/elf_internal.h: what elf_module.c, elf_section.c, elf_notes.c, elf_symtab.c,
- * elf_plt.c, elf_index.c and elf_index_build.c share. Not installed, not included outside
+ * elf_plt.c, elf_index.c, elf_index_build.c and elf_a2l.c share. Not installed, not included outside
  * symbolizer/elf_*.c.
  *
  * Layout of a loaded module:
@@ -145,6 +145,7 @@ struct t2f_elf_module {
 	size_t n_buckets;
 	unsigned bucket_shift;
 	struct t2f_elf_plt plt;     /* the index's PLT names (ents freed once it is built) */
+	struct t2f_elf_a2l *a2l;    /* __lookup_a2l's index (elf_a2l.c), made on its first call */
 };
 
 /* One symbol record, whatever the class. */
@@ -153,6 +154,7 @@ struct t2f_elf_rawsym {
 	uint32_t name;
 	uint16_t shndx;
 	unsigned char info;
+	unsigned char other;        /* st_other (visibility) */
 };
 
 static inline void t2f_elf_table__sym(const struct t2f_elf_table *t, size_t i,
@@ -167,6 +169,7 @@ static inline void t2f_elf_table__sym(const struct t2f_elf_table *t, size_t i,
 		s->name = e.st_name;
 		s->shndx = e.st_shndx;
 		s->info = e.st_info;
+		s->other = e.st_other;
 	} else {
 		Elf32_Sym e;
 
@@ -176,6 +179,7 @@ static inline void t2f_elf_table__sym(const struct t2f_elf_table *t, size_t i,
 		s->name = e.st_name;
 		s->shndx = e.st_shndx;
 		s->info = e.st_info;
+		s->other = e.st_other;
 	}
 }
 
@@ -285,6 +289,9 @@ void t2f_elf_plt__free(struct t2f_elf_plt *p);  /* empties *p; an empty one is f
 
 /* elf_index.c */
 void t2f_elf_module__free_index(struct t2f_elf_module *m);
+
+/* elf_a2l.c: frees __lookup_a2l's index (NULL is fine). */
+void t2f_elf_a2l__free(struct t2f_elf_a2l *x);
 
 /* elf_index_build.c: the lookup address of a kept symbol's value (the arch fix-ups). */
 uint64_t t2f_elf_fixed_value(const struct t2f_elf_module *m, uint64_t v);

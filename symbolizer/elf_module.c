@@ -227,6 +227,7 @@ void t2f_elf_module__free(struct t2f_elf_module *m)
 	if (!m)
 		return;
 	t2f_elf_module__free_index(m);
+	t2f_elf_a2l__free(m->a2l);
 	t2f_elf_module__free_tables(m);
 	if (m->elf)
 		elf_end(m->elf);

@@ -134,6 +134,14 @@ int t2f_elf_module__each_symbol(struct t2f_elf_module *m, t2f_elf_sym_cb cb, voi
  * (-ENOMEM, or reading the tables failed). */
 int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out);
 
+/* The symbol binutils' addr2line (bfd, 2.40) names elf_vaddr by where DWARF names no function
+ * there: from the file's .symtab, else its .dynsym, among the symbols of the section holding
+ * elf_vaddr, the nearest start at or below it, then at one start bfd's preferences and table
+ * order (elf_a2l.c). Whatever the rules chosen for __lookup. 1 and *out (raw value) on a hit,
+ * 0 on a miss, <0 on a fatal error (-ENOMEM, or reading the tables failed). */
+int t2f_elf_module__lookup_a2l(struct t2f_elf_module *m, uint64_t elf_vaddr,
+			       struct t2f_elf_sym *out);
+
 /* Chooses symbols by perf's rules (above) from now on; ignored once a lookup has been made. */
 void t2f_elf_module__use_perf_rules(struct t2f_elf_module *m);
 /* Under perf's rules: the PLT stubs of `from` (kept by the caller for as long as m is looked

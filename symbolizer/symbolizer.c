@@ -650,6 +650,26 @@ int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 	return 0;
 }
 
+int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
+			     t2f_str_id *name)
+{
+	const struct sym_module *m;
+	const struct sym_file *f;
+	struct t2f_elf_sym sym;
+	int err = module_ready(s, mod, &m);
+
+	*name = 0;
+	if (err)
+		return err;
+	f = &s->files[m->file];
+	if (f->file_miss != T2F_HIT)
+		return 0;
+	err = t2f_elf_module__lookup_a2l(f->files.module, elf_vaddr, &sym);
+	if (err <= 0)
+		return err == -ENOMEM ? err : 0;
+	return sym.name[0] ? name_of(s, sym.name, name) : 0;
+}
+
 int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
 			    struct t2f_dwarf_frame *out, size_t max)
 {

@@ -130,6 +130,13 @@ int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uin
  * the symbolizer's diag. While no lookup runs. 0, or the diag's strict error. */
 int t2f_symbolizer__report_dwarf(struct t2f_symbolizer *s);
 
+/* The name binutils' addr2line gives elf_vaddr where DWARF names no function there, from the
+ * module's symbol file (elf_module.h __lookup_a2l), demangled per opts and interned: what perf
+ * 6.1 prints for a frame its --call-graph dwarf unwinder found there. 0 and *name (0: no file,
+ * or no symbol in the section), or -ENOMEM, -EINVAL (unknown id). Not memoised. */
+int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
+			     t2f_str_id *name);
+
 /* The DWARF of the module's symbol file, opened on the first call: 0 and *out (NULL: no file,
  * or no DWARF), or -ENOMEM, -EINVAL (unknown id). Modules sharing a file share the handle. The
  * handle is the symbolizer's; t2f_dwarf__lookup on it may run on another thread, one thread at

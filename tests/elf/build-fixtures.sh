@@ -136,6 +136,16 @@ expect_syms() {
 	rm "$1.re" "$1.od"
 }
 
+# a2l_expect FILE: FILE.a2l, one "ADDR NAME" line (hex address, no 0x) per byte of the zoo
+# (ZOO_BASE 0x2000000 to 0x2000200): the function binutils' addr2line names there ("??" for
+# none), from the symbols alone (the zoo's code has no DWARF).
+a2l_expect() {
+	awk 'BEGIN { for (a = 0; a < 512; a++) printf "0x%x\n", 33554432 + a }' |
+		addr2line -a -f -e "$1" | paste - - - |
+		awk '{ a = $1; sub(/^0x0*/, "", a); print a, $2 }' >"$1.a2l"
+	[ "$(wc -l <"$1.a2l")" -eq 512 ]
+}
+
 # plt_expect FILE [OBJDUMP]: FILE.plt, one "ADDR NAME" line (hex address, no 0x) per PLT stub
 # the disassembler labels in .plt / .plt.sec: objdump names a stub SYMBOL@plt after its GOT
 # slot's relocation, an IRELATIVE one *ABS*+0xADDEND@plt (kept: no name must be found there);
@@ -468,6 +478,8 @@ part_gnu() {
 	for f in prog prog-nopie prog-v2 prog-noid prog-gz libfx.so; do
 		bg expect "gnu/$f"
 	done
+	bg a2l_expect gnu/prog
+	bg a2l_expect gnu/libfx.so
 	join
 
 	# build-id tree + stripped binaries whose debuglink names <id[2:]>.debug (Debian's layout)
@@ -492,6 +504,7 @@ part_gnu() {
 
 	bg expect stripped/prog
 	bg expect stripped/libfx.so
+	bg a2l_expect stripped/libfx.so
 	bg expect -c "$dbg" debug/prog.debug.expect
 	bg expect -c "$dbglib" debug/libfx.so.debug.expect
 	bg expect dl-beside/prog
@@ -562,6 +575,7 @@ part_lld() {
 	for f in prog libfx.so libfx-pinned.so; do
 		bg expect "lld/$f"
 	done
+	bg a2l_expect lld/libfx-pinned.so
 	join
 }
 
