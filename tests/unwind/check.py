@@ -11,6 +11,14 @@ usage: check.py routes NAME DATA.json TEXT.json
          "--call-graph dwarf samples" line (D; U unwound (F frames), K without user registers)
          has D = U + K = the samples of DATA.json, F = its user frames, the "to the end" and
          "stopped" lines add up to U and the "stopped in MODULE" lines to each "stopped" line
+       check.py names NAME DATA.json TEXT.json [FUNCTION...]
+         the names perf gives the frames of --call-graph dwarf samples: DATA.json from the
+         perf.data route with inline frames (our naming), TEXT.json from perf script's own text
+         with its "(inlined)" frames kept (perf's naming): per thread, sample by sample, the
+         frame names must be equal for at least 99% of the samples once perf's symbol versions
+         are cut ("mark@@STAMP_1": trace2flame never writes one); no name of DATA.json has a
+         version; and for each FUNCTION given, the functions it calls directly are the same
+         non-empty set in both (printed: malloc, memcpy, printf, free as perf names them)
        check.py calls NAME FOLDED
          the call structure of fixtures/unwind's sources (CALLS below) in the perf.data route's
          folded output: in every sample holding a function of the program, the program's
@@ -62,7 +70,14 @@ RS_CALLS = {
               "app::tally": [], "app::order": []},
     "depth": {"app::tally": ("app::split", 5), "app::order": ("app::split", 5)},
 }
-CALLS = {"c": C_CALLS, "c-lld": C_CALLS, "cc": CC_CALLS, "rs": RS_CALLS}
+LIBC_CALLS = {
+    "roots": {"main": r"^__libc_start_call_main$"},
+    "edges": {"main": ["!churn"], "churn": []},
+    "depth": {},
+}
+CALLS = {"c": C_CALLS, "c-lld": C_CALLS, "cc": CC_CALLS, "rs": RS_CALLS, "libc": LIBC_CALLS}
+# a symbol version at the end of a name ("cfree@GLIBC_2.2.5", "mark@@STAMP_1"), not "@plt"
+VERSION = re.compile(r"@@?(?!plt$)[^@]+$")
 
 
 def load_speedscope(path):
@@ -115,6 +130,57 @@ def routes(name, data, text):
                     "    text:      " + show(y)]
         sys.exit("\n".join(out))
     print(line)
+
+
+def callees(seqs, fn, cut=lambda n: n):
+    out = set()
+    for stacks in seqs.values():
+        for s in stacks:
+            ns = [cut(n) for n in names(s)]
+            out.update(ns[i + 1] for i in range(len(ns) - 1) if ns[i] == fn)
+    return out
+
+
+def names_check(name, data, text, *functions):
+    a = load_speedscope(data)
+    b = load_speedscope(text)
+    cut = lambda n: VERSION.sub("", n)
+    if sorted(a) != sorted(b):
+        sys.exit("%s: the routes' threads differ: %s and %s" % (name, sorted(a), sorted(b)))
+    equal = total = 0
+    diffs = []
+    for tid in sorted(a, key=int):
+        if len(a[tid]) != len(b[tid]):
+            sys.exit("%s: tid %s: %d samples in the perf.data route, %d in perf's text"
+                     % (name, tid, len(a[tid]), len(b[tid])))
+        for i, (x, y) in enumerate(zip(a[tid], b[tid])):
+            total += 1
+            x, y = names(x), tuple(cut(n) for n in names(y))
+            if x == y:
+                equal += 1
+            else:
+                diffs.append((tid, i, x, y))
+    versioned = sorted({n for v in a.values() for s in v for n in names(s) if VERSION.search(n)})
+    line = "%s: %d of %d samples named as perf names them, frame for frame (%.2f%%)" % (
+        name, equal, total, 100.0 * equal / total if total else 0)
+    errors = []
+    if total < 100 or equal < MIN_EQUAL * total:
+        errors.append(line + ", %d%% wanted" % (MIN_EQUAL * 100))
+        for tid, i, x, y in diffs[:5]:
+            errors += ["  tid %s sample %d:" % (tid, i), "    perf.data: " + show(x),
+                       "    perf:      " + show(y)]
+    if versioned:
+        errors.append("%s: names with a symbol version: %s" % (name, ", ".join(versioned[:5])))
+    out = [line]
+    for fn in functions:
+        ours, perfs = callees(a, fn), callees(b, fn, cut)
+        if not perfs or ours != perfs:
+            errors.append("%s: %s calls %s here, %s in perf's text" % (
+                name, fn, sorted(ours), sorted(perfs)))
+        out.append("%s: %s calls %s" % (name, fn, ", ".join(sorted(ours))))
+    if errors:
+        sys.exit("\n".join(errors))
+    print("\n".join(out))
 
 
 def stats(name, path, data):
@@ -227,10 +293,12 @@ def calls(name, folded):
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[1] not in ("routes", "stats", "calls"):
+    if len(sys.argv) < 4 or sys.argv[1] not in ("routes", "names", "stats", "calls"):
         sys.exit(__doc__)
     if sys.argv[1] == "routes" and len(sys.argv) == 5:
         routes(*sys.argv[2:])
+    elif sys.argv[1] == "names" and len(sys.argv) >= 5:
+        names_check(*sys.argv[2:])
     elif sys.argv[1] == "stats" and len(sys.argv) == 5:
         stats(*sys.argv[2:])
     elif sys.argv[1] == "calls" and len(sys.argv) == 4:

@@ -4,11 +4,18 @@
 # -O2 -g -fomit-frame-pointer (no frame pointer to follow: only the CFI unwinds them): C with
 # threads, recursion and a shared library of its own; the same linked by ld.lld (when installed:
 # segments whose file offsets are not page-aligned); C++ with a shared library, virtual calls
-# and exceptions; Rust (when rustc is installed). Each is recorded with
+# and exceptions; Rust (when rustc is installed); C calling malloc, memcpy, printf and free and
+# a library without DWARF whose functions have versioned symbols. Each is recorded with
 # `perf record --call-graph dwarf -e cpu-clock --buildid-all`, then (tests/unwind/check.py):
 #   - per thread, sample by sample, the frames of the perf.data route (our unwinder) equal those
 #     of perf script's text (perf's unwinder) for at least 99% of the samples; both routes name
 #     the frames with the same symbolizer (--resymbolize --symbol-rules perf on the text);
+#   - the names: per thread, sample by sample, the perf.data route with its inline frames
+#     equals perf script's own text with perf's (its names as addr2line gives them: the libc
+#     debug file's __GI___libc_malloc, __libc_start_main_impl, the library's stamp_v1) for at
+#     least 99% of the samples, perf's symbol versions cut, of which no name of ours has one;
+#     not for the C++ program, whose static functions perf names by the order it asked
+#     addr2line in (README.md, --call-graph dwarf);
 #   - the perf.data route's folded output is the same with -j 1 and -j 2, and its speedscope
 #     output the same with --unwind-libdwfl (libdwfl's unwinder alone) as through the decoded
 #     rules, which walk at least 90% of the samples;
@@ -47,7 +54,20 @@ build_cc() {
 			-Wl,-rpath,"$TMP/$1"
 }
 
-# record NAME PROGRAM ARGS...: NAME.data, perf script's text of it and its build-ids
+# build_libc NAME: the C program calling the C library and libstamp.so, in $TMP/NAME; the
+# library without -g, its mark_v1 stripped (mark@@STAMP_1 alone names mark)
+# shellcheck disable=SC2086 # CF: several flags
+build_libc() {
+	mkdir -p "$TMP/$1" &&
+		cc -O2 -fomit-frame-pointer -fasynchronous-unwind-tables -fPIC -shared \
+			-Wl,--version-script="$UX/stamp.map" -o "$TMP/$1/libstamp.so" "$UX/stamp.c" &&
+		objcopy --strip-symbol=mark_v1 "$TMP/$1/libstamp.so" &&
+		cc $CF -o "$TMP/$1/libc_calls" "$UX/libc_calls.c" -L"$TMP/$1" -lstamp \
+			-Wl,-rpath,"$TMP/$1"
+}
+
+# record NAME PROGRAM ARGS...: NAME.data, perf script's text of it (without and with its
+# inline frames) and its build-ids
 record() {
 	_n=$1
 	shift
@@ -57,7 +77,22 @@ record() {
 		return 1
 	fi
 	perf script -i "$TMP/$_n.data" --no-inline >"$TMP/$_n.txt" 2>/dev/null &&
+		perf script -i "$TMP/$_n.data" >"$TMP/$_n.inl.txt" 2>/dev/null &&
 		perf buildid-list -i "$TMP/$_n.data" >"$TMP/$_n.ids" 2>/dev/null
+}
+
+# names NAME [FUNCTION...]: the perf.data route with inline frames against perf script's text
+# with perf's, and what each FUNCTION calls in both (check.py names)
+names() {
+	_d=$TMP/$1
+	_n=$1
+	shift
+	if ! t2f -j 2 --weight samples "$_d.data" -o "$_d.n.json" 2>"$_d.nerr" ||
+		! t2f --weight samples - -o "$_d.p.json" <"$_d.inl.txt" 2>>"$_d.nerr"; then
+		bad "$_n: names: $(head -3 "$_d.nerr")"
+		return
+	fi
+	py "$_n" names "$_n" "$_d.n.json" "$_d.p.json" "$@"
 }
 
 # py NAME CHECK ARGS...: a check of check.py, its lines printed
@@ -104,14 +139,14 @@ check() {
 }
 
 if build_c c; then
-	record c "$TMP/c/app" 25000 && check c
+	record c "$TMP/c/app" 25000 && { check c; names c; }
 else
 	bad "c: building fixtures/unwind/app.c and work.c failed"
 fi
 if ! command -v ld.lld >/dev/null 2>&1; then
 	echo "$TEST_NAME: c-lld: ld.lld not found (Debian lld): skipped"
 elif build_c c-lld -fuse-ld=lld; then
-	record c-lld "$TMP/c-lld/app" 25000 && check c-lld
+	record c-lld "$TMP/c-lld/app" 25000 && { check c-lld; names c-lld; }
 else
 	bad "c-lld: building fixtures/unwind/app.c and work.c with ld.lld failed"
 fi
@@ -124,8 +159,13 @@ if ! rustc --version >/dev/null 2>&1; then
 	echo "$TEST_NAME: rs: no working rustc: skipped"
 elif rustc -C opt-level=2 -C force-frame-pointers=no -g -o "$TMP/app-rs" "$UX/app.rs" \
 	2>"$TMP/rs.build"; then
-	record rs "$TMP/app-rs" 8000 && check rs
+	record rs "$TMP/app-rs" 8000 && { check rs; names rs; }
 else
 	bad "rs: rustc fixtures/unwind/app.rs failed: $(head -3 "$TMP/rs.build")"
+fi
+if build_libc libc; then
+	record libc "$TMP/libc/libc_calls" 500000 && { check libc; names libc churn; }
+else
+	bad "libc: building fixtures/unwind/libc_calls.c and stamp.c failed"
 fi
 finish
