@@ -21,6 +21,9 @@
  * where a symbol nested in it starts nearer): not followed here, so the pick is the same in
  * every order of lookups.
  *
+ * Measured on x86-64; other machines' bfd back ends add their own rules (ARM's mapping
+ * symbols), not followed.
+ *
  * The index: the candidates of the chosen table sorted by (start, table order), built on the
  * first lookup; a lookup is a binary search and a walk over the symbols at one start.
  */
@@ -30,7 +33,8 @@
 #include <stdlib.h>
 
 struct a2l_sym {
-	uint64_t start, size;        /* st_value; st_size, 1 for a sizeless one */
+	uint64_t start, size;        /* st_value (ARM: the Thumb bit cleared); st_size, 1 for a
+				      * sizeless one */
 	uint32_t idx;                /* its record's index in the table (table order) */
 	uint32_t shndx;
 	unsigned char info;
@@ -142,8 +146,8 @@ static int a2l_build(struct t2f_elf_module *m, struct t2f_elf_a2l *x)
 	for (size_t i = 1; i < t->count; i++) { /* record 0 is the null symbol */
 		t2f_elf_table__sym(t, i, &s);
 		if (a2l_candidate(&s, &size))
-			x->syms[x->n++] = (struct a2l_sym){ s.value, size, (uint32_t)i, s.shndx,
-							    s.info };
+			x->syms[x->n++] = (struct a2l_sym){ t2f_elf_fixed_value(m, s.value), size,
+							    (uint32_t)i, s.shndx, s.info };
 	}
 	qsort(x->syms, x->n, sizeof(*x->syms), a2l_sym_cmp);
 	return 0;

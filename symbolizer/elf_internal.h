@@ -1,6 +1,6 @@
 /* symbolizer/elf_internal.h: what elf_module.c, elf_section.c, elf_notes.c, elf_symtab.c,
- * elf_plt.c, elf_index.c, elf_index_build.c and elf_a2l.c share. Not installed, not included outside
- * symbolizer/elf_*.c.
+ * elf_plt.c, elf_index.c, elf_index_build.c and elf_a2l.c share. Not installed, not included
+ * outside symbolizer/elf_*.c.
  *
  * Layout of a loaded module:
  * - `elf` is the file opened with ELF_C_READ_MMAP and then ELF_C_FDREAD: libelf holds the
