@@ -14,7 +14,7 @@
 # fixtures are skipped without them). Exit status 0 when every check passed.
 set -u
 
-SRC=${T2F_SOURCE_DIR:-$(cd "$(dirname "$0")/.." && pwd)}
+SRC=$(cd "${T2F_SOURCE_DIR:-$(dirname "$0")/..}" && pwd) || exit 1
 FX=$SRC/fixtures/nettrace
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -26,8 +26,7 @@ if [ $# -gt 1 ]; then
 	exit 2
 fi
 if [ $# -eq 1 ]; then
-	OUT=$1
-	mkdir -p "$OUT" || exit 1
+	mkdir -p "$1" && OUT=$(cd "$1" && pwd) || exit 1
 else
 	OUT=$(mktemp -d "${TMPDIR:-/tmp}/t2f-nettrace-fx.XXXXXX") || exit 1
 	trap 'rm -rf "$OUT"' EXIT
@@ -39,8 +38,12 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # --- the ELF files (paths mapped, so rebuilding gives the same build-ids) --------------------
+# Compiled in src/ (the DWARF's comp_dir is the working directory, mapped to /src like the
+# sources), so the build-ids depend neither on where the checkout is nor on where this runs:
+# fixtures/nettrace/universal.nettrace records them.
 mkdir -p "$ELF/gnu" "$ELF/lld" "$ELF/m32"
 CF="-O1 -g -fno-omit-frame-pointer -ffile-prefix-map=$FX/src=/src"
+cd "$FX/src" || exit 1
 log=$OUT/build.log
 : >"$log"
 # shellcheck disable=SC2086 # CF: several words
