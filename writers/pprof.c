@@ -313,6 +313,12 @@ static int put_mapping(struct pp *s, uint32_t id)
 		err = t2f_pb__put_uint64(b, 6, mp->build_id);
 	if (!err && mp->has_functions)
 		err = t2f_pb__put_bool(b, 7, true);
+	if (!err && mp->has_filenames)
+		err = t2f_pb__put_bool(b, 8, true);
+	if (!err && mp->has_line_numbers)
+		err = t2f_pb__put_bool(b, 9, true);
+	if (!err && mp->has_inline_frames)
+		err = t2f_pb__put_bool(b, 10, true);
 	return err ?: t2f_pb__close(b, m) ?: drain(s);
 }
 

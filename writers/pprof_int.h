@@ -29,11 +29,14 @@ struct t2f_pprof_loc {
 };
 
 struct t2f_pprof_map {
-	t2f_str_id module;    /* profile string id of the path */
+	t2f_str_id module;      /* profile string id of the path */
 	uint64_t start, limit, pgoff;
-	uint32_t build_id;    /* pprof string index, 0 = unknown */
-	bool has_range;       /* start/limit/pgoff come from a module map */
-	bool has_functions;   /* every frame in it has a symbol */
+	uint32_t build_id;      /* pprof string index, 0 = unknown */
+	bool has_range;         /* start/limit/pgoff come from a module map */
+	bool has_functions;     /* every frame in it has a symbol */
+	bool has_filenames;     /* every function its locations' lines name has a filename */
+	bool has_line_numbers;  /* every line of its locations has a line number */
+	bool has_inline_frames; /* its addresses' inline chains are in its locations */
 };
 
 struct t2f_pprof_func {

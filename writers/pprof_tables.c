@@ -6,7 +6,8 @@
  * func_key, not per frame; (3) mappings for the modules of used frames, the main binary first,
  * ranges from the module maps; (4) locations for used nodes in id order (parents first),
  * deduplicated on (innermost frame, rest-of-run location): a frame's own location by frame id,
- * one joined to its caller's (an inlined frame) through a hash map.
+ * one joined to its caller's (an inlined frame) through a hash map; (5) what each mapping's
+ * locations hold: filenames, line numbers, inline frames.
  */
 #include "writers/pprof_int.h"
 
@@ -479,6 +480,55 @@ static int build_locations(struct t2f_pprof_tables *t)
 	return err;
 }
 
+/* ---- (5) what each mapping's locations hold ---- */
+
+/* A mapping has filenames when every function its locations' lines name has one, and line
+ * numbers when every line has one. Its inline frames are resolved when its lines all have
+ * numbers (they come from DWARF, which gives each address's inline chain with its line:
+ * pipeline/inlines.c) or when a location holds an inlined frame (perf script --inline). A
+ * mapping no location uses says none of the three. */
+static int mapping_details(struct t2f_pprof_tables *t)
+{
+	bool *inlined = calloc((size_t)t->nmaps + 1, sizeof(*inlined));
+	bool *used = calloc((size_t)t->nmaps + 1, sizeof(*used));
+
+	if (!inlined || !used) {
+		free(inlined);
+		free(used);
+		return -ENOMEM;
+	}
+	for (uint32_t m = 1; m <= t->nmaps; m++)
+		t->maps[m].has_filenames = t->maps[m].has_line_numbers = true;
+	for (uint32_t i = 1; i <= t->nlocs; i++) {
+		uint32_t id = t->locs[i].mapping;
+		struct t2f_pprof_map *m;
+
+		if (!id)
+			continue;
+		m = &t->maps[id];
+		used[id] = true;
+		for (uint32_t j = i; j; j = t->locs[j].tail) {
+			t2f_frame_id f = t->locs[j].frame;
+
+			if (!t->funcs[t->frame_func[f]].filename)
+				m->has_filenames = false;
+			if (!t2f_profile__frame_at(t->p, f)->line)
+				m->has_line_numbers = false;
+			inlined[id] |= t->frame_inlined[f];
+		}
+	}
+	for (uint32_t m = 1; m <= t->nmaps; m++) {
+		struct t2f_pprof_map *pm = &t->maps[m];
+
+		pm->has_filenames &= used[m];
+		pm->has_line_numbers &= used[m];
+		pm->has_inline_frames = pm->has_line_numbers || inlined[m];
+	}
+	free(inlined);
+	free(used);
+	return 0;
+}
+
 int t2f_pprof_tables__build(struct t2f_pprof_tables *t, const struct t2f_profile *p,
 			    const struct t2f_frame_name_opts *names)
 {
@@ -488,7 +538,7 @@ int t2f_pprof_tables__build(struct t2f_pprof_tables *t, const struct t2f_profile
 	t->p = p;
 	o.collapsed = false;
 	return t2f_strtab__new(&t->strs) ?: mark_used(t) ?: build_functions(t, &o) ?:
-	       build_mappings(t) ?: build_locations(t);
+	       build_mappings(t) ?: build_locations(t) ?: mapping_details(t);
 }
 
 void t2f_pprof_tables__free(struct t2f_pprof_tables *t)

@@ -37,7 +37,11 @@ struct d_sample {
 	struct { int64_t key, str, num; } label[8];
 	size_t nlabel;
 };
-struct d_mapping { uint64_t id, start, limit, offset; int64_t file, build_id; bool has_fn; };
+struct d_mapping {
+	uint64_t id, start, limit, offset;
+	int64_t file, build_id;
+	bool has_fn, has_fl, has_ln, has_in;
+};
 struct d_location { uint64_t id, mapping, address, fn[MAXN]; int64_t line[MAXN]; size_t nline; };
 struct d_function { uint64_t id; int64_t name, sys, file, start; };
 
@@ -179,6 +183,9 @@ static void d_mapping(struct rd *r, struct d_mapping *m)
 		case 5: m->file = (int64_t)v; break;
 		case 6: m->build_id = (int64_t)v; break;
 		case 7: m->has_fn = v != 0; break;
+		case 8: m->has_fl = v != 0; break;
+		case 9: m->has_ln = v != 0; break;
+		case 10: m->has_in = v != 0; break;
 		}
 	}
 }
@@ -753,6 +760,81 @@ static void test_source_lines(void **state)
 	t2f_profile__free(p);
 }
 
+/* A frame of module `module` with source positions (NULL, 0 = unknown). */
+static t2f_frame_id mod_frame(struct t2f_profile *p, const char *name, const char *module,
+			      enum t2f_frame_kind kind, const char *file, uint32_t line)
+{
+	struct t2f_frame f = {
+		.name = name ? str(p, name) : 0, .module = str(p, module), .kind = kind,
+		.file = file ? str(p, file) : 0, .line = line, .fn_file = file ? str(p, file) : 0,
+		.fn_line = line ? 1 : 0,
+	};
+
+	return add_frame(p, &f);
+}
+
+/* The mapping of file `path`. */
+static const struct d_mapping *find_map(const struct dprof *d, const char *path)
+{
+	for (size_t i = 0; i < d->nmap; i++)
+		if (strcmp(S(d, d->map[i].file), path) == 0)
+			return &d->map[i];
+	fail_msg("no mapping %s", path);
+	return NULL;
+}
+
+/* What each mapping says its locations hold (has_functions, has_filenames, has_line_numbers,
+ * has_inline_frames) is what they hold: DWARF names, files and lines with an inlined frame
+ * (all four); a file but no line (no line numbers, so no sign the inline chains were looked
+ * up); symbols alone; perf's inlined frames without lines (functions and inline frames); one
+ * frame with a line beside one without; an unnamed kernel frame (none). */
+static void test_mapping_resolution(void **state)
+{
+	struct t2f_profile *p;
+	struct dprof d;
+	const struct d_mapping *m;
+
+	(void)state;
+	assert_int_equal(t2f_profile__new(&p), 0);
+	t2f_frame_id mainf = mod_frame(p, "main", "/bin/app", T2F_FRAME_USER, "main.c", 12);
+	t2f_frame_id work = mod_frame(p, "work", "/bin/app", T2F_FRAME_USER, "work.c", 20);
+	t2f_frame_id lex = mod_frame(p, "lex", "/bin/app", T2F_FRAME_INLINED, "lex.h", 7);
+	t2f_frame_id f1 = mod_frame(p, "f1", "/lib/libfile.so", T2F_FRAME_USER, "f.c", 0);
+	t2f_frame_id s1 = mod_frame(p, "s1", "/lib/libsym.so", T2F_FRAME_USER, NULL, 0);
+	t2f_frame_id p1 = mod_frame(p, "p1", "/lib/libperf.so", T2F_FRAME_USER, NULL, 0);
+	t2f_frame_id p2 = mod_frame(p, "p2", "/lib/libperf.so", T2F_FRAME_INLINED, NULL, 0);
+	t2f_frame_id a = mod_frame(p, "a", "/lib/libmixed.so", T2F_FRAME_USER, "a.c", 5);
+	t2f_frame_id b = mod_frame(p, "b", "/lib/libmixed.so", T2F_FRAME_USER, NULL, 0);
+	t2f_frame_id k = frame(p, NULL, "[kernel.kallsyms]", T2F_FRAME_KERNEL, 0xffffffff81000000);
+	t2f_thread_id t = thread(p, 1, 1, "app", 0);
+	t2f_event_id ev = event(p, "cycles", T2F_UNIT_COUNT);
+
+	sample(p, stack(p, (t2f_frame_id[]){ mainf, work, lex, 0 }), t, ev, 1);
+	sample(p, stack(p, (t2f_frame_id[]){ mainf, f1, 0 }), t, ev, 1);
+	sample(p, stack(p, (t2f_frame_id[]){ mainf, s1, 0 }), t, ev, 1);
+	sample(p, stack(p, (t2f_frame_id[]){ mainf, p1, p2, 0 }), t, ev, 1);
+	sample(p, stack(p, (t2f_frame_id[]){ mainf, a, 0 }), t, ev, 1);
+	sample(p, stack(p, (t2f_frame_id[]){ mainf, b, k, 0 }), t, ev, 1);
+	write_decode(p, &(struct t2f_pprof_opts){ 0 }, &d);
+
+	assert_int_equal(d.nmap, 6);
+	m = find_map(&d, "/bin/app");
+	assert_true(m->has_fn && m->has_fl && m->has_ln && m->has_in);
+	m = find_map(&d, "/lib/libfile.so");
+	assert_true(m->has_fn && m->has_fl && !m->has_ln && !m->has_in);
+	m = find_map(&d, "/lib/libsym.so");
+	assert_true(m->has_fn && !m->has_fl && !m->has_ln && !m->has_in);
+	m = find_map(&d, "/lib/libperf.so");
+	assert_true(m->has_fn && !m->has_fl && !m->has_ln && m->has_in);
+	m = find_map(&d, "/lib/libmixed.so");
+	assert_true(m->has_fn && !m->has_fl && !m->has_ln && !m->has_in);
+	m = find_map(&d, "[kernel.kallsyms]");
+	assert_true(!m->has_fn && !m->has_fl && !m->has_ln && !m->has_in);
+	validate(p);
+	dprof_free(&d);
+	t2f_profile__free(p);
+}
+
 /* Several events: two columns each; cells of one (stack, thread) are one sample. */
 static void test_multi_event(void **state)
 {
@@ -892,6 +974,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_profile),
 		cmocka_unit_test(test_inlined_lines),
 		cmocka_unit_test(test_source_lines),
+		cmocka_unit_test(test_mapping_resolution),
 		cmocka_unit_test(test_multi_event),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_utf8_repair),
