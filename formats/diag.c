@@ -1,6 +1,7 @@
 /* formats/diag.c: error strings, rate-limited warnings, the last error message; buffered diags
  * that record warnings for a later replay into another diag. */
 #include "formats/diag.h"
+#include "formats/plural.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -416,14 +417,15 @@ void t2f_diag__flush(struct t2f_diag *d)
 			char like[DIAG_MSG_MAX];
 
 			fmt_template(like, sizeof(like), k->fmt);
-			fprintf(d->sink, "trace2flame: warning: %llu more warnings like: %s\n",
-				(unsigned long long)(k->count - d->max_repeats), like);
+			fprintf(d->sink, "trace2flame: warning: %llu more warning%s like: %s\n",
+				(unsigned long long)(k->count - d->max_repeats),
+				t2f_plural(k->count - d->max_repeats), like);
 		}
 		k->count = 0;
 		k->fmt = NULL;
 	}
 	if (d->unkeyed && d->sink)
-		fprintf(d->sink, "trace2flame: warning: %llu more warnings of other kinds\n",
-			(unsigned long long)d->unkeyed);
+		fprintf(d->sink, "trace2flame: warning: %llu more warning%s of other kinds\n",
+			(unsigned long long)d->unkeyed, t2f_plural(d->unkeyed));
 	d->unkeyed = 0;
 }

@@ -9,6 +9,7 @@
 
 #include "formats/buf.h"
 #include "formats/grow.h"
+#include "formats/plural.h"
 #include "pipeline/inline_lookup.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/dwarf.h"
@@ -434,7 +435,8 @@ void t2f_inlines__print_stats(FILE *f, const struct t2f_inline_stats *st)
 		fprintf(f, "inline frames: %" PRIu64 " printed by perf, kept (nothing looked up)\n",
 			st->kept);
 	else if (st->lookups)
-		fprintf(f, "inline frames: %" PRIu64 " addresses looked up in DWARF, %" PRIu64
-			" found, %" PRIu64 " with inlined functions (%" PRIu64 " inlined frames)\n",
-			st->lookups, st->found, st->inlined, st->levels);
+		fprintf(f, "inline frames: %" PRIu64 " address%s looked up in DWARF, %" PRIu64
+			" found, %" PRIu64 " with inlined functions (%" PRIu64 " inlined frame%s)\n",
+			st->lookups, st->lookups == 1 ? "" : "es", st->found, st->inlined,
+			st->levels, t2f_plural(st->levels));
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/plural.h"
 #include "formats/sat.h"
 #include "formats/utf8.h"
 
@@ -59,8 +60,8 @@ static unsigned t2f_report_list(FILE *f, const struct t2f_profile *p,
 	for (t2f_event_id e = 1; e <= n; e++) {
 		if (e == skip || !t[e].samples)
 			continue;
-		fprintf(f, "%s%s (%" PRIu64 " samples)", listed ? ", " : "", t2f_event_name(p, e, vis),
-			t[e].samples);
+		fprintf(f, "%s%s (%" PRIu64 " sample%s)", listed ? ", " : "",
+			t2f_event_name(p, e, vis), t[e].samples, t2f_plural(t[e].samples));
 		listed++;
 	}
 	return listed;
@@ -101,8 +102,9 @@ void t2f_report__other_events(FILE *f, const char *label, const struct t2f_profi
 
 	if (!written || t[written].samples == t[0].samples)
 		return;
-	fprintf(f, "trace2flame: warning: %s: writing only event '%s' (%" PRIu64 " samples); "
-		"the input also has: ", label, t2f_event_name(p, written, vis), t[written].samples);
+	fprintf(f, "trace2flame: warning: %s: writing only event '%s' (%" PRIu64 " sample%s); "
+		"the input also has: ", label, t2f_event_name(p, written, vis), t[written].samples,
+		t2f_plural(t[written].samples));
 	t2f_report_list(f, p, t, written);
 	fputs("; choose one with --event NAME\n", f);
 }
@@ -113,11 +115,12 @@ static void t2f_report_inputs(FILE *f, const struct t2f_run_stats *s)
 		const struct t2f_input_stats *in = &s->inputs[i];
 		char vis[T2F_VISIBLE_MAX];
 
-		fprintf(f, "  input %s: %" PRIu64 " bytes", t2f_utf8_visible(in->name, vis, sizeof(vis)),
-			in->bytes);
+		fprintf(f, "  input %s: %" PRIu64 " byte%s", t2f_utf8_visible(in->name, vis, sizeof(vis)),
+			in->bytes, t2f_plural(in->bytes));
 		if (in->text_bytes != in->bytes)
-			fprintf(f, " (%" PRIu64 " bytes of text)", in->text_bytes);
-		fprintf(f, ", %" PRIu64 " lines\n", in->lines);
+			fprintf(f, " (%" PRIu64 " byte%s of text)", in->text_bytes,
+				t2f_plural(in->text_bytes));
+		fprintf(f, ", %" PRIu64 " line%s\n", in->lines, t2f_plural(in->lines));
 	}
 }
 
@@ -155,9 +158,11 @@ static void t2f_report_events(FILE *f, const struct t2f_profile *p,
 	for (t2f_event_id e = 1; e <= n; e++) {
 		const struct t2f_event *ev = t2f_profile__event_at(p, e);
 
-		fprintf(f, "  event %s%s: %" PRIu64 " samples, weight %" PRIu64 " %s\n",
+		fprintf(f, "  event %s%s: %" PRIu64 " sample%s, weight %" PRIu64 " %s%s\n",
 			t2f_event_name(p, e, vis), e == written ? " (written)" : "", t[e].samples,
-			t[e].weight, ev->has_period ? t2f_unit_name(ev->unit) : "samples");
+			t2f_plural(t[e].samples), t[e].weight,
+			ev->has_period ? t2f_unit_name(ev->unit) : "sample",
+			ev->has_period ? "" : t2f_plural(t[e].weight));
 	}
 }
 
@@ -168,8 +173,8 @@ static void t2f_report_unwind(FILE *f, const struct t2f_profile *p, uint64_t dwa
 	if (!dwarf)
 		return;
 	fprintf(f, "    --call-graph dwarf samples: %" PRIu64 "; user stacks unwound: %" PRIu64
-		" (%" PRIu64 " frames), without user registers (kernel threads): %" PRIu64 "\n",
-		dwarf, u->samples - u->stops[T2F_UNWIND_NO_REGS], u->frames,
+		" (%" PRIu64 " frame%s), without user registers (kernel threads): %" PRIu64 "\n",
+		dwarf, u->samples - u->stops[T2F_UNWIND_NO_REGS], u->frames, t2f_plural(u->frames),
 		dwarf - u->samples + u->stops[T2F_UNWIND_NO_REGS]);
 	fprintf(f, "      walked through decoded call-frame rules: %" PRIu64 ", by libdwfl's "
 		"unwinder: %" PRIu64 "\n", u->rules, u->samples - u->rules);
@@ -198,15 +203,15 @@ static void t2f_report_perf_data(FILE *f, const struct t2f_profile *p,
 
 	if (!s->perf_data)
 		return;
-	fprintf(f, "  perf.data: %" PRIu64 " records, %" PRIu64 " samples\n", c->records,
-		c->samples);
+	fprintf(f, "  perf.data: %" PRIu64 " record%s, %" PRIu64 " sample%s\n", c->records,
+		t2f_plural(c->records), c->samples, t2f_plural(c->samples));
 	fprintf(f, "    lost samples (LOST records): %" PRIu64 "\n", c->lost);
 	t2f_report_unwind(f, p, c->dwarf, &s->unwind);
 	fprintf(f, "    records skipped (undecodable, or of no recorded event): %" PRIu64 "\n",
 		c->skipped);
 	if (c->truncated_bytes)
-		fprintf(f, "    truncated: the last record's %" PRIu64 " bytes are cut off\n",
-			c->truncated_bytes);
+		fprintf(f, "    truncated: the last record's %" PRIu64 " byte%s cut off\n",
+			c->truncated_bytes, c->truncated_bytes == 1 ? " is" : "s are");
 	if (s->kallsyms || !c->kernel_frames)
 		fprintf(f, "    kernel frames (distinct addresses): %" PRIu64 ", named from %s\n",
 			c->kernel_frames, s->kallsyms ? s->kallsyms : "-");
@@ -237,7 +242,7 @@ void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_to
 		t2f_strtab__count(t2f_profile__strtab(p)));
 	fprintf(f, "  warnings: %" PRIu64 "\n", s->warnings);
 	fprintf(f, "  model memory: %.1f MB\n", (double)t2f_profile__bytes(p) / T2F_MB);
-	fprintf(f, "  output: %" PRIu64 " bytes\n", s->out_bytes);
+	fprintf(f, "  output: %" PRIu64 " byte%s\n", s->out_bytes, t2f_plural(s->out_bytes));
 	fprintf(f, "  elapsed: %.3f s, %.1f MB/s (%.1f MB read, %.1f MB of text)\n", s->seconds,
 		s->seconds > 0 ? (double)text / T2F_MB / s->seconds : 0.0, (double)bytes / T2F_MB,
 		(double)text / T2F_MB);
@@ -250,12 +255,15 @@ void t2f_report__summary(FILE *f, const struct t2f_profile *p, const struct t2f_
 {
 	char vis[T2F_VISIBLE_MAX];
 
-	fprintf(f, "trace2flame: wrote %s: %" PRIu64 " samples", output,
-		s->written ? t[s->written].samples : 0);
+	uint64_t samples = s->written ? t[s->written].samples : 0;
+	uint32_t threads = t2f_profile__thread_count(p);
+
+	fprintf(f, "trace2flame: wrote %s: %" PRIu64 " sample%s", output, samples,
+		t2f_plural(samples));
 	if (s->written)
 		fprintf(f, " of %s", t2f_event_name(p, s->written, vis));
-	fprintf(f, ", %" PRIu32 " threads, %" PRIu64 " bytes in %.2f s\n",
-		t2f_profile__thread_count(p), s->out_bytes, s->seconds);
+	fprintf(f, ", %" PRIu32 " thread%s, %" PRIu64 " byte%s in %.2f s\n", threads,
+		t2f_plural(threads), s->out_bytes, t2f_plural(s->out_bytes), s->seconds);
 }
 
 static int t2f_report_cmp_u32(const void *a, const void *b)

@@ -12,6 +12,7 @@
 #include "formats/buf.h"
 #include "formats/hashmap.h"
 #include "formats/perf_map.h"
+#include "formats/plural.h"
 #include "formats/utf8.h"
 #include "pipeline/resym_ids.h"
 #include "pipeline/tmpguard.h"
@@ -769,10 +770,12 @@ static void t2f_resym_print_fetches(FILE *f, const struct t2f_debuginfod_stats *
 {
 	if (!st)
 		return;
-	fprintf(f, "debuginfod: %" PRIu64 " debug files fetched (or in its cache), %" PRIu64
-		" not on the servers, %" PRIu64 " fetches failed (%" PRIu64 " cut by a bound), %"
-		PRIu64 " not made after a timeout, %" PRIu64 " files removed from the cache",
-		st->fetched, st->missing, st->failed, st->cut, st->skipped, st->dropped);
+	fprintf(f, "debuginfod: %" PRIu64 " debug file%s fetched (or in its cache), %" PRIu64
+		" not on the servers, %" PRIu64 " fetch%s failed (%" PRIu64 " cut by a bound), %"
+		PRIu64 " not made after a timeout, %" PRIu64 " file%s removed from the cache",
+		st->fetched, t2f_plural(st->fetched), st->missing, st->failed,
+		st->failed == 1 ? "" : "es", st->cut, st->skipped, st->dropped,
+		t2f_plural(st->dropped));
 	if (st->err)
 		fprintf(f, " (last: %s)", t2f_strerror(st->err));
 	fputc('\n', f);
@@ -829,8 +832,8 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 			res->expected_id[0] ? res->expected_id : "(none)");
 	}
 	if (more)
-		fprintf(f, "trace2flame: warning: %s: and %zu more modules whose files were refused "
-			"for another build-id (--stats lists them)\n", label, more);
+		fprintf(f, "trace2flame: warning: %s: and %zu more module%s whose files were refused "
+			"for another build-id (--stats lists them)\n", label, more, t2f_plural(more));
 }
 
 /* The frames not tried because no build-id is known for their module, and what to do. */
@@ -846,13 +849,13 @@ static void t2f_resym_warn_no_id(FILE *f, const struct t2f_resym *r, const char 
 	if (no_map)
 		fprintf(f, "trace2flame: warning: %s: %u frame%s not named: absolute addresses of "
 			"one-line samples whose process mappings the text does not give (perf script "
-			"--show-mmap-events --show-task-events)\n", label, no_map, no_map == 1 ? "" : "s");
+			"--show-mmap-events --show-task-events)\n", label, no_map, t2f_plural(no_map));
 	if (frames)
 		fprintf(f, "trace2flame: warning: %s: %u frame%s of %u module%s not named: the "
 			"recording has no build-id to verify their files by (record with perf record "
 			"--buildid-all, or give --buildids FILE from perf buildid-list; "
 			"--unsafe-build-id-match trusts the paths)\n", label, frames,
-			frames == 1 ? "" : "s", mods, mods == 1 ? "" : "s");
+			t2f_plural(frames), mods, t2f_plural(mods));
 }
 
 void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label)
@@ -862,8 +865,9 @@ void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label)
 	t2f_resym_warn_refused(f, r, label);
 	t2f_resym_warn_no_id(f, r, label);
 	if (r->unresolved)
-		fprintf(f, "trace2flame: warning: %s: %u of %u frames looked up stayed unnamed (run "
-			"with --stats for the reasons per module)\n", label, r->unresolved, r->tried);
+		fprintf(f, "trace2flame: warning: %s: %u of %u frame%s looked up stayed unnamed (run "
+			"with --stats for the reasons per module)\n", label, r->unresolved, r->tried,
+			t2f_plural(r->tried));
 }
 
 void t2f_resym__counts(const struct t2f_resym *r, uint64_t *tried, uint64_t *unresolved,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/plural.h"
 #include "pipeline/outfile.h"
 #include "pipeline/session.h"
 #include "pipeline/writer_table.h"
@@ -24,9 +25,10 @@ static void t2f_warn_unwind(struct t2f_session *s)
 
 	if (!short_ || s->o.quiet)
 		return;
-	fprintf(s->msg, "trace2flame: warning: %s: %" PRIu64 " of %" PRIu64 " user stacks "
-		"(--call-graph dwarf) stop before their outermost frame (", s->label, short_,
-		u->samples);
+	fprintf(s->msg, "trace2flame: warning: %s: %" PRIu64 " of %" PRIu64 " user stack%s "
+		"(--call-graph dwarf) stop%s before %s outermost frame (", s->label, short_,
+		u->samples, t2f_plural(u->samples), short_ == 1 ? "s" : "",
+		short_ == 1 ? "its" : "their");
 	for (int w = T2F_UNWIND_END + 1; w < T2F_UNWIND_STOPS; w++) {
 		if (!u->stops[w] || w == T2F_UNWIND_NO_REGS)
 			continue;
@@ -61,8 +63,9 @@ static int t2f_warn_saturated(struct t2f_session *s)
 				     "18446744073709551615 were capped there: the largest totals "
 				     "are not exact");
 	if (!err && past)
-		err = t2f_diag__warn(s->diag, s->label, 0, "%" PRIu64 " samples have times past "
-				     "2^64 ns: left out of the time span", past);
+		err = t2f_diag__warn(s->diag, s->label, 0, "%" PRIu64 " sample%s time%s past "
+				     "2^64 ns: left out of the time span", past,
+				     past == 1 ? " has a" : "s have", t2f_plural(past));
 	return err;
 }
 

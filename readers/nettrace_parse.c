@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "formats/hashmap.h"
+#include "formats/plural.h"
 
 static const uint8_t nt_magic[8] = { 'N', 'e', 't', 't', 'r', 'a', 'c', 'e' };
 static const char nt_fs_sig[] = "!FastSerialization.1"; /* 20 bytes, after an int32 20 */
@@ -378,8 +379,8 @@ static int finish(struct nt_parser *p)
 	int err;
 
 	if (p->state == NT_DONE)
-		return p->trailing ? nt_warn(p, p->off, "%llu bytes after the end of the trace ignored",
-					     (unsigned long long)p->trailing)
+		return p->trailing ? nt_warn(p, p->off, "%llu byte%s after the end of the trace ignored",
+					     (unsigned long long)p->trailing, t2f_plural(p->trailing))
 				   : 0;
 	if (p->state == NT_DETECT)
 		return t2f_diag__error(p->d, -T2F_E_FORMAT, p->name, 0,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "formats/plural.h"
 #include "readers/perf_data_internal.h"
 
 #define MISC_BUILD_ID PERF_RECORD_MISC_MMAP_BUILD_ID
@@ -669,8 +670,9 @@ static int end_of_data(struct t2f_perf_data *d)
 	if (!left)
 		return 0;
 	d->stats.truncated_bytes += left;
-	return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": truncated: %zu bytes of "
-			      "a record at the end of the compressed data", d->comp_record, left);
+	return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": truncated: %zu byte%s of "
+			      "a record at the end of the compressed data", d->comp_record, left,
+			      t2f_plural(left));
 }
 
 int t2f_perf_data__next(struct t2f_perf_data *d, const struct t2f_perf_record **out)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "formats/grow.h"
+#include "formats/plural.h"
 
 /* How many of the n records at base (each `size` bytes, sorted by a leading uint64_t lo) start
  * at or before addr: the last of them is at that count - 1. */
@@ -400,9 +401,11 @@ static int dw_said_long_names(struct t2f_dwarf *dw, struct dw_index *u, uint64_t
 {
 	if (dw->long_names == before)
 		return 0;
-	return t2f_diag__warn(dw->notes, dw->path, 0, "DWARF unit at 0x%llx: %llu names longer "
+	uint64_t n = dw->long_names - before;
+
+	return t2f_diag__warn(dw->notes, dw->path, 0, "DWARF unit at 0x%llx: %llu name%s longer "
 			      "than %u bytes left out", (unsigned long long)dwarf_dieoffset(&u->cu),
-			      (unsigned long long)(dw->long_names - before), T2F_DWARF_NAME_MAX);
+			      (unsigned long long)n, t2f_plural(n), T2F_DWARF_NAME_MAX);
 }
 
 int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u)

@@ -20,6 +20,7 @@
 
 #include <zlib.h>
 
+#include "formats/plural.h"
 #include "formats/side_file.h"
 
 #define CRC_BLOCK (1u << 20)  /* t2f_elf_file_crc32 reads this many bytes at a time */
@@ -145,11 +146,12 @@ static int check_header(struct t2f_elf_module *m)
 	m->flags = eh.e_flags;
 	problem = t2f_elf_headers_problem(m->elf, m->file_size);
 	if (problem)
-		return t2f_elf__fail(m, -T2F_E_ELF, "%s (%llu bytes; %u section headers at %llu, "
-				     "%u program headers at %llu)", problem,
-				     (unsigned long long)m->file_size, eh.e_shnum,
+		return t2f_elf__fail(m, -T2F_E_ELF, "%s (%llu byte%s; %u section header%s at %llu, "
+				     "%u program header%s at %llu)", problem,
+				     (unsigned long long)m->file_size, t2f_plural(m->file_size),
+				     eh.e_shnum, t2f_plural(eh.e_shnum),
 				     (unsigned long long)eh.e_shoff, eh.e_phnum,
-				     (unsigned long long)eh.e_phoff);
+				     t2f_plural(eh.e_phnum), (unsigned long long)eh.e_phoff);
 	return 0;
 }
 

@@ -90,7 +90,8 @@ static int t2f_run_each(const struct t2f_cli_opts *o)
 		free(names[i]);
 	free(names);
 	if (failed)
-		fprintf(stderr, "trace2flame: %d of %d inputs failed\n", failed, o->n_inputs);
+		fprintf(stderr, "trace2flame: %d of %d input%s failed\n", failed, o->n_inputs,
+			o->n_inputs == 1 ? "" : "s");
 	return worst;
 }
 

@@ -98,7 +98,7 @@ expect 1 "--each" --each -o "$TMP" multi.perf.txt burner.addrs.perf.txt "$TMP/em
 stderr_has "--each: the event warning names multi.perf.txt" \
 	"^trace2flame: warning: multi\\.perf\\.txt: writing only event 'page-faults'"
 stderr_has "--each: unnamed frames of multi.perf.txt" \
-	"^trace2flame: warning: multi\\.perf\\.txt: 1 of 1 frames looked up stayed unnamed "
+	"^trace2flame: warning: multi\\.perf\\.txt: 1 of 1 frame looked up stayed unnamed "
 stderr_has "--each: frames without a build-id in burner.addrs.perf.txt" \
 	"^trace2flame: warning: burner\\.addrs\\.perf\\.txt: [0-9]+ frames of 2 modules not named: the recording has no build-id"
 stderr_has "--each: the empty input" "^trace2flame: $TMP/empty.txt: no samples in the input"

@@ -5,7 +5,9 @@
 #     reserves terabytes of address space);
 #   - the summary of suppressed warnings shows the warning's text with "..." for its values,
 #     never a raw format string ("%s", "%llu");
-#   - control characters of an input (a comm, an event) reach stderr as \xNN.
+#   - control characters of an input (a comm, an event) reach stderr as \xNN;
+#   - a count of one reads "1 sample", "1 thread", "1 more warning" (--stats, the summary on a
+#     terminal, through script(1) when it is installed, and the suppressed warnings).
 # usage: sh tests/cli/messages.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 cd "$TMP" || exit 1
@@ -35,6 +37,25 @@ expect 0 "suppressed warnings" --kallsyms kallsyms k.txt -o k.folded &&
 	else
 		ok
 	fi
+
+# --- counts of one -------------------------------------------------------------------------
+printf 'prog 1/1 1.000000: 1000 cpu-clock: \n\t400000 main+0x0 (/bin/prog)\n\n' >one.txt
+expect 0 "one sample: --stats" --stats one.txt -o one.folded &&
+	stderr_has "one sample: --stats" "^  event cpu-clock \\(written\\): 1 sample, weight 1000 ns$"
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$T2F_BIN' one.txt -o one.json" /dev/null >tty.out 2>&1
+	if grep -q "trace2flame: wrote one\\.json: 1 sample of cpu-clock, 1 thread, [0-9]* bytes in" \
+		tty.out; then
+		ok
+	else
+		bad "one sample: the summary on a terminal: $(cat tty.out)"
+	fi
+else
+	echo "$TEST_NAME: script(1) not found (Debian bsdutils): the summary on a terminal skipped"
+fi
+head -7 kallsyms >kallsyms6
+expect 0 "one suppressed warning" --kallsyms kallsyms6 k.txt -o k.folded &&
+	stderr_has "one suppressed warning" "^trace2flame: warning: 1 more warning like: "
 
 # --- control characters -----------------------------------------------------------------------
 printf 'pr\033[2Jog 1/1 1.000000: 1000 ev\033]0;x\007ent: \n\t400000 main+0x0 (/bin/pr\033[31mog)\n\n' >esc.txt

@@ -89,7 +89,7 @@ sample 1.000000 10 main >late.txt
 sample 3.000000 10 main >>late.txt
 sample 99999999999.000000 10 main >>late.txt
 expect 0 "time past 2^64 ns: pprof" late.txt -o late.pb.gz &&
-	stderr_has "time past, warned" "^trace2flame: warning: late\\.txt: 1 samples have times past 2\\^64 ns"
+	stderr_has "time past, warned" "^trace2flame: warning: late\\.txt: 1 sample has a time past 2\\^64 ns"
 if "$PY" "$SRC/tests/pprof_decode.py" late.pb.gz | grep -q '"duration_nanos": 2000000000,'; then
 	ok
 else

@@ -99,7 +99,7 @@ else
 	DEBUGINFOD_URLS="$url" "$bin" --stats --buildids "$work/ids" "$work/perf.txt" \
 		-o "$work/out.folded" >"$work/tty" 2>&1 || fail "conversion: $(cat "$work/tty")"
 fi
-grep -q "debuginfod: 1 debug files fetched" "$work/tty" ||
+grep -q "debuginfod: 1 debug file fetched" "$work/tty" ||
 	fail "conversion: no fetch counted: $(cat "$work/tty")"
 grep -q "^prog;outer 1$" "$work/out.folded" ||
 	fail "conversion: $(cat "$work/out.folded")"

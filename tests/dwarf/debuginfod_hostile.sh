@@ -161,7 +161,7 @@ timeout 60 "$T2F_BIN" --stats --debuginfod "$url" --buildids "$TMP/ids" "$TMP/pe
 if [ "$RC" = 0 ]; then ok; else bad "two drips: exit $RC: $(head -c 600 "$TMP/err")"; fi
 err_has "two drips" "build-id ($drip2|$drip3): $cut_stall"
 err_has "two drips: --stats" "debuginfod: 0 debug files fetched \\(or in its cache\\), 0 not on \
-the servers, 1 fetches failed \\(1 cut by a bound\\), 1 not made after a timeout, 0 files removed"
+the servers, 1 fetch failed \\(1 cut by a bound\\), 1 not made after a timeout, 0 files removed"
 at_most "two drips: requests" "$(($(requests "$drip2") + $(requests "$drip3")))" 1
 clean "two drips" "$drip2"
 clean "two drips" "$drip3"

@@ -576,8 +576,8 @@ static void test_messages_made_visible(void **state)
 	assert_string_equal(sink_text(&s),
 			    "trace2flame: warning: a\\x1b[2Jb:3: debuglink 'x\\x1b]0;pwn\\x07\\xc2\\x9by\\xff' refused\n"
 			    "trace2flame: warning: f:5: z: cannot inflate:  1.00% 2  \n"
-			    "trace2flame: warning: 1 more warnings like: debuglink '...' refused\n"
-			    "trace2flame: warning: 1 more warnings like: ...: cannot inflate: ...% ...\n");
+			    "trace2flame: warning: 1 more warning like: debuglink '...' refused\n"
+			    "trace2flame: warning: 1 more warning like: ...: cannot inflate: ...% ...\n");
 	assert_string_equal(t2f_diag__last_error(s.d), "e\\x0d: name '\\x7f\\x01'");
 	sink_close(&s);
 }
