@@ -2,8 +2,8 @@
 # tests/tools/test_skips.sh: tools/test-skips on a ctest log made here: the tests' skip lines
 # (a missing checker, the corpus, rustc, a cmocka skip listed twice), each once, after its
 # test's name, with what enables it where the line does not say; no line of a passing check
-# (cmocka's RUN/OK lines of a test named *skipped*, "0 skipped" counts, FAIL lines); nothing at
-# all for a log without skips.
+# (cmocka's RUN/OK lines of a test named *skipped*, "0 skipped" counts, FAIL lines); "1 part"
+# for one skip; nothing at all for a log without skips.
 #
 # usage: sh tests/tools/test_skips.sh
 # env: T2F_SOURCE_DIR
@@ -56,6 +56,17 @@ if "$SRC/tools/test-skips" "$TMP/b" >"$TMP/got" && cmp -s "$TMP/got" "$TMP/want.
 else
 	echo "FAIL tools/test-skips: the skips listed differ (< expected, > got):"
 	diff "$TMP/want.log" "$TMP/got"
+	fail=1
+fi
+
+# one skip: "1 part"
+mkdir -p "$TMP/one/Testing/Temporary"
+{
+	echo "Start testing: Nov 28 14:55 UTC"
+	entry 1 unwind/recorded "unwind: rs: no working rustc: skipped"
+} >"$TMP/one/Testing/Temporary/LastTest.log"
+if ! "$SRC/tools/test-skips" "$TMP/one" | grep -q '^Not run here: 1 part of the tests (their'; then
+	echo "FAIL tools/test-skips: one skip is not \"1 part\": $("$SRC/tools/test-skips" "$TMP/one")"
 	fail=1
 fi
 
