@@ -185,6 +185,8 @@ function runImporter(bytes, name) {
 	const want = `${doc.name} - speedscope`;
 	if (doc.name !== undefined && title !== want)
 		reject(`speedscope's importer: title ${JSON.stringify(title)}, expected ${JSON.stringify(want)}`);
-	console.log(`speedscope OK: ${file} (${doc.profiles.length} profiles, title ${JSON.stringify(title)})`);
+	const np = doc.profiles.length;
+	console.log(`speedscope OK: ${file} (${np} profile${np === 1 ? "" : "s"}, ` +
+		`title ${JSON.stringify(title)})`);
 	process.exit(0);
 })();
