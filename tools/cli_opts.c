@@ -108,6 +108,8 @@ static void t2f_cli_help(FILE *f)
 {
 	fputs("Usage: trace2flame [OPTIONS] INPUT... [-o OUTPUT]\n"
 	      "       trace2flame diff [OPTIONS] BEFORE AFTER [-o OUTPUT.svg]\n"
+	      "       trace2flame symbols [--demangle] FILE...\n"
+	      "       trace2flame resolve [OPTIONS] FILE ADDR...\n"
 	      "Convert profiler output (perf.data files; perf script text, folded stacks or\n"
 	      ".nettrace, plain, gzip or zstd, - for standard input) into collapsed stacks,\n"
 	      "speedscope JSON, pprof or an interactive SVG flame graph. Several INPUTs are\n"
@@ -119,6 +121,11 @@ static void t2f_cli_help(FILE *f)
 	      "from AFTER then show in blue). Both inputs are read with the same options;\n"
 	      "stacks match from their root, the command name: --ignore-comm compares\n"
 	      "programs of different names.\n"
+	      "\n"
+	      "symbols lists the function symbols of ELF files as trace2flame sees them;\n"
+	      "resolve names addresses of an ELF file (function+offset), its debug file found\n"
+	      "as in a conversion: see 'trace2flame symbols --help', 'trace2flame resolve\n"
+	      "--help'. Options given before a command's name are the command's.\n"
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE   write FILE (atomically: a temp file renamed on success);\n"
@@ -254,6 +261,50 @@ const char *t2f_cli_format_ext(enum t2f_format f)
 bool t2f_cli_is_std(const char *path)
 {
 	return !path || strcmp(path, "-") == 0;
+}
+
+/* Whether the option argv[i] (it starts with '-') is followed by its argument in argv[i + 1], as
+ * getopt_long reads it: a short option taking one at the end of its cluster ("-o", "-qo"), a
+ * long one (or an unambiguous abbreviation) taking one, without "=". */
+static bool t2f_cli_takes_next(const char *arg)
+{
+	const struct option *hit = NULL;
+	size_t len;
+
+	if (arg[1] != '-') {
+		for (const char *c = arg + 1; *c; c++) {
+			const char *at = strchr(T2F_SHORT_OPTS + 1, *c);
+
+			if (*c != ':' && at && at[1] == ':')
+				return c[1] == '\0';
+		}
+		return false;
+	}
+	if (strchr(arg, '='))
+		return false;
+	len = strlen(arg + 2);
+	for (const struct option *l = t2f_long_opts; l->name; l++) {
+		if (strncmp(l->name, arg + 2, len) != 0)
+			continue;
+		if (l->name[len] == '\0')
+			return l->has_arg == required_argument;
+		if (hit && hit->val != l->val)
+			return false; /* ambiguous: getopt says so */
+		hit = l;
+	}
+	return hit && hit->has_arg == required_argument;
+}
+
+int t2f_cli_first_operand(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return -1;
+		if (argv[i][0] != '-' || argv[i][1] == '\0')
+			return i;
+		i += t2f_cli_takes_next(argv[i]);
+	}
+	return -1;
 }
 
 /* An output that is neither a file nor a directory (/dev/null, /dev/stdout, a FIFO): written as

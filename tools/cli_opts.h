@@ -77,6 +77,11 @@ struct t2f_cli_opts {
  * error, already reported on err (exit T2F_EXIT_USAGE). */
 int t2f_cli_opts__parse(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err);
 
+/* The index in argv of the first operand: the first argument that is neither an option nor an
+ * option's argument (options of the conversion: getopt_long's rules); -1 when there is none
+ * before the end or "--". For the subcommand named after options ("trace2flame -q diff ..."). */
+int t2f_cli_first_operand(int argc, char **argv);
+
 /* The same for `trace2flame diff` (argv[0] = "diff"): exactly two INPUTs, BEFORE and AFTER; the
  * format is SVG (-f svg or none). */
 int t2f_cli_opts__parse_diff(struct t2f_cli_opts *o, int argc, char **argv, FILE *out, FILE *err);

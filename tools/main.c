@@ -95,16 +95,40 @@ static int t2f_run_each(const struct t2f_cli_opts *o)
 	return worst;
 }
 
+/* The subcommand whose name is the first operand, or NULL. Options given before the name are
+ * the subcommand's too ("trace2flame -q diff A B" is "trace2flame diff -q A B"): its name is
+ * moved to argv[1] and the options after it. */
+static int (*t2f_subcommand(int argc, char **argv))(int, char **)
+{
+	static const struct {
+		const char *name;
+		int (*run)(int argc, char **argv);
+	} cmds[] = {
+		{ "symbols", t2f_cmd_symbols },
+		{ "resolve", t2f_cmd_resolve },
+		{ "diff", t2f_cmd_diff },
+	};
+	int at = t2f_cli_first_operand(argc, argv);
+
+	for (size_t i = 0; at > 0 && i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char *name = argv[at];
+
+		if (strcmp(name, cmds[i].name) != 0)
+			continue;
+		memmove(&argv[2], &argv[1], (size_t)(at - 1) * sizeof(*argv));
+		argv[1] = name;
+		return cmds[i].run;
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	int (*cmd)(int argc, char **argv) = t2f_subcommand(argc, argv);
 	struct t2f_cli_opts o;
 
-	if (argc > 1 && strcmp(argv[1], "symbols") == 0)
-		return t2f_cmd_symbols(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "resolve") == 0)
-		return t2f_cmd_resolve(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "diff") == 0)
-		return t2f_cmd_diff(argc - 1, argv + 1);
+	if (cmd)
+		return cmd(argc - 1, argv + 1);
 	if (t2f_cli_opts__parse(&o, argc, argv, stdout, stderr))
 		return T2F_EXIT_USAGE;
 	if (o.help || o.version)
