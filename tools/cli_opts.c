@@ -308,12 +308,14 @@ int t2f_cli_first_operand(int argc, char **argv)
 }
 
 /* An output that is neither a file nor a directory (/dev/null, /dev/stdout, a FIFO): written as
- * standard output is, collapsed unless -f says otherwise. */
-static bool t2f_cli_is_device(const char *path)
+ * standard output is, collapsed unless -f says otherwise. A directory (without --each) takes
+ * no format either: it is refused before any input is read (t2f_clobber__no_place), as a
+ * directory rather than as a name of no format. */
+static bool t2f_cli_is_device_or_dir(const char *path)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
 /* -f NAME. */
@@ -545,7 +547,7 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 	}
 	if (o->format)
 		return 0;
-	if (t2f_cli_is_std(o->output) || t2f_cli_is_device(o->output)) {
+	if (t2f_cli_is_std(o->output) || t2f_cli_is_device_or_dir(o->output)) {
 		o->format = T2F_FORMAT_COLLAPSED;
 		return 0;
 	}

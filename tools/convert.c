@@ -175,6 +175,8 @@ int t2f_convert_diff(const struct t2f_cli_opts *o)
 
 	if (t2f_clobber__refuse(o->output, o->inputs, 2))
 		return T2F_EXIT_USAGE;
+	if (t2f_clobber__no_place(o->output, false))
+		return T2F_EXIT_IO;
 	c = t2f_cli_session(o, &bar);
 	d = t2f_cli_session(o, &bar);
 	err = c ? 0 : -ENOMEM;

@@ -138,5 +138,7 @@ int main(int argc, char **argv)
 		return t2f_run_each(&o);
 	if (t2f_clobber__refuse(o.output, o.inputs, (size_t)o.n_inputs))
 		return T2F_EXIT_USAGE;
+	if (t2f_clobber__no_place(o.output, true))
+		return T2F_EXIT_IO;
 	return t2f_convert(&o, o.inputs, (size_t)o.n_inputs, o.output);
 }

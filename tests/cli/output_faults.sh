@@ -7,7 +7,7 @@
 #   (b) -o where the file cannot be created: exit 3, the message names the path and the reason.
 #       A directory of mode 555 stops only a user that is not root; as root a read-only tmpfs
 #       takes its place. Always: a parent that is a regular file (ENOTDIR), a target that is a
-#       directory (EISDIR).
+#       directory ("is a directory", with the --each hint but for diff).
 #   (c) after every failure an existing output is byte-identical and no temp file is left
 #   (d) a full disk (a 64 KiB tmpfs, filled; and one with less room than the output, so the
 #       failure comes after a short write): exit 3, ENOSPC named, the previous file intact
@@ -142,12 +142,12 @@ mkdir "$TMP/isdir" "$TMP/isdir/out.svg" "$TMP/isdir/out.folded"
 for in in $INPUTS; do
 	for fe in $FMTS; do
 		f=${fe%%:*}
-		fails 3 "-f $f -o DIR" "^trace2flame: $(re "$TMP/isdir/out.svg"): .*\\(Is a directory\\)\$" \
+		fails 3 "-f $f -o DIR" "^trace2flame: $(re "$TMP/isdir/out.svg"): is a directory \\(use --each " \
 			-f "$f" -o "$TMP/isdir/out.svg" "$in"
 	done
-	fails 3 "-o DIR.svg" "^trace2flame: $(re "$TMP/isdir/out.svg"): .*\\(Is a directory\\)\$" \
+	fails 3 "-o DIR.svg" "^trace2flame: $(re "$TMP/isdir/out.svg"): is a directory \\(use --each " \
 		-o "$TMP/isdir/out.svg" "$in"
-	fails 3 "diff -o DIR" "^trace2flame: $(re "$TMP/isdir/out.svg"): .*\\(Is a directory\\)\$" \
+	fails 3 "diff -o DIR" "^trace2flame: $(re "$TMP/isdir/out.svg"): is a directory\$" \
 		diff -o "$TMP/isdir/out.svg" "$in" "$in"
 done
 left=$(find "$TMP/isdir" | sort | tr '\n' ' ')
