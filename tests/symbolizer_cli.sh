@@ -39,6 +39,16 @@ expect() {
 	return 1
 }
 
+# exactly WHAT FILE TEXT: FILE holds TEXT and nothing else (a final newline aside)
+exactly() {
+	if [ "$(cat "$2")" = "$3" ]; then
+		ok
+	else
+		bad "$1: $(basename "$2") is not exactly '$3'"
+		head -n 5 "$2" | sed 's/^/    /'
+	fi
+}
+
 has() {
 	if grep -qF -- "$3" "$2"; then
 		ok
@@ -148,15 +158,16 @@ compare "$EF/gnu/libfx.so" --debug-dir "$TMP/none"
 id=$(build_id "$EF/gnu/prog")
 idv2=$(build_id "$EF/gnu/prog-v2")
 hot=$(awk '$1 == "sym" && $NF == "fx_hot_loop" { print $7; exit }' "$EF/gnu/prog.expect")
+hotx=$(printf '0x%x' "0x$hot") # as resolve prints it: 0x, lowercase, no leading zeros
 wrong=$EF/wrongid/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug
 expect 1 "wrong build-id debug file" --debug-dir "$EF/wrongid/debug" "$EF/stripped/prog" "$hot"
 has "wrong build-id debug file" "$TMP/err" \
 	"trace2flame: refused $wrong: build-id mismatch (expected $id, found $idv2)"
-has "wrong build-id debug file" "$TMP/out" "$hot	?? (build-id mismatch)	$EF/stripped/prog"
+has "wrong build-id debug file" "$TMP/out" "$hotx	?? (build-id mismatch)	$EF/stripped/prog"
 expect 0 "wrong, then right debug dir" --debug-dir "$EF/wrongid/debug" --debug-dir "$EF/debug" \
 	"$EF/stripped/prog" "$hot"
 has "wrong, then right debug dir" "$TMP/err" "refused $wrong: build-id mismatch (expected $id, found $idv2)"
-has "wrong, then right debug dir" "$TMP/out" "$hot	fx_hot_loop+0x0	$EF/debug/.build-id/"
+has "wrong, then right debug dir" "$TMP/out" "$hotx	fx_hot_loop+0x0	$EF/debug/.build-id/"
 expect 1 "binary of another build" --debug-dir "$TMP/none" --build-id "$idv2" "$EF/gnu/prog" "$hot"
 has "binary of another build" "$TMP/err" \
 	"trace2flame: refused $EF/gnu/prog: build-id mismatch (expected $idv2, found $id)"
@@ -169,7 +180,7 @@ has "no build-id, unsafe" "$TMP/out" "fx_hot_loop+0x0"
 # --- search places from the command line --------------------------------------------------------
 expect 0 "--symbol-path" --debug-dir "$TMP/none" --symbol-path "$TMP/none" --symbol-path "$EF/symdir" \
 	"$EF/stripped/prog" "0x$hot"
-has "--symbol-path" "$TMP/out" "0x$hot	fx_hot_loop+0x0	$EF/symdir/prog"
+has "--symbol-path" "$TMP/out" "$hotx	fx_hot_loop+0x0	$EF/symdir/prog"
 T2F_SYMBOL_PATH="$TMP/none::$EF/symdir" expect 0 "T2F_SYMBOL_PATH" --debug-dir "$TMP/none" \
 	"$EF/stripped/prog" "$hot"
 has "T2F_SYMBOL_PATH" "$TMP/out" "$EF/symdir/prog"
@@ -188,10 +199,27 @@ has "demangle no-params" "$TMP/out" "	fx::Widget::poke+0x0	"
 expect 0 "demangle none" --demangle none "$EF/gnu/libfx.so" "$poke"
 has "demangle none" "$TMP/out" "	_ZN2fx6Widget4pokeEi+0x0	"
 expect 1 "an address in no function" --debug-dir "$TMP/none" "$EF/gnu/prog" "$hot" 1
-has "an address in no function" "$TMP/out" "1	?? (not found)	$EF/gnu/prog"
+has "an address in no function" "$TMP/out" "0x1	?? (not found)	$EF/gnu/prog"
+# a missing or non-ELF FILE: that alone is said (no refusal, no build-id advice), exit 3
 expect 3 "missing file" --debug-dir "$TMP/none" "$TMP/gone/prog" 1000
-has "missing file" "$TMP/err" "cannot read $TMP/gone/prog"
+exactly "missing file" "$TMP/err" "trace2flame: cannot read $TMP/gone/prog: No such file or directory"
+exactly "missing file: no output" "$TMP/out" ""
 expect 3 "not an ELF file" --debug-dir "$TMP/none" "$EF/broken/not-elf" 1000
+exactly "not an ELF file" "$TMP/err" "trace2flame: $EF/broken/not-elf: not a readable ELF file"
+# addresses are printed as 0x and lowercase hex, however they were typed; one that is not hex
+# is said, the others are resolved, exit 1
+up=$(printf '%s' "$hot" | tr a-f A-F)
+expect 0 "spellings" --debug-dir "$TMP/none" "$EF/gnu/prog" "$hot" "0X$up" "${hotx#0x}"
+exactly "spellings" "$TMP/out" "$(printf '%s\tfx_hot_loop+0x0\t%s\n' "$hotx" "$EF/gnu/prog" \
+	"$hotx" "$EF/gnu/prog" "$hotx" "$EF/gnu/prog")"
+expect 0 "spellings, --inlines" --inlines --debug-dir "$TMP/none" "$EF/gnu/prog" "0X$up"
+if grep -qv "^$hotx	" "$TMP/out"; then bad "--inlines: a line not led by $hotx"; else ok; fi
+expect 1 "a bad address among good ones" --debug-dir "$TMP/none" "$EF/gnu/prog" zz "$hot" 0x 1g
+exactly "a bad address: the good one printed" "$TMP/out" \
+	"$(printf '%s\tfx_hot_loop+0x0\t%s' "$hotx" "$EF/gnu/prog")"
+exactly "a bad address: each said" "$TMP/err" "trace2flame: resolve: 'zz' is not a hex address
+trace2flame: resolve: '0x' is not a hex address
+trace2flame: resolve: '1g' is not a hex address"
 # --debug-dir adds to /usr/lib/debug: libc's local __libc_start_call_main (only in libc6-dbg's
 # debug file) is still named when another directory is given
 libc=/usr/lib/x86_64-linux-gnu/libc.so.6
@@ -208,7 +236,8 @@ else
 	echo "$TEST_NAME: no libc6-dbg debug file for $libc: the --debug-dir default check skipped"
 fi
 expect 2 "no address" "$EF/gnu/prog"
-expect 2 "bad address" "$EF/gnu/prog" 0xzz
+expect 1 "only a bad address" "$EF/gnu/prog" 0xzz
+exactly "only a bad address" "$TMP/err" "trace2flame: resolve: '0xzz' is not a hex address"
 expect 2 "bad build-id" --build-id 12345 "$EF/gnu/prog" 1000
 expect 2 "bad demangle mode" --demangle some "$EF/gnu/prog" 1000
 expect 0 "help" --help

@@ -2,9 +2,12 @@
  * way `addr2line -f -e FILE ADDR` answers from symbol tables, through the same debug-file search
  * and verification as a conversion (symbolizer/debug_find.h).
  *
- *   $ trace2flame resolve --symbol-path ./debug ./prog 0x1690 16a0
+ *   $ trace2flame resolve --symbol-path ./debug ./prog 0x1690 16A0
  *   0x1690	work+0x10	./debug/.build-id/ed/023084a68e6185.debug
- *   16a0	?? (not found)	./debug/.build-id/ed/023084a68e6185.debug
+ *   0x16a0	?? (not found)	./debug/.build-id/ed/023084a68e6185.debug
+ *
+ * Addresses are printed as 0x and lowercase hex whatever their spelling; an ADDR that is not
+ * hex is said on stderr and the others are still resolved (exit 1).
  */
 #include "tools/commands.h"
 
@@ -68,9 +71,10 @@ static void resolve_help(FILE *f)
 	fputs("Usage: trace2flame resolve [OPTIONS] FILE ADDR...\n"
 	      "Print the function at each ELF virtual address ADDR (hex, 0x optional) of FILE,\n"
 	      "as ADDR<TAB>function+0xOFFSET<TAB>file the symbol came from, or\n"
-	      "ADDR<TAB>?? (reason)<TAB>file on a miss. FILE's symbols are searched like in a\n"
-	      "conversion: build-id trees, debuginfod cache, .gnu_debuglink, symbol dirs, FILE,\n"
-	      "then the debuginfod servers.\n"
+	      "ADDR<TAB>?? (reason)<TAB>file on a miss; ADDR as 0x and lowercase hex. FILE's\n"
+	      "symbols are searched like in a conversion: build-id trees, debuginfod cache,\n"
+	      ".gnu_debuglink, symbol dirs, FILE, then the debuginfod servers. An ADDR that is\n"
+	      "not hex is said on standard error; the others are still resolved.\n"
 	      "\n"
 	      "  --symbol-path DIR        also search DIR (repeatable; then T2F_SYMBOL_PATH,\n"
 	      "                           colon-separated)\n"
@@ -85,8 +89,8 @@ static void resolve_help(FILE *f)
 	      "                           DEBUGINFOD_URLS (by default: when nothing is found here)\n"
 	      "  --debuginfod URL         ask this server too, first (repeatable)\n"
 	      "\n"
-	      "Exit status: 0 all resolved, 1 some address not resolved, 2 usage error,\n"
-	      "3 FILE unreadable and no symbols found for it.\n",
+	      "Exit status: 0 all resolved, 1 some address not resolved or not hex, 2 usage\n"
+	      "error, 3 FILE unreadable (or not ELF) and no symbols found for it.\n",
 	      f);
 }
 
@@ -190,16 +194,6 @@ static bool parse_addr(const char *s, uint64_t *addr)
 	return errno == 0 && *end == '\0';
 }
 
-static int check_addrs(const struct resolve_args *a)
-{
-	uint64_t addr;
-
-	for (int i = 0; i < a->n_addrs; i++)
-		if (!parse_addr(a->addrs[i], &addr))
-			return t2f_cli_usage_error(stderr, "resolve", "'%s' is not a hex address", a->addrs[i]);
-	return 0;
-}
-
 static void print_refused(const struct t2f_symbols *s, uint32_t mod)
 {
 	size_t n = t2f_symbols_refusal_count(s, mod);
@@ -222,27 +216,27 @@ static void print_refused(const struct t2f_symbols *s, uint32_t mod)
 }
 
 /* Names and paths from the files with control characters as "\xNN". */
-static void print_sym(const char *addr, const struct t2f_symbol *sym, const char *module)
+static void print_sym(uint64_t addr, const struct t2f_symbol *sym, const char *module)
 {
 	char vname[T2F_VISIBLE_MAX], vmod[T2F_VISIBLE_MAX];
 
 	module = t2f_utf8_visible(module, vmod, sizeof(vmod));
 	if (!sym->miss)
-		printf("%s\t%s+0x%" PRIx64 "\t%s\n", addr,
+		printf("0x%" PRIx64 "\t%s+0x%" PRIx64 "\t%s\n", addr,
 		       t2f_utf8_visible(sym->name, vname, sizeof(vname)), sym->offset, module);
 	else
-		printf("%s\t?? (%s)\t%s\n", addr, sym->miss, module);
+		printf("0x%" PRIx64 "\t?? (%s)\t%s\n", addr, sym->miss, module);
 }
 
 /* --inlines: "ADDR<TAB>  function<TAB>file:line" per level, innermost first ("??" unknown). */
-static int print_inlines(struct t2f_symbols *s, uint32_t mod, const char *addr, uint64_t vaddr)
+static int print_inlines(struct t2f_symbols *s, uint32_t mod, uint64_t vaddr)
 {
 	struct t2f_source_frame f[64];
 	char vname[T2F_VISIBLE_MAX], vfile[T2F_VISIBLE_MAX];
 	int n = t2f_symbols_inlines(s, mod, T2F_SPACE_ELF_VADDR, vaddr, f, 64);
 
 	for (int i = 0; i < n; i++) {
-		printf("%s\t  %s\t%s:", addr,
+		printf("0x%" PRIx64 "\t  %s\t%s:", vaddr,
 		       f[i].name ? t2f_utf8_visible(f[i].name, vname, sizeof(vname)) : "??",
 		       f[i].file ? t2f_utf8_visible(f[i].file, vfile, sizeof(vfile)) : "??");
 		if (f[i].line)
@@ -275,16 +269,19 @@ static int run_open(struct resolve_run *r, const struct resolve_args *a)
 	return t2f_symbols_new(&o, &r->sym) ?: t2f_symbols_add_module(r->sym, &m, &r->mod);
 }
 
-/* Exit 3 when nothing was found and FILE itself cannot be read as an ELF file. */
+/* Exit 3 when nothing was found and FILE itself cannot be read as an ELF file: said alone (the
+ * other refusals, build-id advice among them, would not help). */
 static bool file_unreadable(const struct resolve_run *r, const struct resolve_args *a,
 			    const struct t2f_symbol *first)
 {
 	size_t n = t2f_symbols_refusal_count(r->sym, r->mod);
+	char vis[T2F_VISIBLE_MAX];
 
 	if (first->file)
 		return false;
 	if (access(a->file, R_OK) != 0) {
-		fprintf(stderr, "trace2flame: cannot read %s: %s\n", a->file, strerror(errno));
+		fprintf(stderr, "trace2flame: cannot read %s: %s\n",
+			t2f_utf8_visible(a->file, vis, sizeof(vis)), strerror(errno));
 		return true;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -292,38 +289,59 @@ static bool file_unreadable(const struct resolve_run *r, const struct resolve_ar
 
 		if (t2f_symbols_refusal(r->sym, r->mod, i, &e) == 0 &&
 		    (e.reason == T2F_REFUSAL_UNREADABLE || e.reason == T2F_REFUSAL_NOT_FILE) &&
-		    strcmp(e.path, a->file) == 0)
+		    strcmp(e.path, a->file) == 0) {
+			fprintf(stderr, "trace2flame: %s: %s\n", t2f_utf8_visible(a->file, vis,
+										 sizeof(vis)), e.why);
 			return true;
+		}
 	}
 	return false;
 }
 
-static int resolve_all(struct resolve_run *r, const struct resolve_args *a)
+/* One ADDR's lines; 0, or the exit code that ends the command. */
+static int resolve_one(struct resolve_run *r, const struct resolve_args *a, uint64_t addr,
+		       bool first, bool *missed)
 {
 	struct t2f_symbol sym = { .size = sizeof(sym) };
-	bool missed = false;
+	int err = t2f_symbols_resolve(r->sym, r->mod, T2F_SPACE_ELF_VADDR, addr, &sym);
+
+	if (err) {
+		fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
+		return T2F_EXIT_IO;
+	}
+	if (first) { /* the files were looked for on the first address */
+		if (file_unreadable(r, a, &sym))
+			return T2F_EXIT_IO;
+		print_refused(r->sym, r->mod);
+	}
+	print_sym(addr, &sym, sym.file ? sym.file : a->file);
+	*missed |= sym.miss != NULL;
+	err = a->inlines ? print_inlines(r->sym, r->mod, addr) : 0;
+	if (err) {
+		fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
+		return T2F_EXIT_IO;
+	}
+	return 0;
+}
+
+static int resolve_all(struct resolve_run *r, const struct resolve_args *a)
+{
+	bool missed = false, first = true;
+	char vis[T2F_VISIBLE_MAX];
 	uint64_t addr;
-	int err;
+	int rc;
 
 	for (int i = 0; i < a->n_addrs; i++) {
-		parse_addr(a->addrs[i], &addr);
-		err = t2f_symbols_resolve(r->sym, r->mod, T2F_SPACE_ELF_VADDR, addr, &sym);
-		if (err) {
-			fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
-			return T2F_EXIT_IO;
+		if (!parse_addr(a->addrs[i], &addr)) {
+			fprintf(stderr, "trace2flame: resolve: '%s' is not a hex address\n",
+				t2f_utf8_visible(a->addrs[i], vis, sizeof(vis)));
+			missed = true;
+			continue;
 		}
-		if (i == 0) {
-			print_refused(r->sym, r->mod);
-			if (file_unreadable(r, a, &sym))
-				return T2F_EXIT_IO;
-		}
-		print_sym(a->addrs[i], &sym, sym.file ? sym.file : a->file);
-		missed |= sym.miss != NULL;
-		err = a->inlines ? print_inlines(r->sym, r->mod, a->addrs[i], addr) : 0;
-		if (err) {
-			fprintf(stderr, "trace2flame: %s\n", t2f_strerror(err));
-			return T2F_EXIT_IO;
-		}
+		rc = resolve_one(r, a, addr, first, &missed);
+		if (rc)
+			return rc;
+		first = false;
 	}
 	return missed ? T2F_EXIT_INPUT : T2F_EXIT_OK;
 }
@@ -334,7 +352,7 @@ int t2f_cmd_resolve(int argc, char **argv)
 	struct resolve_run r = { 0 };
 	int rc;
 
-	if (parse_args(&a, argc, argv) || (!a.help && check_addrs(&a)))
+	if (parse_args(&a, argc, argv))
 		return T2F_EXIT_USAGE;
 	if (a.help) {
 		resolve_help(stdout);
