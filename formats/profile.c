@@ -526,6 +526,14 @@ uint64_t t2f_profile__weightless_samples(const struct t2f_profile *p) { return p
 bool t2f_profile__weights_capped(const struct t2f_profile *p) { return p->capped; }
 uint64_t t2f_profile__times_past(const struct t2f_profile *p) { return p->times_past; }
 uint64_t t2f_profile__chainless_samples(const struct t2f_profile *p) { return p->chainless; }
+const struct t2f_lost *t2f_profile__lost(const struct t2f_profile *p) { return &p->lost; }
+
+void t2f_profile__count_lost(struct t2f_profile *p, const struct t2f_lost *l)
+{
+	p->lost.records = t2f_sat_add(p->lost.records, l->records);
+	p->lost.events = t2f_sat_add(p->lost.events, l->events);
+	p->lost.samples = t2f_sat_add(p->lost.samples, l->samples);
+}
 
 uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r)
 {

@@ -239,6 +239,17 @@ uint64_t t2f_profile__times_past(const struct t2f_profile *p);
  * alone (perf report counts them; folded output writes "comm WEIGHT"). */
 uint64_t t2f_profile__chainless_samples(const struct t2f_profile *p);
 
+/* What the recording says perf lost while recording: PERF_RECORD_LOST records ("lost N chunks"
+ * in perf report) and the events they count, and the samples of PERF_RECORD_LOST_SAMPLES
+ * records (perf report's "Total Lost Samples"). Counts saturate; a merge adds them up. */
+struct t2f_lost {
+	uint64_t records;   /* PERF_RECORD_LOST records */
+	uint64_t events;    /* the events they say were lost */
+	uint64_t samples;   /* PERF_RECORD_LOST_SAMPLES' samples */
+};
+void t2f_profile__count_lost(struct t2f_profile *p, const struct t2f_lost *l);
+const struct t2f_lost *t2f_profile__lost(const struct t2f_profile *p);
+
 /* Appends src to dst as if src's input had been read into dst right after dst's own: what is new
  * to dst gets ids in src's id order, so reading consecutive parts of one input into separate
  * profiles and merging them in order gives the profile that reading it whole gives (same ids,

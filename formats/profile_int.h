@@ -35,6 +35,7 @@ struct t2f_profile {
 	uint64_t read, weightless, dropped[T2F_DROP__COUNT];
 	bool capped;
 	uint64_t times_past, chainless;
+	struct t2f_lost lost;
 	bool borrowed;              /* strings are another profile's (t2f_profile__new_stacks) */
 };
 

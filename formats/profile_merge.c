@@ -342,6 +342,7 @@ static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
 	dst->capped |= src->capped;
 	dst->times_past += src->times_past;
 	dst->chainless += src->chainless;
+	t2f_profile__count_lost(dst, &src->lost);
 	for (size_t r = 0; r < T2F_DROP__COUNT; r++)
 		dst->dropped[r] += src->dropped[r];
 }

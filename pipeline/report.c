@@ -144,6 +144,9 @@ static void t2f_report_samples(FILE *f, const struct t2f_profile *p,
 			t2f_profile__samples_dropped(p, (enum t2f_drop_reason)r));
 	fprintf(f, "    kept without a call chain (the thread alone): %" PRIu64 "\n",
 		t2f_profile__chainless_samples(p));
+	fprintf(f, "    lost while recording: %" PRIu64 " samples (LOST_SAMPLES records), %" PRIu64
+		" events in %" PRIu64 " LOST records\n", t2f_profile__lost(p)->samples,
+		t2f_profile__lost(p)->events, t2f_profile__lost(p)->records);
 	fprintf(f, "    written: %" PRIu64 "\n", s->written ? t[s->written].samples : 0);
 	fprintf(f, "    not written (other events): %" PRIu64 "\n",
 		t[0].samples - (s->written ? t[s->written].samples : 0));
@@ -205,7 +208,6 @@ static void t2f_report_perf_data(FILE *f, const struct t2f_profile *p,
 		return;
 	fprintf(f, "  perf.data: %" PRIu64 " record%s, %" PRIu64 " sample%s\n", c->records,
 		t2f_plural(c->records), c->samples, t2f_plural(c->samples));
-	fprintf(f, "    lost samples (LOST records): %" PRIu64 "\n", c->lost);
 	t2f_report_unwind(f, p, c->dwarf, &s->unwind);
 	fprintf(f, "    records skipped (undecodable, or of no recorded event): %" PRIu64 "\n",
 		c->skipped);

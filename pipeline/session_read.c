@@ -212,7 +212,6 @@ static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
 {
 	to->records += s->records;
 	to->samples += s->samples;
-	to->lost += s->lost;
 	to->dwarf += s->dwarf;
 	to->skipped += s->skipped;
 	to->truncated_bytes += s->truncated_bytes;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "formats/plural.h"
+#include "formats/sat.h"
 #include "pipeline/outfile.h"
 #include "pipeline/session.h"
 #include "pipeline/writer_table.h"
@@ -39,11 +40,34 @@ static void t2f_warn_unwind(struct t2f_session *s)
 		"; a larger copy keeps more: perf record --call-graph dwarf,65528" : "");
 }
 
-/* What the inputs lacked that the output shows, said without asking: no samples at all (a
- * warning, an error when strict); user stacks of --call-graph dwarf samples cut short. 0 or
- * -T2F_E_FORMAT (strict). */
+/* What perf lost while recording (PERF_RECORD_LOST, LOST_SAMPLES), in perf report's terms: its
+ * "Total Lost Samples" and "lost N chunks". */
+static void t2f_warn_lost(struct t2f_session *s)
+{
+	const struct t2f_lost *l = t2f_profile__lost(s->profile);
+	uint64_t read = t2f_profile__samples_read(s->profile);
+
+	if ((!l->samples && !l->records) || s->o.quiet)
+		return;
+	fprintf(s->msg, "trace2flame: warning: %s: the recording lost ", s->label);
+	if (l->samples) /* as a share of the samples there would have been, as perf report says */
+		fprintf(s->msg, "%" PRIu64 " of %" PRIu64 " samples (%.1f%%)%s", l->samples,
+			t2f_sat_add(read, l->samples),
+			100.0 * (double)l->samples / ((double)read + (double)l->samples),
+			l->records ? " and " : "");
+	if (l->records)
+		fprintf(s->msg, "%" PRIu64 " chunk%s (%" PRIu64 " events)", l->records,
+			l->records == 1 ? "" : "s", l->events);
+	fputs(": perf could not keep up, and the profile lacks them; a larger buffer (perf record "
+	      "-m) or a lower frequency (-F) loses fewer\n", s->msg);
+}
+
+/* What the inputs lacked that the output shows, said without asking: what the recording lost;
+ * no samples at all (a warning, an error when strict); user stacks of --call-graph dwarf
+ * samples cut short. 0 or -T2F_E_FORMAT (strict). */
 static int t2f_warn_lacking(struct t2f_session *s)
 {
+	t2f_warn_lost(s);
 	t2f_warn_unwind(s);
 	if (t2f_profile__samples_read(s->profile) == 0)
 		return t2f_diag__warn(s->diag, s->label, 0, "no samples in the input: the output is "

@@ -188,7 +188,7 @@ struct t2f_perf_record {
 			uint32_t pid, ppid, tid, ptid;
 			uint64_t time;
 		} task;
-		struct {             /* LOST */
+		struct {             /* LOST (id, lost), LOST_SAMPLES (lost) */
 			uint64_t id, lost;
 		} lost;
 		struct {             /* KSYMBOL */
@@ -208,6 +208,9 @@ struct t2f_perf_data_stats {
 	uint64_t by_type[T2F_PERF_RECORD_TYPES]; /* delivered per type (others under 0) */
 	uint64_t samples;
 	uint64_t lost;               /* sum of LOST records' counts */
+	uint64_t lost_records;       /* LOST records */
+	uint64_t lost_samples;       /* sum of LOST_SAMPLES records' counts (those of a BPF
+				      * filter's drops left out, as perf report leaves them) */
 	uint64_t skipped;            /* records that could not be decoded (warned) */
 	uint64_t partial;            /* samples cut at a field this reader cannot size (warned;
 				      * delivered with the fields before it) */

@@ -103,7 +103,6 @@ bool t2f_perf_data_conv__map(const struct t2f_perf_data_conv *c, int64_t pid, ui
 struct t2f_perf_data_conv_stats {
 	uint64_t records;        /* records delivered by the reader */
 	uint64_t samples;        /* SAMPLE records converted */
-	uint64_t lost;           /* samples the kernel lost (LOST records' counts) */
 	uint64_t dwarf;          /* samples of --call-graph dwarf events (REGS/STACK_USER) */
 	uint64_t skipped;        /* records the reader could not decode or attribute */
 	uint64_t truncated_bytes;/* bytes of a record cut by the end of the data section */

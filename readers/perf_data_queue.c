@@ -328,7 +328,9 @@ int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
 	err = pdc_flush(c, UINT64_MAX);
 	err = t2f_pdc_stacks__finish(c->stk) ?: err;
 	ps = t2f_perf_data__stats(c->pd);
-	c->st.lost = ps->lost;
+	t2f_profile__count_lost(c->p, &(struct t2f_lost){ .records = ps->lost_records,
+							 .events = ps->lost,
+							 .samples = ps->lost_samples });
 	c->st.skipped = ps->skipped + ps->unknown_id;
 	c->st.truncated_bytes = ps->truncated_bytes;
 	for (uint64_t i = 0; i < ps->unknown_id; i++) { /* samples the reader could not attribute */

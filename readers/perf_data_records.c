@@ -7,9 +7,13 @@
 #include <stdlib.h>
 
 #include "formats/plural.h"
+#include "formats/sat.h"
 #include "readers/perf_data_internal.h"
 
 #define MISC_BUILD_ID PERF_RECORD_MISC_MMAP_BUILD_ID
+/* A LOST_SAMPLES record counting the samples a BPF filter dropped (perf's own flag, newer
+ * than the kernel headers here): not samples the recording lost. */
+#define T2F_PERF_MISC_LOST_SAMPLES_BPF (1u << 15)
 #define BLOCK (2u << 20)     /* data section bytes read at once (a record is at most 64 KiB) */
 /* the fields of a sample_id_all trailer, in their order */
 #define ID_ALL_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
@@ -439,6 +443,7 @@ static uint16_t min_size(uint32_t type)
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: return 32;
 	case PERF_RECORD_LOST: return 24;
+	case PERF_RECORD_LOST_SAMPLES: return 16;
 	case PERF_RECORD_KSYMBOL: return 25;
 	case T2F_PERF_RECORD_ID_INDEX:
 	case T2F_PERF_RECORD_THREAD_MAP: return 16;
@@ -475,7 +480,13 @@ static int decode_body(struct t2f_perf_data *d, const uint8_t *p, uint16_t end)
 	case PERF_RECORD_LOST:
 		r->u.lost.id = t2f_pd_u64(d, p + 8);
 		r->u.lost.lost = t2f_pd_u64(d, p + 16);
-		d->stats.lost += r->u.lost.lost;
+		d->stats.lost = t2f_sat_add(d->stats.lost, r->u.lost.lost);
+		d->stats.lost_records++;
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		r->u.lost.lost = t2f_pd_u64(d, p + 8);
+		if (!(r->misc & T2F_PERF_MISC_LOST_SAMPLES_BPF))
+			d->stats.lost_samples = t2f_sat_add(d->stats.lost_samples, r->u.lost.lost);
 		break;
 	case PERF_RECORD_KSYMBOL:
 		r->u.ksymbol.addr = t2f_pd_u64(d, p + 8);

@@ -500,6 +500,19 @@ static int on_fork(struct t2f_perf_script *ps, const struct ps_header *h)
 	return ps_maps__set_pid(ps->maps, tid, pid);
 }
 
+/* "PERF_RECORD_LOST lost 7" (perf script --show-lost-events): the recording lost 7 events
+ * there, counted as perf report counts them (t2f_profile__count_lost). */
+static int on_lost(struct t2f_perf_script *ps, const struct ps_header *h)
+{
+	uint64_t lost;
+
+	if (!ps_parse_lost(h->rest.p, h->rest.len, &lost))
+		return t2f_diag__warn(ps->d, ps->name, ps->line_no,
+				      "unreadable PERF_RECORD_LOST line: expected \"lost N\"");
+	t2f_profile__count_lost(ps->p, &(struct t2f_lost){ .records = 1, .events = lost });
+	return 0;
+}
+
 int t2f_perf_script__add_map_lines(struct t2f_perf_script *ps, const char *text, size_t len)
 {
 	const char *end = text + len;
@@ -563,6 +576,8 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 		ps->state = PS_SKIP;
 		if (h->record == PS_FORK)
 			return on_fork(ps, h);
+		if (h->record == PS_LOST)
+			return on_lost(ps, h);
 		return h->record == PS_MMAP ? on_mmap(ps, h) : 0;
 	}
 	t2f_profile__count_read(ps->p);

@@ -186,6 +186,8 @@ static void parse_side_record(const char *s, size_t end, size_t i, struct ps_hea
 		h->record = PS_MMAP;
 	else if (w - i == 16 && memcmp(s + i, "PERF_RECORD_MMAP", 16) == 0)
 		h->record = PS_MMAP;
+	else if (w - i == 16 && memcmp(s + i, "PERF_RECORD_LOST", 16) == 0)
+		h->record = PS_LOST;
 	else
 		h->record = PS_OTHER_RECORD;
 	w = skip_blanks(s, end, w);
@@ -395,6 +397,13 @@ bool ps_parse_mmap(const char *s, size_t end, struct ps_mmap *m)
 	i = skip_blanks(s, end, i);
 	m->path = (struct ps_span){ s + i, end - i };
 	return m->path.len > 0;
+}
+
+bool ps_parse_lost(const char *s, size_t end, uint64_t *lost)
+{
+	size_t i = 0;
+
+	return expect(s, end, &i, "lost ") && take_u64(s, end, &i, lost) && i == end;
 }
 
 bool ps_parse_fork(const char *s, size_t end, int64_t *pid, int64_t *tid)

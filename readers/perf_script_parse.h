@@ -73,7 +73,7 @@ struct ps_span {
 	size_t len;
 };
 
-enum ps_record { PS_SAMPLE, PS_MMAP, PS_FORK, PS_OTHER_RECORD };
+enum ps_record { PS_SAMPLE, PS_MMAP, PS_FORK, PS_LOST, PS_OTHER_RECORD };
 
 struct ps_header {
 	struct ps_span comm;      /* may contain spaces; may be empty */
@@ -129,6 +129,8 @@ struct ps_mmap {
 /* A header line ("comm tid [cpu] time: [period] [event:] [rest]"), leading blanks allowed.
  * false when the line has no "TID [CPU] TIME:" run. */
 bool ps_parse_header(const char *line, size_t len, struct ps_header *h);
+/* A PERF_RECORD_LOST record's text after "PERF_RECORD_LOST": "lost 7", the events lost. */
+bool ps_parse_lost(const char *rest, size_t len, uint64_t *lost);
 /* The same through the memo: the way that gave the header (the line repeats its thread and
  * event: it holds no NUL byte then), or NULL (*h untouched); a full parse of a call-chain sample
  * header should then be given to ps_header_memo__keep. times: fill h->time_ns (else 0). */

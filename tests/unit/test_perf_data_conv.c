@@ -343,7 +343,9 @@ static void check_order_and_frames(bool be)
 	assert_int_equal(t2f_profile__samples_read(x.p), 4);
 	assert_int_equal(x.st.samples, 4);
 	assert_int_equal(x.st.kernel_frames, 1);
-	assert_int_equal(x.st.lost, 0);
+	assert_int_equal(t2f_profile__lost(x.p)->records, 0);
+	assert_int_equal(t2f_profile__lost(x.p)->events, 0);
+	assert_int_equal(t2f_profile__lost(x.p)->samples, 0);
 	assert_int_equal(x.st.dwarf, 0);
 	assert_string_equal(sink_text(&x.s), "");
 	done(&x);
@@ -459,6 +461,13 @@ static void test_events_lost_dwarf(void **state)
 	u64(&d, 2);
 	u64(&d, 42);
 	trailer(&d, PID, TID, 12, true);
+	/* LOST_SAMPLES: lost, then the trailer; one a BPF filter's drops (misc bit 15): not lost */
+	hdr(&d, PERF_RECORD_LOST_SAMPLES, 0, 8 + 8 + 24);
+	u64(&d, 9);
+	trailer(&d, PID, TID, 13, true);
+	hdr(&d, PERF_RECORD_LOST_SAMPLES, 1u << 15, 8 + 8 + 24);
+	u64(&d, 1000);
+	trailer(&d, PID, TID, 14, true);
 	build(&f, false, a, 2, &d);
 	convert(&x, &f);
 	assert_int_equal(t2f_profile__sample_log_count(x.p), 2);
@@ -471,7 +480,9 @@ static void test_events_lost_dwarf(void **state)
 	assert_int_equal(log_at(x.p, 1).weight, 7);
 	assert_string_equal(stack_of(&x, 0, buf, sizeof(buf)), "/bin/spin@0x1300");
 	assert_string_equal(stack_of(&x, 1, buf, sizeof(buf)), "/bin/spin@0x1400");
-	assert_int_equal(x.st.lost, 42);
+	assert_int_equal(t2f_profile__lost(x.p)->records, 1);
+	assert_int_equal(t2f_profile__lost(x.p)->events, 42);
+	assert_int_equal(t2f_profile__lost(x.p)->samples, 9);
 	assert_int_equal(x.st.dwarf, 1);
 	assert_int_equal(x.st.samples, 2);
 	done(&x);
