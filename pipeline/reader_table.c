@@ -83,6 +83,7 @@ static int t2f_ps_open(struct t2f_profile *p, struct t2f_diag *d, const char *na
 		return err;
 	t2f_perf_script__keep_addrs(ps, o->keep_addrs);
 	t2f_perf_script__unknown_addrs(ps, o->addr_wanted, o->addr_ctx);
+	t2f_perf_script__timeless(ps, o->timeless);
 	*out = ps;
 	return 0;
 }
@@ -120,7 +121,8 @@ static const struct t2f_reader_desc t2f_readers[] = {
 		.lines = t2f_fd_lines, .free = t2f_fd_free,
 	},
 	{
-		.name = "perf script", .traits = T2F_READER_LINES | T2F_READER_PARALLEL,
+		.name = "perf script",
+		.traits = T2F_READER_LINES | T2F_READER_PARALLEL | T2F_READER_FALLBACK,
 		.detect = t2f_ps_detect,
 		.open = t2f_ps_open, .feed = t2f_ps_feed, .finish = t2f_ps_finish,
 		.lines = t2f_ps_lines, .free = t2f_ps_free,

@@ -28,6 +28,7 @@ struct t2f_read_opts {
 	t2f_perf_script_addr_fn addr_wanted; /* perf script: which unnamed frames keep theirs
 					      * (NULL: every one) */
 	void *addr_ctx;                      /* passed to addr_wanted */
+	bool timeless;                       /* perf script: headers may lack the time */
 };
 
 /* What a format's frames are (t2f_reader_desc.traits). */
@@ -37,6 +38,8 @@ enum t2f_reader_traits {
 	T2F_READER_LINES = 1u << 2,        /* counts the lines it read (lines()) */
 	T2F_READER_PARALLEL = 1u << 3,     /* perf script text, which parser threads can read too
 					    * (readers/perf_script_par.h) */
+	T2F_READER_FALLBACK = 1u << 4,     /* takes what no other format claims: its first lines
+					    * are probed (t2f_perf_script__probe) first */
 };
 
 struct t2f_reader_desc {

@@ -56,6 +56,7 @@ struct t2f_reader {
 	const struct t2f_reader_desc *desc;
 	void *r;                       /* desc's reader; NULL for the parallel reader */
 	bool parallel;
+	bool timeless;                 /* perf script: headers may lack the time */
 };
 
 /* Parser threads pay off for perf script text with more than one job, and one thread too for
@@ -68,7 +69,7 @@ static bool t2f_wants_parallel(const struct t2f_session *s, const struct t2f_inp
 static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input *in,
 			    const char *head, size_t len, struct t2f_reader *r)
 {
-	const struct t2f_read_opts ro = {
+	struct t2f_read_opts ro = {
 		.weight_samples = s->o.weight_samples,
 		.keep_addrs = t2f_session_keep_addrs(s),
 		.addr_wanted = t2f_addr_wanted,
@@ -77,6 +78,10 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 
 	r->desc = t2f_reader__detect(head, len);
 	s->nettrace |= (r->desc->traits & T2F_READER_MODULE_NAMES) != 0;
+	if (r->desc->traits & T2F_READER_FALLBACK) { /* perf script: times or not */
+		r->timeless = t2f_perf_script__probe(head, len, t2f_input__ended(in)) != T2F_PS_TIMED;
+		ro.timeless = r->timeless;
+	}
 	r->parallel = (r->desc->traits & T2F_READER_PARALLEL) && t2f_wants_parallel(s, in);
 	if (r->parallel)
 		return 0;
@@ -105,13 +110,14 @@ static void t2f_progress_cb(void *ctx, const struct t2f_input *in)
 /* perf script text with parser threads (readers/perf_script_par.h). T2F_SEGMENT_SIZE (bytes)
  * overrides the segment size: for tests. */
 static int t2f_read_parallel(struct t2f_session *s, uint32_t i, struct t2f_input *in,
-			     const char *data, size_t len)
+			     const char *data, size_t len, bool timeless)
 {
 	const char *seg = getenv("T2F_SEGMENT_SIZE");
 	struct t2f_ps_par_opts po = {
 		.threads = t2f_session_jobs(s),
 		.segment_bytes = seg ? strtoull(seg, NULL, 10) : 0,
 		.keep_addrs = t2f_session_keep_addrs(s),
+		.timeless = timeless,
 		.addr_wanted = t2f_addr_wanted,
 		.addr_ctx = s,
 		.progress = s->o.progress ? t2f_progress_cb : NULL,
@@ -348,7 +354,7 @@ static int t2f_read_input(struct t2f_session *s, const struct t2f_source *src,
 	if (!err) {
 		t2f_progress(s, in, false);
 		if (rd.parallel) {
-			err = t2f_read_parallel(s, src->index, in, data, len);
+			err = t2f_read_parallel(s, src->index, in, data, len, rd.timeless);
 		} else {
 			err = t2f_read_chunks(s, &rd, in, data, len, st);
 			st->lines = rd.desc->traits & T2F_READER_LINES ? rd.desc->lines(rd.r) : 0;

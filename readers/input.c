@@ -454,6 +454,11 @@ void t2f_input__free(struct t2f_input *in)
 	free(in);
 }
 
+bool t2f_input__ended(const struct t2f_input *in)
+{
+	return in->dec_done && in->carry == in->len;
+}
+
 int t2f_input__next(struct t2f_input *in, const char **data, size_t *len)
 {
 	int ret;

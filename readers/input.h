@@ -45,6 +45,9 @@ int t2f_input__next(struct t2f_input *in, const char **data, size_t *len);
  * __next; *got 0). __next may follow and gives the bytes after these. */
 int t2f_input__read(struct t2f_input *in, char *dst, size_t cap, size_t *got);
 
+/* Whether the chunks handed out so far are the whole input (no byte is left after them). */
+bool t2f_input__ended(const struct t2f_input *in);
+
 /* Where the input records its errors from now on (NULL: nowhere); returns the diag it used. */
 struct t2f_diag *t2f_input__swap_diag(struct t2f_input *in, struct t2f_diag *diag);
 const char *t2f_input__name(const struct t2f_input *in);   /* "-" shown as "<stdin>" */

@@ -7,6 +7,10 @@
  * last sample header's bytes (a header that repeats its thread and event is not parsed again) and
  * the callers' blocks of call chains (perf_script_blocks.h: a sample whose callers' lines equal a
  * block read before takes that block's stack node and skips its lines).
+ *
+ * Headers without times (t2f_perf_script__timeless): a line that is no timed header is read by
+ * perf's field widths; when it could be a call-chain header, it waits (`pending`) for the next
+ * line: a frame line makes it a sample's header, anything else a bad line.
  */
 #include "readers/perf_script.h"
 
@@ -102,6 +106,11 @@ struct t2f_perf_script {
 	uint64_t blk_line;      /* and its first line's number */
 	t2f_node_id base_node;  /* the stack node the sample's frames hang from (0: the root) */
 	t2f_node_id leaf_parent; /* set by end_sample: the node its leaf was added under */
+	/* headers without times */
+	bool timeless;          /* t2f_perf_script__timeless */
+	struct t2f_buf pending; /* a header line waiting for its first frame line (a copy) */
+	uint64_t pending_line;  /* its line number; 0: none waits */
+	bool pending_partial;   /* it was the input's last line, cut inside (no '\n') */
 };
 
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
@@ -139,6 +148,7 @@ void t2f_perf_script__free(struct t2f_perf_script *ps)
 	ps_maps__free(ps->maps);
 	ps_blocks__free(ps->blocks);
 	t2f_buf__free(&ps->map_lines);
+	t2f_buf__free(&ps->pending);
 	free(ps);
 }
 
@@ -152,6 +162,11 @@ void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_
 {
 	ps->addr_wanted = wants;
 	ps->addr_ctx = ctx;
+}
+
+void t2f_perf_script__timeless(struct t2f_perf_script *ps, bool on)
+{
+	ps->timeless = on;
 }
 
 uint64_t t2f_perf_script__lines(const struct t2f_perf_script *ps)
@@ -613,19 +628,89 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 	return err < 0 ? err : 0;
 }
 
-static int bad_header(struct t2f_perf_script *ps)
+/* A bad line where a sample header was expected, line `line` (cut: the input's last, cut
+ * inside). */
+static int bad_header_at(struct t2f_perf_script *ps, uint64_t line, bool cut)
 {
 	int err = end_sample(ps);
 
 	if (err)
 		return err;
 	t2f_profile__count_read(ps->p);
-	if (cut_line(ps, &err))
-		return err;
-	t2f_profile__count_drop(ps->p, T2F_DROP_MALFORMED);
 	ps->state = PS_SKIP;
-	return t2f_diag__warn(ps->d, ps->name, ps->line_no,
+	ps->nframes = 0;
+	if (cut) {
+		t2f_profile__count_drop(ps->p, T2F_DROP_TRUNCATED);
+		return t2f_diag__warn(ps->d, ps->name, line, "input ends inside a line: the last "
+				      "sample is incomplete and was dropped");
+	}
+	t2f_profile__count_drop(ps->p, T2F_DROP_MALFORMED);
+	return t2f_diag__warn(ps->d, ps->name, line,
 			      "not a perf script sample header: expected \"COMM [PID/]TID [CPU] SECONDS.FRACTION: [PERIOD] [EVENT:]\"");
+}
+
+static int bad_header(struct t2f_perf_script *ps)
+{
+	return bad_header_at(ps, ps->line_no, ps->partial_line);
+}
+
+/* ---- headers without times ---- */
+
+/* The line waiting for a frame line was no header after all. */
+static int pending_bad(struct t2f_perf_script *ps)
+{
+	uint64_t line = ps->pending_line;
+
+	ps->pending_line = 0;
+	return bad_header_at(ps, line, ps->pending_partial);
+}
+
+/* The line waiting before frame line s[0..len) is its sample's header. */
+static int pending_header(struct t2f_perf_script *ps)
+{
+	struct ps_header h;
+
+	ps->pending_line = 0;
+	ps_parse_timeless(ps->pending.p, ps->pending.len, &h);
+	return end_sample(ps) ?: on_header(ps, &h, NULL);
+}
+
+/* A frame line (a tab first) in no sample: `perf script -F ip,...` prints no header, only an
+ * empty line, before each call chain. The sample is an unknown thread's. */
+static int headerless(struct t2f_perf_script *ps)
+{
+	struct ps_header h = { .comm = { "[unknown]", 9 }, .pid = -1, .tid = -1 };
+	int err = on_header(ps, &h, NULL);
+
+	ps->chain_started = false; /* this line is the leaf: no block memo for the sample */
+	return err;
+}
+
+/* A line that is no header with a time, in timeless mode: a side record, a one-line sample, or
+ * a line that may be a call-chain header (it waits for the next line). 1 when it is none of
+ * these but a blank-led line inside a record (the caller goes on with it). */
+static int on_timeless(struct t2f_perf_script *ps, const char *s, size_t len, size_t lead)
+{
+	struct ps_header h;
+	int err;
+
+	ps_parse_timeless(s, len, &h);
+	if (h.record != PS_SAMPLE) {
+		if ((h.record == PS_MMAP || h.record == PS_FORK) && (err = keep_map_line(ps, s, len)))
+			return err;
+		return end_sample(ps) ?: on_header(ps, &h, NULL);
+	}
+	if (h.rest.len)
+		return end_sample(ps) ?: on_header(ps, &h, NULL);
+	if (lead > 0 && ps->state != PS_IDLE)
+		return 1;
+	err = end_sample(ps);
+	ps->pending.len = 0;
+	if (!err)
+		err = t2f_buf__put(&ps->pending, s, len);
+	ps->pending_line = ps->line_no;
+	ps->pending_partial = ps->partial_line;
+	return err;
 }
 
 static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
@@ -637,10 +722,21 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 
 	while (len > lead && (s[len - 1] == ' ' || s[len - 1] == '\r' || s[len - 1] == '\t'))
 		len--;
+	if (ps->pending_line) { /* the line before waits: is this its first frame line? */
+		struct ps_frame f;
+
+		err = s[0] == '\t' && len > lead && ps_parse_frame(s + lead, len - lead, &f) ?
+			      pending_header(ps) : pending_bad(ps);
+		ps->chain_started = false; /* the callers' block memo starts at a header line */
+		if (err)
+			return err;
+	}
 	if (len == lead) /* blank: the end of a sample, unless the input was cut inside the line */
 		return ps->partial_line ? 0 : end_sample(ps);
 	if (lead == 0 && s[0] == '#') /* ignored but for events, and binary data is an error */
 		return check_text(ps, s, len) ?: header_event(ps, s, len);
+	if (s[0] == '\t' && ps->state == PS_IDLE && ps->timeless && (err = headerless(ps)))
+		return err;
 	if (s[0] == '\t' && ps->state != PS_IDLE) { /* perf indents call chains with a tab */
 		if (ps->state == PS_SKIP)
 			return check_text(ps, s, len);
@@ -665,6 +761,8 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 			return err;
 		return end_sample(ps) ?: on_header(ps, &h, NULL);
 	}
+	if (ps->timeless && (err = on_timeless(ps, s, len, lead)) <= 0)
+		return err;
 	if (lead > 0 && ps->state == PS_IN) { /* a blank-indented frame, or a srcline ("  x.c:82") */
 		err = on_frame_line(ps, s + lead, len - lead, false);
 		return err < 0 ? err : 0;
@@ -762,6 +860,10 @@ int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t l
  * belongs to is incomplete. */
 int t2f_perf_script__finish(struct t2f_perf_script *ps)
 {
+	int err = ps->pending_line ? pending_bad(ps) : 0;
+
+	if (err)
+		return err;
 	if (!ps->partial_line || ps->state != PS_IN)
 		return end_sample(ps);
 	t2f_profile__count_drop(ps->p, T2F_DROP_TRUNCATED);

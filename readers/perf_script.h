@@ -63,4 +63,25 @@ int t2f_perf_script__finish(struct t2f_perf_script *ps);
 /* Lines consumed so far. */
 uint64_t t2f_perf_script__lines(const struct t2f_perf_script *ps);
 
+/* Headers may lack the time (`perf script -F` without `time`): a line that is no header with a
+ * time is read by perf's field widths instead (readers/perf_script_timeless.c), a sample's
+ * time is 0 (unknown: outputs keep input order), and a call chain printed without any header
+ * field (-F ip,dso) is a sample of an unknown thread, "[unknown]". Such a header line whose
+ * fields cannot be told from a comm is a sample only when a frame line follows it. Off by
+ * default; call before the first feed, the same way for every parser of one input. */
+void t2f_perf_script__timeless(struct t2f_perf_script *ps, bool on);
+
+/* What an input's first lines say: whether it is perf script text, and with times or not. */
+enum t2f_ps_probe {
+	T2F_PS_TIMED,           /* a sample header (or side record) with a time */
+	T2F_PS_TIMELESS,        /* perf script lines, none with a time */
+	T2F_PS_UNKNOWN,         /* nothing either way yet ('#' lines, blank lines, a few others) */
+	T2F_PS_NOT_PERF_SCRIPT, /* binary data (a NUL byte before any perf script line), or
+				 * T2F_PS_PROBE_LINES lines (all of them, when `whole`) none of
+				 * which perf script prints */
+};
+#define T2F_PS_PROBE_LINES 20
+/* head[0..len): the input's first bytes, whole lines; whole: they are all of it. Thread safe. */
+enum t2f_ps_probe t2f_perf_script__probe(const char *head, size_t len, bool whole);
+
 #endif

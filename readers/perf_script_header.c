@@ -119,7 +119,7 @@ static uint64_t time_value(const char *p, size_t dot, size_t n)
 
 /* "492.528779:": *i moves past the ':' and, unless ns is NULL, *ns gets the time in ns
  * (time_value). */
-static bool take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
+bool ps_take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
 {
 	size_t j = *i, k, dot;
 
@@ -156,7 +156,7 @@ static bool anchor_at(const char *s, size_t end, size_t *i, struct ps_header *h)
 		j = skip_blanks(s, end, j + 1);
 	}
 	h->time_at = j;
-	if (!take_time(s, end, &j, &h->time_ns))
+	if (!ps_take_time(s, end, &j, &h->time_ns))
 		return false;
 	*i = j;
 	h->tail_at = j;
@@ -171,7 +171,7 @@ static void set_event(struct ps_header *h, const char *s, size_t len)
 	h->tracepoint = memchr(s, ':', len) != NULL;
 }
 
-static void parse_side_record(const char *s, size_t end, size_t i, struct ps_header *h)
+void ps_parse_side_record(const char *s, size_t end, size_t i, struct ps_header *h)
 {
 	size_t w = i;
 
@@ -219,7 +219,7 @@ static void parse_tail(const char *s, size_t end, size_t i, struct ps_header *h)
 
 	i = skip_blanks(s, end, i);
 	if (end - i >= 12 && memcmp(s + i, "PERF_RECORD_", 12) == 0) {
-		parse_side_record(s, end, i, h);
+		ps_parse_side_record(s, end, i, h);
 		return;
 	}
 	j = i;

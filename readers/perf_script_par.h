@@ -43,6 +43,7 @@ struct t2f_ps_par_opts {
 	unsigned threads;        /* worker threads, at least 1 */
 	size_t segment_bytes;    /* 0: the defaults above */
 	bool keep_addrs;         /* t2f_perf_script__keep_addrs */
+	bool timeless;           /* t2f_perf_script__timeless */
 	t2f_perf_script_addr_fn addr_wanted; /* t2f_perf_script__unknown_addrs */
 	void *addr_ctx;
 	/* called on the calling thread after each chunk taken from the input; may be NULL */

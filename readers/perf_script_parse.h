@@ -129,6 +129,14 @@ struct ps_mmap {
 /* A header line ("comm tid [cpu] time: [period] [event:] [rest]"), leading blanks allowed.
  * false when the line has no "TID [CPU] TIME:" run. */
 bool ps_parse_header(const char *line, size_t len, struct ps_header *h);
+/* A header line without the time (perf_script_timeless.c): the fields told by perf's widths,
+ * time_ns 0, pid and tid -1 when not printed, rest a one-line sample's "ip [sym] [(dso)]" (empty
+ * for a call-chain header) or a side record's text. Any line reads as one (a comm at least). */
+bool ps_parse_timeless(const char *line, size_t len, struct ps_header *h);
+/* The side record whose "PERF_RECORD_..." word starts at line[i]: h->record and h->rest. */
+void ps_parse_side_record(const char *line, size_t len, size_t i, struct ps_header *h);
+/* "492.528779:" at s[*i..end): *i moves past the ':'; *ns (unless NULL) the time in ns. */
+bool ps_take_time(const char *s, size_t end, size_t *i, uint64_t *ns);
 /* A PERF_RECORD_LOST record's text after "PERF_RECORD_LOST": "lost 7", the events lost. */
 bool ps_parse_lost(const char *rest, size_t len, uint64_t *lost);
 /* The same through the memo: the way that gave the header (the line repeats its thread and

@@ -33,7 +33,7 @@ static void test_detect(void **state)
 	d = t2f_reader__detect(nettrace, sizeof(nettrace) - 1);
 	assert_int_equal(d->traits, T2F_READER_BINARY | T2F_READER_MODULE_NAMES);
 	d = t2f_reader__detect(perf, strlen(perf));
-	assert_int_equal(d->traits, T2F_READER_LINES | T2F_READER_PARALLEL);
+	assert_int_equal(d->traits, T2F_READER_LINES | T2F_READER_PARALLEL | T2F_READER_FALLBACK);
 }
 
 /* Each text format through its descriptor: the samples and lines it read. */
