@@ -4,6 +4,8 @@
  * pipeline/reader_table.h; perf script text goes to parser threads when that pays off.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +14,7 @@
 
 #include "formats/grow.h"
 #include "pipeline/reader_table.h"
+#include "pipeline/sniff.h"
 #include "pipeline/unwind.h"
 #include "pipeline/session.h"
 #include "pipeline/writer_table.h"
@@ -57,7 +60,20 @@ struct t2f_reader {
 	void *r;                       /* desc's reader; NULL for the parallel reader */
 	bool parallel;
 	bool timeless;                 /* perf script: headers may lack the time */
+	enum t2f_ps_probe probe;       /* the fallback format: what its first lines said */
+	char looks[512];               /* and what the input looks like (pipeline/sniff.h) */
 };
+
+/* The error for an input that is no trace: what it looks like (why: what reading found, or
+ * NULL when its first lines said it all). */
+static int t2f_not_a_trace(struct t2f_session *s, const struct t2f_input *in,
+			   const struct t2f_reader *r, const char *why)
+{
+	return t2f_diag__error(s->diag, -T2F_E_FORMAT, t2f_input__name(in), 0,
+			       "not a trace%s%s: it %s %s. " T2F_SNIFF_READS, why ? ": " : "",
+			       why ? why : "", r->probe == T2F_PS_NOT_PERF_SCRIPT ? "is" :
+			       "looks like", r->looks);
+}
 
 /* Parser threads pay off for perf script text with more than one job, and one thread too for
  * compressed input (it is decompressed on the calling thread meanwhile). */
@@ -78,9 +94,17 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 
 	r->desc = t2f_reader__detect(head, len);
 	s->nettrace |= (r->desc->traits & T2F_READER_MODULE_NAMES) != 0;
-	if (r->desc->traits & T2F_READER_FALLBACK) { /* perf script: times or not */
-		r->timeless = t2f_perf_script__probe(head, len, t2f_input__ended(in)) != T2F_PS_TIMED;
+	if (r->desc->traits & T2F_READER_FALLBACK) {
+		r->probe = t2f_perf_script__probe(head, len, t2f_input__ended(in));
+		r->timeless = r->probe != T2F_PS_TIMED;
 		ro.timeless = r->timeless;
+		if (r->probe == T2F_PS_TIMED || r->probe == T2F_PS_TIMELESS)
+			snprintf(r->looks, sizeof(r->looks), "perf script text");
+		else
+			t2f_sniff__describe(head, len, t2f_input__kind(in), t2f_input__name(in),
+					    r->looks, sizeof(r->looks));
+		if (r->probe == T2F_PS_NOT_PERF_SCRIPT)
+			return t2f_not_a_trace(s, in, r, NULL);
 	}
 	r->parallel = (r->desc->traits & T2F_READER_PARALLEL) && t2f_wants_parallel(s, in);
 	if (r->parallel)
@@ -330,12 +354,41 @@ static int t2f_source_open(const struct t2f_source *src, const char *name, struc
 	return t2f_input__open_mem(src->data, src->len, name, d, in);
 }
 
+/* The read and the dropped sample counts of the profile. */
+static void t2f_sample_counts(const struct t2f_profile *p, uint64_t n[2])
+{
+	n[0] = t2f_profile__samples_read(p);
+	n[1] = 0;
+	for (int r = 0; r < T2F_DROP__COUNT; r++)
+		n[1] += t2f_profile__samples_dropped(p, (enum t2f_drop_reason)r);
+}
+
+/* After the fallback format read an input: when every sample it started was dropped (lines
+ * that are no perf script sample), the input is no trace, whatever its first lines looked
+ * like. before: t2f_sample_counts before reading it. */
+static int t2f_check_samples(struct t2f_session *s, const struct t2f_input *in,
+			     const struct t2f_reader *r, const uint64_t before[2])
+{
+	uint64_t now[2], read, dropped;
+	char why[128];
+
+	t2f_sample_counts(s->profile, now);
+	read = now[0] - before[0];
+	dropped = now[1] - before[1];
+	if (!read || read != dropped)
+		return 0;
+	snprintf(why, sizeof(why), "none of its %" PRIu64 " sample%s could be read (see the "
+		 "warnings)", read, read == 1 ? "" : "s");
+	return t2f_not_a_trace(s, in, r, why);
+}
+
 /* Reads the input through the reader its first bytes pick. */
 static int t2f_read_input(struct t2f_session *s, const struct t2f_source *src,
 			  struct t2f_input *in, struct t2f_input_stats *st)
 {
 	struct t2f_reader rd = { 0 };
 	const char *data = NULL;
+	uint64_t before[2];
 	size_t len = 0;
 	int err = t2f_input__next(in, &data, &len);
 
@@ -350,6 +403,7 @@ static int t2f_read_input(struct t2f_session *s, const struct t2f_source *src,
 		return err;
 	}
 	s->elsewhere = true; /* text says nothing of the machine it was recorded on */
+	t2f_sample_counts(s->profile, before);
 	err = t2f_reader__open(s, src->index, in, data, len, &rd);
 	if (!err) {
 		t2f_progress(s, in, false);
@@ -361,6 +415,8 @@ static int t2f_read_input(struct t2f_session *s, const struct t2f_source *src,
 		}
 		t2f_progress(s, in, true);
 	}
+	if (!err && (rd.desc->traits & T2F_READER_FALLBACK))
+		err = t2f_check_samples(s, in, &rd, before);
 	st->bytes = t2f_input__consumed(in);
 	t2f_reader__free(&rd);
 	return err;
