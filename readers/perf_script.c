@@ -539,8 +539,11 @@ int t2f_perf_script__add_map_lines(struct t2f_perf_script *ps, const char *text,
 		struct ps_header h;
 		struct ps_mmap m;
 		t2f_str_id path;
+		bool side = ps_parse_header(text, n, &h);
 
-		if (ps_parse_header(text, n, &h)) {
+		if (!side && ps->timeless) /* a side record without a time, as on_timeless read it */
+			side = ps_parse_timeless(text, n, &h) && h.record != PS_SAMPLE;
+		if (side) {
 			if (h.record == PS_FORK)
 				err = on_fork(ps, &h);
 			else if (h.record == PS_MMAP && ps_parse_mmap(h.rest.p, h.rest.len, &m))

@@ -4,7 +4,9 @@
  * sample log and sample times asked for: fed in one piece, then fed in two pieces split at a line
  * boundary taken from the data (the reader's contract: whole lines per feed). Both readings must
  * end the same way and give the same profile and the same warnings. Options from the data's
- * hash: keep every address (re-symbolization), or keep none for frames of no module.
+ * hash: keep every address (re-symbolization), or keep none for frames of no module; headers
+ * without times (t2f_perf_script__timeless). The probe of the first lines
+ * (t2f_perf_script__probe) reads the data too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -46,6 +48,7 @@ static int run_open(struct run *r, uint64_t h)
 	t2f_perf_script__keep_addrs(r->ps, h & 1);
 	if (h & 2)
 		t2f_perf_script__unknown_addrs(r->ps, wants_addr, NULL);
+	t2f_perf_script__timeless(r->ps, h & 4);
 	return 0;
 }
 
@@ -76,6 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (run_open(&whole, h) || run_open(&parts, h))
 		abort(); /* out of memory before reading anything */
+	FZ_CHECK(t2f_perf_script__probe((const char *)data, size, h & 8) <= T2F_PS_NOT_PERF_SCRIPT,
+		 "the probe's answer is no enum t2f_ps_probe");
 	run_feed(&whole, data, size, size);
 	run_feed(&parts, data, size, split);
 	FZ_CHECK(whole.err == parts.err, "one piece gives %d, split at %zu gives %d", whole.err,

@@ -47,15 +47,17 @@ static void run_close(struct run *r)
 }
 
 /* The one-thread reader, chunk by chunk (as trace2flame -j 1 reads a plain file). */
-static int read_one(struct run *r, bool keep_addrs)
+static int read_one(struct run *r, bool keep_addrs, bool timeless)
 {
 	struct t2f_perf_script *ps = NULL;
 	const char *data;
 	size_t len;
 	int err = t2f_perf_script__new(r->p, r->diag.d, "in.perf", 0, &ps);
 
-	if (!err)
+	if (!err) {
 		t2f_perf_script__keep_addrs(ps, keep_addrs);
+		t2f_perf_script__timeless(ps, timeless);
+	}
 	while (!err && (err = t2f_input__next(r->in, &data, &len)) > 0)
 		err = t2f_perf_script__feed(ps, data, len);
 	if (!err)
@@ -65,10 +67,10 @@ static int read_one(struct run *r, bool keep_addrs)
 	return err;
 }
 
-static int read_par(struct run *r, bool keep_addrs, size_t segment)
+static int read_par(struct run *r, bool keep_addrs, bool timeless, size_t segment)
 {
 	struct t2f_ps_par_opts o = { .threads = 2, .segment_bytes = segment,
-				     .keep_addrs = keep_addrs };
+				     .keep_addrs = keep_addrs, .timeless = timeless };
 	struct t2f_ps_par_result res;
 	const char *data = NULL;
 	size_t len = 0;
@@ -85,7 +87,7 @@ static int read_par(struct run *r, bool keep_addrs, size_t segment)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t h = fz_hash(data, size);
-	bool keep_addrs = h & 1;
+	bool keep_addrs = h & 1, timeless = h & 2;
 	size_t segment = 1 + (size_t)(h >> 8) % 256;
 	struct run one, par;
 	char path[64];
@@ -98,8 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	par.err = run_open(&par, path);
 	FZ_CHECK(one.err == par.err, "open: %d vs %d", one.err, par.err);
 	if (!one.err) {
-		one.err = read_one(&one, keep_addrs);
-		par.err = read_par(&par, keep_addrs, segment);
+		one.err = read_one(&one, keep_addrs, timeless);
+		par.err = read_par(&par, keep_addrs, timeless, segment);
 		FZ_CHECK(one.err == par.err, "one thread gives %d, segments of %zu give %d",
 			 one.err, segment, par.err);
 		/* (after an error the count is where each stopped: not compared) */
