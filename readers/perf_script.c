@@ -541,8 +541,10 @@ int t2f_perf_script__add_map_lines(struct t2f_perf_script *ps, const char *text,
 		t2f_str_id path;
 		bool side = ps_parse_header(text, n, &h);
 
-		if (!side && ps->timeless) /* a side record without a time, as on_timeless read it */
-			side = ps_parse_timeless(text, n, &h) && h.record != PS_SAMPLE;
+		if (!side && ps->timeless) { /* a side record without a time, as on_timeless reads it */
+			ps_parse_timeless(text, n, &h);
+			side = h.record != PS_SAMPLE;
+		}
 		if (side) {
 			if (h.record == PS_FORK)
 				err = on_fork(ps, &h);

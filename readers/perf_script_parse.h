@@ -130,9 +130,10 @@ struct ps_mmap {
  * false when the line has no "TID [CPU] TIME:" run. */
 bool ps_parse_header(const char *line, size_t len, struct ps_header *h);
 /* A header line without the time (perf_script_timeless.c): the fields told by perf's widths,
- * time_ns 0, pid and tid -1 when not printed, rest a one-line sample's "ip [sym] [(dso)]" (empty
- * for a call-chain header) or a side record's text. Any line reads as one (a comm at least). */
-bool ps_parse_timeless(const char *line, size_t len, struct ps_header *h);
+ * time_ns 0 (unless a time without a tid was printed), pid and tid -1 when not printed, rest a
+ * one-line sample's "ip [sym] [(dso)]" (empty for a call-chain header) or a side record's text.
+ * Any line reads as one (a comm at least): the caller decides whether it is a header. */
+void ps_parse_timeless(const char *line, size_t len, struct ps_header *h);
 /* The side record whose "PERF_RECORD_..." word starts at line[i]: h->record and h->rest. */
 void ps_parse_side_record(const char *line, size_t len, size_t i, struct ps_header *h);
 /* "492.528779:" at s[*i..end): *i moves past the ':'; *ns (unless NULL) the time in ns. */

@@ -179,7 +179,7 @@ static void take_fields(const char *s, size_t end, struct ps_header *h)
 	h->comm = (struct ps_span){ s + start, end > start ? end - start : 0 };
 }
 
-bool ps_parse_timeless(const char *s, size_t len, struct ps_header *h)
+void ps_parse_timeless(const char *s, size_t len, struct ps_header *h)
 {
 	size_t i = 0, ip;
 
@@ -194,7 +194,7 @@ bool ps_parse_timeless(const char *s, size_t len, struct ps_header *h)
 		if (len - b >= 12 && memcmp(s + b, "PERF_RECORD_", 12) == 0) {
 			ps_parse_side_record(s, len, b, h);
 			take_fields(s, b, h);
-			return true;
+			return;
 		}
 		while (b < len && s[b] != ' ')
 			b++;
@@ -204,7 +204,6 @@ bool ps_parse_timeless(const char *s, size_t len, struct ps_header *h)
 	if (ip < len)
 		h->rest = (struct ps_span){ s + ip, len - ip };
 	take_fields(s, ip, h);
-	return true;
 }
 
 /* ---- the probe ---- */
