@@ -184,9 +184,11 @@ T2F_API void t2f_session_free(struct t2f_session *s);
 
 /* Reads an input into the session's profile; its format is found from the first bytes.
  * path "-" is standard input. name: what messages call the input (NULL: "<fd N>",
- * "<memory>"). perf.data is read from a path or a descriptor of a regular file. 0, or a
- * negative error (the message in t2f_session_error): the profile is then incomplete and only
- * t2f_session_error, _stats and _free are of use. */
+ * "<memory>"). perf.data is read from a path or a descriptor of a regular file. An input in
+ * which nothing is a sample (a program, a speedscope or SVG file, plain text) is the error
+ * T2F_ERR_FORMAT, its message naming what the input is. 0, or a negative error (the message in
+ * t2f_session_error): the profile is then incomplete and only t2f_session_error, _stats and
+ * _free are of use. */
 T2F_API int t2f_session_add_path(struct t2f_session *s, const char *path);
 T2F_API int t2f_session_add_fd(struct t2f_session *s, int fd, const char *name);
 T2F_API int t2f_session_add_bytes(struct t2f_session *s, const void *data, size_t len,
