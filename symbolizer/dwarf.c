@@ -27,7 +27,7 @@ static _Thread_local jmp_buf *dw_oom_at;
 
 /* libdw's handler may not return (it would use the NULL it got). Every call into libdw on a
  * handle's Dwarf runs under dw_guarded, so there is always a way back. */
-static _Noreturn void dw_oom(void)
+__attribute__((noreturn)) static void dw_oom(void)
 {
 	if (dw_oom_at)
 		longjmp(*dw_oom_at, 1);
