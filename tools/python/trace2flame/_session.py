@@ -1,0 +1,263 @@
+"""trace2flame._session: Session (struct t2f_session and its calls) and convert()."""
+import ctypes
+import errno
+
+from . import _ffi
+from ._common import Callbacks, check, cstr, enum_value, fill, lib, names_of, record
+from ._common import to_record
+
+FORMATS = {"collapsed": _ffi.T2F_FORMAT_COLLAPSED, "speedscope": _ffi.T2F_FORMAT_SPEEDSCOPE,
+           "pprof": _ffi.T2F_FORMAT_PPROF, "svg": _ffi.T2F_FORMAT_SVG}
+SYMBOL_RULES = {"auto": _ffi.T2F_RULES_AUTO, "perf": _ffi.T2F_RULES_PERF,
+                "strict": _ffi.T2F_RULES_STRICT}
+COLORS = {"hot": _ffi.T2F_COLORS_HOT, "mem": _ffi.T2F_COLORS_MEM, "io": _ffi.T2F_COLORS_IO,
+          "module": _ffi.T2F_COLORS_MODULE, "kind": _ffi.T2F_COLORS_KIND}
+REPORTS = {"warnings": _ffi.T2F_REPORT_WARNINGS, "stats": _ffi.T2F_REPORT_STATS,
+           "summary": _ffi.T2F_REPORT_SUMMARY}
+MODULE_KINDS = {"user": _ffi.T2F_MODULE_USER, "kernel": _ffi.T2F_MODULE_KERNEL,
+                "jit": _ffi.T2F_MODULE_JIT}
+
+SESSION_OPTIONS = frozenset(f for f, _ in _ffi.t2f_options._fields_ if f != "size"
+                            and not f.endswith("_ctx"))
+WRITE_OPTIONS = frozenset(f for f, _ in _ffi.t2f_write_options._fields_ if f != "size")
+
+Stats = record("Stats", _ffi.t2f_stats)
+Stats.__doc__ = "struct t2f_stats: what a session read and wrote (the header says each field)."
+ModuleReport = record("ModuleReport", _ffi.t2f_module_report)
+ModuleReport.__doc__ = ("struct t2f_module_report: what the resolve stage did for one module "
+                        "(kind 'user', 'kernel' or 'jit').")
+
+
+def format_mask(formats):
+    """t2f_options.formats from a format name, a list of names, or the bit mask itself."""
+    if formats is None:
+        return 0
+    if isinstance(formats, int):
+        return formats
+    if isinstance(formats, str):
+        formats = [formats]
+    mask = 0
+    for f in formats:
+        mask |= _ffi.T2F_FORMAT_BIT(enum_value(FORMATS, f, "formats"))
+    return mask
+
+
+def _buffer(data):
+    """A pointer to the bytes of data (bytes, bytearray, memoryview ...) and its length, and
+    the object that keeps it valid."""
+    if isinstance(data, bytes):
+        return ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data), data
+    view = memoryview(data).cast("B")
+    buf = (ctypes.c_char * view.nbytes).from_buffer_copy(view) if view.readonly \
+        else (ctypes.c_char * view.nbytes).from_buffer(view)
+    return ctypes.cast(buf, ctypes.c_void_p), view.nbytes, buf
+
+
+class Session:
+    """A conversion: struct t2f_session. Keyword options are the fields of struct t2f_options
+    (the header documents each): formats ("collapsed", "speedscope", "pprof", "svg", a list of
+    them, or None: any), event, weight_samples, addrs, raw_names, time_order, signals, strict,
+    quiet, jobs, max_frames, resymbolize, unsafe_build_id_match, symbol_rules ("auto", "perf",
+    "strict"), symbol_dirs and debug_dirs (lists of paths), buildids, kallsyms, perf_map_dir,
+    offline, no_inline, unwind_libdwfl; and two callables:
+
+      message(line)                          a warning or note, one line (default: stderr); it
+                                             may be called on one of the library's threads
+      progress(input, done, total, finished) an input being read (total 0: unknown)
+
+    An exception such a callable raises is raised by the call during which it was called. A
+    failed call raises Error with the session's message. Used by one thread at a time; close()
+    (or a with block) frees it."""
+
+    def __init__(self, *, formats=None, message=None, progress=None, **options):
+        self._s = None
+        self._formats = format_mask(formats)
+        self._cb = Callbacks(message, progress)
+        o = _ffi.t2f_options.new(formats=self._formats)
+        self._keep = fill(o, options, {"symbol_rules": SYMBOL_RULES}, "Session")
+        # the strings the options point to: they must outlive the session
+        self._keep += [getattr(o, f) for f, t in o._fields_ if t is ctypes.c_char_p]
+        if self._cb.message:
+            o.message = self._cb.message
+        if self._cb.progress:
+            o.progress = self._cb.progress
+        self._o = o
+        s = ctypes.POINTER(_ffi.t2f_session)()
+        check(lib().t2f_session_new(ctypes.byref(o), ctypes.byref(s)))
+        self._s = s
+
+    # ---- life --------------------------------------------------------------------------------
+    def close(self):
+        """t2f_session_free. Closing twice is fine."""
+        if self._s:
+            lib().t2f_session_free(self._s)
+            self._s = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_s", None):
+            self.close()
+
+    def _handle(self):
+        if not self._s:
+            raise ValueError("trace2flame: the session is closed")
+        return self._s
+
+    def _call(self, fn, *args):
+        """fn(session, *args), then a callback's exception or the error raised."""
+        rc = fn(self._handle(), *args)
+        self._cb.raise_pending()
+        return check(rc, lambda: self.error)
+
+    # ---- inputs ------------------------------------------------------------------------------
+    def add_path(self, path):
+        """t2f_session_add_path: reads the input at path ("-": standard input)."""
+        self._call(lib().t2f_session_add_path, cstr(path, "path"))
+
+    def add_fd(self, fd, name=None):
+        """t2f_session_add_fd: reads the input from descriptor fd (not closed)."""
+        self._call(lib().t2f_session_add_fd, fd, cstr(name, "name"))
+
+    def add_bytes(self, data, name=None):
+        """t2f_session_add_bytes: reads the input from memory (bytes or any buffer)."""
+        ptr, n, keep = _buffer(data)
+        self._call(lib().t2f_session_add_bytes, ptr, n, cstr(name, "name"))
+        del keep
+
+    def add(self, source, name=None):
+        """add_path for a str or path-like, add_fd for an int, add_bytes for bytes or a buffer."""
+        if isinstance(source, str) or hasattr(source, "__fspath__"):
+            if name is not None:
+                raise TypeError("add: a path input is named by its path")
+            self.add_path(source)
+        elif isinstance(source, int):
+            self.add_fd(source, name)
+        else:
+            self.add_bytes(source, name)
+
+    def resolve(self):
+        """t2f_session_resolve: names the frames left unnamed, settles the event written."""
+        self._call(lib().t2f_session_resolve)
+
+    # ---- outputs -----------------------------------------------------------------------------
+    def _write_options(self, format, options):
+        if format is None:
+            bits = [f for f in FORMATS.values() if self._formats == _ffi.T2F_FORMAT_BIT(f)]
+            if not bits:
+                raise TypeError("write: format needed (the session was opened for several)")
+            format = bits[0]
+        w = _ffi.t2f_write_options.new(format=enum_value(FORMATS, format, "format"))
+        diff = options.pop("diff", None)
+        keep = fill(w, options, {"colors": COLORS}, "write")
+        if diff is not None:
+            if not isinstance(diff, Session):
+                raise TypeError("diff: expected a Session")
+            w.diff = diff._handle()
+        return w, (keep, diff)
+
+    def write_path(self, path, format=None, **options):
+        """t2f_session_write_path: writes the profile to path atomically ("-": stdout). format:
+        "collapsed", "speedscope", "pprof" or "svg" (None: the session's only one); options:
+        the fields of struct t2f_write_options (pid, tid, kernel, jit, inlined, input_name,
+        title, subtitle, count_name, width, min_width, colors, hash, reverse, icicle, flamechart,
+        diff: another Session, diff_is_after, no_thread_root)."""
+        w, keep = self._write_options(format, options)
+        self._call(lib().t2f_session_write_path, ctypes.byref(w), cstr(path, "path"))
+        del keep
+
+    def write_fd(self, fd, format=None, **options):
+        """t2f_session_write_fd: writes the profile to descriptor fd (not closed); as
+        write_path."""
+        w, keep = self._write_options(format, options)
+        self._call(lib().t2f_session_write_fd, ctypes.byref(w), fd)
+        del keep
+
+    def write_mem(self, format=None, **options):
+        """t2f_session_write_mem: the profile as bytes; as write_path."""
+        w, keep = self._write_options(format, options)
+        buf, n = ctypes.c_void_p(), ctypes.c_size_t()
+        self._call(lib().t2f_session_write_mem, ctypes.byref(w), ctypes.byref(buf),
+                   ctypes.byref(n))
+        del keep
+        try:
+            return ctypes.string_at(buf, n.value) if n.value else b""
+        finally:
+            lib().free(buf)
+
+    # ---- what happened -----------------------------------------------------------------------
+    @property
+    def error(self):
+        """t2f_session_error: the message of the last failure, or ""."""
+        return lib().t2f_session_error(self._handle()).decode("utf-8", "surrogateescape")
+
+    def stats(self):
+        """t2f_session_stats, as a Stats."""
+        st = _ffi.t2f_stats.new()
+        check(lib().t2f_session_stats(self._handle(), ctypes.byref(st)))
+        return to_record(Stats, st)
+
+    def module_count(self):
+        """t2f_session_module_count: the modules the resolve stage looked at."""
+        return lib().t2f_session_module_count(self._handle())
+
+    def module(self, i):
+        """t2f_session_module: report i, as a ModuleReport (IndexError past the last)."""
+        m = _ffi.t2f_module_report.new()
+        rc = lib().t2f_session_module(self._handle(), i, ctypes.byref(m))
+        if rc == -errno.ERANGE:
+            raise IndexError("module report %d: there are %d" % (i, self.module_count()))
+        check(rc)
+        return to_record(ModuleReport, m, {"kind": names_of(MODULE_KINDS)})
+
+    def modules(self):
+        """Every module report, in the library's order."""
+        return [self.module(i) for i in range(self.module_count())]
+
+    def report(self, what=("warnings",)):
+        """t2f_session_report: what the command line prints after a conversion, through the
+        message callback: "warnings", "stats", "summary" (names, a list of them, or the
+        T2F_REPORT_* bits)."""
+        if isinstance(what, str):
+            what = [what]
+        bits = what if isinstance(what, int) else 0
+        if not isinstance(what, int):
+            for w in what:
+                bits |= enum_value(REPORTS, w, "report")
+        lib().t2f_session_report(self._handle(), bits)
+        self._cb.raise_pending()
+
+
+def convert(inputs, format="collapsed", **options):
+    """One conversion, as `trace2flame INPUT... -f FORMAT` makes it: the bytes of the output.
+
+    inputs: one input or a list of them, each a path (str or path-like: perf.data, perf script
+    text, .nettrace, folded stacks; plain, gzip or zstd) or the bytes of one. format:
+    "collapsed", "speedscope", "pprof" or "svg". options: those of Session and of
+    Session.write_path, by name (the session is opened for format alone, and keeps samples in
+    time order when flamechart is set, as the command line does). Raises Error."""
+    if isinstance(inputs, (str, bytes, bytearray, memoryview)) or hasattr(inputs, "__fspath__"):
+        inputs = [inputs]
+    sopts = {k: v for k, v in options.items() if k in SESSION_OPTIONS}
+    wopts = {k: v for k, v in options.items() if k not in SESSION_OPTIONS}
+    unknown = [k for k in wopts if k not in WRITE_OPTIONS]
+    if unknown:
+        raise TypeError("convert: unknown option %r" % unknown[0])
+    if "formats" in sopts:
+        raise TypeError("convert: the format is said by format=")
+    sopts.setdefault("time_order", bool(wopts.get("flamechart")))
+    with Session(formats=format_mask(format), **sopts) as s:
+        for i in inputs:
+            if isinstance(i, str) or hasattr(i, "__fspath__"):
+                s.add_path(i)
+            elif isinstance(i, int):
+                raise TypeError("convert: an input is a path or bytes, not %r" % (i,))
+            else:
+                s.add_bytes(i)
+        s.resolve()
+        return s.write_mem(format, **wopts)
+
