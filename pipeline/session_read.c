@@ -131,6 +131,23 @@ static void t2f_progress_cb(void *ctx, const struct t2f_input *in)
 	t2f_progress(ctx, in, false);
 }
 
+/* The same for a perf.data input, which its reader reads itself (not through `in`): done is the
+ * file offset the records reached. */
+struct t2f_perf_progress {
+	const struct t2f_session *s;
+	const struct t2f_input *in;
+	uint64_t done;
+};
+
+static void t2f_perf_progress_cb(void *ctx, uint64_t offset)
+{
+	struct t2f_perf_progress *pp = ctx;
+
+	pp->done = offset;
+	pp->s->o.progress(pp->s->o.progress_ctx, t2f_input__name(pp->in), offset,
+			  t2f_input__size(pp->in), false);
+}
+
 /* perf script text with parser threads (readers/perf_script_par.h). T2F_SEGMENT_SIZE (bytes)
  * overrides the segment size: for tests. */
 static int t2f_read_parallel(struct t2f_session *s, uint32_t i, struct t2f_input *in,
@@ -308,10 +325,13 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 			      struct t2f_input *in)
 {
 	bool every = s->o.addrs || (s->needs & T2F_NEEDS_ADDRS);
+	struct t2f_perf_progress pp = { .s = s, .in = in };
 	struct t2f_perf_data_conv_opts po = { .input = src->index,
 					      .addr_wanted = every ? NULL : t2f_data_addr_wanted,
 					      .addr_ctx = s,
-					      .threads = t2f_session_jobs(s) };
+					      .threads = t2f_session_jobs(s),
+					      .progress = s->o.progress ? t2f_perf_progress_cb : NULL,
+					      .progress_ctx = &pp };
 	struct t2f_perf_data *pd = NULL;
 	struct t2f_perf_data_conv *pc = NULL;
 	struct t2f_unwind_stage *us = NULL;
@@ -332,8 +352,15 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		po.unwind_ctx = us;
 		err = t2f_perf_data_conv__new(pd, s->profile, s->diag, &po, &pc);
 	}
-	if (!err)
+	if (!err) {
+		if (s->o.progress)
+			s->o.progress(s->o.progress_ctx, t2f_input__name(in), 0, t2f_input__size(in),
+				      false);
 		err = t2f_perf_data_conv__run(pc);
+		if (s->o.progress) /* read to the end, or as far as the failure */
+			s->o.progress(s->o.progress_ctx, t2f_input__name(in),
+				      err ? pp.done : t2f_input__size(in), t2f_input__size(in), true);
+	}
 	if (pc)
 		t2f_add_perf_stats(&s->run.perf, t2f_perf_data_conv__stats(pc));
 	if (us && !err)

@@ -85,7 +85,12 @@ struct t2f_perf_data_conv_opts {
 	unsigned threads;                /* 2 or more: frames, stacks and weights are added to
 					  * the profile on a thread of their own
 					  * (perf_data_stacks.h; the profile is the same) */
+	/* Called on the calling thread each time the records reach T2F_PERF_PROGRESS_STEP more
+	 * bytes of the file, with the file offset of the record reached; NULL: never. */
+	void (*progress)(void *ctx, uint64_t offset);
+	void *progress_ctx;
 };
+#define T2F_PERF_PROGRESS_STEP ((uint64_t)1 << 20)
 
 /* A mapping of a process, as its MMAP/MMAP2 record gave it. */
 struct t2f_perf_map {

@@ -315,9 +315,14 @@ int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
 {
 	const struct t2f_perf_record *r;
 	const struct t2f_perf_data_stats *ps;
+	uint64_t step = T2F_PERF_PROGRESS_STEP;
 	int err;
 
 	while ((err = t2f_perf_data__next(c->pd, &r)) > 0) {
+		if (c->o.progress && r->offset >= step) {
+			c->o.progress(c->o.progress_ctx, r->offset);
+			step = r->offset + T2F_PERF_PROGRESS_STEP;
+		}
 		err = pdc_record(c, r);
 		if (err)
 			break;
