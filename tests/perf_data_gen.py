@@ -51,7 +51,8 @@ def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", 
     attr += b"\0" * (128 - len(attr))
     trailer = struct.pack("<IIQ", PID, PID, 1)
     name = padded(comm)
-    recs = struct.pack("<IHH", 3, 0, 16 + len(name) + 16) + struct.pack("<II", PID, PID)
+    # a bytearray: appended to in place (bytes would be copied whole for every record)
+    recs = bytearray(struct.pack("<IHH", 3, 0, 16 + len(name) + 16) + struct.pack("<II", PID, PID))
     recs += name + trailer
     for path, start, prot in mmaps:
         body = struct.pack("<IIQQQIIQQII", PID, PID, start, 0x10000, 0, 8, 1, 7, 0, prot, 2)
