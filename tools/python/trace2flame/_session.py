@@ -71,6 +71,7 @@ class Session:
 
     def __init__(self, *, formats=None, message=None, progress=None, **options):
         self._s = None
+        self._lib = lib()  # kept: close() may run at interpreter exit
         self._formats = format_mask(formats)
         self._cb = Callbacks(message, progress)
         o = _ffi.t2f_options.new(formats=self._formats)
@@ -83,14 +84,14 @@ class Session:
             o.progress = self._cb.progress
         self._o = o
         s = ctypes.POINTER(_ffi.t2f_session)()
-        check(lib().t2f_session_new(ctypes.byref(o), ctypes.byref(s)))
+        check(self._lib.t2f_session_new(ctypes.byref(o), ctypes.byref(s)))
         self._s = s
 
     # ---- life --------------------------------------------------------------------------------
     def close(self):
         """t2f_session_free. Closing twice is fine."""
         if self._s:
-            lib().t2f_session_free(self._s)
+            self._lib.t2f_session_free(self._s)
             self._s = None
 
     def __enter__(self):
@@ -117,16 +118,16 @@ class Session:
     # ---- inputs ------------------------------------------------------------------------------
     def add_path(self, path):
         """t2f_session_add_path: reads the input at path ("-": standard input)."""
-        self._call(lib().t2f_session_add_path, cstr(path, "path"))
+        self._call(self._lib.t2f_session_add_path, cstr(path, "path"))
 
     def add_fd(self, fd, name=None):
         """t2f_session_add_fd: reads the input from descriptor fd (not closed)."""
-        self._call(lib().t2f_session_add_fd, fd, cstr(name, "name"))
+        self._call(self._lib.t2f_session_add_fd, fd, cstr(name, "name"))
 
     def add_bytes(self, data, name=None):
         """t2f_session_add_bytes: reads the input from memory (bytes or any buffer)."""
         ptr, n, keep = _buffer(data)
-        self._call(lib().t2f_session_add_bytes, ptr, n, cstr(name, "name"))
+        self._call(self._lib.t2f_session_add_bytes, ptr, n, cstr(name, "name"))
         del keep
 
     def add(self, source, name=None):
@@ -142,7 +143,7 @@ class Session:
 
     def resolve(self):
         """t2f_session_resolve: names the frames left unnamed, settles the event written."""
-        self._call(lib().t2f_session_resolve)
+        self._call(self._lib.t2f_session_resolve)
 
     # ---- outputs -----------------------------------------------------------------------------
     def _write_options(self, format, options):
@@ -167,48 +168,48 @@ class Session:
         title, subtitle, count_name, width, min_width, colors, hash, reverse, icicle, flamechart,
         diff: another Session, diff_is_after, no_thread_root)."""
         w, keep = self._write_options(format, options)
-        self._call(lib().t2f_session_write_path, ctypes.byref(w), cstr(path, "path"))
+        self._call(self._lib.t2f_session_write_path, ctypes.byref(w), cstr(path, "path"))
         del keep
 
     def write_fd(self, fd, format=None, **options):
         """t2f_session_write_fd: writes the profile to descriptor fd (not closed); as
         write_path."""
         w, keep = self._write_options(format, options)
-        self._call(lib().t2f_session_write_fd, ctypes.byref(w), fd)
+        self._call(self._lib.t2f_session_write_fd, ctypes.byref(w), fd)
         del keep
 
     def write_mem(self, format=None, **options):
         """t2f_session_write_mem: the profile as bytes; as write_path."""
         w, keep = self._write_options(format, options)
         buf, n = ctypes.c_void_p(), ctypes.c_size_t()
-        self._call(lib().t2f_session_write_mem, ctypes.byref(w), ctypes.byref(buf),
+        self._call(self._lib.t2f_session_write_mem, ctypes.byref(w), ctypes.byref(buf),
                    ctypes.byref(n))
         del keep
         try:
             return ctypes.string_at(buf, n.value) if n.value else b""
         finally:
-            lib().free(buf)
+            self._lib.free(buf)
 
     # ---- what happened -----------------------------------------------------------------------
     @property
     def error(self):
         """t2f_session_error: the message of the last failure, or ""."""
-        return lib().t2f_session_error(self._handle()).decode("utf-8", "surrogateescape")
+        return self._lib.t2f_session_error(self._handle()).decode("utf-8", "surrogateescape")
 
     def stats(self):
         """t2f_session_stats, as a Stats."""
         st = _ffi.t2f_stats.new()
-        check(lib().t2f_session_stats(self._handle(), ctypes.byref(st)))
+        check(self._lib.t2f_session_stats(self._handle(), ctypes.byref(st)))
         return to_record(Stats, st)
 
     def module_count(self):
         """t2f_session_module_count: the modules the resolve stage looked at."""
-        return lib().t2f_session_module_count(self._handle())
+        return self._lib.t2f_session_module_count(self._handle())
 
     def module(self, i):
         """t2f_session_module: report i, as a ModuleReport (IndexError past the last)."""
         m = _ffi.t2f_module_report.new()
-        rc = lib().t2f_session_module(self._handle(), i, ctypes.byref(m))
+        rc = self._lib.t2f_session_module(self._handle(), i, ctypes.byref(m))
         if rc == -errno.ERANGE:
             raise IndexError("module report %d: there are %d" % (i, self.module_count()))
         check(rc)
@@ -228,7 +229,7 @@ class Session:
         if not isinstance(what, int):
             for w in what:
                 bits |= enum_value(REPORTS, w, "report")
-        lib().t2f_session_report(self._handle(), bits)
+        self._lib.t2f_session_report(self._handle(), bits)
         self._cb.raise_pending()
 
 

@@ -41,6 +41,7 @@ class Symbols:
 
     def __init__(self, *, message=None, **options):
         self._s = None
+        self._lib = lib()  # kept: close() may run at interpreter exit
         self._cb = Callbacks(message)
         o = _ffi.t2f_symbols_options.new()
         self._keep = fill(o, options, {"rules": SYMBOL_RULES}, "Symbols")
@@ -48,13 +49,13 @@ class Symbols:
             o.message = self._cb.message
         self._o = o
         s = ctypes.POINTER(_ffi.t2f_symbols)()
-        check(lib().t2f_symbols_new(ctypes.byref(o), ctypes.byref(s)))
+        check(self._lib.t2f_symbols_new(ctypes.byref(o), ctypes.byref(s)))
         self._s = s
 
     def close(self):
         """t2f_symbols_free. Closing twice is fine."""
         if self._s:
-            lib().t2f_symbols_free(self._s)
+            self._lib.t2f_symbols_free(self._s)
             self._s = None
 
     def __enter__(self):
@@ -85,14 +86,14 @@ class Symbols:
         m = _ffi.t2f_module.new(path=cstr(path, "path"), build_id=cstr(build_id, "build_id"))
         fill(m, fields, {}, "add_module")
         mid = ctypes.c_uint32()
-        self._call(lib().t2f_symbols_add_module, ctypes.byref(m), ctypes.byref(mid))
+        self._call(self._lib.t2f_symbols_add_module, ctypes.byref(m), ctypes.byref(mid))
         return mid.value
 
     def resolve(self, module, addr, space="elf_vaddr"):
         """t2f_symbols_resolve: the function at addr ("abs", "file_off" or "elf_vaddr") of the
         module, as a Symbol (a miss is a result: its miss says why)."""
         out = _ffi.t2f_symbol.new()
-        self._call(lib().t2f_symbols_resolve, module, enum_value(SPACES, space, "space"), addr,
+        self._call(self._lib.t2f_symbols_resolve, module, enum_value(SPACES, space, "space"), addr,
                    ctypes.byref(out))
         return to_record(Symbol, out, addr=addr, inlines=None)
 
@@ -100,7 +101,7 @@ class Symbols:
         """t2f_symbols_inlines: the functions whose code is at addr, innermost first, as
         SourceFrames (empty: no DWARF covers the address)."""
         frames = (_ffi.t2f_source_frame * INLINES_MAX)()
-        n = self._call(lib().t2f_symbols_inlines, module, enum_value(SPACES, space, "space"),
+        n = self._call(self._lib.t2f_symbols_inlines, module, enum_value(SPACES, space, "space"),
                        addr, frames, INLINES_MAX)
         return [to_record(SourceFrame, frames[i]) for i in range(n)]
 
@@ -108,9 +109,9 @@ class Symbols:
         """t2f_symbols_refusal_count and t2f_symbols_refusal: the candidate files refused for
         the module (known after its first lookup), as Refusals."""
         out = []
-        for i in range(lib().t2f_symbols_refusal_count(self._handle(), module)):
+        for i in range(self._lib.t2f_symbols_refusal_count(self._handle(), module)):
             r = _ffi.t2f_refused.new()
-            rc = lib().t2f_symbols_refusal(self._handle(), module, i, ctypes.byref(r))
+            rc = self._lib.t2f_symbols_refusal(self._handle(), module, i, ctypes.byref(r))
             if rc == -errno.ERANGE:
                 break
             check(rc)
@@ -135,7 +136,7 @@ class Symbols:
             return 0
 
         cb = _ffi.t2f_each_function_fn(each)
-        rc = lib().t2f_symbols_each_function(self._handle(), cstr(path, "path"), cb, None)
+        rc = self._lib.t2f_symbols_each_function(self._handle(), cstr(path, "path"), cb, None)
         self._cb.raise_pending()
         if result and isinstance(result[0], BaseException):
             raise result[0]
@@ -152,7 +153,7 @@ class Symbols:
     @property
     def error(self):
         """t2f_symbols_error: the message of each_function's last failure, or ""."""
-        return text(lib().t2f_symbols_error(self._handle()))
+        return text(self._lib.t2f_symbols_error(self._handle()))
 
 
 def symbolize(path, addrs, *, space="elf_vaddr", build_id=None, inlines=True, **options):
