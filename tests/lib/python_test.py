@@ -369,6 +369,8 @@ class SessionAPI(unittest.TestCase):
         with self.assertRaises(ValueError):
             trace2flame.Session(symbol_rules="lax")
         with self.assertRaises(ValueError):
+            trace2flame.Session(jobs=-1)  # not 2^32 - 1 threads
+        with self.assertRaises(ValueError):
             trace2flame.convert([], format="png")
 
     def test_progress(self):

@@ -103,6 +103,17 @@ def enum_value(names, value, what):
     return int(value)
 
 
+_UNSIGNED = (ctypes.c_uint, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_size_t)
+
+
+def unsigned(value, ctype, what):
+    """An int that fits the unsigned C type (ctypes would wrap a negative or larger one)."""
+    value = int(value)
+    if not 0 <= value < 1 << 8 * ctypes.sizeof(ctype):
+        raise ValueError("%s: %d is out of range" % (what, value))
+    return value
+
+
 def fill(struct, values, enums, what):
     """Sets the fields of a ctypes struct from the dict values, by their ctypes type: strings,
     string arrays, bools, numbers, and the enums of `enums` (field: {name: value}). A key that is
@@ -123,6 +134,8 @@ def fill(struct, values, enums, what):
             keep.append(value)
         elif t is ctypes.c_bool:
             value = bool(value)
+        elif t in _UNSIGNED:
+            value = unsigned(value, t, key)
         setattr(struct, key, value)
     return keep
 

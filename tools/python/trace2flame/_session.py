@@ -150,7 +150,8 @@ class Session:
         if format is None:
             bits = [f for f in FORMATS.values() if self._formats == _ffi.T2F_FORMAT_BIT(f)]
             if not bits:
-                raise TypeError("write: format needed (the session was opened for several)")
+                raise TypeError("write: format needed (the session was not opened for one "
+                                "format alone)")
             format = bits[0]
         w = _ffi.t2f_write_options.new(format=enum_value(FORMATS, format, "format"))
         diff = options.pop("diff", None)
