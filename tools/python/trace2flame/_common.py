@@ -117,10 +117,9 @@ def unsigned(value, ctype, what):
 def fill(struct, values, enums, what):
     """Sets the fields of a ctypes struct from the dict values, by their ctypes type: strings,
     string arrays, bools, numbers, and the enums of `enums` (field: {name: value}). A key that is
-    no field of the struct is a TypeError naming it. Returns what must outlive the struct (the
-    buffers its pointers point into)."""
+    no field of the struct is a TypeError naming it. (The buffers a pointer field is set to are
+    kept alive by the struct itself, in ctypes' _objects.)"""
     types = dict(struct._fields_)
-    keep = []
     for key, value in values.items():
         t = types.get(key)
         if t is None or key == "size" or key.endswith("_ctx"):
@@ -131,13 +130,11 @@ def fill(struct, values, enums, what):
             value = cstr(value, key)
         elif t is _ffi.c_str_array:
             value = str_array(value, key)
-            keep.append(value)
         elif t is ctypes.c_bool:
             value = bool(value)
         elif t in _UNSIGNED:
             value = unsigned(value, t, key)
         setattr(struct, key, value)
-    return keep
 
 
 def record(name, struct, extra=(), skip=("size",)):
@@ -206,3 +203,47 @@ class Callbacks:
             e, self._pending = self._pending, None
         if e is not None:
             raise e
+
+
+class Handle:
+    """What Session and Symbols share: the C object, made from an options struct and freed by
+    close() (or a with block, or the garbage collector), and the calls on it. The options struct
+    (and through it the strings and arrays it points to) and the callbacks are kept as long as
+    the object, which the C side may use them for; so is the library, which close() needs when
+    it runs at interpreter exit."""
+    _new, _free, _what = None, None, None  # the library's functions, what the object is
+
+    def _open(self, ctype, options, callbacks):
+        self._s = None
+        self._lib = lib()
+        self._o, self._cb = options, callbacks
+        s = ctypes.POINTER(ctype)()
+        check(getattr(self._lib, self._new)(ctypes.byref(options), ctypes.byref(s)))
+        self._s = s
+
+    def close(self):
+        """Frees the C object (t2f_session_free, t2f_symbols_free). Closing twice is fine."""
+        if getattr(self, "_s", None):
+            getattr(self._lib, self._free)(self._s)
+            self._s = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _handle(self):
+        if not self._s:
+            raise ValueError("trace2flame: the %s is closed" % self._what)
+        return self._s
+
+    def _call(self, fn, *args, message=None):
+        """fn(handle, *args); then the exception a callback raised meanwhile, else Error for a
+        negative return (its message from message(), else t2f_strerror)."""
+        rc = fn(self._handle(), *args)
+        self._cb.raise_pending()
+        return check(rc, message)

@@ -3,7 +3,7 @@ import ctypes
 import errno
 
 from . import _ffi
-from ._common import Callbacks, check, cstr, enum_value, fill, lib, names_of, record
+from ._common import Callbacks, Handle, check, cstr, enum_value, fill, names_of, record
 from ._common import to_record
 
 FORMATS = {"collapsed": _ffi.T2F_FORMAT_COLLAPSED, "speedscope": _ffi.T2F_FORMAT_SPEEDSCOPE,
@@ -53,7 +53,7 @@ def _buffer(data):
     return ctypes.cast(buf, ctypes.c_void_p), view.nbytes, buf
 
 
-class Session:
+class Session(Handle):
     """A conversion: struct t2f_session. Keyword options are the fields of struct t2f_options
     (the header documents each): formats ("collapsed", "speedscope", "pprof", "svg", a list of
     them, or None: any), event, weight_samples, addrs, raw_names, time_order, signals, strict,
@@ -69,51 +69,22 @@ class Session:
     failed call raises Error with the session's message. Used by one thread at a time; close()
     (or a with block) frees it."""
 
+    _new, _free, _what = "t2f_session_new", "t2f_session_free", "session"
+
     def __init__(self, *, formats=None, message=None, progress=None, **options):
-        self._s = None
-        self._lib = lib()  # kept: close() may run at interpreter exit
         self._formats = format_mask(formats)
-        self._cb = Callbacks(message, progress)
+        cb = Callbacks(message, progress)
         o = _ffi.t2f_options.new(formats=self._formats)
-        self._keep = fill(o, options, {"symbol_rules": SYMBOL_RULES}, "Session")
-        # the strings the options point to: they must outlive the session
-        self._keep += [getattr(o, f) for f, t in o._fields_ if t is ctypes.c_char_p]
-        if self._cb.message:
-            o.message = self._cb.message
-        if self._cb.progress:
-            o.progress = self._cb.progress
-        self._o = o
-        s = ctypes.POINTER(_ffi.t2f_session)()
-        check(self._lib.t2f_session_new(ctypes.byref(o), ctypes.byref(s)))
-        self._s = s
-
-    # ---- life --------------------------------------------------------------------------------
-    def close(self):
-        """t2f_session_free. Closing twice is fine."""
-        if self._s:
-            self._lib.t2f_session_free(self._s)
-            self._s = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_s", None):
-            self.close()
-
-    def _handle(self):
-        if not self._s:
-            raise ValueError("trace2flame: the session is closed")
-        return self._s
+        fill(o, options, {"symbol_rules": SYMBOL_RULES}, "Session")
+        if cb.message:
+            o.message = cb.message
+        if cb.progress:
+            o.progress = cb.progress
+        self._open(_ffi.t2f_session, o, cb)
 
     def _call(self, fn, *args):
-        """fn(session, *args), then a callback's exception or the error raised."""
-        rc = fn(self._handle(), *args)
-        self._cb.raise_pending()
-        return check(rc, lambda: self.error)
+        """Handle._call, the error's message the session's."""
+        return super()._call(fn, *args, message=lambda: self.error)
 
     # ---- inputs ------------------------------------------------------------------------------
     def add_path(self, path):
@@ -155,12 +126,12 @@ class Session:
             format = bits[0]
         w = _ffi.t2f_write_options.new(format=enum_value(FORMATS, format, "format"))
         diff = options.pop("diff", None)
-        keep = fill(w, options, {"colors": COLORS}, "write")
+        fill(w, options, {"colors": COLORS}, "write")
         if diff is not None:
             if not isinstance(diff, Session):
                 raise TypeError("diff: expected a Session")
             w.diff = diff._handle()
-        return w, (keep, diff)
+        return w
 
     def write_path(self, path, format=None, **options):
         """t2f_session_write_path: writes the profile to path atomically ("-": stdout). format:
@@ -168,24 +139,21 @@ class Session:
         the fields of struct t2f_write_options (pid, tid, kernel, jit, inlined, input_name,
         title, subtitle, count_name, width, min_width, colors, hash, reverse, icicle, flamechart,
         diff: another Session, diff_is_after, no_thread_root)."""
-        w, keep = self._write_options(format, options)
+        w = self._write_options(format, options)
         self._call(self._lib.t2f_session_write_path, ctypes.byref(w), cstr(path, "path"))
-        del keep
 
     def write_fd(self, fd, format=None, **options):
         """t2f_session_write_fd: writes the profile to descriptor fd (not closed); as
         write_path."""
-        w, keep = self._write_options(format, options)
+        w = self._write_options(format, options)
         self._call(self._lib.t2f_session_write_fd, ctypes.byref(w), fd)
-        del keep
 
     def write_mem(self, format=None, **options):
         """t2f_session_write_mem: the profile as bytes; as write_path."""
-        w, keep = self._write_options(format, options)
+        w = self._write_options(format, options)
         buf, n = ctypes.c_void_p(), ctypes.c_size_t()
         self._call(self._lib.t2f_session_write_mem, ctypes.byref(w), ctypes.byref(buf),
                    ctypes.byref(n))
-        del keep
         try:
             return ctypes.string_at(buf, n.value) if n.value else b""
         finally:

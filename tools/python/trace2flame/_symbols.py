@@ -4,8 +4,8 @@ import ctypes
 import errno
 
 from . import _ffi
-from ._common import Callbacks, check, cstr, enum_value, fill, lib, names_of, record, text
-from ._common import to_record
+from ._common import Callbacks, Handle, check, cstr, enum_value, fill, lib, names_of
+from ._common import record, text, to_record
 from ._session import SYMBOL_RULES
 
 SPACES = {"abs": _ffi.T2F_SPACE_ABS, "file_off": _ffi.T2F_SPACE_FILE_OFF,
@@ -32,51 +32,22 @@ ElfSymbol = record("ElfSymbol", _ffi.t2f_elf_symbol, skip=())
 ElfSymbol.__doc__ = "struct t2f_elf_symbol: a function symbol as the ELF file lists it."
 
 
-class Symbols:
+class Symbols(Handle):
     """The symbolizer alone: struct t2f_symbols. Keyword options are the fields of struct
     t2f_symbols_options: symbol_dirs, debug_dirs (lists of paths), rules ("auto", "perf",
     "strict"), raw_names, no_params, unsafe_build_id_match, offline, signals, and message, a
     callable given each warning line. A failed call raises Error. Used by one thread at a time;
     close() (or a with block) frees it."""
 
+    _new, _free, _what = "t2f_symbols_new", "t2f_symbols_free", "symbolizer"
+
     def __init__(self, *, message=None, **options):
-        self._s = None
-        self._lib = lib()  # kept: close() may run at interpreter exit
-        self._cb = Callbacks(message)
+        cb = Callbacks(message)
         o = _ffi.t2f_symbols_options.new()
-        self._keep = fill(o, options, {"rules": SYMBOL_RULES}, "Symbols")
-        if self._cb.message:
-            o.message = self._cb.message
-        self._o = o
-        s = ctypes.POINTER(_ffi.t2f_symbols)()
-        check(self._lib.t2f_symbols_new(ctypes.byref(o), ctypes.byref(s)))
-        self._s = s
-
-    def close(self):
-        """t2f_symbols_free. Closing twice is fine."""
-        if self._s:
-            self._lib.t2f_symbols_free(self._s)
-            self._s = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_s", None):
-            self.close()
-
-    def _handle(self):
-        if not self._s:
-            raise ValueError("trace2flame: the symbolizer is closed")
-        return self._s
-
-    def _call(self, fn, *args, message=None):
-        rc = fn(self._handle(), *args)
-        self._cb.raise_pending()
-        return check(rc, message)
+        fill(o, options, {"rules": SYMBOL_RULES}, "Symbols")
+        if cb.message:
+            o.message = cb.message
+        self._open(_ffi.t2f_symbols, o, cb)
 
     def add_module(self, path=None, build_id=None, **fields):
         """t2f_symbols_add_module: registers a module, by its recorded path, its build-id (hex)
