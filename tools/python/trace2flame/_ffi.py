@@ -9,7 +9,7 @@ functions to what is declared here.
 
 The library is looked for, in order: the file T2F_LIBRARY names (nothing else is tried when it
 is set); libtrace2flame.so.0 in this package's directory; in the library directory the
-installation recorded (_install.py, written by `cmake --install`); then by its soname through
+installation recorded (_install.py, installed with the module); then by its soname through
 the dynamic loader's search (LD_LIBRARY_PATH, ld.so.cache) and ctypes.util.find_library.
 """
 import ctypes
