@@ -93,34 +93,6 @@ static int inl_name(struct inl *x, const struct t2f_frame *f, const struct t2f_d
 	return err;
 }
 
-/* How much of name is left without a symbol version ("cfree@GLIBC_2.2.5",
- * "__libc_start_main@@GLIBC_2.34", "std::thread::join()@GLIBCXX_3.4.11"): all of it when it has
- * none, or when what follows the '@' is perf's "plt". */
-static size_t inl_unversioned_len(const char *name, size_t len)
-{
-	const char *at = memchr(name, '@', len);
-	const char *ver = at && at + 1 < name + len && at[1] == '@' ? at + 2 : at ? at + 1 : NULL;
-	size_t rest = ver ? len - (size_t)(ver - name) : 0;
-
-	if (!ver || at == name || !rest || memchr(ver, '@', rest) ||
-	    (rest == 3 && memcmp(ver, "plt", 3) == 0))
-		return len;
-	return (size_t)(at - name);
-}
-
-/* *id without its symbol version (above), interned. */
-static int inl_unversioned(struct inl *x, t2f_str_id *id)
-{
-	size_t len, keep;
-	const char *name = *id ? t2f_profile__str(x->p, *id, &len) : NULL;
-
-	if (!name || (keep = inl_unversioned_len(name, len)) == len)
-		return 0;
-	x->name.len = 0; /* copied first: interning may move the string table */
-	return t2f_buf__put(&x->name, name, keep) ?:
-	       t2f_profile__intern(x->p, x->name.p, x->name.len, id);
-}
-
 /* The source positions of one level. */
 static int inl_positions(struct inl *x, struct t2f_frame *g, const struct t2f_dwarf_frame *lv)
 {
@@ -163,7 +135,7 @@ static bool inl_place(const struct inl *x, t2f_frame_id id, int at, t2f_sym_modu
  * __libc_start_main_impl, init_cpu_features; not malloc, __libc_start_main@@GLIBC_2.34,
  * init_cpu_features.constprop.0), else the symbol addr2line picks (t2f_symbolizer__a2l_name:
  * coll::check for DWARF's "check", stamp_v1 over stamp@@STAMP_1), else perf's; never with a
- * symbol version. */
+ * symbol version (the symbolizer's names have none). */
 static int inl_unwound_name(struct inl *x, t2f_frame_id id, int at,
 			    const struct t2f_dwarf_frame *root, t2f_str_id *name)
 {
@@ -175,13 +147,12 @@ static int inl_unwound_name(struct inl *x, t2f_frame_id id, int at,
 
 	if (root && root->name && root->as_symbol)
 		return inl_name(x, f, root, name);
-	if (inl_place(x, id, at, &mod, &va)) {
-		err = t2f_symbolizer__a2l_name(x->sym, mod, va, &a2l);
-		if (err)
-			return err;
-		*name = a2l ? a2l : *name;
-	}
-	return inl_unversioned(x, name);
+	if (!inl_place(x, id, at, &mod, &va))
+		return 0;
+	err = t2f_symbolizer__a2l_name(x->sym, mod, va, &a2l);
+	if (!err && a2l)
+		*name = a2l;
+	return err;
 }
 
 /* The chain's frames into the pool: the holding function (its name kept, perf's symbol, but

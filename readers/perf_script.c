@@ -22,6 +22,7 @@
 #include "formats/buf.h"
 #include "formats/event_name.h"
 #include "formats/hashmap.h"
+#include "formats/sym_version.h"
 #include "readers/perf_script_blocks.h"
 #include "readers/perf_script_maps.h"
 #include "readers/perf_script_parse.h"
@@ -222,6 +223,18 @@ static void to_file_off(struct t2f_perf_script *ps, struct t2f_frame *f)
 	}
 }
 
+/* The length of a frame's name without the symbol version perf printed with it
+ * ("cfree@GLIBC_2.2.5": formats/sym_version.h), when the name is an ELF symbol's: not a JIT
+ * frame's, which a perf map names with any text, nor one of the dso [unknown]. A frame printed
+ * without its dso (-F ip,sym) is taken for an ELF file's, as its kind is. */
+static size_t name_len(const struct ps_frame *pf, enum t2f_frame_kind kind)
+{
+	bool elf = kind != T2F_FRAME_JIT &&
+		   !(pf->dso.len == 9 && memcmp(pf->dso.p, "[unknown]", 9) == 0);
+
+	return elf ? t2f_sym_version_cut(pf->sym.p, pf->sym.len) : pf->sym.len;
+}
+
 /* Interns a parsed frame. Addresses are kept as t2f_perf_script__unknown_addrs says, or on
  * every frame with keep_addrs. abs: the frame of a one-line sample, whose address is the
  * absolute ip (turned into a file offset when its process's mapping is known). */
@@ -234,7 +247,7 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, b
 	int err = 0;
 
 	if (!unknown)
-		err = t2f_profile__intern(ps->p, pf->sym.p, pf->sym.len, &f.name);
+		err = t2f_profile__intern(ps->p, pf->sym.p, name_len(pf, f.kind), &f.name);
 	if (!err && pf->dso.len)
 		err = t2f_profile__intern(ps->p, pf->dso.p, pf->dso.len, &f.module);
 	if (ps->keep_addrs)

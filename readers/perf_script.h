@@ -6,7 +6,9 @@
  * [cpu], optional period and event (with modifiers, tracepoint payloads), one-line samples without
  * a call chain, frames with or without symbol / +0xOFF / (dso), dso names with nested parentheses,
  * (inlined) frames, srcline lines, '#' lines, and PERF_RECORD_MMAP/MMAP2 (kept as module maps)
- * and COMM/FORK/EXIT side records.
+ * and COMM/FORK/EXIT side records. Frame names lose the symbol version perf prints with an ELF
+ * symbol's ("cfree@GLIBC_2.2.5" is "cfree"; formats/sym_version.h), but for JIT frames (perf
+ * maps name them with any text) and the dso [unknown].
  *
  * Bad lines are warnings (file:line, rate-limited through the diag) and the sample they belong to
  * is dropped and counted; in strict mode the first one is the error (-T2F_E_FORMAT). Binary

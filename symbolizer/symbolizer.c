@@ -14,6 +14,7 @@
 
 #include "formats/grow.h"
 #include "formats/hashmap.h"
+#include "formats/sym_version.h"
 #include "symbolizer/dwarf.h"
 #include "symbolizer/module_map.h"
 
@@ -389,7 +390,7 @@ static int file_search(struct t2f_symbolizer *s, struct sym_file *f)
 	return 0;
 }
 
-/* ---- names: demangled once per raw name pointer, interned in the caller's strtab ---- */
+/* ---- names: cut and demangled once per raw name pointer, interned in the caller's strtab ---- */
 
 struct name_key {
 	const struct t2f_symbolizer *s;
@@ -403,13 +404,27 @@ static bool name_eq(const void *ctx, uint32_t value)
 	return k->s->name_cache[value].raw == k->raw;
 }
 
+/* The frame name of a symbol: without its version (formats/sym_version.h: "cfree" for
+ * "cfree@GLIBC_2.2.5"), then demangled per the options ("std::thread::join()" for
+ * "_ZNSt6thread4joinEv@@GLIBCXX_3.4.11"). */
 static int intern_name(struct t2f_symbolizer *s, const char *raw, t2f_str_id *id)
 {
-	char *dm = t2f_demangle(raw, s->demangle);
-	const char *name = dm ? dm : raw;
-	int err = t2f_strtab__intern(s->names, name, strlen(name), id);
+	size_t len = strlen(raw), keep = t2f_sym_version_cut(raw, len);
+	const char *name = raw;
+	char *base = NULL, *dm;
+	int err;
 
+	if (keep < len) {
+		base = strndup(raw, keep);
+		if (!base)
+			return -ENOMEM;
+		name = base;
+	}
+	dm = t2f_demangle(name, s->demangle);
+	name = dm ? dm : name;
+	err = t2f_strtab__intern(s->names, name, strlen(name), id);
 	free(dm);
+	free(base);
 	return err;
 }
 

@@ -15,7 +15,9 @@
  * descriptors are capped: libelf keeps none open after loading). When the symbols come from a
  * debug file, the same build's binary (at the recorded path or a verified copy) also gives the
  * PT_LOAD table and names what the debug file cannot: PLT stubs. Lookups are memoised per
- * (module, elf_vaddr). Names are interned in the caller's strtab, demangled per opts.
+ * (module, elf_vaddr). Names are interned in the caller's strtab without their symbol version
+ * (formats/sym_version.h: "cfree", not "cfree@GLIBC_2.2.5"; "malloc@plt" stays), demangled
+ * per opts.
  * The files opened share one decompression budget (elf_module.h; opts.decode_*_max): a file
  * whose compressed symbols would pass the per-file limit, or what the run has left, is refused
  * with a warning naming it, and its addresses miss with T2F_MISS_DECODE_LIMIT; the others go on.
@@ -86,7 +88,7 @@ enum t2f_miss {
 };
 
 struct t2f_sym {
-	t2f_str_id name;            /* demangled per opts; 0 on a miss */
+	t2f_str_id name;            /* without its version, demangled per opts; 0 on a miss */
 	uint64_t elf_vaddr;         /* the address in the ELF's own space (when mapped) */
 	uint64_t offset;            /* elf_vaddr - symbol start */
 	enum t2f_miss miss;
@@ -131,8 +133,9 @@ int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uin
 int t2f_symbolizer__report_dwarf(struct t2f_symbolizer *s);
 
 /* The name binutils' addr2line gives elf_vaddr where DWARF names no function there, from the
- * module's symbol file (elf_module.h __lookup_a2l), demangled per opts and interned: what perf
- * 6.1 prints for a frame its --call-graph dwarf unwinder found there. 0 and *name (0: no file,
+ * module's symbol file (elf_module.h __lookup_a2l), as every name (without its version,
+ * demangled per opts) and interned: what perf 6.1 prints for a frame its --call-graph dwarf
+ * unwinder found there, but for the version. 0 and *name (0: no file,
  * or no symbol in the section), or -ENOMEM, -EINVAL (unknown id). Not memoised. */
 int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
 			     t2f_str_id *name);
