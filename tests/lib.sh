@@ -83,21 +83,28 @@ bad() {
 	echo "FAIL $*"
 }
 
-# need_perf_record: makes $TMP, then exits 0 (the test skipped, with one line saying why and
-# what to do) when perf is missing or may not record -e cpu-clock here
-need_perf_record() {
+# perf_can_record SKIPPED: true when perf may record -e cpu-clock here ($TMP must exist); else
+# false, after one line saying why, what to do and SKIPPED ("skipping the recordings")
+perf_can_record() {
 	if ! command -v perf >/dev/null 2>&1; then
-		echo "$TEST_NAME: perf not found (Debian linux-perf: tools/quickstart installs it): skipping"
-		exit 0
+		echo "$TEST_NAME: perf not found (Debian linux-perf: tools/quickstart installs it):" \
+			"$1"
+		return 1
 	fi
-	make_tmp
 	if ! perf record -q -e cpu-clock -o "$TMP/probe.data" -- true >"$TMP/probe.err" 2>&1; then
 		echo "$TEST_NAME: perf record -e cpu-clock is not allowed here" \
 			"(kernel.perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null);" \
 			"run as root, or sysctl kernel.perf_event_paranoid=1; perf said:" \
-			"$(head -n 1 "$TMP/probe.err")): skipping"
-		exit 0
+			"$(head -n 1 "$TMP/probe.err")): $1"
+		return 1
 	fi
+}
+
+# need_perf_record: makes $TMP, then exits 0 (the test skipped, with one line saying why and
+# what to do) when perf is missing or may not record -e cpu-clock here
+need_perf_record() {
+	make_tmp
+	perf_can_record skipping || exit 0
 }
 
 # CORPUS_MISSING: how a test says the real-recording corpus is absent (it lives beside the

@@ -6,7 +6,8 @@
  *
  * FILE<TAB>TABLE<TAB>VALUE<TAB>SIZE<TAB>NAME: TABLE the section name (".gnu_debugdata:.symtab"
  * for MiniDebugInfo), VALUE raw st_value in lowercase hex without 0x (no arch fix-ups), SIZE
- * decimal, NAME raw, or demangled (full) with --demangle. Sizeless symbols are not listed.
+ * decimal, NAME raw, or with --demangle as a frame shows it: without its symbol version
+ * ("cfree" for "cfree@GLIBC_2.2.5"), demangled (full). Sizeless symbols are not listed.
  * A file that fails is reported as "trace2flame: FILE: message" and the others still run.
  */
 #include "tools/commands.h"
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/sym_version.h"
 #include "formats/utf8.h"
 #include "include/trace2flame.h"
 #include "tools/cli_opts.h"
@@ -42,7 +44,8 @@ static void symbols_help(FILE *f)
 	      "MiniDebugInfo): FILE<TAB>TABLE<TAB>VALUE<TAB>SIZE<TAB>NAME per symbol, VALUE in hex,\n"
 	      "SIZE in decimal; FUNC and IFUNC, defined, with a value and a size.\n"
 	      "\n"
-	      "  --demangle   print C++ and Rust names demangled\n"
+	      "  --demangle   print names as frames show them: C++ and Rust names demangled,\n"
+	      "               without symbol versions (cfree, not cfree@GLIBC_2.2.5)\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 some FILE is not a valid ELF file, 2 usage error,\n"
 	      "3 some FILE cannot be read.\n",
@@ -75,6 +78,20 @@ static int parse_args(struct symbols_run *r, int argc, char **argv, int *first)
 	return 0;
 }
 
+/* The name as a frame shows it (--demangle): without its symbol version, demangled; malloc'd,
+ * or NULL when out of memory (the raw name is printed then). */
+static char *frame_name(const char *raw)
+{
+	size_t len = strlen(raw);
+	char *base = strndup(raw, t2f_sym_version_cut(raw, len));
+	char *pretty = base ? t2f_demangle_name(base, true) : NULL;
+
+	if (!pretty)
+		return base;
+	free(base);
+	return pretty;
+}
+
 static int print_sym(void *ctx, const struct t2f_elf_symbol *sym)
 {
 	struct symbols_run *r = ctx;
@@ -83,7 +100,7 @@ static int print_sym(void *ctx, const struct t2f_elf_symbol *sym)
 	if (sym->size == 0)
 		return 0;
 	if (r->demangle)
-		pretty = t2f_demangle_name(sym->name, true);
+		pretty = frame_name(sym->name);
 	if (printf("%s\t%s\t%" PRIx64 "\t%" PRIu64 "\t%s\n", r->file, sym->table, sym->value,
 		   sym->size, t2f_utf8_visible(pretty ? pretty : sym->name, vis, sizeof(vis))) < 0)
 		r->write_err = errno ? -errno : -EIO;

@@ -832,6 +832,33 @@ static void test_reader_frame_cache_and_kinds(void **state)
 	run_close(&r);
 }
 
+/* Names perf printed with a symbol version lose it (formats/sym_version.h), but for JIT frames
+ * (a perf map names them with any text) and the dso [unknown]; "@plt" stays. */
+static void test_reader_symbol_versions(void **state)
+{
+	struct run r;
+
+	(void)state;
+	run_text(&r,
+		 "v 5 1.0: 1 cpu-clock:\n"
+		 "\t 10 cfree@GLIBC_2.2.5+0x1f (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+		 "\t 11 malloc@plt+0x4 (/app)\n"
+		 "\t 12 std::thread::join@@GLIBCXX_3.4.11 (/usr/lib/libstdc++.so.6)\n"
+		 "\t 13 run@Foo_1 (/tmp/perf-5.map)\n"
+		 "\t 14 f@V_1 ([unknown])\n"
+		 "\t 15 __libc_start_main@@GLIBC_2.34\n"      /* no dso (-F ip,sym) */
+		 "\t 16 k@V_1 ([kernel.kallsyms])\n"
+		 "\t 17 g@@V_2 (inlined)\n"
+		 "\t 18 h@2 (/x)\n"
+		 "\n");
+	assert_dump(r.p,
+		    "v/-1/5 cpu-clock: h@2@/x;g[i];k@[kernel.kallsyms][k];__libc_start_main;"
+		    "f@V_1@[unknown];run@Foo_1@/tmp/perf-5.map[j];"
+		    "std::thread::join@/usr/lib/libstdc++.so.6;malloc@plt@/app;"
+		    "cfree@/usr/lib/x86_64-linux-gnu/libc.so.6 1 1\n");
+	run_close(&r);
+}
+
 static void test_reader_deep_stack(void **state)
 {
 	struct sb b = { malloc(16), 0, 16 };
@@ -892,6 +919,7 @@ int main(void)
 		cmocka_unit_test(test_reader_nul_byte),
 		cmocka_unit_test(test_reader_crlf),
 		cmocka_unit_test(test_reader_frame_cache_and_kinds),
+		cmocka_unit_test(test_reader_symbol_versions),
 		cmocka_unit_test(test_reader_deep_stack),
 		cmocka_unit_test(test_reader_blank_indented_frames),
 	};
