@@ -105,7 +105,8 @@ struct t2f_options {
 	const char *event;              /* the event to write (NULL: the first with samples) */
 	bool weight_samples;            /* 1 per sample instead of the period */
 	bool addrs;                     /* frames perf left unnamed keep their address */
-	bool raw_names;                 /* names as recorded, not demangled */
+	bool raw_names;                 /* names as recorded, not demangled (symbol versions are
+					 * cut all the same: "cfree", not "cfree@GLIBC_2.2.5") */
 	bool time_order;                /* keep every sample in time order, as an SVG flame chart
 					 * needs (speedscope keeps it anyway) */
 	bool signals;                   /* while t2f_session_write_path has a temp file, SIGINT,
@@ -284,7 +285,8 @@ struct t2f_symbols_options {
 	const char *const *symbol_dirs; /* NULL-terminated, or NULL; then T2F_SYMBOL_PATH's */
 	const char *const *debug_dirs;  /* NULL-terminated; NULL: /usr/lib/debug */
 	enum t2f_symbol_rules rules;    /* AUTO: strict */
-	bool raw_names;                 /* names as in the symbol table */
+	bool raw_names;                 /* names as in the symbol table (mangled), but without
+					 * their symbol version */
 	bool no_params;                 /* demangled without parameter lists */
 	bool unsafe_build_id_match;
 	t2f_message_fn message;         /* NULL: stderr */
@@ -317,7 +319,9 @@ struct t2f_module {
 
 struct t2f_symbol {
 	size_t size;                    /* sizeof(struct t2f_symbol), set by the caller */
-	const char *name;               /* the function, or NULL on a miss */
+	const char *name;               /* the function, or NULL on a miss; never with a symbol
+					 * version ("cfree", not "cfree@GLIBC_2.2.5"; "malloc@plt"
+					 * is no version) */
 	uint64_t offset;                /* of the address from the function's start */
 	uint64_t elf_vaddr;             /* the address in the ELF's space, when it was mapped */
 	const char *miss;               /* NULL on a hit, else why ("not found", "no file" ...) */
@@ -379,7 +383,7 @@ T2F_API int t2f_symbols_refusal(const struct t2f_symbols *s, uint32_t module, si
 
 /* A function symbol as an ELF file lists it. */
 struct t2f_elf_symbol {
-	const char *name;               /* raw (mangled) */
+	const char *name;               /* raw (mangled, with its version: "cfree@GLIBC_2.2.5") */
 	const char *table;              /* ".symtab", ".dynsym", ".gnu_debugdata:.symtab" ... */
 	uint64_t value;                 /* st_value as stored */
 	uint64_t size;
