@@ -38,10 +38,10 @@
 #
 # The route names frames by perf's symbol rules (--symbol-rules perf, its default for perf.data:
 # NOTYPE labels such as ld.so's _dl_start_user, sizeless symbols reaching the next one, the alias
-# perf picks at one address such as cfree@GLIBC_2.2.5, PLT stubs as perf 6.1 numbers them, and
-# lookups walking a tree of perf's shape, which decides where ranges overlap: a sizeless `_init`
-# reaching over .plt), so every case compares whole outputs byte for byte, sys (system-wide)
-# included.
+# perf picks at one address such as cfree@GLIBC_2.2.5 (written cfree, without its version), PLT
+# stubs as perf 6.1 numbers them, and lookups walking a tree of perf's shape, which decides where
+# ranges overlap: a sizeless `_init` reaching over .plt), so every case compares whole outputs
+# byte for byte, sys (system-wide) included.
 # `--buildid-all` (not for bm, z): perf writes build-ids only of the DSOs a sample's ip hit,
 # and uses a library seen only in call chains (libc's start_thread) from its path unverified;
 # trace2flame refuses to name frames from a file it cannot verify by build-id (docs/design.md §5).
