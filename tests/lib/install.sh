@@ -3,9 +3,11 @@
 # prefix, then tools/example_folded.c compiled against that prefix with nothing but what
 # `pkg-config trace2flame` gives, linked with the shared library and, with `pkg-config --static`,
 # with libtrace2flame.a and static copies of its dependencies (so a dependency missing from the
-# .pc's Requires.private / Libs.private fails the link). Both programs and the in-tree one
-# (linked with the build's libtrace2flame.so) must write the bytes the installed
-# `trace2flame INPUT -f collapsed` writes, for perf script text, folded stacks, a gzip'd input
+# .pc's Requires.private / Libs.private fails the link), under -Wall -Wextra -Werror, and once
+# more beside functions of its own named as the library's internal ones (svg_color, nt_detect);
+# the archive must define the header's T2F_API functions and no other global symbol. The
+# programs and the in-tree one (linked with the build's libtrace2flame.so) must write the bytes
+# the installed `trace2flame INPUT -f collapsed` writes, for perf script text, folded stacks, a gzip'd input
 # and a .nettrace (written by tools/make-nettrace; skipped without python3), and fail with exit
 # 1 and a message naming the input for a bad input. Also checks the installed header, .pc, man
 # page and docs.
@@ -72,10 +74,13 @@ else
 	bad "$CC $cflags example_folded.c \$(pkg-config --cflags --libs trace2flame) failed:"
 	head -n 10 "$TMP/cc.err"
 fi
-# every library of `pkg-config --static --libs` static (libc excepted)
+# every library of `pkg-config --static --libs` static (libc excepted), with the warnings a
+# careful program is built with made errors: the archive brings no code of its own to the
+# program's link (no link-time bytecode compiled there, under the program's flags)
 # shellcheck disable=SC2046,SC2086 # the flags are words
-if $CC $cflags -o "$TMP/ex-static" "$example" $(pkg-config --cflags trace2flame) \
-	-Wl,-Bstatic $(pkg-config --static --libs trace2flame) -Wl,-Bdynamic 2>"$TMP/cc.err"; then
+if $CC $cflags -Wall -Wextra -Werror -o "$TMP/ex-static" "$example" \
+	$(pkg-config --cflags trace2flame) -Wl,-Bstatic $(pkg-config --static --libs trace2flame) \
+	-Wl,-Bdynamic 2>"$TMP/cc.err"; then
 	ok
 	if readelf -d "$TMP/ex-static" | grep -E 'NEEDED.*\[lib(trace2flame|json-c|zstd|z|elf|lzma)\.so'; then
 		bad "ex-static needs the shared libraries above"
@@ -83,8 +88,34 @@ if $CC $cflags -o "$TMP/ex-static" "$example" $(pkg-config --cflags trace2flame)
 		ok
 	fi
 else
-	bad "$CC $cflags example_folded.c -Wl,-Bstatic \$(pkg-config --static --libs trace2flame) failed:"
+	bad "$CC $cflags -Wall -Wextra -Werror example_folded.c -Wl,-Bstatic \$(pkg-config --static --libs trace2flame) failed:"
 	head -n 10 "$TMP/cc.err"
+fi
+
+# libtrace2flame.a defines the header's T2F_API functions and no other global symbol: a
+# program's own svg_color or nt_detect is no "multiple definition"
+sed -n 's/^T2F_API[^(]*[^A-Za-z0-9_]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' \
+	"$prefix/include/trace2flame.h" | sort >"$TMP/api"
+nm -g --defined-only "$libdir/libtrace2flame.a" 2>/dev/null | awk 'NF == 3 { print $3 }' |
+	sort -u >"$TMP/archive"
+unprefixed=$(grep -cv '^t2f_' "$TMP/archive")
+[ "$unprefixed" -eq 0 ] && ok ||
+	bad "libtrace2flame.a: $unprefixed global symbols without the t2f_ prefix: $(grep -v '^t2f_' "$TMP/archive" | head -n 5 | tr '\n' ' ')..."
+if cmp -s "$TMP/api" "$TMP/archive"; then
+	ok
+else
+	bad "libtrace2flame.a's global symbols are not the header's T2F_API functions:"
+	diff "$TMP/api" "$TMP/archive" | head -n 10
+fi
+printf '%s\n' 'int svg_color(void);' 'int svg_color(void) { return 0; }' \
+	'int nt_detect(void);' 'int nt_detect(void) { return 0; }' >"$TMP/own.c"
+# shellcheck disable=SC2046,SC2086 # the flags are words
+if $CC $cflags -o "$TMP/ex-own" "$example" "$TMP/own.c" $(pkg-config --cflags trace2flame) \
+	-Wl,-Bstatic $(pkg-config --static --libs trace2flame) -Wl,-Bdynamic 2>"$TMP/cc.err"; then
+	ok
+else
+	bad "example_folded.c with a svg_color and nt_detect of its own, linked statically:"
+	head -n 5 "$TMP/cc.err"
 fi
 
 # --- run them ---------------------------------------------------------------------------------
@@ -97,7 +128,7 @@ convert() {
 		head -n 3 "$TMP/want.err"
 		return
 	fi
-	for _ex in ex-shared ex-static in-tree; do
+	for _ex in ex-shared ex-static ex-own in-tree; do
 		case $_ex in
 		in-tree) _bin=$in_tree ;;
 		*) _bin=$TMP/$_ex ;;
