@@ -33,10 +33,27 @@
  * its mask; a SIGPIPE already pending before the write is left alone. (The `signals` option is
  * apart: it ends the process on a SIGPIPE sent to it while a temp file exists.)
  *
- * Versioning: the options structs start with their size, which the caller sets to sizeof:
- * fields added later go at the end, and a library newer than the caller's header reads the
- * missing ones as zero. A size smaller than the first version's struct, or larger than the
- * library knows, is -EINVAL.
+ * Versioning: the library follows semantic versioning. T2F_VERSION_MAJOR, _MINOR and _PATCH
+ * below are the header's version; t2f_version_number() is the library's at run time (a program
+ * may run with a newer one than it was built with; never with an older one, whose missing
+ * functions the dynamic linker refuses by their version node, TRACE2FLAME_0.1 for the first
+ * release's). Within one major version the ABI only grows, as libbpf's does:
+ *  - a struct passed by pointer starts with `size`, which the caller sets to its sizeof. The
+ *    first release's sizes are frozen (T2F_*_SIZE_V1); fields are only ever added at the end
+ *    (or in a `reserved` field), and no struct has tail padding, so a size tells the version.
+ *  - a struct the caller fills (options, modules) may be of any size from its _SIZE_V1 up: the
+ *    fields a caller's older header lacks read as zero (their default), and every byte this
+ *    library does not know (`reserved` fields, a newer caller's fields past its sizeof) must be
+ *    zero, else the call fails with -E2BIG: a nonzero byte there asks for something this
+ *    library cannot do. Designated initializers (`= { .size = sizeof(x), ... }`) zero them.
+ *    A size below _SIZE_V1 is -EINVAL.
+ *  - a struct the library fills (stats, reports, symbols) is filled up to the caller's size,
+ *    which must be at least its _SIZE_V1 (else -EINVAL): the fields this library does not know
+ *    are set to zero, those the caller's header lacks left out; `size` is left as it was.
+ *    Arrays of them (t2f_symbols_inlines) take their stride from the first element's size.
+ *  - enumerations only gain values; a value this library does not know is -EINVAL.
+ *  - structs the library passes to a callback (t2f_elf_symbol) only gain fields at the end: a
+ *    field added in version X.Y exists when t2f_version_number() >= T2F_MAKE_VERSION(X, Y, 0).
  *
  * Ownership: strings passed in are copied or used during the call only, unless a field says
  * otherwise. Strings returned are owned by the session and valid until its next call.
@@ -56,6 +73,18 @@ extern "C" {
 #endif
 
 #define T2F_API __attribute__((visibility("default")))
+
+/* This header's version; the library's: t2f_version_number(), t2f_version(). */
+#define T2F_VERSION_MAJOR 0
+#define T2F_VERSION_MINOR 1
+#define T2F_VERSION_PATCH 0
+/* A version as one number, MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0: 100; 1.2.3: 10203). */
+#define T2F_MAKE_VERSION(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
+#define T2F_VERSION_NUMBER \
+	T2F_MAKE_VERSION(T2F_VERSION_MAJOR, T2F_VERSION_MINOR, T2F_VERSION_PATCH)
+
+/* The bytes of `type` up to and with its `field`: a first release's size (T2F_*_SIZE_V1). */
+#define T2F_SIZE_TO(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
 
 /* Error codes besides -errno (from 5000 up, so they never equal an errno). */
 enum t2f_error {
@@ -97,12 +126,27 @@ typedef void (*t2f_message_fn)(void *ctx, const char *line);
 typedef void (*t2f_progress_fn)(void *ctx, const char *input, uint64_t done, uint64_t total,
 				bool finished);
 
+/* A session's options (t2f_session_new). Zero is every field's default. */
 struct t2f_options {
 	size_t size;                    /* sizeof(struct t2f_options) */
+	const char *event;              /* the event to write (NULL: the first with samples) */
+	t2f_message_fn message;         /* NULL: stderr */
+	void *message_ctx;
+	t2f_progress_fn progress;       /* NULL: none */
+	void *progress_ctx;
+	/* The resolve stage (t2f_session_resolve). */
+	const char *const *symbol_dirs; /* where binaries are looked for: NULL-terminated, or
+					 * NULL; then the colon-separated T2F_SYMBOL_PATH's */
+	const char *const *debug_dirs;  /* debug file roots: NULL-terminated; NULL: /usr/lib/debug */
+	const char *buildids;           /* a `perf buildid-list` file, or NULL */
+	const char *kallsyms;           /* a kallsyms file for kernel frames, or NULL */
+	const char *perf_map_dir;       /* where perf-PID.map files are, or NULL: as recorded */
 	/* What will be written: T2F_FORMAT_BIT()s of the formats (0: any). Decides what the
 	 * profile keeps while reading (sample times, every address, argument lists). */
 	unsigned formats;
-	const char *event;              /* the event to write (NULL: the first with samples) */
+	unsigned jobs;                  /* parser threads: 0 = one per CPU, 1 = none */
+	unsigned max_frames;            /* distinct frames at most (0: 2,000,000) */
+	enum t2f_symbol_rules symbol_rules;
 	bool weight_samples;            /* 1 per sample instead of the period */
 	bool addrs;                     /* frames perf left unnamed keep their address */
 	bool raw_names;                 /* names as recorded, not demangled (symbol versions are
@@ -116,22 +160,10 @@ struct t2f_options {
 					 * of a debug file being fetched from a debuginfod server */
 	bool strict;                    /* the first warning is an error (T2F_ERR_FORMAT) */
 	bool quiet;                     /* no messages but errors' */
-	unsigned jobs;                  /* parser threads: 0 = one per CPU, 1 = none */
-	unsigned max_frames;            /* distinct frames at most (0: 2,000,000) */
-	t2f_message_fn message;         /* NULL: stderr */
-	void *message_ctx;
-	t2f_progress_fn progress;       /* NULL: none */
-	void *progress_ctx;
-	/* The resolve stage (t2f_session_resolve). */
-	bool resymbolize;               /* every frame with an address, not only unnamed ones */
-	bool unsafe_build_id_match;     /* name frames of modules with no build-id known */
-	enum t2f_symbol_rules symbol_rules;
-	const char *const *symbol_dirs; /* where binaries are looked for: NULL-terminated, or
-					 * NULL; then the colon-separated T2F_SYMBOL_PATH's */
-	const char *const *debug_dirs;  /* debug file roots: NULL-terminated; NULL: /usr/lib/debug */
-	const char *buildids;           /* a `perf buildid-list` file, or NULL */
-	const char *kallsyms;           /* a kallsyms file for kernel frames, or NULL */
-	const char *perf_map_dir;       /* where perf-PID.map files are, or NULL: as recorded */
+	bool resymbolize;               /* resolve: every frame with an address, not only
+					 * unnamed ones */
+	bool unsafe_build_id_match;     /* resolve: name frames of modules with no build-id
+					 * known */
 	bool offline;                   /* never fetch debug files from the debuginfod servers of
 					 * DEBUGINFOD_URLS (fetched when not found locally, within
 					 * the bounds the T2F_DEBUGINFOD_* variables set: see the
@@ -141,7 +173,9 @@ struct t2f_options {
 	bool unwind_libdwfl;            /* perf.data --call-graph dwarf samples unwound by
 					 * libdwfl's unwinder alone, not through the decoded rules
 					 * first (slower; the frames are the same) */
+	uint8_t reserved[4];            /* zero */
 };
+#define T2F_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_options, reserved)
 
 /* SVG colors. */
 enum t2f_colors {
@@ -154,31 +188,37 @@ enum t2f_colors {
 
 struct t2f_session;
 
+/* How a profile is written (t2f_session_write_*). Zero is every field's default. */
 struct t2f_write_options {
 	size_t size;                    /* sizeof(struct t2f_write_options) */
-	enum t2f_format format;
-	bool pid, tid;                  /* collapsed: root frames comm-PID, comm-PID/TID */
-	bool kernel, jit, inlined;      /* the _[k], _[j] and _[i] marks on kernel, JIT and
-					 * inlined frames */
 	const char *input_name;         /* the name the output gives the input (NULL: the inputs) */
 	/* SVG */
 	const char *title, *subtitle, *count_name;
-	unsigned width;                 /* pixels; 0: 1200 */
-	double min_width;               /* narrower frames are left out, in pixels; 0: 0.1;
-					 * below 0: none is */
-	enum t2f_colors colors;
-	bool hash, reverse, icicle, flamechart;
 	/* A differential graph: this session's shape, colored by the change from diff (another
-	 * session, read and not freed until the call returns). diff_is_after: diff is the later
-	 * profile (this one is the earlier). Without event, both use this session's event. */
+	 * session, read, resolved (t2f_session_resolve; else T2F_ERR_STATE) and not freed until
+	 * the call returns). diff_is_after: diff is the later profile (this one is the earlier).
+	 * Without event, both use this session's event. */
 	const struct t2f_session *diff;
+	double min_width;               /* SVG: narrower frames are left out, in pixels; 0: 0.1;
+					 * below 0: none is */
+	enum t2f_format format;
+	enum t2f_colors colors;         /* SVG */
+	unsigned width;                 /* SVG: pixels; 0: 1200 */
+	bool pid, tid;                  /* collapsed: root frames comm-PID, comm-PID/TID */
+	bool kernel, jit, inlined;      /* the _[k], _[j] and _[i] marks on kernel, JIT and
+					 * inlined frames */
+	bool hash, reverse, icicle, flamechart; /* SVG */
 	bool diff_is_after;
 	bool no_thread_root;            /* leave out the command name root (matching stacks
 					 * below it) */
+	uint8_t reserved[1];            /* zero */
 };
+#define T2F_WRITE_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_write_options, reserved)
 
 /* A new session with options o (copied; the strings and arrays it points to must outlive the
- * session). 0, -ENOMEM, or -EINVAL (o or out NULL, bad size). */
+ * session). 0, -ENOMEM, -EINVAL (o or out NULL, a size below T2F_OPTIONS_SIZE_V1, a format or
+ * symbol_rules this library does not know), or -E2BIG (a nonzero byte this library does not
+ * know: see Versioning). */
 T2F_API int t2f_session_new(const struct t2f_options *o, struct t2f_session **out);
 /* Frees s and everything it returned. NULL is fine. */
 T2F_API void t2f_session_free(struct t2f_session *s);
@@ -222,12 +262,12 @@ T2F_API const char *t2f_session_error(const struct t2f_session *s);
 
 struct t2f_stats {
 	size_t size;                    /* sizeof(struct t2f_stats), set by the caller */
+	const char *event;              /* the event written (after resolve), or NULL */
 	uint64_t inputs;                /* inputs read */
 	uint64_t bytes;                 /* bytes read (compressed size for .gz, .zst) */
 	uint64_t samples;               /* samples read */
 	uint64_t events, threads, frames; /* distinct ones in the profile */
-	const char *event;              /* the event written (after resolve), or NULL */
-	uint64_t event_samples;         /* its samples */
+	uint64_t event_samples;         /* the event's samples */
 	uint64_t event_weight;          /* and their summed weight */
 	uint64_t warnings;              /* warnings issued (shown or not) */
 	uint64_t frames_tried;          /* frames the resolve stage looked up */
@@ -235,7 +275,9 @@ struct t2f_stats {
 	uint64_t frames_skipped;        /* not looked up: no build-id known, or no mapping */
 	uint64_t out_bytes;             /* bytes of the last output written */
 };
-/* Fills st (st->size set by the caller). 0 or -EINVAL. */
+#define T2F_STATS_SIZE_V1 T2F_SIZE_TO(struct t2f_stats, out_bytes)
+/* Fills st (st->size set by the caller): what the session holds now, whenever it is called.
+ * 0, or -EINVAL (NULL, a size below T2F_STATS_SIZE_V1). */
 T2F_API int t2f_session_stats(const struct t2f_session *s, struct t2f_stats *st);
 
 enum t2f_module_kind { T2F_MODULE_USER = 0, T2F_MODULE_KERNEL, T2F_MODULE_JIT };
@@ -244,16 +286,19 @@ enum t2f_module_kind { T2F_MODULE_USER = 0, T2F_MODULE_KERNEL, T2F_MODULE_JIT };
 struct t2f_module_report {
 	size_t size;                    /* sizeof(struct t2f_module_report), set by the caller */
 	const char *path;               /* as the trace names it */
-	enum t2f_module_kind kind;
 	const char *file;               /* the file it was named from (ELF, kallsyms or perf map),
 					 * or NULL */
 	const char *build_id;           /* the build-id it was verified against (hex), or "" */
+	enum t2f_module_kind kind;
+	uint32_t reserved;              /* zero */
 	uint64_t resolved;              /* frames named */
 	uint64_t unresolved;            /* frames looked up and not named */
 	uint64_t skipped;               /* frames not looked up (no build-id, no mapping) */
 	uint64_t refused;               /* candidate files refused (another build-id) */
 };
-/* Modules the resolve stage looked at: their count, and report i. -ERANGE past the last. */
+#define T2F_MODULE_REPORT_SIZE_V1 T2F_SIZE_TO(struct t2f_module_report, refused)
+/* Modules the resolve stage looked at: their count (0 before it), and report i: 0, -ERANGE
+ * past the last, -EINVAL (NULL, a size below T2F_MODULE_REPORT_SIZE_V1). */
 T2F_API size_t t2f_session_module_count(const struct t2f_session *s);
 T2F_API int t2f_session_module(const struct t2f_session *s, size_t i,
 			       struct t2f_module_report *m);
@@ -284,19 +329,21 @@ struct t2f_symbols_options {
 	size_t size;                    /* sizeof(struct t2f_symbols_options) */
 	const char *const *symbol_dirs; /* NULL-terminated, or NULL; then T2F_SYMBOL_PATH's */
 	const char *const *debug_dirs;  /* NULL-terminated; NULL: /usr/lib/debug */
+	t2f_message_fn message;         /* NULL: stderr */
+	void *message_ctx;
 	enum t2f_symbol_rules rules;    /* AUTO: strict */
 	bool raw_names;                 /* names as in the symbol table (mangled), but without
 					 * their symbol version */
 	bool no_params;                 /* demangled without parameter lists */
 	bool unsafe_build_id_match;
-	t2f_message_fn message;         /* NULL: stderr */
-	void *message_ctx;
 	bool offline;                   /* never fetch from DEBUGINFOD_URLS' servers */
 	bool signals;                   /* while a debug file is fetched from a debuginfod server,
 					 * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ
 					 * remove its temp file and end the process (as
 					 * t2f_options.signals) */
+	uint8_t reserved[7];            /* zero */
 };
+#define T2F_SYMBOLS_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_symbols_options, reserved)
 
 /* The spaces an address may be in. */
 enum t2f_space {
@@ -310,49 +357,59 @@ struct t2f_module {
 	const char *path;               /* as recorded; NULL: found by build_id alone */
 	const char *build_id;           /* hex, or NULL */
 	uint64_t map_start, map_end, map_pgoff; /* the mapping (T2F_SPACE_ABS) */
+	uint64_t p_vaddr, p_offset, page_size; /* the executable PT_LOAD segment (has_segment) */
+	uint64_t exec_pgoff, exec_len;  /* the executable mapping (has_exec) */
 	bool has_segment;               /* the executable PT_LOAD segment, when the trace gives it */
-	uint64_t p_vaddr, p_offset, page_size;
 	bool has_exec;                  /* the file's executable mapping, for file offsets when only
 					 * a debug file is found: its page offset and length */
-	uint64_t exec_pgoff, exec_len;
+	uint8_t reserved[6];            /* zero */
 };
+#define T2F_MODULE_SIZE_V1 T2F_SIZE_TO(struct t2f_module, reserved)
 
 struct t2f_symbol {
 	size_t size;                    /* sizeof(struct t2f_symbol), set by the caller */
 	const char *name;               /* the function, or NULL on a miss; never with a symbol
 					 * version ("cfree", not "cfree@GLIBC_2.2.5"; "malloc@plt"
 					 * is no version) */
-	uint64_t offset;                /* of the address from the function's start */
-	uint64_t elf_vaddr;             /* the address in the ELF's space, when it was mapped */
 	const char *miss;               /* NULL on a hit, else why ("not found", "no file" ...) */
 	const char *file;               /* the file the symbols came from, or NULL */
+	uint64_t offset;                /* of the address from the function's start */
+	uint64_t elf_vaddr;             /* the address in the ELF's space, when it was mapped */
 };
+#define T2F_SYMBOL_SIZE_V1 T2F_SIZE_TO(struct t2f_symbol, elf_vaddr)
 
-/* 0, -EINVAL (bad size, NULL), -ENOMEM. */
+/* 0, -EINVAL (NULL, a size below T2F_SYMBOLS_OPTIONS_SIZE_V1, rules this library does not
+ * know), -E2BIG (see Versioning), -ENOMEM. */
 T2F_API int t2f_symbols_new(const struct t2f_symbols_options *o, struct t2f_symbols **out);
 T2F_API void t2f_symbols_free(struct t2f_symbols *s);
 /* Registers a module (copied); ids count from 0. 0, -EINVAL (no path nor build-id, a build-id
- * that is not hex, bad size), -ENOMEM. The file is looked for on the first lookup. */
+ * that is not hex, a size below T2F_MODULE_SIZE_V1), -E2BIG (see Versioning), -ENOMEM. The
+ * file is looked for on the first lookup. */
 T2F_API int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_module *m,
 				   uint32_t *id);
 /* The function at addr (in `space`) of module id. A miss is a result (out->miss), not an
- * error. 0, -EINVAL (unknown module or space, bad size), -ENOMEM. The strings stay valid until
- * the next call on s. */
+ * error. 0, -EINVAL (unknown module or space, NULL, a size below T2F_SYMBOL_SIZE_V1), -ENOMEM.
+ * The strings stay valid until the next call on s. */
 T2F_API int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
 				uint64_t addr, struct t2f_symbol *out);
 
 /* One level of an inline chain. */
 struct t2f_source_frame {
+	size_t size;                    /* sizeof(struct t2f_source_frame): see below */
 	const char *name;               /* demangled per the options; NULL when DWARF names none */
 	const char *file;               /* the source file, or NULL */
 	uint32_t line;                  /* 0 when unknown */
+	uint32_t reserved;              /* zero */
 };
+#define T2F_SOURCE_FRAME_SIZE_V1 T2F_SIZE_TO(struct t2f_source_frame, reserved)
 /* The functions whose code is at addr (in `space`) of module id, from the DWARF of its symbol
  * file, innermost first: out[0] the innermost inlined function with the line of the address,
  * each next one the function it was inlined into with the line of that call, the last the
- * function that holds the code (as `addr2line -i -f` prints them); at most max. The number of
- * frames (0: no DWARF covers the address), or -EINVAL, -ENOMEM. The strings stay valid until
- * the next call on s. */
+ * function that holds the code (as `addr2line -i -f` prints them); at most max. out[0].size is
+ * the array's stride, sizeof(struct t2f_source_frame) (at least T2F_SOURCE_FRAME_SIZE_V1): each
+ * frame written gets that size. The number of frames (0: no DWARF covers the address), or
+ * -EINVAL (NULL with max > 0, a stride below the V1 size), -ENOMEM. The strings stay valid
+ * until the next call on s. */
 T2F_API int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
 				uint64_t addr, struct t2f_source_frame *out, size_t max);
 
@@ -370,18 +427,22 @@ enum t2f_refusal_reason {
 struct t2f_refused {
 	size_t size;                    /* sizeof(struct t2f_refused), set by the caller */
 	const char *path;
-	enum t2f_refusal_reason reason;
 	const char *why;                /* the reason in words */
 	const char *found_id;           /* the candidate's build-id (hex), or "" */
 	const char *expected_id;        /* the module's (hex), or "" */
+	enum t2f_refusal_reason reason;
+	uint32_t reserved;              /* zero */
 };
-/* The candidate files refused for module id (known after its first lookup): their count, and
- * refusal i. 0, -EINVAL (unknown module, bad size), -ERANGE past the last. */
+#define T2F_REFUSED_SIZE_V1 T2F_SIZE_TO(struct t2f_refused, reserved)
+/* The candidate files refused for module id, known after its first lookup: their count (0 for
+ * an unknown module, or one not looked up yet), and refusal i: 0, -EINVAL (unknown module,
+ * NULL, a size below T2F_REFUSED_SIZE_V1), -ERANGE past the last. */
 T2F_API size_t t2f_symbols_refusal_count(const struct t2f_symbols *s, uint32_t module);
 T2F_API int t2f_symbols_refusal(const struct t2f_symbols *s, uint32_t module, size_t i,
 				struct t2f_refused *out);
 
-/* A function symbol as an ELF file lists it. */
+/* A function symbol as an ELF file lists it (passed to a callback: fields are only added at the
+ * end, see Versioning). */
 struct t2f_elf_symbol {
 	const char *name;               /* raw (mangled, with its version: "cfree@GLIBC_2.2.5") */
 	const char *table;              /* ".symtab", ".dynsym", ".gnu_debugdata:.symtab" ... */
@@ -406,8 +467,10 @@ T2F_API char *t2f_demangle_name(const char *raw, bool params);
  * "Success", any other value no code names (a positive one, INT_MIN) "unknown error". Thread
  * safe. */
 T2F_API const char *t2f_strerror(int err);
-/* The library's version, "MAJOR.MINOR.PATCH". */
+/* The library's version, "MAJOR.MINOR.PATCH", and as T2F_MAKE_VERSION() makes it a number
+ * (compare it with T2F_VERSION_NUMBER, the header's). Thread safe. */
 T2F_API const char *t2f_version(void);
+T2F_API unsigned t2f_version_number(void);
 
 #ifdef __cplusplus
 }

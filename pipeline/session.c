@@ -9,6 +9,7 @@
 
 #include "pipeline/msg_sink.h"
 #include "pipeline/session.h"
+#include "pipeline/versioned.h"
 #include "pipeline/writer_table.h"
 
 /* The public codes are the internal ones (formats/diag.h). */
@@ -35,20 +36,6 @@ uint64_t t2f_session_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-int t2f_session_copy_opts(void *dst, size_t dst_size, const void *src, size_t min)
-{
-	size_t size;
-
-	if (!src)
-		return -EINVAL;
-	memcpy(&size, src, sizeof(size));
-	if (size < min || size > dst_size)
-		return -EINVAL;
-	memset(dst, 0, dst_size);
-	memcpy(dst, src, size);
-	return 0;
 }
 
 /* Keeps text (malloc'd, or NULL when out of memory) as the last failure's message. */
@@ -224,9 +211,11 @@ int t2f_session_new(const struct t2f_options *o, struct t2f_session **out)
 	if (!s)
 		return -ENOMEM;
 	s->start_ns = t2f_session_now_ns();
-	err = t2f_session_copy_opts(&s->o, sizeof(s->o), o, sizeof(s->o));
-	if (!err && s->o.formats & ~(T2F_FORMAT_BIT(T2F_FORMAT_SVG + 1) - 2u))
-		err = -EINVAL; /* a format this library does not know */
+	err = t2f_versioned__in(&s->o, sizeof(s->o), o, T2F_OPTIONS_SIZE_V1) ?:
+	      t2f_versioned__zero(s->o.reserved, sizeof(s->o.reserved));
+	if (!err && (s->o.formats & ~(T2F_FORMAT_BIT(T2F_FORMAT_SVG + 1) - 2u) ||
+		     (unsigned)s->o.symbol_rules > T2F_RULES_STRICT))
+		err = -EINVAL; /* a format or rules this library does not know */
 	if (!err)
 		err = t2f_session_init(s);
 	if (err)
@@ -243,12 +232,10 @@ const char *t2f_session_error(const struct t2f_session *s)
 int t2f_session_stats(const struct t2f_session *s, struct t2f_stats *st)
 {
 	struct t2f_stats all = { .size = sizeof(all) };
-	size_t size;
 	t2f_event_id ev = s ? s->run.written : 0;
 
-	if (!s || !st || t2f_session_copy_opts(&all, sizeof(all), st, sizeof(size_t)))
+	if (!s || t2f_versioned__check_out(st, T2F_STATS_SIZE_V1))
 		return -EINVAL;
-	size = all.size;
 	all.inputs = s->n_inputs;
 	for (size_t i = 0; i < s->n_inputs; i++)
 		all.bytes += s->stats[i].bytes;
@@ -266,8 +253,7 @@ int t2f_session_stats(const struct t2f_session *s, struct t2f_stats *st)
 	t2f_resym__counts(s->resym, &all.frames_tried, &all.frames_unresolved,
 			  &all.frames_skipped);
 	all.out_bytes = s->run.out_bytes;
-	memcpy(st, &all, size);
-	st->size = size;
+	t2f_versioned__out(st, &all, sizeof(all));
 	return 0;
 }
 
@@ -279,16 +265,13 @@ size_t t2f_session_module_count(const struct t2f_session *s)
 int t2f_session_module(const struct t2f_session *s, size_t i, struct t2f_module_report *m)
 {
 	struct t2f_module_report all = { .size = sizeof(all) };
-	size_t size;
 
-	if (!s || !m || t2f_session_copy_opts(&all, sizeof(all), m, sizeof(size_t)))
+	if (!s || t2f_versioned__check_out(m, T2F_MODULE_REPORT_SIZE_V1))
 		return -EINVAL;
-	size = all.size;
 	if (i >= t2f_resym__module_count(s->resym))
 		return -ERANGE;
 	t2f_resym__module(s->resym, i, &all);
-	memcpy(m, &all, size);
-	m->size = size;
+	t2f_versioned__out(m, &all, sizeof(all));
 	return 0;
 }
 
@@ -317,4 +300,9 @@ void t2f_session_report(struct t2f_session *s, unsigned what)
 const char *t2f_version(void)
 {
 	return T2F_VERSION;
+}
+
+unsigned t2f_version_number(void)
+{
+	return T2F_VERSION_NUMBER;
 }

@@ -83,8 +83,4 @@ void t2f_session_set_label(struct t2f_session *s);
 /* Whether the session was opened for format f (T2F_FORMAT_BIT in o.formats, or formats 0). */
 bool t2f_session_has_format(const struct t2f_session *s, enum t2f_format f);
 
-/* Copies a caller's versioned struct (its first field the size) into dst of dst_size bytes:
- * -EINVAL when src is NULL or its size is below min or above dst_size; missing fields zero. */
-int t2f_session_copy_opts(void *dst, size_t dst_size, const void *src, size_t min);
-
 #endif

@@ -14,6 +14,7 @@
 #include "formats/sat.h"
 #include "pipeline/outfile.h"
 #include "pipeline/session.h"
+#include "pipeline/versioned.h"
 #include "pipeline/writer_table.h"
 
 /* --call-graph dwarf samples whose user stacks stopped short of their outermost frame: how
@@ -260,9 +261,12 @@ static int t2f_write_check(struct t2f_session *s, const struct t2f_write_options
 	struct t2f_write_opts wo;
 	int err;
 
-	if (t2f_session_copy_opts(w, sizeof(*w), wopts, sizeof(*w)))
-		return t2f_session_say(s, -EINVAL, false, "bad write options: NULL, or a size "
-				       "this library does not know");
+	err = t2f_versioned__in(w, sizeof(*w), wopts, T2F_WRITE_OPTIONS_SIZE_V1) ?:
+	      t2f_versioned__zero(w->reserved, sizeof(w->reserved));
+	if (err)
+		return t2f_session_say(s, err, false, "bad write options: %s", err == -E2BIG ?
+				       "a field this library does not know is set (a newer header's)"
+				       : "NULL, or a size below the first version's");
 	wr = t2f_writer__of(w->format);
 	if (!wr || (w->diff && (w->diff == s || w->format != T2F_FORMAT_SVG)) ||
 	    (unsigned)w->colors > T2F_COLORS_KIND)

@@ -11,6 +11,7 @@
 #include "pipeline/session.h"
 #include "pipeline/symbols.h"
 #include "pipeline/tmpguard.h"
+#include "pipeline/versioned.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/symbolizer.h"
@@ -67,8 +68,11 @@ int t2f_symbols_new(const struct t2f_symbols_options *opts, struct t2f_symbols *
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (t2f_session_copy_opts(&o, sizeof(o), opts, sizeof(o)) ||
-	    (unsigned)o.rules > T2F_RULES_STRICT)
+	err = t2f_versioned__in(&o, sizeof(o), opts, T2F_SYMBOLS_OPTIONS_SIZE_V1) ?:
+	      t2f_versioned__zero(o.reserved, sizeof(o.reserved));
+	if (err)
+		return err;
+	if ((unsigned)o.rules > T2F_RULES_STRICT)
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -88,9 +92,15 @@ int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_module *mod, 
 	uint8_t bid[T2F_BUILD_ID_MAX];
 	struct t2f_module m;
 	struct t2f_module_desc d;
+	int err;
 
-	if (!s || !id || t2f_session_copy_opts(&m, sizeof(m), mod, sizeof(m)) ||
-	    (!m.path && !m.build_id))
+	if (!s || !id)
+		return -EINVAL;
+	err = t2f_versioned__in(&m, sizeof(m), mod, T2F_MODULE_SIZE_V1) ?:
+	      t2f_versioned__zero(m.reserved, sizeof(m.reserved));
+	if (err)
+		return err;
+	if (!m.path && !m.build_id)
 		return -EINVAL;
 	d = (struct t2f_module_desc){
 		.path = m.path ? m.path : "",
@@ -122,21 +132,19 @@ static int t2f_symbols_lookup(struct t2f_symbols *s, uint32_t module, enum t2f_s
 int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
 			uint64_t addr, struct t2f_symbol *out)
 {
-	struct t2f_symbol r = { .size = sizeof(r) };
+	struct t2f_symbol r;
 	const struct t2f_debug_result *files;
 	struct t2f_sym sym;
-	size_t size;
 	int err;
 
-	if (!s || !out || t2f_session_copy_opts(&r, sizeof(r), out, sizeof(size_t)))
+	if (!s || t2f_versioned__check_out(out, T2F_SYMBOL_SIZE_V1))
 		return -EINVAL;
-	size = r.size;
 	err = t2f_symbols_lookup(s, module, space, addr, &sym);
 	if (err)
 		return err;
 	files = t2f_symbolizer__module_files(s->sym, module);
 	r = (struct t2f_symbol){
-		.size = size,
+		.size = sizeof(r),
 		.name = sym.miss == T2F_HIT && sym.name ? t2f_strtab__str(s->names, sym.name, NULL)
 							 : NULL,
 		.offset = sym.offset,
@@ -144,7 +152,7 @@ int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 		.miss = sym.miss == T2F_HIT ? (sym.name ? NULL : "no name") : t2f_miss_name(sym.miss),
 		.file = files && files->module ? t2f_elf_module__path(files->module) : NULL,
 	};
-	memcpy(out, &r, size);
+	t2f_versioned__out(out, &r, sizeof(r));
 	return 0;
 }
 
@@ -168,9 +176,10 @@ int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 	struct t2f_dwarf_frame frames[T2F_DWARF_MAX_DEPTH];
 	t2f_str_id names[T2F_DWARF_MAX_DEPTH];
 	struct t2f_sym sym;
+	size_t stride = out && max ? t2f_versioned__size(out) : 0;
 	int n, err = 0;
 
-	if (!s || (!out && max))
+	if (!s || (max && t2f_versioned__check_out(out, T2F_SOURCE_FRAME_SIZE_V1)))
 		return -EINVAL;
 	/* the symbol too: it names code without a linkage name (below) */
 	err = t2f_symbols_lookup(s, module, space, addr, &sym);
@@ -186,10 +195,18 @@ int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 	if (n == 1 && !frames[0].linkage && !err && sym.miss == T2F_HIT && sym.name)
 		names[0] = sym.name;
 	/* pointers only now: interning may move the strings */
-	for (int i = 0; i < n && !err; i++)
-		out[i] = (struct t2f_source_frame){
+	for (int i = 0; i < n && !err; i++) {
+		struct t2f_source_frame f = {
+			.size = sizeof(f),
 			.name = names[i] ? t2f_strtab__str(s->names, names[i], NULL) : NULL,
-			.file = frames[i].file, .line = frames[i].line };
+			.file = frames[i].file,
+			.line = frames[i].line,
+		};
+		void *to = (char *)out + (size_t)i * stride;
+
+		memcpy(to, &stride, sizeof(stride));
+		t2f_versioned__out(to, &f, sizeof(f));
+	}
 	return err ? err : n;
 }
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline/session.h"
 #include "pipeline/symbols.h"
+#include "pipeline/versioned.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/elf_module.h"
 
@@ -28,26 +28,24 @@ size_t t2f_symbols_refusal_count(const struct t2f_symbols *s, uint32_t module)
 int t2f_symbols_refusal(const struct t2f_symbols *s, uint32_t module, size_t i,
 			struct t2f_refused *out)
 {
-	struct t2f_refused all = { .size = sizeof(all) };
+	struct t2f_refused all;
 	const struct t2f_debug_result *r;
 	const struct t2f_debug_refused *e;
-	size_t size;
 
-	if (!s || !out || t2f_session_copy_opts(&all, sizeof(all), out, sizeof(size_t)))
+	if (!s || t2f_versioned__check_out(out, T2F_REFUSED_SIZE_V1))
 		return -EINVAL;
 	r = t2f_symbolizer__module_files(s->sym, module);
 	if (!r)
 		return -EINVAL;
 	if (i >= r->n_refused)
 		return -ERANGE;
-	size = all.size;
 	e = &r->refused[i];
 	all = (struct t2f_refused){
-		.size = size, .path = e->path, .reason = (enum t2f_refusal_reason)e->why,
+		.size = sizeof(all), .path = e->path, .reason = (enum t2f_refusal_reason)e->why,
 		.why = t2f_refusal_name(e->why), .found_id = e->found_id,
 		.expected_id = r->expected_id,
 	};
-	memcpy(out, &all, size);
+	t2f_versioned__out(out, &all, sizeof(all));
 	return 0;
 }
 

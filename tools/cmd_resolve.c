@@ -231,7 +231,7 @@ static void print_sym(uint64_t addr, const struct t2f_symbol *sym, const char *m
 /* --inlines: "ADDR<TAB>  function<TAB>file:line" per level, innermost first ("??" unknown). */
 static int print_inlines(struct t2f_symbols *s, uint32_t mod, uint64_t vaddr)
 {
-	struct t2f_source_frame f[64];
+	struct t2f_source_frame f[64] = { { .size = sizeof(f[0]) } }; /* the stride */
 	char vname[T2F_VISIBLE_MAX], vfile[T2F_VISIBLE_MAX];
 	int n = t2f_symbols_inlines(s, mod, T2F_SPACE_ELF_VADDR, vaddr, f, 64);
 

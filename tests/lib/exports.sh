@@ -2,7 +2,9 @@
 # libtrace2flame.so exports exactly the functions include/trace2flame.h declares T2F_API, and
 # pipeline/libtrace2flame.map lists the same set: a declaration missing from the map (not
 # exported), a function defined without its T2F_API declaration in scope (hidden), or any other
-# symbol made visible fails. Also checks the SONAME.
+# symbol made visible fails. Every function has the version of a node named
+# TRACE2FLAME_MAJOR.MINOR, none newer than the header's T2F_VERSION_MAJOR.MINOR, the first
+# release's functions TRACE2FLAME_0.1's. Also checks the SONAME (libtrace2flame.so.MAJOR).
 # usage: sh tests/lib/exports.sh LIBTRACE2FLAME.so
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -43,6 +45,40 @@ differ() {
 differ "$TMP/header" "$TMP/so" "declared T2F_API in include/trace2flame.h" "exported by $(basename "$1")"
 differ "$TMP/header" "$TMP/map" "declared T2F_API in include/trace2flame.h" "global in pipeline/libtrace2flame.map"
 
+# the header's version; the nodes: TRACE2FLAME_MAJOR.MINOR, the first one the first release's,
+# each after the one before and none past the header's version
+ver() { sed -n "s/^#define T2F_VERSION_$1 \([0-9][0-9]*\)\$/\1/p" "$header"; }
+major=$(ver MAJOR) minor=$(ver MINOR)
+first=TRACE2FLAME_0.1
+[ "$(head -n 1 "$TMP/nodes")" = "$first" ] && ok ||
+	bad "$map: the first node is '$(head -n 1 "$TMP/nodes")', not $first"
+prev=
+while read -r node; do
+	case $node in
+	TRACE2FLAME_[0-9]*.[0-9]*) ;;
+	*)
+		bad "$map: node $node is not TRACE2FLAME_MAJOR.MINOR"
+		continue
+		;;
+	esac
+	v=${node#TRACE2FLAME_}
+	if [ "${v%.*}" -gt "$major" ] || { [ "${v%.*}" -eq "$major" ] && [ "${v#*.}" -gt "$minor" ]; }; then
+		bad "$map: node $node is newer than the header's version $major.$minor"
+	elif [ -n "$prev" ] && ! printf '%s\n%s\n' "$prev" "$v" | sort -C -t. -k1,1n -k2,2n; then
+		bad "$map: node $node comes after $prev"
+	else
+		ok
+	fi
+	prev=$v
+done <"$TMP/nodes"
+# each exported function's version is one of the nodes
+awk 'NR == FNR { node[$1] = 1; next } $2 == "A" { next }
+	{ n = split($3, a, "@+"); if (n < 2 || !(a[n] in node)) print $3 }' \
+	"$TMP/nodes" "$TMP/nm" >"$TMP/unversioned"
+[ ! -s "$TMP/unversioned" ] && ok ||
+	bad "exported without a TRACE2FLAME_ version: $(head -n 3 "$TMP/unversioned" | tr '\n' ' ')"
+
 soname=$(readelf -d "$1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[ "$soname" = libtrace2flame.so.0 ] && ok || bad "SONAME '$soname', want libtrace2flame.so.0"
+[ "$soname" = "libtrace2flame.so.$major" ] && ok ||
+	bad "SONAME '$soname', want libtrace2flame.so.$major"
 finish

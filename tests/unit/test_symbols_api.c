@@ -264,6 +264,8 @@ static void test_bad_calls(void **state)
 	assert_int_equal(t2f_symbols_new(&o, NULL), -EINVAL);
 	o.size = 1;
 	assert_int_equal(t2f_symbols_new(&o, &s), -EINVAL);
+	o.size = T2F_SYMBOLS_OPTIONS_SIZE_V1 - 1;
+	assert_int_equal(t2f_symbols_new(&o, &s), -EINVAL);
 	o.size = sizeof(o);
 	o.rules = (enum t2f_symbol_rules)9;
 	assert_int_equal(t2f_symbols_new(&o, &s), -EINVAL);
@@ -276,7 +278,7 @@ static void test_bad_calls(void **state)
 	assert_int_equal(t2f_symbols_add_module(s, &m, &id), -EINVAL);
 	m.build_id = "not hex";
 	assert_int_equal(t2f_symbols_add_module(s, &m, &id), -EINVAL);
-	m.size = sizeof(m) * 2;
+	m.size = T2F_MODULE_SIZE_V1 - 1;
 	m.build_id = "abcd";
 	assert_int_equal(t2f_symbols_add_module(s, &m, &id), -EINVAL);
 	assert_int_equal(t2f_symbols_resolve(s, 7, T2F_SPACE_ELF_VADDR, 0, &out), -EINVAL);
@@ -285,6 +287,8 @@ static void test_bad_calls(void **state)
 	assert_int_equal(t2f_symbols_resolve(s, id, (enum t2f_space)5, 0, &out), -EINVAL);
 	assert_int_equal(t2f_symbols_resolve(s, id, T2F_SPACE_ELF_VADDR, 0, NULL), -EINVAL);
 	out.size = 0;
+	assert_int_equal(t2f_symbols_resolve(s, id, T2F_SPACE_ELF_VADDR, 0, &out), -EINVAL);
+	out.size = T2F_SYMBOL_SIZE_V1 - 1;
 	assert_int_equal(t2f_symbols_resolve(s, id, T2F_SPACE_ELF_VADDR, 0, &out), -EINVAL);
 	assert_int_equal(t2f_symbols_resolve(NULL, id, T2F_SPACE_ELF_VADDR, 0, &out), -EINVAL);
 	t2f_symbols_free(s);
