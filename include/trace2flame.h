@@ -25,6 +25,9 @@
  * Messages: warnings about the input (rate limited: 5 of a kind, then a count) and the notes a
  * user should see (an event left out, frames left unresolved) go, one line at a time, to the
  * message callback of the options, or to stderr when it is NULL. Errors are returned, not sent.
+ * The callback runs during a library call, on the calling thread or on a thread the library
+ * started for that call (-j: parser, unwinder and writer threads); never two at once, never
+ * after the call returned. It must not call the library on the same session.
  *
  * Signals: the library never raises SIGPIPE in its caller, whatever its disposition. A write to
  * a pipe or socket whose reader is gone (t2f_session_write_fd, _path to "-" or a FIFO) returns
@@ -56,7 +59,8 @@
  *    field added in version X.Y exists when t2f_version_number() >= T2F_MAKE_VERSION(X, Y, 0).
  *
  * Ownership: strings passed in are copied or used during the call only, unless a field says
- * otherwise. Strings returned are owned by the session and valid until its next call.
+ * otherwise. Strings returned are owned by the session and valid until its next call. Buffers
+ * returned to the caller (t2f_session_write_mem, t2f_demangle_name) are freed with t2f_free().
  * Thread safety: a session is used by one thread at a time (it may start threads of its own
  * while reading and writing, -j); different sessions are independent. t2f_strerror() and
  * t2f_version() are thread safe.
@@ -246,7 +250,8 @@ T2F_API int t2f_session_resolve(struct t2f_session *s);
 /* Writes the profile. To a path: a temp file beside it, renamed over it when complete ("-":
  * stdout), with the mode of the regular file it replaces and its owner and group where the
  * process may give them (set-user-ID and set-group-ID bits only with both; a new file 0666 &
- * ~umask); to a descriptor (not closed); or to memory (*buf malloc'd, free() it; *len bytes).
+ * ~umask); to a descriptor (not closed); or to memory (*buf the caller's: t2f_free() it; *len
+ * bytes).
  * The format must be one the session was opened for. A session given no input writes an empty
  * profile, the bytes an input without samples gives (see t2f_session_resolve). 0 or a negative
  * error. */
@@ -458,9 +463,14 @@ T2F_API int t2f_symbols_each_function(struct t2f_symbols *s, const char *path,
 /* The message of the last failure of t2f_symbols_each_function, or "". */
 T2F_API const char *t2f_symbols_error(const struct t2f_symbols *s);
 
-/* A C++ or Rust symbol name demangled (malloc'd: free() it), with or without parameter lists;
- * NULL when raw is not a mangled name (or out of memory). Thread safe. */
+/* A C++ or Rust symbol name demangled (the caller's: t2f_free() it), with or without parameter
+ * lists; NULL when raw is not a mangled name (or out of memory). Thread safe. */
 T2F_API char *t2f_demangle_name(const char *raw, bool params);
+
+/* Frees a buffer the library gave the caller (t2f_session_write_mem's, t2f_demangle_name's),
+ * with the allocator that made it: the program's free() may be another (a static C runtime, a
+ * language binding's). NULL is fine. Thread safe. */
+T2F_API void t2f_free(void *p);
 
 /* A static string naming an error code (-errno or -T2F_ERR_*), never NULL and never overwritten
  * by a later call: two results may be used together (one printf). Defined for every int: 0 is

@@ -214,3 +214,8 @@ char *t2f_demangle_name(const char *raw, bool params)
 {
 	return raw ? t2f_demangle(raw, params ? T2F_DEMANGLE_FULL : T2F_DEMANGLE_NO_PARAMS) : NULL;
 }
+
+void t2f_free(void *p)
+{
+	free(p);
+}

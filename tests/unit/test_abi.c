@@ -289,11 +289,11 @@ static void test_write_options_sizes(void **state)
 	assert_int_equal(t2f_session_new(&o, &s), 0);
 	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), NULL), 0);
 	assert_int_equal(t2f_session_write_mem(s, &n.w, &buf, &len), 0);
-	free(buf);
+	t2f_free(buf);
 	n.w.size = sizeof(n);
 	assert_int_equal(t2f_session_write_mem(s, &n.w, &buf, &len), 0);
 	assert_int_equal(len, strlen(folded));
-	free(buf);
+	t2f_free(buf);
 	n.later = 1;
 	assert_int_equal(t2f_session_write_mem(s, &n.w, &buf, &len), -E2BIG);
 	assert_non_null(strstr(t2f_session_error(s), "newer"));
@@ -306,7 +306,7 @@ static void test_write_options_sizes(void **state)
 	/* the session is still good */
 	n.w.size = sizeof(n.w);
 	assert_int_equal(t2f_session_write_mem(s, &n.w, &buf, &len), 0);
-	free(buf);
+	t2f_free(buf);
 	t2f_session_free(s);
 }
 

@@ -138,7 +138,7 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), 0);
 	assert_int_equal(len, strlen(sorted));
 	assert_memory_equal(buf, sorted, len);
-	free(buf);
+	t2f_free(buf);
 	assert_int_equal(t2f_session_module(s, 0, &m), -ERANGE);
 	t2f_session_free(s);
 }
@@ -174,7 +174,7 @@ static void test_format_not_opened(void **state)
 	w.diff = NULL;
 	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), 0);
 	assert_non_null(strstr(buf, "<svg"));
-	free(buf);
+	t2f_free(buf);
 	t2f_session_free(s);
 }
 
@@ -247,6 +247,18 @@ static void test_messages_and_stats(void **state)
 	assert_int_equal(st.event_weight, 3);
 	assert_int_equal(st.warnings, 1);
 	assert_int_equal(st.frames_tried, 0);
+	assert_int_equal(st.bytes, strlen(bad));
+	/* the same numbers whenever asked: nothing adds up across calls */
+	for (int i = 0; i < 3; i++) {
+		struct t2f_stats again = { .size = sizeof(again) };
+
+		assert_int_equal(t2f_session_stats(s, &again), 0);
+		assert_int_equal(again.bytes, strlen(bad));
+		assert_int_equal(again.inputs, 1);
+		assert_int_equal(again.samples, 3);
+		assert_int_equal(t2f_session_stats(s, &st), 0); /* into the same struct */
+		assert_int_equal(st.bytes, strlen(bad));
+	}
 	t2f_session_free(s);
 }
 
@@ -293,7 +305,7 @@ static void test_inputs_agree(void **state)
 	assert_memory_equal(out[0], out[1], len[0]);
 	assert_memory_equal(out[0], out[2], len[0]);
 	for (int i = 0; i < 3; i++)
-		free(out[i]);
+		t2f_free(out[i]);
 	free(bytes);
 	fclose(f);
 }
@@ -330,7 +342,7 @@ static void test_no_input(void **state)
 					       "empty"));
 		assert_int_equal(len, want_len);
 		assert_memory_equal(buf, want, len);
-		free(buf);
+		t2f_free(buf);
 		assert_int_equal(ftruncate(fd, 0), 0);
 		assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
 		assert_int_equal(t2f_session_write_fd(s, &w, fd), 0);
@@ -342,7 +354,7 @@ static void test_no_input(void **state)
 		free(got);
 		assert_int_equal(t2f_session_write_path(s, &w, path), 0);
 		t2f_session_free(s);
-		free(want);
+		t2f_free(want);
 	}
 	close(fd);
 	unlink(path);

@@ -304,8 +304,9 @@ static void test_demangle(void **state)
 	assert_string_equal(bare, "ns::foo");
 	assert_null(t2f_demangle_name("main", true));
 	assert_null(t2f_demangle_name(NULL, true));
-	free(full);
-	free(bare);
+	t2f_free(full);
+	t2f_free(bare);
+	t2f_free(NULL);
 }
 
 int main(void)
