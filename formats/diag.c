@@ -396,6 +396,12 @@ bool t2f_diag__has_error(const struct t2f_diag *d)
 	return d->has_error;
 }
 
+void t2f_diag__clear_error(struct t2f_diag *d)
+{
+	d->has_error = false;
+	d->last_error[0] = '\0';
+}
+
 const char *t2f_diag__last_error(const struct t2f_diag *d)
 {
 	return d->has_error ? d->last_error : NULL;

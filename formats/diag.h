@@ -64,6 +64,8 @@ uint64_t t2f_diag__warnings(const struct t2f_diag *d);
 
 /* Whether d has recorded an error (t2f_diag__error, a strict warning, or a replayed one). */
 bool t2f_diag__has_error(const struct t2f_diag *d);
+/* Forgets the recorded error (before a new step whose own error is wanted); the counts stay. */
+void t2f_diag__clear_error(struct t2f_diag *d);
 
 /* Prints "N more warnings like: <fmt>" lines for suppressed repeats, then resets the counters.
  * Warnings replayed (below) under a format for which d's table of 64 formats had no room, and

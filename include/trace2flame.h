@@ -232,8 +232,11 @@ T2F_API void t2f_session_free(struct t2f_session *s);
  * "<memory>"). perf.data is read from a path or a descriptor of a regular file. An input in
  * which nothing is a sample (a program, a speedscope or SVG file, plain text) is the error
  * T2F_ERR_FORMAT, its message naming what the input is. 0, or a negative error (the message in
- * t2f_session_error): the profile is then incomplete and only t2f_session_error, _stats and
- * _free are of use. */
+ * t2f_session_error and in the input's report, t2f_session_input): the input is then left out
+ * whole, the profile and the session as before the call, and the session goes on (the next
+ * input, resolve, write). -T2F_ERR_STATE after the resolve stage. The exception: running out
+ * of memory while a read input joins the profile (-ENOMEM, the message saying so) leaves the
+ * profile incomplete: only t2f_session_error, _stats, _input and _free are then of use. */
 T2F_API int t2f_session_add_path(struct t2f_session *s, const char *path);
 T2F_API int t2f_session_add_fd(struct t2f_session *s, int fd, const char *name);
 T2F_API int t2f_session_add_bytes(struct t2f_session *s, const void *data, size_t len,
@@ -265,10 +268,28 @@ T2F_API int t2f_session_write_mem(struct t2f_session *s, const struct t2f_write_
 /* The message of the last failure, or "" when none. */
 T2F_API const char *t2f_session_error(const struct t2f_session *s);
 
+/* One input added (t2f_session_add_*), read or left out. */
+struct t2f_input_report {
+	size_t size;                    /* sizeof(struct t2f_input_report), set by the caller */
+	const char *name;               /* as messages name it ("<stdin>", "<fd 3>", the path) */
+	const char *message;            /* why it was left out (as t2f_session_error said), or "" */
+	uint64_t bytes;                 /* bytes read of it (compressed size for .gz, .zst) */
+	uint64_t samples;               /* samples read from it (0 when it was left out) */
+	int error;                      /* 0: read; else the error its add returned (left out) */
+	uint32_t reserved;              /* zero */
+};
+#define T2F_INPUT_REPORT_SIZE_V1 T2F_SIZE_TO(struct t2f_input_report, reserved)
+/* The inputs added, in order: their count, and report i: 0, -ERANGE past the last, -EINVAL
+ * (NULL, a size below T2F_INPUT_REPORT_SIZE_V1). The strings stay valid until the session is
+ * freed. */
+T2F_API size_t t2f_session_input_count(const struct t2f_session *s);
+T2F_API int t2f_session_input(const struct t2f_session *s, size_t i, struct t2f_input_report *r);
+
 struct t2f_stats {
 	size_t size;                    /* sizeof(struct t2f_stats), set by the caller */
 	const char *event;              /* the event written (after resolve), or NULL */
 	uint64_t inputs;                /* inputs read */
+	uint64_t inputs_failed;         /* inputs left out (their add failed) */
 	uint64_t bytes;                 /* bytes read (compressed size for .gz, .zst) */
 	uint64_t samples;               /* samples read */
 	uint64_t events, threads, frames; /* distinct ones in the profile */

@@ -164,13 +164,26 @@ static int t2f_session_init(struct t2f_session *s)
 		s->o.max_frames = T2F_DEFAULT_MAX_FRAMES;
 	s->needs = t2f_session_needs(s);
 	t2f_session_resym_opts(s);
-	err = t2f_profile__new(&s->profile);
+	return t2f_session_new_profile(s, s->o.max_frames, &s->profile);
+}
+
+int t2f_session_new_profile(const struct t2f_session *s, uint32_t max, struct t2f_profile **out)
+{
+	struct t2f_profile *p;
+	int err = t2f_profile__new(&p);
+
 	if (err)
 		return err;
-	t2f_profile__limit_frames(s->profile, s->o.max_frames);
+	t2f_profile__limit_frames(p, max);
 	if (s->needs & T2F_NEEDS_TIMES)
-		t2f_profile__want_times(s->profile);
-	return s->needs & T2F_NEEDS_LOG ? t2f_profile__enable_log(s->profile) : 0;
+		t2f_profile__want_times(p);
+	err = s->needs & T2F_NEEDS_LOG ? t2f_profile__enable_log(p) : 0;
+	if (err) {
+		t2f_profile__free(p);
+		p = NULL;
+	}
+	*out = p;
+	return err;
 }
 
 void t2f_session_free(struct t2f_session *s)
@@ -181,6 +194,11 @@ void t2f_session_free(struct t2f_session *s)
 	}
 	if (!s)
 		return;
+	for (size_t i = 0; i < s->n_added; i++) {
+		free(s->added[i].name);
+		free(s->added[i].message);
+	}
+	free(s->added);
 	free(s->stats);
 	free(s->args);
 	t2f_resym__free(s->resym);
@@ -237,6 +255,7 @@ int t2f_session_stats(const struct t2f_session *s, struct t2f_stats *st)
 	if (!s || t2f_versioned__check_out(st, T2F_STATS_SIZE_V1))
 		return -EINVAL;
 	all.inputs = s->n_inputs;
+	all.inputs_failed = s->n_added - s->n_inputs;
 	for (size_t i = 0; i < s->n_inputs; i++)
 		all.bytes += s->stats[i].bytes;
 	all.samples = t2f_profile__samples_read(s->profile);

@@ -1,10 +1,12 @@
 /* pipeline/session.h: what a libtrace2flame session (include/trace2flame.h) holds, shared by
- * session.c (life cycle, errors, stats, reports), session_read.c (inputs) and session_write.c
- * (the resolve stage, outputs). Internal to pipeline/.
+ * session.c (life cycle, errors, stats, reports), session_add.c (inputs added, or left out
+ * whole), session_read.c (an input read) and session_write.c (the resolve stage, outputs).
+ * Internal to pipeline/.
  *
  * A session moves from reading (inputs added) to resolved (frames named, the event settled) on
- * its first t2f_session_resolve or write; a failure while reading or resolving makes it failed
- * for good (its profile is incomplete). Used by one thread at a time.
+ * its first t2f_session_resolve or write. An input that fails is left out and the session goes
+ * on; a failure while resolving, or running out of memory while an input joins the profile,
+ * makes it failed for good (its profile is incomplete). Used by one thread at a time.
  */
 #ifndef T2F_SESSION_H
 #define T2F_SESSION_H
@@ -27,6 +29,14 @@ enum t2f_session_state {
 	T2F_SESSION_FAILED,
 };
 
+/* An input added, read or left out (t2f_session_input). */
+struct t2f_session_input {
+	char *name;                        /* as messages name it */
+	char *message;                     /* why it was left out, or NULL */
+	int error;                         /* 0, or the error its add returned */
+	uint64_t bytes, samples;
+};
+
 struct t2f_session {
 	struct t2f_options o;              /* the caller's, missing fields zero */
 	FILE *msg;                         /* where messages go: the callback's stream, or one onto
@@ -39,9 +49,11 @@ struct t2f_session {
 	char *error;                       /* the last failure's message, or NULL */
 	uint64_t start_ns;
 	/* inputs */
-	struct t2f_input_stats *stats;     /* one per input; .name owned */
-	char **args;                       /* each input as given ("-", a path), owned */
+	struct t2f_input_stats *stats;     /* one per input read; .name owned */
+	char **args;                       /* each input read as given ("-", a path), owned */
 	size_t n_inputs, cap_inputs;
+	struct t2f_session_input *added;   /* every input added, read or left out */
+	size_t n_added, cap_added;
 	bool nettrace;                     /* some input was a nettrace file */
 	bool elsewhere;                    /* an input not shown to be recorded on this machine */
 	int64_t recorded_by;               /* the earliest end of a recording made here (mtime) */
@@ -58,7 +70,26 @@ struct t2f_session {
 	char *last_output;                 /* the last path written, for the summary */
 };
 
+/* Where an input's bytes are: a path ("-": stdin), a descriptor or the caller's memory. */
+struct t2f_source {
+	const char *path;   /* NULL unless a path */
+	int fd;             /* -1 unless a descriptor */
+	const void *data;   /* the bytes when neither */
+	size_t len;
+	uint32_t index;     /* the input's index (its threads') */
+};
+
 uint64_t t2f_session_now_ns(void);
+
+/* A profile as the session's formats need it (sample times, the log), holding at most max
+ * distinct frames. 0 or -ENOMEM. */
+int t2f_session_new_profile(const struct t2f_session *s, uint32_t max, struct t2f_profile **out);
+
+/* Reads src into s->profile and src's session state (the resolve stage's options, perf.data
+ * and nettrace facts, st). 0 or a negative error, its message in the diag; the profile and
+ * that state then hold part of the input (pipeline/session_add.c puts them back). */
+int t2f_session_read_source(struct t2f_session *s, const struct t2f_source *src,
+			    struct t2f_input_stats *st);
 
 /* Whether every frame keeps its address while reading: the resolve stage names them all
  * (--resymbolize), or pprof writes them (a location per address, for pprof -lines, -disasm). */

@@ -1,4 +1,5 @@
-/* pipeline/session_read.c: inputs into a session's profile (t2f_session_add_path, _fd, _bytes).
+/* pipeline/session_read.c: an input read into a session's profile (t2f_session_read_source;
+ * pipeline/session_add.c adds it to the session).
  *
  * The reader is picked by the input's first bytes: perf.data, then the streaming formats of
  * pipeline/reader_table.h; perf script text goes to parser threads when that pays off.
@@ -23,15 +24,6 @@
 #include "readers/perf_data_conv.h"
 #include "readers/perf_script_par.h"
 #include "symbolizer/text_syms.h"
-
-/* Where an input's bytes are: a path ("-": stdin), a descriptor or the caller's memory. */
-struct t2f_source {
-	const char *path;   /* NULL unless a path */
-	int fd;             /* -1 unless a descriptor */
-	const void *data;   /* the bytes when neither */
-	size_t len;
-	uint32_t index;     /* the input's index (its threads') */
-};
 
 /* Which frames keep their address: those perf could not name that re-symbolization will try
  * to name (all of them with --addrs, which shows them), and named ones whose inlined functions
@@ -449,46 +441,12 @@ static int t2f_read_input(struct t2f_session *s, const struct t2f_source *src,
 	return err;
 }
 
-/* Room for one more input, named name (as messages name it) and arg (as given). */
-static int t2f_session_new_input(struct t2f_session *s, const char *name, const char *arg)
+int t2f_session_read_source(struct t2f_session *s, const struct t2f_source *src,
+			    struct t2f_input_stats *st)
 {
-	size_t cap = s->cap_inputs;
-	char *n = strdup(name), *a = strdup(arg);
-	int err = n && a ? t2f_grow((void **)&s->stats, &cap, s->n_inputs, 1, sizeof(*s->stats),
-				    4, UINT32_MAX)
-			 : -ENOMEM;
-
-	if (!err)
-		err = t2f_grow((void **)&s->args, &s->cap_inputs, s->n_inputs, 1, sizeof(*s->args),
-			       4, UINT32_MAX);
-	if (err) {
-		free(n);
-		free(a);
-		return err;
-	}
-	s->stats[s->n_inputs] = (struct t2f_input_stats){ .name = n };
-	s->args[s->n_inputs++] = a;
-	return 0;
-}
-
-static int t2f_session_add(struct t2f_session *s, struct t2f_source *src, const char *name,
-			   const char *arg)
-{
-	struct t2f_input_stats *st;
 	struct t2f_input *in = NULL;
-	int err;
+	int err = t2f_source_open(src, st->name, s->diag, &in);
 
-	if (!s)
-		return -EINVAL;
-	if (s->state != T2F_SESSION_READING)
-		return t2f_session_say(s, -T2F_E_STATE, false, "%s: inputs are added before the "
-				       "resolve stage, and only while none failed", name);
-	err = t2f_session_new_input(s, name, arg);
-	if (err)
-		return t2f_session_fail(s, err, true);
-	src->index = (uint32_t)(s->n_inputs - 1);
-	st = &s->stats[src->index];
-	err = t2f_source_open(src, st->name, s->diag, &in);
 	if (!err)
 		err = t2f_read_input(s, src, in, st);
 	if (err == -ENOMEM)
@@ -498,34 +456,5 @@ static int t2f_session_add(struct t2f_session *s, struct t2f_source *src, const 
 				"more than %u distinct frames (--max-frames N raises the limit)",
 				s->o.max_frames);
 	t2f_input__free(in);
-	return err ? t2f_session_fail(s, err, true) : 0;
-}
-
-int t2f_session_add_path(struct t2f_session *s, const char *path)
-{
-	struct t2f_source src = { .path = path, .fd = -1 };
-
-	if (!path)
-		return s ? t2f_session_say(s, -EINVAL, false, "no path (NULL)") : -EINVAL;
-	return t2f_session_add(s, &src, strcmp(path, "-") == 0 ? "<stdin>" : path, path);
-}
-
-int t2f_session_add_fd(struct t2f_session *s, int fd, const char *name)
-{
-	struct t2f_source src = { .fd = fd };
-	char dflt[32];
-
-	if (fd < 0)
-		return s ? t2f_session_say(s, -EBADF, false, "a negative file descriptor") : -EBADF;
-	snprintf(dflt, sizeof(dflt), "<fd %d>", fd);
-	return t2f_session_add(s, &src, name ? name : dflt, name ? name : dflt);
-}
-
-int t2f_session_add_bytes(struct t2f_session *s, const void *data, size_t len, const char *name)
-{
-	struct t2f_source src = { .fd = -1, .data = data, .len = len };
-
-	if (!data && len)
-		return s ? t2f_session_say(s, -EINVAL, false, "no bytes (NULL)") : -EINVAL;
-	return t2f_session_add(s, &src, name ? name : "<memory>", name ? name : "<memory>");
+	return err;
 }

@@ -22,6 +22,7 @@ T2F_ENDS_WITH(struct t2f_symbol, elf_vaddr);
 T2F_ENDS_WITH(struct t2f_source_frame, reserved);
 T2F_ENDS_WITH(struct t2f_refused, reserved);
 T2F_ENDS_WITH(struct t2f_elf_symbol, size);
+T2F_ENDS_WITH(struct t2f_input_report, reserved);
 
 size_t t2f_versioned__size(const void *first)
 {

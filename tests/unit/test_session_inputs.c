@@ -1,0 +1,213 @@
+/* tests/unit/test_session_inputs.c: inputs of a libtrace2flame session through the public header
+ * and the shared library: an input that fails (missing, not a trace, broken half-way, a warning
+ * under strict) is left out whole and the session goes on: its output is the bytes a session
+ * given only the other inputs writes, each input has its report (t2f_session_input), the stats
+ * count it apart; what a failed perf.data input would have changed for the others (how the
+ * resolve stage names their frames) is undone. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <trace2flame.h>
+
+#include "support/perf_data_gen.h"
+
+static const char folded_a[] = "main;work;spin 3\nmain;idle 1\n";
+static const char folded_b[] = "other;run 5\n";
+static const char not_trace[] = "hello\nthis is plain text\nnothing like a profile\n";
+
+static void quiet(void *ctx, const char *line)
+{
+	(void)ctx;
+	(void)line;
+}
+
+static struct t2f_session *new_session(bool strict)
+{
+	struct t2f_options o = { .size = sizeof(o), .message = quiet, .strict = strict,
+				 .formats = T2F_FORMAT_BIT(T2F_FORMAT_COLLAPSED) };
+	struct t2f_session *s;
+
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	return s;
+}
+
+/* The collapsed output of s: malloc'd, NUL-terminated. */
+static char *collapsed(struct t2f_session *s)
+{
+	struct t2f_write_options w = { .size = sizeof(w), .format = T2F_FORMAT_COLLAPSED };
+	char *buf, *out;
+	size_t len;
+
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), 0);
+	out = malloc(len + 1);
+	assert_non_null(out);
+	memcpy(out, buf, len);
+	out[len] = '\0';
+	t2f_free(buf);
+	return out;
+}
+
+/* The output of a session given only folded_a and folded_b. */
+static char *good_only(void)
+{
+	struct t2f_session *s = new_session(false);
+	char *out;
+
+	assert_int_equal(t2f_session_add_bytes(s, folded_a, strlen(folded_a), "a"), 0);
+	assert_int_equal(t2f_session_add_bytes(s, folded_b, strlen(folded_b), "b"), 0);
+	out = collapsed(s);
+	t2f_session_free(s);
+	return out;
+}
+
+/* A perf.data that breaks after `good` samples: a record of size 0 (at least 8 expected). */
+static uint8_t *broken_perf_data(size_t good, size_t *len)
+{
+	uint8_t *b = pdg_make(good + 100, len);
+	size_t at = PDG_DATA_AT + 24 + 88 + good * PDG_SAMPLE_BYTES + good / 1000 * 8;
+
+	memset(b + at + 6, 0, 2); /* the record's size */
+	return b;
+}
+
+static void check_report(const struct t2f_session *s, size_t i, const char *name, int error,
+			 const char *message_has, uint64_t samples)
+{
+	struct t2f_input_report r = { .size = sizeof(r) };
+
+	assert_int_equal(t2f_session_input(s, i, &r), 0);
+	assert_string_equal(r.name, name);
+	assert_int_equal(r.error, error);
+	if (message_has)
+		assert_non_null(strstr(r.message, message_has));
+	else
+		assert_string_equal(r.message, "");
+	assert_int_equal(r.samples, samples);
+}
+
+/* Failures among good inputs, the first input failing too: each is left out. */
+static void test_failed_inputs_left_out(void **state)
+{
+	struct t2f_session *s = new_session(false);
+	struct t2f_stats st = { .size = sizeof(st) };
+	struct t2f_input_report r = { .size = sizeof(r) };
+	char *want = good_only(), *got;
+	size_t len;
+	uint8_t *data = broken_perf_data(3000, &len);
+
+	assert_int_equal(t2f_session_add_path(s, "/nonexistent/t2f-input"), -ENOENT);
+	assert_non_null(strstr(t2f_session_error(s), "/nonexistent/t2f-input"));
+	assert_int_equal(t2f_session_add_bytes(s, data, len, "broken-first.data"),
+			 -T2F_ERR_FORMAT);
+	assert_int_equal(t2f_session_add_bytes(s, folded_a, strlen(folded_a), "a"), 0);
+	assert_int_equal(t2f_session_add_bytes(s, not_trace, strlen(not_trace), "text"),
+			 -T2F_ERR_FORMAT);
+	assert_non_null(strstr(t2f_session_error(s), "text: not a trace"));
+	assert_int_equal(t2f_session_add_bytes(s, data, len, "broken.data"), -T2F_ERR_FORMAT);
+	assert_non_null(strstr(t2f_session_error(s), "broken.data"));
+	assert_non_null(strstr(t2f_session_error(s), "record size 0"));
+	assert_int_equal(t2f_session_add_bytes(s, folded_b, strlen(folded_b), "b"), 0);
+	assert_string_equal(t2f_session_error(s), "broken.data: offset 216384: record size 0, "
+			    "expected at least 8");
+
+	got = collapsed(s);
+	assert_string_equal(got, want);
+	assert_int_equal(t2f_session_stats(s, &st), 0);
+	assert_int_equal(st.inputs, 2);
+	assert_int_equal(st.inputs_failed, 4);
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.bytes, strlen(folded_a) + strlen(folded_b));
+
+	assert_int_equal(t2f_session_input_count(s), 6);
+	check_report(s, 0, "/nonexistent/t2f-input", -ENOENT, "/nonexistent/t2f-input", 0);
+	check_report(s, 1, "broken-first.data", -T2F_ERR_FORMAT, "record size 0", 0);
+	check_report(s, 2, "a", 0, NULL, 2);
+	check_report(s, 3, "text", -T2F_ERR_FORMAT, "not a trace", 0);
+	check_report(s, 4, "broken.data", -T2F_ERR_FORMAT, "record size 0", 0);
+	check_report(s, 5, "b", 0, NULL, 1);
+	assert_int_equal(t2f_session_input(s, 6, &r), -ERANGE);
+	r.size = sizeof(size_t);
+	assert_int_equal(t2f_session_input(s, 0, &r), -EINVAL);
+	assert_int_equal(t2f_session_input(NULL, 0, &r), -EINVAL);
+	assert_int_equal(t2f_session_input_count(NULL), 0);
+	/* after the resolve stage: refused, and not an input */
+	assert_int_equal(t2f_session_add_bytes(s, folded_b, strlen(folded_b), "late"),
+			 -T2F_ERR_STATE);
+	assert_int_equal(t2f_session_input_count(s), 6);
+	free(got);
+	free(want);
+	free(data);
+	t2f_session_free(s);
+}
+
+/* Under strict, a warning half-way through an input fails it: the samples before it go too. */
+static void test_strict_failure_half_way(void **state)
+{
+	static const char half[] = "main;work;spin 7\nmain;half 9\nnot a folded line\nmain;x 1\n";
+	struct t2f_session *s = new_session(true);
+	char *want = good_only(), *got;
+
+	assert_int_equal(t2f_session_add_bytes(s, folded_a, strlen(folded_a), "a"), 0);
+	assert_int_equal(t2f_session_add_bytes(s, half, strlen(half), "half"), -T2F_ERR_FORMAT);
+	assert_non_null(strstr(t2f_session_error(s), "half:3"));
+	assert_int_equal(t2f_session_add_bytes(s, folded_b, strlen(folded_b), "b"), 0);
+	got = collapsed(s);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	t2f_session_free(s);
+}
+
+/* A perf.data input that fails leaves nothing of itself: perf script text read after it is
+ * resolved as when alone (a perf.data input has every frame looked up, by perf's rules). */
+static void test_failed_perf_data_undone(void **state)
+{
+	const char *src = getenv("T2F_SOURCE_DIR");
+	char path[4096];
+	struct t2f_session *s[2];
+	struct t2f_stats st[2] = { { .size = sizeof(st[0]) }, { .size = sizeof(st[1]) } };
+	char *out[2];
+	size_t len;
+	uint8_t *data = broken_perf_data(10, &len);
+
+	assert_non_null(src);
+	snprintf(path, sizeof(path), "%s/fixtures/perf-script/cxxwork.perf.txt", src);
+	for (int i = 0; i < 2; i++) {
+		s[i] = new_session(false);
+		if (i == 1)
+			assert_int_equal(t2f_session_add_bytes(s[i], data, len, "x.data"),
+					 -T2F_ERR_FORMAT);
+		assert_int_equal(t2f_session_add_path(s[i], path), 0);
+		assert_int_equal(t2f_session_resolve(s[i]), 0);
+		out[i] = collapsed(s[i]);
+		assert_int_equal(t2f_session_stats(s[i], &st[i]), 0);
+	}
+	assert_string_equal(out[1], out[0]);
+	assert_int_equal(st[1].frames_tried, st[0].frames_tried);
+	assert_int_equal(st[1].frames_skipped, st[0].frames_skipped);
+	assert_int_equal(t2f_session_module_count(s[1]), t2f_session_module_count(s[0]));
+	for (int i = 0; i < 2; i++) {
+		free(out[i]);
+		t2f_session_free(s[i]);
+	}
+	free(data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_failed_inputs_left_out),
+		cmocka_unit_test(test_strict_failure_half_way),
+		cmocka_unit_test(test_failed_perf_data_undone),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
