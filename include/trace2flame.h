@@ -123,10 +123,12 @@ enum t2f_symbol_rules {
 
 /* A line to show the user, without a trailing newline ("trace2flame: warning: ..."). */
 typedef void (*t2f_message_fn)(void *ctx, const char *line);
-/* An input being read: done of total bytes (total 0: unknown, as for a pipe); called often and
- * once more with finished set when the input is done. The resolve stage reports each debug file
- * it fetches from a debuginfod server the same way, input then being "debuginfod:" and the
- * build-id in hex. */
+/* An input being read: done of total bytes (total 0: unknown, as for a pipe): at the start,
+ * after each chunk or segment of text (at most a few MiB), each .nettrace block (4 MiB), about
+ * every MiB of a perf.data file, and once more with finished set when its reading ends (read
+ * or failed; an input that cannot be opened, or is no trace, may have no call at all). The resolve stage reports each debug file it fetches from a debuginfod server the
+ * same way, input then being "debuginfod:" and the build-id in hex. Called on the thread of the
+ * add call. */
 typedef void (*t2f_progress_fn)(void *ctx, const char *input, uint64_t done, uint64_t total,
 				bool finished);
 
@@ -234,13 +236,23 @@ T2F_API void t2f_session_free(struct t2f_session *s);
  * T2F_ERR_FORMAT, its message naming what the input is. 0, or a negative error (the message in
  * t2f_session_error and in the input's report, t2f_session_input): the input is then left out
  * whole, the profile and the session as before the call, and the session goes on (the next
- * input, resolve, write). -T2F_ERR_STATE after the resolve stage. The exception: running out
+ * input, resolve, write). -ECANCELED when t2f_session_cancel stopped it; -T2F_ERR_STATE after
+ * the resolve stage. The exception: running out
  * of memory while a read input joins the profile (-ENOMEM, the message saying so) leaves the
  * profile incomplete: only t2f_session_error, _stats, _input and _free are then of use. */
 T2F_API int t2f_session_add_path(struct t2f_session *s, const char *path);
 T2F_API int t2f_session_add_fd(struct t2f_session *s, int fd, const char *name);
 T2F_API int t2f_session_add_bytes(struct t2f_session *s, const void *data, size_t len,
 				  const char *name);
+
+/* Asks s to stop reading: the add call running on s (or, when none is, the next one) returns
+ * -ECANCELED at its next check, between perf.data records (every 256), chunks or segments of
+ * text (at most a few MiB) and .nettrace blocks (4 MiB), the input left out as a failed one is
+ * (the session goes on: the inputs read before are kept, resolve and write work). The request
+ * is then spent. The resolve stage and writes do not stop for it (a request made then waits
+ * for the next add). Safe from a signal handler and from any thread (an atomic store, nothing
+ * else) while s is not being freed. */
+T2F_API void t2f_session_cancel(struct t2f_session *s);
 
 /* The resolve stage: names frames left unnamed through ELF symbol tables (found by build-id
  * and path), kallsyms and perf maps, per the options; then settles the event written. Done

@@ -78,6 +78,21 @@ int t2f_session_say(struct t2f_session *s, int err, bool fail, const char *fmt, 
 	return t2f_session_keep(s, err, fail, text);
 }
 
+/* A signal handler may cancel: the flag must be lock-free. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "atomic_int is not lock-free");
+
+void t2f_session_cancel(struct t2f_session *s)
+{
+	if (s)
+		atomic_store(&s->cancel, 1);
+}
+
+bool t2f_session_cancelled(struct t2f_session *s)
+{
+	return atomic_load_explicit(&s->cancel, memory_order_relaxed) &&
+	       atomic_exchange(&s->cancel, 0);
+}
+
 unsigned t2f_session_jobs(const struct t2f_session *s)
 {
 	long n = s->o.jobs ? (long)s->o.jobs : sysconf(_SC_NPROCESSORS_ONLN);

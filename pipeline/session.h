@@ -11,6 +11,7 @@
 #ifndef T2F_SESSION_H
 #define T2F_SESSION_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +69,8 @@ struct t2f_session {
 	struct t2f_run_stats run;
 	char label[T2F_VISIBLE_MAX];       /* the inputs as warnings name them */
 	char *last_output;                 /* the last path written, for the summary */
+	atomic_int cancel;                 /* t2f_session_cancel's request (any thread, signal
+					    * handlers), spent by the read it stops */
 };
 
 /* Where an input's bytes are: a path ("-": stdin), a descriptor or the caller's memory. */
@@ -103,6 +106,9 @@ int t2f_session_fail(struct t2f_session *s, int err, bool fail);
  * session fails for good. */
 int t2f_session_say(struct t2f_session *s, int err, bool fail, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* Whether t2f_session_cancel asked to stop reading; the request is spent (true once). */
+bool t2f_session_cancelled(struct t2f_session *s);
 
 /* Parser and writer threads: o.jobs, 0 = one per online CPU, at most 256. */
 unsigned t2f_session_jobs(const struct t2f_session *s);

@@ -118,26 +118,15 @@ static void t2f_progress(const struct t2f_session *s, const struct t2f_input *in
 			      t2f_input__size(in), finished);
 }
 
-static void t2f_progress_cb(void *ctx, const struct t2f_input *in)
+/* Between two chunks or segments of text: progress, and -ECANCELED when the read is to stop. */
+static int t2f_progress_cb(void *ctx, const struct t2f_input *in)
 {
-	t2f_progress(ctx, in, false);
-}
+	struct t2f_session *s = ctx;
 
-/* The same for a perf.data input, which its reader reads itself (not through `in`): done is the
- * file offset the records reached. */
-struct t2f_perf_progress {
-	const struct t2f_session *s;
-	const struct t2f_input *in;
-	uint64_t done;
-};
-
-static void t2f_perf_progress_cb(void *ctx, uint64_t offset)
-{
-	struct t2f_perf_progress *pp = ctx;
-
-	pp->done = offset;
-	pp->s->o.progress(pp->s->o.progress_ctx, t2f_input__name(pp->in), offset,
-			  t2f_input__size(pp->in), false);
+	if (t2f_session_cancelled(s))
+		return -ECANCELED;
+	t2f_progress(s, in, false);
+	return 0;
 }
 
 /* perf script text with parser threads (readers/perf_script_par.h). T2F_SEGMENT_SIZE (bytes)
@@ -153,7 +142,7 @@ static int t2f_read_parallel(struct t2f_session *s, uint32_t i, struct t2f_input
 		.timeless = timeless,
 		.addr_wanted = t2f_addr_wanted,
 		.addr_ctx = s,
-		.progress = s->o.progress ? t2f_progress_cb : NULL,
+		.progress = t2f_progress_cb,
 		.progress_ctx = s,
 	};
 	struct t2f_ps_par_result res;
@@ -188,13 +177,15 @@ static int t2f_read_chunks(struct t2f_session *s, struct t2f_reader *r, struct t
 
 	if (binary && !block)
 		return -ENOMEM;
-	/* Chunks are at most a few MiB: progress is told after each. */
+	/* Chunks are at most a few MiB: progress is told after each, a cancel seen before each. */
 	for (err = len ? 1 : 0; err > 0; err = t2f_next_chunk(r, in, block, &data, &len)) {
 		err = r->desc->feed(r->r, data, len);
 		if (err)
 			break;
-		t2f_progress(s, in, false);
 		st->text_bytes += len;
+		err = t2f_progress_cb(s, in);
+		if (err)
+			break;
 	}
 	free(block);
 	return err ?: r->desc->finish(r->r);
@@ -217,6 +208,39 @@ static bool t2f_recorded_here(const struct t2f_source *src, const struct t2f_per
 		return false;
 	*end = (int64_t)st.st_mtime;
 	return true;
+}
+
+/* How reading a perf.data input goes (its records' offsets): progress about every MiB (and at
+ * the start and the end), a cancel seen every T2F_PERF_TICK_RECORDS records. */
+struct t2f_perf_tick {
+	struct t2f_session *s;
+	const char *name;
+	uint64_t total, done, next;
+};
+
+#define T2F_PERF_PROGRESS_STEP ((uint64_t)1 << 20)
+
+static void t2f_perf_progress(struct t2f_perf_tick *t, uint64_t done, bool finished)
+{
+	struct t2f_session *s = t->s;
+
+	if (done > t->done)
+		t->done = done;
+	if (s->o.progress)
+		s->o.progress(s->o.progress_ctx, t->name, t->done, t->total, finished);
+}
+
+static int t2f_perf_tick(void *ctx, uint64_t offset)
+{
+	struct t2f_perf_tick *t = ctx;
+
+	if (t2f_session_cancelled(t->s))
+		return -ECANCELED;
+	if (offset >= t->next) {
+		t2f_perf_progress(t, offset, false);
+		t->next = offset + T2F_PERF_PROGRESS_STEP;
+	}
+	return 0;
 }
 
 /* perf.data input: every frame is named after reading (resymbolize), by perf's symbol rules
@@ -317,13 +341,15 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 			      struct t2f_input *in)
 {
 	bool every = s->o.addrs || (s->needs & T2F_NEEDS_ADDRS);
-	struct t2f_perf_progress pp = { .s = s, .in = in };
+	struct t2f_perf_tick tick = { .s = s, .name = t2f_input__name(in),
+				      .total = t2f_input__size(in),
+				      .next = T2F_PERF_PROGRESS_STEP };
 	struct t2f_perf_data_conv_opts po = { .input = src->index,
 					      .addr_wanted = every ? NULL : t2f_data_addr_wanted,
 					      .addr_ctx = s,
 					      .threads = t2f_session_jobs(s),
-					      .progress = s->o.progress ? t2f_perf_progress_cb : NULL,
-					      .progress_ctx = &pp };
+					      .tick = t2f_perf_tick,
+					      .tick_ctx = &tick };
 	struct t2f_perf_data *pd = NULL;
 	struct t2f_perf_data_conv *pc = NULL;
 	struct t2f_unwind_stage *us = NULL;
@@ -345,13 +371,9 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		err = t2f_perf_data_conv__new(pd, s->profile, s->diag, &po, &pc);
 	}
 	if (!err) {
-		if (s->o.progress)
-			s->o.progress(s->o.progress_ctx, t2f_input__name(in), 0, t2f_input__size(in),
-				      false);
+		t2f_perf_progress(&tick, 0, false);
 		err = t2f_perf_data_conv__run(pc);
-		if (s->o.progress) /* read to the end, or as far as the failure */
-			s->o.progress(s->o.progress_ctx, t2f_input__name(in),
-				      err ? pp.done : t2f_input__size(in), t2f_input__size(in), true);
+		t2f_perf_progress(&tick, err ? tick.done : tick.total, true);
 	}
 	if (pc)
 		t2f_add_perf_stats(&s->run.perf, t2f_perf_data_conv__stats(pc));
@@ -445,10 +467,13 @@ int t2f_session_read_source(struct t2f_session *s, const struct t2f_source *src,
 			    struct t2f_input_stats *st)
 {
 	struct t2f_input *in = NULL;
-	int err = t2f_source_open(src, st->name, s->diag, &in);
+	int err = t2f_session_cancelled(s) ? -ECANCELED : t2f_source_open(src, st->name, s->diag, &in);
 
 	if (!err)
 		err = t2f_read_input(s, src, in, st);
+	if (err == -ECANCELED)
+		t2f_diag__error(s->diag, err, st->name, 0, "reading cancelled (t2f_session_cancel): "
+				"the input is left out");
 	if (err == -ENOMEM)
 		t2f_diag__error(s->diag, err, st->name, 0, "out of memory while reading it");
 	if (err == -T2F_E_LIMIT && t2f_profile__frames_full(s->profile))

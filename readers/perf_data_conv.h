@@ -31,7 +31,7 @@
  * the queue of one round (records copied), a frame cache per distinct (process, mappings
  * generation, ip), two batches of samples handed over; nothing per record once warm. Errors:
  * those of t2f_perf_data__next (-T2F_E_FORMAT, -T2F_E_DECOMPRESS, -errno), -ENOMEM,
- * -T2F_E_LIMIT (a profile table full).
+ * -T2F_E_LIMIT (a profile table full), or what opts.tick returned.
  * A cut data section is a warning of the reader (its offset), the records before it kept.
  * Not thread safe.
  */
@@ -85,12 +85,13 @@ struct t2f_perf_data_conv_opts {
 	unsigned threads;                /* 2 or more: frames, stacks and weights are added to
 					  * the profile on a thread of their own
 					  * (perf_data_stacks.h; the profile is the same) */
-	/* Called on the calling thread each time the records reach T2F_PERF_PROGRESS_STEP more
-	 * bytes of the file, with the file offset of the record reached; NULL: never. */
-	void (*progress)(void *ctx, uint64_t offset);
-	void *progress_ctx;
+	/* Called on the calling thread every T2F_PERF_TICK_RECORDS records read and before each
+	 * run of samples is processed, with the file offset of the last record read; a nonzero
+	 * return stops the conversion and is its result. NULL: none. */
+	int (*tick)(void *ctx, uint64_t offset);
+	void *tick_ctx;
 };
-#define T2F_PERF_PROGRESS_STEP ((uint64_t)1 << 20)
+#define T2F_PERF_TICK_RECORDS 256
 
 /* A mapping of a process, as its MMAP/MMAP2 record gave it. */
 struct t2f_perf_map {

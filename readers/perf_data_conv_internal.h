@@ -86,6 +86,8 @@ struct t2f_perf_data_conv {
 	struct pdc_order *order_tmp;
 	size_t order_tmp_cap;
 	uint64_t next_flush, max_time;
+	uint64_t offset;               /* of the last record read (opts.tick) */
+	uint32_t untick;               /* records read since the last tick */
 	struct pdc_attr *attrs;
 	size_t n_attrs;
 	struct ps_maps *maps;

@@ -234,6 +234,8 @@ static int pdc_process_order(struct t2f_perf_data_conv *c, size_t n)
 
 	for (size_t i = 0, end = 1; i < n && !err; i = end) {
 		end = i + 1;
+		if (c->o.tick && c->o.unwind && (err = c->o.tick(c->o.tick_ctx, c->offset)) != 0)
+			break;
 		if (c->o.unwind)
 			err = pdc_batch(c, i, n, &end);
 		for (size_t k = i; k < end && !err; k++)
@@ -315,13 +317,15 @@ int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
 {
 	const struct t2f_perf_record *r;
 	const struct t2f_perf_data_stats *ps;
-	uint64_t step = T2F_PERF_PROGRESS_STEP;
 	int err;
 
 	while ((err = t2f_perf_data__next(c->pd, &r)) > 0) {
-		if (c->o.progress && r->offset >= step) {
-			c->o.progress(c->o.progress_ctx, r->offset);
-			step = r->offset + T2F_PERF_PROGRESS_STEP;
+		c->offset = r->offset;
+		if (c->o.tick && ++c->untick == T2F_PERF_TICK_RECORDS) {
+			c->untick = 0;
+			err = c->o.tick(c->o.tick_ctx, r->offset);
+			if (err)
+				break;
 		}
 		err = pdc_record(c, r);
 		if (err)

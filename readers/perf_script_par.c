@@ -149,11 +149,9 @@ static int fill(struct par *x)
 	r = t2f_input__read(x->in, x->cur + x->cur_len, room, &got);
 	if (r < 0)
 		return r;
-	if (x->o->progress)
-		x->o->progress(x->o->progress_ctx, x->in);
 	x->cur_len += got;
 	x->eof = r == 0;
-	return 0;
+	return x->o->progress ? x->o->progress(x->o->progress_ctx, x->in) : 0;
 }
 
 /* The first `len` bytes of cur become segment s; the rest moves to a new cur. */

@@ -3,7 +3,9 @@
  * under strict) is left out whole and the session goes on: its output is the bytes a session
  * given only the other inputs writes, each input has its report (t2f_session_input), the stats
  * count it apart; what a failed perf.data input would have changed for the others (how the
- * resolve stage names their frames) is undone. */
+ * resolve stage names their frames) is undone. Progress is told for perf.data as for text; a
+ * cancel asked during a read (from the progress callback) stops it with -ECANCELED, the input
+ * left out as a failed one is. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,12 +203,180 @@ static void test_failed_perf_data_undone(void **state)
 	free(data);
 }
 
+/* Progress calls, as the callback saw them. */
+struct calls {
+	unsigned n, finished;
+	bool after_finished;        /* a call after the finished one */
+	bool backwards;             /* done went down */
+	uint64_t done, total;
+	char input[64];
+};
+
+static void count_progress(void *ctx, const char *input, uint64_t done, uint64_t total,
+			   bool finished)
+{
+	struct calls *c = ctx;
+
+	c->after_finished |= c->finished > 0;
+	c->backwards |= c->n && done < c->done;
+	c->n++;
+	c->finished += finished;
+	c->done = done;
+	c->total = total;
+	snprintf(c->input, sizeof(c->input), "%s", input);
+}
+
+static void progress_of(const void *data, size_t len, const char *name, unsigned jobs,
+			struct calls *c)
+{
+	struct t2f_options o = { .size = sizeof(o), .message = quiet, .jobs = jobs,
+				 .progress = count_progress, .progress_ctx = c };
+	struct t2f_session *s;
+
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, data, len, name), 0);
+	t2f_session_free(s);
+	assert_string_equal(c->input, name);
+	assert_int_equal(c->finished, 1);
+	assert_false(c->after_finished);
+	assert_false(c->backwards);
+	assert_int_equal(c->total, len);
+	assert_int_equal(c->done, len);
+}
+
+/* perf.data is told about every MiB, from 0 to its size, then finished; so is text, by its
+ * chunks (one thread) or segments (several). */
+/* burner.perf.txt 200 times over: ~8 MB of perf script text (malloc'd). */
+static char *big_text(size_t *text_len)
+{
+	const char *src = getenv("T2F_SOURCE_DIR");
+	char path[4096];
+	size_t one;
+	char *sample, *text;
+	FILE *f;
+
+	assert_non_null(src);
+	snprintf(path, sizeof(path), "%s/fixtures/perf-script/burner.perf.txt", src);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	one = (size_t)ftell(f);
+	rewind(f);
+	sample = malloc(one);
+	assert_non_null(sample);
+	assert_int_equal(fread(sample, 1, one, f), one);
+	fclose(f);
+	text = malloc(one * 200);
+	assert_non_null(text);
+	*text_len = 0;
+	for (int i = 0; i < 200; i++, *text_len += one)
+		memcpy(text + *text_len, sample, one);
+	free(sample);
+	return text;
+}
+
+/* perf.data is told about every MiB, from 0 to its size, then finished; so is text, by its
+ * chunks (one thread) or segments (several). */
+static void test_progress(void **state)
+{
+	struct calls c;
+	size_t len, text_len;
+	uint8_t *data = pdg_make(60000, &len); /* 4.3 MB */
+	char *text;
+
+	(void)state;
+	progress_of(data, len, "big.data", 1, &c);
+	assert_true(len > 4u << 20);
+	assert_true(c.n >= 2 + len / (1u << 20)); /* the start, every MiB, the end */
+	progress_of(data, len, "big.data", 2, &c);
+	assert_true(c.n >= 2 + len / (1u << 20));
+	free(data);
+
+	text = big_text(&text_len);
+	progress_of(text, text_len, "big.perf.txt", 1, &c);
+	assert_true(c.n >= 3);
+	progress_of(text, text_len, "big.perf.txt", 2, &c);
+	assert_true(c.n >= 3);
+	free(text);
+}
+
+/* Cancels its session at the second progress call: in the middle of a read. */
+struct canceller {
+	struct t2f_session *s;
+	unsigned calls;
+};
+
+static void cancel_soon(void *ctx, const char *input, uint64_t done, uint64_t total,
+			bool finished)
+{
+	struct canceller *k = ctx;
+
+	(void)input;
+	(void)done;
+	(void)total;
+	(void)finished;
+	if (++k->calls == 2)
+		t2f_session_cancel(k->s);
+}
+
+/* A cancelled input is left out and the request spent: the session reads the next inputs and
+ * writes what a session given only them writes. */
+static void cancel_during(const void *data, size_t len, const char *name, unsigned jobs)
+{
+	struct canceller k = { 0 };
+	struct t2f_options o = { .size = sizeof(o), .message = quiet, .jobs = jobs,
+				 .formats = T2F_FORMAT_BIT(T2F_FORMAT_COLLAPSED),
+				 .progress = cancel_soon, .progress_ctx = &k };
+	struct t2f_input_report rep = { .size = sizeof(rep) };
+	char *want = good_only(), *got;
+
+	assert_int_equal(t2f_session_new(&o, &k.s), 0);
+	assert_int_equal(t2f_session_add_bytes(k.s, data, len, name), -ECANCELED);
+	assert_true(k.calls >= 2);
+	assert_non_null(strstr(t2f_session_error(k.s), "cancel"));
+	assert_int_equal(t2f_session_input(k.s, 0, &rep), 0);
+	assert_int_equal(rep.error, -ECANCELED);
+	assert_int_equal(rep.samples, 0);
+	assert_int_equal(t2f_session_add_bytes(k.s, folded_a, strlen(folded_a), "a"), 0);
+	assert_int_equal(t2f_session_add_bytes(k.s, folded_b, strlen(folded_b), "b"), 0);
+	got = collapsed(k.s);
+	assert_string_equal(got, want);
+	t2f_session_free(k.s);
+	free(got);
+	free(want);
+}
+
+static void test_cancel(void **state)
+{
+	size_t len, text_len;
+	uint8_t *data = pdg_make(60000, &len);
+	char *text = big_text(&text_len);
+	struct t2f_session *s = new_session(false);
+
+	(void)state;
+	cancel_during(data, len, "big.data", 1);
+	cancel_during(data, len, "big.data", 2);
+	cancel_during(text, text_len, "big.perf.txt", 1);
+	cancel_during(text, text_len, "big.perf.txt", 2);
+	/* asked between calls: the next add stops at once, the one after it reads */
+	t2f_session_cancel(s);
+	assert_int_equal(t2f_session_add_bytes(s, folded_a, strlen(folded_a), "a"), -ECANCELED);
+	assert_int_equal(t2f_session_add_bytes(s, folded_a, strlen(folded_a), "a"), 0);
+	t2f_session_cancel(NULL);
+	t2f_session_free(s);
+	free(data);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_failed_inputs_left_out),
 		cmocka_unit_test(test_strict_failure_half_way),
 		cmocka_unit_test(test_failed_perf_data_undone),
+		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_cancel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
