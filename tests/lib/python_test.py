@@ -20,6 +20,7 @@ env:   T2F_SOURCE_DIR, T2F_CLI (trace2flame), T2F_LIBRARY (libtrace2flame.so), P
        tools/python first; CC (default cc)
 """
 import ctypes
+import errno
 import gc
 import gzip
 import os
@@ -393,6 +394,37 @@ class SessionAPI(unittest.TestCase):
         if INL:
             between = [c for c in calls if c[0] == big and 0 < c[1] < os.path.getsize(big)]
             self.assertGreaterEqual(len(between), 2, "perf.data: no progress while read")
+
+    def test_cancel_and_input_reports(self):
+        """a cancel from another thread stops a read; the session goes on; reports per input"""
+        import threading
+        src = os.path.join(FX, "burner.perf.txt")
+        with open(src, "rb") as f:
+            big = f.read() * 300  # ~12 MB: many chunks
+        folded = b"main;work 3\n"
+        started = threading.Event()
+
+        def progress(name, done, total, finished):
+            if name == "big" and done > 0:
+                started.set()
+
+        for jobs in (1, 2):
+            with self.subTest(jobs=jobs), trace2flame.Session(jobs=jobs, progress=progress) as s:
+                started.clear()
+                t = threading.Thread(target=lambda: (started.wait(60), s.cancel()))
+                t.start()
+                with self.assertRaises(trace2flame.Error) as cm:
+                    s.add_bytes(big, "big")
+                t.join()
+                self.assertEqual(cm.exception.name, "ECANCELED")
+                self.assertIn("cancel", str(cm.exception))
+                s.add_bytes(folded, "small")
+                self.assertEqual(s.write_mem("collapsed"), folded)
+                reports = s.inputs()
+                self.assertEqual([(r.name, r.error, r.samples) for r in reports],
+                                 [("big", -errno.ECANCELED, 0), ("small", 0, 1)])
+                self.assertEqual(reports[1].bytes, len(folded))
+                self.assertEqual(s.stats().inputs_failed, 1)
 
     def test_messages(self):
         """the lines the CLI prints, with and without -q"""

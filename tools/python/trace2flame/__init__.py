@@ -20,7 +20,7 @@ library's message (t2f_session_error, else t2f_strerror) and whose code is the c
 return. The library is found as trace2flame._ffi says: T2F_LIBRARY (its path) first.
 """
 from ._common import Error, lib, strerror
-from ._session import FORMATS, ModuleReport, Session, Stats, convert
+from ._session import FORMATS, InputReport, ModuleReport, Session, Stats, convert
 from ._symbols import ElfSymbol, Refusal, SourceFrame, Symbol, Symbols, demangle, symbolize
 
 
@@ -34,6 +34,6 @@ def library_path():
     return lib().path
 
 
-__all__ = ["convert", "Session", "Stats", "ModuleReport", "Symbols", "Symbol", "SourceFrame",
+__all__ = ["convert", "Session", "Stats", "InputReport", "ModuleReport", "Symbols", "Symbol", "SourceFrame",
            "Refusal", "ElfSymbol", "symbolize", "demangle", "Error", "strerror", "version",
            "library_path", "FORMATS"]

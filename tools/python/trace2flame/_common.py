@@ -137,7 +137,7 @@ def fill(struct, values, enums, what):
         setattr(struct, key, value)
 
 
-def record(name, struct, extra=(), skip=("size",)):
+def record(name, struct, extra=(), skip=("size", "reserved")):
     """A namedtuple type with the struct's fields (but skip) and then extra."""
     fields = [f for f, _ in struct._fields_ if f not in skip] + list(extra)
     return collections.namedtuple(name, fields)

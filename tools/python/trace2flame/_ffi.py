@@ -108,8 +108,20 @@ class Sized(ctypes.Structure):
 class t2f_options(Sized):
     _fields_ = [
         ("size", ctypes.c_size_t),
-        ("formats", ctypes.c_uint),
         ("event", ctypes.c_char_p),
+        ("message", t2f_message_fn),
+        ("message_ctx", ctypes.c_void_p),
+        ("progress", t2f_progress_fn),
+        ("progress_ctx", ctypes.c_void_p),
+        ("symbol_dirs", c_str_array),
+        ("debug_dirs", c_str_array),
+        ("buildids", ctypes.c_char_p),
+        ("kallsyms", ctypes.c_char_p),
+        ("perf_map_dir", ctypes.c_char_p),
+        ("formats", ctypes.c_uint),
+        ("jobs", ctypes.c_uint),
+        ("max_frames", ctypes.c_uint),
+        ("symbol_rules", c_enum),
         ("weight_samples", ctypes.c_bool),
         ("addrs", ctypes.c_bool),
         ("raw_names", ctypes.c_bool),
@@ -117,23 +129,12 @@ class t2f_options(Sized):
         ("signals", ctypes.c_bool),
         ("strict", ctypes.c_bool),
         ("quiet", ctypes.c_bool),
-        ("jobs", ctypes.c_uint),
-        ("max_frames", ctypes.c_uint),
-        ("message", t2f_message_fn),
-        ("message_ctx", ctypes.c_void_p),
-        ("progress", t2f_progress_fn),
-        ("progress_ctx", ctypes.c_void_p),
         ("resymbolize", ctypes.c_bool),
         ("unsafe_build_id_match", ctypes.c_bool),
-        ("symbol_rules", c_enum),
-        ("symbol_dirs", c_str_array),
-        ("debug_dirs", c_str_array),
-        ("buildids", ctypes.c_char_p),
-        ("kallsyms", ctypes.c_char_p),
-        ("perf_map_dir", ctypes.c_char_p),
         ("offline", ctypes.c_bool),
         ("no_inline", ctypes.c_bool),
         ("unwind_libdwfl", ctypes.c_bool),
+        ("reserved", ctypes.c_uint8 * 4),
     ]
 
 
@@ -144,39 +145,53 @@ class t2f_session(ctypes.Structure):
 class t2f_write_options(Sized):
     _fields_ = [
         ("size", ctypes.c_size_t),
+        ("input_name", ctypes.c_char_p),
+        ("title", ctypes.c_char_p),
+        ("subtitle", ctypes.c_char_p),
+        ("count_name", ctypes.c_char_p),
+        ("diff", ctypes.POINTER(t2f_session)),
+        ("min_width", ctypes.c_double),
         ("format", c_enum),
+        ("colors", c_enum),
+        ("width", ctypes.c_uint),
         ("pid", ctypes.c_bool),
         ("tid", ctypes.c_bool),
         ("kernel", ctypes.c_bool),
         ("jit", ctypes.c_bool),
         ("inlined", ctypes.c_bool),
-        ("input_name", ctypes.c_char_p),
-        ("title", ctypes.c_char_p),
-        ("subtitle", ctypes.c_char_p),
-        ("count_name", ctypes.c_char_p),
-        ("width", ctypes.c_uint),
-        ("min_width", ctypes.c_double),
-        ("colors", c_enum),
         ("hash", ctypes.c_bool),
         ("reverse", ctypes.c_bool),
         ("icicle", ctypes.c_bool),
         ("flamechart", ctypes.c_bool),
-        ("diff", ctypes.POINTER(t2f_session)),
         ("diff_is_after", ctypes.c_bool),
         ("no_thread_root", ctypes.c_bool),
+        ("reserved", ctypes.c_uint8 * 1),
+    ]
+
+
+class t2f_input_report(Sized):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("name", ctypes.c_char_p),
+        ("message", ctypes.c_char_p),
+        ("bytes", ctypes.c_uint64),
+        ("samples", ctypes.c_uint64),
+        ("error", ctypes.c_int),
+        ("reserved", ctypes.c_uint32),
     ]
 
 
 class t2f_stats(Sized):
     _fields_ = [
         ("size", ctypes.c_size_t),
+        ("event", ctypes.c_char_p),
         ("inputs", ctypes.c_uint64),
+        ("inputs_failed", ctypes.c_uint64),
         ("bytes", ctypes.c_uint64),
         ("samples", ctypes.c_uint64),
         ("events", ctypes.c_uint64),
         ("threads", ctypes.c_uint64),
         ("frames", ctypes.c_uint64),
-        ("event", ctypes.c_char_p),
         ("event_samples", ctypes.c_uint64),
         ("event_weight", ctypes.c_uint64),
         ("warnings", ctypes.c_uint64),
@@ -191,9 +206,10 @@ class t2f_module_report(Sized):
     _fields_ = [
         ("size", ctypes.c_size_t),
         ("path", ctypes.c_char_p),
-        ("kind", c_enum),
         ("file", ctypes.c_char_p),
         ("build_id", ctypes.c_char_p),
+        ("kind", c_enum),
+        ("reserved", ctypes.c_uint32),
         ("resolved", ctypes.c_uint64),
         ("unresolved", ctypes.c_uint64),
         ("skipped", ctypes.c_uint64),
@@ -210,14 +226,15 @@ class t2f_symbols_options(Sized):
         ("size", ctypes.c_size_t),
         ("symbol_dirs", c_str_array),
         ("debug_dirs", c_str_array),
+        ("message", t2f_message_fn),
+        ("message_ctx", ctypes.c_void_p),
         ("rules", c_enum),
         ("raw_names", ctypes.c_bool),
         ("no_params", ctypes.c_bool),
         ("unsafe_build_id_match", ctypes.c_bool),
-        ("message", t2f_message_fn),
-        ("message_ctx", ctypes.c_void_p),
         ("offline", ctypes.c_bool),
         ("signals", ctypes.c_bool),
+        ("reserved", ctypes.c_uint8 * 7),
     ]
 
 
@@ -229,13 +246,14 @@ class t2f_module(Sized):
         ("map_start", ctypes.c_uint64),
         ("map_end", ctypes.c_uint64),
         ("map_pgoff", ctypes.c_uint64),
-        ("has_segment", ctypes.c_bool),
         ("p_vaddr", ctypes.c_uint64),
         ("p_offset", ctypes.c_uint64),
         ("page_size", ctypes.c_uint64),
-        ("has_exec", ctypes.c_bool),
         ("exec_pgoff", ctypes.c_uint64),
         ("exec_len", ctypes.c_uint64),
+        ("has_segment", ctypes.c_bool),
+        ("has_exec", ctypes.c_bool),
+        ("reserved", ctypes.c_uint8 * 6),
     ]
 
 
@@ -243,18 +261,20 @@ class t2f_symbol(Sized):
     _fields_ = [
         ("size", ctypes.c_size_t),
         ("name", ctypes.c_char_p),
-        ("offset", ctypes.c_uint64),
-        ("elf_vaddr", ctypes.c_uint64),
         ("miss", ctypes.c_char_p),
         ("file", ctypes.c_char_p),
+        ("offset", ctypes.c_uint64),
+        ("elf_vaddr", ctypes.c_uint64),
     ]
 
 
-class t2f_source_frame(ctypes.Structure):  # no size field
+class t2f_source_frame(Sized):
     _fields_ = [
+        ("size", ctypes.c_size_t),
         ("name", ctypes.c_char_p),
         ("file", ctypes.c_char_p),
         ("line", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32),
     ]
 
 
@@ -262,10 +282,11 @@ class t2f_refused(Sized):
     _fields_ = [
         ("size", ctypes.c_size_t),
         ("path", ctypes.c_char_p),
-        ("reason", c_enum),
         ("why", ctypes.c_char_p),
         ("found_id", ctypes.c_char_p),
         ("expected_id", ctypes.c_char_p),
+        ("reason", c_enum),
+        ("reserved", ctypes.c_uint32),
     ]
 
 
@@ -282,7 +303,7 @@ class t2f_elf_symbol(ctypes.Structure):  # no size field
 t2f_each_function_fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
                                         ctypes.POINTER(t2f_elf_symbol))
 
-STRUCTS = (t2f_options, t2f_write_options, t2f_stats, t2f_module_report, t2f_symbols_options,
+STRUCTS = (t2f_options, t2f_write_options, t2f_input_report, t2f_stats, t2f_module_report, t2f_symbols_options,
            t2f_module, t2f_symbol, t2f_source_frame, t2f_refused, t2f_elf_symbol)
 
 # ---- functions --------------------------------------------------------------------------------
@@ -301,6 +322,7 @@ FUNCTIONS = {
     "t2f_session_add_path": (_int, [_session_p, _str]),
     "t2f_session_add_fd": (_int, [_session_p, _int, _str]),
     "t2f_session_add_bytes": (_int, [_session_p, _void_p, _size, _str]),
+    "t2f_session_cancel": (None, [_session_p]),
     "t2f_session_resolve": (_int, [_session_p]),
     "t2f_session_write_path": (_int, [_session_p, _P(t2f_write_options), _str]),
     "t2f_session_write_fd": (_int, [_session_p, _P(t2f_write_options), _int]),
@@ -308,6 +330,8 @@ FUNCTIONS = {
                                      _P(_size)]),
     "t2f_session_error": (_str, [_session_p]),
     "t2f_session_stats": (_int, [_session_p, _P(t2f_stats)]),
+    "t2f_session_input_count": (_size, [_session_p]),
+    "t2f_session_input": (_int, [_session_p, _size, _P(t2f_input_report)]),
     "t2f_session_module_count": (_size, [_session_p]),
     "t2f_session_module": (_int, [_session_p, _size, _P(t2f_module_report)]),
     "t2f_session_report": (None, [_session_p, ctypes.c_uint]),
@@ -323,13 +347,15 @@ FUNCTIONS = {
     "t2f_symbols_error": (_str, [_symbols_p]),
     "t2f_demangle_name": (_void_p, [_str, _bool]),
     "t2f_strerror": (_str, [_int]),
+    "t2f_free": (None, [_void_p]),
     "t2f_version": (_str, []),
+    "t2f_version_number": (ctypes.c_uint, []),
 }
 
 
 class Library:
     """The loaded libtrace2flame: each FUNCTIONS entry as an attribute with its prototype, and
-    `free` for what the library returns malloc'd (t2f_session_write_mem's buffer,
+    `free` (t2f_free) for what the library returns allocated (t2f_session_write_mem's buffer,
     t2f_demangle_name's string), `path` the file loaded."""
 
     def __init__(self, cdll, path):
@@ -342,10 +368,7 @@ class Library:
                               "was written for" % (path, name)) from None
             fn.restype, fn.argtypes = restype, argtypes
             setattr(self, name, fn)
-        # the header says free(): the C library's, which the library's malloc is
-        libc = ctypes.CDLL(None)
-        self.free = libc.free
-        self.free.restype, self.free.argtypes = None, [_void_p]
+        self.free = self.t2f_free
 
 
 def _candidates():

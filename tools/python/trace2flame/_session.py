@@ -17,12 +17,16 @@ REPORTS = {"warnings": _ffi.T2F_REPORT_WARNINGS, "stats": _ffi.T2F_REPORT_STATS,
 MODULE_KINDS = {"user": _ffi.T2F_MODULE_USER, "kernel": _ffi.T2F_MODULE_KERNEL,
                 "jit": _ffi.T2F_MODULE_JIT}
 
-SESSION_OPTIONS = frozenset(f for f, _ in _ffi.t2f_options._fields_ if f != "size"
-                            and not f.endswith("_ctx"))
-WRITE_OPTIONS = frozenset(f for f, _ in _ffi.t2f_write_options._fields_ if f != "size")
+SESSION_OPTIONS = frozenset(f for f, _ in _ffi.t2f_options._fields_
+                            if f not in ("size", "reserved") and not f.endswith("_ctx"))
+WRITE_OPTIONS = frozenset(f for f, _ in _ffi.t2f_write_options._fields_
+                          if f not in ("size", "reserved"))
 
 Stats = record("Stats", _ffi.t2f_stats)
 Stats.__doc__ = "struct t2f_stats: what a session read and wrote (the header says each field)."
+InputReport = record("InputReport", _ffi.t2f_input_report)
+InputReport.__doc__ = ("struct t2f_input_report: one input added, read (error 0) or left out "
+                       "(error the negative code its add raised, message why).")
 ModuleReport = record("ModuleReport", _ffi.t2f_module_report)
 ModuleReport.__doc__ = ("struct t2f_module_report: what the resolve stage did for one module "
                         "(kind 'user', 'kernel' or 'jit').")
@@ -112,6 +116,12 @@ class Session(Handle):
         else:
             self.add_bytes(source, name)
 
+    def cancel(self):
+        """t2f_session_cancel: the add running on this session in another thread (or, when none
+        is, the next add) stops at its next check and raises Error (name "ECANCELED"); the
+        input is left out, the session goes on. Safe from any thread and a signal handler."""
+        self._lib.t2f_session_cancel(self._handle())
+
     def resolve(self):
         """t2f_session_resolve: names the frames left unnamed, settles the event written."""
         self._call(self._lib.t2f_session_resolve)
@@ -170,6 +180,15 @@ class Session(Handle):
         st = _ffi.t2f_stats.new()
         check(self._lib.t2f_session_stats(self._handle(), ctypes.byref(st)))
         return to_record(Stats, st)
+
+    def inputs(self):
+        """t2f_session_input_count and t2f_session_input: every input added, as InputReports."""
+        out = []
+        for i in range(self._lib.t2f_session_input_count(self._handle())):
+            r = _ffi.t2f_input_report.new()
+            check(self._lib.t2f_session_input(self._handle(), i, ctypes.byref(r)))
+            out.append(to_record(InputReport, r))
+        return out
 
     def module_count(self):
         """t2f_session_module_count: the modules the resolve stage looked at."""

@@ -72,6 +72,7 @@ class Symbols(Handle):
         """t2f_symbols_inlines: the functions whose code is at addr, innermost first, as
         SourceFrames (empty: no DWARF covers the address)."""
         frames = (_ffi.t2f_source_frame * INLINES_MAX)()
+        frames[0].size = ctypes.sizeof(_ffi.t2f_source_frame)  # the stride of the array
         n = self._call(self._lib.t2f_symbols_inlines, module, enum_value(SPACES, space, "space"),
                        addr, frames, INLINES_MAX)
         return [to_record(SourceFrame, frames[i]) for i in range(n)]
