@@ -1,5 +1,5 @@
 /* formats/event_name.c: see event_name.h. */
-#include "event_name.h"
+#include "formats/event_name.h"
 
 #include <string.h>
 
