@@ -1,5 +1,6 @@
 /* formats/buf.c: doubling growth from 4 KiB. */
 #include "formats/buf.h"
+#include "formats/grow.h"
 #include "formats/mem.h"
 
 #include <errno.h>
@@ -9,21 +10,11 @@
 
 int t2f_buf__reserve(struct t2f_buf *b, size_t extra)
 {
-	size_t cap = b->cap ? b->cap : 4096;
-	char *p;
-
 	if (extra <= b->cap - b->len)
 		return 0;
-	if (extra > SIZE_MAX / 2 - b->len)
-		return -ENOMEM;
-	while (cap - b->len < extra)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	t2f_mem__huge(p);
-	b->p = p;
-	b->cap = cap;
+	if (t2f_grow((void **)&b->p, &b->cap, b->len, extra, 1, 4096, SIZE_MAX / 2))
+		return -ENOMEM; /* also past SIZE_MAX / 2 */
+	t2f_mem__huge(b->p);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* formats/diag.c: error strings, rate-limited warnings, the last error message; buffered diags
  * that record warnings for a later replay into another diag. */
 #include "formats/diag.h"
+#include "formats/grow.h"
 #include "formats/plural.h"
 
 #include <errno.h>
@@ -184,32 +185,13 @@ static struct diag_kind *kind_of(struct t2f_diag *d, const char *fmt)
 	return NULL;
 }
 
-/* data (elements of `elem`, *cap of them) grown to hold at least `need`; NULL when out of memory
- * (data is then unchanged). */
-static void *grow(void *data, size_t *cap, size_t elem, size_t need)
-{
-	size_t n = *cap ? *cap : 16;
-	void *nd;
-
-	if (need <= *cap)
-		return data;
-	while (n < need)
-		n *= 2;
-	nd = realloc(data, n * elem);
-	if (nd)
-		*cap = n;
-	return nd;
-}
-
 /* Copies s (with its NUL) to the end of b's text; *off = where. 0 or -ENOMEM. */
 static int push_text(struct diag_buffer *b, const char *s, size_t *off)
 {
 	size_t len = strlen(s) + 1;
-	char *text = grow(b->text, &b->text_cap, 1, b->text_len + len);
 
-	if (!text)
+	if (t2f_grow((void **)&b->text, &b->text_cap, b->text_len, len, 1, 16, SIZE_MAX))
 		return -ENOMEM;
-	b->text = text;
 	memcpy(b->text + b->text_len, s, len);
 	*off = b->text_len;
 	b->text_len += len;
@@ -234,12 +216,10 @@ static int push_rec(struct diag_buffer *b, const char *fmt, const char *file, ui
 		    const char *body)
 {
 	struct diag_rec r = { .fmt = fmt, .line = line, .has_file = file != NULL };
-	struct diag_rec *recs = grow(b->recs, &b->cap, sizeof(r), b->len + 1);
 	size_t mark = b->text_len;
 
-	if (!recs)
+	if (t2f_grow((void **)&b->recs, &b->cap, b->len, 1, sizeof(r), 16, SIZE_MAX))
 		return -ENOMEM;
-	b->recs = recs;
 	if ((file && file_text(b, file, &r.file)) || push_text(b, body, &r.msg)) {
 		b->text_len = mark;
 		return -ENOMEM;

@@ -9,6 +9,7 @@
 
 #include "formats/diag.h"
 #include "formats/event_name.h"
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "formats/mem.h"
 #include "formats/profile_int.h"
@@ -17,24 +18,14 @@
 
 int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n)
 {
-	size_t cap;
-	void *nd;
+	int err;
 
 	if (n <= v->cap - v->len)
 		return 0;
-	if (n > UINT32_MAX - v->len)
-		return -T2F_E_LIMIT;
-	for (cap = v->cap ? v->cap * 2 : 64; cap - v->len < n; cap *= 2)
-		;
-	if (cap > UINT32_MAX)
-		return -T2F_E_LIMIT;
-	nd = realloc(v->data, cap * elem);
-	if (!nd)
-		return -ENOMEM;
-	t2f_mem__huge(nd);
-	v->data = nd;
-	v->cap = cap;
-	return 0;
+	err = t2f_grow(&v->data, &v->cap, v->len, n, elem, 64, UINT32_MAX);
+	if (!err)
+		t2f_mem__huge(v->data);
+	return err;
 }
 
 /* Makes room for one more element of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */

@@ -234,18 +234,12 @@ static int close_run(struct seq *l)
 /* Room for groups 0..g. 0 or -ENOMEM. */
 static int reserve_groups(struct t2f_sample_log *l, size_t g)
 {
-	size_t n = l->ng ? l->ng : 8;
-	struct seq *ng;
+	size_t n = l->ng;
+	int err = t2f_grow((void **)&l->g, &n, g, 1, sizeof(*l->g), 8, SIZE_MAX);
 
-	if (g < l->ng)
-		return 0;
-	while (n <= g)
-		n *= 2;
-	ng = realloc(l->g, n * sizeof(*ng));
-	if (!ng)
-		return -ENOMEM;
-	memset(ng + l->ng, 0, (n - l->ng) * sizeof(*ng));
-	l->g = ng;
+	if (err)
+		return err;
+	memset(l->g + l->ng, 0, (n - l->ng) * sizeof(*l->g));
 	l->ng = n;
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* formats/strtab.c: bytes in one growing buffer, (offset, length) per id, a hash index over ids.
  * Offsets, not pointers, so the buffer may move (cf. docs/design.md §3). */
 #include "formats/strtab.h"
+#include "formats/grow.h"
 #include "formats/mem.h"
 
 #include <errno.h>
@@ -73,13 +74,12 @@ static int reserve(struct t2f_strtab *t, size_t len)
 	if (err)
 		return err;
 	if (t->count + 2 > t->refs_cap) {
-		struct str_ref *nr = realloc(t->refs, (size_t)t->refs_cap * 2 * sizeof(*nr));
+		size_t cap = t->refs_cap;
 
-		if (!nr)
+		if (t2f_grow((void **)&t->refs, &cap, t->count, 2, sizeof(*t->refs), 1024, UINT32_MAX))
 			return -ENOMEM;
-		t2f_mem__huge(nr);
-		t->refs = nr;
-		t->refs_cap *= 2;
+		t2f_mem__huge(t->refs);
+		t->refs_cap = (uint32_t)cap;
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "formats/buf.h"
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "formats/perf_map.h"
 #include "formats/plural.h"
@@ -290,15 +291,8 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	const struct t2f_resym_id *id;
 	struct t2f_module_desc desc = { 0 };
 
-	if (r->n_mods == r->cap_mods) {
-		size_t cap = r->cap_mods ? r->cap_mods * 2 : 16;
-		struct t2f_resym_mod *n = realloc(r->mods, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		r->mods = n;
-		r->cap_mods = cap;
-	}
+	if (t2f_grow((void **)&r->mods, &r->cap_mods, r->n_mods, 1, sizeof(*r->mods), 16, SIZE_MAX))
+		return -ENOMEM;
 	m = &r->mods[r->n_mods];
 	*m = (struct t2f_resym_mod){ .path_id = f->module, .kind = f->kind };
 	m->path = strdup(t2f_profile__str(p, f->module, NULL));

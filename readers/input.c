@@ -34,6 +34,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "formats/grow.h"
+
 #define INPUT_STREAM_BUF (4u << 20)  /* first size of the decoded buffer */
 #define INPUT_RAW_BLOCK (1u << 20)   /* compressed bytes per read(); they expand several times */
 
@@ -249,18 +251,13 @@ static int stream_fill(struct t2f_input *in)
 
 static int stream_grow(struct t2f_input *in)
 {
-	size_t cap = in->cap * 2 < T2F_INPUT_MAX_LINE ? in->cap * 2 : T2F_INPUT_MAX_LINE;
-	char *buf;
-
 	if (in->cap >= T2F_INPUT_MAX_LINE)
 		return input_fail(in, -T2F_E_LIMIT,
 				  "the line at byte offset %llu (decompressed) is longer than the %u-byte limit",
 				  (unsigned long long)in->out_off, T2F_INPUT_MAX_LINE);
-	buf = realloc(in->buf, cap);
-	if (!buf)
-		return input_fail(in, -ENOMEM, "cannot grow the line buffer to %zu bytes", cap);
-	in->buf = buf;
-	in->cap = cap;
+	if (t2f_grow((void **)&in->buf, &in->cap, in->cap, 1, 1, 1, T2F_INPUT_MAX_LINE))
+		return input_fail(in, -ENOMEM, "cannot grow the line buffer past %zu bytes",
+				  in->cap);
 	return 0;
 }
 

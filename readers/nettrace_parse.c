@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "formats/plural.h"
 
@@ -124,15 +125,8 @@ int nt_meta_add(struct nt_parser *p, const struct nt_meta *m)
 		p->metas[slot - 1] = copy;
 		return 0;
 	}
-	if (p->n_meta == p->cap_meta) {
-		uint32_t cap = p->cap_meta ? p->cap_meta * 2 : 64;
-		struct nt_meta **n = realloc(p->metas, sizeof(*n) * cap);
-
-		if (!n)
-			return -ENOMEM;
-		p->metas = n;
-		p->cap_meta = cap;
-	}
+	if (t2f_grow32((void **)&p->metas, &p->cap_meta, p->n_meta, sizeof(*p->metas), 64))
+		return -ENOMEM;
 	p->metas[p->n_meta++] = copy;
 	return nt_idmap__put(&p->meta_map, m->id, p->n_meta);
 }
@@ -273,18 +267,10 @@ static int unit_parse(struct nt_parser *p, const uint8_t *b, size_t n, uint64_t 
 
 static int buf_append(struct nt_parser *p, const uint8_t *data, size_t n)
 {
-	if (p->len + n > p->cap) {
-		size_t cap = p->cap ? p->cap : 4096;
-		uint8_t *b;
+	int err = t2f_grow((void **)&p->buf, &p->cap, p->len, n, 1, 4096, SIZE_MAX);
 
-		while (cap < p->len + n)
-			cap *= 2;
-		b = realloc(p->buf, cap);
-		if (!b)
-			return -ENOMEM;
-		p->buf = b;
-		p->cap = cap;
-	}
+	if (err)
+		return err;
 	memcpy(p->buf + p->len, data, n);
 	p->len += n;
 	return 0;

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "formats/grow.h"
+
 #define BLOCK_HEADER_MIN 20
 
 /* V4/V5 plain header (80 bytes after EventSize... counted from MetadataId):
@@ -193,15 +195,11 @@ static int stacks_reserve(struct nt_parser *p, uint32_t first, uint32_t count, u
 			       "block skipped", first, p->stack_base, p->stack_base + p->n_stacks);
 	}
 	if (end > p->cap_stacks) {
-		uint64_t cap = p->cap_stacks ? p->cap_stacks : 256;
-		struct nt_stack_ref *s;
+		size_t cap = p->cap_stacks;
 
-		while (cap < end)
-			cap *= 2;
-		s = realloc(p->stacks, sizeof(*s) * cap);
-		if (!s)
+		if (t2f_grow((void **)&p->stacks, &cap, 0, (size_t)end, sizeof(*p->stacks), 256,
+			     UINT32_MAX))
 			return -ENOMEM;
-		p->stacks = s;
 		p->cap_stacks = (uint32_t)cap;
 	}
 	for (uint64_t i = p->n_stacks; i < end; i++)
@@ -213,20 +211,8 @@ static int stacks_reserve(struct nt_parser *p, uint32_t first, uint32_t count, u
 
 static int ips_reserve(struct nt_parser *p, size_t more)
 {
-	size_t cap;
-	uint64_t *n;
-
-	if (p->n_ips + more <= p->cap_ips)
-		return 0;
-	cap = p->cap_ips ? p->cap_ips : 4096;
-	while (cap < p->n_ips + more)
-		cap *= 2;
-	n = realloc(p->ips, sizeof(*n) * cap);
-	if (!n)
-		return -ENOMEM;
-	p->ips = n;
-	p->cap_ips = cap;
-	return 0;
+	return t2f_grow((void **)&p->ips, &p->cap_ips, p->n_ips, more, sizeof(*p->ips), 4096,
+			SIZE_MAX);
 }
 
 static int stack_add(struct nt_parser *p, uint32_t slot, const uint8_t *ips, uint32_t size)

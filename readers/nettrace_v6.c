@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "formats/grow.h"
+
 enum v6_kind {
 	V6_END, V6_TRACE, V6_EVENT, V6_METADATA, V6_SEQUENCE_POINT, V6_STACK, V6_THREAD,
 	V6_REMOVE_THREAD, V6_LABEL_LIST,
@@ -155,15 +157,9 @@ static struct nt_thread *thread_slot(struct nt_parser *p, uint64_t index, bool *
 	*dup = slot && p->threads[slot - 1].live;
 	if (slot)
 		return &p->threads[slot - 1];
-	if (p->n_threads == p->cap_threads) {
-		uint32_t cap = p->cap_threads ? p->cap_threads * 2 : 64;
-		struct nt_thread *t = realloc(p->threads, sizeof(*t) * cap);
-
-		if (!t)
-			return NULL;
-		p->threads = t;
-		p->cap_threads = cap;
-	}
+	if (t2f_grow32((void **)&p->threads, &p->cap_threads, p->n_threads, sizeof(*p->threads),
+		       64))
+		return NULL;
 	if (nt_idmap__put(&p->thread_map, index, p->n_threads + 1))
 		return NULL;
 	return &p->threads[p->n_threads++];

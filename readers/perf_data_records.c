@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "formats/grow.h"
 #include "formats/plural.h"
 #include "formats/sat.h"
 #include "readers/perf_data_internal.h"
@@ -23,15 +24,11 @@
 
 int t2f_perf_data__id_add(struct t2f_perf_data *d, uint64_t id, uint32_t attr)
 {
-	if (d->n_id_table == d->cap_id_table) {
-		size_t cap = d->cap_id_table ? d->cap_id_table * 2 : 16;
-		struct t2f_perf_id *t = realloc(d->id_table, cap * sizeof(*t));
+	int err = t2f_grow((void **)&d->id_table, &d->cap_id_table, d->n_id_table, 1,
+			   sizeof(*d->id_table), 16, SIZE_MAX);
 
-		if (!t)
-			return -ENOMEM;
-		d->id_table = t;
-		d->cap_id_table = cap;
-	}
+	if (err)
+		return err;
 	d->id_table[d->n_id_table++] = (struct t2f_perf_id){ id, attr };
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <zstd.h>
 
+#include "formats/grow.h"
 #include "readers/perf_data_internal.h"
 
 /* the most decompressed bytes held at once: one payload's records plus a partial record */
@@ -26,23 +27,11 @@ static size_t payload_max(const struct t2f_perf_data *d)
 
 static int grow(struct t2f_perf_data *d, size_t need, uint64_t off)
 {
-	size_t cap = d->dcap ? d->dcap : 1u << 16;
-	uint8_t *b;
-
-	if (need <= d->dcap)
-		return 0;
 	if (need > DBUF_MAX)
 		return t2f_diag__error(d->diag, -T2F_E_LIMIT, d->name, 0, "offset %" PRIu64
 				       ": compressed record expands past %u MiB", off,
 				       DBUF_MAX >> 20);
-	while (cap < need)
-		cap = cap > DBUF_MAX / 2 ? DBUF_MAX : cap * 2;
-	b = realloc(d->dbuf, cap);
-	if (!b)
-		return -ENOMEM;
-	d->dbuf = b;
-	d->dcap = cap;
-	return 0;
+	return t2f_grow((void **)&d->dbuf, &d->dcap, 0, need, 1, 1u << 16, DBUF_MAX);
 }
 
 int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n, uint64_t off)

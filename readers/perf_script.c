@@ -21,6 +21,7 @@
 #include "formats/arena.h"
 #include "formats/buf.h"
 #include "formats/event_name.h"
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "formats/sym_version.h"
 #include "readers/perf_script_blocks.h"
@@ -288,15 +289,8 @@ static int cache_line(struct t2f_perf_script *ps, const struct line_probe *q, ui
 
 	if (q->len > UINT32_MAX)
 		return 0;
-	if (ps->nlines == ps->lines_cap) {
-		uint32_t cap = ps->lines_cap ? ps->lines_cap * 2 : 4096;
-		struct line_entry *nl = realloc(ps->lines, (size_t)cap * sizeof(*nl));
-
-		if (!nl)
-			return -ENOMEM;
-		ps->lines = nl;
-		ps->lines_cap = cap;
-	}
+	if (t2f_grow32((void **)&ps->lines, &ps->lines_cap, ps->nlines, sizeof(*ps->lines), 4096))
+		return -ENOMEM;
 	e = &ps->lines[ps->nlines];
 	e->text = t2f_arena__strndup(ps->arena, q->s, q->len);
 	if (!e->text)
@@ -313,8 +307,6 @@ static int cache_line(struct t2f_perf_script *ps, const struct line_probe *q, ui
 static int push_frame(struct t2f_perf_script *ps, t2f_frame_id id)
 {
 	if (ps->nframes == ps->frames_cap) {
-		t2f_frame_id *nf;
-
 		if (ps->frames_cap >= PS_MAX_DEPTH) {
 			if (!ps->cut_warned)
 				t2f_diag__warn(ps->d, ps->name, ps->line_no,
@@ -323,11 +315,9 @@ static int push_frame(struct t2f_perf_script *ps, t2f_frame_id id)
 			ps->cut_warned = true;
 			return 0;
 		}
-		nf = realloc(ps->frames, ps->frames_cap * 2 * sizeof(*nf));
-		if (!nf)
+		if (t2f_grow((void **)&ps->frames, &ps->frames_cap, ps->nframes, 1,
+			     sizeof(*ps->frames), 256, PS_MAX_DEPTH))
 			return -ENOMEM;
-		ps->frames = nf;
-		ps->frames_cap *= 2;
 	}
 	ps->frames[ps->nframes++] = id;
 	return 0;

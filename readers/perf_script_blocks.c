@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "formats/arena.h"
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 
 struct block_set {
@@ -109,15 +110,8 @@ static struct block_set *set_of(struct ps_blocks *b, uint64_t hash)
 
 	if (v)
 		return &b->sets[v - 1];
-	if (b->nsets == b->sets_cap) {
-		uint32_t cap = b->sets_cap ? b->sets_cap * 2 : 1024;
-		struct block_set *ns = realloc(b->sets, (size_t)cap * sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		b->sets = ns;
-		b->sets_cap = cap;
-	}
+	if (t2f_grow32((void **)&b->sets, &b->sets_cap, b->nsets, sizeof(*b->sets), 1024))
+		return NULL;
 	if (t2f_hashmap__insert(b->ix, hash, b->nsets + 1))
 		return NULL;
 	b->sets[b->nsets] = (struct block_set){ .hash = hash };
@@ -126,15 +120,10 @@ static struct block_set *set_of(struct ps_blocks *b, uint64_t hash)
 
 static int push_block(struct ps_blocks *b, const struct ps_block *k)
 {
-	if (b->n == b->cap) {
-		uint32_t cap = b->cap ? b->cap * 2 : 1024;
-		struct ps_block *nb = realloc(b->blocks, (size_t)cap * sizeof(*nb));
+	int err = t2f_grow32((void **)&b->blocks, &b->cap, b->n, sizeof(*b->blocks), 1024);
 
-		if (!nb)
-			return -ENOMEM;
-		b->blocks = nb;
-		b->cap = cap;
-	}
+	if (err)
+		return err;
 	b->blocks[b->n++] = *k;
 	return 0;
 }

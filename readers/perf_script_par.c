@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
 #include "formats/mem.h"
 #include "readers/perf_script.h"
 #include "readers/perf_script_cut.h"
@@ -120,13 +121,9 @@ static void pool_put(struct par *x, char *p, size_t cap)
 /* cur doubles (lim with it). */
 static int cur_grow(struct par *x)
 {
-	char *p = realloc(x->cur, x->cur_cap * 2);
-
-	if (!p)
+	if (t2f_grow((void **)&x->cur, &x->cur_cap, x->cur_cap, 1, 1, 1, SIZE_MAX))
 		return t2f_diag__error(x->own_d, -ENOMEM, x->name, 0,
-				       "out of memory growing a text buffer to %zu bytes", x->cur_cap * 2);
-	x->cur = p;
-	x->cur_cap *= 2;
+				       "out of memory growing a text buffer past %zu bytes", x->cur_cap);
 	x->lim = x->cur_cap;
 	return 0;
 }

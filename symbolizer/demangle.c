@@ -55,11 +55,14 @@
 #include "symbolizer/demangle.h"
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <demangle.h> /* libiberty, from /usr/include/libiberty */
+
+#include "formats/grow.h"
 
 #define T2F_DEMANGLE_MAX_IN  (64u * 1024u)
 #define T2F_DEMANGLE_MAX_OUT (256u * 1024u)
@@ -110,33 +113,16 @@ static void sink_put(const char *s, size_t n, void *opaque)
 		return;
 	}
 	need = k->len + n;
-	if (!k->heap && need > sizeof(k->small)) {
-		size_t cap = 2 * sizeof(k->small);
-		char *p;
+	if (need > (k->heap ? k->cap : sizeof(k->small))) {
+		bool was_small = !k->heap; /* then k->cap is 0 */
 
-		while (cap < need)
-			cap *= 2;
-		p = malloc(cap);
-		if (!p) {
+		if (t2f_grow((void **)&k->heap, &k->cap, k->len, n, 1, 2 * sizeof(k->small),
+			     SIZE_MAX)) {
 			k->over = 1;
 			return;
 		}
-		memcpy(p, k->small, k->len);
-		k->heap = p;
-		k->cap = cap;
-	} else if (k->heap && need > k->cap) {
-		size_t cap = k->cap;
-		char *p;
-
-		while (cap < need)
-			cap *= 2;
-		p = realloc(k->heap, cap);
-		if (!p) {
-			k->over = 1;
-			return;
-		}
-		k->heap = p;
-		k->cap = cap;
+		if (was_small)
+			memcpy(k->heap, k->small, k->len);
 	}
 	memcpy(sink_data(k) + k->len, s, n);
 	k->len = need;

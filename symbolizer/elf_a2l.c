@@ -32,6 +32,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "formats/grow.h"
+
 struct a2l_sym {
 	uint64_t start, size;        /* st_value (ARM: the Thumb bit cleared); st_size, 1 for a
 				      * sizeless one */
@@ -114,15 +116,8 @@ static int a2l_sections(struct t2f_elf_module *m, struct t2f_elf_a2l *x)
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size ||
 		    sh.sh_addr + sh.sh_size < sh.sh_addr)
 			continue;
-		if (x->n_secs == cap) {
-			size_t c = cap ? cap * 2 : 32;
-			struct a2l_sec *p = realloc(x->secs, c * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			x->secs = p;
-			cap = c;
-		}
+		if (t2f_grow((void **)&x->secs, &cap, x->n_secs, 1, sizeof(*x->secs), 32, SIZE_MAX))
+			return -ENOMEM;
 		x->secs[x->n_secs++] = (struct a2l_sec){ sh.sh_addr, sh.sh_addr + sh.sh_size,
 							 (uint32_t)elf_ndxscn(scn) };
 	}

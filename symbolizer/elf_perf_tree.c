@@ -19,6 +19,8 @@
 
 #include <stdlib.h>
 
+#include "formats/grow.h"
+
 #define NONE T2F_ELF_NONE
 
 static void set_child(struct t2f_elf_ptree *t, uint32_t parent, uint32_t old, uint32_t new_)
@@ -116,15 +118,9 @@ int t2f_elf_ptree__insert(struct t2f_elf_ptree *t, uint64_t start, uint64_t end,
 	uint32_t z, at = t->root, parent = NONE;
 	bool left = false;
 
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		void *p = cap < NONE ? realloc(t->nodes, cap * sizeof(*t->nodes)) : NULL;
-
-		if (!p)
-			return -ENOMEM;
-		t->nodes = p;
-		t->cap = cap;
-	}
+	if (t->n == t->cap &&
+	    t2f_grow((void **)&t->nodes, &t->cap, t->n, 1, sizeof(*t->nodes), 256, NONE))
+		return -ENOMEM; /* nodes are numbered below NONE */
 	while (at != NONE) {
 		parent = at;
 		left = start < t->nodes[at].start;

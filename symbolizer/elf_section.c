@@ -25,6 +25,8 @@
 #include <lzma.h>
 #include <zstd.h>
 
+#include "formats/grow.h"
+
 #define XZ_FIRST_CAP (64u << 10)  /* first output buffer for MiniDebugInfo; doubles */
 
 const char *t2f_elf_section__name(struct t2f_elf_module *m, const struct t2f_elf_image *im,
@@ -188,22 +190,6 @@ int t2f_elf_section__data(struct t2f_elf_module *m, const struct t2f_elf_image *
 	return 0;
 }
 
-/* Grows the output of the xz decoder; false at max. */
-static bool xz_grow(unsigned char **buf, size_t *cap, size_t max)
-{
-	size_t next = *cap >= max / 2 ? max : *cap * 2;
-	unsigned char *p;
-
-	if (next <= *cap)
-		return false;
-	p = realloc(*buf, next);
-	if (!p)
-		return false;
-	*buf = p;
-	*cap = next;
-	return true;
-}
-
 /* Once the decoder stopped (r) with got bytes out, at most limit + 1: counts them against the
  * module's limits (they fit: limit is what was left), then the outcome. Over the cap the image
  * is skipped, over what the module may still decode the module is refused; a corrupt stream is
@@ -252,7 +238,7 @@ int t2f_elf_xz_decode(struct t2f_elf_module *m, const void *in, size_t in_size,
 			continue;
 		if (s.total_out > limit)
 			break;
-		if (!xz_grow(&buf, &cap, limit + 1)) {
+		if (t2f_grow((void **)&buf, &cap, cap, 1, 1, 1, limit + 1)) {
 			err = -ENOMEM;
 			goto out;
 		}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
 #include "formats/side_file.h"
 
 #define T2F_TS_PAGE 4096u
@@ -70,15 +71,10 @@ static bool t2f_ts_hex(char **p, uint64_t *v)
 
 static int t2f_ts_push(struct t2f_ts_parse *ps, const struct t2f_ts_entry *e)
 {
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 1024;
-		struct t2f_ts_entry *ne = realloc(ps->e, cap * sizeof(*ne));
+	int err = t2f_grow((void **)&ps->e, &ps->cap, ps->n, 1, sizeof(*ps->e), 1024, SIZE_MAX);
 
-		if (!ne)
-			return -ENOMEM;
-		ps->e = ne;
-		ps->cap = cap;
-	}
+	if (err)
+		return err;
 	ps->e[ps->n++] = *e;
 	return 0;
 }

@@ -34,6 +34,7 @@
 
 #include "formats/buf.h"
 #include "formats/diag.h"
+#include "formats/grow.h"
 #include "formats/utf8.h"
 #include "formats/sat.h"
 #include "formats/hashmap.h"
@@ -674,15 +675,9 @@ static int ss_add_jobs(struct ss *s, t2f_thread_id t, size_t head_off, size_t he
 	for (int weights = 0; weights < 2; weights++) {
 		for (uint32_t from = begin, n; from < end; from += n) {
 			n = end - from < SS_WRITE_BATCH ? end - from : SS_WRITE_BATCH;
-			if (s->job_count == s->job_cap) {
-				size_t cap = s->job_cap ? s->job_cap * 2 : 64;
-				struct ss_job *j = realloc(s->jobs, cap * sizeof(*j));
-
-				if (!j)
-					return -ENOMEM;
-				s->jobs = j;
-				s->job_cap = cap;
-			}
+			if (t2f_grow((void **)&s->jobs, &s->job_cap, s->job_count, 1, sizeof(*s->jobs),
+				     64, SIZE_MAX))
+				return -ENOMEM;
 			s->jobs[s->job_count++] = (struct ss_job){
 				.thread = t, .begin = from, .end = from + n, .stop = end,
 				.weights = weights,

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "formats/diag.h"
+#include "formats/grow.h"
 #include "formats/sat.h"
 
 struct name_key {
@@ -56,13 +57,13 @@ static int intern(struct svg_tree *t, const char *s, size_t len, uint32_t *id)
 		return 0;
 	}
 	if (t->name_count + 2 > t->name_cap) {
-		uint32_t cap = t->name_cap ? t->name_cap * 2 : 256;
-		size_t *off = realloc(t->name_off, (size_t)cap * sizeof(*off));
+		size_t cap = t->name_cap;
 
-		if (!off)
-			return -ENOMEM;
-		t->name_off = off;
-		t->name_cap = cap;
+		err = t2f_grow((void **)&t->name_off, &cap, t->name_count, 2, sizeof(*t->name_off),
+			       256, UINT32_MAX);
+		if (err)
+			return err;
+		t->name_cap = (uint32_t)cap;
 	}
 	err = t2f_buf__put(&t->text, s, len);
 	if (err)
@@ -135,13 +136,13 @@ static int add_node(struct svg_tree *t, uint32_t parent, uint32_t name, t2f_fram
 	if (t->count == UINT32_MAX)
 		return -T2F_E_LIMIT;
 	if (t->count == t->cap) {
-		uint32_t cap = t->cap ? (t->cap > UINT32_MAX / 2 ? UINT32_MAX : t->cap * 2) : 1024;
-		struct svg_node *nn = realloc(t->nodes, (size_t)cap * sizeof(*nn));
+		size_t cap = t->cap;
+		int err = t2f_grow((void **)&t->nodes, &cap, t->count, 1, sizeof(*t->nodes), 1024,
+				   UINT32_MAX);
 
-		if (!nn)
-			return -ENOMEM;
-		t->nodes = nn;
-		t->cap = cap;
+		if (err)
+			return err;
+		t->cap = (uint32_t)cap;
 	}
 	n = &t->nodes[t->count];
 	memset(n, 0, sizeof(*n));
