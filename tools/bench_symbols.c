@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "formats/diag.h"
+#include "formats/grow.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/elf_module.h"
 
@@ -52,15 +53,9 @@ struct names {
 static int add_name(void *ctx, const struct t2f_elf_sym *sym)
 {
 	struct names *nm = ctx;
-	const char **v;
 
-	if (nm->n == nm->cap) {
-		nm->cap = nm->cap ? nm->cap * 2 : 4096;
-		v = realloc(nm->v, nm->cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		nm->v = v;
-	}
+	if (t2f_grow((void **)&nm->v, &nm->cap, nm->n, 1, sizeof(*nm->v), 4096, SIZE_MAX))
+		return -ENOMEM;
 	nm->v[nm->n++] = sym->name;
 	if (!nm->lo || sym->value < nm->lo)
 		nm->lo = sym->value;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "formats/grow.h"
 #include "readers/nettrace_parse.h"
 
 struct count {
@@ -49,15 +50,8 @@ static size_t find_count(struct dump *d, const struct nt_meta *m)
 		if (d->c[i].event_id == m->event_id && !strcmp(d->c[i].provider, m->provider) &&
 		    !strcmp(d->c[i].name, m->event_name))
 			return i;
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 64;
-		struct count *c = realloc(d->c, sizeof(*c) * cap);
-
-		if (!c)
-			return SIZE_MAX;
-		d->c = c;
-		d->cap = cap;
-	}
+	if (t2f_grow((void **)&d->c, &d->cap, d->n, 1, sizeof(*d->c), 64, SIZE_MAX))
+		return SIZE_MAX;
 	d->c[d->n] = (struct count){ m->provider, m->event_name, m->event_id, 0 };
 	return d->n++;
 }
@@ -113,15 +107,10 @@ static int read_file(const char *path, uint8_t **out, size_t *len)
 	if (!f)
 		return -errno;
 	for (;;) {
-		if (n == cap) {
-			uint8_t *g = realloc(b, cap = cap ? cap * 2 : 1 << 20);
-
-			if (!g) {
-				free(b);
-				fclose(f);
-				return -ENOMEM;
-			}
-			b = g;
+		if (t2f_grow((void **)&b, &cap, n, 1, 1, 1 << 20, SIZE_MAX)) {
+			free(b);
+			fclose(f);
+			return -ENOMEM;
 		}
 		size_t r = fread(b + n, 1, cap - n, f);
 
