@@ -1,10 +1,9 @@
 /* tests/unit/test_collapsed.c: writers/collapsed.c fed by the perf script reader.
  *
  * Small hand-written perf script inputs go through readers/perf_script into a profile, the
- * collapsed writer writes to a temp file, and the text is compared exactly. One case converts the
- * real recording ../shared/corpus/perf-script/cpp_fp.perf.txt and compares it byte for byte with
- * inferno-collapse-perf's output (ref/cpp_fp.inferno-head.folded); it is skipped with a message
- * when the corpus is not there. */
+ * collapsed writer writes to a temp file, and the text is compared exactly. The real recording
+ * against inferno-collapse-perf's output (symbol versions cut in the reference) is
+ * tests/corpus.sh's. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -351,7 +350,6 @@ static void test_empty_profile(void **state)
 	assert_collapsed("w 1 1.0: 5 cpu-clock:\n\n", &DEFAULTS, "w 5\n");
 }
 
-/* ---- the real recording against inferno ---- */
 
 /* 200,000 cells, enough for several sorted parts: frame names repeat across modules (the
  * collapsed names leave modules out), so equal lines fall into different parts and must be
@@ -402,78 +400,6 @@ static void test_sorted_parts_merged(void **state)
 	t2f_profile__free(p);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long size;
-
-	if (!f)
-		return NULL;
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	size = ftell(f);
-	assert_true(size >= 0);
-	rewind(f);
-	buf = malloc((size_t)size + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
-	buf[size] = '\0';
-	fclose(f);
-	*len = (size_t)size;
-	return buf;
-}
-
-/* Reports the first differing line, for a readable failure. */
-static void assert_same_text(const char *got, size_t got_len, const char *want, size_t want_len)
-{
-	size_t i = 0, line = 1, bol = 0;
-
-	while (i < got_len && i < want_len && got[i] == want[i]) {
-		if (got[i] == '\n') {
-			line++;
-			bol = i + 1;
-		}
-		i++;
-	}
-	if (i == got_len && i == want_len)
-		return;
-	fail_msg("output differs from the reference at line %zu:\n  got:  %.*s\n  want: %.*s", line,
-		 (int)strcspn(got + bol, "\n"), got + bol, (int)strcspn(want + bol, "\n"), want + bol);
-}
-
-static void test_corpus_cpp_fp_matches_inferno(void **state)
-{
-	const char *src = getenv("T2F_SOURCE_DIR");
-	char in_path[4096], ref_path[4096];
-	size_t in_len, ref_len, got_len;
-	char *in, *ref, *got;
-	struct t2f_profile *p;
-
-	(void)state;
-	if (!src) {
-		print_message("T2F_SOURCE_DIR not set: corpus comparison skipped\n");
-		skip();
-	}
-	snprintf(in_path, sizeof(in_path), "%s/../shared/corpus/perf-script/cpp_fp.perf.txt", src);
-	snprintf(ref_path, sizeof(ref_path),
-		 "%s/../shared/corpus/perf-script/ref/cpp_fp.inferno-head.folded", src);
-	in = slurp(in_path, &in_len);
-	ref = slurp(ref_path, &ref_len);
-	if (!in || !ref) {
-		print_message("corpus not found (%s): comparison with inferno skipped\n", in_path);
-		free(in);
-		free(ref);
-		skip();
-	}
-	p = read_text(in, in_len, 64 << 10);
-	got = collapse(p, &DEFAULTS, &got_len);
-	assert_same_text(got, got_len, ref, ref_len);
-	free(got);
-	t2f_profile__free(p);
-	free(in);
-	free(ref);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,7 +415,6 @@ int main(void)
 		cmocka_unit_test(test_leaf_number_guard),
 		cmocka_unit_test(test_empty_profile),
 		cmocka_unit_test(test_sorted_parts_merged),
-		cmocka_unit_test(test_corpus_cpp_fp_matches_inferno),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
