@@ -684,6 +684,8 @@ static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res)
 		if (e->why == T2F_REFUSED_BUILD_ID)
 			fprintf(f, " (found %s, expected %s)", e->found_id[0] ? e->found_id : "none",
 				res->expected_id[0] ? res->expected_id : "none");
+		else if (e->why == T2F_REFUSED_FILE_NO_BUILD_ID)
+			fprintf(f, " (expected %s)", res->expected_id);
 		fputc('\n', f);
 	}
 }
@@ -804,7 +806,8 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 
 #define T2F_RESYM_WARN_MODULES 5 /* modules with refused files named one a line */
 
-/* One line per module whose candidate files were all refused for another build-id. */
+/* One line per module whose candidate files were all refused for another build-id, or for
+ * having none. */
 static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const char *label)
 {
 	char vmod[T2F_VISIBLE_MAX], vfile[T2F_VISIBLE_MAX];
@@ -817,7 +820,8 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 		const struct t2f_debug_refused *e = NULL;
 
 		for (size_t k = 0; res && !res->module && k < res->n_refused && !e; k++)
-			if (res->refused[k].why == T2F_REFUSED_BUILD_ID)
+			if (res->refused[k].why == T2F_REFUSED_BUILD_ID ||
+			    res->refused[k].why == T2F_REFUSED_FILE_NO_BUILD_ID)
 				e = &res->refused[k];
 		if (!e)
 			continue;
@@ -825,15 +829,21 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 			more++;
 			continue;
 		}
-		fprintf(f, "trace2flame: warning: %s: %s: %s refused: its build-id %s is not the "
-			"recording's %s\n", label, t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
-			t2f_utf8_visible(e->path, vfile, sizeof(vfile)),
-			e->found_id[0] ? e->found_id : "(none)",
-			res->expected_id[0] ? res->expected_id : "(none)");
+		if (e->why == T2F_REFUSED_FILE_NO_BUILD_ID)
+			fprintf(f, "trace2flame: warning: %s: %s: %s refused: it has no build-id, the "
+				"recording's is %s\n", label,
+				t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
+				t2f_utf8_visible(e->path, vfile, sizeof(vfile)), res->expected_id);
+		else
+			fprintf(f, "trace2flame: warning: %s: %s: %s refused: its build-id %s is not "
+				"the recording's %s\n", label,
+				t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
+				t2f_utf8_visible(e->path, vfile, sizeof(vfile)),
+				e->found_id[0] ? e->found_id : "(none)", res->expected_id[0] ? res->expected_id : "(none)");
 	}
 	if (more)
 		fprintf(f, "trace2flame: warning: %s: and %zu more module%s whose files were refused "
-			"for another build-id (--stats lists them)\n", label, more, t2f_plural(more));
+			"for their build-id (--stats lists them)\n", label, more, t2f_plural(more));
 }
 
 /* The frames not tried because no build-id is known for their module, and what to do. */

@@ -209,6 +209,8 @@ static void print_refused(const struct t2f_symbols *s, uint32_t mod)
 		if (e.reason == T2F_REFUSAL_BUILD_ID)
 			fprintf(stderr, " (expected %s, found %s)", e.expected_id,
 				e.found_id[0] ? e.found_id : "none");
+		else if (e.reason == T2F_REFUSAL_FILE_NO_BUILD_ID)
+			fprintf(stderr, " (expected %s)", e.expected_id);
 		else if (e.reason == T2F_REFUSAL_NO_BUILD_ID)
 			fputs(" (give --build-id HEX, or --unsafe-build-id-match)", stderr);
 		fputc('\n', stderr);
