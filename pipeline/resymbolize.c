@@ -662,7 +662,7 @@ char *t2f_resym__default_kallsyms(const char *hex, bool here, const char **why)
 		return path;
 	free(path);
 	*why = "no kallsyms matching the recording's kernel build-id (the running kernel differs, "
-	       "none in ~/.debug/[kernel.kallsyms]/): --kallsyms FILE";
+	       "none in ~/.debug/[kernel.kallsyms]/): t2f_options.kallsyms";
 	return NULL;
 }
 
@@ -707,7 +707,7 @@ static void t2f_resym_print_text_mod(FILE *f, const struct t2f_resym *r,
 	if (m->kind == T2F_FRAME_KERNEL)
 		fprintf(f, "    file: %s\n", r->kallsyms_path ? t2f_utf8_visible(r->kallsyms_path, vis,
 									       sizeof(vis))
-							 : "none (--kallsyms FILE)");
+							 : "none (t2f_options.kallsyms)");
 	else if (!m->map_path)
 		fputs("    not a perf map's name (/tmp/perf-PID.map): not looked up\n", f);
 	else if (m->map)
@@ -734,10 +734,10 @@ static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct
 			fprintf(f, ", %s %u", t2f_miss_name((enum t2f_miss)k), m->miss[k]);
 	if (m->no_id && m->newer)
 		fprintf(f, "; %u not tried: no build-id known, and the file changed after the "
-			"recording (--unsafe-build-id-match uses it anyway)", m->no_id);
+			"recording (t2f_options.unsafe_build_id_match uses it anyway)", m->no_id);
 	else if (m->no_id)
-		fprintf(f, "; %u not tried: no build-id known (--buildids FILE, or "
-			"--unsafe-build-id-match)", m->no_id);
+		fprintf(f, "; %u not tried: no build-id known (t2f_options.buildids, or "
+			"t2f_options.unsafe_build_id_match)", m->no_id);
 	if (m->by_path)
 		fputs("; matched by path without a build-id (recorded on this machine, the file not "
 		      "newer than the recording)", f);
@@ -843,7 +843,8 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 	}
 	if (more)
 		fprintf(f, "trace2flame: warning: %s: and %zu more module%s whose files were refused "
-			"for their build-id (--stats lists them)\n", label, more, t2f_plural(more));
+			"for their build-id (T2F_REPORT_STATS lists them)\n", label, more,
+			t2f_plural(more));
 }
 
 /* The frames not tried because no build-id is known for their module, and what to do. */
@@ -863,8 +864,8 @@ static void t2f_resym_warn_no_id(FILE *f, const struct t2f_resym *r, const char 
 	if (frames)
 		fprintf(f, "trace2flame: warning: %s: %u frame%s of %u module%s not named: the "
 			"recording has no build-id to verify their files by (record with perf record "
-			"--buildid-all, or give --buildids FILE from perf buildid-list; "
-			"--unsafe-build-id-match trusts the paths)\n", label, frames,
+			"--buildid-all, or give t2f_options.buildids from perf buildid-list; "
+			"t2f_options.unsafe_build_id_match trusts the paths)\n", label, frames,
 			t2f_plural(frames), mods, t2f_plural(mods));
 }
 
@@ -876,8 +877,8 @@ void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label)
 	t2f_resym_warn_no_id(f, r, label);
 	if (r->unresolved)
 		fprintf(f, "trace2flame: warning: %s: %u of %u frame%s looked up stayed unnamed (run "
-			"with --stats for the reasons per module)\n", label, r->unresolved, r->tried,
-			t2f_plural(r->tried));
+			"with T2F_REPORT_STATS for the reasons per module)\n", label, r->unresolved,
+			r->tried, t2f_plural(r->tried));
 }
 
 void t2f_resym__counts(const struct t2f_resym *r, uint64_t *tried, uint64_t *unresolved,

@@ -628,7 +628,7 @@ static int settle_fallback(struct finder *f)
 		return 0;
 	if (!f->out->module) {
 		if (f->d)
-			t2f_diag__warn(f->d, fb->path, 0, "%s accepted (--unsafe-build-id-match)",
+			t2f_diag__warn(f->d, fb->path, 0, "%s accepted (unsafe_build_id_match)",
 				       t2f_refusal_name(fb->why));
 		f->out->module = fb->module;
 	} else {

@@ -171,6 +171,10 @@ has "wrong, then right debug dir" "$TMP/out" "$hotx	fx_hot_loop+0x0	$EF/debug/.b
 expect 1 "binary of another build" --debug-dir "$TMP/none" --build-id "$idv2" "$EF/gnu/prog" "$hot"
 has "binary of another build" "$TMP/err" \
 	"trace2flame: refused $EF/gnu/prog: build-id mismatch (expected $idv2, found $id)"
+expect 0 "binary of another build, unsafe" --debug-dir "$TMP/none" --unsafe-build-id-match \
+	--build-id "$idv2" "$EF/gnu/prog" "$hot"
+has "binary of another build, unsafe" "$TMP/err" \
+	"trace2flame: warning: $EF/gnu/prog: build-id mismatch accepted (--unsafe-build-id-match)"
 expect 1 "no build-id" --debug-dir "$TMP/none" "$EF/gnu/prog-noid" "$hot"
 has "no build-id" "$TMP/err" "refused $EF/gnu/prog-noid: no build-id to verify against"
 has "no build-id" "$TMP/out" "$hotx	?? (no build-id)	$EF/gnu/prog-noid"

@@ -21,6 +21,7 @@
 
 #include "formats/utf8.h"
 #include "include/trace2flame.h"
+#include "tools/cli_msg.h"
 #include "tools/cli_opts.h"
 
 #define RESOLVE_MAX_DIRS 64
@@ -265,6 +266,7 @@ static int run_open(struct resolve_run *r, const struct resolve_args *a)
 		.no_params = a->no_params,
 		.offline = a->offline,
 		.signals = true,
+		.message = t2f_cli_message,
 	};
 	struct t2f_module m = { .size = sizeof(m), .path = a->file, .build_id = a->build_id };
 

@@ -330,6 +330,39 @@ static void test_miss_reasons(void **state)
 	assert_int_equal(rmdir(tmp), 0);
 }
 
+static void keep_line(void *ctx, const char *line)
+{
+	snprintf(ctx, 512, "%s", line);
+}
+
+/* With unsafe_build_id_match, a file of another build is taken, with a warning that names the
+ * option as the library has it, not as a command-line flag. */
+static void test_unsafe_warning(void **state)
+{
+	static struct expect v2;
+	char path[4200], exp[4300], said[512] = "";
+	const char *dirs[] = { "/nonexistent/t2f", NULL };
+	struct t2f_symbols_options o = { .size = sizeof(o), .debug_dirs = dirs, .offline = true,
+					 .unsafe_build_id_match = true, .message = keep_line,
+					 .message_ctx = said };
+	struct t2f_symbol out = { .size = sizeof(out) };
+	struct t2f_symbols *s;
+	uint32_t id;
+
+	snprintf(exp, sizeof(exp), "%s/gnu/prog-v2.expect", root);
+	read_expect(exp, &v2);
+	snprintf(path, sizeof(path), "%s/gnu/prog", root);
+	struct t2f_module m = { .size = sizeof(m), .path = path, .build_id = v2.build_id };
+
+	assert_int_equal(t2f_symbols_new(&o, &s), 0);
+	assert_int_equal(t2f_symbols_add_module(s, &m, &id), 0);
+	assert_int_equal(t2f_symbols_resolve(s, id, T2F_SPACE_ELF_VADDR, 0x1000, &out), 0);
+	assert_string_equal(out.file, path);
+	t2f_symbols_free(s); /* flushes the messages */
+	assert_non_null(strstr(said, "build-id mismatch accepted (unsafe_build_id_match)"));
+	assert_null(strstr(said, "--"));
+}
+
 static void test_bad_calls(void **state)
 {
 	struct t2f_symbols_options o = { .size = sizeof(o) };
@@ -395,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_each_function),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_miss_reasons),
+		cmocka_unit_test(test_unsafe_warning),
 		cmocka_unit_test(test_bad_calls),
 		cmocka_unit_test(test_demangle),
 	};
