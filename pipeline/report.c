@@ -327,7 +327,7 @@ void t2f_report__diff_roots(FILE *f, const char *before, const struct t2f_profil
 	free(ia);
 	if (!shared)
 		fprintf(f, "trace2flame: warning: %s and %s share no command name, the root of every "
-			"stack, so no frame matches (each shows as new); t2f_write_options.no_thread_root "
-			"compares the "
-			"stacks below it\n", before, after);
+			"stack, so no frame matches (each shows as new); "
+			"t2f_write_options.no_thread_root compares the stacks below it\n", before,
+			after);
 }

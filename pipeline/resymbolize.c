@@ -830,16 +830,17 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 			continue;
 		}
 		if (e->why == T2F_REFUSED_FILE_NO_BUILD_ID)
-			fprintf(f, "trace2flame: warning: %s: %s: %s refused: it has no build-id, the "
-				"recording's is %s\n", label,
+			fprintf(f, "trace2flame: warning: %s: %s: %s refused: it has no build-id, "
+				"the recording's is %s\n", label,
 				t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
 				t2f_utf8_visible(e->path, vfile, sizeof(vfile)), res->expected_id);
 		else
-			fprintf(f, "trace2flame: warning: %s: %s: %s refused: its build-id %s is not "
-				"the recording's %s\n", label,
+			fprintf(f, "trace2flame: warning: %s: %s: %s refused: its build-id %s is "
+				"not the recording's %s\n", label,
 				t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
 				t2f_utf8_visible(e->path, vfile, sizeof(vfile)),
-				e->found_id[0] ? e->found_id : "(none)", res->expected_id[0] ? res->expected_id : "(none)");
+				e->found_id[0] ? e->found_id : "(none)",
+				res->expected_id[0] ? res->expected_id : "(none)");
 	}
 	if (more)
 		fprintf(f, "trace2flame: warning: %s: and %zu more module%s whose files were refused "

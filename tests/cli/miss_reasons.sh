@@ -39,11 +39,14 @@ stats_has "text file" text "not ELF"
 stats_has "ELF file without a build-id" noid "no build-id"
 stats_has "ELF file of another build" other "build-id mismatch"
 stderr_has "text file refused" "^    refused: $TMP/text: not a readable ELF file\$"
-stderr_has "no build-id refused" "^    refused: $TMP/noid: no build-id in the file \(expected $id\)\$"
-stderr_has "mismatch refused" "^    refused: $TMP/other: build-id mismatch \(found $other, expected $id\)\$"
+stderr_has "no build-id refused" \
+	"^    refused: $TMP/noid: no build-id in the file \(expected $id\)\$"
+stderr_has "mismatch refused" \
+	"^    refused: $TMP/other: build-id mismatch \(found $other, expected $id\)\$"
 expect 0 "warnings" --debug-dir "$TMP/none" --buildids "$TMP/ids" -o "$TMP/a.folded" "$in"
 stderr_has "no build-id warned" \
 	"warning: .*: $TMP/noid: $TMP/noid refused: it has no build-id, the recording's is $id\$"
 stderr_has "mismatch warned" \
-	"warning: .*: $TMP/other: $TMP/other refused: its build-id $other is not the recording's $id\$"
+	"warning: .*: $TMP/other: $TMP/other refused: its build-id $other is not the \
+recording's $id\$"
 finish
