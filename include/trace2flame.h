@@ -409,7 +409,8 @@ struct t2f_symbol {
 	const char *name;               /* the function, or NULL on a miss; never with a symbol
 					 * version ("cfree", not "cfree@GLIBC_2.2.5"; "malloc@plt"
 					 * is no version) */
-	const char *miss;               /* NULL on a hit, else why ("not found", "no file" ...) */
+	const char *miss;               /* NULL on a hit, else why ("not found", "no file",
+					 * "not ELF", "no build-id", "build-id mismatch" ...) */
 	const char *file;               /* the file the symbols came from, or NULL */
 	uint64_t offset;                /* of the address from the function's start */
 	uint64_t elf_vaddr;             /* the address in the ELF's space, when it was mapped */
@@ -460,6 +461,7 @@ enum t2f_refusal_reason {
 	T2F_REFUSAL_UNREADABLE,         /* it exists but is not a readable ELF file */
 	T2F_REFUSAL_NOT_FILE,           /* it is a FIFO, device or socket: never opened */
 	T2F_REFUSAL_OVER_LIMIT,         /* its symbols would pass a decompression limit */
+	T2F_REFUSAL_FILE_NO_BUILD_ID,   /* the module has a build-id, the file none */
 };
 
 struct t2f_refused {

@@ -106,7 +106,7 @@ void t2f_report__other_events(FILE *f, const char *label, const struct t2f_profi
 		"the input also has: ", label, t2f_event_name(p, written, vis), t[written].samples,
 		t2f_plural(t[written].samples));
 	t2f_report_list(f, p, t, written);
-	fputs("; choose one with --event NAME\n", f);
+	fputs("; choose one with t2f_options.event\n", f);
 }
 
 static void t2f_report_inputs(FILE *f, const struct t2f_run_stats *s)
@@ -327,6 +327,7 @@ void t2f_report__diff_roots(FILE *f, const char *before, const struct t2f_profil
 	free(ia);
 	if (!shared)
 		fprintf(f, "trace2flame: warning: %s and %s share no command name, the root of every "
-			"stack, so no frame matches (each shows as new); --ignore-comm compares the "
-			"stacks below it\n", before, after);
+			"stack, so no frame matches (each shows as new); "
+			"t2f_write_options.no_thread_root compares the stacks below it\n", before,
+			after);
 }

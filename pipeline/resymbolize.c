@@ -656,7 +656,7 @@ char *t2f_resym__default_kallsyms(const char *hex, bool here, const char **why)
 		return path;
 	free(path);
 	*why = "no kallsyms matching the recording's kernel build-id (the running kernel differs, "
-	       "none in ~/.debug/[kernel.kallsyms]/): --kallsyms FILE";
+	       "none in ~/.debug/[kernel.kallsyms]/): t2f_options.kallsyms";
 	return NULL;
 }
 
@@ -678,6 +678,8 @@ static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res)
 		if (e->why == T2F_REFUSED_BUILD_ID)
 			fprintf(f, " (found %s, expected %s)", e->found_id[0] ? e->found_id : "none",
 				res->expected_id[0] ? res->expected_id : "none");
+		else if (e->why == T2F_REFUSED_FILE_NO_BUILD_ID)
+			fprintf(f, " (expected %s)", res->expected_id);
 		fputc('\n', f);
 	}
 }
@@ -699,7 +701,7 @@ static void t2f_resym_print_text_mod(FILE *f, const struct t2f_resym *r,
 	if (m->kind == T2F_FRAME_KERNEL)
 		fprintf(f, "    file: %s\n", r->kallsyms_path ? t2f_utf8_visible(r->kallsyms_path, vis,
 									       sizeof(vis))
-							 : "none (--kallsyms FILE)");
+							 : "none (t2f_options.kallsyms)");
 	else if (!m->map_path)
 		fputs("    not a perf map's name (/tmp/perf-PID.map): not looked up\n", f);
 	else if (m->map)
@@ -726,10 +728,10 @@ static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct
 			fprintf(f, ", %s %u", t2f_miss_name((enum t2f_miss)k), m->miss[k]);
 	if (m->no_id && m->newer)
 		fprintf(f, "; %u not tried: no build-id known, and the file changed after the "
-			"recording (--unsafe-build-id-match uses it anyway)", m->no_id);
+			"recording (t2f_options.unsafe_build_id_match uses it anyway)", m->no_id);
 	else if (m->no_id)
-		fprintf(f, "; %u not tried: no build-id known (--buildids FILE, or "
-			"--unsafe-build-id-match)", m->no_id);
+		fprintf(f, "; %u not tried: no build-id known (t2f_options.buildids, or "
+			"t2f_options.unsafe_build_id_match)", m->no_id);
 	if (m->by_path)
 		fputs("; matched by path without a build-id (recorded on this machine, the file not "
 		      "newer than the recording)", f);
@@ -798,7 +800,8 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 
 #define T2F_RESYM_WARN_MODULES 5 /* modules with refused files named one a line */
 
-/* One line per module whose candidate files were all refused for another build-id. */
+/* One line per module whose candidate files were all refused for another build-id, or for
+ * having none. */
 static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const char *label)
 {
 	char vmod[T2F_VISIBLE_MAX], vfile[T2F_VISIBLE_MAX];
@@ -811,7 +814,8 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 		const struct t2f_debug_refused *e = NULL;
 
 		for (size_t k = 0; res && !res->module && k < res->n_refused && !e; k++)
-			if (res->refused[k].why == T2F_REFUSED_BUILD_ID)
+			if (res->refused[k].why == T2F_REFUSED_BUILD_ID ||
+			    res->refused[k].why == T2F_REFUSED_FILE_NO_BUILD_ID)
 				e = &res->refused[k];
 		if (!e)
 			continue;
@@ -819,15 +823,23 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 			more++;
 			continue;
 		}
-		fprintf(f, "trace2flame: warning: %s: %s: %s refused: its build-id %s is not the "
-			"recording's %s\n", label, t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
-			t2f_utf8_visible(e->path, vfile, sizeof(vfile)),
-			e->found_id[0] ? e->found_id : "(none)",
-			res->expected_id[0] ? res->expected_id : "(none)");
+		if (e->why == T2F_REFUSED_FILE_NO_BUILD_ID)
+			fprintf(f, "trace2flame: warning: %s: %s: %s refused: it has no build-id, "
+				"the recording's is %s\n", label,
+				t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
+				t2f_utf8_visible(e->path, vfile, sizeof(vfile)), res->expected_id);
+		else
+			fprintf(f, "trace2flame: warning: %s: %s: %s refused: its build-id %s is "
+				"not the recording's %s\n", label,
+				t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
+				t2f_utf8_visible(e->path, vfile, sizeof(vfile)),
+				e->found_id[0] ? e->found_id : "(none)",
+				res->expected_id[0] ? res->expected_id : "(none)");
 	}
 	if (more)
 		fprintf(f, "trace2flame: warning: %s: and %zu more module%s whose files were refused "
-			"for another build-id (--stats lists them)\n", label, more, t2f_plural(more));
+			"for their build-id (T2F_REPORT_STATS lists them)\n", label, more,
+			t2f_plural(more));
 }
 
 /* The frames not tried because no build-id is known for their module, and what to do. */
@@ -847,8 +859,8 @@ static void t2f_resym_warn_no_id(FILE *f, const struct t2f_resym *r, const char 
 	if (frames)
 		fprintf(f, "trace2flame: warning: %s: %u frame%s of %u module%s not named: the "
 			"recording has no build-id to verify their files by (record with perf record "
-			"--buildid-all, or give --buildids FILE from perf buildid-list; "
-			"--unsafe-build-id-match trusts the paths)\n", label, frames,
+			"--buildid-all, or give t2f_options.buildids from perf buildid-list; "
+			"t2f_options.unsafe_build_id_match trusts the paths)\n", label, frames,
 			t2f_plural(frames), mods, t2f_plural(mods));
 }
 
@@ -860,8 +872,8 @@ void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label)
 	t2f_resym_warn_no_id(f, r, label);
 	if (r->unresolved)
 		fprintf(f, "trace2flame: warning: %s: %u of %u frame%s looked up stayed unnamed (run "
-			"with --stats for the reasons per module)\n", label, r->unresolved, r->tried,
-			t2f_plural(r->tried));
+			"with T2F_REPORT_STATS for the reasons per module)\n", label, r->unresolved,
+			r->tried, t2f_plural(r->tried));
 }
 
 void t2f_resym__counts(const struct t2f_resym *r, uint64_t *tried, uint64_t *unresolved,

@@ -111,8 +111,8 @@ static int t2f_read_apart(struct t2f_session *s, const struct t2f_source *src,
 
 	if (have >= s->o.max_frames)
 		return t2f_diag__error(s->diag, -T2F_E_LIMIT, st->name, 0,
-				       "more than %u distinct frames (--max-frames N raises the "
-				       "limit)", s->o.max_frames);
+				       "more than %u distinct frames (t2f_options.max_frames "
+				       "raises the limit)", s->o.max_frames);
 	err = t2f_session_new_profile(s, s->o.max_frames - have, &p);
 	if (err)
 		return err;

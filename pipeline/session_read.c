@@ -478,7 +478,8 @@ int t2f_session_read_source(struct t2f_session *s, const struct t2f_source *src,
 		t2f_diag__error(s->diag, err, st->name, 0, "out of memory while reading it");
 	if (err == -T2F_E_LIMIT && t2f_profile__frames_full(s->profile))
 		t2f_diag__error(s->diag, err, st->name, 0,
-				"more than %u distinct frames (--max-frames N raises the limit)",
+				"more than %u distinct frames (t2f_options.max_frames raises the "
+				"limit)",
 				s->o.max_frames);
 	t2f_input__free(in);
 	return err;

@@ -37,8 +37,9 @@ static void t2f_warn_unwind(struct t2f_session *s)
 		fprintf(s->msg, "%s%s: %" PRIu64, sep, t2f_unwind_stop_name(w), u->stops[w]);
 		sep = ", ";
 	}
-	fprintf(s->msg, ")%s; --stats lists them by module\n", u->stops[T2F_UNWIND_MEMORY] ?
-		"; a larger copy keeps more: perf record --call-graph dwarf,65528" : "");
+	fprintf(s->msg, ")%s; T2F_REPORT_STATS lists them by module\n",
+		u->stops[T2F_UNWIND_MEMORY] ? "; a larger copy keeps more: perf record "
+		"--call-graph dwarf,65528" : "");
 }
 
 /* What perf lost while recording (PERF_RECORD_LOST, LOST_SAMPLES), in perf report's terms: its

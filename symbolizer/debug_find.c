@@ -54,6 +54,7 @@ const char *t2f_refusal_name(enum t2f_refusal why)
 	case T2F_REFUSED_UNREADABLE: return "not a readable ELF file";
 	case T2F_REFUSED_NOT_FILE: return "not a regular file";
 	case T2F_REFUSED_OVER_BUDGET: return "over the decompression limit";
+	case T2F_REFUSED_FILE_NO_BUILD_ID: return "no build-id in the file";
 	}
 	return "refused";
 }
@@ -258,14 +259,17 @@ static void module_hex(const struct t2f_elf_module *m, char *hex)
 	t2f_build_id_hex(id, len, hex);
 }
 
-static bool id_matches(const struct finder *f, const struct t2f_elf_module *m)
+/* 0 when m is of the reference build, else why not: another build-id, or none. */
+static enum t2f_refusal id_matches(const struct finder *f, const struct t2f_elf_module *m)
 {
 	size_t len = 0;
 	const uint8_t *id = t2f_elf_module__build_id(m, &len);
 
 	if (!f->ref_len)
-		return true; /* unsafe mode without a reference: nothing to compare */
-	return id && len == f->ref_len && memcmp(id, f->ref_id, len) == 0;
+		return 0; /* unsafe mode without a reference: nothing to compare */
+	if (!id || !len)
+		return T2F_REFUSED_FILE_NO_BUILD_ID;
+	return len == f->ref_len && memcmp(id, f->ref_id, len) == 0 ? 0 : T2F_REFUSED_BUILD_ID;
 }
 
 /* Keeps m as the unsafe fallback (the first mismatch with symbols), or refuses it. Takes m. */
@@ -304,10 +308,11 @@ static int verify(struct finder *f, struct t2f_elf_module *m, const char *path,
 		  const uint32_t *crc)
 {
 	char hex[2 * T2F_BUILD_ID_MAX + 1];
+	enum t2f_refusal why = id_matches(f, m);
 	int ok;
 
-	if (!id_matches(f, m))
-		return mismatch(f, m, path, T2F_REFUSED_BUILD_ID);
+	if (why)
+		return mismatch(f, m, path, why);
 	if (crc) {
 		ok = crc_matches(path, *crc);
 		if (ok == -ENOMEM) {
@@ -623,7 +628,7 @@ static int settle_fallback(struct finder *f)
 		return 0;
 	if (!f->out->module) {
 		if (f->d)
-			t2f_diag__warn(f->d, fb->path, 0, "%s accepted (--unsafe-build-id-match)",
+			t2f_diag__warn(f->d, fb->path, 0, "%s accepted (unsafe_build_id_match)",
 				       t2f_refusal_name(fb->why));
 		f->out->module = fb->module;
 	} else {
@@ -636,15 +641,18 @@ static int settle_fallback(struct finder *f)
 	return err;
 }
 
-/* No reference build-id and no override: nothing is searched. The binary is refused, as
- * unreadable first when it is there but not an ELF file. */
+/* No reference build-id and no override: nothing is searched. The binary is refused for that
+ * when it is an ELF file; when it is there but not one, for that alone; when it is not there,
+ * not at all (missing, as any candidate). */
 static int refuse_unverifiable(struct finder *f)
 {
-	int err = 0;
-
-	if (f->binary_exists && !f->binary)
-		err = refuse_binary(f);
-	return err ? err : refuse(f, f->binary_path, T2F_REFUSED_NO_BUILD_ID, "");
+	if (!f->binary_exists) {
+		f->out->n_missing++;
+		return 0;
+	}
+	if (!f->binary)
+		return refuse_binary(f);
+	return refuse(f, f->binary_path, T2F_REFUSED_NO_BUILD_ID, "");
 }
 
 /* Why the file at path was refused when no build-id-verified copy may be made of it (another
@@ -660,6 +668,7 @@ static const char *refused_for_good(const struct finder *f, const char *path)
 	for (size_t i = 0; i < r->n_refused; i++)
 		if (strcmp(r->refused[i].path, path) == 0)
 			return r->refused[i].why == T2F_REFUSED_BUILD_ID ||
+			       r->refused[i].why == T2F_REFUSED_FILE_NO_BUILD_ID ||
 			       r->refused[i].why == T2F_REFUSED_UNREADABLE
 			       ? t2f_refusal_name(r->refused[i].why) : NULL;
 	return NULL;

@@ -23,10 +23,12 @@
  *     that is refused for another build-id or as not an ELF file is removed from the cache
  *     (t2f_debuginfod__drop), so that later runs ask them again.
  * A candidate that does not exist is not a refusal: it is skipped (counted in n_missing).
- * A candidate that exists but whose build-id differs from the module's (or, for a debuglink
- * candidate, whose CRC differs) is refused and recorded with both ids; the search goes on. A
- * module without a build-id is refused unless unsafe_build_id_match (then the first candidate
- * that has symbols is taken; the build-id keyed places are skipped). With unsafe_build_id_match
+ * A candidate that exists but whose build-id differs from the module's, or that has none (or,
+ * for a debuglink candidate, whose CRC differs) is refused and recorded with both ids; the
+ * search goes on. A module without a build-id is refused unless unsafe_build_id_match (then
+ * the first candidate that has symbols is taken; the build-id keyed places are skipped): its
+ * binary as "no build-id to verify against", or as not an ELF file (not a regular file) when it
+ * is none; when no binary is there, nothing is refused. With unsafe_build_id_match
  * a mismatching candidate (build-id or CRC) that has symbols is taken only when no verified one
  * is found: the first such, with a warning; the others stay in the refused list. Build-ids
  * that are not lowercase/uppercase hex, and debuglink names with '/' or "..", are refused
@@ -76,6 +78,7 @@ enum t2f_refusal {
 	T2F_REFUSED_UNREADABLE,    /* exists but is not a readable ELF file */
 	T2F_REFUSED_NOT_FILE,      /* exists but is a FIFO, device or socket: never opened */
 	T2F_REFUSED_OVER_BUDGET,   /* verified, but its symbols would pass a decompression limit */
+	T2F_REFUSED_FILE_NO_BUILD_ID, /* the module has a build-id, the file none */
 };
 
 struct t2f_debug_refused {

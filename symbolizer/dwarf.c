@@ -327,6 +327,9 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 	if (u->state != DW_UNIT_DONE)
 		return 0;
 	f = t2f_dw_innermost(u, q->addr);
+	for (uint32_t g = f, k = 0; g != DW_NONE && k < q->max; g = u->funcs[g].parent, k++)
+		if ((err = t2f_dw_qualify(dw, &u->funcs[g])))
+			return err;
 	line = dwarf_getsrc_die(&u->cu, q->addr);
 	if (line)
 		dwarf_lineno(line, &lineno);
@@ -400,6 +403,8 @@ void t2f_dwarf__free(struct t2f_dwarf *dw)
 	free(dw->walk);
 	free(dw->checked);
 	t2f_hashmap__free(dw->memo);
+	t2f_hashmap__free(dw->qual_memo);
+	free(dw->quals);
 	t2f_arena__free(dw->arena);
 	t2f_diag__free(dw->notes);
 	if (!dw->broken) { /* else libdw's state may be half made: left as it is */
@@ -463,7 +468,8 @@ int t2f_dwarf__open(const char *path, const struct t2f_dwarf_opts *opts, struct 
 	dw->path = strdup(path);
 	dw->walk = malloc(DW_MAX_NESTING * sizeof(*dw->walk));
 	err = !dw->path || !dw->walk ? -ENOMEM : t2f_diag__new_buffered(&dw->notes) ?:
-	      t2f_arena__new(&dw->arena) ?: t2f_hashmap__new(16, &dw->memo) ?: dw_begin(dw, o, d);
+	      t2f_arena__new(&dw->arena) ?: t2f_hashmap__new(16, &dw->memo) ?:
+	      t2f_hashmap__new(16, &dw->qual_memo) ?: dw_begin(dw, o, d);
 	if (!err && dw->dbg)
 		err = dw_attach_alt(dw, o, d) ?: dw_guarded(dw, dw_scan, NULL);
 	if (dw->notes)

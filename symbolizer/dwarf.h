@@ -44,7 +44,9 @@
  * program can reach them, and its later units are then left out (warned).
  *
  * Names are raw (the linkage name when there is one, else DW_AT_name, each through the abstract
- * origin or specification); strings are libdw's or the index's, valid until __free.
+ * origin or specification; in a language that mangles names, DW_AT_name qualified by the
+ * namespaces and types holding the declaration, "app::tally": dwarf_names.c); strings are
+ * libdw's or the index's, valid until __free.
  * Ownership: the handle owns its file descriptors and libdw state. Not thread safe; handles
  * share no state, so different handles may be used on different threads at once.
  */

@@ -242,6 +242,8 @@ static int dw_add_func(struct t2f_dwarf *dw, struct dw_index *u, Dwarf_Die *die,
 	f->name = dw_name(dw, die, &linkage);
 	f->linkage = linkage && f->name;
 	f->as_symbol = f->name && (linkage || u->plain);
+	f->unqualified = f->name && !linkage && !u->plain;
+	f->die = dwarf_dieoffset(die);
 	f->decl_file = dw_decl(dw, u, die, &f->decl_line);
 	u->n_funcs++;
 	*rec = id;

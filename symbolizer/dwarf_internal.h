@@ -35,7 +35,10 @@ struct dw_func {                 /* a subprogram or inlined subroutine with code
 	bool inlined;                /* DW_TAG_inlined_subroutine */
 	bool linkage;                /* name is a linkage name */
 	bool as_symbol;              /* t2f_dwarf_frame.as_symbol */
+	bool unqualified;            /* name is a C++-like DW_AT_name not yet qualified by its
+				      * scopes (dwarf_names.c) */
 	const char *name;            /* NULL: none, or one longer than T2F_DWARF_NAME_MAX */
+	uint64_t die;                /* unqualified: the DIE's offset in the file's DWARF */
 	uint32_t call_file;          /* inlined: the file it was called from (index), or DW_NONE */
 	uint32_t call_line;
 	const char *decl_file;       /* DW_AT_decl_file's path, or NULL */
@@ -68,6 +71,11 @@ struct dw_walk {                 /* one level of the DIE walk */
 	Dwarf_Die die;
 	uint32_t parent;             /* the nearest recorded function above, or DW_NONE */
 	uint32_t depth;
+};
+
+struct dw_qual {                 /* a declaration's qualified name */
+	const void *key;             /* the DIE's bytes in its section (unique across files) */
+	const char *name;            /* in the arena */
 };
 
 struct dw_sections {             /* a file's line tables and the strings they name */
@@ -105,6 +113,9 @@ struct t2f_dwarf {
 	struct dw_checked *checked;  /* line tables judged (dwarf_lines.c), in that order */
 	size_t n_checked, cap_checked;
 	struct t2f_hashmap *memo;    /* (Dwarf, offset) → its index in checked + 1 */
+	struct dw_qual *quals;       /* names qualified by their scopes (dwarf_names.c) */
+	size_t n_quals, cap_quals;
+	struct t2f_hashmap *qual_memo; /* a name's DIE → its index in quals + 1 */
 	uint64_t ranges_read;        /* by every unit indexed (T2F_DWARF_FILE_RANGES_MAX) */
 	uint64_t rows, path_bytes;   /* of the line tables accepted */
 	uint64_t long_names;         /* names left out for their length */
@@ -119,6 +130,11 @@ struct dw_index *t2f_dw_unit_of(struct t2f_dwarf *dw, uint64_t addr);
 int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u);
 uint32_t t2f_dw_innermost(const struct dw_index *u, uint64_t addr);
 void t2f_dw_unit_free(struct dw_index *u);
+
+/* dwarf_names.c: the name of unit u's function f, qualified by the namespaces and types that
+ * hold its declaration when DWARF gives it no linkage name (once per declaration). Its name
+ * unchanged when it cannot be (no scope, a longer name than T2F_DWARF_NAME_MAX), or -ENOMEM. */
+int t2f_dw_qualify(struct t2f_dwarf *dw, struct dw_func *f);
 
 /* dwarf_lines.c: the line table at off of s (a unit whose compilation directory has comp_len
  * bytes). 0 and *out, or -T2F_E_FORMAT when libdw could not read it either. */

@@ -86,7 +86,11 @@ const char *t2f_miss_name(enum t2f_miss miss)
 		return "debug file only, no mapping recorded (--show-mmap-events)";
 	case T2F_MISS_NO_FILE: return "no file";
 	case T2F_MISS_BUILD_ID: return "build-id mismatch";
+	case T2F_MISS_CRC: return "debuglink CRC mismatch";
+	case T2F_MISS_NO_BUILD_ID: return "no build-id";
 	case T2F_MISS_NO_SYMBOLS: return "no symbols";
+	case T2F_MISS_NOT_ELF: return "not ELF";
+	case T2F_MISS_NOT_REGULAR: return "not a regular file";
 	case T2F_MISS_DECODE_LIMIT: return "over the decompression limit";
 	case T2F_MISS_NOT_FOUND: return "not found";
 	}
@@ -277,35 +281,28 @@ int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module
 	return 0;
 }
 
-/* The miss of a file none of whose candidates was taken: a verified file refused for its size
- * first (the one reason about the module's own file), then a mismatch, then no symbols. */
+/* The miss of a file none of whose candidates was taken, by the refusal that says most about
+ * the module's own file: one refused for its size (verified), then for another build-id, a
+ * CRC, a build-id missing, no symbols, not ELF, not a regular file; no refusal at all: no
+ * file. */
 static enum t2f_miss miss_of_refusals(const struct t2f_debug_result *r)
 {
-	bool mismatch = false, no_syms = false, over = false;
+	static const struct { enum t2f_refusal why; enum t2f_miss miss; } rank[] = {
+		{ T2F_REFUSED_OVER_BUDGET, T2F_MISS_DECODE_LIMIT },
+		{ T2F_REFUSED_BUILD_ID, T2F_MISS_BUILD_ID },
+		{ T2F_REFUSED_CRC, T2F_MISS_CRC },
+		{ T2F_REFUSED_NO_BUILD_ID, T2F_MISS_NO_BUILD_ID },
+		{ T2F_REFUSED_FILE_NO_BUILD_ID, T2F_MISS_NO_BUILD_ID },
+		{ T2F_REFUSED_NO_SYMBOLS, T2F_MISS_NO_SYMBOLS },
+		{ T2F_REFUSED_UNREADABLE, T2F_MISS_NOT_ELF },
+		{ T2F_REFUSED_NOT_FILE, T2F_MISS_NOT_REGULAR },
+	};
 
-	for (size_t i = 0; i < r->n_refused; i++) {
-		switch (r->refused[i].why) {
-		case T2F_REFUSED_BUILD_ID:
-		case T2F_REFUSED_CRC:
-		case T2F_REFUSED_NO_BUILD_ID:
-			mismatch = true;
-			break;
-		case T2F_REFUSED_NO_SYMBOLS:
-			no_syms = true;
-			break;
-		case T2F_REFUSED_OVER_BUDGET:
-			over = true;
-			break;
-		case T2F_REFUSED_UNREADABLE:
-		case T2F_REFUSED_NOT_FILE:
-			break;
-		}
-	}
-	if (over)
-		return T2F_MISS_DECODE_LIMIT;
-	if (mismatch)
-		return T2F_MISS_BUILD_ID;
-	return no_syms ? T2F_MISS_NO_SYMBOLS : T2F_MISS_NO_FILE;
+	for (size_t k = 0; k < sizeof(rank) / sizeof(rank[0]); k++)
+		for (size_t i = 0; i < r->n_refused; i++)
+			if (r->refused[i].why == rank[k].why)
+				return rank[k].miss;
+	return T2F_MISS_NO_FILE;
 }
 
 /* The binary of the found file's build (the trace's build-id, else the found file's own):

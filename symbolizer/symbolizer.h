@@ -75,9 +75,14 @@ enum t2f_miss {
 	T2F_HIT = 0,
 	T2F_MISS_UNMAPPED,          /* the address is in no module, or in no PT_LOAD of its module */
 	T2F_MISS_NO_FILE,           /* no candidate file was found */
-	T2F_MISS_BUILD_ID,          /* candidates found, every one refused (build-id/CRC mismatch),
-				     * or no build-id to verify against (debug_find.h) */
+	T2F_MISS_BUILD_ID,          /* candidates found, every one refused, one for another
+				     * build-id than the module's (debug_find.h) */
+	T2F_MISS_CRC,               /* ... one for its debuglink CRC, none for a build-id */
+	T2F_MISS_NO_BUILD_ID,       /* ... one for a build-id missing: the module's (nothing to
+				     * verify against) or the file's */
 	T2F_MISS_NO_SYMBOLS,        /* the file has no symbol table */
+	T2F_MISS_NOT_ELF,           /* the candidates found are not readable ELF files */
+	T2F_MISS_NOT_REGULAR,       /* ... or FIFOs, devices, sockets (never opened) */
 	T2F_MISS_DECODE_LIMIT,      /* its compressed symbols would pass a decompression limit:
 				     * refused with a warning (before a mismatch elsewhere) */
 	T2F_MISS_NEEDS_MAPPING,     /* only a debug file was found (p_offset unknown) and the

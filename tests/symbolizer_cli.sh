@@ -3,7 +3,7 @@
 # function, at its start and middle (addresses from nm), resolves to the function
 # `addr2line -f -e FILE ADDR` names (an alias at the same address counts as the same function);
 # the same through a separate debug file only; a wrong build-id is refused with a message naming
-# both ids; the search places the CLI adds (--symbol-path, T2F_SYMBOL_PATH); the exit codes.
+# both ids, a file without one as such; the search places the CLI adds (--symbol-path, T2F_SYMBOL_PATH); the exit codes.
 #
 # usage: sh tests/symbolizer_cli.sh TRACE2FLAME
 # env:   T2F_ELF_FIXTURES  the tree of tests/elf/build-fixtures.sh (set by ctest)
@@ -171,8 +171,18 @@ has "wrong, then right debug dir" "$TMP/out" "$hotx	fx_hot_loop+0x0	$EF/debug/.b
 expect 1 "binary of another build" --debug-dir "$TMP/none" --build-id "$idv2" "$EF/gnu/prog" "$hot"
 has "binary of another build" "$TMP/err" \
 	"trace2flame: refused $EF/gnu/prog: build-id mismatch (expected $idv2, found $id)"
+expect 0 "binary of another build, unsafe" --debug-dir "$TMP/none" --unsafe-build-id-match \
+	--build-id "$idv2" "$EF/gnu/prog" "$hot"
+has "binary of another build, unsafe" "$TMP/err" \
+	"trace2flame: warning: $EF/gnu/prog: build-id mismatch accepted (--unsafe-build-id-match)"
 expect 1 "no build-id" --debug-dir "$TMP/none" "$EF/gnu/prog-noid" "$hot"
 has "no build-id" "$TMP/err" "refused $EF/gnu/prog-noid: no build-id to verify against"
+has "no build-id" "$TMP/out" "$hotx	?? (no build-id)	$EF/gnu/prog-noid"
+expect 1 "no build-id in the file" --debug-dir "$TMP/none" --build-id "$id" "$EF/gnu/prog-noid" \
+	"$hot"
+has "no build-id in the file" "$TMP/err" \
+	"trace2flame: refused $EF/gnu/prog-noid: no build-id in the file (expected $id)"
+has "no build-id in the file" "$TMP/out" "$hotx	?? (no build-id)	$EF/gnu/prog-noid"
 expect 0 "no build-id, unsafe" --debug-dir "$TMP/none" --unsafe-build-id-match \
 	"$EF/gnu/prog-noid" "$hot"
 has "no build-id, unsafe" "$TMP/out" "fx_hot_loop+0x0"

@@ -21,6 +21,7 @@
 
 #include "formats/utf8.h"
 #include "include/trace2flame.h"
+#include "tools/cli_msg.h"
 #include "tools/cli_opts.h"
 
 #define RESOLVE_MAX_DIRS 64
@@ -209,6 +210,8 @@ static void print_refused(const struct t2f_symbols *s, uint32_t mod)
 		if (e.reason == T2F_REFUSAL_BUILD_ID)
 			fprintf(stderr, " (expected %s, found %s)", e.expected_id,
 				e.found_id[0] ? e.found_id : "none");
+		else if (e.reason == T2F_REFUSAL_FILE_NO_BUILD_ID)
+			fprintf(stderr, " (expected %s)", e.expected_id);
 		else if (e.reason == T2F_REFUSAL_NO_BUILD_ID)
 			fputs(" (give --build-id HEX, or --unsafe-build-id-match)", stderr);
 		fputc('\n', stderr);
@@ -263,6 +266,7 @@ static int run_open(struct resolve_run *r, const struct resolve_args *a)
 		.no_params = a->no_params,
 		.offline = a->offline,
 		.signals = true,
+		.message = t2f_cli_message,
 	};
 	struct t2f_module m = { .size = sizeof(m), .path = a->file, .build_id = a->build_id };
 

@@ -22,6 +22,7 @@
 #include "formats/sym_version.h"
 #include "formats/utf8.h"
 #include "include/trace2flame.h"
+#include "tools/cli_msg.h"
 #include "tools/cli_opts.h"
 
 static const struct option symbols_long_opts[] = {
@@ -122,7 +123,8 @@ static int list_file(struct symbols_run *r, const char *file)
 
 int t2f_cmd_symbols(int argc, char **argv)
 {
-	struct t2f_symbols_options o = { .size = sizeof(o), .signals = true };
+	struct t2f_symbols_options o = { .size = sizeof(o), .signals = true,
+					 .message = t2f_cli_message };
 	struct symbols_run r = { 0 };
 	bool unreadable = false, failed = false;
 	int first = 0, err;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "include/trace2flame.h"
+#include "tools/cli_msg.h"
 #include "tools/cli_opts.h"
 #include "tools/clobber.h"
 #include "tools/commands.h"
@@ -63,6 +64,7 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 		.quiet = o->quiet,
 		.jobs = o->jobs,
 		.max_frames = o->max_frames,
+		.message = t2f_cli_message,
 		.progress = t2f_cli_progress,
 		.progress_ctx = bar,
 		.resymbolize = o->resymbolize,
@@ -145,7 +147,7 @@ static int t2f_cli_end(const struct t2f_cli_opts *o, struct t2f_session *s, int 
 		what |= T2F_REPORT_SUMMARY;
 	t2f_session_report(s, what);
 	if (err)
-		fprintf(stderr, "trace2flame: %s\n", t2f_session_error(s));
+		t2f_cli_error(t2f_session_error(s));
 	t2f_session_free(s);
 	return t2f_exit_code(err);
 }

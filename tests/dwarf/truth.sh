@@ -47,7 +47,9 @@ for l in sys.stdin:
 # eu-addr2line by DW_AT_name where code is inlined and by the symbol where not, llvm-symbolizer
 # by the linkage name in its own demangler's words, binutils by the linkage name or the symbol
 # in libiberty's words as trace2flame, and not always the same way for one address alone and in
-# a batch); with BINUTILS_LINES 1 also binutils' files and lines.
+# a batch; a function without a linkage name by DW_AT_name, which trace2flame qualifies by its
+# namespaces and types: that counts as the same name); with BINUTILS_LINES 1 also binutils'
+# files and lines.
 compare() {
 	python3 - "$@" <<'PY'
 import re, sys
@@ -79,9 +81,13 @@ for l in open(t2f).read().splitlines():
         got.setdefault(int(p[0], 16), []).append(level(p[1][2:], p[2]))
 lines_of = lambda c: [x[1:] for x in c]
 
+def same_name(ours, theirs):  # equal, or ours qualified by the scopes theirs leaves out
+    return ours == theirs or (ours is not None and theirs is not None and
+                              ours.endswith("::" + theirs))
+
 def name_ok(g, i):  # level i's function as an oracle names it there (the outermost: outermost)
     j = -1 if i == len(g) - 1 else i
-    return any(len(o.get(a_, [])) > max(i, 0) and o[a_][j][0] == g[i][0]
+    return any(len(o.get(a_, [])) > max(i, 0) and same_name(g[i][0], o[a_][j][0])
                for o in (eu, llvm, binutils))
 
 def agrees(a):

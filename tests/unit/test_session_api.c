@@ -265,6 +265,63 @@ static void test_messages_and_stats(void **state)
 	t2f_session_free(s);
 }
 
+/* Whether text names a command-line flag of trace2flame: a "--x" that is none of perf's. */
+static bool names_a_flag(const char *text)
+{
+	static const char *const perf[] = { "perf record --", "perf script --" };
+
+	for (const char *p = strstr(text, "--"); p; p = strstr(p + 2, "--")) {
+		bool theirs = false;
+
+		for (size_t i = 0; i < sizeof(perf) / sizeof(perf[0]); i++) {
+			size_t n = strlen(perf[i]) - 2;
+
+			theirs = theirs || ((size_t)(p - text) >= n && strncmp(p - n, perf[i], n) == 0);
+		}
+		if (!theirs && p[2] >= 'a' && p[2] <= 'z')
+			return true;
+	}
+	return false;
+}
+
+/* Messages name the library's options, not the command line's flags: the frame limit, the
+ * event choice, the resolve stage's statistics (no build-id known). */
+static void test_messages_name_options(void **state)
+{
+	static const char two_events[] =
+		"prog   100     1.000100:     1000 cpu-clock: \n"
+		"\t            1234 [unknown] (/nonexistent/t2f/lib.so)\n\n"
+		"prog   100     1.000200:     1000 cpu-clock: \n"
+		"\t            1234 [unknown] (/nonexistent/t2f/lib.so)\n\n"
+		"prog   100     1.000300:        1 page-faults: \n"
+		"\t            1234 [unknown] (/nonexistent/t2f/lib.so)\n\n";
+	struct lines l = { 0 };
+	struct t2f_options o = opts(0, &l);
+	struct t2f_session *s;
+
+	o.max_frames = 2;
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), "many.folded"),
+			 -T2F_ERR_LIMIT);
+	assert_non_null(strstr(t2f_session_error(s), "t2f_options.max_frames raises the limit"));
+	assert_false(names_a_flag(t2f_session_error(s)));
+	t2f_session_free(s);
+
+	o.max_frames = 0;
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, two_events, strlen(two_events), "two.perf.txt"),
+			 0);
+	assert_int_equal(t2f_session_resolve(s), 0);
+	t2f_session_report(s, T2F_REPORT_WARNINGS | T2F_REPORT_STATS);
+	t2f_session_free(s);
+	if (!strstr(l.text, "choose one with t2f_options.event") ||
+	    !strstr(l.text, "t2f_options.buildids") ||
+	    !strstr(l.text, "t2f_options.unsafe_build_id_match") || names_a_flag(l.text)) {
+		fputs(l.text, stderr);
+		fail_msg("the messages above name no option, or a flag");
+	}
+}
+
 /* The same input by path, by descriptor and in memory gives the same bytes. */
 static void test_inputs_agree(void **state)
 {
@@ -428,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_order_and_failure),
 		cmocka_unit_test(test_missing_event),
 		cmocka_unit_test(test_messages_and_stats),
+		cmocka_unit_test(test_messages_name_options),
 		cmocka_unit_test(test_inputs_agree),
 		cmocka_unit_test(test_no_input),
 		cmocka_unit_test(test_path_keeps_mode),

@@ -547,7 +547,11 @@ static void test_miss_reasons(void **state)
 	assert_string_equal(t2f_miss_name(T2F_MISS_UNMAPPED), "unmapped");
 	assert_string_equal(t2f_miss_name(T2F_MISS_NO_FILE), "no file");
 	assert_string_equal(t2f_miss_name(T2F_MISS_BUILD_ID), "build-id mismatch");
+	assert_string_equal(t2f_miss_name(T2F_MISS_CRC), "debuglink CRC mismatch");
+	assert_string_equal(t2f_miss_name(T2F_MISS_NO_BUILD_ID), "no build-id");
 	assert_string_equal(t2f_miss_name(T2F_MISS_NO_SYMBOLS), "no symbols");
+	assert_string_equal(t2f_miss_name(T2F_MISS_NOT_ELF), "not ELF");
+	assert_string_equal(t2f_miss_name(T2F_MISS_NOT_REGULAR), "not a regular file");
 	assert_string_equal(t2f_miss_name(T2F_MISS_NOT_FOUND), "not found");
 	env_free(&e);
 	free(f);

@@ -3,7 +3,8 @@
  * of gnu/prog named (the oracle: the fixture's .expect sidecar, written from readelf) from an
  * ELF virtual address, a file offset and an absolute ip of a mapping; the module found by path
  * and by build-id alone; the file's function symbols listed; a candidate of another build
- * refused; misses and bad calls as results and errors. Demangling too. */
+ * refused; misses and bad calls as results and errors, each miss with its own reason.
+ * Demangling too. */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -252,6 +254,115 @@ static void test_refused(void **state)
 	t2f_symbols_free(s);
 }
 
+/* The reason of a miss is the true one, by the public API and its refusals: with the
+ * recording's build-id (gnu/prog's) and without one, a path where nothing is, a text file, an
+ * ELF file linked without a build-id (gnu/prog-noid) and, with the id, one of another build
+ * (gnu/prog-v2). Debug dirs: an empty one, so only the path is a candidate. */
+struct miss_case {
+	const char *file;       /* under the temp dir ("gone", "text") or the fixtures */
+	bool with_id;
+	const char *miss;
+	int reason;             /* of the one refusal, 0: none */
+};
+
+static void check_miss(struct t2f_symbols *s, const char *path, const char *id,
+		       const struct miss_case *c)
+{
+	struct t2f_symbol out = { .size = sizeof(out) };
+	struct t2f_refused r = { .size = sizeof(r) };
+	struct t2f_module m = { .size = sizeof(m), .path = path, .build_id = id };
+	uint32_t mod;
+
+	assert_int_equal(t2f_symbols_add_module(s, &m, &mod), 0);
+	assert_int_equal(t2f_symbols_resolve(s, mod, T2F_SPACE_ELF_VADDR, 0x1000, &out), 0);
+	assert_null(out.name);
+	if (!out.miss || strcmp(out.miss, c->miss) != 0)
+		fail_msg("%s (%s build-id): miss \"%s\", expected \"%s\"", c->file,
+			 c->with_id ? "with" : "without", out.miss ? out.miss : "(hit)", c->miss);
+	assert_int_equal(t2f_symbols_refusal_count(s, mod), c->reason ? 1 : 0);
+	if (!c->reason)
+		return;
+	assert_int_equal(t2f_symbols_refusal(s, mod, 0, &r), 0);
+	assert_string_equal(r.path, path);
+	if ((int)r.reason != c->reason)
+		fail_msg("%s (%s build-id): refused as %d (%s), expected %d", c->file,
+			 c->with_id ? "with" : "without", (int)r.reason, r.why, c->reason);
+}
+
+static void test_miss_reasons(void **state)
+{
+	static const struct miss_case cases[] = {
+		{ "gone", true, "no file", 0 },
+		{ "gone", false, "no file", 0 },
+		{ "text", true, "not ELF", T2F_REFUSAL_UNREADABLE },
+		{ "text", false, "not ELF", T2F_REFUSAL_UNREADABLE },
+		{ "gnu/prog-noid", true, "no build-id", T2F_REFUSAL_FILE_NO_BUILD_ID },
+		{ "gnu/prog-noid", false, "no build-id", T2F_REFUSAL_NO_BUILD_ID },
+		{ "gnu/prog-v2", true, "build-id mismatch", T2F_REFUSAL_BUILD_ID },
+	};
+	static struct expect prog;
+	char tmp[] = "/tmp/t2f-miss-XXXXXX", text[64], path[4200], exp[4300];
+	const char *dirs[] = { tmp, NULL };
+	struct t2f_symbols_options o = { .size = sizeof(o), .debug_dirs = dirs, .offline = true };
+	struct t2f_symbols *s;
+	FILE *f;
+
+	snprintf(exp, sizeof(exp), "%s/gnu/prog.expect", root);
+	read_expect(exp, &prog);
+	assert_non_null(mkdtemp(tmp));
+	snprintf(text, sizeof(text), "%s/text", tmp);
+	f = fopen(text, "w");
+	assert_non_null(f);
+	fputs("not an ELF file, only text\n", f);
+	fclose(f);
+	assert_int_equal(t2f_symbols_new(&o, &s), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct miss_case *c = &cases[i];
+
+		if (strchr(c->file, '/'))
+			snprintf(path, sizeof(path), "%s/%s", root, c->file);
+		else
+			snprintf(path, sizeof(path), "%s/%s", tmp, c->file);
+		check_miss(s, path, c->with_id ? prog.build_id : NULL, c);
+	}
+	t2f_symbols_free(s);
+	assert_int_equal(unlink(text), 0);
+	assert_int_equal(rmdir(tmp), 0);
+}
+
+static void keep_line(void *ctx, const char *line)
+{
+	snprintf(ctx, 512, "%s", line);
+}
+
+/* With unsafe_build_id_match, a file of another build is taken, with a warning that names the
+ * option as the library has it, not as a command-line flag. */
+static void test_unsafe_warning(void **state)
+{
+	static struct expect v2;
+	char path[4200], exp[4300], said[512] = "";
+	const char *dirs[] = { "/nonexistent/t2f", NULL };
+	struct t2f_symbols_options o = { .size = sizeof(o), .debug_dirs = dirs, .offline = true,
+					 .unsafe_build_id_match = true, .message = keep_line,
+					 .message_ctx = said };
+	struct t2f_symbol out = { .size = sizeof(out) };
+	struct t2f_symbols *s;
+	uint32_t id;
+
+	snprintf(exp, sizeof(exp), "%s/gnu/prog-v2.expect", root);
+	read_expect(exp, &v2);
+	snprintf(path, sizeof(path), "%s/gnu/prog", root);
+	struct t2f_module m = { .size = sizeof(m), .path = path, .build_id = v2.build_id };
+
+	assert_int_equal(t2f_symbols_new(&o, &s), 0);
+	assert_int_equal(t2f_symbols_add_module(s, &m, &id), 0);
+	assert_int_equal(t2f_symbols_resolve(s, id, T2F_SPACE_ELF_VADDR, 0x1000, &out), 0);
+	assert_string_equal(out.file, path);
+	t2f_symbols_free(s); /* flushes the messages */
+	assert_non_null(strstr(said, "build-id mismatch accepted (unsafe_build_id_match)"));
+	assert_null(strstr(said, "--"));
+}
+
 static void test_bad_calls(void **state)
 {
 	struct t2f_symbols_options o = { .size = sizeof(o) };
@@ -316,6 +427,8 @@ int main(void)
 		cmocka_unit_test(test_by_build_id_and_misses),
 		cmocka_unit_test(test_each_function),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_miss_reasons),
+		cmocka_unit_test(test_unsafe_warning),
 		cmocka_unit_test(test_bad_calls),
 		cmocka_unit_test(test_demangle),
 	};

@@ -79,6 +79,7 @@ T2F_REFUSAL_NO_SYMBOLS = 4
 T2F_REFUSAL_UNREADABLE = 5
 T2F_REFUSAL_NOT_FILE = 6
 T2F_REFUSAL_OVER_LIMIT = 7
+T2F_REFUSAL_FILE_NO_BUILD_ID = 8
 
 c_enum = ctypes.c_int  # every enum of the header: int-sized, values 0..5009
 c_str_array = ctypes.POINTER(ctypes.c_char_p)  # const char *const *, NULL-terminated

@@ -15,7 +15,8 @@ REFUSAL_REASONS = {"build-id": _ffi.T2F_REFUSAL_BUILD_ID, "crc": _ffi.T2F_REFUSA
                    "no-symbols": _ffi.T2F_REFUSAL_NO_SYMBOLS,
                    "unreadable": _ffi.T2F_REFUSAL_UNREADABLE,
                    "not-file": _ffi.T2F_REFUSAL_NOT_FILE,
-                   "over-limit": _ffi.T2F_REFUSAL_OVER_LIMIT}
+                   "over-limit": _ffi.T2F_REFUSAL_OVER_LIMIT,
+                   "file-no-build-id": _ffi.T2F_REFUSAL_FILE_NO_BUILD_ID}
 INLINES_MAX = 64  # levels asked for per address
 
 Symbol = record("Symbol", _ffi.t2f_symbol, extra=("addr", "inlines"))
@@ -27,7 +28,7 @@ SourceFrame.__doc__ = "struct t2f_source_frame: one level of an inline chain (li
 Refusal = record("Refusal", _ffi.t2f_refused)
 Refusal.__doc__ = ("struct t2f_refused: a candidate file not used for a module (reason "
                    "'build-id', 'crc', 'no-build-id', 'no-symbols', 'unreadable', 'not-file', "
-                   "'over-limit').")
+                   "'over-limit', 'file-no-build-id').")
 ElfSymbol = record("ElfSymbol", _ffi.t2f_elf_symbol, skip=())
 ElfSymbol.__doc__ = "struct t2f_elf_symbol: a function symbol as the ELF file lists it."
 

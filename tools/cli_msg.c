@@ -1,0 +1,76 @@
+/* tools/cli_msg.c: the library's option names in its messages, as command-line flags. */
+#include "tools/cli_msg.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "formats/nosigpipe.h"
+
+/* Longer names first where one ends another ("t2f_options.unsafe_build_id_match"). */
+static const struct {
+	const char *field, *flag;
+} t2f_cli_flags[] = {
+	{ "t2f_options.unsafe_build_id_match", "--unsafe-build-id-match" },
+	{ "unsafe_build_id_match", "--unsafe-build-id-match" },
+	{ "t2f_options.max_frames", "--max-frames N" },
+	{ "t2f_options.buildids", "--buildids FILE" },
+	{ "t2f_options.kallsyms", "--kallsyms FILE" },
+	{ "t2f_options.event", "--event NAME" },
+	{ "t2f_write_options.no_thread_root", "--ignore-comm" },
+	{ "T2F_REPORT_STATS", "--stats" },
+};
+
+/* The flag of the option name at s, and its length in *len; NULL when none starts there. */
+static const char *t2f_cli_flag_at(const char *s, size_t *len)
+{
+	for (size_t i = 0; i < sizeof(t2f_cli_flags) / sizeof(t2f_cli_flags[0]); i++) {
+		*len = strlen(t2f_cli_flags[i].field);
+		if (strncmp(s, t2f_cli_flags[i].field, *len) == 0)
+			return t2f_cli_flags[i].flag;
+	}
+	return NULL;
+}
+
+/* text, its option names made flags; false when a write failed. */
+static bool t2f_cli_put(const char *text)
+{
+	bool failed = false;
+	const char *flag;
+	size_t len;
+
+	for (const char *s = text; *s && !failed;) {
+		bool word_start = s == text || !(s[-1] == '_' || s[-1] == '.' ||
+						 (s[-1] >= 'a' && s[-1] <= 'z'));
+
+		if (word_start && (flag = t2f_cli_flag_at(s, &len))) {
+			failed = fputs(flag, stderr) == EOF;
+			s += len;
+		} else {
+			failed = fputc(*s++, stderr) == EOF;
+		}
+	}
+	return !failed;
+}
+
+void t2f_cli_message(void *ctx, const char *line)
+{
+	struct t2f_nosigpipe g;
+	bool ok;
+
+	(void)ctx;
+	t2f_nosigpipe__begin(&g);
+	ok = t2f_cli_put(line) && fputc('\n', stderr) != EOF && fflush(stderr) == 0;
+	t2f_nosigpipe__end(&g, !ok);
+}
+
+void t2f_cli_error(const char *text)
+{
+	struct t2f_nosigpipe g;
+	bool ok;
+
+	t2f_nosigpipe__begin(&g);
+	ok = fputs("trace2flame: ", stderr) != EOF && t2f_cli_put(text) &&
+	     fputc('\n', stderr) != EOF && fflush(stderr) == 0;
+	t2f_nosigpipe__end(&g, !ok);
+}
