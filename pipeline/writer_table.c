@@ -1,7 +1,6 @@
 /* pipeline/writer_table.c: the output formats (writer_table.h). */
 #include "pipeline/writer_table.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "writers/collapsed.h"
@@ -175,19 +174,4 @@ const struct t2f_writer *t2f_writer__by_path(const char *path)
 		}
 	}
 	return best;
-}
-
-void t2f_writer__names(char *buf, size_t size)
-{
-	size_t at = 0;
-
-	if (size)
-		buf[0] = '\0';
-	for (size_t i = 0; i < T2F_N_WRITERS && at < size; i++) {
-		int n = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", t2f_writers[i].name);
-
-		if (n < 0)
-			return;
-		at += (size_t)n;
-	}
 }

@@ -74,8 +74,5 @@ const struct t2f_writer *t2f_writer__by_name(const char *name);
 /* The format an output's name picks by its extension (the longest that matches: x.speedscope.json
  * is speedscope, x.json too); NULL when none. */
 const struct t2f_writer *t2f_writer__by_path(const char *path);
-/* The -f names, ", "-separated, for messages ("collapsed, speedscope, pprof, svg"), into buf
- * (cut to size - 1 bytes, always terminated when size > 0). */
-void t2f_writer__names(char *buf, size_t size);
 
 #endif
