@@ -96,8 +96,9 @@ static const char *const t2f_svg_exts[] = { ".svg", NULL };
 
 static const struct t2f_writer t2f_writers[] = {
 	{
-		.format = T2F_FORMAT_COLLAPSED, .name = "collapsed", .aliases = t2f_collapsed_aliases,
-		.said = "collapsed output", .title = "collapsed stacks",
+		.format = T2F_FORMAT_COLLAPSED, .name = "collapsed",
+		.aliases = t2f_collapsed_aliases, .said = "collapsed output",
+		.title = "collapsed stacks",
 		.description = "folded stacks, as flamegraph.pl and inferno read them",
 		.ext = ".folded", .extensions = t2f_collapsed_exts,
 		.uses = T2F_USES_WEIGHT | T2F_USES_ROOT_IDS | T2F_USES_MARKS | T2F_USES_ADDRS,

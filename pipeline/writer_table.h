@@ -51,7 +51,8 @@ enum t2f_writer_needs {
 struct t2f_writer {
 	enum t2f_format format;
 	const char *name;               /* as -f names it */
-	const char *const *aliases;     /* other names -f takes ("folded"), NULL-terminated; or NULL */
+	const char *const *aliases;     /* other names -f takes ("folded"), NULL-terminated, or
+					 * NULL */
 	const char *said;               /* in messages: "collapsed output" */
 	const char *title;              /* in lists of formats: "collapsed stacks", "SVG" */
 	const char *description;        /* one line for lists of formats (--list-formats) */

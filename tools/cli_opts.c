@@ -141,7 +141,8 @@ static const char *t2f_cli_titles(unsigned uses, char *buf, size_t size)
 		if (t2f_format_info((enum t2f_format)f, &fi) || !(fi.uses & uses))
 			continue;
 		if (last && at < size)
-			at += (size_t)snprintf(buf + at, size - at, "%s%s", n > 1 ? ", " : "", last);
+			at += (size_t)snprintf(buf + at, size - at, "%s%s", n > 1 ? ", " : "",
+					       last);
 		last = fi.title;
 		n++;
 	}
@@ -177,12 +178,14 @@ static void t2f_cli_help_formats(FILE *f)
 			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? " | " : "",
 					      fi.name);
 		for (const char *const *x = fi.extensions; *x && e < sizeof(exts); x++)
-			e += (size_t)snprintf(exts + e, sizeof(exts) - e, "%s%s", e ? ", " : "", *x);
+			e += (size_t)snprintf(exts + e, sizeof(exts) - e, "%s%s", e ? ", " : "",
+					      *x);
 	}
 	snprintf(text, sizeof(text), "%s (default: from the -o extension: %s; collapsed on stdout)",
 		 names, exts);
 	t2f_cli_help_para(f, "  -f, --format FMT", text);
-	t2f_cli_help_para(f, "      --list-formats", "list the output formats, their file name endings");
+	t2f_cli_help_para(f, "      --list-formats",
+			  "list the output formats, their file name endings");
 }
 
 /* --list-formats: per format its name, the output names' endings that pick it and a line on it. */
@@ -196,7 +199,8 @@ static void t2f_cli_list_formats(FILE *f)
 		if (t2f_format_info((enum t2f_format)i, &fi))
 			continue;
 		for (const char *const *x = fi.extensions; *x && at < sizeof(exts); x++)
-			at += (size_t)snprintf(exts + at, sizeof(exts) - at, "%s%s", at ? " " : "", *x);
+			at += (size_t)snprintf(exts + at, sizeof(exts) - at, "%s%s", at ? " " : "",
+					       *x);
 		fprintf(f, "%-11s %-23s %s\n", fi.name, exts, fi.description);
 	}
 }
@@ -669,8 +673,8 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 	}
 	o->format = t2f_format_by_path(o->output);
 	if (!o->format)
-		return t2f_cli_usage_error(err, NULL, "cannot tell the output format of '%s': name it "
-					   "%s, or use -f FMT", o->output,
+		return t2f_cli_usage_error(err, NULL, "cannot tell the output format of '%s': "
+					   "name it %s, or use -f FMT", o->output,
 					   t2f_cli_format_list(true, exts, sizeof(exts)));
 	return 0;
 }
@@ -715,7 +719,8 @@ void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err)
 			fprintf(err, "trace2flame: warning: %s does nothing for %s (%s%s)\n",
 				opts[i].name, o->diff ? "a differential graph" : w.said,
 				opts[i].why ? "" : "it is for ",
-				opts[i].why ? opts[i].why : t2f_cli_titles(opts[i].uses, why, sizeof(why)));
+				opts[i].why ? opts[i].why
+					    : t2f_cli_titles(opts[i].uses, why, sizeof(why)));
 }
 
 static int t2f_cli_parse(struct t2f_cli_opts *o, bool diff, int argc, char **argv, FILE *out,

@@ -50,7 +50,8 @@ static void test_lookups(void **state)
 		snprintf(path, sizeof(path), "out/x%s", w->ext); /* --each's names pick it back */
 		assert_ptr_equal(t2f_writer__by_path(path), w);
 		for (const char *const *e = w->extensions; *e; e++) {
-			snprintf(path, sizeof(path), "x%s", *e); /* no other format's longer ending */
+			/* no other format has a longer ending that matches */
+			snprintf(path, sizeof(path), "x%s", *e);
 			assert_ptr_equal(t2f_writer__by_path(path), w);
 		}
 	}
