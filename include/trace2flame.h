@@ -221,6 +221,53 @@ struct t2f_write_options {
 };
 #define T2F_WRITE_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_write_options, reserved)
 
+/* ---- Output formats ----
+ *
+ * The formats this library writes, as descriptors: what they are called, which output names
+ * pick them, which options change them. They are numbered densely from T2F_FORMAT_COLLAPSED to
+ * t2f_format_count() (a library newer than this header may know more than the enum names).
+ * Everything here is static and thread safe.
+ */
+
+/* The options that change a format's output (t2f_format_info.uses); the others are ignored by
+ * it (the command line warns of them). */
+enum t2f_format_uses {
+	T2F_USES_WEIGHT = 1u << 0,      /* t2f_options.weight_samples */
+	T2F_USES_ROOT_IDS = 1u << 1,    /* t2f_write_options.pid, .tid */
+	T2F_USES_MARKS = 1u << 2,       /* t2f_write_options.kernel, .jit, .inlined;
+					 * t2f_options.raw_names */
+	T2F_USES_ADDRS = 1u << 3,       /* t2f_options.addrs */
+	T2F_USES_SVG = 1u << 4,         /* t2f_write_options.title ... flamechart, diff */
+};
+
+struct t2f_format_info {
+	size_t size;                    /* sizeof(struct t2f_format_info), set by the caller */
+	const char *name;               /* its name, as the command line's -f takes it: "svg" */
+	const char *title;              /* in a list of formats: "collapsed stacks", "SVG" */
+	const char *said;               /* what messages call its output: "SVG output" */
+	const char *description;        /* one line: "an interactive flame graph" */
+	const char *ext;                /* the extension of an output named after its input */
+	const char *const *extensions;  /* the endings of output names that pick it (the longest
+					 * match wins), NULL-terminated */
+	unsigned uses;                  /* enum t2f_format_uses */
+	uint32_t reserved;              /* zero */
+};
+#define T2F_FORMAT_INFO_SIZE_V1 T2F_SIZE_TO(struct t2f_format_info, reserved)
+
+/* The number of formats: they are 1 .. t2f_format_count(). */
+T2F_API size_t t2f_format_count(void);
+/* Fills out (out->size set by the caller) with format f's descriptor; the strings are static.
+ * 0, or -EINVAL (a format this library does not know, NULL, a size below
+ * T2F_FORMAT_INFO_SIZE_V1). */
+T2F_API int t2f_format_info(enum t2f_format f, struct t2f_format_info *out);
+/* The format a name gives ("collapsed", or "folded" for it, "svg" ...); T2F_FORMAT_NONE when
+ * none (or NULL). */
+T2F_API enum t2f_format t2f_format_by_name(const char *name);
+/* The format an output's file name picks by its ending (the longest that matches:
+ * "x.speedscope.json" is speedscope, "x.json" too, "x.pb.gz" pprof); T2F_FORMAT_NONE when none
+ * (or NULL). */
+T2F_API enum t2f_format t2f_format_by_path(const char *path);
+
 /* A new session with options o (copied; the strings and arrays it points to must outlive the
  * session). 0, -ENOMEM, -EINVAL (o or out NULL, a size below T2F_OPTIONS_SIZE_V1, a format or
  * symbol_rules this library does not know), or -E2BIG (a nonzero byte this library does not

@@ -232,6 +232,16 @@ void t2f_session_free(struct t2f_session *s)
 	free(s);
 }
 
+/* The T2F_FORMAT_BIT()s of every format the writer table has. */
+static unsigned t2f_session_known_formats(void)
+{
+	unsigned bits = 0;
+
+	for (int f = T2F_FORMAT_COLLAPSED; t2f_writer__of(f); f++)
+		bits |= T2F_FORMAT_BIT(f);
+	return bits;
+}
+
 int t2f_session_new(const struct t2f_options *o, struct t2f_session **out)
 {
 	struct t2f_session *s;
@@ -246,7 +256,7 @@ int t2f_session_new(const struct t2f_options *o, struct t2f_session **out)
 	s->start_ns = t2f_session_now_ns();
 	err = t2f_versioned__in(&s->o, sizeof(s->o), o, T2F_OPTIONS_SIZE_V1) ?:
 	      t2f_versioned__zero(s->o.reserved, sizeof(s->o.reserved));
-	if (!err && (s->o.formats & ~(T2F_FORMAT_BIT(T2F_FORMAT_SVG + 1) - 2u) ||
+	if (!err && (s->o.formats & ~t2f_session_known_formats() ||
 		     (unsigned)s->o.symbol_rules > T2F_RULES_STRICT))
 		err = -EINVAL; /* a format or rules this library does not know */
 	if (!err)

@@ -1,7 +1,6 @@
 /* pipeline/writer_table.c: the output formats (writer_table.h). */
 #include "pipeline/writer_table.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "writers/collapsed.h"
@@ -89,6 +88,7 @@ static int t2f_svg_write(const struct t2f_profile *p, const struct t2f_write_opt
 	return t2f_svg__write(p, &vo, out);
 }
 
+static const char *const t2f_collapsed_aliases[] = { "folded", NULL };
 static const char *const t2f_collapsed_exts[] = { ".folded", ".collapsed", NULL };
 static const char *const t2f_speedscope_exts[] = { ".speedscope.json", ".json", NULL };
 static const char *const t2f_pprof_exts[] = { ".pb.gz", ".pprof", NULL };
@@ -96,50 +96,69 @@ static const char *const t2f_svg_exts[] = { ".svg", NULL };
 
 static const struct t2f_writer t2f_writers[] = {
 	{
-		.format = T2F_FORMAT_COLLAPSED, .name = "collapsed", .said = "collapsed output",
-		.title = "collapsed stacks", .ext = ".folded", .extensions = t2f_collapsed_exts,
+		.format = T2F_FORMAT_COLLAPSED, .name = "collapsed",
+		.aliases = t2f_collapsed_aliases, .said = "collapsed output",
+		.title = "collapsed stacks",
+		.description = "folded stacks, as flamegraph.pl and inferno read them",
+		.ext = ".folded", .extensions = t2f_collapsed_exts,
 		.uses = T2F_USES_WEIGHT | T2F_USES_ROOT_IDS | T2F_USES_MARKS | T2F_USES_ADDRS,
 		.needs = t2f_collapsed_needs, .write = t2f_collapsed_write,
 	},
 	{
 		.format = T2F_FORMAT_SPEEDSCOPE, .name = "speedscope", .said = "speedscope output",
-		.title = "speedscope", .ext = ".speedscope.json", .extensions = t2f_speedscope_exts,
+		.title = "speedscope", .description = "speedscope's file format (JSON)",
+		.ext = ".speedscope.json", .extensions = t2f_speedscope_exts,
 		.uses = T2F_USES_WEIGHT | T2F_USES_ADDRS,
 		.needs = t2f_speedscope_needs, .write = t2f_speedscope_write,
 	},
 	{
 		.format = T2F_FORMAT_PPROF, .name = "pprof", .said = "pprof output",
-		.title = "pprof", .ext = ".pb.gz", .extensions = t2f_pprof_exts, .uses = T2F_USES_ADDRS,
+		.title = "pprof", .description = "pprof's profile.proto, gzip-compressed",
+		.ext = ".pb.gz", .extensions = t2f_pprof_exts, .uses = T2F_USES_ADDRS,
 		.needs = t2f_pprof_needs, .write = t2f_pprof_write,
 	},
 	{
 		.format = T2F_FORMAT_SVG, .name = "svg", .said = "SVG output", .title = "SVG",
+		.description = "an interactive flame graph (or icicle graph, flame chart)",
 		.ext = ".svg", .extensions = t2f_svg_exts,
 		.uses = T2F_USES_WEIGHT | T2F_USES_MARKS | T2F_USES_ADDRS | T2F_USES_SVG,
 		.needs = t2f_svg_needs, .write = t2f_svg_write,
 	},
 };
 
+/* Rows in the order of enum t2f_format, from T2F_FORMAT_COLLAPSED (tests/unit/test_writer_table.c
+ * checks it). */
 #define T2F_N_WRITERS (sizeof(t2f_writers) / sizeof(t2f_writers[0]))
+
+size_t t2f_writer__count(void)
+{
+	return T2F_N_WRITERS;
+}
 
 const struct t2f_writer *t2f_writer__of(enum t2f_format f)
 {
-	for (size_t i = 0; i < T2F_N_WRITERS; i++)
-		if (t2f_writers[i].format == f)
-			return &t2f_writers[i];
-	return NULL;
+	if (f < T2F_FORMAT_COLLAPSED || (size_t)f > T2F_N_WRITERS)
+		return NULL;
+	return &t2f_writers[f - T2F_FORMAT_COLLAPSED];
+}
+
+static bool t2f_writer_named(const struct t2f_writer *w, const char *name)
+{
+	if (strcmp(w->name, name) == 0)
+		return true;
+	for (const char *const *a = w->aliases; a && *a; a++)
+		if (strcmp(*a, name) == 0)
+			return true;
+	return false;
 }
 
 const struct t2f_writer *t2f_writer__by_name(const char *name)
 {
-	if (strcmp(name, "folded") == 0)
-		return t2f_writer__of(T2F_FORMAT_COLLAPSED);
 	for (size_t i = 0; i < T2F_N_WRITERS; i++)
-		if (strcmp(t2f_writers[i].name, name) == 0)
+		if (t2f_writer_named(&t2f_writers[i], name))
 			return &t2f_writers[i];
 	return NULL;
 }
-
 const struct t2f_writer *t2f_writer__by_path(const char *path)
 {
 	const struct t2f_writer *best = NULL;
@@ -156,19 +175,4 @@ const struct t2f_writer *t2f_writer__by_path(const char *path)
 		}
 	}
 	return best;
-}
-
-void t2f_writer__names(char *buf, size_t size)
-{
-	size_t at = 0;
-
-	if (size)
-		buf[0] = '\0';
-	for (size_t i = 0; i < T2F_N_WRITERS && at < size; i++) {
-		int n = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", t2f_writers[i].name);
-
-		if (n < 0)
-			return;
-		at += (size_t)n;
-	}
 }

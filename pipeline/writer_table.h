@@ -3,7 +3,10 @@
  * A descriptor says what a format is called (-f NAME, the file extensions that pick it, the one
  * --each gives), what the profile must keep while it is read for it (the sample log, sample
  * times, every frame's address, argument lists), which options change its output (the others
- * are warned of), and how it is written. Adding a format is adding a descriptor here.
+ * are warned of), and how it is written. Adding a format is a value at the end of enum t2f_format
+ * (include/trace2flame.h) and its descriptor at the end of the table (writer_table.c): the
+ * session, the public t2f_format_* functions, the command line and the tests take every format
+ * from here.
  *
  * Who finishes the output: the caller. write() emits into the sink and returns its own error
  * (-ENOMEM, -EINVAL, -T2F_E_LIMIT); write errors of the sink surface in the caller's
@@ -45,38 +48,32 @@ enum t2f_writer_needs {
 	T2F_NEEDS_PARAMS = 1u << 3, /* demangled names keep their argument lists */
 };
 
-/* The options that change a format's output (t2f_writer.uses). */
-enum t2f_writer_uses {
-	T2F_USES_WEIGHT = 1u << 0,   /* weight_samples */
-	T2F_USES_ROOT_IDS = 1u << 1, /* pid, tid */
-	T2F_USES_MARKS = 1u << 2,    /* names.kernel, .jit (the _[k] _[j] marks), .raw_names */
-	T2F_USES_ADDRS = 1u << 3,    /* names.addrs */
-	T2F_USES_SVG = 1u << 4,      /* the svg fields */
-};
-
 struct t2f_writer {
 	enum t2f_format format;
 	const char *name;               /* as -f names it */
+	const char *const *aliases;     /* other names -f takes ("folded"), NULL-terminated, or
+					 * NULL */
 	const char *said;               /* in messages: "collapsed output" */
 	const char *title;              /* in lists of formats: "collapsed stacks", "SVG" */
+	const char *description;        /* one line for lists of formats (--list-formats) */
 	const char *ext;                /* the extension --each gives its outputs */
 	const char *const *extensions;  /* the output names that pick it, NULL-terminated */
-	unsigned uses;                  /* enum t2f_writer_uses */
+	unsigned uses;                  /* enum t2f_format_uses (include/trace2flame.h) */
 	/* enum t2f_writer_needs bits for these options */
 	unsigned (*needs)(const struct t2f_write_opts *o);
 	int (*write)(const struct t2f_profile *p, const struct t2f_write_opts *o,
 		     struct t2f_out *out);
 };
 
+/* The number of formats: the table holds T2F_FORMAT_COLLAPSED .. t2f_writer__count(), in the
+ * enum's order. */
+size_t t2f_writer__count(void);
 /* The descriptor of a format; NULL for T2F_FORMAT_NONE or out of range. */
 const struct t2f_writer *t2f_writer__of(enum t2f_format f);
-/* The format -f NAME names ("folded" too); NULL when none. */
+/* The format -f NAME names (or one of its aliases); NULL when none. */
 const struct t2f_writer *t2f_writer__by_name(const char *name);
 /* The format an output's name picks by its extension (the longest that matches: x.speedscope.json
  * is speedscope, x.json too); NULL when none. */
 const struct t2f_writer *t2f_writer__by_path(const char *path);
-/* The -f names, ", "-separated, for messages ("collapsed, speedscope, pprof, svg"), into buf
- * (cut to size - 1 bytes, always terminated when size > 0). */
-void t2f_writer__names(char *buf, size_t size);
 
 #endif

@@ -8,13 +8,15 @@
 #
 # Inputs: fixtures/perf-script/<case>.perf.txt (any *.txt except bad_*: perf script text, or
 # folded stacks). Expected outputs:
-# fixtures/perf-script/expected/<case>[+opt+opt].folded|speedscope.json|svg|pb.gz, no manifest: the
-# file name says what to run. Options after '+': pid tid all kernel jit addrs raw-names icicle
+# fixtures/perf-script/expected/<case>[+opt+opt].EXT, EXT one of the file name endings
+# `trace2flame --list-formats` gives (folded, speedscope.json, svg, pb.gz ...), no manifest: the
+# file name says what to run, and the output is named as the expected file, so its ending picks
+# the format as -o does. Options after '+': pid tid all kernel jit addrs raw-names icicle
 # reverse hash flamechart (--NAME), samples (--weight samples), event=NAME (--event NAME),
 # colors=PAL (--colors PAL). <case>.folded and <case>.speedscope.json must exist for every input
 # (an .svg or .pb.gz only where one was made); to add a variant, create an empty expected/<case>+opt.<ext>
 # and run with T2F_BLESS=1.
-# A .pb.gz is compared as the protobuf it inflates to (gzip -dc): the deflated bytes are igzip's
+# A .gz output (pprof's .pb.gz) is compared as what it inflates to (gzip -dc): the deflated bytes are igzip's
 # (zlib's without libisal.so.2) and may differ between igzip's CPU-specific code paths; the gzip
 # stage has its own unit test (tests/unit/test_pprof_gz.c). Every output is also checked by
 # tests/validate/check when the checkers are installed.
@@ -28,9 +30,21 @@ make_tmp
 blessed=0
 find_validators "skipping output validation" speedscope pprof folded svg browser
 
-# same KIND EXPECTED OUT: the two files hold the same output (pprof: the same protobuf).
+# The formats: "EXT FORMAT" lines, longest ending first (x.speedscope.json before x.json).
+t2f --list-formats | awk '{ for (i = 2; i <= NF && substr($i, 1, 1) == "."; i++) print $i, $1 }' |
+	awk '{ print length($1), $0 }' | sort -k1,1nr | cut -d' ' -f2- >"$TMP/formats"
+[ -s "$TMP/formats" ] || { echo "golden: trace2flame --list-formats listed no format"; exit 1; }
+
+# format_of NAME: "EXT FORMAT" of the longest ending of NAME that picks a format, or nothing.
+format_of() {
+	while read -r _x _f; do
+		case $1 in *?"$_x") echo "$_x $_f" && return ;; esac
+	done <"$TMP/formats"
+}
+
+# same EXT EXPECTED OUT: the two files hold the same output (a .gz one: the same bytes inflated).
 same() {
-	if [ "$1" = pprof ]; then
+	if [ "${1%.gz}" != "$1" ]; then
 		gzip -dc "$2" >"$TMP/exp.pb" && gzip -dc "$3" >"$TMP/out.pb" &&
 			cmp -s "$TMP/exp.pb" "$TMP/out.pb"
 	else
@@ -38,11 +52,11 @@ same() {
 	fi
 }
 
-# convert INPUT OPTS FORMAT OUT: runs trace2flame from the fixtures directory with the input's
+# convert INPUT OPTS OUT: runs trace2flame from the fixtures directory with the input's
 # bare name, so names in the output never depend on where the tree is; with a time limit of
 # T2F_TEST_TIMEOUT seconds (default 60) so a hang fails instead of blocking ctest.
 convert() {
-	_in=$1 _opts=$2 _fmt=$3 _out=$4
+	_in=$1 _opts=$2 _out=$3
 	set --
 	_ifs=$IFS
 	IFS=+
@@ -65,13 +79,13 @@ convert() {
 	done
 	IFS=$_ifs
 	set +f
-	(cd "$FX" && t2f -f "$_fmt" "$@" -o "$_out" "$_in") 2>"$TMP/err"
+	(cd "$FX" && t2f "$@" -o "$_out" "$_in") 2>"$TMP/err"
 }
 
 # The expected files to check: every existing one, plus the two every input must have.
 : >"$TMP/list"
-for f in "$exp"/*.folded "$exp"/*.speedscope.json "$exp"/*.svg "$exp"/*.pb.gz; do
-	[ -e "$f" ] && basename "$f" >>"$TMP/list"
+for f in "$exp"/*; do
+	[ -f "$f" ] && basename "$f" >>"$TMP/list"
 done
 ninputs=0
 for f in "$FX"/*.txt; do
@@ -90,11 +104,18 @@ fi
 [ "$bless" = 1 ] && mkdir -p "$exp"
 
 for e in $(LC_ALL=C sort -u "$TMP/list"); do
-	case $e in
-	*.speedscope.json) stem=${e%.speedscope.json} fmt=speedscope kind=speedscope ;;
-	*.folded) stem=${e%.folded} fmt=collapsed kind=folded ;;
-	*.svg) stem=${e%.svg} fmt=svg kind=svg ;;
-	*.pb.gz) stem=${e%.pb.gz} fmt=pprof kind=pprof ;;
+	x=$(format_of "$e")
+	if [ -z "$x" ]; then
+		bad "$e: no output format has its file name ending"
+		continue
+	fi
+	ext=${x% *} fmt=${x#* }
+	stem=${e%"$ext"}
+	# the validator's name for the format (tests/validate/check); none: not validated
+	case $fmt in
+	collapsed) kind=folded ;;
+	speedscope | pprof | svg) kind=$fmt ;;
+	*) kind= ;;
 	esac
 	c=${stem%%+*}
 	opts=${stem#"$c"}
@@ -107,20 +128,20 @@ for e in $(LC_ALL=C sort -u "$TMP/list"); do
 		continue
 	fi
 	out=$TMP/$e
-	if ! convert "$in" "$opts" "$fmt" "$out"; then
+	if ! convert "$in" "$opts" "$out"; then
 		bad "$e: trace2flame failed on $in$(echo "$opts" | sed 's/+/ +/g'):"
 		sed 's/^/    /' "$TMP/err" | head -n 10
 		continue
 	fi
 	if [ "$bless" = 1 ]; then
-		if ! same "$kind" "$exp/$e" "$out"; then
+		if ! same "$ext" "$exp/$e" "$out"; then
 			cp "$out" "$exp/$e" && echo "blessed $e"
 			blessed=$((blessed + 1))
 		fi
 	elif [ ! -f "$exp/$e" ]; then
 		bad "$e: expected file missing (run with T2F_BLESS=1 to create it)"
 		continue
-	elif ! same "$kind" "$exp/$e" "$out"; then
+	elif ! same "$ext" "$exp/$e" "$out"; then
 		bad "$e: output differs from expected/$e"
 		diff -u "$exp/$e" "$out" | head -n 20 | cut -c1-200 | sed 's/^/    /'
 		continue
@@ -128,7 +149,7 @@ for e in $(LC_ALL=C sort -u "$TMP/list"); do
 	# an SVG is checked with a search for its first frame under "all", which is then clicked
 	term=
 	[ "$kind" = svg ] && term=$(sed -n 's/^<g><title>\(.*\) ([0-9,]* [^ ]*, [0-9.]*%)<\/title>.*/\1/p' "$out" | sed -n 2p)
-	if [ "$VALIDATE" = 1 ] && ! "$CHECK" "$kind" "$out" ${term:+"$term"} >"$TMP/check" 2>&1; then
+	if [ "$VALIDATE" = 1 ] && [ -n "$kind" ] && ! "$CHECK" "$kind" "$out" ${term:+"$term"} >"$TMP/check" 2>&1; then
 		bad "$e: rejected by the $kind validator:"
 		head -n 10 "$TMP/check" | sed 's/^/    /'
 		continue

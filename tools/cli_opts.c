@@ -8,8 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "writers/svg.h"
-
 #ifndef T2F_VERSION
 #define T2F_VERSION "unknown"
 #endif
@@ -52,6 +50,7 @@ enum t2f_long_only {
 	T2F_OPT_FLAMECHART,
 	T2F_OPT_NEGATE,
 	T2F_OPT_IGNORE_COMM,
+	T2F_OPT_LIST_FORMATS,
 };
 
 #define T2F_SHORT_OPTS ":o:f:j:qhV"
@@ -99,10 +98,112 @@ static const struct option t2f_long_opts[] = {
 	{ "flamechart", no_argument, NULL, T2F_OPT_FLAMECHART },
 	{ "negate", no_argument, NULL, T2F_OPT_NEGATE },
 	{ "ignore-comm", no_argument, NULL, T2F_OPT_IGNORE_COMM },
+	{ "list-formats", no_argument, NULL, T2F_OPT_LIST_FORMATS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+#define T2F_HELP_COL 22   /* where an option's text starts in --help */
+#define T2F_HELP_WIDTH 78 /* and where its lines end */
+
+/* An option's --help text after its name, lead ("  -f, --format FMT"), wrapped at spaces. */
+static void t2f_cli_help_para(FILE *f, const char *lead, const char *text)
+{
+	size_t col = (size_t)fprintf(f, "%-*s", T2F_HELP_COL, lead);
+
+	for (const char *w = text + strspn(text, " "); *w; w += strspn(w, " ")) {
+		size_t len = strcspn(w, " ");
+
+		if (col > T2F_HELP_COL && col + 1 + len > T2F_HELP_WIDTH) {
+			col = (size_t)fprintf(f, "\n%*s", T2F_HELP_COL, "") - 1;
+		} else if (col > T2F_HELP_COL) {
+			fputc(' ', f);
+			col++;
+		}
+		col += (size_t)fprintf(f, "%.*s", (int)len, w);
+		w += len;
+	}
+	fputc('\n', f);
+}
+
+/* "A, B and C": the titles of the formats whose output `uses` changes, into buf ("every format"
+ * when all do). */
+static const char *t2f_cli_titles(unsigned uses, char *buf, size_t size)
+{
+	size_t count = t2f_format_count(), n = 0, at = 0;
+	const char *last = NULL;
+
+	buf[0] = '\0';
+	for (int f = T2F_FORMAT_COLLAPSED; (size_t)f <= count; f++) {
+		struct t2f_format_info fi = { .size = sizeof(fi) };
+
+		if (t2f_format_info((enum t2f_format)f, &fi) || !(fi.uses & uses))
+			continue;
+		if (last && at < size)
+			at += (size_t)snprintf(buf + at, size - at, "%s%s", n > 1 ? ", " : "",
+					       last);
+		last = fi.title;
+		n++;
+	}
+	if (n == count && n > 2)
+		snprintf(buf, size, "every format");
+	else if (last && at < size)
+		snprintf(buf + at, size - at, "%s%s", n > 1 ? " and " : "", last);
+	return buf;
+}
+
+/* The heading of the frame name options: the formats each changes. */
+static void t2f_cli_help_names(FILE *f)
+{
+	char marks[160], addrs[160];
+
+	fprintf(f, "Frame names (for %s; --addrs for %s):\n",
+		t2f_cli_titles(T2F_USES_MARKS, marks, sizeof(marks)),
+		t2f_cli_titles(T2F_USES_ADDRS, addrs, sizeof(addrs)));
+}
+
+/* -f's text: the formats' names and the output names that pick them, from the library. */
+static void t2f_cli_help_formats(FILE *f)
+{
+	char names[256] = "", exts[512] = "", text[1024];
+	size_t n = 0, e = 0;
+
+	for (int i = T2F_FORMAT_COLLAPSED; (size_t)i <= t2f_format_count(); i++) {
+		struct t2f_format_info fi = { .size = sizeof(fi) };
+
+		if (t2f_format_info((enum t2f_format)i, &fi))
+			continue;
+		if (n < sizeof(names))
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? " | " : "",
+					      fi.name);
+		for (const char *const *x = fi.extensions; *x && e < sizeof(exts); x++)
+			e += (size_t)snprintf(exts + e, sizeof(exts) - e, "%s%s", e ? ", " : "",
+					      *x);
+	}
+	snprintf(text, sizeof(text), "%s (default: from the -o extension: %s; collapsed on stdout)",
+		 names, exts);
+	t2f_cli_help_para(f, "  -f, --format FMT", text);
+	t2f_cli_help_para(f, "      --list-formats",
+			  "list the output formats, their file name endings");
+}
+
+/* --list-formats: per format its name, the output names' endings that pick it and a line on it. */
+static void t2f_cli_list_formats(FILE *f)
+{
+	for (int i = T2F_FORMAT_COLLAPSED; (size_t)i <= t2f_format_count(); i++) {
+		struct t2f_format_info fi = { .size = sizeof(fi) };
+		char exts[128] = "";
+		size_t at = 0;
+
+		if (t2f_format_info((enum t2f_format)i, &fi))
+			continue;
+		for (const char *const *x = fi.extensions; *x && at < sizeof(exts); x++)
+			at += (size_t)snprintf(exts + at, sizeof(exts) - at, "%s%s", at ? " " : "",
+					       *x);
+		fprintf(f, "%-11s %-23s %s\n", fi.name, exts, fi.description);
+	}
+}
 
 static void t2f_cli_help(FILE *f)
 {
@@ -129,11 +230,9 @@ static void t2f_cli_help(FILE *f)
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE   write FILE (atomically: a temp file renamed on success);\n"
-	      "                      - or no -o: standard output. With --each: a directory\n"
-	      "  -f, --format FMT    collapsed | speedscope | pprof | svg (default: from the\n"
-	      "                      -o extension: .folded, .collapsed, .json,\n"
-	      "                      .speedscope.json, .pb.gz, .pprof, .svg; collapsed on\n"
-	      "                      stdout)\n"
+	      "                      - or no -o: standard output. With --each: a directory\n", f);
+	t2f_cli_help_formats(f);
+	fputs(
 	      "      --each          convert every INPUT to its own file in the -o DIR, named\n"
 	      "                      after the input (a.perf.txt.zst -> a.perf.folded)\n"
 	      "\n"
@@ -141,7 +240,9 @@ static void t2f_cli_help(FILE *f)
 	      "      --event NAME    write only event NAME (default: the recording's first)\n"
 	      "      --weight W      period (sum of periods, default) | samples (counts)\n"
 	      "\n"
-	      "Frame names (collapsed output and SVG; --addrs in every format):\n"
+	      , f);
+	t2f_cli_help_names(f);
+	fputs(
 	      "      --pid           root frame comm-PID (collapsed only)\n"
 	      "      --tid           root frame comm-PID/TID (collapsed only)\n"
 	      "      --kernel        append _[k] to kernel frames\n"
@@ -255,7 +356,9 @@ int t2f_cli_add_debuginfod(FILE *err, const char *cmd, const char *url)
 
 const char *t2f_cli_format_ext(enum t2f_format f)
 {
-	return t2f_writer__of(f)->ext;
+	struct t2f_format_info fi = { .size = sizeof(fi) };
+
+	return t2f_format_info(f, &fi) ? "" : fi.ext;
 }
 
 bool t2f_cli_is_std(const char *path)
@@ -318,26 +421,41 @@ static bool t2f_cli_is_device_or_dir(const char *path)
 	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
 
+/* The formats' names ("collapsed, speedscope ...": exts false), or the output names that pick
+ * them ("*.folded, *.collapsed ... or *.svg"), into buf. */
+static const char *t2f_cli_format_list(bool exts, char *buf, size_t size)
+{
+	size_t count = t2f_format_count(), at = 0;
+
+	buf[0] = '\0';
+	for (int f = T2F_FORMAT_COLLAPSED; (size_t)f <= count; f++) {
+		struct t2f_format_info fi = { .size = sizeof(fi) };
+		const char *name[2] = { NULL, NULL };
+
+		if (t2f_format_info((enum t2f_format)f, &fi))
+			continue;
+		name[0] = fi.name;
+		for (const char *const *x = exts ? fi.extensions : name; *x && at < size; x++) {
+			bool last = (size_t)f == count && !x[1];
+
+			at += (size_t)snprintf(buf + at, size - at, "%s%s%s",
+					       !at ? "" : last && exts ? " or " : ", ",
+					       exts ? "*" : "", *x);
+		}
+	}
+	return buf;
+}
+
 /* -f NAME. */
 static int t2f_cli_set_format(struct t2f_cli_opts *o, const char *arg, FILE *err)
 {
-	const struct t2f_writer *w = t2f_writer__by_name(arg);
-	char names[128];
+	char names[256];
 
-	if (w) {
-		o->format = w->format;
+	o->format = t2f_format_by_name(arg);
+	if (o->format)
 		return 0;
-	}
-	t2f_writer__names(names, sizeof(names));
-	return t2f_cli_usage_error(err, NULL, "unknown format '%s' (known: %s)", arg, names);
-}
-
-/* The format an output's name picks; T2F_FORMAT_NONE when none. */
-static enum t2f_format t2f_cli_format_of_name(const char *path)
-{
-	const struct t2f_writer *w = t2f_writer__by_path(path);
-
-	return w ? w->format : T2F_FORMAT_NONE;
+	return t2f_cli_usage_error(err, NULL, "unknown format '%s' (known: %s)", arg,
+				   t2f_cli_format_list(false, names, sizeof(names)));
 }
 
 /* arg as one of `n` keywords (what: "weight", "symbol rules"): its index into *out, or a usage
@@ -381,12 +499,12 @@ static int t2f_cli_set_rules(struct t2f_cli_opts *o, const char *arg, FILE *err)
 	return ret;
 }
 
-/* --colors: the words in the order of enum t2f_svg_colors. */
+/* --colors: the words in the order of enum t2f_colors. */
 static int t2f_cli_set_colors(struct t2f_cli_opts *o, const char *arg, FILE *err)
 {
 	static const char *const words[] = {
-		[T2F_SVG_COLORS_HOT] = "hot", [T2F_SVG_COLORS_MEM] = "mem", [T2F_SVG_COLORS_IO] = "io",
-		[T2F_SVG_COLORS_MODULE] = "module", [T2F_SVG_COLORS_KIND] = "kind",
+		[T2F_COLORS_HOT] = "hot", [T2F_COLORS_MEM] = "mem", [T2F_COLORS_IO] = "io",
+		[T2F_COLORS_MODULE] = "module", [T2F_COLORS_KIND] = "kind",
 	};
 
 	return t2f_cli_keyword(arg, words, (int)(sizeof(words) / sizeof(words[0])), "colors",
@@ -479,6 +597,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_FLAMECHART: o->w.flamechart = true; return 0;
 	case T2F_OPT_NEGATE: o->negate = true; return 0;
 	case T2F_OPT_IGNORE_COMM: o->ignore_comm = true; return 0;
+	case T2F_OPT_LIST_FORMATS: o->list_formats = true; return 0;
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case ':':
@@ -511,7 +630,7 @@ static int t2f_cli_check_diff(struct t2f_cli_opts *o, FILE *err)
 					   o->each ? "--each" : "--flamechart");
 	if (o->format && o->format != T2F_FORMAT_SVG)
 		return t2f_cli_usage_error(err, "diff", "writes SVG only (-f svg)");
-	named = t2f_cli_is_std(o->output) ? T2F_FORMAT_NONE : t2f_cli_format_of_name(o->output);
+	named = t2f_cli_is_std(o->output) ? T2F_FORMAT_NONE : t2f_format_by_path(o->output);
 	if (!o->format && named && named != T2F_FORMAT_SVG)
 		return t2f_cli_usage_error(err, "diff", "writes SVG only: '%s' names another format; "
 					   "name the output *.svg", o->output);
@@ -523,6 +642,7 @@ static int t2f_cli_check_diff(struct t2f_cli_opts *o, FILE *err)
 static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 {
 	int stdin_uses = 0;
+	char exts[512];
 
 	if (o->diff)
 		return t2f_cli_check_diff(o, err);
@@ -551,39 +671,18 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 		o->format = T2F_FORMAT_COLLAPSED;
 		return 0;
 	}
-	o->format = t2f_cli_format_of_name(o->output);
+	o->format = t2f_format_by_path(o->output);
 	if (!o->format)
-		return t2f_cli_usage_error(err, NULL, "cannot tell the output format of '%s': name it *.folded, "
-				     "*.collapsed, *.json, *.speedscope.json, *.pb.gz, *.pprof or *.svg, "
-				     "or use -f FMT",
-				     o->output);
+		return t2f_cli_usage_error(err, NULL, "cannot tell the output format of '%s': "
+					   "name it %s, or use -f FMT", o->output,
+					   t2f_cli_format_list(true, exts, sizeof(exts)));
 	return 0;
-}
-
-/* "it is for A, B and C": the formats whose output `uses` changes, into buf. */
-static const char *t2f_cli_used_by(unsigned uses, char *buf, size_t size)
-{
-	const struct t2f_writer *w[T2F_FORMAT_SVG + 1];
-	size_t n = 0, at;
-
-	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_SVG; f++) {
-		const struct t2f_writer *x = t2f_writer__of(f);
-
-		if (x->uses & uses)
-			w[n++] = x;
-	}
-	at = (size_t)snprintf(buf, size, "it is for");
-	for (size_t i = 0; i < n && at < size; i++)
-		at += (size_t)snprintf(buf + at, size - at, "%s%s", i == 0 ? " " : i + 1 < n ? ", "
-									       : " and ",
-				       w[i]->title);
-	return buf;
 }
 
 void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err)
 {
 	static const char change[] = "its colours show the change";
-	const struct t2f_writer *w = t2f_writer__of(o->format);
+	struct t2f_format_info w = { .size = sizeof(w) };
 	const struct {
 		bool given;
 		const char *name;
@@ -613,14 +712,15 @@ void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err)
 	};
 	char why[160];
 
-	if (o->quiet || !w)
+	if (o->quiet || t2f_format_info(o->format, &w))
 		return;
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-		if (opts[i].given && !(opts[i].uses & w->uses))
-			fprintf(err, "trace2flame: warning: %s does nothing for %s (%s)\n", opts[i].name,
-				o->diff ? "a differential graph" : w->said,
+		if (opts[i].given && !(opts[i].uses & w.uses))
+			fprintf(err, "trace2flame: warning: %s does nothing for %s (%s%s)\n",
+				opts[i].name, o->diff ? "a differential graph" : w.said,
+				opts[i].why ? "" : "it is for ",
 				opts[i].why ? opts[i].why
-					    : t2f_cli_used_by(opts[i].uses, why, sizeof(why)));
+					    : t2f_cli_titles(opts[i].uses, why, sizeof(why)));
 }
 
 static int t2f_cli_parse(struct t2f_cli_opts *o, bool diff, int argc, char **argv, FILE *out,
@@ -637,11 +737,13 @@ static int t2f_cli_parse(struct t2f_cli_opts *o, bool diff, int argc, char **arg
 		if (ret)
 			return ret;
 	}
-	if (o->help || o->version) {
+	if (o->help || o->version || o->list_formats) {
 		if (o->help)
 			t2f_cli_help(out);
-		else
+		else if (o->version)
 			fputs("trace2flame " T2F_VERSION "\n", out);
+		else
+			t2f_cli_list_formats(out);
 		return 0;
 	}
 	o->inputs = argv + optind;

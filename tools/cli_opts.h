@@ -15,7 +15,6 @@
 #include <stdio.h>
 
 #include "include/trace2flame.h"
-#include "pipeline/writer_table.h"
 
 /* Process exit codes (documented in --help and docs/trace2flame.1). */
 enum t2f_exit {
@@ -63,12 +62,13 @@ struct t2f_cli_opts {
 	int n_symbol_dirs, n_debug_dirs;
 	/* SVG flame graph: --title, --subtitle, --countname, --width, --minwidth (0 given is
 	 * stored as -1: none left out), --hash, --reverse, --icicle, --flamechart in w */
-	int colors;                /* --colors: enum t2f_svg_colors */
+	int colors;                /* --colors: enum t2f_colors */
 	bool colors_given;         /* --colors given (hot, the default, too) */
 	bool diff;                 /* trace2flame diff: inputs[0] BEFORE, inputs[1] AFTER; SVG */
 	bool negate;               /* --negate: diff draws BEFORE's shape */
 	bool ignore_comm;          /* --ignore-comm: diff matches stacks below the command name */
 	bool help, version;        /* already printed: exit 0 */
+	bool list_formats;         /* --list-formats: printed too */
 	char **inputs;             /* argv's INPUT operands ("-" = stdin) */
 	int n_inputs;
 };

@@ -11,7 +11,7 @@ int t2f_cmd_diff(int argc, char **argv)
 
 	if (t2f_cli_opts__parse_diff(&o, argc, argv, stdout, stderr))
 		return T2F_EXIT_USAGE;
-	if (o.help || o.version)
+	if (o.help || o.version || o.list_formats)
 		return fflush(stdout) == 0 && !ferror(stdout) ? T2F_EXIT_OK : T2F_EXIT_IO;
 	t2f_cli_opts__warn_ignored(&o, stderr);
 	return t2f_convert_diff(&o);

@@ -3,8 +3,8 @@
  * or zstd) into one profile and writes it in FORMAT, as `trace2flame INPUT... -f FORMAT -o
  * OUTPUT` does; says on stderr how much of each input was read, and the library's warnings.
  *
- * usage: example_convert FORMAT OUTPUT INPUT...   (FORMAT collapsed, speedscope, pprof or svg;
- *                                                  OUTPUT "-": standard output)
+ * usage: example_convert FORMAT OUTPUT INPUT...   (FORMAT a name t2f_format_by_name knows:
+ *                                                  collapsed, svg ...; OUTPUT "-": stdout)
  * stderr: "example_convert: read INPUT: N bytes" once per input, when it is read; the library's
  *         lines as they come; "example_convert: MESSAGE" when the conversion fails.
  * Exit status: 0, 1 when the conversion failed, 2 usage.
@@ -29,28 +29,26 @@ static void on_message(void *ctx, const char *line)
 	fprintf(ctx, "%s\n", line);
 }
 
-static enum t2f_format format_named(const char *name)
+/* The usage message, with the formats the library knows. */
+static int usage(void)
 {
-	static const char *const names[] = { [T2F_FORMAT_COLLAPSED] = "collapsed",
-					     [T2F_FORMAT_SPEEDSCOPE] = "speedscope",
-					     [T2F_FORMAT_PPROF] = "pprof",
-					     [T2F_FORMAT_SVG] = "svg" };
+	fputs("usage: example_convert FORMAT OUTPUT INPUT...   (FORMAT", stderr);
+	for (size_t f = T2F_FORMAT_COLLAPSED; f <= t2f_format_count(); f++) {
+		struct t2f_format_info fi = { .size = sizeof(fi) };
 
-	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_SVG; f++)
-		if (strcmp(name, names[f]) == 0)
-			return (enum t2f_format)f;
-	return T2F_FORMAT_NONE;
+		if (t2f_format_info((enum t2f_format)f, &fi) == 0)
+			fprintf(stderr, " %s", fi.name);
+	}
+	fputs(")\n", stderr);
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	enum t2f_format format = argc >= 4 ? format_named(argv[1]) : T2F_FORMAT_NONE;
+	enum t2f_format format = argc >= 4 ? t2f_format_by_name(argv[1]) : T2F_FORMAT_NONE;
 
-	if (format == T2F_FORMAT_NONE) {
-		fprintf(stderr, "usage: example_convert collapsed|speedscope|pprof|svg OUTPUT "
-			"INPUT...\n");
-		return 2;
-	}
+	if (format == T2F_FORMAT_NONE)
+		return usage();
 	struct t2f_options o = {
 		.size = sizeof(o),
 		.formats = T2F_FORMAT_BIT(format),

@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 		return cmd(argc - 1, argv + 1);
 	if (t2f_cli_opts__parse(&o, argc, argv, stdout, stderr))
 		return T2F_EXIT_USAGE;
-	if (o.help || o.version)
+	if (o.help || o.version || o.list_formats)
 		return fflush(stdout) == 0 && !ferror(stdout) ? T2F_EXIT_OK : T2F_EXIT_IO;
 	t2f_cli_opts__warn_ignored(&o, stderr);
 	if (o.each)

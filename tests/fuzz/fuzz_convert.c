@@ -81,8 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 
 	(void)t2f_session_resolve(s);
-	for (enum t2f_format f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_SVG; f++) {
-		w.format = f;
+	for (size_t f = T2F_FORMAT_COLLAPSED; f <= t2f_format_count(); f++) {
+		w.format = (enum t2f_format)f;
 		write_one(s, &w);
 	}
 	if ((h >> 22) % 3 == 1) {

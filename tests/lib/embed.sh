@@ -123,7 +123,7 @@ for line in subprocess.run(["readelf", "-Ws", exe], capture_output=True, text=Tr
     if len(f) >= 8 and f[3] == "FUNC" and f[6] != "UND":
         syms[f[7]] = int(f[1], 16)
 base = 0x555555554000
-samples = [(100 + i, [base + syms["format_named"] + i % 8, base + syms["main"] + 0x10])
+samples = [(100 + i, [base + syms["on_progress"] + i % 8, base + syms["main"] + 0x10])
            for i in range(30)]
 with open(out, "wb") as f:
     f.write(g.perf_data(b"ex-c", b"cpu-clock", [(exe.encode(), base, 5)], samples,

@@ -162,6 +162,15 @@ static const struct field fields[] = {
 	F(struct t2f_refused, expected_id, 32, 8),
 	F(struct t2f_refused, reason, 40, 4),
 	F(struct t2f_refused, reserved, 44, 4),
+	F(struct t2f_format_info, size, 0, 8),
+	F(struct t2f_format_info, name, 8, 8),
+	F(struct t2f_format_info, title, 16, 8),
+	F(struct t2f_format_info, said, 24, 8),
+	F(struct t2f_format_info, description, 32, 8),
+	F(struct t2f_format_info, ext, 40, 8),
+	F(struct t2f_format_info, extensions, 48, 8),
+	F(struct t2f_format_info, uses, 56, 4),
+	F(struct t2f_format_info, reserved, 60, 4),
 	F(struct t2f_elf_symbol, name, 0, 8),
 	F(struct t2f_elf_symbol, table, 8, 8),
 	F(struct t2f_elf_symbol, value, 16, 8),
@@ -186,6 +195,7 @@ static const struct whole wholes[] = {
 	W(struct t2f_symbol, T2F_SYMBOL_SIZE_V1, 48),
 	W(struct t2f_source_frame, T2F_SOURCE_FRAME_SIZE_V1, 32),
 	W(struct t2f_refused, T2F_REFUSED_SIZE_V1, 48),
+	W(struct t2f_format_info, T2F_FORMAT_INFO_SIZE_V1, 64),
 	W(struct t2f_elf_symbol, sizeof(struct t2f_elf_symbol), 32),
 };
 
@@ -317,6 +327,33 @@ static void test_write_options_sizes(void **state)
 	assert_int_equal(t2f_session_write_mem(s, &n.w, &buf, &len), 0);
 	t2f_free(buf);
 	t2f_session_free(s);
+}
+
+/* t2f_format_info fills up to the caller's size; the formats are 1 .. t2f_format_count(). */
+static void test_format_info_sizes(void **state)
+{
+	struct {
+		struct t2f_format_info fi;
+		uint64_t later;
+	} n;
+	size_t count = t2f_format_count();
+
+	assert_true(count >= T2F_FORMAT_SVG);
+	memset(&n, 0xff, sizeof(n));
+	n.fi.size = T2F_FORMAT_INFO_SIZE_V1;
+	assert_int_equal(t2f_format_info(T2F_FORMAT_SVG, &n.fi), 0);
+	assert_string_equal(n.fi.name, "svg");
+	assert_int_equal(n.fi.reserved, 0);
+	assert_int_equal(n.later, UINT64_MAX); /* past the caller's size: untouched */
+	n.fi.size = sizeof(n);
+	assert_int_equal(t2f_format_info((enum t2f_format)count, &n.fi), 0);
+	assert_int_equal(n.later, 0);     /* what this library does not know: zero */
+	assert_int_equal(n.fi.size, sizeof(n));
+	assert_int_equal(t2f_format_info((enum t2f_format)(count + 1), &n.fi), -EINVAL);
+	n.fi.size = sizeof(size_t);
+	assert_int_equal(t2f_format_info(T2F_FORMAT_SVG, &n.fi), -EINVAL);
+	assert_int_equal(t2f_format_by_name("svg"), T2F_FORMAT_SVG);
+	assert_int_equal(t2f_format_by_path("x.pb.gz"), T2F_FORMAT_PPROF);
 }
 
 static void test_symbols_sizes(void **state)
@@ -518,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_session_options_sizes),
 		cmocka_unit_test(test_write_options_sizes),
 		cmocka_unit_test(test_symbols_sizes),
+		cmocka_unit_test(test_format_info_sizes),
 		cmocka_unit_test(test_stats_and_reports_sizes),
 		cmocka_unit_test(test_symbols_out_sizes),
 	};

@@ -44,6 +44,13 @@ def T2F_FORMAT_BIT(f):
     return 1 << f
 
 
+# enum t2f_format_uses
+T2F_USES_WEIGHT = 1 << 0
+T2F_USES_ROOT_IDS = 1 << 1
+T2F_USES_MARKS = 1 << 2
+T2F_USES_ADDRS = 1 << 3
+T2F_USES_SVG = 1 << 4
+
 # enum t2f_symbol_rules
 T2F_RULES_AUTO = 0
 T2F_RULES_PERF = 1
@@ -167,6 +174,20 @@ class t2f_write_options(Sized):
         ("diff_is_after", ctypes.c_bool),
         ("no_thread_root", ctypes.c_bool),
         ("reserved", ctypes.c_uint8 * 1),
+    ]
+
+
+class t2f_format_info(Sized):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("name", ctypes.c_char_p),
+        ("title", ctypes.c_char_p),
+        ("said", ctypes.c_char_p),
+        ("description", ctypes.c_char_p),
+        ("ext", ctypes.c_char_p),
+        ("extensions", c_str_array),
+        ("uses", ctypes.c_uint),
+        ("reserved", ctypes.c_uint32),
     ]
 
 
@@ -304,8 +325,8 @@ class t2f_elf_symbol(ctypes.Structure):  # no size field
 t2f_each_function_fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
                                         ctypes.POINTER(t2f_elf_symbol))
 
-STRUCTS = (t2f_options, t2f_write_options, t2f_input_report, t2f_stats, t2f_module_report, t2f_symbols_options,
-           t2f_module, t2f_symbol, t2f_source_frame, t2f_refused, t2f_elf_symbol)
+STRUCTS = (t2f_options, t2f_write_options, t2f_format_info, t2f_input_report, t2f_stats,
+           t2f_module_report, t2f_symbols_options, t2f_module, t2f_symbol, t2f_source_frame, t2f_refused, t2f_elf_symbol)
 
 # ---- functions --------------------------------------------------------------------------------
 
@@ -336,6 +357,10 @@ FUNCTIONS = {
     "t2f_session_module_count": (_size, [_session_p]),
     "t2f_session_module": (_int, [_session_p, _size, _P(t2f_module_report)]),
     "t2f_session_report": (None, [_session_p, ctypes.c_uint]),
+    "t2f_format_count": (_size, []),
+    "t2f_format_info": (_int, [c_enum, _P(t2f_format_info)]),
+    "t2f_format_by_name": (c_enum, [_str]),
+    "t2f_format_by_path": (c_enum, [_str]),
     "t2f_symbols_new": (_int, [_P(t2f_symbols_options), _P(_symbols_p)]),
     "t2f_symbols_free": (None, [_symbols_p]),
     "t2f_symbols_add_module": (_int, [_symbols_p, _P(t2f_module), _P(_u32)]),
