@@ -246,7 +246,7 @@ int t2f_session_new(const struct t2f_options *o, struct t2f_session **out)
 	s->start_ns = t2f_session_now_ns();
 	err = t2f_versioned__in(&s->o, sizeof(s->o), o, T2F_OPTIONS_SIZE_V1) ?:
 	      t2f_versioned__zero(s->o.reserved, sizeof(s->o.reserved));
-	if (!err && (s->o.formats & ~(T2F_FORMAT_BIT(T2F_FORMAT_SVG + 1) - 2u) ||
+	if (!err && (s->o.formats & ~(T2F_FORMAT_BIT(T2F_FORMAT_FIREFOX + 1) - 2u) ||
 		     (unsigned)s->o.symbol_rules > T2F_RULES_STRICT))
 		err = -EINVAL; /* a format or rules this library does not know */
 	if (!err)

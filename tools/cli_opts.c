@@ -112,8 +112,8 @@ static void t2f_cli_help(FILE *f)
 	      "       trace2flame resolve [OPTIONS] FILE ADDR...\n"
 	      "Convert profiler output (perf.data files; perf script text, folded stacks or\n"
 	      ".nettrace, plain, gzip or zstd, - for standard input) into collapsed stacks,\n"
-	      "speedscope JSON, pprof or an interactive SVG flame graph. Several INPUTs are\n"
-	      "merged into one profile, their threads kept apart.\n"
+	      "speedscope JSON, pprof, an interactive SVG flame graph or a Firefox Profiler\n"
+	      "profile. Several INPUTs are merged into one profile, their threads kept apart.\n"
 	      "\n"
 	      "diff draws AFTER's flame graph (SVG) coloured by how each frame's share of the\n"
 	      "total changed since BEFORE: red grew, blue shrank, white unchanged. Frames only\n"
@@ -130,10 +130,11 @@ static void t2f_cli_help(FILE *f)
 	      "Output:\n"
 	      "  -o, --output FILE   write FILE (atomically: a temp file renamed on success);\n"
 	      "                      - or no -o: standard output. With --each: a directory\n"
-	      "  -f, --format FMT    collapsed | speedscope | pprof | svg (default: from the\n"
-	      "                      -o extension: .folded, .collapsed, .json,\n"
-	      "                      .speedscope.json, .pb.gz, .pprof, .svg; collapsed on\n"
-	      "                      stdout)\n"
+	      "  -f, --format FMT    collapsed | speedscope | pprof | svg | firefox (default:\n"
+	      "                      from the -o extension: .folded, .collapsed, .json,\n"
+	      "                      .speedscope.json, .pb.gz, .pprof, .svg, .profile.json,\n"
+	      "                      .profile.json.gz; collapsed on stdout). firefox is\n"
+	      "                      gzip-compressed when the output's name ends in .gz\n"
 	      "      --each          convert every INPUT to its own file in the -o DIR, named\n"
 	      "                      after the input (a.perf.txt.zst -> a.perf.folded)\n"
 	      "\n"
@@ -554,7 +555,8 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 	o->format = t2f_cli_format_of_name(o->output);
 	if (!o->format)
 		return t2f_cli_usage_error(err, NULL, "cannot tell the output format of '%s': name it *.folded, "
-				     "*.collapsed, *.json, *.speedscope.json, *.pb.gz, *.pprof or *.svg, "
+				     "*.collapsed, *.json, *.speedscope.json, *.pb.gz, *.pprof, *.svg or "
+				     "*.profile.json[.gz], "
 				     "or use -f FMT",
 				     o->output);
 	return 0;
@@ -563,10 +565,10 @@ static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 /* "it is for A, B and C": the formats whose output `uses` changes, into buf. */
 static const char *t2f_cli_used_by(unsigned uses, char *buf, size_t size)
 {
-	const struct t2f_writer *w[T2F_FORMAT_SVG + 1];
+	const struct t2f_writer *w[T2F_FORMAT_FIREFOX + 1];
 	size_t n = 0, at;
 
-	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_SVG; f++) {
+	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_FIREFOX; f++) {
 		const struct t2f_writer *x = t2f_writer__of(f);
 
 		if (x->uses & uses)

@@ -34,9 +34,10 @@ static enum t2f_format format_named(const char *name)
 	static const char *const names[] = { [T2F_FORMAT_COLLAPSED] = "collapsed",
 					     [T2F_FORMAT_SPEEDSCOPE] = "speedscope",
 					     [T2F_FORMAT_PPROF] = "pprof",
-					     [T2F_FORMAT_SVG] = "svg" };
+					     [T2F_FORMAT_SVG] = "svg",
+					     [T2F_FORMAT_FIREFOX] = "firefox" };
 
-	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_SVG; f++)
+	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_FIREFOX; f++)
 		if (strcmp(name, names[f]) == 0)
 			return (enum t2f_format)f;
 	return T2F_FORMAT_NONE;

@@ -23,6 +23,8 @@ static void test_lookups(void **state)
 		{ "a.pb.gz", T2F_FORMAT_PPROF }, { "a.pprof", T2F_FORMAT_PPROF },
 		{ "a.svg", T2F_FORMAT_SVG }, { "a.txt", T2F_FORMAT_NONE }, { ".svg", T2F_FORMAT_NONE },
 		{ "a.gz", T2F_FORMAT_NONE }, { "", T2F_FORMAT_NONE },
+		{ "a.profile.json", T2F_FORMAT_FIREFOX }, { "a.profile.json.gz", T2F_FORMAT_FIREFOX },
+		{ "a.json.gz", T2F_FORMAT_NONE },
 	};
 	char names[64], path[64];
 
@@ -32,7 +34,7 @@ static void test_lookups(void **state)
 
 		assert_int_equal(w ? w->format : T2F_FORMAT_NONE, paths[i].f);
 	}
-	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_SVG; f++) {
+	for (int f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_FIREFOX; f++) {
 		const struct t2f_writer *w = t2f_writer__of(f);
 
 		assert_non_null(w);
@@ -42,11 +44,11 @@ static void test_lookups(void **state)
 	}
 	assert_int_equal(t2f_writer__by_path("x.folded.svg.pb.gz")->format, T2F_FORMAT_PPROF);
 	assert_ptr_equal(t2f_writer__of(T2F_FORMAT_NONE), NULL);
-	assert_ptr_equal(t2f_writer__of(T2F_FORMAT_SVG + 1), NULL);
+	assert_ptr_equal(t2f_writer__of(T2F_FORMAT_FIREFOX + 1), NULL);
 	assert_int_equal(t2f_writer__by_name("folded")->format, T2F_FORMAT_COLLAPSED);
 	assert_ptr_equal(t2f_writer__by_name("json"), NULL);
 	t2f_writer__names(names, sizeof(names));
-	assert_string_equal(names, "collapsed, speedscope, pprof, svg");
+	assert_string_equal(names, "collapsed, speedscope, pprof, svg, firefox");
 	t2f_writer__names(names, 12);
 	assert_string_equal(names, "collapsed, ");
 }
@@ -62,6 +64,8 @@ static void test_needs(void **state)
 			 T2F_NEEDS_LOG | T2F_NEEDS_PARAMS);
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_PPROF)->needs(&o),
 			 T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS);
+	assert_int_equal(t2f_writer__of(T2F_FORMAT_FIREFOX)->needs(&o),
+			 T2F_NEEDS_LOG | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS);
 	o.names.raw_names = true;
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_COLLAPSED)->needs(&o), T2F_NEEDS_PARAMS);
 	o.svg.flamechart = true;
