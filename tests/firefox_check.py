@@ -17,8 +17,11 @@ import collections
 import gzip
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
+import time
 
 T2F, NODE, CLI, WORK = sys.argv[1:5]
 CASES = sys.argv[5:]
@@ -45,12 +48,49 @@ def t2f(args):
     return r.stdout
 
 
+def pq_run(args):
+    return subprocess.run([NODE, CLI] + list(args), capture_output=True, env=ENV, timeout=120)
+
+
 def pq(*args):
-    r = subprocess.run([NODE, CLI] + list(args), capture_output=True, env=ENV, timeout=120)
+    r = pq_run(args)
     if r.returncode != 0:
         raise RuntimeError("profiler-cli %s: exit %d: %s%s" % (
             " ".join(args), r.returncode, r.stdout.decode()[-400:], r.stderr.decode()[-400:]))
     return json.loads(r.stdout) if "--json" in args else r.stdout.decode()
+
+
+DAEMONS = []  # the pids of the daemons started here
+
+
+def load(path):
+    """loads path in a new session; its id. profiler-cli waits 500 ms for its daemon to start:
+    on a busy machine it says so and leaves the daemon starting, which is then waited for."""
+    r = pq_run(["load", path])
+    text = r.stdout.decode() + r.stderr.decode()
+    for pid in re.findall(r"running as pid (\d+)", text):
+        DAEMONS.append(int(pid))
+    m = re.search(r"Session started: (\S+)", text) or re.search(r"sessions/(\w+)\.log", text)
+    if not m:
+        raise RuntimeError("profiler-cli load %s: exit %d: %s" % (path, r.returncode, text[-400:]))
+    session = m.group(1)
+    deadline = time.monotonic() + 60
+    while r.returncode != 0:
+        r = pq_run(["status", "--session", session])
+        if r.returncode != 0 and time.monotonic() > deadline:
+            raise RuntimeError("profiler-cli load %s: the daemon did not start: %s" % (
+                path, text[-400:]))
+        if r.returncode != 0:
+            time.sleep(0.5)
+    return session
+
+
+def stop_daemons():
+    for pid in DAEMONS:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
 
 
 def folded(args):
@@ -119,9 +159,9 @@ def run_case(i, case):
     prof = check_json(name, out, args)
     want = folded(args)
     ns = any(t["samples"]["weightType"] == "tracing-ms" for t in prof["threads"])
-    pq("load", out)
+    session = load(out)
     try:
-        threads = pq("thread", "list", "--json")["threads"]
+        threads = pq("thread", "list", "--json", "--session", session)["threads"]
         got = {root_of(t, want): t for t in threads}
         check(sorted(got) == sorted(want), "%s: threads %s, folded roots %s" % (
             name, sorted(got), sorted(want)))
@@ -133,7 +173,7 @@ def run_case(i, case):
             for leaf, w in leaves.items():
                 selfs[short(leaf)] += w
             fn = pq("thread", "functions", "--json", "--thread", th["threadHandle"],
-                    "--limit", "1000000")
+                    "--limit", "1000000", "--session", session)
             funcs = fn["functions"]
             check(len(funcs) == fn["totalFunctionCount"], name + ": every function listed")
             by_name = collections.Counter()
@@ -163,16 +203,19 @@ def run_case(i, case):
         check(markers == lost, "%s: %d markers loaded, %d written" % (name, markers, lost))
         return lost
     finally:
-        pq("stop")
+        pq("stop", session)
 
 
 def main():
     lost = 0
-    for i, case in enumerate(CASES):
-        try:
-            lost += run_case(i, case)
-        except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
-            check(False, "%s: %s" % (case, e))
+    try:
+        for i, case in enumerate(CASES):
+            try:
+                lost += run_case(i, case)
+            except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
+                check(False, "%s: %s" % (case, e))
+    finally:
+        stop_daemons()
     check(lost > 0, "some input's lost samples became a marker")
     print("firefox_check: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
