@@ -6,7 +6,8 @@ thread).
 Per input: the threads (name, pid, tid) are the folded roots; per thread, the profiler's total
 (the self weights of its functions) is the folded total of the stacks below the root, and each
 of the profiler's ten hottest functions by self weight has, summed over functions of its name,
-the folded self weight of that leaf name; nanosecond periods are compared as the milliseconds
+the folded self weight of that leaf name, and each of its ten heaviest functions by total weight
+(one of its name) the weight of the folded stacks that hold its name; nanosecond periods are compared as the milliseconds
 the profile holds them in. Checked on the JSON itself: the lost-samples marker where perf lost
 some, the libs' build-ids (codeId, and breakpadId worked out here), .gz output equal to the
 plain one inflated, the same bytes for -j 1 and -j 2.
@@ -94,8 +95,9 @@ def stop_daemons():
 
 
 def folded(args):
-    """root -> (total, Counter of leaf name -> self)"""
-    out = collections.defaultdict(lambda: [0, collections.Counter()])
+    """root -> (total, Counter of leaf name -> self, Counter of name -> weight of the stacks
+    holding it)"""
+    out = collections.defaultdict(lambda: [0, collections.Counter(), collections.Counter()])
     for line in t2f(args + ["-f", "collapsed", "--tid", "--raw-names", "-o", "-"]).decode(
             "utf-8", "replace").splitlines():
         stack, _, w = line.rpartition(" ")
@@ -104,6 +106,8 @@ def folded(args):
             continue  # a sample without a call chain: no function in the profile either
         out[frames[0]][0] += int(w)
         out[frames[0]][1][frames[-1]] += int(w)
+        for name in set(short(f) for f in frames[1:]):
+            out[frames[0]][2][name] += int(w)
     return out
 
 
@@ -168,7 +172,7 @@ def run_case(i, case):
         for root, th in sorted(got.items()):
             if root not in want:
                 continue
-            total, leaves = want[root]
+            total, leaves, inclusive = want[root]
             selfs = collections.Counter()
             for leaf, w in leaves.items():
                 selfs[short(leaf)] += w
@@ -192,6 +196,12 @@ def run_case(i, case):
                     n = short(f["name"])
                     check(same(by_name[n], selfs[n]), "%s: %s: self of %s %s, folded %d" % (
                         name, root, n, by_name[n], selfs[n]))
+            for f in sorted(funcs, key=lambda f: -f["totalSamples"])[:10]:
+                n = short(f["name"])
+                if sum(1 for g in funcs if short(g["name"]) == n) == 1:
+                    check(same(f["totalSamples"], inclusive[n]),
+                          "%s: %s: total of %s %s, folded %d" % (
+                              name, root, n, f["totalSamples"], inclusive[n]))
             top = max(selfs.values()) if selfs else 0
             if top > 0:
                 check(hot and same(hot[0]["selfSamples"], top) or
