@@ -154,13 +154,40 @@ def check_json(name, path, args):
     return prof
 
 
+def check_inlines(name, prof):
+    """frames of inlined functions one level deeper than their holder, source files and lines"""
+    shared = prof["shared"]
+    frames, funcs, strs = shared["frameTable"], shared["funcTable"], shared["stringArray"]
+    stacks = shared["stackTable"]
+    deeper = 0
+    for i in range(stacks["length"]):
+        f = stacks["frame"][i]
+        if frames["inlineDepth"][f] and stacks["prefixOffset"][i]:
+            parent = stacks["frame"][i - stacks["prefixOffset"][i]]
+            deeper += frames["inlineDepth"][f] == frames["inlineDepth"][parent] + 1
+            check(frames["category"][f] is None, name + ": an inlined frame takes its holder's "
+                  "category")
+    check(deeper > 0, name + ": inlined frames one deeper than their caller")
+    named = {strs[funcs["name"][i]] for i in range(funcs["length"]) if funcs["lineNumber"][i]}
+    check({"mix", "step", "inner_loop"} <= named, name + ": functions with their lines: %s" %
+          sorted(named))
+    files = {strs[s] for s in shared["sources"]["filename"]}
+    check(any(f.endswith("inl.c") for f in files), name + ": inl.c among the sources %s" %
+          sorted(files))
+    check(any(frames["line"]), name + ": frames with the line of their code")
+
+
 def run_case(i, case):
     inp, _, extra = case.partition("::")
+    inlines = "--inline-check" in extra
+    extra = extra.replace("--inline-check", "")
     args = [a for a in extra.split(",") if a] + [inp]
     name = os.path.basename(inp) + (" " + " ".join(args[:-1]) if len(args) > 1 else "")
     out = os.path.join(WORK, "case%d.profile.json%s" % (i, ".gz" if i % 2 else ""))
     t2f(args + ["-f", "firefox", "-o", out])
     prof = check_json(name, out, args)
+    if inlines:
+        check_inlines(name, prof)
     want = folded(args)
     ns = any(t["samples"]["weightType"] == "tracing-ms" for t in prof["threads"])
     session = load(out)

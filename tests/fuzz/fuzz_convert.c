@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 
 	(void)t2f_session_resolve(s);
-	for (enum t2f_format f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_SVG; f++) {
+	for (enum t2f_format f = T2F_FORMAT_COLLAPSED; f <= T2F_FORMAT_FIREFOX; f++) {
 		w.format = f;
 		write_one(s, &w);
 	}
