@@ -141,8 +141,8 @@ static const struct t2f_writer t2f_writers[] = {
 		.needs = t2f_svg_needs, .write = t2f_svg_write,
 	},
 	{
-		.format = T2F_FORMAT_FIREFOX, .name = "firefox", .said = "Firefox profile",
-		.title = "the Firefox profile", .ext = ".profile.json",
+		.format = T2F_FORMAT_FIREFOX, .name = "firefox", .said = "Firefox Profiler output",
+		.title = "Firefox Profiler profiles", .ext = ".profile.json",
 		.extensions = t2f_firefox_exts, .uses = T2F_USES_WEIGHT | T2F_USES_ADDRS,
 		.needs = t2f_firefox_needs, .write = t2f_firefox_write,
 	},

@@ -1,12 +1,13 @@
 #!/bin/sh
 # The Firefox profile (-f firefox) opened by the Firefox Profiler's own loader: every perf script
 # fixture (multi.perf.txt per event), the lost-samples recording, the JIT and kernel fixture,
-# folded stacks, the shipped .nettrace traces and a perf.data made here (tests/perf_data_gen.py:
-# a lib with a build-id, lost records; one of a program built here with DWARF, for inline frames
-# and source lines) are converted and loaded with profiler-cli, and their
-# threads, totals and hottest functions compared with the folded output of the same input
-# (tests/firefox_check.py says how). Skipped with a message when tools/setup-firefox-check has
-# not installed node 24 and profiler-cli; under CI=true that fails instead.
+# folded stacks, the shipped .nettrace traces, a perf.data made here (tests/perf_data_gen.py: a
+# lib with a build-id, lost records), one of a program built here with DWARF (inline frames,
+# source lines) and an input without samples (one thread "no samples") are converted and loaded
+# with profiler-cli, and their threads, totals and hottest functions compared with the folded
+# output of the same input (tests/firefox_check.py says how). Skipped with a message when
+# tools/setup-firefox-check has not installed node 24 and profiler-cli; under CI=true that fails
+# instead.
 #
 # usage: sh tests/firefox_check.sh TRACE2FLAME
 # env:   T2F_SOURCE_DIR, T2F_FIREFOX_CHECK_DIR (where tools/setup-firefox-check installed)
@@ -68,6 +69,7 @@ else
 		"skipped ($(head -1 "$TMP/cc.err"))"
 fi
 
+echo "# perf script text without a sample" >"$TMP/empty.txt"
 set --
 for f in "$FX"/*.perf.txt; do
 	case $f in */multi.perf.txt) continue ;; esac
@@ -79,7 +81,7 @@ done
 set -- "$@" "$FX/burner.perf.txt::--weight,samples" "$FX/counts.folded.txt" \
 	"$FX/lost/burner.lost.perf.txt.zst" \
 	"$FX/kjit/jitloop.unnamed.perf.txt::--perf-map-dir,$FX/kjit,--kallsyms,$FX/kjit/kallsyms" \
-	"$TMP/gen.data" $inl
+	"$TMP/gen.data" $inl "$TMP/empty.txt"
 for f in "$SRC"/fixtures/nettrace/*.nettrace; do
 	set -- "$@" "$f" "$f::--weight,samples"
 done

@@ -471,6 +471,19 @@ static int ff_write_thread(struct ff *s, uint32_t i)
 	return err ?: s->err;
 }
 
+/* A profile without samples of the event: one thread without samples, as the profiler loads no
+ * profile without threads. */
+static void ff_write_empty_thread(struct ff *s)
+{
+	ff_puts(s, "\n{\"processType\":\"default\",\"processStartupTime\":0,"
+		"\"processShutdownTime\":null,\"registerTime\":0,\"unregisterTime\":null,"
+		"\"pausedRanges\":[],\"name\":\"no samples\",\"isMainThread\":false,"
+		"\"processName\":\"no samples\",\"pid\":\"unknown\",\"tid\":0,\n\"samples\":"
+		"{\"weightType\":\"samples\",\"length\":0,\"stack\":[],\"time\":[],\"weight\":[]},\n");
+	ff_write_markers(s, 0);
+	ff_puts(s, "}");
+}
+
 /* ---- the shared tables ---- */
 
 #define FF_ADDR_MAX UINT32_MAX /* the profiler keeps addresses in 32-bit arrays */
@@ -706,6 +719,8 @@ static int ff_write(struct ff *s, struct t2f_out *out)
 	ff_puts(s, "\"threads\":[");
 	for (uint32_t i = 0; i < s->nthreads && !err; i++)
 		err = ff_write_thread(s, i);
+	if (!s->nthreads)
+		ff_write_empty_thread(s);
 	ff_puts(s, "],\n");
 	if (!err)
 		ff_write_shared(s);

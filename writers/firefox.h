@@ -17,7 +17,8 @@
  * Samples are the sample log's runs in input order, each at a time and with its weight: periods
  * in milliseconds (weightType "tracing-ms") for an event counted in nanoseconds, else the event's
  * weights (weightType "samples"); sample counts with `weight_samples`. What perf lost is an
- * instant marker on the first thread. Output is gzip-compressed (mtime 0) with `gzip`.
+ * instant marker on the first thread (a profile without samples of the event has one thread, "no
+ * samples", without samples: the profiler loads no profile without threads). Output is gzip-compressed (mtime 0) with `gzip`.
  * Deterministic: the bytes do not depend on threads or timing.
  *
  * Returns 0, -ENOMEM, -EINVAL (event out of range, or a profile without a sample log),

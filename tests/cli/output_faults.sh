@@ -1,6 +1,6 @@
 #!/bin/sh
-# Output faults, for every format (collapsed, speedscope, pprof, svg; chosen by -f and by the -o
-# extension) and every route (-o FILE, -o -, standard output, --each -o DIR/, diff -o), with a
+# Output faults, for every format (collapsed, speedscope, pprof, svg, firefox; chosen by -f and by
+# the -o extension) and every route (-o FILE, -o -, standard output, --each -o DIR/, diff -o), with a
 # perf script input and a nettrace input:
 #   (a) standard output or -o - on /dev/full: exit 3, "<stdout>: cannot write (No space left on
 #       device)"
@@ -27,7 +27,7 @@ fi
 umask 022
 ENOSPC='No space left on device'
 # format:extension pairs; the extension alone picks the format
-FMTS="collapsed:.folded speedscope:.speedscope.json pprof:.pb.gz svg:.svg"
+FMTS="collapsed:.folded speedscope:.speedscope.json pprof:.pb.gz svg:.svg firefox:.profile.json.gz"
 
 # re STRING: STRING quoted for an extended regular expression
 re() { printf '%s' "$1" | sed 's/[].[^$*+?(){}|\\]/\\&/g'; }
