@@ -253,12 +253,17 @@ static void ff_write_libs(struct ff *s)
 
 /* ---- threads ---- */
 
-/* Calls fn on each run of the event in thread t's log, in order; stops at fn's error. */
-static int ff_each_run(struct ff *s, t2f_thread_id t,
-		       int (*fn)(struct ff *s, const struct t2f_cell *c, const struct t2f_log_run *r,
-				 void *arg), void *arg)
+typedef int (*ff_run_fn)(struct ff *s, const struct t2f_cell *c, const struct t2f_log_run *r,
+			 void *arg);
+
+/* Calls fn on each run of the event in thread t's log, in order, neighbours of one cell joined
+ * (the log may cut a run anywhere: where depends on how the input was split among threads);
+ * stops at fn's error. */
+static int ff_each_run(struct ff *s, t2f_thread_id t, ff_run_fn fn, void *arg)
 {
 	size_t n = t2f_profile__thread_run_count(s->p, t);
+	struct t2f_log_run run = { 0 };
+	bool open = false;
 	int err = 0;
 
 	for (size_t from = 0; from < n && !err; from += FF_BATCH) {
@@ -266,12 +271,23 @@ static int ff_each_run(struct ff *s, t2f_thread_id t,
 
 		t2f_profile__sample_runs(s->p, t, from, k, s->runs);
 		for (size_t i = 0; i < k && !err; i++) {
-			const struct t2f_cell *c = t2f_profile__cell_at(s->p, s->runs[i].cell);
+			const struct t2f_log_run *r = &s->runs[i];
 
-			if (c->event == s->event)
-				err = fn(s, c, &s->runs[i], arg);
+			if (t2f_profile__cell_at(s->p, r->cell)->event != s->event)
+				continue;
+			if (open && r->cell == run.cell && run.samples <= UINT32_MAX - r->samples) {
+				run.samples += r->samples;
+				run.weight = t2f_sat_add(run.weight, r->weight);
+				continue;
+			}
+			if (open)
+				err = fn(s, t2f_profile__cell_at(s->p, run.cell), &run, arg);
+			run = *r;
+			open = true;
 		}
 	}
+	if (open && !err)
+		err = fn(s, t2f_profile__cell_at(s->p, run.cell), &run, arg);
 	return err ?: s->err;
 }
 
