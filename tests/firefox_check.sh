@@ -78,6 +78,7 @@ done
 for ev in cpu-clock page-faults sched:sched_switch; do
 	set -- "$@" "$FX/multi.perf.txt::--event,$ev"
 done
+# shellcheck disable=SC2086 # inl: no word or one
 set -- "$@" "$FX/burner.perf.txt::--weight,samples" "$FX/counts.folded.txt" \
 	"$FX/lost/burner.lost.perf.txt.zst" \
 	"$FX/kjit/jitloop.unnamed.perf.txt::--perf-map-dir,$FX/kjit,--kallsyms,$FX/kjit/kallsyms" \
