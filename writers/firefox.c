@@ -122,15 +122,15 @@ static void ff_ms(struct ff *s, uint64_t ns)
 	ff_put(s, num, (size_t)n);
 }
 
-/* s[0..len) as a JSON string: ill-formed UTF-8 repaired, '"', '\\' and control characters
- * escaped. */
+/* s[0..len) as a JSON string: ill-formed UTF-8 repaired, control characters (a terminal's escape
+ * sequences among them) made spaces (formats/utf8.h), '"' and '\\' escaped. */
 static void ff_str(struct ff *s, const char *str, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t from = 0;
 
-	if (!t2f_utf8_valid(str, len)) {
-		if (t2f_utf8_repair(&s->utf8, str, len)) {
+	if (!t2f_utf8_clean(str, len)) {
+		if (t2f_utf8_sanitize(&s->utf8, str, len, " ")) {
 			s->err = s->err ?: -ENOMEM;
 			return;
 		}
