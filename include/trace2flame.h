@@ -111,6 +111,8 @@ enum t2f_format {
 	T2F_FORMAT_SPEEDSCOPE,  /* speedscope's file format (JSON) */
 	T2F_FORMAT_PPROF,       /* pprof's profile.proto, gzip-compressed */
 	T2F_FORMAT_SVG,         /* an interactive flame graph */
+	T2F_FORMAT_FIREFOX,     /* the Firefox Profiler's processed profile (JSON; gzip when the
+				 * output's name ends in .gz) */
 };
 #define T2F_FORMAT_BIT(f) (1u << (f))
 

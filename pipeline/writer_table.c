@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "writers/collapsed.h"
+#include "writers/firefox.h"
 #include "writers/pprof.h"
 #include "writers/speedscope.h"
 
@@ -88,11 +89,32 @@ static int t2f_svg_write(const struct t2f_profile *p, const struct t2f_write_opt
 	return t2f_svg__write(p, &vo, out);
 }
 
+/* The Firefox profile: the sample log (samples in order), addresses for its frame table. */
+static unsigned t2f_firefox_needs(const struct t2f_write_opts *o)
+{
+	return T2F_NEEDS_LOG | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS;
+}
+
+static int t2f_firefox_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
+			     struct t2f_out *out)
+{
+	struct t2f_firefox_opts fo = {
+		.event = o->event,
+		.weight_samples = o->weight_samples,
+		.addrs = o->names.addrs,
+		.gzip = o->gzip,
+		.name = o->input,
+	};
+
+	return t2f_firefox__write(p, &fo, out);
+}
+
 static const char *const t2f_collapsed_aliases[] = { "folded", NULL };
 static const char *const t2f_collapsed_exts[] = { ".folded", ".collapsed", NULL };
 static const char *const t2f_speedscope_exts[] = { ".speedscope.json", ".json", NULL };
 static const char *const t2f_pprof_exts[] = { ".pb.gz", ".pprof", NULL };
 static const char *const t2f_svg_exts[] = { ".svg", NULL };
+static const char *const t2f_firefox_exts[] = { ".profile.json", ".profile.json.gz", NULL };
 
 static const struct t2f_writer t2f_writers[] = {
 	{
@@ -123,6 +145,14 @@ static const struct t2f_writer t2f_writers[] = {
 		.ext = ".svg", .extensions = t2f_svg_exts,
 		.uses = T2F_USES_WEIGHT | T2F_USES_MARKS | T2F_USES_ADDRS | T2F_USES_SVG,
 		.needs = t2f_svg_needs, .write = t2f_svg_write,
+	},
+	{
+		.format = T2F_FORMAT_FIREFOX, .name = "firefox", .said = "Firefox Profiler output",
+		.title = "Firefox Profiler profiles",
+		.description = "the Firefox Profiler's processed profile (JSON; gzip by .gz)",
+		.ext = ".profile.json",
+		.extensions = t2f_firefox_exts, .uses = T2F_USES_WEIGHT | T2F_USES_ADDRS,
+		.needs = t2f_firefox_needs, .write = t2f_firefox_write,
 	},
 };
 

@@ -36,6 +36,7 @@ struct t2f_write_opts {
 	const char *input;               /* the input's name (speedscope's name, pprof's comment);
 					  * NULL = none */
 	unsigned threads;                /* threads formatting; 0 or 1: the calling thread only */
+	bool gzip;                       /* the output's name ends in .gz (the Firefox profile) */
 	struct t2f_svg_opts svg;         /* SVG's own fields (title ... diff); its event, weight
 					  * and names are set from the fields above */
 };

@@ -19,7 +19,8 @@
 # A .gz output (pprof's .pb.gz) is compared as what it inflates to (gzip -dc): the deflated bytes are igzip's
 # (zlib's without libisal.so.2) and may differ between igzip's CPU-specific code paths; the gzip
 # stage has its own unit test (tests/unit/test_pprof_gz.c). Every output is also checked by
-# tests/validate/check when the checkers are installed.
+# tests/validate/check when the checkers are installed (a .profile.json, the Firefox profile, by
+# tests/firefox_check.sh instead: the profiler's own loader).
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 t2f_init .. 1 "$@"

@@ -13,13 +13,15 @@ from the input:
     lone surrogate);
   - an ELF file built from C with hostile symbol names (its .strtab patched), named through
     --buildids and re-symbolization, and listed by `trace2flame symbols` / `resolve`.
-Each goes through every writer (folded, speedscope, pprof, SVG flame graph, flame chart,
-differential graph) with --stats, and the outputs are parsed by independent readers:
+Each goes through every writer (folded, speedscope, pprof, Firefox profile, SVG flame graph,
+flame chart, differential graph) with --stats, and the outputs are parsed by independent readers:
   - SVG: an XML parser (expat through xml.etree): well-formed, exactly one <script> element and
     one on* attribute (the document's own), and the markup of the names shown as text;
   - speedscope: a strict JSON parser (UTF-8 strictly decoded), the markup kept in the names;
   - pprof: tests/pprof_decode.py (every string valid UTF-8), no control character (C0, DEL, C1)
     in any string;
+  - Firefox profile: a strict JSON parser, the markup kept in the names, no control character in
+    the strings, thread and process names, libs' names and paths;
   - folded: every line "STACK COUNT" (a name cannot start a new line or fake a count), no
     control character;
   - stderr (warnings, --stats): no control character but newlines.
@@ -222,6 +224,21 @@ def check_json(path, what):
           "%s: the markup of a name is lost" % what)
 
 
+def check_firefox(path, what):
+    try:
+        doc = json.loads(open(path, "rb").read().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        bad("%s: not JSON: %s" % (what, e))
+        return
+    strings = doc["shared"]["stringArray"] + [t[k] for t in doc["threads"]
+                                              for k in ("name", "processName")]
+    strings += [lib[k] for lib in doc["libs"] for k in ("name", "path", "debugName", "debugPath")]
+    check(any("<script>alert(1)</script>" in s for s in strings),
+          "%s: the markup of a name is lost" % what)
+    dirty = [s for s in strings if CONTROL.search(s)]
+    check(not dirty, "%s: control characters in strings %r" % (what, dirty[:3]))
+
+
 def check_pprof(path, what):
     r = subprocess.run([PY, os.path.join(SRC, "tests/pprof_decode.py"), path], capture_output=True)
     if r.returncode:
@@ -247,7 +264,8 @@ def convert_all(inp, tmp, extra=()):
     base = os.path.join(tmp, os.path.basename(inp).replace(".", "_"))
     what = os.path.basename(inp)
     for ext, fn in ((".folded", check_folded), (".speedscope.json", check_json),
-                    (".pb.gz", check_pprof), (".svg", check_svg)):
+                    (".pb.gz", check_pprof), (".svg", check_svg),
+                    (".profile.json", check_firefox)):
         out = base + ext
         r = run(list(extra) + ["--stats", "-j", "2", inp, "-o", out], "%s -> %s" % (what, ext))
         if r.returncode == 0:

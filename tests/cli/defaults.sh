@@ -130,7 +130,7 @@ file_has "--help: perf.data among the inputs" "$TMP/out" '^Convert profiler outp
 file_has "--help: --ignore-comm" "$TMP/out" '^      --ignore-comm '
 file_has "--help: the --each exit rule" "$TMP/out" '^  With --each: the worst status of its inputs'
 file_has "man page: every input and output in its first sentence" "$SRC/docs/trace2flame.1" \
-	'^and inferno, a speedscope JSON profile, a pprof profile or an interactive SVG flame graph\.$'
+	'^and inferno, a speedscope JSON profile, a pprof profile, an interactive SVG flame graph or a$'
 file_has "docs/usage.md: --symbol-rules in the option list" "$SRC/docs/usage.md" '^`--symbol-rules perf\|strict`,'
 file_has "docs/usage.md: the Firefox Profiler wants --weight samples" "$SRC/docs/usage.md" \
 	'^  which reads the numbers as sample counts: write them with `--weight samples`\);$'

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Output faults, for every format (collapsed, speedscope, pprof, svg; chosen by -f and by the -o
-# extension) and every route (-o FILE, -o -, standard output, --each -o DIR/, diff -o), with a
+# Output faults, for every format (collapsed, speedscope, pprof, svg, firefox; chosen by -f and by
+# the -o extension) and every route (-o FILE, -o -, standard output, --each -o DIR/, diff -o), with a
 # perf script input and a nettrace input:
 #   (a) standard output or -o - on /dev/full: exit 3, "<stdout>: cannot write (No space left on
 #       device)"
@@ -27,7 +27,7 @@ fi
 umask 022
 ENOSPC='No space left on device'
 # format:extension pairs; the extension alone picks the format
-FMTS="collapsed:.folded speedscope:.speedscope.json pprof:.pb.gz svg:.svg"
+FMTS="collapsed:.folded speedscope:.speedscope.json pprof:.pb.gz svg:.svg firefox:.profile.json"
 
 # re STRING: STRING quoted for an extended regular expression
 re() { printf '%s' "$1" | sed 's/[].[^$*+?(){}|\\]/\\&/g'; }
@@ -195,7 +195,9 @@ if [ -n "$ro_how" ]; then
 		kept "diff -o in $ro_how" "$p"
 	done
 	n=$(find "$ro" -type f | wc -l)
-	if [ "$n" -eq 9 ]; then ok; else bad "$ro_how: $n files after the failures, want the 9 there before"; fi
+	# shellcheck disable=SC2086 # FMTS: one word a format
+	want=$((2 * $(echo $FMTS | wc -w) + 1)) # two a format, and diff.svg
+	if [ "$n" -eq "$want" ]; then ok; else bad "$ro_how: $n files after the failures, want the $want there before"; fi
 	no_temp "$ro_how" "$ro"
 else
 	echo "$TEST_NAME: no way to make a directory read-only here (root, no tmpfs): read-only case skipped"

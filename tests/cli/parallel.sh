@@ -28,9 +28,9 @@ agree() {
 	done
 }
 
-# every fixture, three formats, three segment sizes; the corpus recordings (2 MB each), folded
+# every fixture, four formats, three segment sizes; the corpus recordings (2 MB each), folded
 for f in ./*.txt; do
-	for fmt in collapsed speedscope pprof; do
+	for fmt in collapsed speedscope pprof firefox; do
 		run one -j 1 -f "$fmt" -o "$TMP/one.out" "$f"
 		for seg in 64 777 4096; do
 			T2F_SEGMENT_SIZE=$seg run par -j 3 -f "$fmt" -o "$TMP/par.out" "$f"

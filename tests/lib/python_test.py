@@ -38,7 +38,7 @@ SRC = os.environ["T2F_SOURCE_DIR"]
 CLI = os.environ["T2F_CLI"]
 FX = os.path.join(SRC, "fixtures", "perf-script")
 NT = os.path.join(SRC, "fixtures", "nettrace")
-FORMATS = ("collapsed", "speedscope", "pprof", "svg")
+FORMATS = ("collapsed", "speedscope", "pprof", "svg", "firefox")
 sys.path.insert(0, os.path.join(SRC, "tests"))
 import perf_data_gen  # noqa: E402
 

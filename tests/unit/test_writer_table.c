@@ -25,6 +25,8 @@ static void test_lookups(void **state)
 		{ "a.pb.gz", T2F_FORMAT_PPROF }, { "a.pprof", T2F_FORMAT_PPROF },
 		{ "a.svg", T2F_FORMAT_SVG }, { "a.txt", T2F_FORMAT_NONE }, { ".svg", T2F_FORMAT_NONE },
 		{ "a.gz", T2F_FORMAT_NONE }, { "", T2F_FORMAT_NONE },
+		{ "a.profile.json", T2F_FORMAT_FIREFOX }, { "a.profile.json.gz", T2F_FORMAT_FIREFOX },
+		{ "a.json.gz", T2F_FORMAT_NONE },
 	};
 	char path[64];
 
@@ -123,6 +125,8 @@ static void test_needs(void **state)
 			 T2F_NEEDS_LOG | T2F_NEEDS_PARAMS);
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_PPROF)->needs(&o),
 			 T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS);
+	assert_int_equal(t2f_writer__of(T2F_FORMAT_FIREFOX)->needs(&o),
+			 T2F_NEEDS_LOG | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS);
 	o.names.raw_names = true;
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_COLLAPSED)->needs(&o), T2F_NEEDS_PARAMS);
 	o.svg.flamechart = true;

@@ -7,7 +7,8 @@ from ._common import Callbacks, Handle, check, cstr, enum_value, fill, names_of,
 from ._common import to_record
 
 FORMATS = {"collapsed": _ffi.T2F_FORMAT_COLLAPSED, "speedscope": _ffi.T2F_FORMAT_SPEEDSCOPE,
-           "pprof": _ffi.T2F_FORMAT_PPROF, "svg": _ffi.T2F_FORMAT_SVG}
+           "pprof": _ffi.T2F_FORMAT_PPROF, "svg": _ffi.T2F_FORMAT_SVG,
+           "firefox": _ffi.T2F_FORMAT_FIREFOX}
 SYMBOL_RULES = {"auto": _ffi.T2F_RULES_AUTO, "perf": _ffi.T2F_RULES_PERF,
                 "strict": _ffi.T2F_RULES_STRICT}
 COLORS = {"hot": _ffi.T2F_COLORS_HOT, "mem": _ffi.T2F_COLORS_MEM, "io": _ffi.T2F_COLORS_IO,

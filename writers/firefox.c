@@ -1,0 +1,765 @@
+/* writers/firefox.c: the Firefox Profiler's processed profile (firefox.h), streamed.
+ *
+ * Layout written, a line per part so golden files diff well:
+ *   {"meta":{...},
+ *   "libs":[{...},...],
+ *   "threads":[
+ *   {... "samples":{...},"markers":{...}},
+ *   ...],
+ *   "shared":{"stackTable":{...},
+ *   "frameTable":{...}, "funcTable", "resourceTable", "nativeSymbols", "sources",
+ *   "sourceLocationTable", one line each,
+ *   "stringArray":[...]}}
+ * The tables are built first (firefox_tables.c); the text goes into a buffer drained every MiB
+ * into the output, raw or through the gzip stage pprof uses (writers/pprof_int.h), so memory is
+ * bounded by the tables, not by the output. Threads' samples are read from the sample log in
+ * batches, once per column.
+ */
+#include "writers/firefox.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/diag.h"
+#include "formats/sat.h"
+#include "formats/utf8.h"
+#include "writers/firefox_int.h"
+#include "writers/pprof_int.h"
+
+#define FF_VERSION 70            /* preprocessedProfileVersion written */
+#define FF_GECKO_VERSION 36      /* meta.version, as the profiler's own empty profile has it */
+#define FF_DRAIN_AT (1u << 20)
+#define FF_BATCH 1024u           /* log runs read at a time */
+#define FF_NS_PER_MS 1000000u
+#define FF_LOST_SCHEMA "trace2flame-lost"
+
+static const struct {
+	const char *name, *color;
+} ff_categories[FF_CAT__COUNT] = {
+	[FF_CAT_OTHER] = { "Other", "grey" },
+	[FF_CAT_USER] = { "User", "blue" },
+	[FF_CAT_KERNEL] = { "Kernel", "orange" },
+	[FF_CAT_JIT] = { "JIT", "green" },
+	[FF_CAT_MANAGED] = { ".NET managed", "purple" },
+};
+
+/* How a run's time and weight are written (ff_weight_mode). */
+enum ff_weight {
+	FF_W_NS,       /* periods in nanoseconds: weights in ms ("tracing-ms"), time advances by them */
+	FF_W_PERIODS,  /* periods of a counted event: weights as they are, time 1 ms a sample */
+	FF_W_COUNTS,   /* no periods (1 a sample, or a folded line's count): 1 ms a count */
+	FF_W_SAMPLES,  /* sample counts (weight_samples): time as the event's kind says */
+};
+
+struct ff_thread {
+	t2f_thread_id id;
+	uint32_t first;          /* the index of its process's first thread */
+	t2f_thread_id process;   /* on that first one: the thread naming the process */
+	size_t runs;             /* its runs of the event in the log */
+};
+
+struct ff {
+	const struct t2f_profile *p;
+	const struct t2f_firefox_opts *o;
+	struct ff_tables t;
+	t2f_event_id event;
+	enum ff_weight mode;
+	bool ns_time;            /* time advances by the ns periods (else 1 ms a unit) */
+	struct t2f_buf b;
+	struct t2f_buf utf8;
+	struct t2f_pprof_gz *gz;
+	int err;                 /* the first error of the text helpers */
+	struct ff_thread *threads;
+	uint32_t nthreads;
+	struct t2f_log_run *runs; /* [FF_BATCH] */
+	uint32_t lost_name;      /* stringArray index of the lost-samples marker's name */
+};
+
+/* ---- text ---- */
+
+static void ff_put(struct ff *s, const char *p, size_t n)
+{
+	if (!s->err && t2f_buf__put(&s->b, p, n))
+		s->err = -ENOMEM;
+	if (!s->err && s->b.len >= FF_DRAIN_AT)
+		s->err = t2f_pprof_gz__drain(s->gz, &s->b);
+}
+
+static void ff_puts(struct ff *s, const char *p)
+{
+	ff_put(s, p, strlen(p));
+}
+
+static void ff_u64(struct ff *s, uint64_t v)
+{
+	char num[24];
+
+	ff_put(s, num, (size_t)snprintf(num, sizeof(num), "%" PRIu64, v));
+}
+
+static void ff_i64(struct ff *s, int64_t v)
+{
+	char num[24];
+
+	ff_put(s, num, (size_t)snprintf(num, sizeof(num), "%" PRId64, v));
+}
+
+/* ns as milliseconds, exactly: "1.25", "3", "0.000001". */
+static void ff_ms(struct ff *s, uint64_t ns)
+{
+	char num[48];
+	uint64_t frac = ns % FF_NS_PER_MS;
+	int n = snprintf(num, sizeof(num), "%" PRIu64, ns / FF_NS_PER_MS);
+
+	if (frac) {
+		n += snprintf(num + n, sizeof(num) - (size_t)n, ".%06" PRIu64, frac);
+		while (num[n - 1] == '0')
+			n--;
+	}
+	ff_put(s, num, (size_t)n);
+}
+
+/* s[0..len) as a JSON string: ill-formed UTF-8 repaired, control characters (a terminal's escape
+ * sequences among them) made spaces (formats/utf8.h), '"' and '\\' escaped. */
+static void ff_str(struct ff *s, const char *str, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t from = 0;
+
+	if (!t2f_utf8_clean(str, len)) {
+		if (t2f_utf8_sanitize(&s->utf8, str, len, " ")) {
+			s->err = s->err ?: -ENOMEM;
+			return;
+		}
+		str = s->utf8.p;
+		len = s->utf8.len;
+	}
+	ff_put(s, "\"", 1);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)str[i];
+		char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+			continue;
+		ff_put(s, str + from, i - from);
+		if (c == '"' || c == '\\') {
+			esc[1] = (char)c;
+			ff_put(s, esc, 2);
+		} else {
+			ff_put(s, esc, 6);
+		}
+		from = i + 1;
+	}
+	ff_put(s, str + from, len - from);
+	ff_put(s, "\"", 1);
+}
+
+static void ff_cstr(struct ff *s, const char *str)
+{
+	ff_str(s, str, strlen(str));
+}
+
+static void ff_pstr(struct ff *s, t2f_str_id id)
+{
+	size_t len;
+	const char *str = t2f_profile__str(s->p, id, &len);
+
+	ff_str(s, str, len);
+}
+
+/* ---- meta and libs ---- */
+
+static void ff_write_meta(struct ff *s)
+{
+	ff_puts(s, "{\"meta\":{\"interval\":1,\"startTime\":0,\"processType\":0,\"product\":");
+	ff_cstr(s, s->o->name ? s->o->name : "trace2flame");
+	ff_puts(s, ",\"importedFrom\":\"trace2flame " T2F_VERSION "\",\"stackwalk\":1,\"version\":");
+	ff_u64(s, FF_GECKO_VERSION);
+	ff_puts(s, ",\"preprocessedProfileVersion\":");
+	ff_u64(s, FF_VERSION);
+	ff_puts(s, ",\"symbolicated\":true,\"categories\":[");
+	for (int c = 0; c < FF_CAT__COUNT; c++) {
+		ff_puts(s, c ? ",{\"name\":" : "{\"name\":");
+		ff_cstr(s, ff_categories[c].name);
+		ff_puts(s, ",\"color\":");
+		ff_cstr(s, ff_categories[c].color);
+		ff_puts(s, ",\"subcategories\":[\"Other\"]}");
+	}
+	ff_puts(s, "],\"markerSchema\":[{\"name\":\"" FF_LOST_SCHEMA "\",\"tooltipLabel\":"
+		"\"Lost while recording\",\"tableLabel\":\"{marker.data.events} events, "
+		"{marker.data.samples} samples lost\",\"display\":[\"marker-chart\","
+		"\"marker-table\"],\"fields\":[{\"key\":\"records\",\"label\":\"Lost records\","
+		"\"format\":\"integer\"},{\"key\":\"events\",\"label\":\"Events lost\",\"format\":"
+		"\"integer\"},{\"key\":\"samples\",\"label\":\"Samples lost\",\"format\":"
+		"\"integer\"}],\"description\":\"What the recording says was lost: PERF_RECORD_LOST "
+		"records, the events they count, PERF_RECORD_LOST_SAMPLES' samples.\"}]},\n");
+}
+
+/* A build-id as a Breakpad id: its first 16 bytes (zero-padded) as a GUID, the first three
+ * fields byte-swapped, upper case, then the age 0. */
+static void ff_breakpad(struct ff *s, const char *id, size_t len)
+{
+	static const int order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+	char out[34];
+
+	for (int i = 0; i < 16; i++) {
+		size_t at = (size_t)order[i] * 2;
+
+		for (int k = 0; k < 2; k++) {
+			char c = at + (size_t)k < len ? id[at + (size_t)k] : '0';
+
+			out[i * 2 + k] = c >= 'a' && c <= 'f' ? (char)(c - 'a' + 'A') : c;
+		}
+	}
+	out[32] = '0';
+	out[33] = '\0';
+	ff_cstr(s, out);
+}
+
+static void ff_write_libs(struct ff *s)
+{
+	ff_puts(s, "\"libs\":[");
+	for (uint32_t i = 0; i < s->t.nlibs; i++) {
+		const struct ff_lib *l = &s->t.libs[i];
+		size_t nlen, idlen = 0;
+		const char *name = t2f_strtab__str(s->t.strs, l->name + 1, &nlen);
+		const char *id = l->build_id ? t2f_profile__str(s->p, l->build_id, &idlen) : "";
+
+		ff_puts(s, i ? ",\n{\"arch\":\"\",\"name\":" : "\n{\"arch\":\"\",\"name\":");
+		ff_str(s, name, nlen);
+		ff_puts(s, ",\"path\":");
+		ff_pstr(s, l->path);
+		ff_puts(s, ",\"debugName\":");
+		ff_str(s, name, nlen);
+		ff_puts(s, ",\"debugPath\":");
+		ff_pstr(s, l->path);
+		ff_puts(s, ",\"breakpadId\":");
+		if (idlen)
+			ff_breakpad(s, id, idlen);
+		else
+			ff_puts(s, "\"\"");
+		ff_puts(s, ",\"codeId\":");
+		if (idlen)
+			ff_str(s, id, idlen);
+		else
+			ff_puts(s, "null");
+		ff_puts(s, "}");
+	}
+	ff_puts(s, "],\n");
+}
+
+/* ---- threads ---- */
+
+typedef int (*ff_run_fn)(struct ff *s, const struct t2f_cell *c, const struct t2f_log_run *r,
+			 void *arg);
+
+/* Calls fn on each run of the event in thread t's log, in order, neighbours of one cell joined
+ * (the log may cut a run anywhere: where depends on how the input was split among threads);
+ * stops at fn's error. */
+static int ff_each_run(struct ff *s, t2f_thread_id t, ff_run_fn fn, void *arg)
+{
+	size_t n = t2f_profile__thread_run_count(s->p, t);
+	struct t2f_log_run run = { 0 };
+	bool open = false;
+	int err = 0;
+
+	for (size_t from = 0; from < n && !err; from += FF_BATCH) {
+		size_t k = n - from < FF_BATCH ? n - from : FF_BATCH;
+
+		t2f_profile__sample_runs(s->p, t, from, k, s->runs);
+		for (size_t i = 0; i < k && !err; i++) {
+			const struct t2f_log_run *r = &s->runs[i];
+
+			if (t2f_profile__cell_at(s->p, r->cell)->event != s->event)
+				continue;
+			if (open && r->cell == run.cell && run.samples <= UINT32_MAX - r->samples) {
+				run.samples += r->samples;
+				run.weight = t2f_sat_add(run.weight, r->weight);
+				continue;
+			}
+			if (open)
+				err = fn(s, t2f_profile__cell_at(s->p, run.cell), &run, arg);
+			run = *r;
+			open = true;
+		}
+	}
+	if (open && !err)
+		err = fn(s, t2f_profile__cell_at(s->p, run.cell), &run, arg);
+	return err ?: s->err;
+}
+
+static int ff_count_run(struct ff *s, const struct t2f_cell *c, const struct t2f_log_run *r,
+			void *arg)
+{
+	(void)s, (void)c, (void)r;
+	++*(size_t *)arg;
+	return 0;
+}
+
+struct ff_proc_key {
+	int64_t pid;
+	uint32_t input;
+};
+
+static bool ff_proc_eq(const void *ctx, uint32_t v)
+{
+	const struct ff *s = ctx;
+	const struct ff_proc_key *k = s->t.key;
+	const struct t2f_thread *th = t2f_profile__thread_at(s->p, s->threads[v - 1].id);
+
+	return th->pid == k->pid && th->input == k->input;
+}
+
+/* The threads with runs of the event, each with the first of its process (same pid and input),
+ * and that first one with the thread naming the process: the one whose tid is the pid, else
+ * itself. */
+static int ff_pick_threads(struct ff *s)
+{
+	uint32_t n = t2f_profile__thread_count(s->p);
+	struct t2f_hashmap *procs = NULL;
+	int err;
+
+	s->threads = calloc((size_t)n + 1, sizeof(*s->threads));
+	if (!s->threads)
+		return -ENOMEM;
+	err = t2f_hashmap__new(64, &procs);
+	for (t2f_thread_id t = 1; t <= n && !err; t++) {
+		const struct t2f_thread *th = t2f_profile__thread_at(s->p, t);
+		struct ff_proc_key k = { .pid = th->pid, .input = th->input };
+		struct ff_thread *ft = &s->threads[s->nthreads];
+		uint64_t h = t2f_hash_u64((uint64_t)th->pid ^ (uint64_t)th->input << 48);
+		struct ff_thread *first;
+		uint32_t v;
+
+		*ft = (struct ff_thread){ .id = t, .process = t, .first = s->nthreads };
+		err = ff_each_run(s, t, ff_count_run, &ft->runs);
+		if (err || !ft->runs)
+			continue;
+		s->t.key = &k;
+		v = t2f_hashmap__find(procs, h, ff_proc_eq, s);
+		if (!v)
+			err = t2f_hashmap__insert(procs, h, s->nthreads + 1);
+		else
+			ft->first = v - 1;
+		first = &s->threads[ft->first];
+		if (th->pid != T2F_PID_UNKNOWN && th->tid == th->pid &&
+		    t2f_profile__thread_at(s->p, first->process)->tid != th->pid)
+			first->process = t;
+		s->nthreads++;
+	}
+	t2f_hashmap__free(procs);
+	return err;
+}
+
+/* The time a run starts at, in ns, and the next run's. This is where samples would take the
+ * times the input recorded: the profile keeps only their span, so a thread's runs follow each
+ * other from 0, each as long as its weight (ns periods) or 1 ms a sample or count. */
+static uint64_t ff_advance(const struct ff *s, const struct t2f_log_run *r)
+{
+	if (s->ns_time)
+		return r->weight;
+	return t2f_sat_mul(s->mode == FF_W_COUNTS ? r->weight : r->samples, FF_NS_PER_MS);
+}
+
+static int ff_stack_col(struct ff *s, const struct t2f_cell *c, const struct t2f_log_run *r,
+			void *arg)
+{
+	bool *first = arg;
+
+	(void)r;
+	ff_puts(s, *first ? "" : ",");
+	*first = false;
+	if (c->node)
+		ff_u64(s, s->t.node_stack[c->node] - 1);
+	else
+		ff_puts(s, "null"); /* a sample without a call chain */
+	return 0;
+}
+
+static int ff_time_col(struct ff *s, const struct t2f_cell *c, const struct t2f_log_run *r,
+		       void *arg)
+{
+	uint64_t *at = arg;
+
+	(void)c;
+	ff_puts(s, at[1] ? "," : "");
+	at[1] = 1;
+	ff_ms(s, at[0]);
+	at[0] = t2f_sat_add(at[0], ff_advance(s, r));
+	return 0;
+}
+
+static int ff_weight_col(struct ff *s, const struct t2f_cell *c, const struct t2f_log_run *r,
+			 void *arg)
+{
+	bool *first = arg;
+
+	(void)c;
+	ff_puts(s, *first ? "" : ",");
+	*first = false;
+	if (s->mode == FF_W_NS)
+		ff_ms(s, r->weight);
+	else
+		ff_u64(s, s->mode == FF_W_SAMPLES ? r->samples : r->weight);
+	return 0;
+}
+
+static void ff_pid(struct ff *s, const struct t2f_thread *th)
+{
+	char pid[48];
+
+	if (th->pid == T2F_PID_UNKNOWN)
+		snprintf(pid, sizeof(pid), th->input ? "unknown.%" PRIu32 : "unknown", th->input);
+	else if (th->input)
+		snprintf(pid, sizeof(pid), "%" PRId64 ".%" PRIu32, th->pid, th->input);
+	else
+		snprintf(pid, sizeof(pid), "%" PRId64, th->pid);
+	ff_cstr(s, pid);
+}
+
+/* The markers of the i-th thread written: what perf lost, on the first. Off-CPU spans, once the
+ * model holds them, become interval markers of their thread here. */
+static void ff_write_markers(struct ff *s, uint32_t i)
+{
+	const struct t2f_lost *l = t2f_profile__lost(s->p);
+
+	if (i != 0 || (!l->records && !l->events && !l->samples)) {
+		ff_puts(s, "\"markers\":{\"length\":0,\"data\":[],\"name\":[],\"startTime\":[],"
+			"\"endTime\":[],\"phase\":[],\"category\":[]}");
+		return;
+	}
+	ff_puts(s, "\"markers\":{\"length\":1,\"data\":[{\"type\":\"" FF_LOST_SCHEMA
+		"\",\"records\":");
+	ff_u64(s, l->records);
+	ff_puts(s, ",\"events\":");
+	ff_u64(s, l->events);
+	ff_puts(s, ",\"samples\":");
+	ff_u64(s, l->samples);
+	ff_puts(s, "}],\"name\":[");
+	ff_u64(s, s->lost_name);
+	ff_puts(s, "],\"startTime\":[0],\"endTime\":[null],\"phase\":[0],\"category\":[0]}");
+}
+
+static int ff_write_thread(struct ff *s, uint32_t i)
+{
+	const struct ff_thread *ft = &s->threads[i];
+	const struct t2f_thread *th = t2f_profile__thread_at(s->p, ft->id);
+	const struct t2f_thread *proc =
+		t2f_profile__thread_at(s->p, s->threads[ft->first].process);
+	uint64_t at[2] = { 0, 0 };
+	bool first = true;
+	int err;
+
+	ff_puts(s, i ? ",\n{" : "\n{");
+	ff_puts(s, "\"processType\":\"default\",\"processStartupTime\":0,\"processShutdownTime\":"
+		"null,\"registerTime\":0,\"unregisterTime\":null,\"pausedRanges\":[],\"name\":");
+	ff_pstr(s, th->comm);
+	ff_puts(s, ",\"isMainThread\":");
+	ff_puts(s, th->pid != T2F_PID_UNKNOWN && th->tid == th->pid ? "true" : "false");
+	ff_puts(s, ",\"processName\":");
+	ff_pstr(s, proc->comm);
+	ff_puts(s, ",\"pid\":");
+	ff_pid(s, th);
+	ff_puts(s, ",\"tid\":");
+	if (th->tid == T2F_PID_UNKNOWN)
+		ff_u64(s, ft->id); /* no tid given: the thread's number */
+	else
+		ff_i64(s, th->tid);
+	ff_puts(s, ",\n\"samples\":{\"weightType\":");
+	ff_puts(s, s->mode == FF_W_NS ? "\"tracing-ms\"" : "\"samples\"");
+	ff_puts(s, ",\"length\":");
+	ff_u64(s, ft->runs);
+	ff_puts(s, ",\"stack\":[");
+	err = ff_each_run(s, ft->id, ff_stack_col, &first);
+	ff_puts(s, "],\"time\":[");
+	if (!err)
+		err = ff_each_run(s, ft->id, ff_time_col, at);
+	ff_puts(s, "],\"weight\":[");
+	first = true;
+	if (!err)
+		err = ff_each_run(s, ft->id, ff_weight_col, &first);
+	ff_puts(s, "]},\n");
+	ff_write_markers(s, i);
+	ff_puts(s, "}");
+	return err ?: s->err;
+}
+
+/* A profile without samples of the event: one thread without samples, as the profiler loads no
+ * profile without threads. */
+static void ff_write_empty_thread(struct ff *s)
+{
+	ff_puts(s, "\n{\"processType\":\"default\",\"processStartupTime\":0,"
+		"\"processShutdownTime\":null,\"registerTime\":0,\"unregisterTime\":null,"
+		"\"pausedRanges\":[],\"name\":\"no samples\",\"isMainThread\":false,"
+		"\"processName\":\"no samples\",\"pid\":\"unknown\",\"tid\":0,\n\"samples\":"
+		"{\"weightType\":\"samples\",\"length\":0,\"stack\":[],\"time\":[],\"weight\":[]},\n");
+	ff_write_markers(s, 0);
+	ff_puts(s, "}");
+}
+
+/* ---- the shared tables ---- */
+
+#define FF_ADDR_MAX UINT32_MAX /* the profiler keeps addresses in 32-bit arrays */
+
+/* Writes ",\"name\":[v(0),...,v(n-1)]". */
+static void ff_col(struct ff *s, const char *name, uint32_t n,
+		   void (*v)(struct ff *s, uint32_t i))
+{
+	ff_puts(s, ",\"");
+	ff_puts(s, name);
+	ff_puts(s, "\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			ff_put(s, ",", 1);
+		v(s, i);
+	}
+	ff_puts(s, "]");
+}
+
+/* Writes ",\"name\":[c,c,...]" (n times the constant c). */
+static void ff_const_col(struct ff *s, const char *name, uint32_t n, const char *c)
+{
+	size_t len = strlen(c);
+
+	ff_puts(s, ",\"");
+	ff_puts(s, name);
+	ff_puts(s, "\":[");
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			ff_put(s, ",", 1);
+		ff_put(s, c, len);
+	}
+	ff_puts(s, "]");
+}
+
+static void ff_opt(struct ff *s, bool has, uint64_t v)
+{
+	if (has)
+		ff_u64(s, v);
+	else
+		ff_puts(s, "null");
+}
+
+static void ff_stack_frame(struct ff *s, uint32_t i)
+{
+	ff_u64(s, s->t.stack_frame[i]);
+}
+
+static void ff_stack_prefix(struct ff *s, uint32_t i)
+{
+	t2f_node_id parent = t2f_profile__node_parent(s->p, s->t.stack_node[i]);
+
+	ff_u64(s, parent ? i - (s->t.node_stack[parent] - 1) : 0);
+}
+
+static void ff_frame_address(struct ff *s, uint32_t i)
+{
+	const struct ff_frame *r = &s->t.frames[i];
+	const struct t2f_frame *f = t2f_profile__frame_at(s->p, r->frame);
+
+	if (r->lib >= 0 && f->has_addr && f->space == T2F_ADDR_FILE_OFF &&
+	    f->kind != T2F_FRAME_INLINED && f->addr <= FF_ADDR_MAX)
+		ff_u64(s, f->addr);
+	else
+		ff_puts(s, "-1");
+}
+
+static void ff_frame_lib(struct ff *s, uint32_t i)
+{
+	ff_i64(s, s->t.frames[i].lib);
+}
+
+static void ff_frame_depth(struct ff *s, uint32_t i)
+{
+	ff_u64(s, s->t.frames[i].depth);
+}
+
+static void ff_frame_category(struct ff *s, uint32_t i)
+{
+	enum ff_category c = ff_category_of(t2f_profile__frame_at(s->p, s->t.frames[i].frame)->kind);
+
+	ff_opt(s, c != FF_CAT__COUNT, c);
+}
+
+static void ff_frame_subcategory(struct ff *s, uint32_t i)
+{
+	enum ff_category c = ff_category_of(t2f_profile__frame_at(s->p, s->t.frames[i].frame)->kind);
+
+	ff_opt(s, c != FF_CAT__COUNT, 0);
+}
+
+static void ff_frame_func(struct ff *s, uint32_t i)
+{
+	ff_u64(s, s->t.frames[i].func);
+}
+
+static void ff_frame_line(struct ff *s, uint32_t i)
+{
+	const struct t2f_frame *f = t2f_profile__frame_at(s->p, s->t.frames[i].frame);
+
+	ff_opt(s, f->line != 0, f->line);
+}
+
+static void ff_func_name(struct ff *s, uint32_t i)
+{
+	ff_u64(s, s->t.funcs[i].name);
+}
+
+static void ff_func_resource(struct ff *s, uint32_t i)
+{
+	ff_i64(s, s->t.funcs[i].lib);
+}
+
+static void ff_func_source(struct ff *s, uint32_t i)
+{
+	ff_opt(s, s->t.funcs[i].source >= 0, (uint64_t)s->t.funcs[i].source);
+}
+
+static void ff_func_line(struct ff *s, uint32_t i)
+{
+	ff_opt(s, s->t.funcs[i].line != 0, s->t.funcs[i].line);
+}
+
+static void ff_lib_name(struct ff *s, uint32_t i)
+{
+	ff_u64(s, s->t.libs[i].name);
+}
+
+static void ff_source_file(struct ff *s, uint32_t i)
+{
+	ff_u64(s, s->t.sources[i]);
+}
+
+static void ff_string(struct ff *s, uint32_t i)
+{
+	size_t len;
+	const char *str = t2f_strtab__str(s->t.strs, i + 1, &len);
+
+	ff_str(s, str, len);
+}
+
+static void ff_write_shared(struct ff *s)
+{
+	uint32_t n = s->t.nstacks;
+
+	ff_puts(s, "\"shared\":{\"stackTable\":{\"length\":");
+	ff_u64(s, n);
+	ff_col(s, "frame", n, ff_stack_frame);
+	ff_col(s, "prefixOffset", n, ff_stack_prefix);
+	n = s->t.nframes;
+	ff_puts(s, "},\n\"frameTable\":{\"length\":");
+	ff_u64(s, n);
+	ff_col(s, "address", n, ff_frame_address);
+	ff_col(s, "lib", n, ff_frame_lib);
+	ff_col(s, "inlineDepth", n, ff_frame_depth);
+	ff_col(s, "category", n, ff_frame_category);
+	ff_col(s, "subcategory", n, ff_frame_subcategory);
+	ff_col(s, "func", n, ff_frame_func);
+	ff_const_col(s, "nativeSymbol", n, "null");
+	ff_const_col(s, "innerWindowID", n, "0");
+	ff_col(s, "line", n, ff_frame_line);
+	ff_const_col(s, "column", n, "null");
+	ff_const_col(s, "originalLocation", n, "null");
+	n = s->t.nfuncs;
+	ff_puts(s, "},\n\"funcTable\":{\"length\":");
+	ff_u64(s, n);
+	ff_col(s, "name", n, ff_func_name);
+	ff_const_col(s, "isJS", n, "false");
+	ff_const_col(s, "relevantForJS", n, "false");
+	ff_col(s, "resource", n, ff_func_resource);
+	ff_col(s, "source", n, ff_func_source);
+	ff_col(s, "lineNumber", n, ff_func_line);
+	ff_const_col(s, "columnNumber", n, "null");
+	ff_const_col(s, "originalLocation", n, "null");
+	n = s->t.nlibs;
+	ff_puts(s, "},\n\"resourceTable\":{\"length\":");
+	ff_u64(s, n);
+	ff_col(s, "name", n, ff_lib_name);
+	ff_const_col(s, "host", n, "null");
+	ff_const_col(s, "type", n, "1"); /* a library */
+	ff_puts(s, "},\n\"nativeSymbols\":{\"length\":0,\"libIndex\":[],\"address\":[],\"name\":[],"
+		"\"functionSize\":[]},\n\"sources\":{\"length\":");
+	n = s->t.nsources;
+	ff_u64(s, n);
+	ff_const_col(s, "id", n, "null");
+	ff_col(s, "filename", n, ff_source_file);
+	ff_const_col(s, "startLine", n, "1");
+	ff_const_col(s, "startColumn", n, "1");
+	ff_const_col(s, "sourceMapURL", n, "null");
+	ff_const_col(s, "content", n, "null");
+	ff_puts(s, "},\n\"sourceLocationTable\":{\"length\":0,\"source\":[],\"line\":[],"
+		"\"column\":[]},\n\"stringArray\":[");
+	n = t2f_strtab__count(s->t.strs);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			ff_put(s, ",", 1);
+		ff_string(s, i);
+	}
+	ff_puts(s, "]}}\n");
+}
+
+/* ---- the whole ---- */
+
+static enum ff_weight ff_weight_mode(const struct ff *s, const struct t2f_event *ev)
+{
+	if (s->o->weight_samples)
+		return FF_W_SAMPLES;
+	if (!ev || !ev->has_period)
+		return FF_W_COUNTS;
+	return ev->unit == T2F_UNIT_NANOSECONDS ? FF_W_NS : FF_W_PERIODS;
+}
+
+static int ff_write(struct ff *s, struct t2f_out *out)
+{
+	const struct t2f_event *ev = NULL;
+	struct t2f_frame_name_opts names = { .addrs = s->o->addrs };
+	int err;
+
+	if (s->event <= t2f_profile__event_count(s->p))
+		ev = t2f_profile__event_at(s->p, s->event);
+	s->mode = ff_weight_mode(s, ev);
+	s->ns_time = ev && ev->has_period && ev->unit == T2F_UNIT_NANOSECONDS;
+	s->runs = calloc(FF_BATCH, sizeof(*s->runs));
+	if (!s->runs)
+		return -ENOMEM;
+	err = ff_tables__build(&s->t, s->p, s->event, &names) ?: ff_pick_threads(s) ?:
+	      ff_tables__str(&s->t, "Lost samples", strlen("Lost samples"), &s->lost_name) ?:
+	      t2f_pprof_gz__new(out, s->o->gzip ? T2F_PPROF_GZIP_ZLIB : T2F_PPROF_RAW, &s->gz);
+	if (err)
+		return err;
+	ff_write_meta(s);
+	ff_write_libs(s);
+	ff_puts(s, "\"threads\":[");
+	for (uint32_t i = 0; i < s->nthreads && !err; i++)
+		err = ff_write_thread(s, i);
+	if (!s->nthreads)
+		ff_write_empty_thread(s);
+	ff_puts(s, "],\n");
+	if (!err)
+		ff_write_shared(s);
+	return err ?: s->err ?: t2f_pprof_gz__finish(s->gz, &s->b);
+}
+
+int t2f_firefox__write(const struct t2f_profile *p, const struct t2f_firefox_opts *o,
+		       struct t2f_out *out)
+{
+	static const struct t2f_firefox_opts defaults;
+	struct ff s = { .p = p };
+	int err;
+
+	s.o = o ? o : &defaults;
+	s.event = s.o->event ? s.o->event : 1;
+	if (s.o->event > t2f_profile__event_count(p) || !t2f_profile__log_enabled(p))
+		return -EINVAL;
+	err = ff_write(&s, out);
+	ff_tables__free(&s.t);
+	t2f_pprof_gz__free(s.gz);
+	t2f_buf__free(&s.b);
+	t2f_buf__free(&s.utf8);
+	free(s.threads);
+	free(s.runs);
+	return err;
+}
