@@ -22,6 +22,7 @@
 #include "formats/buf.h"
 #include "formats/event_name.h"
 #include "formats/hashmap.h"
+#include "formats/sample_filter.h"
 #include "formats/sym_version.h"
 #include "readers/perf_script_blocks.h"
 #include "readers/perf_script_maps.h"
@@ -112,6 +113,7 @@ struct t2f_perf_script {
 	struct t2f_buf pending; /* a header line waiting for its first frame line (a copy) */
 	uint64_t pending_line;  /* its line number; 0: none waits */
 	bool pending_partial;   /* it was the input's last line, cut inside (no '\n') */
+	const struct t2f_sample_filter *filter; /* t2f_perf_script__filter (NULL: none) */
 };
 
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
@@ -598,6 +600,21 @@ static int cut_line(struct t2f_perf_script *ps, int *warn)
 	return 1;
 }
 
+/* Whether the filter keeps the sample of header h (its pid, when not printed, that of its
+ * thread's process where FORK or MMAP lines told it). */
+static bool keep_sample(struct t2f_perf_script *ps, const struct ps_header *h)
+{
+	int64_t pid = h->pid >= 0 ? h->pid : ps_maps__pid_of(ps->maps, h->tid);
+
+	return t2f_sample_filter__keep(ps->filter, pid, h->tid, h->comm.p, h->comm.len,
+				       h->time_ns);
+}
+
+void t2f_perf_script__filter(struct t2f_perf_script *ps, const struct t2f_sample_filter *f)
+{
+	ps->filter = f;
+}
+
 /* A header line: a sample starts, or a side record is taken whole. way: the header memo's way
  * that gave h (it may hold the thread and event ids), or NULL. */
 static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
@@ -614,6 +631,12 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 		return h->record == PS_MMAP ? on_mmap(ps, h) : 0;
 	}
 	t2f_profile__count_read(ps->p);
+	if (ps->filter && !keep_sample(ps, h)) {
+		t2f_profile__count_drop(ps->p, T2F_DROP_FILTERED);
+		ps->state = PS_SKIP;
+		ps->nframes = 0;
+		return 0;
+	}
 	if (way && way->thread) {
 		ps->thread = way->thread;
 		ps->event = way->event;
@@ -768,7 +791,9 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 				      "unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"");
 	}
 	if (lead == 0 && (way = ps_header_memo__parse(&ps->header_memo, s, len,
-						      t2f_profile__wants_times(ps->p), &h)) != NULL)
+						      t2f_profile__wants_times(ps->p) ||
+						      t2f_sample_filter__has_ranges(ps->filter),
+						      &h)) != NULL)
 		return end_sample(ps) ?: on_header(ps, &h, way);
 	err = check_text(ps, s, len);
 	if (err)
