@@ -194,9 +194,11 @@ static int parse_percent(struct t2f_filter *f, const char *s, char *msg, size_t 
 
 	for (const char *p = s; *p; p++)
 		cap += *p == ',';
-	if ((!slash && !dash && cap > 1) || !(f->pct = calloc(cap, sizeof(*f->pct))))
-		return f->pct ? say(msg, len, "%s: '%s': several percentages need the form "
-				    "P%%/N or A%%-B%%", f->time_name, s) : -ENOMEM;
+	if (!slash && !dash && cap > 1)
+		return say(msg, len, "%s: '%s': several percentages need the form P%%/N or "
+			   "A%%-B%%", f->time_name, s);
+	if (!(f->pct = calloc(cap, sizeof(*f->pct))))
+		return -ENOMEM;
 	for (const char *p = s;;) {
 		const char *comma = strchr(p, ',');
 		size_t n = comma ? (size_t)(comma - p) : strlen(p);
@@ -282,9 +284,9 @@ int t2f_filter__parse(const struct t2f_filter_strs *strs, struct t2f_filter **ou
 	if (!(f = calloc(1, sizeof(*f))))
 		return -ENOMEM;
 	f->time_name = strs->time_name ? strs->time_name : "--time";
-	f->pid_name = strs->pid_name ? strs->pid_name : "--pid";
-	f->tid_name = strs->tid_name ? strs->tid_name : "--tid";
-	f->comm_name = strs->comm_name ? strs->comm_name : "--comm";
+	f->pid_name = strs->pid_name ? strs->pid_name : "--pids";
+	f->tid_name = strs->tid_name ? strs->tid_name : "--tids";
+	f->comm_name = strs->comm_name ? strs->comm_name : "--comms";
 	if (given(strs->time)) {
 		f->has_time = true;
 		f->percent = strchr(strs->time, '%');
@@ -441,6 +443,11 @@ bool t2f_sample_filter__keep(const struct t2f_sample_filter *sf, int64_t pid, in
 bool t2f_sample_filter__has_ranges(const struct t2f_sample_filter *sf)
 {
 	return sf && sf->n;
+}
+
+bool t2f_sample_filter__wants_pid(const struct t2f_sample_filter *sf)
+{
+	return sf && sf->f->n_pids;
 }
 
 bool t2f_sample_filter__wants_comm(const struct t2f_sample_filter *sf)

@@ -67,7 +67,8 @@ bool t2f_sample_filter__keep_thread(const struct t2f_sample_filter *sf, int64_t 
 bool t2f_sample_filter__keep_time(const struct t2f_sample_filter *sf, uint64_t time);
 /* Whether sf selects by time (then callers must pass the times). */
 bool t2f_sample_filter__has_ranges(const struct t2f_sample_filter *sf);
-/* Whether the filter looks at threads' comm (then callers must pass it). */
+/* Whether the filter looks at threads' comm (then callers must pass it), at pids. */
+bool t2f_sample_filter__wants_pid(const struct t2f_sample_filter *sf);
 bool t2f_sample_filter__wants_comm(const struct t2f_sample_filter *sf);
 
 /* The ranges in ns [start, end] (0: open) of sf, for tests: at most max written; the count. */

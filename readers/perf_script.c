@@ -114,6 +114,7 @@ struct t2f_perf_script {
 	uint64_t pending_line;  /* its line number; 0: none waits */
 	bool pending_partial;   /* it was the input's last line, cut inside (no '\n') */
 	const struct t2f_sample_filter *filter; /* t2f_perf_script__filter (NULL: none) */
+	bool pid_warned;        /* said that the text prints no pids for the filter */
 };
 
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
@@ -600,14 +601,29 @@ static int cut_line(struct t2f_perf_script *ps, int *warn)
 	return 1;
 }
 
-/* Whether the filter keeps the sample of header h (its pid, when not printed, that of its
- * thread's process where FORK or MMAP lines told it). */
-static bool keep_sample(struct t2f_perf_script *ps, const struct ps_header *h)
+/* Whether the filter keeps the sample of header h: 1 or 0 (counted), or the error of a strict
+ * warning. Its pid, when not printed, is its thread's process where FORK or MMAP lines told it,
+ * else its tid (said once). */
+static int keep_sample(struct t2f_perf_script *ps, const struct ps_header *h)
 {
 	int64_t pid = h->pid >= 0 ? h->pid : ps_maps__pid_of(ps->maps, h->tid);
+	int err;
 
-	return t2f_sample_filter__keep(ps->filter, pid, h->tid, h->comm.p, h->comm.len,
-				       h->time_ns);
+	if (h->pid < 0 && !ps->pid_warned && t2f_sample_filter__wants_pid(ps->filter)) {
+		ps->pid_warned = true;
+		err = t2f_diag__warn(ps->d, ps->name, ps->line_no, "the process id filter on text "
+				     "without process ids: a thread's process is known only from "
+				     "FORK and MMAP lines, else taken to be its thread id (perf "
+				     "script -F +pid prints them)");
+		if (err)
+			return err;
+	}
+	if (t2f_sample_filter__keep(ps->filter, pid, h->tid, h->comm.p, h->comm.len, h->time_ns))
+		return 1;
+	t2f_profile__count_drop(ps->p, T2F_DROP_FILTERED);
+	ps->state = PS_SKIP;
+	ps->nframes = 0;
+	return 0;
 }
 
 void t2f_perf_script__filter(struct t2f_perf_script *ps, const struct t2f_sample_filter *f)
@@ -620,7 +636,7 @@ void t2f_perf_script__filter(struct t2f_perf_script *ps, const struct t2f_sample
 static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 		     struct ps_header_way *way)
 {
-	int err;
+	int err = 0;
 
 	if (h->record != PS_SAMPLE) {
 		ps->state = PS_SKIP;
@@ -631,12 +647,8 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 		return h->record == PS_MMAP ? on_mmap(ps, h) : 0;
 	}
 	t2f_profile__count_read(ps->p);
-	if (ps->filter && !keep_sample(ps, h)) {
-		t2f_profile__count_drop(ps->p, T2F_DROP_FILTERED);
-		ps->state = PS_SKIP;
-		ps->nframes = 0;
-		return 0;
-	}
+	if (ps->filter && (err = keep_sample(ps, h)) <= 0)
+		return err;
 	if (way && way->thread) {
 		ps->thread = way->thread;
 		ps->event = way->event;
