@@ -2,12 +2,14 @@
  * (t2f_options time, pids, tids, comms): which samples of perf script text are kept (exact
  * folded output), that the others are counted (t2f_stats.samples_filtered and the input's
  * samples), a bad string refused by t2f_session_new with a message naming the field, and
- * percentages without the recording's span refused per input with what to do. */
+ * percentages without the recording's span refused per input with what to do; a .nettrace
+ * trace's times and threads. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -176,6 +178,46 @@ static void test_v1_caller(void **state)
 	t2f_session_free(s);
 }
 
+/* The samples of the shipped .nettrace trace that filter (time, tids) leaves out. */
+static uint64_t nettrace_filtered(const char *time, const char *tids, uint64_t *read)
+{
+	const char *src = getenv("T2F_SOURCE_DIR");
+	char path[4096];
+	struct lines l = { .len = 0 };
+	struct t2f_options o = { .size = sizeof(o), .message = collect, .message_ctx = &l,
+				 .time = time, .tids = tids };
+	struct t2f_stats st = { .size = sizeof(st) };
+	struct t2f_session *s;
+
+	snprintf(path, sizeof(path), "%s/fixtures/nettrace/mixed_managed_external_samples.nettrace",
+		 src ? src : ".");
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	if (t2f_session_add_path(s, path))
+		fail_msg("%s: %s", path, t2f_session_error(s));
+	assert_int_equal(t2f_session_stats(s, &st), 0);
+	t2f_session_free(s);
+	*read = st.samples;
+	return st.samples_filtered;
+}
+
+/* .nettrace: times in seconds since the trace's start; [,0.5] and [0.500000001,] part the
+ * samples between them (both non-empty), a thread that is not there leaves all out. */
+static void test_nettrace(void **state)
+{
+	uint64_t all, n, before, after, none;
+
+	(void)state;
+	assert_int_equal(nettrace_filtered(NULL, NULL, &all), 0);
+	assert_true(all > 1000);
+	before = nettrace_filtered(",0.5", NULL, &n);
+	assert_int_equal(n, all);
+	after = nettrace_filtered("0.500000001,", NULL, &n);
+	assert_true(before > 0 && after > 0);
+	assert_int_equal(before + after, all);
+	none = nettrace_filtered(NULL, "1", &n);
+	assert_int_equal(none, all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_bad_strings),
 		cmocka_unit_test(test_no_span),
 		cmocka_unit_test(test_v1_caller),
+		cmocka_unit_test(test_nettrace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
