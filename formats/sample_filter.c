@@ -339,18 +339,27 @@ const char *t2f_filter__time_name(const struct t2f_filter *f)
 	return f ? f->time_name : "--time";
 }
 
-/* x >= 0 (below 2^63) rounded half away from zero, as C's round() (without libm). */
+#define TWO_TO_64 18446744073709551616.0
+
+/* x >= 0 rounded half away from zero, as C's round() (without libm); from 2^53 up every double
+ * is an integer. */
 static double round_pos(double x)
 {
-	double r = (double)(uint64_t)x; /* exact: the integral part */
+	double r;
 
+	if (x >= 9007199254740992.0)
+		return x;
+	r = (double)(uint64_t)x; /* exact: the integral part */
 	return x - r >= 0.5 ? r + 1.0 : r;
 }
 
-/* A fraction of the span as perf computes it: in double precision, rounded. */
+/* A fraction of the span as perf computes it: in double precision, rounded (at most
+ * UINT64_MAX: a time near 2^64 in a hostile header). */
 static uint64_t at_fraction(uint64_t first, uint64_t last, double frac)
 {
-	return (uint64_t)((double)first + round_pos(frac * (double)(last - first)));
+	double t = (double)first + round_pos(frac * (double)(last - first));
+
+	return t >= TWO_TO_64 ? UINT64_MAX : (uint64_t)t;
 }
 
 int t2f_sample_filter__new(const struct t2f_filter *f, uint64_t first, uint64_t last,

@@ -88,6 +88,12 @@ static void test_percent(void **state)
 	/* a real recording's span (ns since boot) */
 	check_ranges("10%/2", 13522 * S + 897229000, 13523 * S + 47258000,
 		     (uint64_t[]){ 13522 * S + 912231900, 13522 * S + 927234799 }, 1);
+	/* times near 2^64 (a hostile header): no overflow, the ends clamped */
+	check_ranges("50%/2", UINT64_MAX - 10, UINT64_MAX, (uint64_t[]){ UINT64_MAX, UINT64_MAX },
+		     1);
+	check_ranges("10%", 0, UINT64_MAX, (uint64_t[]){ 0, 1844674407370955264ull - 1 }, 1);
+	/* a span given backwards is taken as empty */
+	check_ranges("10%/2", 9000, 10, (uint64_t[]){ 9000, 9000 }, 1);
 	/* an empty span: every range is that instant */
 	check_ranges("10%/3", 5000, 5000, (uint64_t[]){ 5000, 5000 }, 1);
 }
