@@ -220,6 +220,8 @@ enum t2f_drop_reason {
 	T2F_DROP_MALFORMED,       /* a header that could not be parsed (skipped with a warning) */
 	T2F_DROP_TRUNCATED,       /* input ended inside a sample */
 	T2F_DROP_UNKNOWN_STACK,   /* a sample naming a stack the input never defined (nettrace) */
+	T2F_DROP_FILTERED,        /* left out by --time, --pid, --tid or --comm
+				   * (formats/sample_filter.h) */
 	T2F_DROP__COUNT,
 };
 const char *t2f_drop_reason_name(enum t2f_drop_reason r);

@@ -182,6 +182,16 @@ struct t2f_options {
 					 * libdwfl's unwinder alone, not through the decoded rules
 					 * first (slower; the frames are the same) */
 	uint8_t reserved[4];            /* zero */
+	/* Fields after the first release (T2F_OPTIONS_SIZE_V1). Which samples are read, as perf
+	 * script's options of the same names select them (docs/usage.md); the others are left
+	 * out, counted in the stats (samples_filtered). NULL or "": every sample. A string this
+	 * library cannot read makes t2f_session_new fail with -EINVAL, the message naming the
+	 * field and what was expected going to the message callback. */
+	const char *time;               /* "START,STOP" in seconds (either side empty; several
+					 * ranges separated by spaces) or percentages of the
+					 * input's span: "10%", "10%/2", "0%-10%", "10%/1,10%/3" */
+	const char *pids, *tids;        /* comma-separated process, thread ids */
+	const char *comms;              /* comma-separated command names */
 };
 #define T2F_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_options, reserved)
 
@@ -361,6 +371,9 @@ struct t2f_stats {
 	uint64_t frames_unresolved;     /* of which left unnamed */
 	uint64_t frames_skipped;        /* not looked up: no build-id known, or no mapping */
 	uint64_t out_bytes;             /* bytes of the last output written */
+	/* Fields after the first release (T2F_STATS_SIZE_V1). */
+	uint64_t samples_filtered;      /* samples left out by time, pids, tids, comms (of
+					 * samples: they are read, not kept) */
 };
 #define T2F_STATS_SIZE_V1 T2F_SIZE_TO(struct t2f_stats, out_bytes)
 /* Fills st (st->size set by the caller): what the session holds now, whenever it is called.

@@ -18,6 +18,7 @@ static int t2f_nt_open(struct t2f_profile *p, struct t2f_diag *d, const char *na
 	struct t2f_nettrace_opts no = {
 		.weight = o->weight_samples ? T2F_NETTRACE_WEIGHT_SAMPLES
 					    : T2F_NETTRACE_WEIGHT_INTERVAL,
+		.filter = o->filter,
 	};
 
 	return t2f_nettrace__new(p, d, name, input, &no, (struct t2f_nettrace **)out);
@@ -84,6 +85,7 @@ static int t2f_ps_open(struct t2f_profile *p, struct t2f_diag *d, const char *na
 	t2f_perf_script__keep_addrs(ps, o->keep_addrs);
 	t2f_perf_script__unknown_addrs(ps, o->addr_wanted, o->addr_ctx);
 	t2f_perf_script__timeless(ps, o->timeless);
+	t2f_perf_script__filter(ps, o->filter);
 	*out = ps;
 	return 0;
 }

@@ -29,6 +29,8 @@ struct t2f_read_opts {
 					      * (NULL: every one) */
 	void *addr_ctx;                      /* passed to addr_wanted */
 	bool timeless;                       /* perf script: headers may lack the time */
+	const struct t2f_sample_filter *filter; /* perf script, .nettrace: the samples kept
+						 * (formats/sample_filter.h; NULL: all) */
 };
 
 /* What a format's frames are (t2f_reader_desc.traits). */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pipeline/msg_sink.h"
+#include "formats/sample_filter.h"
 #include "pipeline/session.h"
 #include "pipeline/versioned.h"
 #include "pipeline/writer_table.h"
@@ -179,6 +180,9 @@ static int t2f_session_init(struct t2f_session *s)
 		s->o.max_frames = T2F_DEFAULT_MAX_FRAMES;
 	s->needs = t2f_session_needs(s);
 	t2f_session_resym_opts(s);
+	err = t2f_session_filter_init(s);
+	if (err)
+		return err;
 	return t2f_session_new_profile(s, s->o.max_frames, &s->profile);
 }
 
@@ -224,6 +228,7 @@ void t2f_session_free(struct t2f_session *s)
 	t2f_unwind_stats__free(&s->run.unwind);
 	free(s->totals);
 	t2f_profile__free(s->profile);
+	t2f_filter__free(s->filter);
 	t2f_diag__free(s->diag);
 	if (s->msg)
 		fclose(s->msg);
@@ -297,6 +302,7 @@ int t2f_session_stats(const struct t2f_session *s, struct t2f_stats *st)
 	t2f_resym__counts(s->resym, &all.frames_tried, &all.frames_unresolved,
 			  &all.frames_skipped);
 	all.out_bytes = s->run.out_bytes;
+	all.samples_filtered = t2f_profile__samples_dropped(s->profile, T2F_DROP_FILTERED);
 	t2f_versioned__out(st, &all, sizeof(all));
 	return 0;
 }

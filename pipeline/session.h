@@ -69,6 +69,7 @@ struct t2f_session {
 	struct t2f_run_stats run;
 	char label[T2F_VISIBLE_MAX];       /* the inputs as warnings name them */
 	char *last_output;                 /* the last path written, for the summary */
+	struct t2f_filter *filter;         /* time, pids, tids, comms read (NULL: none) */
 	atomic_int cancel;                 /* t2f_session_cancel's request (any thread, signal
 					    * handlers), spent by the read it stops */
 };
@@ -106,6 +107,15 @@ int t2f_session_fail(struct t2f_session *s, int err, bool fail);
  * session fails for good. */
 int t2f_session_say(struct t2f_session *s, int err, bool fail, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* The sample filter (pipeline/session_filter.c): its options read (0; -EINVAL, the message
+ * said; -ENOMEM), and input's filter (*out NULL: none) given its span (first and last sample
+ * time, ns), or NULL when the input gives none (why: the message's reason). 0, -ENOMEM, or
+ * -T2F_E_UNSUPPORTED (percentages without a span; the message in the diag). */
+struct t2f_sample_filter;
+int t2f_session_filter_init(struct t2f_session *s);
+int t2f_session_sample_filter(struct t2f_session *s, const char *input, const char *why,
+			      const uint64_t *span, struct t2f_sample_filter **out);
 
 /* Whether t2f_session_cancel asked to stop reading; the request is spent (true once). */
 bool t2f_session_cancelled(struct t2f_session *s);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "formats/grow.h"
+#include "formats/sample_filter.h"
 #include "pipeline/reader_table.h"
 #include "pipeline/sniff.h"
 #include "pipeline/unwind.h"
@@ -53,6 +54,7 @@ struct t2f_reader {
 	bool parallel;
 	bool timeless;                 /* perf script: headers may lack the time */
 	enum t2f_ps_probe probe;       /* the fallback format: what its first lines said */
+	struct t2f_sample_filter *sf;  /* the input's sample filter (NULL: none) */
 	char looks[512];               /* and what the input looks like (pipeline/sniff.h) */
 };
 
@@ -74,9 +76,41 @@ static bool t2f_wants_parallel(const struct t2f_session *s, const struct t2f_inp
 	return t2f_session_jobs(s) > 1 || t2f_input__kind(in) != T2F_INPUT_PLAIN;
 }
 
+/* The sample filter of a text or .nettrace input read by r: perf script text's percentages are
+ * of the span its header gives (head[0..len): its first lines); .nettrace times are seconds
+ * since the trace's start, its span unknown until its end; folded stacks have nothing to
+ * filter by. */
+static int t2f_text_filter(struct t2f_session *s, const struct t2f_input *in,
+			   struct t2f_reader *r, const char *head, size_t len)
+{
+	const char *name = t2f_input__name(in);
+	uint64_t span[2];
+
+	if (!s->filter)
+		return 0;
+	if (r->desc->traits & T2F_READER_MODULE_NAMES)
+		return t2f_session_sample_filter(s, name, "a .nettrace trace gives them only at its "
+						 "end", NULL, &r->sf);
+	if (!(r->desc->traits & T2F_READER_FALLBACK))
+		return t2f_diag__error(s->diag, -T2F_E_UNSUPPORTED, name, 0, "folded stacks have "
+				       "no times, processes or threads: time, pid, tid and comm "
+				       "filters need perf.data, perf script text or .nettrace");
+	if (r->timeless && t2f_filter__has_time(s->filter) &&
+	    t2f_diag__warn(s->diag, name, 0, "the samples have no times (perf script -F "
+			   "without time): the time filter keeps them all, as perf does"))
+		return -T2F_E_FORMAT;
+	return t2f_session_sample_filter(s, name, "this text has no \"# time of first sample\" "
+					 "and \"# time of last sample\" lines (perf script "
+					 "--header prints them)",
+					 t2f_perf_script__span(head, len, &span[0], &span[1]) ?
+					 span : NULL, &r->sf);
+}
+
 static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input *in,
 			    const char *head, size_t len, struct t2f_reader *r)
 {
+	int err;
+
 	struct t2f_read_opts ro = {
 		.weight_samples = s->o.weight_samples,
 		.keep_addrs = t2f_session_keep_addrs(s),
@@ -98,6 +132,10 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 		if (r->probe == T2F_PS_NOT_PERF_SCRIPT)
 			return t2f_not_a_trace(s, in, r, NULL);
 	}
+	err = t2f_text_filter(s, in, r, head, len);
+	if (err)
+		return err;
+	ro.filter = r->sf;
 	r->parallel = (r->desc->traits & T2F_READER_PARALLEL) && t2f_wants_parallel(s, in);
 	if (r->parallel)
 		return 0;
@@ -108,6 +146,7 @@ static void t2f_reader__free(struct t2f_reader *r)
 {
 	if (r->desc)
 		r->desc->free(r->r);
+	t2f_sample_filter__free(r->sf);
 }
 
 /* The progress callback, if any, for input `in`. */
@@ -132,14 +171,15 @@ static int t2f_progress_cb(void *ctx, const struct t2f_input *in)
 /* perf script text with parser threads (readers/perf_script_par.h). T2F_SEGMENT_SIZE (bytes)
  * overrides the segment size: for tests. */
 static int t2f_read_parallel(struct t2f_session *s, uint32_t i, struct t2f_input *in,
-			     const char *data, size_t len, bool timeless)
+			     const char *data, size_t len, const struct t2f_reader *r)
 {
 	const char *seg = getenv("T2F_SEGMENT_SIZE");
 	struct t2f_ps_par_opts po = {
 		.threads = t2f_session_jobs(s),
 		.segment_bytes = seg ? strtoull(seg, NULL, 10) : 0,
 		.keep_addrs = t2f_session_keep_addrs(s),
-		.timeless = timeless,
+		.timeless = r->timeless,
+		.filter = r->sf,
 		.addr_wanted = t2f_addr_wanted,
 		.addr_ctx = s,
 		.progress = t2f_progress_cb,
@@ -336,6 +376,19 @@ static int t2f_perf_unwinder(struct t2f_session *s, const struct t2f_perf_data *
 	return t2f_unwind_stage__new(&uo, s->profile, s->diag, out);
 }
 
+/* pd's sample filter: percentages of the span its SAMPLE_TIME feature gives, as perf's
+ * (none when both times are 0). */
+static int t2f_perf_data_filter(struct t2f_session *s, const struct t2f_input *in,
+				const struct t2f_perf_data *pd, struct t2f_sample_filter **sf)
+{
+	const struct t2f_perf_features *f = t2f_perf_data__features(pd);
+	uint64_t span[2] = { f->first_sample_time, f->last_sample_time };
+	bool has = f->has_sample_time && (span[0] || span[1]);
+
+	return t2f_session_sample_filter(s, t2f_input__name(in), "this perf.data file has no "
+					 "SAMPLE_TIME feature", has ? span : NULL, sf);
+}
+
 /* A perf.data input: read by its own reader, from the file itself (or the bytes). */
 static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *src,
 			      struct t2f_input *in)
@@ -351,6 +404,7 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 					      .tick = t2f_perf_tick,
 					      .tick_ctx = &tick };
 	struct t2f_perf_data *pd = NULL;
+	struct t2f_sample_filter *sf = NULL;
 	struct t2f_perf_data_conv *pc = NULL;
 	struct t2f_unwind_stage *us = NULL;
 	int64_t end = 0;
@@ -365,7 +419,10 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		t2f_perf_kallsyms(s, pd, here);
 		err = t2f_kallsyms_prefetch(s) ?: t2f_perf_unwinder(s, pd, here ? end : 0, &us);
 	}
+	if (!err)
+		err = t2f_perf_data_filter(s, in, pd, &sf);
 	if (!err) {
+		po.filter = sf;
 		po.unwind = us ? t2f_unwind_stage__sample : NULL;
 		po.unwind_ctx = us;
 		err = t2f_perf_data_conv__new(pd, s->profile, s->diag, &po, &pc);
@@ -381,6 +438,7 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		err = t2f_unwind_stage__add_stats(us, &s->run.unwind);
 	t2f_unwind_stage__free(us);
 	t2f_perf_data_conv__free(pc);
+	t2f_sample_filter__free(sf);
 	t2f_perf_data__free(pd);
 	return err;
 }
@@ -395,13 +453,15 @@ static int t2f_source_open(const struct t2f_source *src, const char *name, struc
 	return t2f_input__open_mem(src->data, src->len, name, d, in);
 }
 
-/* The read and the dropped sample counts of the profile. */
+/* The read and the dropped sample counts of the profile, samples filtered out in neither. */
 static void t2f_sample_counts(const struct t2f_profile *p, uint64_t n[2])
 {
-	n[0] = t2f_profile__samples_read(p);
+	n[0] = t2f_profile__samples_read(p) -
+	       t2f_profile__samples_dropped(p, T2F_DROP_FILTERED);
 	n[1] = 0;
 	for (int r = 0; r < T2F_DROP__COUNT; r++)
-		n[1] += t2f_profile__samples_dropped(p, (enum t2f_drop_reason)r);
+		if (r != T2F_DROP_FILTERED) /* read well, left out on purpose */
+			n[1] += t2f_profile__samples_dropped(p, (enum t2f_drop_reason)r);
 }
 
 /* After the fallback format read an input: when every sample it started was dropped (lines
@@ -449,7 +509,7 @@ static int t2f_read_input(struct t2f_session *s, const struct t2f_source *src,
 	if (!err) {
 		t2f_progress(s, in, false);
 		if (rd.parallel) {
-			err = t2f_read_parallel(s, src->index, in, data, len, rd.timeless);
+			err = t2f_read_parallel(s, src->index, in, data, len, &rd);
 		} else {
 			err = t2f_read_chunks(s, &rd, in, data, len, st);
 			st->lines = rd.desc->traits & T2F_READER_LINES ? rd.desc->lines(rd.r) : 0;

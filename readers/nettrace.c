@@ -304,12 +304,34 @@ static int cpu_event(struct t2f_nettrace *r)
 	return err;
 }
 
-/* Every sample is read (counted); one without a stack is dropped (false): its stack id named
- * no stack, or an empty one. Settles the weight of one sample on the first. */
+/* Whether the filter keeps sample e (its thread made to learn its name when the filter looks
+ * at names). */
+static bool sample_kept(struct t2f_nettrace *r, const struct nt_event *e)
+{
+	const struct t2f_sample_filter *f = r->opts.filter;
+	int64_t pid = e->pid >= 0 ? e->pid : r->pid;
+	const char *comm = NULL;
+	t2f_thread_id thread;
+	size_t len = 0;
+
+	if (!t2f_sample_filter__keep_time(f, time_ns(r, e->timestamp)))
+		return false;
+	if (t2f_sample_filter__wants_comm(f) && lookup_thread(r, e, &thread) == 0)
+		comm = t2f_profile__str(r->p, t2f_profile__thread_at(r->p, thread)->comm, &len);
+	return t2f_sample_filter__keep_thread(f, pid, e->tid, comm, len);
+}
+
+/* Every sample is read (counted); one the filter leaves out, or without a stack is dropped
+ * (false): its stack id named no stack, or an empty one. Settles the weight of one sample on
+ * the first. */
 static bool sample_start(struct t2f_nettrace *r, const struct nt_event *e)
 {
 	r->stats.samples++;
 	t2f_profile__count_read(r->p);
+	if (r->opts.filter && !sample_kept(r, e)) {
+		t2f_profile__count_drop(r->p, T2F_DROP_FILTERED);
+		return false;
+	}
 	if (!e->stack_len) {
 		t2f_profile__count_drop(r->p, e->stack_unknown ? T2F_DROP_UNKNOWN_STACK
 							       : T2F_DROP_EMPTY_STACK);

@@ -43,6 +43,7 @@
 
 #include "formats/diag.h"
 #include "formats/profile.h"
+#include "formats/sample_filter.h"
 
 enum t2f_nettrace_weight {
 	T2F_NETTRACE_WEIGHT_INTERVAL = 0, /* the sampling interval in ns (like perf's period) */
@@ -51,6 +52,9 @@ enum t2f_nettrace_weight {
 
 struct t2f_nettrace_opts {
 	enum t2f_nettrace_weight weight;
+	/* Samples it does not keep (their pid, tid, thread name and time in ns since the trace's
+	 * start) are counted as dropped (T2F_DROP_FILTERED). NULL: all. Borrowed. */
+	const struct t2f_sample_filter *filter;
 };
 
 struct t2f_nettrace;

@@ -330,6 +330,19 @@ struct cursor {                      /* bounded reads inside one feature section
 	bool bad;
 };
 
+static uint64_t cur_u64(const struct t2f_perf_data *d, struct cursor *c)
+{
+	uint64_t v;
+
+	if (c->end - c->p < 8) {
+		c->bad = true;
+		return 0;
+	}
+	v = t2f_pd_u64(d, c->p);
+	c->p += 8;
+	return v;
+}
+
 static uint32_t cur_u32(const struct t2f_perf_data *d, struct cursor *c)
 {
 	uint32_t v;
@@ -448,6 +461,7 @@ static bool feature_decoded(unsigned bit)
 	case T2F_PERF_FEAT_CMDLINE:
 	case T2F_PERF_FEAT_EVENT_DESC:
 	case T2F_PERF_FEAT_COMPRESSED:
+	case T2F_PERF_FEAT_SAMPLE_TIME:
 		return true;
 	default:
 		return false;
@@ -488,6 +502,11 @@ static bool decode_feature(struct t2f_perf_data *d, unsigned bit, struct cursor 
 		cur_u32(d, c); /* ratio */
 		f->comp_mmap_len = cur_u32(d, c); /* u32 in the file, perf 6.1 */
 		f->has_compressed = !c->bad;
+		return !c->bad;
+	case T2F_PERF_FEAT_SAMPLE_TIME: /* u64 first, last (ns) */
+		f->first_sample_time = cur_u64(d, c);
+		f->last_sample_time = cur_u64(d, c);
+		f->has_sample_time = !c->bad;
 		return !c->bad;
 	default:
 		*known = false;

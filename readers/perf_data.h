@@ -80,6 +80,7 @@ enum t2f_perf_feature {
 	T2F_PERF_FEAT_NRCPUS = 7,
 	T2F_PERF_FEAT_CMDLINE = 11,
 	T2F_PERF_FEAT_EVENT_DESC = 12,
+	T2F_PERF_FEAT_SAMPLE_TIME = 21,
 	T2F_PERF_FEAT_COMPRESSED = 27,
 	T2F_PERF_FEAT_BITS = 256
 };
@@ -123,6 +124,8 @@ struct t2f_perf_features {
 	bool has_compressed;                 /* COMPRESSED: zstd, with its level and mmap_len */
 	uint32_t comp_type, comp_level;
 	uint64_t comp_mmap_len;
+	bool has_sample_time;                /* SAMPLE_TIME: the first and last sample's time */
+	uint64_t first_sample_time, last_sample_time;
 	/* every feature bit set: its section, and whether this reader decoded it */
 	struct {
 		unsigned bit;

@@ -631,6 +631,30 @@ static int pdc_unwound(struct t2f_perf_data_conv *c, const struct pdc_ev *e, uin
 	return err;
 }
 
+/* Whether the filter keeps sample e; a sample left out is counted (*err: 0, or an error
+ * naming its comm). */
+static bool pdc_keep(struct t2f_perf_data_conv *c, const struct pdc_ev *e, int *err)
+{
+	const struct t2f_sample_filter *f = c->o.filter;
+	t2f_str_id comm = 0;
+	const char *name = NULL;
+	size_t len = 0;
+
+	*err = 0;
+	if (t2f_sample_filter__keep_time(f, e->time)) {
+		if (t2f_sample_filter__wants_comm(f)) {
+			*err = pdc_comm_of(c, e->tid, &comm);
+			if (*err)
+				return false;
+			name = t2f_profile__str(c->p, comm, &len);
+		}
+		if (t2f_sample_filter__keep_thread(f, e->pid, e->tid, name, len))
+			return true;
+	}
+	t2f_profile__count_drop(c->p, T2F_DROP_FILTERED);
+	return false;
+}
+
 static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 {
 	const struct pdc_attr *a = &c->attrs[e->attr];
@@ -641,6 +665,8 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	t2f_profile__count_read(c->p);
 	c->st.samples++;
 	c->st.dwarf += a->dwarf;
+	if (c->o.filter && !pdc_keep(c, e, &err))
+		return err;
 	c->n_stack = 0;
 	err = e->has_chain ? pdc_chain(c, e, &c->q[0].pool[e->data], gen) : 0;
 	if (!err && e->abi)

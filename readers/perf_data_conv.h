@@ -44,6 +44,7 @@
 
 #include "formats/diag.h"
 #include "formats/profile.h"
+#include "formats/sample_filter.h"
 #include "readers/perf_data.h"
 
 /* Whether a frame of this kind in module dso[0..len) keeps its address (else frames that
@@ -90,6 +91,10 @@ struct t2f_perf_data_conv_opts {
 	 * return stops the conversion and is its result. NULL: none. */
 	int (*tick)(void *ctx, uint64_t offset);
 	void *tick_ctx;
+	/* Samples this filter does not keep (their thread's pid, tid and comm at their time,
+	 * their time) are counted as read and dropped (T2F_DROP_FILTERED), and nothing of them
+	 * joins the profile. NULL: every sample is kept. Borrowed. */
+	const struct t2f_sample_filter *filter;
 };
 #define T2F_PERF_TICK_RECORDS 256
 

@@ -23,6 +23,7 @@
 #include "formats/event_name.h"
 #include "formats/grow.h"
 #include "formats/hashmap.h"
+#include "formats/sample_filter.h"
 #include "formats/sym_version.h"
 #include "readers/perf_script_blocks.h"
 #include "readers/perf_script_maps.h"
@@ -113,6 +114,8 @@ struct t2f_perf_script {
 	struct t2f_buf pending; /* a header line waiting for its first frame line (a copy) */
 	uint64_t pending_line;  /* its line number; 0: none waits */
 	bool pending_partial;   /* it was the input's last line, cut inside (no '\n') */
+	const struct t2f_sample_filter *filter; /* t2f_perf_script__filter (NULL: none) */
+	bool pid_warned;        /* said that the text prints no pids for the filter */
 };
 
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
@@ -588,12 +591,42 @@ static int cut_line(struct t2f_perf_script *ps, int *warn)
 	return 1;
 }
 
+/* Whether the filter keeps the sample of header h: 1 or 0 (counted), or the error of a strict
+ * warning. Its pid, when not printed, is its thread's process where FORK or MMAP lines told it,
+ * else its tid (said once). */
+static int keep_sample(struct t2f_perf_script *ps, const struct ps_header *h)
+{
+	int64_t pid = h->pid >= 0 ? h->pid : ps_maps__pid_of(ps->maps, h->tid);
+	int err;
+
+	if (h->pid < 0 && !ps->pid_warned && t2f_sample_filter__wants_pid(ps->filter)) {
+		ps->pid_warned = true;
+		err = t2f_diag__warn(ps->d, ps->name, ps->line_no, "the process id filter on text "
+				     "without process ids: a thread's process is known only from "
+				     "FORK and MMAP lines, else taken to be its thread id (perf "
+				     "script -F +pid prints them)");
+		if (err)
+			return err;
+	}
+	if (t2f_sample_filter__keep(ps->filter, pid, h->tid, h->comm.p, h->comm.len, h->time_ns))
+		return 1;
+	t2f_profile__count_drop(ps->p, T2F_DROP_FILTERED);
+	ps->state = PS_SKIP;
+	ps->nframes = 0;
+	return 0;
+}
+
+void t2f_perf_script__filter(struct t2f_perf_script *ps, const struct t2f_sample_filter *f)
+{
+	ps->filter = f;
+}
+
 /* A header line: a sample starts, or a side record is taken whole. way: the header memo's way
  * that gave h (it may hold the thread and event ids), or NULL. */
 static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 		     struct ps_header_way *way)
 {
-	int err;
+	int err = 0;
 
 	if (h->record != PS_SAMPLE) {
 		ps->state = PS_SKIP;
@@ -604,6 +637,8 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 		return h->record == PS_MMAP ? on_mmap(ps, h) : 0;
 	}
 	t2f_profile__count_read(ps->p);
+	if (ps->filter && (err = keep_sample(ps, h)) <= 0)
+		return err;
 	if (way && way->thread) {
 		ps->thread = way->thread;
 		ps->event = way->event;
@@ -758,7 +793,9 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 				      "unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"");
 	}
 	if (lead == 0 && (way = ps_header_memo__parse(&ps->header_memo, s, len,
-						      t2f_profile__wants_times(ps->p), &h)) != NULL)
+						      t2f_profile__wants_times(ps->p) ||
+						      t2f_sample_filter__has_ranges(ps->filter),
+						      &h)) != NULL)
 		return end_sample(ps) ?: on_header(ps, &h, way);
 	err = check_text(ps, s, len);
 	if (err)

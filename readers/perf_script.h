@@ -73,6 +73,18 @@ uint64_t t2f_perf_script__lines(const struct t2f_perf_script *ps);
  * default; call before the first feed, the same way for every parser of one input. */
 void t2f_perf_script__timeless(struct t2f_perf_script *ps, bool on);
 
+/* Samples filter f does not keep (formats/sample_filter.h: the header's pid, tid, comm and
+ * time) are read, counted as dropped (T2F_DROP_FILTERED) and their lines skipped. NULL (the
+ * default): every sample is kept. f is borrowed and must outlive ps. Call before the first
+ * feed. */
+struct t2f_sample_filter;
+void t2f_perf_script__filter(struct t2f_perf_script *ps, const struct t2f_sample_filter *f);
+
+/* The recording's first and last sample times (ns) from the header `perf script --header`
+ * prints before any sample ("# time of first sample : 13522.897229", µs as printed), in
+ * head[0..len) (whole lines: the input's first); false when it has not both. Thread safe. */
+bool t2f_perf_script__span(const char *head, size_t len, uint64_t *first, uint64_t *last);
+
 /* What an input's first lines say: whether it is perf script text, and with times or not. */
 enum t2f_ps_probe {
 	T2F_PS_TIMED,           /* a sample header (or side record) with a time */

@@ -216,6 +216,7 @@ static int seg_read(const struct par *x, struct par_seg *s)
 	t2f_perf_script__keep_addrs(s->ps, x->o->keep_addrs);
 	t2f_perf_script__unknown_addrs(s->ps, x->o->addr_wanted, x->o->addr_ctx);
 	t2f_perf_script__timeless(s->ps, x->o->timeless);
+	t2f_perf_script__filter(s->ps, x->o->filter);
 	t2f_perf_script__borrow_input(s->ps);
 	return t2f_perf_script__feed(s->ps, s->data, s->len) ?: t2f_perf_script__finish(s->ps);
 }
@@ -425,6 +426,7 @@ static int par_init(struct par *x, unsigned threads)
 		t2f_perf_script__keep_addrs(x->seq, x->o->keep_addrs);
 		t2f_perf_script__unknown_addrs(x->seq, x->o->addr_wanted, x->o->addr_ctx);
 		t2f_perf_script__timeless(x->seq, x->o->timeless);
+		t2f_perf_script__filter(x->seq, x->o->filter);
 	}
 	return err;
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "formats/sample_filter.h"
+
 #ifndef T2F_VERSION
 #define T2F_VERSION "unknown"
 #endif
@@ -51,6 +53,10 @@ enum t2f_long_only {
 	T2F_OPT_NEGATE,
 	T2F_OPT_IGNORE_COMM,
 	T2F_OPT_LIST_FORMATS,
+	T2F_OPT_TIME,
+	T2F_OPT_PIDS,
+	T2F_OPT_TIDS,
+	T2F_OPT_COMMS,
 };
 
 #define T2F_SHORT_OPTS ":o:f:j:qhV"
@@ -99,6 +105,11 @@ static const struct option t2f_long_opts[] = {
 	{ "negate", no_argument, NULL, T2F_OPT_NEGATE },
 	{ "ignore-comm", no_argument, NULL, T2F_OPT_IGNORE_COMM },
 	{ "list-formats", no_argument, NULL, T2F_OPT_LIST_FORMATS },
+	{ "time", required_argument, NULL, T2F_OPT_TIME },
+	{ "pids", required_argument, NULL, T2F_OPT_PIDS },
+	{ "tids", required_argument, NULL, T2F_OPT_TIDS },
+	{ "comms", required_argument, NULL, T2F_OPT_COMMS },
+	{ "comm", required_argument, NULL, T2F_OPT_COMMS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -239,6 +250,14 @@ static void t2f_cli_help(FILE *f)
 	      "Samples:\n"
 	      "      --event NAME    write only event NAME (default: the recording's first)\n"
 	      "      --weight W      period (sum of periods, default) | samples (counts)\n"
+	      "      --time RANGES   only samples in these times: START,STOP in seconds (either\n"
+	      "                      may be empty; several ranges separated by spaces), or\n"
+	      "                      percentages of the recording: 10%, 10%/2 (the second\n"
+	      "                      10%), 0%-10%, several joined by commas (10%/1,10%/3)\n"
+	      "      --pids LIST     only these processes (comma-separated ids)\n"
+	      "      --tids LIST     only these threads (comma-separated ids)\n"
+	      "      --comms LIST    only threads of these command names (comma-separated;\n"
+	      "                      also --comm)\n"
 	      "\n"
 	      , f);
 	t2f_cli_help_names(f);
@@ -598,6 +617,10 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_NEGATE: o->negate = true; return 0;
 	case T2F_OPT_IGNORE_COMM: o->ignore_comm = true; return 0;
 	case T2F_OPT_LIST_FORMATS: o->list_formats = true; return 0;
+	case T2F_OPT_TIME: o->time = optarg; return 0;
+	case T2F_OPT_PIDS: o->pids = optarg; return 0;
+	case T2F_OPT_TIDS: o->tids = optarg; return 0;
+	case T2F_OPT_COMMS: o->comms = optarg; return 0;
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case ':':
@@ -638,12 +661,31 @@ static int t2f_cli_check_diff(struct t2f_cli_opts *o, FILE *err)
 	return 0;
 }
 
+/* --time, --pids, --tids, --comms: read as the library will (formats/sample_filter.h), so a
+ * mistake is a usage error naming the option. */
+static int t2f_cli_check_filter(const struct t2f_cli_opts *o, FILE *err)
+{
+	struct t2f_filter_strs strs = {
+		.time = o->time, .pids = o->pids, .tids = o->tids, .comms = o->comms,
+		.time_name = "--time", .pid_name = "--pids", .tid_name = "--tids",
+		.comm_name = "--comms",
+	};
+	char msg[T2F_FILTER_MSG_MAX];
+	struct t2f_filter *f;
+	int ret = t2f_filter__parse(&strs, &f, msg, sizeof(msg));
+
+	t2f_filter__free(f);
+	return ret ? t2f_cli_usage_error(err, NULL, "%s", msg) : 0;
+}
+
 /* The combinations getopt cannot check, and the output format. */
 static int t2f_cli_check(struct t2f_cli_opts *o, FILE *err)
 {
 	int stdin_uses = 0;
 	char exts[512];
 
+	if (t2f_cli_check_filter(o, err))
+		return -EINVAL;
 	if (o->diff)
 		return t2f_cli_check_diff(o, err);
 	if (o->negate || o->ignore_comm)

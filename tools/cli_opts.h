@@ -71,6 +71,8 @@ struct t2f_cli_opts {
 	bool list_formats;         /* --list-formats: printed too */
 	char **inputs;             /* argv's INPUT operands ("-" = stdin) */
 	int n_inputs;
+	/* which samples are read: --time, --pids, --tids, --comms (formats/sample_filter.h) */
+	const char *time, *pids, *tids, *comms;
 };
 
 /* Fills *o from argv. 0: run (or o->help / o->version were printed: exit 0); -EINVAL: a usage

@@ -78,6 +78,10 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 		.offline = o->offline,
 		.no_inline = o->no_inline,
 		.unwind_libdwfl = o->unwind_libdwfl,
+		.time = o->time,
+		.pids = o->pids,
+		.tids = o->tids,
+		.comms = o->comms,
 	};
 }
 

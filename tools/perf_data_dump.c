@@ -73,6 +73,10 @@ static void print_feature_body(const struct t2f_perf_features *f, unsigned bit)
 		printf(" type %u level %u mmap_len %" PRIu64, f->comp_type, f->comp_level,
 		       f->comp_mmap_len);
 		break;
+	case T2F_PERF_FEAT_SAMPLE_TIME:
+		printf(" first %" PRIu64 " last %" PRIu64, f->first_sample_time,
+		       f->last_sample_time);
+		break;
 	default:
 		break;
 	}

@@ -144,6 +144,10 @@ class t2f_options(Sized):
         ("no_inline", ctypes.c_bool),
         ("unwind_libdwfl", ctypes.c_bool),
         ("reserved", ctypes.c_uint8 * 4),
+        ("time", ctypes.c_char_p),
+        ("pids", ctypes.c_char_p),
+        ("tids", ctypes.c_char_p),
+        ("comms", ctypes.c_char_p),
     ]
 
 
@@ -222,6 +226,7 @@ class t2f_stats(Sized):
         ("frames_unresolved", ctypes.c_uint64),
         ("frames_skipped", ctypes.c_uint64),
         ("out_bytes", ctypes.c_uint64),
+        ("samples_filtered", ctypes.c_uint64),
     ]
 
 

@@ -64,7 +64,9 @@ class Session(Handle):
     them, or None: any), event, weight_samples, addrs, raw_names, time_order, signals, strict,
     quiet, jobs, max_frames, resymbolize, unsafe_build_id_match, symbol_rules ("auto", "perf",
     "strict"), symbol_dirs and debug_dirs (lists of paths), buildids, kallsyms, perf_map_dir,
-    offline, no_inline, unwind_libdwfl; and two callables:
+    offline, no_inline, unwind_libdwfl, time, pids, tids, comms (which samples are read, as
+    perf script's --time, --pid, --tid, --comms: "10%/2", "100.5,200", "1234,1240"); and two
+    callables:
 
       message(line)                          a warning or note, one line (default: stderr); it
                                              may be called on one of the library's threads
