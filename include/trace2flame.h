@@ -180,6 +180,11 @@ struct t2f_options {
 					 * libdwfl's unwinder alone, not through the decoded rules
 					 * first (slower; the frames are the same) */
 	uint8_t reserved[4];            /* zero */
+	/* Added in 0.2. With event "off-cpu" or "wall" (derived from sched_switch samples and
+	 * context switches: the man page's OFF-CPU TIME), the states a thread may leave the CPU
+	 * in to count: letters R (preempted), S (sleeping), D (uninterruptible), O (any other),
+	 * "S,D" or "SD"; NULL: all. Another letter: t2f_session_new gives -EINVAL. */
+	const char *off_cpu_states;
 };
 #define T2F_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_options, reserved)
 

@@ -20,6 +20,7 @@
 
 #include "formats/arena.h"
 #include "formats/buf.h"
+#include "formats/derive.h"
 #include "formats/event_name.h"
 #include "formats/hashmap.h"
 #include "formats/sym_version.h"
@@ -112,6 +113,10 @@ struct t2f_perf_script {
 	struct t2f_buf pending; /* a header line waiting for its first frame line (a copy) */
 	uint64_t pending_line;  /* its line number; 0: none waits */
 	bool pending_partial;   /* it was the input's last line, cut inside (no '\n') */
+	/* the derive stage (formats/derive.h), NULL unless a derived event was asked for */
+	struct t2f_derive *derive;
+	int64_t sw_out;         /* the sample is a sched_switch: the thread it takes off CPU */
+	unsigned sw_state;      /* and its state (enum t2f_cpu_state); sw_out -1: none */
 };
 
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
@@ -124,6 +129,8 @@ int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *
 	ps->p = p;
 	ps->d = d;
 	ps->input = input;
+	ps->derive = t2f_profile__derive(p);
+	ps->sw_out = -1;
 	ps->name = strdup(name);
 	ps->frames_cap = 256;
 	ps->frames = malloc(ps->frames_cap * sizeof(*ps->frames));
@@ -377,6 +384,35 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, 
 
 /* ---- samples ---- */
 
+/* The sample just added, to the derive stage: its weight, and a sched_switch's switch-out. */
+static int derive_sample(struct t2f_perf_script *ps, t2f_node_id node)
+{
+	int err = t2f_derive__sample(ps->derive, node, ps->thread, ps->event, ps->weight,
+				     ps->time_ns);
+
+	if (!err && ps->sw_out >= 0)
+		err = t2f_derive__switch_out(ps->derive, ps->sw_out, ps->time_ns, node, ps->thread,
+					     ps->sw_state);
+	ps->sw_out = -1;
+	return err;
+}
+
+/* A sched:sched_switch sample's payload: its next_pid switches in now; its prev_pid goes off
+ * CPU in the sample's stack, once it is read (derive_sample). An unreadable payload is left
+ * to the sample alone. */
+static int derive_header(struct t2f_perf_script *ps, const struct ps_header *h)
+{
+	struct ps_sched_switch sw;
+
+	ps->sw_out = -1;
+	if (!h->tracepoint || h->event.len != 18 || memcmp(h->event.p, "sched:sched_switch", 18) ||
+	    !ps_parse_sched_switch(h->rest.p, h->rest.len, &sw))
+		return 0;
+	ps->sw_out = sw.prev_pid;
+	ps->sw_state = sw.prev_state;
+	return t2f_derive__switch_in(ps->derive, sw.next_pid, h->time_ns);
+}
+
 static int end_sample(struct t2f_perf_script *ps)
 {
 	t2f_node_id node = ps->base_node;
@@ -391,6 +427,8 @@ static int end_sample(struct t2f_perf_script *ps)
 	if (!err)
 		err = t2f_profile__add_sample(ps->p, node, ps->thread, ps->event, ps->weight,
 					      ps->time_ns);
+	if (!err && ps->derive)
+		err = derive_sample(ps, node);
 out:
 	ps->state = PS_IDLE;
 	ps->nframes = 0;
@@ -611,6 +649,8 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 			return on_fork(ps, h);
 		if (h->record == PS_LOST)
 			return on_lost(ps, h);
+		if (h->record == PS_SWITCH && ps->derive && ps_parse_switch_in(h->rest.p, h->rest.len))
+			return t2f_derive__switch_in(ps->derive, h->tid, h->time_ns);
 		return h->record == PS_MMAP ? on_mmap(ps, h) : 0;
 	}
 	t2f_profile__count_read(ps->p);
@@ -635,6 +675,8 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 	ps->state = PS_IN;
 	ps->nframes = 0;
 	ps->chain_started = h->rest.len == 0;
+	if (ps->derive && (err = derive_header(ps, h)) != 0)
+		return err;
 	if (h->rest.len && !h->tracepoint) { /* one-line sample: its frame, absolute ip */
 		err = on_frame_line(ps, h->rest.p, h->rest.len, true);
 		if (err == 0) {

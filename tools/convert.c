@@ -76,6 +76,7 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 		.offline = o->offline,
 		.no_inline = o->no_inline,
 		.unwind_libdwfl = o->unwind_libdwfl,
+		.off_cpu_states = o->off_cpu_states,
 	};
 }
 

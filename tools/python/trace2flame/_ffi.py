@@ -135,6 +135,7 @@ class t2f_options(Sized):
         ("no_inline", ctypes.c_bool),
         ("unwind_libdwfl", ctypes.c_bool),
         ("reserved", ctypes.c_uint8 * 4),
+        ("off_cpu_states", ctypes.c_char_p),
     ]
 
 
