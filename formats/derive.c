@@ -41,11 +41,13 @@ unsigned t2f_cpu_state_of_text(const char *s, size_t len)
 
 unsigned t2f_cpu_state_of_bits(uint64_t prev_state)
 {
-	if (prev_state & 0x100 || (prev_state & 0xff) == 0)
+	uint64_t s = prev_state & 0xff; /* 0x100 (preempted) only adds perf's "+" */
+
+	if (!s)
 		return T2F_STATE_R;
-	if (prev_state & 0x1)
+	if (s & 0x1)
 		return T2F_STATE_S;
-	return prev_state & 0x2 ? T2F_STATE_D : T2F_STATE_OTHER;
+	return s & 0x2 ? T2F_STATE_D : T2F_STATE_OTHER;
 }
 
 bool t2f_cpu_states_parse(const char *s, unsigned *mask)

@@ -47,8 +47,9 @@ enum t2f_cpu_state {
 
 /* The state perf script prints ("S", "R+", "D|K"): its first letter's. */
 unsigned t2f_cpu_state_of_text(const char *s, size_t len);
-/* The state of a sched_switch's numeric prev_state (the kernel's TASK_REPORT bits: 0 running,
- * 0x1 S, 0x2 D, higher ones the rest; the TASK_REPORT_MAX bit, 0x100, preempted). */
+/* The state of a sched_switch's numeric prev_state, as its print format names it: the kernel's
+ * TASK_REPORT bits (0x1 S, 0x2 D, 0x4 .. 0x80 the rest) or none: R; the TASK_REPORT_MAX bit
+ * (0x100) only adds "+" (preempted). */
 unsigned t2f_cpu_state_of_bits(uint64_t prev_state);
 /* "S,D" or "SD" (letters R, S, D, O for other; case-insensitive; ',' or ' ' between): the
  * selection in *mask, or false for any other character or an empty list. */

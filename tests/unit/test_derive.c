@@ -199,7 +199,8 @@ static void test_state_names(void **state)
 	assert_int_equal(t2f_cpu_state_of_bits(0), T2F_STATE_R);
 	assert_int_equal(t2f_cpu_state_of_bits(1), T2F_STATE_S);
 	assert_int_equal(t2f_cpu_state_of_bits(2), T2F_STATE_D);
-	assert_int_equal(t2f_cpu_state_of_bits(0x100 | 1), T2F_STATE_R); /* preempted */
+	assert_int_equal(t2f_cpu_state_of_bits(0x100), T2F_STATE_R);     /* "R+" */
+	assert_int_equal(t2f_cpu_state_of_bits(0x100 | 1), T2F_STATE_S); /* "S+", as text reads */
 	assert_int_equal(t2f_cpu_state_of_bits(0x80), T2F_STATE_OTHER);  /* idle */
 	assert_int_equal(t2f_cpu_state_of_text("R+", 2), T2F_STATE_R);
 	assert_int_equal(t2f_cpu_state_of_text("D|K", 3), T2F_STATE_D);
