@@ -155,7 +155,8 @@ static int event_kind(struct t2f_derive *d, t2f_event_id event)
 	name = t2f_profile__str(d->p, e->name, NULL);
 	if (event == d->off_cpu || event == d->wall)
 		d->kind_of[event] = 3;
-	else if (strcmp(name, "offcpu-time") == 0)
+	else if (strcmp(name, "offcpu-time") == 0 ||
+		 (strcmp(name, "cswitch") == 0 && e->unit == T2F_UNIT_NANOSECONDS))
 		d->kind_of[event] = 2;
 	else
 		d->kind_of[event] = e->unit == T2F_UNIT_NANOSECONDS ? 1 : 3;

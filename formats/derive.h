@@ -6,8 +6,9 @@
  * per thread, what the derived events need:
  *
  * - every sample it added (t2f_derive__sample): samples of a time-based event (unit
- *   nanoseconds: cpu-clock, task-clock) are the on-CPU part of "wall"; samples of perf's own
- *   `offcpu-time` event (`perf record --off-cpu`, period in ns) are off-CPU time as they are;
+ *   nanoseconds: cpu-clock, task-clock, .nettrace's cpu) are the on-CPU part of "wall";
+ *   samples of perf's own `offcpu-time` event (`perf record --off-cpu`, period in ns) and of
+ *   .nettrace's `cswitch` (ns off CPU) are off-CPU time as they are;
  * - each `sched:sched_switch` sample whose prev_pid is the thread: it goes off CPU then, in the
  *   stack the sample recorded, in the state prev_state gives (t2f_derive__switch_out);
  * - each switch-in of a thread (t2f_derive__switch_in): a sched_switch whose next_pid it is,
