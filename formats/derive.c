@@ -245,6 +245,11 @@ int t2f_derive__switch_in(struct t2f_derive *d, int64_t tid, uint64_t time_ns)
 	return add_off(d, w->node, w->thread, time_ns - w->out_ns, w->out_ns);
 }
 
+void t2f_derive__undecoded(struct t2f_derive *d)
+{
+	d->c.undecoded++;
+}
+
 void t2f_derive__end(struct t2f_derive *d, struct t2f_derive_counts *out)
 {
 	for (uint32_t id = 1; id <= d->waits.n; id++) {

@@ -68,6 +68,7 @@ struct t2f_derive_counts {
 	uint64_t open_at_end; /* waits still open when the input ended (left out) */
 	uint64_t no_switch_in; /* a wait dropped by its thread's next switch-out (left out) */
 	uint64_t not_selected; /* switch-outs in a state not selected */
+	uint64_t undecoded;   /* sched_switch samples whose payload could not be read (left out) */
 };
 
 struct t2f_derive;
@@ -78,6 +79,8 @@ int t2f_derive__sample(struct t2f_derive *d, t2f_node_id node, t2f_thread_id thr
 int t2f_derive__switch_out(struct t2f_derive *d, int64_t tid, uint64_t time_ns, t2f_node_id node,
 			   t2f_thread_id thread, unsigned state);
 int t2f_derive__switch_in(struct t2f_derive *d, int64_t tid, uint64_t time_ns);
+/* A sched_switch sample whose payload the reader could not decode: counted. */
+void t2f_derive__undecoded(struct t2f_derive *d);
 /* The input ended: counts the waits still open, forgets every wait, and gives the counts of
  * the input (then zeroed). */
 void t2f_derive__end(struct t2f_derive *d, struct t2f_derive_counts *out);

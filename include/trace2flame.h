@@ -180,7 +180,7 @@ struct t2f_options {
 					 * libdwfl's unwinder alone, not through the decoded rules
 					 * first (slower; the frames are the same) */
 	uint8_t reserved[4];            /* zero */
-	/* Added in 0.2. With event "off-cpu" or "wall" (derived from sched_switch samples and
+	/* Past the first release's size. With event "off-cpu" or "wall" (derived from sched_switch samples and
 	 * context switches: the man page's OFF-CPU TIME), the states a thread may leave the CPU
 	 * in to count: letters R (preempted), S (sleeping), D (uninterruptible), O (any other),
 	 * "S,D" or "SD"; NULL: all. Another letter: t2f_session_new gives -EINVAL. */

@@ -247,8 +247,9 @@ void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_to
 	if (s->derived)
 		fprintf(f, "  off-CPU waits: %" PRIu64 " closed, %" PRIu64 " open at the end, %"
 			PRIu64 " without a switch-in, %" PRIu64 " switch-outs in a state not "
-			"selected\n", s->derive.waits, s->derive.open_at_end,
-			s->derive.no_switch_in, s->derive.not_selected);
+			"selected, %" PRIu64 " sched_switch payloads not readable\n",
+			s->derive.waits, s->derive.open_at_end, s->derive.no_switch_in,
+			s->derive.not_selected, s->derive.undecoded);
 	fprintf(f, "  warnings: %" PRIu64 "\n", s->warnings);
 	fprintf(f, "  model memory: %.1f MB\n", (double)t2f_profile__bytes(p) / T2F_MB);
 	fprintf(f, "  output: %" PRIu64 " byte%s\n", s->out_bytes, t2f_plural(s->out_bytes));
@@ -342,10 +343,14 @@ void t2f_report__derived(FILE *f, const struct t2f_run_stats *s)
 {
 	const struct t2f_derive_counts *c = &s->derive;
 
-	if (!s->derived || (!c->open_at_end && !c->no_switch_in))
+	if (!s->derived || (!c->open_at_end && !c->no_switch_in && !c->undecoded))
 		return;
 	fprintf(f, "trace2flame: off-CPU time: %" PRIu64 " wait%s still open at the end of the "
 		"recording and %" PRIu64 " whose switch-in was never seen are left out (%" PRIu64
-		" counted)\n", c->open_at_end, t2f_plural(c->open_at_end), c->no_switch_in,
+		" counted)", c->open_at_end, t2f_plural(c->open_at_end), c->no_switch_in,
 		c->waits);
+	if (c->undecoded)
+		fprintf(f, "; %" PRIu64 " sched_switch sample%s without a readable payload",
+			c->undecoded, t2f_plural(c->undecoded));
+	fputc('\n', f);
 }

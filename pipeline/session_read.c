@@ -478,6 +478,7 @@ static void t2f_session_derived(struct t2f_session *s)
 	sum->open_at_end += c.open_at_end;
 	sum->no_switch_in += c.no_switch_in;
 	sum->not_selected += c.not_selected;
+	sum->undecoded += c.undecoded;
 }
 
 int t2f_session_read_source(struct t2f_session *s, const struct t2f_source *src,

@@ -48,16 +48,18 @@ static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 	       pdc_pool_put(q, s->stack, (size_t)len, false, &at);
 }
 
-/* A sched_switch sample's payload, for the derive stage (PDC_SWITCH); left out when it cannot
- * be decoded. */
+/* A sched_switch sample's payload, for the derive stage (PDC_SWITCH); left out, counted, when
+ * it cannot be decoded. */
 static void pdc_ev_switch(const struct t2f_perf_data_conv *c, const struct t2f_perf_sample *s,
 			  struct pdc_ev *e)
 {
 	struct t2f_pd_switch sw;
 
 	if (!(s->fields & PERF_SAMPLE_RAW) || !s->raw ||
-	    !t2f_pd_trace__switch(c->trace, s->raw, s->raw_size, &sw))
+	    !t2f_pd_trace__switch(c->trace, s->raw, s->raw_size, &sw)) {
+		t2f_derive__undecoded(c->derive);
 		return;
+	}
 	e->ppid = (int32_t)sw.prev_pid;
 	e->ptid = (int32_t)sw.next_pid;
 	e->flags = PDC_SWITCH | t2f_cpu_state_of_bits(sw.prev_state);

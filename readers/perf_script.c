@@ -399,15 +399,18 @@ static int derive_sample(struct t2f_perf_script *ps, t2f_node_id node)
 
 /* A sched:sched_switch sample's payload: its next_pid switches in now; its prev_pid goes off
  * CPU in the sample's stack, once it is read (derive_sample). An unreadable payload is left
- * to the sample alone. */
+ * to the sample alone, counted. */
 static int derive_header(struct t2f_perf_script *ps, const struct ps_header *h)
 {
 	struct ps_sched_switch sw;
 
 	ps->sw_out = -1;
-	if (!h->tracepoint || h->event.len != 18 || memcmp(h->event.p, "sched:sched_switch", 18) ||
-	    !ps_parse_sched_switch(h->rest.p, h->rest.len, &sw))
+	if (!h->tracepoint || h->event.len != 18 || memcmp(h->event.p, "sched:sched_switch", 18))
 		return 0;
+	if (!ps_parse_sched_switch(h->rest.p, h->rest.len, &sw)) {
+		t2f_derive__undecoded(ps->derive);
+		return 0;
+	}
 	ps->sw_out = sw.prev_pid;
 	ps->sw_state = sw.prev_state;
 	return t2f_derive__switch_in(ps->derive, sw.next_pid, h->time_ns);

@@ -12,7 +12,8 @@
 # the default -j. Per thread, the waits that ended at a recorded sched_switch agree with `perf sched
 # timehist`'s wait column within 1% (timehist takes the CPU's previous sched_switch for the
 # switch-in: where that was not recorded, as for tasks perf may not sample, it differs; the
-# oracle tells those waits apart). Inlined frames are left out (--no-inline): perf script's
+# oracle tells those waits apart). A sched_switch payload made unreadable is counted and said.
+# Inlined frames are left out (--no-inline): perf script's
 # text does not show them.
 # Skipped (with a message) when perf is missing or may not record these events.
 #
@@ -86,6 +87,14 @@ check() {
 		head -30 "$TMP/$_n.thcmp"
 	fi
 	sed -n 's/^timehist: /  '"$_n"': timehist: /p' "$TMP/$_n.thcmp"
+	# a sched_switch payload that cannot be read is counted and said, not guessed
+	sed '0,/ prev_pid=/s// prev_xid=/' "$TMP/$_n.txt" >"$TMP/$_n.bad.txt"
+	t2f --no-inline --event off-cpu --stats "$TMP/$_n.bad.txt" -o "$TMP/$_n.bad.folded" \
+		2>"$TMP/$_n.bad.err" && grep -q "selected, 1 sched_switch payloads not readable" \
+		"$TMP/$_n.bad.err" && grep -q "1 sched_switch sample without a readable payload" \
+		"$TMP/$_n.bad.err" && ok ||
+		bad "$_n: an unreadable sched_switch payload is not reported: $(grep -i off-cpu \
+			"$TMP/$_n.bad.err")"
 }
 
 # shellcheck disable=SC2086 # EVENTS: several words
