@@ -147,8 +147,8 @@ static int t2f_session_derive_opts(struct t2f_session *s)
 		return -EINVAL;
 	if (ev && strcmp(ev, "off-cpu") == 0)
 		s->derive.kinds = T2F_DERIVE_OFF_CPU;
-	else if (ev && strcmp(ev, "wall") == 0)
-		s->derive.kinds = T2F_DERIVE_WALL;
+	else if (ev && strcmp(ev, "wall") == 0) /* off-cpu too: the SVG shows wall's parts */
+		s->derive.kinds = T2F_DERIVE_WALL | T2F_DERIVE_OFF_CPU;
 	s->run.derived = s->derive.kinds != 0;
 	return 0;
 }

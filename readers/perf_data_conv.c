@@ -657,6 +657,18 @@ static int pdc_unwound(struct t2f_perf_data_conv *c, const struct pdc_ev *e, uin
 	return err;
 }
 
+/* A sched_switch sample, to the derive stage: next_pid switches in; prev_pid, whose wait it is
+ * (the sample's own thread, unless perf could not tell that: tid -1), goes off CPU. */
+static int pdc_switch(struct t2f_perf_data_conv *c, const struct pdc_ev *e, t2f_thread_id thread)
+{
+	int err = 0;
+
+	if (e->tid != e->ppid && e->ppid > 0)
+		err = pdc_thread(c, T2F_PID_UNKNOWN, e->ppid, &thread);
+	return err ?: t2f_pdc_stacks__switch_in(c->stk, e->ptid, e->time) ?:
+	       t2f_pdc_stacks__switch_out(c->stk, e->ppid, thread, e->flags & ~PDC_SWITCH);
+}
+
 static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 {
 	const struct pdc_attr *a = &c->attrs[e->attr];
@@ -687,8 +699,7 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	}
 	err = pdc_thread(c, e->pid, e->tid, &thread);
 	if (!err && (e->flags & PDC_SWITCH)) /* the derive stage's (pdc_ev's PDC_SWITCH) */
-		err = t2f_pdc_stacks__switch_in(c->stk, e->ptid, e->time) ?:
-		      t2f_pdc_stacks__switch_out(c->stk, e->ppid, e->flags & ~PDC_SWITCH);
+		err = pdc_switch(c, e, thread);
 	return err ?: t2f_pdc_stacks__add(c->stk, thread, a->event, a->period ? e->period : 1,
 					  e->time, c->stack, c->n_stack);
 }

@@ -31,6 +31,7 @@ struct pdc_drec {              /* a switch for the derive stage, between samples
 	int64_t tid;
 	uint64_t time;         /* IN: the switch-in's */
 	unsigned state;        /* OUT: enum t2f_cpu_state */
+	t2f_thread_id thread;  /* OUT: the thread that waits */
 	bool out;              /* OUT: the sample at - 1 takes tid off CPU, at its time */
 };
 
@@ -69,7 +70,7 @@ static int pdc_derive(struct t2f_pdc_stacks *s, const struct pdc_batch *b, size_
 		const struct pdc_drec *d = &b->dr[*dr];
 
 		err = d->out ? t2f_derive__switch_out(s->derive, d->tid, b->s[upto - 1].time, node,
-						      b->s[upto - 1].thread, d->state)
+						      d->thread, d->state)
 			     : t2f_derive__switch_in(s->derive, d->tid, d->time);
 	}
 	return err;
@@ -189,10 +190,11 @@ int t2f_pdc_stacks__switch_in(struct t2f_pdc_stacks *s, int64_t tid, uint64_t ti
 						   .time = time });
 }
 
-int t2f_pdc_stacks__switch_out(struct t2f_pdc_stacks *s, int64_t tid, unsigned state)
+int t2f_pdc_stacks__switch_out(struct t2f_pdc_stacks *s, int64_t tid, t2f_thread_id thread,
+				unsigned state)
 {
 	return pdc_drec_put(s, &(struct pdc_drec){ .at = s->b[s->fill].n + 1, .tid = tid,
-						   .state = state, .out = true });
+						   .thread = thread, .state = state, .out = true });
 }
 
 int t2f_pdc_stacks__finish(struct t2f_pdc_stacks *s)

@@ -117,6 +117,7 @@ struct t2f_perf_script {
 	struct t2f_derive *derive;
 	int64_t sw_out;         /* the sample is a sched_switch: the thread it takes off CPU */
 	unsigned sw_state;      /* and its state (enum t2f_cpu_state); sw_out -1: none */
+	t2f_thread_id sw_thread; /* the profile's thread for sw_out */
 };
 
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
@@ -391,15 +392,16 @@ static int derive_sample(struct t2f_perf_script *ps, t2f_node_id node)
 				     ps->time_ns);
 
 	if (!err && ps->sw_out >= 0)
-		err = t2f_derive__switch_out(ps->derive, ps->sw_out, ps->time_ns, node, ps->thread,
-					     ps->sw_state);
+		err = t2f_derive__switch_out(ps->derive, ps->sw_out, ps->time_ns, node,
+					     ps->sw_thread, ps->sw_state);
 	ps->sw_out = -1;
 	return err;
 }
 
 /* A sched:sched_switch sample's payload: its next_pid switches in now; its prev_pid goes off
- * CPU in the sample's stack, once it is read (derive_sample). An unreadable payload is left
- * to the sample alone, counted. */
+ * CPU in the sample's stack, once it is read (derive_sample), as the sample's thread (or, when
+ * perf could not tell that, tid -1, as the thread prev_pid and prev_comm name). An unreadable
+ * payload is left to the sample alone, counted. */
 static int derive_header(struct t2f_perf_script *ps, const struct ps_header *h)
 {
 	struct ps_sched_switch sw;
@@ -413,6 +415,16 @@ static int derive_header(struct t2f_perf_script *ps, const struct ps_header *h)
 	}
 	ps->sw_out = sw.prev_pid;
 	ps->sw_state = sw.prev_state;
+	ps->sw_thread = ps->thread;
+	if (h->tid != sw.prev_pid && sw.prev_pid > 0) { /* perf could not tell the thread (-1) */
+		t2f_str_id comm;
+		int err = t2f_profile__intern(ps->p, sw.prev_comm.p, sw.prev_comm.len, &comm) ?:
+			  t2f_profile__thread(ps->p, T2F_PID_UNKNOWN, sw.prev_pid, comm, ps->input,
+					      &ps->sw_thread);
+
+		if (err)
+			return err;
+	}
 	return t2f_derive__switch_in(ps->derive, sw.next_pid, h->time_ns);
 }
 

@@ -154,6 +154,7 @@ void ps_header_memo__keep(struct ps_header_memo *m, const char *line, size_t len
 struct ps_sched_switch {
 	int64_t prev_pid, next_pid;
 	unsigned prev_state;
+	struct ps_span prev_comm; /* len 0 when not printed */
 };
 bool ps_parse_sched_switch(const char *rest, size_t len, struct ps_sched_switch *sw);
 /* A PERF_RECORD_SWITCH / _CPU_WIDE record's text ("IN", "OUT preempt  next pid/tid: ..."):

@@ -46,6 +46,9 @@ bool ps_parse_sched_switch(const char *rest, size_t len, struct ps_sched_switch 
 		return false;
 	st += 12;
 	sw->prev_state = t2f_cpu_state_of_text(st, st < end && *st != ' ' ? 1 : 0);
+	sw->prev_comm = (struct ps_span){ NULL, 0 };
+	if (len >= 10 && memcmp(rest, "prev_comm=", 10) == 0)
+		sw->prev_comm = (struct ps_span){ rest + 10, (size_t)(pp - rest) - 10 };
 	return true;
 }
 

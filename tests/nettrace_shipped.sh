@@ -10,7 +10,8 @@
 #   - universal.nettrace (V6): without its ELF files, expected/universal.unnamed.folded (native
 #     frames as FILE!0xOFFSET); with them (built by tests/nettrace_fixtures.sh, given with
 #     --symbol-path), expected/universal.folded and .speedscope.json, and --event cswitch;
-#     --event off-cpu is cswitch's output, --event wall cpu's and cswitch's added per stack;
+#     --event off-cpu is cswitch's output, --event wall cpu's and cswitch's added per stack,
+#     its SVG titles giving both parts (colour: the off-CPU share);
 #     tools/make-nettrace writes the shipped bytes again from universal.desc. Where the
 #     compiler builds other build-ids than the trace records, those parts are skipped (a
 #     failure under CI=true).
@@ -171,6 +172,15 @@ if named -o off.folded --event off-cpu && named -o wall.folded --event wall; the
 		"$TMP/u/sum.folded" "< wall, > cpu + cswitch"
 else
 	bad "universal --event off-cpu / wall: trace2flame failed or warned: $(cat "$TMP/u.err")"
+fi
+# an SVG of wall tells the parts apart: each title gives both, a frame's colour its share
+if named -o wall.svg --event wall &&
+	grep -q '<title>all (16,250,000 ns, 100%; on CPU 16,000,000, off CPU 250,000)</title><rect [^>]*fill="rgb(227,90,62)"' \
+		"$TMP/u/wall.svg" &&
+	grep -q 'off CPU 0)</title><rect [^>]*fill="rgb(230,90,60)"' "$TMP/u/wall.svg"; then
+	ok
+else
+	bad "universal --event wall -o wall.svg: no title with the on- and off-CPU parts"
 fi
 
 finish

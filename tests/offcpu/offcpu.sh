@@ -6,7 +6,8 @@
 #   task  perf record -e sched:sched_switch -e cpu-clock --switch-events -g    (per task)
 #   sys   the same with -a                                    (system-wide; when -a is allowed)
 # For each, from the perf.data file and from its text: off-cpu equals the oracle's on >= 99% of
-# the weight (thread and stack alike) and per thread within 1%; the waits still open at the end
+# the weight of the program's threads (thread and stack alike; other programs' frames may be
+# named otherwise: argument lists cut, C++ demangled) and per thread, every thread, within 1%; the waits still open at the end
 # are the oracle's; wall per thread is on-CPU (cpu-clock ns) + off-CPU within 1%; with
 # --off-cpu-state S only sleeping waits count, as in the oracle; -j 1 writes the same bytes as
 # the default -j. Per thread, the waits that ended at a recorded sched_switch agree with `perf sched
@@ -41,7 +42,8 @@ if ! perf record -q $EVENTS -o "$TMP/probe2.data" -- true >"$TMP/probe2.err" 2>&
 	exit 0
 fi
 
-oracle() { python3 "$HERE/oracle.py" "$@"; }
+# stacks compared on the program's threads (other programs' frames may be named otherwise)
+oracle() { ORACLE_COMM=waiter python3 "$HERE/oracle.py" "$@"; }
 
 # check NAME: the checks above on $TMP/NAME.data
 check() {

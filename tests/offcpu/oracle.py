@@ -17,7 +17,9 @@ usage:
   oracle.py wall TEXT T2F_WALL              per thread, trace2flame's --event wall output against
                                             on-CPU (cpu-clock periods) + off-CPU ns
 ORACLE_STATES (letters R, S, D, O; default all): the states whose switch-outs open a wait, as
---off-cpu-state selects them. Prints its numbers; exit status 1 when an agreement is under its bound (99% of the weight, 1%
+--off-cpu-state selects them. ORACLE_COMM: compare's stacks on the threads of this command only
+(other programs' frames may be named otherwise: argument lists, demangling); the per-thread
+totals are every thread's. Prints its numbers; exit status 1 when an agreement is under its bound (99% of the weight, 1%
 per thread), 0 otherwise.
 """
 import collections
@@ -28,6 +30,8 @@ import sys
 HEADER = re.compile(r"^\s*(.*?)\s+(?:-?\d+/)?(-?\d+)\s+(?:\[(\d+)\]\s+)?(\d+)\.(\d{9}):\s*(.*)$")
 SWITCH = re.compile(r"prev_pid=(-?\d+) .*?prev_state=(\S*) .*next_pid=(-?\d+) ")
 STATES = os.environ.get("ORACLE_STATES", "RSDO")  # --off-cpu-state's letters
+COMM = os.environ.get("ORACLE_COMM")  # compare stacks on this program's threads only
+COMM_TIDS = set()
 PERIOD = re.compile(r"^(\d+)\s+(\S+):")
 
 
@@ -58,6 +62,8 @@ def records(path):
                 yield cur
             cur = (int(m.group(2)), m.group(3), int(m.group(4)) * 10**9 + int(m.group(5)),
                    m.group(6), [])
+            if m.group(1) == COMM:
+                COMM_TIDS.add(cur[0])
     if cur is not None:
         yield cur
 
@@ -153,13 +159,25 @@ def main():
         return 0
     if mode == "compare":
         t2f = read_folded(sys.argv[3])
-        total = max(sum(oracle.values()), sum(t2f.values()))
-        same = sum(min(v, t2f[k]) for k, v in oracle.items())
+
+        def mine(k):
+            return COMM is None or k[0] in COMM_TIDS
+        total = max(sum(v for k, v in oracle.items() if mine(k)),
+                    sum(v for k, v in t2f.items() if mine(k)))
+        same = sum(min(v, t2f[k]) for k, v in oracle.items() if mine(k))
         share = same / total if total else 0.0
-        print("off-cpu: %d ns (oracle), %d ns (trace2flame); on equal (thread, stack): %d ns, "
-              "%.4f%% of the weight (%d waits)" % (sum(oracle.values()), sum(t2f.values()),
-                                                   same, 100 * share, len(waits)))
+        print("off-cpu: %d ns (oracle), %d ns (trace2flame); %s on equal (thread, stack): "
+              "%d ns, %.4f%% of the weight (%d waits)" %
+              (sum(oracle.values()), sum(t2f.values()),
+               "all threads" if COMM is None else "threads of " + COMM, same, 100 * share,
+               len(waits)))
         good = thread_table("oracle", per_tid(oracle), "trace2flame", per_tid(t2f), 0.01)
+        if share < 0.99:
+            for name, a, b in (("oracle", oracle, t2f), ("trace2flame", t2f, oracle)):
+                only = sorted((k for k in a if a[k] != b[k] and mine(k)), key=lambda k: -a[k])
+                for tid, stack in only[:4]:
+                    print("  %s alone: tid %d %d ns: %s" % (name, tid, a[(tid, stack)],
+                                                          stack[-400:]))
         return 0 if share >= 0.99 and good and total > 0 else 1
     if mode == "timehist":
         # timehist prints, at each switch-out of a thread, the time since its previous
