@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/derive.h"
 #include "formats/diag.h"
 #include "formats/event_name.h"
 #include "formats/grow.h"
@@ -73,6 +74,7 @@ void t2f_profile__free(struct t2f_profile *p)
 	free(p->nodes.data);
 	free(p->cells.data);
 	t2f_sample_log__free(p->log);
+	t2f_derive__free(p->derive);
 	free(p->maps.data);
 	t2f_hashmap__free(p->thread_ix);
 	t2f_hashmap__free(p->frame_ix);
@@ -114,6 +116,18 @@ void t2f_profile__want_times(struct t2f_profile *p)
 bool t2f_profile__wants_times(const struct t2f_profile *p)
 {
 	return p->want_times;
+}
+
+int t2f_profile__enable_derive(struct t2f_profile *p, const struct t2f_derive_opts *o)
+{
+	if (p->derive || !o->kinds)
+		return 0;
+	return t2f_derive__new(p, o, &p->derive);
+}
+
+struct t2f_derive *t2f_profile__derive(const struct t2f_profile *p)
+{
+	return p->derive;
 }
 
 /* ---- threads ---- */

@@ -144,6 +144,15 @@ bool t2f_profile__log_enabled(const struct t2f_profile *p);
 void t2f_profile__want_times(struct t2f_profile *p);
 bool t2f_profile__wants_times(const struct t2f_profile *p);
 
+/* The derive stage (formats/derive.h), made for the derived events o asks for (none: nothing).
+ * Call before reading. 0 or -ENOMEM. t2f_profile__derive: it, or NULL when none was asked for:
+ * readers hand it what the derived events need only then. Not merged (t2f_profile__merge adds
+ * the samples it derived, as any). */
+struct t2f_derive_opts;
+struct t2f_derive;
+int t2f_profile__enable_derive(struct t2f_profile *p, const struct t2f_derive_opts *o);
+struct t2f_derive *t2f_profile__derive(const struct t2f_profile *p);
+
 /* At most `max` distinct frames (0: as many as ids allow); past it t2f_profile__frame, and so a
  * merge, fails with -T2F_E_LIMIT. Bounds the memory a hostile input can make the model take. */
 void t2f_profile__limit_frames(struct t2f_profile *p, uint32_t max);

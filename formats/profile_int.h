@@ -30,6 +30,7 @@ struct t2f_profile {
 	struct t2f_hashmap *thread_ix, *frame_ix, *node_ix, *cell_ix;
 	struct t2f_sample_log *log; /* NULL unless enabled */
 	bool want_times;
+	struct t2f_derive *derive;  /* NULL unless a derived event was asked for */
 	uint32_t frame_limit; /* 0 = none */
 	uint64_t first_ns, last_ns; /* time span; 0 = no time seen */
 	uint64_t read, weightless, dropped[T2F_DROP__COUNT];

@@ -192,6 +192,11 @@ struct t2f_options {
 					 * input's span: "10%", "10%/2", "0%-10%", "10%/1,10%/3" */
 	const char *pids, *tids;        /* comma-separated process, thread ids */
 	const char *comms;              /* comma-separated command names */
+	/* Past the first release's size. With event "off-cpu" or "wall" (derived from sched_switch samples and
+	 * context switches: the man page's OFF-CPU TIME), the states a thread may leave the CPU
+	 * in to count: letters R (preempted), S (sleeping), D (uninterruptible), O (any other),
+	 * "S,D" or "SD"; NULL: all. Another letter: t2f_session_new gives -EINVAL. */
+	const char *off_cpu_states;
 };
 #define T2F_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_options, reserved)
 

@@ -129,15 +129,17 @@ static void t2f_report_samples(FILE *f, const struct t2f_profile *p,
 			       const struct t2f_event_total *t, const struct t2f_run_stats *s)
 {
 	uint64_t read = t2f_profile__samples_read(p), dropped = 0;
+	uint64_t kept = t[0].samples - s->derive.samples; /* derived ones were never read */
 
 	for (int r = 0; r < T2F_DROP__COUNT; r++)
 		dropped += t2f_profile__samples_dropped(p, (enum t2f_drop_reason)r);
 	fprintf(f, "  samples: %" PRIu64 " read = %" PRIu64 " kept + %" PRIu64 " dropped", read,
-		t[0].samples, dropped);
-	if (read != t[0].samples + dropped)
-		fprintf(f, " (MISMATCH: %" PRId64 " unaccounted)",
-			(int64_t)(read - t[0].samples - dropped));
+		kept, dropped);
+	if (read != kept + dropped)
+		fprintf(f, " (MISMATCH: %" PRId64 " unaccounted)", (int64_t)(read - kept - dropped));
 	fputc('\n', f);
+	if (s->derived)
+		fprintf(f, "    derived (off-cpu, wall): %" PRIu64 "\n", s->derive.samples);
 	for (int r = 0; r < T2F_DROP__COUNT; r++)
 		fprintf(f, "    dropped (%s): %" PRIu64 "\n",
 			t2f_drop_reason_name((enum t2f_drop_reason)r),
@@ -242,6 +244,12 @@ void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_to
 		t2f_profile__thread_count(p), t2f_profile__node_count(p),
 		t2f_profile__frame_count(p), t2f_profile__module_map_count(p),
 		t2f_strtab__count(t2f_profile__strtab(p)));
+	if (s->derived)
+		fprintf(f, "  off-CPU waits: %" PRIu64 " closed, %" PRIu64 " open at the end, %"
+			PRIu64 " without a switch-in, %" PRIu64 " switch-outs in a state not "
+			"selected, %" PRIu64 " sched_switch payloads not readable\n",
+			s->derive.waits, s->derive.open_at_end, s->derive.no_switch_in,
+			s->derive.not_selected, s->derive.undecoded);
 	fprintf(f, "  warnings: %" PRIu64 "\n", s->warnings);
 	fprintf(f, "  model memory: %.1f MB\n", (double)t2f_profile__bytes(p) / T2F_MB);
 	fprintf(f, "  output: %" PRIu64 " byte%s\n", s->out_bytes, t2f_plural(s->out_bytes));
@@ -330,4 +338,20 @@ void t2f_report__diff_roots(FILE *f, const char *before, const struct t2f_profil
 			"stack, so no frame matches (each shows as new); "
 			"t2f_write_options.no_thread_root compares the stacks below it\n", before,
 			after);
+}
+
+void t2f_report__derived(FILE *f, const struct t2f_run_stats *s)
+{
+	const struct t2f_derive_counts *c = &s->derive;
+
+	if (!s->derived || (!c->open_at_end && !c->no_switch_in && !c->undecoded))
+		return;
+	fprintf(f, "trace2flame: off-CPU time: %" PRIu64 " wait%s still open at the end of the "
+		"recording and %" PRIu64 " whose switch-in was never seen are left out (%" PRIu64
+		" counted)", c->open_at_end, t2f_plural(c->open_at_end), c->no_switch_in,
+		c->waits);
+	if (c->undecoded)
+		fprintf(f, "; %" PRIu64 " sched_switch sample%s without a readable payload",
+			c->undecoded, t2f_plural(c->undecoded));
+	fputc('\n', f);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats/derive.h"
 #include "formats/profile.h"
 #include "pipeline/unwind.h"
 #include "readers/perf_data_conv.h"
@@ -63,10 +64,15 @@ struct t2f_run_stats {
 	struct t2f_unwind_stats unwind; /* their --call-graph dwarf samples' user stacks */
 	const char *kallsyms;  /* the kallsyms file kernel frames were named from, or NULL, */
 	const char *kallsyms_why; /* and then why none (static text) */
+	bool derived;          /* a derived event was asked for (formats/derive.h): */
+	struct t2f_derive_counts derive; /* summed over the inputs */
 };
 
 void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_total *t,
 		       const struct t2f_run_stats *s);
+
+/* What the derive stage left out (waits without their end), unless nothing: a line to f. */
+void t2f_report__derived(FILE *f, const struct t2f_run_stats *s);
 
 /* "trace2flame: wrote OUTPUT: N samples of EVENT, S stacks, T threads in X s". */
 void t2f_report__summary(FILE *f, const struct t2f_profile *p, const struct t2f_event_total *t,

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formats/derive.h"
 #include "pipeline/msg_sink.h"
 #include "formats/sample_filter.h"
 #include "pipeline/session.h"
@@ -136,6 +137,23 @@ static unsigned t2f_session_needs(const struct t2f_session *s)
 	return needs;
 }
 
+/* The derived events the options ask for: event "off-cpu" or "wall" (formats/derive.h), with
+ * the states selected. 0 or -EINVAL (a state letter this library does not know). */
+static int t2f_session_derive_opts(struct t2f_session *s)
+{
+	const char *ev = s->o.event;
+
+	s->derive = (struct t2f_derive_opts){ 0 };
+	if (s->o.off_cpu_states && !t2f_cpu_states_parse(s->o.off_cpu_states, &s->derive.states))
+		return -EINVAL;
+	if (ev && strcmp(ev, "off-cpu") == 0)
+		s->derive.kinds = T2F_DERIVE_OFF_CPU;
+	else if (ev && strcmp(ev, "wall") == 0) /* off-cpu too: the SVG shows wall's parts */
+		s->derive.kinds = T2F_DERIVE_WALL | T2F_DERIVE_OFF_CPU;
+	s->run.derived = s->derive.kinds != 0;
+	return 0;
+}
+
 /* What the resolve stage will be asked to do (t2f_resym__run), known before reading. */
 static void t2f_session_resym_opts(struct t2f_session *s)
 {
@@ -179,6 +197,9 @@ static int t2f_session_init(struct t2f_session *s)
 	if (!s->o.max_frames)
 		s->o.max_frames = T2F_DEFAULT_MAX_FRAMES;
 	s->needs = t2f_session_needs(s);
+	err = t2f_session_derive_opts(s);
+	if (err)
+		return err;
 	t2f_session_resym_opts(s);
 	err = t2f_session_filter_init(s);
 	if (err)
@@ -197,6 +218,8 @@ int t2f_session_new_profile(const struct t2f_session *s, uint32_t max, struct t2
 	if (s->needs & T2F_NEEDS_TIMES)
 		t2f_profile__want_times(p);
 	err = s->needs & T2F_NEEDS_LOG ? t2f_profile__enable_log(p) : 0;
+	if (!err)
+		err = t2f_profile__enable_derive(p, &s->derive);
 	if (err) {
 		t2f_profile__free(p);
 		p = NULL;
@@ -342,6 +365,8 @@ void t2f_session_report(struct t2f_session *s, unsigned what)
 		t2f_inlines__print_stats(s->msg, &s->inl);
 	} else if ((what & T2F_REPORT_WARNINGS) && !s->o.quiet)
 		t2f_resym__warn(s->msg, s->resym, s->label);
+	if ((what & T2F_REPORT_WARNINGS) && !s->o.quiet)
+		t2f_report__derived(s->msg, &s->run);
 	if ((what & T2F_REPORT_SUMMARY) && s->last_output && s->state != T2F_SESSION_FAILED)
 		t2f_report__summary(s->msg, s->profile, s->totals, &s->run, s->last_output);
 	fflush(s->msg);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats/derive.h"
 #include "formats/diag.h"
 #include "formats/profile.h"
 #include "formats/utf8.h"
@@ -45,6 +46,7 @@ struct t2f_session {
 	struct t2f_diag *diag;
 	struct t2f_profile *profile;
 	unsigned needs;                    /* what the formats need kept (enum t2f_writer_needs) */
+	struct t2f_derive_opts derive;     /* the derived events asked for (kinds 0: none) */
 	enum t2f_session_state state;
 	int failed;                        /* the error that failed it */
 	char *error;                       /* the last failure's message, or NULL */

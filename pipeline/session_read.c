@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "formats/derive.h"
 #include "formats/grow.h"
 #include "formats/sample_filter.h"
 #include "pipeline/reader_table.h"
@@ -73,6 +74,8 @@ static int t2f_not_a_trace(struct t2f_session *s, const struct t2f_input *in,
  * compressed input (it is decompressed on the calling thread meanwhile). */
 static bool t2f_wants_parallel(const struct t2f_session *s, const struct t2f_input *in)
 {
+	if (s->derive.kinds) /* the derive stage follows each thread in time order (formats/derive.h) */
+		return false;
 	return t2f_session_jobs(s) > 1 || t2f_input__kind(in) != T2F_INPUT_PLAIN;
 }
 
@@ -523,6 +526,21 @@ static int t2f_read_input(struct t2f_session *s, const struct t2f_source *src,
 	return err;
 }
 
+/* An input read: what its derive stage left out joins the run's counts. */
+static void t2f_session_derived(struct t2f_session *s)
+{
+	struct t2f_derive_counts c;
+	struct t2f_derive_counts *sum = &s->run.derive;
+
+	t2f_derive__end(t2f_profile__derive(s->profile), &c);
+	sum->samples += c.samples;
+	sum->waits += c.waits;
+	sum->open_at_end += c.open_at_end;
+	sum->no_switch_in += c.no_switch_in;
+	sum->not_selected += c.not_selected;
+	sum->undecoded += c.undecoded;
+}
+
 int t2f_session_read_source(struct t2f_session *s, const struct t2f_source *src,
 			    struct t2f_input_stats *st)
 {
@@ -531,6 +549,8 @@ int t2f_session_read_source(struct t2f_session *s, const struct t2f_source *src,
 
 	if (!err)
 		err = t2f_read_input(s, src, in, st);
+	if (!err && t2f_profile__derive(s->profile))
+		t2f_session_derived(s);
 	if (err == -ECANCELED)
 		t2f_diag__error(s->diag, err, st->name, 0, "reading cancelled (t2f_session_cancel): "
 				"the input is left out");

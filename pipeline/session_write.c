@@ -204,6 +204,18 @@ static void t2f_diff_events(const struct t2f_session *s, const struct t2f_write_
 		*theirs = ev;
 }
 
+/* An SVG of the derived event wall shows its off-CPU part (formats/derive.h): the event
+ * off-cpu, derived beside it; 0 for any other event. */
+static t2f_event_id t2f_split_event(const struct t2f_session *s, t2f_event_id ev)
+{
+	const struct t2f_event *e = ev ? t2f_profile__event_at(s->profile, ev) : NULL;
+
+	if (!e || !(s->derive.kinds & T2F_DERIVE_WALL) ||
+	    strcmp(t2f_profile__str(s->profile, e->name, NULL), "wall") != 0)
+		return 0;
+	return t2f_profile__find_event(s->profile, "off-cpu");
+}
+
 /* What the writer is given. */
 static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_write_options *w,
 			      struct t2f_write_opts *wo)
@@ -238,6 +250,7 @@ static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_writ
 			.diff_event = theirs,
 			.diff_is_after = w->diff_is_after,
 			.no_thread_root = w->no_thread_root,
+			.split_event = t2f_split_event(s, mine),
 		},
 	};
 }

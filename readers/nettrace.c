@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "formats/buf.h"
+#include "formats/derive.h"
 #include "formats/hashmap.h"
 #include "formats/idindex.h"
 #include "formats/sat.h"
@@ -288,6 +289,17 @@ static int uni_get(struct t2f_nettrace *r)
 	return err;
 }
 
+/* A sample into the profile, and to its derive stage when a derived event was asked for: "cpu"
+ * is on-CPU time, "cswitch" off-CPU time (formats/derive.h). */
+static int nt_add_sample(struct t2f_nettrace *r, t2f_node_id node, t2f_thread_id thread,
+			 t2f_event_id event, uint64_t weight, uint64_t time)
+{
+	struct t2f_derive *d = t2f_profile__derive(r->p);
+	int err = t2f_profile__add_sample(r->p, node, thread, event, weight, time);
+
+	return err || !d ? err : t2f_derive__sample(d, node, thread, event, weight, time);
+}
+
 static int cpu_event(struct t2f_nettrace *r)
 {
 	bool counts = r->opts.weight == T2F_NETTRACE_WEIGHT_SAMPLES;
@@ -361,8 +373,8 @@ static int on_sample(struct t2f_nettrace *r, const struct nt_event *e)
 		err = ip_frame(r, e->stack[i], &frame) ?: t2f_profile__child(r->p, node, frame, &node);
 	if (!err && type == NT_SAMPLE_EXTERNAL)
 		err = unmanaged_frame(r, &frame) ?: t2f_profile__child(r->p, node, frame, &node);
-	return err ?: t2f_profile__add_sample(r->p, node, thread, r->event, r->weight,
-					      time_ns(r, e->timestamp));
+	return err ?: nt_add_sample(r, node, thread, r->event, r->weight,
+				    time_ns(r, e->timestamp));
 }
 
 static int cswitch_event(struct t2f_nettrace *r)
@@ -400,8 +412,8 @@ static int on_uni_sample(struct t2f_nettrace *r, const struct nt_event *e, bool 
 		weight = t2f_sat_mul(value ? value : 1, r->weight);
 	err = (cswitch ? cswitch_event(r) : cpu_event(r)) ?: lookup_thread(r, e, &thread) ?:
 	      nt_uni__stack(r->uni, e->pid >= 0 ? e->pid : r->pid, e->stack, e->stack_len, &node);
-	return err ?: t2f_profile__add_sample(r->p, node, thread, cswitch ? r->cswitch : r->event,
-					      weight, time_ns(r, e->timestamp));
+	return err ?: nt_add_sample(r, node, thread, cswitch ? r->cswitch : r->event, weight,
+				    time_ns(r, e->timestamp));
 }
 
 static int on_universal(struct t2f_nettrace *r, const struct nt_event *e, enum nt_uni_event kind)

@@ -764,6 +764,46 @@ const struct t2f_perf_data_stats *t2f_perf_data__stats(const struct t2f_perf_dat
 	return &d->stats;
 }
 
+const char *t2f_perf_data__name(const struct t2f_perf_data *d)
+{
+	return d->name;
+}
+
+int t2f_perf_data__section(struct t2f_perf_data *d, unsigned bit, uint8_t **out, size_t *len)
+{
+	const struct t2f_perf_features *f = &d->feat;
+	uint8_t *copy;
+	int err;
+
+	*out = NULL;
+	*len = 0;
+	for (size_t i = 0; i < f->n_sections; i++) {
+		uint64_t off = f->sections[i].offset, size = f->sections[i].size;
+
+		if (f->sections[i].bit != bit)
+			continue;
+		if (!in_file(d, off, size))
+			return 0; /* warned when the features were read */
+		if (size > FEAT_MAX)
+			return t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": feature %u "
+					      "section of %" PRIu64 " bytes is larger than %u MiB: "
+					      "skipped", off, bit, size, FEAT_MAX >> 20) ?: 0;
+		copy = malloc(size ? size : 1);
+		if (!copy)
+			return -ENOMEM;
+		err = d->base ? (memcpy(copy, d->base + off, size), 0) :
+				t2f_perf_data__pread(d, copy, size, off);
+		if (err) {
+			free(copy);
+			return err;
+		}
+		*out = copy;
+		*len = size;
+		return 0;
+	}
+	return 0;
+}
+
 const char *t2f_perf_data__feature_name(unsigned bit)
 {
 	static const char *const names[] = {

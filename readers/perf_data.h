@@ -145,7 +145,8 @@ struct t2f_perf_sample {
 	uint64_t period;
 	const uint64_t *callchain;   /* nr entries, PERF_CONTEXT_* markers included */
 	uint64_t callchain_nr;
-	uint32_t raw_size;           /* PERF_SAMPLE_RAW: skipped, size kept */
+	uint32_t raw_size;           /* PERF_SAMPLE_RAW: its size and bytes (target byte order; */
+	const uint8_t *raw;          /* valid until the next record) */
 	uint64_t weight, data_src, transaction, phys_addr, cgroup;
 	uint64_t data_page_size, code_page_size;
 	/* REGS_USER: the ABI (PERF_SAMPLE_REGS_ABI_*; 0: the thread had no user registers) and
@@ -245,6 +246,14 @@ const struct t2f_perf_attr *t2f_perf_data__attr(const struct t2f_perf_data *p, s
 const struct t2f_perf_features *t2f_perf_data__features(const struct t2f_perf_data *p);
 /* The attr whose ids include id, or NULL. */
 const struct t2f_perf_attr *t2f_perf_data__attr_of_id(const struct t2f_perf_data *p, uint64_t id);
+
+/* The name messages give the file. */
+const char *t2f_perf_data__name(const struct t2f_perf_data *p);
+/* A copy of feature `bit`'s section (HEADER_TRACING_DATA: bit 1) in *out (the caller frees it)
+ * and its length; *out NULL when the file has none, or it lies outside the file or is larger
+ * than the decoded sections' limit (32 MiB; warned). 0, -ENOMEM, a read error, or
+ * -T2F_E_FORMAT (a warning in strict mode). */
+int t2f_perf_data__section(struct t2f_perf_data *p, unsigned bit, uint8_t **out, size_t *len);
 
 /* Next record of the data section: 1 with *rec set, 0 at the end, or a negative error. */
 int t2f_perf_data__next(struct t2f_perf_data *p, const struct t2f_perf_record **rec);

@@ -74,6 +74,31 @@ static int pdc_setup_attrs(struct t2f_perf_data_conv *c)
 	return 0;
 }
 
+/* With a derive stage: the sched_switch format from the file's tracing data, and which attrs
+ * are sched_switch with their payloads. 0, -ENOMEM or -T2F_E_FORMAT (strict). */
+static int pdc_derive_setup(struct t2f_perf_data_conv *c)
+{
+	uint8_t *sec;
+	size_t len;
+	int err;
+
+	c->derive = t2f_profile__derive(c->p);
+	if (!c->derive)
+		return 0;
+	err = t2f_perf_data__section(c->pd, 1 /* HEADER_TRACING_DATA */, &sec, &len);
+	if (!err && sec)
+		err = t2f_pd_trace__new(sec, len, c->d, t2f_perf_data__name(c->pd), &c->trace);
+	free(sec);
+	for (size_t i = 0; !err && c->trace && i < c->n_attrs; i++) {
+		const struct perf_event_attr *a = &t2f_perf_data__attr(c->pd, i)->attr;
+
+		c->attrs[i].sched_switch = a->type == PERF_TYPE_TRACEPOINT &&
+					   (a->sample_type & PERF_SAMPLE_RAW) &&
+					   a->config == t2f_pd_trace__switch_id(c->trace);
+	}
+	return err;
+}
+
 /* The recording's events in its own order (the attrs', as perf evlist lists them), so the default
  * event is its first one with samples, as perf report picks it; perf's side-band dummy event
  * (software, PERF_COUNT_SW_DUMMY) holds no samples and is left out. 0 or -ENOMEM. */
@@ -116,7 +141,7 @@ int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, str
 		     t2f_hashmap__new(256, &c->bid_ix) || t2f_hashmap__new(256, &c->fid_ix)))
 		err = -ENOMEM;
 	if (!err)
-		err = pdc_setup_attrs(c) ?: pdc_events_in_order(c) ?:
+		err = pdc_setup_attrs(c) ?: pdc_events_in_order(c) ?: pdc_derive_setup(c) ?:
 		      t2f_profile__intern(p, "[kernel.kallsyms]", 17, &c->s_kernel) ?:
 		      t2f_profile__intern(p, "[unknown]", 9, &c->s_unknown);
 	if (err) {
@@ -136,6 +161,7 @@ void t2f_perf_data_conv__free(struct t2f_perf_data_conv *c)
 		free(c->q[i].pool);
 	}
 	t2f_pdc_stacks__free(c->stk);
+	t2f_pd_trace__free(c->trace);
 	free(c->order);
 	free(c->order_tmp);
 	free(c->attrs);
@@ -655,6 +681,18 @@ static bool pdc_keep(struct t2f_perf_data_conv *c, const struct pdc_ev *e, int *
 	return false;
 }
 
+/* A sched_switch sample, to the derive stage: next_pid switches in; prev_pid, whose wait it is
+ * (the sample's own thread, unless perf could not tell that: tid -1), goes off CPU. */
+static int pdc_switch(struct t2f_perf_data_conv *c, const struct pdc_ev *e, t2f_thread_id thread)
+{
+	int err = 0;
+
+	if (e->tid != e->ppid && e->ppid > 0)
+		err = pdc_thread(c, T2F_PID_UNKNOWN, e->ppid, &thread);
+	return err ?: t2f_pdc_stacks__switch_in(c->stk, e->ptid, e->time) ?:
+	       t2f_pdc_stacks__switch_out(c->stk, e->ppid, thread, e->flags & ~PDC_SWITCH);
+}
+
 static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 {
 	const struct pdc_attr *a = &c->attrs[e->attr];
@@ -686,6 +724,8 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 			return err;
 	}
 	err = pdc_thread(c, e->pid, e->tid, &thread);
+	if (!err && (e->flags & PDC_SWITCH)) /* the derive stage's (pdc_ev's PDC_SWITCH) */
+		err = pdc_switch(c, e, thread);
 	return err ?: t2f_pdc_stacks__add(c->stk, thread, a->event, a->period ? e->period : 1,
 					  e->time, c->stack, c->n_stack);
 }
@@ -728,6 +768,10 @@ int t2f_pdc_process(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 		return pdc_comm(c, e);
 	case PERF_RECORD_FORK:
 		return pdc_fork(c, e);
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE: /* queued with a derive stage only */
+		return e->misc & PERF_RECORD_MISC_SWITCH_OUT ? 0 :
+		       t2f_pdc_stacks__switch_in(c->stk, e->tid, e->time);
 	default:
 		return 0;
 	}

@@ -7,12 +7,17 @@
 
 #include "formats/hashmap.h"
 #include "readers/perf_data_conv.h"
+#include "readers/perf_data_trace.h"
 #include "readers/perf_data_stacks.h"
 
 #define PDC_MAX_STACK 127u     /* perf script's default --max-stack (per part: call chain,
 				* then unwound user frames) */
 #define PDC_KERNEL_PID (-1)    /* the frame cache's process for kernel ips */
 #define PDC_L1_BITS 14         /* the frame cache's direct-mapped front: 16384 entries */
+
+/* A SAMPLE entry's sched_switch, with a derive stage (in fields samples do not use): ppid the
+ * prev_pid, ptid the next_pid, flags PDC_SWITCH | the prev_state's enum t2f_cpu_state. */
+#define PDC_SWITCH (1u << 31)
 
 struct pdc_ev {                /* one queued record */
 	uint64_t time;
@@ -49,6 +54,7 @@ struct pdc_attr {              /* per attr index */
 	t2f_event_id event;    /* 0 until its first sample */
 	bool period;           /* weight = the period */
 	bool dwarf;            /* REGS_USER or STACK_USER */
+	bool sched_switch;     /* sched:sched_switch with RAW, decoded (derive stage only) */
 };
 
 struct pdc_comm {
@@ -115,6 +121,8 @@ struct t2f_perf_data_conv {
 	struct pdc_bid *fids;          /* each path's BUILD_ID feature id, once looked up */
 	uint32_t n_fids, cap_fids;
 	struct t2f_hashmap *fid_ix;
+	struct t2f_derive *derive;     /* the profile's derive stage (formats/derive.h), or NULL */
+	struct t2f_pd_trace *trace;    /* then sched_switch payloads (perf_data_trace.h), or NULL */
 	/* the last sample's thread */
 	int64_t last_pid, last_tid;
 	t2f_str_id last_comm;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "formats/derive.h"
 #include "formats/grow.h"
 #include "readers/perf_data_conv_internal.h"
 
@@ -47,6 +48,23 @@ static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 	       pdc_pool_put(q, s->stack, (size_t)len, false, &at);
 }
 
+/* A sched_switch sample's payload, for the derive stage (PDC_SWITCH); left out, counted, when
+ * it cannot be decoded. */
+static void pdc_ev_switch(const struct t2f_perf_data_conv *c, const struct t2f_perf_sample *s,
+			  struct pdc_ev *e)
+{
+	struct t2f_pd_switch sw;
+
+	if (!(s->fields & PERF_SAMPLE_RAW) || !s->raw ||
+	    !t2f_pd_trace__switch(c->trace, s->raw, s->raw_size, &sw)) {
+		t2f_derive__undecoded(c->derive);
+		return;
+	}
+	e->ppid = (int32_t)sw.prev_pid;
+	e->ptid = (int32_t)sw.next_pid;
+	e->flags = PDC_SWITCH | t2f_cpu_state_of_bits(sw.prev_state);
+}
+
 /* The u64 words a SAMPLE entry holds in the pool. */
 static size_t pdc_sample_words(const struct pdc_ev *e)
 {
@@ -68,6 +86,8 @@ static int pdc_ev_of(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 		e->period = r->s.period;
 		e->has_chain = (r->s.fields & PERF_SAMPLE_CALLCHAIN) != 0;
 		e->n = r->s.callchain_nr;
+		if (c->attrs[e->attr].sched_switch)
+			pdc_ev_switch(c, &r->s, e);
 		return pdc_pool_put(q, r->s.callchain, e->n * sizeof(uint64_t), false, &e->data) ?:
 		       pdc_ev_user(c, q, &r->s, e);
 	}
@@ -85,6 +105,9 @@ static int pdc_ev_of(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 		e->bid_size = m->build_id_size > 20 ? 20 : m->build_id_size;
 		memcpy(e->bid, m->build_id, sizeof(e->bid));
 		s = m->filename;
+	} else if (r->type == PERF_RECORD_SWITCH || r->type == PERF_RECORD_SWITCH_CPU_WIDE) {
+		e->pid = r->s.pid; /* the sample_id trailer's: the thread switching */
+		e->tid = r->s.tid;
 	} else if (r->type == PERF_RECORD_COMM) {
 		e->pid = r->u.comm.pid;
 		e->tid = r->u.comm.tid;
@@ -198,7 +221,8 @@ static void pdc_batch_add(struct t2f_perf_data_conv *c, const struct pdc_queue *
  * mappings; a COMM or a data mapping does not. */
 static bool pdc_changes_maps(const struct pdc_ev *e)
 {
-	if (e->type == PERF_RECORD_COMM)
+	if (e->type == PERF_RECORD_COMM || e->type == PERF_RECORD_SWITCH ||
+	    e->type == PERF_RECORD_SWITCH_CPU_WIDE)
 		return false;
 	return e->type != PERF_RECORD_MMAP2 && e->type != PERF_RECORD_MMAP ? true : t2f_pdc_exec(e);
 }
@@ -271,8 +295,10 @@ static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 	return pdc_keep_newer(c, limit);
 }
 
-static bool pdc_queued_type(uint32_t type)
+static bool pdc_queued_type(const struct t2f_perf_data_conv *c, uint32_t type)
 {
+	if (type == PERF_RECORD_SWITCH || type == PERF_RECORD_SWITCH_CPU_WIDE)
+		return c->derive != NULL;
 	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_MMAP ||
 	       type == PERF_RECORD_MMAP2 || type == PERF_RECORD_COMM || type == PERF_RECORD_FORK;
 }
@@ -289,7 +315,7 @@ static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record
 		c->next_flush = c->max_time;
 		return err;
 	}
-	if (!pdc_queued_type(r->type) || (r->type == PERF_RECORD_SAMPLE && !r->attr))
+	if (!pdc_queued_type(c, r->type) || (r->type == PERF_RECORD_SAMPLE && !r->attr))
 		return 0;
 	err = t2f_grow((void **)&q->ev, &q->cap, q->n, 1,
 			sizeof(*q->ev), 64, SIZE_MAX) ?: pdc_ev_of(c, q, r, &e);

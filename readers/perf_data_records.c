@@ -280,6 +280,7 @@ static bool sample_tail(struct t2f_perf_data *d, struct rd *r, const struct perf
 			return false;
 		}
 		s->raw_size = size;
+		s->raw = r->p - size;
 	}
 	FIELD(BRANCH_STACK, skip_branches(r, a->branch_sample_type));
 	FIELD(REGS_USER, read_regs(d, r, a->sample_regs_user, s));

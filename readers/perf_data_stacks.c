@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "formats/bg.h"
+#include "formats/derive.h"
 #include "formats/diag.h"
 #include "formats/grow.h"
 
@@ -25,9 +26,20 @@ struct pdc_srec {             /* a queued sample; its frames follow the previous
 	uint32_t n;
 };
 
+struct pdc_drec {              /* a switch for the derive stage, between samples */
+	size_t at;             /* after the batch's first `at` samples */
+	int64_t tid;
+	uint64_t time;         /* IN: the switch-in's */
+	unsigned state;        /* OUT: enum t2f_cpu_state */
+	t2f_thread_id thread;  /* OUT: the thread that waits */
+	bool out;              /* OUT: the sample at - 1 takes tid off CPU, at its time */
+};
+
 struct pdc_batch {
 	struct pdc_srec *s;
 	size_t n, cap;
+	struct pdc_drec *dr;      /* with a derive stage only */
+	size_t ndr, capdr;
 	uint32_t *f;              /* the samples' frame references */
 	size_t nf, capf;
 	struct t2f_frame *fr;     /* the frames queued, in order */
@@ -39,12 +51,30 @@ struct t2f_pdc_stacks {
 	struct pdc_batch b[2];
 	int fill;                 /* the batch the caller fills */
 	uint32_t refs;            /* frame references handed out */
+	struct t2f_derive *derive; /* the profile's derive stage, or NULL */
 	t2f_frame_id *ids;        /* the thread's: a reference's frame, by reference - 1 */
 	size_t n_ids, cap_ids;
 	bool threaded;
 	struct t2f_bg *bg;        /* the thread (formats/bg.h), from the first batch on */
 	int err;                  /* without the thread: the first error */
 };
+
+/* The derive stage's switches queued after the first `upto` samples of b, from *dr on; node:
+ * the stack of sample upto - 1. */
+static int pdc_derive(struct t2f_pdc_stacks *s, const struct pdc_batch *b, size_t upto,
+		      t2f_node_id node, size_t *dr)
+{
+	int err = 0;
+
+	for (; *dr < b->ndr && b->dr[*dr].at <= upto && !err; (*dr)++) {
+		const struct pdc_drec *d = &b->dr[*dr];
+
+		err = d->out ? t2f_derive__switch_out(s->derive, d->tid, b->s[upto - 1].time, node,
+						      d->thread, d->state)
+			     : t2f_derive__switch_in(s->derive, d->tid, d->time);
+	}
+	return err;
+}
 
 /* Adds batch b's frames, then its samples, root first; 0 or the first error (the rest are
  * left). */
@@ -58,6 +88,10 @@ static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 
 	for (size_t i = 0; i < b->nfr && !err; i++)
 		err = t2f_profile__frame(p, &b->fr[i], &s->ids[s->n_ids++]);
+	size_t dr = 0;
+
+	if (s->derive)
+		err = err ?: pdc_derive(s, b, 0, 0, &dr);
 	for (size_t i = 0; i < b->n && !err; i++) {
 		const struct pdc_srec *r = &b->s[i];
 		t2f_node_id node = 0;
@@ -66,9 +100,13 @@ static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 			err = t2f_profile__child(p, node, s->ids[b->f[at + k] - 1], &node);
 		err = err ?: t2f_profile__add_sample(p, node, r->thread, r->event, r->weight,
 						     r->time);
+		if (s->derive && !err)
+			err = t2f_derive__sample(s->derive, node, r->thread, r->event, r->weight,
+						 r->time) ?: pdc_derive(s, b, i + 1, node, &dr);
 		at += r->n;
 	}
 	b->n = 0;
+	b->ndr = 0;
 	b->nf = 0;
 	b->nfr = 0;
 	return err;
@@ -86,7 +124,8 @@ int t2f_pdc_stacks__new(struct t2f_profile *p, bool threaded, struct t2f_pdc_sta
 	if (!s)
 		return -ENOMEM;
 	s->p = p;
-	s->threaded = threaded;
+	s->derive = t2f_profile__derive(p);
+	s->threaded = threaded && !s->derive; /* the stage makes events: the reading thread's */
 	*out = s;
 	return 0;
 }
@@ -135,9 +174,32 @@ int t2f_pdc_stacks__add(struct t2f_pdc_stacks *s, t2f_thread_id thread, t2f_even
 	return b->n < PDC_STACKS_BATCH ? 0 : pdc_hand_over(s);
 }
 
+static int pdc_drec_put(struct t2f_pdc_stacks *s, const struct pdc_drec *d)
+{
+	struct pdc_batch *b = &s->b[s->fill];
+	int err = t2f_grow((void **)&b->dr, &b->capdr, b->ndr, 1, sizeof(*b->dr), 64, SIZE_MAX);
+
+	if (!err)
+		b->dr[b->ndr++] = *d;
+	return err;
+}
+
+int t2f_pdc_stacks__switch_in(struct t2f_pdc_stacks *s, int64_t tid, uint64_t time)
+{
+	return pdc_drec_put(s, &(struct pdc_drec){ .at = s->b[s->fill].n, .tid = tid,
+						   .time = time });
+}
+
+int t2f_pdc_stacks__switch_out(struct t2f_pdc_stacks *s, int64_t tid, t2f_thread_id thread,
+				unsigned state)
+{
+	return pdc_drec_put(s, &(struct pdc_drec){ .at = s->b[s->fill].n + 1, .tid = tid,
+						   .thread = thread, .state = state, .out = true });
+}
+
 int t2f_pdc_stacks__finish(struct t2f_pdc_stacks *s)
 {
-	int err = s->b[s->fill].n ? pdc_hand_over(s) : 0;
+	int err = s->b[s->fill].n || s->b[s->fill].ndr ? pdc_hand_over(s) : 0;
 
 	if (!s->bg)
 		return err ?: s->err;
@@ -153,6 +215,7 @@ void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s)
 		free(s->b[i].s);
 		free(s->b[i].f);
 		free(s->b[i].fr);
+		free(s->b[i].dr);
 	}
 	free(s->ids);
 	free(s);

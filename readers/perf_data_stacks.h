@@ -39,6 +39,14 @@ int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, u
 int t2f_pdc_stacks__add(struct t2f_pdc_stacks *s, t2f_thread_id thread, t2f_event_id event,
 			uint64_t weight, uint64_t time, const uint32_t *frames, size_t n);
 
+/* With a derive stage on the profile (formats/derive.h; adding is then on the calling thread):
+ * thread tid switches in at `time`, between the samples queued before and after; the next
+ * sample queued is a sched_switch that takes tid (the profile's `thread`) off CPU in state
+ * `state`. 0 or -ENOMEM. */
+int t2f_pdc_stacks__switch_in(struct t2f_pdc_stacks *s, int64_t tid, uint64_t time);
+int t2f_pdc_stacks__switch_out(struct t2f_pdc_stacks *s, int64_t tid, t2f_thread_id thread,
+			       unsigned state);
+
 /* Adds everything queued and waits until it is in the profile. 0 or the first error. */
 int t2f_pdc_stacks__finish(struct t2f_pdc_stacks *s);
 

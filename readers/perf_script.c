@@ -20,6 +20,7 @@
 
 #include "formats/arena.h"
 #include "formats/buf.h"
+#include "formats/derive.h"
 #include "formats/event_name.h"
 #include "formats/grow.h"
 #include "formats/hashmap.h"
@@ -116,6 +117,11 @@ struct t2f_perf_script {
 	bool pending_partial;   /* it was the input's last line, cut inside (no '\n') */
 	const struct t2f_sample_filter *filter; /* t2f_perf_script__filter (NULL: none) */
 	bool pid_warned;        /* said that the text prints no pids for the filter */
+	/* the derive stage (formats/derive.h), NULL unless a derived event was asked for */
+	struct t2f_derive *derive;
+	int64_t sw_out;         /* the sample is a sched_switch: the thread it takes off CPU */
+	unsigned sw_state;      /* and its state (enum t2f_cpu_state); sw_out -1: none */
+	t2f_thread_id sw_thread; /* the profile's thread for sw_out */
 };
 
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
@@ -128,6 +134,8 @@ int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *
 	ps->p = p;
 	ps->d = d;
 	ps->input = input;
+	ps->derive = t2f_profile__derive(p);
+	ps->sw_out = -1;
 	ps->name = strdup(name);
 	ps->frames_cap = 256;
 	ps->frames = malloc(ps->frames_cap * sizeof(*ps->frames));
@@ -370,6 +378,49 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, 
 
 /* ---- samples ---- */
 
+/* The sample just added, to the derive stage: its weight, and a sched_switch's switch-out. */
+static int derive_sample(struct t2f_perf_script *ps, t2f_node_id node)
+{
+	int err = t2f_derive__sample(ps->derive, node, ps->thread, ps->event, ps->weight,
+				     ps->time_ns);
+
+	if (!err && ps->sw_out >= 0)
+		err = t2f_derive__switch_out(ps->derive, ps->sw_out, ps->time_ns, node,
+					     ps->sw_thread, ps->sw_state);
+	ps->sw_out = -1;
+	return err;
+}
+
+/* A sched:sched_switch sample's payload: its next_pid switches in now; its prev_pid goes off
+ * CPU in the sample's stack, once it is read (derive_sample), as the sample's thread (or, when
+ * perf could not tell that, tid -1, as the thread prev_pid and prev_comm name). An unreadable
+ * payload is left to the sample alone, counted. */
+static int derive_header(struct t2f_perf_script *ps, const struct ps_header *h)
+{
+	struct ps_sched_switch sw;
+
+	ps->sw_out = -1;
+	if (!h->tracepoint || h->event.len != 18 || memcmp(h->event.p, "sched:sched_switch", 18))
+		return 0;
+	if (!ps_parse_sched_switch(h->rest.p, h->rest.len, &sw)) {
+		t2f_derive__undecoded(ps->derive);
+		return 0;
+	}
+	ps->sw_out = sw.prev_pid;
+	ps->sw_state = sw.prev_state;
+	ps->sw_thread = ps->thread;
+	if (h->tid != sw.prev_pid && sw.prev_pid > 0) { /* perf could not tell the thread (-1) */
+		t2f_str_id comm;
+		int err = t2f_profile__intern(ps->p, sw.prev_comm.p, sw.prev_comm.len, &comm) ?:
+			  t2f_profile__thread(ps->p, T2F_PID_UNKNOWN, sw.prev_pid, comm, ps->input,
+					      &ps->sw_thread);
+
+		if (err)
+			return err;
+	}
+	return t2f_derive__switch_in(ps->derive, sw.next_pid, h->time_ns);
+}
+
 static int end_sample(struct t2f_perf_script *ps)
 {
 	t2f_node_id node = ps->base_node;
@@ -384,6 +435,8 @@ static int end_sample(struct t2f_perf_script *ps)
 	if (!err)
 		err = t2f_profile__add_sample(ps->p, node, ps->thread, ps->event, ps->weight,
 					      ps->time_ns);
+	if (!err && ps->derive)
+		err = derive_sample(ps, node);
 out:
 	ps->state = PS_IDLE;
 	ps->nframes = 0;
@@ -634,6 +687,8 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 			return on_fork(ps, h);
 		if (h->record == PS_LOST)
 			return on_lost(ps, h);
+		if (h->record == PS_SWITCH && ps->derive && ps_parse_switch_in(h->rest.p, h->rest.len))
+			return t2f_derive__switch_in(ps->derive, h->tid, h->time_ns);
 		return h->record == PS_MMAP ? on_mmap(ps, h) : 0;
 	}
 	t2f_profile__count_read(ps->p);
@@ -660,6 +715,8 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 	ps->state = PS_IN;
 	ps->nframes = 0;
 	ps->chain_started = h->rest.len == 0;
+	if (ps->derive && (err = derive_header(ps, h)) != 0)
+		return err;
 	if (h->rest.len && !h->tracepoint) { /* one-line sample: its frame, absolute ip */
 		err = on_frame_line(ps, h->rest.p, h->rest.len, true);
 		if (err == 0) {

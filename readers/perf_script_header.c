@@ -188,6 +188,9 @@ void ps_parse_side_record(const char *s, size_t end, size_t i, struct ps_header 
 		h->record = PS_MMAP;
 	else if (w - i == 16 && memcmp(s + i, "PERF_RECORD_LOST", 16) == 0)
 		h->record = PS_LOST;
+	else if ((w - i == 18 || w - i == 27) && memcmp(s + i, "PERF_RECORD_SWITCH", 18) == 0 &&
+		 (w - i == 18 || memcmp(s + i + 18, "_CPU_WIDE", 9) == 0))
+		h->record = PS_SWITCH;
 	else
 		h->record = PS_OTHER_RECORD;
 	w = skip_blanks(s, end, w);

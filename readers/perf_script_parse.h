@@ -73,7 +73,7 @@ struct ps_span {
 	size_t len;
 };
 
-enum ps_record { PS_SAMPLE, PS_MMAP, PS_FORK, PS_LOST, PS_OTHER_RECORD };
+enum ps_record { PS_SAMPLE, PS_MMAP, PS_FORK, PS_LOST, PS_SWITCH, PS_OTHER_RECORD };
 
 struct ps_header {
 	struct ps_span comm;      /* may contain spaces; may be empty */
@@ -147,6 +147,19 @@ struct ps_header_way *ps_header_memo__parse(struct ps_header_memo *m, const char
 					    size_t len, bool times, struct ps_header *h);
 void ps_header_memo__keep(struct ps_header_memo *m, const char *line, size_t len,
 			  const struct ps_header *h);
+
+/* A sched:sched_switch payload ("prev_comm=C prev_pid=N prev_prio=P prev_state=S ==>
+ * next_comm=C next_pid=N next_prio=P"; a comm may hold blanks: prev_pid is the first
+ * " prev_pid=", next_pid the last " next_pid="); prev_state as enum t2f_cpu_state. */
+struct ps_sched_switch {
+	int64_t prev_pid, next_pid;
+	unsigned prev_state;
+	struct ps_span prev_comm; /* len 0 when not printed */
+};
+bool ps_parse_sched_switch(const char *rest, size_t len, struct ps_sched_switch *sw);
+/* A PERF_RECORD_SWITCH / _CPU_WIDE record's text ("IN", "OUT preempt  next pid/tid: ..."):
+ * whether the header's thread switches in. */
+bool ps_parse_switch_in(const char *rest, size_t len);
 
 /* A call-chain frame line ("\t<hex> [sym[+0xOFF]] [(dso)]"), leading blanks allowed.
  * false when it does not start with a hex address followed by a blank or the end. */

@@ -10,6 +10,8 @@
 #   - universal.nettrace (V6): without its ELF files, expected/universal.unnamed.folded (native
 #     frames as FILE!0xOFFSET); with them (built by tests/nettrace_fixtures.sh, given with
 #     --symbol-path), expected/universal.folded and .speedscope.json, and --event cswitch;
+#     --event off-cpu is cswitch's output, --event wall cpu's and cswitch's added per stack,
+#     its SVG titles giving both parts (colour: the off-CPU share);
 #     tools/make-nettrace writes the shipped bytes again from universal.desc. Where the
 #     compiler builds other build-ids than the trace records, those parts are skipped (a
 #     failure under CI=true).
@@ -156,6 +158,29 @@ if named -o named.folded --event cpu && named -o named.speedscope.json --event c
 	validate "$TMP/u/named.speedscope.json"
 else
 	bad "universal --symbol-path: trace2flame failed or warned: $(cat "$TMP/u.err")"
+fi
+# the derived events (docs/usage.md, Off-CPU time): off-cpu is cswitch as it is; wall, per stack,
+# cpu's ns plus cswitch's
+if named -o off.folded --event off-cpu && named -o wall.folded --event wall; then
+	same_nonempty universal "--event off-cpu and --event cswitch" "$TMP/u/off.folded" \
+		"$TMP/u/cswitch.folded" "< off-cpu, > cswitch"
+	cat "$TMP/u/named.folded" "$TMP/u/cswitch.folded" |
+		awk '{ w = $NF; sub(/ [0-9]+$/, ""); s[$0] += w } END { for (k in s) print k, s[k] }' |
+		LC_ALL=C sort >"$TMP/u/sum.folded"
+	LC_ALL=C sort "$TMP/u/wall.folded" >"$TMP/u/wall.sorted"
+	same_nonempty universal "--event wall and cpu + cswitch" "$TMP/u/wall.sorted" \
+		"$TMP/u/sum.folded" "< wall, > cpu + cswitch"
+else
+	bad "universal --event off-cpu / wall: trace2flame failed or warned: $(cat "$TMP/u.err")"
+fi
+# an SVG of wall tells the parts apart: each title gives both, a frame's colour its share
+if named -o wall.svg --event wall &&
+	grep -q '<title>all (16,250,000 ns, 100%; on CPU 16,000,000, off CPU 250,000)</title><rect [^>]*fill="rgb(227,90,62)"' \
+		"$TMP/u/wall.svg" &&
+	grep -q 'off CPU 0)</title><rect [^>]*fill="rgb(230,90,60)"' "$TMP/u/wall.svg"; then
+	ok
+else
+	bad "universal --event wall -o wall.svg: no title with the on- and off-CPU parts"
 fi
 
 finish

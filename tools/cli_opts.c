@@ -57,6 +57,7 @@ enum t2f_long_only {
 	T2F_OPT_PIDS,
 	T2F_OPT_TIDS,
 	T2F_OPT_COMMS,
+	T2F_OPT_OFF_CPU_STATE,
 };
 
 #define T2F_SHORT_OPTS ":o:f:j:qhV"
@@ -89,6 +90,7 @@ static const struct option t2f_long_opts[] = {
 	{ "offline", no_argument, NULL, T2F_OPT_OFFLINE },
 	{ "no-inline", no_argument, NULL, T2F_OPT_NO_INLINE },
 	{ "unwind-libdwfl", no_argument, NULL, T2F_OPT_UNWIND_LIBDWFL },
+	{ "off-cpu-state", required_argument, NULL, T2F_OPT_OFF_CPU_STATE },
 	{ "debuginfod", required_argument, NULL, T2F_OPT_DEBUGINFOD },
 	{ "symbol-rules", required_argument, NULL, T2F_OPT_SYMBOL_RULES },
 	{ "title", required_argument, NULL, T2F_OPT_TITLE },
@@ -248,7 +250,13 @@ static void t2f_cli_help(FILE *f)
 	      "                      after the input (a.perf.txt.zst -> a.perf.folded)\n"
 	      "\n"
 	      "Samples:\n"
-	      "      --event NAME    write only event NAME (default: the recording's first)\n"
+	      "      --event NAME    write only event NAME (default: the recording's first);\n"
+	      "                      off-cpu: ns off CPU, from sched:sched_switch samples and\n"
+	      "                      context switches; wall: on-CPU (cpu-clock, task-clock)\n"
+	      "                      plus off-CPU ns\n"
+	      "      --off-cpu-state S  off-cpu, wall: count only waits begun in these states:\n"
+	      "                      R (preempted), S (sleeping), D (uninterruptible), O (other);\n"
+	      "                      e.g. SD (default: all)\n"
 	      "      --weight W      period (sum of periods, default) | samples (counts)\n"
 	      "      --time RANGES   only samples in these times: START,STOP in seconds (either\n"
 	      "                      may be empty; several ranges separated by spaces), or\n"
@@ -556,6 +564,18 @@ static int t2f_cli_set_min_width(struct t2f_cli_opts *o, const char *arg, FILE *
 	return 0;
 }
 
+/* --off-cpu-state: letters R, S, D, O (any case), ',' or ' ' between. */
+static int t2f_cli_set_states(struct t2f_cli_opts *o, const char *arg, FILE *err)
+{
+	size_t letters = strspn(arg, "RSDOrsdo, ");
+
+	if (arg[letters] || !strpbrk(arg, "RSDOrsdo"))
+		return t2f_cli_usage_error(err, NULL, "--off-cpu-state '%s': want letters R "
+					   "(preempted), S, D, O (other), e.g. SD", arg);
+	o->off_cpu_states = arg;
+	return 0;
+}
+
 /* A repeatable directory option. */
 static int t2f_cli_add_dir(const char **dirs, int *n, const char *arg, const char *opt, FILE *err)
 {
@@ -601,6 +621,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_OFFLINE: o->offline = true; return 0;
 	case T2F_OPT_NO_INLINE: o->no_inline = true; return 0;
 	case T2F_OPT_UNWIND_LIBDWFL: o->unwind_libdwfl = true; return 0;
+	case T2F_OPT_OFF_CPU_STATE: return t2f_cli_set_states(o, optarg, err);
 	case T2F_OPT_DEBUGINFOD: return t2f_cli_add_debuginfod(err, NULL, optarg);
 	case T2F_OPT_SYMBOL_RULES: return t2f_cli_set_rules(o, optarg, err);
 	case T2F_OPT_TITLE: o->w.title = optarg; return 0;

@@ -67,6 +67,7 @@ struct t2f_cli_opts {
 	bool diff;                 /* trace2flame diff: inputs[0] BEFORE, inputs[1] AFTER; SVG */
 	bool negate;               /* --negate: diff draws BEFORE's shape */
 	bool ignore_comm;          /* --ignore-comm: diff matches stacks below the command name */
+	const char *off_cpu_states; /* --off-cpu-state LETTERS, or NULL */
 	bool help, version;        /* already printed: exit 0 */
 	bool list_formats;         /* --list-formats: printed too */
 	char **inputs;             /* argv's INPUT operands ("-" = stdin) */

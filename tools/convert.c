@@ -82,6 +82,7 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 		.pids = o->pids,
 		.tids = o->tids,
 		.comms = o->comms,
+		.off_cpu_states = o->off_cpu_states,
 	};
 }
 

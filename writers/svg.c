@@ -50,6 +50,9 @@ struct svg {
 	struct svg_tree dt;
 	uint64_t *dtotal;
 	double dmax;
+	/* split graph (o->split_event): that event's tree and its total per node of t */
+	struct svg_tree st;
+	uint64_t *stotal;
 };
 
 /* Text with control characters dropped and & < > " escaped; the bytes must be valid UTF-8.
@@ -162,34 +165,46 @@ static double diff_delta(const struct svg *sv, uint32_t n)
 	return sv->o->diff_is_after ? other - mine : mine - other;
 }
 
-/* The other profile's tree and, for every node of ours, the total of the node with the same
- * display path there. Parents come before their children in node order. */
-static int diff_prepare(struct svg *sv)
+/* Another tree of event ev of profile p, and for every node of ours the total of the node with
+ * the same display path there. Parents come before their children in node order. */
+static int other_totals(struct svg *sv, const struct t2f_profile *p, t2f_event_id ev,
+			struct svg_tree *other, uint64_t **totals)
 {
-	struct t2f_svg_opts dopt = *sv->o;
+	struct t2f_svg_opts opt = *sv->o;
 	uint32_t *match;
 	int err;
 
-	err = svg_tree__build(sv->o->diff, &dopt, sv->o->diff_event ? sv->o->diff_event : 1, &sv->dt);
+	err = svg_tree__build(p, &opt, ev, other);
 	if (err)
 		return err;
 	match = calloc(sv->t.count, sizeof(*match));
-	sv->dtotal = calloc(sv->t.count, sizeof(*sv->dtotal));
-	if (!match || !sv->dtotal) {
+	*totals = calloc(sv->t.count, sizeof(**totals));
+	if (!match || !*totals) {
 		free(match);
 		return -ENOMEM;
 	}
-	sv->dtotal[0] = sv->dt.nodes[0].total;
+	(*totals)[0] = other->nodes[0].total;
 	for (uint32_t n = 1; n < sv->t.count; n++) {
 		const struct svg_node *nd = &sv->t.nodes[n];
 		size_t len;
 		const char *name = svg_tree__name(&sv->t, nd->name, &len);
 
 		match[n] = nd->parent && !match[nd->parent] ? 0
-			   : svg_tree__find_child(&sv->dt, match[nd->parent], name, len);
-		sv->dtotal[n] = match[n] ? sv->dt.nodes[match[n]].total : 0;
+			   : svg_tree__find_child(other, match[nd->parent], name, len);
+		(*totals)[n] = match[n] ? other->nodes[match[n]].total : 0;
 	}
 	free(match);
+	return 0;
+}
+
+/* The other profile's tree and the largest change of share. */
+static int diff_prepare(struct svg *sv)
+{
+	int err = other_totals(sv, sv->o->diff, sv->o->diff_event ? sv->o->diff_event : 1, &sv->dt,
+			       &sv->dtotal);
+
+	if (err)
+		return err;
 	for (uint32_t n = 0; n < sv->t.count; n++) {
 		double d = diff_delta(sv, n);
 
@@ -232,6 +247,23 @@ static bool src_text(struct svg *sv, const struct svg_node *nd)
 	return true;
 }
 
+/* Node n's part that is the split event's (at most its total). */
+static uint64_t split_part(const struct svg *sv, uint32_t n)
+{
+	return sv->stotal[n] < sv->t.nodes[n].total ? sv->stotal[n] : sv->t.nodes[n].total;
+}
+
+/* A split graph's colour: red for a frame all on CPU, blue for one all off CPU, between them
+ * by the off-CPU share. */
+static void split_color(const struct svg *sv, uint32_t n, char *fill, size_t len)
+{
+	uint64_t total = sv->t.nodes[n].total;
+	double f = total ? (double)split_part(sv, n) / (double)total : 0;
+
+	snprintf(fill, len, "rgb(%d,%d,%d)", (int)(230 - 150 * f), (int)(90 + 60 * f),
+		 (int)(60 + 190 * f));
+}
+
 /* <title>NAME (N COUNTNAME, P%)</title>, the differential part inside the parentheses, and
  * " at FILE:LINE" before </title> when the node has a source position. */
 static void put_title(struct svg *sv, uint32_t n, const char *name, size_t len)
@@ -262,6 +294,14 @@ static void put_title(struct svg *sv, uint32_t n, const char *name, size_t len)
 		t2f_out__puts(out, "; ");
 		put_pct(out, diff_delta(sv, n) * 100.0, true);
 	}
+	if (sv->stotal) {
+		uint64_t off = split_part(sv, n);
+
+		t2f_out__puts(out, "; on CPU ");
+		put_count(out, nd->total - off);
+		t2f_out__puts(out, ", off CPU ");
+		put_count(out, off);
+	}
 	t2f_out__putc(out, ')');
 	if (src_text(sv, nd)) {
 		t2f_out__puts(out, " at ");
@@ -286,6 +326,8 @@ static void put_frame(struct svg *sv, uint32_t n, uint64_t x)
 		name = "", len = 0; /* out of memory: an empty name, the rest still right */
 	if (sv->o->diff)
 		svg_color_diff(diff_delta(sv, n), sv->dmax, fill, sizeof(fill));
+	else if (sv->stotal)
+		split_color(sv, n, fill, sizeof(fill));
 	else
 		svg_color(&sv->t, sv->o, n, sv->seq++, fill, sizeof(fill));
 	t2f_out__puts(out, "<g>");
@@ -435,6 +477,8 @@ int t2f_svg__write(const struct t2f_profile *p, const struct t2f_svg_opts *o, st
 	err = set_count_name(&sv, ev) ?: svg_tree__build(p, o, ev, &sv.t);
 	if (!err && o->diff)
 		err = diff_prepare(&sv);
+	if (!err && o->split_event && !o->diff)
+		err = other_totals(&sv, p, o->split_event, &sv.st, &sv.stotal);
 	if (!err) {
 		sv.cursor = calloc((size_t)sv.t.max_depth + 2, sizeof(*sv.cursor));
 		err = sv.cursor ? 0 : -ENOMEM;
@@ -457,6 +501,8 @@ done:
 	svg_tree__free(&sv.t);
 	svg_tree__free(&sv.dt);
 	free(sv.dtotal);
+	svg_tree__free(&sv.st);
+	free(sv.stotal);
 	t2f_buf__free(&sv.utf8);
 	t2f_buf__free(&sv.src);
 	t2f_buf__free(&sv.cname);

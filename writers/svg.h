@@ -78,6 +78,9 @@ struct t2f_svg_opts {
 	bool diff_is_after;        /* `diff` is the later profile (the drawn one is BEFORE) */
 	bool no_thread_root;       /* stacks start under "all", without their thread's name (not
 				    * for flamechart) */
+	t2f_event_id split_event;  /* not 0: an event of p that is part of the drawn one (off-cpu
+				    * of wall): each frame is coloured by that part's share, from
+				    * red (none) to blue (all), and its title gives both parts */
 };
 
 int t2f_svg__write(const struct t2f_profile *p, const struct t2f_svg_opts *o, struct t2f_out *out);

@@ -68,6 +68,7 @@ static const struct field fields[] = {
 	F(struct t2f_options, pids, 128, 8),
 	F(struct t2f_options, tids, 136, 8),
 	F(struct t2f_options, comms, 144, 8),
+	F(struct t2f_options, off_cpu_states, 152, 8),
 	F(struct t2f_write_options, size, 0, 8),
 	F(struct t2f_write_options, input_name, 8, 8),
 	F(struct t2f_write_options, title, 16, 8),
@@ -192,7 +193,7 @@ struct whole {
 #define W(type, v1, want_v1, want) { #type, sizeof(type), v1, want_v1, want }
 
 static const struct whole wholes[] = {
-	W(struct t2f_options, T2F_OPTIONS_SIZE_V1, 120, 152),
+	W(struct t2f_options, T2F_OPTIONS_SIZE_V1, 120, 160),
 	W(struct t2f_write_options, T2F_WRITE_OPTIONS_SIZE_V1, 80, 80),
 	W(struct t2f_stats, T2F_STATS_SIZE_V1, 128, 136),
 	W(struct t2f_input_report, T2F_INPUT_REPORT_SIZE_V1, 48, 48),

@@ -148,6 +148,7 @@ class t2f_options(Sized):
         ("pids", ctypes.c_char_p),
         ("tids", ctypes.c_char_p),
         ("comms", ctypes.c_char_p),
+        ("off_cpu_states", ctypes.c_char_p),
     ]
 
 

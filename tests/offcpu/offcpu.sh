@@ -1,0 +1,115 @@
+#!/bin/sh
+# Off-CPU and wall-clock time (--event off-cpu, --event wall) on recordings made at test time of
+# tests/offcpu/waiter.c (threads that burn, sleep, take turns on a mutex, read a pipe), held to
+# tests/offcpu/oracle.py, which computes the same from `perf script --ns --show-switch-events`
+# text on its own:
+#   task  perf record -e sched:sched_switch -e cpu-clock --switch-events -g    (per task)
+#   sys   the same with -a                                    (system-wide; when -a is allowed)
+# For each, from the perf.data file and from its text: off-cpu equals the oracle's on >= 99% of
+# the weight of the program's threads (thread and stack alike; other programs' frames may be
+# named otherwise: argument lists cut, C++ demangled) and per thread, every thread, within 1%; the waits still open at the end
+# are the oracle's; wall per thread is on-CPU (cpu-clock ns) + off-CPU within 1%; with
+# --off-cpu-state S only sleeping waits count, as in the oracle; -j 1 writes the same bytes as
+# the default -j. Per thread, the waits that ended at a recorded sched_switch agree with `perf sched
+# timehist`'s wait column within 1% (timehist takes the CPU's previous sched_switch for the
+# switch-in: where that was not recorded, as for tasks perf may not sample, it differs; the
+# oracle tells those waits apart). A sched_switch payload made unreadable is counted and said.
+# Inlined frames are left out (--no-inline): perf script's
+# text does not show them.
+# Skipped (with a message) when perf is missing or may not record these events.
+#
+# usage: sh tests/offcpu/offcpu.sh TRACE2FLAME
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+t2f_init ../.. 1 "$@"
+need_perf_record
+HERE=$SRC/tests/offcpu
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "$TEST_NAME: python3 not found: skipping"
+	exit 0
+fi
+if ! ${CC:-cc} -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/waiter" "$HERE/waiter.c" \
+	>"$TMP/cc.err" 2>&1; then
+	bad "waiter.c does not build: $(head -3 "$TMP/cc.err")"
+	finish
+fi
+
+EVENTS="-e sched:sched_switch -e cpu-clock --switch-events -g"
+# shellcheck disable=SC2086 # EVENTS: several words
+if ! perf record -q $EVENTS -o "$TMP/probe2.data" -- true >"$TMP/probe2.err" 2>&1; then
+	echo "$TEST_NAME: perf record $EVENTS is not allowed here ($(head -1 "$TMP/probe2.err")):" \
+		"skipping"
+	exit 0
+fi
+
+# stacks compared on the program's threads (other programs' frames may be named otherwise)
+oracle() { ORACLE_COMM=waiter python3 "$HERE/oracle.py" "$@"; }
+
+# check NAME: the checks above on $TMP/NAME.data
+check() {
+	_n=$1
+	perf script --ns --show-switch-events -i "$TMP/$_n.data" >"$TMP/$_n.txt" 2>/dev/null ||
+		{ bad "$_n: perf script failed"; return; }
+	perf sched timehist -i "$TMP/$_n.data" >"$TMP/$_n.th" 2>/dev/null ||
+		{ bad "$_n: perf sched timehist failed"; return; }
+	_open=$(oracle folded "$TMP/$_n.txt" "$TMP/$_n.oracle" | sed -n 's/^open at the end: //p')
+	for _in in "$_n.data" "$_n.txt"; do
+		if ! t2f --no-inline --event off-cpu --tid --stats "$TMP/$_in" \
+			-o "$TMP/$_in.off.folded" 2>"$TMP/$_in.err"; then
+			bad "$_in: --event off-cpu failed: $(head -3 "$TMP/$_in.err")"
+			continue
+		fi
+		if oracle compare "$TMP/$_n.txt" "$TMP/$_in.off.folded" >"$TMP/$_in.cmp"; then
+			ok
+		else
+			bad "$_in: off-cpu differs from the oracle's:"
+			grep -v "^open" "$TMP/$_in.cmp" | head -20
+		fi
+		sed -n 's/^off-cpu: /  '"$_in"': /p' "$TMP/$_in.cmp"
+		if grep -q "closed, $_open open at the end" "$TMP/$_in.err"; then
+			ok
+		else
+			bad "$_in: not $_open waits open at the end: $(grep 'off-CPU waits' "$TMP/$_in.err")"
+		fi
+		t2f -q --no-inline --event wall --tid "$TMP/$_in" -o "$TMP/$_in.wall.folded" &&
+			oracle wall "$TMP/$_n.txt" "$TMP/$_in.wall.folded" >"$TMP/$_in.wcmp" && ok ||
+			{ bad "$_in: wall is not on-CPU + off-CPU:"; head -20 "$TMP/$_in.wcmp"; }
+		t2f -q --no-inline --event off-cpu --off-cpu-state S --tid "$TMP/$_in" \
+			-o "$TMP/$_in.offS.folded" &&
+			ORACLE_STATES=S oracle compare "$TMP/$_n.txt" "$TMP/$_in.offS.folded" \
+				>"$TMP/$_in.scmp" && ok ||
+			{ bad "$_in: --off-cpu-state S differs:"; head -20 "$TMP/$_in.scmp"; }
+	done
+	t2f -q --no-inline --event off-cpu --tid -j 1 "$TMP/$_n.txt" -o "$TMP/$_n.j1.folded" &&
+		cmp -s "$TMP/$_n.j1.folded" "$TMP/$_n.txt.off.folded" && ok || bad "$_n: -j 1 differs from -j N"
+	if oracle timehist "$TMP/$_n.txt" "$TMP/$_n.th" >"$TMP/$_n.thcmp"; then
+		ok
+	else
+		bad "$_n: per-thread waits differ from perf sched timehist's:"
+		head -30 "$TMP/$_n.thcmp"
+	fi
+	sed -n 's/^timehist: /  '"$_n"': timehist: /p' "$TMP/$_n.thcmp"
+	# a sched_switch payload that cannot be read is counted and said, not guessed
+	sed '0,/ prev_pid=/s// prev_xid=/' "$TMP/$_n.txt" >"$TMP/$_n.bad.txt"
+	t2f --no-inline --event off-cpu --stats "$TMP/$_n.bad.txt" -o "$TMP/$_n.bad.folded" \
+		2>"$TMP/$_n.bad.err" && grep -q "selected, 1 sched_switch payloads not readable" \
+		"$TMP/$_n.bad.err" && grep -q "1 sched_switch sample without a readable payload" \
+		"$TMP/$_n.bad.err" && ok ||
+		bad "$_n: an unreadable sched_switch payload is not reported: $(grep -i off-cpu \
+			"$TMP/$_n.bad.err")"
+}
+
+# shellcheck disable=SC2086 # EVENTS: several words
+if perf record -q $EVENTS -o "$TMP/task.data" -- "$TMP/waiter" >"$TMP/task.rec" 2>&1; then
+	check task
+else
+	bad "task: perf record failed: $(head -3 "$TMP/task.rec")"
+fi
+# shellcheck disable=SC2086 # EVENTS: several words
+if perf record -q -a $EVENTS -o "$TMP/sys.data" -- "$TMP/waiter" >"$TMP/sys.rec" 2>&1; then
+	check sys
+else
+	echo "$TEST_NAME: perf record -a is not allowed here ($(head -1 "$TMP/sys.rec")):" \
+		"the system-wide case skipped"
+fi
+finish
