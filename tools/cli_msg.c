@@ -17,6 +17,10 @@ static const struct {
 	{ "t2f_options.buildids", "--buildids FILE" },
 	{ "t2f_options.kallsyms", "--kallsyms FILE" },
 	{ "t2f_options.event", "--event NAME" },
+	{ "t2f_options.time", "--time" },
+	{ "t2f_options.pids", "--pids" },
+	{ "t2f_options.tids", "--tids" },
+	{ "t2f_options.comms", "--comms" },
 	{ "t2f_write_options.no_thread_root", "--ignore-comm" },
 	{ "T2F_REPORT_STATS", "--stats" },
 };

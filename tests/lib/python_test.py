@@ -270,6 +270,10 @@ CLI_FLAGS = [("t2f_options.unsafe_build_id_match", "--unsafe-build-id-match"),
              ("t2f_options.buildids", "--buildids FILE"),
              ("t2f_options.kallsyms", "--kallsyms FILE"),
              ("t2f_options.event", "--event NAME"),
+             ("t2f_options.time", "--time"),
+             ("t2f_options.pids", "--pids"),
+             ("t2f_options.tids", "--tids"),
+             ("t2f_options.comms", "--comms"),
              ("t2f_write_options.no_thread_root", "--ignore-comm"),
              ("T2F_REPORT_STATS", "--stats")]
 
