@@ -520,8 +520,8 @@ const char *t2f_drop_reason_name(enum t2f_drop_reason r)
 		[T2F_DROP_MALFORMED] = "malformed sample",
 		[T2F_DROP_TRUNCATED] = "truncated at end of input",
 		[T2F_DROP_UNKNOWN_STACK] = "stack id never defined",
-		[T2F_DROP_FILTERED] = "filtered out by t2f_options.time, t2f_options.pids, "
-				      "t2f_options.tids, t2f_options.comms",
+		[T2F_DROP_FILTERED] = ("filtered out by t2f_options.time, t2f_options.pids, "
+				       "t2f_options.tids, t2f_options.comms"),
 	};
 	return (unsigned)r < T2F_DROP__COUNT ? names[r] : "unknown";
 }
