@@ -38,6 +38,8 @@ struct t2f_resym_mod {
 	int map_err;                     /* JIT: why the map there could not be read, or 0 */
 	bool has_id;                     /* a build-id is known for it */
 	bool by_path;                    /* none, but trusted by path: recorded here (trust_by) */
+	bool vdso;                       /* [vdso]: named from a copy of the vdso image, never
+					  * from kallsyms */
 	bool own_vdso;                   /* [vdso]: map_path is a copy of this process's (removed
 					  * when done) */
 	bool newer;                      /* recorded here, but the file changed after it */
@@ -144,10 +146,6 @@ static int t2f_resym_load_map(struct t2f_resym *r, struct t2f_resym_mod *m)
 			      "stay as printed", t2f_strerror(err));
 }
 
-/* [vdso] (a kernel-kind dso for the perf script reader): perf keeps the recording's vdso image
- * in its build-id cache, $HOME/.debug/[vdso]/BUILD-ID/vdso. With the trace's build-id for
- * [vdso] and that file, its frames are named from it as frames of a user file (the printed
- * address is the offset in the image); else they stay kernel frames (kallsyms, if any). */
 /* [vdso] recorded here without a build-id: this process's vdso is the recording's (the same
  * kernel), as perf takes its own; its own build-id verifies the copy. */
 static int t2f_resym_own_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
@@ -176,6 +174,10 @@ static int t2f_resym_own_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
 	return err;
 }
 
+/* [vdso] (a kernel-kind dso for the perf script reader): perf keeps the recording's vdso image
+ * in its build-id cache, $HOME/.debug/[vdso]/BUILD-ID/vdso. With the trace's build-id for
+ * [vdso] and that file, its frames are named from it as frames of a user file (the printed
+ * address is the offset in the image); else they stay unnamed. */
 static int t2f_resym_vdso(struct t2f_resym *r, struct t2f_resym_mod *m)
 {
 	const struct t2f_resym_id *id = t2f_resym_ids__find(r->ids, "[vdso]");
@@ -303,7 +305,8 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	}
 	r->n_mods++;
 	*out = m;
-	if (m->kind == T2F_FRAME_KERNEL && strcmp(m->path, "[vdso]") == 0)
+	m->vdso = m->kind == T2F_FRAME_KERNEL && strcmp(m->path, "[vdso]") == 0;
+	if (m->vdso)
 		return t2f_resym_vdso(r, m);
 	if (m->kind == T2F_FRAME_KERNEL)
 		return 0;
@@ -340,7 +343,8 @@ static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
 	return t2f_resym_new_mod(r, p, f, h, out);
 }
 
-/* A kernel frame through the kallsyms file, a JIT frame through its perf map. */
+/* A kernel frame through the kallsyms file, a JIT frame through its perf map; a [vdso] frame
+ * left here had no copy of its image: not found (its offsets are no kernel addresses). */
 static int t2f_resym_text_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id,
 				struct t2f_resym_mod *m)
 {
@@ -350,8 +354,8 @@ static int t2f_resym_text_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_
 	int err;
 
 	r->tried++;
-	if (!t || !t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym)) {
-		m->miss[t ? T2F_MISS_NOT_FOUND : T2F_MISS_NO_FILE]++;
+	if (m->vdso || !t || !t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym)) {
+		m->miss[t || m->vdso ? T2F_MISS_NOT_FOUND : T2F_MISS_NO_FILE]++;
 		r->unresolved++;
 		return 0;
 	}
@@ -698,7 +702,13 @@ static void t2f_resym_print_text_mod(FILE *f, const struct t2f_resym *r,
 	if (not_found)
 		fprintf(f, ", not found %u", not_found);
 	fputc('\n', f);
-	if (m->kind == T2F_FRAME_KERNEL)
+	if (m->kind == T2F_FRAME_KERNEL && m->vdso && m->map_path)
+		fprintf(f, "    missing: %s (perf's copy of the recorded vdso)\n",
+			t2f_utf8_visible(m->map_path, vis, sizeof(vis)));
+	else if (m->kind == T2F_FRAME_KERNEL && m->vdso)
+		fputs("    no build-id known for the vdso (t2f_options.buildids), and not recorded on "
+		      "this machine\n", f);
+	else if (m->kind == T2F_FRAME_KERNEL)
 		fprintf(f, "    file: %s\n", r->kallsyms_path ? t2f_utf8_visible(r->kallsyms_path, vis,
 									       sizeof(vis))
 							 : "none (t2f_options.kallsyms)");

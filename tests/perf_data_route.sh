@@ -280,7 +280,10 @@ fi
 if part 2 && rec bm --buildid-mmap -e cpu-clock:u -g; then
 	folded bm
 	deep bm
-	speedscope bm
+	# (the worker threads only: --buildid-mmap records no build-id for the vdso, where main's
+	# clock_gettime may take a sample; the file route names it from this machine's vdso, as it
+	# was recorded here, and the text, which cannot say where it was recorded, leaves it unnamed)
+	speedscope bm --comms mt-worker-1,mt-worker-2
 fi
 
 # here: no build-id recorded (-z writes no BUILD_ID feature), converted where it was recorded

@@ -87,4 +87,19 @@ expect 3 "missing kallsyms" --kallsyms "$TMP/nonexistent" -o "$TMP/x.folded" "$u
 stderr_has "missing kallsyms: the path" 'nonexistent: cannot open'
 expect 2 "--kallsyms needs a FILE" "$unnamed" --kallsyms
 
+# 8. a [vdso] frame without a copy of its image is never named from kallsyms: its offset is no
+# kernel address, though a kallsyms symbol (a per-CPU one of a real kernel) may cover it
+{
+	echo '0000000000000b00 T low_symbol'
+	cat $K/kallsyms
+} >"$TMP/low"
+printf 'spin 7  1.000000:    1000 cpu-clock: \n\t     b46 [unknown] ([vdso])\n\t    1139 main (/tmp/spin)\n\n' \
+	>"$TMP/vdso.txt"
+expect 0 "a [vdso] frame, no copy of the vdso" --stats --kallsyms "$TMP/low" -o "$TMP/vdso.folded" \
+	"$TMP/vdso.txt"
+file_has "the [vdso] frame stays unnamed" "$TMP/vdso.folded" '^spin;main;\[\[vdso\]\] 1000$'
+stderr_has "--stats: the vdso frame not found" '^  \[vdso\]: 0 resolved, 1 unresolved, not found 1$'
+stderr_has "--stats: why" \
+	'^    no build-id known for the vdso \(--buildids FILE\), and not recorded on this machine$'
+
 finish
