@@ -189,10 +189,11 @@ int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 				    max < T2F_DWARF_MAX_DEPTH ? max : T2F_DWARF_MAX_DEPTH);
 	for (int i = 0; i < n && !err; i++)
 		err = t2f_symbols_name(s, frames[i].name, &names[i]);
-	/* Code no inlining reached, named in DWARF without a linkage name, or by no function (a
-	 * thunk): by its symbol, as a frame without DWARF is named ("{lambda()#1}::operator()"
-	 * rather than "operator()"). */
-	if (n == 1 && !frames[0].linkage && !err && sym.miss == T2F_HIT && sym.name)
+	/* Code no inlining reached, named in DWARF without a linkage name (or by its copy's, less
+	 * a clone suffix), or by no function (a thunk): by its symbol, as a frame without DWARF is
+	 * named ("{lambda()#1}::operator()" rather than "operator()"). */
+	if (n == 1 && (!frames[0].linkage || frames[0].copy) && !err && sym.miss == T2F_HIT &&
+	    sym.name)
 		names[0] = sym.name;
 	/* pointers only now: interning may move the strings */
 	for (int i = 0; i < n && !err; i++) {

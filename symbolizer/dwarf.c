@@ -328,7 +328,7 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 		return 0;
 	f = t2f_dw_innermost(u, q->addr);
 	for (uint32_t g = f, k = 0; g != DW_NONE && k < q->max; g = u->funcs[g].parent, k++)
-		if ((err = t2f_dw_qualify(dw, &u->funcs[g])))
+		if ((err = t2f_dw_qualify(dw, u, &u->funcs[g])))
 			return err;
 	line = dwarf_getsrc_die(&u->cu, q->addr);
 	if (line)
@@ -337,6 +337,7 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 		return 0;
 	out[0] = (struct t2f_dwarf_frame){ .name = f != DW_NONE ? u->funcs[f].name : NULL,
 					   .linkage = f != DW_NONE && u->funcs[f].linkage,
+					   .copy = f != DW_NONE && u->funcs[f].copy,
 					   .as_symbol = f != DW_NONE && u->funcs[f].as_symbol,
 					   .file = line ? dw_line_path(u, line) : NULL,
 					   .line = lineno > 0 ? (uint32_t)lineno : 0 };
@@ -351,6 +352,7 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 
 		out[n] = (struct t2f_dwarf_frame){ .name = u->funcs[in->parent].name,
 						   .linkage = u->funcs[in->parent].linkage,
+						   .copy = u->funcs[in->parent].copy,
 						   .as_symbol = u->funcs[in->parent].as_symbol,
 						   .file = in->call_file != DW_NONE
 							   ? u->paths[in->call_file] : NULL,
@@ -465,6 +467,8 @@ int t2f_dwarf__open(const char *path, const struct t2f_dwarf_opts *opts, struct 
 		return -ENOMEM;
 	elf_version(EV_CURRENT);
 	dw->fd = dw->alt_fd = -1;
+	dw->symbol_at = o->symbol_at;
+	dw->sym_ctx = o->sym_ctx;
 	dw->path = strdup(path);
 	dw->walk = malloc(DW_MAX_NESTING * sizeof(*dw->walk));
 	err = !dw->path || !dw->walk ? -ENOMEM : t2f_diag__new_buffered(&dw->notes) ?:

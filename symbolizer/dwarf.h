@@ -44,9 +44,11 @@
  * program can reach them, and its later units are then left out (warned).
  *
  * Names are raw (the linkage name when there is one, else DW_AT_name, each through the abstract
- * origin or specification; in a language that mangles names, DW_AT_name qualified by the
- * namespaces and types holding the declaration, "app::tally": dwarf_names.c); strings are
- * libdw's or the index's, valid until __free.
+ * origin or specification; in a language that mangles names and without a linkage name, the
+ * linkage name of the function's out-of-line copy in the unit when it has one and
+ * opts->symbol_at names it, else DW_AT_name qualified by the namespaces and types holding the
+ * declaration, "app::tally": dwarf_names.c); strings are libdw's or the index's, valid until
+ * __free.
  * Ownership: the handle owns its file descriptors and libdw state. Not thread safe; handles
  * share no state, so different handles may be used on different threads at once.
  */
@@ -66,6 +68,9 @@ struct t2f_dwarf_frame {
 	const char *name;       /* raw; NULL when DWARF names none (code of no function DIE, such
 				 * as a thunk: the line table still places it) */
 	bool linkage;           /* name is a linkage (mangled) name, not DW_AT_name */
+	bool copy;              /* name is the linkage name of the function's out-of-line copy
+				 * (its symbol's, less clone suffixes), DWARF giving none;
+				 * linkage is set */
 	bool as_symbol;         /* name is what the function's symbol is called: a linkage name, or
 				 * DW_AT_name in a language without mangling (C, assembler, Fortran
 				 * 77, ...); not a C++ or Rust DW_AT_name ("check" of coll::check).
@@ -104,6 +109,12 @@ struct t2f_dwarf_opts {
 	size_t (*alt_candidates)(void *ctx, const char *path, const char *name, const uint8_t *id,
 				 size_t len, char (*paths)[PATH_MAX], size_t max);
 	void *ctx;
+	/* The raw name of the symbol that starts at elf_vaddr in the file whose DWARF this is, as
+	 * its frames are named (valid until __free), or NULL: names a function DWARF gives no
+	 * linkage name by its out-of-line copy (dwarf_names.c). Called by lookups, on their
+	 * thread. NULL: not asked. */
+	const char *(*symbol_at)(void *sym_ctx, uint64_t elf_vaddr);
+	void *sym_ctx;
 };
 
 /* path's DWARF: 0 and *out set; 0 and *out NULL when the file has no DWARF or is refused (over

@@ -374,10 +374,12 @@ void t2f_dw_unit_free(struct dw_index *u)
 	free(u->funcs);
 	free(u->own);
 	free(u->starts);
+	free(u->copies);
 	u->funcs = NULL;
 	u->own = NULL;
 	u->starts = NULL;
-	u->n_funcs = u->cap_funcs = u->n_ranges = u->cap_ranges = 0;
+	u->copies = NULL;
+	u->n_funcs = u->cap_funcs = u->n_ranges = u->cap_ranges = u->n_copies = 0;
 }
 
 /* A unit over a limit: left out, its memory given back, said once. */

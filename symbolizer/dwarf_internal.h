@@ -36,13 +36,22 @@ struct dw_func {                 /* a subprogram or inlined subroutine with code
 	bool linkage;                /* name is a linkage name */
 	bool as_symbol;              /* t2f_dwarf_frame.as_symbol */
 	bool unqualified;            /* name is a C++-like DW_AT_name not yet qualified by its
-				      * scopes (dwarf_names.c) */
+				      * scopes nor named by an out-of-line copy (dwarf_names.c) */
+	bool copy;                   /* name is its out-of-line copy's (t2f_dwarf_frame.copy) */
 	const char *name;            /* NULL: none, or one longer than T2F_DWARF_NAME_MAX */
 	uint64_t die;                /* unqualified: the DIE's offset in the file's DWARF */
 	uint32_t call_file;          /* inlined: the file it was called from (index), or DW_NONE */
 	uint32_t call_line;
 	const char *decl_file;       /* DW_AT_decl_file's path, or NULL */
 	uint32_t decl_line;
+};
+
+struct dw_copy {                 /* a function's out-of-line copy (dwarf_names.c) */
+	const void *key;             /* the DIE its origins and specifications end at */
+	uint64_t entry;              /* where its code starts */
+	uint32_t func;               /* its index in the unit's funcs */
+	bool settled;                /* the first of a key's copies: name looked for */
+	const char *name;            /* ... and found (in the arena), or NULL */
 };
 
 enum dw_state { DW_UNIT_NEW, DW_UNIT_DONE, DW_UNIT_DROPPED };
@@ -59,6 +68,10 @@ struct dw_index {                /* one unit, indexed on first use */
 	struct dw_start *starts;     /* every range's start, sorted by (lo, depth) */
 	Dwarf_Files *files;
 	size_t n_files;
+	struct dw_copy *copies;      /* its functions without a linkage name that have code, by
+				      * key then DIE order; made on the first name asked for */
+	size_t n_copies;
+	bool copies_made;
 };
 
 struct dw_unit {
@@ -104,6 +117,8 @@ struct t2f_dwarf {
 				      * libdw gets when there is none (dwarf.c) */
 	unsigned char null_image[512];
 	struct dw_sections secs, alt_secs;
+	const char *(*symbol_at)(void *sym_ctx, uint64_t elf_vaddr); /* t2f_dwarf_opts */
+	void *sym_ctx;
 	struct t2f_arena *arena;     /* the units' source paths, joined to their directories */
 	struct dw_unit *units;       /* every range of every unit, sorted by lo */
 	size_t n_units, cap_units;
@@ -131,10 +146,12 @@ int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u);
 uint32_t t2f_dw_innermost(const struct dw_index *u, uint64_t addr);
 void t2f_dw_unit_free(struct dw_index *u);
 
-/* dwarf_names.c: the name of unit u's function f, qualified by the namespaces and types that
- * hold its declaration when DWARF gives it no linkage name (once per declaration). Its name
- * unchanged when it cannot be (no scope, a longer name than T2F_DWARF_NAME_MAX), or -ENOMEM. */
-int t2f_dw_qualify(struct t2f_dwarf *dw, struct dw_func *f);
+/* dwarf_names.c: the name of unit u's function f when DWARF gives it no linkage name: the
+ * linkage name of its out-of-line copy in u (the copy's symbol, less its clone suffixes), else
+ * DW_AT_name qualified by the namespaces and types that hold its declaration (once per
+ * declaration). Its name unchanged when it cannot be (no copy named, no scope, a longer name
+ * than T2F_DWARF_NAME_MAX), or -ENOMEM. */
+int t2f_dw_qualify(struct t2f_dwarf *dw, struct dw_index *u, struct dw_func *f);
 
 /* dwarf_lines.c: the line table at off of s (a unit whose compilation directory has comp_len
  * bytes). 0 and *out, or -T2F_E_FORMAT when libdw could not read it either. */

@@ -211,3 +211,25 @@ int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct 
 			return t2f_elf_plt__lookup(m, elf_vaddr, out);
 	}
 }
+
+int t2f_elf_module__index(struct t2f_elf_module *m)
+{
+	if (m->index_state == 0)
+		build_index(m);
+	return m->index_state < 0 ? m->index_state : 0;
+}
+
+const char *t2f_elf_module__name_at(const struct t2f_elf_module *m, uint64_t elf_vaddr)
+{
+	const struct t2f_elf_ent *e;
+	struct t2f_elf_sym sym;
+
+	if (m->index_state <= 0)
+		return NULL;
+	if (m->perf_rules)
+		return perf_lookup(m, elf_vaddr, &sym) == 1 && sym.value == elf_vaddr ? sym.name : NULL;
+	if (!m->n_ents || elf_vaddr < m->ents[0].start)
+		return NULL;
+	e = &m->ents[last_at_or_before(m, elf_vaddr)];
+	return e->start == elf_vaddr ? t2f_elf_table__name(&m->tables[e->table], e->name) : NULL;
+}

@@ -134,6 +134,13 @@ int t2f_elf_module__each_symbol(struct t2f_elf_module *m, t2f_elf_sym_cb cb, voi
  * (-ENOMEM, or reading the tables failed). */
 int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out);
 
+/* Builds the lookup index now, as the first __lookup would: 0 or its error. */
+int t2f_elf_module__index(struct t2f_elf_module *m);
+/* The raw name of the symbol __lookup names elf_vaddr by, when one starts there; NULL when none
+ * does or the index is not built (__index). Reads and changes nothing else, so it may run on
+ * another thread while no other call runs on m. */
+const char *t2f_elf_module__name_at(const struct t2f_elf_module *m, uint64_t elf_vaddr);
+
 /* The symbol binutils' addr2line (bfd, 2.40) names elf_vaddr by where DWARF names no function
  * there: from the file's .symtab, else its .dynsym, among the symbols of the section holding
  * elf_vaddr, the nearest start at or below it, then at one start bfd's preferences and table

@@ -636,6 +636,13 @@ static size_t alt_candidates(void *ctx, const char *path, const char *name, cons
 	return t2f_debug_find_alt(&s->find, path, name, id, len, paths, max);
 }
 
+/* The symbol that starts at elf_vaddr in a symbol file (dwarf.h symbol_at): the one its frames
+ * are named by. Only reads the module, whose index t2f_symbolizer__dwarf built. */
+static const char *symbol_at(void *module, uint64_t elf_vaddr)
+{
+	return t2f_elf_module__name_at(module, elf_vaddr);
+}
+
 int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			  struct t2f_dwarf **out)
 {
@@ -651,9 +658,12 @@ int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 		return 0;
 	if (!f->dwarf_tried) {
 		struct t2f_dwarf_opts o = { .budget = &s->dwarf_budget, .alt_candidates = alt_candidates,
-					    .ctx = s };
+					    .ctx = s, .sym_ctx = f->files.module };
 
 		f->dwarf_tried = true;
+		/* built here, so that lookups on other threads only read it (no index: no copy) */
+		if (t2f_elf_module__index(f->files.module) == 0)
+			o.symbol_at = symbol_at;
 		err = t2f_dwarf__open(t2f_elf_module__path(f->files.module), &o, s->diag, &f->dwarf);
 		if (err == -ENOMEM)
 			return err;

@@ -48,8 +48,8 @@ for l in sys.stdin:
 # by the linkage name in its own demangler's words, binutils by the linkage name or the symbol
 # in libiberty's words as trace2flame, and not always the same way for one address alone and in
 # a batch; a function without a linkage name by DW_AT_name, which trace2flame qualifies by its
-# namespaces and types: that counts as the same name); with BINUTILS_LINES 1 also binutils'
-# files and lines.
+# namespaces and types, or by the linkage name of its out-of-line copy: that counts as the same
+# name); with BINUTILS_LINES 1 also binutils' files and lines.
 compare() {
 	python3 - "$@" <<'PY'
 import re, sys
@@ -82,8 +82,13 @@ for l in open(t2f).read().splitlines():
 lines_of = lambda c: [x[1:] for x in c]
 
 def same_name(ours, theirs):  # equal, or ours qualified by the scopes theirs leaves out
-    return ours == theirs or (ours is not None and theirs is not None and
-                              ours.endswith("::" + theirs))
+    if ours == theirs or (ours is not None and theirs is not None and
+                          ours.endswith("::" + theirs)):
+        return True
+    # a function without a linkage name named by its out-of-line copy's (copy_names.sh holds
+    # those to the copies' symbols): the oracle's DW_AT_name's identifier, then its arguments
+    m = re.match(r"[\w~]+", theirs or "")
+    return bool(m and ours and re.search(r"(^|[ :])" + re.escape(m.group(0)) + r"[<(]", ours))
 
 def name_ok(g, i):  # level i's function as an oracle names it there (the outermost: outermost)
     j = -1 if i == len(g) - 1 else i
