@@ -80,7 +80,7 @@ extern "C" {
 
 /* This header's version; the library's: t2f_version_number(), t2f_version(). */
 #define T2F_VERSION_MAJOR 0
-#define T2F_VERSION_MINOR 1
+#define T2F_VERSION_MINOR 2
 #define T2F_VERSION_PATCH 0
 /* A version as one number, MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0: 100; 1.2.3: 10203). */
 #define T2F_MAKE_VERSION(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
