@@ -28,8 +28,8 @@
 
 #define T2F_FILTER_MSG_MAX 256
 
-/* The option strings (NULL or "": not given) and the names messages give them ("--time" on the
- * command line, "time" in the library; NULL: those of the command line). */
+/* The option strings (NULL or "": not given) and the names messages give them (the library's
+ * fields, "t2f_options.time"; NULL: perf's flags, "--time"). */
 struct t2f_filter_strs {
 	const char *time, *pids, *tids, *comms;
 	const char *time_name, *pid_name, *tid_name, *comm_name;

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "include/trace2flame.h" /* t2f_visible is exported by the library */
+
 size_t t2f_utf8_seq(const unsigned char *s, size_t n, size_t *bad)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
@@ -176,4 +178,13 @@ const char *t2f_utf8_visible(const char *str, char *out, size_t size)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+const char *t2f_visible(const char *s, char *out, size_t size)
+{
+	if (!s)
+		return "";
+	if (!out || size < 8)
+		return t2f_utf8_clean(s, strlen(s)) ? s : "";
+	return t2f_utf8_visible(s, out, size);
 }

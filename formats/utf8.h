@@ -44,6 +44,8 @@ int t2f_utf8_sanitize(struct t2f_buf *b, const char *s, size_t len, const char *
  * when it does not fit. For messages naming what an input gave (paths, names, event names). */
 const char *t2f_utf8_visible(const char *s, char *out, size_t size);
 
-#define T2F_VISIBLE_MAX 4096 /* a buffer for t2f_utf8_visible that holds a path shown whole */
+/* a buffer for t2f_utf8_visible that holds a path shown whole (the public header's
+ * T2F_VISIBLE_MAX for t2f_visible, the same value) */
+#define T2F_VISIBLE_MAX 4096
 
 #endif

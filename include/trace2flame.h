@@ -40,7 +40,8 @@
  * below are the header's version; t2f_version_number() is the library's at run time (a program
  * may run with a newer one than it was built with; never with an older one, whose missing
  * functions the dynamic linker refuses by their version node, TRACE2FLAME_0.1 for the first
- * release's). Within one major version the ABI only grows, as libbpf's does:
+ * release's, TRACE2FLAME_0.2 for the functions 0.2 added). Within one major version the ABI only
+ * grows, as libbpf's does:
  *  - a struct passed by pointer starts with `size`, which the caller sets to its sizeof. The
  *    first release's sizes are frozen (T2F_*_SIZE_V1); fields are only ever added at the end
  *    (or in a `reserved` field), and no struct has tail padding, so a size tells the version.
@@ -60,7 +61,8 @@
  *
  * Ownership: strings passed in are copied or used during the call only, unless a field says
  * otherwise. Strings returned are owned by the session and valid until its next call. Buffers
- * returned to the caller (t2f_session_write_mem, t2f_demangle_name) are freed with t2f_free().
+ * returned to the caller (t2f_session_write_mem, t2f_demangle_name, t2f_symbol_name) are freed
+ * with t2f_free().
  * Thread safety: a session is used by one thread at a time (it may start threads of its own
  * while reading and writing, -j); different sessions are independent. t2f_strerror() and
  * t2f_version() are thread safe.
@@ -80,7 +82,7 @@ extern "C" {
 
 /* This header's version; the library's: t2f_version_number(), t2f_version(). */
 #define T2F_VERSION_MAJOR 0
-#define T2F_VERSION_MINOR 1
+#define T2F_VERSION_MINOR 2
 #define T2F_VERSION_PATCH 0
 /* A version as one number, MAJOR * 10000 + MINOR * 100 + PATCH (0.1.0: 100; 1.2.3: 10203). */
 #define T2F_MAKE_VERSION(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
@@ -568,6 +570,31 @@ T2F_API const char *t2f_symbols_error(const struct t2f_symbols *s);
 /* A C++ or Rust symbol name demangled (the caller's: t2f_free() it), with or without parameter
  * lists; NULL when raw is not a mangled name (or out of memory). Thread safe. */
 T2F_API char *t2f_demangle_name(const char *raw, bool params);
+
+/* ---- Text for messages (since 0.2: version node TRACE2FLAME_0.2) ---- */
+
+/* The name a frame shows for the ELF symbol raw, as the resolve stage and t2f_symbols_resolve
+ * name frames: without its symbol version ("cfree" for "cfree@GLIBC_2.2.5",
+ * "__libc_start_main" for "__libc_start_main@@GLIBC_2.34"; "malloc@plt" is no version), then
+ * demangled (C++, Rust) with or without parameter lists when it is a mangled name. The
+ * caller's: t2f_free() it. NULL when raw is NULL or out of memory. Thread safe. */
+T2F_API char *t2f_symbol_name(const char *raw, bool params);
+
+/* A buffer for t2f_visible that holds a path shown whole. */
+#define T2F_VISIBLE_MAX 4096
+/* The NUL-terminated s as a terminal may show it, for a message naming what an input gave (a
+ * path, a symbol, an event): s itself when it is well-formed UTF-8 without control characters
+ * (C0, DEL, C1), else out, a copy in out[0..size) (size at least 8) where each control
+ * character and each byte of an ill-formed sequence is written "\xNN" (a backslash of s stays
+ * as it is), cut at a character with "..." when it does not fit. "" for a NULL s, and for an s
+ * that needs a copy when out is NULL or size below 8. Thread safe (out is the caller's). */
+T2F_API const char *t2f_visible(const char *s, char *out, size_t size);
+
+/* The message callback the library uses when the options give none: line and a newline to
+ * stderr, flushed. A stderr whose reader is gone loses the line: SIGPIPE is never raised (see
+ * Signals). For a callback that changes lines before showing them as the library would; ctx
+ * is unused. Thread safe as stdio is (one line may interleave with other threads' writes). */
+T2F_API void t2f_message_stderr(void *ctx, const char *line);
 
 /* Frees a buffer the library gave the caller (t2f_session_write_mem's, t2f_demangle_name's),
  * with the allocator that made it: the program's free() may be another (a static C runtime, a

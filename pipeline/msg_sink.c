@@ -10,6 +10,7 @@
 
 #include "formats/grow.h"
 #include "formats/nosigpipe.h"
+#include "include/trace2flame.h"
 
 struct t2f_msg_sink {
 	void (*fn)(void *ctx, const char *line);
@@ -98,4 +99,17 @@ FILE *t2f_msg_sink__open(void (*fn)(void *ctx, const char *line), void *ctx)
 	}
 	setvbuf(f, NULL, _IOLBF, 0);
 	return f;
+}
+
+void t2f_message_stderr(void *ctx, const char *line)
+{
+	struct t2f_nosigpipe g;
+	bool failed;
+
+	(void)ctx;
+	if (!line)
+		return;
+	t2f_nosigpipe__begin(&g);
+	failed = fputs(line, stderr) == EOF || fputc('\n', stderr) == EOF || fflush(stderr) != 0;
+	t2f_nosigpipe__end(&g, failed && errno == EPIPE);
 }

@@ -13,7 +13,8 @@ int t2f_session_filter_init(struct t2f_session *s)
 {
 	struct t2f_filter_strs strs = {
 		.time = s->o.time, .pids = s->o.pids, .tids = s->o.tids, .comms = s->o.comms,
-		.time_name = "time", .pid_name = "pids", .tid_name = "tids", .comm_name = "comms",
+		.time_name = "t2f_options.time", .pid_name = "t2f_options.pids",
+		.tid_name = "t2f_options.tids", .comm_name = "t2f_options.comms",
 	};
 	char msg[T2F_FILTER_MSG_MAX];
 	int err = t2f_filter__parse(&strs, &s->filter, msg, sizeof(msg));

@@ -6,6 +6,7 @@
 
 #include "formats/diag.h"
 #include "formats/strtab.h"
+#include "formats/sym_version.h"
 #include "include/trace2flame.h"
 #include "pipeline/msg_sink.h"
 #include "pipeline/session.h"
@@ -214,6 +215,17 @@ int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 char *t2f_demangle_name(const char *raw, bool params)
 {
 	return raw ? t2f_demangle(raw, params ? T2F_DEMANGLE_FULL : T2F_DEMANGLE_NO_PARAMS) : NULL;
+}
+
+char *t2f_symbol_name(const char *raw, bool params)
+{
+	char *base = raw ? strndup(raw, t2f_sym_version_cut(raw, strlen(raw))) : NULL;
+	char *pretty = base ? t2f_demangle_name(base, params) : NULL;
+
+	if (!pretty)
+		return base;
+	free(base);
+	return pretty;
 }
 
 void t2f_free(void *p)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tests/layers.py: the dependency rule of docs/design.md §1 (formats <- readers, symbolizer,
-writers, never each other <- pipeline <- tools), checked two ways.
+writers, never each other <- pipeline <- tools, the command line seeing only the library's
+header, include/trace2flame.h), checked two ways.
 
 1. The build: for each target compiling sources of a layer, a probe file including one header
    of every directory of the tree is compiled with that target's own flags (its command in
@@ -27,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 
-BELOW_TOOLS = ["formats", "readers", "symbolizer", "writers", "pipeline", "include"]
 # what the sources of each directory may include (check 2)
 DIR_RULE = {
     "formats": ["formats", "include"],  # include/: t2f_strerror in formats/diag.c
@@ -35,11 +35,12 @@ DIR_RULE = {
     "symbolizer": ["formats", "symbolizer"],
     "writers": ["formats", "writers"],
     "pipeline": ["formats", "readers", "symbolizer", "writers", "pipeline", "include"],
-    "tools": BELOW_TOOLS + ["tools"],
+    "tools": ["include", "tools"],  # the command line: a client of the library
     "include": [],
 }
 # what each target compiling them may reach (check 1): a layer's library as its directory; the
-# tools' programs at most what their directory may, the examples only <trace2flame.h>
+# command line the library's header and its own, the developer programs the layers they
+# exercise, the examples only <trace2flame.h>
 TARGET_RULE = {
     "t2f_formats": DIR_RULE["formats"],
     "t2f_readers": DIR_RULE["readers"],
@@ -52,6 +53,13 @@ TARGET_RULE = {
     "t2f-perf-data-dump": ["formats", "readers"],
     "example_folded": [],
     "example_convert": [],
+}
+# the developer programs in tools/ print or time a layer's internals: their sources may
+# include what their targets may (check 2), the command line's only the library's header
+FILE_RULE = {
+    "tools/bench_symbols.c": TARGET_RULE["t2f-bench-symbols"],
+    "tools/nettrace_dump.c": TARGET_RULE["t2f-nettrace-dump"],
+    "tools/perf_data_dump.c": TARGET_RULE["t2f-perf-data-dump"],
 }
 # one self-contained header per directory, included by the probes
 PROBE = {
@@ -180,7 +188,7 @@ def check_sources(src):
                         elif parts[0] in PROBE and os.path.exists(os.path.join(src, name)):
                             if quote == "<":
                                 bad(where + ": a header of the tree between angle brackets")
-                            elif parts[0] not in DIR_RULE[d]:
+                            elif parts[0] not in FILE_RULE.get(rel, DIR_RULE[d]):
                                 bad(where + ": %s/ may not include %s/" % (d, parts[0]))
     print("layers: %d source files' includes checked" % files)
 

@@ -3,9 +3,10 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "formats/nosigpipe.h"
+#include "include/trace2flame.h"
 
 /* Longer names first where one ends another ("t2f_options.unsafe_build_id_match"). */
 static const struct {
@@ -36,45 +37,52 @@ static const char *t2f_cli_flag_at(const char *s, size_t *len)
 	return NULL;
 }
 
-/* text, its option names made flags; false when a write failed. */
-static bool t2f_cli_put(const char *text)
+char *t2f_cli_as_flags(const char *prefix, const char *text)
 {
-	bool failed = false;
+	char *buf = NULL;
+	size_t size = 0, len;
+	FILE *f = open_memstream(&buf, &size);
 	const char *flag;
-	size_t len;
+	bool failed;
 
+	if (!f)
+		return NULL;
+	failed = fputs(prefix, f) == EOF;
 	for (const char *s = text; *s && !failed;) {
 		bool word_start = s == text || !(s[-1] == '_' || s[-1] == '.' ||
 						 (s[-1] >= 'a' && s[-1] <= 'z'));
 
 		if (word_start && (flag = t2f_cli_flag_at(s, &len))) {
-			failed = fputs(flag, stderr) == EOF;
+			failed = fputs(flag, f) == EOF;
 			s += len;
 		} else {
-			failed = fputc(*s++, stderr) == EOF;
+			failed = fputc(*s++, f) == EOF;
 		}
 	}
-	return !failed;
+	if (fclose(f) != 0 || failed) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* prefix and text, its option names made flags, as a line on stderr; text alone when out of
+ * memory. */
+static void t2f_cli_put(const char *prefix, const char *text)
+{
+	char *line = t2f_cli_as_flags(prefix, text);
+
+	t2f_message_stderr(NULL, line ? line : text);
+	free(line);
 }
 
 void t2f_cli_message(void *ctx, const char *line)
 {
-	struct t2f_nosigpipe g;
-	bool ok;
-
 	(void)ctx;
-	t2f_nosigpipe__begin(&g);
-	ok = t2f_cli_put(line) && fputc('\n', stderr) != EOF && fflush(stderr) == 0;
-	t2f_nosigpipe__end(&g, !ok);
+	t2f_cli_put("", line);
 }
 
 void t2f_cli_error(const char *text)
 {
-	struct t2f_nosigpipe g;
-	bool ok;
-
-	t2f_nosigpipe__begin(&g);
-	ok = fputs("trace2flame: ", stderr) != EOF && t2f_cli_put(text) &&
-	     fputc('\n', stderr) != EOF && fflush(stderr) == 0;
-	t2f_nosigpipe__end(&g, !ok);
+	t2f_cli_put("trace2flame: ", text);
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "formats/sample_filter.h"
+#include "tools/cli_msg.h"
 
 #ifndef T2F_VERSION
 #define T2F_VERSION "unknown"
@@ -682,21 +682,44 @@ static int t2f_cli_check_diff(struct t2f_cli_opts *o, FILE *err)
 	return 0;
 }
 
-/* --time, --pids, --tids, --comms: read as the library will (formats/sample_filter.h), so a
- * mistake is a usage error naming the option. */
+/* The first line a session's options made the library say. */
+static void t2f_cli_keep_first(void *ctx, const char *line)
+{
+	char **first = ctx;
+
+	if (!*first)
+		*first = strdup(line);
+}
+
+/* --time, --pids, --tids, --comms: checked by the library (a session made with them alone), so
+ * a mistake is a usage error naming the option before anything is read. */
 static int t2f_cli_check_filter(const struct t2f_cli_opts *o, FILE *err)
 {
-	struct t2f_filter_strs strs = {
-		.time = o->time, .pids = o->pids, .tids = o->tids, .comms = o->comms,
-		.time_name = "--time", .pid_name = "--pids", .tid_name = "--tids",
-		.comm_name = "--comms",
+	static const char prefix[] = "trace2flame: error: ";
+	char *said = NULL, *flags;
+	struct t2f_options so = {
+		.size = sizeof(so), .time = o->time, .pids = o->pids, .tids = o->tids,
+		.comms = o->comms, .message = t2f_cli_keep_first, .message_ctx = &said,
 	};
-	char msg[T2F_FILTER_MSG_MAX];
-	struct t2f_filter *f;
-	int ret = t2f_filter__parse(&strs, &f, msg, sizeof(msg));
+	struct t2f_session *s = NULL;
+	int ret;
 
-	t2f_filter__free(f);
-	return ret ? t2f_cli_usage_error(err, NULL, "%s", msg) : 0;
+	if (!o->time && !o->pids && !o->tids && !o->comms)
+		return 0;
+	ret = t2f_session_new(&so, &s);
+	t2f_session_free(s);
+	if (!ret) {
+		free(said);
+		return 0;
+	}
+	if (said && strncmp(said, prefix, sizeof(prefix) - 1) == 0)
+		flags = t2f_cli_as_flags("", said + sizeof(prefix) - 1);
+	else
+		flags = t2f_cli_as_flags("", said ? said : t2f_strerror(ret));
+	t2f_cli_usage_error(err, NULL, "%s", flags ? flags : t2f_strerror(ret));
+	free(flags);
+	free(said);
+	return ret;
 }
 
 /* The combinations getopt cannot check, and the output format. */

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "formats/utf8.h"
+#include "include/trace2flame.h"
 #include "tools/cli_opts.h"
 
 static int t2f_clobber_index(const char *output, char *const *inputs, size_t n)
@@ -33,8 +33,8 @@ bool t2f_clobber__refuse(const char *output, char *const *inputs, size_t n)
 	if (i < 0)
 		return false;
 	fprintf(stderr, "trace2flame: %s: the output would replace the input %s; choose another "
-		"output\n", t2f_utf8_visible(output, vout, sizeof(vout)),
-		t2f_utf8_visible(inputs[i], vin, sizeof(vin)));
+		"output\n", t2f_visible(output, vout, sizeof(vout)),
+		t2f_visible(inputs[i], vin, sizeof(vin)));
 	return true;
 }
 
@@ -43,9 +43,9 @@ static bool t2f_no_place(const char *output, const char *dir, const char *why, i
 {
 	char vout[T2F_VISIBLE_MAX], vdir[T2F_VISIBLE_MAX];
 
-	fprintf(stderr, "trace2flame: %s: ", t2f_utf8_visible(output, vout, sizeof(vout)));
+	fprintf(stderr, "trace2flame: %s: ", t2f_visible(output, vout, sizeof(vout)));
 	if (dir)
-		dir = t2f_utf8_visible(dir, vdir, sizeof(vdir));
+		dir = t2f_visible(dir, vdir, sizeof(vdir));
 	if (err == ENOENT)
 		fprintf(stderr, "no such directory %s\n", dir);
 	else if (dir)

@@ -19,7 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/utf8.h"
 #include "include/trace2flame.h"
 #include "tools/cli_msg.h"
 #include "tools/cli_opts.h"
@@ -205,7 +204,7 @@ static void print_refused(const struct t2f_symbols *s, uint32_t mod)
 
 		if (t2f_symbols_refusal(s, mod, i, &e))
 			continue;
-		fprintf(stderr, "trace2flame: refused %s: %s", t2f_utf8_visible(e.path, vis, sizeof(vis)),
+		fprintf(stderr, "trace2flame: refused %s: %s", t2f_visible(e.path, vis, sizeof(vis)),
 			e.why);
 		if (e.reason == T2F_REFUSAL_BUILD_ID)
 			fprintf(stderr, " (expected %s, found %s)", e.expected_id,
@@ -223,10 +222,10 @@ static void print_sym(uint64_t addr, const struct t2f_symbol *sym, const char *m
 {
 	char vname[T2F_VISIBLE_MAX], vmod[T2F_VISIBLE_MAX];
 
-	module = t2f_utf8_visible(module, vmod, sizeof(vmod));
+	module = t2f_visible(module, vmod, sizeof(vmod));
 	if (!sym->miss)
 		printf("0x%" PRIx64 "\t%s+0x%" PRIx64 "\t%s\n", addr,
-		       t2f_utf8_visible(sym->name, vname, sizeof(vname)), sym->offset, module);
+		       t2f_visible(sym->name, vname, sizeof(vname)), sym->offset, module);
 	else
 		printf("0x%" PRIx64 "\t?? (%s)\t%s\n", addr, sym->miss, module);
 }
@@ -240,8 +239,8 @@ static int print_inlines(struct t2f_symbols *s, uint32_t mod, uint64_t vaddr)
 
 	for (int i = 0; i < n; i++) {
 		printf("0x%" PRIx64 "\t  %s\t%s:", vaddr,
-		       f[i].name ? t2f_utf8_visible(f[i].name, vname, sizeof(vname)) : "??",
-		       f[i].file ? t2f_utf8_visible(f[i].file, vfile, sizeof(vfile)) : "??");
+		       f[i].name ? t2f_visible(f[i].name, vname, sizeof(vname)) : "??",
+		       f[i].file ? t2f_visible(f[i].file, vfile, sizeof(vfile)) : "??");
 		if (f[i].line)
 			printf("%u\n", f[i].line);
 		else
@@ -285,7 +284,7 @@ static bool file_unreadable(const struct resolve_run *r, const struct resolve_ar
 		return false;
 	if (access(a->file, R_OK) != 0) {
 		fprintf(stderr, "trace2flame: cannot read %s: %s\n",
-			t2f_utf8_visible(a->file, vis, sizeof(vis)), strerror(errno));
+			t2f_visible(a->file, vis, sizeof(vis)), strerror(errno));
 		return true;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -294,7 +293,7 @@ static bool file_unreadable(const struct resolve_run *r, const struct resolve_ar
 		if (t2f_symbols_refusal(r->sym, r->mod, i, &e) == 0 &&
 		    (e.reason == T2F_REFUSAL_UNREADABLE || e.reason == T2F_REFUSAL_NOT_FILE) &&
 		    strcmp(e.path, a->file) == 0) {
-			fprintf(stderr, "trace2flame: %s: %s\n", t2f_utf8_visible(a->file, vis,
+			fprintf(stderr, "trace2flame: %s: %s\n", t2f_visible(a->file, vis,
 										 sizeof(vis)), e.why);
 			return true;
 		}
@@ -338,7 +337,7 @@ static int resolve_all(struct resolve_run *r, const struct resolve_args *a)
 	for (int i = 0; i < a->n_addrs; i++) {
 		if (!parse_addr(a->addrs[i], &addr)) {
 			fprintf(stderr, "trace2flame: resolve: '%s' is not a hex address\n",
-				t2f_utf8_visible(a->addrs[i], vis, sizeof(vis)));
+				t2f_visible(a->addrs[i], vis, sizeof(vis)));
 			missed = true;
 			continue;
 		}

@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/sym_version.h"
-#include "formats/utf8.h"
 #include "include/trace2flame.h"
 #include "tools/cli_msg.h"
 #include "tools/cli_opts.h"
@@ -79,20 +77,6 @@ static int parse_args(struct symbols_run *r, int argc, char **argv, int *first)
 	return 0;
 }
 
-/* The name as a frame shows it (--demangle): without its symbol version, demangled; malloc'd,
- * or NULL when out of memory (the raw name is printed then). */
-static char *frame_name(const char *raw)
-{
-	size_t len = strlen(raw);
-	char *base = strndup(raw, t2f_sym_version_cut(raw, len));
-	char *pretty = base ? t2f_demangle_name(base, true) : NULL;
-
-	if (!pretty)
-		return base;
-	free(base);
-	return pretty;
-}
-
 static int print_sym(void *ctx, const struct t2f_elf_symbol *sym)
 {
 	struct symbols_run *r = ctx;
@@ -101,11 +85,11 @@ static int print_sym(void *ctx, const struct t2f_elf_symbol *sym)
 	if (sym->size == 0)
 		return 0;
 	if (r->demangle)
-		pretty = frame_name(sym->name);
+		pretty = t2f_symbol_name(sym->name, true); /* NULL: out of memory, printed raw */
 	if (printf("%s\t%s\t%" PRIx64 "\t%" PRIu64 "\t%s\n", r->file, sym->table, sym->value,
-		   sym->size, t2f_utf8_visible(pretty ? pretty : sym->name, vis, sizeof(vis))) < 0)
+		   sym->size, t2f_visible(pretty ? pretty : sym->name, vis, sizeof(vis))) < 0)
 		r->write_err = errno ? -errno : -EIO;
-	free(pretty);
+	t2f_free(pretty);
 	return r->write_err;
 }
 

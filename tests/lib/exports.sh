@@ -23,8 +23,8 @@ sed -n 's/^T2F_API[^(]*[^A-Za-z0-9_]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' "$header
 n=$(grep -c '^T2F_API' "$header")
 [ "$n" -gt 0 ] && [ "$(wc -l <"$TMP/header")" -eq "$n" ] && ok ||
 	bad "$header: $n lines start with T2F_API, $(wc -l <"$TMP/header") function names read from them"
-# the names between the map's "global:" and "local:"; the version nodes ("NAME {")
-awk '/^[ \t]*global:/ { g = 1; next } /^[ \t]*local:/ { g = 0 }
+# the names between each node's "global:" and its "local:" or "}"; the version nodes ("NAME {")
+awk '/^[ \t]*global:/ { g = 1; next } /^[ \t]*(local:|})/ { g = 0 }
 	g && /;/ { sub(/;.*/, ""); gsub(/[ \t]/, ""); if ($0 != "") print }' "$map" | sort >"$TMP/map"
 sed -n 's/^\([A-Za-z_][A-Za-z0-9_.]*\)[ \t]*{.*/\1/p' "$map" >"$TMP/nodes"
 # the defined dynamic symbols without their version, the version nodes' own symbols left out

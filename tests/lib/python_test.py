@@ -38,7 +38,7 @@ SRC = os.environ["T2F_SOURCE_DIR"]
 CLI = os.environ["T2F_CLI"]
 FX = os.path.join(SRC, "fixtures", "perf-script")
 NT = os.path.join(SRC, "fixtures", "nettrace")
-FORMATS = ("collapsed", "speedscope", "pprof", "svg", "firefox")
+FORMATS = None  # the output formats, as `trace2flame --list-formats` names them (setUpModule)
 sys.path.insert(0, os.path.join(SRC, "tests"))
 import perf_data_gen  # noqa: E402
 
@@ -64,7 +64,10 @@ def run(args, **kw):
 
 
 def setUpModule():
-    global TMP, INL
+    global TMP, INL, FORMATS
+    FORMATS = tuple(line.split()[0] for line in run(
+        [CLI, "--list-formats"], stdout=subprocess.PIPE, check=True,
+        universal_newlines=True).stdout.splitlines())
     TMP = tempfile.mkdtemp(prefix="t2f-python.")
     cc = os.environ.get("CC") or "cc"
     exe = os.path.join(TMP, "inl")
@@ -289,6 +292,60 @@ def stats_lines(text):
     """The --stats lines that do not measure time or memory."""
     return [ln for ln in text.splitlines()
             if not re.match(r"  (elapsed|time|model memory):", ln)]
+
+
+class _MoreFormats:
+    """The library with one more format than it has, "later" (what a newer library would
+    give): t2f_format_count, t2f_format_info and t2f_format_by_name say so, the rest is the
+    library's."""
+
+    def __init__(self, real):
+        self._real = real
+        self._later = real.t2f_format_count() + 1
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def t2f_format_count(self):
+        return self._later
+
+    def t2f_format_info(self, f, out):
+        if f != self._later:
+            return self._real.t2f_format_info(f, out)
+        out.contents.name = b"later"
+        return 0
+
+    def t2f_format_by_name(self, name):
+        return self._later if name == b"later" else self._real.t2f_format_by_name(name)
+
+
+class Formats(unittest.TestCase):
+
+    def test_formats_are_the_librarys(self):
+        """FORMATS: the CLI's formats in its order, numbered from 1; other names it takes."""
+        self.assertEqual(tuple(trace2flame.FORMATS), FORMATS)
+        self.assertEqual([trace2flame.FORMATS[f] for f in FORMATS],
+                         list(range(1, len(FORMATS) + 1)))
+        self.assertEqual(trace2flame.FORMATS["folded"], trace2flame.FORMATS["collapsed"])
+        self.assertNotIn("folded", list(trace2flame.FORMATS))
+        with self.assertRaises(KeyError):
+            trace2flame.FORMATS["nothing"]
+        with trace2flame.Session(formats="collapsed") as s, self.assertRaisesRegex(
+                ValueError, r"format: unknown value 'nothing' \(known: %s\)"
+                % ", ".join(sorted(FORMATS))):
+            s.write_mem("nothing")
+
+    def test_a_format_the_library_gains(self):
+        """A format the library adds is in FORMATS with no change to the module."""
+        from trace2flame import _common, _session
+        real = _common.lib()
+        try:
+            _common._lib = _MoreFormats(real)
+            later = _session.Formats()
+            self.assertEqual(list(later), list(FORMATS) + ["later"])
+            self.assertEqual(later["later"], len(FORMATS) + 1)
+        finally:
+            _common._lib = real
 
 
 class SessionAPI(unittest.TestCase):

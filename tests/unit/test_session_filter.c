@@ -112,11 +112,13 @@ static void test_bad_strings(void **state)
 		struct t2f_options o;
 		const char *msg;
 	} bad[] = {
-		{ { .time = "1,2,3" }, "trace2flame: error: time: '1,2,3': expected START,STOP" },
-		{ { .time = "10%/0" }, "trace2flame: error: time: '10%/0': expected P%/N" },
-		{ { .pids = "1,x" }, "trace2flame: error: pids: '1,x': expected decimal ids" },
-		{ { .tids = "-3" }, "trace2flame: error: tids: '-3': expected decimal ids" },
-		{ { .comms = "a,,b" }, "trace2flame: error: comms: 'a,,b': expected command names" },
+		{ { .time = "1,2,3" },
+		  "trace2flame: error: t2f_options.time: '1,2,3': expected START,STOP" },
+		{ { .time = "10%/0" }, "trace2flame: error: t2f_options.time: '10%/0': expected P%/N" },
+		{ { .pids = "1,x" }, "trace2flame: error: t2f_options.pids: '1,x': expected decimal ids" },
+		{ { .tids = "-3" }, "trace2flame: error: t2f_options.tids: '-3': expected decimal ids" },
+		{ { .comms = "a,,b" },
+		  "trace2flame: error: t2f_options.comms: 'a,,b': expected command names" },
 	};
 
 	(void)state;
@@ -150,8 +152,9 @@ static void test_no_span(void **state)
 	assert_int_equal(t2f_session_new(&o, &s), 0);
 	assert_int_equal(t2f_session_add_bytes(s, bare, strlen(bare), "bare.txt"),
 			 -T2F_ERR_UNSUPPORTED);
-	assert_non_null(strstr(t2f_session_error(s), "bare.txt: time in percentages needs the "
-						      "recording's first and last sample times"));
+	assert_non_null(strstr(t2f_session_error(s), "bare.txt: t2f_options.time in percentages "
+						      "needs the recording's first and last sample "
+						      "times"));
 	assert_non_null(strstr(t2f_session_error(s), "perf script --header prints them"));
 	assert_int_equal(t2f_session_add_bytes(s, text, strlen(text), "t.txt"), 0);
 	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), "f.folded"),

@@ -383,6 +383,9 @@ FUNCTIONS = {
     "t2f_free": (None, [_void_p]),
     "t2f_version": (_str, []),
     "t2f_version_number": (ctypes.c_uint, []),
+    "t2f_symbol_name": (_void_p, [_str, _bool]),
+    "t2f_visible": (_str, [_str, _P(ctypes.c_char), _size]),
+    "t2f_message_stderr": (None, [_void_p, _str]),
 }
 
 

@@ -1,14 +1,53 @@
 """trace2flame._session: Session (struct t2f_session and its calls) and convert()."""
+import collections.abc
 import ctypes
 import errno
 
 from . import _ffi
-from ._common import Callbacks, Handle, check, cstr, enum_value, fill, names_of, record
-from ._common import to_record
+from ._common import Callbacks, Handle, check, cstr, enum_value, fill, lib, names_of, record
+from ._common import text, to_record
 
-FORMATS = {"collapsed": _ffi.T2F_FORMAT_COLLAPSED, "speedscope": _ffi.T2F_FORMAT_SPEEDSCOPE,
-           "pprof": _ffi.T2F_FORMAT_PPROF, "svg": _ffi.T2F_FORMAT_SVG,
-           "firefox": _ffi.T2F_FORMAT_FIREFOX}
+
+class Formats(collections.abc.Mapping):
+    """The output formats: each name, as the command line's -f takes it ("collapsed", "svg"
+    ...), to its enum t2f_format value, read from the library when first used
+    (t2f_format_count, t2f_format_info), so a format the library gains is here without a change
+    to this module. Another name the library takes for one of them ("folded") is found too
+    (t2f_format_by_name), though not listed."""
+
+    def __init__(self):
+        self._names = None
+
+    def _table(self):
+        if self._names is None:
+            lb, names = lib(), {}
+            for f in range(1, lb.t2f_format_count() + 1):
+                info = _ffi.t2f_format_info.new()
+                check(lb.t2f_format_info(f, ctypes.pointer(info)))
+                names[text(info.name)] = f
+            self._names = names
+        return self._names
+
+    def __getitem__(self, name):
+        table = self._table()
+        if name in table:
+            return table[name]
+        f = lib().t2f_format_by_name(cstr(name, "format")) if isinstance(name, str) else 0
+        if not f:
+            raise KeyError(name)
+        return f
+
+    def __iter__(self):
+        return iter(self._table())
+
+    def __len__(self):
+        return len(self._table())
+
+    def __repr__(self):
+        return "FORMATS(%r)" % self._table()
+
+
+FORMATS = Formats()
 SYMBOL_RULES = {"auto": _ffi.T2F_RULES_AUTO, "perf": _ffi.T2F_RULES_PERF,
                 "strict": _ffi.T2F_RULES_STRICT}
 COLORS = {"hot": _ffi.T2F_COLORS_HOT, "mem": _ffi.T2F_COLORS_MEM, "io": _ffi.T2F_COLORS_IO,
