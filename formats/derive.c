@@ -328,9 +328,9 @@ int t2f_derive__segment(struct t2f_profile *seg, const struct t2f_profile *whole
 	return err;
 }
 
-bool t2f_derive__merge_in_order(const struct t2f_profile *dst, const struct t2f_profile *seg)
+bool t2f_derive__merge_in_order(const struct t2f_profile *whole, const struct t2f_profile *seg)
 {
-	struct t2f_derive *d = t2f_profile__derive(dst), *s = t2f_profile__derive(seg);
+	struct t2f_derive *d = t2f_profile__derive(whole), *s = t2f_profile__derive(seg);
 	int err;
 
 	for (size_t i = 0; d && s && i < s->n_heads; i++) {

@@ -10,7 +10,8 @@
 # named otherwise: argument lists cut, C++ demangled) and per thread, every thread, within 1%; the waits still open at the end
 # are the oracle's; wall per thread is on-CPU (cpu-clock ns) + off-CPU within 1%; with
 # --off-cpu-state S only sleeping waits count, as in the oracle; -j 1 writes the same bytes as
-# the default -j. Per thread, the waits that ended at a recorded sched_switch agree with `perf sched
+# the default -j, and from the text (whole and cut short) -j 2 and -j 4 write the same bytes in
+# every format, and the same --stats counts, as -j 1, also in 300-byte segments. Per thread, the waits that ended at a recorded sched_switch agree with `perf sched
 # timehist`'s wait column within 1% (timehist takes the CPU's previous sched_switch for the
 # switch-in: where that was not recorded, as for tasks perf may not sample, it differs; the
 # oracle tells those waits apart). A sched_switch payload made unreadable is counted and said.
