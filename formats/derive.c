@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/grow.h"
 #include "formats/idindex.h"
 
 struct wait {              /* a thread's state, by tid */
@@ -13,6 +14,17 @@ struct wait {              /* a thread's state, by tid */
 	t2f_node_id node;      /* the stack it waits in */
 	t2f_thread_id thread;
 	bool open;
+};
+
+/* A segment's first switch of a thread (t2f_derive__segment): what it does to a wait the
+ * segments before left open. */
+struct head {
+	int64_t tid;
+	uint64_t in_ns;        /* a switch-in's time */
+	bool in;               /* a switch-in (it closes the wait) or a switch-out (drops it) */
+	bool logged;           /* the segment has logged samples of the thread before it */
+	uint32_t events;       /* the segment profile's events and cells then */
+	size_t cells;
 };
 
 struct t2f_derive {
@@ -25,6 +37,9 @@ struct t2f_derive {
 	uint8_t *kind_of;
 	size_t n_kind;
 	struct t2f_derive_counts c;
+	bool segment;          /* a segment's stage: heads kept, waits left open at its end */
+	struct head *heads;
+	size_t n_heads, cap_heads;
 };
 
 unsigned t2f_cpu_state_of_text(const char *s, size_t len)
@@ -91,6 +106,7 @@ void t2f_derive__free(struct t2f_derive *d)
 	if (!d)
 		return;
 	t2f_idindex__release(&d->waits);
+	free(d->heads);
 	free(d->kind_of);
 	free(d);
 }
@@ -177,6 +193,34 @@ int t2f_derive__sample(struct t2f_derive *d, t2f_node_id node, t2f_thread_id thr
 	return 0;
 }
 
+/* Whether the segment logged a sample of a thread numbered tid yet. */
+static bool logged(const struct t2f_derive *d, int64_t tid)
+{
+	uint32_t n = t2f_profile__thread_count(d->p);
+
+	for (t2f_thread_id t = 1; t2f_profile__log_enabled(d->p) && t <= n; t++)
+		if (t2f_profile__thread_at(d->p, t)->tid == tid &&
+		    t2f_profile__thread_sample_count(d->p, t))
+			return true;
+	return false;
+}
+
+/* A segment's first switch of tid, as a switch-out (switch_in sets in and in_ns). */
+static int add_head(struct t2f_derive *d, int64_t tid)
+{
+	if (!d->segment)
+		return 0;
+	int err = t2f_grow((void **)&d->heads, &d->cap_heads, d->n_heads, 1, sizeof(*d->heads),
+			   64, SIZE_MAX / sizeof(*d->heads));
+
+	if (err)
+		return err;
+	d->heads[d->n_heads++] = (struct head){ .tid = tid, .logged = logged(d, tid),
+						.events = t2f_profile__event_count(d->p),
+						.cells = t2f_profile__cell_count(d->p) };
+	return 0;
+}
+
 struct wait_key {
 	const struct t2f_idindex *waits;
 	int64_t tid;
@@ -189,7 +233,8 @@ static bool wait_eq(const void *ctx, uint32_t id)
 	return ((const struct wait *)t2f_idindex__at(k->waits, id))->tid == k->tid;
 }
 
-/* The thread's state, added (closed) when new; NULL for -ENOMEM / -T2F_E_LIMIT in *err. */
+/* The thread's state, added (closed) when new; NULL for -ENOMEM / -T2F_E_LIMIT in *err. A
+ * segment's stage adds every thread it meets and keeps its first switch as a head. */
 static struct wait *wait_of(struct t2f_derive *d, int64_t tid, bool add, int *err)
 {
 	struct wait_key k = { &d->waits, tid };
@@ -197,8 +242,12 @@ static struct wait *wait_of(struct t2f_derive *d, int64_t tid, bool add, int *er
 	uint32_t id = t2f_idindex__find(&d->waits, h, wait_eq, &k);
 
 	*err = 0;
-	if (!id && add)
-		*err = t2f_idindex__add(&d->waits, h, &(struct wait){ .tid = tid }, &id);
+	if (!id && (add || d->segment)) {
+		*err = t2f_idindex__add(&d->waits, h, &(struct wait){ .tid = tid }, &id) ?:
+		       add_head(d, tid);
+		if (*err)
+			return NULL;
+	}
 	return id ? t2f_idindex__at(&d->waits, id) : NULL;
 }
 
@@ -213,6 +262,8 @@ int t2f_derive__switch_out(struct t2f_derive *d, int64_t tid, uint64_t time_ns, 
 	if (!(state & d->o.states)) {
 		d->c.not_selected++;
 		w = wait_of(d, tid, false, &err);
+		if (err)
+			return err;
 		if (w && w->open) {
 			w->open = false;
 			d->c.no_switch_in++;
@@ -231,11 +282,16 @@ int t2f_derive__switch_out(struct t2f_derive *d, int64_t tid, uint64_t time_ns, 
 
 int t2f_derive__switch_in(struct t2f_derive *d, int64_t tid, uint64_t time_ns)
 {
+	size_t heads = d->n_heads;
 	int err;
 	struct wait *w = wait_of(d, tid, false, &err);
 
+	if (d->n_heads > heads) {
+		d->heads[heads].in = true;
+		d->heads[heads].in_ns = time_ns;
+	}
 	if (!w || !w->open)
-		return 0;
+		return err;
 	w->open = false;
 	if (time_ns < w->out_ns) { /* out of order: left out, as a switch-in never seen */
 		d->c.no_switch_in++;
@@ -260,4 +316,133 @@ void t2f_derive__end(struct t2f_derive *d, struct t2f_derive_counts *out)
 	}
 	*out = d->c;
 	d->c = (struct t2f_derive_counts){ 0 };
+}
+
+int t2f_derive__segment(struct t2f_profile *seg, const struct t2f_profile *whole)
+{
+	const struct t2f_derive *w = t2f_profile__derive(whole);
+	int err = w ? t2f_profile__enable_derive(seg, &w->o) : 0;
+
+	if (!err && w)
+		t2f_profile__derive(seg)->segment = true;
+	return err;
+}
+
+bool t2f_derive__merge_in_order(const struct t2f_profile *whole, const struct t2f_profile *seg)
+{
+	struct t2f_derive *d = t2f_profile__derive(whole), *s = t2f_profile__derive(seg);
+	int err;
+
+	for (size_t i = 0; d && s && i < s->n_heads; i++) {
+		const struct head *h = &s->heads[i];
+		struct wait *w = h->in && h->logged ? wait_of(d, h->tid, false, &err) : NULL;
+
+		if (w && w->open && h->in_ns >= w->out_ns)
+			return true;
+	}
+	return false;
+}
+
+/* The samples the segment's heads derive from dst's open waits, into ins (2 per head at
+ * most); the waits they close or drop are closed. Their count. */
+static size_t join_heads(struct t2f_derive *d, const struct t2f_derive *s,
+			 struct t2f_merge_sample *ins)
+{
+	size_t n = 0;
+	int err;
+
+	for (size_t i = 0; i < s->n_heads; i++) {
+		const struct head *h = &s->heads[i];
+		struct wait *w = wait_of(d, h->tid, false, &err);
+		struct t2f_merge_sample m;
+
+		if (!w || !w->open)
+			continue;
+		w->open = false;
+		if (!h->in || h->in_ns < w->out_ns) { /* as switch_out and switch_in do */
+			d->c.no_switch_in++;
+			continue;
+		}
+		d->c.waits++;
+		m = (struct t2f_merge_sample){ .src_events = h->events, .src_cells = h->cells,
+					       .node = w->node, .thread = w->thread,
+					       .weight = h->in_ns - w->out_ns, .time_ns = w->out_ns };
+		if (d->o.kinds & T2F_DERIVE_OFF_CPU) {
+			ins[n] = m;
+			ins[n++].event = "off-cpu";
+		}
+		if (d->o.kinds & T2F_DERIVE_WALL) {
+			ins[n] = m;
+			ins[n++].event = "wall";
+		}
+	}
+	return n;
+}
+
+/* The segment's waits open at its end, into dst's waits (ids: their dst node and thread). */
+static int keep_tails(struct t2f_derive *d, const struct t2f_derive *s,
+		      const struct t2f_merge_ids *ids)
+{
+	size_t k = 0;
+	int err = 0;
+
+	for (uint32_t id = 1; !err && id <= s->waits.n; id++) {
+		const struct wait *t = t2f_idindex__at(&s->waits, id);
+		struct wait *w;
+
+		if (!t->open)
+			continue;
+		w = wait_of(d, t->tid, true, &err);
+		if (w)
+			*w = (struct wait){ .tid = t->tid, .out_ns = t->out_ns, .node = ids->node[k],
+					    .thread = ids->thread[k], .open = true };
+		k++;
+	}
+	return err;
+}
+
+static void add_counts(struct t2f_derive_counts *to, const struct t2f_derive_counts *c)
+{
+	to->samples += c->samples;
+	to->waits += c->waits;
+	to->no_switch_in += c->no_switch_in;
+	to->not_selected += c->not_selected;
+	to->undecoded += c->undecoded;
+}
+
+int t2f_derive__merge(struct t2f_profile *dst, struct t2f_profile *seg)
+{
+	struct t2f_derive *d = t2f_profile__derive(dst), *s = t2f_profile__derive(seg);
+	struct t2f_merge_sample *ins;
+	struct t2f_merge_ids ids = { 0 };
+	size_t n = 0;
+	int err;
+
+	if (!d || !s)
+		return t2f_profile__merge(dst, seg);
+	for (uint32_t id = 1; id <= s->waits.n; id++)
+		ids.n += ((struct wait *)t2f_idindex__at(&s->waits, id))->open;
+	ins = calloc(2 * s->n_heads + 1, sizeof(*ins));
+	ids.node = calloc(ids.n + 1, sizeof(*ids.node));
+	ids.thread = calloc(ids.n + 1, sizeof(*ids.thread));
+	err = ins && ids.node && ids.thread ? 0 : -ENOMEM;
+	for (uint32_t id = 1, k = 0; !err && id <= s->waits.n; id++) {
+		const struct wait *t = t2f_idindex__at(&s->waits, id);
+
+		if (t->open) {
+			ids.node[k] = t->node;
+			ids.thread[k++] = t->thread;
+		}
+	}
+	if (!err)
+		n = join_heads(d, s, ins);
+	err = err ?: t2f_profile__merge_at(dst, seg, ins, n, &ids) ?: keep_tails(d, s, &ids);
+	if (!err) {
+		add_counts(&d->c, &s->c);
+		d->c.samples += n;
+	}
+	free(ins);
+	free(ids.node);
+	free(ids.thread);
+	return err;
 }

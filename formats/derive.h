@@ -22,7 +22,9 @@
  * them. Nothing is guessed.
  *
  * Ownership: the profile owns its derive stage (t2f_profile__enable_derive). Not thread safe:
- * called by the thread that adds samples (t2f_profile__add_sample's).
+ * called by the thread that adds samples (t2f_profile__add_sample's); t2f_derive__segment
+ * reads whole's options only (fixed once made), so segments may be made while whole is
+ * merged into.
  */
 #ifndef T2F_DERIVE_H
 #define T2F_DERIVE_H
@@ -84,6 +86,23 @@ void t2f_derive__undecoded(struct t2f_derive *d);
 /* The input ended: counts the waits still open, forgets every wait, and gives the counts of
  * the input (then zeroed). */
 void t2f_derive__end(struct t2f_derive *d, struct t2f_derive_counts *out);
+
+/* Reading an input in consecutive segments, each into a profile of its own (the parallel
+ * perf script reader): t2f_derive__segment gives segment profile seg a derive stage like the
+ * one of the profile `whole` will be merged into (none when whole has none); it keeps each
+ * thread's first switch in the segment (a switch-in may close, a switch-out drops, a wait an
+ * earlier segment left open) and leaves the waits open at the segment's end open.
+ * t2f_derive__merge merges seg into whole (t2f_profile__merge; with derive stages on both):
+ * the waits whole has open meet the segment's first switches, the samples they derive placed
+ * where one-thread reading adds them, and the segment's open waits stay open in whole, so that
+ * merging the segments in order gives what reading the input whole gives, samples, ids, order
+ * and counts. That holds but for a wait closed in the segment of a thread whose samples the
+ * segment logged before (t2f_profile__enable_log): t2f_derive__merge_in_order says so, and
+ * the segment is then to be read again in order, into whole. 0 or a negative error
+ * (t2f_profile__merge's: whole is then to be discarded). */
+int t2f_derive__segment(struct t2f_profile *seg, const struct t2f_profile *whole);
+bool t2f_derive__merge_in_order(const struct t2f_profile *whole, const struct t2f_profile *seg);
+int t2f_derive__merge(struct t2f_profile *whole, struct t2f_profile *seg);
 
 /* For formats/profile.c. */
 int t2f_derive__new(struct t2f_profile *p, const struct t2f_derive_opts *o,

@@ -275,6 +275,33 @@ const struct t2f_lost *t2f_profile__lost(const struct t2f_profile *p);
  * -T2F_E_LIMIT (dst then holds part of src: discard it). */
 int t2f_profile__merge(struct t2f_profile *dst, struct t2f_profile *src);
 
+/* A sample merged in between src's samples (t2f_profile__merge_at): it was added when src had
+ * src_events events and src_cells cells, of event `event` (a name: unit nanoseconds, with a
+ * period), with dst's node and thread ids. */
+struct t2f_merge_sample {
+	uint32_t src_events;
+	size_t src_cells;
+	const char *event;
+	t2f_node_id node;
+	t2f_thread_id thread;
+	uint64_t weight, time_ns;
+};
+
+/* src ids to map to dst's (t2f_profile__merge_at): node[i] and thread[i], i < n, in place. */
+struct t2f_merge_ids {
+	t2f_node_id *node;
+	t2f_thread_id *thread;
+	size_t n;
+};
+
+/* t2f_profile__merge, with ins[0..n_ins) (in the order they were added: positions never
+ * decreasing) added where they were: the profile is the one dst would be had they been added
+ * to src at their places, given src has no sample of their threads before them (the log keeps
+ * them first in their threads). ids (NULL: none) are mapped to dst's on success. */
+int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
+			  const struct t2f_merge_sample *ins, size_t n_ins,
+			  const struct t2f_merge_ids *ids);
+
 /* Stacks built anew (inlined functions: pipeline/inlines.h). t2f_profile__new_stacks gives an
  * empty profile that borrows p's strings (p must outlive it; a string interned in either is in
  * both) and has p's frame limit: build the new frames and stacks in it (t2f_profile__frame,

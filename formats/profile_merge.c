@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "formats/hashmap.h"
 #include "formats/profile_int.h"
@@ -18,13 +19,18 @@ struct id_maps {
 	t2f_frame_id *frame;
 	t2f_node_id *node;
 	uint32_t *cell; /* 0-based, like cell indexes */
+	/* the samples merged in between src's (t2f_profile__merge_at): their events and cells */
+	const struct t2f_merge_sample *ins;
+	size_t n_ins;
+	t2f_event_id *ins_event;
+	uint32_t *ins_cell;
 };
 
-static int id_maps_alloc(struct id_maps *m, const struct t2f_profile *src)
+static int id_maps_alloc(struct id_maps *m, const struct t2f_profile *src, size_t n_ins)
 {
 	size_t nstr = (size_t)t2f_strtab__count(src->strings) + 1;
 	size_t total = nstr + src->threads.len + src->events.len + src->frames.len +
-		       src->nodes.len + src->cells.len;
+		       src->nodes.len + src->cells.len + 2 * n_ins;
 
 	m->block = calloc(total, sizeof(*m->block));
 	if (!m->block)
@@ -35,6 +41,8 @@ static int id_maps_alloc(struct id_maps *m, const struct t2f_profile *src)
 	m->frame = m->event + src->events.len;
 	m->node = m->frame + src->frames.len;
 	m->cell = m->node + src->nodes.len;
+	m->ins_event = m->cell + src->cells.len;
+	m->ins_cell = m->ins_event + n_ins;
 	return 0;
 }
 
@@ -71,21 +79,40 @@ static int merge_threads(struct t2f_profile *dst, const struct t2f_profile *src,
 	return 0;
 }
 
+/* The events of the inserted samples [*j, those before src's event `before`), in dst, as
+ * their adding would have made them (unit nanoseconds, with a period). */
+static int insert_events(struct t2f_profile *dst, struct id_maps *m, size_t *j, size_t before)
+{
+	for (; *j < m->n_ins && m->ins[*j].src_events < before; ++*j) {
+		const char *name = m->ins[*j].event;
+		t2f_str_id s;
+		int err = t2f_strtab__intern(dst->strings, name, strlen(name), &s) ?:
+			  t2f_profile__event(dst, s, T2F_UNIT_NANOSECONDS, &m->ins_event[*j]);
+
+		if (err)
+			return err;
+		t2f_profile__event_has_period(dst, m->ins_event[*j]);
+	}
+	return 0;
+}
+
 static int merge_events(struct t2f_profile *dst, const struct t2f_profile *src,
 			struct id_maps *m)
 {
+	size_t j = 0;
 	int err;
 
 	for (size_t id = 1; id < src->events.len; id++) {
 		const struct t2f_event *e = VEC_AT(src->events, struct t2f_event, id);
 
-		err = t2f_profile__event(dst, m->str[e->name], e->unit, &m->event[id]);
+		err = insert_events(dst, m, &j, id) ?:
+		      t2f_profile__event(dst, m->str[e->name], e->unit, &m->event[id]);
 		if (err)
 			return err;
 		if (e->has_period)
 			t2f_profile__event_has_period(dst, m->event[id]);
 	}
-	return 0;
+	return insert_events(dst, m, &j, SIZE_MAX);
 }
 
 /* How many lookups ahead a merge loop asks for the slot its lookup will need; the loops that
@@ -303,13 +330,39 @@ static int merge_module_maps(struct t2f_profile *dst, const struct t2f_profile *
 	return 0;
 }
 
+/* The inserted samples [*j, those before src's cell `before`) into dst's cells, as
+ * t2f_profile__add_sample adds a sample (their log entries: merge_log). */
+static int insert_cells(struct t2f_profile *dst, struct id_maps *m, size_t *j, size_t before)
+{
+	for (; *j < m->n_ins && m->ins[*j].src_cells < before; ++*j) {
+		const struct t2f_merge_sample *s = &m->ins[*j];
+		int err = t2f_profile__cell_add(dst, s->node, s->thread, m->ins_event[*j], 1,
+						s->weight, &m->ins_cell[*j]);
+
+		if (err)
+			return err;
+		dst->weightless += s->weight == 0;
+		dst->chainless += s->node == 0;
+		if (s->time_ns == T2F_TIME_PAST)
+			dst->times_past++;
+		else
+			t2f_profile__note_time(dst, s->time_ns, s->time_ns);
+	}
+	return 0;
+}
+
 static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 		       struct id_maps *m)
 {
+	size_t j = 0;
 	int err;
 
 	for (size_t i = 0; i < src->cells.len; i++) {
 		const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
+
+		err = insert_cells(dst, m, &j, i + 1);
+		if (err)
+			return err;
 
 		if (i + MERGE_AHEAD < src->cells.len) {
 			const struct t2f_cell *a = VEC_AT(src->cells, struct t2f_cell, i + MERGE_AHEAD);
@@ -324,13 +377,22 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 		if (err)
 			return err;
 	}
-	return 0;
+	return insert_cells(dst, m, &j, SIZE_MAX);
 }
 
+/* The inserted samples come first in their threads' logs: src has none of their threads'
+ * samples before them (t2f_profile__merge_at). */
 static int merge_log(struct t2f_profile *dst, struct t2f_profile *src, const struct id_maps *m)
 {
-	if (!dst->log || !src->log)
+	int err = 0;
+
+	if (!dst->log)
 		return 0;
+	for (size_t j = 0; !err && j < m->n_ins; j++)
+		err = t2f_sample_log__add(dst->log, m->ins[j].thread, m->ins_cell[j],
+					  m->ins[j].weight);
+	if (err || !src->log)
+		return err;
 	return t2f_sample_log__take(dst->log, src->log, m->cell, src->cells.len, m->thread);
 }
 
@@ -351,20 +413,33 @@ static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
 typedef int (*merge_step_fn)(struct t2f_profile *dst, const struct t2f_profile *src,
 			     struct id_maps *m);
 
-int t2f_profile__merge(struct t2f_profile *dst, struct t2f_profile *src)
+int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
+			  const struct t2f_merge_sample *ins, size_t n_ins,
+			  const struct t2f_merge_ids *ids)
 {
 	static const merge_step_fn steps[] = {
 		merge_strings, merge_threads, merge_events, merge_frames,
 		merge_nodes, merge_module_maps, merge_cells,
 	};
 	struct id_maps m;
-	int err = id_maps_alloc(&m, src);
+	int err = id_maps_alloc(&m, src, n_ins);
 
+	m.ins = ins;
+	m.n_ins = n_ins;
 	for (size_t i = 0; !err && i < sizeof(steps) / sizeof(steps[0]); i++)
 		err = steps[i](dst, src, &m);
 	err = err ?: merge_log(dst, src, &m);
 	if (!err)
 		merge_counts(dst, src);
+	for (size_t i = 0; !err && ids && i < ids->n; i++) {
+		ids->node[i] = m.node[ids->node[i]];
+		ids->thread[i] = m.thread[ids->thread[i]];
+	}
 	free(m.block);
 	return err;
+}
+
+int t2f_profile__merge(struct t2f_profile *dst, struct t2f_profile *src)
+{
+	return t2f_profile__merge_at(dst, src, NULL, 0, NULL);
 }

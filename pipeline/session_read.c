@@ -74,8 +74,6 @@ static int t2f_not_a_trace(struct t2f_session *s, const struct t2f_input *in,
  * compressed input (it is decompressed on the calling thread meanwhile). */
 static bool t2f_wants_parallel(const struct t2f_session *s, const struct t2f_input *in)
 {
-	if (s->derive.kinds) /* the derive stage follows each thread in time order (formats/derive.h) */
-		return false;
 	return t2f_session_jobs(s) > 1 || t2f_input__kind(in) != T2F_INPUT_PLAIN;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/derive.h"
 #include "formats/grow.h"
 #include "formats/mem.h"
 #include "readers/perf_script.h"
@@ -203,6 +204,7 @@ static int produce(struct par *x, struct par_seg *s)
 static int seg_read(const struct par *x, struct par_seg *s)
 {
 	int err = t2f_profile__new(&s->p) ?: t2f_diag__new_buffered(&s->d) ?:
+		  t2f_derive__segment(s->p, x->p) ?:
 		  t2f_perf_script__new(s->p, s->d, x->name, x->input, &s->ps);
 
 	if (err)
@@ -250,13 +252,14 @@ static int seg_merge(struct par *x, const struct par_seg *s)
 	size_t n;
 	int err;
 
-	if (!s->err && t2f_perf_script__used_maps(s->ps) && t2f_perf_script__has_maps(x->seq))
+	if (!s->err && ((t2f_perf_script__used_maps(s->ps) && t2f_perf_script__has_maps(x->seq)) ||
+			t2f_derive__merge_in_order(x->p, s->p)))
 		return seg_reread(x, s);
 	if (s->d && (err = t2f_diag__replay(x->d, s->d, x->res->lines)) != 0)
 		return err;
 	if (s->err)
 		return s->err;
-	err = t2f_profile__merge(x->p, s->p);
+	err = t2f_derive__merge(x->p, s->p); /* t2f_profile__merge without derive stages */
 	maps = t2f_perf_script__map_lines(s->ps, &n);
 	if (!err && n)
 		err = t2f_perf_script__add_map_lines(x->seq, maps, n);

@@ -14,6 +14,11 @@
  * mapping lines of the segments merged so far; a segment that looked frames up while earlier
  * segments had such lines is read again by the calling thread with them.
  *
+ * Derived events (formats/derive.h): each segment's derive stage keeps its threads' first
+ * switches and the waits open at its end; the merge closes the waits earlier segments left open
+ * with them, in input order (t2f_derive__merge). A segment where that would need a sample
+ * placed after samples of its thread the segment logged is read again by the calling thread.
+ *
  * The calling thread reads (and decompresses) the input straight into segment buffers of
  * T2F_PAR_SEGMENT bytes while the workers parse; a segment ends at the last record start in its
  * buffer, and the bytes after it begin the next buffer. Buffers of merged segments are used

@@ -10,7 +10,8 @@
 # named otherwise: argument lists cut, C++ demangled) and per thread, every thread, within 1%; the waits still open at the end
 # are the oracle's; wall per thread is on-CPU (cpu-clock ns) + off-CPU within 1%; with
 # --off-cpu-state S only sleeping waits count, as in the oracle; -j 1 writes the same bytes as
-# the default -j. Per thread, the waits that ended at a recorded sched_switch agree with `perf sched
+# the default -j, and from the text (whole and cut short) -j 2 and -j 4 write the same bytes in
+# every format, and the same --stats counts, as -j 1, also in 300-byte segments. Per thread, the waits that ended at a recorded sched_switch agree with `perf sched
 # timehist`'s wait column within 1% (timehist takes the CPU's previous sched_switch for the
 # switch-in: where that was not recorded, as for tasks perf may not sample, it differs; the
 # oracle tells those waits apart). A sched_switch payload made unreadable is counted and said.
@@ -44,6 +45,33 @@ fi
 
 # stacks compared on the program's threads (other programs' frames may be named otherwise)
 oracle() { ORACLE_COMM=waiter python3 "$HERE/oracle.py" "$@"; }
+
+# jobs_same NAME TEXT: off-cpu and wall from $TMP/TEXT in every output format, with --stats,
+# are the same bytes with -j 2 and -j 4 as with -j 1, in the default segments and in segments of
+# 300 bytes (waits then start and end many segments apart); the stats but timings and memory.
+jobs_same() {
+	_bad=0
+	for _ev in off-cpu wall; do
+		for _f in folded pb.gz speedscope.json svg; do
+			for _js in 1:0 2:0 4:0 1:300 2:300 4:300; do
+				_j=${_js%:*} _s=${_js#*:}
+				_o=$TMP/$1.$_ev.$_j.$_s.$_f
+				if ! T2F_SEGMENT_SIZE=$_s t2f --no-inline --event "$_ev" --tid --stats \
+					-j "$_j" "$TMP/$2" -o "$_o" 2>"$_o.err"; then
+					bad "$1: --event $_ev -j $_j (segments $_s) failed: $(head -3 "$_o.err")"
+					return
+				fi
+				grep -v "^  elapsed: \|^  time: \|^  model memory: " "$_o.err" >"$_o.stats"
+				cmp -s "$TMP/$1.$_ev.1.0.$_f" "$_o" &&
+					cmp -s "$TMP/$1.$_ev.1.0.$_f.stats" "$_o.stats" || {
+					bad "$1: --event $_ev -o .$_f -j $_j (segments $_s) differs from -j 1"
+					_bad=1
+				}
+			done
+		done
+	done
+	[ "$_bad" = 1 ] || ok
+}
 
 # check NAME: the checks above on $TMP/NAME.data
 check() {
@@ -82,6 +110,11 @@ check() {
 	done
 	t2f -q --no-inline --event off-cpu --tid -j 1 "$TMP/$_n.txt" -o "$TMP/$_n.j1.folded" &&
 		cmp -s "$TMP/$_n.j1.folded" "$TMP/$_n.txt.off.folded" && ok || bad "$_n: -j 1 differs from -j N"
+	jobs_same "$_n" "$_n.txt"
+	# cut short: the waits open at its end counted the same by every -j
+	_lines=$(wc -l <"$TMP/$_n.txt")
+	head -n $((_lines * 3 / 5)) "$TMP/$_n.txt" >"$TMP/$_n.cut.txt"
+	jobs_same "$_n.cut" "$_n.cut.txt"
 	if oracle timehist "$TMP/$_n.txt" "$TMP/$_n.th" >"$TMP/$_n.thcmp"; then
 		ok
 	else

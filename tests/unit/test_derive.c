@@ -1,11 +1,15 @@
 /* tests/unit/test_derive.c: formats/derive — the per-thread state machine behind --event off-cpu
  * and wall: a switch-out opens a wait in its stack, the thread's next switch-in closes it into a
  * sample weighted in ns; waits without an end are counted, not guessed; states select; wall adds
- * the time-based events' samples; perf's offcpu-time is taken as it is. */
+ * the time-based events' samples; perf's offcpu-time is taken as it is; a stream read in
+ * segments and merged gives what reading it whole gives, however it is cut. */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -214,6 +218,171 @@ static void test_state_names(void **state)
 	assert_false(t2f_cpu_states_parse(", ", &m));
 }
 
+/* ---- segments (the parallel text reader) ---- */
+
+/* A record of a stream: a sample (event, thread, stack "ab": frames root first, time, weight;
+ * out: it switches its thread out in state S) or a switch-in (ev NULL). */
+struct rec {
+	const char *ev;
+	int64_t tid;
+	const char *stack;
+	uint64_t time, weight;
+	bool out;
+};
+
+static const struct rec stream[] = {
+	{ "cpu-clock", 101, "ab", 100, 10, false },
+	{ "sched:sched_switch", 101, "ac", 200, 1, true },   /* 101 waits 200 .. 5000 */
+	{ "sched:sched_switch", 102, "a", 300, 1, true },    /* 102 waits 300 .. 400 */
+	{ NULL, 102, NULL, 400, 0, false },
+	{ "page-faults", 103, "d", 450, 1, false },
+	{ "sched:sched_switch", 103, "de", 500, 1, true },   /* 103: dropped by its next out */
+	{ "cpu-clock", 104, "f", 600, 10, false },
+	{ "sched:sched_switch", 103, "d", 700, 1, true },    /* 103 waits 700 .. 900 */
+	{ "cpu-clock", 103, "g", 800, 10, false },           /* 103 runs while it waits */
+	{ NULL, 103, NULL, 900, 0, false },
+	{ "sched:sched_switch", 105, "h", 1000, 1, true },   /* 105: in before out: dropped */
+	{ NULL, 105, NULL, 990, 0, false },
+	{ NULL, 104, NULL, 1100, 0, false },                 /* nothing open */
+	{ "sched:sched_switch", 106, "i", 1200, 1, true },   /* 106: open at the end */
+	{ "cpu-clock", 102, "a", 1300, 10, false },
+	{ NULL, 101, NULL, 5000, 0, false },
+	{ "cpu-clock", 101, "ac", 5100, 10, false },
+};
+#define N_STREAM (sizeof(stream) / sizeof(stream[0]))
+
+static void add_rec(struct t2f_profile *p, const struct rec *r)
+{
+	struct t2f_derive *d = t2f_profile__derive(p);
+	t2f_node_id node = 0;
+	t2f_thread_id th;
+	t2f_event_id ev;
+
+	if (!r->ev) {
+		assert_int_equal(t2f_derive__switch_in(d, r->tid, r->time), 0);
+		return;
+	}
+	ev = event(p, r->ev, strncmp(r->ev, "cpu", 3) ? T2F_UNIT_COUNT : T2F_UNIT_NANOSECONDS);
+	assert_int_equal(t2f_profile__thread(p, 100, r->tid, 0, 0, &th), 0);
+	for (const char *c = r->stack; *c; c++) {
+		struct t2f_frame f = { 0 };
+		t2f_frame_id fr;
+
+		assert_int_equal(t2f_profile__intern(p, c, 1, &f.name), 0);
+		assert_int_equal(t2f_profile__frame(p, &f, &fr), 0);
+		assert_int_equal(t2f_profile__child(p, node, fr, &node), 0);
+	}
+	assert_int_equal(t2f_profile__add_sample(p, node, th, ev, r->weight, r->time), 0);
+	assert_int_equal(t2f_derive__sample(d, node, th, ev, r->weight, r->time), 0);
+	if (r->out)
+		assert_int_equal(t2f_derive__switch_out(d, r->tid, r->time, node, th,
+							T2F_STATE_S), 0);
+}
+
+static struct t2f_profile *new_whole(unsigned kinds)
+{
+	struct t2f_profile *p;
+
+	assert_int_equal(t2f_profile__new(&p), 0);
+	assert_int_equal(t2f_profile__enable_log(p), 0);
+	assert_int_equal(t2f_profile__enable_derive(p, &(struct t2f_derive_opts){
+		.kinds = kinds }), 0);
+	return p;
+}
+
+/* The stream read in segments cut before the records where cut[i] is set, as the parallel
+ * reader does: a segment the merge wants read in order goes into the whole profile again. */
+static struct t2f_profile *read_cut(unsigned kinds, const bool *cut, struct t2f_derive_counts *c)
+{
+	struct t2f_profile *whole = new_whole(kinds);
+
+	for (size_t i = 0; i < N_STREAM;) {
+		size_t j = i + 1;
+		struct t2f_profile *seg;
+
+		while (j < N_STREAM && !cut[j])
+			j++;
+		assert_int_equal(t2f_profile__new(&seg), 0);
+		assert_int_equal(t2f_profile__enable_log(seg), 0);
+		assert_int_equal(t2f_derive__segment(seg, whole), 0);
+		for (size_t k = i; k < j; k++)
+			add_rec(seg, &stream[k]);
+		if (t2f_derive__merge_in_order(whole, seg))
+			for (size_t k = i; k < j; k++)
+				add_rec(whole, &stream[k]);
+		else
+			assert_int_equal(t2f_derive__merge(whole, seg), 0);
+		t2f_profile__free(seg);
+		i = j;
+	}
+	t2f_derive__end(t2f_profile__derive(whole), c);
+	return whole;
+}
+
+/* The profile as text: events in id order, cells in order, every thread's log. */
+static void describe(const struct t2f_profile *p, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (t2f_event_id e = 1; e <= t2f_profile__event_count(p); e++)
+		n += (size_t)snprintf(out + n, cap - n, "%s,", t2f_profile__str(p,
+				      t2f_profile__event_at(p, e)->name, NULL));
+	for (size_t i = 0; i < t2f_profile__cell_count(p); i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
+
+		n += (size_t)snprintf(out + n, cap - n, "|%u %" PRId64 " %u %" PRIu64 "/%" PRIu64,
+				      c->node, t2f_profile__thread_at(p, c->thread)->tid, c->event,
+				      c->samples, c->weight);
+	}
+	for (t2f_thread_id t = 1; t <= t2f_profile__thread_count(p); t++)
+		for (size_t r = 0; r < t2f_profile__thread_run_count(p, t); r++) {
+			struct t2f_sample_run run = t2f_profile__run_at(p, t, r);
+
+			for (uint32_t k = 0; k < run.samples; k++)
+				n += (size_t)snprintf(out + n, cap - n, "/%u:%u:%u", t, run.node,
+						      run.event);
+		}
+	assert_true(n < cap);
+}
+
+static void test_segments(void **state)
+{
+	static const unsigned kinds[] = { T2F_DERIVE_OFF_CPU, T2F_DERIVE_OFF_CPU | T2F_DERIVE_WALL };
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		bool cut[N_STREAM] = { 0 };
+		struct t2f_derive_counts c1, c;
+		struct t2f_profile *one = read_cut(kinds[k], cut, &c1), *p;
+		char want[4096], got[4096];
+		uint64_t first, last;
+
+		describe(one, want, sizeof(want));
+		assert_int_equal(c1.waits, 3);
+		assert_int_equal(c1.no_switch_in, 2);
+		assert_int_equal(c1.open_at_end, 1);
+		assert_true(t2f_profile__time_span(one, &first, &last));
+		/* every way to cut the stream in segments: the same profile and counts */
+		for (unsigned m = 0; m < 1u << (N_STREAM - 1); m += m < 64 ? 1 : 97) {
+			for (size_t i = 1; i < N_STREAM; i++)
+				cut[i] = m >> (i - 1) & 1;
+			p = read_cut(kinds[k], cut, &c);
+			describe(p, got, sizeof(got));
+			assert_string_equal(got, want);
+			assert_memory_equal(&c, &c1, sizeof(c));
+			t2f_profile__free(p);
+		}
+		for (size_t i = 1; i < N_STREAM; i++) /* every record a segment */
+			cut[i] = true;
+		p = read_cut(kinds[k], cut, &c);
+		describe(p, got, sizeof(got));
+		assert_string_equal(got, want);
+		assert_memory_equal(&c, &c1, sizeof(c));
+		t2f_profile__free(p);
+		t2f_profile__free(one);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_wall),
 		cmocka_unit_test(test_none_asked),
 		cmocka_unit_test(test_state_names),
+		cmocka_unit_test(test_segments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
