@@ -12,6 +12,7 @@ struct wait {              /* a thread's state, by tid */
 	uint64_t out_ns;       /* when it went off CPU */
 	t2f_node_id node;      /* the stack it waits in */
 	t2f_thread_id thread;
+	unsigned state;        /* enum t2f_cpu_state */
 	bool open;
 };
 
@@ -25,6 +26,7 @@ struct t2f_derive {
 	uint8_t *kind_of;
 	size_t n_kind;
 	struct t2f_derive_counts c;
+	bool keep_waits;              /* the profile keeps the spans (t2f_profile__keep_waits) */
 };
 
 unsigned t2f_cpu_state_of_text(const char *s, size_t len)
@@ -80,6 +82,7 @@ int t2f_derive__new(struct t2f_profile *p, const struct t2f_derive_opts *o,
 	}
 	d->p = p;
 	d->o = *o;
+	d->keep_waits = t2f_profile__keeps_waits(p);
 	if (!d->o.states)
 		d->o.states = T2F_STATE_ALL;
 	*out = d;
@@ -225,7 +228,7 @@ int t2f_derive__switch_out(struct t2f_derive *d, int64_t tid, uint64_t time_ns, 
 	if (w->open)
 		d->c.no_switch_in++;
 	*w = (struct wait){ .tid = tid, .out_ns = time_ns, .node = node, .thread = thread,
-			    .open = true };
+			    .state = state, .open = true };
 	return 0;
 }
 
@@ -242,7 +245,9 @@ int t2f_derive__switch_in(struct t2f_derive *d, int64_t tid, uint64_t time_ns)
 		return 0;
 	}
 	d->c.waits++;
-	return add_off(d, w->node, w->thread, time_ns - w->out_ns, w->out_ns);
+	err = d->keep_waits ? t2f_profile__add_wait(d->p, &(struct t2f_wait_span){
+		w->thread, w->state, w->out_ns, time_ns }) : 0;
+	return err ?: add_off(d, w->node, w->thread, time_ns - w->out_ns, w->out_ns);
 }
 
 void t2f_derive__undecoded(struct t2f_derive *d)
