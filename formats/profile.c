@@ -602,6 +602,10 @@ void t2f_profile__count_lost(struct t2f_profile *p, const struct t2f_lost *l)
 	p->lost.records = t2f_sat_add(p->lost.records, l->records);
 	p->lost.events = t2f_sat_add(p->lost.events, l->events);
 	p->lost.samples = t2f_sat_add(p->lost.samples, l->samples);
+	if (l->first_ns && (!p->lost.first_ns || l->first_ns < p->lost.first_ns))
+		p->lost.first_ns = l->first_ns;
+	if (l->last_ns > p->lost.last_ns)
+		p->lost.last_ns = l->last_ns;
 }
 
 uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r)

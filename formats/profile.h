@@ -285,6 +285,8 @@ struct t2f_lost {
 	uint64_t records;   /* PERF_RECORD_LOST records */
 	uint64_t events;    /* the events they say were lost */
 	uint64_t samples;   /* PERF_RECORD_LOST_SAMPLES' samples */
+	uint64_t first_ns, last_ns; /* the earliest and latest time of the records that said so,
+				     * when they carry one (0: unknown); a merge widens them */
 };
 void t2f_profile__count_lost(struct t2f_profile *p, const struct t2f_lost *l);
 const struct t2f_lost *t2f_profile__lost(const struct t2f_profile *p);

@@ -121,19 +121,25 @@ static void ff_i64(struct ff *s, int64_t v)
 	ff_put(s, num, (size_t)snprintf(num, sizeof(num), "%" PRId64, v));
 }
 
-/* ns as milliseconds, exactly: "1.25", "3", "0.000001". */
+/* ns as milliseconds, exactly ("1.25", "3", "0.000001"), into out: its length. */
+static size_t ff_ms_text(char *out, size_t size, uint64_t ns)
+{
+	uint64_t frac = ns % FF_NS_PER_MS;
+	int n = snprintf(out, size, "%" PRIu64, ns / FF_NS_PER_MS);
+
+	if (frac) {
+		n += snprintf(out + n, size - (size_t)n, ".%06" PRIu64, frac);
+		while (out[n - 1] == '0')
+			out[--n] = '\0';
+	}
+	return (size_t)n;
+}
+
 static void ff_ms(struct ff *s, uint64_t ns)
 {
 	char num[48];
-	uint64_t frac = ns % FF_NS_PER_MS;
-	int n = snprintf(num, sizeof(num), "%" PRIu64, ns / FF_NS_PER_MS);
 
-	if (frac) {
-		n += snprintf(num + n, sizeof(num) - (size_t)n, ".%06" PRIu64, frac);
-		while (num[n - 1] == '0')
-			n--;
-	}
-	ff_put(s, num, (size_t)n);
+	ff_put(s, num, ff_ms_text(num, sizeof(num), ns));
 }
 
 /* s[0..len) as a JSON string: ill-formed UTF-8 repaired, control characters (a terminal's escape
@@ -588,13 +594,21 @@ static void ff_wait_category(struct ff *s, const struct t2f_wait_span *w)
 	ff_puts(s, "0");
 }
 
+/* The time ns as ms after base_ns, as ff_ms writes it, into out. */
+static void ff_lost_ms(const struct ff *s, char *out, size_t size, uint64_t ns)
+{
+	ff_ms_text(out, size, ns > s->base_ns ? ns - s->base_ns : 0);
+}
+
 /* The markers of the i-th thread written (profile thread t): what perf lost, on the first (an
- * instant at 0), then the thread's off-CPU waits by start time (interval markers). */
+ * interval over the times of the records that said so, when samples have times and those records
+ * carried one; else an instant at 0), then the thread's off-CPU waits by start time (interval markers). */
 static void ff_write_markers(struct ff *s, uint32_t i, t2f_thread_id t)
 {
 	const struct t2f_lost *l = t2f_profile__lost(s->p);
 	bool lost = i == 0 && (l->records || l->events || l->samples);
-	char data[160], name[16];
+	char data[160], name[16], start[48], end[48];
+	bool lost_span = false;
 	size_t from, to;
 
 	while (s->next_wait < s->nwaits && s->waits[s->next_wait].thread < t)
@@ -610,12 +624,18 @@ static void ff_write_markers(struct ff *s, uint32_t i, t2f_thread_id t)
 			 ",\"events\":%" PRIu64 ",\"samples\":%" PRIu64 "}", l->records, l->events,
 			 l->samples);
 		snprintf(name, sizeof(name), "%" PRIu32, s->lost_name);
+		lost_span = s->timed && l->first_ns;
 	}
 	ff_marker_col(s, "data", lost ? data : NULL, from, to, ff_wait_data);
 	ff_marker_col(s, "name", lost ? name : NULL, from, to, ff_wait_name);
-	ff_marker_col(s, "startTime", lost ? "0" : NULL, from, to, ff_wait_start);
-	ff_marker_col(s, "endTime", lost ? "null" : NULL, from, to, ff_wait_end);
-	ff_marker_col(s, "phase", lost ? "0" : NULL, from, to, ff_wait_phase);
+	if (lost_span) { /* an interval from the first record that said so to the last */
+		ff_lost_ms(s, start, sizeof(start), l->first_ns);
+		ff_lost_ms(s, end, sizeof(end), l->last_ns);
+	}
+	ff_marker_col(s, "startTime", !lost ? NULL : lost_span ? start : "0", from, to,
+		      ff_wait_start);
+	ff_marker_col(s, "endTime", !lost ? NULL : lost_span ? end : "null", from, to, ff_wait_end);
+	ff_marker_col(s, "phase", !lost ? NULL : lost_span ? "1" : "0", from, to, ff_wait_phase);
 	ff_marker_col(s, "category", lost ? "0" : NULL, from, to, ff_wait_category);
 	ff_puts(s, "}");
 }
