@@ -75,15 +75,15 @@ fi
 # a recording of tests/offcpu/waiter.c made here: its samples' times held to perf script's and
 # its Off-CPU markers to the off-cpu folded output (tests/firefox_times.py), both profiles then
 # loaded as the others; left out with a message where perf may not record
-rec= times=0
+rec='' times=0
 EVENTS="-e sched:sched_switch -e cpu-clock --switch-events -g"
+# shellcheck disable=SC2086 # EVENTS: several words
 if ! command -v perf >/dev/null 2>&1; then
 	echo "firefox_check: perf not found: the recording case skipped"
 elif ! ${CC:-cc} -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/waiter" \
 	"$SRC/tests/offcpu/waiter.c" 2>"$TMP/wcc.err"; then
 	echo "firefox_check: cc could not build tests/offcpu/waiter.c: the recording case skipped" \
 		"($(head -1 "$TMP/wcc.err"))"
-# shellcheck disable=SC2086 # EVENTS: several words
 elif ! perf record -q $EVENTS -o "$TMP/rec.data" -- "$TMP/waiter" >"$TMP/rec.err" 2>&1; then
 	echo "firefox_check: perf record $EVENTS is not allowed here ($(head -1 "$TMP/rec.err")):" \
 		"the recording case skipped"
