@@ -13,6 +13,7 @@ struct wait {              /* a thread's state, by tid */
 	uint64_t out_ns;       /* when it went off CPU */
 	t2f_node_id node;      /* the stack it waits in */
 	t2f_thread_id thread;
+	unsigned state;        /* enum t2f_cpu_state */
 	bool open;
 };
 
@@ -40,6 +41,7 @@ struct t2f_derive {
 	bool segment;          /* a segment's stage: heads kept, waits left open at its end */
 	struct head *heads;
 	size_t n_heads, cap_heads;
+	bool keep_waits;       /* the profile keeps the spans (t2f_profile__keep_waits) */
 };
 
 unsigned t2f_cpu_state_of_text(const char *s, size_t len)
@@ -95,6 +97,7 @@ int t2f_derive__new(struct t2f_profile *p, const struct t2f_derive_opts *o,
 	}
 	d->p = p;
 	d->o = *o;
+	d->keep_waits = t2f_profile__keeps_waits(p);
 	if (!d->o.states)
 		d->o.states = T2F_STATE_ALL;
 	*out = d;
@@ -276,7 +279,7 @@ int t2f_derive__switch_out(struct t2f_derive *d, int64_t tid, uint64_t time_ns, 
 	if (w->open)
 		d->c.no_switch_in++;
 	*w = (struct wait){ .tid = tid, .out_ns = time_ns, .node = node, .thread = thread,
-			    .open = true };
+			    .state = state, .open = true };
 	return 0;
 }
 
@@ -298,7 +301,9 @@ int t2f_derive__switch_in(struct t2f_derive *d, int64_t tid, uint64_t time_ns)
 		return 0;
 	}
 	d->c.waits++;
-	return add_off(d, w->node, w->thread, time_ns - w->out_ns, w->out_ns);
+	err = d->keep_waits ? t2f_profile__add_wait(d->p, &(struct t2f_wait_span){
+		w->thread, w->state, w->out_ns, time_ns }) : 0;
+	return err ?: add_off(d, w->node, w->thread, time_ns - w->out_ns, w->out_ns);
 }
 
 void t2f_derive__undecoded(struct t2f_derive *d)
@@ -321,7 +326,11 @@ void t2f_derive__end(struct t2f_derive *d, struct t2f_derive_counts *out)
 int t2f_derive__segment(struct t2f_profile *seg, const struct t2f_profile *whole)
 {
 	const struct t2f_derive *w = t2f_profile__derive(whole);
-	int err = w ? t2f_profile__enable_derive(seg, &w->o) : 0;
+	int err;
+
+	if (w && w->keep_waits)
+		t2f_profile__keep_waits(seg); /* before the stage is made */
+	err = w ? t2f_profile__enable_derive(seg, &w->o) : 0;
 
 	if (!err && w)
 		t2f_profile__derive(seg)->segment = true;
@@ -344,14 +353,15 @@ bool t2f_derive__merge_in_order(const struct t2f_profile *whole, const struct t2
 }
 
 /* The samples the segment's heads derive from dst's open waits, into ins (2 per head at
- * most); the waits they close or drop are closed. Their count. */
-static size_t join_heads(struct t2f_derive *d, const struct t2f_derive *s,
-			 struct t2f_merge_sample *ins)
+ * most, their count in *n); the waits they close or drop are closed, the closed ones kept as
+ * spans when the profile keeps them. 0 or -ENOMEM. */
+static int join_heads(struct t2f_derive *d, const struct t2f_derive *s,
+		      struct t2f_merge_sample *ins, size_t *n_out)
 {
 	size_t n = 0;
-	int err;
+	int err = 0;
 
-	for (size_t i = 0; i < s->n_heads; i++) {
+	for (size_t i = 0; !err && i < s->n_heads; i++) {
 		const struct head *h = &s->heads[i];
 		struct wait *w = wait_of(d, h->tid, false, &err);
 		struct t2f_merge_sample m;
@@ -364,6 +374,9 @@ static size_t join_heads(struct t2f_derive *d, const struct t2f_derive *s,
 			continue;
 		}
 		d->c.waits++;
+		if (d->keep_waits)
+			err = t2f_profile__add_wait(d->p, &(struct t2f_wait_span){
+				w->thread, w->state, w->out_ns, h->in_ns });
 		m = (struct t2f_merge_sample){ .src_events = h->events, .src_cells = h->cells,
 					       .node = w->node, .thread = w->thread,
 					       .weight = h->in_ns - w->out_ns, .time_ns = w->out_ns };
@@ -376,7 +389,8 @@ static size_t join_heads(struct t2f_derive *d, const struct t2f_derive *s,
 			ins[n++].event = "wall";
 		}
 	}
-	return n;
+	*n_out = n;
+	return err;
 }
 
 /* The segment's waits open at its end, into dst's waits (ids: their dst node and thread). */
@@ -395,7 +409,8 @@ static int keep_tails(struct t2f_derive *d, const struct t2f_derive *s,
 		w = wait_of(d, t->tid, true, &err);
 		if (w)
 			*w = (struct wait){ .tid = t->tid, .out_ns = t->out_ns, .node = ids->node[k],
-					    .thread = ids->thread[k], .open = true };
+					    .thread = ids->thread[k], .state = t->state,
+					    .open = true };
 		k++;
 	}
 	return err;
@@ -434,8 +449,7 @@ int t2f_derive__merge(struct t2f_profile *dst, struct t2f_profile *seg)
 			ids.thread[k++] = t->thread;
 		}
 	}
-	if (!err)
-		n = join_heads(d, s, ins);
+	err = err ?: join_heads(d, s, ins, &n);
 	err = err ?: t2f_profile__merge_at(dst, seg, ins, n, &ids) ?: keep_tails(d, s, &ids);
 	if (!err) {
 		add_counts(&d->c, &s->c);

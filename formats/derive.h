@@ -19,7 +19,8 @@
  * stack, weighted in nanoseconds. A switch-in with no wait open (the first, or a second one)
  * closes nothing; a switch-out while a wait is open (its switch-in never seen) drops the open
  * wait, counted; t2f_derive__end counts the waits still open at the end of an input and forgets
- * them. Nothing is guessed.
+ * them. Nothing is guessed. When the profile keeps waits (t2f_profile__keep_waits, before the
+ * stage is made), each closed wait is also handed to it as a span (t2f_profile__add_wait).
  *
  * Ownership: the profile owns its derive stage (t2f_profile__enable_derive). Not thread safe:
  * called by the thread that adds samples (t2f_profile__add_sample's); t2f_derive__segment

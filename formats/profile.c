@@ -16,6 +16,7 @@
 #include "formats/profile_int.h"
 #include "formats/sat.h"
 #include "formats/sample_log.h"
+#include "formats/time_log.h"
 
 int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n)
 {
@@ -74,6 +75,8 @@ void t2f_profile__free(struct t2f_profile *p)
 	free(p->nodes.data);
 	free(p->cells.data);
 	t2f_sample_log__free(p->log);
+	t2f_time_log__free(p->times);
+	free(p->waits.data);
 	t2f_derive__free(p->derive);
 	free(p->maps.data);
 	t2f_hashmap__free(p->thread_ix);
@@ -106,6 +109,60 @@ int t2f_profile__enable_log(struct t2f_profile *p)
 bool t2f_profile__log_enabled(const struct t2f_profile *p)
 {
 	return p->log != NULL;
+}
+
+int t2f_profile__enable_sample_times(struct t2f_profile *p)
+{
+	int err = t2f_profile__enable_log(p);
+
+	p->want_times = true;
+	return err || p->times ? err : t2f_time_log__new(&p->times);
+}
+
+bool t2f_profile__sample_times(const struct t2f_profile *p)
+{
+	return p->times != NULL;
+}
+
+void t2f_profile__time_cursor(const struct t2f_profile *p, t2f_thread_id thread,
+			      struct t2f_time_cursor *k)
+{
+	if (p->times)
+		t2f_time_log__start(p->times, thread, k);
+	else
+		*k = (struct t2f_time_cursor){ 0 };
+}
+
+void t2f_profile__keep_waits(struct t2f_profile *p)
+{
+	p->keep_waits = true;
+}
+
+bool t2f_profile__keeps_waits(const struct t2f_profile *p)
+{
+	return p->keep_waits;
+}
+
+int t2f_profile__add_wait(struct t2f_profile *p, const struct t2f_wait_span *w)
+{
+	int err;
+
+	if (!p->keep_waits)
+		return 0;
+	err = vec_reserve(&p->waits, sizeof(*w));
+	if (!err)
+		*VEC_AT(p->waits, struct t2f_wait_span, p->waits.len++) = *w;
+	return err;
+}
+
+size_t t2f_profile__wait_count(const struct t2f_profile *p)
+{
+	return p->waits.len;
+}
+
+const struct t2f_wait_span *t2f_profile__wait_at(const struct t2f_profile *p, size_t idx)
+{
+	return VEC_AT(p->waits, struct t2f_wait_span, idx);
 }
 
 void t2f_profile__want_times(struct t2f_profile *p)
@@ -405,7 +462,12 @@ int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 		p->times_past++;
 	else
 		t2f_profile__note_time(p, time_ns, time_ns);
-	return p->log ? t2f_sample_log__add(p->log, thread, cell, weight) : 0;
+	if (!p->log)
+		return 0;
+	err = t2f_sample_log__add(p->log, thread, cell, weight);
+	if (err || !p->times)
+		return err;
+	return t2f_time_log__add(p->times, thread, time_ns == T2F_TIME_PAST ? 0 : time_ns, weight);
 }
 
 int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_map *m)
@@ -540,6 +602,10 @@ void t2f_profile__count_lost(struct t2f_profile *p, const struct t2f_lost *l)
 	p->lost.records = t2f_sat_add(p->lost.records, l->records);
 	p->lost.events = t2f_sat_add(p->lost.events, l->events);
 	p->lost.samples = t2f_sat_add(p->lost.samples, l->samples);
+	if (l->first_ns && (!p->lost.first_ns || l->first_ns < p->lost.first_ns))
+		p->lost.first_ns = l->first_ns;
+	if (l->last_ns > p->lost.last_ns)
+		p->lost.last_ns = l->last_ns;
 }
 
 uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r)
@@ -553,6 +619,8 @@ size_t t2f_profile__bytes(const struct t2f_profile *p)
 	       p->events.cap * sizeof(struct t2f_event) + p->frames.cap * sizeof(struct t2f_frame) +
 	       p->nodes.cap * sizeof(struct node) + p->cells.cap * sizeof(struct t2f_cell) +
 	       (p->log ? t2f_sample_log__bytes(p->log) : 0) +
+	       (p->times ? t2f_time_log__bytes(p->times) : 0) +
+	       p->waits.cap * sizeof(struct t2f_wait_span) +
 	       p->maps.cap * sizeof(struct t2f_module_map) +
 	       (t2f_hashmap__count(p->thread_ix) + t2f_hashmap__count(p->frame_ix) +
 		t2f_hashmap__count(p->node_ix) + t2f_hashmap__count(p->cell_ix)) * 16;

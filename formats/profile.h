@@ -8,7 +8,9 @@
  * is enabled (t2f_profile__enable_log, before the first sample), every sample is also appended, in
  * input order (formats/sample_log.h: its cell and weight, samples in a row with the same cell as
  * one run): writers that keep input order (speedscope, the flame chart) read it. Of the samples'
- * times only the span is kept.
+ * times only the span is kept, unless each logged sample's time is asked for too
+ * (t2f_profile__enable_sample_times: formats/time_log.h, the Firefox profile). Off-CPU waits
+ * the derive stage closes are kept as spans only when asked (t2f_profile__keep_waits).
  *
  * Ownership: the profile owns everything it returns; pointers it returns (strings, frame and cell
  * structs) are borrowed and valid until the next call that adds to the profile. Not thread safe,
@@ -25,6 +27,7 @@
 
 #include "formats/sample_log.h"
 #include "formats/strtab.h"
+#include "formats/time_log.h"
 
 typedef uint32_t t2f_thread_id;
 typedef uint32_t t2f_event_id;
@@ -139,6 +142,31 @@ const char *t2f_profile__str(const struct t2f_profile *p, t2f_str_id id, size_t 
  * before adding samples. 0 or -ENOMEM. */
 int t2f_profile__enable_log(struct t2f_profile *p);
 bool t2f_profile__log_enabled(const struct t2f_profile *p);
+/* Keep each logged sample's time and weight too (formats/time_log.h): enables the log, asks
+ * readers for times. Call before adding samples. 0 or -ENOMEM. Without it, nothing of the
+ * times is kept but their span (no cost per sample). */
+int t2f_profile__enable_sample_times(struct t2f_profile *p);
+bool t2f_profile__sample_times(const struct t2f_profile *p);
+/* A cursor on the thread's logged samples' times and weights, from its first, in the order of
+ * its runs (t2f_profile__sample_runs: a run of n samples takes the next n); one that gives
+ * time 0 without sample times. */
+void t2f_profile__time_cursor(const struct t2f_profile *p, t2f_thread_id thread,
+			      struct t2f_time_cursor *k);
+
+/* Off-CPU waits the derive stage closed (formats/derive.h), kept in the order they closed only
+ * after t2f_profile__keep_waits (a writer that shows them: the Firefox profile's markers);
+ * t2f_profile__add_wait does nothing otherwise. Merged (threads mapped); the stack is not kept. */
+struct t2f_wait_span {
+	t2f_thread_id thread;
+	unsigned state;        /* enum t2f_cpu_state (formats/derive.h) */
+	uint64_t start_ns, end_ns;
+};
+void t2f_profile__keep_waits(struct t2f_profile *p);
+bool t2f_profile__keeps_waits(const struct t2f_profile *p);
+int t2f_profile__add_wait(struct t2f_profile *p, const struct t2f_wait_span *w); /* 0, -ENOMEM */
+size_t t2f_profile__wait_count(const struct t2f_profile *p);
+const struct t2f_wait_span *t2f_profile__wait_at(const struct t2f_profile *p, size_t idx);
+
 /* Asks readers for each sample's time (the time span: pprof's duration). Readers whose times
  * cost a parse give them only when asked; a time given is always counted. */
 void t2f_profile__want_times(struct t2f_profile *p);
@@ -257,6 +285,8 @@ struct t2f_lost {
 	uint64_t records;   /* PERF_RECORD_LOST records */
 	uint64_t events;    /* the events they say were lost */
 	uint64_t samples;   /* PERF_RECORD_LOST_SAMPLES' samples */
+	uint64_t first_ns, last_ns; /* the earliest and latest time of the records that said so,
+				     * when they carry one (0: unknown); a merge widens them */
 };
 void t2f_profile__count_lost(struct t2f_profile *p, const struct t2f_lost *l);
 const struct t2f_lost *t2f_profile__lost(const struct t2f_profile *p);
@@ -266,7 +296,8 @@ const struct t2f_lost *t2f_profile__lost(const struct t2f_profile *p);
  * profiles and merging them in order gives the profile that reading it whole gives (same ids,
  * cell order, log order, counts). Merged: every string (in src's id order), threads (with their
  * input index), events (has_period or'ed; an event dst already has keeps its unit), frames,
- * nodes, module maps (appended), cells (samples and weights added), the sample log (moved into
+ * nodes, module maps (appended), cells (samples and weights added), the kept waits (appended),
+ * the sample log (moved into
  * dst's when dst's log is enabled: src's log is then left empty), the time span, samples read,
  * weightless and dropped per reason, the saturation counts. Nothing else of src changes; src
  * must not be dst, and its frames must not have been renamed (t2f_profile__set_frame_name): the

@@ -12,6 +12,7 @@
 #include "formats/hashmap.h"
 #include "formats/profile.h"
 #include "formats/strtab.h"
+#include "formats/time_log.h"
 
 struct vec {
 	void *data;
@@ -29,6 +30,9 @@ struct t2f_profile {
 	struct vec threads, events, frames, nodes, cells, maps; /* index 0 unused but in cells/maps */
 	struct t2f_hashmap *thread_ix, *frame_ix, *node_ix, *cell_ix;
 	struct t2f_sample_log *log; /* NULL unless enabled */
+	struct t2f_time_log *times; /* each logged sample's time: NULL unless enabled */
+	struct vec waits;           /* struct t2f_wait_span, kept only with keep_waits */
+	bool keep_waits;
 	bool want_times;
 	struct t2f_derive *derive;  /* NULL unless a derived event was asked for */
 	uint32_t frame_limit; /* 0 = none */

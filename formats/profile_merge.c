@@ -9,6 +9,7 @@
 #include "formats/hashmap.h"
 #include "formats/profile_int.h"
 #include "formats/sample_log.h"
+#include "formats/time_log.h"
 
 /* src's ids → dst's, one array per table (index 0 = none maps to 0), in one allocation. */
 struct id_maps {
@@ -388,12 +389,34 @@ static int merge_log(struct t2f_profile *dst, struct t2f_profile *src, const str
 
 	if (!dst->log)
 		return 0;
-	for (size_t j = 0; !err && j < m->n_ins; j++)
+	for (size_t j = 0; !err && j < m->n_ins; j++) {
 		err = t2f_sample_log__add(dst->log, m->ins[j].thread, m->ins_cell[j],
 					  m->ins[j].weight);
+		if (!err && dst->times)
+			err = t2f_time_log__add(dst->times, m->ins[j].thread, m->ins[j].time_ns,
+						m->ins[j].weight);
+	}
 	if (err || !src->log)
 		return err;
-	return t2f_sample_log__take(dst->log, src->log, m->cell, src->cells.len, m->thread);
+	err = t2f_sample_log__take(dst->log, src->log, m->cell, src->cells.len, m->thread);
+	if (err || !dst->times || !src->times)
+		return err;
+	return t2f_time_log__take(dst->times, src->times, m->thread);
+}
+
+/* The waits src kept, after dst's, on dst's threads. */
+static int merge_waits(struct t2f_profile *dst, const struct t2f_profile *src,
+		       const struct id_maps *m)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < src->waits.len && !err; i++) {
+		struct t2f_wait_span w = *VEC_AT(src->waits, struct t2f_wait_span, i);
+
+		w.thread = m->thread[w.thread];
+		err = t2f_profile__add_wait(dst, &w);
+	}
+	return err;
 }
 
 static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
@@ -428,7 +451,7 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
 	m.n_ins = n_ins;
 	for (size_t i = 0; !err && i < sizeof(steps) / sizeof(steps[0]); i++)
 		err = steps[i](dst, src, &m);
-	err = err ?: merge_log(dst, src, &m);
+	err = err ?: merge_log(dst, src, &m) ?: merge_waits(dst, src, &m);
 	if (!err)
 		merge_counts(dst, src);
 	for (size_t i = 0; !err && ids && i < ids->n; i++) {

@@ -217,7 +217,11 @@ int t2f_session_new_profile(const struct t2f_session *s, uint32_t max, struct t2
 	t2f_profile__limit_frames(p, max);
 	if (s->needs & T2F_NEEDS_TIMES)
 		t2f_profile__want_times(p);
+	if (s->needs & T2F_NEEDS_WAITS)
+		t2f_profile__keep_waits(p); /* before the derive stage is made */
 	err = s->needs & T2F_NEEDS_LOG ? t2f_profile__enable_log(p) : 0;
+	if (!err && (s->needs & T2F_NEEDS_SAMPLE_TIMES))
+		err = t2f_profile__enable_sample_times(p);
 	if (!err)
 		err = t2f_profile__enable_derive(p, &s->derive);
 	if (err) {

@@ -89,10 +89,12 @@ static int t2f_svg_write(const struct t2f_profile *p, const struct t2f_write_opt
 	return t2f_svg__write(p, &vo, out);
 }
 
-/* The Firefox profile: the sample log (samples in order), addresses for its frame table. */
+/* The Firefox profile: the sample log (samples in order) with each sample's time, addresses for
+ * its frame table, off-CPU waits for its markers. */
 static unsigned t2f_firefox_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_LOG | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS;
+	return T2F_NEEDS_LOG | T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_WAITS | T2F_NEEDS_ADDRS |
+	       T2F_NEEDS_PARAMS;
 }
 
 static int t2f_firefox_write(const struct t2f_profile *p, const struct t2f_write_opts *o,

@@ -2,7 +2,7 @@
  *
  * A descriptor says what a format is called (-f NAME, the file extensions that pick it, the one
  * --each gives), what the profile must keep while it is read for it (the sample log, sample
- * times, every frame's address, argument lists), which options change its output (the others
+ * times, each sample's time, off-CPU waits, every frame's address, argument lists), which options change its output (the others
  * are warned of), and how it is written. Adding a format is a value at the end of enum t2f_format
  * (include/trace2flame.h) and its descriptor at the end of the table (writer_table.c): the
  * session, the public t2f_format_* functions, the command line and the tests take every format
@@ -47,6 +47,10 @@ enum t2f_writer_needs {
 	T2F_NEEDS_TIMES = 1u << 1,  /* the first and last sample time (t2f_profile__want_times) */
 	T2F_NEEDS_ADDRS = 1u << 2,  /* every frame's printed address */
 	T2F_NEEDS_PARAMS = 1u << 3, /* demangled names keep their argument lists */
+	T2F_NEEDS_SAMPLE_TIMES = 1u << 4, /* each logged sample's time and weight
+					   * (t2f_profile__enable_sample_times) */
+	T2F_NEEDS_WAITS = 1u << 5,  /* the derive stage's off-CPU waits as spans
+				     * (t2f_profile__keep_waits) */
 };
 
 struct t2f_writer {

@@ -215,6 +215,8 @@ struct t2f_perf_data_stats {
 	uint64_t lost_records;       /* LOST records */
 	uint64_t lost_samples;       /* sum of LOST_SAMPLES records' counts (those of a BPF
 				      * filter's drops left out, as perf report leaves them) */
+	uint64_t lost_first_ns, lost_last_ns; /* the earliest and latest time of those LOST and
+				      * LOST_SAMPLES records that carry one (0: none did) */
 	uint64_t skipped;            /* records that could not be decoded (warned) */
 	uint64_t partial;            /* samples cut at a field this reader cannot size (warned;
 				      * delivered with the fields before it) */

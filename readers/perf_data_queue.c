@@ -365,7 +365,9 @@ int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
 	ps = t2f_perf_data__stats(c->pd);
 	t2f_profile__count_lost(c->p, &(struct t2f_lost){ .records = ps->lost_records,
 							 .events = ps->lost,
-							 .samples = ps->lost_samples });
+							 .samples = ps->lost_samples,
+							 .first_ns = ps->lost_first_ns,
+							 .last_ns = ps->lost_last_ns });
 	c->st.skipped = ps->skipped + ps->unknown_id;
 	c->st.truncated_bytes = ps->truncated_bytes;
 	for (uint64_t i = 0; i < ps->unknown_id; i++) { /* samples the reader could not attribute */

@@ -396,6 +396,19 @@ static const char *rec_string(const uint8_t *rec, uint16_t at, uint16_t end)
 	return at < end && memchr(rec + at, 0, end - at) ? (const char *)rec + at : NULL;
 }
 
+/* Widens the span of the lost records' times by the record's (from its trailer), if it has one. */
+static void lost_time(struct t2f_perf_data *d)
+{
+	uint64_t t = d->rec.s.time;
+
+	if (!(d->rec.s.fields & PERF_SAMPLE_TIME) || !t)
+		return;
+	if (!d->stats.lost_first_ns || t < d->stats.lost_first_ns)
+		d->stats.lost_first_ns = t;
+	if (t > d->stats.lost_last_ns)
+		d->stats.lost_last_ns = t;
+}
+
 static const char *decode_mmap(struct t2f_perf_data *d, const uint8_t *p, uint16_t end,
 			       bool v2, uint16_t misc)
 {
@@ -480,11 +493,14 @@ static int decode_body(struct t2f_perf_data *d, const uint8_t *p, uint16_t end)
 		r->u.lost.lost = t2f_pd_u64(d, p + 16);
 		d->stats.lost = t2f_sat_add(d->stats.lost, r->u.lost.lost);
 		d->stats.lost_records++;
+		lost_time(d);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		r->u.lost.lost = t2f_pd_u64(d, p + 8);
-		if (!(r->misc & T2F_PERF_MISC_LOST_SAMPLES_BPF))
+		if (!(r->misc & T2F_PERF_MISC_LOST_SAMPLES_BPF)) {
 			d->stats.lost_samples = t2f_sat_add(d->stats.lost_samples, r->u.lost.lost);
+			lost_time(d);
+		}
 		break;
 	case PERF_RECORD_KSYMBOL:
 		r->u.ksymbol.addr = t2f_pd_u64(d, p + 8);

@@ -5,7 +5,10 @@
 # lib with a build-id, lost records), one of a program built here with DWARF (inline frames,
 # source lines) and an input without samples (one thread "no samples") are converted and loaded
 # with profiler-cli, and their threads, totals and hottest functions compared with the folded
-# output of the same input (tests/firefox_check.py says how). Skipped with a message when
+# output of the same input (tests/firefox_check.py says how). A recording of tests/offcpu/waiter.c
+# made here (sched_switch and cpu-clock with switch events) is converted too, its samples' times
+# and its Off-CPU markers held to perf script text and the off-cpu folded output
+# (tests/firefox_times.py). Skipped with a message when
 # tools/setup-firefox-check has not installed node 24 and profiler-cli; under CI=true that fails
 # instead.
 #
@@ -39,7 +42,7 @@ open(sys.argv[2], "wb").write(g.perf_data(b"worker", b"page-faults",
     [(b"/opt/demo/libdemo.so", 0x7f0000000000, 5), (b"/opt/demo/app", 0x400000, 5)],
     [(t, [0x7f0000001010 + 16 * (t % 3), 0x400100]) for t in range(1, 40)],
     build_ids=[(b"/opt/demo/libdemo.so", bytes(range(1, 21)))], lost=(7,),
-    lost_samples=((3, 0),)))' "$SRC/tests" "$TMP/gen.data" || { echo "firefox_check: perf_data_gen failed"; exit 1; }
+    lost_samples=((3, 0),), lost_at=30))' "$SRC/tests" "$TMP/gen.data" || { echo "firefox_check: perf_data_gen failed"; exit 1; }
 
 # a perf.data of fixtures/dwarf/inl.c built -O2 -g here (named by the resolve stage from its
 # DWARF: inline chains and source lines); left out with a message without a compiler
@@ -69,6 +72,28 @@ else
 		"skipped ($(head -1 "$TMP/cc.err"))"
 fi
 
+# a recording of tests/offcpu/waiter.c made here: its samples' times held to perf script's and
+# its Off-CPU markers to the off-cpu folded output (tests/firefox_times.py), both profiles then
+# loaded as the others; left out with a message where perf may not record
+rec='' times=0
+EVENTS="-e sched:sched_switch -e cpu-clock --switch-events -g"
+# shellcheck disable=SC2086 # EVENTS: several words
+if ! command -v perf >/dev/null 2>&1; then
+	echo "firefox_check: perf not found: the recording case skipped"
+elif ! ${CC:-cc} -O1 -g -fno-omit-frame-pointer -pthread -o "$TMP/waiter" \
+	"$SRC/tests/offcpu/waiter.c" 2>"$TMP/wcc.err"; then
+	echo "firefox_check: cc could not build tests/offcpu/waiter.c: the recording case skipped" \
+		"($(head -1 "$TMP/wcc.err"))"
+elif ! perf record -q $EVENTS -o "$TMP/rec.data" -- "$TMP/waiter" >"$TMP/rec.err" 2>&1; then
+	echo "firefox_check: perf record $EVENTS is not allowed here ($(head -1 "$TMP/rec.err")):" \
+		"the recording case skipped"
+else
+	perf script --ns -F tid,time,period,event -i "$TMP/rec.data" >"$TMP/rec.txt" 2>/dev/null &&
+		"$PY" "$SRC/tests/firefox_times.py" "$T2F_BIN" "$TMP/rec.data" "$TMP/rec.txt" "$TMP" ||
+		times=1
+	rec="$TMP/rec.data::--event,cpu-clock $TMP/rec.data::--event,off-cpu"
+fi
+
 echo "# perf script text without a sample" >"$TMP/empty.txt"
 set --
 for f in "$FX"/*.perf.txt; do
@@ -78,12 +103,13 @@ done
 for ev in cpu-clock page-faults sched:sched_switch; do
 	set -- "$@" "$FX/multi.perf.txt::--event,$ev"
 done
-# shellcheck disable=SC2086 # inl: no word or one
+# shellcheck disable=SC2086 # inl: no word or one; rec: none or two
 set -- "$@" "$FX/burner.perf.txt::--weight,samples" "$FX/counts.folded.txt" \
 	"$FX/lost/burner.lost.perf.txt.zst" \
 	"$FX/kjit/jitloop.unnamed.perf.txt::--perf-map-dir,$FX/kjit,--kallsyms,$FX/kjit/kallsyms" \
-	"$TMP/gen.data" $inl "$TMP/empty.txt"
+	"$TMP/gen.data" $inl $rec "$TMP/empty.txt"
 for f in "$SRC"/fixtures/nettrace/*.nettrace; do
 	set -- "$@" "$f" "$f::--weight,samples"
 done
-exec "$PY" "$SRC/tests/firefox_check.py" "$T2F_BIN" "$node" "$cli" "$TMP" "$@"
+"$PY" "$SRC/tests/firefox_check.py" "$T2F_BIN" "$node" "$cli" "$TMP" "$@" || exit 1
+exit "$times"

@@ -35,13 +35,13 @@ def dwarf_sample(pc, sp, words):
 
 
 def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", config=2,
-              dwarf=False, lost=(), lost_samples=()):
+              dwarf=False, lost=(), lost_samples=(), lost_at=1):
     """comm, event: bytes; mmaps: (file name, start, prot) of 0x10000 bytes at offset 0;
     samples: (time, [ip, caller, ...]) of period 1000, or with dwarf (time, pc, sp, [stack
     words]) (dwarf_sample); build_ids: (path, 20 bytes); config: the software event (2:
     page-faults, a count); lost: the counts of PERF_RECORD_LOST records; lost_samples:
     (count, misc) of PERF_RECORD_LOST_SAMPLES records (misc bit 15: a BPF filter's drops),
-    both after the samples."""
+    both after the samples, the LOST records' trailers at time lost_at."""
     st = 1 | 2 | 4 | 256 | 32  # IP, TID, TIME, PERIOD, CALLCHAIN
     if dwarf:
         st |= 1 << 12 | 1 << 13  # REGS_USER, STACK_USER
@@ -68,8 +68,9 @@ def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", 
             body = struct.pack("<QIIQQQ", ips[0], PID, PID, t, 1000, len(chain))
             body += b"".join(struct.pack("<Q", x) for x in chain)
         recs += struct.pack("<IHH", 9, 2, 8 + len(body)) + body
-    for n in lost:  # id, lost, then the trailer
-        recs += struct.pack("<IHH", 2, 0, 8 + 16 + 16) + struct.pack("<QQ", 1, n) + trailer
+    for n in lost:  # id, lost, then the trailer (at time lost_at)
+        recs += struct.pack("<IHH", 2, 0, 8 + 16 + 16) + struct.pack("<QQ", 1, n) + \
+            struct.pack("<IIQ", PID, PID, lost_at)
     for n, misc in lost_samples:
         recs += struct.pack("<IHH", 13, misc, 8 + 8 + 16) + struct.pack("<Q", n) + trailer
     bid = b""

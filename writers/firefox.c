@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/derive.h"
 #include "formats/diag.h"
 #include "formats/sat.h"
 #include "formats/utf8.h"
@@ -35,6 +36,7 @@
 #define FF_BATCH 1024u           /* log runs read at a time */
 #define FF_NS_PER_MS 1000000u
 #define FF_LOST_SCHEMA "trace2flame-lost"
+#define FF_OFF_SCHEMA "trace2flame-off-cpu"
 
 static const struct {
 	const char *name, *color;
@@ -58,7 +60,14 @@ struct ff_thread {
 	t2f_thread_id id;
 	uint32_t first;          /* the index of its process's first thread */
 	t2f_thread_id process;   /* on that first one: the thread naming the process */
-	size_t runs;             /* its runs of the event in the log */
+	size_t runs;             /* its samples table's length: its runs of the event in the log,
+				  * or with sample times its samples of the event */
+};
+
+struct ff_wait {
+	t2f_thread_id thread;
+	uint64_t start_ns;
+	size_t idx;              /* the profile's (t2f_profile__wait_at) */
 };
 
 struct ff {
@@ -76,6 +85,11 @@ struct ff {
 	uint32_t nthreads;
 	struct t2f_log_run *runs; /* [FF_BATCH] */
 	uint32_t lost_name;      /* stringArray index of the lost-samples marker's name */
+	uint32_t off_name;       /* stringArray index of the off-CPU markers' name */
+	bool timed;              /* samples at the times they were taken (else a made-up timeline) */
+	uint64_t base_ns;        /* with timed: the time 0 ms stands for (the first sample's) */
+	struct ff_wait *waits;   /* the profile's off-CPU waits by (thread, start) */
+	size_t nwaits, next_wait; /* ... and the first one not written yet */
 };
 
 /* ---- text ---- */
@@ -107,19 +121,25 @@ static void ff_i64(struct ff *s, int64_t v)
 	ff_put(s, num, (size_t)snprintf(num, sizeof(num), "%" PRId64, v));
 }
 
-/* ns as milliseconds, exactly: "1.25", "3", "0.000001". */
+/* ns as milliseconds, exactly ("1.25", "3", "0.000001"), into out: its length. */
+static size_t ff_ms_text(char *out, size_t size, uint64_t ns)
+{
+	uint64_t frac = ns % FF_NS_PER_MS;
+	int n = snprintf(out, size, "%" PRIu64, ns / FF_NS_PER_MS);
+
+	if (frac) {
+		n += snprintf(out + n, size - (size_t)n, ".%06" PRIu64, frac);
+		while (out[n - 1] == '0')
+			out[--n] = '\0';
+	}
+	return (size_t)n;
+}
+
 static void ff_ms(struct ff *s, uint64_t ns)
 {
 	char num[48];
-	uint64_t frac = ns % FF_NS_PER_MS;
-	int n = snprintf(num, sizeof(num), "%" PRIu64, ns / FF_NS_PER_MS);
 
-	if (frac) {
-		n += snprintf(num + n, sizeof(num) - (size_t)n, ".%06" PRIu64, frac);
-		while (num[n - 1] == '0')
-			n--;
-	}
-	ff_put(s, num, (size_t)n);
+	ff_put(s, num, ff_ms_text(num, sizeof(num), ns));
 }
 
 /* s[0..len) as a JSON string: ill-formed UTF-8 repaired, control characters (a terminal's escape
@@ -195,7 +215,15 @@ static void ff_write_meta(struct ff *s)
 		"\"format\":\"integer\"},{\"key\":\"events\",\"label\":\"Events lost\",\"format\":"
 		"\"integer\"},{\"key\":\"samples\",\"label\":\"Samples lost\",\"format\":"
 		"\"integer\"}],\"description\":\"What the recording says was lost: PERF_RECORD_LOST "
-		"records, the events they count, PERF_RECORD_LOST_SAMPLES' samples.\"}]},\n");
+		"records, the events they count, PERF_RECORD_LOST_SAMPLES' samples.\"},"
+		"{\"name\":\"" FF_OFF_SCHEMA "\",\"tooltipLabel\":\"Off-CPU ({marker.data.state})"
+		"\",\"tableLabel\":\"Off-CPU, state {marker.data.state}\",\"chartLabel\":"
+		"\"{marker.data.state}\",\"display\":[\"marker-chart\",\"marker-table\","
+		"\"timeline-overview\"],\"fields\":[{\"key\":\"state\",\"label\":\"State\","
+		"\"format\":\"string\"},{\"key\":\"duration\",\"label\":\"Duration\","
+		"\"format\":\"duration\"}],\"description\":\"A wait off CPU: from the thread's "
+		"switch-out (its state: R preempted, S sleeping, D uninterruptible, O other) to its "
+		"next switch-in.\"}]},\n");
 }
 
 /* A build-id as a Breakpad id: its first 16 bytes (zero-padded) as a GUID, the first three
@@ -291,12 +319,45 @@ static int ff_each_run(struct ff *s, t2f_thread_id t, ff_run_fn fn, void *arg)
 	return err ?: s->err;
 }
 
+/* Counts the samples the thread's samples table will have: a run each, or with sample times
+ * a sample each. */
 static int ff_count_run(struct ff *s, const struct t2f_cell *c, const struct t2f_log_run *r,
 			void *arg)
 {
-	(void)s, (void)c, (void)r;
-	++*(size_t *)arg;
+	(void)c;
+	*(size_t *)arg += s->timed ? r->samples : 1;
 	return 0;
+}
+
+typedef void (*ff_sample_fn)(struct ff *s, const struct t2f_cell *c, uint64_t time_ns,
+			     uint64_t weight, void *arg);
+
+/* With sample times: calls fn on each sample of the event in thread t's log, in order, with its
+ * time and its weight. A sample without a time (0) takes the time of the one before, the first
+ * base_ns. */
+static int ff_each_sample(struct ff *s, t2f_thread_id t, ff_sample_fn fn, void *arg)
+{
+	size_t n = t2f_profile__thread_run_count(s->p, t);
+	struct t2f_time_cursor k;
+	uint64_t at = s->base_ns, time, weight;
+
+	t2f_profile__time_cursor(s->p, t, &k);
+	for (size_t from = 0; from < n && !s->err; from += FF_BATCH) {
+		size_t m = n - from < FF_BATCH ? n - from : FF_BATCH;
+
+		t2f_profile__sample_runs(s->p, t, from, m, s->runs);
+		for (size_t i = 0; i < m; i++) {
+			const struct t2f_cell *c = t2f_profile__cell_at(s->p, s->runs[i].cell);
+
+			for (uint32_t j = 0; j < s->runs[i].samples; j++) {
+				t2f_time_log__next(&k, &time, &weight);
+				at = time ? time : at;
+				if (c->event == s->event)
+					fn(s, c, at, weight, arg);
+			}
+		}
+	}
+	return s->err;
 }
 
 struct ff_proc_key {
@@ -354,9 +415,9 @@ static int ff_pick_threads(struct ff *s)
 	return err;
 }
 
-/* The time a run starts at, in ns, and the next run's. This is where samples would take the
- * times the input recorded: the profile keeps only their span, so a thread's runs follow each
- * other from 0, each as long as its weight (ns periods) or 1 ms a sample or count. */
+/* Without sample times (folded stacks): the time a run starts at, in ns, and the next run's. A
+ * thread's runs follow each other from 0, each as long as its weight (ns periods) or 1 ms a
+ * sample or count. */
 static uint64_t ff_advance(const struct ff *s, const struct t2f_log_run *r)
 {
 	if (s->ns_time)
@@ -407,6 +468,63 @@ static int ff_weight_col(struct ff *s, const struct t2f_cell *c, const struct t2
 	return 0;
 }
 
+/* The columns with sample times: a sample each. */
+static void ff_sample_stack(struct ff *s, const struct t2f_cell *c, uint64_t time_ns,
+			    uint64_t weight, void *arg)
+{
+	(void)time_ns, (void)weight;
+	ff_stack_col(s, c, NULL, arg);
+}
+
+static void ff_sample_time(struct ff *s, const struct t2f_cell *c, uint64_t time_ns,
+			   uint64_t weight, void *arg)
+{
+	bool *first = arg;
+
+	(void)c, (void)weight;
+	ff_puts(s, *first ? "" : ",");
+	*first = false;
+	ff_ms(s, time_ns > s->base_ns ? time_ns - s->base_ns : 0);
+}
+
+static void ff_sample_weight(struct ff *s, const struct t2f_cell *c, uint64_t time_ns,
+			     uint64_t weight, void *arg)
+{
+	bool *first = arg;
+
+	(void)c, (void)time_ns;
+	ff_puts(s, *first ? "" : ",");
+	*first = false;
+	if (s->mode == FF_W_NS)
+		ff_ms(s, weight);
+	else
+		ff_u64(s, s->mode == FF_W_SAMPLES ? 1 : weight);
+}
+
+/* The stack, time and weight columns of thread t's samples table. */
+static int ff_write_columns(struct ff *s, t2f_thread_id t)
+{
+	uint64_t at[2] = { 0, 0 };
+	bool first = true;
+	int err;
+
+	ff_puts(s, ",\"stack\":[");
+	err = s->timed ? ff_each_sample(s, t, ff_sample_stack, &first)
+		       : ff_each_run(s, t, ff_stack_col, &first);
+	ff_puts(s, "],\"time\":[");
+	first = true;
+	if (!err)
+		err = s->timed ? ff_each_sample(s, t, ff_sample_time, &first)
+			       : ff_each_run(s, t, ff_time_col, at);
+	ff_puts(s, "],\"weight\":[");
+	first = true;
+	if (!err)
+		err = s->timed ? ff_each_sample(s, t, ff_sample_weight, &first)
+			       : ff_each_run(s, t, ff_weight_col, &first);
+	ff_puts(s, "]},\n");
+	return err;
+}
+
 static void ff_pid(struct ff *s, const struct t2f_thread *th)
 {
 	char pid[48];
@@ -420,27 +538,106 @@ static void ff_pid(struct ff *s, const struct t2f_thread *th)
 	ff_cstr(s, pid);
 }
 
-/* The markers of the i-th thread written: what perf lost, on the first. Off-CPU spans, once the
- * model holds them, become interval markers of their thread here. */
-static void ff_write_markers(struct ff *s, uint32_t i)
+/* A marker column: ",\"NAME\":[", the lost-samples marker's value `lost` (NULL: none), each
+ * wait's of waits [from, to), "]". */
+static void ff_marker_col(struct ff *s, const char *name, const char *lost, size_t from,
+			  size_t to, void (*v)(struct ff *s, const struct t2f_wait_span *w))
+{
+	ff_puts(s, ",\"");
+	ff_puts(s, name);
+	ff_puts(s, "\":[");
+	ff_puts(s, lost ? lost : "");
+	for (size_t i = from; i < to; i++) {
+		ff_puts(s, lost || i > from ? "," : "");
+		v(s, t2f_profile__wait_at(s->p, s->waits[i].idx));
+	}
+	ff_puts(s, "]");
+}
+
+static void ff_wait_data(struct ff *s, const struct t2f_wait_span *w)
+{
+	const char *state = w->state == T2F_STATE_R ? "R" : w->state == T2F_STATE_S ? "S" :
+			    w->state == T2F_STATE_D ? "D" : "O";
+
+	ff_puts(s, "{\"type\":\"" FF_OFF_SCHEMA "\",\"state\":\"");
+	ff_puts(s, state);
+	ff_puts(s, "\",\"duration\":");
+	ff_ms(s, w->end_ns - w->start_ns);
+	ff_puts(s, "}");
+}
+
+static void ff_wait_name(struct ff *s, const struct t2f_wait_span *w)
+{
+	(void)w;
+	ff_u64(s, s->off_name);
+}
+
+static void ff_wait_start(struct ff *s, const struct t2f_wait_span *w)
+{
+	ff_ms(s, w->start_ns > s->base_ns ? w->start_ns - s->base_ns : 0);
+}
+
+static void ff_wait_end(struct ff *s, const struct t2f_wait_span *w)
+{
+	ff_ms(s, w->end_ns > s->base_ns ? w->end_ns - s->base_ns : 0);
+}
+
+static void ff_wait_phase(struct ff *s, const struct t2f_wait_span *w)
+{
+	(void)w;
+	ff_puts(s, "1"); /* an interval */
+}
+
+static void ff_wait_category(struct ff *s, const struct t2f_wait_span *w)
+{
+	(void)w;
+	ff_puts(s, "0");
+}
+
+/* The time ns as ms after base_ns, as ff_ms writes it, into out. */
+static void ff_lost_ms(const struct ff *s, char *out, size_t size, uint64_t ns)
+{
+	ff_ms_text(out, size, ns > s->base_ns ? ns - s->base_ns : 0);
+}
+
+/* The markers of the i-th thread written (profile thread t): what perf lost, on the first (an
+ * interval over the times of the records that said so, when samples have times and those records
+ * carried one; else an instant at 0), then the thread's off-CPU waits by start time (interval markers). */
+static void ff_write_markers(struct ff *s, uint32_t i, t2f_thread_id t)
 {
 	const struct t2f_lost *l = t2f_profile__lost(s->p);
+	bool lost = i == 0 && (l->records || l->events || l->samples);
+	char data[160], name[16], start[48], end[48];
+	bool lost_span = false;
+	size_t from, to;
 
-	if (i != 0 || (!l->records && !l->events && !l->samples)) {
-		ff_puts(s, "\"markers\":{\"length\":0,\"data\":[],\"name\":[],\"startTime\":[],"
-			"\"endTime\":[],\"phase\":[],\"category\":[]}");
-		return;
+	while (s->next_wait < s->nwaits && s->waits[s->next_wait].thread < t)
+		s->next_wait++; /* waits of threads without samples of the event */
+	from = to = s->next_wait;
+	while (to < s->nwaits && s->waits[to].thread == t)
+		to++;
+	s->next_wait = to;
+	ff_puts(s, "\"markers\":{\"length\":");
+	ff_u64(s, lost + (to - from));
+	if (lost) {
+		snprintf(data, sizeof(data), "{\"type\":\"" FF_LOST_SCHEMA "\",\"records\":%" PRIu64
+			 ",\"events\":%" PRIu64 ",\"samples\":%" PRIu64 "}", l->records, l->events,
+			 l->samples);
+		snprintf(name, sizeof(name), "%" PRIu32, s->lost_name);
+		lost_span = s->timed && l->first_ns;
 	}
-	ff_puts(s, "\"markers\":{\"length\":1,\"data\":[{\"type\":\"" FF_LOST_SCHEMA
-		"\",\"records\":");
-	ff_u64(s, l->records);
-	ff_puts(s, ",\"events\":");
-	ff_u64(s, l->events);
-	ff_puts(s, ",\"samples\":");
-	ff_u64(s, l->samples);
-	ff_puts(s, "}],\"name\":[");
-	ff_u64(s, s->lost_name);
-	ff_puts(s, "],\"startTime\":[0],\"endTime\":[null],\"phase\":[0],\"category\":[0]}");
+	ff_marker_col(s, "data", lost ? data : NULL, from, to, ff_wait_data);
+	ff_marker_col(s, "name", lost ? name : NULL, from, to, ff_wait_name);
+	if (lost_span) { /* an interval from the first record that said so to the last */
+		ff_lost_ms(s, start, sizeof(start), l->first_ns);
+		ff_lost_ms(s, end, sizeof(end), l->last_ns);
+	}
+	ff_marker_col(s, "startTime", !lost ? NULL : lost_span ? start : "0", from, to,
+		      ff_wait_start);
+	ff_marker_col(s, "endTime", !lost ? NULL : lost_span ? end : "null", from, to, ff_wait_end);
+	ff_marker_col(s, "phase", !lost ? NULL : lost_span ? "1" : "0", from, to, ff_wait_phase);
+	ff_marker_col(s, "category", lost ? "0" : NULL, from, to, ff_wait_category);
+	ff_puts(s, "}");
 }
 
 static int ff_write_thread(struct ff *s, uint32_t i)
@@ -449,8 +646,6 @@ static int ff_write_thread(struct ff *s, uint32_t i)
 	const struct t2f_thread *th = t2f_profile__thread_at(s->p, ft->id);
 	const struct t2f_thread *proc =
 		t2f_profile__thread_at(s->p, s->threads[ft->first].process);
-	uint64_t at[2] = { 0, 0 };
-	bool first = true;
 	int err;
 
 	ff_puts(s, i ? ",\n{" : "\n{");
@@ -472,17 +667,8 @@ static int ff_write_thread(struct ff *s, uint32_t i)
 	ff_puts(s, s->mode == FF_W_NS ? "\"tracing-ms\"" : "\"samples\"");
 	ff_puts(s, ",\"length\":");
 	ff_u64(s, ft->runs);
-	ff_puts(s, ",\"stack\":[");
-	err = ff_each_run(s, ft->id, ff_stack_col, &first);
-	ff_puts(s, "],\"time\":[");
-	if (!err)
-		err = ff_each_run(s, ft->id, ff_time_col, at);
-	ff_puts(s, "],\"weight\":[");
-	first = true;
-	if (!err)
-		err = ff_each_run(s, ft->id, ff_weight_col, &first);
-	ff_puts(s, "]},\n");
-	ff_write_markers(s, i);
+	err = ff_write_columns(s, ft->id);
+	ff_write_markers(s, i, ft->id);
 	ff_puts(s, "}");
 	return err ?: s->err;
 }
@@ -496,7 +682,7 @@ static void ff_write_empty_thread(struct ff *s)
 		"\"pausedRanges\":[],\"name\":\"no samples\",\"isMainThread\":false,"
 		"\"processName\":\"no samples\",\"pid\":\"unknown\",\"tid\":0,\n\"samples\":"
 		"{\"weightType\":\"samples\",\"length\":0,\"stack\":[],\"time\":[],\"weight\":[]},\n");
-	ff_write_markers(s, 0);
+	ff_write_markers(s, 0, 0);
 	ff_puts(s, "}");
 }
 
@@ -712,8 +898,41 @@ static enum ff_weight ff_weight_mode(const struct ff *s, const struct t2f_event 
 	return ev->unit == T2F_UNIT_NANOSECONDS ? FF_W_NS : FF_W_PERIODS;
 }
 
+static int ff_wait_cmp(const void *a, const void *b)
+{
+	const struct ff_wait *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The profile's off-CPU waits by thread and start, and their markers' name. */
+static int ff_sort_waits(struct ff *s)
+{
+	size_t n = t2f_profile__wait_count(s->p);
+
+	if (!n)
+		return 0;
+	s->waits = calloc(n, sizeof(*s->waits));
+	if (!s->waits)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct t2f_wait_span *w = t2f_profile__wait_at(s->p, i);
+
+		s->waits[i] = (struct ff_wait){ w->thread, w->start_ns, i };
+	}
+	qsort(s->waits, n, sizeof(*s->waits), ff_wait_cmp);
+	s->nwaits = n;
+	return ff_tables__str(&s->t, "Off-CPU", strlen("Off-CPU"), &s->off_name);
+}
+
 static int ff_write(struct ff *s, struct t2f_out *out)
 {
+	uint64_t last;
+
 	const struct t2f_event *ev = NULL;
 	struct t2f_frame_name_opts names = { .addrs = s->o->addrs };
 	int err;
@@ -722,11 +941,14 @@ static int ff_write(struct ff *s, struct t2f_out *out)
 		ev = t2f_profile__event_at(s->p, s->event);
 	s->mode = ff_weight_mode(s, ev);
 	s->ns_time = ev && ev->has_period && ev->unit == T2F_UNIT_NANOSECONDS;
+	s->timed = t2f_profile__sample_times(s->p) &&
+		   t2f_profile__time_span(s->p, &s->base_ns, &last);
 	s->runs = calloc(FF_BATCH, sizeof(*s->runs));
 	if (!s->runs)
 		return -ENOMEM;
 	err = ff_tables__build(&s->t, s->p, s->event, &names) ?: ff_pick_threads(s) ?:
 	      ff_tables__str(&s->t, "Lost samples", strlen("Lost samples"), &s->lost_name) ?:
+	      ff_sort_waits(s) ?:
 	      t2f_pprof_gz__new(out, s->o->gzip ? T2F_PPROF_GZIP_ZLIB : T2F_PPROF_RAW, &s->gz);
 	if (err)
 		return err;
@@ -761,5 +983,6 @@ int t2f_firefox__write(const struct t2f_profile *p, const struct t2f_firefox_opt
 	t2f_buf__free(&s.utf8);
 	free(s.threads);
 	free(s.runs);
+	free(s.waits);
 	return err;
 }

@@ -14,10 +14,15 @@
  *   (writers/frame_name.h), the source file in `sources`;
  * - a lib and a resource per module a frame names, with the recorded build-id as codeId and as
  *   breakpadId (its first 16 bytes as a GUID, age 0).
- * Samples are the sample log's runs in input order, each at a time and with its weight: periods
- * in milliseconds (weightType "tracing-ms") for an event counted in nanoseconds, else the event's
- * weights (weightType "samples"); sample counts with `weight_samples`. What perf lost is an
- * instant marker on the first thread (a profile without samples of the event has one thread, "no
+ * Samples are in the sample log's order; with sample times (t2f_profile__enable_sample_times)
+ * each sample is one, at its time in ms after the profile's first sample (a sample without a time
+ * at the one before's), else each of the log's runs is one, the runs following each other from 0
+ * (folded stacks). Weights: periods in milliseconds (weightType "tracing-ms") for an event
+ * counted in nanoseconds, else the event's weights (weightType "samples"); sample counts with
+ * `weight_samples`. The profile's off-CPU waits (t2f_profile__keep_waits) are interval markers
+ * "Off-CPU" of their thread (schema trace2flame-off-cpu: state, duration) by start time, on the
+ * threads written. What perf lost is a marker on the first thread (an interval over the lost
+ * records' times with sample times and such times, else an instant at 0) (a profile without samples of the event has one thread, "no
  * samples", without samples: the profiler loads no profile without threads). Output is gzip-compressed (mtime 0) with `gzip`.
  * Deterministic: the bytes do not depend on threads or timing.
  *

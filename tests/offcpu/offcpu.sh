@@ -46,13 +46,14 @@ fi
 # stacks compared on the program's threads (other programs' frames may be named otherwise)
 oracle() { ORACLE_COMM=waiter python3 "$HERE/oracle.py" "$@"; }
 
-# jobs_same NAME TEXT: off-cpu and wall from $TMP/TEXT in every output format, with --stats,
+# jobs_same NAME TEXT: off-cpu and wall from $TMP/TEXT in every output format (the Firefox
+# profile with its off-CPU markers too), with --stats,
 # are the same bytes with -j 2 and -j 4 as with -j 1, in the default segments and in segments of
 # 300 bytes (waits then start and end many segments apart); the stats but timings and memory.
 jobs_same() {
 	_bad=0
 	for _ev in off-cpu wall; do
-		for _f in folded pb.gz speedscope.json svg; do
+		for _f in folded pb.gz speedscope.json svg profile.json; do
 			for _js in 1:0 2:0 4:0 1:300 2:300 4:300; do
 				_j=${_js%:*} _s=${_js#*:}
 				_o=$TMP/$1.$_ev.$_j.$_s.$_f
