@@ -74,6 +74,7 @@ void t2f_profile__free(struct t2f_profile *p)
 	free(p->nodes.data);
 	free(p->cells.data);
 	t2f_sample_log__free(p->log);
+	t2f_time_hist__free(p->hist);
 	t2f_derive__free(p->derive);
 	free(p->maps.data);
 	t2f_hashmap__free(p->thread_ix);
@@ -106,6 +107,17 @@ int t2f_profile__enable_log(struct t2f_profile *p)
 bool t2f_profile__log_enabled(const struct t2f_profile *p)
 {
 	return p->log != NULL;
+}
+
+int t2f_profile__enable_hist(struct t2f_profile *p)
+{
+	p->want_times = true;
+	return p->hist ? 0 : t2f_time_hist__new(&p->hist);
+}
+
+const struct t2f_time_hist *t2f_profile__hist(const struct t2f_profile *p)
+{
+	return p->hist;
 }
 
 void t2f_profile__want_times(struct t2f_profile *p)
@@ -405,6 +417,8 @@ int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 		p->times_past++;
 	else
 		t2f_profile__note_time(p, time_ns, time_ns);
+	if (p->hist && (err = t2f_time_hist__add(p->hist, event, time_ns, 1, weight)))
+		return err;
 	return p->log ? t2f_sample_log__add(p->log, thread, cell, weight) : 0;
 }
 
@@ -553,6 +567,7 @@ size_t t2f_profile__bytes(const struct t2f_profile *p)
 	       p->events.cap * sizeof(struct t2f_event) + p->frames.cap * sizeof(struct t2f_frame) +
 	       p->nodes.cap * sizeof(struct node) + p->cells.cap * sizeof(struct t2f_cell) +
 	       (p->log ? t2f_sample_log__bytes(p->log) : 0) +
+	       (p->hist ? t2f_time_hist__bytes(p->hist) : 0) +
 	       p->maps.cap * sizeof(struct t2f_module_map) +
 	       (t2f_hashmap__count(p->thread_ix) + t2f_hashmap__count(p->frame_ix) +
 		t2f_hashmap__count(p->node_ix) + t2f_hashmap__count(p->cell_ix)) * 16;

@@ -8,7 +8,8 @@
  * is enabled (t2f_profile__enable_log, before the first sample), every sample is also appended, in
  * input order (formats/sample_log.h: its cell and weight, samples in a row with the same cell as
  * one run): writers that keep input order (speedscope, the flame chart) read it. Of the samples'
- * times only the span is kept.
+ * times only the span is kept, and, when the time histogram is enabled (t2f_profile__enable_hist,
+ * the heat map), how many samples of each event fell in each 10 ms (formats/time_hist.h).
  *
  * Ownership: the profile owns everything it returns; pointers it returns (strings, frame and cell
  * structs) are borrowed and valid until the next call that adds to the profile. Not thread safe,
@@ -25,6 +26,7 @@
 
 #include "formats/sample_log.h"
 #include "formats/strtab.h"
+#include "formats/time_hist.h"
 
 typedef uint32_t t2f_thread_id;
 typedef uint32_t t2f_event_id;
@@ -139,6 +141,11 @@ const char *t2f_profile__str(const struct t2f_profile *p, t2f_str_id id, size_t 
  * before adding samples. 0 or -ENOMEM. */
 int t2f_profile__enable_log(struct t2f_profile *p);
 bool t2f_profile__log_enabled(const struct t2f_profile *p);
+/* Keep the time histogram (formats/time_hist.h: samples and weight per event and 10 ms, for
+ * the heat map); asks for times too (t2f_profile__want_times). Call before adding samples.
+ * 0 or -ENOMEM. t2f_profile__hist: it, or NULL when not enabled. */
+int t2f_profile__enable_hist(struct t2f_profile *p);
+const struct t2f_time_hist *t2f_profile__hist(const struct t2f_profile *p);
 /* Asks readers for each sample's time (the time span: pprof's duration). Readers whose times
  * cost a parse give them only when asked; a time given is always counted. */
 void t2f_profile__want_times(struct t2f_profile *p);
@@ -177,8 +184,9 @@ int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_m
 /* Marks that `event` carried a period. */
 void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event);
 
-/* Adds one sample; time_ns (0 = unknown) only counts towards the time span; T2F_TIME_PAST (a
- * time the reader could not hold: past 2^64 ns) is counted instead. A cell's weight saturates at
+/* Adds one sample; time_ns (0 = unknown) only counts towards the time span (and the time
+ * histogram, when enabled); T2F_TIME_PAST (a time the reader could not hold: past 2^64 ns) is
+ * counted instead. A cell's weight saturates at
  * UINT64_MAX (formats/sat.h), counted too. 0 or -ENOMEM (-T2F_E_LIMIT when a table is full). */
 #define T2F_TIME_PAST UINT64_MAX
 int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
@@ -267,7 +275,8 @@ const struct t2f_lost *t2f_profile__lost(const struct t2f_profile *p);
  * cell order, log order, counts). Merged: every string (in src's id order), threads (with their
  * input index), events (has_period or'ed; an event dst already has keeps its unit), frames,
  * nodes, module maps (appended), cells (samples and weights added), the sample log (moved into
- * dst's when dst's log is enabled: src's log is then left empty), the time span, samples read,
+ * dst's when dst's log is enabled: src's log is then left empty), the time span (and the time
+ * histogram, when both have one), samples read,
  * weightless and dropped per reason, the saturation counts. Nothing else of src changes; src
  * must not be dst, and its frames must not have been renamed (t2f_profile__set_frame_name): the
  * merge relies on src's frames being distinct, so that src's distinct stacks stay distinct in

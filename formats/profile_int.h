@@ -29,6 +29,7 @@ struct t2f_profile {
 	struct vec threads, events, frames, nodes, cells, maps; /* index 0 unused but in cells/maps */
 	struct t2f_hashmap *thread_ix, *frame_ix, *node_ix, *cell_ix;
 	struct t2f_sample_log *log; /* NULL unless enabled */
+	struct t2f_time_hist *hist; /* NULL unless enabled */
 	bool want_times;
 	struct t2f_derive *derive;  /* NULL unless a derived event was asked for */
 	uint32_t frame_limit; /* 0 = none */

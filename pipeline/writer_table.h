@@ -8,6 +8,9 @@
  * session, the public t2f_format_* functions, the command line and the tests take every format
  * from here.
  *
+ * A format that cannot be written for some profiles (the heat map without sample times) says
+ * so in check(), before the caller creates the output.
+ *
  * Who finishes the output: the caller. write() emits into the sink and returns its own error
  * (-ENOMEM, -EINVAL, -T2F_E_LIMIT); write errors of the sink surface in the caller's
  * t2f_out__finish().
@@ -39,6 +42,7 @@ struct t2f_write_opts {
 	bool gzip;                       /* the output's name ends in .gz (the Firefox profile) */
 	struct t2f_svg_opts svg;         /* SVG's own fields (title ... diff); its event, weight
 					  * and names are set from the fields above */
+	unsigned heatmap_rows;           /* the heat map's rows per second; 0: its default */
 };
 
 /* What the profile must keep while the inputs are read (t2f_writer.needs). */
@@ -47,6 +51,7 @@ enum t2f_writer_needs {
 	T2F_NEEDS_TIMES = 1u << 1,  /* the first and last sample time (t2f_profile__want_times) */
 	T2F_NEEDS_ADDRS = 1u << 2,  /* every frame's printed address */
 	T2F_NEEDS_PARAMS = 1u << 3, /* demangled names keep their argument lists */
+	T2F_NEEDS_HIST = 1u << 4,   /* samples per 10 ms and event (t2f_profile__enable_hist) */
 };
 
 struct t2f_writer {
@@ -64,6 +69,11 @@ struct t2f_writer {
 	unsigned (*needs)(const struct t2f_write_opts *o);
 	int (*write)(const struct t2f_profile *p, const struct t2f_write_opts *o,
 		     struct t2f_out *out);
+	/* What write would refuse for this profile, said in msg[0..len) for the user (the
+	 * input's name is not in it): 0 or write's error. NULL: write refuses nothing. Called
+	 * before the output is created, so a refused write leaves no file. */
+	int (*check)(const struct t2f_profile *p, const struct t2f_write_opts *o, char *msg,
+		     size_t len);
 };
 
 /* The number of formats: the table holds T2F_FORMAT_COLLAPSED .. t2f_writer__count(), in the

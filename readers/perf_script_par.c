@@ -46,7 +46,7 @@ struct par {
 	uint32_t input;
 	const struct t2f_ps_par_opts *o;
 	struct t2f_ps_par_result *res;
-	bool log, times;
+	bool log, times, hist;
 	size_t seg_bytes, pool_cap;
 	/* the caller's first chunk: its bytes not yet in cur */
 	const char *first;
@@ -209,6 +209,8 @@ static int seg_read(const struct par *x, struct par_seg *s)
 		return err;
 	if (x->log)
 		err = t2f_profile__enable_log(s->p);
+	if (!err && x->hist)
+		err = t2f_profile__enable_hist(s->p);
 	if (err)
 		return err;
 	if (x->times)
@@ -453,7 +455,8 @@ int t2f_perf_script__read_parallel(struct t2f_input *in, const char *first, size
 {
 	struct par x = { .in = in, .p = p, .d = d, .name = name, .input = input, .o = o, .res = res,
 			 .log = t2f_profile__log_enabled(p),
-			 .times = t2f_profile__wants_times(p) };
+			 .times = t2f_profile__wants_times(p),
+			 .hist = t2f_profile__hist(p) != NULL };
 	unsigned threads = o->threads ? o->threads : 1, started = 0;
 	pthread_t *tids = calloc(threads, sizeof(*tids));
 	int err;
