@@ -333,6 +333,15 @@ static int put_header(const struct grid *g, struct t2f_out *out, struct t2f_buf 
 	return 0;
 }
 
+/* A click on a cell puts its tooltip on the details line, where it can be selected and copied
+ * (a tooltip cannot). */
+static const char script[] =
+	"document.addEventListener('click', function (e) {\n"
+	"\tvar t = e.target.querySelector ? e.target.querySelector('title') : null;\n"
+	"\tif (t)\n"
+	"\t\tdocument.getElementById('details').textContent = t.textContent.replace('\\n', ': ');\n"
+	"});\n";
+
 int t2f_heatmap__write(const struct t2f_profile *p, const struct t2f_heatmap_opts *o,
 		       struct t2f_out *out)
 {
@@ -364,9 +373,10 @@ int t2f_heatmap__write(const struct t2f_profile *p, const struct t2f_heatmap_opt
 	t2f_out__puts(out, "</g>\n");
 	put_axes(&g, out);
 	put_legend(&g, out, (unsigned)(TOP + gh + 44));
-	t2f_out__printf(out, "<text x=\"%u\" y=\"%" PRIu64 "\">A flame graph of a cell: "
-			"trace2flame INPUT --time START,STOP -o OUT.svg</text>\n</svg>\n", LEFT,
-			TOP + gh + 84);
+	t2f_out__printf(out, "<text id=\"details\" x=\"%u\" y=\"%" PRIu64 "\">Click a cell to "
+			"show its --time here; its flame graph: trace2flame INPUT --time START,STOP "
+			"-o OUT.svg</text>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]>"
+			"</script>\n</svg>\n", LEFT, TOP + gh + 84, script);
 out:
 	t2f_buf__free(&tmp);
 	free(g.b);

@@ -8,7 +8,8 @@
  * are grey. Each cell's tooltip (<title>) gives its time range, samples and weight, and the
  * `--time START,STOP` argument that selects exactly its samples (both ends in ns, the stop one
  * ns before the next cell: perf script's --time keeps both ends), so a flame graph of that
- * moment is `trace2flame IN --time START,STOP -o x.svg`. A legend shows the scale.
+ * moment is `trace2flame IN --time START,STOP -o x.svg`; a click on a cell shows that on a line
+ * below, to be copied (a few lines of script, no data in them). A legend shows the scale.
  *
  * The data is the profile's time histogram (formats/time_hist.h, 10 ms buckets), which the
  * profile keeps only when asked (t2f_profile__enable_hist). Samples without a time are not
