@@ -1,7 +1,8 @@
 #!/bin/sh
 # The heat map (-f heatmap, OUT.heatmap.svg) without a recording (tests/heatmap/recorded.sh has
 # one): inputs without times are refused before any output is made; every cell's --time of the
-# fixture burner.perf.txt selects exactly that cell's samples, and the cells hold every sample;
+# fixture burner.perf.txt (and every 10th of a shipped .nettrace) selects exactly that cell's
+# samples, and the cells hold every sample;
 # parser threads give the same bytes; a few samples years apart are refused quickly with a
 # message (the histogram is sparse: no grid of the span is made), a span within the limit draws
 # only the cells with samples; --heatmap-rows; names from the input escaped; well-formed XML
@@ -35,27 +36,35 @@ expect 1 "perf script text without times" notime/burner.comm-tid.perf.txt -f hea
 	"$TMP/nt.heatmap.svg" && stderr_has "no time field: says why" "needs samples with times"
 [ -e "$TMP/nt.heatmap.svg" ] && bad "no time field: an output was made" || ok
 
-# --- the fixture: cells against --time -----------------------------------------------------------
+# --- the fixtures: cells against --time -----------------------------------------------------------
+# feedback NAME INPUT SVG EVERY: each EVERY-th cell's --time gives that cell's count of INPUT
+feedback() {
+	sed -n 's/^.*<title>[0-9]*\.[0-9]* s to [0-9.]* s: \([0-9]*\) sample.*/\1/p' "$3" >"$TMP/counts"
+	sed -n 's/^--time \([0-9.,]*\)<\/title>.*/\1/p' "$3" >"$TMP/ranges"
+	if [ "$(wc -l <"$TMP/ranges")" -lt 2 ] ||
+		[ "$(wc -l <"$TMP/counts")" -ne "$(wc -l <"$TMP/ranges")" ]; then
+		bad "$1: $(wc -l <"$TMP/counts") cell counts, $(wc -l <"$TMP/ranges") --time lines (want 2 or more, equal)"
+	fi
+	paste -d' ' "$TMP/ranges" "$TMP/counts" | awk -v n="$4" 'NR % n == 1 || n == 1' |
+		while read -r range want; do
+			got=$(t2f "$2" -q --time "$range" -f collapsed --weight samples |
+				awk '{ s += $NF } END { print s + 0 }')
+			[ "$got" = "$want" ] || echo "--time $range: $got samples, the cell says $want"
+		done >"$TMP/feedback"
+	if [ -s "$TMP/feedback" ]; then bad "$1: cells' --time:" && head -n 5 "$TMP/feedback"; else ok; fi
+}
 expect 0 "burner.perf.txt" burner.perf.txt -q -o "$TMP/b.heatmap.svg"
 xml "$TMP/b.heatmap.svg"
-sed -n 's/^.*<title>[0-9]*\.[0-9]* s to [0-9.]* s: \([0-9]*\) sample.*/\1/p' \
-	"$TMP/b.heatmap.svg" >"$TMP/counts"
-sed -n 's/^--time \([0-9.,]*\)<\/title>.*/\1/p' "$TMP/b.heatmap.svg" >"$TMP/ranges"
-if [ "$(wc -l <"$TMP/ranges")" -lt 10 ] || [ "$(wc -l <"$TMP/counts")" -ne "$(wc -l <"$TMP/ranges")" ]
-then
-	bad "burner: $(wc -l <"$TMP/counts") cell counts, $(wc -l <"$TMP/ranges") --time lines (want 10 or more, equal)"
-fi
-paste -d' ' "$TMP/ranges" "$TMP/counts" | while read -r range want; do
-	got=$(t2f burner.perf.txt -q --time "$range" -f collapsed --weight samples |
-		awk '{ s += $NF } END { print s + 0 }')
-	[ "$got" = "$want" ] || echo "--time $range: $got samples, the cell says $want"
-done >"$TMP/feedback"
-if [ -s "$TMP/feedback" ]; then bad "burner: cells' --time:" && head -n 5 "$TMP/feedback"; else ok; fi
+feedback burner burner.perf.txt "$TMP/b.heatmap.svg" 1
+[ "$(wc -l <"$TMP/counts")" -ge 10 ] && ok || bad "burner: $(wc -l <"$TMP/counts") cells (want 10 or more)"
 all=$(t2f burner.perf.txt -q -f collapsed --weight samples | awk '{ s += $NF } END { print s }')
 cells=$(awk '{ s += $1 } END { print s }' "$TMP/counts")
 [ "$all" = "$cells" ] && ok || bad "burner: the cells hold $cells samples, the input $all"
 T2F_SEGMENT_SIZE=4096 expect 0 "burner -j3" burner.perf.txt -q -j3 -o "$TMP/j3.heatmap.svg" &&
 	same "parser threads: the same heat map" "$TMP/b.heatmap.svg" "$TMP/j3.heatmap.svg"
+NT=$SRC/fixtures/nettrace/mixed_managed_external_samples.nettrace
+expect 0 ".nettrace" "$NT" -q -o "$TMP/nt.heatmap.svg" && feedback nettrace "$NT" "$TMP/nt.heatmap.svg" 10
+xml "$TMP/nt.heatmap.svg"
 
 # --- rows -----------------------------------------------------------------------------------------
 expect 0 "--heatmap-rows 100" burner.perf.txt -q --heatmap-rows 100 -o "$TMP/r100.heatmap.svg" &&
