@@ -14,8 +14,8 @@
  * Ownership: the profile owns everything it returns; pointers it returns (strings, frame and cell
  * structs) are borrowed and valid until the next call that adds to the profile. Not thread safe,
  * but for one split: while one thread calls only t2f_profile__frame, t2f_profile__child and
- * t2f_profile__add_sample (they touch the frames, nodes, cells, log, time span and their own
- * counters alone), one other thread may add strings, threads, events and module maps.
+ * t2f_profile__add_sample (they touch the frames, nodes, cells, log, time span, time histogram and
+ * their own counters alone), one other thread may add strings, threads, events and module maps.
  */
 #ifndef T2F_PROFILE_H
 #define T2F_PROFILE_H

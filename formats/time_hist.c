@@ -68,7 +68,8 @@ static int find_or_add(struct t2f_time_hist *h, uint32_t event, uint64_t bucket,
 	int err;
 
 	if (!id) {
-		err = t2f_grow((void **)&h->b, &h->cap, h->n, 1, sizeof(*h->b), 256, UINT32_MAX - 1);
+		err = t2f_grow((void **)&h->b, &h->cap, h->n, 1, sizeof(*h->b), 256,
+			       UINT32_MAX - 1);
 		if (err)
 			return err;
 		id = (uint32_t)h->n + 1;
@@ -134,5 +135,6 @@ const struct t2f_time_bucket *t2f_time_hist__at(const struct t2f_time_hist *h, s
 
 size_t t2f_time_hist__bytes(const struct t2f_time_hist *h)
 {
-	return sizeof(*h) + h->cap * sizeof(*h->b) + t2f_hashmap__count(h->ix) * 2 * sizeof(uint64_t);
+	return sizeof(*h) + h->cap * sizeof(*h->b) +
+	       t2f_hashmap__count(h->ix) * 2 * sizeof(uint64_t);
 }

@@ -238,7 +238,7 @@ struct t2f_write_options {
 					 * below it) */
 	uint8_t reserved[1];            /* zero */
 	/* Past the first release's size. The heat map: rows per second, dividing 100 (each a
-	 * whole number of 10 ms); 0: 50 (20 ms each). Another number: T2F_ERR_UNSUPPORTED. */
+	 * whole number of 10 ms); 0: 50 (20 ms each). Another number: the write gives -EINVAL. */
 	uint32_t heatmap_rows;
 	uint32_t reserved2;             /* zero */
 };

@@ -2,11 +2,11 @@
  *
  * A descriptor says what a format is called (-f NAME, the file extensions that pick it, the one
  * --each gives), what the profile must keep while it is read for it (the sample log, sample
- * times, every frame's address, argument lists), which options change its output (the others
- * are warned of), and how it is written. Adding a format is a value at the end of enum t2f_format
- * (include/trace2flame.h) and its descriptor at the end of the table (writer_table.c): the
- * session, the public t2f_format_* functions, the command line and the tests take every format
- * from here.
+ * times, the time histogram, every frame's address, argument lists), which options change its
+ * output (the others are warned of), and how it is written. Adding a format is a value at the
+ * end of enum t2f_format (include/trace2flame.h) and its descriptor at the end of the table
+ * (writer_table.c): the session, the public t2f_format_* functions, the command line and the
+ * tests take every format from here.
  *
  * A format that cannot be written for some profiles (the heat map without sample times) says
  * so in check(), before the caller creates the output.

@@ -90,8 +90,8 @@ int t2f_heatmap__check(const struct t2f_profile *p, const struct t2f_heatmap_opt
 							  NULL), vis, sizeof(vis));
 	if (!survey(t2f_profile__hist(p), ev, &first, &last, &untimed)) {
 		snprintf(msg, msg_len, "the heat map needs samples with times, and no sample%s%s%s "
-			 "has one (folded stacks carry no times; perf.data, perf script text with its "
-			 "time field and .nettrace do)", *name ? " of event '" : "", name,
+			 "has one (folded stacks carry no times; perf.data, perf script text with "
+			 "its time field and .nettrace do)", *name ? " of event '" : "", name,
 			 *name ? "'" : "");
 		return -T2F_E_UNSUPPORTED;
 	}
@@ -294,8 +294,8 @@ static void put_legend(const struct grid *g, struct t2f_out *out, unsigned y)
 		put_color(out, k + 1, 20);
 		t2f_out__puts(out, "\"/>\n");
 	}
-	t2f_out__printf(out, "<text x=\"%u\" y=\"%u\">%s %" PRIu64 " %s per cell</text>\n",
-			LEFT + 70 + 20 * 8 + 6, y + 10, "up to", g->max, unit_of(g));
+	t2f_out__printf(out, "<text x=\"%u\" y=\"%u\">up to %" PRIu64 " %s per cell</text>\n",
+			LEFT + 70 + 20 * 8 + 6, y + 10, g->max, unit_of(g));
 }
 
 static int put_header(const struct grid *g, struct t2f_out *out, struct t2f_buf *tmp,
@@ -307,12 +307,13 @@ static int put_header(const struct grid *g, struct t2f_out *out, struct t2f_buf 
 	int err;
 
 	t2f_out__printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-			"<svg version=\"1.1\" width=\"%u\" height=\"%" PRIu64 "\" viewBox=\"0 0 %u %"
-			PRIu64 "\" xmlns=\"http://www.w3.org/2000/svg\">\n<style>text { font-family: "
-			"Verdana, sans-serif; font-size: 11px; fill: #000; } rect:hover { stroke: "
-			"#000; stroke-width: 1; }</style>\n<rect x=\"0\" y=\"0\" width=\"%u\" height="
-			"\"%" PRIu64 "\" fill=\"#ffffff\"/>\n<text x=\"%u\" y=\"22\" "
-			"font-size=\"16\">Heat map", w, h, w, h, w, h, LEFT);
+			"<svg version=\"1.1\" width=\"%u\" height=\"%" PRIu64 "\" "
+			"viewBox=\"0 0 %u %" PRIu64 "\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+			"<style>text { font-family: Verdana, sans-serif; font-size: 11px; fill: #000; "
+			"} rect:hover { stroke: #000; stroke-width: 1; }</style>\n"
+			"<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%" PRIu64 "\" "
+			"fill=\"#ffffff\"/>\n<text x=\"%u\" y=\"22\" font-size=\"16\">Heat map",
+			w, h, w, h, w, h, LEFT);
 	if (g->o->name) {
 		t2f_out__puts(out, ": ");
 		err = put_text(out, tmp, g->o->name, strlen(g->o->name));
@@ -373,9 +374,9 @@ int t2f_heatmap__write(const struct t2f_profile *p, const struct t2f_heatmap_opt
 	t2f_out__puts(out, "</g>\n");
 	put_axes(&g, out);
 	put_legend(&g, out, (unsigned)(TOP + gh + 44));
-	t2f_out__printf(out, "<text id=\"details\" x=\"%u\" y=\"%" PRIu64 "\">Click a cell to "
-			"show its --time here; its flame graph: trace2flame INPUT --time START,STOP "
-			"-o OUT.svg</text>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]>"
+	t2f_out__printf(out, "<text id=\"details\" x=\"%u\" y=\"%" PRIu64 "\">Click a cell "
+			"to show its --time here; its flame graph: trace2flame INPUT --time "
+			"START,STOP -o OUT.svg</text>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]>"
 			"</script>\n</svg>\n", LEFT, TOP + gh + 84, script);
 out:
 	t2f_buf__free(&tmp);

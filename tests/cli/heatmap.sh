@@ -43,7 +43,8 @@ feedback() {
 	sed -n 's/^--time \([0-9.,]*\)<\/title>.*/\1/p' "$3" >"$TMP/ranges"
 	if [ "$(wc -l <"$TMP/ranges")" -lt 2 ] ||
 		[ "$(wc -l <"$TMP/counts")" -ne "$(wc -l <"$TMP/ranges")" ]; then
-		bad "$1: $(wc -l <"$TMP/counts") cell counts, $(wc -l <"$TMP/ranges") --time lines (want 2 or more, equal)"
+		bad "$1: $(wc -l <"$TMP/counts") cell counts, $(wc -l <"$TMP/ranges") --time" \
+			"lines (want 2 or more, equal)"
 	fi
 	paste -d' ' "$TMP/ranges" "$TMP/counts" | awk -v n="$4" 'NR % n == 1 || n == 1' |
 		while read -r range want; do

@@ -33,7 +33,8 @@ int main(int argc, char **argv)
 	double pause = (argc > 3 ? atof(argv[3]) : 700) / 1000;
 
 	for (int i = 0; i < bursts; i++) {
-		struct timespec ts = { (time_t)pause, (long)((pause - (double)(time_t)pause) * 1e9) };
+		time_t sec = (time_t)pause;
+		struct timespec ts = { sec, (long)((pause - (double)sec) * 1e9) };
 
 		spin(burst);
 		if (i + 1 < bursts)

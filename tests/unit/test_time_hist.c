@@ -20,9 +20,12 @@
 static const struct t2f_time_bucket *find(const struct t2f_time_hist *h, uint32_t ev,
 					  uint64_t bucket)
 {
-	for (size_t i = 0; i < t2f_time_hist__count(h); i++)
-		if (t2f_time_hist__at(h, i)->event == ev && t2f_time_hist__at(h, i)->bucket == bucket)
-			return t2f_time_hist__at(h, i);
+	for (size_t i = 0; i < t2f_time_hist__count(h); i++) {
+		const struct t2f_time_bucket *b = t2f_time_hist__at(h, i);
+
+		if (b->event == ev && b->bucket == bucket)
+			return b;
+	}
 	return NULL;
 }
 

@@ -8,7 +8,7 @@ from ._common import to_record
 
 FORMATS = {"collapsed": _ffi.T2F_FORMAT_COLLAPSED, "speedscope": _ffi.T2F_FORMAT_SPEEDSCOPE,
            "pprof": _ffi.T2F_FORMAT_PPROF, "svg": _ffi.T2F_FORMAT_SVG,
-           "firefox": _ffi.T2F_FORMAT_FIREFOX}
+           "firefox": _ffi.T2F_FORMAT_FIREFOX, "heatmap": _ffi.T2F_FORMAT_HEATMAP}
 SYMBOL_RULES = {"auto": _ffi.T2F_RULES_AUTO, "perf": _ffi.T2F_RULES_PERF,
                 "strict": _ffi.T2F_RULES_STRICT}
 COLORS = {"hot": _ffi.T2F_COLORS_HOT, "mem": _ffi.T2F_COLORS_MEM, "io": _ffi.T2F_COLORS_IO,
@@ -21,7 +21,7 @@ MODULE_KINDS = {"user": _ffi.T2F_MODULE_USER, "kernel": _ffi.T2F_MODULE_KERNEL,
 SESSION_OPTIONS = frozenset(f for f, _ in _ffi.t2f_options._fields_
                             if f not in ("size", "reserved") and not f.endswith("_ctx"))
 WRITE_OPTIONS = frozenset(f for f, _ in _ffi.t2f_write_options._fields_
-                          if f not in ("size", "reserved"))
+                          if f not in ("size", "reserved", "reserved2"))
 
 Stats = record("Stats", _ffi.t2f_stats)
 Stats.__doc__ = "struct t2f_stats: what a session read and wrote (the header says each field)."
@@ -151,7 +151,7 @@ class Session(Handle):
         "collapsed", "speedscope", "pprof" or "svg" (None: the session's only one); options:
         the fields of struct t2f_write_options (pid, tid, kernel, jit, inlined, input_name,
         title, subtitle, count_name, width, min_width, colors, hash, reverse, icicle, flamechart,
-        diff: another Session, diff_is_after, no_thread_root)."""
+        diff: another Session, diff_is_after, no_thread_root; heatmap_rows)."""
         w = self._write_options(format, options)
         self._call(self._lib.t2f_session_write_path, ctypes.byref(w), cstr(path, "path"))
 
