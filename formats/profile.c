@@ -77,6 +77,7 @@ void t2f_profile__free(struct t2f_profile *p)
 	t2f_sample_log__free(p->log);
 	t2f_time_log__free(p->times);
 	free(p->waits.data);
+	t2f_time_hist__free(p->hist);
 	t2f_derive__free(p->derive);
 	free(p->maps.data);
 	t2f_hashmap__free(p->thread_ix);
@@ -163,6 +164,15 @@ size_t t2f_profile__wait_count(const struct t2f_profile *p)
 const struct t2f_wait_span *t2f_profile__wait_at(const struct t2f_profile *p, size_t idx)
 {
 	return VEC_AT(p->waits, struct t2f_wait_span, idx);
+int t2f_profile__enable_hist(struct t2f_profile *p)
+{
+	p->want_times = true;
+	return p->hist ? 0 : t2f_time_hist__new(&p->hist);
+}
+
+const struct t2f_time_hist *t2f_profile__hist(const struct t2f_profile *p)
+{
+	return p->hist;
 }
 
 void t2f_profile__want_times(struct t2f_profile *p)
@@ -462,6 +472,8 @@ int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 		p->times_past++;
 	else
 		t2f_profile__note_time(p, time_ns, time_ns);
+	if (p->hist && (err = t2f_time_hist__add(p->hist, event, time_ns, 1, weight)))
+		return err;
 	if (!p->log)
 		return 0;
 	err = t2f_sample_log__add(p->log, thread, cell, weight);
@@ -621,6 +633,7 @@ size_t t2f_profile__bytes(const struct t2f_profile *p)
 	       (p->log ? t2f_sample_log__bytes(p->log) : 0) +
 	       (p->times ? t2f_time_log__bytes(p->times) : 0) +
 	       p->waits.cap * sizeof(struct t2f_wait_span) +
+	       (p->hist ? t2f_time_hist__bytes(p->hist) : 0) +
 	       p->maps.cap * sizeof(struct t2f_module_map) +
 	       (t2f_hashmap__count(p->thread_ix) + t2f_hashmap__count(p->frame_ix) +
 		t2f_hashmap__count(p->node_ix) + t2f_hashmap__count(p->cell_ix)) * 16;

@@ -10,13 +10,15 @@
  * one run): writers that keep input order (speedscope, the flame chart) read it. Of the samples'
  * times only the span is kept, unless each logged sample's time is asked for too
  * (t2f_profile__enable_sample_times: formats/time_log.h, the Firefox profile). Off-CPU waits
- * the derive stage closes are kept as spans only when asked (t2f_profile__keep_waits).
+ * the derive stage closes are kept as spans only when asked (t2f_profile__keep_waits). When the
+ * time histogram is enabled (t2f_profile__enable_hist, the heat map), how many samples of each
+ * event fell in each 10 ms is kept too (formats/time_hist.h).
  *
  * Ownership: the profile owns everything it returns; pointers it returns (strings, frame and cell
  * structs) are borrowed and valid until the next call that adds to the profile. Not thread safe,
  * but for one split: while one thread calls only t2f_profile__frame, t2f_profile__child and
- * t2f_profile__add_sample (they touch the frames, nodes, cells, log, time span and their own
- * counters alone), one other thread may add strings, threads, events and module maps.
+ * t2f_profile__add_sample (they touch the frames, nodes, cells, log, time span, time histogram and
+ * their own counters alone), one other thread may add strings, threads, events and module maps.
  */
 #ifndef T2F_PROFILE_H
 #define T2F_PROFILE_H
@@ -28,6 +30,7 @@
 #include "formats/sample_log.h"
 #include "formats/strtab.h"
 #include "formats/time_log.h"
+#include "formats/time_hist.h"
 
 typedef uint32_t t2f_thread_id;
 typedef uint32_t t2f_event_id;
@@ -167,6 +170,11 @@ int t2f_profile__add_wait(struct t2f_profile *p, const struct t2f_wait_span *w);
 size_t t2f_profile__wait_count(const struct t2f_profile *p);
 const struct t2f_wait_span *t2f_profile__wait_at(const struct t2f_profile *p, size_t idx);
 
+/* Keep the time histogram (formats/time_hist.h: samples and weight per event and 10 ms, for
+ * the heat map); asks for times too (t2f_profile__want_times). Call before adding samples.
+ * 0 or -ENOMEM. t2f_profile__hist: it, or NULL when not enabled. */
+int t2f_profile__enable_hist(struct t2f_profile *p);
+const struct t2f_time_hist *t2f_profile__hist(const struct t2f_profile *p);
 /* Asks readers for each sample's time (the time span: pprof's duration). Readers whose times
  * cost a parse give them only when asked; a time given is always counted. */
 void t2f_profile__want_times(struct t2f_profile *p);
@@ -205,8 +213,9 @@ int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_m
 /* Marks that `event` carried a period. */
 void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event);
 
-/* Adds one sample; time_ns (0 = unknown) only counts towards the time span; T2F_TIME_PAST (a
- * time the reader could not hold: past 2^64 ns) is counted instead. A cell's weight saturates at
+/* Adds one sample; time_ns (0 = unknown) only counts towards the time span (and the time
+ * histogram, when enabled); T2F_TIME_PAST (a time the reader could not hold: past 2^64 ns) is
+ * counted instead. A cell's weight saturates at
  * UINT64_MAX (formats/sat.h), counted too. 0 or -ENOMEM (-T2F_E_LIMIT when a table is full). */
 #define T2F_TIME_PAST UINT64_MAX
 int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
@@ -297,8 +306,8 @@ const struct t2f_lost *t2f_profile__lost(const struct t2f_profile *p);
  * cell order, log order, counts). Merged: every string (in src's id order), threads (with their
  * input index), events (has_period or'ed; an event dst already has keeps its unit), frames,
  * nodes, module maps (appended), cells (samples and weights added), the kept waits (appended),
- * the sample log (moved into
- * dst's when dst's log is enabled: src's log is then left empty), the time span, samples read,
+ * the sample log (moved into dst's when dst's log is enabled: src's log is then left empty), the
+ * time span (and the time histogram, when both have one), samples read,
  * weightless and dropped per reason, the saturation counts. Nothing else of src changes; src
  * must not be dst, and its frames must not have been renamed (t2f_profile__set_frame_name): the
  * merge relies on src's frames being distinct, so that src's distinct stacks stay distinct in

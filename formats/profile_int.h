@@ -33,6 +33,7 @@ struct t2f_profile {
 	struct t2f_time_log *times; /* each logged sample's time: NULL unless enabled */
 	struct vec waits;           /* struct t2f_wait_span, kept only with keep_waits */
 	bool keep_waits;
+	struct t2f_time_hist *hist; /* NULL unless enabled */
 	bool want_times;
 	struct t2f_derive *derive;  /* NULL unless a derived event was asked for */
 	uint32_t frame_limit; /* 0 = none */

@@ -452,6 +452,8 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
 	for (size_t i = 0; !err && i < sizeof(steps) / sizeof(steps[0]); i++)
 		err = steps[i](dst, src, &m);
 	err = err ?: merge_log(dst, src, &m) ?: merge_waits(dst, src, &m);
+	if (!err && dst->hist && src->hist)
+		err = t2f_time_hist__merge(dst->hist, src->hist, m.event);
 	if (!err)
 		merge_counts(dst, src);
 	for (size_t i = 0; !err && ids && i < ids->n; i++) {

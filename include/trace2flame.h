@@ -115,6 +115,8 @@ enum t2f_format {
 	T2F_FORMAT_SVG,         /* an interactive flame graph */
 	T2F_FORMAT_FIREFOX,     /* the Firefox Profiler's processed profile (JSON; gzip when the
 				 * output's name ends in .gz) */
+	T2F_FORMAT_HEATMAP,     /* a heat map of the samples over time (SVG): seconds across,
+				 * parts of a second down */
 };
 #define T2F_FORMAT_BIT(f) (1u << (f))
 
@@ -237,6 +239,10 @@ struct t2f_write_options {
 	bool no_thread_root;            /* leave out the command name root (matching stacks
 					 * below it) */
 	uint8_t reserved[1];            /* zero */
+	/* Past the first release's size. The heat map: rows per second, dividing 100 (each a
+	 * whole number of 10 ms); 0: 50 (20 ms each). Another number: the write gives -EINVAL. */
+	uint32_t heatmap_rows;
+	uint32_t reserved2;             /* zero */
 };
 #define T2F_WRITE_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_write_options, reserved)
 
@@ -257,6 +263,7 @@ enum t2f_format_uses {
 					 * t2f_options.raw_names */
 	T2F_USES_ADDRS = 1u << 3,       /* t2f_options.addrs */
 	T2F_USES_SVG = 1u << 4,         /* t2f_write_options.title ... flamechart, diff */
+	T2F_USES_HEATMAP = 1u << 5,     /* t2f_write_options.heatmap_rows */
 };
 
 struct t2f_format_info {

@@ -222,6 +222,8 @@ int t2f_session_new_profile(const struct t2f_session *s, uint32_t max, struct t2
 	err = s->needs & T2F_NEEDS_LOG ? t2f_profile__enable_log(p) : 0;
 	if (!err && (s->needs & T2F_NEEDS_SAMPLE_TIMES))
 		err = t2f_profile__enable_sample_times(p);
+	if (!err && (s->needs & T2F_NEEDS_HIST))
+		err = t2f_profile__enable_hist(p);
 	if (!err)
 		err = t2f_profile__enable_derive(p, &s->derive);
 	if (err) {

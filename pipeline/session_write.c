@@ -235,6 +235,7 @@ static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_writ
 			 : s->n_inputs != 1 ? s->label /* "no input" too */
 			 : strcmp(s->args[0], "-") == 0 ? "standard input" : s->args[0],
 		.threads = t2f_session_jobs(s),
+		.heatmap_rows = w->heatmap_rows,
 		.svg = {
 			.title = w->title,
 			.subtitle = w->subtitle,
@@ -276,7 +277,8 @@ static int t2f_write_check(struct t2f_session *s, const struct t2f_write_options
 	int err;
 
 	err = t2f_versioned__in(w, sizeof(*w), wopts, T2F_WRITE_OPTIONS_SIZE_V1) ?:
-	      t2f_versioned__zero(w->reserved, sizeof(w->reserved));
+	      t2f_versioned__zero(w->reserved, sizeof(w->reserved)) ?:
+	      t2f_versioned__zero(&w->reserved2, sizeof(w->reserved2));
 	if (err)
 		return t2f_session_say(s, err, false, "bad write options: %s", err == -E2BIG ?
 				       "a field this library does not know is set (a newer header's)"
@@ -298,6 +300,14 @@ static int t2f_write_check(struct t2f_session *s, const struct t2f_write_options
 	err = t2f_session_resolve(s);
 	if (!err && (err = t2f_warn_format(s, w)))
 		t2f_session_fail(s, err, false);
+	if (!err && wr->check) {
+		char msg[512];
+
+		t2f_write_opts_of(s, w, &wo); /* the event is settled now */
+		err = wr->check(s->profile, &wo, msg, sizeof(msg));
+		if (err)
+			return t2f_session_say(s, err, false, "%s: %s", s->label, msg);
+	}
 	return err;
 }
 

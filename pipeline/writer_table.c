@@ -5,6 +5,7 @@
 
 #include "writers/collapsed.h"
 #include "writers/firefox.h"
+#include "writers/heatmap.h"
 #include "writers/pprof.h"
 #include "writers/speedscope.h"
 
@@ -111,12 +112,45 @@ static int t2f_firefox_write(const struct t2f_profile *p, const struct t2f_write
 	return t2f_firefox__write(p, &fo, out);
 }
 
+/* The heat map: samples per 10 ms of the event (and their times, which readers then parse). */
+static unsigned t2f_heatmap_needs(const struct t2f_write_opts *o)
+{
+	return T2F_NEEDS_HIST | T2F_NEEDS_TIMES;
+}
+
+static struct t2f_heatmap_opts t2f_heatmap_opts_of(const struct t2f_write_opts *o)
+{
+	return (struct t2f_heatmap_opts){
+		.event = o->event,
+		.weight_samples = o->weight_samples,
+		.rows = o->heatmap_rows,
+		.name = o->input,
+	};
+}
+
+static int t2f_heatmap_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
+			     struct t2f_out *out)
+{
+	struct t2f_heatmap_opts ho = t2f_heatmap_opts_of(o);
+
+	return t2f_heatmap__write(p, &ho, out);
+}
+
+static int t2f_heatmap_check(const struct t2f_profile *p, const struct t2f_write_opts *o,
+			     char *msg, size_t len)
+{
+	struct t2f_heatmap_opts ho = t2f_heatmap_opts_of(o);
+
+	return t2f_heatmap__check(p, &ho, msg, len);
+}
+
 static const char *const t2f_collapsed_aliases[] = { "folded", NULL };
 static const char *const t2f_collapsed_exts[] = { ".folded", ".collapsed", NULL };
 static const char *const t2f_speedscope_exts[] = { ".speedscope.json", ".json", NULL };
 static const char *const t2f_pprof_exts[] = { ".pb.gz", ".pprof", NULL };
 static const char *const t2f_svg_exts[] = { ".svg", NULL };
 static const char *const t2f_firefox_exts[] = { ".profile.json", ".profile.json.gz", NULL };
+static const char *const t2f_heatmap_exts[] = { ".heatmap.svg", NULL };
 
 static const struct t2f_writer t2f_writers[] = {
 	{
@@ -155,6 +189,15 @@ static const struct t2f_writer t2f_writers[] = {
 		.ext = ".profile.json",
 		.extensions = t2f_firefox_exts, .uses = T2F_USES_WEIGHT | T2F_USES_ADDRS,
 		.needs = t2f_firefox_needs, .write = t2f_firefox_write,
+	},
+	{
+		.format = T2F_FORMAT_HEATMAP, .name = "heatmap", .said = "heat map output",
+		.title = "heat maps",
+		.description = "a heat map of the samples over time (SVG): seconds across, 20 ms "
+			       "rows down",
+		.ext = ".heatmap.svg", .extensions = t2f_heatmap_exts,
+		.uses = T2F_USES_WEIGHT | T2F_USES_HEATMAP,
+		.needs = t2f_heatmap_needs, .write = t2f_heatmap_write, .check = t2f_heatmap_check,
 	},
 };
 

@@ -2,11 +2,14 @@
  *
  * A descriptor says what a format is called (-f NAME, the file extensions that pick it, the one
  * --each gives), what the profile must keep while it is read for it (the sample log, sample
- * times, each sample's time, off-CPU waits, every frame's address, argument lists), which options change its output (the others
- * are warned of), and how it is written. Adding a format is a value at the end of enum t2f_format
- * (include/trace2flame.h) and its descriptor at the end of the table (writer_table.c): the
- * session, the public t2f_format_* functions, the command line and the tests take every format
- * from here.
+ * times, each sample's time, off-CPU waits, the time histogram, every frame's address, argument
+ * lists), which options change its output (the others are warned of), and how it is written.
+ * Adding a format is a value at the end of enum t2f_format (include/trace2flame.h) and its
+ * descriptor at the end of the table (writer_table.c): the session, the public t2f_format_*
+ * functions, the command line and the tests take every format from here.
+ *
+ * A format that cannot be written for some profiles (the heat map without sample times) says
+ * so in check(), before the caller creates the output.
  *
  * Who finishes the output: the caller. write() emits into the sink and returns its own error
  * (-ENOMEM, -EINVAL, -T2F_E_LIMIT); write errors of the sink surface in the caller's
@@ -39,6 +42,7 @@ struct t2f_write_opts {
 	bool gzip;                       /* the output's name ends in .gz (the Firefox profile) */
 	struct t2f_svg_opts svg;         /* SVG's own fields (title ... diff); its event, weight
 					  * and names are set from the fields above */
+	unsigned heatmap_rows;           /* the heat map's rows per second; 0: its default */
 };
 
 /* What the profile must keep while the inputs are read (t2f_writer.needs). */
@@ -51,6 +55,7 @@ enum t2f_writer_needs {
 					   * (t2f_profile__enable_sample_times) */
 	T2F_NEEDS_WAITS = 1u << 5,  /* the derive stage's off-CPU waits as spans
 				     * (t2f_profile__keep_waits) */
+	T2F_NEEDS_HIST = 1u << 6,   /* samples per 10 ms and event (t2f_profile__enable_hist) */
 };
 
 struct t2f_writer {
@@ -68,6 +73,11 @@ struct t2f_writer {
 	unsigned (*needs)(const struct t2f_write_opts *o);
 	int (*write)(const struct t2f_profile *p, const struct t2f_write_opts *o,
 		     struct t2f_out *out);
+	/* What write would refuse for this profile, said in msg[0..len) for the user (the
+	 * input's name is not in it): 0 or write's error. NULL: write refuses nothing. Called
+	 * before the output is created, so a refused write leaves no file. */
+	int (*check)(const struct t2f_profile *p, const struct t2f_write_opts *o, char *msg,
+		     size_t len);
 };
 
 /* The number of formats: the table holds T2F_FORMAT_COLLAPSED .. t2f_writer__count(), in the

@@ -47,7 +47,7 @@ struct par {
 	uint32_t input;
 	const struct t2f_ps_par_opts *o;
 	struct t2f_ps_par_result *res;
-	bool log, times;
+	bool log, times, hist;
 	bool sample_times;      /* each logged sample's time too (the Firefox profile) */
 	size_t seg_bytes, pool_cap;
 	/* the caller's first chunk: its bytes not yet in cur */
@@ -214,6 +214,8 @@ static int seg_read(const struct par *x, struct par_seg *s)
 		err = t2f_profile__enable_log(s->p);
 	if (!err && x->sample_times)
 		err = t2f_profile__enable_sample_times(s->p);
+	if (!err && x->hist)
+		err = t2f_profile__enable_hist(s->p);
 	if (err)
 		return err;
 	if (x->times)
@@ -460,7 +462,8 @@ int t2f_perf_script__read_parallel(struct t2f_input *in, const char *first, size
 	struct par x = { .in = in, .p = p, .d = d, .name = name, .input = input, .o = o, .res = res,
 			 .log = t2f_profile__log_enabled(p),
 			 .times = t2f_profile__wants_times(p),
-			 .sample_times = t2f_profile__sample_times(p) };
+			 .sample_times = t2f_profile__sample_times(p),
+			 .hist = t2f_profile__hist(p) != NULL };
 	unsigned threads = o->threads ? o->threads : 1, started = 0;
 	pthread_t *tids = calloc(threads, sizeof(*tids));
 	int err;

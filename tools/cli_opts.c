@@ -58,6 +58,7 @@ enum t2f_long_only {
 	T2F_OPT_TIDS,
 	T2F_OPT_COMMS,
 	T2F_OPT_OFF_CPU_STATE,
+	T2F_OPT_HEATMAP_ROWS,
 };
 
 #define T2F_SHORT_OPTS ":o:f:j:qhV"
@@ -91,6 +92,7 @@ static const struct option t2f_long_opts[] = {
 	{ "no-inline", no_argument, NULL, T2F_OPT_NO_INLINE },
 	{ "unwind-libdwfl", no_argument, NULL, T2F_OPT_UNWIND_LIBDWFL },
 	{ "off-cpu-state", required_argument, NULL, T2F_OPT_OFF_CPU_STATE },
+	{ "heatmap-rows", required_argument, NULL, T2F_OPT_HEATMAP_ROWS },
 	{ "debuginfod", required_argument, NULL, T2F_OPT_DEBUGINFOD },
 	{ "symbol-rules", required_argument, NULL, T2F_OPT_SYMBOL_RULES },
 	{ "title", required_argument, NULL, T2F_OPT_TITLE },
@@ -226,8 +228,9 @@ static void t2f_cli_help(FILE *f)
 	      "       trace2flame resolve [OPTIONS] FILE ADDR...\n"
 	      "Convert profiler output (perf.data files; perf script text, folded stacks or\n"
 	      ".nettrace, plain, gzip or zstd, - for standard input) into collapsed stacks,\n"
-	      "speedscope JSON, pprof, an interactive SVG flame graph or a Firefox Profiler\n"
-	      "profile. Several INPUTs are merged into one profile, their threads kept apart.\n"
+	      "speedscope JSON, pprof, an interactive SVG flame graph, a Firefox Profiler\n"
+	      "profile or a heat map of the samples over time. Several INPUTs are merged into\n"
+	      "one profile, their threads kept apart.\n"
 	      "\n"
 	      "diff draws AFTER's flame graph (SVG) coloured by how each frame's share of the\n"
 	      "total changed since BEFORE: red grew, blue shrank, white unchanged. Frames only\n"
@@ -293,6 +296,10 @@ static void t2f_cli_help(FILE *f)
 	      "      --negate        diff: draw BEFORE's shape, not AFTER's\n"
 	      "      --ignore-comm   diff: leave out the command name at the root, so stacks\n"
 	      "                      of programs of different names compare\n"
+	      "\n"
+	      "Heat map (-f heatmap, OUT.heatmap.svg):\n"
+	      "      --heatmap-rows N  rows per second: 1, 2, 4, 5, 10, 20, 25, 50 (default:\n"
+	      "                      20 ms each) or 100; a cell's tooltip gives its --time\n"
 	      "\n"
 	      "Symbols (frames perf could not name, when their address was printed):\n"
 	      "      --resymbolize   resolve every frame with an address, replacing perf's names\n"
@@ -564,6 +571,20 @@ static int t2f_cli_set_min_width(struct t2f_cli_opts *o, const char *arg, FILE *
 	return 0;
 }
 
+/* --heatmap-rows: rows per second that are a whole number of 10 ms (a divisor of 100). */
+static int t2f_cli_set_heatmap_rows(struct t2f_cli_opts *o, const char *arg, FILE *err)
+{
+	unsigned v;
+
+	if (t2f_cli_uint(arg, 1, 100, "--heatmap-rows", "rows per second", &v, err))
+		return -EINVAL;
+	if (100 % v)
+		return t2f_cli_usage_error(err, NULL, "--heatmap-rows '%s': want rows of a whole "
+					   "number of 10 ms: 1, 2, 4, 5, 10, 20, 25, 50 or 100", arg);
+	o->w.heatmap_rows = v;
+	return 0;
+}
+
 /* --off-cpu-state: letters R, S, D, O (any case), ',' or ' ' between. */
 static int t2f_cli_set_states(struct t2f_cli_opts *o, const char *arg, FILE *err)
 {
@@ -642,6 +663,7 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_PIDS: o->pids = optarg; return 0;
 	case T2F_OPT_TIDS: o->tids = optarg; return 0;
 	case T2F_OPT_COMMS: o->comms = optarg; return 0;
+	case T2F_OPT_HEATMAP_ROWS: return t2f_cli_set_heatmap_rows(o, optarg, err);
 	case 'h': o->help = true; return 0;
 	case 'V': o->version = true; return 0;
 	case ':':
@@ -795,6 +817,7 @@ void t2f_cli_opts__warn_ignored(const struct t2f_cli_opts *o, FILE *err)
 		{ o->w.reverse, "--reverse", T2F_USES_SVG, NULL },
 		{ o->w.icicle, "--icicle", T2F_USES_SVG, NULL },
 		{ o->w.flamechart, "--flamechart", T2F_USES_SVG, NULL },
+		{ o->w.heatmap_rows, "--heatmap-rows", T2F_USES_HEATMAP, NULL },
 	};
 	char why[160];
 

@@ -130,7 +130,9 @@ file_has "--help: perf.data among the inputs" "$TMP/out" '^Convert profiler outp
 file_has "--help: --ignore-comm" "$TMP/out" '^      --ignore-comm '
 file_has "--help: the --each exit rule" "$TMP/out" '^  With --each: the worst status of its inputs'
 file_has "man page: every input and output in its first sentence" "$SRC/docs/trace2flame.1" \
-	'^and inferno, a speedscope JSON profile, a pprof profile, an interactive SVG flame graph or a$'
+	'^and inferno, a speedscope JSON profile, a pprof profile, an interactive SVG flame graph, a$'
+file_has "man page: the heat map in its first sentence" "$SRC/docs/trace2flame.1" \
+	'^Firefox Profiler profile or a heat map of the samples over time\.$'
 file_has "docs/usage.md: --symbol-rules in the option list" "$SRC/docs/usage.md" '^`--symbol-rules perf\|strict`,'
 file_has "docs/usage.md: the Firefox Profiler wants --weight samples" "$SRC/docs/usage.md" \
 	'^  which reads the numbers as sample counts: write them with `--weight samples`\);$'

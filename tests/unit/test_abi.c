@@ -91,6 +91,9 @@ static const struct field fields[] = {
 	F(struct t2f_write_options, diff_is_after, 77, 1),
 	F(struct t2f_write_options, no_thread_root, 78, 1),
 	F(struct t2f_write_options, reserved, 79, 1),
+	/* added after the first release (at the end, past T2F_WRITE_OPTIONS_SIZE_V1) */
+	F(struct t2f_write_options, heatmap_rows, 80, 4),
+	F(struct t2f_write_options, reserved2, 84, 4),
 	F(struct t2f_stats, size, 0, 8),
 	F(struct t2f_stats, event, 8, 8),
 	F(struct t2f_stats, inputs, 16, 8),
@@ -194,7 +197,7 @@ struct whole {
 
 static const struct whole wholes[] = {
 	W(struct t2f_options, T2F_OPTIONS_SIZE_V1, 120, 160),
-	W(struct t2f_write_options, T2F_WRITE_OPTIONS_SIZE_V1, 80, 80),
+	W(struct t2f_write_options, T2F_WRITE_OPTIONS_SIZE_V1, 80, 88),
 	W(struct t2f_stats, T2F_STATS_SIZE_V1, 128, 136),
 	W(struct t2f_input_report, T2F_INPUT_REPORT_SIZE_V1, 48, 48),
 	W(struct t2f_module_report, T2F_MODULE_REPORT_SIZE_V1, 72, 72),
@@ -330,6 +333,9 @@ static void test_write_options_sizes(void **state)
 	n.w.reserved[0] = 1;
 	assert_int_equal(t2f_session_write_mem(s, &n.w, &buf, &len), -E2BIG);
 	n.w.reserved[0] = 0;
+	n.w.reserved2 = 1;
+	assert_int_equal(t2f_session_write_mem(s, &n.w, &buf, &len), -E2BIG);
+	n.w.reserved2 = 0;
 	n.w.size = T2F_WRITE_OPTIONS_SIZE_V1 - 1;
 	assert_int_equal(t2f_session_write_mem(s, &n.w, &buf, &len), -EINVAL);
 	/* the session is still good */

@@ -178,6 +178,49 @@ static void test_format_not_opened(void **state)
 	t2f_session_free(s);
 }
 
+/* The heat map through the library: refused without sample times (nothing written) and for rows
+ * that are not a whole number of 10 ms, drawn from timed samples; a session opened for another
+ * format did not keep the histogram. */
+static void test_heatmap(void **state)
+{
+	static const char timed[] =
+		"prog  7  10.015000:    1000 cpu-clock: \n\tffff1 spin (/bin/prog)\n\n"
+		"prog  7  10.019000:    1000 cpu-clock: \n\tffff1 spin (/bin/prog)\n\n";
+	struct lines l = { 0 };
+	struct t2f_options o = opts(T2F_FORMAT_BIT(T2F_FORMAT_HEATMAP), &l);
+	struct t2f_write_options w = wopts(T2F_FORMAT_HEATMAP);
+	struct t2f_session *s;
+	char *buf = NULL;
+	size_t len = 0;
+
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, folded, strlen(folded), "f.folded"), 0);
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -T2F_ERR_UNSUPPORTED);
+	assert_null(buf);
+	assert_non_null(strstr(t2f_session_error(s), "f.folded: the heat map needs samples with "
+					"times"));
+	t2f_session_free(s);
+
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, timed, strlen(timed), "t.txt"), 0);
+	w.heatmap_rows = 3;
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -EINVAL);
+	assert_non_null(strstr(t2f_session_error(s), "3 rows per second"));
+	w.heatmap_rows = 100;
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), 0);
+	assert_non_null(strstr(buf, "10.010 s to 10.020 s: 2 samples, 2000 ns\n"
+				    "--time 10.010000000,10.019999999</title>"));
+	t2f_free(buf);
+	t2f_session_free(s);
+
+	o = opts(T2F_FORMAT_BIT(T2F_FORMAT_SVG), &l);
+	w.heatmap_rows = 0;
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, timed, strlen(timed), "t.txt"), 0);
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -T2F_ERR_STATE);
+	t2f_session_free(s);
+}
+
 /* Inputs after the resolve stage; a missing file, then the others. */
 static void test_order_and_failure(void **state)
 {
@@ -483,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_format_not_opened),
 		cmocka_unit_test(test_order_and_failure),
+		cmocka_unit_test(test_heatmap),
 		cmocka_unit_test(test_missing_event),
 		cmocka_unit_test(test_messages_and_stats),
 		cmocka_unit_test(test_messages_name_options),

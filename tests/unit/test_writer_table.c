@@ -111,6 +111,8 @@ static void test_public(void **state)
 	assert_int_equal(t2f_format_by_path("a/b.speedscope.json"), T2F_FORMAT_SPEEDSCOPE);
 	assert_int_equal(t2f_format_by_path("b.pb.gz"), T2F_FORMAT_PPROF);
 	assert_int_equal(t2f_format_by_path("b.gz"), T2F_FORMAT_NONE);
+	assert_int_equal(t2f_format_by_path("b.heatmap.svg"), T2F_FORMAT_HEATMAP);
+	assert_int_equal(t2f_format_by_path("b.svg"), T2F_FORMAT_SVG);
 	assert_int_equal(t2f_format_by_path(NULL), T2F_FORMAT_NONE);
 }
 
@@ -127,6 +129,11 @@ static void test_needs(void **state)
 			 T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS);
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_FIREFOX)->needs(&o),
 			 T2F_NEEDS_LOG | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS);
+	/* the heat map alone keeps the time histogram: no other format pays for it */
+	assert_int_equal(t2f_writer__of(T2F_FORMAT_HEATMAP)->needs(&o),
+			 T2F_NEEDS_HIST | T2F_NEEDS_TIMES);
+	for (int f = T2F_FORMAT_COLLAPSED; f < T2F_FORMAT_HEATMAP; f++)
+		assert_int_equal(t2f_writer__of(f)->needs(&o) & T2F_NEEDS_HIST, 0);
 	o.names.raw_names = true;
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_COLLAPSED)->needs(&o), T2F_NEEDS_PARAMS);
 	o.svg.flamechart = true;

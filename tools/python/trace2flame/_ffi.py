@@ -39,6 +39,7 @@ T2F_FORMAT_SPEEDSCOPE = 2
 T2F_FORMAT_PPROF = 3
 T2F_FORMAT_SVG = 4
 T2F_FORMAT_FIREFOX = 5
+T2F_FORMAT_HEATMAP = 6
 
 
 def T2F_FORMAT_BIT(f):
@@ -51,6 +52,7 @@ T2F_USES_ROOT_IDS = 1 << 1
 T2F_USES_MARKS = 1 << 2
 T2F_USES_ADDRS = 1 << 3
 T2F_USES_SVG = 1 << 4
+T2F_USES_HEATMAP = 1 << 5
 
 # enum t2f_symbol_rules
 T2F_RULES_AUTO = 0
@@ -180,6 +182,8 @@ class t2f_write_options(Sized):
         ("diff_is_after", ctypes.c_bool),
         ("no_thread_root", ctypes.c_bool),
         ("reserved", ctypes.c_uint8 * 1),
+        ("heatmap_rows", ctypes.c_uint32),
+        ("reserved2", ctypes.c_uint32),
     ]
 
 

@@ -60,7 +60,7 @@ MODULE_KINDS = {"user": _ffi.T2F_MODULE_USER, "kernel": _ffi.T2F_MODULE_KERNEL,
 SESSION_OPTIONS = frozenset(f for f, _ in _ffi.t2f_options._fields_
                             if f not in ("size", "reserved") and not f.endswith("_ctx"))
 WRITE_OPTIONS = frozenset(f for f, _ in _ffi.t2f_write_options._fields_
-                          if f not in ("size", "reserved"))
+                          if f not in ("size", "reserved", "reserved2"))
 
 Stats = record("Stats", _ffi.t2f_stats)
 Stats.__doc__ = "struct t2f_stats: what a session read and wrote (the header says each field)."
@@ -190,7 +190,7 @@ class Session(Handle):
         "collapsed", "speedscope", "pprof" or "svg" (None: the session's only one); options:
         the fields of struct t2f_write_options (pid, tid, kernel, jit, inlined, input_name,
         title, subtitle, count_name, width, min_width, colors, hash, reverse, icicle, flamechart,
-        diff: another Session, diff_is_after, no_thread_root)."""
+        diff: another Session, diff_is_after, no_thread_root; heatmap_rows)."""
         w = self._write_options(format, options)
         self._call(self._lib.t2f_session_write_path, ctypes.byref(w), cstr(path, "path"))
 
