@@ -164,6 +164,8 @@ size_t t2f_profile__wait_count(const struct t2f_profile *p)
 const struct t2f_wait_span *t2f_profile__wait_at(const struct t2f_profile *p, size_t idx)
 {
 	return VEC_AT(p->waits, struct t2f_wait_span, idx);
+}
+
 int t2f_profile__enable_hist(struct t2f_profile *p)
 {
 	p->want_times = true;

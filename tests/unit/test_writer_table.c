@@ -128,7 +128,8 @@ static void test_needs(void **state)
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_PPROF)->needs(&o),
 			 T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS);
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_FIREFOX)->needs(&o),
-			 T2F_NEEDS_LOG | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS);
+			 T2F_NEEDS_LOG | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS |
+			 T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_WAITS);
 	/* the heat map alone keeps the time histogram: no other format pays for it */
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_HEATMAP)->needs(&o),
 			 T2F_NEEDS_HIST | T2F_NEEDS_TIMES);
