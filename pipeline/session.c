@@ -14,13 +14,6 @@
 #include "pipeline/versioned.h"
 #include "pipeline/writer_table.h"
 
-#define T2F_SAME(a, b) ((int)(a) == (int)(b))
-_Static_assert(T2F_SAME(T2F_COLORS_HOT, T2F_SVG_COLORS_HOT) &&
-	       T2F_SAME(T2F_COLORS_MEM, T2F_SVG_COLORS_MEM) &&
-	       T2F_SAME(T2F_COLORS_IO, T2F_SVG_COLORS_IO) &&
-	       T2F_SAME(T2F_COLORS_MODULE, T2F_SVG_COLORS_MODULE) &&
-	       T2F_SAME(T2F_COLORS_KIND, T2F_SVG_COLORS_KIND), "color schemes differ");
-
 #define T2F_DEFAULT_MAX_FRAMES 2000000u
 
 uint64_t t2f_session_now_ns(void)
