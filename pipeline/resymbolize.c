@@ -679,10 +679,10 @@ static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res)
 
 		fprintf(f, "    refused: %s: %s", t2f_utf8_visible(e->path, vis, sizeof(vis)),
 			t2f_refusal_name(e->why));
-		if (e->why == T2F_REFUSED_BUILD_ID)
+		if (e->why == T2F_REFUSAL_BUILD_ID)
 			fprintf(f, " (found %s, expected %s)", e->found_id[0] ? e->found_id : "none",
 				res->expected_id[0] ? res->expected_id : "none");
-		else if (e->why == T2F_REFUSED_FILE_NO_BUILD_ID)
+		else if (e->why == T2F_REFUSAL_FILE_NO_BUILD_ID)
 			fprintf(f, " (expected %s)", res->expected_id);
 		fputc('\n', f);
 	}
@@ -824,8 +824,8 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 		const struct t2f_debug_refused *e = NULL;
 
 		for (size_t k = 0; res && !res->module && k < res->n_refused && !e; k++)
-			if (res->refused[k].why == T2F_REFUSED_BUILD_ID ||
-			    res->refused[k].why == T2F_REFUSED_FILE_NO_BUILD_ID)
+			if (res->refused[k].why == T2F_REFUSAL_BUILD_ID ||
+			    res->refused[k].why == T2F_REFUSAL_FILE_NO_BUILD_ID)
 				e = &res->refused[k];
 		if (!e)
 			continue;
@@ -833,7 +833,7 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 			more++;
 			continue;
 		}
-		if (e->why == T2F_REFUSED_FILE_NO_BUILD_ID)
+		if (e->why == T2F_REFUSAL_FILE_NO_BUILD_ID)
 			fprintf(f, "trace2flame: warning: %s: %s: %s refused: it has no build-id, "
 				"the recording's is %s\n", label,
 				t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
