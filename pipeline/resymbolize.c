@@ -103,7 +103,7 @@ static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame
 	size_t len;
 	const char *path;
 
-	if (!f->has_addr || !f->module || (o->nettrace && f->space == T2F_ADDR_ABS))
+	if (!f->has_addr || !f->module || (o->nettrace && f->space == T2F_SPACE_ABS))
 		return false;
 	path = t2f_profile__str(p, f->module, &len);
 	return t2f_resym__wants(o, f->kind, path, len, f->name && !o->all);
@@ -419,7 +419,7 @@ static int t2f_resym_named(struct t2f_resym *r, const struct t2f_profile *p, t2f
 	struct t2f_sym sym;
 	int err = t2f_resym_mod_of(r, p, f, &m);
 
-	if (err || m->kind != T2F_FRAME_USER || f->space == T2F_ADDR_ABS ||
+	if (err || m->kind != T2F_FRAME_USER || f->space == T2F_SPACE_ABS ||
 	    (!m->has_id && !m->by_path && !r->unsafe))
 		return err;
 	err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, f->addr, &sym);
@@ -440,8 +440,8 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 	err = t2f_resym_mod_of(r, p, f, &m);
 	if (!err && m->kind != T2F_FRAME_USER)
 		return t2f_resym_text_frame(r, p, id, m);
-	if (!err && (f->space == T2F_ADDR_ABS || (!m->has_id && !m->by_path && !r->unsafe))) {
-		if (f->space == T2F_ADDR_ABS)
+	if (!err && (f->space == T2F_SPACE_ABS || (!m->has_id && !m->by_path && !r->unsafe))) {
+		if (f->space == T2F_SPACE_ABS)
 			m->no_map++;
 		else
 			m->no_id++; /* docs/design.md §5: nothing to verify a file against: refuse */
