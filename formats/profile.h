@@ -35,12 +35,14 @@ typedef uint32_t t2f_node_id;
 
 #define T2F_PID_UNKNOWN (-1) /* a thread whose pid the input did not give */
 
+/* A frame's kind: the kind of the module its code is in (the library's enum t2f_module_kind, as
+ * the resolve stage reports its modules), or one that only frames have. */
 enum t2f_frame_kind {
-	T2F_FRAME_USER = 0,
-	T2F_FRAME_KERNEL,
-	T2F_FRAME_JIT,
-	T2F_FRAME_INLINED,
-	T2F_FRAME_MANAGED,
+	T2F_FRAME_USER = T2F_MODULE_USER,
+	T2F_FRAME_KERNEL = T2F_MODULE_KERNEL,
+	T2F_FRAME_JIT = T2F_MODULE_JIT,
+	T2F_FRAME_INLINED,     /* a function inlined into the frame above (pipeline/inlines.h) */
+	T2F_FRAME_MANAGED,     /* .NET managed code (nettrace) */
 };
 
 enum t2f_unit {

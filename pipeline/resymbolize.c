@@ -919,8 +919,7 @@ void t2f_resym__module(const struct t2f_resym *r, size_t i, struct t2f_module_re
 		? t2f_symbolizer__module_files(r->sym, m->sym) : NULL;
 
 	out->path = m->path;
-	out->kind = m->kind == T2F_FRAME_KERNEL ? T2F_MODULE_KERNEL
-		    : m->kind == T2F_FRAME_JIT ? T2F_MODULE_JIT : T2F_MODULE_USER;
+	out->kind = (enum t2f_module_kind)m->kind; /* USER, KERNEL or JIT: the same values */
 	out->file = t2f_resym_file(r, m);
 	out->build_id = res ? res->expected_id : "";
 	out->resolved = m->resolved;
