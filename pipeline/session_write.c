@@ -240,7 +240,7 @@ static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_writ
 			.subtitle = w->subtitle,
 			.count_name = w->count_name,
 			.width = w->width,
-			.min_width = w->min_width == 0 ? -1 : w->min_width < 0 ? 0 : w->min_width,
+			.min_width = w->min_width,
 			.colors = w->colors,
 			.hash = w->hash,
 			.reverse = w->reverse,

@@ -57,7 +57,8 @@ struct t2f_svg_opts {
 	const char *subtitle;      /* NULL: none */
 	const char *count_name;    /* NULL: "samples" for counts, else the event's unit */
 	unsigned width;            /* image width in px; 0 = 1200 */
-	double min_width;          /* px; frames narrower are left out; < 0 = 0.1 */
+	double min_width;          /* px: frames narrower are left out; 0: 0.1, below 0: none is
+				    * (as the library's t2f_write_options.min_width) */
 	enum t2f_colors colors;    /* HOT (the default) ... KIND: user red, kernel orange,
 				    * jit/managed green, inlined aqua */
 	bool hash;                 /* colour from the name alone (same name, same colour across
