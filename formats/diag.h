@@ -1,8 +1,9 @@
 /* formats/diag.h: error codes and diagnostics shared by every module.
  *
- * Fallible functions return 0 or a negative code: -errno, or -T2F_E_* (from 5000 up so they never
- * equal an errno). A function that fails on bad input also records a message in the diag it was
- * given ("FILE:LINE: what was expected"), which the CLI prints.
+ * Fallible functions return 0 or a negative code: -errno, or -T2F_E_* (enum t2f_error of
+ * include/trace2flame_enums.h, the library's codes: from 5000 up so they never equal an errno).
+ * A function that fails on bad input also records a message in the diag it was given
+ * ("FILE:LINE: what was expected"), which the CLI prints.
  *
  * Warnings are for recoverable input problems: each is counted under its format string (pass a
  * string literal) and printed at most max_repeats times; t2f_diag__flush() prints how many were
@@ -19,17 +20,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "include/trace2flame_enums.h" /* enum t2f_error: the codes, T2F_ERR_* */
+
+/* The codes of enum t2f_error by their former names. */
 enum t2f_errc {
-	T2F_E_FORMAT = 5000,  /* input breaks its format's rules; the diag has file:line */
-	T2F_E_TRUNCATED,      /* input ended in the middle of a record */
-	T2F_E_UNSUPPORTED,    /* well-formed input using a feature we do not implement */
-	T2F_E_ELF,            /* libelf failed */
-	T2F_E_BUILDID,        /* a candidate debug file's build-id did not match */
-	T2F_E_LIMIT,          /* a configured resource limit was reached */
-	T2F_E_DECOMPRESS,     /* a gzip/zstd stream is corrupt */
-	T2F_E_NOT_FILE,       /* a FIFO, device or socket where a regular file was wanted */
-	T2F_E_NO_EVENT,       /* the event asked for is not in the input */
-	T2F_E_STATE,          /* a library call out of order (include/trace2flame.h) */
+	T2F_E_FORMAT = T2F_ERR_FORMAT,
+	T2F_E_TRUNCATED = T2F_ERR_TRUNCATED,
+	T2F_E_UNSUPPORTED = T2F_ERR_UNSUPPORTED,
+	T2F_E_ELF = T2F_ERR_ELF,
+	T2F_E_BUILDID = T2F_ERR_BUILD_ID,
+	T2F_E_LIMIT = T2F_ERR_LIMIT,
+	T2F_E_DECOMPRESS = T2F_ERR_DECOMPRESS,
+	T2F_E_NOT_FILE = T2F_ERR_NOT_FILE,
+	T2F_E_NO_EVENT = T2F_ERR_NO_EVENT,
+	T2F_E_STATE = T2F_ERR_STATE,
 };
 
 /* A static string for -errno or -T2F_E_*, "unknown error" for any other int; never NULL, never

@@ -31,6 +31,7 @@
 #include "formats/strtab.h"
 #include "formats/time_log.h"
 #include "formats/time_hist.h"
+#include "include/trace2flame_enums.h"
 
 typedef uint32_t t2f_thread_id;
 typedef uint32_t t2f_event_id;
@@ -40,12 +41,14 @@ typedef uint32_t t2f_node_id;
 
 #define T2F_PID_UNKNOWN (-1) /* a thread whose pid the input did not give */
 
+/* A frame's kind: the kind of the module its code is in (the library's enum t2f_module_kind, as
+ * the resolve stage reports its modules), or one that only frames have. */
 enum t2f_frame_kind {
-	T2F_FRAME_USER = 0,
-	T2F_FRAME_KERNEL,
-	T2F_FRAME_JIT,
-	T2F_FRAME_INLINED,
-	T2F_FRAME_MANAGED,
+	T2F_FRAME_USER = T2F_MODULE_USER,
+	T2F_FRAME_KERNEL = T2F_MODULE_KERNEL,
+	T2F_FRAME_JIT = T2F_MODULE_JIT,
+	T2F_FRAME_INLINED,     /* a function inlined into the frame above (pipeline/inlines.h) */
+	T2F_FRAME_MANAGED,     /* .NET managed code (nettrace) */
 };
 
 enum t2f_unit {
@@ -80,15 +83,6 @@ struct t2f_module_map {
 	uint64_t page_size;   /* the recording system's page size; 0 when not recorded */
 };
 
-/* What a frame's address means (docs/design.md §4). */
-enum t2f_addr_space {
-	T2F_ADDR_FILE_OFF = 0, /* an offset in the module's file: what perf script prints on
-				* call-chain lines (the DSO-relative address), what a nettrace
-				* reader computes for file-backed frames */
-	T2F_ADDR_ABS,          /* an absolute ip in the process (perf's one-line samples without
-				* a mapping, nettrace JIT and kernel frames) */
-};
-
 /* A frame: what one entry of a call chain names. Frames are deduplicated on every field. */
 struct t2f_frame {
 	t2f_str_id name;      /* symbol as the input gave it (perf's +0xOFF removed); 0 = unknown */
@@ -100,7 +94,13 @@ struct t2f_frame {
 	bool unwound;         /* a user frame found by unwinding a `--call-graph dwarf` sample's
 			       * stack copy: perf names those from DWARF, not from its symbol
 			       * table (pipeline/inlines.h) */
-	enum t2f_addr_space space; /* what addr means (only with has_addr; else FILE_OFF) */
+	/* What addr means (docs/design.md §4; only with has_addr, else FILE_OFF): FILE_OFF, an
+	 * offset in the module's file (what perf script prints on call-chain lines, the
+	 * DSO-relative address; what a reader computes for file-backed frames), or ABS, an
+	 * absolute ip in the process (perf's one-line samples without a mapping, nettrace JIT and
+	 * kernel frames); never ELF_VADDR. The public enumeration's zero is ABS: every frame with
+	 * an address says its space. */
+	enum t2f_space space;
 	/* Source positions, from DWARF (pipeline/inlines.h); 0 = unknown. Those of the code the
 	 * frame's address is in: for the innermost function the address's own line, for a
 	 * function something was inlined into the line of that inlined call. */

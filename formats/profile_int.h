@@ -56,7 +56,7 @@ static inline struct t2f_frame t2f_profile__frame_key(const struct t2f_frame *f)
 	return (struct t2f_frame){ .name = f->name, .module = f->module, .kind = f->kind,
 				   .has_addr = f->has_addr, .unwound = f->unwound,
 				   .addr = f->has_addr ? f->addr : 0,
-				   .space = f->has_addr ? f->space : T2F_ADDR_FILE_OFF,
+				   .space = f->has_addr ? f->space : T2F_SPACE_FILE_OFF,
 				   .file = f->file, .line = f->line, .fn_file = f->fn_file,
 				   .fn_line = f->fn_line };
 }

@@ -18,9 +18,9 @@
  *     t2f_session_free(s);
  *
  * Errors: every function that can fail returns 0 or a negative code: -errno (-ENOMEM, -EINVAL
- * for a bad argument, -EIO ...), or -T2F_ERR_* below. t2f_strerror() names a code; a session
- * also keeps the message of its last failure ("FILE:LINE: what was expected"), from
- * t2f_session_error().
+ * for a bad argument, -EIO ...), or -T2F_ERR_* (trace2flame_enums.h). t2f_strerror() names a
+ * code; a session also keeps the message of its last failure ("FILE:LINE: what was
+ * expected"), from t2f_session_error().
  *
  * Messages: warnings about the input (rate limited: 5 of a kind, then a count) and the notes a
  * user should see (an event left out, frames left unresolved) go, one line at a time, to the
@@ -74,6 +74,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* enum t2f_error (T2F_ERR_*), t2f_symbol_rules, t2f_colors, t2f_module_kind, t2f_space and
+ * t2f_refusal_reason. */
+#include "trace2flame_enums.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -92,21 +96,6 @@ extern "C" {
 /* The bytes of `type` up to and with its `field`: a first release's size (T2F_*_SIZE_V1). */
 #define T2F_SIZE_TO(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
 
-/* Error codes besides -errno (from 5000 up, so they never equal an errno). */
-enum t2f_error {
-	T2F_ERR_FORMAT = 5000,  /* the input breaks its format's rules */
-	T2F_ERR_TRUNCATED,      /* the input ended in the middle of a record */
-	T2F_ERR_UNSUPPORTED,    /* well-formed input using a feature not implemented */
-	T2F_ERR_ELF,            /* an ELF file could not be read */
-	T2F_ERR_BUILD_ID,       /* a debug file's build-id did not match */
-	T2F_ERR_LIMIT,          /* a limit was reached (max_frames, a decompression limit) */
-	T2F_ERR_DECOMPRESS,     /* a gzip or zstd stream is corrupt */
-	T2F_ERR_NOT_FILE,       /* a FIFO, device or socket where a regular file was wanted */
-	T2F_ERR_NO_EVENT,       /* the event asked for is not in the input */
-	T2F_ERR_STATE,          /* a call out of order: an input added after the resolve stage,
-				 * a format written that the session was not opened for */
-};
-
 enum t2f_format {
 	T2F_FORMAT_NONE = 0,
 	T2F_FORMAT_COLLAPSED,   /* folded stacks, as flamegraph.pl and inferno read them */
@@ -119,13 +108,6 @@ enum t2f_format {
 				 * parts of a second down */
 };
 #define T2F_FORMAT_BIT(f) (1u << (f))
-
-/* Which symbol of several at one address names a frame. */
-enum t2f_symbol_rules {
-	T2F_RULES_AUTO = 0,     /* perf's for perf.data inputs, else strict */
-	T2F_RULES_PERF,         /* as perf report picks (its choice of aliases, sizes) */
-	T2F_RULES_STRICT,       /* only a symbol whose [start, start + size) holds the address */
-};
 
 /* A line to show the user, without a trailing newline ("trace2flame: warning: ..."). */
 typedef void (*t2f_message_fn)(void *ctx, const char *line);
@@ -203,15 +185,6 @@ struct t2f_options {
 	const char *off_cpu_states;
 };
 #define T2F_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_options, reserved)
-
-/* SVG colors. */
-enum t2f_colors {
-	T2F_COLORS_HOT = 0,     /* reds to yellows */
-	T2F_COLORS_MEM,         /* greens */
-	T2F_COLORS_IO,          /* blues */
-	T2F_COLORS_MODULE,      /* one hue per module */
-	T2F_COLORS_KIND,        /* by frame kind: user, kernel, JIT, inlined */
-};
 
 struct t2f_session;
 
@@ -394,8 +367,6 @@ struct t2f_stats {
  * 0, or -EINVAL (NULL, a size below T2F_STATS_SIZE_V1). */
 T2F_API int t2f_session_stats(const struct t2f_session *s, struct t2f_stats *st);
 
-enum t2f_module_kind { T2F_MODULE_USER = 0, T2F_MODULE_KERNEL, T2F_MODULE_JIT };
-
 /* What the resolve stage did for one module (a path the trace named). */
 struct t2f_module_report {
 	size_t size;                    /* sizeof(struct t2f_module_report), set by the caller */
@@ -459,13 +430,6 @@ struct t2f_symbols_options {
 };
 #define T2F_SYMBOLS_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_symbols_options, reserved)
 
-/* The spaces an address may be in. */
-enum t2f_space {
-	T2F_SPACE_ABS = 0,              /* the process's address: through the module's mapping */
-	T2F_SPACE_FILE_OFF,             /* an offset in the file (perf script's call chains) */
-	T2F_SPACE_ELF_VADDR,            /* the ELF's own virtual address (what st_value uses) */
-};
-
 struct t2f_module {
 	size_t size;                    /* sizeof(struct t2f_module) */
 	const char *path;               /* as recorded; NULL: found by build_id alone */
@@ -527,18 +491,6 @@ struct t2f_source_frame {
  * until the next call on s. */
 T2F_API int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
 				uint64_t addr, struct t2f_source_frame *out, size_t max);
-
-/* Why a candidate file was not used for a module. */
-enum t2f_refusal_reason {
-	T2F_REFUSAL_BUILD_ID = 1,       /* its build-id differs from the module's */
-	T2F_REFUSAL_CRC,                /* its .gnu_debuglink CRC differs */
-	T2F_REFUSAL_NO_BUILD_ID,        /* the module has no build-id to verify it against */
-	T2F_REFUSAL_NO_SYMBOLS,         /* verified, but it has no symbol table */
-	T2F_REFUSAL_UNREADABLE,         /* it exists but is not a readable ELF file */
-	T2F_REFUSAL_NOT_FILE,           /* it is a FIFO, device or socket: never opened */
-	T2F_REFUSAL_OVER_LIMIT,         /* its symbols would pass a decompression limit */
-	T2F_REFUSAL_FILE_NO_BUILD_ID,   /* the module has a build-id, the file none */
-};
 
 struct t2f_refused {
 	size_t size;                    /* sizeof(struct t2f_refused), set by the caller */

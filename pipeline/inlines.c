@@ -112,7 +112,7 @@ static struct t2f_frame inl_base(const struct inl *x, const struct t2f_frame *f)
 	if (x->o->drop_addrs && g.name && g.kind == T2F_FRAME_USER && path[0] == '/') {
 		g.has_addr = false;
 		g.addr = 0;
-		g.space = T2F_ADDR_FILE_OFF;
+		g.space = T2F_SPACE_FILE_OFF;
 	}
 	return g;
 }

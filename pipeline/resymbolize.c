@@ -103,7 +103,7 @@ static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame
 	size_t len;
 	const char *path;
 
-	if (!f->has_addr || !f->module || (o->nettrace && f->space == T2F_ADDR_ABS))
+	if (!f->has_addr || !f->module || (o->nettrace && f->space == T2F_SPACE_ABS))
 		return false;
 	path = t2f_profile__str(p, f->module, &len);
 	return t2f_resym__wants(o, f->kind, path, len, f->name && !o->all);
@@ -419,7 +419,7 @@ static int t2f_resym_named(struct t2f_resym *r, const struct t2f_profile *p, t2f
 	struct t2f_sym sym;
 	int err = t2f_resym_mod_of(r, p, f, &m);
 
-	if (err || m->kind != T2F_FRAME_USER || f->space == T2F_ADDR_ABS ||
+	if (err || m->kind != T2F_FRAME_USER || f->space == T2F_SPACE_ABS ||
 	    (!m->has_id && !m->by_path && !r->unsafe))
 		return err;
 	err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, f->addr, &sym);
@@ -440,8 +440,8 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 	err = t2f_resym_mod_of(r, p, f, &m);
 	if (!err && m->kind != T2F_FRAME_USER)
 		return t2f_resym_text_frame(r, p, id, m);
-	if (!err && (f->space == T2F_ADDR_ABS || (!m->has_id && !m->by_path && !r->unsafe))) {
-		if (f->space == T2F_ADDR_ABS)
+	if (!err && (f->space == T2F_SPACE_ABS || (!m->has_id && !m->by_path && !r->unsafe))) {
+		if (f->space == T2F_SPACE_ABS)
 			m->no_map++;
 		else
 			m->no_id++; /* docs/design.md §5: nothing to verify a file against: refuse */
@@ -679,10 +679,10 @@ static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res)
 
 		fprintf(f, "    refused: %s: %s", t2f_utf8_visible(e->path, vis, sizeof(vis)),
 			t2f_refusal_name(e->why));
-		if (e->why == T2F_REFUSED_BUILD_ID)
+		if (e->why == T2F_REFUSAL_BUILD_ID)
 			fprintf(f, " (found %s, expected %s)", e->found_id[0] ? e->found_id : "none",
 				res->expected_id[0] ? res->expected_id : "none");
-		else if (e->why == T2F_REFUSED_FILE_NO_BUILD_ID)
+		else if (e->why == T2F_REFUSAL_FILE_NO_BUILD_ID)
 			fprintf(f, " (expected %s)", res->expected_id);
 		fputc('\n', f);
 	}
@@ -824,8 +824,8 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 		const struct t2f_debug_refused *e = NULL;
 
 		for (size_t k = 0; res && !res->module && k < res->n_refused && !e; k++)
-			if (res->refused[k].why == T2F_REFUSED_BUILD_ID ||
-			    res->refused[k].why == T2F_REFUSED_FILE_NO_BUILD_ID)
+			if (res->refused[k].why == T2F_REFUSAL_BUILD_ID ||
+			    res->refused[k].why == T2F_REFUSAL_FILE_NO_BUILD_ID)
 				e = &res->refused[k];
 		if (!e)
 			continue;
@@ -833,7 +833,7 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 			more++;
 			continue;
 		}
-		if (e->why == T2F_REFUSED_FILE_NO_BUILD_ID)
+		if (e->why == T2F_REFUSAL_FILE_NO_BUILD_ID)
 			fprintf(f, "trace2flame: warning: %s: %s: %s refused: it has no build-id, "
 				"the recording's is %s\n", label,
 				t2f_utf8_visible(m->path, vmod, sizeof(vmod)),
@@ -919,8 +919,7 @@ void t2f_resym__module(const struct t2f_resym *r, size_t i, struct t2f_module_re
 		? t2f_symbolizer__module_files(r->sym, m->sym) : NULL;
 
 	out->path = m->path;
-	out->kind = m->kind == T2F_FRAME_KERNEL ? T2F_MODULE_KERNEL
-		    : m->kind == T2F_FRAME_JIT ? T2F_MODULE_JIT : T2F_MODULE_USER;
+	out->kind = (enum t2f_module_kind)m->kind; /* USER, KERNEL or JIT: the same values */
 	out->file = t2f_resym_file(r, m);
 	out->build_id = res ? res->expected_id : "";
 	out->resolved = m->resolved;

@@ -17,7 +17,7 @@
  * (t2f_symbolizer__resolve_file_off: the PT_LOAD table of the file turns them into ELF virtual
  * addresses; docs/design.md §4; lld objects differ). The reader turns a one-line sample's
  * absolute ip into that file offset through the PERF_RECORD_MMAP2 mapping of its process; a
- * frame still in the absolute space (T2F_ADDR_ABS) had none and is counted unresolved ("no
+ * frame still in the absolute space (T2F_SPACE_ABS) had none and is counted unresolved ("no
  * mapping of its process").
  *
  * Build-ids per dso path: from the profile's module maps (PERF_RECORD_MMAP2 with --buildid-mmap)

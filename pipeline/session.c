@@ -14,22 +14,6 @@
 #include "pipeline/versioned.h"
 #include "pipeline/writer_table.h"
 
-/* The public codes are the internal ones (formats/diag.h). */
-#define T2F_SAME(a, b) ((int)(a) == (int)(b))
-_Static_assert(T2F_SAME(T2F_ERR_FORMAT, T2F_E_FORMAT) &&
-	       T2F_SAME(T2F_ERR_TRUNCATED, T2F_E_TRUNCATED) &&
-	       T2F_SAME(T2F_ERR_UNSUPPORTED, T2F_E_UNSUPPORTED) && T2F_SAME(T2F_ERR_ELF, T2F_E_ELF) &&
-	       T2F_SAME(T2F_ERR_BUILD_ID, T2F_E_BUILDID) && T2F_SAME(T2F_ERR_LIMIT, T2F_E_LIMIT) &&
-	       T2F_SAME(T2F_ERR_DECOMPRESS, T2F_E_DECOMPRESS) &&
-	       T2F_SAME(T2F_ERR_NOT_FILE, T2F_E_NOT_FILE) &&
-	       T2F_SAME(T2F_ERR_NO_EVENT, T2F_E_NO_EVENT) && T2F_SAME(T2F_ERR_STATE, T2F_E_STATE),
-	       "error codes differ");
-_Static_assert(T2F_SAME(T2F_COLORS_HOT, T2F_SVG_COLORS_HOT) &&
-	       T2F_SAME(T2F_COLORS_MEM, T2F_SVG_COLORS_MEM) &&
-	       T2F_SAME(T2F_COLORS_IO, T2F_SVG_COLORS_IO) &&
-	       T2F_SAME(T2F_COLORS_MODULE, T2F_SVG_COLORS_MODULE) &&
-	       T2F_SAME(T2F_COLORS_KIND, T2F_SVG_COLORS_KIND), "color schemes differ");
-
 #define T2F_DEFAULT_MAX_FRAMES 2000000u
 
 uint64_t t2f_session_now_ns(void)

@@ -9,17 +9,6 @@
 #include "symbolizer/debug_find.h"
 #include "symbolizer/elf_module.h"
 
-#define T2F_SAME(a, b) ((int)(a) == (int)(b))
-_Static_assert(T2F_SAME(T2F_REFUSAL_BUILD_ID, T2F_REFUSED_BUILD_ID) &&
-	       T2F_SAME(T2F_REFUSAL_CRC, T2F_REFUSED_CRC) &&
-	       T2F_SAME(T2F_REFUSAL_NO_BUILD_ID, T2F_REFUSED_NO_BUILD_ID) &&
-	       T2F_SAME(T2F_REFUSAL_NO_SYMBOLS, T2F_REFUSED_NO_SYMBOLS) &&
-	       T2F_SAME(T2F_REFUSAL_UNREADABLE, T2F_REFUSED_UNREADABLE) &&
-	       T2F_SAME(T2F_REFUSAL_NOT_FILE, T2F_REFUSED_NOT_FILE) &&
-	       T2F_SAME(T2F_REFUSAL_OVER_LIMIT, T2F_REFUSED_OVER_BUDGET) &&
-	       T2F_SAME(T2F_REFUSAL_FILE_NO_BUILD_ID, T2F_REFUSED_FILE_NO_BUILD_ID),
-	       "refusals differ");
-
 size_t t2f_symbols_refusal_count(const struct t2f_symbols *s, uint32_t module)
 {
 	const struct t2f_debug_result *r = s ? t2f_symbolizer__module_files(s->sym, module) : NULL;
@@ -43,7 +32,7 @@ int t2f_symbols_refusal(const struct t2f_symbols *s, uint32_t module, size_t i,
 		return -ERANGE;
 	e = &r->refused[i];
 	all = (struct t2f_refused){
-		.size = sizeof(all), .path = e->path, .reason = (enum t2f_refusal_reason)e->why,
+		.size = sizeof(all), .path = e->path, .reason = e->why,
 		.why = t2f_refusal_name(e->why), .found_id = e->found_id,
 		.expected_id = r->expected_id,
 	};

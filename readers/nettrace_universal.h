@@ -25,7 +25,7 @@
  *     file offset = ip - start + FileOffset, has_addr, USER), shared by every process mapping
  *     the file; left unnamed here: pipeline/resymbolize names it through the ELF file;
  *   - an IP in an anonymous mapping ("", "[...]", "/memfd:...") or a kernel address (>=
- *     0xFFFF800000000000, a "vmlinux" mapping): JIT / KERNEL frame (addr = the ip, T2F_ADDR_ABS),
+ *     0xFFFF800000000000, a "vmlinux" mapping): JIT / KERNEL frame (addr = the ip, T2F_SPACE_ABS),
  *     named in __finish() from the smallest ProcessSymbol range of that mapping holding it
  *     ("Module!Signature[Opt]" for .NET perf-map names, else the name as is), else
  *     "NAME!0xADDR" (NAME = the mapping name's last component, "[anon]" when empty);

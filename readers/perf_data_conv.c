@@ -543,7 +543,7 @@ static t2f_str_id pdc_kernel_dso(const struct t2f_perf_data_conv *c, uint64_t ip
 static int pdc_new_frame(struct t2f_perf_data_conv *c, uint8_t mode, bool unwound, int64_t pid,
 			 uint64_t ip, uint32_t *out)
 {
-	struct t2f_frame f = { .addr = ip, .unwound = unwound };
+	struct t2f_frame f = { .addr = ip, .space = T2F_SPACE_FILE_OFF, .unwound = unwound };
 	const char *dso;
 	size_t len;
 

@@ -221,7 +221,7 @@ static enum t2f_frame_kind kind_of(const struct ps_frame *f)
 }
 
 /* A one-line sample's absolute ip in a mapping of its process's dso: the file offset, as a
- * call-chain line would print it. Otherwise the frame keeps the absolute ip (T2F_ADDR_ABS).
+ * call-chain line would print it. Otherwise the frame keeps the absolute ip (T2F_SPACE_ABS).
  */
 static void to_file_off(struct t2f_perf_script *ps, struct t2f_frame *f)
 {
@@ -231,7 +231,7 @@ static void to_file_off(struct t2f_perf_script *ps, struct t2f_frame *f)
 	if (f->module && ps->pid >= 0 &&
 	    ps_maps__file_off(ps->maps, ps->pid, f->addr, f->module, &off)) {
 		f->addr = off;
-		f->space = T2F_ADDR_FILE_OFF;
+		f->space = T2F_SPACE_FILE_OFF;
 	}
 }
 
@@ -268,8 +268,8 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, b
 		f.has_addr = unknown;
 	else
 		f.has_addr = ps->addr_wanted(ps->addr_ctx, f.kind, pf->dso.p, pf->dso.len, !unknown);
-	f.space = f.has_addr && abs ? T2F_ADDR_ABS : T2F_ADDR_FILE_OFF;
-	if (f.space == T2F_ADDR_ABS)
+	f.space = f.has_addr && abs ? T2F_SPACE_ABS : T2F_SPACE_FILE_OFF;
+	if (f.space == T2F_SPACE_ABS)
 		to_file_off(ps, &f);
 	return err ?: t2f_profile__frame(ps->p, &f, out);
 }

@@ -39,7 +39,7 @@ void t2f_perf_script__free(struct t2f_perf_script *ps); /* NULL is fine */
  * name (the default): for re-symbolization. Frames then differ per address. Call before the
  * first feed. Call-chain addresses are DSO-relative (file offsets); a one-line sample's
  * absolute ip is turned into the file offset through its process's MMAP/MMAP2 mappings, and
- * stays absolute (space T2F_ADDR_ABS) when no mapping of its dso holds it. */
+ * stays absolute (space T2F_SPACE_ABS) when no mapping of its dso holds it. */
 void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on);
 
 /* Which frames keep their address, beyond every frame with keep_addrs. By default every frame

@@ -24,7 +24,7 @@ static const char *const t2f_default_debug_dirs[] = { "/usr/lib/debug", NULL };
 struct fallback {
 	struct t2f_elf_module *module;
 	char *path;
-	enum t2f_refusal why;
+	enum t2f_refusal_reason why;
 	char found_id[2 * T2F_BUILD_ID_MAX + 1];
 };
 
@@ -44,17 +44,17 @@ struct finder {
 	struct t2f_debug_result *out;
 };
 
-const char *t2f_refusal_name(enum t2f_refusal why)
+const char *t2f_refusal_name(enum t2f_refusal_reason why)
 {
 	switch (why) {
-	case T2F_REFUSED_BUILD_ID: return "build-id mismatch";
-	case T2F_REFUSED_CRC: return "debuglink CRC mismatch";
-	case T2F_REFUSED_NO_BUILD_ID: return "no build-id to verify against";
-	case T2F_REFUSED_NO_SYMBOLS: return "no symbols";
-	case T2F_REFUSED_UNREADABLE: return "not a readable ELF file";
-	case T2F_REFUSED_NOT_FILE: return "not a regular file";
-	case T2F_REFUSED_OVER_BUDGET: return "over the decompression limit";
-	case T2F_REFUSED_FILE_NO_BUILD_ID: return "no build-id in the file";
+	case T2F_REFUSAL_BUILD_ID: return "build-id mismatch";
+	case T2F_REFUSAL_CRC: return "debuglink CRC mismatch";
+	case T2F_REFUSAL_NO_BUILD_ID: return "no build-id to verify against";
+	case T2F_REFUSAL_NO_SYMBOLS: return "no symbols";
+	case T2F_REFUSAL_UNREADABLE: return "not a readable ELF file";
+	case T2F_REFUSAL_NOT_FILE: return "not a regular file";
+	case T2F_REFUSAL_OVER_LIMIT: return "over the decompression limit";
+	case T2F_REFUSAL_FILE_NO_BUILD_ID: return "no build-id in the file";
 	}
 	return "refused";
 }
@@ -230,7 +230,7 @@ static bool refused_already(const struct t2f_debug_result *r, const char *path)
 	return false;
 }
 
-static int refuse(struct finder *f, const char *path, enum t2f_refusal why, const char *found_hex)
+static int refuse(struct finder *f, const char *path, enum t2f_refusal_reason why, const char *found_hex)
 {
 	struct t2f_debug_result *r = f->out;
 	struct t2f_debug_refused *v, *e;
@@ -260,7 +260,7 @@ static void module_hex(const struct t2f_elf_module *m, char *hex)
 }
 
 /* 0 when m is of the reference build, else why not: another build-id, or none. */
-static enum t2f_refusal id_matches(const struct finder *f, const struct t2f_elf_module *m)
+static enum t2f_refusal_reason id_matches(const struct finder *f, const struct t2f_elf_module *m)
 {
 	size_t len = 0;
 	const uint8_t *id = t2f_elf_module__build_id(m, &len);
@@ -268,13 +268,13 @@ static enum t2f_refusal id_matches(const struct finder *f, const struct t2f_elf_
 	if (!f->ref_len)
 		return 0; /* unsafe mode without a reference: nothing to compare */
 	if (!id || !len)
-		return T2F_REFUSED_FILE_NO_BUILD_ID;
-	return len == f->ref_len && memcmp(id, f->ref_id, len) == 0 ? 0 : T2F_REFUSED_BUILD_ID;
+		return T2F_REFUSAL_FILE_NO_BUILD_ID;
+	return len == f->ref_len && memcmp(id, f->ref_id, len) == 0 ? 0 : T2F_REFUSAL_BUILD_ID;
 }
 
 /* Keeps m as the unsafe fallback (the first mismatch with symbols), or refuses it. Takes m. */
 static int mismatch(struct finder *f, struct t2f_elf_module *m, const char *path,
-		    enum t2f_refusal why)
+		    enum t2f_refusal_reason why)
 {
 	char hex[2 * T2F_BUILD_ID_MAX + 1];
 
@@ -308,7 +308,7 @@ static int verify(struct finder *f, struct t2f_elf_module *m, const char *path,
 		  const uint32_t *crc)
 {
 	char hex[2 * T2F_BUILD_ID_MAX + 1];
-	enum t2f_refusal why = id_matches(f, m);
+	enum t2f_refusal_reason why = id_matches(f, m);
 	int ok;
 
 	if (why)
@@ -320,14 +320,14 @@ static int verify(struct finder *f, struct t2f_elf_module *m, const char *path,
 			return ok;
 		}
 		if (ok <= 0)
-			return mismatch(f, m, path, T2F_REFUSED_CRC);
+			return mismatch(f, m, path, T2F_REFUSAL_CRC);
 	}
 	if (!t2f_elf_module__has_symbols(m)) {
 		bool over = t2f_elf_module__over_budget(m);
 
 		module_hex(m, hex);
 		t2f_elf_module__free(m);
-		return refuse(f, path, over ? T2F_REFUSED_OVER_BUDGET : T2F_REFUSED_NO_SYMBOLS, hex);
+		return refuse(f, path, over ? T2F_REFUSAL_OVER_LIMIT : T2F_REFUSAL_NO_SYMBOLS, hex);
 	}
 	f->out->module = m;
 	return 1;
@@ -350,7 +350,7 @@ static int try_path(struct finder *f, const char *path, const uint32_t *crc)
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode)) /* a FIFO would block, a device never end */
-		return refused_already(f->out, path) ? 0 : refuse(f, path, T2F_REFUSED_NOT_FILE, "");
+		return refused_already(f->out, path) ? 0 : refuse(f, path, T2F_REFUSAL_NOT_FILE, "");
 	if (f->binary_exists && same_file(&st, &f->binary_st))
 		return 0; /* the binary is step 5, never a debug file of itself */
 	if (refused_already(f->out, path) || (f->fb.path && strcmp(f->fb.path, path) == 0))
@@ -359,7 +359,7 @@ static int try_path(struct finder *f, const char *path, const uint32_t *crc)
 	if (err == -ENOMEM)
 		return err;
 	if (err)
-		return refuse(f, path, T2F_REFUSED_UNREADABLE, "");
+		return refuse(f, path, T2F_REFUSAL_UNREADABLE, "");
 	t2f_elf_module__set_budget(m, f->o->budget);
 	if (f->o->perf_rules)
 		t2f_elf_module__use_perf_rules(m);
@@ -556,8 +556,8 @@ static int step_symbol_dirs(struct finder *f)
 /* The binary is there but did not open: not a regular file, or not a readable ELF file. */
 static int refuse_binary(struct finder *f)
 {
-	return refuse(f, f->binary_path, f->binary_err == -T2F_E_NOT_FILE ? T2F_REFUSED_NOT_FILE
-									 : T2F_REFUSED_UNREADABLE, "");
+	return refuse(f, f->binary_path, f->binary_err == -T2F_E_NOT_FILE ? T2F_REFUSAL_NOT_FILE
+									 : T2F_REFUSAL_UNREADABLE, "");
 }
 
 static int step_fetch(struct finder *f);
@@ -652,7 +652,7 @@ static int refuse_unverifiable(struct finder *f)
 	}
 	if (!f->binary)
 		return refuse_binary(f);
-	return refuse(f, f->binary_path, T2F_REFUSED_NO_BUILD_ID, "");
+	return refuse(f, f->binary_path, T2F_REFUSAL_NO_BUILD_ID, "");
 }
 
 /* Why the file at path was refused when no build-id-verified copy may be made of it (another
@@ -667,9 +667,9 @@ static const char *refused_for_good(const struct finder *f, const char *path)
 		return NULL;
 	for (size_t i = 0; i < r->n_refused; i++)
 		if (strcmp(r->refused[i].path, path) == 0)
-			return r->refused[i].why == T2F_REFUSED_BUILD_ID ||
-			       r->refused[i].why == T2F_REFUSED_FILE_NO_BUILD_ID ||
-			       r->refused[i].why == T2F_REFUSED_UNREADABLE
+			return r->refused[i].why == T2F_REFUSAL_BUILD_ID ||
+			       r->refused[i].why == T2F_REFUSAL_FILE_NO_BUILD_ID ||
+			       r->refused[i].why == T2F_REFUSAL_UNREADABLE
 			       ? t2f_refusal_name(r->refused[i].why) : NULL;
 	return NULL;
 }

@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #include "formats/diag.h"
+#include "include/trace2flame_enums.h"
 #include "symbolizer/debuginfod.h"
 #include "symbolizer/elf_module.h"
 
@@ -70,20 +71,9 @@ struct t2f_debug_find_opts {
 					   * NULL: never */
 };
 
-enum t2f_refusal {
-	T2F_REFUSED_BUILD_ID = 1,  /* its build-id differs from the module's */
-	T2F_REFUSED_CRC,           /* debuglink CRC differs */
-	T2F_REFUSED_NO_BUILD_ID,   /* the module has no build-id to verify against */
-	T2F_REFUSED_NO_SYMBOLS,    /* verified, but it has no symbol table */
-	T2F_REFUSED_UNREADABLE,    /* exists but is not a readable ELF file */
-	T2F_REFUSED_NOT_FILE,      /* exists but is a FIFO, device or socket: never opened */
-	T2F_REFUSED_OVER_BUDGET,   /* verified, but its symbols would pass a decompression limit */
-	T2F_REFUSED_FILE_NO_BUILD_ID, /* the module has a build-id, the file none */
-};
-
 struct t2f_debug_refused {
 	char *path;
-	enum t2f_refusal why;
+	enum t2f_refusal_reason why;      /* as the library's t2f_refused.reason says it */
 	char found_id[2 * T2F_BUILD_ID_MAX + 1];  /* hex; "" when none */
 };
 
@@ -123,7 +113,9 @@ size_t t2f_debug_find_alt(const struct t2f_debug_find_opts *o, const char *debug
 			  const char *name, const uint8_t *id, size_t len, char (*paths)[PATH_MAX],
 			  size_t max);
 
-const char *t2f_refusal_name(enum t2f_refusal why);
+/* why in words, as t2f_refused.why says it: a static string ("refused" for a value no reason
+ * has). */
+const char *t2f_refusal_name(enum t2f_refusal_reason why);
 /* Parses hex into bytes; false for odd length, non-hex characters or more than max bytes. */
 bool t2f_build_id_parse(const char *hex, uint8_t *bytes, size_t max, size_t *len);
 void t2f_build_id_hex(const uint8_t *id, size_t len, char *out /* 2 * len + 1 */);

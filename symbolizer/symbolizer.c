@@ -287,15 +287,15 @@ int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module
  * file. */
 static enum t2f_miss miss_of_refusals(const struct t2f_debug_result *r)
 {
-	static const struct { enum t2f_refusal why; enum t2f_miss miss; } rank[] = {
-		{ T2F_REFUSED_OVER_BUDGET, T2F_MISS_DECODE_LIMIT },
-		{ T2F_REFUSED_BUILD_ID, T2F_MISS_BUILD_ID },
-		{ T2F_REFUSED_CRC, T2F_MISS_CRC },
-		{ T2F_REFUSED_NO_BUILD_ID, T2F_MISS_NO_BUILD_ID },
-		{ T2F_REFUSED_FILE_NO_BUILD_ID, T2F_MISS_NO_BUILD_ID },
-		{ T2F_REFUSED_NO_SYMBOLS, T2F_MISS_NO_SYMBOLS },
-		{ T2F_REFUSED_UNREADABLE, T2F_MISS_NOT_ELF },
-		{ T2F_REFUSED_NOT_FILE, T2F_MISS_NOT_REGULAR },
+	static const struct { enum t2f_refusal_reason why; enum t2f_miss miss; } rank[] = {
+		{ T2F_REFUSAL_OVER_LIMIT, T2F_MISS_DECODE_LIMIT },
+		{ T2F_REFUSAL_BUILD_ID, T2F_MISS_BUILD_ID },
+		{ T2F_REFUSAL_CRC, T2F_MISS_CRC },
+		{ T2F_REFUSAL_NO_BUILD_ID, T2F_MISS_NO_BUILD_ID },
+		{ T2F_REFUSAL_FILE_NO_BUILD_ID, T2F_MISS_NO_BUILD_ID },
+		{ T2F_REFUSAL_NO_SYMBOLS, T2F_MISS_NO_SYMBOLS },
+		{ T2F_REFUSAL_UNREADABLE, T2F_MISS_NOT_ELF },
+		{ T2F_REFUSAL_NOT_FILE, T2F_MISS_NOT_REGULAR },
 	};
 
 	for (size_t k = 0; k < sizeof(rank) / sizeof(rank[0]); k++)
@@ -319,7 +319,7 @@ static struct t2f_elf_module *find_binary(struct t2f_symbolizer *s, const struct
 
 	*err = t2f_debug_find_binary(&s->find, f->path, id, id ? len : 0, s->diag, &bin);
 	for (size_t i = 0; !bin && !*err && i < f->files.n_refused; i++)
-		if (f->files.refused[i].why == T2F_REFUSED_NO_SYMBOLS)
+		if (f->files.refused[i].why == T2F_REFUSAL_NO_SYMBOLS)
 			*err = t2f_debug_find_binary(&s->find, f->files.refused[i].path, id,
 						     id ? len : 0, s->diag, &bin);
 	return bin;

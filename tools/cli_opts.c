@@ -529,7 +529,7 @@ static int t2f_cli_set_rules(struct t2f_cli_opts *o, const char *arg, FILE *err)
 	int i = 0, ret = t2f_cli_keyword(arg, words, 2, "symbol rules", &i, err);
 
 	if (!ret)
-		o->symbol_rules = i == 0 ? T2F_CLI_RULES_PERF : T2F_CLI_RULES_STRICT;
+		o->symbol_rules = i == 0 ? T2F_RULES_PERF : T2F_RULES_STRICT;
 	return ret;
 }
 
@@ -540,9 +540,12 @@ static int t2f_cli_set_colors(struct t2f_cli_opts *o, const char *arg, FILE *err
 		[T2F_COLORS_HOT] = "hot", [T2F_COLORS_MEM] = "mem", [T2F_COLORS_IO] = "io",
 		[T2F_COLORS_MODULE] = "module", [T2F_COLORS_KIND] = "kind",
 	};
+	int i = 0, ret = t2f_cli_keyword(arg, words, (int)(sizeof(words) / sizeof(words[0])),
+					 "colors", &i, err);
 
-	return t2f_cli_keyword(arg, words, (int)(sizeof(words) / sizeof(words[0])), "colors",
-			       &o->colors, err);
+	if (!ret)
+		o->w.colors = (enum t2f_colors)i;
+	return ret;
 }
 
 /* A whole number in [min, max] for option `opt`; what it counts is `what`. */

@@ -24,12 +24,6 @@ enum t2f_exit {
 	T2F_EXIT_IO = 3,     /* cannot open/read an input, cannot write the output */
 };
 
-enum t2f_cli_rules {
-	T2F_CLI_RULES_AUTO = 0,    /* perf's for perf.data inputs, else strict */
-	T2F_CLI_RULES_PERF,
-	T2F_CLI_RULES_STRICT,
-};
-
 #define T2F_CLI_MAX_DIRS 32     /* --symbol-path / --debug-dir given at most this many times */
 
 struct t2f_cli_opts {
@@ -39,7 +33,7 @@ struct t2f_cli_opts {
 	bool weight_samples;       /* --weight samples */
 	/* The writer's options (include/trace2flame.h): --pid, --tid (root frame comm-PID /
 	 * comm-PID/TID), --kernel, --jit (_[k] / _[j] suffixes; --all sets both), and the SVG
-	 * ones below; format, colors and the differential fields are set from the others. */
+	 * ones below (--colors too); format and the differential fields are set from the others. */
 	struct t2f_write_options w;
 	bool addrs, raw_names;
 	bool stats, quiet, strict, each;
@@ -55,14 +49,14 @@ struct t2f_cli_opts {
 	bool offline;              /* --offline: no debuginfod fetches */
 	bool no_inline;            /* --no-inline */
 	bool unwind_libdwfl;       /* --unwind-libdwfl */
-	int symbol_rules;          /* --symbol-rules: enum t2f_cli_rules */
+	enum t2f_symbol_rules symbol_rules; /* --symbol-rules (AUTO when not given) */
 	const char *symbol_dirs[T2F_CLI_MAX_DIRS + 1]; /* --symbol-path, NULL-terminated */
 	const char *debug_dirs[T2F_CLI_MAX_DIRS + 2];  /* --debug-dir, then /usr/lib/debug,
 							 * NULL-terminated */
 	int n_symbol_dirs, n_debug_dirs;
 	/* SVG flame graph: --title, --subtitle, --countname, --width, --minwidth (0 given is
-	 * stored as -1: none left out), --hash, --reverse, --icicle, --flamechart in w */
-	int colors;                /* --colors: enum t2f_colors */
+	 * stored as -1: none left out), --hash, --reverse, --icicle, --flamechart and --colors
+	 * in w */
 	bool colors_given;         /* --colors given (hot, the default, too) */
 	bool diff;                 /* trace2flame diff: inputs[0] BEFORE, inputs[1] AFTER; SVG */
 	bool negate;               /* --negate: diff draws BEFORE's shape */

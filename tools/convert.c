@@ -69,7 +69,7 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 		.progress_ctx = bar,
 		.resymbolize = o->resymbolize,
 		.unsafe_build_id_match = o->unsafe_build_id_match,
-		.symbol_rules = (enum t2f_symbol_rules)o->symbol_rules,
+		.symbol_rules = o->symbol_rules,
 		.symbol_dirs = o->symbol_dirs,
 		.debug_dirs = o->n_debug_dirs ? o->debug_dirs : NULL,
 		.buildids = o->buildids,
@@ -91,7 +91,6 @@ static void t2f_cli_write_opts(const struct t2f_cli_opts *o, struct t2f_write_op
 	*w = o->w;
 	w->size = sizeof(*w);
 	w->format = o->format;
-	w->colors = (enum t2f_colors)o->colors;
 	w->diff_is_after = o->negate;
 	w->no_thread_root = o->ignore_comm;
 }

@@ -746,7 +746,7 @@ static void ff_frame_address(struct ff *s, uint32_t i)
 	const struct ff_frame *r = &s->t.frames[i];
 	const struct t2f_frame *f = t2f_profile__frame_at(s->p, r->frame);
 
-	if (r->lib >= 0 && f->has_addr && f->space == T2F_ADDR_FILE_OFF &&
+	if (r->lib >= 0 && f->has_addr && f->space == T2F_SPACE_FILE_OFF &&
 	    f->kind != T2F_FRAME_INLINED && f->addr <= FF_ADDR_MAX)
 		ff_u64(s, f->addr);
 	else

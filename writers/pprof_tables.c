@@ -382,7 +382,7 @@ static uint64_t loc_address(const struct t2f_pprof_tables *t, const struct t2f_f
 
 	if (!fr->has_addr)
 		return 0;
-	if (m && m->has_range && fr->space != T2F_ADDR_ABS && fr->addr >= m->pgoff &&
+	if (m && m->has_range && fr->space != T2F_SPACE_ABS && fr->addr >= m->pgoff &&
 	    fr->addr - m->pgoff < m->limit - m->start)
 		return m->start + (fr->addr - m->pgoff);
 	return fr->addr;

@@ -471,7 +471,7 @@ int t2f_svg__write(const struct t2f_profile *p, const struct t2f_svg_opts *o, st
 	sv.width = o->width ? o->width : 1200;
 	if (sv.width < 2 * XPAD + 200)
 		sv.width = 2 * XPAD + 200;
-	sv.min_width = o->min_width < 0 ? 0.1 : o->min_width;
+	sv.min_width = o->min_width == 0 ? 0.1 : o->min_width < 0 ? 0 : o->min_width;
 	if (o->diff && o->flamechart)
 		return -EINVAL;
 	err = set_count_name(&sv, ev) ?: svg_tree__build(p, o, ev, &sv.t);

@@ -46,17 +46,9 @@
 #include <stdbool.h>
 
 #include "formats/profile.h"
+#include "include/trace2flame_enums.h"
 #include "writers/frame_name.h"
 #include "writers/out.h"
-
-enum t2f_svg_colors {
-	T2F_SVG_COLORS_HOT = 0,  /* reds to yellows (the default) */
-	T2F_SVG_COLORS_MEM,      /* greens */
-	T2F_SVG_COLORS_IO,       /* blues */
-	T2F_SVG_COLORS_MODULE,   /* one hue per module (by its base name) */
-	T2F_SVG_COLORS_KIND,     /* by frame kind: user red, kernel orange, jit/managed green,
-				  * inlined aqua */
-};
 
 struct t2f_svg_opts {
 	t2f_event_id event;        /* 0 = the first event */
@@ -65,8 +57,10 @@ struct t2f_svg_opts {
 	const char *subtitle;      /* NULL: none */
 	const char *count_name;    /* NULL: "samples" for counts, else the event's unit */
 	unsigned width;            /* image width in px; 0 = 1200 */
-	double min_width;          /* px; frames narrower are left out; < 0 = 0.1 */
-	enum t2f_svg_colors colors;
+	double min_width;          /* px: frames narrower are left out; 0: 0.1, below 0: none is
+				    * (as the library's t2f_write_options.min_width) */
+	enum t2f_colors colors;    /* HOT (the default) ... KIND: user red, kernel orange,
+				    * jit/managed green, inlined aqua */
 	bool hash;                 /* colour from the name alone (same name, same colour across
 				    * graphs); else a fixed sequence in output order */
 	bool reverse;              /* stacks leaf first */

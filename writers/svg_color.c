@@ -106,23 +106,23 @@ void svg_color(const struct svg_tree *t, const struct t2f_svg_opts *o, uint32_t 
 	h = o->hash ? t2f_hash_bytes(name, len) : mix64(seq);
 	unit3(mix64(h), v);
 	switch (o->colors) {
-	case T2F_SVG_COLORS_MEM:
+	case T2F_COLORS_MEM:
 		rgb[0] = clamp8(40 * v[0]);
 		rgb[1] = clamp8(170 + 70 * v[1]);
 		rgb[2] = clamp8(40 + 50 * v[2]);
 		break;
-	case T2F_SVG_COLORS_IO:
+	case T2F_COLORS_IO:
 		rgb[0] = rgb[1] = clamp8(80 + 70 * v[0]);
 		rgb[2] = clamp8(195 + 55 * v[1]);
 		break;
-	case T2F_SVG_COLORS_MODULE:
+	case T2F_COLORS_MODULE:
 		if (nd->module)
 			hsl((double)(mix64(module_hash(t, nd->module)) % 360), 0.55 + 0.2 * v[0],
 			    0.55 + 0.1 * v[1], rgb);
 		else
 			rgb[0] = rgb[1] = rgb[2] = clamp8(180 + 30 * v[0]);
 		break;
-	case T2F_SVG_COLORS_KIND:
+	case T2F_COLORS_KIND:
 		by_kind((enum t2f_frame_kind)nd->kind, v, rgb);
 		break;
 	default:

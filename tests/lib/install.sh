@@ -43,6 +43,7 @@ installed() {
 	fi
 }
 installed "$prefix/include/trace2flame.h" "$SRC/include/trace2flame.h"
+installed "$prefix/include/trace2flame_enums.h" "$SRC/include/trace2flame_enums.h"
 installed "$prefix/share/man/man1/trace2flame.1" "$SRC/docs/trace2flame.1"
 for f in "$SRC"/docs/*.md; do
 	installed "$prefix/share/doc/trace2flame/${f##*/}" "$f"

@@ -1,6 +1,7 @@
 """tests/lib/python_abi.py: the Python module's ctypes declarations
-(tools/python/trace2flame/_ffi.py) against include/trace2flame.h, so that a change of the C
-interface that the binding does not follow fails here:
+(tools/python/trace2flame/_ffi.py) against include/trace2flame.h (and the enumerations it
+includes, include/trace2flame_enums.h), so that a change of the C interface that the binding
+does not follow fails here:
 
   - structs: the header's fields, in order (its text read here), are the ctypes struct's; each
     field's offset and size and the struct's size, as a C compiler gives them (a program
@@ -26,6 +27,7 @@ sys.path.insert(0, os.path.join(SRC, "tools", "python"))
 from trace2flame import _ffi  # noqa: E402  (no library loaded: declarations only)
 
 HEADER = os.path.join(SRC, "include", "trace2flame.h")
+HEADERS = [HEADER, os.path.join(SRC, "include", "trace2flame_enums.h")]
 passed = failed = 0
 
 
@@ -41,8 +43,10 @@ def bad(msg):
 
 
 def header_text():
-    with open(HEADER) as f:
-        text = f.read()
+    text = ""
+    for h in HEADERS:
+        with open(h) as f:
+            text += f.read() + "\n"
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)  # comments
     return re.sub(r"^\s*#.*$", " ", text, flags=re.M)   # preprocessor lines
 

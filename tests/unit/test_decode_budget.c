@@ -110,8 +110,8 @@ static void expect_refused(struct run *r, t2f_sym_module_id id, const char *rel)
 	assert_null(res->module);
 	assert_int_equal(res->n_refused, 1);
 	assert_string_equal(res->refused[0].path, fx_path(rel));
-	assert_int_equal(res->refused[0].why, T2F_REFUSED_OVER_BUDGET);
-	assert_string_equal(t2f_refusal_name(T2F_REFUSED_OVER_BUDGET), "over the decompression limit");
+	assert_int_equal(res->refused[0].why, T2F_REFUSAL_OVER_LIMIT);
+	assert_string_equal(t2f_refusal_name(T2F_REFUSAL_OVER_LIMIT), "over the decompression limit");
 	assert_string_equal(t2f_miss_name(T2F_MISS_DECODE_LIMIT), "over the decompression limit");
 }
 

@@ -403,7 +403,7 @@ static void test_reader_frames(void **state)
 	f = t2f_profile__frame_at(g.p, 2);
 	assert_int_equal(f->kind, T2F_FRAME_USER);
 	assert_true(f->has_addr);
-	assert_int_equal(f->space, T2F_ADDR_FILE_OFF);
+	assert_int_equal(f->space, T2F_SPACE_FILE_OFF);
 	assert_int_equal(f->addr, 0x1100); /* file offset */
 	assert_string_equal(t2f_profile__str(g.p, f->module, NULL), "/lib/libx.so");
 	assert_string_equal(frame_name(&g, 2), ""); /* for pipeline/resymbolize */

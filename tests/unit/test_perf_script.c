@@ -110,7 +110,7 @@ static void dump_frame(struct sb *b, const struct t2f_profile *p, t2f_frame_id i
 		sb_printf(b, "@%s", S(p, f->module));
 	if (f->has_addr)
 		sb_printf(b, "#%llx%s", (unsigned long long)f->addr,
-			  f->space == T2F_ADDR_ABS ? "^" : "");
+			  f->space == T2F_SPACE_ABS ? "^" : "");
 	sb_printf(b, "%s", kinds[f->kind]);
 }
 

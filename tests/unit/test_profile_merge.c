@@ -29,7 +29,7 @@ struct gen_frame {
 	unsigned name, module; /* string indexes; 0 = none */
 	enum t2f_frame_kind kind;
 	bool has_addr;
-	enum t2f_addr_space space;
+	enum t2f_space space;
 	uint64_t addr;
 };
 
@@ -84,7 +84,7 @@ static void gen_frame_pool(struct gen *g, uint64_t *s)
 		f->module = rnd(s, 6) ? 1 + rnd(s, 5) : 0;
 		f->kind = (enum t2f_frame_kind)rnd(s, 5);
 		f->has_addr = rnd(s, 3) == 0;
-		f->space = f->has_addr && rnd(s, 2) ? T2F_ADDR_ABS : T2F_ADDR_FILE_OFF;
+		f->space = f->has_addr && rnd(s, 2) ? T2F_SPACE_ABS : T2F_SPACE_FILE_OFF;
 		f->addr = f->has_addr ? 0x400000 + rnd(s, 64) * 16 : 0;
 	}
 }

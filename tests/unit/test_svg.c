@@ -159,7 +159,7 @@ static void test_titles(void **state)
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(t2f_profile__add_sample(p, child(p, child(p, 0, m), deep), t, ev, 1,
 							 0), 0);
-	text = write_svg(p, &(struct t2f_svg_opts){ .min_width = -1 }, path);
+	text = write_svg(p, &(struct t2f_svg_opts){ .min_width = 0 /* 0.1 px */ }, path);
 	frames = strstr(text, "<g id=\"frames\">");
 	assert_non_null(frames);
 	assert_string_equal(frames, expected);
@@ -169,10 +169,51 @@ static void test_titles(void **state)
 	t2f_profile__free(p);
 }
 
+/* min_width means what the library's t2f_write_options.min_width means (no second meaning
+ * between them): 0 is 0.1 px, below 0 leaves nothing out, else pixels. narrow is about 0.012 px
+ * wide in the 1200 px image, wide about 1180 px. */
+static void test_min_width(void **state)
+{
+	static const struct { double min_width; bool narrow, wide; } cases[] = {
+		{ 0, false, true }, { -1, true, true }, { 0.001, true, true }, { 0.5, false, true },
+		{ 2000, false, false },
+	};
+	struct t2f_profile *p;
+	char path[64];
+
+	(void)state;
+	assert_int_equal(t2f_profile__new(&p), 0);
+	t2f_frame_id m = frame(p, "main", NULL, T2F_FRAME_USER, 0);
+	t2f_frame_id wide = frame(p, "wide", NULL, T2F_FRAME_USER, 0);
+	t2f_frame_id narrow = frame(p, "narrow", NULL, T2F_FRAME_USER, 0);
+	t2f_thread_id t = thread(p, 1, 1, "app", 0);
+	t2f_event_id ev;
+
+	assert_int_equal(t2f_profile__event(p, str(p, "cycles"), T2F_UNIT_COUNT, &ev), 0);
+	assert_int_equal(t2f_profile__add_sample(p, child(p, child(p, 0, m), wide), t, ev, 100000,
+						 0), 0);
+	assert_int_equal(t2f_profile__add_sample(p, child(p, child(p, 0, m), narrow), t, ev, 1, 0),
+			 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = write_svg(p, &(struct t2f_svg_opts){ .min_width = cases[i].min_width },
+				       path);
+		bool has_narrow = strstr(text, "<title>narrow (") != NULL;
+		bool has_wide = strstr(text, "<title>wide (") != NULL;
+
+		if (has_narrow != cases[i].narrow || has_wide != cases[i].wide)
+			fail_msg("min_width %g: narrow %s, wide %s", cases[i].min_width,
+				 has_narrow ? "kept" : "left out", has_wide ? "kept" : "left out");
+		unlink(path);
+		free(text);
+	}
+	t2f_profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_titles),
+		cmocka_unit_test(test_min_width),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

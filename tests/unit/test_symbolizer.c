@@ -531,7 +531,7 @@ static void test_miss_reasons(void **state)
 	abs_ip = 0x1000;
 	assert_int_equal(t2f_symbolizer__resolve_abs(e.s, m, &abs_ip, 1, &out), 0);
 	assert_int_equal(out.miss, T2F_MISS_BUILD_ID);
-	assert_int_equal(t2f_symbolizer__module_files(e.s, m)->refused[0].why, T2F_REFUSED_BUILD_ID);
+	assert_int_equal(t2f_symbolizer__module_files(e.s, m)->refused[0].why, T2F_REFUSAL_BUILD_ID);
 
 	/* no symbols: a stripped PIE exports no function and its debug file is not found */
 	d = (struct t2f_module_desc){ .path = pathf(path, "%s/stripped/prog", fx_root) };

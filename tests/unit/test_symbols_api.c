@@ -245,6 +245,7 @@ static void test_refused(void **state)
 	assert_int_equal(t2f_symbols_refusal(s, id, 0, &r), 0);
 	assert_string_equal(r.path, path);
 	assert_int_equal(r.reason, T2F_REFUSAL_BUILD_ID);
+	assert_string_equal(r.why, "build-id mismatch");
 	assert_string_equal(r.found_id, prog.build_id);
 	assert_string_equal(r.expected_id, v2.build_id);
 	assert_int_equal(t2f_symbols_refusal(s, id, 99, &r), -ERANGE);

@@ -23,7 +23,7 @@ static inline t2f_str_id str(struct t2f_profile *p, const char *s)
 	return id;
 }
 
-/* A frame; name and module may be NULL; addr 0 = no address. */
+/* A frame; name and module may be NULL; addr 0 = no address, else a file offset. */
 static inline t2f_frame_id frame(struct t2f_profile *p, const char *name, const char *module,
 				 enum t2f_frame_kind kind, uint64_t addr)
 {
@@ -33,6 +33,7 @@ static inline t2f_frame_id frame(struct t2f_profile *p, const char *name, const 
 		.kind = kind,
 		.addr = addr,
 		.has_addr = addr != 0,
+		.space = T2F_SPACE_FILE_OFF,
 	};
 	t2f_frame_id id;
 
