@@ -236,7 +236,7 @@ static bool wait_eq(const void *ctx, uint32_t id)
 	return ((const struct wait *)t2f_idindex__at(k->waits, id))->tid == k->tid;
 }
 
-/* The thread's state, added (closed) when new; NULL for -ENOMEM / -T2F_E_LIMIT in *err. A
+/* The thread's state, added (closed) when new; NULL for -ENOMEM / -T2F_ERR_LIMIT in *err. A
  * segment's stage adds every thread it meets and keeps its first switch as a head. */
 static struct wait *wait_of(struct t2f_derive *d, int64_t tid, bool add, int *err)
 {

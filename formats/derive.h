@@ -76,7 +76,7 @@ struct t2f_derive_counts {
 
 struct t2f_derive;
 
-/* Both 0 or a negative error (-ENOMEM, -T2F_E_LIMIT: the profile's). */
+/* Both 0 or a negative error (-ENOMEM, -T2F_ERR_LIMIT: the profile's). */
 int t2f_derive__sample(struct t2f_derive *d, t2f_node_id node, t2f_thread_id thread,
 		       t2f_event_id event, uint64_t weight, uint64_t time_ns);
 int t2f_derive__switch_out(struct t2f_derive *d, int64_t tid, uint64_t time_ns, t2f_node_id node,

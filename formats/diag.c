@@ -65,16 +65,16 @@ const char *t2f_strerror(int err)
 	if (err > 0 || err == INT_MIN) /* -INT_MIN does not exist */
 		return T2F_UNKNOWN_ERROR;
 	switch (-err) {
-	case T2F_E_FORMAT: return "malformed input";
-	case T2F_E_TRUNCATED: return "truncated input";
-	case T2F_E_UNSUPPORTED: return "unsupported input feature";
-	case T2F_E_ELF: return "ELF error";
-	case T2F_E_BUILDID: return "build-id mismatch";
-	case T2F_E_LIMIT: return "resource limit reached";
-	case T2F_E_DECOMPRESS: return "corrupt compressed stream";
-	case T2F_E_NOT_FILE: return "not a regular file";
-	case T2F_E_NO_EVENT: return "no such event in the input";
-	case T2F_E_STATE: return "call out of order";
+	case T2F_ERR_FORMAT: return "malformed input";
+	case T2F_ERR_TRUNCATED: return "truncated input";
+	case T2F_ERR_UNSUPPORTED: return "unsupported input feature";
+	case T2F_ERR_ELF: return "ELF error";
+	case T2F_ERR_BUILD_ID: return "build-id mismatch";
+	case T2F_ERR_LIMIT: return "resource limit reached";
+	case T2F_ERR_DECOMPRESS: return "corrupt compressed stream";
+	case T2F_ERR_NOT_FILE: return "not a regular file";
+	case T2F_ERR_NO_EVENT: return "no such event in the input";
+	case T2F_ERR_STATE: return "call out of order";
 	default:
 		text = strerrordesc_np(-err);
 		return text ? text : T2F_UNKNOWN_ERROR;
@@ -258,7 +258,7 @@ static int issue(struct t2f_diag *d, const char *fmt, const char *file, uint64_t
 	if (d->strict) {
 		located(d->last_error, sizeof(d->last_error), file, line, body);
 		d->has_error = true;
-		return -T2F_E_FORMAT;
+		return -T2F_ERR_FORMAT;
 	}
 	k = kind_of(d, fmt);
 	if ((k && k->count++ >= d->max_repeats) || !d->sink)

@@ -1,13 +1,13 @@
 /* formats/diag.h: error codes and diagnostics shared by every module.
  *
- * Fallible functions return 0 or a negative code: -errno, or -T2F_E_* (enum t2f_error of
+ * Fallible functions return 0 or a negative code: -errno, or -T2F_ERR_* (enum t2f_error of
  * include/trace2flame_enums.h, the library's codes: from 5000 up so they never equal an errno).
  * A function that fails on bad input also records a message in the diag it was given
  * ("FILE:LINE: what was expected"), which the CLI prints.
  *
  * Warnings are for recoverable input problems: each is counted under its format string (pass a
  * string literal) and printed at most max_repeats times; t2f_diag__flush() prints how many were
- * suppressed. In strict mode the first warning becomes the error (-T2F_E_FORMAT).
+ * suppressed. In strict mode the first warning becomes the error (-T2F_ERR_FORMAT).
  *
  * Thread safety: a diag is used by one thread at a time; a worker thread records into a buffered
  * diag of its own, replayed into the real one afterwards (t2f_diag__new_buffered).
@@ -22,21 +22,7 @@
 
 #include "include/trace2flame_enums.h" /* enum t2f_error: the codes, T2F_ERR_* */
 
-/* The codes of enum t2f_error by their former names. */
-enum t2f_errc {
-	T2F_E_FORMAT = T2F_ERR_FORMAT,
-	T2F_E_TRUNCATED = T2F_ERR_TRUNCATED,
-	T2F_E_UNSUPPORTED = T2F_ERR_UNSUPPORTED,
-	T2F_E_ELF = T2F_ERR_ELF,
-	T2F_E_BUILDID = T2F_ERR_BUILD_ID,
-	T2F_E_LIMIT = T2F_ERR_LIMIT,
-	T2F_E_DECOMPRESS = T2F_ERR_DECOMPRESS,
-	T2F_E_NOT_FILE = T2F_ERR_NOT_FILE,
-	T2F_E_NO_EVENT = T2F_ERR_NO_EVENT,
-	T2F_E_STATE = T2F_ERR_STATE,
-};
-
-/* A static string for -errno or -T2F_E_*, "unknown error" for any other int; never NULL, never
+/* A static string for -errno or -T2F_ERR_*, "unknown error" for any other int; never NULL, never
  * overwritten. Thread safe. */
 const char *t2f_strerror(int err);
 
@@ -50,13 +36,13 @@ void t2f_diag__set_strict(struct t2f_diag *d, bool strict);
 void t2f_diag__set_max_repeats(struct t2f_diag *d, unsigned n); /* default 5 */
 
 /* A recoverable input problem at file:line (line 0 = none). fmt must be a string literal: it is
- * the rate-limiting key. Returns 0, or -T2F_E_FORMAT in strict mode (the message then becomes the
+ * the rate-limiting key. Returns 0, or -T2F_ERR_FORMAT in strict mode (the message then becomes the
  * error, as t2f_diag__error would record it). */
 int t2f_diag__warn(struct t2f_diag *d, const char *file, uint64_t line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* Records a fatal error message "file:line: ..." (line 0: "file: ...") and returns err unchanged,
- * so a caller can `return t2f_diag__error(d, -T2F_E_FORMAT, ...)`. */
+ * so a caller can `return t2f_diag__error(d, -T2F_ERR_FORMAT, ...)`. */
 int t2f_diag__error(struct t2f_diag *d, int err, const char *file, uint64_t line, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
@@ -98,7 +84,7 @@ int t2f_diag__new_buffered(struct t2f_diag **out);
  * Exact as long as src's max_repeats equals dst's and the formats fit dst's table.
  * Replaying several buffered diags in input order equals issuing all their warnings in order.
  * src is not changed; its thread must be done with it. dst may itself be buffered.
- * 0; -T2F_E_FORMAT when dst is strict and a replayed warning became its error (replay stops
+ * 0; -T2F_ERR_FORMAT when dst is strict and a replayed warning became its error (replay stops
  * there, src's error is not replayed); -EINVAL when src is not buffered or is dst. */
 int t2f_diag__replay(struct t2f_diag *dst, const struct t2f_diag *src, uint64_t line_offset);
 

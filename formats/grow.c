@@ -16,7 +16,7 @@ int t2f_grow(void **v, size_t *cap, size_t n, size_t more, size_t size, size_t f
 	if (size && max > SIZE_MAX / size)
 		max = SIZE_MAX / size;
 	if (n > max || more > max - n)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	while (c < n + more)
 		c = c > max / 2 ? max : c * 2;
 	if (c > max) /* a first capacity above the limit */

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /* Room for `more` elements after the first `n` of *v (elements of `size` bytes, *cap allocated),
- * at most `max` elements. 0; -T2F_E_LIMIT when n + more would pass `max` (or SIZE_MAX bytes);
+ * at most `max` elements. 0; -T2F_ERR_LIMIT when n + more would pass `max` (or SIZE_MAX bytes);
  * -ENOMEM when realloc fails. *v and *cap are unchanged on error. */
 int t2f_grow(void **v, size_t *cap, size_t n, size_t more, size_t size, size_t first, size_t max);
 

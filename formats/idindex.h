@@ -34,7 +34,7 @@ static inline uint32_t t2f_idindex__find(const struct t2f_idindex *x, uint64_t h
 }
 
 /* Appends a copy of *item under hash (the caller found none equal); its id in *id.
- * 0, -ENOMEM, or -T2F_E_LIMIT (2^31 records). */
+ * 0, -ENOMEM, or -T2F_ERR_LIMIT (2^31 records). */
 int t2f_idindex__add(struct t2f_idindex *x, uint64_t hash, const void *item, uint32_t *id);
 
 /* Record id (1 ≤ id ≤ n). */

@@ -30,7 +30,7 @@ int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n)
 	return err;
 }
 
-/* Makes room for one more element of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */
+/* Makes room for one more element of size `elem`; 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 static int vec_reserve(struct vec *v, size_t elem)
 {
 	return t2f_profile__vec_reserve_n(v, elem, 1);
@@ -329,7 +329,7 @@ int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_fra
 
 	if (!id) {
 		if (t2f_profile__frames_full(p))
-			return -T2F_E_LIMIT;
+			return -T2F_ERR_LIMIT;
 		err = vec_reserve(&p->frames, sizeof(key));
 		if (err)
 			return err;

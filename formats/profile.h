@@ -190,12 +190,12 @@ int t2f_profile__enable_derive(struct t2f_profile *p, const struct t2f_derive_op
 struct t2f_derive *t2f_profile__derive(const struct t2f_profile *p);
 
 /* At most `max` distinct frames (0: as many as ids allow); past it t2f_profile__frame, and so a
- * merge, fails with -T2F_E_LIMIT. Bounds the memory a hostile input can make the model take. */
+ * merge, fails with -T2F_ERR_LIMIT. Bounds the memory a hostile input can make the model take. */
 void t2f_profile__limit_frames(struct t2f_profile *p, uint32_t max);
 /* Whether a failure was that limit: the frame table holds `max` frames. */
 bool t2f_profile__frames_full(const struct t2f_profile *p);
 
-/* Lookup-or-add. All return 0 or -ENOMEM (-T2F_E_LIMIT when an id space is full). */
+/* Lookup-or-add. All return 0 or -ENOMEM (-T2F_ERR_LIMIT when an id space is full). */
 int t2f_profile__thread(struct t2f_profile *p, int64_t pid, int64_t tid, t2f_str_id comm,
 			uint32_t input, t2f_thread_id *out);
 int t2f_profile__event(struct t2f_profile *p, t2f_str_id name, enum t2f_unit unit,
@@ -216,7 +216,7 @@ void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event);
 /* Adds one sample; time_ns (0 = unknown) only counts towards the time span (and the time
  * histogram, when enabled); T2F_TIME_PAST (a time the reader could not hold: past 2^64 ns) is
  * counted instead. A cell's weight saturates at
- * UINT64_MAX (formats/sat.h), counted too. 0 or -ENOMEM (-T2F_E_LIMIT when a table is full). */
+ * UINT64_MAX (formats/sat.h), counted too. 0 or -ENOMEM (-T2F_ERR_LIMIT when a table is full). */
 #define T2F_TIME_PAST UINT64_MAX
 int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			    t2f_event_id event, uint64_t weight, uint64_t time_ns);
@@ -312,7 +312,7 @@ const struct t2f_lost *t2f_profile__lost(const struct t2f_profile *p);
  * must not be dst, and its frames must not have been renamed (t2f_profile__set_frame_name): the
  * merge relies on src's frames being distinct, so that src's distinct stacks stay distinct in
  * dst. Its temporary id maps (one u32 per src id) are freed before returning. 0, -ENOMEM or
- * -T2F_E_LIMIT (dst then holds part of src: discard it). */
+ * -T2F_ERR_LIMIT (dst then holds part of src: discard it). */
 int t2f_profile__merge(struct t2f_profile *dst, struct t2f_profile *src);
 
 /* A sample merged in between src's samples (t2f_profile__merge_at): it was added when src had
@@ -350,7 +350,7 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
  * t2f_profile__node_count(p) + 1 entries, map[0] = 0), cells that meet are added up (in p's
  * cell order: the first keeps its place), and the log follows its cells. p keeps its strings,
  * threads, events, module maps and counts. `stacks` is left holding p's old frames and stacks:
- * free it. Both 0 or -ENOMEM (restack: -T2F_E_LIMIT too, and p is then unchanged). */
+ * free it. Both 0 or -ENOMEM (restack: -T2F_ERR_LIMIT too, and p is then unchanged). */
 int t2f_profile__new_stacks(struct t2f_profile *p, struct t2f_profile **out);
 int t2f_profile__restack(struct t2f_profile *p, struct t2f_profile *stacks,
 			 const t2f_node_id *map);

@@ -47,7 +47,7 @@ struct t2f_profile {
 
 #define VEC_AT(v, type, i) (&((type *)(v).data)[i])
 
-/* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_E_LIMIT. */
+/* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n);
 
 /* The fields frames are told apart by (an address only with has_addr). */
@@ -84,11 +84,12 @@ static inline uint64_t t2f_profile__cell_hash(t2f_node_id node, t2f_thread_id th
 /* The node (parent, frame), or 0; h is its hash. */
 uint32_t t2f_profile__node_find(const struct t2f_profile *p, t2f_node_id parent,
 				t2f_frame_id frame, uint64_t h);
-/* Adds the node (parent, frame), known to be absent, as the next id. 0 or -ENOMEM/-T2F_E_LIMIT. */
+/* Adds the node (parent, frame), known to be absent, as the next id. 0 or -ENOMEM or
+ * -T2F_ERR_LIMIT. */
 int t2f_profile__node_add(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
 			  uint64_t h, t2f_node_id *out);
 /* Adds (samples, weight) to the cell (node, thread, event), creating it at the end of the cell
- * table when new; *idx is its index. 0 or -ENOMEM/-T2F_E_LIMIT. */
+ * table when new; *idx is its index. 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			  t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx);
 /* Widens the time span to [first, last]; first 0 = no time. */

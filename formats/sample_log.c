@@ -251,7 +251,7 @@ static int add_slow(struct t2f_sample_log *l, uint32_t g, uint32_t cell, uint64_
 	int err;
 
 	if (l->len >= UINT32_MAX)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	err = reserve_groups(l, g);
 	if (err)
 		return err;
@@ -479,7 +479,7 @@ int t2f_sample_log__take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
 	if (!src->len)
 		return 0;
 	if (src->len > UINT32_MAX - dst->len)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	err = prepare_take(dst, src, group_map, &top) ?:
 	      reserve_taken(dst, src, group_map, top) ?:
 	      keep_map(dst, cell_map, n_cells, &map);

@@ -31,7 +31,7 @@ struct t2f_log_run {
 int t2f_sample_log__new(struct t2f_sample_log **out); /* 0 or -ENOMEM */
 void t2f_sample_log__free(struct t2f_sample_log *l);  /* NULL is fine */
 
-/* Appends one sample to group g. 0, -ENOMEM, or -T2F_E_LIMIT past 2^32 - 1 samples in all. */
+/* Appends one sample to group g. 0, -ENOMEM, or -T2F_ERR_LIMIT past 2^32 - 1 samples in all. */
 int t2f_sample_log__add(struct t2f_sample_log *l, uint32_t g, uint32_t cell, uint64_t weight);
 
 size_t t2f_sample_log__count(const struct t2f_sample_log *l); /* samples of every group */
@@ -46,7 +46,7 @@ void t2f_sample_log__read(const struct t2f_sample_log *l, uint32_t g, size_t fro
 /* Moves src's samples to the end of dst's groups: src's group g to dst's group_map[g], cell
  * index c read as cell_map[c] (cell_map has n_cells entries, one for every cell src uses, and is
  * copied; group_map has one for every group src uses). The chunks move, not the runs: the work
- * is per chunk and per group. src is left empty and usable. 0, -ENOMEM or -T2F_E_LIMIT (then
+ * is per chunk and per group. src is left empty and usable. 0, -ENOMEM or -T2F_ERR_LIMIT (then
  * neither log's samples changed). */
 int t2f_sample_log__take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
 			 const uint32_t *cell_map, size_t n_cells, const uint32_t *group_map);

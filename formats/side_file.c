@@ -13,7 +13,7 @@
 
 static int not_regular(const struct stat *st)
 {
-	return S_ISDIR(st->st_mode) ? -EISDIR : -T2F_E_NOT_FILE;
+	return S_ISDIR(st->st_mode) ? -EISDIR : -T2F_ERR_NOT_FILE;
 }
 
 int t2f_side_file__open(const char *path, int *fd, uint64_t *size)
@@ -44,14 +44,14 @@ int t2f_side_file__open(const char *path, int *fd, uint64_t *size)
 	return 0;
 }
 
-/* Room for more than *cap bytes (+ the NUL), at most max; -T2F_E_LIMIT at max. */
+/* Room for more than *cap bytes (+ the NUL), at most max; -T2F_ERR_LIMIT at max. */
 static int grow(char **buf, size_t *cap, size_t max)
 {
 	size_t next = *cap > max / 2 ? max : *cap < 4096 ? 4096 : 2 * *cap;
 	char *nb;
 
 	if (*cap >= max)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	if (next > max)
 		next = max;
 	nb = realloc(*buf, next + 1);
@@ -104,7 +104,7 @@ int t2f_side_file__read(const char *path, size_t max, char **text, size_t *len)
 	*len = 0;
 	if (err)
 		return err;
-	err = size > max ? -T2F_E_LIMIT : read_all(fd, size, max, text, len);
+	err = size > max ? -T2F_ERR_LIMIT : read_all(fd, size, max, text, len);
 	close(fd);
 	return err;
 }

@@ -9,8 +9,8 @@
  * same regular file (device and inode) as stat() saw. A file is read whole only up to a size
  * its caller sets.
  *
- * Errors: -errno (ENOENT, EACCES ...), -T2F_E_NOT_FILE for anything but a regular file (-EISDIR
- * for a directory), -T2F_E_LIMIT for a file larger than allowed, -ENOMEM. Nothing is recorded
+ * Errors: -errno (ENOENT, EACCES ...), -T2F_ERR_NOT_FILE for anything but a regular file (-EISDIR
+ * for a directory), -T2F_ERR_LIMIT for a file larger than allowed, -ENOMEM. Nothing is recorded
  * in a diag: callers name the file and what it was for. Stateless; thread safe.
  */
 #ifndef T2F_SIDE_FILE_H

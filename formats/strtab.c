@@ -69,7 +69,7 @@ static int reserve(struct t2f_strtab *t, size_t len)
 	int err;
 
 	if (len >= UINT32_MAX - t->text.len || t->count == UINT32_MAX - 1) /* offsets are u32 */
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	err = t2f_buf__reserve(&t->text, len + 1);
 	if (err)
 		return err;

@@ -13,7 +13,7 @@ struct t2f_strtab;
 int t2f_strtab__new(struct t2f_strtab **out);   /* 0 or -ENOMEM */
 void t2f_strtab__free(struct t2f_strtab *tab);  /* NULL is fine */
 
-/* Interns s[0..len) and sets *id. 0, -ENOMEM, or -T2F_E_LIMIT past 4 GiB of text. */
+/* Interns s[0..len) and sets *id. 0, -ENOMEM, or -T2F_ERR_LIMIT past 4 GiB of text. */
 int t2f_strtab__intern(struct t2f_strtab *tab, const char *s, size_t len, t2f_str_id *id);
 /* Same, with the caller's 64-bit hash of the bytes (t2f_hash_bytes) to avoid hashing twice. */
 int t2f_strtab__intern_hashed(struct t2f_strtab *tab, const char *s, size_t len, uint64_t hash,

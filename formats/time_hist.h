@@ -35,12 +35,12 @@ int t2f_time_hist__new(struct t2f_time_hist **out); /* 0 or -ENOMEM */
 void t2f_time_hist__free(struct t2f_time_hist *h); /* NULL is fine */
 
 /* Adds samples (weighing weight in all) of event at time_ns: 0 (or UINT64_MAX, a time past
- * 2^64 ns) is no time. 0, -ENOMEM or -T2F_E_LIMIT (2^32 - 1 buckets). */
+ * 2^64 ns) is no time. 0, -ENOMEM or -T2F_ERR_LIMIT (2^32 - 1 buckets). */
 int t2f_time_hist__add(struct t2f_time_hist *h, uint32_t event, uint64_t time_ns,
 		       uint64_t samples, uint64_t weight);
 
 /* Adds src's buckets to dst's, src's event e counted as dst's event_map[e]. 0, -ENOMEM or
- * -T2F_E_LIMIT (dst then holds part of src). */
+ * -T2F_ERR_LIMIT (dst then holds part of src). */
 int t2f_time_hist__merge(struct t2f_time_hist *dst, const struct t2f_time_hist *src,
 			 const uint32_t *event_map);
 

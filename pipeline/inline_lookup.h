@@ -21,7 +21,7 @@ struct t2f_inl_lookups;
 int t2f_inl_lookups__new(struct t2f_inl_lookups **out); /* 0 or -ENOMEM */
 void t2f_inl_lookups__free(struct t2f_inl_lookups *l);   /* NULL is fine */
 
-/* Queues the chain at elf_vaddr of dw; *idx: its index, from 0. 0, -ENOMEM or -T2F_E_LIMIT. */
+/* Queues the chain at elf_vaddr of dw; *idx: its index, from 0. 0, -ENOMEM or -T2F_ERR_LIMIT. */
 int t2f_inl_lookups__add(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint64_t elf_vaddr,
 			 uint32_t *idx);
 /* Runs every queued lookup on up to `threads` threads (0 or 1: this one). 0, or the first

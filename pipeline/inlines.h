@@ -20,7 +20,7 @@
  * has inlined frames (perf script --inline printed them) is left as it is: they are not
  * doubled.
  *
- * Errors: 0, -ENOMEM or -T2F_E_LIMIT (a profile table full; the profile is then unchanged).
+ * Errors: 0, -ENOMEM or -T2F_ERR_LIMIT (a profile table full; the profile is then unchanged).
  * Borrows everything for the call. Not thread safe.
  */
 #ifndef T2F_INLINES_H

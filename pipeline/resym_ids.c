@@ -180,7 +180,7 @@ int t2f_resym_ids__read(struct t2f_resym_ids *ids, const char *file, struct t2f_
 	uint64_t no = 0;
 	int err = t2f_side_file__read(file, T2F_BUILDIDS_MAX, &text, &len);
 
-	if (err == -T2F_E_LIMIT)
+	if (err == -T2F_ERR_LIMIT)
 		return t2f_diag__error(d, err, file, 0, "larger than %u MiB: not a build-id list",
 				       T2F_BUILDIDS_MAX >> 20);
 	if (err)

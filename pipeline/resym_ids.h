@@ -9,8 +9,8 @@
  * Lookups by path are hashed: a trace naming 100,000 modules costs as many lookups, not their
  * square.
  *
- * Errors: 0, -ENOMEM, -errno when the --buildids file cannot be read, -T2F_E_LIMIT when it is
- * larger than 64 MiB (recorded in the diag), -T2F_E_FORMAT (strict) for a line skipped.
+ * Errors: 0, -ENOMEM, -errno when the --buildids file cannot be read, -T2F_ERR_LIMIT when it is
+ * larger than 64 MiB (recorded in the diag), -T2F_ERR_FORMAT (strict) for a line skipped.
  * Ownership: the table copies what it keeps; entries stay valid until it is freed. Not thread
  * safe.
  */

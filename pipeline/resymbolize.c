@@ -138,7 +138,7 @@ static int t2f_resym_load_map(struct t2f_resym *r, struct t2f_resym_mod *m)
 	if (stat(m->map_path, &st) < 0 && errno == ENOENT)
 		return 0;
 	err = t2f_text_syms__load(T2F_TEXT_SYMS_PERF_MAP, m->map_path, r->d, &m->map);
-	if (err == 0 || err == -ENOMEM || err == -T2F_E_FORMAT)
+	if (err == 0 || err == -ENOMEM || err == -T2F_ERR_FORMAT)
 		return err;
 	m->map_err = err;
 	/* unreadable, too large, or no regular file (a FIFO any local user may have made) */

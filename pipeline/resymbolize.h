@@ -95,7 +95,7 @@ struct t2f_resym;
 
 /* Resolves the profile's frames. *out: the counts for the report (NULL when no frame needed
  * resolving). 0, -ENOMEM, or -errno when the --buildids or --kallsyms file cannot be read, or
- * -T2F_E_* when the kallsyms file or a perf map cannot be used (t2f_text_syms__load; reported in
+ * -T2F_ERR_* when the kallsyms file or a perf map cannot be used (t2f_text_syms__load; reported in
  * d). A missing perf map is not an error: its frames stay as printed, counted. */
 int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct t2f_diag *d,
 		   struct t2f_resym **out);

@@ -113,7 +113,7 @@ int t2f_session_say(struct t2f_session *s, int err, bool fail, const char *fmt, 
 /* The sample filter (pipeline/session_filter.c): its options read (0; -EINVAL, the message
  * said; -ENOMEM), and input's filter (*out NULL: none) given its span (first and last sample
  * time, ns), or NULL when the input gives none (why: the message's reason). 0, -ENOMEM, or
- * -T2F_E_UNSUPPORTED (percentages without a span; the message in the diag). */
+ * -T2F_ERR_UNSUPPORTED (percentages without a span; the message in the diag). */
 struct t2f_sample_filter;
 int t2f_session_filter_init(struct t2f_session *s);
 int t2f_session_sample_filter(struct t2f_session *s, const char *input, const char *why,

@@ -110,7 +110,7 @@ static int t2f_read_apart(struct t2f_session *s, const struct t2f_source *src,
 	int err;
 
 	if (have >= s->o.max_frames)
-		return t2f_diag__error(s->diag, -T2F_E_LIMIT, st->name, 0,
+		return t2f_diag__error(s->diag, -T2F_ERR_LIMIT, st->name, 0,
 				       "more than %u distinct frames (t2f_options.max_frames "
 				       "raises the limit)", s->o.max_frames);
 	err = t2f_session_new_profile(s, s->o.max_frames - have, &p);
@@ -162,7 +162,7 @@ static int t2f_session_add(struct t2f_session *s, struct t2f_source *src, const 
 	if (!s)
 		return -EINVAL;
 	if (s->state != T2F_SESSION_READING)
-		return t2f_session_say(s, -T2F_E_STATE, false, "%s: inputs are added before the "
+		return t2f_session_say(s, -T2F_ERR_STATE, false, "%s: inputs are added before the "
 				       "resolve stage, and only while the profile is whole", name);
 	err = t2f_session_new_input(s, name, arg);
 	if (err)

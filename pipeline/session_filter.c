@@ -31,7 +31,7 @@ int t2f_session_sample_filter(struct t2f_session *s, const char *input, const ch
 	if (!s->filter)
 		return 0;
 	if (t2f_filter__needs_span(s->filter) && !span)
-		return t2f_diag__error(s->diag, -T2F_E_UNSUPPORTED, input, 0,
+		return t2f_diag__error(s->diag, -T2F_ERR_UNSUPPORTED, input, 0,
 				       "%s in percentages needs the recording's first and last "
 				       "sample times: %s; give absolute times (START,STOP in "
 				       "seconds)", t2f_filter__time_name(s->filter), why);

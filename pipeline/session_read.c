@@ -64,7 +64,7 @@ struct t2f_reader {
 static int t2f_not_a_trace(struct t2f_session *s, const struct t2f_input *in,
 			   const struct t2f_reader *r, const char *why)
 {
-	return t2f_diag__error(s->diag, -T2F_E_FORMAT, t2f_input__name(in), 0,
+	return t2f_diag__error(s->diag, -T2F_ERR_FORMAT, t2f_input__name(in), 0,
 			       "not a trace%s%s: it %s %s. " T2F_SNIFF_READS, why ? ": " : "",
 			       why ? why : "", r->probe == T2F_PS_NOT_PERF_SCRIPT ? "is" :
 			       "looks like", r->looks);
@@ -93,13 +93,13 @@ static int t2f_text_filter(struct t2f_session *s, const struct t2f_input *in,
 		return t2f_session_sample_filter(s, name, "a .nettrace trace gives them only at its "
 						 "end", NULL, &r->sf);
 	if (!(r->desc->traits & T2F_READER_FALLBACK))
-		return t2f_diag__error(s->diag, -T2F_E_UNSUPPORTED, name, 0, "folded stacks have "
+		return t2f_diag__error(s->diag, -T2F_ERR_UNSUPPORTED, name, 0, "folded stacks have "
 				       "no times, processes or threads: time, pid, tid and comm "
 				       "filters need perf.data, perf script text or .nettrace");
 	if (r->timeless && t2f_filter__has_time(s->filter) &&
 	    t2f_diag__warn(s->diag, name, 0, "the samples have no times (perf script -F "
 			   "without time): the time filter keeps them all, as perf does"))
-		return -T2F_E_FORMAT;
+		return -T2F_ERR_FORMAT;
 	return t2f_session_sample_filter(s, name, "this text has no \"# time of first sample\" "
 					 "and \"# time of last sample\" lines (perf script "
 					 "--header prints them)",
@@ -328,7 +328,7 @@ static int t2f_perf_data_open(const struct t2f_source *src, struct t2f_input *in
 	const char *name = t2f_input__name(in);
 
 	if ((src->path && strcmp(src->path, "-") == 0) || t2f_input__kind(in) != T2F_INPUT_PLAIN)
-		return t2f_diag__error(d, -T2F_E_UNSUPPORTED, name, 0,
+		return t2f_diag__error(d, -T2F_ERR_UNSUPPORTED, name, 0,
 				       "perf.data is read from a named, uncompressed file only (not "
 				       "stdin, gzip or zstd): save it to a file, or pipe `perf script "
 				       "-i FILE` instead");
@@ -554,7 +554,7 @@ int t2f_session_read_source(struct t2f_session *s, const struct t2f_source *src,
 				"the input is left out");
 	if (err == -ENOMEM)
 		t2f_diag__error(s->diag, err, st->name, 0, "out of memory while reading it");
-	if (err == -T2F_E_LIMIT && t2f_profile__frames_full(s->profile))
+	if (err == -T2F_ERR_LIMIT && t2f_profile__frames_full(s->profile))
 		t2f_diag__error(s->diag, err, st->name, 0,
 				"more than %u distinct frames (t2f_options.max_frames raises the "
 				"limit)",

@@ -66,7 +66,7 @@ static void t2f_warn_lost(struct t2f_session *s)
 
 /* What the inputs lacked that the output shows, said without asking: what the recording lost;
  * no samples at all (a warning, an error when strict); user stacks of --call-graph dwarf
- * samples cut short. 0 or -T2F_E_FORMAT (strict). */
+ * samples cut short. 0 or -T2F_ERR_FORMAT (strict). */
 static int t2f_warn_lacking(struct t2f_session *s)
 {
 	t2f_warn_lost(s);
@@ -78,7 +78,7 @@ static int t2f_warn_lacking(struct t2f_session *s)
 }
 
 /* What saturated instead of wrapping (formats/sat.h), said once per session. 0, or
- * -T2F_E_FORMAT when strict. */
+ * -T2F_ERR_FORMAT when strict. */
 static int t2f_warn_saturated(struct t2f_session *s)
 {
 	uint64_t past = t2f_profile__times_past(s->profile);
@@ -95,7 +95,7 @@ static int t2f_warn_saturated(struct t2f_session *s)
 	return err;
 }
 
-/* The event to write: the options' when given (T2F_E_NO_EVENT, its message listing the events
+/* The event to write: the options' when given (T2F_ERR_NO_EVENT, its message listing the events
  * there are, when absent), else the first with samples. */
 static int t2f_pick_event(struct t2f_session *s)
 {
@@ -109,7 +109,7 @@ static int t2f_pick_event(struct t2f_session *s)
 	err = t2f_report__pick_event(f, s->profile, s->totals, s->o.event, &s->run.written);
 	fclose(f);
 	if (err == -ENOENT) {
-		err = t2f_session_say(s, -T2F_E_NO_EVENT, true, "%s", text ? text : "");
+		err = t2f_session_say(s, -T2F_ERR_NO_EVENT, true, "%s", text ? text : "");
 	}
 	free(text);
 	return err;
@@ -127,7 +127,7 @@ static int t2f_inline(struct t2f_session *s)
 	if (s->o.no_inline || !s->resym)
 		return 0;
 	err = t2f_inlines__expand(s->profile, s->resym, &io, &s->inl);
-	if (err == -ENOMEM || err == -T2F_E_LIMIT)
+	if (err == -ENOMEM || err == -T2F_ERR_LIMIT)
 		t2f_diag__error(s->diag, err, s->label, 0, "%s while making inlined functions frames",
 				err == -ENOMEM ? "out of memory" : "too many frames");
 	return err;
@@ -169,10 +169,10 @@ int t2f_session_resolve(struct t2f_session *s)
 	if (s->state == T2F_SESSION_RESOLVED)
 		return 0;
 	if (s->state == T2F_SESSION_FAILED)
-		return t2f_session_say(s, -T2F_E_STATE, false, "an earlier step failed (%s): the "
+		return t2f_session_say(s, -T2F_ERR_STATE, false, "an earlier step failed (%s): the "
 				       "profile is incomplete", t2f_strerror(s->failed));
 	err = t2f_resolve(s);
-	if (err == -T2F_E_NO_EVENT) /* said */
+	if (err == -T2F_ERR_NO_EVENT) /* said */
 		return err;
 	if (err)
 		return t2f_session_fail(s, err, true);
@@ -256,7 +256,7 @@ static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_writ
 	};
 }
 
-/* Said once per write: what the format cannot hold exactly. 0 or -T2F_E_FORMAT (strict). */
+/* Said once per write: what the format cannot hold exactly. 0 or -T2F_ERR_FORMAT (strict). */
 static int t2f_warn_format(struct t2f_session *s, const struct t2f_write_options *w)
 {
 	t2f_event_id ev = s->run.written;
@@ -291,11 +291,11 @@ static int t2f_write_check(struct t2f_session *s, const struct t2f_write_options
 				       "against itself");
 	t2f_write_opts_of(s, w, &wo);
 	if (!t2f_session_has_format(s, w->format) || (wr->needs(&wo) & ~s->needs))
-		return t2f_session_say(s, -T2F_E_STATE, false, "%s: not among the formats the "
+		return t2f_session_say(s, -T2F_ERR_STATE, false, "%s: not among the formats the "
 				       "session was opened for (or it needs the samples in time "
 				       "order: time_order)", wr->said);
 	if (w->diff && w->diff->state != T2F_SESSION_RESOLVED)
-		return t2f_session_say(s, -T2F_E_STATE, false, "the session compared with is not "
+		return t2f_session_say(s, -T2F_ERR_STATE, false, "the session compared with is not "
 				       "resolved");
 	err = t2f_session_resolve(s);
 	if (!err && (err = t2f_warn_format(s, w)))

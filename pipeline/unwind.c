@@ -444,9 +444,11 @@ int t2f_unwind_stage__new(const struct t2f_unwind_stage_opts *o, struct t2f_prof
 	for (unsigned i = 0; i < st->jobs && !err; i++)
 		err = us_worker_init(st, &st->w[i]);
 	if (!err && st->arch == T2F_UNWIND_ARCH_NONE)
-		err = t2f_diag__error(d, -T2F_E_UNSUPPORTED, NULL, 0, "--call-graph dwarf samples "
+		err = t2f_diag__error(d, -T2F_ERR_UNSUPPORTED, NULL, 0,
+				      "--call-graph dwarf samples "
 				      "of a %s machine cannot be unwound here (x86_64 and aarch64 "
-				      "only)", o->arch ? o->arch : "this");
+				      "only)",
+				      o->arch ? o->arch : "this");
 	if (err) {
 		t2f_unwind_stage__free(st);
 		return err;

@@ -61,7 +61,7 @@ struct t2f_unwind_stats {
 
 struct t2f_unwind_stage;
 
-/* 0, -ENOMEM; T2F_E_UNSUPPORTED when the architecture cannot be unwound (diag says so). */
+/* 0, -ENOMEM; T2F_ERR_UNSUPPORTED when the architecture cannot be unwound (diag says so). */
 int t2f_unwind_stage__new(const struct t2f_unwind_stage_opts *o, struct t2f_profile *p,
 			  struct t2f_diag *d, struct t2f_unwind_stage **out);
 void t2f_unwind_stage__free(struct t2f_unwind_stage *st); /* NULL is fine */

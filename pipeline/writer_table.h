@@ -12,7 +12,7 @@
  * so in check(), before the caller creates the output.
  *
  * Who finishes the output: the caller. write() emits into the sink and returns its own error
- * (-ENOMEM, -EINVAL, -T2F_E_LIMIT); write errors of the sink surface in the caller's
+ * (-ENOMEM, -EINVAL, -T2F_ERR_LIMIT); write errors of the sink surface in the caller's
  * t2f_out__finish().
  *
  * enum t2f_format is the public header's. The table is static and read only: thread safe.

@@ -205,7 +205,7 @@ int t2f_folded__feed(struct t2f_folded *f, const char *data, size_t len)
 		if (l && b[l - 1] == '\r')
 			l--;
 		if (memchr(b, '\0', l))
-			return t2f_diag__error(f->d, -T2F_E_FORMAT, f->name, f->line_no,
+			return t2f_diag__error(f->d, -T2F_ERR_FORMAT, f->name, f->line_no,
 					       "binary data (a NUL byte) in folded stacks");
 		if (l == 0 || b[0] == '#')
 			continue;

@@ -37,8 +37,8 @@ bool t2f_folded__detect(const char *data, size_t len);
 int t2f_folded__new(struct t2f_profile *p, struct t2f_diag *d, const char *name, uint32_t input,
 		    struct t2f_folded **out);
 void t2f_folded__free(struct t2f_folded *f); /* NULL is fine */
-/* Whole lines (the last may lack its '\n' only at the end of input). 0, -ENOMEM, -T2F_E_LIMIT
- * or -T2F_E_FORMAT (strict mode; message in the diag). */
+/* Whole lines (the last may lack its '\n' only at the end of input). 0, -ENOMEM, -T2F_ERR_LIMIT
+ * or -T2F_ERR_FORMAT (strict mode; message in the diag). */
 int t2f_folded__feed(struct t2f_folded *f, const char *data, size_t len);
 uint64_t t2f_folded__lines(const struct t2f_folded *f);
 

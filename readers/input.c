@@ -140,12 +140,13 @@ static int raw_refill(struct t2f_input *in)
 static int decode_error(struct t2f_input *in, bool have_input, const char *why)
 {
 	if (!have_input)
-		return input_fail(in, -T2F_E_DECOMPRESS,
+		return input_fail(in, -T2F_ERR_DECOMPRESS,
 				  "truncated %s data: input ends inside a %s at compressed byte offset %llu",
 				  kind_name(in->kind), in->kind == T2F_INPUT_GZIP ? "member" : "frame",
 				  (unsigned long long)t2f_input__consumed(in));
-	return input_fail(in, -T2F_E_DECOMPRESS, "corrupt %s data at compressed byte offset %llu: %s",
-			  kind_name(in->kind), (unsigned long long)t2f_input__consumed(in), why);
+	return input_fail(in, -T2F_ERR_DECOMPRESS,
+			  "corrupt %s data at compressed byte offset %llu: %s", kind_name(in->kind),
+			  (unsigned long long)t2f_input__consumed(in), why);
 }
 
 /* The decoded bytes go to a target: the input's own buffer, or the caller's (__read). */
@@ -252,7 +253,7 @@ static int stream_fill(struct t2f_input *in)
 static int stream_grow(struct t2f_input *in)
 {
 	if (in->cap >= T2F_INPUT_MAX_LINE)
-		return input_fail(in, -T2F_E_LIMIT,
+		return input_fail(in, -T2F_ERR_LIMIT,
 				  "the line at byte offset %llu (decompressed) is longer than the %u-byte limit",
 				  (unsigned long long)in->out_off, T2F_INPUT_MAX_LINE);
 	if (t2f_grow((void **)&in->buf, &in->cap, in->cap, 1, 1, 1, T2F_INPUT_MAX_LINE))

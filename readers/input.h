@@ -7,8 +7,9 @@
  * caller's with the next bytes, for readers that cut the text themselves.
  *
  * Ownership: the input owns every chunk; a chunk stays valid until the next __next() or __free().
- * Errors: -errno for I/O, -T2F_E_DECOMPRESS for a corrupt or truncated stream, -T2F_E_LIMIT for a line longer
- * than T2F_INPUT_MAX_LINE; each also records "NAME: what" in the diag. Not thread safe.
+ * Errors: -errno for I/O, -T2F_ERR_DECOMPRESS for a corrupt or truncated stream, -T2F_ERR_LIMIT
+ * for a line longer than T2F_INPUT_MAX_LINE; each also records "NAME: what" in the diag. Not
+ * thread safe.
  */
 #ifndef T2F_INPUT_H
 #define T2F_INPUT_H

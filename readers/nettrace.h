@@ -30,7 +30,7 @@
  * (T2F_DROP_EMPTY_STACK), one whose payload is not a u32 type is dropped as malformed with a
  * warning. A truncated file is a warning (the parser's); what was read before is kept.
  *
- * Errors: -ENOMEM; -T2F_E_FORMAT for input that is not nettrace (NetPerf, V3 and older, is
+ * Errors: -ENOMEM; -T2F_ERR_FORMAT for input that is not nettrace (NetPerf, V3 and older, is
  * refused with a message) or broken framing, message in the diag.
  * Ownership: the reader borrows profile and diag (both must outlive it) and keeps no pointer into
  * fed data after a call returns. Not thread safe.

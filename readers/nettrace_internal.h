@@ -201,14 +201,14 @@ struct nt_parser {
 	t2f_diag__warn((p)->d, (p)->name, 0, "offset %llu: " fmt, (unsigned long long)(offset), \
 		       __VA_ARGS__)
 #define nt_fail(p, offset, fmt, ...)                                                         \
-	t2f_diag__error((p)->d, -T2F_E_FORMAT, (p)->name, 0, "offset %llu: " fmt,               \
+	t2f_diag__error((p)->d, -T2F_ERR_FORMAT, (p)->name, 0, "offset %llu: " fmt,               \
 			(unsigned long long)(offset), __VA_ARGS__)
 /* The same for a message without arguments: the literal stays part of the warning's key (its
  * rate limit and the summary of suppressed ones). */
 #define nt_warn0(p, offset, msg)                                                             \
 	t2f_diag__warn((p)->d, (p)->name, 0, "offset %llu: " msg, (unsigned long long)(offset))
 #define nt_fail0(p, offset, msg)                                                             \
-	t2f_diag__error((p)->d, -T2F_E_FORMAT, (p)->name, 0, "offset %llu: " msg,               \
+	t2f_diag__error((p)->d, -T2F_ERR_FORMAT, (p)->name, 0, "offset %llu: " msg,               \
 			(unsigned long long)(offset))
 
 int nt_deliver_trace(struct nt_parser *p);
@@ -223,7 +223,7 @@ void nt_stacks_flush(struct nt_parser *p);
 /* ---- V4/V5 objects (nettrace_v4.c) ---------------------------------------------------------- */
 
 /* How many bytes the object at b (avail bytes there, file offset off) takes: *need > avail asks
- * for more. 0 or -T2F_E_FORMAT. */
+ * for more. 0 or -T2F_ERR_FORMAT. */
 int nt_v4_need(struct nt_parser *p, const uint8_t *b, size_t avail, uint64_t off, size_t *need);
 int nt_v4_object(struct nt_parser *p, const uint8_t *b, size_t n, uint64_t off);
 /* The complete rows of an event or metadata object the file ends inside (n bytes of it). */

@@ -195,11 +195,11 @@ static int detect_need(struct nt_parser *p, const uint8_t *b, size_t avail, size
 		if (is_netperf(b, avail))
 			*need = 4 + NT_FS_LEN;
 		else
-			return t2f_diag__error(p->d, -T2F_E_FORMAT, p->name, 0,
+			return t2f_diag__error(p->d, -T2F_ERR_FORMAT, p->name, 0,
 					       "not a nettrace file (no \"Nettrace\" magic)");
 		if (avail < *need)
 			return 0;
-		return t2f_diag__error(p->d, -T2F_E_FORMAT, p->name, 0,
+		return t2f_diag__error(p->d, -T2F_ERR_FORMAT, p->name, 0,
 				       "NetPerf (V3 or older) is not supported");
 	}
 	if (avail < 12) {
@@ -216,14 +216,14 @@ static int detect_unit(struct nt_parser *p, const uint8_t *b, size_t n)
 		uint32_t major = nt_le32(b + 12);
 
 		if (major != 6)
-			return t2f_diag__error(p->d, -T2F_E_UNSUPPORTED, p->name, 0,
+			return t2f_diag__error(p->d, -T2F_ERR_UNSUPPORTED, p->name, 0,
 					       "nettrace major version %u is not supported (4 to 6)",
 					       major);
 		p->state = NT_V6;
 		return 0;
 	}
 	if (nt_le32(b + 8) != NT_FS_LEN || memcmp(b + 12, nt_fs_sig, NT_FS_LEN) != 0)
-		return t2f_diag__error(p->d, -T2F_E_FORMAT, p->name, 0,
+		return t2f_diag__error(p->d, -T2F_ERR_FORMAT, p->name, 0,
 				       "offset 8: expected int32 20 \"!FastSerialization.1\"");
 	p->state = NT_V4;
 	return 0;
@@ -369,7 +369,7 @@ static int finish(struct nt_parser *p)
 					     (unsigned long long)p->trailing, t2f_plural(p->trailing))
 				   : 0;
 	if (p->state == NT_DETECT)
-		return t2f_diag__error(p->d, -T2F_E_FORMAT, p->name, 0,
+		return t2f_diag__error(p->d, -T2F_ERR_FORMAT, p->name, 0,
 				       "%s", p->len ? "too short for a nettrace header"
 						    : "empty file");
 	if (!p->have_trace)

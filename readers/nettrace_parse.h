@@ -7,7 +7,7 @@
  *                                            RemoveThread, LabelList, SequencePoint, EndOfStream)
  *   "Nettrace" + int32 20 "!FastSerialization.1"   V4/V5 objects (Trace, MetadataBlock,
  *                                            StackBlock, EventBlock, SPBlock), 4-byte padding
- *   int32 20 "!FastSerialization.1" (no magic) legacy NetPerf (V3 and older): -T2F_E_FORMAT,
+ *   int32 20 "!FastSerialization.1" (no magic) legacy NetPerf (V3 and older): -T2F_ERR_FORMAT,
  *                                            "NetPerf (V3 or older) is not supported"
  * Memory: the caches the format defines (metadata, stacks until the next sequence point, V6
  * threads, label lists) plus one block's bytes when a block spans two fed chunks; nothing grows
@@ -18,7 +18,7 @@
  * when possible (meta NULL, or no stack, or tid -1) and counted (nt_stats); a row that cannot be
  * decoded ends its block with a warning naming the file offset.
  *
- * Errors: -ENOMEM; -T2F_E_FORMAT for a file that is not nettrace, NetPerf, an unsupported major
+ * Errors: -ENOMEM; -T2F_ERR_FORMAT for a file that is not nettrace, NetPerf, an unsupported major
  * version or broken framing (message "NAME: offset N: what was expected" in the diag); a
  * callback's negative return stops the parse and is returned as is. A file that ends inside a
  * block: __finish() warns with the offset and keeps everything delivered before it (in strict

@@ -221,7 +221,7 @@ static int stack_add(struct nt_parser *p, uint32_t slot, const uint8_t *ips, uin
 	int err;
 
 	if (p->n_ips + len >= NT_NO_STACK)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	err = ips_reserve(p, len);
 	if (err)
 		return err;
@@ -260,7 +260,7 @@ int nt_stack_block(struct nt_parser *p, const uint8_t *b, size_t n, uint64_t off
 				       "skipped", first + i, p->trace.pointer_size);
 		}
 		err = stack_add(p, at + i, ips, size);
-		if (err == -T2F_E_LIMIT)
+		if (err == -T2F_ERR_LIMIT)
 			return t2f_diag__error(p->d, err, p->name, 0, "offset %llu: too many stack "
 					       "frames before a sequence point",
 					       (unsigned long long)(off + (uint64_t)(row - b)));

@@ -131,7 +131,7 @@ void nt_uni__set_page_size(struct nt_uni *u, uint64_t page_size);
 #define NT_UNI_BAD_BUILD_ID 2
 int nt_uni__system(struct nt_uni *u, enum nt_uni_event kind, int64_t pid, const uint8_t *payload,
 		   size_t len);
-/* The stack node of ips (leaf first) in process pid. 0 or -ENOMEM / -T2F_E_LIMIT. */
+/* The stack node of ips (leaf first) in process pid. 0 or -ENOMEM / -T2F_ERR_LIMIT. */
 int nt_uni__stack(struct nt_uni *u, int64_t pid, const uint64_t *ips, uint32_t n,
 		  t2f_node_id *out);
 /* The name of process pid (0 when unknown). */

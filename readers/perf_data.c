@@ -57,9 +57,12 @@ int t2f_perf_data__pread(struct t2f_perf_data *d, void *dst, size_t n, uint64_t 
 					       off + done, strerror(e));
 		}
 		if (!r)
-			return t2f_diag__error(d->diag, -T2F_E_FORMAT, d->name, 0, "offset %" PRIu64
-					       ": the file ends here, but it had %zu bytes when opened "
-					       "(it shrank while being read)", off + done, d->len);
+			return t2f_diag__error(
+				d->diag, -T2F_ERR_FORMAT, d->name, 0,
+				"offset %" PRIu64
+				": the file ends here, but it had %zu bytes when opened "
+				"(it shrank while being read)",
+				off + done, d->len);
 		done += (size_t)r;
 	}
 	return 0;
@@ -122,23 +125,26 @@ static int parse_header(struct t2f_perf_data *d)
 		return err;
 	if (d->len < 8 || !t2f_perf_data__detect(b, d->len)) {
 		if (d->len >= 8 && !memcmp(b, "PERFFILE", 8))
-			return bad(d, -T2F_E_UNSUPPORTED, 0,
+			return bad(d, -T2F_ERR_UNSUPPORTED, 0,
 				   "perf.data version 1 (magic PERFFILE) is not supported");
-		return bad(d, -T2F_E_FORMAT, 0, "not a perf.data file (expected the magic PERFILE2)");
+		return bad(d, -T2F_ERR_FORMAT, 0,
+			   "not a perf.data file (expected the magic PERFILE2)");
 	}
 	h->big_endian = !memcmp(b, MAGIC_BE, 8);
 	d->swap = h->big_endian != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	if (d->len < 16)
-		return bad(d, -T2F_E_FORMAT, 8, "the file ends inside the header (%zu bytes)", d->len);
+		return bad(d, -T2F_ERR_FORMAT, 8, "the file ends inside the header (%zu bytes)",
+			   d->len);
 	h->size = t2f_pd_u64(d, b + 8);
 	if (h->size == PIPE_HEADER_SIZE)
-		return bad(d, -T2F_E_UNSUPPORTED, 8,
+		return bad(d, -T2F_ERR_UNSUPPORTED, 8,
 			   "pipe-mode perf.data (perf record -o -) is not supported");
 	if (h->size < HEADER_SIZE)
-		return bad(d, -T2F_E_FORMAT, 8, "header size %" PRIu64 ", expected at least %u",
+		return bad(d, -T2F_ERR_FORMAT, 8, "header size %" PRIu64 ", expected at least %u",
 			   h->size, HEADER_SIZE);
 	if (d->len < HEADER_SIZE)
-		return bad(d, -T2F_E_FORMAT, 16, "the file ends inside the header (%zu bytes)", d->len);
+		return bad(d, -T2F_ERR_FORMAT, 16, "the file ends inside the header (%zu bytes)",
+			   d->len);
 	h->attr_size = t2f_pd_u64(d, b + 16);
 	read_section(d, b + 24, &h->attrs_offset, &h->attrs_size);
 	read_section(d, b + 40, &h->data_offset, &h->data_size);
@@ -146,16 +152,16 @@ static int parse_header(struct t2f_perf_data *d)
 	for (unsigned i = 0; i < T2F_PERF_FEAT_BITS / 64; i++)
 		h->features[i] = t2f_pd_u64(d, b + 72 + 8 * i);
 	if (h->data_offset > d->len)
-		return bad(d, -T2F_E_FORMAT, 40,
+		return bad(d, -T2F_ERR_FORMAT, 40,
 			   "data section [%" PRIu64 ", +%" PRIu64 ") starts past the end of the file "
 			   "(%zu bytes)", h->data_offset, h->data_size, d->len);
 	if (!in_file(d, h->data_offset, h->data_size) && /* a cut file: its complete records */
 	    t2f_diag__warn(d->diag, d->name, 0, "offset 40: data section [%" PRIu64 ", +%" PRIu64
 			   ") runs past the end of the file (%zu bytes): the file was cut; read to "
 			   "its end", h->data_offset, h->data_size, d->len))
-		return -T2F_E_FORMAT;
+		return -T2F_ERR_FORMAT;
 	if (!in_file(d, h->attrs_offset, h->attrs_size))
-		return bad(d, -T2F_E_FORMAT, 24,
+		return bad(d, -T2F_ERR_FORMAT, 24,
 			   "attr section [%" PRIu64 ", +%" PRIu64 ") runs past the end of the file "
 			   "(%zu bytes)", h->attrs_offset, h->attrs_size, d->len);
 	return 0;
@@ -219,22 +225,23 @@ static int check_attr_size(struct t2f_perf_data *d, const struct t2f_perf_attr *
 {
 	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
 		if ((a->attr.sample_type & needs[i].bit) && a->file_attr_size < needs[i].end)
-			return bad(d, -T2F_E_FORMAT, off,
+			return bad(d, -T2F_ERR_FORMAT, off,
 				   "attr %u: sample_type has %s but the attr's %u bytes end before "
 				   "%s (%zu bytes needed)", a->index, needs[i].bit_name,
 				   a->file_attr_size, needs[i].field, needs[i].end);
 	return 0;
 }
 
-/* Decodes n bytes of a perf_event_attr at p into a; 0 or -T2F_E_FORMAT. */
+/* Decodes n bytes of a perf_event_attr at p into a; 0 or -T2F_ERR_FORMAT. */
 static int decode_attr(struct t2f_perf_data *d, const uint8_t *p, uint64_t n, uint64_t off,
 		       struct t2f_perf_attr *a)
 {
 	uint32_t size_field;
 
 	if (n < PERF_ATTR_SIZE_VER0)
-		return bad(d, -T2F_E_FORMAT, off, "attr %u: %" PRIu64 " bytes, expected at least %u",
-			   a->index, n, PERF_ATTR_SIZE_VER0);
+		return bad(d, -T2F_ERR_FORMAT, off,
+			   "attr %u: %" PRIu64 " bytes, expected at least %u", a->index, n,
+			   PERF_ATTR_SIZE_VER0);
 	size_field = t2f_pd_u32(d, p + 4);
 	if (size_field && size_field < n) /* the attr's own size, when it says less */
 		n = size_field < PERF_ATTR_SIZE_VER0 ? PERF_ATTR_SIZE_VER0 : size_field;
@@ -255,11 +262,11 @@ static int read_ids(struct t2f_perf_data *d, struct t2f_perf_attr *a, uint64_t s
 	if (err)
 		return err;
 	if (!in_file(d, off, size) || size % 8)
-		return bad(d, -T2F_E_FORMAT, sec_at,
+		return bad(d, -T2F_ERR_FORMAT, sec_at,
 			   "attr %u: ids section [%" PRIu64 ", +%" PRIu64 ") is not a whole number "
 			   "of ids inside the file (%zu bytes)", a->index, off, size, d->len);
 	if (size > d->len - d->ids_bytes) /* sections sharing bytes: no more ids than the file */
-		return bad(d, -T2F_E_FORMAT, sec_at,
+		return bad(d, -T2F_ERR_FORMAT, sec_at,
 			   "attr %u: ids section [%" PRIu64 ", +%" PRIu64 ") makes the attrs' ids "
 			   "more than the file's %zu bytes hold", a->index, off, size, d->len);
 	d->ids_bytes += size;
@@ -289,16 +296,18 @@ static int parse_attrs(struct t2f_perf_data *d)
 	int err;
 
 	if (h->attr_size < PERF_ATTR_SIZE_VER0 + SECTION_SIZE)
-		return bad(d, -T2F_E_FORMAT, 16, "attr_size %" PRIu64 ", expected at least %u",
+		return bad(d, -T2F_ERR_FORMAT, 16, "attr_size %" PRIu64 ", expected at least %u",
 			   h->attr_size, PERF_ATTR_SIZE_VER0 + SECTION_SIZE);
 	if (h->attrs_size % h->attr_size)
-		return bad(d, -T2F_E_FORMAT, 24, "attr section of %" PRIu64 " bytes is not a whole "
-			   "number of %" PRIu64 "-byte entries", h->attrs_size, h->attr_size);
+		return bad(d, -T2F_ERR_FORMAT, 24,
+			   "attr section of %" PRIu64 " bytes is not a whole "
+			   "number of %" PRIu64 "-byte entries",
+			   h->attrs_size, h->attr_size);
 	n = h->attrs_size / h->attr_size;
 	if (!n)
-		return bad(d, -T2F_E_FORMAT, 24, "no attr in the attr section");
+		return bad(d, -T2F_ERR_FORMAT, 24, "no attr in the attr section");
 	if (n > MAX_ATTRS)
-		return bad(d, -T2F_E_FORMAT, 24, "attr section of %" PRIu64 " attrs, expected at "
+		return bad(d, -T2F_ERR_FORMAT, 24, "attr section of %" PRIu64 " attrs, expected at "
 			   "most %u", n, MAX_ATTRS);
 	d->attrs = calloc(n, sizeof(*d->attrs));
 	if (!d->attrs)
@@ -558,7 +567,7 @@ static int parse_features(struct t2f_perf_data *d)
 					   "section [%" PRIu64 ", +%" PRIu64 ") runs past the end of "
 					   "the file (%zu bytes): skipped", at - SECTION_SIZE, bit, off,
 					   size, d->len))
-				return -T2F_E_FORMAT;
+				return -T2F_ERR_FORMAT;
 			continue;
 		}
 		if (!feature_decoded(bit)) {
@@ -572,7 +581,7 @@ static int parse_features(struct t2f_perf_data *d)
 					   "section of %" PRIu64 " bytes, more than the %u MiB this "
 					   "reader decodes: skipped", at - SECTION_SIZE, bit, size,
 					   FEAT_MAX >> 20))
-				return -T2F_E_FORMAT;
+				return -T2F_ERR_FORMAT;
 			continue;
 		}
 		err = fetch(d, off, (size_t)size, &p);
@@ -585,7 +594,7 @@ static int parse_features(struct t2f_perf_data *d)
 			d->stats.features_skipped++;
 			if (t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 ": feature %u "
 					   "section is malformed: skipped", off, bit))
-				return -T2F_E_FORMAT;
+				return -T2F_ERR_FORMAT;
 		}
 	}
 	return 0;

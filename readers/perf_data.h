@@ -8,7 +8,7 @@
  * body), and after the data section one {offset, size} entry per feature bit set.
  * The magic's byte order gives the file's: a big-endian file is swapped field by field; every
  * struct handed out here is in the host's byte order. Pipe-mode files (header size 16) are
- * refused (-T2F_E_UNSUPPORTED).
+ * refused (-T2F_ERR_UNSUPPORTED).
  *
  * Never symbolizes: samples carry raw addresses; MMAP/MMAP2 records give the module maps.
  *
@@ -27,9 +27,9 @@
  * warned, skipped), a compressed record's payload at most the COMPRESSED feature's mmap_len
  * (256 MiB when absent) plus a partial record.
  *
- * Errors: -errno for I/O, -ENOMEM, -T2F_E_FORMAT for a file that is not perf.data or whose
+ * Errors: -errno for I/O, -ENOMEM, -T2F_ERR_FORMAT for a file that is not perf.data or whose
  * header, attrs or feature table break the format (message "NAME: offset N: what was expected"
- * in the diag), -T2F_E_UNSUPPORTED, -T2F_E_DECOMPRESS for a corrupt zstd frame. A record that
+ * in the diag), -T2F_ERR_UNSUPPORTED, -T2F_ERR_DECOMPRESS for a corrupt zstd frame. A record that
  * cannot be decoded is skipped with a warning naming its offset and counted
  * (t2f_perf_data_stats); a record running past the data section ends the iteration with a
  * "truncated" warning, the complete records before it kept. A file cut inside its data section
@@ -254,7 +254,7 @@ const char *t2f_perf_data__name(const struct t2f_perf_data *p);
 /* A copy of feature `bit`'s section (HEADER_TRACING_DATA: bit 1) in *out (the caller frees it)
  * and its length; *out NULL when the file has none, or it lies outside the file or is larger
  * than the decoded sections' limit (32 MiB; warned). 0, -ENOMEM, a read error, or
- * -T2F_E_FORMAT (a warning in strict mode). */
+ * -T2F_ERR_FORMAT (a warning in strict mode). */
 int t2f_perf_data__section(struct t2f_perf_data *p, unsigned bit, uint8_t **out, size_t *len);
 
 /* Next record of the data section: 1 with *rec set, 0 at the end, or a negative error. */

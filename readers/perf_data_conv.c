@@ -75,7 +75,7 @@ static int pdc_setup_attrs(struct t2f_perf_data_conv *c)
 }
 
 /* With a derive stage: the sched_switch format from the file's tracing data, and which attrs
- * are sched_switch with their payloads. 0, -ENOMEM or -T2F_E_FORMAT (strict). */
+ * are sched_switch with their payloads. 0, -ENOMEM or -T2F_ERR_FORMAT (strict). */
 static int pdc_derive_setup(struct t2f_perf_data_conv *c)
 {
 	uint8_t *sec;

@@ -30,8 +30,8 @@
  * Ownership: borrows the reader, profile and diag (they must outlive the conversion). Memory:
  * the queue of one round (records copied), a frame cache per distinct (process, mappings
  * generation, ip), two batches of samples handed over; nothing per record once warm. Errors:
- * those of t2f_perf_data__next (-T2F_E_FORMAT, -T2F_E_DECOMPRESS, -errno), -ENOMEM,
- * -T2F_E_LIMIT (a profile table full), or what opts.tick returned.
+ * those of t2f_perf_data__next (-T2F_ERR_FORMAT, -T2F_ERR_DECOMPRESS, -errno), -ENOMEM,
+ * -T2F_ERR_LIMIT (a profile table full), or what opts.tick returned.
  * A cut data section is a warning of the reader (its offset), the records before it kept.
  * Not thread safe.
  */

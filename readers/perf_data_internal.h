@@ -79,7 +79,7 @@ static inline uint16_t t2f_pd_u16(const struct t2f_perf_data *d, const void *p)
 	return d->swap ? __builtin_bswap16(v) : v;
 }
 
-/* perf_data.c: n bytes of the file at off into dst (fd mode); 0, or -errno / -T2F_E_FORMAT
+/* perf_data.c: n bytes of the file at off into dst (fd mode); 0, or -errno / -T2F_ERR_FORMAT
  * when the file ends early (it shrank after open), the diag naming the offset. */
 int t2f_perf_data__pread(struct t2f_perf_data *d, void *dst, size_t n, uint64_t off);
 
@@ -90,7 +90,7 @@ void t2f_perf_data__start(struct t2f_perf_data *d);
 int t2f_perf_data__id_add(struct t2f_perf_data *d, uint64_t id, uint32_t attr);
 void t2f_perf_data__id_sort(struct t2f_perf_data *d);
 /* perf_data_zstd.c: decompresses one COMPRESSED record's payload after the bytes still in
- * dbuf; 0 or -T2F_E_DECOMPRESS / -ENOMEM / -T2F_E_LIMIT (diag names the offset). */
+ * dbuf; 0 or -T2F_ERR_DECOMPRESS / -ENOMEM / -T2F_ERR_LIMIT (diag names the offset). */
 int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n, uint64_t off);
 void t2f_perf_data__inflate_free(struct t2f_perf_data *d);
 

@@ -301,7 +301,7 @@ static bool sample_tail(struct t2f_perf_data *d, struct rd *r, const struct perf
 	return true;
 }
 
-/* 1 delivered, 0 skipped (warned), or -T2F_E_FORMAT in strict mode */
+/* 1 delivered, 0 skipped (warned), or -T2F_ERR_FORMAT in strict mode */
 static int decode_sample(struct t2f_perf_data *d, const uint8_t *rec, uint16_t size,
 			 uint64_t off)
 {
@@ -323,7 +323,7 @@ static int decode_sample(struct t2f_perf_data *d, const uint8_t *rec, uint16_t s
 		if (t2f_diag__warn(d->diag, d->name, 0, "offset %" PRIu64 "%s: sample_type bit "
 				   "%d has no known size: the sample's fields after it are not "
 				   "decoded", off, d->zwhere, __builtin_ctzll(unknown)))
-			return -T2F_E_FORMAT;
+			return -T2F_ERR_FORMAT;
 	}
 	return 1;
 }
@@ -556,7 +556,7 @@ static int decode(struct t2f_perf_data *d, const uint8_t *p, uint16_t size, uint
 						   "record's id %" PRIu64 " is in no attr: its "
 						   "trailer read as the first attr's", off, d->zwhere,
 						   t2f_perf_data__type_name(r->type), id))
-					return -T2F_E_FORMAT;
+					return -T2F_ERR_FORMAT;
 			}
 		}
 		if (sample)
@@ -597,9 +597,11 @@ static int next_decompressed(struct t2f_perf_data *d, const struct t2f_perf_reco
 		int ret;
 
 		if (size < 8)
-			return t2f_diag__error(d->diag, -T2F_E_FORMAT, d->name, 0, "offset %" PRIu64
+			return t2f_diag__error(d->diag, -T2F_ERR_FORMAT, d->name, 0,
+					       "offset %" PRIu64
 					       ": compressed data, offset %" PRIu64 ": record size "
-					       "%u, expected at least 8", d->comp_record, at, size);
+					       "%u, expected at least 8",
+					       d->comp_record, at, size);
 		if (size > d->dlen - d->dpos)
 			return 0;
 		d->dpos += size;
@@ -718,8 +720,10 @@ int t2f_perf_data__next(struct t2f_perf_data *d, const struct t2f_perf_record **
 			return ret;
 		size = t2f_pd_u16(d, p + 6);
 		if (size < 8)
-			return t2f_diag__error(d->diag, -T2F_E_FORMAT, d->name, 0, "offset %" PRIu64
-					       ": record size %u, expected at least 8", off, size);
+			return t2f_diag__error(d->diag, -T2F_ERR_FORMAT, d->name, 0,
+					       "offset %" PRIu64
+					       ": record size %u, expected at least 8",
+					       off, size);
 		if (size > left)
 			return truncated(d, off, left, size);
 		if ((ret = window(d, off, size, &p)))

@@ -152,7 +152,7 @@ int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, u
 	if (err)
 		return err;
 	if (s->refs == UINT32_MAX)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	b->fr[b->nfr++] = *f;
 	*ref = ++s->refs;
 	return 0;

@@ -11,7 +11,7 @@
  * returned.
  *
  * Ownership: borrows the profile. Memory: two batches of samples and their frames. Errors:
- * those of the three profile calls (-ENOMEM, -T2F_E_LIMIT), -ENOMEM, or pthread_create's
+ * those of the three profile calls (-ENOMEM, -T2F_ERR_LIMIT), -ENOMEM, or pthread_create's
  * (negated); reported by the __add that hands over a batch after the failure, or by __finish.
  * Internal to readers/; one calling thread.
  */
@@ -32,7 +32,7 @@ int t2f_pdc_stacks__new(struct t2f_profile *p, bool threaded, struct t2f_pdc_sta
 void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s);
 
 /* Queues frame f for t2f_profile__frame; *ref (from 1, in order) names it in samples.
- * 0, -ENOMEM or -T2F_E_LIMIT (2^32 - 1 references). */
+ * 0, -ENOMEM or -T2F_ERR_LIMIT (2^32 - 1 references). */
 int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, uint32_t *ref);
 /* Queues one sample: frames[0..n) leaf first, references from __frame. 0 or an error (see
  * above). */

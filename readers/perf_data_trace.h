@@ -11,7 +11,7 @@
  * not read. Counts and sizes are checked against the section; a section that breaks the
  * layout, or whose sched_switch format libtraceevent refuses, is a warning and no decoder.
  *
- * Ownership: the decoder keeps no pointer into the section. Errors: -ENOMEM, or -T2F_E_FORMAT
+ * Ownership: the decoder keeps no pointer into the section. Errors: -ENOMEM, or -T2F_ERR_FORMAT
  * (a warning in strict mode). Not thread safe; internal to readers/.
  */
 #ifndef T2F_PERF_DATA_TRACE_H

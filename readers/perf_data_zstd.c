@@ -28,7 +28,7 @@ static size_t payload_max(const struct t2f_perf_data *d)
 static int grow(struct t2f_perf_data *d, size_t need, uint64_t off)
 {
 	if (need > DBUF_MAX)
-		return t2f_diag__error(d->diag, -T2F_E_LIMIT, d->name, 0, "offset %" PRIu64
+		return t2f_diag__error(d->diag, -T2F_ERR_LIMIT, d->name, 0, "offset %" PRIu64
 				       ": compressed record expands past %u MiB", off,
 				       DBUF_MAX >> 20);
 	return t2f_grow((void **)&d->dbuf, &d->dcap, 0, need, 1, 1u << 16, DBUF_MAX);
@@ -58,22 +58,24 @@ int t2f_perf_data__inflate(struct t2f_perf_data *d, const uint8_t *src, size_t n
 		out = (ZSTD_outBuffer){ d->dbuf, d->dcap, d->dlen };
 		r = ZSTD_decompressStream(d->zstd, &out, &in);
 		if (ZSTD_isError(r))
-			return t2f_diag__error(d->diag, -T2F_E_DECOMPRESS, d->name, 0, "offset %"
+			return t2f_diag__error(d->diag, -T2F_ERR_DECOMPRESS, d->name, 0, "offset %"
 					       PRIu64 ": compressed record: %s", off,
 					       ZSTD_getErrorName(r));
 		if (out.pos == d->dlen && in.pos == in_before && out.pos < out.size &&
 		    in.pos == in.size)
 			break; /* the last call filled the buffer exactly: nothing was left */
 		if (out.pos == d->dlen && in.pos == in_before && out.pos < out.size)
-			return t2f_diag__error(d->diag, -T2F_E_DECOMPRESS, d->name, 0, "offset %"
+			return t2f_diag__error(d->diag, -T2F_ERR_DECOMPRESS, d->name, 0, "offset %"
 					       PRIu64 ": compressed record makes no progress", off);
 		d->dlen = out.pos;
 		full = out.pos == out.size;
 		if (d->dlen - left > max)
-			return t2f_diag__error(d->diag, -T2F_E_LIMIT, d->name, 0, "offset %" PRIu64
-					       ": compressed record expands past %zu bytes (%s)", off,
-					       max, max == DBUF_MAX / 2 ? "this reader's limit"
-					       : "the COMPRESSED feature's mmap_len");
+			return t2f_diag__error(
+				d->diag, -T2F_ERR_LIMIT, d->name, 0,
+				"offset %" PRIu64 ": compressed record expands past %zu bytes (%s)",
+				off, max,
+				max == DBUF_MAX / 2 ? "this reader's limit"
+						    : "the COMPRESSED feature's mmap_len");
 	}
 	return 0;
 }

@@ -340,7 +340,7 @@ static int check_text(struct t2f_perf_script *ps, const char *s, size_t len)
 {
 	if (!memchr(s, '\0', len))
 		return 0;
-	return t2f_diag__error(ps->d, -T2F_E_FORMAT, ps->name, ps->line_no,
+	return t2f_diag__error(ps->d, -T2F_ERR_FORMAT, ps->name, ps->line_no,
 			       "binary data (a NUL byte): expected perf script text");
 }
 

@@ -11,7 +11,7 @@
  * maps name them with any text) and the dso [unknown].
  *
  * Bad lines are warnings (file:line, rate-limited through the diag) and the sample they belong to
- * is dropped and counted; in strict mode the first one is the error (-T2F_E_FORMAT). Binary
+ * is dropped and counted; in strict mode the first one is the error (-T2F_ERR_FORMAT). Binary
  * garbage (a NUL byte) is an error at once. Samples with an empty call chain are kept at the
  * root, their thread alone (t2f_profile__chainless_samples), as perf report counts them.
  *
@@ -57,7 +57,7 @@ void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_
 				    void *ctx);
 
 /* Parses data[0..len): whole lines (the last may lack its '\n' only at the end of input).
- * 0, -ENOMEM, or -T2F_E_FORMAT (message in the diag). */
+ * 0, -ENOMEM, or -T2F_ERR_FORMAT (message in the diag). */
 int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t len);
 /* Ends the last sample. 0 or a negative error. */
 int t2f_perf_script__finish(struct t2f_perf_script *ps);

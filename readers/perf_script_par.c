@@ -349,7 +349,7 @@ static int read_in_order(struct par *x)
 		if (err || x->eof)
 			break;
 		if (x->cur_len == x->cur_cap && x->cur_cap >= T2F_INPUT_MAX_LINE)
-			err = t2f_diag__error(x->own_d, -T2F_E_LIMIT, x->name,
+			err = t2f_diag__error(x->own_d, -T2F_ERR_LIMIT, x->name,
 					      t2f_perf_script__lines(x->seq) + 1,
 					      "a line longer than the %u-byte limit",
 					      T2F_INPUT_MAX_LINE);

@@ -556,7 +556,7 @@ static int step_symbol_dirs(struct finder *f)
 /* The binary is there but did not open: not a regular file, or not a readable ELF file. */
 static int refuse_binary(struct finder *f)
 {
-	return refuse(f, f->binary_path, f->binary_err == -T2F_E_NOT_FILE ? T2F_REFUSAL_NOT_FILE
+	return refuse(f, f->binary_path, f->binary_err == -T2F_ERR_NOT_FILE ? T2F_REFUSAL_NOT_FILE
 									 : T2F_REFUSAL_UNREADABLE, "");
 }
 
@@ -583,14 +583,14 @@ static int step_binary(struct finder *f)
 }
 
 /* Opens the binary at its recorded path, if there is one there (a FIFO, device or socket there
- * is not opened: binary_err -T2F_E_NOT_FILE). 0 or -ENOMEM. */
+ * is not opened: binary_err -T2F_ERR_NOT_FILE). 0 or -ENOMEM. */
 static int open_binary(struct finder *f)
 {
 	if (stat(f->binary_path, &f->binary_st) != 0 || S_ISDIR(f->binary_st.st_mode))
 		return 0;
 	f->binary_exists = true;
 	if (!S_ISREG(f->binary_st.st_mode)) {
-		f->binary_err = -T2F_E_NOT_FILE;
+		f->binary_err = -T2F_ERR_NOT_FILE;
 		return 0;
 	}
 	f->binary_err = t2f_elf_module__open(f->binary_path, f->d, &f->binary);

@@ -61,7 +61,7 @@ static int dw_guarded(struct t2f_dwarf *dw, dw_step_fn step, void *arg)
 /* ---- the files ---- */
 
 /* path as an ELF file, when it is a regular one: 0 and *fd, *elf; 0 and *elf NULL when it is
- * not an ELF file; -errno or -T2F_E_NOT_FILE. */
+ * not an ELF file; -errno or -T2F_ERR_NOT_FILE. */
 static int dw_elf_open(const char *path, int *fd, Elf **elf)
 {
 	int err = t2f_side_file__open(path, fd, NULL);
@@ -237,7 +237,7 @@ static int dw_try_alt(struct t2f_dwarf *dw, const char *path, const uint8_t *id,
 
 	if (err) {
 		if (err != -ENOENT)
-			*why = err == -T2F_E_NOT_FILE ? "not a regular file" : "cannot be read";
+			*why = err == -T2F_ERR_NOT_FILE ? "not a regular file" : "cannot be read";
 		return 0;
 	}
 	if (!elf)

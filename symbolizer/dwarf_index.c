@@ -85,7 +85,7 @@ int t2f_dw_scan_units(struct t2f_dwarf *dw)
 			err = dw_scan_unit(dw, &cu);
 		off = next;
 	}
-	if (err == -T2F_E_LIMIT) {
+	if (err == -T2F_ERR_LIMIT) {
 		err = t2f_diag__warn(dw->notes, dw->path, 0, "DWARF units left out from unit 0x%llx "
 				     "on: over the limits of %u units and %u unit address ranges "
 				     "per file", (unsigned long long)off, T2F_DWARF_UNITS_MAX,
@@ -188,7 +188,7 @@ static const char *dw_decl(struct t2f_dwarf *dw, const struct dw_index *u, Dwarf
 static int dw_room(struct t2f_dwarf *dw, struct dw_index *u)
 {
 	if (dw->ranges_read >= T2F_DWARF_FILE_RANGES_MAX)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	dw->ranges_read++;
 	return t2f_grow((void **)&u->own, &u->cap_ranges, u->n_ranges, 1, sizeof(*u->own), 64,
 			T2F_DWARF_UNIT_RANGES_MAX);
@@ -424,7 +424,7 @@ int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u)
 	u->state = DW_UNIT_DONE;
 	u->plain = dw_plain_lang(dwarf_srclang(&u->cu));
 	err = dw_unit_paths(dw, u) ?: dw_walk_unit(dw, u);
-	if (err == -T2F_E_LIMIT)
+	if (err == -T2F_ERR_LIMIT)
 		return dw_drop(dw, u);
 	err = err ?: dw_said_long_names(dw, u, long_names);
 	if (err || !u->n_ranges)

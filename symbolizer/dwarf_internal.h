@@ -154,7 +154,7 @@ void t2f_dw_unit_free(struct dw_index *u);
 int t2f_dw_qualify(struct t2f_dwarf *dw, struct dw_index *u, struct dw_func *f);
 
 /* dwarf_lines.c: the line table at off of s (a unit whose compilation directory has comp_len
- * bytes). 0 and *out, or -T2F_E_FORMAT when libdw could not read it either. */
+ * bytes). 0 and *out, or -T2F_ERR_FORMAT when libdw could not read it either. */
 int t2f_dw_line_cost(const struct dw_sections *s, uint64_t off, size_t comp_len,
 		     struct dw_line_cost *out);
 /* Whether the unit's line table (DW_AT_stmt_list) fits the unit's and the file's limits; a

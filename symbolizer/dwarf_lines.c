@@ -170,7 +170,7 @@ static int v4_tables(struct rd *r, struct hdr *h, struct dw_line_cost *c)
 	}
 	rd_skip(r, 1);
 	if (r->bad || !(h->dir_len = calloc(n, sizeof(*h->dir_len))))
-		return r->bad ? -T2F_E_FORMAT : -ENOMEM;
+		return r->bad ? -T2F_ERR_FORMAT : -ENOMEM;
 	h->n_dirs = n;
 	h->dir_len[0] = h->comp_len;
 	r->p = start;
@@ -187,7 +187,7 @@ static int v4_tables(struct rd *r, struct hdr *h, struct dw_line_cost *c)
 		add_file(c, h, len, dir, absolute, r);
 	}
 	rd_skip(r, 1);
-	return r->bad ? -T2F_E_FORMAT : 0;
+	return r->bad ? -T2F_ERR_FORMAT : 0;
 }
 
 /* DWARF 5: an entry format (pairs of content type and form), in forms[0..*n). */
@@ -236,7 +236,7 @@ static int v5_tables(struct rd *r, const struct dw_sections *s, struct hdr *h,
 	count = rd_uleb(r);
 	/* at least one byte an entry: a count past the table's end is a lie */
 	if (r->bad || count > (uint64_t)(r->end - r->p) || (count && !n))
-		return -T2F_E_FORMAT;
+		return -T2F_ERR_FORMAT;
 	if (!(h->dir_len = calloc(count + 1, sizeof(*h->dir_len))))
 		return -ENOMEM;
 	h->n_dirs = count;
@@ -247,12 +247,12 @@ static int v5_tables(struct rd *r, const struct dw_sections *s, struct hdr *h,
 	v5_format(r, forms, &n);
 	count = rd_uleb(r);
 	if (r->bad || count > (uint64_t)(r->end - r->p) || (count && !n))
-		return -T2F_E_FORMAT;
+		return -T2F_ERR_FORMAT;
 	for (uint64_t i = 0; i < count && !r->bad; i++) {
 		v5_entry(r, s, h, forms, n, &len, &absolute, &dir);
 		add_file(c, h, len, dir, absolute, r);
 	}
-	return r->bad ? -T2F_E_FORMAT : 0;
+	return r->bad ? -T2F_ERR_FORMAT : 0;
 }
 
 /* The programs: rows made (special opcodes, DW_LNS_copy, DW_LNE_end_sequence) and files
@@ -302,25 +302,25 @@ static int read_header(struct rd *r, struct hdr *h, const uint8_t **program)
 		h->offset_size = 8;
 		len = rd_fixed(r, 8);
 	} else if (len >= 0xfffffff0) {
-		return -T2F_E_FORMAT;
+		return -T2F_ERR_FORMAT;
 	}
 	if (r->bad || len > (uint64_t)(r->end - r->p))
-		return -T2F_E_FORMAT;
+		return -T2F_ERR_FORMAT;
 	r->end = r->p + len;
 	h->version = (unsigned)rd_fixed(r, 2);
 	if (h->version < 2 || h->version > 5)
-		return -T2F_E_FORMAT;
+		return -T2F_ERR_FORMAT;
 	if (h->version >= 5)
 		rd_skip(r, 2); /* address size, segment selector size */
 	header_len = rd_fixed(r, h->offset_size);
 	if (r->bad || header_len > (uint64_t)(r->end - r->p))
-		return -T2F_E_FORMAT;
+		return -T2F_ERR_FORMAT;
 	*program = r->p + header_len;
 	rd_skip(r, h->version >= 4 ? 5 : 4); /* instruction length, ops, is_stmt, base, range */
 	h->opcode_base = (uint8_t)rd_fixed(r, 1);
 	h->std_lengths = r->p;
 	rd_skip(r, h->opcode_base ? h->opcode_base - 1u : 0);
-	return r->bad || !h->opcode_base ? -T2F_E_FORMAT : 0;
+	return r->bad || !h->opcode_base ? -T2F_ERR_FORMAT : 0;
 }
 
 int t2f_dw_line_cost(const struct dw_sections *s, uint64_t off, size_t comp_len,
@@ -333,7 +333,7 @@ int t2f_dw_line_cost(const struct dw_sections *s, uint64_t off, size_t comp_len,
 
 	memset(out, 0, sizeof(*out));
 	if (!s->line || off >= s->line_size)
-		return -T2F_E_FORMAT;
+		return -T2F_ERR_FORMAT;
 	r.p += off;
 	err = read_header(&r, &h, &program);
 	if (!err)
@@ -341,7 +341,7 @@ int t2f_dw_line_cost(const struct dw_sections *s, uint64_t off, size_t comp_len,
 	if (!err) {
 		r.p = program;
 		count_rows(&r, &h, out);
-		err = r.bad ? -T2F_E_FORMAT : 0;
+		err = r.bad ? -T2F_ERR_FORMAT : 0;
 	}
 	free(h.dir_len);
 	return err;

@@ -82,7 +82,7 @@ int t2f_elf_module__charge(struct t2f_elf_module *m, const char *prefix, const c
 						  "bytes, over the limit of %s per file (%llu bytes "
 						  "decompressed before it)", prefix, name, more,
 						  (unsigned long long)n, limit_text(lim, sizeof(lim), max),
-						  (unsigned long long)m->decoded), -T2F_E_LIMIT);
+						  (unsigned long long)m->decoded), -T2F_ERR_LIMIT);
 	}
 	if (m->budget && !t2f_decode_budget__take(m->budget, need, &used)) {
 		m->over_budget = true;
@@ -91,7 +91,7 @@ int t2f_elf_module__charge(struct t2f_elf_module *m, const char *prefix, const c
 						  "(%llu bytes decompressed before it)", prefix, name, more,
 						  (unsigned long long)n,
 						  limit_text(lim, sizeof(lim), m->budget->run_max),
-						  (unsigned long long)used), -T2F_E_LIMIT);
+						  (unsigned long long)used), -T2F_ERR_LIMIT);
 	}
 	m->decoded += need;
 	return 0;

@@ -217,14 +217,14 @@ static inline uint64_t t2f_elf_rd64(const unsigned char *p, bool big_endian)
 #define T2F_ELF_WARN(m, ...) \
 	((m)->diag ? t2f_diag__warn((m)->diag, (m)->path, 0, __VA_ARGS__) : 0)
 /* A skipped part (one table, one section): the diag's strict-mode error when warning returned
- * one, else err. Callers treat -ENOMEM and -T2F_E_FORMAT as fatal, anything else as "skip". */
+ * one, else err. Callers treat -ENOMEM and -T2F_ERR_FORMAT as fatal, anything else as "skip". */
 static inline int t2f_elf__skip(int warned, int err)
 {
 	return warned ? warned : err;
 }
 static inline bool t2f_elf__fatal(int err)
 {
-	return err == -ENOMEM || err == -T2F_E_FORMAT;
+	return err == -ENOMEM || err == -T2F_ERR_FORMAT;
 }
 int t2f_elf__fail(const struct t2f_elf_module *m, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -246,7 +246,7 @@ const char *t2f_elf_section__name(struct t2f_elf_module *m, const struct t2f_elf
 /* The section's data as `type` (ELF_T_SYM: memory-format records; ELF_T_BYTE: raw bytes),
  * decompressed when SHF_COMPRESSED (zlib through libelf, zstd through libzstd, at most
  * T2F_ELF_DECODE_MAX bytes, counted against the module's limits first). *own receives a buffer
- * to free with the table, or NULL. 0, or -T2F_E_ELF / -T2F_E_DECOMPRESS / -T2F_E_LIMIT /
+ * to free with the table, or NULL. 0, or -T2F_ERR_ELF / -T2F_ERR_DECOMPRESS / -T2F_ERR_LIMIT /
  * -ENOMEM (warned: the caller skips the section; m->over_budget: refuses the module). */
 int t2f_elf_section__data(struct t2f_elf_module *m, const struct t2f_elf_image *im,
 			  Elf_Scn *scn, const GElf_Shdr *sh, Elf_Type type,
@@ -259,7 +259,7 @@ int t2f_elf_xz_decode(struct t2f_elf_module *m, const void *in, size_t in_size,
 /* elf_budget.c: what m may still decode (the least of its own and its run's remainders). */
 uint64_t t2f_elf_module__decode_left(const struct t2f_elf_module *m);
 /* Counts n decoded bytes of section prefix+name (n + 1 and "more than n" unless exact) against
- * m's limits, before decoding them: 0, or -T2F_E_LIMIT with m->over_budget set and a warning
+ * m's limits, before decoding them: 0, or -T2F_ERR_LIMIT with m->over_budget set and a warning
  * naming the section, the bytes and the limit passed (strict mode: the warning's error). */
 int t2f_elf_module__charge(struct t2f_elf_module *m, const char *prefix, const char *name,
 			   uint64_t n, bool exact);

@@ -131,13 +131,13 @@ static int check_header(struct t2f_elf_module *m)
 	GElf_Ehdr eh;
 
 	if (elf_kind(m->elf) != ELF_K_ELF)
-		return t2f_elf__fail(m, -T2F_E_ELF, "not an ELF file");
+		return t2f_elf__fail(m, -T2F_ERR_ELF, "not an ELF file");
 	if (!gelf_getehdr(m->elf, &eh))
-		return t2f_elf__fail(m, -T2F_E_ELF, "bad ELF header: %s", elf_errmsg(-1));
+		return t2f_elf__fail(m, -T2F_ERR_ELF, "bad ELF header: %s", elf_errmsg(-1));
 	if (eh.e_ident[EI_CLASS] != ELFCLASS32 && eh.e_ident[EI_CLASS] != ELFCLASS64)
-		return t2f_elf__fail(m, -T2F_E_ELF, "bad ELF class %u", eh.e_ident[EI_CLASS]);
+		return t2f_elf__fail(m, -T2F_ERR_ELF, "bad ELF class %u", eh.e_ident[EI_CLASS]);
 	if (eh.e_ident[EI_DATA] != ELFDATA2LSB && eh.e_ident[EI_DATA] != ELFDATA2MSB)
-		return t2f_elf__fail(m, -T2F_E_ELF, "bad ELF byte order %u", eh.e_ident[EI_DATA]);
+		return t2f_elf__fail(m, -T2F_ERR_ELF, "bad ELF byte order %u", eh.e_ident[EI_DATA]);
 	m->is64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
 	m->big_endian = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	m->machine = eh.e_machine;
@@ -146,10 +146,11 @@ static int check_header(struct t2f_elf_module *m)
 	m->flags = eh.e_flags;
 	problem = t2f_elf_headers_problem(m->elf, m->file_size);
 	if (problem)
-		return t2f_elf__fail(m, -T2F_E_ELF, "%s (%llu byte%s; %u section header%s at %llu, "
-				     "%u program header%s at %llu)", problem,
-				     (unsigned long long)m->file_size, t2f_plural(m->file_size),
-				     eh.e_shnum, t2f_plural(eh.e_shnum),
+		return t2f_elf__fail(m, -T2F_ERR_ELF,
+				     "%s (%llu byte%s; %u section header%s at %llu, "
+				     "%u program header%s at %llu)",
+				     problem, (unsigned long long)m->file_size,
+				     t2f_plural(m->file_size), eh.e_shnum, t2f_plural(eh.e_shnum),
 				     (unsigned long long)eh.e_shoff, eh.e_phnum,
 				     t2f_plural(eh.e_phnum), (unsigned long long)eh.e_phoff);
 	return 0;
@@ -162,9 +163,9 @@ static int not_elf(struct t2f_elf_module *m, int fd)
 	unsigned char id[EI_NIDENT];
 
 	if (pread(fd, id, sizeof(id), 0) == (ssize_t)sizeof(id) && memcmp(id, ELFMAG, SELFMAG) == 0)
-		return t2f_elf__fail(m, -T2F_E_ELF, "unsupported ELF class %u or byte order %u",
+		return t2f_elf__fail(m, -T2F_ERR_ELF, "unsupported ELF class %u or byte order %u",
 				     id[EI_CLASS], id[EI_DATA]);
-	return t2f_elf__fail(m, -T2F_E_ELF, "not an ELF file");
+	return t2f_elf__fail(m, -T2F_ERR_ELF, "not an ELF file");
 }
 
 /* A regular file opened without blocking (formats/side_file.h) + elf_begin; afterwards libelf
@@ -173,13 +174,13 @@ static int open_elf(struct t2f_elf_module *m)
 {
 	int fd, err = t2f_side_file__open(m->path, &fd, &m->file_size);
 
-	if (err == -T2F_E_NOT_FILE || err == -EISDIR)
+	if (err == -T2F_ERR_NOT_FILE || err == -EISDIR)
 		return t2f_elf__fail(m, err, "not a regular file");
 	if (err)
 		return t2f_elf__fail(m, err, "cannot open: %s", t2f_strerror(err));
 	m->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!m->elf) {
-		err = t2f_elf__fail(m, -T2F_E_ELF, "libelf cannot read it: %s", elf_errmsg(-1));
+		err = t2f_elf__fail(m, -T2F_ERR_ELF, "libelf cannot read it: %s", elf_errmsg(-1));
 		goto out;
 	}
 	if (elf_kind(m->elf) != ELF_K_ELF)
@@ -198,8 +199,8 @@ int t2f_elf_module__open(const char *path, struct t2f_diag *d, struct t2f_elf_mo
 
 	*out = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return d ? t2f_diag__error(d, -T2F_E_ELF, path, 0, "libelf: %s", elf_errmsg(-1))
-			 : -T2F_E_ELF;
+		return d ? t2f_diag__error(d, -T2F_ERR_ELF, path, 0, "libelf: %s", elf_errmsg(-1))
+			 : -T2F_ERR_ELF;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;

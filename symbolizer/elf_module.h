@@ -29,7 +29,7 @@
  * Names are raw (mangled) and decoded lazily: nothing is copied until a lookup hits.
  *
  * Files: only a regular file is opened, without blocking (formats/side_file.h): a FIFO, device
- * or socket is -T2F_E_NOT_FILE (a directory -EISDIR), never opened or waited on.
+ * or socket is -T2F_ERR_NOT_FILE (a directory -EISDIR), never opened or waited on.
  *
  * Decompression limits: a compressed symbol or string table (SHF_COMPRESSED: zlib, zstd) and
  * the MiniDebugInfo image (xz) are decoded into memory, and a few KB of file can claim
@@ -40,13 +40,13 @@
  * states them; an xz image stops at what is left). A module that would pass either limit is
  * refused whole: one warning names the file, the section and the bytes, what was decoded is
  * freed (zlib sections of the file itself, which libelf holds, with the module), it has no
- * symbols (__over_budget tells why) and __lookup / __each_symbol give -T2F_E_LIMIT. Every byte
+ * symbols (__over_budget tells why) and __lookup / __each_symbol give -T2F_ERR_LIMIT. Every byte
  * decoded counts, also those of a module refused later, so the limits bound a run's decoding
  * time as well as its memory. Real files decode far less: objcopy and ld compress only .debug_*
  * sections, MiniDebugInfo images hold a few KB to a few MB, and the largest symbol tables
  * measured (node: 17 MB of .symtab + .strtab) would fit 7 times.
  *
- * Errors: -errno (open/read), -T2F_E_ELF (not an ELF file, broken headers, offsets or counts
+ * Errors: -errno (open/read), -T2F_ERR_ELF (not an ELF file, broken headers, offsets or counts
  * outside the file; extended numbering, e_shnum 0 / PN_XNUM / SHN_XINDEX, is read from section 0
  * and checked the same way), each with a message in the diag naming the file. A note region that
  * overlaps the section or program headers gives no build-id (warned). A corrupt symbol table is

@@ -21,7 +21,8 @@ int t2f_elf_module__read_loads(struct t2f_elf_module *m)
 	GElf_Phdr ph;
 
 	if (elf_getphdrnum(m->elf, &phnum))
-		return t2f_elf__fail(m, -T2F_E_ELF, "bad program header count: %s", elf_errmsg(-1));
+		return t2f_elf__fail(m, -T2F_ERR_ELF, "bad program header count: %s",
+				     elf_errmsg(-1));
 	if (!phnum)
 		return 0;
 	m->loads = calloc(phnum, sizeof(*m->loads));
@@ -29,12 +30,12 @@ int t2f_elf_module__read_loads(struct t2f_elf_module *m)
 		return -ENOMEM;
 	for (size_t i = 0; i < phnum; i++) {
 		if (!gelf_getphdr(m->elf, (int)i, &ph))
-			return t2f_elf__fail(m, -T2F_E_ELF, "bad program header %zu: %s", i,
+			return t2f_elf__fail(m, -T2F_ERR_ELF, "bad program header %zu: %s", i,
 					     elf_errmsg(-1));
 		if (ph.p_type != PT_LOAD)
 			continue;
 		if (!t2f_elf_in_image(ph.p_offset, ph.p_filesz, m->file_size))
-			return t2f_elf__fail(m, -T2F_E_ELF,
+			return t2f_elf__fail(m, -T2F_ERR_ELF,
 					     "PT_LOAD %zu (offset %#llx, %llu bytes) is outside the file",
 					     i, (unsigned long long)ph.p_offset,
 					     (unsigned long long)ph.p_filesz);
@@ -116,7 +117,8 @@ static int scan_region(struct t2f_elf_module *m, uint64_t off, uint64_t size, ui
 	if (size == 0)
 		return 0;
 	if (!t2f_elf_in_image(off, size, m->file_size))
-		return t2f_elf__fail(m, -T2F_E_ELF, "note at offset %#llx (%llu bytes) is outside the file",
+		return t2f_elf__fail(m, -T2F_ERR_ELF,
+				     "note at offset %#llx (%llu bytes) is outside the file",
 				     (unsigned long long)off, (unsigned long long)size);
 	if (size > T2F_ELF_NOTE_MAX)
 		return T2F_ELF_WARN(m, "note of %llu bytes refused (over 64 KiB)",
@@ -127,7 +129,7 @@ static int scan_region(struct t2f_elf_module *m, uint64_t off, uint64_t size, ui
 				    (unsigned long long)size);
 	d = elf_getdata_rawchunk(m->elf, (int64_t)off, (size_t)size, ELF_T_BYTE);
 	if (!d || !d->d_buf)
-		return t2f_elf__fail(m, -T2F_E_ELF, "cannot read a note: %s", elf_errmsg(-1));
+		return t2f_elf__fail(m, -T2F_ERR_ELF, "cannot read a note: %s", elf_errmsg(-1));
 	return scan_notes(m, d->d_buf, d->d_size, align == 8 ? 8 : 4);
 }
 
@@ -142,7 +144,8 @@ int t2f_elf_module__read_build_id(struct t2f_elf_module *m)
 
 	while (!err && !m->build_id_len && (scn = elf_nextscn(m->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
-			return t2f_elf__fail(m, -T2F_E_ELF, "bad section header: %s", elf_errmsg(-1));
+			return t2f_elf__fail(m, -T2F_ERR_ELF, "bad section header: %s",
+					     elf_errmsg(-1));
 		if (sh.sh_type != SHT_NOTE || (sh.sh_flags & SHF_COMPRESSED))
 			continue;
 		notes = true;
@@ -153,7 +156,7 @@ int t2f_elf_module__read_build_id(struct t2f_elf_module *m)
 		return err;
 	for (size_t i = 0; !err && !m->build_id_len && i < phnum; i++) {
 		if (!gelf_getphdr(m->elf, (int)i, &ph))
-			return t2f_elf__fail(m, -T2F_E_ELF, "bad program header %zu", i);
+			return t2f_elf__fail(m, -T2F_ERR_ELF, "bad program header %zu", i);
 		if (ph.p_type == PT_NOTE)
 			err = scan_region(m, ph.p_offset, ph.p_filesz, ph.p_align);
 	}
@@ -196,20 +199,21 @@ int t2f_elf_module__read_debuglink(struct t2f_elf_module *m)
 
 	while ((scn = elf_nextscn(m->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
-			return t2f_elf__fail(m, -T2F_E_ELF, "bad section header: %s", elf_errmsg(-1));
+			return t2f_elf__fail(m, -T2F_ERR_ELF, "bad section header: %s",
+					     elf_errmsg(-1));
 		if (sh.sh_type != SHT_PROGBITS)
 			continue;
 		name = t2f_elf_section__name(m, &im, &sh);
 		if (!name || strcmp(name, ".gnu_debuglink") != 0)
 			continue;
 		if (!t2f_elf_in_image(sh.sh_offset, sh.sh_size, m->file_size))
-			return t2f_elf__fail(m, -T2F_E_ELF, ".gnu_debuglink is outside the file");
+			return t2f_elf__fail(m, -T2F_ERR_ELF, ".gnu_debuglink is outside the file");
 		if (sh.sh_size == 0 || sh.sh_size > T2F_ELF_NOTE_MAX)
 			return T2F_ELF_WARN(m, ".gnu_debuglink of %llu bytes refused",
 					    (unsigned long long)sh.sh_size);
 		d = elf_getdata_rawchunk(m->elf, (int64_t)sh.sh_offset, sh.sh_size, ELF_T_BYTE);
 		if (!d || !d->d_buf)
-			return t2f_elf__fail(m, -T2F_E_ELF, "cannot read .gnu_debuglink: %s",
+			return t2f_elf__fail(m, -T2F_ERR_ELF, "cannot read .gnu_debuglink: %s",
 					     elf_errmsg(-1));
 		return parse_debuglink(m, d->d_buf, d->d_size);
 	}

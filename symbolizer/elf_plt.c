@@ -162,16 +162,16 @@ static int open_input(struct t2f_elf_module *m, const struct plt_arch *a,
 	if (s->rel.sh_entsize != want || s->rel.sh_size % want ||
 	    !t2f_elf_in_image(s->rel.sh_offset, s->rel.sh_size, m->file_size))
 		return t2f_elf__skip(T2F_ELF_WARN(m, "PLT relocations: bad entry size or bounds, "
-						  "PLT stubs left unnamed"), -T2F_E_ELF);
+						  "PLT stubs left unnamed"), -T2F_ERR_ELF);
 	in->dynsym = linked_table(m, s->rel.sh_link);
 	if (!in->dynsym || !in->dynsym->dynamic)
 		return t2f_elf__skip(T2F_ELF_WARN(m, "PLT relocations: sh_link is not a loaded "
 						  "dynamic symbol table, PLT stubs left unnamed"),
-				     -T2F_E_ELF);
+				     -T2F_ERR_ELF);
 	d = elf_getdata_rawchunk(m->elf, (int64_t)s->rel.sh_offset, s->rel.sh_size, ELF_T_BYTE);
 	if (!d || !d->d_buf || d->d_size != s->rel.sh_size)
 		return t2f_elf__skip(T2F_ELF_WARN(m, "PLT relocations unreadable: %s",
-						  elf_errmsg(-1)), -T2F_E_ELF);
+						  elf_errmsg(-1)), -T2F_ERR_ELF);
 	in->raw = d->d_buf;
 	in->entsize = want;
 	in->count = s->rel.sh_size / want;
@@ -232,7 +232,7 @@ static const char *sym_name(const struct t2f_elf_table *t, uint32_t sym, size_t 
 }
 
 /* Checks every named relocation's symbol and sums the names' bytes (with "@plt" and NUL):
- * 0, or -T2F_E_ELF for a symbol index outside the table or a name outside its strings. */
+ * 0, or -T2F_ERR_ELF for a symbol index outside the table or a name outside its strings. */
 static int measure(const struct t2f_elf_module *m, const struct plt_arch *a,
 		   const struct plt_input *in, uint64_t first, size_t *n, size_t *bytes)
 {
@@ -246,13 +246,13 @@ static int measure(const struct t2f_elf_module *m, const struct plt_arch *a,
 		if (stub_of(m, a, in, first, &r, i) < 0)
 			continue;
 		if (r.sym >= in->dynsym->count || !sym_name(in->dynsym, r.sym, &len))
-			return -T2F_E_ELF;
+			return -T2F_ERR_ELF;
 		if (len > T2F_ELF_DECODE_MAX || *bytes > T2F_ELF_DECODE_MAX)
-			return -T2F_E_LIMIT;
+			return -T2F_ERR_LIMIT;
 		*bytes += len + PLT_SUFFIX_LEN + 1;
 		(*n)++;
 	}
-	return *bytes > UINT32_MAX ? -T2F_E_LIMIT : 0;
+	return *bytes > UINT32_MAX ? -T2F_ERR_LIMIT : 0;
 }
 
 /* By address, then in relocation order (the names are written in it): perf's rules put every

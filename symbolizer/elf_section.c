@@ -63,7 +63,7 @@ static int to_mem_syms(struct t2f_elf_module *m, Elf *e, const void *raw, size_t
 	if (!gelf_xlatetom(e, &dst, &src, image_big_endian(e) ? ELFDATA2MSB : ELFDATA2LSB)) {
 		free(dst.d_buf);
 		return t2f_elf__skip(T2F_ELF_WARN(m, "cannot convert a symbol table: %s",
-						  elf_errmsg(-1)), -T2F_E_ELF);
+						  elf_errmsg(-1)), -T2F_ERR_ELF);
 	}
 	*own = dst.d_buf;
 	*buf = dst.d_buf;
@@ -86,7 +86,7 @@ static int zstd_decode(struct t2f_elf_module *m, const char *name, const unsigne
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s: corrupt zstd section (%s)", name,
 						  ZSTD_isError(got) ? ZSTD_getErrorName(got)
 								    : "wrong size"),
-				     -T2F_E_DECOMPRESS);
+				     -T2F_ERR_DECOMPRESS);
 	}
 	*out = buf;
 	return 0;
@@ -100,7 +100,7 @@ static int zlib_data(struct t2f_elf_module *m, const char *name, Elf_Scn *scn, u
 
 	if (elf_compress(scn, 0, 0) < 0 || !(d = elf_getdata(scn, NULL)) || d->d_size != want) {
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s: cannot inflate the zlib section: %s",
-						  name, elf_errmsg(-1)), -T2F_E_DECOMPRESS);
+						  name, elf_errmsg(-1)), -T2F_ERR_DECOMPRESS);
 	}
 	*out = d;
 	return 0;
@@ -122,17 +122,17 @@ static int compressed_data(struct t2f_elf_module *m, const struct t2f_elf_image 
 
 	if (!raw || !raw->d_buf || raw->d_size < hsize)
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s: bad compression header", name),
-				     -T2F_E_ELF);
+				     -T2F_ERR_ELF);
 	p = raw->d_buf;
 	ch_type = t2f_elf_rd32(p, be);
 	want = is64 ? t2f_elf_rd64(p + 8, be) : t2f_elf_rd32(p + 4, be);
 	if (want > T2F_ELF_DECODE_MAX)
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s: decompressed size %llu refused (over %u MiB)",
 						  name, (unsigned long long)want,
-						  T2F_ELF_DECODE_MAX >> 20), -T2F_E_LIMIT);
+						  T2F_ELF_DECODE_MAX >> 20), -T2F_ERR_LIMIT);
 	if (ch_type != ELFCOMPRESS_ZLIB && ch_type != ELFCOMPRESS_ZSTD)
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s: unknown compression type %u", name,
-						  ch_type), -T2F_E_UNSUPPORTED);
+						  ch_type), -T2F_ERR_UNSUPPORTED);
 	err = t2f_elf_module__charge(m, im->prefix, name, want, true);
 	if (err)
 		return err;
@@ -176,7 +176,7 @@ int t2f_elf_section__data(struct t2f_elf_module *m, const struct t2f_elf_image *
 	if (!t2f_elf_in_image(sh->sh_offset, sh->sh_size, im->size))
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: offset %#llx + %llu bytes is outside the file",
 						  im->prefix, name, (unsigned long long)sh->sh_offset,
-						  (unsigned long long)sh->sh_size), -T2F_E_ELF);
+						  (unsigned long long)sh->sh_size), -T2F_ERR_ELF);
 	if (sh->sh_flags & SHF_COMPRESSED)
 		return compressed_data(m, im, scn, name, type, buf, size, own);
 	d = type == ELF_T_SYM && sh->sh_type == SHT_SUNW_LDYNSYM ? NULL : elf_getdata(scn, NULL);
@@ -184,7 +184,7 @@ int t2f_elf_section__data(struct t2f_elf_module *m, const struct t2f_elf_image *
 		d = elf_getdata_rawchunk(im->elf, (int64_t)sh->sh_offset, sh->sh_size, type);
 	if (!d)
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: cannot read: %s", im->prefix, name,
-						  elf_errmsg(-1)), -T2F_E_ELF);
+						  elf_errmsg(-1)), -T2F_ERR_ELF);
 	*buf = d->d_buf;
 	*size = d->d_buf ? d->d_size : 0;
 	return 0;
@@ -205,10 +205,10 @@ static int xz_result(struct t2f_elf_module *m, lzma_ret r, uint64_t got, size_t 
 		return err;
 	if (got > limit)
 		return t2f_elf__skip(T2F_ELF_WARN(m, ".gnu_debugdata: image over %u MiB refused",
-						  T2F_ELF_DECODE_MAX >> 20), -T2F_E_LIMIT);
+						  T2F_ELF_DECODE_MAX >> 20), -T2F_ERR_LIMIT);
 	if (r != LZMA_STREAM_END)
 		return t2f_elf__skip(T2F_ELF_WARN(m, ".gnu_debugdata: corrupt xz stream (lzma error %d)",
-						  (int)r), -T2F_E_DECOMPRESS);
+						  (int)r), -T2F_ERR_DECOMPRESS);
 	return 0;
 }
 

@@ -10,7 +10,7 @@
  * (entry size, string table: not SHT_STRTAB, overlapping the records, not NUL-terminated;
  * bounds, decoding) is warned about and skipped; the others count. A module whose compressed
  * tables and MiniDebugInfo image would pass a decompression limit (elf_budget.c) is refused:
- * the tables read so far are freed and the error (-T2F_E_LIMIT) sticks.
+ * the tables read so far are freed and the error (-T2F_ERR_LIMIT) sticks.
  * The records and strings stay where libelf keeps them: nothing is copied per symbol.
  */
 #include "symbolizer/elf_internal.h"
@@ -42,16 +42,16 @@ static int load_strings(struct t2f_elf_module *m, const struct t2f_elf_image *im
 
 	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB || link == 0)
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: sh_link %u is not a string table",
-						  im->prefix, name, link), -T2F_E_ELF);
+						  im->prefix, name, link), -T2F_ERR_ELF);
 	if (t2f_elf_in_image(sh.sh_offset, sh.sh_size, im->size) && sections_overlap(symsh, &sh))
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: its string table (section %u) overlaps it",
-						  im->prefix, name, link), -T2F_E_ELF);
+						  im->prefix, name, link), -T2F_ERR_ELF);
 	err = t2f_elf_section__data(m, im, scn, &sh, ELF_T_BYTE, &buf, &size, &t->own_strs);
 	if (err)
 		return err;
 	if (!size || ((const char *)buf)[size - 1] != '\0')
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: its string table does not end in NUL",
-						  im->prefix, name), -T2F_E_ELF);
+						  im->prefix, name), -T2F_ERR_ELF);
 	t->strs = buf;
 	t->str_size = size;
 	return 0;
@@ -99,16 +99,16 @@ static int add_table(struct t2f_elf_module *m, const struct t2f_elf_image *im, E
 		return 0;
 	if (m->n_tables == T2F_ELF_MAX_TABLES)
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: more than 8 symbol tables, ignored",
-						  im->prefix, name), -T2F_E_LIMIT);
+						  im->prefix, name), -T2F_ERR_LIMIT);
 	if (!entsize || sh->sh_entsize != entsize)
 		return t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: entry size %llu, expected %zu",
 						  im->prefix, name,
 						  (unsigned long long)sh->sh_entsize, entsize),
-				     -T2F_E_ELF);
+				     -T2F_ERR_ELF);
 	err = t2f_elf_section__data(m, im, scn, sh, ELF_T_SYM, &buf, &size, &t->own_syms);
 	if (!err && size / entsize >= T2F_ELF_MAX_SYMS)
 		err = t2f_elf__skip(T2F_ELF_WARN(m, "%s%s: %zu symbols refused (too many)",
-						 im->prefix, name, size / entsize), -T2F_E_LIMIT);
+						 im->prefix, name, size / entsize), -T2F_ERR_LIMIT);
 	if (!err)
 		err = load_strings(m, im, name, sh, t);
 	if (!err)
@@ -157,7 +157,7 @@ static int load_debugdata_image(struct t2f_elf_module *m, size_t size)
 	if (im.elf && elf_kind(im.elf) == ELF_K_ELF)
 		problem = t2f_elf_headers_problem(im.elf, size);
 	if (problem)
-		return t2f_elf__skip(T2F_ELF_WARN(m, ".gnu_debugdata: %s", problem), -T2F_E_ELF);
+		return t2f_elf__skip(T2F_ELF_WARN(m, ".gnu_debugdata: %s", problem), -T2F_ERR_ELF);
 	return load_image(m, &im);
 }
 
@@ -192,10 +192,10 @@ static int load_image(struct t2f_elf_module *m, const struct t2f_elf_image *im)
 	while ((scn = elf_nextscn(im->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh)) {
 			if (outer)
-				return t2f_elf__fail(m, -T2F_E_ELF, "bad section header %zu: %s",
+				return t2f_elf__fail(m, -T2F_ERR_ELF, "bad section header %zu: %s",
 						     elf_ndxscn(scn), elf_errmsg(-1));
 			return t2f_elf__skip(T2F_ELF_WARN(m, ".gnu_debugdata: bad section header"),
-					     -T2F_E_ELF);
+					     -T2F_ERR_ELF);
 		}
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM ||
 		    sh.sh_type == SHT_SUNW_LDYNSYM) {
@@ -210,7 +210,7 @@ static int load_image(struct t2f_elf_module *m, const struct t2f_elf_image *im)
 		if (t2f_elf__fatal(err))
 			return err;
 		if (m->over_budget)
-			return -T2F_E_LIMIT;
+			return -T2F_ERR_LIMIT;
 	}
 	return 0;
 }

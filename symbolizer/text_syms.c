@@ -334,10 +334,10 @@ static int t2f_ts_build(struct t2f_ts_parse *ps, struct t2f_text_syms *s)
 static int t2f_ts_check_kallsyms(const struct t2f_ts_parse *ps)
 {
 	if (ps->n == 0)
-		return t2f_diag__error(ps->d, -T2F_E_FORMAT, ps->file, 0,
+		return t2f_diag__error(ps->d, -T2F_ERR_FORMAT, ps->file, 0,
 				       "no text symbol (lines \"ADDRESS T NAME\"): not a kallsyms file");
 	if (ps->nonzero == 0)
-		return t2f_diag__error(ps->d, -T2F_E_FORMAT, ps->file, 0,
+		return t2f_diag__error(ps->d, -T2F_ERR_FORMAT, ps->file, 0,
 				       "every address is 0: kernel.kptr_restrict hid them from the "
 				       "reader that copied this file; copy /proc/kallsyms as root on "
 				       "the recording machine (or with kptr_restrict=0)");
@@ -379,7 +379,7 @@ int t2f_text_syms__parse(enum t2f_text_syms_format fmt, const char *file, const 
 
 	*out = NULL;
 	if (len > T2F_TEXT_SYMS_MAX_BYTES)
-		return t2f_diag__error(d, -T2F_E_LIMIT, file, 0, "larger than %zu bytes",
+		return t2f_diag__error(d, -T2F_ERR_LIMIT, file, 0, "larger than %zu bytes",
 				       T2F_TEXT_SYMS_MAX_BYTES);
 	copy = malloc(len + 1);
 	if (!copy)
@@ -403,7 +403,7 @@ int t2f_text_syms__from_read(enum t2f_text_syms_format fmt, const char *path, in
 			     char *text, size_t len, struct t2f_diag *d, struct t2f_text_syms **out)
 {
 	*out = NULL;
-	if (err == -T2F_E_LIMIT)
+	if (err == -T2F_ERR_LIMIT)
 		return t2f_diag__error(d, err, path, 0, "larger than %zu bytes",
 				       T2F_TEXT_SYMS_MAX_BYTES);
 	if (err)

@@ -21,7 +21,7 @@
  * Lines that fit neither form are skipped with a warning "FILE:LINE: ..." (rate-limited through
  * the diag; in strict mode the first one is the error) and counted.
  *
- * Memory: the file is read whole (at most T2F_TEXT_SYMS_MAX_BYTES; larger is -T2F_E_LIMIT) and
+ * Memory: the file is read whole (at most T2F_TEXT_SYMS_MAX_BYTES; larger is -T2F_ERR_LIMIT) and
  * the table is at most two entries per line. Names longer than T2F_TEXT_SYMS_MAX_NAME are skipped
  * as bad lines.
  *
@@ -56,9 +56,9 @@ struct t2f_text_sym {
 struct t2f_text_syms;
 
 /* Reads file `path` in format fmt into *out. 0; -errno when it cannot be opened or read;
- * -T2F_E_NOT_FILE (-EISDIR) when it is not a regular file (formats/side_file.h: a FIFO never
- * blocks, a link to /dev/zero is refused unread); -T2F_E_LIMIT when it is larger than
- * T2F_TEXT_SYMS_MAX_BYTES; -T2F_E_FORMAT for a kallsyms
+ * -T2F_ERR_NOT_FILE (-EISDIR) when it is not a regular file (formats/side_file.h: a FIFO never
+ * blocks, a link to /dev/zero is refused unread); -T2F_ERR_LIMIT when it is larger than
+ * T2F_TEXT_SYMS_MAX_BYTES; -T2F_ERR_FORMAT for a kallsyms
  * file with no text symbol, or with every address 0, or (strict mode) a bad line; -ENOMEM.
  * Every error is recorded in d with the file name (and line). */
 int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct t2f_diag *d,

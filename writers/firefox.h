@@ -27,7 +27,7 @@
  * Deterministic: the bytes do not depend on threads or timing.
  *
  * Returns 0, -ENOMEM, -EINVAL (event out of range, or a profile without a sample log),
- * -T2F_E_LIMIT or -EIO (deflate failed); write errors surface in t2f_out__finish(), the caller's.
+ * -T2F_ERR_LIMIT or -EIO (deflate failed); write errors surface in t2f_out__finish(), the caller's.
  * Reads the profile only. Not thread safe (one call per profile at a time).
  */
 #ifndef T2F_FIREFOX_H

@@ -74,11 +74,11 @@ struct ff_tables {
 };
 
 /* Builds every table from the cells of `event` (only the nodes, frames and modules they use).
- * 0, -ENOMEM or -T2F_E_LIMIT; call ff_tables__free() after any result. */
+ * 0, -ENOMEM or -T2F_ERR_LIMIT; call ff_tables__free() after any result. */
 int ff_tables__build(struct ff_tables *t, const struct t2f_profile *p, t2f_event_id event,
 		     const struct t2f_frame_name_opts *names);
 void ff_tables__free(struct ff_tables *t);
-/* The stringArray index of s[0..len), added when new. 0, -ENOMEM or -T2F_E_LIMIT. */
+/* The stringArray index of s[0..len), added when new. 0, -ENOMEM or -T2F_ERR_LIMIT. */
 int ff_tables__str(struct ff_tables *t, const char *s, size_t len, uint32_t *idx);
 /* The category of a frame kind; FF_CAT__COUNT for an inlined frame (null: its holder's). */
 enum ff_category ff_category_of(enum t2f_frame_kind kind);

@@ -53,7 +53,7 @@ static int ff_room(void **rows, uint32_t n, uint32_t *cap, size_t size)
 	if (n < *cap)
 		return 0;
 	if (n == UINT32_MAX - 1)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	c = *cap ? (*cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : *cap * 2) : 64;
 	p = realloc(*rows, (size_t)c * size);
 	if (!p)
@@ -104,7 +104,7 @@ static int ff_lib(struct ff_tables *t, t2f_str_id path, uint32_t *cap, int32_t *
 	if (err)
 		return err;
 	if (t->nlibs >= INT32_MAX)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	t->libs[t->nlibs] = (struct ff_lib){ .path = path, .name = name };
 	err = t2f_hashmap__insert(t->lib_map, h, t->nlibs + 1);
 	if (!err)
@@ -143,7 +143,7 @@ static int ff_source(struct ff_tables *t, t2f_str_id file, uint32_t *cap, int32_
 	if (err)
 		return err;
 	if (t->nsources >= INT32_MAX)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	t->sources[t->nsources] = name;
 	err = t2f_hashmap__insert(t->source_map, h, t->nsources + 1);
 	if (!err)

@@ -93,7 +93,7 @@ int t2f_heatmap__check(const struct t2f_profile *p, const struct t2f_heatmap_opt
 			 "has one (folded stacks carry no times; perf.data, perf script text with "
 			 "its time field and .nettrace do)", *name ? " of event '" : "", name,
 			 *name ? "'" : "");
-		return -T2F_E_UNSUPPORTED;
+		return -T2F_ERR_UNSUPPORTED;
 	}
 	columns = last / PER_SEC - first / PER_SEC + 1;
 	if (columns > T2F_HEATMAP_MAX_COLUMNS) {
@@ -101,7 +101,7 @@ int t2f_heatmap__check(const struct t2f_profile *p, const struct t2f_heatmap_opt
 			 PRIu64 " s): a heat map draws at most %u, a column each; draw a part of "
 			 "them with --time START,STOP (seconds)", columns, first / PER_SEC,
 			 last / PER_SEC, T2F_HEATMAP_MAX_COLUMNS);
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	}
 	return 0;
 }

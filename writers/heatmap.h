@@ -17,8 +17,8 @@
  * escaped; nothing else from the input is shown.
  *
  * t2f_heatmap__check says what write would refuse, as a message for the user: no histogram or
- * no timed sample of the event (-T2F_E_UNSUPPORTED: folded stacks have no times), rows that do
- * not divide 100 (-EINVAL), more than T2F_HEATMAP_MAX_COLUMNS seconds (-T2F_E_LIMIT: the output
+ * no timed sample of the event (-T2F_ERR_UNSUPPORTED: folded stacks have no times), rows that do
+ * not divide 100 (-EINVAL), more than T2F_HEATMAP_MAX_COLUMNS seconds (-T2F_ERR_LIMIT: the output
  * would be too wide; --time cuts a part). write returns 0, those errors, or -ENOMEM; write
  * errors surface in t2f_out__finish(). Reads the profile only.
  */

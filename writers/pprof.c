@@ -173,7 +173,7 @@ static int group_cells(struct pp_groups *gs)
 
 		if (!g) {
 			if (n >= UINT32_MAX - 1) {
-				err = -T2F_E_LIMIT;
+				err = -T2F_ERR_LIMIT;
 				break;
 			}
 			gs->group[n++] = q.key;

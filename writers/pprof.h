@@ -35,7 +35,7 @@
  * The protobuf is gzip-compressed at a fixed level (igzip's when libisal.so.2 opens, else
  * zlib's) with a zeroed header mtime, so equal profiles give equal bytes with one engine.
  *
- * Returns 0, -ENOMEM, -EINVAL (event out of range) or -T2F_E_LIMIT (an id space is full); write
+ * Returns 0, -ENOMEM, -EINVAL (event out of range) or -T2F_ERR_LIMIT (an id space is full); write
  * errors surface in t2f_out__finish(), the caller's. Reads the profile only. Threads: the call
  * starts its own (grouping the samples beside the tables, deflating two blocks at a time) and
  * joins them before it returns; without them it does the same work on the caller's thread.

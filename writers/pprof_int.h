@@ -68,13 +68,13 @@ struct t2f_pprof_tables {
 };
 
 /* Builds every table from the profile's cells (only the nodes, frames and modules they use).
- * `names` is the frame naming (full style). 0, -ENOMEM or -T2F_E_LIMIT; call
+ * `names` is the frame naming (full style). 0, -ENOMEM or -T2F_ERR_LIMIT; call
  * t2f_pprof_tables__free() after any result. */
 int t2f_pprof_tables__build(struct t2f_pprof_tables *t, const struct t2f_profile *p,
 			    const struct t2f_frame_name_opts *names);
 void t2f_pprof_tables__free(struct t2f_pprof_tables *t);
 /* The pprof string index of s[0..len) (0 for ""), adding it when new. 0, -ENOMEM or
- * -T2F_E_LIMIT. */
+ * -T2F_ERR_LIMIT. */
 int t2f_pprof_tables__str(struct t2f_pprof_tables *t, const char *s, size_t len, uint32_t *idx);
 
 /* Output stage: raw bytes, or gzip (fixed level, mtime 0), into out. gzip deflates each

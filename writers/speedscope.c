@@ -917,7 +917,7 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 	s.threads = o->threads > 1 ? o->threads : 1;
 	s.thread_count = t2f_profile__thread_count(p);
 	if ((s.use_log ? t2f_profile__sample_log_count(p) : t2f_profile__cell_count(p)) > UINT32_MAX)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 
 	err = ss_alloc(&s);
 	if (err)

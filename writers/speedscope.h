@@ -16,7 +16,7 @@
  * Streams its output: memory is bounded by the frames, the used stacks and the samples' order
  * (4 bytes a sample). The output does not depend on `threads`.
  *
- * Returns 0, -ENOMEM, -EINVAL (event out of range) or -T2F_E_LIMIT (over 2^32 samples); write
+ * Returns 0, -ENOMEM, -EINVAL (event out of range) or -T2F_ERR_LIMIT (over 2^32 samples); write
  * errors surface in t2f_out__finish(), the caller's. Reads the profile only.
  */
 #ifndef T2F_SPEEDSCOPE_H

@@ -50,7 +50,7 @@ struct svg_tree {
 };
 
 /* Builds the merged tree of event `ev` (weights per o). 0, -ENOMEM, -EINVAL (flame chart
- * without a sample log), -T2F_E_LIMIT (over 2^32 nodes). *out is freed by svg_tree__free even on
+ * without a sample log), -T2F_ERR_LIMIT (over 2^32 nodes). *out is freed by svg_tree__free even on
  * failure. */
 int svg_tree__build(const struct t2f_profile *p, const struct t2f_svg_opts *o, t2f_event_id ev,
 		    struct svg_tree *out);

@@ -134,7 +134,7 @@ static int add_node(struct svg_tree *t, uint32_t parent, uint32_t name, t2f_fram
 	struct svg_node *n;
 
 	if (t->count == UINT32_MAX)
-		return -T2F_E_LIMIT;
+		return -T2F_ERR_LIMIT;
 	if (t->count == t->cap) {
 		size_t cap = t->cap;
 		int err = t2f_grow((void **)&t->nodes, &cap, t->count, 1, sizeof(*t->nodes), 1024,

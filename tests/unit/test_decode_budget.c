@@ -213,7 +213,7 @@ static void test_minidebuginfo(void **state)
 }
 
 /* No budget: the default per-file limit. The 2 GiB bomb's first 256 MiB table is refused once
- * its image is decoded; lookups and the listing give -T2F_E_LIMIT; a small bomb loads. */
+ * its image is decoded; lookups and the listing give -T2F_ERR_LIMIT; a small bomb loads. */
 static void test_default_limit(void **state)
 {
 	struct t2f_elf_module *m;
@@ -227,7 +227,7 @@ static void test_default_limit(void **state)
 	m = open_ok("bomb/debugdata-8x256m", &s);
 	assert_false(t2f_elf_module__has_symbols(m));
 	assert_true(t2f_elf_module__over_budget(m));
-	assert_int_equal(t2f_elf_module__lookup(m, F_ADDR, &out), -T2F_E_LIMIT);
+	assert_int_equal(t2f_elf_module__lookup(m, F_ADDR, &out), -T2F_ERR_LIMIT);
 	snprintf(line, sizeof(line), "%s: symbols refused: .gnu_debugdata:.symtab decompresses to "
 		 "268435456 bytes, over the limit of 128 MiB per file (",
 		 fx_path("bomb/debugdata-8x256m"));
@@ -265,11 +265,11 @@ static void test_shared_budget(void **state)
 	assert_int_equal(t2f_elf_module__lookup(a, F_ADDR, &out), 1);
 	assert_int_equal(atomic_load(&budget.used), 3 * MIB);
 	t2f_elf_module__set_budget(b, &budget);
-	assert_int_equal(t2f_elf_module__lookup(b, F_ADDR, &out), -T2F_E_LIMIT);
+	assert_int_equal(t2f_elf_module__lookup(b, F_ADDR, &out), -T2F_ERR_LIMIT);
 	assert_true(t2f_elf_module__over_budget(b));
 	t2f_decode_budget__init(&budget, 0, 0);
 	t2f_elf_module__set_budget(b, &budget);  /* read already: stays refused */
-	assert_int_equal(t2f_elf_module__lookup(b, F_ADDR, &out), -T2F_E_LIMIT);
+	assert_int_equal(t2f_elf_module__lookup(b, F_ADDR, &out), -T2F_ERR_LIMIT);
 	assert_int_equal(refusals(&s), 1);
 	t2f_elf_module__free(a);
 	t2f_elf_module__free(b);

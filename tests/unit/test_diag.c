@@ -27,13 +27,13 @@ static void sink_open(struct sink *s)
 static void test_strerror_own_codes(void **state)
 {
 	(void)state;
-	assert_string_equal(t2f_strerror(-T2F_E_FORMAT), "malformed input");
-	assert_string_equal(t2f_strerror(-T2F_E_TRUNCATED), "truncated input");
-	assert_string_equal(t2f_strerror(-T2F_E_UNSUPPORTED), "unsupported input feature");
-	assert_string_equal(t2f_strerror(-T2F_E_ELF), "ELF error");
-	assert_string_equal(t2f_strerror(-T2F_E_BUILDID), "build-id mismatch");
-	assert_string_equal(t2f_strerror(-T2F_E_LIMIT), "resource limit reached");
-	assert_string_equal(t2f_strerror(-T2F_E_DECOMPRESS), "corrupt compressed stream");
+	assert_string_equal(t2f_strerror(-T2F_ERR_FORMAT), "malformed input");
+	assert_string_equal(t2f_strerror(-T2F_ERR_TRUNCATED), "truncated input");
+	assert_string_equal(t2f_strerror(-T2F_ERR_UNSUPPORTED), "unsupported input feature");
+	assert_string_equal(t2f_strerror(-T2F_ERR_ELF), "ELF error");
+	assert_string_equal(t2f_strerror(-T2F_ERR_BUILD_ID), "build-id mismatch");
+	assert_string_equal(t2f_strerror(-T2F_ERR_LIMIT), "resource limit reached");
+	assert_string_equal(t2f_strerror(-T2F_ERR_DECOMPRESS), "corrupt compressed stream");
 }
 
 static void test_strerror_errno(void **state)
@@ -49,7 +49,7 @@ static void test_strerror_errno(void **state)
 	assert_string_equal(t2f_strerror(-EPIPE), expect);
 	/* never NULL, even for a code nobody defined */
 	assert_non_null(t2f_strerror(-4999));
-	assert_non_null(t2f_strerror(-T2F_E_DECOMPRESS - 1));
+	assert_non_null(t2f_strerror(-T2F_ERR_DECOMPRESS - 1));
 }
 
 /* Every int has a text (INT_MIN cannot be negated), and a text is never rewritten by a later
@@ -57,7 +57,7 @@ static void test_strerror_errno(void **state)
 static void test_strerror_any_int(void **state)
 {
 	static const int codes[] = { INT_MIN, INT_MIN + 1, -99999, -9999, -4999, -1, 0, 1, EPIPE,
-				     T2F_E_FORMAT, INT_MAX };
+				     T2F_ERR_FORMAT, INT_MAX };
 	const char *first, *texts[sizeof(codes) / sizeof(codes[0])];
 	char copy[256];
 
@@ -177,7 +177,7 @@ static void test_strict_warn_is_error(void **state)
 	sink_open(&s);
 	t2f_diag__set_strict(s.d, true);
 	assert_int_equal(t2f_diag__warn(s.d, "prof.txt", 42, "bad header '%s'", "zz"),
-			 -T2F_E_FORMAT);
+			 -T2F_ERR_FORMAT);
 	assert_non_null(t2f_diag__last_error(s.d));
 	assert_string_equal(t2f_diag__last_error(s.d), "prof.txt:42: bad header 'zz'");
 	/* the error is returned, not printed as a warning */
@@ -198,8 +198,8 @@ static void test_error_formatting(void **state)
 	(void)state;
 	sink_open(&s);
 	assert_null(t2f_diag__last_error(s.d));
-	assert_int_equal(t2f_diag__error(s.d, -T2F_E_FORMAT, "a.perf", 7, "expected %s", "TIME:"),
-			 -T2F_E_FORMAT);
+	assert_int_equal(t2f_diag__error(s.d, -T2F_ERR_FORMAT, "a.perf", 7, "expected %s", "TIME:"),
+			 -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(s.d), "a.perf:7: expected TIME:");
 	assert_int_equal(t2f_diag__error(s.d, -ENOENT, "missing.txt", 0, "cannot open: %s",
 					 t2f_strerror(-ENOENT)), -ENOENT);
@@ -209,9 +209,11 @@ static void test_error_formatting(void **state)
 		snprintf(expect, sizeof(expect), "missing.txt: cannot open: %s", strerror(ENOENT));
 		assert_string_equal(t2f_diag__last_error(s.d), expect);
 	}
-	assert_int_equal(t2f_diag__error(s.d, -T2F_E_TRUNCATED, NULL, 0, "cut"), -T2F_E_TRUNCATED);
+	assert_int_equal(t2f_diag__error(s.d, -T2F_ERR_TRUNCATED, NULL, 0, "cut"),
+			 -T2F_ERR_TRUNCATED);
 	assert_string_equal(t2f_diag__last_error(s.d), "<input>: cut");
-	assert_int_equal(t2f_diag__error(s.d, -T2F_E_LIMIT, "big", UINT64_MAX, "x"), -T2F_E_LIMIT);
+	assert_int_equal(t2f_diag__error(s.d, -T2F_ERR_LIMIT, "big", UINT64_MAX, "x"),
+			 -T2F_ERR_LIMIT);
 	assert_string_equal(t2f_diag__last_error(s.d), "big:18446744073709551615: x");
 	/* errors are recorded, never printed nor counted as warnings */
 	assert_string_equal(sink_text(&s), "");
@@ -229,7 +231,7 @@ static void test_error_long_message_truncated(void **state)
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	sink_open(&s);
-	t2f_diag__error(s.d, -T2F_E_FORMAT, "f", 1, "%s", big);
+	t2f_diag__error(s.d, -T2F_ERR_FORMAT, "f", 1, "%s", big);
 	e = t2f_diag__last_error(s.d);
 	assert_non_null(e);
 	assert_memory_equal(e, "f:1: xxx", 8);
@@ -288,8 +290,8 @@ static int run_direct(struct t2f_diag *d, const struct part *parts, size_t np)
 				return err;
 		}
 		if (p->error)
-			t2f_diag__error(d, -T2F_E_FORMAT, p->file, shifted(p->err_line, p->offset),
-					"%s", p->error);
+			t2f_diag__error(d, -T2F_ERR_FORMAT, p->file,
+					shifted(p->err_line, p->offset), "%s", p->error);
 	}
 	return 0;
 }
@@ -305,7 +307,7 @@ static struct t2f_diag *record_part(const struct part *p, unsigned max_repeats)
 	for (size_t k = 0; k < p->n; k++)
 		assert_int_equal(warn_ev(b, file, &p->evs[k], 0), 0);
 	if (p->error)
-		t2f_diag__error(b, -T2F_E_FORMAT, file, p->err_line, "%s", p->error);
+		t2f_diag__error(b, -T2F_ERR_FORMAT, file, p->err_line, "%s", p->error);
 	assert_int_equal(t2f_diag__warnings(b), p->n);
 	assert_int_equal(t2f_diag__has_error(b), p->error != NULL);
 	free(file);
@@ -441,13 +443,13 @@ static void test_replay_strict(void **state)
 	struct t2f_diag *b;
 
 	(void)state;
-	assert_int_equal(expect_replay_equals_direct(parts, 2, 5, true, 0, NULL), -T2F_E_FORMAT);
-	assert_int_equal(expect_replay_equals_direct(parts, 2, 0, true, 0, NULL), -T2F_E_FORMAT);
+	assert_int_equal(expect_replay_equals_direct(parts, 2, 5, true, 0, NULL), -T2F_ERR_FORMAT);
+	assert_int_equal(expect_replay_equals_direct(parts, 2, 0, true, 0, NULL), -T2F_ERR_FORMAT);
 
 	sink_open(&s);
 	t2f_diag__set_strict(s.d, true);
 	b = record_part(&parts[1], 5);
-	assert_int_equal(t2f_diag__replay(s.d, b, 500), -T2F_E_FORMAT);
+	assert_int_equal(t2f_diag__replay(s.d, b, 500), -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(s.d), "a.txt:540: unknown event 120");
 	assert_int_equal(t2f_diag__warnings(s.d), 1);
 	assert_string_equal(sink_text(&s), "");
@@ -571,7 +573,7 @@ static void test_messages_made_visible(void **state)
 	assert_int_equal(t2f_diag__warn(s.d, "f", 4, "debuglink '%s' refused", "ok \xc3\xa9"), 0);
 	assert_int_equal(t2f_diag__warn(s.d, "f", 5, "%s: cannot inflate: %5.2f%% %-3llu", "z", 1.0, 2ull), 0);
 	assert_int_equal(t2f_diag__warn(s.d, "f", 6, "%s: cannot inflate: %5.2f%% %-3llu", "z", 1.0, 2ull), 0);
-	t2f_diag__error(s.d, -T2F_E_FORMAT, "e\r", 0, "name '%s'", "\x7f\x01");
+	t2f_diag__error(s.d, -T2F_ERR_FORMAT, "e\r", 0, "name '%s'", "\x7f\x01");
 	t2f_diag__flush(s.d);
 	assert_string_equal(sink_text(&s),
 			    "trace2flame: warning: a\\x1b[2Jb:3: debuglink 'x\\x1b]0;pwn\\x07\\xc2\\x9by\\xff' refused\n"

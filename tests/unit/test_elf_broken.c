@@ -1,5 +1,5 @@
 /* tests/unit/test_elf_module.c's counterpart for what must not work: broken ELF files (from
- * tests/elf/build-fixtures.sh, in $T2F_ELF_FIXTURES) must give -T2F_E_ELF or a warning, each
+ * tests/elf/build-fixtures.sh, in $T2F_ELF_FIXTURES) must give -T2F_ERR_ELF or a warning, each
  * naming the file, and never crash; open errors name the path; each_symbol stops on the
  * callback's non-zero value; names stay valid until __free(). Truncations at every section and
  * segment boundary (+-1 byte) are cut here from the fixtures' bytes, in a temp directory.
@@ -28,9 +28,9 @@
 /* --- broken files ---------------------------------------------------------------------------- */
 
 enum outcome {
-	FAILS,      /* -T2F_E_ELF, the diag's error names the file */
+	FAILS,      /* -T2F_ERR_ELF, the diag's error names the file */
 	TABLE,      /* opens; the broken table is skipped with a warning; .dynsym still works */
-	NOTE,       /* -T2F_E_ELF, or opens without a build-id and warns; either names the file */
+	NOTE,       /* -T2F_ERR_ELF, or opens without a build-id and warns; either names the file */
 	LINK,       /* opens; no debuglink, with a warning; symbols still work */
 	LINK_QUIET, /* opens; no debuglink (a warning is allowed); symbols still work */
 	SAME,       /* a valid file (extended numbering): loads and resolves like gnu/libfx.so */
@@ -134,8 +134,8 @@ static void expect_error_names_file(struct sink *s, int rc, const char *rel)
 {
 	const char *msg = t2f_diag__last_error(s->d);
 
-	if (rc != -T2F_E_ELF)
-		fail_msg("%s: open gave %d (%s), want -T2F_E_ELF", rel, rc, t2f_strerror(rc));
+	if (rc != -T2F_ERR_ELF)
+		fail_msg("%s: open gave %d (%s), want -T2F_ERR_ELF", rel, rc, t2f_strerror(rc));
 	if (!msg || !strstr(msg, fx_path(rel)))
 		fail_msg("%s: the error does not name the file: %s", rel, msg ? msg : "(none)");
 }
@@ -467,7 +467,7 @@ static void check_cut(const struct whole *w, const struct expect *x, const char 
 	if (rc) {
 		const char *msg = t2f_diag__last_error(s.d);
 
-		if (rc != -T2F_E_ELF || m || !msg || !strstr(msg, path))
+		if (rc != -T2F_ERR_ELF || m || !msg || !strstr(msg, path))
 			fail_msg("%s: open gave %d (%s), error '%s'", what, rc, t2f_strerror(rc),
 				 msg ? msg : "(none)");
 		st->failed++;
@@ -482,7 +482,7 @@ static void check_cut(const struct whole *w, const struct expect *x, const char 
 	    (!t2f_elf_module__debuglink(w->m, &wname, &wcrc) || strcmp(name, wname) || crc != wcrc))
 		fail_msg("%s: a debuglink '%s' the whole file does not have", what, name);
 	rc = t2f_elf_module__each_symbol(m, collect_untabled_cb, &got);
-	if (rc && rc != -T2F_E_ELF)
+	if (rc && rc != -T2F_ERR_ELF)
 		fail_msg("%s: each_symbol gave %d", what, rc);
 	for (size_t i = 0; i < got.n; i++)
 		if (!has_row(&w->rows, got.row[i]))
@@ -495,7 +495,7 @@ static void check_cut(const struct whole *w, const struct expect *x, const char 
 			if (rc == 1) {
 				st->answered++;
 				check_answer(w, at[j], &out, what, st);
-			} else if (rc != 0 && rc != -T2F_E_ELF) {
+			} else if (rc != 0 && rc != -T2F_ERR_ELF) {
 				fail_msg("%s: lookup gave %d", what, rc);
 			}
 		}
@@ -662,7 +662,7 @@ static void test_open_errors(void **state)
 
 	m = (struct t2f_elf_module *)&m;
 	rc = t2f_elf_module__open(fx_dir, s.d, &m); /* a directory */
-	assert_true(rc == -EISDIR || rc == -T2F_E_ELF);
+	assert_true(rc == -EISDIR || rc == -T2F_ERR_ELF);
 	assert_null(m);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), fx_dir));
 	t2f_elf_module__free(NULL);

@@ -285,7 +285,7 @@ static void test_read_pieces(void **state)
 	}
 	/* a truncated zstd frame: the error, sticky */
 	write_file(tmp_path("t.zst"), zs.p, zs.len - 10);
-	assert_int_equal(read_pieces(tmp_path("t.zst"), big, 1, 0, &got), -T2F_E_DECOMPRESS);
+	assert_int_equal(read_pieces(tmp_path("t.zst"), big, 1, 0, &got), -T2F_ERR_DECOMPRESS);
 	assert_true(got.len < want.len);
 	assert_memory_equal(got.p, want.p, got.len);
 	unlink(tmp_path("t.zst"));
@@ -414,7 +414,7 @@ static void expect_decompress_error(const char *name, const struct buf *packed, 
 
 	write_file(path, packed->p, keep);
 	slurp(path, &s);
-	assert_int_equal(s.rc, -T2F_E_DECOMPRESS);
+	assert_int_equal(s.rc, -T2F_ERR_DECOMPRESS);
 	assert_contains(s.msg, path);
 	assert_contains(s.msg, what);
 	assert_contains(s.msg, "compressed byte offset");
@@ -575,7 +575,7 @@ static void test_line_limit(void **state)
 	/* 65 MiB without a '\n' through a pipe: one line past T2F_INPUT_MAX_LINE */
 	slurp_stdin(spawn_writer(&block, (int)(T2F_INPUT_MAX_LINE >> 20) + 1, &pid), &s);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_int_equal(s.rc, -T2F_E_LIMIT);
+	assert_int_equal(s.rc, -T2F_ERR_LIMIT);
 	assert_int_equal(s.chunks, 0);
 	assert_contains(s.msg, "<stdin>: ");
 	assert_contains(s.msg, "longer than");

@@ -27,33 +27,33 @@ static void test_refusals(void **state)
 	put(&b, "!FastSerialization.1", 20);
 	u8(&b, 4);
 	assert_true(nt_detect(b.b, b.n));
-	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_E_FORMAT);
+	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(s.d),
 			    "t.nettrace: NetPerf (V3 or older) is not supported");
-	assert_int_equal(run(&b, b.n, 1, s.d, &g, &st), -T2F_E_FORMAT);
+	assert_int_equal(run(&b, b.n, 1, s.d, &g, &st), -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(s.d),
 			    "t.nettrace: NetPerf (V3 or older) is not supported");
 
 	assert_false(nt_detect((const uint8_t *)"perf script\n", 12));
-	assert_int_equal(run_bytes("perf script\n", 12, &s, &g, &st), -T2F_E_FORMAT);
+	assert_int_equal(run_bytes("perf script\n", 12, &s, &g, &st), -T2F_ERR_FORMAT);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "not a nettrace file"));
 
-	assert_int_equal(run_bytes("", 0, &s, &g, &st), -T2F_E_FORMAT);
-	assert_int_equal(run_bytes("Nettr", 5, &s, &g, &st), -T2F_E_FORMAT);
+	assert_int_equal(run_bytes("", 0, &s, &g, &st), -T2F_ERR_FORMAT);
+	assert_int_equal(run_bytes("Nettr", 5, &s, &g, &st), -T2F_ERR_FORMAT);
 
 	b.n = 0;
 	put(&b, "Nettrace", 8);
 	u32(&b, 0);
 	u32(&b, 7);
 	u32(&b, 0);
-	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_E_UNSUPPORTED);
+	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_ERR_UNSUPPORTED);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "major version 7"));
 
 	/* V6: an event block before the Trace block */
 	b.n = 0;
 	v6_header(&b);
 	u32(&b, 2u << 24);
-	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_E_FORMAT);
+	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_ERR_FORMAT);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "before the Trace block"));
 
 	/* V4: an unknown object type, a type name length out of range */
@@ -61,7 +61,7 @@ static void test_refusals(void **state)
 	v4_header(&b);
 	v4_trace(&b, 8);
 	v4_type(&b, "Blob", 2);
-	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_E_FORMAT);
+	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_ERR_FORMAT);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "unknown object type \"Blob\""));
 	b.n = 0;
 	v4_header(&b);
@@ -72,13 +72,13 @@ static void test_refusals(void **state)
 	u32(&b, 2);
 	u32(&b, 2);
 	u32(&b, 100000);
-	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_E_FORMAT);
+	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_ERR_FORMAT);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "type name length 100000"));
 	/* a pointer size of 2 */
 	b.n = 0;
 	v4_header(&b);
 	v4_trace(&b, 2);
-	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_E_FORMAT);
+	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_ERR_FORMAT);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "pointer size 2"));
 	sink_close(&s);
 }
@@ -183,7 +183,7 @@ static void test_hostile_rows(void **state)
 	var(&rows, 1000);
 	v4_with_rows(&b, &rows, true);
 	t2f_diag__set_strict(s.d, true);
-	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_E_FORMAT);
+	assert_int_equal(run(&b, b.n, 0, s.d, &g, &st), -T2F_ERR_FORMAT);
 	t2f_diag__set_strict(s.d, false);
 
 	/* a callback's error stops the parse and is returned as is */

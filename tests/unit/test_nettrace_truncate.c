@@ -9,7 +9,7 @@
  * EndObject; V6: u32 size|kind), not from the parser under test. A file larger than BIG_FILE is cut at MAX_BOUNDS of its
  * boundaries, evenly spread, the first three and the last always included.
  *
- * Per cut: either -T2F_E_FORMAT with a message naming the file (only before the Trace
+ * Per cut: either -T2F_ERR_FORMAT with a message naming the file (only before the Trace
  * object/block is complete), or 0 with the warning "NAME: offset N: the file ends inside ...";
  * samples read = kept + dropped; kept never more than the whole file's and never less than at
  * a shorter cut; a cut one byte into the next block keeps exactly what the cut at the boundary
@@ -408,7 +408,7 @@ static void check_cut(const struct blob *f, const struct bounds *b, const struct
 	char want[160];
 
 	if (r->err) {
-		if (cut >= b->trace_end || r->err != -T2F_E_FORMAT || !strstr(r->diag, f->name))
+		if (cut >= b->trace_end || r->err != -T2F_ERR_FORMAT || !strstr(r->diag, f->name))
 			fail_msg("%s: error %d ('%s'; the Trace block ends at %zu): not a format"
 				 " error naming the file before the Trace block's end", what, r->err,
 				 r->diag, b->trace_end);

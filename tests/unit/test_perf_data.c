@@ -106,7 +106,7 @@ static void test_refusals(void **state)
 	(void)state;
 	sink_start(&s);
 	assert_int_equal(t2f_perf_data__open_mem("t.data", "perf script\n", 12, s.d, &p),
-			 -T2F_E_FORMAT);
+			 -T2F_ERR_FORMAT);
 	assert_null(p);
 	assert_string_equal(t2f_diag__last_error(s.d),
 			    "t.data: offset 0: not a perf.data file (expected the magic PERFILE2)");
@@ -115,14 +115,14 @@ static void test_refusals(void **state)
 	put(&file, "PERFILE2", 8);
 	u64(&file, 16);
 	assert_int_equal(t2f_perf_data__open_mem("t.data", file.b, file.n, s.d, &p),
-			 -T2F_E_UNSUPPORTED);
+			 -T2F_ERR_UNSUPPORTED);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "pipe-mode"));
 	/* a data section starting past the end of the file */
 	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = PERF_SAMPLE_IP };
 	build(&file, &sp);
 	set64(&file, 40, 4096);
 	assert_int_equal(t2f_perf_data__open_mem("t.data", file.b, file.n, s.d, &p),
-			 -T2F_E_FORMAT);
+			 -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(s.d),
 			    "t.data: offset 40: data section [4096, +0) starts past the end of the "
 			    "file (248 bytes)");
@@ -138,7 +138,7 @@ static void test_refusals(void **state)
 					      "cut; read to its end"));
 	t2f_diag__set_strict(s.d, true);
 	assert_int_equal(t2f_perf_data__open_mem("t.data", file.b, file.n, s.d, &p),
-			 -T2F_E_FORMAT);
+			 -T2F_ERR_FORMAT);
 	sink_close(&s);
 }
 
@@ -160,7 +160,7 @@ static void test_short_record(void **state)
 	p = open_ok(&file, &s);
 	r = next_ok(p);
 	assert_int_equal(r->s.ip, 0x401100);
-	assert_int_equal(t2f_perf_data__next(p, &r), -T2F_E_FORMAT);
+	assert_int_equal(t2f_perf_data__next(p, &r), -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(s.d),
 			    "t.data: offset 320: record size 4, expected at least 8");
 	t2f_perf_data__free(p);
@@ -210,7 +210,7 @@ static void test_attr_too_short(void **state)
 					  .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER };
 	build(&file, &sp);
 	assert_int_equal(t2f_perf_data__open_mem("t.data", file.b, file.n, s.d, &p),
-			 -T2F_E_FORMAT);
+			 -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(s.d),
 			    "t.data: offset 104: attr 0: sample_type has REGS_USER but the attr's "
 			    "72 bytes end before sample_regs_user (88 bytes needed)");
@@ -219,7 +219,7 @@ static void test_attr_too_short(void **state)
 	sp.attrs[0].sample_type = PERF_SAMPLE_IP;
 	build(&file, &sp);
 	assert_int_equal(t2f_perf_data__open_mem("t.data", file.b, file.n, s.d, &p),
-			 -T2F_E_FORMAT);
+			 -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(s.d),
 			    "t.data: offset 16: attr_size 64, expected at least 80");
 	/* 72 bytes are enough when no field past them is used */
@@ -334,7 +334,8 @@ static void test_feature_out_of_file(void **state)
 	t2f_perf_data__free(p);
 	/* strict: the warning is the error */
 	t2f_diag__set_strict(s.d, true);
-	assert_int_equal(t2f_perf_data__open_mem("t.data", file.b, file.n, s.d, &p), -T2F_E_FORMAT);
+	assert_int_equal(t2f_perf_data__open_mem("t.data", file.b, file.n, s.d, &p),
+			 -T2F_ERR_FORMAT);
 	sink_close(&s);
 }
 
@@ -460,7 +461,7 @@ static void test_compressed(void **state)
 	data.b[8 + 6] ^= 0xff;
 	build(&file, &sp);
 	p = open_ok(&file, &s);
-	assert_int_equal(t2f_perf_data__next(p, &r), -T2F_E_DECOMPRESS);
+	assert_int_equal(t2f_perf_data__next(p, &r), -T2F_ERR_DECOMPRESS);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "t.data: offset 248: compressed record"));
 	t2f_perf_data__free(p);
 	sink_close(&s);

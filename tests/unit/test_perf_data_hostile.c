@@ -263,7 +263,7 @@ static void test_hostile_sections(void **state)
 	/* the attr section: offset + size wrapping around */
 	set64(&file, 24, UINT64_MAX - 100);
 	read_both(file.b, file.n, 64, &mem, &fr);
-	assert_int_equal(mem.status, -T2F_E_FORMAT);
+	assert_int_equal(mem.status, -T2F_ERR_FORMAT);
 	assert_non_null(strstr(mem.text, "offset 24: attr section [18446744073709551515, +288) "
 					 "runs past the end of the file"));
 	set64(&file, 24, 104);
@@ -289,14 +289,14 @@ static void test_hostile_sections(void **state)
 	set64(&file, 104 + 144 + 128, 0);
 	set64(&file, 104 + 144 + 136, file.n);
 	read_both(file.b, file.n, 64, &mem, &fr);
-	assert_int_equal(mem.status, -T2F_E_FORMAT);
+	assert_int_equal(mem.status, -T2F_ERR_FORMAT);
 	assert_non_null(strstr(mem.text, "offset 376: attr 1: ids section [0, +"));
 	assert_non_null(strstr(mem.text, "makes the attrs' ids more than the file's"));
 	build(&file, &sp);
 	/* the data section's end (the feature table's offset) wrapping around */
 	set64(&file, 48, UINT64_MAX - 100);
 	read_both(file.b, file.n, 64, &mem, &fr);
-	assert_int_equal(mem.status, -T2F_E_FORMAT); /* the feature bytes read as records */
+	assert_int_equal(mem.status, -T2F_ERR_FORMAT); /* the feature bytes read as records */
 	assert_int_equal(mem.warnings, 2);
 	assert_non_null(strstr(mem.text, "offset 40: the data section [408, +18446744073709551515) "
 					 "ends past 2^64: no feature table; features skipped"));
@@ -367,7 +367,7 @@ static void test_hostile_records(void **state)
 		rec_sample(&data, 0x401000, 1);
 		hdr(&data, PERF_RECORD_SAMPLE, 0, size);
 		pad_to(&data, data.n + 64);
-		expect_read(&sp, -T2F_E_FORMAT, "SAMPLE@248 ",
+		expect_read(&sp, -T2F_ERR_FORMAT, "SAMPLE@248 ",
 			    size ? "offset 320: record size 4, expected at least 8"
 				 : "offset 320: record size 0, expected at least 8");
 		/* the same inside compressed data */
@@ -376,7 +376,7 @@ static void test_hostile_records(void **state)
 		hdr(&inner, PERF_RECORD_SAMPLE, 0, size);
 		pad_to(&inner, inner.n + 64);
 		compressed_only(&data, inner.b, inner.n);
-		expect_read(&sp, -T2F_E_FORMAT, "SAMPLE@0z ",
+		expect_read(&sp, -T2F_ERR_FORMAT, "SAMPLE@0z ",
 			    "offset 248: compressed data, offset 72: record size");
 	}
 	/* a callchain of 2^61 and of 5 entries in a record holding 3 */
@@ -408,20 +408,20 @@ static void test_hostile_records(void **state)
 
 		memset(&data, 0, sizeof(data));
 		put_compressed(&data, huge_fcs, sizeof(huge_fcs));
-		expect_read(&sp, -T2F_E_DECOMPRESS, NULL, "offset 248: compressed record: ");
+		expect_read(&sp, -T2F_ERR_DECOMPRESS, NULL, "offset 248: compressed record: ");
 		memset(&data, 0, sizeof(data));
 		put_compressed(&data, huge_window, sizeof(huge_window));
-		expect_read(&sp, -T2F_E_DECOMPRESS, NULL,
+		expect_read(&sp, -T2F_ERR_DECOMPRESS, NULL,
 			    "offset 248: compressed record: Frame requires too much memory");
 	}
 	/* 2 MiB of zeros in one record, past the COMPRESSED feature's mmap_len (1 MiB) */
 	compressed_only(&data, zeros, sizeof(zeros));
 	sp.comp_mmap_len = 1u << 20;
-	expect_read(&sp, -T2F_E_LIMIT, NULL,
+	expect_read(&sp, -T2F_ERR_LIMIT, NULL,
 		    "offset 248: compressed record expands past 1048576 bytes (the COMPRESSED "
 		    "feature's mmap_len)");
 	sp.comp_mmap_len = 4u << 20; /* within it: records of size 0 */
-	expect_read(&sp, -T2F_E_FORMAT, NULL,
+	expect_read(&sp, -T2F_ERR_FORMAT, NULL,
 		    "offset 248: compressed data, offset 0: record size 0");
 }
 

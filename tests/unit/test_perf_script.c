@@ -707,7 +707,7 @@ static void test_reader_bad_header_strict(void **state)
 
 	(void)state;
 	run_open(&r, true);
-	assert_int_equal(feed(&r, BAD_HEADER), -T2F_E_FORMAT);
+	assert_int_equal(feed(&r, BAD_HEADER), -T2F_ERR_FORMAT);
 	assert_non_null(t2f_diag__last_error(r.d));
 	assert_string_equal(t2f_diag__last_error(r.d),
 			    "in.perf:4: not a perf script sample header: expected "
@@ -750,7 +750,8 @@ static void test_reader_bad_frame_line(void **state)
 	run_close(&r);
 
 	run_open(&r, true);
-	assert_int_equal(feed(&r, "a 1 1.0: 5 cpu-clock:\n\t 10 f (/x)\n\tzzzz\n"), -T2F_E_FORMAT);
+	assert_int_equal(feed(&r, "a 1 1.0: 5 cpu-clock:\n\t 10 f (/x)\n\tzzzz\n"),
+			 -T2F_ERR_FORMAT);
 	assert_non_null(strstr(t2f_diag__last_error(r.d), "in.perf:3: unreadable frame line"));
 	run_close(&r);
 }
@@ -763,7 +764,7 @@ static void test_reader_nul_byte(void **state)
 	/* in a frame line */
 	run_open(&r, false);
 	assert_int_equal(FEED_LIT(&r, "a 1 1.0: 5 cpu-clock:\n\t 10 f\0o (/x)\n"),
-			 -T2F_E_FORMAT);
+			 -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(r.d),
 			    "in.perf:2: binary data (a NUL byte): expected perf script text");
 	run_close(&r);
@@ -771,19 +772,19 @@ static void test_reader_nul_byte(void **state)
 	/* in a header, in a later feed call: lines are counted across calls */
 	run_open(&r, false);
 	assert_int_equal(feed(&r, BASIC), 0);
-	assert_int_equal(FEED_LIT(&r, "\na 1 1.0\0: 5 cpu-clock:\n"), -T2F_E_FORMAT);
+	assert_int_equal(FEED_LIT(&r, "\na 1 1.0\0: 5 cpu-clock:\n"), -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(r.d),
 			    "in.perf:21: binary data (a NUL byte): expected perf script text");
 	run_close(&r);
 
 	/* a NUL even where nothing would be parsed: a comment, a skipped record's frame lines */
 	run_open(&r, false);
-	assert_int_equal(FEED_LIT(&r, "# x\0y\n"), -T2F_E_FORMAT);
+	assert_int_equal(FEED_LIT(&r, "# x\0y\n"), -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(r.d),
 			    "in.perf:1: binary data (a NUL byte): expected perf script text");
 	run_close(&r);
 	run_open(&r, false);
-	assert_int_equal(FEED_LIT(&r, "bad\n\t 10 \0\n"), -T2F_E_FORMAT);
+	assert_int_equal(FEED_LIT(&r, "bad\n\t 10 \0\n"), -T2F_ERR_FORMAT);
 	assert_string_equal(t2f_diag__last_error(r.d),
 			    "in.perf:2: binary data (a NUL byte): expected perf script text");
 	run_close(&r);

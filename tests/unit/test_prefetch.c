@@ -49,7 +49,7 @@ static void test_errors_and_free(void **state)
 	assert_null(text);
 	t2f_prefetch__free(pf);
 	assert_int_equal(t2f_prefetch__start(path, 4, &pf), 0);
-	assert_int_equal(t2f_prefetch__take(pf, &text, &len), -T2F_E_LIMIT);
+	assert_int_equal(t2f_prefetch__take(pf, &text, &len), -T2F_ERR_LIMIT);
 	t2f_prefetch__free(pf);
 	assert_int_equal(t2f_prefetch__start(path, 1024, &pf), 0);
 	t2f_prefetch__free(pf);

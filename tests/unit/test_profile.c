@@ -324,14 +324,14 @@ static void test_frame_limit(void **state)
 	assert_int_equal(t2f_profile__frame(p, &fa, &id), 0);
 	assert_int_equal(t2f_profile__frame(p, &fb, &id), 0);
 	assert_true(t2f_profile__frames_full(p));
-	assert_int_equal(t2f_profile__frame(p, &fc, &id), -T2F_E_LIMIT);
+	assert_int_equal(t2f_profile__frame(p, &fc, &id), -T2F_ERR_LIMIT);
 	assert_int_equal(t2f_profile__frame(p, &fa, &id), 0);
 	assert_int_equal(id, 1);
 	assert_int_equal(t2f_profile__frame_count(p), 2);
 	assert_int_equal(t2f_profile__new(&src), 0);
 	fc.name = str(src, "c");
 	assert_int_equal(t2f_profile__frame(src, &fc, &id), 0);
-	assert_int_equal(t2f_profile__merge(p, src), -T2F_E_LIMIT);
+	assert_int_equal(t2f_profile__merge(p, src), -T2F_ERR_LIMIT);
 	t2f_profile__free(src);
 }
 

@@ -75,7 +75,7 @@ static void test_regular(void **state)
 	assert_int_equal(len, 10);
 	assert_string_equal(text, "0123456789");
 	free(text);
-	assert_int_equal(t2f_side_file__read(p, 9, &text, &len), -T2F_E_LIMIT);
+	assert_int_equal(t2f_side_file__read(p, 9, &text, &len), -T2F_ERR_LIMIT);
 	assert_null(text);
 	write_file("empty", "", 0);
 	path_of(p, "empty");
@@ -95,16 +95,16 @@ static void test_refused(void **state)
 	(void)state;
 	path_of(p, "fifo");
 	assert_int_equal(mkfifo(p, 0600), 0);
-	assert_int_equal(t2f_side_file__open(p, &fd, NULL), -T2F_E_NOT_FILE);
+	assert_int_equal(t2f_side_file__open(p, &fd, NULL), -T2F_ERR_NOT_FILE);
 	assert_int_equal(fd, -1);
-	assert_int_equal(t2f_side_file__read(p, 1 << 20, &text, &len), -T2F_E_NOT_FILE);
-	assert_int_equal(t2f_side_file__read("/dev/zero", 1 << 20, &text, &len), -T2F_E_NOT_FILE);
+	assert_int_equal(t2f_side_file__read(p, 1 << 20, &text, &len), -T2F_ERR_NOT_FILE);
+	assert_int_equal(t2f_side_file__read("/dev/zero", 1 << 20, &text, &len), -T2F_ERR_NOT_FILE);
 	path_of(p, "zero.map");
 	assert_int_equal(symlink("/dev/zero", p), 0);
-	assert_int_equal(t2f_side_file__read(p, 1 << 20, &text, &len), -T2F_E_NOT_FILE);
+	assert_int_equal(t2f_side_file__read(p, 1 << 20, &text, &len), -T2F_ERR_NOT_FILE);
 	path_of(p, "fifo.link");
 	assert_int_equal(symlink("fifo", p), 0);
-	assert_int_equal(t2f_side_file__open(p, &fd, NULL), -T2F_E_NOT_FILE);
+	assert_int_equal(t2f_side_file__open(p, &fd, NULL), -T2F_ERR_NOT_FILE);
 	assert_int_equal(t2f_side_file__read(dir, 1 << 20, &text, &len), -EISDIR);
 	path_of(p, "missing");
 	assert_int_equal(t2f_side_file__read(p, 1 << 20, &text, &len), -ENOENT);
@@ -123,7 +123,7 @@ static void test_proc_file(void **state)
 	assert_int_equal(strlen(text), len);
 	assert_non_null(strstr(text, "[stack]"));
 	free(text);
-	assert_int_equal(t2f_side_file__read("/proc/self/maps", 16, &text, &len), -T2F_E_LIMIT);
+	assert_int_equal(t2f_side_file__read("/proc/self/maps", 16, &text, &len), -T2F_ERR_LIMIT);
 }
 
 int main(void)

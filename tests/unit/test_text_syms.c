@@ -139,7 +139,8 @@ static void test_kallsyms_zero_addresses(void **state)
 
 	(void)state;
 	sink_init(&s);
-	assert_int_equal(t2f_text_syms__parse(KALL, "ks", text, strlen(text), s.d, &t), -T2F_E_FORMAT);
+	assert_int_equal(t2f_text_syms__parse(KALL, "ks", text, strlen(text), s.d, &t),
+			 -T2F_ERR_FORMAT);
 	assert_null(t);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "ks: every address is 0"));
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "kptr_restrict"));
@@ -155,8 +156,9 @@ static void test_kallsyms_no_text(void **state)
 
 	(void)state;
 	sink_init(&s);
-	assert_int_equal(t2f_text_syms__parse(KALL, "ks", text, strlen(text), s.d, &t), -T2F_E_FORMAT);
-	assert_int_equal(t2f_text_syms__parse(KALL, "ks", "", 0, s.d, &t), -T2F_E_FORMAT);
+	assert_int_equal(t2f_text_syms__parse(KALL, "ks", text, strlen(text), s.d, &t),
+			 -T2F_ERR_FORMAT);
+	assert_int_equal(t2f_text_syms__parse(KALL, "ks", "", 0, s.d, &t), -T2F_ERR_FORMAT);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "not a kallsyms file"));
 	sink_close(&s);
 }
@@ -220,7 +222,8 @@ static void test_strict_bad_line_is_error(void **state)
 	(void)state;
 	sink_init(&s);
 	t2f_diag__set_strict(s.d, true);
-	assert_int_equal(t2f_text_syms__parse(PMAP, "m", text, strlen(text), s.d, &t), -T2F_E_FORMAT);
+	assert_int_equal(t2f_text_syms__parse(PMAP, "m", text, strlen(text), s.d, &t),
+			 -T2F_ERR_FORMAT);
 	assert_null(t);
 	assert_non_null(strstr(t2f_diag__last_error(s.d), "m:2: "));
 	sink_close(&s);

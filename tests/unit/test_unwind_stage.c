@@ -334,7 +334,7 @@ static void test_stage_arch(void **state)
 	assert_int_equal(x.u.samples, 1);
 	assert_int_equal(x.u.stops[T2F_UNWIND_NO_REGS], 1);
 	assert_int_equal(x.u.frames, 0);
-	assert_int_equal(t2f_unwind_stage__new(&mips, x.p, x.s.d, &us), -T2F_E_UNSUPPORTED);
+	assert_int_equal(t2f_unwind_stage__new(&mips, x.p, x.s.d, &us), -T2F_ERR_UNSUPPORTED);
 	assert_null(us);
 	assert_string_equal(t2f_diag__last_error(x.s.d), "<input>: --call-graph dwarf samples of "
 			    "a mips machine cannot be unwound here (x86_64 and aarch64 only)");

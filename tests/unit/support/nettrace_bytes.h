@@ -297,7 +297,7 @@ static inline void check_truncations(struct bb *b, size_t trace_end)
 		int err = run(b, len, 0, s.d, &part, &st);
 
 		if (len < trace_end) {
-			assert_int_equal(err, -T2F_E_FORMAT);
+			assert_int_equal(err, -T2F_ERR_FORMAT);
 			continue;
 		}
 		assert_int_equal(err, 0);
