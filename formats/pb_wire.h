@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "formats/buf.h"
+#include "formats/varint.h"
 
 enum t2f_pb_wire_type {
 	T2F_PB_VARINT = 0,
@@ -68,12 +69,7 @@ int t2f_pb__put_packed_i64(struct t2f_buf *b, uint32_t field, const int64_t *v, 
  * reservation and one length update a message, not one a field. */
 static inline char *t2f_pb__at_varint(char *w, uint64_t v)
 {
-	while (v >= 0x80) {
-		*w++ = (char)(unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*w++ = (char)(unsigned char)v;
-	return w;
+	return w + t2f_varint__put((uint8_t *)w, v);
 }
 
 static inline char *t2f_pb__at_key(char *w, uint32_t field, enum t2f_pb_wire_type wt)

@@ -22,6 +22,7 @@
 
 #include "formats/diag.h"
 #include "formats/mem.h"
+#include "formats/varint.h"
 
 #define MARK 32                  /* an entry point every MARK records */
 #define MAX_RECORD 20            /* bytes: cell 5, count and kind 5, weight 10 */
@@ -103,16 +104,6 @@ void t2f_sample_log__free(struct t2f_sample_log *l)
 
 /* ---- records ---- */
 
-static size_t put_num(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	for (; v >= 0x80; v >>= 7)
-		p[n++] = (uint8_t)(v | 0x80);
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 static inline uint64_t get_num(const uint8_t **pp)
 {
 	const uint8_t *p = *pp;
@@ -139,10 +130,10 @@ static void encode(struct chunk *c, const struct run *r)
 		c->each = r->each;
 		c->has_each = true;
 	}
-	p += put_num(p, r->cell);
-	p += put_num(p, (uint64_t)r->samples << 2 | kind);
+	p += t2f_varint__put(p, r->cell);
+	p += t2f_varint__put(p, (uint64_t)r->samples << 2 | kind);
 	if (kind != W_SAME)
-		p += put_num(p, kind == W_EACH ? r->each : r->weight);
+		p += t2f_varint__put(p, kind == W_EACH ? r->each : r->weight);
 	c->len = (size_t)(p - c->b);
 	c->runs++;
 }

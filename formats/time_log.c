@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "formats/grow.h"
+#include "formats/varint.h"
 
 #define MAX_RECORD 30 /* bytes: head 10, time 10, weight 10 */
 
@@ -41,16 +42,6 @@ void t2f_time_log__free(struct t2f_time_log *l)
 		free(l->g[g].b);
 	free(l->g);
 	free(l);
-}
-
-static size_t put_num(uint8_t *p, uint64_t v)
-{
-	size_t n = 0;
-
-	for (; v >= 0x80; v >>= 7)
-		p[n++] = (uint8_t)(v | 0x80);
-	p[n++] = (uint8_t)v;
-	return n;
 }
 
 static uint64_t get_num(const uint8_t **pp, const uint8_t *end)
@@ -106,13 +97,13 @@ int t2f_time_log__add(struct t2f_time_log *l, uint32_t g, uint64_t time_ns, uint
 	zz = (uint64_t)d << 1 ^ (uint64_t)(d >> 63);
 	whole = zz >> 62 != 0;
 	if (whole) {
-		p += put_num(p, T_WHOLE);
-		p += put_num(p, time_ns);
-		p += put_num(p, weight);
+		p += t2f_varint__put(p, T_WHOLE);
+		p += t2f_varint__put(p, time_ns);
+		p += t2f_varint__put(p, weight);
 	} else {
-		p += put_num(p, zz << 2 | (weight == q->weight ? T_SAME : T_WEIGHT));
+		p += t2f_varint__put(p, zz << 2 | (weight == q->weight ? T_SAME : T_WEIGHT));
 		if (weight != q->weight)
-			p += put_num(p, weight);
+			p += t2f_varint__put(p, weight);
 	}
 	q->len = (size_t)(p - q->b);
 	q->time = time_ns;
