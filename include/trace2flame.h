@@ -183,6 +183,15 @@ struct t2f_options {
 	 * in to count: letters R (preempted), S (sleeping), D (uninterruptible), O (any other),
 	 * "S,D" or "SD"; NULL: all. Another letter: t2f_session_new gives -EINVAL. */
 	const char *off_cpu_states;
+	/* Past the first release's size. The symbol cache (docs/symbols.md, Symbol cache): what
+	 * the resolve stage found for each module with a build-id is kept in $T2F_CACHE_DIR, else
+	 * $XDG_CACHE_HOME/trace2flame, else ~/.cache/trace2flame, and the next run naming the same
+	 * addresses of the same files reads no ELF file or DWARF again. */
+	uint64_t cache_max;             /* bytes the directory may hold: the least recently used
+					 * files are removed past it; 0: $T2F_CACHE_MAX, else
+					 * 512 MiB */
+	bool no_cache;                  /* neither read nor write the cache */
+	uint8_t reserved2[7];           /* zero */
 };
 #define T2F_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_options, reserved)
 

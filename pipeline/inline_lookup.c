@@ -8,8 +8,10 @@
 #include "formats/grow.h"
 #include "writers/par_for.h"
 
+#define INL_KNOWN UINT32_MAX         /* a query answered before (__add_known) */
+
 struct inl_query {
-	uint32_t handle;             /* into handles */
+	uint32_t handle;             /* into handles, or INL_KNOWN: first is into known */
 	uint32_t n;                  /* the chain's length, after __run */
 	uint64_t vaddr;
 	size_t first;                /* into its part's frames */
@@ -35,6 +37,7 @@ struct t2f_inl_lookups {
 	uint32_t last;               /* the handle of the last lookup added */
 	struct inl_part parts[T2F_PAR_FOR_MAX];
 	unsigned n_parts;
+	struct inl_part known;       /* the chains given by __add_known */
 };
 
 int t2f_inl_lookups__new(struct t2f_inl_lookups **out)
@@ -49,6 +52,7 @@ void t2f_inl_lookups__free(struct t2f_inl_lookups *l)
 		return;
 	for (unsigned i = 0; i < T2F_PAR_FOR_MAX; i++)
 		free(l->parts[i].frames);
+	free(l->known.frames);
 	free(l->q);
 	free(l->h);
 	free(l);
@@ -90,6 +94,29 @@ int t2f_inl_lookups__add(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint64
 	l->q[l->n_q] = (struct inl_query){ .handle = h, .vaddr = elf_vaddr };
 	*idx = (uint32_t)l->n_q++;
 	return 0;
+}
+
+int t2f_inl_lookups__add_known(struct t2f_inl_lookups *l, const struct t2f_dwarf_frame *frames,
+			       size_t n, uint32_t *idx)
+{
+	struct inl_part *p = &l->known;
+	int err = t2f_grow((void **)&l->q, &l->cap_q, l->n_q, 1, sizeof(*l->q), 256, UINT32_MAX) ?:
+		  t2f_grow((void **)&p->frames, &p->cap, p->n, n, sizeof(*p->frames), 256,
+			   SIZE_MAX / sizeof(*frames));
+
+	if (err)
+		return err;
+	if (n)
+		memcpy(p->frames + p->n, frames, n * sizeof(*frames));
+	l->q[l->n_q] = (struct inl_query){ .handle = INL_KNOWN, .n = (uint32_t)n, .first = p->n };
+	p->n += n;
+	*idx = (uint32_t)l->n_q++;
+	return 0;
+}
+
+bool t2f_inl_lookups__known(const struct t2f_inl_lookups *l, uint32_t idx)
+{
+	return l->q[idx].handle == INL_KNOWN;
 }
 
 struct inl_load {
@@ -144,7 +171,7 @@ static void inl_run_part(void *ctx, unsigned part)
 		struct inl_query *q = &l->q[i];
 		int n;
 
-		if (l->h[q->handle].part != part)
+		if (q->handle == INL_KNOWN || l->h[q->handle].part != part)
 			continue;
 		n = t2f_dwarf__lookup(l->h[q->handle].dw, q->vaddr, lv, T2F_DWARF_MAX_DEPTH);
 		p->err = n < 0 ? n : t2f_grow((void **)&p->frames, &p->cap, p->n, (size_t)n,
@@ -178,6 +205,9 @@ int t2f_inl_lookups__get(const struct t2f_inl_lookups *l, uint32_t idx,
 	const struct inl_query *q = &l->q[idx];
 
 	/* a part that found no chain has no frames at all: no pointer into them */
-	*frames = q->n ? l->parts[l->h[q->handle].part].frames + q->first : NULL;
+	if (q->handle == INL_KNOWN)
+		*frames = q->n ? l->known.frames + q->first : NULL;
+	else
+		*frames = q->n ? l->parts[l->h[q->handle].part].frames + q->first : NULL;
 	return (int)q->n;
 }

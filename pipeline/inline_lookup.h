@@ -12,6 +12,8 @@
 #ifndef T2F_INLINE_LOOKUP_H
 #define T2F_INLINE_LOOKUP_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "symbolizer/dwarf.h"
@@ -24,6 +26,13 @@ void t2f_inl_lookups__free(struct t2f_inl_lookups *l);   /* NULL is fine */
 /* Queues the chain at elf_vaddr of dw; *idx: its index, from 0. 0, -ENOMEM or -T2F_ERR_LIMIT. */
 int t2f_inl_lookups__add(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint64_t elf_vaddr,
 			 uint32_t *idx);
+/* A chain known already (the symbol cache's: symbolizer.h __cached_inlines), innermost first:
+ * copied (its strings borrowed); __get gives it at *idx, __run skips it. 0, -ENOMEM or
+ * -T2F_ERR_LIMIT. */
+int t2f_inl_lookups__add_known(struct t2f_inl_lookups *l, const struct t2f_dwarf_frame *frames,
+			       size_t n, uint32_t *idx);
+/* Whether lookup idx was added by __add_known. */
+bool t2f_inl_lookups__known(const struct t2f_inl_lookups *l, uint32_t idx);
 /* Runs every queued lookup on up to `threads` threads (0 or 1: this one). 0, or the first
  * error of a lookup (-ENOMEM). */
 int t2f_inl_lookups__run(struct t2f_inl_lookups *l, unsigned threads);

@@ -178,22 +178,35 @@ static int inl_levels(struct inl *x, t2f_frame_id id, int at, const struct t2f_d
 }
 
 /* Queues frame id's lookups in the forms its nodes need, when it was placed in a module with
- * DWARF. */
+ * DWARF: the chains the symbol cache holds as known, the others for DWARF. */
 static int inl_queue(struct inl *x, t2f_frame_id id)
 {
+	struct t2f_dwarf_frame lv[T2F_DWARF_MAX_DEPTH];
 	struct t2f_dwarf *dw = NULL;
 	t2f_sym_module_id mod;
 	uint64_t va;
-	int err = 0;
+	int has = 0, err = 0, n;
 
 	if (t2f_resym__place(x->r, id, &mod, &va))
+		has = t2f_symbolizer__cached_dwarf(x->sym, mod);
+	if (has == 2)
 		err = t2f_symbolizer__dwarf(x->sym, mod, &dw);
-	for (int at = AT_IP; !err && dw && at <= AT_CALL; at++) {
+	if (has < 0 || err || (has == 2 && !dw))
+		return has < 0 ? has : err;
+	for (int at = AT_IP; !err && has && at <= AT_CALL; at++) {
 		uint32_t *slot = &x->lookup[at == AT_CALL][id];
 
 		if (!(x->forms[id] & at) || !inl_place(x, id, at, &mod, &va))
 			continue;
-		err = t2f_inl_lookups__add(x->lk, dw, va, slot);
+		n = t2f_symbolizer__cached_inlines(x->sym, mod, va, lv, T2F_DWARF_MAX_DEPTH);
+		if (n >= 0) {
+			err = t2f_inl_lookups__add_known(x->lk, lv, (size_t)n, slot);
+		} else {
+			err = dw ? 0 : t2f_symbolizer__dwarf(x->sym, mod, &dw);
+			if (!err && !dw)
+				break;
+			err = err ?: t2f_inl_lookups__add(x->lk, dw, va, slot);
+		}
 		*slot += !err;
 	}
 	return err;
@@ -215,11 +228,19 @@ static int inl_lookup_all(struct inl *x)
 static int inl_lookup(struct inl *x, t2f_frame_id id, int at, const struct t2f_dwarf_frame **lv)
 {
 	uint32_t slot = x->lookup[at == AT_CALL][id];
+	t2f_sym_module_id mod;
+	uint64_t va;
 	int n;
 
 	if (!slot)
 		return 0;
 	n = t2f_inl_lookups__get(x->lk, slot - 1, lv);
+	if (!t2f_inl_lookups__known(x->lk, slot - 1) && inl_place(x, id, at, &mod, &va)) {
+		int err = t2f_symbolizer__note_inlines(x->sym, mod, va, *lv, (size_t)n);
+
+		if (err)
+			return err;
+	}
 	x->st->lookups++;
 	x->st->found += n > 0;
 	x->st->inlined += n > 1;

@@ -485,6 +485,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 		.fetch_temp = o->signals ? t2f_tmpguard__follow : NULL,
 		.find = { .debug_dirs = o->debug_dirs,
 			  .unsafe_build_id_match = o->unsafe_build_id_match },
+		.cache = o->cache, .cache_max = o->cache_max,
 	};
 	int err;
 
@@ -606,6 +607,12 @@ bool t2f_resym__place(const struct t2f_resym *r, t2f_frame_id id, t2f_sym_module
 	return true;
 }
 
+void t2f_resym__save(struct t2f_resym *r)
+{
+	if (r && r->sym)
+		t2f_symbolizer__cache_save(r->sym);
+}
+
 struct t2f_symbolizer *t2f_resym__symbolizer(const struct t2f_resym *r)
 {
 	return r ? r->sym : NULL;
@@ -665,15 +672,15 @@ char *t2f_resym__default_kallsyms(const char *hex, bool here, const char **why)
 }
 
 /* Paths from the trace (dso names, debuglinks) are shown with control characters as "\xNN". */
-static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res)
+static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res,
+				  const char *used)
 {
 	char vis[T2F_VISIBLE_MAX];
 
 	if (!res)
 		return;
-	if (res->module)
-		fprintf(f, "    file: %s\n", t2f_utf8_visible(t2f_elf_module__path(res->module), vis,
-							   sizeof(vis)));
+	if (used)
+		fprintf(f, "    file: %s\n", t2f_utf8_visible(used, vis, sizeof(vis)));
 	for (size_t i = 0; i < res->n_refused; i++) {
 		const struct t2f_debug_refused *e = &res->refused[i];
 
@@ -754,7 +761,8 @@ static void t2f_resym_print_mod(FILE *f, const struct t2f_resym *r, const struct
 			"): elf_vaddr = file_off - p_offset + p_vaddr\n", m->p_vaddr, m->p_offset);
 	else if (r->nettrace)
 		fprintf(f, "    segment: not in the trace: the binary's own PT_LOAD\n");
-	t2f_resym_print_files(f, t2f_symbolizer__module_files(r->sym, m->sym));
+	t2f_resym_print_files(f, t2f_symbolizer__module_files(r->sym, m->sym),
+			      t2f_symbolizer__module_file(r->sym, m->sym));
 	if (t2f_symbolizer__module_binary(r->sym, m->sym))
 		fprintf(f, "    binary (its program headers): %s\n",
 			t2f_utf8_visible(t2f_symbolizer__module_binary(r->sym, m->sym), vis,
@@ -787,6 +795,23 @@ static void t2f_resym_print_fetches(FILE *f, const struct t2f_debuginfod_stats *
 	fputc('\n', f);
 }
 
+/* The symbol cache's counts (symbolizer/symcache.h), when there is one. */
+static void t2f_resym_print_cache(FILE *f, const struct t2f_symbolizer *sym)
+{
+	const struct t2f_symcache_stats *st;
+	char vis[T2F_VISIBLE_MAX];
+	const char *dir;
+
+	st = sym ? t2f_symbolizer__cache_stats(sym, &dir) : NULL;
+	if (!st)
+		return;
+	fprintf(f, "symbol cache %s: %" PRIu64 " files used, %" PRIu64 " missing, %" PRIu64
+		" ignored (untrusted or broken), %" PRIu64 " written, %" PRIu64 " evicted; %" PRIu64
+		" addresses answered from it, %" PRIu64 " looked up in the files\n",
+		t2f_utf8_visible(dir, vis, sizeof(vis)), st->hits, st->misses, st->bad, st->written,
+		st->evicted, st->answers, st->looked_up);
+}
+
 void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 {
 	uint32_t skipped;
@@ -806,6 +831,7 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 			t2f_resym_print_text_mod(f, r, &r->mods[i]);
 	}
 	t2f_resym_print_fetches(f, r->sym ? t2f_symbolizer__debuginfod(r->sym) : NULL);
+	t2f_resym_print_cache(f, r->sym);
 }
 
 #define T2F_RESYM_WARN_MODULES 5 /* modules with refused files named one a line */
@@ -823,7 +849,9 @@ static void t2f_resym_warn_refused(FILE *f, const struct t2f_resym *r, const cha
 			? t2f_symbolizer__module_files(r->sym, m->sym) : NULL;
 		const struct t2f_debug_refused *e = NULL;
 
-		for (size_t k = 0; res && !res->module && k < res->n_refused && !e; k++)
+		bool found = res && t2f_symbolizer__module_file(r->sym, m->sym);
+
+		for (size_t k = 0; res && !found && k < res->n_refused && !e; k++)
 			if (res->refused[k].why == T2F_REFUSAL_BUILD_ID ||
 			    res->refused[k].why == T2F_REFUSAL_FILE_NO_BUILD_ID)
 				e = &res->refused[k];
@@ -909,7 +937,7 @@ static const char *t2f_resym_file(const struct t2f_resym *r, const struct t2f_re
 	if (m->kind == T2F_FRAME_JIT)
 		return m->map ? m->map_path : NULL;
 	res = t2f_symbolizer__module_files(r->sym, m->sym);
-	return res && res->module ? t2f_elf_module__path(res->module) : NULL;
+	return res ? t2f_symbolizer__module_file(r->sym, m->sym) : NULL;
 }
 
 void t2f_resym__module(const struct t2f_resym *r, size_t i, struct t2f_module_report *out)

@@ -89,6 +89,9 @@ struct t2f_resym_opts {
 	int64_t trust_by;                /* recorded on this machine, finished at this time (seconds
 					  * since the epoch): files not newer are trusted by path
 					  * (see above); 0 = never */
+	bool cache;                      /* the symbol cache (symbolizer/symcache.h): answers of
+					  * earlier runs, by build-id; written by t2f_resym__save */
+	uint64_t cache_max;              /* its size limit; 0: $T2F_CACHE_MAX, else 512 MiB */
 };
 
 struct t2f_resym;
@@ -112,6 +115,9 @@ bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
  * read, and for the frame ids it had. */
 bool t2f_resym__place(const struct t2f_resym *r, t2f_frame_id id, t2f_sym_module_id *mod,
 		      uint64_t *elf_vaddr);
+/* Writes the symbol cache's files for what this run looked up (the resolve stage and the inline
+ * stage both done); nothing without a cache. NULL is fine. */
+void t2f_resym__save(struct t2f_resym *r);
 /* The symbolizer the frames were looked up with (NULL for NULL); r keeps it. */
 struct t2f_symbolizer *t2f_resym__symbolizer(const struct t2f_resym *r);
 

@@ -158,6 +158,8 @@ static void t2f_session_resym_opts(struct t2f_session *s)
 		.progress = o->progress,
 		.progress_ctx = o->progress_ctx,
 		.signals = o->signals,
+		.cache = !o->no_cache,
+		.cache_max = o->cache_max,
 	};
 }
 
@@ -273,7 +275,8 @@ int t2f_session_new(const struct t2f_options *o, struct t2f_session **out)
 		return -ENOMEM;
 	s->start_ns = t2f_session_now_ns();
 	err = t2f_versioned__in(&s->o, sizeof(s->o), o, T2F_OPTIONS_SIZE_V1) ?:
-	      t2f_versioned__zero(s->o.reserved, sizeof(s->o.reserved));
+	      t2f_versioned__zero(s->o.reserved, sizeof(s->o.reserved)) ?:
+	      t2f_versioned__zero(s->o.reserved2, sizeof(s->o.reserved2));
 	if (!err && (s->o.formats & ~t2f_session_known_formats() ||
 		     (unsigned)s->o.symbol_rules > T2F_RULES_STRICT))
 		err = -EINVAL; /* a format or rules this library does not know */

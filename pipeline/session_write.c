@@ -146,8 +146,10 @@ static int t2f_resolve(struct t2f_session *s)
 	s->run.kallsyms = s->ropts.kallsyms;
 	s->ropts.nettrace = s->nettrace;
 	s->ropts.trust_by = s->elsewhere ? 0 : s->recorded_by;
-	err = t2f_resym__run(s->profile, &s->ropts, s->diag, &s->resym) ?: t2f_inline(s) ?:
-	      t2f_report__event_totals(s->profile, &s->totals);
+	err = t2f_resym__run(s->profile, &s->ropts, s->diag, &s->resym) ?: t2f_inline(s);
+	if (!err)
+		t2f_resym__save(s->resym);
+	err = err ?: t2f_report__event_totals(s->profile, &s->totals);
 	s->run.names_seconds = (double)(t2f_session_now_ns() - s->start_ns) / 1e9 -
 			       s->run.read_seconds;
 	if (err)

@@ -12,7 +12,7 @@
  * field added at the end is named here instead of the last one. */
 #define T2F_ENDS_WITH(type, last) \
 	_Static_assert(sizeof(type) == T2F_SIZE_TO(type, last), #type " has tail padding")
-T2F_ENDS_WITH(struct t2f_options, off_cpu_states);
+T2F_ENDS_WITH(struct t2f_options, reserved2);
 T2F_ENDS_WITH(struct t2f_write_options, reserved2);
 T2F_ENDS_WITH(struct t2f_stats, samples_filtered);
 T2F_ENDS_WITH(struct t2f_module_report, refused);

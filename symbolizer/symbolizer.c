@@ -17,65 +17,7 @@
 #include "formats/sym_version.h"
 #include "symbolizer/dwarf.h"
 #include "symbolizer/module_map.h"
-
-struct sym_file {
-	char *path;
-	uint8_t build_id[T2F_BUILD_ID_MAX];
-	size_t build_id_len;
-	bool searched;                 /* debug_find ran */
-	enum t2f_miss file_miss;       /* T2F_HIT when files.module has symbols */
-	struct t2f_debug_result files;
-	struct t2f_elf_load *loads;    /* owned copy; table.loads points here */
-	struct t2f_elf_module *binary; /* the same build's binary when the symbols come from another
-				        * file (a debug file): asked on a miss (PLT stubs), or NULL */
-	struct t2f_load_table table;
-	struct t2f_dwarf *dwarf;       /* the symbol file's DWARF, opened on first use, or NULL */
-	bool dwarf_tried;
-};
-
-struct sym_module {
-	uint32_t file;                 /* index in files */
-	struct t2f_map_view view;      /* abs_ip: the process's mapping */
-	struct t2f_map_view file_view; /* file_off: a view over the whole file (with the trace's
-					* executable mapping, has_exec) */
-};
-
-struct memo_ent {                  /* index 0 unused: hashmap value 0 means absent */
-	uint64_t elf_vaddr;
-	uint64_t offset;
-	uint32_t file;
-	t2f_str_id name;
-	enum t2f_miss miss;
-};
-
-struct name_ent {                  /* index 0 unused */
-	const char *raw;
-	t2f_str_id id;
-};
-
-enum { OWN_DEBUG_DIRS, OWN_SYMBOL_DIRS, OWN_CACHE, OWN_N };
-
-struct t2f_symbolizer {
-	struct t2f_debug_find_opts find;  /* its strings point into own[] */
-	char **own[OWN_N];
-	enum t2f_demangle_mode demangle;
-	bool perf_rules;
-	struct t2f_decode_budget budget;  /* every file opened shares it (find.budget) */
-	struct t2f_decode_budget dwarf_budget; /* the files' DWARF shares it (dwarf.h) */
-	struct t2f_strtab *names;
-	struct t2f_diag *diag;
-	struct sym_file *files;
-	uint32_t n_files, cap_files;
-	struct t2f_hashmap *file_index;
-	struct sym_module *mods;
-	uint32_t n_mods, cap_mods;
-	struct memo_ent *memo;
-	uint32_t n_memo, cap_memo;
-	struct t2f_hashmap *memo_index;
-	struct name_ent *name_cache;
-	uint32_t n_names, cap_names;
-	struct t2f_hashmap *name_index;
-};
+#include "symbolizer/symbolizer_internal.h"
 
 const char *t2f_miss_name(enum t2f_miss miss)
 {
@@ -165,7 +107,8 @@ int t2f_symbolizer__new(const struct t2f_symbolizer_opts *opts, struct t2f_strta
 	s->names = names;
 	s->diag = diag;
 	s->n_memo = s->n_names = 1; /* index 0 stays unused */
-	if (copy_opts(s, opts ? opts : &defaults) || t2f_hashmap__new(64, &s->file_index) ||
+	if (copy_opts(s, opts ? opts : &defaults) || t2f_sym__cache_dir(s, opts ? opts : &defaults) ||
+	    t2f_hashmap__new(64, &s->file_index) ||
 	    t2f_hashmap__new(1024, &s->memo_index) || t2f_hashmap__new(1024, &s->name_index) ||
 	    t2f_grow32((void **)&s->memo, &s->cap_memo, 0, sizeof(*s->memo), 16) ||
 	    t2f_grow32((void **)&s->name_cache, &s->cap_names, 0, sizeof(*s->name_cache), 16)) {
@@ -186,6 +129,8 @@ void t2f_symbolizer__free(struct t2f_symbolizer *s)
 		t2f_elf_module__free(s->files[i].binary);
 		t2f_dwarf__free(s->files[i].dwarf);
 		t2f_debug_result__free(&s->files[i].files);
+		t2f_symcache__free(s->files[i].cache);
+		t2f_symcache_new__free(s->files[i].add);
 	}
 	for (int i = 0; i < OWN_N; i++)
 		free(s->own[i]);
@@ -197,6 +142,7 @@ void t2f_symbolizer__free(struct t2f_symbolizer *s)
 	t2f_hashmap__free(s->memo_index);
 	t2f_hashmap__free(s->name_index);
 	t2f_debuginfod__free(s->find.fetch);
+	t2f_symcache_dir__free(s->cache);
 	free(s);
 }
 
@@ -359,13 +305,12 @@ static int load_table(struct t2f_symbolizer *s, struct sym_file *f)
 	return err;
 }
 
-/* Runs debug_find on the file's first use. 0 or -ENOMEM. */
-static int file_search(struct t2f_symbolizer *s, struct sym_file *f)
+/* Runs debug_find (the file's first use, or the first address its cache file lacks). 0 or
+ * -ENOMEM. */
+int t2f_sym__file_search(struct t2f_symbolizer *s, struct sym_file *f)
 {
 	int err;
 
-	if (f->searched)
-		return 0;
 	f->searched = true;
 	f->file_miss = T2F_MISS_NO_FILE;
 	err = t2f_debug_find(&s->find, f->path, f->build_id_len ? f->build_id : NULL,
@@ -425,7 +370,7 @@ static int intern_name(struct t2f_symbolizer *s, const char *raw, t2f_str_id *id
 	return err;
 }
 
-static int name_of(struct t2f_symbolizer *s, const char *raw, t2f_str_id *id)
+int t2f_sym__name_of(struct t2f_symbolizer *s, const char *raw, t2f_str_id *id)
 {
 	struct name_key k = { s, raw };
 	uint64_t h = t2f_hash_u64((uint64_t)(uintptr_t)raw);
@@ -486,11 +431,22 @@ static void sym_from_memo(const struct memo_ent *e, struct t2f_sym *out)
 	out->miss = e->miss;
 }
 
-/* Looks elf_vaddr up in the file's symbols: fills e. 0 or -ENOMEM. */
+/* Looks elf_vaddr up in the file's symbols (its cache file first): fills e. 0 or -ENOMEM. */
 static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct memo_ent *e)
 {
 	struct t2f_elf_sym sym;
-	int r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
+	int r;
+
+	if (t2f_sym__cached_symbol(s, f, e, &r) || r)
+		return r;
+	r = t2f_sym__file_real(s, f);
+	if (r)
+		return r;
+	if (f->file_miss != T2F_HIT) {
+		e->miss = f->file_miss;
+		return 0;
+	}
+	r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
 
 	/* a debug file has no PLT: its binary names the stubs (perf's tree holds them already);
 	 * a binary refused for its compressed symbols names none (it warned) */
@@ -510,11 +466,11 @@ static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct me
 	}
 	if (r == 0) {
 		e->miss = T2F_MISS_NOT_FOUND;
-		return 0;
+		return t2f_sym__cache_symbol(s, f, e, NULL);
 	}
 	e->miss = T2F_HIT;
 	e->offset = e->elf_vaddr - sym.value;
-	return name_of(s, sym.name, &e->name);
+	return t2f_sym__name_of(s, sym.name, &e->name) ?: t2f_sym__cache_symbol(s, f, e, sym.name);
 }
 
 /* elf_vaddr (the file's own space) → symbol, through the memo. 0 or -ENOMEM. */
@@ -567,20 +523,20 @@ static int resolve_view(struct t2f_symbolizer *s, const struct sym_module *mod,
 }
 
 /* The module of id mod with its file searched: 0, -EINVAL (unknown id) or -ENOMEM. */
-static int module_ready(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+int t2f_sym__module_ready(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			const struct sym_module **out)
 {
 	if (mod >= s->n_mods)
 		return -EINVAL;
 	*out = &s->mods[mod];
-	return file_search(s, &s->files[s->mods[mod].file]);
+	return t2f_sym__file_ready(s, &s->files[s->mods[mod].file]);
 }
 
 int t2f_symbolizer__resolve_abs(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 				const uint64_t *abs_ips, size_t n, struct t2f_sym *out)
 {
 	const struct sym_module *m;
-	int err = module_ready(s, mod, &m);
+	int err = t2f_sym__module_ready(s, mod, &m);
 
 	for (size_t i = 0; i < n && !err; i++)
 		err = resolve_view(s, m, &m->view, abs_ips[i], &out[i]);
@@ -593,7 +549,7 @@ int t2f_symbolizer__resolve_file_off(struct t2f_symbolizer *s, t2f_sym_module_id
 	const struct sym_module *m;
 	const struct t2f_map_view *v;
 	uint64_t elf_vaddr;
-	int err = module_ready(s, mod, &m);
+	int err = t2f_sym__module_ready(s, mod, &m);
 
 	if (err)
 		return err;
@@ -613,7 +569,7 @@ int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mo
 {
 	const struct sym_module *m;
 	const struct sym_file *f;
-	int err = module_ready(s, mod, &m);
+	int err = t2f_sym__module_ready(s, mod, &m);
 
 	if (err)
 		return err;
@@ -648,14 +604,15 @@ int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 {
 	const struct sym_module *m;
 	struct sym_file *f;
-	int err = module_ready(s, mod, &m);
+	int err = t2f_sym__module_ready(s, mod, &m);
 
 	*out = NULL;
 	if (err)
 		return err;
 	f = &s->files[m->file];
-	if (f->file_miss != T2F_HIT)
-		return 0;
+	err = t2f_sym__file_real(s, f);
+	if (err || f->file_miss != T2F_HIT)
+		return err;
 	if (!f->dwarf_tried) {
 		struct t2f_dwarf_opts o = { .budget = &s->dwarf_budget, .alt_candidates = alt_candidates,
 					    .ctx = s, .sym_ctx = f->files.module };
@@ -667,6 +624,9 @@ int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 		err = t2f_dwarf__open(t2f_elf_module__path(f->files.module), &o, s->diag, &f->dwarf);
 		if (err == -ENOMEM)
 			return err;
+		if (f->add)
+			t2f_symcache_new__set_dwarf(f->add, f->dwarf ? T2F_SYMCACHE_DW_YES
+								     : T2F_SYMCACHE_DW_NONE);
 	}
 	*out = f->dwarf;
 	return 0;
@@ -676,20 +636,26 @@ int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, ui
 			     t2f_str_id *name)
 {
 	const struct sym_module *m;
-	const struct sym_file *f;
+	struct sym_file *f;
 	struct t2f_elf_sym sym;
-	int err = module_ready(s, mod, &m);
+	const char *raw;
+	int err = t2f_sym__module_ready(s, mod, &m);
 
 	*name = 0;
 	if (err)
 		return err;
 	f = &s->files[m->file];
-	if (f->file_miss != T2F_HIT)
-		return 0;
+	if (f->cache && t2f_symcache__a2l(f->cache, elf_vaddr, &raw))
+		return raw ? t2f_sym__name_of(s, raw, name) : 0;
+	err = t2f_sym__file_real(s, f);
+	if (err || f->file_miss != T2F_HIT)
+		return err;
 	err = t2f_elf_module__lookup_a2l(f->files.module, elf_vaddr, &sym);
-	if (err <= 0)
+	if (err < 0)
 		return err == -ENOMEM ? err : 0;
-	return sym.name[0] ? name_of(s, sym.name, name) : 0;
+	raw = err && sym.name[0] ? sym.name : NULL;
+	err = f->add ? t2f_symcache_new__a2l(f->add, elf_vaddr, raw) : 0;
+	return err ?: raw ? t2f_sym__name_of(s, raw, name) : 0;
 }
 
 int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
@@ -722,7 +688,7 @@ const char *t2f_symbolizer__module_binary(const struct t2f_symbolizer *s, t2f_sy
 {
 	const struct sym_file *f = mod < s->n_mods ? &s->files[s->mods[mod].file] : NULL;
 
-	return f && f->binary ? t2f_elf_module__path(f->binary) : NULL;
+	return f ? t2f_sym__binary_used(f) : NULL;
 }
 
 const struct t2f_debug_result *t2f_symbolizer__module_files(const struct t2f_symbolizer *s,

@@ -37,6 +37,7 @@
 #include "symbolizer/debug_find.h"
 #include "symbolizer/demangle.h"
 #include "symbolizer/dwarf.h"
+#include "symbolizer/symcache.h"
 
 typedef uint32_t t2f_sym_module_id;
 
@@ -69,6 +70,11 @@ struct t2f_symbolizer_opts {
 	void *fetch_ctx;
 	t2f_fetch_temp_fn fetch_temp; /* the temp file each fetch writes (debuginfod.h), or NULL */
 	void *fetch_temp_ctx;
+	bool cache;                 /* answers kept across runs in the symbol cache (symcache.h)
+				     * for modules with a build-id; a directory that must not be
+				     * used is warned about once, and then there is no cache */
+	const char *cache_dir;      /* its directory; NULL: the default (symcache.h) */
+	uint64_t cache_max;         /* the bytes it may hold; 0: $T2F_CACHE_MAX, else 512 MiB */
 };
 
 enum t2f_miss {
@@ -151,6 +157,29 @@ int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, ui
  * a time per handle, while nothing else uses the symbolizer (dwarf.h: handles share nothing). */
 int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			  struct t2f_dwarf **out);
+
+/* The symbol cache (symcache.h): whether the module's file has DWARF as its cache file says
+ * it: 1 yes, 0 no (or no file), 2 unknown (no cache file: t2f_symbolizer__dwarf tells); or
+ * -ENOMEM, -EINVAL (unknown id). */
+int t2f_symbolizer__cached_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod);
+/* The inline chain at elf_vaddr as the cache file holds it (as __inlines would give it;
+ * strings valid until the symbolizer is freed): its length, or -1 when it holds none. */
+int t2f_symbolizer__cached_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+				   uint64_t elf_vaddr, struct t2f_dwarf_frame *out, size_t max);
+/* A chain a DWARF lookup of the module's handle gave at elf_vaddr, kept for the cache file
+ * (copied). 0 or -ENOMEM. */
+int t2f_symbolizer__note_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+				 uint64_t elf_vaddr, const struct t2f_dwarf_frame *frames,
+				 size_t n);
+/* Writes the cache file of each file that has answers its cache file lacked, then keeps the
+ * directory within its size limit. Failures leave the old file (nothing half written). */
+void t2f_symbolizer__cache_save(struct t2f_symbolizer *s);
+/* The cache's counts and *dir, or NULL (no cache). */
+const struct t2f_symcache_stats *t2f_symbolizer__cache_stats(const struct t2f_symbolizer *s,
+							      const char **dir);
+/* The file the module's symbols come from (a found file, or the one its cache file names), or
+ * NULL: none, or not searched yet. */
+const char *t2f_symbolizer__module_file(const struct t2f_symbolizer *s, t2f_sym_module_id mod);
 
 /* Per module: the file used (NULL if none), and the refused candidates, for --stats. Empty
  * until the module's file was searched (its first resolve); NULL for an unknown id. */

@@ -37,6 +37,8 @@ enum t2f_long_only {
 	T2F_OPT_PERF_MAP_DIR,
 	T2F_OPT_OFFLINE,
 	T2F_OPT_NO_INLINE,
+	T2F_OPT_NO_CACHE,
+	T2F_OPT_CACHE_MAX,
 	T2F_OPT_UNWIND_LIBDWFL,
 	T2F_OPT_DEBUGINFOD,
 	T2F_OPT_SYMBOL_RULES,
@@ -90,6 +92,8 @@ static const struct option t2f_long_opts[] = {
 	{ "perf-map-dir", required_argument, NULL, T2F_OPT_PERF_MAP_DIR },
 	{ "offline", no_argument, NULL, T2F_OPT_OFFLINE },
 	{ "no-inline", no_argument, NULL, T2F_OPT_NO_INLINE },
+	{ "no-cache", no_argument, NULL, T2F_OPT_NO_CACHE },
+	{ "cache-max", required_argument, NULL, T2F_OPT_CACHE_MAX },
 	{ "unwind-libdwfl", no_argument, NULL, T2F_OPT_UNWIND_LIBDWFL },
 	{ "off-cpu-state", required_argument, NULL, T2F_OPT_OFF_CPU_STATE },
 	{ "heatmap-rows", required_argument, NULL, T2F_OPT_HEATMAP_ROWS },
@@ -314,6 +318,10 @@ static void t2f_cli_help(FILE *f)
 	      "      --perf-map-dir DIR  look up JIT frames (dso /tmp/perf-PID.map) in\n"
 	      "                      DIR/perf-PID.map (default: the path perf printed)\n"
 	      "      --no-inline     no inlined functions (from DWARF) as frames of their own\n"
+	      "      --no-cache      neither read nor write the symbol cache (by build-id, in\n"
+	      "                      $T2F_CACHE_DIR, else ~/.cache/trace2flame; see `cache`)\n"
+	      "      --cache-max MIB the cache's size limit (default: $T2F_CACHE_MAX bytes,\n"
+	      "                      else 512 MiB); least recently used files go first\n"
 	      "      --unwind-libdwfl  unwind --call-graph dwarf samples with libdwfl's own\n"
 	      "                      unwinder only (slower; the same frames)\n"
 	      "      --offline       never fetch debug files from the debuginfod servers of\n"
@@ -644,6 +652,10 @@ static int t2f_cli_option(struct t2f_cli_opts *o, int c, char **argv, FILE *err)
 	case T2F_OPT_PERF_MAP_DIR: o->perf_map_dir = optarg; return 0;
 	case T2F_OPT_OFFLINE: o->offline = true; return 0;
 	case T2F_OPT_NO_INLINE: o->no_inline = true; return 0;
+	case T2F_OPT_NO_CACHE: o->no_cache = true; return 0;
+	case T2F_OPT_CACHE_MAX:
+		return t2f_cli_uint(optarg, 1, 1u << 20, "--cache-max", "MiB", &o->cache_max_mib,
+				    err);
 	case T2F_OPT_UNWIND_LIBDWFL: o->unwind_libdwfl = true; return 0;
 	case T2F_OPT_OFF_CPU_STATE: return t2f_cli_set_states(o, optarg, err);
 	case T2F_OPT_DEBUGINFOD: return t2f_cli_add_debuginfod(err, NULL, optarg);

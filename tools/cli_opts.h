@@ -48,6 +48,8 @@ struct t2f_cli_opts {
 	const char *perf_map_dir;  /* --perf-map-dir DIR: JIT frames (perf-PID.map files) */
 	bool offline;              /* --offline: no debuginfod fetches */
 	bool no_inline;            /* --no-inline */
+	bool no_cache;             /* --no-cache */
+	unsigned cache_max_mib;    /* --cache-max MIB (0: not given) */
 	bool unwind_libdwfl;       /* --unwind-libdwfl */
 	enum t2f_symbol_rules symbol_rules; /* --symbol-rules (AUTO when not given) */
 	const char *symbol_dirs[T2F_CLI_MAX_DIRS + 1]; /* --symbol-path, NULL-terminated */

@@ -77,6 +77,8 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 		.perf_map_dir = o->perf_map_dir,
 		.offline = o->offline,
 		.no_inline = o->no_inline,
+		.no_cache = o->no_cache,
+		.cache_max = (uint64_t)o->cache_max_mib << 20,
 		.unwind_libdwfl = o->unwind_libdwfl,
 		.time = o->time,
 		.pids = o->pids,

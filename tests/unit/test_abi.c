@@ -69,6 +69,9 @@ static const struct field fields[] = {
 	F(struct t2f_options, tids, 136, 8),
 	F(struct t2f_options, comms, 144, 8),
 	F(struct t2f_options, off_cpu_states, 152, 8),
+	F(struct t2f_options, cache_max, 160, 8),
+	F(struct t2f_options, no_cache, 168, 1),
+	F(struct t2f_options, reserved2, 169, 7),
 	F(struct t2f_write_options, size, 0, 8),
 	F(struct t2f_write_options, input_name, 8, 8),
 	F(struct t2f_write_options, title, 16, 8),
@@ -196,7 +199,7 @@ struct whole {
 #define W(type, v1, want_v1, want) { #type, sizeof(type), v1, want_v1, want }
 
 static const struct whole wholes[] = {
-	W(struct t2f_options, T2F_OPTIONS_SIZE_V1, 120, 160),
+	W(struct t2f_options, T2F_OPTIONS_SIZE_V1, 120, 176),
 	W(struct t2f_write_options, T2F_WRITE_OPTIONS_SIZE_V1, 80, 88),
 	W(struct t2f_stats, T2F_STATS_SIZE_V1, 128, 136),
 	W(struct t2f_input_report, T2F_INPUT_REPORT_SIZE_V1, 48, 48),

@@ -151,6 +151,9 @@ class t2f_options(Sized):
         ("tids", ctypes.c_char_p),
         ("comms", ctypes.c_char_p),
         ("off_cpu_states", ctypes.c_char_p),
+        ("cache_max", ctypes.c_uint64),
+        ("no_cache", ctypes.c_bool),
+        ("reserved2", ctypes.c_uint8 * 7),
     ]
 
 

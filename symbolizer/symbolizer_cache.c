@@ -1,0 +1,289 @@
+/* symbolizer/symbolizer_cache.c: the symbolizer's side of the symbol cache (symcache.h): a
+ * file searched through its cache file, answers taken from it and kept for it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/hashmap.h"
+#include "symbolizer/symbolizer_internal.h"
+
+static uint64_t hash_strv(uint64_t h, const char *const *v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		h = t2f_hash_u64(h ^ t2f_hash_bytes(v[i], strlen(v[i]) + 1));
+	return t2f_hash_u64(h + 1);
+}
+
+/* What decides which file a search takes, beside the files themselves: a cache file made under
+ * other options is not used (symcache.h). */
+static uint64_t search_hash(const struct t2f_symbolizer *s, const struct t2f_symbolizer_opts *o)
+{
+	const char *env[] = { s->find.debuginfod_cache, s->find.perf_cache,
+			      getenv("DEBUGINFOD_CACHE_PATH"), getenv("PERF_BUILDID_DIR"),
+			      getenv("HOME"), o->debuginfod ? getenv("DEBUGINFOD_URLS") : NULL };
+	uint64_t h = hash_strv(hash_strv(0, s->find.debug_dirs), s->find.symbol_dirs);
+
+	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++)
+		h = t2f_hash_u64(h ^ (env[i] ? t2f_hash_bytes(env[i], strlen(env[i]) + 1) : 7));
+	return t2f_hash_u64(h ^ (uint64_t)s->find.unsafe_build_id_match << 1 ^
+			    (uint64_t)s->perf_rules << 2 ^ (uint64_t)o->debuginfod << 3);
+}
+
+/* The symbol cache's directory when the options ask for it and it may be used (else a
+ * warning, and none). 0 or -ENOMEM. */
+int t2f_sym__cache_dir(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts *o)
+{
+	const char *why = NULL;
+	int err;
+
+	if (!o->cache)
+		return 0;
+	err = t2f_symcache_dir__open(o->cache_dir, o->cache_max, &s->cache, &why);
+	if (err)
+		return err;
+	if (!s->cache && s->diag) {
+		char *dir = o->cache_dir ? NULL : t2f_symcache_default_dir();
+		const char *shown = o->cache_dir ? o->cache_dir : dir ? dir : "(no directory)";
+
+		(void)t2f_diag__warn(s->diag, shown, 0, "symbol cache not used: %s", why);
+		free(dir);
+	}
+	s->cache_opts = search_hash(s, o);
+	return 0;
+}
+
+/* ---- the symbol cache (symcache.h) ---- */
+
+/* The path of the file the symbols come from (NULL: none). */
+const char *t2f_sym__file_used(const struct sym_file *f)
+{
+	if (f->files.module)
+		return t2f_elf_module__path(f->files.module);
+	return f->from_cache && f->cache ? t2f_symcache__file_path(f->cache) : NULL;
+}
+
+const char *t2f_sym__binary_used(const struct sym_file *f)
+{
+	if (f->binary)
+		return t2f_elf_module__path(f->binary);
+	return f->from_cache && f->cache ? t2f_symcache__binary_path(f->cache) : NULL;
+}
+
+static struct t2f_symcache_ident cache_ident(const struct t2f_symbolizer *s,
+					     const struct sym_file *f)
+{
+	return (struct t2f_symcache_ident){
+		.build_id = f->build_id, .build_id_len = f->build_id_len, .module_path = f->path,
+		.file_path = t2f_sym__file_used(f), .binary_path = t2f_sym__binary_used(f),
+		.perf_rules = s->perf_rules, .opts_hash = s->cache_opts,
+	};
+}
+
+/* What the cache file says of the search: the file's PT_LOAD table and refused candidates. */
+static int file_from_cache(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	const struct t2f_symcache *c = f->cache;
+	size_t n = t2f_symcache__load_count(c), nr = t2f_symcache__refused_count(c);
+
+	f->loads = calloc(n ? n : 1, sizeof(*f->loads));
+	f->files.refused = calloc(nr ? nr : 1, sizeof(*f->files.refused));
+	if (!f->loads || !f->files.refused)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		t2f_symcache__load_at(c, i, &f->loads[i]);
+	f->table = (struct t2f_load_table){ .loads = f->loads, .n = n,
+		.offsets_trusted = t2f_loads_offsets_trusted(f->loads, n),
+		.memsz_offsets = s->perf_rules };
+	for (size_t i = 0; i < nr; i++) {
+		struct t2f_debug_refused *r = &f->files.refused[i];
+		struct t2f_symcache_refused cr;
+
+		t2f_symcache__refused_at(c, i, &cr);
+		r->path = strdup(cr.path);
+		if (!r->path)
+			return -ENOMEM;
+		f->files.n_refused++;
+		r->why = (enum t2f_refusal_reason)cr.why;
+		snprintf(r->found_id, sizeof(r->found_id), "%s", cr.found_id);
+	}
+	f->files.n_missing = (size_t)t2f_symcache__missing(c);
+	t2f_build_id_hex(f->build_id, f->build_id_len, f->files.expected_id);
+	f->file_miss = T2F_HIT;
+	f->from_cache = true;
+	return 0;
+}
+
+/* The file's cache file, when there is one made for it: then debug_find waits until an
+ * address is not in it. 0 or -ENOMEM. */
+static int cache_open(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	struct t2f_symcache_ident id = cache_ident(s, f);
+	const char *why = NULL;
+	bool bad;
+	int err = t2f_symcache__open(s->cache, &id, &f->cache, &bad, &why);
+
+	if (!err && bad && s->diag && t2f_symcache_dir__warn_once(s->cache))
+		(void)t2f_diag__warn(s->diag, t2f_symcache_dir__path(s->cache), 0,
+				     "a symbol cache file ignored (%s): it is written again", why);
+	return err ? err : f->cache ? file_from_cache(s, f) : 0;
+}
+
+/* This run's answers for the file, with what its search found; from the search on. */
+static int cache_start(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	struct t2f_symcache_refused *rf;
+	enum t2f_symcache_dwarf dw = f->cache ? t2f_symcache__dwarf(f->cache)
+					      : T2F_SYMCACHE_DW_UNKNOWN;
+	int err;
+
+	if (!s->cache || !f->build_id_len || f->file_miss != T2F_HIT || f->add)
+		return 0;
+	rf = calloc(f->files.n_refused + 1, sizeof(*rf));
+	err = rf ? t2f_symcache_new__new(&f->add) : -ENOMEM;
+	for (size_t i = 0; i < f->files.n_refused && !err; i++)
+		rf[i] = (struct t2f_symcache_refused){ f->files.refused[i].path,
+						       (uint32_t)f->files.refused[i].why,
+						       f->files.refused[i].found_id };
+	err = err ?: t2f_symcache_new__set_file(f->add, f->table.loads, f->table.n, rf,
+						f->files.n_refused, f->files.n_missing, dw);
+	free(rf);
+	return err;
+}
+
+/* The file searched for real, when its cache file answered so far: debug_find runs now, and
+ * what the cache said of the search is replaced by what it found. 0 or -ENOMEM. */
+int t2f_sym__file_real(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	int err;
+
+	if (!f->from_cache)
+		return 0;
+	f->from_cache = false;
+	t2f_debug_result__free(&f->files);
+	memset(&f->files, 0, sizeof(f->files));
+	free(f->loads);
+	f->loads = NULL;
+	err = t2f_sym__file_search(s, f);
+	return err ?: cache_start(s, f);
+}
+
+/* The file searched on first use: through its cache file when it has one, else debug_find. */
+int t2f_sym__file_ready(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	int err;
+
+	if (f->searched)
+		return 0;
+	if (s->cache && f->build_id_len) {
+		err = cache_open(s, f);
+		if (err || f->from_cache) {
+			f->searched = true;
+			return err;
+		}
+	}
+	err = t2f_sym__file_search(s, f);
+	return err ?: cache_start(s, f);
+}
+
+/* The answer the file's cache holds for e's address: true and e filled, or false. */
+bool t2f_sym__cached_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct memo_ent *e,
+			  int *err)
+{
+	struct t2f_symcache_sym cs;
+
+	*err = 0;
+	if (!f->cache || !t2f_symcache__sym(f->cache, e->elf_vaddr, &cs))
+		return false;
+	t2f_symcache_dir__stats(s->cache)->answers++;
+	e->miss = (enum t2f_miss)cs.miss;
+	e->offset = cs.offset;
+	if (e->miss == T2F_HIT)
+		*err = cs.name ? t2f_sym__name_of(s, cs.name, &e->name) : 0;
+	return true;
+}
+
+/* e's answer into the file's cache file (raw name: NULL on a miss). */
+int t2f_sym__cache_symbol(struct t2f_symbolizer *s, struct sym_file *f, const struct memo_ent *e,
+			const char *raw)
+{
+	struct t2f_symcache_sym cs = { .elf_vaddr = e->elf_vaddr, .offset = e->offset,
+				       .name = raw, .miss = (uint32_t)e->miss };
+
+	if (!f->add)
+		return 0;
+	t2f_symcache_dir__stats(s->cache)->looked_up++;
+	return t2f_symcache_new__sym(f->add, &cs);
+}
+
+int t2f_symbolizer__cached_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod)
+{
+	const struct sym_module *m;
+	const struct sym_file *f;
+	int err = t2f_sym__module_ready(s, mod, &m);
+
+	if (err)
+		return err;
+	f = &s->files[m->file];
+	if (f->file_miss != T2F_HIT)
+		return 0;
+	if (!f->cache || t2f_symcache__dwarf(f->cache) == T2F_SYMCACHE_DW_UNKNOWN)
+		return 2;
+	return t2f_symcache__dwarf(f->cache) == T2F_SYMCACHE_DW_YES;
+}
+
+int t2f_symbolizer__cached_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+				   uint64_t elf_vaddr, struct t2f_dwarf_frame *out, size_t max)
+{
+	const struct sym_file *f = mod < s->n_mods ? &s->files[s->mods[mod].file] : NULL;
+	int n = f && f->cache ? t2f_symcache__inlines(f->cache, elf_vaddr, out, max) : -1;
+
+	if (n >= 0)
+		t2f_symcache_dir__stats(s->cache)->answers++;
+	return n;
+}
+
+int t2f_symbolizer__note_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+				 uint64_t elf_vaddr, const struct t2f_dwarf_frame *frames,
+				 size_t n)
+{
+	const struct sym_file *f = mod < s->n_mods ? &s->files[s->mods[mod].file] : NULL;
+	struct t2f_dwarf_frame tmp[1];
+
+	if (!f || !f->add || (f->cache && t2f_symcache__inlines(f->cache, elf_vaddr, tmp, 0) >= 0))
+		return 0;
+	t2f_symcache_dir__stats(s->cache)->looked_up++;
+	return t2f_symcache_new__inlines(f->add, elf_vaddr, frames, n);
+}
+
+void t2f_symbolizer__cache_save(struct t2f_symbolizer *s)
+{
+	bool wrote = false;
+
+	for (uint32_t i = 0; s->cache && i < s->n_files; i++) {
+		struct sym_file *f = &s->files[i];
+		struct t2f_symcache_ident id = cache_ident(s, f);
+
+		if (!f->add || !t2f_symcache_new__dirty(f->add))
+			continue;
+		if (t2f_symcache_new__write(f->add, s->cache, &id, f->cache) == 0)
+			wrote = true;
+		t2f_symcache_new__free(f->add);
+		f->add = NULL;
+	}
+	if (wrote)
+		t2f_symcache_dir__evict(s->cache);
+}
+
+const struct t2f_symcache_stats *t2f_symbolizer__cache_stats(const struct t2f_symbolizer *s,
+							      const char **dir)
+{
+	*dir = s->cache ? t2f_symcache_dir__path(s->cache) : NULL;
+	return s->cache ? t2f_symcache_dir__stats(s->cache) : NULL;
+}
+
+const char *t2f_symbolizer__module_file(const struct t2f_symbolizer *s, t2f_sym_module_id mod)
+{
+	return mod < s->n_mods ? t2f_sym__file_used(&s->files[s->mods[mod].file]) : NULL;
+}
+

@@ -1,0 +1,102 @@
+/* symbolizer/symbolizer_internal.h: what symbolizer.c and symbolizer_cache.c share: the
+ * symbolizer's state and the steps both take. Internal to symbolizer/.
+ */
+#ifndef T2F_SYMBOLIZER_INTERNAL_H
+#define T2F_SYMBOLIZER_INTERNAL_H
+
+#include "formats/hashmap.h"
+#include "symbolizer/module_map.h"
+#include "symbolizer/symbolizer.h"
+#include "symbolizer/symcache.h"
+
+struct sym_file {
+	char *path;
+	uint8_t build_id[T2F_BUILD_ID_MAX];
+	size_t build_id_len;
+	bool searched;                 /* debug_find ran */
+	enum t2f_miss file_miss;       /* T2F_HIT when files.module has symbols */
+	struct t2f_debug_result files;
+	struct t2f_elf_load *loads;    /* owned copy; table.loads points here */
+	struct t2f_elf_module *binary; /* the same build's binary when the symbols come from another
+				        * file (a debug file): asked on a miss (PLT stubs), or NULL */
+	struct t2f_load_table table;
+	struct t2f_dwarf *dwarf;       /* the symbol file's DWARF, opened on first use, or NULL */
+	bool dwarf_tried;
+	struct t2f_symcache *cache;    /* an earlier run's answers (symcache.h), or NULL */
+	bool from_cache;               /* searched through the cache: debug_find has not run */
+	struct t2f_symcache_new *add;  /* this run's answers for the cache, or NULL */
+};
+
+struct sym_module {
+	uint32_t file;                 /* index in files */
+	struct t2f_map_view view;      /* abs_ip: the process's mapping */
+	struct t2f_map_view file_view; /* file_off: a view over the whole file (with the trace's
+					* executable mapping, has_exec) */
+};
+
+struct memo_ent {                  /* index 0 unused: hashmap value 0 means absent */
+	uint64_t elf_vaddr;
+	uint64_t offset;
+	uint32_t file;
+	t2f_str_id name;
+	enum t2f_miss miss;
+};
+
+struct name_ent {                  /* index 0 unused */
+	const char *raw;
+	t2f_str_id id;
+};
+
+enum { OWN_DEBUG_DIRS, OWN_SYMBOL_DIRS, OWN_CACHE, OWN_N };
+
+struct t2f_symbolizer {
+	struct t2f_debug_find_opts find;  /* its strings point into own[] */
+	char **own[OWN_N];
+	enum t2f_demangle_mode demangle;
+	bool perf_rules;
+	struct t2f_decode_budget budget;  /* every file opened shares it (find.budget) */
+	struct t2f_decode_budget dwarf_budget; /* the files' DWARF shares it (dwarf.h) */
+	struct t2f_strtab *names;
+	struct t2f_diag *diag;
+	struct sym_file *files;
+	uint32_t n_files, cap_files;
+	struct t2f_hashmap *file_index;
+	struct sym_module *mods;
+	uint32_t n_mods, cap_mods;
+	struct memo_ent *memo;
+	uint32_t n_memo, cap_memo;
+	struct t2f_hashmap *memo_index;
+	struct name_ent *name_cache;
+	uint32_t n_names, cap_names;
+	struct t2f_hashmap *name_index;
+	struct t2f_symcache_dir *cache; /* the symbol cache's directory, or NULL: none */
+	uint64_t cache_opts;           /* a hash of the options that decide which file is found */
+};
+
+/* Runs debug_find for f (its first use, or the first address its cache file lacks). 0 or
+ * -ENOMEM. */
+int t2f_sym__file_search(struct t2f_symbolizer *s, struct sym_file *f);
+/* The frame name of raw (cut, demangled, interned; cached per pointer). 0 or -ENOMEM. */
+int t2f_sym__name_of(struct t2f_symbolizer *s, const char *raw, t2f_str_id *id);
+/* The module of id mod with its file searched: 0, -EINVAL (unknown id) or -ENOMEM. */
+int t2f_sym__module_ready(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+			  const struct sym_module **out);
+
+/* symbolizer_cache.c */
+/* The cache's directory when o asks for one and it may be used. 0 or -ENOMEM. */
+int t2f_sym__cache_dir(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts *o);
+/* f searched on first use: through its cache file when it has one, else debug_find. */
+int t2f_sym__file_ready(struct t2f_symbolizer *s, struct sym_file *f);
+/* f searched for real when its cache file answered so far. 0 or -ENOMEM. */
+int t2f_sym__file_real(struct t2f_symbolizer *s, struct sym_file *f);
+/* The cache file's answer for e's address: true and e filled (*err: -ENOMEM), or false. */
+bool t2f_sym__cached_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct memo_ent *e,
+			    int *err);
+/* e's answer kept for f's cache file (raw: its symbol's raw name, NULL on a miss). */
+int t2f_sym__cache_symbol(struct t2f_symbolizer *s, struct sym_file *f, const struct memo_ent *e,
+			  const char *raw);
+/* The file f's symbols come from, and the binary beside a debug file; NULL: none. */
+const char *t2f_sym__file_used(const struct sym_file *f);
+const char *t2f_sym__binary_used(const struct sym_file *f);
+
+#endif

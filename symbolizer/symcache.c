@@ -1,0 +1,496 @@
+/* symbolizer/symcache.c: the cache directory, and a cache file opened, checked and read
+ * (symcache.h; the layout: symcache_fmt.h). */
+#include "symbolizer/symcache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "formats/diag.h"
+#include "symbolizer/debug_find.h"
+#include "symbolizer/symcache_fmt.h"
+#include "symbolizer/symcache_internal.h"
+
+/* ---- the directory ---- */
+
+static char *join(const char *a, const char *b)
+{
+	char *p = NULL;
+
+	return asprintf(&p, "%s/%s", a, b) < 0 ? NULL : p;
+}
+
+char *t2f_symcache_default_dir(void)
+{
+	const char *env = getenv("T2F_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (env && *env)
+		return strdup(env);
+	if (xdg && xdg[0] == '/')
+		return join(xdg, "trace2flame");
+	if (!home || home[0] != '/')
+		return NULL;
+	return join(home, ".cache/trace2flame");
+}
+
+/* "512M", "1G", "1048576": bytes; 0 when it does not parse. */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return 0;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end || v > (UINT64_MAX >> shift))
+		return 0;
+	return (uint64_t)v << shift;
+}
+
+/* Makes dir (and its parent when it is missing), 0700. */
+static void make_dir(const char *dir)
+{
+	char parent[PATH_MAX];
+	char *slash;
+
+	if (mkdir(dir, 0700) == 0 || errno != ENOENT || strlen(dir) >= sizeof(parent))
+		return;
+	strcpy(parent, dir);
+	slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return;
+	*slash = '\0';
+	if (mkdir(parent, 0700) == 0 || errno == EEXIST)
+		(void)mkdir(dir, 0700);
+}
+
+int t2f_symcache_dir__open(const char *dir, uint64_t max, struct t2f_symcache_dir **out,
+			   const char **why)
+{
+	struct t2f_symcache_dir *d;
+	struct stat st, fst;
+	char *path = dir ? strdup(dir) : t2f_symcache_default_dir();
+	int fd;
+
+	*out = NULL;
+	*why = "no cache directory (neither HOME nor XDG_CACHE_HOME is set)";
+	if (!path)
+		return dir || getenv("HOME") ? -ENOMEM : 0;
+	make_dir(path);
+	*why = "it is not a directory (or is a symlink)";
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+		goto refuse;
+	*why = "it is not owned by the user";
+	if (st.st_uid != geteuid())
+		goto refuse;
+	*why = "it is writable by the group or others";
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		goto refuse;
+	*why = "it cannot be opened";
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		goto refuse;
+	if (fstat(fd, &fst) || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino) {
+		close(fd);
+		goto refuse;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		close(fd);
+		free(path);
+		return -ENOMEM;
+	}
+	d->fd = fd;
+	d->path = path;
+	d->max = max ? max : parse_size(getenv("T2F_CACHE_MAX"));
+	if (!d->max)
+		d->max = T2F_SYMCACHE_MAX_DEFAULT;
+	*out = d;
+	return 0;
+refuse:
+	free(path);
+	return 0;
+}
+
+void t2f_symcache_dir__free(struct t2f_symcache_dir *d)
+{
+	if (!d)
+		return;
+	close(d->fd);
+	free(d->path);
+	free(d);
+}
+
+const char *t2f_symcache_dir__path(const struct t2f_symcache_dir *d)
+{
+	return d->path;
+}
+
+struct t2f_symcache_stats *t2f_symcache_dir__stats(struct t2f_symcache_dir *d)
+{
+	return &d->st;
+}
+
+bool t2f_symcache_dir__warn_once(struct t2f_symcache_dir *d)
+{
+	bool first = !d->warned;
+
+	d->warned = true;
+	return first;
+}
+
+void t2f_symcache_name(const uint8_t *id, size_t len, char *out)
+{
+	t2f_build_id_hex(id, len, out);
+	strcat(out, T2F_SYMCACHE_SUFFIX);
+}
+
+/* ---- one file: checked at open ---- */
+
+static bool sec_ok(const struct t2f_symcache *c, int i, size_t elem)
+{
+	const struct t2f_sc_section *s = &c->h->sec[i];
+	uint64_t bytes;
+
+	return s->off % 8 == 0 && s->off >= sizeof(*c->h) && s->off <= c->size &&
+	       !__builtin_mul_overflow(s->count, (uint64_t)elem, &bytes) &&
+	       bytes <= c->size - s->off;
+}
+
+static bool str_ok(const struct t2f_symcache *c, uint32_t off, bool none_ok)
+{
+	return off < c->n_str || (none_ok && off == T2F_SYMCACHE_NONE);
+}
+
+const char *t2f_symcache_str(const struct t2f_symcache *c, uint32_t off)
+{
+	return off == T2F_SYMCACHE_NONE ? NULL : c->str + off;
+}
+
+/* Every offset and index of the arrays in bounds. */
+static bool arrays_ok(const struct t2f_symcache *c)
+{
+	const struct t2f_symcache_hdr *h = c->h;
+	const struct t2f_sc_refused *rf = T2F_SC_SEC(c, T2F_SC_REFUSED, struct t2f_sc_refused);
+	const struct t2f_sc_sym *sy = T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym);
+	const struct t2f_sc_a2l *a = T2F_SC_SEC(c, T2F_SC_A2L, struct t2f_sc_a2l);
+	const struct t2f_sc_inl *in = T2F_SC_SEC(c, T2F_SC_INL, struct t2f_sc_inl);
+	const struct t2f_sc_frame *fr = T2F_SC_SEC(c, T2F_SC_FRAMES, struct t2f_sc_frame);
+
+	for (uint64_t i = 0; i < h->sec[T2F_SC_REFUSED].count; i++)
+		if (!str_ok(c, rf[i].path, false) || !str_ok(c, rf[i].found_id, false))
+			return false;
+	for (uint64_t i = 0; i < h->sec[T2F_SC_SYMS].count; i++)
+		if (!str_ok(c, sy[i].name, true) || sy[i].miss > 63)
+			return false;
+	for (uint64_t i = 0; i < h->sec[T2F_SC_A2L].count; i++)
+		if (!str_ok(c, a[i].name, true))
+			return false;
+	for (uint64_t i = 0; i < h->sec[T2F_SC_INL].count; i++)
+		if (in[i].n > T2F_DWARF_MAX_DEPTH || in[i].first > h->sec[T2F_SC_FRAMES].count ||
+		    in[i].n > h->sec[T2F_SC_FRAMES].count - in[i].first)
+			return false;
+	for (uint64_t i = 0; i < h->sec[T2F_SC_FRAMES].count; i++)
+		if (!str_ok(c, fr[i].name, true) || !str_ok(c, fr[i].file, true) ||
+		    !str_ok(c, fr[i].fn_file, true))
+			return false;
+	return true;
+}
+
+/* The structure of the mapped file: magic, version, sizes, sections, offsets. */
+static const char *check_map(struct t2f_symcache *c)
+{
+	static const size_t elem[T2F_SC_N] = {
+		1, sizeof(struct t2f_sc_load), sizeof(struct t2f_sc_refused),
+		sizeof(struct t2f_sc_sym), sizeof(struct t2f_sc_a2l), sizeof(struct t2f_sc_inl),
+		sizeof(struct t2f_sc_frame),
+	};
+	const struct t2f_symcache_hdr *h = c->h;
+
+	if (c->size < sizeof(*h) || memcmp(h->magic, T2F_SYMCACHE_MAGIC, 8) != 0)
+		return "not a cache file (magic)";
+	if (h->version != T2F_SYMCACHE_VERSION || h->hdr_size != sizeof(*h))
+		return "another format version";
+	if (h->file_size != c->size)
+		return "its size is not the one its header states (truncated?)";
+	if (h->build_id_len > sizeof(h->build_id) || h->dwarf > T2F_SYMCACHE_DW_YES)
+		return "a broken header";
+	for (int i = 0; i < T2F_SC_N; i++)
+		if (!sec_ok(c, i, elem[i]))
+			return "a section out of bounds";
+	c->str = T2F_SC_SEC(c, T2F_SC_STRINGS, char);
+	c->n_str = h->sec[T2F_SC_STRINGS].count;
+	if (!c->n_str || c->str[c->n_str - 1] != '\0')
+		return "its strings are not terminated";
+	if (!str_ok(c, h->module_path, false) || !str_ok(c, h->file_path, false) ||
+	    !str_ok(c, h->binary_path, true) || !arrays_ok(c))
+		return "an offset out of bounds";
+	return NULL;
+}
+
+/* The descriptor of a trusted regular file: a mapping checked by check_map. */
+static const char *map_fd(int fd, struct t2f_symcache *c, int *err)
+{
+	struct stat st;
+	void *p;
+
+	*err = 0;
+	if (fstat(fd, &st))
+		return "it cannot be read";
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file";
+	if (st.st_uid != geteuid())
+		return "not owned by the user";
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return "writable by the group or others";
+	if ((uint64_t)st.st_size < sizeof(struct t2f_symcache_hdr))
+		return "truncated";
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		*err = errno == ENOMEM ? -ENOMEM : 0;
+		return "it cannot be mapped";
+	}
+	c->base = p;
+	c->size = (size_t)st.st_size;
+	c->h = p;
+	return check_map(c);
+}
+
+static void unmap(struct t2f_symcache *c)
+{
+	if (c->base)
+		munmap((void *)c->base, c->size);
+	c->base = NULL;
+}
+
+int t2f_symcache__check_fd(int fd, char *id_hex, char **module, const char **why)
+{
+	struct t2f_symcache c = { 0 };
+	int err;
+
+	*why = map_fd(fd, &c, &err);
+	if (*why) {
+		unmap(&c);
+		return err ? err : -T2F_ERR_FORMAT;
+	}
+	t2f_build_id_hex(c.h->build_id, c.h->build_id_len, id_hex);
+	*module = strdup(c.str + c.h->module_path);
+	unmap(&c);
+	return *module ? 0 : -ENOMEM;
+}
+
+static bool same_stat(const char *path, const struct t2f_sc_stat *want)
+{
+	struct stat st;
+
+	if (!path)
+		return want->size == 0 && want->mtime_sec == 0 && want->mtime_nsec == 0;
+	if (stat(path, &st))
+		return false;
+	return (uint64_t)st.st_size == want->size && st.st_mtim.tv_sec == want->mtime_sec &&
+	       st.st_mtim.tv_nsec == want->mtime_nsec;
+}
+
+/* Whether the file was made for id, by the same options, from files not changed since. */
+static bool same_ident(const struct t2f_symcache *c, const struct t2f_symcache_ident *id)
+{
+	const struct t2f_symcache_hdr *h = c->h;
+
+	return !!(h->flags & T2F_SC_PERF_RULES) == id->perf_rules &&
+	       h->opts_hash == id->opts_hash &&
+	       strcmp(c->str + h->module_path, id->module_path) == 0 &&
+	       same_stat(id->module_path, &h->module_st) &&
+	       same_stat(c->str + h->file_path, &h->file_st) &&
+	       same_stat(t2f_symcache_str(c, h->binary_path), &h->binary_st);
+}
+
+int t2f_symcache__open(struct t2f_symcache_dir *d, const struct t2f_symcache_ident *id,
+		       struct t2f_symcache **out, bool *bad, const char **why)
+{
+	char name[2 * T2F_BUILD_ID_MAX + sizeof(T2F_SYMCACHE_SUFFIX)];
+	struct t2f_symcache *c;
+	int fd, err;
+
+	*out = NULL;
+	*bad = false;
+	t2f_symcache_name(id->build_id, id->build_id_len, name);
+	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*bad = errno != ENOENT;
+		*why = errno == ELOOP ? "a symlink" : "it cannot be opened";
+		d->st.misses += !*bad;
+		d->st.bad += *bad;
+		return 0;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	*why = map_fd(fd, c, &err);
+	if (!*why && (c->h->build_id_len != id->build_id_len ||
+		      memcmp(c->h->build_id, id->build_id, id->build_id_len) != 0))
+		*why = "made for another build-id";
+	if (*why || err) {
+		*bad = !err;
+		d->st.bad += *bad;
+	} else if (!same_ident(c, id)) {
+		d->st.misses++;
+	} else {
+		(void)futimens(fd, NULL); /* its last use, for the eviction */
+		close(fd);
+		d->st.hits++;
+		*out = c;
+		return 0;
+	}
+	close(fd);
+	t2f_symcache__free(c);
+	return err;
+}
+
+void t2f_symcache__free(struct t2f_symcache *c)
+{
+	if (!c)
+		return;
+	unmap(c);
+	free(c);
+}
+
+enum t2f_symcache_dwarf t2f_symcache__dwarf(const struct t2f_symcache *c)
+{
+	return (enum t2f_symcache_dwarf)c->h->dwarf;
+}
+
+const char *t2f_symcache__file_path(const struct t2f_symcache *c)
+{
+	return c->str + c->h->file_path;
+}
+
+const char *t2f_symcache__binary_path(const struct t2f_symcache *c)
+{
+	return t2f_symcache_str(c, c->h->binary_path);
+}
+
+size_t t2f_symcache__load_count(const struct t2f_symcache *c)
+{
+	return (size_t)c->h->sec[T2F_SC_LOADS].count;
+}
+
+void t2f_symcache__load_at(const struct t2f_symcache *c, size_t i, struct t2f_elf_load *out)
+{
+	const struct t2f_sc_load *l = T2F_SC_SEC(c, T2F_SC_LOADS, struct t2f_sc_load) + i;
+
+	*out = (struct t2f_elf_load){ .p_offset = l->p_offset, .p_vaddr = l->p_vaddr,
+				      .p_filesz = l->p_filesz, .p_memsz = l->p_memsz,
+				      .p_flags = (uint32_t)l->p_flags };
+}
+
+size_t t2f_symcache__refused_count(const struct t2f_symcache *c)
+{
+	return (size_t)c->h->sec[T2F_SC_REFUSED].count;
+}
+
+void t2f_symcache__refused_at(const struct t2f_symcache *c, size_t i,
+			      struct t2f_symcache_refused *out)
+{
+	const struct t2f_sc_refused *r = T2F_SC_SEC(c, T2F_SC_REFUSED, struct t2f_sc_refused) + i;
+
+	*out = (struct t2f_symcache_refused){ .path = c->str + r->path, .why = r->why,
+					      .found_id = c->str + r->found_id };
+}
+
+uint64_t t2f_symcache__missing(const struct t2f_symcache *c)
+{
+	return c->h->missing;
+}
+
+/* The index of the first element of a sorted array (stride bytes apart, the address first)
+ * whose address is at least va. */
+static uint64_t lower_bound(const uint8_t *arr, uint64_t n, size_t stride, uint64_t va)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2, at;
+
+		memcpy(&at, arr + mid * stride, sizeof(at));
+		if (at < va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+#define FIND(c, i, type, va, out)                                                          \
+	do {                                                                               \
+		const type *arr_ = T2F_SC_SEC(c, i, type);                                        \
+		uint64_t n_ = (c)->h->sec[i].count;                                        \
+		uint64_t k_ = lower_bound((const uint8_t *)arr_, n_, sizeof(type), va);    \
+		(out) = k_ < n_ && arr_[k_].vaddr == (va) ? &arr_[k_] : NULL;              \
+	} while (0)
+
+bool t2f_symcache__sym(const struct t2f_symcache *c, uint64_t elf_vaddr,
+		       struct t2f_symcache_sym *out)
+{
+	const struct t2f_sc_sym *e;
+
+	FIND(c, T2F_SC_SYMS, struct t2f_sc_sym, elf_vaddr, e);
+	if (!e)
+		return false;
+	*out = (struct t2f_symcache_sym){ .elf_vaddr = elf_vaddr, .offset = e->offset,
+					  .name = t2f_symcache_str(c, e->name), .miss = e->miss };
+	return true;
+}
+
+bool t2f_symcache__a2l(const struct t2f_symcache *c, uint64_t elf_vaddr, const char **name)
+{
+	const struct t2f_sc_a2l *e;
+
+	FIND(c, T2F_SC_A2L, struct t2f_sc_a2l, elf_vaddr, e);
+	if (!e)
+		return false;
+	*name = t2f_symcache_str(c, e->name);
+	return true;
+}
+
+int t2f_symcache__inlines(const struct t2f_symcache *c, uint64_t elf_vaddr,
+			  struct t2f_dwarf_frame *out, size_t max)
+{
+	const struct t2f_sc_frame *fr = T2F_SC_SEC(c, T2F_SC_FRAMES, struct t2f_sc_frame);
+	const struct t2f_sc_inl *e;
+	uint32_t n;
+
+	FIND(c, T2F_SC_INL, struct t2f_sc_inl, elf_vaddr, e);
+	if (!e)
+		return -1;
+	n = e->n < max ? e->n : (uint32_t)max;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct t2f_sc_frame *f = &fr[e->first + k];
+
+		out[k] = (struct t2f_dwarf_frame){
+			.name = t2f_symcache_str(c, f->name), .linkage = f->flags & T2F_SC_LINKAGE,
+			.copy = f->flags & T2F_SC_COPY, .as_symbol = f->flags & T2F_SC_AS_SYMBOL,
+			.file = t2f_symcache_str(c, f->file), .line = f->line,
+			.fn_file = t2f_symcache_str(c, f->fn_file), .fn_line = f->fn_line,
+		};
+	}
+	return (int)n;
+}

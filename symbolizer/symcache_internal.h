@@ -1,0 +1,36 @@
+/* symbolizer/symcache_internal.h: what symcache.c and symcache_write.c share. */
+#ifndef T2F_SYMCACHE_INTERNAL_H
+#define T2F_SYMCACHE_INTERNAL_H
+
+#include "symbolizer/symcache.h"
+#include "symbolizer/symcache_fmt.h"
+
+struct t2f_symcache_dir {
+	int fd;                        /* the directory, opened O_NOFOLLOW */
+	char *path;
+	uint64_t max;                  /* bytes */
+	bool warned;
+	struct t2f_symcache_stats st;
+};
+
+struct t2f_symcache {              /* a file mapped and checked (symcache.c) */
+	const uint8_t *base;
+	size_t size;
+	const struct t2f_symcache_hdr *h;
+	const char *str;
+	uint64_t n_str;
+};
+
+/* Section i of c as an array of type. */
+#define T2F_SC_SEC(c, i, type) ((const type *)((c)->base + (c)->h->sec[i].off))
+
+/* The string at off (NULL for T2F_SYMCACHE_NONE); off was checked at open. */
+const char *t2f_symcache_str(const struct t2f_symcache *c, uint32_t off);
+
+/* The file name of build-id id: hex + T2F_SYMCACHE_SUFFIX into out
+ * (2 * T2F_BUILD_ID_MAX + sizeof(T2F_SYMCACHE_SUFFIX)). */
+void t2f_symcache_name(const uint8_t *id, size_t len, char *out);
+/* Whether name is a cache file's: lowercase hex, then T2F_SYMCACHE_SUFFIX. */
+bool t2f_symcache_is_name(const char *name);
+
+#endif
