@@ -564,6 +564,31 @@ T2F_API const char *t2f_visible(const char *s, char *out, size_t size);
  * is unused. Thread safe as stdio is (one line may interleave with other threads' writes). */
 T2F_API void t2f_message_stderr(void *ctx, const char *line);
 
+/* ---- The symbol cache ----
+ *
+ * What the resolve stage found for each module with a build-id, kept across runs
+ * (t2f_options.no_cache, cache_max; docs/symbols.md, Symbol cache): one file per build-id in
+ * a directory, $T2F_CACHE_DIR, else $XDG_CACHE_HOME/trace2flame, else ~/.cache/trace2flame. dir
+ * NULL below is that directory. Thread safe (no state), but not against another process
+ * writing the directory at the same time (a file replaced meanwhile is listed as it was).
+ */
+/* The directory the cache uses, malloc'd (t2f_free it), or NULL (no HOME, out of memory). */
+T2F_API char *t2f_cache_dir(void);
+/* Per cache file: its module's build-id (hex: the file name's), the module path it was made for
+ * ("" when the file cannot be read), its bytes, its last use (mtime, seconds since the epoch)
+ * and, for a file a run would ignore (and write again), why (NULL when it is trusted). Return
+ * 0 to go on, else that value ends the walk. */
+typedef int (*t2f_cache_fn)(void *ctx, const char *build_id, const char *module, uint64_t bytes,
+			    int64_t last_use, const char *problem);
+/* Calls fn for each cache file of dir, by name; every file is checked as a run checks it before
+ * use (the directory: owner, mode, not a symlink; each file: regular, owner, mode, magic,
+ * version, size, offsets). 0, fn's value, -ENOENT when dir does not exist, -EPERM when the
+ * directory must not be used (a run ignores it too), -errno. */
+T2F_API int t2f_cache_each(const char *dir, t2f_cache_fn fn, void *ctx);
+/* Removes every cache file of dir (and the temp files of writes that never finished): 0 and
+ * *removed (may be NULL), -ENOENT, -EPERM as above, or -errno. */
+T2F_API int t2f_cache_clear(const char *dir, uint64_t *removed);
+
 /* Frees a buffer the library gave the caller (t2f_session_write_mem's, t2f_demangle_name's),
  * with the allocator that made it: the program's free() may be another (a static C runtime, a
  * language binding's). NULL is fine. Thread safe. */

@@ -39,7 +39,7 @@ int t2f_sym__cache_dir(struct t2f_symbolizer *s, const struct t2f_symbolizer_opt
 
 	if (!o->cache)
 		return 0;
-	err = t2f_symcache_dir__open(o->cache_dir, o->cache_max, &s->cache, &why);
+	err = t2f_symcache_dir__open(o->cache_dir, o->cache_max, true, &s->cache, &why);
 	if (err)
 		return err;
 	if (!s->cache && s->diag) {

@@ -81,8 +81,8 @@ static void make_dir(const char *dir)
 		(void)mkdir(dir, 0700);
 }
 
-int t2f_symcache_dir__open(const char *dir, uint64_t max, struct t2f_symcache_dir **out,
-			   const char **why)
+int t2f_symcache_dir__open(const char *dir, uint64_t max, bool create,
+			   struct t2f_symcache_dir **out, const char **why)
 {
 	struct t2f_symcache_dir *d;
 	struct stat st, fst;
@@ -93,9 +93,17 @@ int t2f_symcache_dir__open(const char *dir, uint64_t max, struct t2f_symcache_di
 	*why = "no cache directory (neither HOME nor XDG_CACHE_HOME is set)";
 	if (!path)
 		return dir || getenv("HOME") ? -ENOMEM : 0;
-	make_dir(path);
+	if (create)
+		make_dir(path);
 	*why = "it is not a directory (or is a symlink)";
-	if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+	if (lstat(path, &st)) {
+		if (errno != ENOENT || create)
+			goto refuse;
+		free(path);
+		*why = "it does not exist";
+		return -ENOENT;
+	}
+	if (!S_ISDIR(st.st_mode))
 		goto refuse;
 	*why = "it is not owned by the user";
 	if (st.st_uid != geteuid())

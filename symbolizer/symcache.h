@@ -84,11 +84,12 @@ struct t2f_symcache_stats {
 
 /* The directory's path (above), malloc'd, or NULL (out of memory, or no HOME). */
 char *t2f_symcache_default_dir(void);
-/* Opens the directory dir (NULL: the default), making it (0700) when absent; max: its size
- * limit (0: $T2F_CACHE_MAX, else T2F_SYMCACHE_MAX_DEFAULT). 0 and *out; *out NULL with *why
- * (static text) when it must not be used. -ENOMEM. */
-int t2f_symcache_dir__open(const char *dir, uint64_t max, struct t2f_symcache_dir **out,
-			   const char **why);
+/* Opens the directory dir (NULL: the default), making it (0700) when absent and create is set;
+ * max: its size limit (0: $T2F_CACHE_MAX, else T2F_SYMCACHE_MAX_DEFAULT). 0 and *out; *out NULL
+ * with *why (static text) when it must not be used (absent, without create: -ENOENT).
+ * -ENOMEM. */
+int t2f_symcache_dir__open(const char *dir, uint64_t max, bool create,
+			   struct t2f_symcache_dir **out, const char **why);
 void t2f_symcache_dir__free(struct t2f_symcache_dir *d); /* NULL is fine */
 const char *t2f_symcache_dir__path(const struct t2f_symcache_dir *d);
 struct t2f_symcache_stats *t2f_symcache_dir__stats(struct t2f_symcache_dir *d);
@@ -96,6 +97,15 @@ struct t2f_symcache_stats *t2f_symcache_dir__stats(struct t2f_symcache_dir *d);
 bool t2f_symcache_dir__warn_once(struct t2f_symcache_dir *d);
 /* Removes the oldest files while the directory holds more than its limit. */
 void t2f_symcache_dir__evict(struct t2f_symcache_dir *d);
+
+/* Each cache file of d, by name: fn(ctx, build-id hex, module path or "", bytes, mtime,
+ * problem: NULL when a run would use it, else why it would be ignored). fn's nonzero value
+ * ends the walk and is returned; else 0 or -errno. */
+typedef int (*t2f_symcache_each_fn)(void *ctx, const char *id_hex, const char *module,
+				    uint64_t bytes, int64_t mtime, const char *problem);
+int t2f_symcache_dir__each(struct t2f_symcache_dir *d, t2f_symcache_each_fn fn, void *ctx);
+/* Removes every cache file of d, and temp files left by writes: 0 and *removed, or -errno. */
+int t2f_symcache_dir__clear(struct t2f_symcache_dir *d, uint64_t *removed);
 
 /* ---- one file ---- */
 

@@ -339,6 +339,11 @@ class t2f_elf_symbol(ctypes.Structure):  # no size field
 t2f_each_function_fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
                                         ctypes.POINTER(t2f_elf_symbol))
 
+# int (*fn)(void *ctx, const char *build_id, const char *module, uint64_t bytes,
+#           int64_t last_use, const char *problem) of t2f_cache_each
+t2f_cache_fn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                ctypes.c_uint64, ctypes.c_int64, ctypes.c_char_p)
+
 STRUCTS = (t2f_options, t2f_write_options, t2f_format_info, t2f_input_report, t2f_stats,
            t2f_module_report, t2f_symbols_options, t2f_module, t2f_symbol, t2f_source_frame, t2f_refused, t2f_elf_symbol)
 
@@ -393,6 +398,9 @@ FUNCTIONS = {
     "t2f_symbol_name": (_void_p, [_str, _bool]),
     "t2f_visible": (_str, [_str, _P(ctypes.c_char), _size]),
     "t2f_message_stderr": (None, [_void_p, _str]),
+    "t2f_cache_dir": (_void_p, []),
+    "t2f_cache_each": (_int, [_str, t2f_cache_fn, _void_p]),
+    "t2f_cache_clear": (_int, [_str, _P(ctypes.c_uint64)]),
 }
 
 
