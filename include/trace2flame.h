@@ -574,17 +574,17 @@ T2F_API void t2f_message_stderr(void *ctx, const char *line);
  */
 /* The directory the cache uses, malloc'd (t2f_free it), or NULL (no HOME, out of memory). */
 T2F_API char *t2f_cache_dir(void);
-/* Per cache file: its module's build-id (hex: the file name's), the module path it was made for
- * ("" when the file cannot be read), its bytes, its last use (mtime, seconds since the epoch)
- * and, for a file a run would ignore (and write again), why (NULL when it is trusted). Return
- * 0 to go on, else that value ends the walk. */
-typedef int (*t2f_cache_fn)(void *ctx, const char *build_id, const char *module, uint64_t bytes,
-			    int64_t last_use, const char *problem);
-/* Calls fn for each cache file of dir, by name; every file is checked as a run checks it before
- * use (the directory: owner, mode, not a symlink; each file: regular, owner, mode, magic,
- * version, size, offsets). 0, fn's value, -ENOENT when dir does not exist, -EPERM when the
- * directory must not be used (a run ignores it too), -errno. */
-T2F_API int t2f_cache_each(const char *dir, t2f_cache_fn fn, void *ctx);
+/* Calls fn for each cache file of dir, by name: its module's build-id (hex: the file name's),
+ * the module path it was made for ("" when the file cannot be read), its bytes, its last use
+ * (mtime, seconds since the epoch) and, for a file a run would ignore (and write again), why
+ * (NULL when it is trusted); fn returns 0 to go on, else that value ends the walk. Every file
+ * is checked as a run checks it before use (the directory: owner, mode, not a symlink; each
+ * file: regular, owner, mode, magic, version, size, offsets). 0, fn's value, -ENOENT when dir
+ * does not exist, -EPERM when the directory must not be used (a run ignores it too), -errno. */
+T2F_API int t2f_cache_each(const char *dir,
+			   int (*fn)(void *ctx, const char *build_id, const char *module,
+				     uint64_t bytes, int64_t last_use, const char *problem),
+			   void *ctx);
 /* Removes every cache file of dir (and the temp files of writes that never finished): 0 and
  * *removed (may be NULL), -ENOENT, -EPERM as above, or -errno. */
 T2F_API int t2f_cache_clear(const char *dir, uint64_t *removed);

@@ -20,7 +20,10 @@ static int cache_open(const char *dir, struct t2f_symcache_dir **d)
 	return err ? err : *d ? 0 : -EPERM;
 }
 
-int t2f_cache_each(const char *dir, t2f_cache_fn fn, void *ctx)
+int t2f_cache_each(const char *dir,
+		   int (*fn)(void *ctx, const char *build_id, const char *module, uint64_t bytes,
+			     int64_t last_use, const char *problem),
+		   void *ctx)
 {
 	struct t2f_symcache_dir *d;
 	int err = fn ? cache_open(dir, &d) : -EINVAL;
