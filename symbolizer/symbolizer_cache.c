@@ -1,6 +1,7 @@
 /* symbolizer/symbolizer_cache.c: the symbolizer's side of the symbol cache (symcache.h): a
  * file searched through its cache file, answers taken from it and kept for it. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,22 @@ static uint64_t hash_strv(uint64_t h, const char *const *v)
  * other options is not used (symcache.h). */
 static uint64_t search_hash(const struct t2f_symbolizer *s, const struct t2f_symbolizer_opts *o)
 {
+	const char *home = getenv("HOME");
 	const char *env[] = { s->find.debuginfod_cache, s->find.perf_cache,
-			      getenv("DEBUGINFOD_CACHE_PATH"), getenv("PERF_BUILDID_DIR"),
-			      getenv("HOME"), o->debuginfod ? getenv("DEBUGINFOD_URLS") : NULL };
+			      getenv("DEBUGINFOD_CACHE_PATH"), home,
+			      o->debuginfod ? getenv("DEBUGINFOD_URLS") : NULL };
+	const char *perf_dir = getenv("PERF_BUILDID_DIR");
 	uint64_t h = hash_strv(hash_strv(0, s->find.debug_dirs), s->find.symbol_dirs);
+	char dflt[PATH_MAX];
 
-	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++)
-		h = t2f_hash_u64(h ^ (env[i] ? t2f_hash_bytes(env[i], strlen(env[i]) + 1) : 7));
+	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++)  /* "": unset */
+		h = t2f_hash_u64(h ^ (env[i] && *env[i] ? t2f_hash_bytes(env[i], strlen(env[i]) + 1)
+							 : 7));
+	/* perf sets PERF_BUILDID_DIR for what it runs, to ~/.debug when it was unset: the same */
+	if (home && perf_dir && snprintf(dflt, sizeof(dflt), "%s/.debug", home) > 0 &&
+	    strcmp(perf_dir, dflt) == 0)
+		perf_dir = NULL;
+	h = t2f_hash_u64(h ^ (perf_dir ? t2f_hash_bytes(perf_dir, strlen(perf_dir) + 1) : 7));
 	return t2f_hash_u64(h ^ (uint64_t)s->find.unsafe_build_id_match << 1 ^
 			    (uint64_t)s->perf_rules << 2 ^ (uint64_t)o->debuginfod << 3);
 }
