@@ -266,6 +266,22 @@ int t2f_symbolizer__note_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod
 	return t2f_symcache_new__inlines(f->add, elf_vaddr, frames, n);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* f's old cache file when this run's search took the same files (its answers still hold),
+ * else NULL. */
+static const struct t2f_symcache *same_files(const struct sym_file *f,
+					      const struct t2f_symcache_ident *id)
+{
+	if (!f->cache || !same_str(t2f_symcache__file_path(f->cache), id->file_path) ||
+	    !same_str(t2f_symcache__binary_path(f->cache), id->binary_path))
+		return NULL;
+	return f->cache;
+}
+
 void t2f_symbolizer__cache_save(struct t2f_symbolizer *s)
 {
 	bool wrote = false;
@@ -276,7 +292,7 @@ void t2f_symbolizer__cache_save(struct t2f_symbolizer *s)
 
 		if (!f->add || !t2f_symcache_new__dirty(f->add))
 			continue;
-		if (t2f_symcache_new__write(f->add, s->cache, &id, f->cache) == 0)
+		if (t2f_symcache_new__write(f->add, s->cache, &id, same_files(f, &id)) == 0)
 			wrote = true;
 		t2f_symcache_new__free(f->add);
 		f->add = NULL;
