@@ -107,6 +107,7 @@ static int (*t2f_subcommand(int argc, char **argv))(int, char **)
 		{ "symbols", t2f_cmd_symbols },
 		{ "resolve", t2f_cmd_resolve },
 		{ "diff", t2f_cmd_diff },
+		{ "collect", t2f_cmd_collect },
 	};
 	int at = t2f_cli_first_operand(argc, argv);
 
