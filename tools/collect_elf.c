@@ -95,6 +95,26 @@ static bool has_bytes(const GElf_Shdr *sh)
 	return sh->sh_type != SHT_NOBITS && sh->sh_size > 0;
 }
 
+/* The program and section header tables inside the file (libelf reads a file whose section
+ * headers are past its end as one without sections). */
+static int check_tables(Elf *e, const GElf_Ehdr *eh, char *why, size_t len)
+{
+	size_t size = 0, shnum, phnum;
+
+	if (!elf_rawfile(e, &size) || elf_getshdrnum(e, &shnum) != 0 ||
+	    elf_getphdrnum(e, &phnum) != 0)
+		return elf_fail(why, len, "the ELF header");
+	if (eh->e_shoff == 0 && eh->e_phoff == 0)
+		return 0;
+	if (eh->e_shoff > size || (uint64_t)eh->e_shentsize * shnum > size - eh->e_shoff ||
+	    eh->e_phoff > size || (uint64_t)eh->e_phentsize * phnum > size - eh->e_phoff)
+		return fail(-T2F_ERR_ELF, why, len, "truncated: its header tables (%zu section "
+			    "headers at %llu, %zu program headers at %llu) end past its %zu bytes",
+			    shnum, (unsigned long long)eh->e_shoff, phnum,
+			    (unsigned long long)eh->e_phoff, size);
+	return 0;
+}
+
 int t2f_collect_elf__probe(Elf *e, struct t2f_collect_info *info, char *why, size_t len)
 {
 	bool symtab = false, dwarf = false, go = false;
@@ -114,6 +134,9 @@ int t2f_collect_elf__probe(Elf *e, struct t2f_collect_info *info, char *why, siz
 		info->skip = T2F_COLLECT_SKIP_TYPE;
 		return 0;
 	}
+	err = check_tables(e, &eh, why, len);
+	if (err)
+		return err;
 	if (elf_getshdrstrndx(e, &shstrndx) != 0)
 		return elf_fail(why, len, "the section names");
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
@@ -230,7 +253,7 @@ static int copy_data(struct copy *c, Elf_Scn *from, Elf_Scn *to, const GElf_Shdr
 		memcpy(dst->d_buf, src->d_buf, src->d_size);
 	}
 	if (is_debug(name) && !(sh->sh_flags & SHF_COMPRESSED) && sh->sh_size > 0 &&
-	    elf_compress(to, ELFCOMPRESS_ZLIB, 0) < 0)
+	    elf_compress(to, ELFCOMPRESS_ZLIB, ELF_CHF_FORCE) < 0)
 		return elf_fail(c->why, c->len, name);
 	return 0;
 }
@@ -359,14 +382,17 @@ static uint64_t gone_offset(const GElf_Phdr *ph, uint64_t end)
 }
 
 /* The program headers as the input has them, but where the bytes went: PT_PHDR at the new
- * table, PT_NOTE and PT_GNU_PROPERTY at their sections, p_filesz 0 elsewhere. */
+ * table, PT_NOTE and PT_GNU_PROPERTY at their sections, a first PT_LOAD that is not executable
+ * over the ELF header and the program headers (as objcopy leaves it), p_filesz 0 elsewhere (an
+ * executable segment without bytes tells readers its offsets are not the binary's). */
 static int copy_phdrs(struct copy *c, size_t phnum)
 {
-	uint64_t end;
+	uint64_t end, heads;
 	GElf_Ehdr eh;
 
 	if (!gelf_getehdr(c->out, &eh))
 		return elf_fail(c->why, c->len, "the ELF header");
+	heads = eh.e_phoff + (uint64_t)eh.e_phentsize * phnum;
 	end = eh.e_shoff + (uint64_t)eh.e_shentsize * c->n_out;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
@@ -376,6 +402,9 @@ static int copy_phdrs(struct copy *c, size_t phnum)
 			return elf_fail(c->why, c->len, "a program header");
 		if (ph.p_type == PT_PHDR)
 			ph.p_offset = eh.e_phoff;
+		else if (ph.p_type == PT_LOAD && ph.p_offset == 0 && !(ph.p_flags & PF_X) &&
+			 ph.p_filesz >= heads)
+			ph.p_filesz = heads;
 		else if ((ph.p_type == PT_NOTE || ph.p_type == PT_GNU_PROPERTY) &&
 			 moved_to(c, ph.p_offset, ph.p_filesz, &off))
 			ph.p_offset = off;

@@ -62,8 +62,8 @@ const char *t2f_collect_elf__skip_name(enum t2f_collect_skip skip);
  * gone (PT_PHDR and PT_NOTE point at their copies); every allocated section but the notes
  * becomes SHT_NOBITS of the same address and size; the other sections (symbol tables, their
  * strings, DWARF, .comment) are kept but .gdb_index (whose section index entries are renumbered
- * past it); each .debug_ section not compressed yet is compressed with ELFCOMPRESS_ZLIB where
- * that makes it smaller. Nothing of e is changed on disk. 0 or an error with why. */
+ * past it); each .debug_ section not compressed yet is compressed with ELFCOMPRESS_ZLIB (even a
+ * small one that grows by it: every reader of the file then sees one form). Nothing of e is changed on disk. 0 or an error with why. */
 int t2f_collect_elf__write_debug(Elf *e, int fd, char *why, size_t len);
 
 #endif
