@@ -13,6 +13,7 @@
 #    the DWARF (readelf -s, readelf -wi) of the file it came from, no code (.text NOBITS);
 #  - run again: nothing written, the store the same bytes; a corrupt entry is replaced;
 #  - fail (exit 1, 3) for one FILE operand that is not collected or cannot be read, naming it;
+#  - keep --max-depth (a directory not entered, warned) and --max-files (the walk stopped);
 #  - count a file it may not read as a warning (as an unprivileged user when run as root, through
 #    setpriv; skipped without setpriv).
 # Then app and tool are recorded (perf record -g -e cpu-clock; skipped when perf may not
@@ -159,6 +160,23 @@ operand "$T/bin/fifo" 1 "not a regular file"
 operand "$T/z-stripped/app" 1 "not collected: neither .symtab nor DWARF"
 operand "$T/missing" 3 ""
 if [ ! -e "$TMP/s2/.build-id" ]; then ok; else bad "operands: entries were written"; fi
+
+# ---- the walk's bounds ----
+mkdir -p "$TMP/deep/1/2/3"
+cp "$T/sym/tool" "$TMP/deep/1/2/3/"
+cp "$T/bin/app" "$TMP/deep/1/"
+timeout 60 "$T2F_BIN" collect --max-depth 2 "$TMP/deep" -o "$TMP/s3" >"$TMP/sum6" 2>"$TMP/err6"
+check_line "$TMP/sum6" "kept: 1 (0 in place of a worse copy)"
+check_line "$TMP/sum6" "directories not entered (--max-depth): 1"
+if grep -q "warning: $TMP/deep/1/2/3: not entered" "$TMP/err6"; then ok; else
+	bad "--max-depth: no warning naming the directory: $(cat "$TMP/err6")"; fi
+timeout 60 "$T2F_BIN" collect --max-files 3 "$T" -o "$TMP/s4" >"$TMP/sum7" 2>"$TMP/err7"
+check_line "$TMP/sum7" "files seen: 3"
+check_line "$TMP/sum7" "the walk stopped at --max-files"
+check_line "$TMP/sum7" "warnings: 1"
+rc=0
+"$T2F_BIN" collect --max-files 0 "$T" -o "$TMP/s4" >/dev/null 2>&1 || rc=$?
+if [ $rc = 2 ]; then ok; else bad "--max-files 0 exited $rc, not 2"; fi
 
 # ---- a file that may not be read ----
 mkdir -p "$TMP/unr/in" "$TMP/unr/store"
