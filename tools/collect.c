@@ -347,17 +347,20 @@ int t2f_collect__run(const struct t2f_collect_opts *o, char *const *paths, int n
 void t2f_collect__summary(const struct t2f_collect_stats *st, FILE *f)
 {
 	fprintf(f, "files seen: %" PRIu64 "\nELF files: %" PRIu64 "\nkept: %" PRIu64
-		" (%" PRIu64 " in place of a worse copy)\nduplicates: %" PRIu64 "\nskipped: %" PRIu64
-		"\n", st->seen, st->elf, st->kept, st->replaced, st->duplicates, st->skipped);
+		" (%" PRIu64 " in place of a worse copy)\nduplicates: %" PRIu64
+		"\nskipped: %" PRIu64 "\n", st->seen, st->elf, st->kept, st->replaced,
+		st->duplicates, st->skipped);
 	for (int i = 0; i < T2F_COLLECT_OTHER_N; i++)
 		if (st->other[i])
 			fprintf(f, "  %s: %" PRIu64 "\n", other_names[i], st->other[i]);
 	for (int i = 1; i < T2F_COLLECT_SKIP_N; i++)
 		if (st->elf_skip[i])
 			fprintf(f, "  ELF, %s: %" PRIu64 "\n",
-				t2f_collect_elf__skip_name((enum t2f_collect_skip)i), st->elf_skip[i]);
+				t2f_collect_elf__skip_name((enum t2f_collect_skip)i),
+				st->elf_skip[i]);
 	if (st->dirs_too_deep)
-		fprintf(f, "directories not entered (--max-depth): %" PRIu64 "\n", st->dirs_too_deep);
+		fprintf(f, "directories not entered (--max-depth): %" PRIu64 "\n",
+			st->dirs_too_deep);
 	if (st->truncated)
 		fputs("the walk stopped at --max-files\n", f);
 	fprintf(f, "bytes read: %" PRIu64 "\nbytes written: %" PRIu64 "\nwarnings: %" PRIu64 "\n",

@@ -215,7 +215,8 @@ static int renumber_symbols(struct copy *c, Elf_Data *d, Elf_Data *xd)
 		if (!gelf_getsymshndx(d, xd, (int)i, &sym, &x))
 			return elf_fail(c->why, c->len, "a symbol");
 		ndx = sym.st_shndx == SHN_XINDEX ? x : sym.st_shndx;
-		if (ndx == 0 || (sym.st_shndx != SHN_XINDEX && ndx >= SHN_LORESERVE) || ndx >= c->shnum)
+		if (ndx == 0 || (sym.st_shndx != SHN_XINDEX && ndx >= SHN_LORESERVE) ||
+		    ndx >= c->shnum)
 			continue;
 		ndx = c->map[ndx];
 		if (ndx == 0)
@@ -299,7 +300,8 @@ static int copy_sections(struct copy *c, size_t shstrndx)
 		if ((sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOTE)
 			sh.sh_type = SHT_NOBITS;
 		sh.sh_link = sh.sh_link < c->shnum ? (GElf_Word)c->map[sh.sh_link] : 0;
-		if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA || (sh.sh_flags & SHF_INFO_LINK))
+		if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA ||
+		    (sh.sh_flags & SHF_INFO_LINK))
 			sh.sh_info = sh.sh_info < c->shnum ? (GElf_Word)c->map[sh.sh_info] : 0;
 		if (!gelf_update_shdr(to, &sh))
 			return elf_fail(c->why, c->len, name);
@@ -325,7 +327,8 @@ static int renumber_all(struct copy *c)
 		GElf_Shdr sh;
 		int err;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
 		while ((s = elf_nextscn(c->out, s)) != NULL) {
 			GElf_Shdr xh;
@@ -334,7 +337,8 @@ static int renumber_all(struct copy *c)
 			    xh.sh_link == elf_ndxscn(scn))
 				xs = s;
 		}
-		err = renumber_symbols(c, elf_getdata(scn, NULL), xs ? elf_getdata(xs, NULL) : NULL);
+		err = renumber_symbols(c, elf_getdata(scn, NULL),
+				       xs ? elf_getdata(xs, NULL) : NULL);
 		if (err)
 			return err;
 	}
@@ -424,6 +428,10 @@ static int copy_headers(struct copy *c, size_t shstrndx, size_t phnum)
 		return elf_fail(c->why, c->len, "the ELF header");
 	if (phnum && !gelf_newphdr(c->out, phnum))
 		return elf_fail(c->why, c->len, "the program headers");
+	if (c->n_out >= SHN_LORESERVE)  /* extended numbering, which the copy does not write */
+		return fail(-T2F_ERR_UNSUPPORTED, c->why, c->len,
+			    "%zu sections (at most %d are copied)", c->n_out - 1,
+			    SHN_LORESERVE - 1);
 	eh.e_shstrndx = shstrndx < c->shnum ? (GElf_Half)c->map[shstrndx] : 0;
 	if (!gelf_update_ehdr(c->out, &eh))
 		return elf_fail(c->why, c->len, "the ELF header");

@@ -4,7 +4,7 @@
  * The command line uses libelf directly here, as it uses libc: collecting is no conversion, and
  * the library has no interface that writes ELF files (docs/design.md §1).
  *
- * Errors: 0 or a negative code (-errno, -T2F_ERR_ELF, -ENOMEM), with the
+ * Errors: 0 or a negative code (-errno, -T2F_ERR_ELF, -T2F_ERR_UNSUPPORTED, -ENOMEM), with the
  * reason in words in the caller's buffer. Thread safe (no state: libelf's version is set by
  * t2f_collect_elf__init, once, before any other call).
  */
@@ -63,7 +63,8 @@ const char *t2f_collect_elf__skip_name(enum t2f_collect_skip skip);
  * becomes SHT_NOBITS of the same address and size; the other sections (symbol tables, their
  * strings, DWARF, .comment) are kept but .gdb_index (whose section index entries are renumbered
  * past it); each .debug_ section not compressed yet is compressed with ELFCOMPRESS_ZLIB (even a
- * small one that grows by it: every reader of the file then sees one form). Nothing of e is changed on disk. 0 or an error with why. */
+ * small one that grows by it: every reader of the file then sees one form). Nothing of e is
+ * changed on disk. 0 or an error with why. */
 int t2f_collect_elf__write_debug(Elf *e, int fd, char *why, size_t len);
 
 #endif

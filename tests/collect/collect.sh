@@ -13,7 +13,8 @@
 #    the DWARF (readelf -s, readelf -wi) of the file it came from, no code (.text NOBITS);
 #  - run again: nothing written, the store the same bytes; a corrupt entry is replaced;
 #  - fail (exit 1, 3) for one FILE operand that is not collected or cannot be read, naming it;
-#  - keep --max-depth (a directory not entered, warned) and --max-files (the walk stopped);
+#  - keep --max-depth (a directory not entered, warned) and --max-files (the walk stopped), and
+#    not walk the store inside a directory given;
 #  - count a file it may not read as a warning (as an unprivileged user when run as root, through
 #    setpriv; skipped without setpriv).
 # Then app and tool are recorded (perf record -g -e cpu-clock; skipped when perf may not
@@ -170,6 +171,12 @@ check_line "$TMP/sum6" "kept: 1 (0 in place of a worse copy)"
 check_line "$TMP/sum6" "directories not entered (--max-depth): 1"
 if grep -q "warning: $TMP/deep/1/2/3: not entered" "$TMP/err6"; then ok; else
 	bad "--max-depth: no warning naming the directory: $(cat "$TMP/err6")"; fi
+# the store inside the directory walked: not walked
+for i in 1 2; do
+	timeout 60 "$T2F_BIN" collect "$TMP/deep" -o "$TMP/deep/store" >"$TMP/sum8" 2>&1
+	check_line "$TMP/sum8" "files seen: 2"
+done
+rm -rf "$TMP/deep/store"
 timeout 60 "$T2F_BIN" collect --max-files 3 "$T" -o "$TMP/s4" >"$TMP/sum7" 2>"$TMP/err7"
 check_line "$TMP/sum7" "files seen: 3"
 check_line "$TMP/sum7" "the walk stopped at --max-files"
