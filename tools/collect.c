@@ -6,6 +6,7 @@
 #include <fts.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,71 @@ static const char *const other_names[T2F_COLLECT_OTHER_N] = {
 	[T2F_COLLECT_BAD_ELF] = "ELF that could not be read",
 	[T2F_COLLECT_NOT_STORED] = "could not be stored",
 };
+
+/* The temp file of the entry being written, removed by a signal that ends the process: SIGHUP,
+ * SIGINT, SIGQUIT, SIGTERM, SIGXFSZ (a write past `ulimit -f`). One thread: the path changes
+ * only with those signals blocked. */
+static const int guard_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGXFSZ };
+static char guard_path[PATH_MAX];
+static volatile sig_atomic_t guard_live;
+static sigset_t guard_set;
+
+static void guard_handler(int sig)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+
+	if (guard_live)
+		unlink(guard_path);
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	raise(sig);  /* blocked until the handler returns, then the default action */
+}
+
+/* The handler for each of the signals whose disposition is the default one. */
+static void guard_install(void)
+{
+	struct sigaction sa = { .sa_handler = guard_handler }, old;
+	size_t n = sizeof(guard_signals) / sizeof(guard_signals[0]);
+
+	sigemptyset(&guard_set);
+	for (size_t i = 0; i < n; i++)
+		sigaddset(&guard_set, guard_signals[i]);
+	sa.sa_mask = guard_set;
+	for (size_t i = 0; i < n; i++)
+		if (sigaction(guard_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(guard_signals[i], &sa, NULL);
+}
+
+/* fd of a new temp file at tmp (its XXXXXX filled), guarded; -errno. */
+static int guard_create(char *tmp)
+{
+	sigset_t old;
+	int fd;
+
+	sigprocmask(SIG_BLOCK, &guard_set, &old);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd >= 0) {
+		memcpy(guard_path, tmp, strlen(tmp) + 1);
+		guard_live = 1;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return fd >= 0 ? fd : -errno;
+}
+
+/* The temp file renamed to path (err 0) or removed; no longer guarded. 0 or -errno. */
+static int guard_end(const char *tmp, const char *path, int err)
+{
+	sigset_t old;
+
+	sigprocmask(SIG_BLOCK, &guard_set, &old);
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	guard_live = 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
 
 static void worse(struct run *r, int status)
 {
@@ -131,11 +197,10 @@ static int store_entry(Elf *e, char *dir, const char *path, uint64_t *size, char
 		snprintf(why, len, "%s: %s", dir, strerror(err ? -err : ENAMETOOLONG));
 		return err ? err : -ENAMETOOLONG;
 	}
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = guard_create(tmp);
 	if (fd < 0) {
-		err = -errno;
-		snprintf(why, len, "%s: %s", tmp, strerror(errno));
-		return err;
+		snprintf(why, len, "%s: %s", tmp, strerror(-fd));
+		return fd;
 	}
 	err = t2f_collect_elf__write_debug(e, fd, why, len);
 	if (!err && (fchmod(fd, 0644 & ~mask) < 0 || fstat(fd, &sb) < 0)) {
@@ -146,13 +211,14 @@ static int store_entry(Elf *e, char *dir, const char *path, uint64_t *size, char
 		err = -errno;
 		snprintf(why, len, "%s: %s", tmp, strerror(errno));
 	}
-	if (!err && rename(tmp, path) < 0) {
-		err = -errno;
-		snprintf(why, len, "%s: %s", path, strerror(errno));
+	if (!err) {
+		err = guard_end(tmp, path, 0);
+		if (err)
+			snprintf(why, len, "%s: %s", path, strerror(-err));
+	} else {
+		guard_end(tmp, path, err);
 	}
-	if (err)
-		unlink(tmp);
-	else
+	if (!err)
 		*size = (uint64_t)sb.st_size;
 	return err;
 }
@@ -328,6 +394,7 @@ int t2f_collect__run(const struct t2f_collect_opts *o, char *const *paths, int n
 	}
 	r.store_dev = sb.st_dev;
 	r.store_ino = sb.st_ino;
+	guard_install();
 	fts = n > 0 ? fts_open(paths, FTS_PHYSICAL | FTS_COMFOLLOW | FTS_NOCHDIR, by_name) : NULL;
 	if (!fts) {
 		fprintf(o->err, "trace2flame: collect: %s\n", strerror(errno));

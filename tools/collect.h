@@ -9,7 +9,8 @@
  * Of several files of one build-id the store keeps the best: DWARF, else a symbol table, else
  * the first seen; an entry already in STORE is replaced only by a better one (or when it is
  * not a debug file of its build-id). Entries are written to a temp file in their directory and
- * renamed into place.
+ * renamed into place; SIGHUP, SIGINT, SIGQUIT, SIGTERM and SIGXFSZ (when their disposition is
+ * the default one) remove it and end the process.
  *
  * Errors: a failure after a file is known to be ELF is a warning naming the file, counted, and
  * the walk goes on; for a FILE operand it is an error. Not thread safe (one run at a time).

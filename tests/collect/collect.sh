@@ -13,6 +13,7 @@
 #    the DWARF (readelf -s, readelf -wi) of the file it came from, no code (.text NOBITS);
 #  - run again: nothing written, the store the same bytes; a corrupt entry is replaced;
 #  - fail (exit 1, 3) for one FILE operand that is not collected or cannot be read, naming it;
+#  - leave no temp file when a signal ends it (SIGXFSZ of a write past `ulimit -f`);
 #  - keep --max-depth (a directory not entered, warned) and --max-files (the walk stopped), and
 #    not walk the store inside a directory given;
 #  - count a file it may not read as a warning (as an unprivileged user when run as root, through
@@ -147,6 +148,16 @@ timeout 60 "$T2F_BIN" collect "$T/sym" -o "$S" >"$TMP/sum3" 2>"$TMP/err3"
 check_line "$TMP/sum3" "kept: 1 (1 in place of a worse copy)"
 (cd "$S" && find . -type f -exec md5sum {} + | sort) >"$TMP/after"
 same_nonempty "corrupt entry" "the store" "$TMP/before" "$TMP/after" "< first run, > now"
+
+# ---- a write past `ulimit -f` (SIGXFSZ): no temp file left ----
+# shellcheck disable=SC2016 # expanded by the inner shell
+rc=$(sh -c 'ulimit -f 2 && timeout 60 "$0" collect -q "$1" -o "$2" 2>/dev/null; echo $?' \
+	"$T2F_BIN" "$T/bin" "$TMP/s5" 2>/dev/null)
+n=$(find "$TMP/s5" -type f | wc -l)
+if [ "$rc" -gt 128 ] && [ "$n" = 0 ]; then ok; else
+	bad "ulimit -f 2: exit $rc (a signal: above 128), $n files left in the store:"
+	find "$TMP/s5" -type f
+fi
 
 # ---- one FILE operand ----
 operand() { # FILE STATUS WHAT
