@@ -13,6 +13,7 @@
 #    the DWARF (readelf -s, readelf -wi) of the file it came from, no code (.text NOBITS);
 #  - run again: nothing written, the store the same bytes; a corrupt entry is replaced;
 #  - fail (exit 1, 3) for one FILE operand that is not collected or cannot be read, naming it;
+#  - keep a file with Go's build id note by its GNU build-id, skip one with Go's alone;
 #  - leave no temp file when a signal ends it (SIGXFSZ of a write past `ulimit -f`);
 #  - keep --max-depth (a directory not entered, warned) and --max-files (the walk stopped), and
 #    not walk the store inside a directory given;
@@ -172,6 +173,20 @@ operand "$T/bin/fifo" 1 "not a regular file"
 operand "$T/z-stripped/app" 1 "not collected: neither .symtab nor DWARF"
 operand "$T/missing" 3 ""
 if [ ! -e "$TMP/s2/.build-id" ]; then ok; else bad "operands: entries were written"; fi
+
+# ---- Go's build id note: kept by the GNU build-id, skipped without one ----
+mkdir -p "$TMP/go"
+printf '\003\000\000\000\010\000\000\000\004\000\000\000Go\000\000abcdefgh' >"$TMP/go.note"
+objcopy --add-section .note.go.buildid="$TMP/go.note" "$T/sym/tool" "$TMP/go/both"
+objcopy --remove-section .note.gnu.build-id --add-section .note.go.buildid="$TMP/go.note" \
+	"$T/sym/tool" "$TMP/go/go-only"
+if readelf -n "$TMP/go/go-only" | grep -q "GO BUILDID"; then ok; else
+	bad "go-only has no Go build id note: the check below checks nothing"; fi
+timeout 60 "$T2F_BIN" collect "$TMP/go" -o "$TMP/s6" >"$TMP/sum10" 2>&1
+check_line "$TMP/sum10" "kept: 1 (0 in place of a worse copy)"
+check_line "$TMP/sum10" "  ELF, a Go build id but no GNU build-id: 1"
+if [ -f "$(entry "$TMP/go/both" | sed "s|^$S|$TMP/s6|")" ]; then ok; else
+	bad "a file with both notes is not stored by its GNU build-id"; fi
 
 # ---- the walk's bounds ----
 mkdir -p "$TMP/deep/1/2/3"
