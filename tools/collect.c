@@ -269,10 +269,11 @@ static void collect_elf(struct run *r, Elf *e, const char *path, bool named, uin
 	r->st->bytes_out += out;
 }
 
-/* One file of the walk (or an operand: named). */
+/* One file of the walk (or an operand: named, whose symbolic link is followed). */
 static void collect_file(struct run *r, const char *path, bool named)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (named ? 0 : O_NOFOLLOW);
+	int fd = open(path, flags);
 	unsigned char magic[SELFMAG];
 	struct stat sb;
 	Elf *e;

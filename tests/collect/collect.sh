@@ -13,6 +13,7 @@
 #    the DWARF (readelf -s, readelf -wi) of the file it came from, no code (.text NOBITS);
 #  - run again: nothing written, the store the same bytes; a corrupt entry is replaced;
 #  - fail (exit 1, 3) for one FILE operand that is not collected or cannot be read, naming it;
+#    follow an operand that is a symbolic link;
 #  - keep a file with Go's build id note by its GNU build-id, skip one with Go's alone;
 #  - leave no temp file when a signal ends it (SIGXFSZ of a write past `ulimit -f`);
 #  - keep --max-depth (a directory not entered, warned) and --max-files (the walk stopped), and
@@ -172,6 +173,10 @@ operand "$T/lib/libfake.so" 1 "not an ELF file"
 operand "$T/bin/fifo" 1 "not a regular file"
 operand "$T/z-stripped/app" 1 "not collected: neither .symtab nor DWARF"
 operand "$T/missing" 3 ""
+ln -s "$T/sym/tool" "$TMP/tool-link"
+if timeout 60 "$T2F_BIN" collect -q "$TMP/tool-link" -o "$TMP/s7" 2>"$TMP/err4" &&
+	[ "$(find "$TMP/s7" -type f -name '*.debug' | wc -l)" = 1 ]; then ok; else
+	bad "a symbolic link as operand: not followed: $(cat "$TMP/err4")"; fi
 if [ ! -e "$TMP/s2/.build-id" ]; then ok; else bad "operands: entries were written"; fi
 
 # ---- Go's build id note: kept by the GNU build-id, skipped without one ----
