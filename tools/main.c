@@ -108,6 +108,7 @@ static int (*t2f_subcommand(int argc, char **argv))(int, char **)
 		{ "resolve", t2f_cmd_resolve },
 		{ "diff", t2f_cmd_diff },
 		{ "cache", t2f_cmd_cache },
+		{ "collect", t2f_cmd_collect },
 	};
 	int at = t2f_cli_first_operand(argc, argv);
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The subcommands (diff, symbols, resolve) on the command line:
+# The subcommands (diff, symbols, resolve, collect) on the command line:
 #   - options given before a subcommand's name are the subcommand's: `trace2flame -q diff A B`
 #     is `trace2flame diff -q A B` (options that take an argument, given apart or not, skipped
 #     as getopt reads them: `-o diff` names an output, `--` ends the options); `resolve` gets
@@ -30,6 +30,12 @@ if [ "$rc" -eq 0 ] && [ -s "$TMP/diff" ]; then ok; else bad "-o diff: exit $rc, 
 expect 3 "after --, diff is an input" -- diff &&
 	stderr_has "after --: an input" "^trace2flame: diff: cannot open"
 
+# collect: -o given before its name is its STORE
+mkdir "$TMP/nothing"
+expect 0 "-o STORE collect DIR" -o "$TMP/store" collect "$TMP/nothing" &&
+	file_has "-o STORE collect DIR: its summary" "$TMP/out" '^files seen: 0$' &&
+	if [ -d "$TMP/store" ]; then ok; else bad "-o STORE collect DIR: no STORE made"; fi
+
 # resolve: the conversion's options it shares act before its name as after it; an option of
 # the conversion a command does not take is that command's usage error
 mkdir "$TMP/dbg"
@@ -47,19 +53,21 @@ expect 0 "--help" --help
 for line in "Usage: trace2flame [OPTIONS] INPUT... [-o OUTPUT]" \
 	"       trace2flame diff [OPTIONS] BEFORE AFTER [-o OUTPUT.svg]" \
 	"       trace2flame symbols [--demangle] FILE..." \
-	"       trace2flame resolve [OPTIONS] FILE ADDR..."; do
+	"       trace2flame resolve [OPTIONS] FILE ADDR..." \
+	"       trace2flame collect [OPTIONS] DIR|FILE... -o STORE"; do
 	if grep -qxF -- "$line" "$TMP/out"; then ok; else bad "--help: no line '$line'"; fi
 done
 man=$SRC/docs/trace2flame.1
 synopsis=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' "$man")
-for cmd in diff symbols resolve; do
+for cmd in diff symbols resolve collect; do
 	if printf '%s\n' "$synopsis" | grep -qx "\\.B trace2flame $cmd"; then ok; else
 		bad "the man page's SYNOPSIS has no '.B trace2flame $cmd'"
 	fi
 done
 if command -v man >/dev/null 2>&1 && MANWIDTH=100 man -l "$man" >"$TMP/man.txt" 2>/dev/null; then
 	sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' "$TMP/man.txt" | tr -s ' ' >"$TMP/syn.txt"
-	for line in "trace2flame symbols [--demangle] FILE..." "trace2flame resolve [OPTIONS] FILE ADDR..."; do
+	for line in "trace2flame symbols [--demangle] FILE..." "trace2flame resolve [OPTIONS] FILE ADDR..." \
+		"trace2flame collect [OPTIONS] DIR|FILE... -o STORE"; do
 		if grep -qF -- "$line" "$TMP/syn.txt"; then ok; else
 			bad "man: SYNOPSIS does not read '$line'"
 			sed 's/^/    /' "$TMP/syn.txt"
