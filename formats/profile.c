@@ -84,6 +84,8 @@ void t2f_profile__free(struct t2f_profile *p)
 	t2f_hashmap__free(p->frame_ix);
 	t2f_hashmap__free(p->node_ix);
 	t2f_hashmap__free(p->cell_ix);
+	free(p->folds.data);
+	t2f_hashmap__free(p->comm_ix);
 	free(p);
 }
 
@@ -104,6 +106,8 @@ const char *t2f_profile__str(const struct t2f_profile *p, t2f_str_id id, size_t 
 
 int t2f_profile__enable_log(struct t2f_profile *p)
 {
+	if (p->fold)
+		return -EINVAL; /* the log keeps each thread's samples */
 	return p->log ? 0 : t2f_sample_log__new(&p->log);
 }
 
@@ -215,6 +219,68 @@ static bool thread_eq(const void *ctx, uint32_t id)
 	       t->input == q->key->input;
 }
 
+static uint64_t comm_hash(t2f_str_id comm, uint32_t input)
+{
+	return t2f_hash_u64((uint64_t)comm << 32 | input);
+}
+
+struct comm_probe {
+	const struct t2f_profile *p;
+	t2f_str_id comm;
+	uint32_t input;
+};
+
+static bool comm_eq(const void *ctx, uint32_t id)
+{
+	const struct comm_probe *q = ctx;
+	const struct t2f_thread *t = VEC_AT(q->p->threads, struct t2f_thread, id);
+
+	return t->comm == q->comm && t->input == q->input;
+}
+
+/* With fold: thread id (just added) gets the first thread of its comm and input. */
+static int fold_thread(struct t2f_profile *p, t2f_thread_id id)
+{
+	const struct t2f_thread *t = VEC_AT(p->threads, struct t2f_thread, id);
+	struct comm_probe q = { p, t->comm, t->input };
+	uint64_t h = comm_hash(t->comm, t->input);
+	uint32_t first = t2f_hashmap__find(p->comm_ix, h, comm_eq, &q);
+	int err = t2f_profile__vec_reserve_n(&p->folds, sizeof(uint32_t), id + 1 - p->folds.len);
+
+	if (!err && !first)
+		err = t2f_hashmap__insert(p->comm_ix, h, id);
+	if (err)
+		return err;
+	*VEC_AT(p->folds, uint32_t, id) = first ? first : id;
+	p->folds.len = id + 1;
+	return 0;
+}
+
+int t2f_profile__fold_threads(struct t2f_profile *p)
+{
+	int err;
+
+	if (p->fold)
+		return 0;
+	if (p->log)
+		return -EINVAL;
+	err = t2f_hashmap__new(64, &p->comm_ix) ?:
+	      t2f_profile__vec_reserve_n(&p->folds, sizeof(uint32_t), p->threads.len);
+	if (err)
+		return err;
+	*VEC_AT(p->folds, uint32_t, 0) = 0;
+	p->folds.len = 1;
+	for (size_t i = 1; !err && i < p->threads.len; i++)
+		err = fold_thread(p, (t2f_thread_id)i);
+	p->fold = !err;
+	return err;
+}
+
+bool t2f_profile__folds_threads(const struct t2f_profile *p)
+{
+	return p->fold;
+}
+
 int t2f_profile__thread(struct t2f_profile *p, int64_t pid, int64_t tid, t2f_str_id comm,
 			uint32_t input, t2f_thread_id *out)
 {
@@ -235,6 +301,8 @@ int t2f_profile__thread(struct t2f_profile *p, int64_t pid, int64_t tid, t2f_str
 			return err;
 		*VEC_AT(p->threads, struct t2f_thread, id) = key;
 		p->threads.len++;
+		if (p->fold && (err = fold_thread(p, id)) != 0)
+			return err;
 	}
 	*out = id;
 	return 0;
@@ -434,11 +502,16 @@ void t2f_profile__note_time(struct t2f_profile *p, uint64_t first, uint64_t last
 int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			  t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
 {
-	struct cell_probe q = { p, node, thread, event };
-	uint64_t h = t2f_profile__cell_hash(node, thread, event);
-	uint32_t id = t2f_hashmap__find(p->cell_ix, h, cell_eq, &q);
+	struct cell_probe q;
+	uint64_t h;
+	uint32_t id;
 	struct t2f_cell *c;
 	int err;
+
+	thread = t2f_profile__folded(p, thread);
+	q = (struct cell_probe){ p, node, thread, event };
+	h = t2f_profile__cell_hash(node, thread, event);
+	id = t2f_hashmap__find(p->cell_ix, h, cell_eq, &q);
 
 	if (!id) {
 		err = vec_reserve(&p->cells, sizeof(*c));
@@ -636,7 +709,7 @@ size_t t2f_profile__bytes(const struct t2f_profile *p)
 	       (p->times ? t2f_time_log__bytes(p->times) : 0) +
 	       p->waits.cap * sizeof(struct t2f_wait_span) +
 	       (p->hist ? t2f_time_hist__bytes(p->hist) : 0) +
-	       p->maps.cap * sizeof(struct t2f_module_map) +
+	       p->maps.cap * sizeof(struct t2f_module_map) + p->folds.cap * sizeof(uint32_t) +
 	       (t2f_hashmap__count(p->thread_ix) + t2f_hashmap__count(p->frame_ix) +
 		t2f_hashmap__count(p->node_ix) + t2f_hashmap__count(p->cell_ix)) * 16;
 }

@@ -195,6 +195,16 @@ void t2f_profile__limit_frames(struct t2f_profile *p, uint32_t max);
 /* Whether a failure was that limit: the frame table holds `max` frames. */
 bool t2f_profile__frames_full(const struct t2f_profile *p);
 
+/* Counts the samples of threads with one comm and input under the first such thread: a cell
+ * is then (stack node, that thread, event), and cell_at's thread is that thread, not the one
+ * the sample was given (threads are kept as ever: t2f_profile__thread gives each its own id).
+ * For writers that show threads of one name together (collapsed stacks without pids or tids,
+ * SVG): recordings of many short threads make far fewer cells. Not with the sample log (its
+ * runs are per thread): -EINVAL; else 0 or -ENOMEM. A merge folds what it adds into dst as
+ * dst folds (src's folding does not matter). */
+int t2f_profile__fold_threads(struct t2f_profile *p);
+bool t2f_profile__folds_threads(const struct t2f_profile *p);
+
 /* Lookup-or-add. All return 0 or -ENOMEM (-T2F_ERR_LIMIT when an id space is full). */
 int t2f_profile__thread(struct t2f_profile *p, int64_t pid, int64_t tid, t2f_str_id comm,
 			uint32_t input, t2f_thread_id *out);

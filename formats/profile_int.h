@@ -43,9 +43,21 @@ struct t2f_profile {
 	uint64_t times_past, chainless;
 	struct t2f_lost lost;
 	bool borrowed;              /* strings are another profile's (t2f_profile__new_stacks) */
+	/* t2f_profile__fold_threads: folds (u32 per thread id) gives each thread the first thread
+	 * of its comm and input, which its cells are counted under; comm_ix finds it */
+	bool fold;
+	struct vec folds;
+	struct t2f_hashmap *comm_ix;
 };
 
 #define VEC_AT(v, type, i) (&((type *)(v).data)[i])
+
+/* The thread whose cells count thread t's samples: t, or with t2f_profile__fold_threads the
+ * first thread of its comm and input. */
+static inline t2f_thread_id t2f_profile__folded(const struct t2f_profile *p, t2f_thread_id t)
+{
+	return p->fold && t < p->folds.len ? *VEC_AT(p->folds, uint32_t, t) : t;
+}
 
 /* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n);

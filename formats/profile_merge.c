@@ -370,7 +370,8 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 
 			t2f_hashmap__prefetch(dst->cell_ix,
 					      t2f_profile__cell_hash(m->node[a->node],
-								     m->thread[a->thread],
+								     t2f_profile__folded(dst,
+									 m->thread[a->thread]),
 								     m->event[a->event]));
 		}
 		err = t2f_profile__cell_add(dst, m->node[c->node], m->thread[c->thread],

@@ -167,7 +167,14 @@ struct t2f_options {
 	bool unwind_libdwfl;            /* perf.data --call-graph dwarf samples unwound by
 					 * libdwfl's unwinder alone, not through the decoded rules
 					 * first (slower; the frames are the same) */
-	uint8_t reserved[4];            /* zero */
+	bool fold_threads;              /* no write will tell threads of one command name apart
+					 * (collapsed stacks without pid or tid): when the
+					 * formats allow it (formats is T2F_FORMAT_COLLAPSED
+					 * alone), samples of threads of one name and input are
+					 * counted together while reading, which takes much less
+					 * memory on recordings of many short threads; a collapsed
+					 * write with pid or tid then fails with T2F_ERR_STATE */
+	uint8_t reserved[3];            /* zero */
 	/* Fields after the first release (T2F_OPTIONS_SIZE_V1). Which samples are read, as perf
 	 * script's options of the same names select them (docs/usage.md); the others are left
 	 * out, counted in the stats (samples_filtered). NULL or "": every sample. A string this

@@ -206,6 +206,8 @@ int t2f_session_new_profile(const struct t2f_session *s, uint32_t max, struct t2
 	if (s->needs & T2F_NEEDS_WAITS)
 		t2f_profile__keep_waits(p); /* before the derive stage is made */
 	err = s->needs & T2F_NEEDS_LOG ? t2f_profile__enable_log(p) : 0;
+	if (!err && s->o.fold_threads && !(s->needs & T2F_NEEDS_THREADS))
+		err = t2f_profile__fold_threads(p);
 	if (!err && (s->needs & T2F_NEEDS_SAMPLE_TIMES))
 		err = t2f_profile__enable_sample_times(p);
 	if (!err && (s->needs & T2F_NEEDS_HIST))

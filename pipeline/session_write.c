@@ -292,7 +292,13 @@ static int t2f_write_check(struct t2f_session *s, const struct t2f_write_options
 				       "or colors, or a differential graph that is not SVG or "
 				       "against itself");
 	t2f_write_opts_of(s, w, &wo);
-	if (!t2f_session_has_format(s, w->format) || (wr->needs(&wo) & ~s->needs))
+	if (s->profile && t2f_profile__folds_threads(s->profile) &&
+	    (wr->needs(&wo) & T2F_NEEDS_THREADS))
+		return t2f_session_say(s, -T2F_ERR_STATE, false, "%s: it tells threads of one name "
+				       "apart, which the session counted together (fold_threads)",
+				       wr->said);
+	if (!t2f_session_has_format(s, w->format) ||
+	    (wr->needs(&wo) & ~s->needs & ~T2F_NEEDS_THREADS))
 		return t2f_session_say(s, -T2F_ERR_STATE, false, "%s: not among the formats the "
 				       "session was opened for (or it needs the samples in time "
 				       "order: time_order)", wr->said);

@@ -15,9 +15,10 @@ static unsigned t2f_needs_params(const struct t2f_write_opts *o)
 	return o->names.raw_names ? T2F_NEEDS_PARAMS : 0;
 }
 
+/* Roots are the threads' comms, unless pids or tids are written. */
 static unsigned t2f_collapsed_needs(const struct t2f_write_opts *o)
 {
-	return t2f_needs_params(o);
+	return t2f_needs_params(o) | (o->pid || o->tid ? T2F_NEEDS_THREADS : 0);
 }
 
 static int t2f_collapsed_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
@@ -38,7 +39,7 @@ static int t2f_collapsed_write(const struct t2f_profile *p, const struct t2f_wri
 
 static unsigned t2f_speedscope_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_LOG | T2F_NEEDS_PARAMS;
+	return T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS;
 }
 
 static int t2f_speedscope_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
@@ -58,7 +59,7 @@ static int t2f_speedscope_write(const struct t2f_profile *p, const struct t2f_wr
 /* pprof: a location per address (pprof -lines, -disasm), the profile's duration. */
 static unsigned t2f_pprof_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS;
+	return T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS;
 }
 
 static int t2f_pprof_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
@@ -76,7 +77,7 @@ static int t2f_pprof_write(const struct t2f_profile *p, const struct t2f_write_o
 
 static unsigned t2f_svg_needs(const struct t2f_write_opts *o)
 {
-	return t2f_needs_params(o) | (o->svg.flamechart ? T2F_NEEDS_LOG : 0);
+	return t2f_needs_params(o) | T2F_NEEDS_THREADS | (o->svg.flamechart ? T2F_NEEDS_LOG : 0);
 }
 
 static int t2f_svg_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
@@ -95,7 +96,7 @@ static int t2f_svg_write(const struct t2f_profile *p, const struct t2f_write_opt
 static unsigned t2f_firefox_needs(const struct t2f_write_opts *o)
 {
 	return T2F_NEEDS_LOG | T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_WAITS | T2F_NEEDS_ADDRS |
-	       T2F_NEEDS_PARAMS;
+	       T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS;
 }
 
 static int t2f_firefox_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
@@ -115,7 +116,7 @@ static int t2f_firefox_write(const struct t2f_profile *p, const struct t2f_write
 /* The heat map: samples per 10 ms of the event (and their times, which readers then parse). */
 static unsigned t2f_heatmap_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_HIST | T2F_NEEDS_TIMES;
+	return T2F_NEEDS_HIST | T2F_NEEDS_TIMES | T2F_NEEDS_THREADS;
 }
 
 static struct t2f_heatmap_opts t2f_heatmap_opts_of(const struct t2f_write_opts *o)

@@ -56,6 +56,8 @@ enum t2f_writer_needs {
 	T2F_NEEDS_WAITS = 1u << 5,  /* the derive stage's off-CPU waits as spans
 				     * (t2f_profile__keep_waits) */
 	T2F_NEEDS_HIST = 1u << 6,   /* samples per 10 ms and event (t2f_profile__enable_hist) */
+	T2F_NEEDS_THREADS = 1u << 7, /* each thread's own cells: threads of one comm told apart
+				      * (without it the session may t2f_profile__fold_threads) */
 };
 
 struct t2f_writer {

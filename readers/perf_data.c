@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -603,6 +604,65 @@ static int parse_features(struct t2f_perf_data *d)
 /* ---- open / free ---- */
 
 /* Takes fd (closed on failure) as the file read: a regular file, read at the header's offsets. */
+/* Maps the regular file d->fd, read-only, so that records are decoded where they lie rather than
+ * copied by pread; the data section's pages already read are given back as reading goes on
+ * (t2f_perf_data__release). Without a mapping (an empty file, or mmap refused) it is read with
+ * pread, as before. */
+static void map_file(struct t2f_perf_data *d)
+{
+	void *m;
+
+	if (!d->len)
+		return;
+	m = mmap(NULL, d->len, PROT_READ, MAP_PRIVATE, d->fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	(void)madvise(m, d->len, MADV_SEQUENTIAL);
+	d->base = m;
+	d->mapped = true;
+	d->dropped = 0;
+	d->held = UINT64_MAX;
+}
+
+bool t2f_perf_data__lasting(const struct t2f_perf_data *d, const struct t2f_perf_record *rec)
+{
+	return d->mapped && !rec->in_compressed;
+}
+
+void t2f_perf_data__hold(struct t2f_perf_data *d, const void *at)
+{
+	if (d->mapped)
+		d->held = at ? (uint64_t)((const uint8_t *)at - d->base) : UINT64_MAX;
+}
+
+void t2f_perf_data__unmap(struct t2f_perf_data *d)
+{
+	if (!d->mapped)
+		return;
+	munmap((void *)d->base, d->len);
+	d->base = NULL;
+	d->mapped = false;
+}
+
+void t2f_perf_data__release(struct t2f_perf_data *d, uint64_t off)
+{
+	uint64_t upto;
+
+	if (!d->mapped)
+		return;
+	/* 64 KiB-aligned: a whole number of pages whatever the page size */
+	upto = (off < d->held ? off : d->held) & ~(uint64_t)0xffff;
+	if (upto < d->dropped) { /* read again from an earlier offset */
+		d->dropped = upto;
+		return;
+	}
+	if (upto - d->dropped < T2F_PERF_RELEASE_STEP)
+		return;
+	/* A private read-only mapping: the pages are read again from the file if touched */
+	(void)madvise((void *)(d->base + d->dropped), (size_t)(upto - d->dropped), MADV_DONTNEED);
+	d->dropped = upto;
+}
+
 static int load_fd(struct t2f_perf_data *d, int fd)
 {
 	struct stat st;
@@ -624,6 +684,7 @@ static int load_fd(struct t2f_perf_data *d, int fd)
 	d->fd = fd;
 	fd = -1;
 	(void)posix_fadvise(d->fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a hint: larger read-ahead */
+	map_file(d);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -733,6 +794,7 @@ void t2f_perf_data__free(struct t2f_perf_data *d)
 {
 	if (!d)
 		return;
+	t2f_perf_data__unmap(d);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d->tmp);

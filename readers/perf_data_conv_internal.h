@@ -35,6 +35,8 @@ struct pdc_ev {                /* one queued record */
 				* a SAMPLE's regs then stack copy follow its callchain */
 	uint64_t abi;          /* SAMPLE kept for unwinding: regs_abi, its regs and stack bytes */
 	uint32_t regs_nr, stack_len;
+	const uint8_t *stack_at;   /* the stack copy where the mapped file holds it (not copied
+				    * into the pool, t2f_perf_data__lasting), or NULL */
 	uint32_t slot;         /* its place in the unwind batch */
 };
 
@@ -87,6 +89,7 @@ struct t2f_perf_data_conv {
 	struct t2f_perf_data_conv_opts o;
 	struct t2f_perf_data_conv_stats st;
 	struct pdc_queue q[2];         /* q[0]: queued; q[1]: scratch for what stays */
+	const uint8_t *held;           /* the first stack copy queued in place (t2f_perf_data__hold) */
 	struct pdc_order *order;       /* the records due, sorted through order_tmp */
 	size_t order_cap;
 	struct pdc_order *order_tmp;

@@ -32,10 +32,12 @@ static int pdc_pool_put(struct pdc_queue *q, const void *p, size_t bytes, bool s
 	return 0;
 }
 
-/* A dwarf sample's registers and stack copy after its callchain, when they will be unwound. */
+/* A dwarf sample's registers and stack copy after its callchain, when they will be unwound; the
+ * stack copy is left where it is when the file is mapped (read in place by the unwinder). */
 static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
-		       const struct t2f_perf_sample *s, struct pdc_ev *e)
+		       const struct t2f_perf_record *r, struct pdc_ev *e)
 {
+	const struct t2f_perf_sample *s = &r->s;
 	uint64_t len = s->stack_dyn_size < s->stack_size ? s->stack_dyn_size : s->stack_size;
 	uint64_t at;
 
@@ -44,6 +46,10 @@ static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 	e->abi = s->regs_abi;
 	e->regs_nr = s->regs_nr;
 	e->stack_len = (uint32_t)len; /* a record holds at most 64 KiB */
+	if (t2f_perf_data__lasting(c->pd, r)) {
+		e->stack_at = s->stack;
+		return pdc_pool_put(q, s->regs, (size_t)s->regs_nr * 8, false, &at);
+	}
 	return pdc_pool_put(q, s->regs, (size_t)s->regs_nr * 8, false, &at) ?:
 	       pdc_pool_put(q, s->stack, (size_t)len, false, &at);
 }
@@ -68,7 +74,7 @@ static void pdc_ev_switch(const struct t2f_perf_data_conv *c, const struct t2f_p
 /* The u64 words a SAMPLE entry holds in the pool. */
 static size_t pdc_sample_words(const struct pdc_ev *e)
 {
-	return e->n + e->regs_nr + ((size_t)e->stack_len + 7) / 8;
+	return e->n + e->regs_nr + (e->stack_at ? 0 : ((size_t)e->stack_len + 7) / 8);
 }
 
 /* The record as a queue entry (its callchain or string copied into the pool). */
@@ -89,7 +95,7 @@ static int pdc_ev_of(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 		if (c->attrs[e->attr].sched_switch)
 			pdc_ev_switch(c, &r->s, e);
 		return pdc_pool_put(q, r->s.callchain, e->n * sizeof(uint64_t), false, &e->data) ?:
-		       pdc_ev_user(c, q, &r->s, e);
+		       pdc_ev_user(c, q, r, e);
 	}
 	if (r->type == PERF_RECORD_MMAP || r->type == PERF_RECORD_MMAP2) {
 		const struct t2f_perf_mmap *m = &r->u.mmap;
@@ -211,7 +217,8 @@ static void pdc_batch_add(struct t2f_perf_data_conv *c, const struct pdc_queue *
 	c->batch[*n] = (struct t2f_perf_unwind_sample){
 		.pid = e->pid, .tid = e->tid, .abi = e->abi,
 		.mask = t2f_perf_data__attr(c->pd, e->attr)->attr.sample_regs_user,
-		.regs = w, .nr = e->regs_nr, .stack = (const uint8_t *)(w + e->regs_nr),
+		.regs = w, .nr = e->regs_nr,
+		.stack = e->stack_at ? e->stack_at : (const uint8_t *)(w + e->regs_nr),
 		.stack_len = e->stack_len, .ips = c->batch_ips + *n * T2F_PERF_UNWIND_MAX,
 	};
 	(*n)++;
@@ -268,6 +275,20 @@ static int pdc_process_order(struct t2f_perf_data_conv *c, size_t n)
 	return err;
 }
 
+/* Keeps the mapped pages of the stack copies still queued in place (the first is the lowest:
+ * the queue is in file order). */
+static void pdc_hold(struct t2f_perf_data_conv *c)
+{
+	const struct pdc_queue *q = &c->q[0];
+	const uint8_t *at = NULL;
+
+	for (size_t i = 0; i < q->n && !at; i++)
+		at = q->ev[i].stack_at;
+	if (at != c->held)
+		t2f_perf_data__hold(c->pd, at);
+	c->held = at;
+}
+
 /* Processes the queued records not newer than limit, in time order (stable). */
 static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 {
@@ -290,9 +311,12 @@ static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 	if (n == q->n) {
 		q->n = 0;
 		q->pool_n = 0;
+		pdc_hold(c);
 		return 0;
 	}
-	return pdc_keep_newer(c, limit);
+	err = pdc_keep_newer(c, limit);
+	pdc_hold(c);
+	return err;
 }
 
 static bool pdc_queued_type(const struct t2f_perf_data_conv *c, uint32_t type)
@@ -335,6 +359,10 @@ static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record
 	}
 	if (e.time > c->max_time)
 		c->max_time = e.time;
+	if (e.stack_at && !c->held) {
+		t2f_perf_data__hold(c->pd, e.stack_at);
+		c->held = e.stack_at;
+	}
 	q->ev[q->n++] = e;
 	return 0;
 }

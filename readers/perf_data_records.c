@@ -67,6 +67,7 @@ const struct t2f_perf_attr *t2f_perf_data__attr_of_id(const struct t2f_perf_data
 
 void t2f_perf_data__set_block(struct t2f_perf_data *d, size_t bytes)
 {
+	t2f_perf_data__unmap(d); /* read with pread, in blocks of that size */
 	d->blk_size = bytes;
 }
 
@@ -634,6 +635,7 @@ static int window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t
 	int err;
 
 	if (d->base) {
+		t2f_perf_data__release(d, off);
 		*out = d->base + off;
 		return 0;
 	}

@@ -49,6 +49,7 @@ struct par {
 	struct t2f_ps_par_result *res;
 	bool log, times, hist;
 	bool sample_times;      /* each logged sample's time too (the Firefox profile) */
+	bool fold;              /* threads of one comm counted together (t2f_profile__fold_threads) */
 	size_t seg_bytes, pool_cap;
 	/* the caller's first chunk: its bytes not yet in cur */
 	const char *first;
@@ -212,6 +213,8 @@ static int seg_read(const struct par *x, struct par_seg *s)
 		return err;
 	if (x->log)
 		err = t2f_profile__enable_log(s->p);
+	if (!err && x->fold)
+		err = t2f_profile__fold_threads(s->p);
 	if (!err && x->sample_times)
 		err = t2f_profile__enable_sample_times(s->p);
 	if (!err && x->hist)
@@ -463,6 +466,7 @@ int t2f_perf_script__read_parallel(struct t2f_input *in, const char *first, size
 			 .log = t2f_profile__log_enabled(p),
 			 .times = t2f_profile__wants_times(p),
 			 .sample_times = t2f_profile__sample_times(p),
+			 .fold = t2f_profile__folds_threads(p),
 			 .hist = t2f_profile__hist(p) != NULL };
 	unsigned threads = o->threads ? o->threads : 1, started = 0;
 	pthread_t *tids = calloc(threads, sizeof(*tids));

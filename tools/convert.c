@@ -54,6 +54,7 @@ static void t2f_cli_session_opts(const struct t2f_cli_opts *o, struct t2f_cli_ba
 	*so = (struct t2f_options){
 		.size = sizeof(*so),
 		.formats = T2F_FORMAT_BIT(o->format),
+		.fold_threads = !o->w.pid && !o->w.tid,
 		.event = o->event,
 		.weight_samples = o->weight_samples,
 		.addrs = o->addrs,

@@ -62,7 +62,8 @@ static const struct field fields[] = {
 	F(struct t2f_options, offline, 113, 1),
 	F(struct t2f_options, no_inline, 114, 1),
 	F(struct t2f_options, unwind_libdwfl, 115, 1),
-	F(struct t2f_options, reserved, 116, 4),
+	F(struct t2f_options, fold_threads, 116, 1), /* was reserved[0] */
+	F(struct t2f_options, reserved, 117, 3),
 	/* added after the first release (at the end, past T2F_OPTIONS_SIZE_V1) */
 	F(struct t2f_options, time, 120, 8),
 	F(struct t2f_options, pids, 128, 8),
@@ -303,9 +304,9 @@ static void test_session_options_sizes(void **state)
 	assert_int_equal(t2f_session_new(o, &s), -E2BIG);
 	assert_null(s);
 	n.later = 0;
-	o->reserved[3] = 1;
+	o->reserved[2] = 1;
 	assert_int_equal(t2f_session_new(o, &s), -E2BIG);
-	o->reserved[3] = 0;
+	o->reserved[2] = 0;
 	o->size = T2F_OPTIONS_SIZE_V1 - 1;
 	assert_int_equal(t2f_session_new(o, &s), -EINVAL);
 	o->size = sizeof(size_t);

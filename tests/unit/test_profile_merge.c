@@ -2,6 +2,7 @@
  * profile operations read whole and read in parts then merged must give the same profile (ids,
  * strings, weights, the sample log, module maps, time span and accounting), with and without the
  * sample log; and a small merge checked by hand. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -470,6 +471,59 @@ static void test_merge_small(void **state)
 	t2f_profile__free(src);
 }
 
+/* Folded threads: samples of threads of one comm and input share the first such thread's cell,
+ * in the profile and through a merge (src folded or not); threads keep their own ids. */
+static void test_fold_threads(void **state)
+{
+	struct t2f_profile *dst, *src;
+	t2f_thread_id t1, t2, t3, t4, s1, s2, s3;
+	t2f_node_id n;
+	t2f_event_id e;
+
+	(void)state;
+	assert_int_equal(t2f_profile__new(&dst), 0);
+	t1 = thread(dst, 1, 1, "sh", 0);
+	assert_int_equal(t2f_profile__fold_threads(dst), 0); /* folds the threads it has too */
+	assert_true(t2f_profile__folds_threads(dst));
+	assert_int_equal(t2f_profile__enable_log(dst), -EINVAL);
+	t2f_profile__event(dst, str(dst, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e);
+	n = child(dst, 0, frame(dst, "main", NULL, T2F_FRAME_USER, 0));
+	t2 = thread(dst, 2, 2, "cc", 0);
+	t3 = thread(dst, 3, 3, "sh", 0);
+	t4 = thread(dst, 4, 4, "sh", 1); /* another input */
+	assert_int_equal(t2f_profile__thread_count(dst), 4);
+	assert_int_equal(t2f_profile__add_sample(dst, n, t3, e, 10, 0), 0);
+	assert_int_equal(t2f_profile__add_sample(dst, n, t1, e, 20, 0), 0);
+	assert_int_equal(t2f_profile__add_sample(dst, n, t2, e, 30, 0), 0);
+	assert_int_equal(t2f_profile__add_sample(dst, n, t4, e, 40, 0), 0);
+	assert_int_equal(t2f_profile__cell_count(dst), 3);
+	assert_int_equal(t2f_profile__cell_at(dst, 0)->thread, t1);
+	assert_int_equal(t2f_profile__cell_at(dst, 0)->samples, 2);
+	assert_int_equal(t2f_profile__cell_at(dst, 0)->weight, 30);
+	assert_int_equal(t2f_profile__cell_at(dst, 1)->thread, t2);
+	assert_int_equal(t2f_profile__cell_at(dst, 2)->thread, t4);
+
+	/* src, not folded: "cc" and "sh" fold into dst's, "as" is new */
+	assert_int_equal(t2f_profile__new(&src), 0);
+	s1 = thread(src, 5, 5, "cc", 0);
+	s2 = thread(src, 6, 6, "as", 0);
+	s3 = thread(src, 7, 7, "sh", 0);
+	t2f_profile__event(src, str(src, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e);
+	n = child(src, 0, frame(src, "main", NULL, T2F_FRAME_USER, 0));
+	assert_int_equal(t2f_profile__add_sample(src, n, s1, e, 1, 0), 0);
+	assert_int_equal(t2f_profile__add_sample(src, n, s2, e, 2, 0), 0);
+	assert_int_equal(t2f_profile__add_sample(src, n, s3, e, 4, 0), 0);
+	assert_int_equal(t2f_profile__merge(dst, src), 0);
+	assert_int_equal(t2f_profile__thread_count(dst), 7);
+	assert_int_equal(t2f_profile__cell_count(dst), 4);
+	assert_int_equal(t2f_profile__cell_at(dst, 0)->weight, 34);
+	assert_int_equal(t2f_profile__cell_at(dst, 1)->weight, 31);
+	assert_int_equal(t2f_profile__cell_at(dst, 3)->thread, 6); /* "as": dst's thread 6 */
+	assert_int_equal(t2f_profile__cell_at(dst, 3)->weight, 2);
+	t2f_profile__free(src);
+	t2f_profile__free(dst);
+}
+
 static void test_merge_parts_equal_whole(void **state)
 {
 	(void)state;
@@ -486,6 +540,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_merge_small),
 		cmocka_unit_test(test_merge_parts_equal_whole),
+		cmocka_unit_test(test_fold_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

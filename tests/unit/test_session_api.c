@@ -221,6 +221,48 @@ static void test_heatmap(void **state)
 	t2f_session_free(s);
 }
 
+/* fold_threads: threads of one comm share their cells when only collapsed stacks without pids
+ * or tids may be written; the same lines come out, and a write that tells the threads apart is
+ * refused. Without it, or with formats that tell threads apart, tid writes work. */
+static void test_fold_threads(void **state)
+{
+	static const char two[] =
+		"sh  7  10.015000:    1000 cpu-clock: \n\tffff1 spin (/bin/sh)\n\n"
+		"sh  8  10.016000:    1000 cpu-clock: \n\tffff1 spin (/bin/sh)\n\n"
+		"cc  9  10.017000:    1000 cpu-clock: \n\tffff1 spin (/bin/sh)\n\n";
+	struct lines l = { 0 };
+	struct t2f_options o = opts(T2F_FORMAT_BIT(T2F_FORMAT_COLLAPSED), &l);
+	struct t2f_write_options w = wopts(T2F_FORMAT_COLLAPSED);
+	struct t2f_session *s;
+	struct t2f_stats st = { .size = sizeof(st) };
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	o.fold_threads = true;
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, two, strlen(two), "t.txt"), 0);
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), 0);
+	assert_int_equal(len, strlen("cc;spin 1000\nsh;spin 2000\n"));
+	assert_memory_equal(buf, "cc;spin 1000\nsh;spin 2000\n", len);
+	t2f_free(buf);
+	assert_int_equal(t2f_session_stats(s, &st), 0);
+	assert_int_equal(st.threads, 3); /* threads are kept, only their cells shared */
+	w.tid = true;
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), -T2F_ERR_STATE);
+	assert_non_null(strstr(t2f_session_error(s), "fold_threads"));
+	t2f_session_free(s);
+
+	o.formats = 0; /* any format: speedscope tells threads apart, so nothing is folded */
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_bytes(s, two, strlen(two), "t.txt"), 0);
+	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), 0);
+	assert_int_equal(len, strlen("cc-?/9;spin 1000\nsh-?/7;spin 1000\nsh-?/8;spin 1000\n"));
+	assert_memory_equal(buf, "cc-?/9;spin 1000\nsh-?/7;spin 1000\nsh-?/8;spin 1000\n", len);
+	t2f_free(buf);
+	t2f_session_free(s);
+}
+
 /* Inputs after the resolve stage; a missing file, then the others. */
 static void test_order_and_failure(void **state)
 {
@@ -527,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_format_not_opened),
 		cmocka_unit_test(test_order_and_failure),
 		cmocka_unit_test(test_heatmap),
+		cmocka_unit_test(test_fold_threads),
 		cmocka_unit_test(test_missing_event),
 		cmocka_unit_test(test_messages_and_stats),
 		cmocka_unit_test(test_messages_name_options),
