@@ -1,0 +1,135 @@
+"""trace2flame.batch: many inputs converted apart (on other processes or machines) and merged into
+the one profile `trace2flame INPUT... -o OUT` writes, byte for byte.
+
+Each input is converted alone into a partial profile, the bytes of an output format the library
+also reads (PARTIAL_FORMAT); the partials are then read back in input order by one session,
+which writes OUT. Nothing here needs a cluster: trace2flame.dask runs partial() on Dask workers,
+and docs/batch.md shows the same two calls under Spark and Slurm.
+
+    parts = [trace2flame.batch.partial(p) for p in inputs]      # anywhere, in any order
+    with trace2flame.batch.Merge("out.folded") as m:
+        for p in parts:                                         # in input order
+            m.add(p)
+        m.write()
+
+A partial in folded stacks keeps one event: the one the input's own conversion writes. One
+conversion of all the inputs writes one event too, the first with samples in the order the
+inputs name them, so a partial whose event is not that one is made again with that event asked
+for (Merge.needs: the event to ask partial() for, or None). Partials are exact for folded OUT.
+"""
+import collections
+import errno
+import os
+
+from . import _ffi
+from ._common import Error
+from ._session import FORMATS, Session
+
+PARTIAL_FORMAT = "collapsed"
+
+Partial = collections.namedtuple("Partial", "name data samples event error code event_asked")
+Partial.__doc__ = """One input converted by partial(). name: the input as given; data: the
+partial profile's bytes (None when it failed); samples: the samples read from it; event: the
+event its partial holds (None: no samples); error, code: the library's message and negative code
+when it failed (else None, 0); event_asked: the event partial() was asked for, or None."""
+
+
+def partial(path, name=None, event=None, jobs=1, **options):
+    """Converts the input at path alone (one session, read, resolved, written to memory in
+    PARTIAL_FORMAT): a Partial, never an exception for what the input or the library says (a
+    failure is in its error and code). name: how reports name it (default path). event: the
+    event to keep (None: the one the conversion writes). jobs: the session's parser threads (1:
+    the caller's thread alone; a worker runs one task per core). options: other Session
+    options."""
+    name = path if name is None else name
+    try:
+        with Session(formats=PARTIAL_FORMAT, event=event, jobs=jobs, quiet=True,
+                     message=lambda line: None, **options) as s:
+            try:
+                s.add_path(path)
+                s.resolve()
+            except Error as e:
+                if event is not None and e.code == -_ffi.T2F_ERR_NO_EVENT and s.stats().inputs:
+                    # the input was read but has no sample of the event asked for: it adds
+                    # nothing to that event, as in one conversion of every input
+                    return Partial(name, b"", s.stats().samples, event, None, 0, event)
+                raise
+            st = s.stats()
+            data = s.write_mem(PARTIAL_FORMAT) if st.event_samples else b""
+            return Partial(name, data, st.samples, st.event if st.event_samples else None,
+                           None, 0, event)
+    except Error as e:
+        return Partial(name, None, 0, None, e.message, e.code, event)
+
+
+def exit_code(code):
+    """The command line's exit status for a failed input's code: 1 bad input (-T2F_ERR_*, out of
+    memory), 3 an I/O error (another -errno)."""
+    if code <= -_ffi.T2F_ERR_FORMAT or code == -errno.ENOMEM:
+        return 1
+    return 3
+
+
+def out_format(out, fmt=None):
+    """The format of OUT: fmt (a name) when given, else by OUT's file name as the command line
+    takes it (collapsed when the ending says none)."""
+    if fmt:
+        return FORMATS[fmt]
+    from ._common import cstr, lib
+    f = lib().t2f_format_by_path(cstr(os.path.basename(out), "out"))
+    return f or _ffi.T2F_FORMAT_COLLAPSED
+
+
+class Merge:
+    """The partials read in input order by one session, which writes OUT. add() takes the
+    partials in input order; needs() says when one must be made again with an event asked for
+    (its event is not the one the whole conversion writes). event: the --event of the whole
+    conversion (None: settled by the partials). Raises Error as the session does."""
+
+    def __init__(self, out, fmt=None, event=None, **options):
+        self.out = out
+        self.format = out_format(out, fmt)
+        if self.format != _ffi.T2F_FORMAT_COLLAPSED and PARTIAL_FORMAT == "collapsed":
+            raise ValueError("%s: folded partials make folded output alone" % out)
+        self.event = event
+        self.samples = 0
+        self.added = 0
+        self._s = Session(formats=_ffi.T2F_FORMAT_BIT(self.format), quiet=True, message=lambda line: None,
+                          **options)
+
+    def needs(self, p):
+        """The event p must be made again with (partial(..., event=E)), or None when p may be
+        added as it is."""
+        if p.data is None or p.event is None or self.event is None or p.event == self.event:
+            return None
+        return self.event if p.event_asked != self.event else None
+
+    def add(self, p):
+        """Reads the partial p (a Partial that did not fail, needs() None) into the session."""
+        if p.data is None:
+            raise ValueError("%s: a failed input has no partial" % p.name)
+        if self.needs(p):
+            raise ValueError("%s: the partial holds event %s, not %s" % (p.name, p.event,
+                                                                          self.event))
+        if self.event is None and p.event is not None:
+            self.event = p.event
+        self.added += 1
+        self.samples += p.samples
+        if p.data:
+            self._s.add_bytes(p.data, name=p.name)
+
+    def write(self):
+        """Resolves and writes OUT (atomically: the session writes a temp file and renames it);
+        the session's Stats."""
+        self._s.resolve()
+        self._s.write_path(self.out, self.format)
+        return self._s.stats()
+
+    def close(self):
+        self._s.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
