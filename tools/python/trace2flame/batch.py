@@ -15,10 +15,13 @@ and docs/batch.md shows the same two calls under Spark and Slurm.
 A partial in folded stacks keeps one event: the one the input's own conversion writes. One
 conversion of all the inputs writes one event too, the first with samples in the order the
 inputs name them, so a partial whose event is not that one is made again with that event asked
-for (Merge.needs: the event to ask partial() for, or None). Partials are exact for folded OUT.
+for (Merge.needs: the event to ask partial() for, or None). Partials are exact for folded OUT, but where one conversion of all the inputs decides something for all of
+them (docs/batch.md, Exactness: .nettrace inputs mixed with others, Merge.mixed; a perf.data
+recorded on this machine mixed with inputs that are not).
 """
 import collections
 import errno
+import gzip
 import os
 
 from . import _ffi
@@ -27,11 +30,27 @@ from ._session import FORMATS, Session
 
 PARTIAL_FORMAT = "collapsed"
 
-Partial = collections.namedtuple("Partial", "name data samples event error code event_asked")
+Partial = collections.namedtuple("Partial", "name data samples event error code event_asked "
+                                  "nettrace")
 Partial.__doc__ = """One input converted by partial(). name: the input as given; data: the
 partial profile's bytes (None when it failed); samples: the samples read from it; event: the
 event its partial holds (None: no samples); error, code: the library's message and negative code
-when it failed (else None, 0); event_asked: the event partial() was asked for, or None."""
+when it failed (else None, 0); event_asked: the event partial() was asked for, or None;
+nettrace: the input is a .nettrace file (plain or gzip)."""
+
+
+def is_nettrace(path):
+    """Whether the file at path starts as a .nettrace file does (plain or gzip)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if head[:2] == b"\x1f\x8b":
+                f.seek(0)
+                with gzip.GzipFile(fileobj=f) as g:
+                    head = g.read(8)
+    except (OSError, EOFError):
+        return False
+    return head == b"Nettrace"
 
 
 def partial(path, name=None, event=None, jobs=1, **options):
@@ -42,6 +61,7 @@ def partial(path, name=None, event=None, jobs=1, **options):
     the caller's thread alone; a worker runs one task per core). options: other Session
     options."""
     name = path if name is None else name
+    nettrace = is_nettrace(path)
     try:
         with Session(formats=PARTIAL_FORMAT, event=event, jobs=jobs, quiet=True,
                      message=lambda line: None, **options) as s:
@@ -52,14 +72,15 @@ def partial(path, name=None, event=None, jobs=1, **options):
                 if event is not None and e.code == -_ffi.T2F_ERR_NO_EVENT and s.stats().inputs:
                     # the input was read but has no sample of the event asked for: it adds
                     # nothing to that event, as in one conversion of every input
-                    return Partial(name, b"", s.stats().samples, event, None, 0, event)
+                    return Partial(name, b"", s.stats().samples, event, None, 0, event,
+                                   nettrace)
                 raise
             st = s.stats()
             data = s.write_mem(PARTIAL_FORMAT) if st.event_samples else b""
             return Partial(name, data, st.samples, st.event if st.event_samples else None,
-                           None, 0, event)
+                           None, 0, event, nettrace)
     except Error as e:
-        return Partial(name, None, 0, None, e.message, e.code, event)
+        return Partial(name, None, 0, None, e.message, e.code, event, nettrace)
 
 
 def exit_code(code):
@@ -94,6 +115,7 @@ class Merge:
         self.event = event
         self.samples = 0
         self.added = 0
+        self.kinds = set()    # of the partials added: True for a .nettrace input
         self._s = Session(formats=_ffi.T2F_FORMAT_BIT(self.format), quiet=True, message=lambda line: None,
                           **options)
 
@@ -115,8 +137,16 @@ class Merge:
             self.event = p.event
         self.added += 1
         self.samples += p.samples
+        self.kinds.add(p.nettrace)
         if p.data:
             self._s.add_bytes(p.data, name=p.name)
+
+    @property
+    def mixed(self):
+        """.nettrace inputs and others were added: one conversion of them all names the others'
+        frames as it names .nettrace frames ("FILE!function", "FILE!0xOFFSET"), which their
+        partials do not (docs/batch.md, Exactness)."""
+        return len(self.kinds) > 1
 
     def write(self):
         """Resolves and writes OUT (atomically: the session writes a temp file and renames it);

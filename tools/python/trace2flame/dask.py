@@ -84,7 +84,7 @@ class Run:
             return i, f.result()
         except Exception as e:  # noqa: B902 -- a worker lost, an exception in the task
             return i, batch.Partial(self.args.inputs[i], None, 0, None,
-                                    "%s: %s" % (type(e).__name__, e), -errno.EIO, None)
+                                    "%s: %s" % (type(e).__name__, e), -errno.EIO, None, False)
 
     def take(self, i, p, ac):
         """Files p (input i): said when final, merged in order; resubmitted (added to the
@@ -124,7 +124,9 @@ def cluster(args):
     if args.scheduler:
         return Client(args.scheduler), None
     lc = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                      host="127.0.0.1", dashboard_address=None)
+                      host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                      scheduler_kwargs={"dashboard": False},
+                      worker_dashboard_address="127.0.0.1:0")
     return Client(lc), lc
 
 
@@ -149,6 +151,10 @@ def main(argv=None):
                 say("trace2flame.dask: stopped at the first failed input; %s not written"
                     % args.output)
                 return r.status
+            if merge.mixed:
+                say("trace2flame.dask: warning: .nettrace inputs mixed with others: one "
+                    "conversion of them all names the others' frames as .nettrace frames, "
+                    "their partials do not; OUT differs from it (docs/batch.md, Exactness)")
             if merge.added == 0:
                 say("trace2flame.dask: no input converted; %s not written" % args.output)
                 return r.status or 1
