@@ -130,40 +130,48 @@ def cluster(args):
     return Client(lc), lc
 
 
-def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+def convert(client, args):
+    """The batch of args (parse_args) on client's cluster: the exit status."""
     try:
         merge = batch.Merge(args.output, args.format, event=args.event)
     except (KeyError, ValueError) as e:
         say("trace2flame.dask: %s" % (e.args[0] if isinstance(e, ValueError) else
                                       "unknown format %s" % e))
         return 2
+    with merge:
+        r = Run(client, args, merge)
+        try:
+            finished = r.run()
+        except Error as e:  # a partial the merge could not read
+            say("trace2flame.dask: %s" % e)
+            return batch.exit_code(e.code)
+        if not finished:
+            say("trace2flame.dask: stopped at the first failed input; %s not written"
+                % args.output)
+            return r.status
+        if merge.mixed:
+            say("trace2flame.dask: warning: .nettrace inputs mixed with others: one "
+                "conversion of them all names the others' frames as .nettrace frames, "
+                "their partials do not; OUT differs from it (docs/batch.md, Exactness)")
+        if merge.added == 0:
+            say("trace2flame.dask: no input converted; %s not written" % args.output)
+            return r.status or 1
+        try:
+            merge.write()
+        except Error as e:
+            say("trace2flame.dask: %s" % e)
+            return batch.exit_code(e.code)
+        return r.status
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.format is not None and args.format not in batch.FORMATS:
+        say("trace2flame.dask: unknown format %s" % args.format)
+        return 2
     client, lc = cluster(args)
     try:
-        with merge:
-            r = Run(client, args, merge)
-            try:
-                finished = r.run()
-            except Error as e:  # a partial the merge could not read
-                say("trace2flame.dask: %s" % e)
-                return batch.exit_code(e.code)
-            if not finished:
-                say("trace2flame.dask: stopped at the first failed input; %s not written"
-                    % args.output)
-                return r.status
-            if merge.mixed:
-                say("trace2flame.dask: warning: .nettrace inputs mixed with others: one "
-                    "conversion of them all names the others' frames as .nettrace frames, "
-                    "their partials do not; OUT differs from it (docs/batch.md, Exactness)")
-            if merge.added == 0:
-                say("trace2flame.dask: no input converted; %s not written" % args.output)
-                return r.status or 1
-            try:
-                merge.write()
-            except Error as e:
-                say("trace2flame.dask: %s" % e)
-                return batch.exit_code(e.code)
-            return r.status
+        return convert(client, args)
     finally:
         client.close()
         if lc is not None:
