@@ -7,9 +7,10 @@
 # build's library. Over perf script text, .nettrace (shipped), folded stacks and perf.data files
 # (tests/perf_data_gen.py; one of a program built here, named from its DWARF, when a compiler
 # is there), with --scheduler:
-#   - OUT is byte for byte `trace2flame INPUT... -o OUT`, for each OUT format the partials
-#     make exactly (trace2flame.batch.PARTIAL_FORMAT: folded stacks; pprof too when they are
-#     pprof), and one line per input "[k/N] NAME: ok, M samples", in input order;
+#   - OUT is byte for byte `trace2flame INPUT... -o OUT`, with pprof partials (when the library
+#     reads pprof) and with folded ones (--partials collapsed), for each OUT format they make
+#     (trace2flame.batch.OUT_FORMATS), and one line per input "[k/N] NAME: ok, M samples", in
+#     input order; an OUT format they do not make is refused (status 2, no OUT);
 #   - a corrupt input (a perf.data cut in its header): the run stops, status 1, the input named
 #     with the library's message (the command line's), the previous OUT kept as it was, no temp
 #     file left; with --keep-going the others go on: status 1, OUT = the command line's over
@@ -166,30 +167,49 @@ batch() { # batch LOG ARGS...: the batch, its stderr in LOG, its status in $rc
 	rc=$?
 }
 
-# the partials' format: the OUT formats compared
-PARTIAL=$(pyenv "$PY" -c 'import trace2flame.batch as b; print(b.PARTIAL_FORMAT)')
-case $PARTIAL in
-pprof) EXTS="folded pb.gz" ;;
-*) EXTS="folded" ;;
-esac
+# the partials' formats the library makes, and the OUT formats each makes (file endings)
+PARTIALS=$(pyenv "$PY" -c 'import trace2flame.batch as b
+print("pprof collapsed" if b.partial_format() == "pprof" else "collapsed")')
+exts() {
+	pyenv "$PY" -c 'import sys, trace2flame.batch as b
+ends = {b._ffi.T2F_FORMAT_COLLAPSED: "folded", b._ffi.T2F_FORMAT_PPROF: "pb.gz"}
+print(" ".join(ends[f] for f in b.OUT_FORMATS[sys.argv[1]]))' "$1"
+}
+echo "$TEST_NAME: partials: $PARTIALS"
 
 # ---- every input on the cluster, against the command line ---------------------------------
-for ext in $EXTS; do
-	t2f "$@" -o "$TMP/cli.$ext" 2>/dev/null || bad "trace2flame INPUT... -o cli.$ext failed"
-	batch "$TMP/run.$ext.err" --scheduler "$ADDR" -o "$TMP/dask.$ext" "$@"
-	if [ "$rc" -ne 0 ]; then
-		bad "$ext: status $rc:"
-		tail -5 "$TMP/run.$ext.err"
+for pf in $PARTIALS; do
+	for ext in $(exts "$pf"); do
+		[ -s "$TMP/cli.$ext" ] || t2f "$@" -o "$TMP/cli.$ext" 2>/dev/null ||
+			bad "trace2flame INPUT... -o cli.$ext failed"
+		batch "$TMP/run-$pf.$ext.err" --scheduler "$ADDR" --partials "$pf" \
+			-o "$TMP/dask-$pf.$ext" "$@"
+		if [ "$rc" -ne 0 ]; then
+			bad "$pf partials, $ext: status $rc:"
+			tail -5 "$TMP/run-$pf.$ext.err"
+		fi
+		same_nonempty "$pf partials, $ext" "OUT and trace2flame's" "$TMP/cli.$ext" \
+			"$TMP/dask-$pf.$ext" "< trace2flame, > dask"
+	done
+done
+# an OUT format the partials do not make: refused before any work
+for pf in $PARTIALS; do
+	case " $(exts "$pf") " in
+	*" pb.gz "*) continue ;;
+	esac
+	batch "$TMP/refused.err" --scheduler "$ADDR" --partials "$pf" -o "$TMP/refused.pb.gz" "$1"
+	if [ "$rc" -eq 2 ] && [ ! -e "$TMP/refused.pb.gz" ] &&
+		grep -q "partials make" "$TMP/refused.err"; then ok; else
+		bad "$pf partials, pprof OUT: status $rc (expected 2, no OUT):"
+		cat "$TMP/refused.err"
 	fi
-	same_nonempty "$ext" "OUT and trace2flame's" "$TMP/cli.$ext" "$TMP/dask.$ext" \
-		"< trace2flame, > dask"
 done
 
 # one line per input, in order, with the samples the input holds (as --stats counts them)
 k=0
 for f in "$@"; do
 	k=$((k + 1))
-	line=$(sed -n "${k}p" "$TMP/run.folded.err")
+	line=$(sed -n "${k}p" "$TMP/run-${PARTIALS%% *}.folded.err")
 	n=$(t2f "$f" --stats -o "$TMP/one.folded" 2>&1 | sed -n 's/^ *samples: \([0-9]*\) read.*/\1/p' | head -n 1)
 	if [ "$line" = "[$k/$N] $f: ok, ${n:-?} samples" ]; then ok; else
 		bad "progress line $k: '$line', expected '[$k/$N] $f: ok, ${n:-?} samples'"
@@ -202,16 +222,29 @@ for set in folded-first nettrace; do
 	folded-first) inputs=$FOLDED_FIRST ;;
 	*) inputs=$NETTRACE ;;
 	esac
-	for ext in $EXTS; do
-		# shellcheck disable=SC2086 # inputs: several paths
-		t2f $inputs -o "$TMP/cli-$set.$ext" 2>/dev/null
-		# shellcheck disable=SC2086
-		batch "$TMP/run-$set.err" --scheduler "$ADDR" -o "$TMP/dask-$set.$ext" $inputs
-		[ "$rc" -eq 0 ] || bad "$set $ext: status $rc"
-		same_nonempty "$set $ext" "OUT and trace2flame's" "$TMP/cli-$set.$ext" \
-			"$TMP/dask-$set.$ext" "< trace2flame, > dask"
+	for pf in $PARTIALS; do
+		for ext in $(exts "$pf"); do
+			# shellcheck disable=SC2086 # inputs: several paths
+			t2f $inputs -o "$TMP/cli-$set.$ext" 2>/dev/null
+			# shellcheck disable=SC2086
+			batch "$TMP/run-$set.err" --scheduler "$ADDR" --partials "$pf" \
+				-o "$TMP/dask-$set.$ext" $inputs
+			[ "$rc" -eq 0 ] || bad "$set, $pf partials, $ext: status $rc"
+			same_nonempty "$set, $pf partials, $ext" "OUT and trace2flame's" \
+				"$TMP/cli-$set.$ext" "$TMP/dask-$set.$ext" "< trace2flame, > dask"
+		done
 	done
 done
+# --event: an event only some inputs have (the others add nothing to it)
+for pf in $PARTIALS; do
+	t2f --event page-faults "$@" -o "$TMP/cli-ev.folded" 2>/dev/null
+	batch "$TMP/run-ev.err" --scheduler "$ADDR" --partials "$pf" --event page-faults \
+		-o "$TMP/dask-ev.folded" "$@"
+	[ "$rc" -eq 0 ] || { bad "--event, $pf partials: status $rc:"; tail -3 "$TMP/run-ev.err"; }
+	same_nonempty "--event, $pf partials" "OUT and trace2flame's" "$TMP/cli-ev.folded" \
+		"$TMP/dask-ev.folded" "< trace2flame, > dask"
+done
+
 # .nettrace inputs mixed with others: said
 batch "$TMP/mixed.err" --scheduler "$ADDR" -o "$TMP/mixed.folded" "$FX/burner.perf.txt" \
 	"$NT/universal.nettrace"

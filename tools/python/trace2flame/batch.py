@@ -2,7 +2,7 @@
 the one profile `trace2flame INPUT... -o OUT` writes, byte for byte.
 
 Each input is converted alone into a partial profile, the bytes of an output format the library
-also reads (PARTIAL_FORMAT); the partials are then read back in input order by one session,
+also reads (partial_format()); the partials are then read back in input order by one session,
 which writes OUT. Nothing here needs a cluster: trace2flame.dask runs partial() on Dask workers,
 and docs/batch.md shows the same two calls under Spark and Slurm.
 
@@ -12,12 +12,15 @@ and docs/batch.md shows the same two calls under Spark and Slurm.
             m.add(p)
         m.write()
 
-A partial in folded stacks keeps one event: the one the input's own conversion writes. One
-conversion of all the inputs writes one event too, the first with samples in the order the
-inputs name them, so a partial whose event is not that one is made again with that event asked
-for (Merge.needs: the event to ask partial() for, or None). Partials are exact for folded OUT, but where one conversion of all the inputs decides something for all of
-them (docs/batch.md, Exactness: .nettrace inputs mixed with others, Merge.mixed; a perf.data
-recorded on this machine mixed with inputs that are not).
+The partials are pprof (trace2flame's writer, read back by its pprof reader): every event with
+its counts and weights, the threads, the frames with their addresses and mappings. Folded OUT
+is exact; pprof OUT is not made yet (OUT_FORMATS). A library without the pprof reader makes
+folded partials ("collapsed"), each keeping one event, the one its input's own conversion
+writes; one conversion of all the inputs writes the first with samples in input order, so a
+partial holding another is made again with that event asked for (Merge.needs). Neither is
+exact where one conversion of all the inputs decides something for all of them (docs/batch.md,
+Exactness: .nettrace inputs mixed with others, Merge.mixed; a perf.data recorded on this
+machine mixed with inputs that are not).
 """
 import collections
 import errno
@@ -28,7 +31,14 @@ from . import _ffi
 from ._common import Error
 from ._session import FORMATS, Session
 
-PARTIAL_FORMAT = "collapsed"
+PARTIAL_FORMATS = ("pprof", "collapsed")
+# what OUT may be, by the partials' format: the formats whose bytes the merge makes exactly.
+# Not pprof yet: read back, a pprof partial's tables come in another order, its duration and
+# period are lost and a folded input's event is renamed (docs/batch.md, Exactness); nor the
+# formats that place samples in time (speedscope, the Firefox profile, the heat map), which no
+# partial keeps.
+OUT_FORMATS = {"collapsed": (_ffi.T2F_FORMAT_COLLAPSED,),
+               "pprof": (_ffi.T2F_FORMAT_COLLAPSED,)}
 
 Partial = collections.namedtuple("Partial", "name data samples event error code event_asked "
                                   "nettrace")
@@ -53,17 +63,41 @@ def is_nettrace(path):
     return head == b"Nettrace"
 
 
-def partial(path, name=None, event=None, jobs=1, **options):
-    """Converts the input at path alone (one session, read, resolved, written to memory in
-    PARTIAL_FORMAT): a Partial, never an exception for what the input or the library says (a
+_partial_format = None
+
+
+def partial_format():
+    """The partials' format this library makes: "pprof" when it reads pprof back (a profile of
+    one folded line written and read), else "collapsed". Found once a process."""
+    global _partial_format
+    if _partial_format is None:
+        try:
+            with Session(formats="pprof", quiet=True, message=lambda line: None) as s:
+                s.add_bytes(b"a;b 1\n")
+                s.resolve()
+                data = s.write_mem("pprof")
+            with Session(formats="collapsed", quiet=True, message=lambda line: None) as s:
+                s.add_bytes(data)
+                s.resolve()
+                ok = s.write_mem("collapsed") == b"a;b 1\n"
+        except Error:
+            ok = False
+        _partial_format = "pprof" if ok else "collapsed"
+    return _partial_format
+
+
+def partial(path, name=None, event=None, jobs=1, partials=None, **options):
+    """Converts the input at path alone (one session, read, resolved, written to memory in the
+    partials' format): a Partial, never an exception for what the input or the library says (a
     failure is in its error and code). name: how reports name it (default path). event: the
     event to keep (None: the one the conversion writes). jobs: the session's parser threads (1:
-    the caller's thread alone; a worker runs one task per core). options: other Session
-    options."""
+    the caller's thread alone; a worker runs one task per core). partials: "pprof" or
+    "collapsed" (None: partial_format(); give the Merge's). options: other Session options."""
     name = path if name is None else name
+    fmt = partials or partial_format()
     nettrace = is_nettrace(path)
     try:
-        with Session(formats=PARTIAL_FORMAT, event=event, jobs=jobs, quiet=True,
+        with Session(formats=fmt, event=event, jobs=jobs, quiet=True,
                      message=lambda line: None, **options) as s:
             try:
                 s.add_path(path)
@@ -76,7 +110,8 @@ def partial(path, name=None, event=None, jobs=1, **options):
                                    nettrace)
                 raise
             st = s.stats()
-            data = s.write_mem(PARTIAL_FORMAT) if st.event_samples else b""
+            keep = st.event_samples if fmt == "collapsed" else st.samples
+            data = s.write_mem(fmt) if keep else b""
             return Partial(name, data, st.samples, st.event if st.event_samples else None,
                            None, 0, event, nettrace)
     except Error as e:
@@ -105,23 +140,32 @@ class Merge:
     """The partials read in input order by one session, which writes OUT. add() takes the
     partials in input order; needs() says when one must be made again with an event asked for
     (its event is not the one the whole conversion writes). event: the --event of the whole
-    conversion (None: settled by the partials). Raises Error as the session does."""
+    conversion (None: settled by the partials). partials: their format (None:
+    partial_format()), which partial() must be given. Raises Error as the session does."""
 
-    def __init__(self, out, fmt=None, event=None, **options):
+    def __init__(self, out, fmt=None, event=None, partials=None, **options):
         self.out = out
         self.format = out_format(out, fmt)
-        if self.format != _ffi.T2F_FORMAT_COLLAPSED and PARTIAL_FORMAT == "collapsed":
-            raise ValueError("%s: folded partials make folded output alone" % out)
+        self.partials = partials or partial_format()
+        if self.partials not in PARTIAL_FORMATS:
+            raise ValueError("partials: %r is none of %s" % (self.partials,
+                                                             ", ".join(PARTIAL_FORMATS)))
+        if self.format not in OUT_FORMATS[self.partials]:
+            raise ValueError("%s: %s partials make %s output alone" % (
+                out, self.partials, " or ".join(n for n, f in FORMATS.items()
+                                                 if f in OUT_FORMATS[self.partials])))
         self.event = event
         self.samples = 0
         self.added = 0
         self.kinds = set()    # of the partials added: True for a .nettrace input
-        self._s = Session(formats=_ffi.T2F_FORMAT_BIT(self.format), quiet=True, message=lambda line: None,
-                          **options)
+        self._s = Session(formats=_ffi.T2F_FORMAT_BIT(self.format), quiet=True,
+                          message=lambda line: None, **options)
 
     def needs(self, p):
         """The event p must be made again with (partial(..., event=E)), or None when p may be
         added as it is."""
+        if self.partials != "collapsed":
+            return None  # a pprof partial keeps every event
         if p.data is None or p.event is None or self.event is None or p.event == self.event:
             return None
         return self.event if p.event_asked != self.event else None

@@ -1,7 +1,8 @@
 """trace2flame.dask: `trace2flame INPUT... -o OUT` with the inputs converted on a Dask cluster.
 
 usage: python3 -m trace2flame.dask [--scheduler ADDRESS] [--workers N] [--keep-going]
-                                   [-f FORMAT] [--event NAME] [--jobs N] -o OUT INPUT...
+                                   [-f FORMAT] [--event NAME] [--jobs N]
+                                   [--partials pprof|collapsed] -o OUT INPUT...
 
 Each input is converted by a task on a worker (trace2flame.batch.partial: the library in the
 worker's process, one session per task; the library and its format table are loaded once per
@@ -40,6 +41,9 @@ def parse_args(argv):
                     help="the local cluster's worker processes (default 2)")
     ap.add_argument("--jobs", type=int, default=1, metavar="N",
                     help="parser threads of each conversion (default 1)")
+    ap.add_argument("--partials", choices=batch.PARTIAL_FORMATS,
+                    help="the partial profiles' format (default: pprof when the library "
+                    "reads it back, else collapsed)")
     ap.add_argument("--keep-going", action="store_true",
                     help="go on past a failed input; OUT holds the others")
     a = ap.parse_args(argv)
@@ -67,7 +71,7 @@ class Run:
     def submit(self, i, event):
         path = self.args.inputs[i]
         f = self.client.submit(batch.partial, os.path.abspath(path), path, event=event,
-                               jobs=self.args.jobs, pure=False,
+                               jobs=self.args.jobs, partials=self.merge.partials, pure=False,
                                key="trace2flame-%d-%s" % (i, event or ""))
         self.futures[f] = i
         return f
@@ -133,7 +137,8 @@ def cluster(args):
 def convert(client, args):
     """The batch of args (parse_args) on client's cluster: the exit status."""
     try:
-        merge = batch.Merge(args.output, args.format, event=args.event)
+        merge = batch.Merge(args.output, args.format, event=args.event,
+                            partials=args.partials)
     except (KeyError, ValueError) as e:
         say("trace2flame.dask: %s" % (e.args[0] if isinstance(e, ValueError) else
                                       "unknown format %s" % e))
