@@ -7,10 +7,10 @@
 # build's library. Over perf script text, .nettrace (shipped), folded stacks and perf.data files
 # (tests/perf_data_gen.py; one of a program built here, named from its DWARF, when a compiler
 # is there), with --scheduler:
-#   - OUT is byte for byte `trace2flame INPUT... -o OUT`, with pprof partials (when the library
-#     reads pprof) and with folded ones (--partials collapsed), for each OUT format they make
-#     (trace2flame.batch.OUT_FORMATS), and one line per input "[k/N] NAME: ok, M samples", in
-#     input order; an OUT format they do not make is refused (status 2, no OUT);
+#   - OUT is byte for byte `trace2flame INPUT... -o OUT`, with folded partials (the default)
+#     and with pprof ones (--partials pprof, when the library reads pprof), for each OUT format
+#     they make (trace2flame.batch.OUT_FORMATS), and one line per input "[k/N] NAME: ok, M
+#     samples", in input order; an OUT format they do not make is refused (status 2, no OUT);
 #   - a corrupt input (a perf.data cut in its header): the run stops, status 1, the input named
 #     with the library's message (the command line's), the previous OUT kept as it was, no temp
 #     file left; with --keep-going the others go on: status 1, OUT = the command line's over
@@ -64,7 +64,8 @@ export PYTHONPATH="$SRC/tools/python" T2F_LIBRARY="$LIB" PYTHONDONTWRITEBYTECODE
 if [ "${T2F_SANITIZE:-}" = 1 ]; then
 	# the library needs the ASan runtime loaded first in every interpreter that loads it
 	# (tests/lib/python.sh); Python keeps its objects at exit: no leak checks in them
-	PYENV="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so) ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0"
+	PYENV="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)"
+	PYENV="$PYENV ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0"
 else
 	PYENV=
 fi
@@ -95,7 +96,8 @@ sys.path.insert(0, sys.argv[1])
 import perf_data_gen as g
 exe = sys.argv[2]
 funcs = {}
-for line in subprocess.run(["readelf", "-Ws", exe], capture_output=True, text=True).stdout.splitlines():
+syms = subprocess.run(["readelf", "-Ws", exe], capture_output=True, text=True).stdout
+for line in syms.splitlines():
     f = line.split()
     if len(f) >= 8 and f[3] == "FUNC" and f[6] != "UND":
         funcs[f[7]] = int(f[1], 16)
@@ -108,7 +110,8 @@ open(sys.argv[3], "wb").write(g.perf_data(b"inl", b"cpu-clock", [(exe.encode(), 
     samples, build_ids=[(exe.encode(), bid)], config=0))' "$SRC/tests" "$TMP/inl" "$TMP/inl.data" &&
 		inl=$TMP/inl.data
 else
-	echo "$TEST_NAME: no C compiler ($(head -n 1 "$TMP/cc.err")): the perf.data named from DWARF left out"
+	echo "$TEST_NAME: no C compiler ($(head -n 1 "$TMP/cc.err")):" \
+		"the perf.data named from DWARF left out"
 fi
 head -c 100 "$TMP/gen1.data" >"$TMP/corrupt.data"
 # the inputs, in order: the first's event (cpu-clock) is the one written; multi.perf.txt's
@@ -130,7 +133,8 @@ start() { # start LOG COMMAND...: COMMAND in a session of its own, its id added 
 	SIDS="$SIDS $!"
 }
 # shellcheck disable=SC2086 # PYENV
-start "$TMP/sched.log" env $PYENV "$PY" -m distributed.cli.dask_scheduler --host 127.0.0.1 --port 0 \
+start "$TMP/sched.log" env $PYENV "$PY" -m distributed.cli.dask_scheduler --host 127.0.0.1 \
+	--port 0 \
 	--no-dashboard --dashboard-address 127.0.0.1:0 \
 	--scheduler-file "$TMP/sched.json"
 i=0
@@ -138,8 +142,13 @@ while [ ! -s "$TMP/sched.json" ] && [ $i -lt 300 ]; do
 	sleep 0.2
 	i=$((i + 1))
 done
-[ -s "$TMP/sched.json" ] || { echo "FAIL the scheduler did not start:"; tail -5 "$TMP/sched.log"; exit 1; }
-ADDR=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["address"])' "$TMP/sched.json")
+if [ ! -s "$TMP/sched.json" ]; then
+	echo "FAIL the scheduler did not start:"
+	tail -5 "$TMP/sched.log"
+	exit 1
+fi
+ADDR=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["address"])' \
+	"$TMP/sched.json")
 case $ADDR in
 tcp://127.0.0.1:*) ok ;;
 *) bad "the scheduler's address is $ADDR" ;;
@@ -147,7 +156,8 @@ esac
 for w in 1 2; do
 	# shellcheck disable=SC2086 # PYENV
 	start "$TMP/worker$w.log" env $PYENV "$PY" -m distributed.cli.dask_worker --host 127.0.0.1 \
-		--no-nanny --nthreads 1 --no-dashboard --dashboard-address 127.0.0.1:0 --name "w$w" --local-directory "$TMP/w$w" \
+		--no-nanny --nthreads 1 --no-dashboard --dashboard-address 127.0.0.1:0 \
+		--name "w$w" --local-directory "$TMP/w$w" \
 		--scheduler-file "$TMP/sched.json"
 done
 if ! timeout 120 "$PY" -c 'import sys
@@ -169,7 +179,7 @@ batch() { # batch LOG ARGS...: the batch, its stderr in LOG, its status in $rc
 
 # the partials' formats the library makes, and the OUT formats each makes (file endings)
 PARTIALS=$(pyenv "$PY" -c 'import trace2flame.batch as b
-print("pprof collapsed" if b.partial_format() == "pprof" else "collapsed")')
+print("collapsed pprof" if b.reads_pprof() else "collapsed")')
 exts() {
 	pyenv "$PY" -c 'import sys, trace2flame.batch as b
 ends = {b._ffi.T2F_FORMAT_COLLAPSED: "folded", b._ffi.T2F_FORMAT_PPROF: "pb.gz"}
@@ -210,7 +220,8 @@ k=0
 for f in "$@"; do
 	k=$((k + 1))
 	line=$(sed -n "${k}p" "$TMP/run-${PARTIALS%% *}.folded.err")
-	n=$(t2f "$f" --stats -o "$TMP/one.folded" 2>&1 | sed -n 's/^ *samples: \([0-9]*\) read.*/\1/p' | head -n 1)
+	n=$(t2f "$f" --stats -o "$TMP/one.folded" 2>&1 |
+		sed -n 's/^ *samples: \([0-9]*\) read.*/\1/p' | head -n 1)
 	if [ "$line" = "[$k/$N] $f: ok, ${n:-?} samples" ]; then ok; else
 		bad "progress line $k: '$line', expected '[$k/$N] $f: ok, ${n:-?} samples'"
 	fi

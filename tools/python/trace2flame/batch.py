@@ -2,7 +2,7 @@
 the one profile `trace2flame INPUT... -o OUT` writes, byte for byte.
 
 Each input is converted alone into a partial profile, the bytes of an output format the library
-also reads (partial_format()); the partials are then read back in input order by one session,
+also reads ("collapsed", or "pprof"); the partials are then read back in input order by one session,
 which writes OUT. Nothing here needs a cluster: trace2flame.dask runs partial() on Dask workers,
 and docs/batch.md shows the same two calls under Spark and Slurm.
 
@@ -12,29 +12,29 @@ and docs/batch.md shows the same two calls under Spark and Slurm.
             m.add(p)
         m.write()
 
-The partials are pprof (trace2flame's writer, read back by its pprof reader): every event with
-its counts and weights, the threads, the frames with their addresses and mappings. Folded OUT
-is exact; pprof OUT is not made yet (OUT_FORMATS). A library without the pprof reader makes
-folded partials ("collapsed"), each keeping one event, the one its input's own conversion
-writes; one conversion of all the inputs writes the first with samples in input order, so a
-partial holding another is made again with that event asked for (Merge.needs). Neither is
-exact where one conversion of all the inputs decides something for all of them (docs/batch.md,
-Exactness: .nettrace inputs mixed with others, Merge.mixed; a perf.data recorded on this
-machine mixed with inputs that are not).
+The partials are folded stacks by default: each keeps one event, the one its input's own
+conversion writes; one conversion of all the inputs writes the first with samples in input
+order, so a partial holding another is made again with that event asked for (Merge.needs).
+Folded OUT is exact. pprof partials (partials="pprof", when the library reads pprof back:
+reads_pprof()) keep every event, but read back they name C++ frames from their mangled names
+again, which can differ from the first naming (docs/batch.md, Exactness). Neither is exact where
+one conversion of all the inputs decides something for all of them (docs/batch.md, Exactness:
+.nettrace inputs mixed with others, Merge.mixed; perf.data recorded on this machine mixed with
+inputs that are not, or at other times).
 """
 import collections
 import errno
 import gzip
-import os
 
 from . import _ffi
-from ._common import Error
+from ._common import Error, cstr, lib
 from ._session import FORMATS, Session
 
-PARTIAL_FORMATS = ("pprof", "collapsed")
+PARTIAL_FORMATS = ("collapsed", "pprof")  # the first is the default
 # what OUT may be, by the partials' format: the formats whose bytes the merge makes exactly.
 # Not pprof yet: read back, a pprof partial's tables come in another order, its duration and
-# period are lost and a folded input's event is renamed (docs/batch.md, Exactness); nor the
+# period are lost, a folded input's event is renamed and C++ frames are named again from their
+# mangled names (docs/batch.md, Exactness); nor the
 # formats that place samples in time (speedscope, the Firefox profile, the heat map), which no
 # partial keeps.
 OUT_FORMATS = {"collapsed": (_ffi.T2F_FORMAT_COLLAPSED,),
@@ -63,14 +63,14 @@ def is_nettrace(path):
     return head == b"Nettrace"
 
 
-_partial_format = None
+_reads_pprof = None
 
 
-def partial_format():
-    """The partials' format this library makes: "pprof" when it reads pprof back (a profile of
-    one folded line written and read), else "collapsed". Found once a process."""
-    global _partial_format
-    if _partial_format is None:
+def reads_pprof():
+    """Whether the library reads pprof back (a profile of one folded line written and read).
+    Found once a process."""
+    global _reads_pprof
+    if _reads_pprof is None:
         try:
             with Session(formats="pprof", quiet=True, message=lambda line: None) as s:
                 s.add_bytes(b"a;b 1\n")
@@ -82,19 +82,19 @@ def partial_format():
                 ok = s.write_mem("collapsed") == b"a;b 1\n"
         except Error:
             ok = False
-        _partial_format = "pprof" if ok else "collapsed"
-    return _partial_format
+        _reads_pprof = ok
+    return _reads_pprof
 
 
-def partial(path, name=None, event=None, jobs=1, partials=None, **options):
+def partial(path, name=None, event=None, jobs=1, partials=PARTIAL_FORMATS[0], **options):
     """Converts the input at path alone (one session, read, resolved, written to memory in the
     partials' format): a Partial, never an exception for what the input or the library says (a
     failure is in its error and code). name: how reports name it (default path). event: the
     event to keep (None: the one the conversion writes). jobs: the session's parser threads (1:
-    the caller's thread alone; a worker runs one task per core). partials: "pprof" or
-    "collapsed" (None: partial_format(); give the Merge's). options: other Session options."""
+    the caller's thread alone; a worker runs one task per core). partials: "collapsed" or
+    "pprof" (give the Merge's). options: other Session options."""
     name = path if name is None else name
-    fmt = partials or partial_format()
+    fmt = partials
     nettrace = is_nettrace(path)
     try:
         with Session(formats=fmt, event=event, jobs=jobs, quiet=True,
@@ -128,28 +128,31 @@ def exit_code(code):
 
 def out_format(out, fmt=None):
     """The format of OUT: fmt (a name) when given, else by OUT's file name as the command line
-    takes it (collapsed when the ending says none)."""
+    takes it (t2f_format_by_path); ValueError when the name says none."""
     if fmt:
         return FORMATS[fmt]
-    from ._common import cstr, lib
-    f = lib().t2f_format_by_path(cstr(os.path.basename(out), "out"))
-    return f or _ffi.T2F_FORMAT_COLLAPSED
+    f = lib().t2f_format_by_path(cstr(out, "out"))
+    if not f:
+        raise ValueError("cannot tell the output format of '%s': use -f FORMAT" % out)
+    return f
 
 
 class Merge:
     """The partials read in input order by one session, which writes OUT. add() takes the
     partials in input order; needs() says when one must be made again with an event asked for
     (its event is not the one the whole conversion writes). event: the --event of the whole
-    conversion (None: settled by the partials). partials: their format (None:
-    partial_format()), which partial() must be given. Raises Error as the session does."""
+    conversion (None: settled by the partials). partials: their format, which partial() must
+    be given. Raises Error as the session does."""
 
-    def __init__(self, out, fmt=None, event=None, partials=None, **options):
+    def __init__(self, out, fmt=None, event=None, partials=PARTIAL_FORMATS[0], **options):
         self.out = out
         self.format = out_format(out, fmt)
-        self.partials = partials or partial_format()
+        self.partials = partials or PARTIAL_FORMATS[0]
         if self.partials not in PARTIAL_FORMATS:
             raise ValueError("partials: %r is none of %s" % (self.partials,
                                                              ", ".join(PARTIAL_FORMATS)))
+        if self.partials == "pprof" and not reads_pprof():
+            raise ValueError("pprof partials: this libtrace2flame does not read pprof")
         if self.format not in OUT_FORMATS[self.partials]:
             raise ValueError("%s: %s partials make %s output alone" % (
                 out, self.partials, " or ".join(n for n, f in FORMATS.items()

@@ -2,7 +2,7 @@
 
 usage: python3 -m trace2flame.dask [--scheduler ADDRESS] [--workers N] [--keep-going]
                                    [-f FORMAT] [--event NAME] [--jobs N]
-                                   [--partials pprof|collapsed] -o OUT INPUT...
+                                   [--partials collapsed|pprof] -o OUT INPUT...
 
 Each input is converted by a task on a worker (trace2flame.batch.partial: the library in the
 worker's process, one session per task; the library and its format table are loaded once per
@@ -42,8 +42,8 @@ def parse_args(argv):
     ap.add_argument("--jobs", type=int, default=1, metavar="N",
                     help="parser threads of each conversion (default 1)")
     ap.add_argument("--partials", choices=batch.PARTIAL_FORMATS,
-                    help="the partial profiles' format (default: pprof when the library "
-                    "reads it back, else collapsed)")
+                    default=batch.PARTIAL_FORMATS[0],
+                    help="the partial profiles' format (default collapsed)")
     ap.add_argument("--keep-going", action="store_true",
                     help="go on past a failed input; OUT holds the others")
     a = ap.parse_args(argv)
