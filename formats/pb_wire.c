@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "formats/diag.h"
+
 size_t t2f_pb__key_size(uint32_t field)
 {
 	return t2f_pb__varint_size((uint64_t)field << 3);
@@ -143,4 +145,74 @@ int t2f_pb__close(struct t2f_buf *b, size_t mark)
 	}
 	varint_at(b->p + mark, body);
 	return 0;
+}
+
+/* ---- reading ---- */
+
+int t2f_pb__get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *q = *p;
+	uint64_t x = 0;
+
+	for (unsigned shift = 0; shift < 70; shift += 7) {
+		if (q == end)
+			return -T2F_ERR_TRUNCATED;
+		if (shift == 63 && *q > 1) /* the tenth byte holds one bit */
+			return -T2F_ERR_FORMAT;
+		x |= (uint64_t)(*q & 0x7f) << shift;
+		if (!(*q++ & 0x80)) {
+			*p = q;
+			*v = x;
+			return 0;
+		}
+	}
+	return -T2F_ERR_FORMAT;
+}
+
+int t2f_pb__get_field(const uint8_t **p, const uint8_t *end, struct t2f_pb_field *f)
+{
+	const uint8_t *q = *p;
+	uint64_t key;
+	int err = t2f_pb__get_varint(&q, end, &key);
+
+	if (err)
+		return err;
+	if (key >> 3 == 0 || key >> 3 > 0x1fffffff)
+		return -T2F_ERR_FORMAT;
+	f->num = (uint32_t)(key >> 3);
+	f->type = (enum t2f_pb_wire_type)(key & 7);
+	f->data = NULL;
+	f->len = 0;
+	switch (key & 7) {
+	case T2F_PB_VARINT:
+		err = t2f_pb__get_varint(&q, end, &f->v);
+		break;
+	case T2F_PB_I64:
+	case T2F_PB_I32: {
+		size_t n = (key & 7) == T2F_PB_I64 ? 8 : 4;
+
+		if ((size_t)(end - q) < n)
+			return -T2F_ERR_TRUNCATED;
+		f->v = 0;
+		for (size_t i = 0; i < n; i++)
+			f->v |= (uint64_t)q[i] << (8 * i);
+		q += n;
+		break;
+	}
+	case T2F_PB_LEN:
+		err = t2f_pb__get_varint(&q, end, &f->v);
+		if (!err && f->v > (uint64_t)(end - q))
+			err = -T2F_ERR_TRUNCATED;
+		if (!err) {
+			f->data = q;
+			f->len = (size_t)f->v;
+			q += f->len;
+		}
+		break;
+	default: /* groups (3, 4) and 6, 7 */
+		return -T2F_ERR_FORMAT;
+	}
+	if (!err)
+		*p = q;
+	return err;
 }

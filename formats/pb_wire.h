@@ -89,4 +89,20 @@ int t2f_pb__open(struct t2f_buf *b, uint32_t field, size_t *mark);
 /* Closes the field opened at mark: its length is everything appended since. */
 int t2f_pb__close(struct t2f_buf *b, size_t mark);
 
+/* ---- reading ----
+ *
+ * A cursor over a message's bytes [p, end): each call takes one key, varint or field from p and
+ * moves p past it, or returns an error and leaves p where the bad bytes start (the caller names
+ * that offset). Errors: -T2F_ERR_TRUNCATED (the bytes end inside it), -T2F_ERR_FORMAT (a varint
+ * longer than 10 bytes or past 64 bits, field number 0, a group or an unknown wire type). */
+struct t2f_pb_field {
+	uint32_t num;                  /* field number (1 .. 2^29 - 1) */
+	enum t2f_pb_wire_type type;
+	uint64_t v;                    /* T2F_PB_VARINT, T2F_PB_I64, T2F_PB_I32: the value */
+	const uint8_t *data;           /* T2F_PB_LEN: the payload [data, data + len) */
+	size_t len;
+};
+int t2f_pb__get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v);
+int t2f_pb__get_field(const uint8_t **p, const uint8_t *end, struct t2f_pb_field *f);
+
 #endif

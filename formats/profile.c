@@ -526,7 +526,7 @@ int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id
 		p->cells.len++;
 	}
 	c = VEC_AT(p->cells, struct t2f_cell, id - 1);
-	c->samples += samples;
+	c->samples = t2f_sat_add(c->samples, samples);
 	if (!t2f_sat_add_to(&c->weight, weight))
 		p->capped = true;
 	*idx = id - 1;
@@ -555,6 +555,25 @@ int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 	if (err || !p->times)
 		return err;
 	return t2f_time_log__add(p->times, thread, time_ns == T2F_TIME_PAST ? 0 : time_ns, weight);
+}
+
+int t2f_profile__add_samples(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			     t2f_event_id event, uint64_t samples, uint64_t weight)
+{
+	uint32_t cell;
+	int err = t2f_profile__cell_add(p, node, thread, event, samples, weight, &cell);
+
+	if (err)
+		return err;
+	p->read = t2f_sat_add(p->read, samples);
+	if (weight == 0)
+		p->weightless = t2f_sat_add(p->weightless, samples);
+	if (node == 0)
+		p->chainless = t2f_sat_add(p->chainless, samples);
+	if (!p->log)
+		return 0;
+	err = t2f_sample_log__add(p->log, thread, cell, weight);
+	return err || !p->times ? err : t2f_time_log__add(p->times, thread, 0, weight);
 }
 
 int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_map *m)

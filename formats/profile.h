@@ -231,6 +231,12 @@ void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event);
 int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			    t2f_event_id event, uint64_t weight, uint64_t time_ns);
 
+/* Adds `samples` samples of summed weight `weight` at once and without times: an input that
+ * holds aggregated samples (pprof). Counted as read; a logged input logs them as one sample of
+ * that weight. samples 0 adds weight alone. 0 or -ENOMEM (-T2F_ERR_LIMIT when a table is full). */
+int t2f_profile__add_samples(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			     t2f_event_id event, uint64_t samples, uint64_t weight);
+
 /* Counts; ids run 1..count. */
 uint32_t t2f_profile__str_count(const struct t2f_profile *p);
 uint32_t t2f_profile__thread_count(const struct t2f_profile *p);

@@ -4,6 +4,7 @@
 #include "readers/folded.h"
 #include "readers/nettrace.h"
 #include "readers/nettrace_parse.h"
+#include "readers/pprof.h"
 
 /* ---- .nettrace ---- */
 
@@ -67,6 +68,36 @@ static void t2f_fd_free(void *r)
 	t2f_folded__free(r);
 }
 
+/* ---- pprof ---- */
+
+static bool t2f_pp_detect(const char *head, size_t len)
+{
+	return t2f_pprof__detect(head, len);
+}
+
+static int t2f_pp_open(struct t2f_profile *p, struct t2f_diag *d, const char *name,
+		       uint32_t input, const struct t2f_read_opts *o, void **out)
+{
+	struct t2f_pprof_read_opts po = { .event = o->event, .max_bytes = o->pprof_max_bytes };
+
+	return t2f_pprof_reader__new(p, d, name, input, &po, (struct t2f_pprof_reader **)out);
+}
+
+static int t2f_pp_feed(void *r, const char *data, size_t len)
+{
+	return t2f_pprof_reader__feed(r, data, len);
+}
+
+static int t2f_pp_finish(void *r)
+{
+	return t2f_pprof_reader__finish(r);
+}
+
+static void t2f_pp_free(void *r)
+{
+	t2f_pprof_reader__free(r);
+}
+
 /* ---- perf script text ---- */
 
 static bool t2f_ps_detect(const char *head, size_t len)
@@ -116,6 +147,11 @@ static const struct t2f_reader_desc t2f_readers[] = {
 		.name = "nettrace", .traits = T2F_READER_BINARY | T2F_READER_MODULE_NAMES,
 		.detect = t2f_nt_detect, .open = t2f_nt_open, .feed = t2f_nt_feed,
 		.finish = t2f_nt_finish, .free = t2f_nt_free,
+	},
+	{
+		.name = "pprof", .traits = T2F_READER_BINARY, .detect = t2f_pp_detect,
+		.open = t2f_pp_open, .feed = t2f_pp_feed, .finish = t2f_pp_finish,
+		.free = t2f_pp_free,
 	},
 	{
 		.name = "folded", .traits = T2F_READER_LINES, .detect = t2f_folded__detect,

@@ -3,7 +3,7 @@
  * A descriptor says how a format is told from the first bytes of its input, whether it is fed
  * lines (text) or blocks of any bytes (binary), and how a reader of it is made, fed, finished
  * and freed. t2f_reader__detect() tries them in order: .nettrace (NetPerf too, which its reader
- * refuses with its own message), folded stacks, then perf script text, which takes anything
+ * refuses with its own message), pprof, folded stacks, then perf script text, which takes anything
  * left. perf.data (read from its path, records in time order) and perf script text on parser
  * threads read a whole input themselves and are not here yet.
  *
@@ -31,6 +31,8 @@ struct t2f_read_opts {
 	bool timeless;                       /* perf script: headers may lack the time */
 	const struct t2f_sample_filter *filter; /* perf script, .nettrace: the samples kept
 						 * (formats/sample_filter.h; NULL: all) */
+	const char *event;                   /* pprof: the sample type read (NULL: its default) */
+	size_t pprof_max_bytes;              /* pprof: decoded bytes at most (0: the reader's) */
 };
 
 /* What a format's frames are (t2f_reader_desc.traits). */

@@ -93,9 +93,11 @@ static int t2f_text_filter(struct t2f_session *s, const struct t2f_input *in,
 		return t2f_session_sample_filter(s, name, "a .nettrace trace gives them only at its "
 						 "end", NULL, &r->sf);
 	if (!(r->desc->traits & T2F_READER_FALLBACK))
-		return t2f_diag__error(s->diag, -T2F_ERR_UNSUPPORTED, name, 0, "folded stacks have "
-				       "no times, processes or threads: time, pid, tid and comm "
-				       "filters need perf.data, perf script text or .nettrace");
+		return t2f_diag__error(s->diag, -T2F_ERR_UNSUPPORTED, name, 0, "%s have no times, "
+				       "processes or threads: time, pid, tid and comm filters need "
+				       "perf.data, perf script text or .nettrace",
+				       r->desc->traits & T2F_READER_LINES ? "folded stacks"
+									   : "pprof profiles");
 	if (r->timeless && t2f_filter__has_time(s->filter) &&
 	    t2f_diag__warn(s->diag, name, 0, "the samples have no times (perf script -F "
 			   "without time): the time filter keeps them all, as perf does"))
@@ -117,8 +119,12 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 		.keep_addrs = t2f_session_keep_addrs(s),
 		.addr_wanted = t2f_addr_wanted,
 		.addr_ctx = s,
+		.event = s->o.event,
 	};
+	const char *max = getenv("T2F_PPROF_MAX_BYTES"); /* a lower limit, for tests */
 
+	if (max)
+		ro.pprof_max_bytes = strtoull(max, NULL, 10);
 	r->desc = t2f_reader__detect(head, len);
 	s->nettrace |= (r->desc->traits & T2F_READER_MODULE_NAMES) != 0;
 	if (r->desc->traits & T2F_READER_FALLBACK) {

@@ -1,0 +1,337 @@
+#!/bin/sh
+# tests/dask/batch.sh: python3 -m trace2flame.dask on a real Dask cluster against the command line.
+#
+# Starts a dask-scheduler and two dask-worker processes (Debian's /usr/bin/python3, on 127.0.0.1,
+# ports chosen by the system: the scheduler's address read from its --scheduler-file; no
+# dashboard, no nanny), the workers' PYTHONPATH the source tree's module and T2F_LIBRARY the
+# build's library. Over perf script text, .nettrace (shipped), folded stacks and perf.data files
+# (tests/perf_data_gen.py; one of a program built here, named from its DWARF, when a compiler
+# is there), with --scheduler:
+#   - OUT is byte for byte `trace2flame INPUT... -o OUT`, with folded partials (the default)
+#     and with pprof ones (--partials pprof, when the library reads pprof), for each OUT format
+#     they make (trace2flame.batch.OUT_FORMATS), and one line per input "[k/N] NAME: ok, M
+#     samples", in input order; an OUT format they do not make is refused (status 2, no OUT);
+#   - a corrupt input (a perf.data cut in its header): the run stops, status 1, the input named
+#     with the library's message (the command line's), the previous OUT kept as it was, no temp
+#     file left; with --keep-going the others go on: status 1, OUT = the command line's over
+#     the others;
+# and once without --scheduler (a local cluster of 2 worker processes). Every process started
+# runs in its own session (setsid): each is stopped at the end, also on failure (trap), and
+# none of their sessions has a process left. Each run is bounded by timeout.
+#
+# Skipped (status 0, one line saying why) without /usr/bin/python3 or its distributed module
+# (Debian python3-distributed: tools/quickstart installs it).
+#
+# usage: tests/dask/batch.sh TRACE2FLAME LIBTRACE2FLAME
+# env:   T2F_SOURCE_DIR, T2F_SANITIZE (1: the sanitizer build), CC
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+t2f_init .. 2 "$@"
+LIB=$2
+PY=/usr/bin/python3
+if [ ! -x "$PY" ]; then
+	echo "$TEST_NAME: $PY not found (Debian python3): skipping"
+	exit 0
+fi
+if ! "$PY" -c 'import distributed' 2>/dev/null; then
+	echo "$TEST_NAME: distributed not installed for $PY (Debian python3-distributed:" \
+		"tools/quickstart installs it): skipping"
+	exit 0
+fi
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/t2f-$TEST_NAME.XXXXXX") || exit 1
+SIDS=
+# alive SID: a process of session SID is running (a zombie not reaped yet does not count)
+alive() { ps -e -o sid=,stat= | awk -v s="$1" '$1 == s && $2 !~ /^Z/ { f = 1 } END { exit !f }'; }
+# stop_all: every session started ends (TERM, then KILL after 10 s); their leaders reaped
+stop_all() {
+	for s in $SIDS; do
+		kill -TERM "-$s" 2>/dev/null
+	done
+	for s in $SIDS; do
+		i=0
+		while [ $i -lt 50 ] && alive "$s"; do
+			sleep 0.2
+			i=$((i + 1))
+		done
+		kill -KILL "-$s" 2>/dev/null
+		wait "$s" 2>/dev/null
+	done
+}
+trap 'stop_all; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+
+export PYTHONPATH="$SRC/tools/python" T2F_LIBRARY="$LIB" PYTHONDONTWRITEBYTECODE=1
+if [ "${T2F_SANITIZE:-}" = 1 ]; then
+	# the library needs the ASan runtime loaded first in every interpreter that loads it
+	# (tests/lib/python.sh); Python keeps its objects at exit: no leak checks in them
+	PYENV="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)"
+	PYENV="$PYENV ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0"
+else
+	PYENV=
+fi
+# shellcheck disable=SC2086 # PYENV: VAR=VALUE words (paths without spaces)
+pyenv() { env $PYENV "$@"; }
+
+# ---- inputs ---------------------------------------------------------------------------------
+NT=$SRC/fixtures/nettrace
+cat >"$TMP/gen.py" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import perf_data_gen as g
+out = sys.argv[2]
+open(out + "/gen1.data", "wb").write(g.perf_data(b"worker", b"cpu-clock",
+    [(b"/opt/demo/libdemo.so", 0x7f0000000000, 5), (b"/opt/demo/app", 0x400000, 5)],
+    [(t, [0x7f0000001010 + 16 * (t % 3), 0x400100]) for t in range(1, 40)],
+    build_ids=[(b"/opt/demo/libdemo.so", bytes(range(1, 21)))]))
+open(out + "/gen2.data", "wb").write(g.perf_data(b"other", b"cpu-clock",
+    [(b"/opt/demo/app", 0x400000, 5)],
+    [(t, [0x400200 + 8 * (t % 5), 0x400100]) for t in range(1, 90)]))
+EOF
+"$PY" "$TMP/gen.py" "$SRC/tests" "$TMP" || { echo "$TEST_NAME: perf_data_gen failed"; exit 1; }
+inl=
+if ${CC:-cc} -O2 -g -fno-omit-frame-pointer -Wl,--build-id -o "$TMP/inl" \
+	"$SRC/fixtures/dwarf/inl.c" 2>"$TMP/cc.err"; then
+	"$PY" -c 'import re, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+import perf_data_gen as g
+exe = sys.argv[2]
+funcs = {}
+syms = subprocess.run(["readelf", "-Ws", exe], capture_output=True, text=True).stdout
+for line in syms.splitlines():
+    f = line.split()
+    if len(f) >= 8 and f[3] == "FUNC" and f[6] != "UND":
+        funcs[f[7]] = int(f[1], 16)
+note = subprocess.run(["readelf", "-n", exe], capture_output=True, text=True).stdout
+bid = bytes.fromhex(re.search(r"Build ID: ([0-9a-f]+)", note).group(1))
+ip = lambda name, off: 0x400000 + funcs[name] + off
+samples = [(1000 + i, [ip("inner_loop", 4 + i % 40), ip("outer", 8), ip("main", 0x20)]
+            if i % 3 else [ip("other", 2 + i % 8), ip("main", 0x28)]) for i in range(60)]
+open(sys.argv[3], "wb").write(g.perf_data(b"inl", b"cpu-clock", [(exe.encode(), 0x400000, 5)],
+    samples, build_ids=[(exe.encode(), bid)], config=0))' "$SRC/tests" "$TMP/inl" "$TMP/inl.data" &&
+		inl=$TMP/inl.data
+else
+	echo "$TEST_NAME: no C compiler ($(head -n 1 "$TMP/cc.err")):" \
+		"the perf.data named from DWARF left out"
+fi
+head -c 100 "$TMP/gen1.data" >"$TMP/corrupt.data"
+# the inputs, in order: the first's event (cpu-clock) is the one written; multi.perf.txt's
+# first is page-faults and the folded ones have "samples": their partials are made again with
+# cpu-clock. No .nettrace among them (docs/batch.md, Exactness): those are a set of their own.
+set -- "$FX/burner.perf.txt" "$TMP/gen1.data" "$FX/cxxwork.perf.txt" "$FX/multi.perf.txt" \
+	"$FX/counts.folded.txt" "$TMP/gen2.data" "$FX/burner.stackcollapse.txt" \
+	"$FX/burner.cpu.perf.txt" "$FX/burner.srcline.perf.txt" ${inl:+"$inl"}
+N=$#
+NETTRACE="$NT/universal.nettrace $NT/mixed_managed_external_samples.nettrace $NT/universal.nettrace"
+# the folded inputs' event first: it is the one written
+FOLDED_FIRST="$FX/counts.folded.txt $FX/burner.perf.txt $FX/burner.stackcollapse.txt"
+
+# ---- the cluster ----------------------------------------------------------------------------
+start() { # start LOG COMMAND...: COMMAND in a session of its own, its id added to SIDS
+	_log=$1
+	shift
+	setsid "$@" >"$_log" 2>&1 &
+	SIDS="$SIDS $!"
+}
+# shellcheck disable=SC2086 # PYENV
+start "$TMP/sched.log" env $PYENV "$PY" -m distributed.cli.dask_scheduler --host 127.0.0.1 \
+	--port 0 \
+	--no-dashboard --dashboard-address 127.0.0.1:0 \
+	--scheduler-file "$TMP/sched.json"
+i=0
+while [ ! -s "$TMP/sched.json" ] && [ $i -lt 300 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+if [ ! -s "$TMP/sched.json" ]; then
+	echo "FAIL the scheduler did not start:"
+	tail -5 "$TMP/sched.log"
+	exit 1
+fi
+ADDR=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["address"])' \
+	"$TMP/sched.json")
+case $ADDR in
+tcp://127.0.0.1:*) ok ;;
+*) bad "the scheduler's address is $ADDR" ;;
+esac
+for w in 1 2; do
+	# shellcheck disable=SC2086 # PYENV
+	start "$TMP/worker$w.log" env $PYENV "$PY" -m distributed.cli.dask_worker --host 127.0.0.1 \
+		--no-nanny --nthreads 1 --no-dashboard --dashboard-address 127.0.0.1:0 \
+		--name "w$w" --local-directory "$TMP/w$w" \
+		--scheduler-file "$TMP/sched.json"
+done
+if ! timeout 120 "$PY" -c 'import sys
+from distributed import Client
+with Client(sys.argv[1], timeout=60) as c:
+    c.wait_for_workers(2, timeout=90)' "$ADDR" >"$TMP/wait.log" 2>&1; then
+	echo "FAIL the workers did not join:"
+	tail -5 "$TMP/wait.log" "$TMP/worker1.log" "$TMP/worker2.log"
+	exit 1
+fi
+
+batch() { # batch LOG ARGS...: the batch, its stderr in LOG, its status in $rc
+	_log=$1
+	shift
+	# shellcheck disable=SC2086 # PYENV
+	timeout 300 env $PYENV "$PY" -m trace2flame.dask "$@" 2>"$_log" >/dev/null
+	rc=$?
+}
+
+# the partials' formats the library makes, and the OUT formats each makes (file endings)
+PARTIALS=$(pyenv "$PY" -c 'import trace2flame.batch as b
+print("collapsed pprof" if b.reads_pprof() else "collapsed")')
+exts() {
+	pyenv "$PY" -c 'import sys, trace2flame.batch as b
+ends = {b._ffi.T2F_FORMAT_COLLAPSED: "folded", b._ffi.T2F_FORMAT_PPROF: "pb.gz"}
+print(" ".join(ends[f] for f in b.OUT_FORMATS[sys.argv[1]]))' "$1"
+}
+echo "$TEST_NAME: partials: $PARTIALS"
+
+# ---- every input on the cluster, against the command line ---------------------------------
+for pf in $PARTIALS; do
+	for ext in $(exts "$pf"); do
+		[ -s "$TMP/cli.$ext" ] || t2f "$@" -o "$TMP/cli.$ext" 2>/dev/null ||
+			bad "trace2flame INPUT... -o cli.$ext failed"
+		batch "$TMP/run-$pf.$ext.err" --scheduler "$ADDR" --partials "$pf" \
+			-o "$TMP/dask-$pf.$ext" "$@"
+		if [ "$rc" -ne 0 ]; then
+			bad "$pf partials, $ext: status $rc:"
+			tail -5 "$TMP/run-$pf.$ext.err"
+		fi
+		same_nonempty "$pf partials, $ext" "OUT and trace2flame's" "$TMP/cli.$ext" \
+			"$TMP/dask-$pf.$ext" "< trace2flame, > dask"
+	done
+done
+# an OUT format the partials do not make: refused before any work
+for pf in $PARTIALS; do
+	case " $(exts "$pf") " in
+	*" pb.gz "*) continue ;;
+	esac
+	batch "$TMP/refused.err" --scheduler "$ADDR" --partials "$pf" -o "$TMP/refused.pb.gz" "$1"
+	if [ "$rc" -eq 2 ] && [ ! -e "$TMP/refused.pb.gz" ] &&
+		grep -q "partials make" "$TMP/refused.err"; then ok; else
+		bad "$pf partials, pprof OUT: status $rc (expected 2, no OUT):"
+		cat "$TMP/refused.err"
+	fi
+done
+
+# one line per input, in order, with the samples the input holds (as --stats counts them)
+k=0
+for f in "$@"; do
+	k=$((k + 1))
+	line=$(sed -n "${k}p" "$TMP/run-${PARTIALS%% *}.folded.err")
+	n=$(t2f "$f" --stats -o "$TMP/one.folded" 2>&1 |
+		sed -n 's/^ *samples: \([0-9]*\) read.*/\1/p' | head -n 1)
+	if [ "$line" = "[$k/$N] $f: ok, ${n:-?} samples" ]; then ok; else
+		bad "progress line $k: '$line', expected '[$k/$N] $f: ok, ${n:-?} samples'"
+	fi
+done
+
+# the folded inputs' event first; .nettrace inputs alone
+for set in folded-first nettrace; do
+	case $set in
+	folded-first) inputs=$FOLDED_FIRST ;;
+	*) inputs=$NETTRACE ;;
+	esac
+	for pf in $PARTIALS; do
+		for ext in $(exts "$pf"); do
+			# shellcheck disable=SC2086 # inputs: several paths
+			t2f $inputs -o "$TMP/cli-$set.$ext" 2>/dev/null
+			# shellcheck disable=SC2086
+			batch "$TMP/run-$set.err" --scheduler "$ADDR" --partials "$pf" \
+				-o "$TMP/dask-$set.$ext" $inputs
+			[ "$rc" -eq 0 ] || bad "$set, $pf partials, $ext: status $rc"
+			same_nonempty "$set, $pf partials, $ext" "OUT and trace2flame's" \
+				"$TMP/cli-$set.$ext" "$TMP/dask-$set.$ext" "< trace2flame, > dask"
+		done
+	done
+done
+# --event: an event only some inputs have (the others add nothing to it)
+for pf in $PARTIALS; do
+	t2f --event page-faults "$@" -o "$TMP/cli-ev.folded" 2>/dev/null
+	batch "$TMP/run-ev.err" --scheduler "$ADDR" --partials "$pf" --event page-faults \
+		-o "$TMP/dask-ev.folded" "$@"
+	[ "$rc" -eq 0 ] || { bad "--event, $pf partials: status $rc:"; tail -3 "$TMP/run-ev.err"; }
+	same_nonempty "--event, $pf partials" "OUT and trace2flame's" "$TMP/cli-ev.folded" \
+		"$TMP/dask-ev.folded" "< trace2flame, > dask"
+done
+
+# .nettrace inputs mixed with others: said
+batch "$TMP/mixed.err" --scheduler "$ADDR" -o "$TMP/mixed.folded" "$FX/burner.perf.txt" \
+	"$NT/universal.nettrace"
+if [ "$rc" -eq 0 ] && grep -q "warning: .nettrace inputs mixed with others" "$TMP/mixed.err"; then
+	ok
+else
+	bad "a mix of .nettrace and other inputs: status $rc, not said:"
+	cat "$TMP/mixed.err"
+fi
+
+# ---- a corrupt input ------------------------------------------------------------------------
+t2f "$TMP/corrupt.data" -o "$TMP/x.folded" 2>"$TMP/cli.err"
+msg=$(sed -n 's/^trace2flame: //p' "$TMP/cli.err" | head -n 1)
+[ -n "$msg" ] || bad "the command line said nothing about corrupt.data"
+echo previous >"$TMP/prev.folded"
+batch "$TMP/stop.err" --scheduler "$ADDR" -o "$TMP/prev.folded" "$1" "$TMP/corrupt.data" "$@"
+if [ "$rc" -eq 1 ]; then ok; else bad "a corrupt input: status $rc, expected 1"; fi
+if grep -qF "$msg" "$TMP/stop.err" && grep -qF ": failed: " "$TMP/stop.err"; then ok; else
+	bad "a corrupt input: not named with '$msg':"
+	cat "$TMP/stop.err"
+fi
+if [ "$(cat "$TMP/prev.folded")" = previous ]; then ok; else bad "the previous OUT was changed"; fi
+if grep -q "stopped at the first failed input" "$TMP/stop.err"; then ok; else
+	bad "the run did not say it stopped"
+fi
+left=$(find "$TMP" -maxdepth 1 -name '*prev.folded?*' | head -n 1)
+if [ -z "$left" ]; then ok; else bad "a temp file left: $left"; fi
+
+batch "$TMP/keep.err" --scheduler "$ADDR" --keep-going -o "$TMP/keep.folded" "$1" \
+	"$TMP/corrupt.data" "$FX/cxxwork.perf.txt" "$TMP/gen2.data"
+if [ "$rc" -eq 1 ]; then ok; else bad "--keep-going: status $rc, expected 1"; fi
+if grep -qxF "[2/4] $TMP/corrupt.data: failed: $msg" "$TMP/keep.err" ||
+	grep -qF "$TMP/corrupt.data: failed: $msg" "$TMP/keep.err"; then ok; else
+	bad "--keep-going: corrupt.data not named with the library's message:"
+	cat "$TMP/keep.err"
+fi
+if [ "$(grep -c ': ok, ' "$TMP/keep.err")" -eq 3 ]; then ok; else
+	bad "--keep-going: not 3 inputs ok"
+fi
+t2f "$1" "$FX/cxxwork.perf.txt" "$TMP/gen2.data" -o "$TMP/keep-cli.folded" 2>/dev/null
+same_nonempty keep-going "OUT and trace2flame's over the others" "$TMP/keep-cli.folded" \
+	"$TMP/keep.folded" "< trace2flame, > dask"
+
+# ---- a local cluster --------------------------------------------------------------------------
+# shellcheck disable=SC2086 # PYENV
+setsid sh -c 'cd "$1" && shift && exec "$@"' sh "$TMP" timeout 300 env $PYENV \
+	"$PY" -m trace2flame.dask --workers 2 -o "$TMP/local.folded" "$@" \
+	>/dev/null 2>"$TMP/local.err" &
+lpid=$!
+wait "$lpid"
+rc=$?
+[ "$rc" -eq 0 ] || { bad "local cluster: status $rc:"; tail -5 "$TMP/local.err"; }
+same_nonempty local "OUT and trace2flame's" "$TMP/cli.folded" "$TMP/local.folded" \
+	"< trace2flame, > dask"
+i=0
+while alive "$lpid" && [ $i -lt 50 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+if alive "$lpid"; then
+	bad "local cluster: processes left:"
+	ps -e -o pid=,sid=,args= | awk -v s="$lpid" '$2 == s'
+	kill -KILL "-$lpid" 2>/dev/null
+else
+	ok
+fi
+
+# ---- every process stopped ------------------------------------------------------------------
+stop_all
+for s in $SIDS; do
+	if ps -e -o sid= | grep -qx " *$s"; then
+		bad "session $s still has processes:"
+		ps -e -o pid=,sid=,stat=,args= | awk -v s="$s" '$2 == s' 
+	else
+		ok
+	fi
+done
+SIDS=
+finish

@@ -1,0 +1,212 @@
+"""trace2flame.batch: many inputs converted apart (on other processes or machines) and merged into
+the one profile `trace2flame INPUT... -o OUT` writes, byte for byte.
+
+Each input is converted alone into a partial profile, the bytes of an output format the library
+also reads ("collapsed", or "pprof"); the partials are then read back in input order by one session,
+which writes OUT. Nothing here needs a cluster: trace2flame.dask runs partial() on Dask workers,
+and docs/batch.md shows the same two calls under Spark and Slurm.
+
+    parts = [trace2flame.batch.partial(p) for p in inputs]      # anywhere, in any order
+    with trace2flame.batch.Merge("out.folded") as m:
+        for p in parts:                                         # in input order
+            m.add(p)
+        m.write()
+
+The partials are folded stacks by default: each keeps one event, the one its input's own
+conversion writes; one conversion of all the inputs writes the first with samples in input
+order, so a partial holding another is made again with that event asked for (Merge.needs).
+Folded OUT is exact. pprof partials (partials="pprof", when the library reads pprof back:
+reads_pprof()) keep every event, but read back they name C++ frames from their mangled names
+again, which can differ from the first naming (docs/batch.md, Exactness). Neither is exact where
+one conversion of all the inputs decides something for all of them (docs/batch.md, Exactness:
+.nettrace inputs mixed with others, Merge.mixed; perf.data recorded on this machine mixed with
+inputs that are not, or at other times).
+"""
+import collections
+import errno
+import gzip
+
+from . import _ffi
+from ._common import Error, cstr, lib
+from ._session import FORMATS, Session
+
+PARTIAL_FORMATS = ("collapsed", "pprof")  # the first is the default
+# what OUT may be, by the partials' format: the formats whose bytes the merge makes exactly.
+# Not pprof yet: read back, a pprof partial's tables come in another order, its duration and
+# period are lost, a folded input's event is renamed and C++ frames are named again from their
+# mangled names (docs/batch.md, Exactness); nor the
+# formats that place samples in time (speedscope, the Firefox profile, the heat map), which no
+# partial keeps.
+OUT_FORMATS = {"collapsed": (_ffi.T2F_FORMAT_COLLAPSED,),
+               "pprof": (_ffi.T2F_FORMAT_COLLAPSED,)}
+
+Partial = collections.namedtuple("Partial", "name data samples event error code event_asked "
+                                  "nettrace")
+Partial.__doc__ = """One input converted by partial(). name: the input as given; data: the
+partial profile's bytes (None when it failed); samples: the samples read from it; event: the
+event its partial holds (None: no samples); error, code: the library's message and negative code
+when it failed (else None, 0); event_asked: the event partial() was asked for, or None;
+nettrace: the input is a .nettrace file (plain or gzip)."""
+
+
+def is_nettrace(path):
+    """Whether the file at path starts as a .nettrace file does (plain or gzip)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if head[:2] == b"\x1f\x8b":
+                f.seek(0)
+                with gzip.GzipFile(fileobj=f) as g:
+                    head = g.read(8)
+    except (OSError, EOFError):
+        return False
+    return head == b"Nettrace"
+
+
+_reads_pprof = None
+
+
+def reads_pprof():
+    """Whether the library reads pprof back (a profile of one folded line written and read).
+    Found once a process."""
+    global _reads_pprof
+    if _reads_pprof is None:
+        try:
+            with Session(formats="pprof", quiet=True, message=lambda line: None) as s:
+                s.add_bytes(b"a;b 1\n")
+                s.resolve()
+                data = s.write_mem("pprof")
+            with Session(formats="collapsed", quiet=True, message=lambda line: None) as s:
+                s.add_bytes(data)
+                s.resolve()
+                ok = s.write_mem("collapsed") == b"a;b 1\n"
+        except Error:
+            ok = False
+        _reads_pprof = ok
+    return _reads_pprof
+
+
+def partial(path, name=None, event=None, jobs=1, partials=PARTIAL_FORMATS[0], **options):
+    """Converts the input at path alone (one session, read, resolved, written to memory in the
+    partials' format): a Partial, never an exception for what the input or the library says (a
+    failure is in its error and code). name: how reports name it (default path). event: the
+    event to keep (None: the one the conversion writes). jobs: the session's parser threads (1:
+    the caller's thread alone; a worker runs one task per core). partials: "collapsed" or
+    "pprof" (give the Merge's). options: other Session options."""
+    name = path if name is None else name
+    fmt = partials
+    nettrace = is_nettrace(path)
+    try:
+        with Session(formats=fmt, event=event, jobs=jobs, quiet=True,
+                     message=lambda line: None, **options) as s:
+            try:
+                s.add_path(path)
+                s.resolve()
+            except Error as e:
+                if event is not None and e.code == -_ffi.T2F_ERR_NO_EVENT and s.stats().inputs:
+                    # the input was read but has no sample of the event asked for: it adds
+                    # nothing to that event, as in one conversion of every input
+                    return Partial(name, b"", s.stats().samples, event, None, 0, event,
+                                   nettrace)
+                raise
+            st = s.stats()
+            keep = st.event_samples if fmt == "collapsed" else st.samples
+            data = s.write_mem(fmt) if keep else b""
+            return Partial(name, data, st.samples, st.event if st.event_samples else None,
+                           None, 0, event, nettrace)
+    except Error as e:
+        return Partial(name, None, 0, None, e.message, e.code, event, nettrace)
+
+
+def exit_code(code):
+    """The command line's exit status for a failed input's code: 1 bad input (-T2F_ERR_*, out of
+    memory), 3 an I/O error (another -errno)."""
+    if code <= -_ffi.T2F_ERR_FORMAT or code == -errno.ENOMEM:
+        return 1
+    return 3
+
+
+def out_format(out, fmt=None):
+    """The format of OUT: fmt (a name) when given, else by OUT's file name as the command line
+    takes it (t2f_format_by_path); ValueError when the name says none."""
+    if fmt:
+        return FORMATS[fmt]
+    f = lib().t2f_format_by_path(cstr(out, "out"))
+    if not f:
+        raise ValueError("cannot tell the output format of '%s': use -f FORMAT" % out)
+    return f
+
+
+class Merge:
+    """The partials read in input order by one session, which writes OUT. add() takes the
+    partials in input order; needs() says when one must be made again with an event asked for
+    (its event is not the one the whole conversion writes). event: the --event of the whole
+    conversion (None: settled by the partials). partials: their format, which partial() must
+    be given. Raises Error as the session does."""
+
+    def __init__(self, out, fmt=None, event=None, partials=PARTIAL_FORMATS[0], **options):
+        self.out = out
+        self.format = out_format(out, fmt)
+        self.partials = partials or PARTIAL_FORMATS[0]
+        if self.partials not in PARTIAL_FORMATS:
+            raise ValueError("partials: %r is none of %s" % (self.partials,
+                                                             ", ".join(PARTIAL_FORMATS)))
+        if self.partials == "pprof" and not reads_pprof():
+            raise ValueError("pprof partials: this libtrace2flame does not read pprof")
+        if self.format not in OUT_FORMATS[self.partials]:
+            raise ValueError("%s: %s partials make %s output alone" % (
+                out, self.partials, " or ".join(n for n, f in FORMATS.items()
+                                                 if f in OUT_FORMATS[self.partials])))
+        self.event = event
+        self.samples = 0
+        self.added = 0
+        self.kinds = set()    # of the partials added: True for a .nettrace input
+        self._s = Session(formats=_ffi.T2F_FORMAT_BIT(self.format), quiet=True,
+                          message=lambda line: None, **options)
+
+    def needs(self, p):
+        """The event p must be made again with (partial(..., event=E)), or None when p may be
+        added as it is."""
+        if self.partials != "collapsed":
+            return None  # a pprof partial keeps every event
+        if p.data is None or p.event is None or self.event is None or p.event == self.event:
+            return None
+        return self.event if p.event_asked != self.event else None
+
+    def add(self, p):
+        """Reads the partial p (a Partial that did not fail, needs() None) into the session."""
+        if p.data is None:
+            raise ValueError("%s: a failed input has no partial" % p.name)
+        if self.needs(p):
+            raise ValueError("%s: the partial holds event %s, not %s" % (p.name, p.event,
+                                                                          self.event))
+        if self.event is None and p.event is not None:
+            self.event = p.event
+        self.added += 1
+        self.samples += p.samples
+        self.kinds.add(p.nettrace)
+        if p.data:
+            self._s.add_bytes(p.data, name=p.name)
+
+    @property
+    def mixed(self):
+        """.nettrace inputs and others were added: one conversion of them all names the others'
+        frames as it names .nettrace frames ("FILE!function", "FILE!0xOFFSET"), which their
+        partials do not (docs/batch.md, Exactness)."""
+        return len(self.kinds) > 1
+
+    def write(self):
+        """Resolves and writes OUT (atomically: the session writes a temp file and renames it);
+        the session's Stats."""
+        self._s.resolve()
+        self._s.write_path(self.out, self.format)
+        return self._s.stats()
+
+    def close(self):
+        self._s.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

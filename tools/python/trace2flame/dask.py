@@ -1,0 +1,187 @@
+"""trace2flame.dask: `trace2flame INPUT... -o OUT` with the inputs converted on a Dask cluster.
+
+usage: python3 -m trace2flame.dask [--scheduler ADDRESS] [--workers N] [--keep-going]
+                                   [-f FORMAT] [--event NAME] [--jobs N]
+                                   [--partials collapsed|pprof] -o OUT INPUT...
+
+Each input is converted by a task on a worker (trace2flame.batch.partial: the library in the
+worker's process, one session per task; the library and its format table are loaded once per
+worker process); the partial profiles come back to this process, which reads them in input
+order in one session as each one's turn comes and writes OUT, the bytes `trace2flame INPUT... -o
+OUT` writes on one machine. Without --scheduler a local cluster is started (processes, N
+workers, default 2, one thread each, on 127.0.0.1). The workers read the inputs by their
+absolute paths, so they must see the same files (and the binaries the traces name).
+
+One line per input on stderr: "[3/16] NAME: ok, N samples" or "[3/16] NAME: failed: MESSAGE".
+A failed input stops the run (the tasks not started are cancelled, OUT is not written); with
+--keep-going the others go on and OUT holds them. Exit status as the command line's: 0, 1 a
+bad input, 2 usage, 3 an I/O error (the worst of the failures with --keep-going).
+docs/batch.md has the details and the same under Spark and Slurm.
+"""
+import argparse
+import errno
+import os
+import sys
+
+from . import batch
+from ._common import Error
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="python3 -m trace2flame.dask",
+                                 description="trace2flame INPUT... -o OUT, the inputs "
+                                 "converted on a Dask cluster's workers")
+    ap.add_argument("inputs", nargs="+", metavar="INPUT")
+    ap.add_argument("-o", "--output", required=True, metavar="OUT")
+    ap.add_argument("-f", "--format", help="OUT's format (default: by OUT's name)")
+    ap.add_argument("--event", help="the event written (default: the first with samples)")
+    ap.add_argument("--scheduler", metavar="ADDRESS", help="a running scheduler "
+                    "(tcp://HOST:PORT); default: a local cluster")
+    ap.add_argument("--workers", type=int, default=2, metavar="N",
+                    help="the local cluster's worker processes (default 2)")
+    ap.add_argument("--jobs", type=int, default=1, metavar="N",
+                    help="parser threads of each conversion (default 1)")
+    ap.add_argument("--partials", choices=batch.PARTIAL_FORMATS,
+                    default=batch.PARTIAL_FORMATS[0],
+                    help="the partial profiles' format (default collapsed)")
+    ap.add_argument("--keep-going", action="store_true",
+                    help="go on past a failed input; OUT holds the others")
+    a = ap.parse_args(argv)
+    if a.workers < 1 or a.jobs < 0:
+        ap.error("--workers must be 1 or more, --jobs 0 or more")
+    return a
+
+
+def say(line):
+    print(line, file=sys.stderr, flush=True)
+
+
+class Run:
+    """The tasks of one batch and the in-order merge of their results."""
+
+    def __init__(self, client, args, merge):
+        self.client, self.args, self.merge = client, args, merge
+        self.n = len(args.inputs)
+        self.futures = {}     # future -> input index
+        self.ready = {}       # index -> Partial, waiting for its turn
+        self.next = 0         # the next index to merge
+        self.done = 0
+        self.status = 0
+
+    def submit(self, i, event):
+        path = self.args.inputs[i]
+        f = self.client.submit(batch.partial, os.path.abspath(path), path, event=event,
+                               jobs=self.args.jobs, partials=self.merge.partials, pure=False,
+                               key="trace2flame-%d-%s" % (i, event or ""))
+        self.futures[f] = i
+        return f
+
+    def failed(self, i, message, code):
+        self.done += 1
+        say("[%d/%d] %s: failed: %s" % (self.done, self.n, self.args.inputs[i], message))
+        self.status = max(self.status, batch.exit_code(code))
+
+    def result(self, f):
+        """The Partial of finished future f (a task that raised is a failed Partial)."""
+        i = self.futures.pop(f)
+        try:
+            return i, f.result()
+        except Exception as e:  # noqa: B902 -- a worker lost, an exception in the task
+            return i, batch.Partial(self.args.inputs[i], None, 0, None,
+                                    "%s: %s" % (type(e).__name__, e), -errno.EIO, None, False)
+
+    def take(self, i, p, ac):
+        """Files p (input i): said when final, merged in order; resubmitted (added to the
+        as_completed ac) when it must be made again with another event. False: stop."""
+        if p.data is None:
+            self.failed(i, p.error, p.code)
+            self.ready[i] = None
+            return self.args.keep_going
+        self.ready[i] = p
+        while self.next in self.ready:
+            q = self.ready.pop(self.next)
+            if q is not None:
+                event = self.merge.needs(q)
+                if event:
+                    ac.add(self.submit(self.next, event))
+                    return True
+                self.done += 1
+                say("[%d/%d] %s: ok, %d samples" % (self.done, self.n, q.name, q.samples))
+                self.merge.add(q)
+            self.next += 1
+        return True
+
+    def run(self):
+        from distributed import as_completed
+        ac = as_completed([self.submit(i, self.args.event) for i in range(self.n)])
+        for f in ac:
+            i, p = self.result(f)
+            if not self.take(i, p, ac):
+                self.client.cancel(list(self.futures))
+                return False
+        return True
+
+
+def cluster(args):
+    """A Client on --scheduler, or on a local cluster (and the cluster, to close)."""
+    from distributed import Client, LocalCluster
+    if args.scheduler:
+        return Client(args.scheduler), None
+    lc = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                      host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                      scheduler_kwargs={"dashboard": False},
+                      worker_dashboard_address="127.0.0.1:0")
+    return Client(lc), lc
+
+
+def convert(client, args):
+    """The batch of args (parse_args) on client's cluster: the exit status."""
+    try:
+        merge = batch.Merge(args.output, args.format, event=args.event,
+                            partials=args.partials)
+    except (KeyError, ValueError) as e:
+        say("trace2flame.dask: %s" % (e.args[0] if isinstance(e, ValueError) else
+                                      "unknown format %s" % e))
+        return 2
+    with merge:
+        r = Run(client, args, merge)
+        try:
+            finished = r.run()
+        except Error as e:  # a partial the merge could not read
+            say("trace2flame.dask: %s" % e)
+            return batch.exit_code(e.code)
+        if not finished:
+            say("trace2flame.dask: stopped at the first failed input; %s not written"
+                % args.output)
+            return r.status
+        if merge.mixed:
+            say("trace2flame.dask: warning: .nettrace inputs mixed with others: one "
+                "conversion of them all names the others' frames as .nettrace frames, "
+                "their partials do not; OUT differs from it (docs/batch.md, Exactness)")
+        if merge.added == 0:
+            say("trace2flame.dask: no input converted; %s not written" % args.output)
+            return r.status or 1
+        try:
+            merge.write()
+        except Error as e:
+            say("trace2flame.dask: %s" % e)
+            return batch.exit_code(e.code)
+        return r.status
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.format is not None and args.format not in batch.FORMATS:
+        say("trace2flame.dask: unknown format %s" % args.format)
+        return 2
+    client, lc = cluster(args)
+    try:
+        return convert(client, args)
+    finally:
+        client.close()
+        if lc is not None:
+            lc.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
