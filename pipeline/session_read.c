@@ -125,7 +125,11 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 
 	if (max)
 		ro.pprof_max_bytes = strtoull(max, NULL, 10);
-	r->desc = t2f_reader__detect(head, len);
+	const char *peek;
+	size_t npeek;
+
+	t2f_input__peek(in, &peek, &npeek); /* a binary format by more than its first line */
+	r->desc = t2f_reader__detect(npeek > len ? peek : head, npeek > len ? npeek : len);
 	s->nettrace |= (r->desc->traits & T2F_READER_MODULE_NAMES) != 0;
 	if (r->desc->traits & T2F_READER_FALLBACK) {
 		r->probe = t2f_perf_script__probe(head, len, t2f_input__ended(in));

@@ -408,6 +408,9 @@ int pp_events(struct t2f_pprof_reader *r)
 		for (uint32_t c = 0; c < r->ntypes; c++) /* not named: the default */
 			if (r->default_type && r->types[c].type == r->default_type)
 				col = c;
+	if (r->event && strchr(r->event, '/') && pp_names(r, r->event, col)) /* as --event says */
+		return pp_add_event(r, r->event, strlen(r->event), r->types[col].unit, PP_NO_COL,
+				    col);
 	return pp_add_event(r, (const char *)r->buf + r->strs[r->types[col].type].off,
 			    r->strs[r->types[col].type].len, r->types[col].unit, PP_NO_COL, col);
 }
