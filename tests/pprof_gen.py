@@ -6,8 +6,9 @@ and hostile ones (truncated, a bad varint, a length past the end, string indices
 name nothing, a sample deeper than the reader's limit, a declared length past the decode
 limit, a gzip bomb).
 
-usage: tests/pprof_gen.py DIR   writes DIR/NAME.pb (raw) and DIR/NAME.pb.gz files and prints
-                                their names, one a line
+usage: tests/pprof_gen.py [--small] DIR   writes DIR/NAME.pb (raw) and DIR/NAME.pb.gz files
+                                          and prints their names, one a line (--small: not the
+                                          bomb)
 """
 import gzip
 import os
@@ -171,7 +172,8 @@ def hostile():
 
 
 def main():
-    d = sys.argv[1]
+    small = sys.argv[1] == "--small"
+    d = sys.argv[-1]
     os.makedirs(d, exist_ok=True)
     files = {"cpu": cpu_profile(), "unsymbolized": unsymbolized(), "heap": heap()}
     files.update(hostile())
@@ -181,6 +183,8 @@ def main():
         with open(os.path.join(d, name + ".pb.gz"), "wb") as f:
             f.write(gzip.compress(data, mtime=0))
         print(name)
+    if small:
+        return
     # a bomb: 1 GiB of tick_unit fields (15, two bytes each) in about 1 MiB of gzip
     with open(os.path.join(d, "bomb.pb.gz"), "wb") as raw, \
             gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
