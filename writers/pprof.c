@@ -63,7 +63,7 @@ struct pp {
 	size_t *label_off;         /* thread t's labels: [label_off[t], label_off[t + 1]) */
 	bool *used;                /* per thread: some sample's (after grouping, the first with
 				    * its labels) */
-	uint32_t comments[2];
+	uint64_t *comments;        /* string indices */
 	size_t ncomments;
 };
 
@@ -452,7 +452,9 @@ static int put_scalars(struct pp *s)
 
 	if (s->o->time_nanos)
 		err = t2f_pb__put_int64(b, PF_TIME_NANOS, s->o->time_nanos);
-	if (!err && t2f_profile__time_span(s->p, &first, &last) && last > first)
+	if (!err && t2f_profile__duration(s->p))
+		err = t2f_pb__put_int64(b, PF_DURATION_NANOS, t2f_sat_i64(t2f_profile__duration(s->p)));
+	else if (!err && t2f_profile__time_span(s->p, &first, &last) && last > first)
 		err = t2f_pb__put_int64(b, PF_DURATION_NANOS, t2f_sat_i64(last - first));
 	if (!err && s->event && t2f_profile__event_at(s->p, s->event)->has_period &&
 	    (period = mean_period(s->p, s->event)))
@@ -460,24 +462,41 @@ static int put_scalars(struct pp *s)
 				     s->type_unit[2 * (s->event - 1) + 1]) ?:
 		      t2f_pb__put_int64(b, PF_PERIOD, t2f_sat_i64(period));
 	if (!err && s->ncomments)
-		err = t2f_pb__put_packed_u64(b, PF_COMMENT,
-					     (const uint64_t[]){ s->comments[0], s->comments[1] },
-					     s->ncomments);
+		err = t2f_pb__put_packed_u64(b, PF_COMMENT, s->comments, s->ncomments);
 	if (!err && s->event)
 		err = t2f_pb__put_uint64(b, PF_DEFAULT_SAMPLE_TYPE,
 					 s->type_name[2 * (s->event - 1) + 1]);
 	return err;
 }
 
+/* "input: NAME" into the comments. */
+static int input_comment(struct pp *s, const char *name, size_t len, struct t2f_buf *b)
+{
+	b->len = 0;
+	return t2f_buf__put(b, "input: ", 7) ?: t2f_buf__put(b, name, len) ?:
+	       t2f_pprof_tables__str(&s->t, b->p, b->len, (uint32_t *)&s->comments[s->ncomments++]);
+}
+
 static int comments(struct pp *s)
 {
+	size_t names = s->o->input_given ? 0 : t2f_profile__input_name_count(s->p);
 	struct t2f_buf b = { 0 };
-	int err = str(s, "trace2flame " T2F_VERSION, &s->comments[s->ncomments++]);
+	uint32_t idx;
+	int err;
 
-	if (!err && s->o->input)
-		err = t2f_buf__put(&b, "input: ", 7) ?:
-		      t2f_buf__put(&b, s->o->input, strlen(s->o->input)) ?:
-		      t2f_pprof_tables__str(&s->t, b.p, b.len, &s->comments[s->ncomments++]);
+	s->comments = calloc(names + 2, sizeof(*s->comments));
+	if (!s->comments)
+		return -ENOMEM;
+	err = str(s, "trace2flame " T2F_VERSION, &idx);
+	s->comments[s->ncomments++] = idx;
+	for (size_t i = 0; !err && i < names; i++) {
+		size_t len;
+		const char *name = t2f_profile__str(s->p, t2f_profile__input_name_at(s->p, i), &len);
+
+		err = input_comment(s, name, len, &b);
+	}
+	if (!err && !names && s->o->input)
+		err = input_comment(s, s->o->input, strlen(s->o->input), &b);
 	t2f_buf__free(&b);
 	return err;
 }
@@ -601,6 +620,7 @@ static void release(struct pp *s)
 	free(s->locs);
 	free(s->label_off);
 	free(s->used);
+	free(s->comments);
 }
 
 int t2f_pprof__write(const struct t2f_profile *p, const struct t2f_pprof_opts *o,
