@@ -72,6 +72,7 @@ cat >"$G/pprof" <<'SHEOF'
 exec go tool pprof "$@"
 SHEOF
 chmod +x "$G/pprof"
+# shellcheck disable=SC2034 # read by pprof_lib.sh (pprof_stacks)
 PPROF=$G/pprof
 
 unroot() { sed 's/^[^;	]*;//' "$1" | LC_ALL=C sort; }
