@@ -80,6 +80,7 @@ void t2f_profile__free(struct t2f_profile *p)
 	t2f_time_hist__free(p->hist);
 	t2f_derive__free(p->derive);
 	free(p->maps.data);
+	free(p->inputs);
 	t2f_hashmap__free(p->thread_ix);
 	t2f_hashmap__free(p->frame_ix);
 	t2f_hashmap__free(p->node_ix);
@@ -574,6 +575,30 @@ int t2f_profile__add_samples(struct t2f_profile *p, t2f_node_id node, t2f_thread
 		return 0;
 	err = t2f_sample_log__add(p->log, thread, cell, weight);
 	return err || !p->times ? err : t2f_time_log__add(p->times, thread, 0, weight);
+}
+
+void t2f_profile__add_duration(struct t2f_profile *p, uint64_t ns)
+{
+	p->duration_ns = t2f_sat_add(p->duration_ns, ns);
+}
+
+uint64_t t2f_profile__duration(const struct t2f_profile *p) { return p->duration_ns; }
+
+int t2f_profile__add_input_name(struct t2f_profile *p, t2f_str_id name)
+{
+	int err = t2f_grow((void **)&p->inputs, &p->inputs_cap, p->n_inputs, 1, sizeof(*p->inputs),
+			   4, SIZE_MAX / sizeof(*p->inputs));
+
+	if (!err)
+		p->inputs[p->n_inputs++] = name;
+	return err;
+}
+
+size_t t2f_profile__input_name_count(const struct t2f_profile *p) { return p->n_inputs; }
+
+t2f_str_id t2f_profile__input_name_at(const struct t2f_profile *p, size_t i)
+{
+	return p->inputs[i];
 }
 
 int t2f_profile__add_module_map(struct t2f_profile *p, const struct t2f_module_map *m)

@@ -371,6 +371,16 @@ int t2f_profile__new_stacks(struct t2f_profile *p, struct t2f_profile **out);
 int t2f_profile__restack(struct t2f_profile *p, struct t2f_profile *stacks,
 			 const t2f_node_id *map);
 
+/* What a profile's inputs say of themselves, for the pprof writer: the duration of each input
+ * (its samples' span, or a pprof input's duration_nanos), summed (saturating), and the names of
+ * the inputs it was made from, in order (a pprof input gives those it was made from). A merge
+ * adds the durations and appends the names. add_input_name: 0 or -ENOMEM. */
+void t2f_profile__add_duration(struct t2f_profile *p, uint64_t ns);
+uint64_t t2f_profile__duration(const struct t2f_profile *p);
+int t2f_profile__add_input_name(struct t2f_profile *p, t2f_str_id name);
+size_t t2f_profile__input_name_count(const struct t2f_profile *p);
+t2f_str_id t2f_profile__input_name_at(const struct t2f_profile *p, size_t i);
+
 /* Memory in use by the model, for --stats and the benchmark. */
 size_t t2f_profile__bytes(const struct t2f_profile *p);
 

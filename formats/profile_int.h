@@ -42,6 +42,9 @@ struct t2f_profile {
 	bool capped;
 	uint64_t times_past, chainless;
 	struct t2f_lost lost;
+	uint64_t duration_ns;       /* t2f_profile__add_duration's sum */
+	t2f_str_id *inputs;         /* t2f_profile__add_input_name's */
+	size_t n_inputs, inputs_cap;
 	bool borrowed;              /* strings are another profile's (t2f_profile__new_stacks) */
 	/* t2f_profile__fold_threads: folds (u32 per thread id) gives each thread the first thread
 	 * of its comm and input, which its cells are counted under; comm_ix finds it */

@@ -313,6 +313,7 @@ static int merge_nodes(struct t2f_profile *dst, const struct t2f_profile *src,
 	return err;
 }
 
+/* The module maps, appended; and the input names. */
 static int merge_module_maps(struct t2f_profile *dst, const struct t2f_profile *src,
 			     struct id_maps *m)
 {
@@ -328,7 +329,9 @@ static int merge_module_maps(struct t2f_profile *dst, const struct t2f_profile *
 		to->build_id = m->str[to->build_id];
 		to->prot = m->str[to->prot];
 	}
-	return 0;
+	for (size_t i = 0; !err && i < src->n_inputs; i++)
+		err = t2f_profile__add_input_name(dst, m->str[src->inputs[i]]);
+	return err;
 }
 
 /* The inserted samples [*j, those before src's cell `before`) into dst's cells, as
@@ -428,6 +431,7 @@ static void merge_counts(struct t2f_profile *dst, const struct t2f_profile *src)
 	dst->capped |= src->capped;
 	dst->times_past += src->times_past;
 	dst->chainless += src->chainless;
+	t2f_profile__add_duration(dst, src->duration_ns);
 	t2f_profile__count_lost(dst, &src->lost);
 	for (size_t r = 0; r < T2F_DROP__COUNT; r++)
 		dst->dropped[r] += src->dropped[r];

@@ -125,7 +125,11 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 
 	if (max)
 		ro.pprof_max_bytes = strtoull(max, NULL, 10);
-	r->desc = t2f_reader__detect(head, len);
+	const char *peek;
+	size_t npeek;
+
+	t2f_input__peek(in, &peek, &npeek); /* a binary format by more than its first line */
+	r->desc = t2f_reader__detect(npeek > len ? peek : head, npeek > len ? npeek : len);
 	s->nettrace |= (r->desc->traits & T2F_READER_MODULE_NAMES) != 0;
 	if (r->desc->traits & T2F_READER_FALLBACK) {
 		r->probe = t2f_perf_script__probe(head, len, t2f_input__ended(in));
@@ -545,14 +549,38 @@ static void t2f_session_derived(struct t2f_session *s)
 	sum->undecoded += c.undecoded;
 }
 
+/* What the input read into the (empty before) profile says of itself, for the pprof writer: its
+ * samples' span as its duration, its name unless it named the inputs it was made from (a
+ * pprof input: names_before is the count before reading). 0 or -ENOMEM. */
+static int t2f_session_input_self(struct t2f_session *s, const struct t2f_source *src,
+				  size_t names_before)
+{
+	const char *arg = s->args[src->index];
+	uint64_t first, last;
+	t2f_str_id id;
+	int err;
+
+	if (t2f_profile__time_span(s->profile, &first, &last) && last > first)
+		t2f_profile__add_duration(s->profile, last - first);
+	if (t2f_profile__input_name_count(s->profile) != names_before)
+		return 0;
+	if (strcmp(arg, "-") == 0)
+		arg = "standard input";
+	err = t2f_profile__intern(s->profile, arg, strlen(arg), &id);
+	return err ?: t2f_profile__add_input_name(s->profile, id);
+}
+
 int t2f_session_read_source(struct t2f_session *s, const struct t2f_source *src,
 			    struct t2f_input_stats *st)
 {
 	struct t2f_input *in = NULL;
+	size_t names = t2f_profile__input_name_count(s->profile);
 	int err = t2f_session_cancelled(s) ? -ECANCELED : t2f_source_open(src, st->name, s->diag, &in);
 
 	if (!err)
 		err = t2f_read_input(s, src, in, st);
+	if (!err)
+		err = t2f_session_input_self(s, src, names);
 	if (!err && t2f_profile__derive(s->profile))
 		t2f_session_derived(s);
 	if (err == -ECANCELED)

@@ -236,6 +236,7 @@ static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_writ
 		.input = w->input_name ? w->input_name
 			 : s->n_inputs != 1 ? s->label /* "no input" too */
 			 : strcmp(s->args[0], "-") == 0 ? "standard input" : s->args[0],
+		.input_given = w->input_name != NULL,
 		.threads = t2f_session_jobs(s),
 		.heatmap_rows = w->heatmap_rows,
 		.svg = {

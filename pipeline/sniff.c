@@ -62,8 +62,7 @@ const char *t2f_sniff__describe(const char *head, size_t len, enum t2f_input_kin
 	/* a profile.proto message starts with its sample types: field 1, then a ValueType whose
 	 * field 1 is a varint: 0a LEN 08 */
 	if (kind == T2F_INPUT_GZIP && len >= 3 && h[0] == 0x0a && h[1] < 0x80 && h[2] == 0x08) {
-		snprintf(buf, size, "a pprof profile (gzip'd protobuf), which trace2flame writes but "
-			 "does not read");
+		snprintf(buf, size, "gzip'd protobuf, but not a pprof profile trace2flame can read");
 		return buf;
 	}
 	while (at < len && at < SNIFF_WINDOW && strchr(" \t\r\n", head[at]) && head[at])

@@ -14,8 +14,8 @@
 #include "readers/input.h"
 
 /* What trace2flame reads, for messages: "perf.data files, perf script text, ...". */
-#define T2F_SNIFF_READS "trace2flame reads perf.data files, perf script text, folded stacks and " \
-			".nettrace traces (plain, gzip or zstd)"
+#define T2F_SNIFF_READS "trace2flame reads perf.data files, perf script text, folded stacks, " \
+			".nettrace traces and pprof profiles (plain, gzip or zstd)"
 
 /* What head[0..len), an input's first (decompressed) bytes, looks like, as a phrase ("an ELF
  * executable (...)", "speedscope JSON, which trace2flame writes but does not read", "plain text

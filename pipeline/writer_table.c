@@ -68,6 +68,7 @@ static int t2f_pprof_write(const struct t2f_profile *p, const struct t2f_write_o
 	struct t2f_pprof_opts po = {
 		.event = o->event,
 		.input = o->input,
+		.input_given = o->input_given,
 		.names = o->names,
 	};
 

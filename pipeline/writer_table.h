@@ -38,6 +38,7 @@ struct t2f_write_opts {
 	struct t2f_frame_name_opts names; /* .collapsed is set per format */
 	const char *input;               /* the input's name (speedscope's name, pprof's comment);
 					  * NULL = none */
+	bool input_given;                /* input is the caller's name, not the inputs' */
 	unsigned threads;                /* threads formatting; 0 or 1: the calling thread only */
 	bool gzip;                       /* the output's name ends in .gz (the Firefox profile) */
 	struct t2f_svg_opts svg;         /* SVG's own fields (title ... diff); its event, weight

@@ -457,6 +457,12 @@ bool t2f_input__ended(const struct t2f_input *in)
 	return in->dec_done && in->carry == in->len;
 }
 
+void t2f_input__peek(const struct t2f_input *in, const char **data, size_t *len)
+{
+	*data = in->buf;
+	*len = in->buf ? in->len : 0;
+}
+
 int t2f_input__next(struct t2f_input *in, const char **data, size_t *len)
 {
 	int ret;

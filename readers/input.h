@@ -46,6 +46,11 @@ int t2f_input__next(struct t2f_input *in, const char **data, size_t *len);
  * __next; *got 0). __next may follow and gives the bytes after these. */
 int t2f_input__read(struct t2f_input *in, char *dst, size_t cap, size_t *got);
 
+/* The bytes decoded so far from the start of the last chunk __next gave: that chunk and what was
+ * read past it (for telling a binary format by more than its first line). Valid until the next
+ * call on the input. */
+void t2f_input__peek(const struct t2f_input *in, const char **data, size_t *len);
+
 /* Whether the chunks handed out so far are the whole input (no byte is left after them). */
 bool t2f_input__ended(const struct t2f_input *in);
 

@@ -65,12 +65,30 @@ static bool pp_value_type_ok(const uint8_t *p, const uint8_t *end)
 	return true;
 }
 
+/* A first field that is a sample type (0a LEN, the payload starting as a ValueType's field
+ * does, or cut off by the end of the head): how Go, trace2flame and protobuf's own encoders
+ * (fields in number order) start a profile. Broken bytes after it are the reader's to report. */
+static bool pp_starts_typed(const uint8_t *p, const uint8_t *end)
+{
+	uint64_t n;
+
+	if (end - p < 2 || p[0] != 0x0a)
+		return false;
+	p++;
+	if (t2f_pb__get_varint(&p, end, &n) || n == 0)
+		return false;
+	return n > (uint64_t)(end - p) ? p == end || p[0] == 0x08 || p[0] == 0x10
+				       : pp_value_type_ok(p, p + n);
+}
+
 bool t2f_pprof__detect(const char *head, size_t len)
 {
 	const uint8_t *p = (const uint8_t *)head, *end = p + len;
 	struct t2f_pb_field f;
 	unsigned n = 0;
 
+	if (pp_starts_typed(p, end))
+		return true;
 	while (p < end) {
 		const uint8_t *at = p;
 		int err = t2f_pb__get_field(&p, end, &f);
@@ -145,32 +163,40 @@ int t2f_pprof_reader__feed(struct t2f_pprof_reader *r, const char *data, size_t 
 
 /* ---- samples ---- */
 
+/* One value, appended to *v (at most max). */
+static int pp_push(struct t2f_pprof_reader *r, uint64_t x, uint64_t **v, size_t *n,
+		   size_t *cap, size_t max, const uint8_t *at, const char *what)
+{
+	int err;
+
+	if (*n >= max)
+		return pp_fail(r, -T2F_ERR_LIMIT, at, what);
+	if ((err = t2f_grow((void **)v, cap, *n, 1, sizeof(**v), 64, max)))
+		return err;
+	(*v)[(*n)++] = x;
+	return 0;
+}
+
 /* The values of a packed or unpacked repeated varint field, appended to *v (at most max). */
-static int pp_repeated(struct t2f_pprof_reader *r, const struct t2f_pb_field *f,
+static int pp_repeated(struct t2f_pprof_reader *r, const struct t2f_pb_field *f, const uint8_t *at,
 		       uint64_t **v, size_t *n, size_t *cap, size_t max, const char *what)
 {
 	const uint8_t *p = f->data, *end = f->data + f->len;
-	int err;
+	int err = 0;
 
-	if (f->type == T2F_PB_VARINT) {
-		p = NULL;
-		end = NULL;
-	} else if (f->type != T2F_PB_LEN) {
-		return pp_fail(r, -T2F_ERR_FORMAT, f->data ? f->data : r->buf, what);
-	}
-	do {
-		uint64_t x = f->v;
-		const uint8_t *at = p;
+	if (f->type == T2F_PB_VARINT)
+		return pp_push(r, f->v, v, n, cap, max, at, what);
+	if (f->type != T2F_PB_LEN)
+		return pp_fail(r, -T2F_ERR_FORMAT, at, what);
+	while (!err && p < end) {
+		uint64_t x;
 
-		if (p && (err = t2f_pb__get_varint(&p, end, &x)))
+		at = p;
+		if ((err = t2f_pb__get_varint(&p, end, &x)))
 			return pp_fail(r, err, at, what);
-		if (*n >= max)
-			return pp_fail(r, -T2F_ERR_LIMIT, at ? at : r->buf, what);
-		if ((err = t2f_grow((void **)v, cap, *n, 1, sizeof(**v), 64, max)))
-			return err;
-		(*v)[(*n)++] = x;
-	} while (p && p < end);
-	return 0;
+		err = pp_push(r, x, v, n, cap, max, at, what);
+	}
+	return err;
 }
 
 struct pp_sample {
@@ -227,10 +253,10 @@ static int pp_sample_parse(struct t2f_pprof_reader *r, const uint8_t *p, const u
 		if ((err = t2f_pb__get_field(&p, end, &f)))
 			return pp_fail(r, err, at, "a sample");
 		if (f.num == 1)
-			err = pp_repeated(r, &f, &r->locs_tmp, &r->nlocs_tmp, &r->locs_tmp_cap,
+			err = pp_repeated(r, &f, at, &r->locs_tmp, &r->nlocs_tmp, &r->locs_tmp_cap,
 					  T2F_PPROF_MAX_DEPTH, "a sample's location ids");
 		else if (f.num == 2)
-			err = pp_repeated(r, &f, &r->vals_tmp, &r->nvals_tmp, &r->vals_cap,
+			err = pp_repeated(r, &f, at, &r->vals_tmp, &r->nvals_tmp, &r->vals_cap,
 					  r->ntypes + 1, "a sample's values");
 		else if (f.num == 3 && f.type == T2F_PB_LEN)
 			err = pp_label(r, f.data, f.data + f.len, s);

@@ -12,8 +12,9 @@
  *   unless `event` names a sample type none of them is. Otherwise one column is read, as event
  *   TYPE weighted by the column's values, each pprof sample one sample: the column `event` names
  *   (by its type, or "type/unit"), else the profile's default_sample_type, else the last, as
- *   pprof picks it. An event `event` names that no column has is an error. Units: "nanoseconds"
- *   is T2F_UNIT_NANOSECONDS, any other a count.
+ *   pprof picks it (`event` "type/unit" names the event so). Units: "nanoseconds" is
+ *   T2F_UNIT_NANOSECONDS, any other a count; the weight column of period_type marks its event
+ *   as having periods.
  * - Samples: their locations (leaf first), values (one per sample type), and the labels "pid"
  *   and "tid" (numbers) and "thread" (a string), the thread's root as trace2flame's writer
  *   writes it; a sample with none of the three is a thread of unknown pid, tid 0, named by the
@@ -28,9 +29,9 @@
  *   are where it is (t2f_frame.fn_file, fn_line; without start_line its code's file), a line's
  *   line the line of the frame's code. The kind follows the mapping's file as perf script text's
  *   does (readers/perf_script_maps.h: "[kernel.kallsyms]" kernel, "/tmp/perf-PID.map" JIT).
- * - Addresses: inside its mapping's [memory_start, memory_limit), a file offset
- *   (address - memory_start + file_offset, T2F_SPACE_FILE_OFF); else the address as it is
- *   (T2F_SPACE_ABS).
+ * - Addresses: a file offset (T2F_SPACE_FILE_OFF): inside its mapping's [memory_start,
+ *   memory_limit) address - memory_start + file_offset, else the address as it is (what
+ *   trace2flame's writer does with the file offsets of modules it has no mapping range of).
  * - Mappings: one module map each (pid unknown) with its range, file offset, file and build-id
  *   (lowercase hex when it is hex; another build-id is left out).
  * - duration_nanos: t2f_profile__add_duration. Comments "input: NAME" (trace2flame's): the

@@ -85,6 +85,7 @@ struct t2f_pprof_reader {
 	size_t nframes, frames_cap;
 	struct t2f_hashmap *map_ix, *func_ix, *loc_ix; /* id → index + 1 */
 	uint64_t default_type;   /* string index */
+	uint64_t period_type;    /* string index of its type */
 	int64_t duration;
 	uint64_t *comments;      /* string indices */
 	size_t ncomments, comments_cap;

@@ -128,6 +128,12 @@ static int pp_top_field(struct t2f_pprof_reader *r, const struct t2f_pb_field *f
 		if (f->type == T2F_PB_VARINT)
 			r->duration = (int64_t)f->v;
 		return 0;
+	case 11:
+		if (f->type != T2F_PB_LEN)
+			return 0;
+		err = pp_varints(r, p, end, v, 2, "the period type");
+		r->period_type = v[0];
+		return err;
 	case 13:
 		if (f->type != T2F_PB_VARINT && f->type != T2F_PB_LEN)
 			return 0;
@@ -239,6 +245,8 @@ static int pp_check_strings(struct t2f_pprof_reader *r)
 			return pp_bad_string(r, "a comment", r->comments[i]);
 	if (r->default_type >= r->nstrs)
 		return pp_bad_string(r, "default_sample_type", r->default_type);
+	if (r->period_type >= r->nstrs)
+		return pp_bad_string(r, "period_type", r->period_type);
 	return 0;
 }
 
@@ -357,8 +365,11 @@ static int pp_add_event(struct t2f_pprof_reader *r, const char *name, size_t len
 	int err = t2f_profile__intern(r->p, name, len, &id);
 
 	*e = (struct pp_event){ .count_col = count_col, .weight_col = weight_col };
-	return err ?: t2f_profile__event(r->p, id, pp_str_is(r, unit, "nanoseconds") ?
-					 T2F_UNIT_NANOSECONDS : T2F_UNIT_COUNT, &e->id);
+	err = err ?: t2f_profile__event(r->p, id, pp_str_is(r, unit, "nanoseconds") ?
+					T2F_UNIT_NANOSECONDS : T2F_UNIT_COUNT, &e->id);
+	if (!err && r->period_type && r->period_type == r->types[weight_col].type)
+		t2f_profile__event_has_period(r->p, e->id); /* its weights are periods */
+	return err;
 }
 
 /* trace2flame's pairs, when every column is in one and `event` (if any) names one's event. */
@@ -408,6 +419,9 @@ int pp_events(struct t2f_pprof_reader *r)
 		for (uint32_t c = 0; c < r->ntypes; c++) /* not named: the default */
 			if (r->default_type && r->types[c].type == r->default_type)
 				col = c;
+	if (r->event && strchr(r->event, '/') && pp_names(r, r->event, col)) /* as --event says */
+		return pp_add_event(r, r->event, strlen(r->event), r->types[col].unit, PP_NO_COL,
+				    col);
 	return pp_add_event(r, (const char *)r->buf + r->strs[r->types[col].type].off,
 			    r->strs[r->types[col].type].len, r->types[col].unit, PP_NO_COL, col);
 }
@@ -505,11 +519,8 @@ int pp_location_frames(struct t2f_pprof_reader *r, uint32_t loc, const t2f_frame
 	if (l->address) {
 		base.has_addr = true;
 		base.addr = l->address;
-		base.space = T2F_SPACE_ABS;
-		if (m && m->limit > m->start && l->address >= m->start && l->address < m->limit) {
+		if (m && m->limit > m->start && l->address >= m->start && l->address < m->limit)
 			base.addr = l->address - m->start + m->offset;
-			base.space = T2F_SPACE_FILE_OFF;
-		}
 	}
 	err = err ?: t2f_grow((void **)&r->frames, &r->frames_cap, r->nframes, lines,
 			      sizeof(*r->frames), 1024, SIZE_MAX / sizeof(*r->frames));
@@ -540,7 +551,20 @@ int pp_location_frames(struct t2f_pprof_reader *r, uint32_t loc, const t2f_frame
 
 int pp_scalars(struct t2f_pprof_reader *r)
 {
-	return 0;
+	int err = 0;
+
+	if (r->duration > 0)
+		t2f_profile__add_duration(r->p, (uint64_t)r->duration);
+	for (size_t i = 0; !err && i < r->ncomments; i++) {
+		const struct pp_str *s = &r->strs[r->comments[i]];
+		t2f_str_id id;
+
+		if (s->len <= 7 || memcmp(r->buf + s->off, "input: ", 7) != 0)
+			continue;
+		err = t2f_profile__intern(r->p, (const char *)r->buf + s->off + 7, s->len - 7, &id) ?:
+		      t2f_profile__add_input_name(r->p, id);
+	}
+	return err;
 }
 
 void pp_tables_free(struct t2f_pprof_reader *r)

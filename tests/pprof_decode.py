@@ -8,7 +8,7 @@ Prints one JSON object: "strings" (the string table, each decoded as UTF-8: a st
 not valid UTF-8 makes this exit 1), "samples" (each {"locations": [...], "values": [...]} with
 values as signed 64-bit numbers, "labels": [[key, str, num], ...]), "mappings" ({"id",
 "start", "limit", "offset", "filename", "build_id"}), "locations" ({"id", "mapping", "address"}),
-"functions" ({"name", "system_name"} as strings), "time_nanos",
+"functions" ({"name", "system_name"} as strings), "sample_types" ([type, unit] strings), "time_nanos",
 "duration_nanos", "period" (signed), "comments" (strings). Field numbers from profile.proto.
 """
 import gzip
@@ -72,10 +72,12 @@ def main():
         data = gzip.decompress(data)
     p = {"strings": [], "samples": [], "mappings": [], "functions": [], "comments": [],
          "time_nanos": 0, "duration_nanos": 0, "period": 0}
-    raw = {"mappings": [], "functions": [], "comments": []}
+    raw = {"mappings": [], "functions": [], "comments": [], "sample_types": []}
     p["locations"] = []
     for f, wt, v in fields(data):
-        if f == 6:
+        if f == 1:
+            raw["sample_types"].append(sub(v))
+        elif f == 6:
             p["strings"].append(v.decode("utf-8"))  # strict: ill-formed UTF-8 fails
         elif f == 2:
             s = {"locations": [], "values": [], "labels": []}
@@ -111,6 +113,7 @@ def main():
                       "filename": name(m, 5), "build_id": name(m, 6)} for m in raw["mappings"]]
     p["functions"] = [{"name": name(m, 2), "system_name": name(m, 3)} for m in raw["functions"]]
     p["comments"] = [st[i] for i in raw["comments"]]
+    p["sample_types"] = [[name(m, 1), name(m, 2)] for m in raw["sample_types"]]
     for s in p["samples"]:
         s["labels"] = [[st[k], st[x] if x else "", n] for k, x, n in s["labels"]]
     json.dump(p, sys.stdout, ensure_ascii=False)

@@ -44,6 +44,7 @@ struct pp_groups {
 	struct pp_group *group;
 	size_t n;
 	uint64_t *values;          /* [n * cols] */
+	t2f_thread_id *rep;        /* per thread: the first with its labels */
 };
 
 struct pp {
@@ -60,7 +61,9 @@ struct pp {
 	uint64_t *locs;            /* one sample's location ids */
 	struct t2f_buf labels;     /* each thread's encoded Label fields */
 	size_t *label_off;         /* thread t's labels: [label_off[t], label_off[t + 1]) */
-	uint32_t comments[2];
+	bool *used;                /* per thread: some sample's (after grouping, the first with
+				    * its labels) */
+	uint64_t *comments;        /* string indices */
 	size_t ncomments;
 };
 
@@ -151,22 +154,67 @@ static bool group_eq(const void *ctx, uint32_t v)
 	return g->node == q->key.node && g->thread == q->key.thread;
 }
 
-/* The sample (group) index of every cell: itself with one event, else by (node, thread). */
+struct thread_probe {
+	const struct t2f_profile *p;
+	const struct t2f_thread *key;
+};
+
+static bool thread_eq(const void *ctx, uint32_t v)
+{
+	const struct thread_probe *q = ctx;
+	const struct t2f_thread *t = t2f_profile__thread_at(q->p, v);
+
+	return t->pid == q->key->pid && t->tid == q->key->tid && t->comm == q->key->comm;
+}
+
+/* Per thread, the first thread with its labels (pid, tid, comm): threads of several inputs
+ * with equal labels are one in pprof, so that its samples are the ones reading the output back
+ * gives. *merged: some thread is another's. */
+static int thread_reps(struct pp_groups *gs, bool *merged)
+{
+	uint32_t n = t2f_profile__thread_count(gs->p);
+	struct t2f_hashmap *m = NULL;
+	int err = t2f_hashmap__new(n, &m);
+
+	*merged = false;
+	gs->rep = calloc((size_t)n + 1, sizeof(*gs->rep));
+	if (!err && !gs->rep)
+		err = -ENOMEM;
+	for (t2f_thread_id t = 1; !err && t <= n; t++) {
+		const struct t2f_thread *th = t2f_profile__thread_at(gs->p, t);
+		struct thread_probe q = { gs->p, th };
+		uint64_t h = t2f_hash_u64((uint64_t)th->pid * 31 + (uint64_t)th->tid) ^
+			     t2f_hash_u64(th->comm);
+
+		gs->rep[t] = t2f_hashmap__find(m, h, thread_eq, &q);
+		*merged |= gs->rep[t] != 0;
+		if (!gs->rep[t]) {
+			gs->rep[t] = t;
+			err = t2f_hashmap__insert(m, h, t);
+		}
+	}
+	t2f_hashmap__free(m);
+	return err;
+}
+
+/* The sample (group) index of every cell: itself with one event and no threads merged, else by
+ * (node, thread's labels). */
 static int group_cells(struct pp_groups *gs)
 {
 	size_t cells = t2f_profile__cell_count(gs->p), cols = gs->cols, n = 0;
 	struct t2f_hashmap *m = NULL;
-	int err = 0;
+	bool merged;
+	int err = thread_reps(gs, &merged);
 
 	gs->group = malloc((cells + 1) * sizeof(*gs->group));
 	gs->values = calloc((cells + 1) * cols, sizeof(*gs->values));
-	if (!gs->group || !gs->values)
-		return -ENOMEM;
-	if (cols > 2 && (err = t2f_hashmap__new(cells, &m)))
+	if (!err && (!gs->group || !gs->values))
+		err = -ENOMEM;
+	if (err || ((cols > 2 || merged) && (err = t2f_hashmap__new(cells, &m))))
 		return err;
 	for (size_t i = 0; !err && i < cells; i++) {
 		const struct t2f_cell *c = t2f_profile__cell_at(gs->p, i);
-		struct group_probe q = { gs, { c->node, c->thread } };
+		struct group_probe q = { gs, { c->node, gs->rep[c->thread] } };
 		uint64_t h = t2f_hash_u64((uint64_t)c->node << 32 | c->thread);
 		size_t g = m ? t2f_hashmap__find(m, h, group_eq, &q) : 0;
 		uint64_t *v;
@@ -203,6 +251,7 @@ static void groups_free(struct pp_groups *gs)
 		return;
 	free(gs->group);
 	free(gs->values);
+	free(gs->rep);
 	free(gs);
 }
 
@@ -230,6 +279,9 @@ static int thread_labels(struct pp *s)
 		size_t len;
 		const char *c = t2f_profile__str(s->p, th->comm, &len);
 
+		s->label_off[i + 1] = s->labels.len;
+		if (!s->used[i]) /* no sample names it */
+			continue;
 		if (th->pid != T2F_PID_UNKNOWN)
 			err = put_label(&s->labels, kpid, true, th->pid);
 		err = err ?: put_label(&s->labels, ktid, true, th->tid) ?:
@@ -400,7 +452,9 @@ static int put_scalars(struct pp *s)
 
 	if (s->o->time_nanos)
 		err = t2f_pb__put_int64(b, PF_TIME_NANOS, s->o->time_nanos);
-	if (!err && t2f_profile__time_span(s->p, &first, &last) && last > first)
+	if (!err && t2f_profile__duration(s->p))
+		err = t2f_pb__put_int64(b, PF_DURATION_NANOS, t2f_sat_i64(t2f_profile__duration(s->p)));
+	else if (!err && t2f_profile__time_span(s->p, &first, &last) && last > first)
 		err = t2f_pb__put_int64(b, PF_DURATION_NANOS, t2f_sat_i64(last - first));
 	if (!err && s->event && t2f_profile__event_at(s->p, s->event)->has_period &&
 	    (period = mean_period(s->p, s->event)))
@@ -408,24 +462,41 @@ static int put_scalars(struct pp *s)
 				     s->type_unit[2 * (s->event - 1) + 1]) ?:
 		      t2f_pb__put_int64(b, PF_PERIOD, t2f_sat_i64(period));
 	if (!err && s->ncomments)
-		err = t2f_pb__put_packed_u64(b, PF_COMMENT,
-					     (const uint64_t[]){ s->comments[0], s->comments[1] },
-					     s->ncomments);
+		err = t2f_pb__put_packed_u64(b, PF_COMMENT, s->comments, s->ncomments);
 	if (!err && s->event)
 		err = t2f_pb__put_uint64(b, PF_DEFAULT_SAMPLE_TYPE,
 					 s->type_name[2 * (s->event - 1) + 1]);
 	return err;
 }
 
+/* "input: NAME" into the comments. */
+static int input_comment(struct pp *s, const char *name, size_t len, struct t2f_buf *b)
+{
+	b->len = 0;
+	return t2f_buf__put(b, "input: ", 7) ?: t2f_buf__put(b, name, len) ?:
+	       t2f_pprof_tables__str(&s->t, b->p, b->len, (uint32_t *)&s->comments[s->ncomments++]);
+}
+
 static int comments(struct pp *s)
 {
+	size_t names = s->o->input_given ? 0 : t2f_profile__input_name_count(s->p);
 	struct t2f_buf b = { 0 };
-	int err = str(s, "trace2flame " T2F_VERSION, &s->comments[s->ncomments++]);
+	uint32_t idx;
+	int err;
 
-	if (!err && s->o->input)
-		err = t2f_buf__put(&b, "input: ", 7) ?:
-		      t2f_buf__put(&b, s->o->input, strlen(s->o->input)) ?:
-		      t2f_pprof_tables__str(&s->t, b.p, b.len, &s->comments[s->ncomments++]);
+	s->comments = calloc(names + 2, sizeof(*s->comments));
+	if (!s->comments)
+		return -ENOMEM;
+	err = str(s, "trace2flame " T2F_VERSION, &idx);
+	s->comments[s->ncomments++] = idx;
+	for (size_t i = 0; !err && i < names; i++) {
+		size_t len;
+		const char *name = t2f_profile__str(s->p, t2f_profile__input_name_at(s->p, i), &len);
+
+		err = input_comment(s, name, len, &b);
+	}
+	if (!err && !names && s->o->input)
+		err = input_comment(s, s->o->input, strlen(s->o->input), &b);
 	t2f_buf__free(&b);
 	return err;
 }
@@ -446,6 +517,52 @@ static int put_strings(struct pp *s)
 
 /* ---- the message ---- */
 
+/* The tables and strings renumbered in the order the samples use them (pprof_order.c): the
+ * sample types' strings first, the label keys, the comms of the threads samples name. */
+static int order(struct pp *s)
+{
+	size_t cols = 2 * (size_t)s->nevents, n = 0;
+	uint32_t nthreads = t2f_profile__thread_count(s->p);
+	t2f_node_id *leaves = malloc((s->g->n + 1) * sizeof(*leaves));
+	t2f_thread_id *threads = malloc((s->g->n + 1) * sizeof(*threads));
+	uint32_t *idx = malloc((2 * cols + 3 + nthreads) * sizeof(*idx));
+	struct t2f_pprof_strs strs = { idx, 0 };
+	int err;
+
+	s->used = calloc((size_t)nthreads + 1, sizeof(*s->used));
+	err = leaves && threads && idx && s->used ? 0 : -ENOMEM;
+	if (!err) {
+		memcpy(idx, s->type_name, cols * sizeof(*idx));
+		memcpy(idx + cols, s->type_unit, cols * sizeof(*idx));
+		err = str(s, "pid", &idx[2 * cols]) ?: str(s, "tid", &idx[2 * cols + 1]) ?:
+		      str(s, "thread", &idx[2 * cols + 2]);
+		n = 2 * cols + 3;
+	}
+	for (size_t g = 0; !err && g < s->g->n; g++) {
+		t2f_thread_id t = s->g->group[g].thread;
+		size_t len;
+		const char *comm;
+
+		leaves[g] = s->g->group[g].node;
+		threads[g] = t;
+		if (s->used[t])
+			continue;
+		s->used[t] = true;
+		comm = t2f_profile__str(s->p, t2f_profile__thread_at(s->p, t)->comm, &len);
+		err = t2f_pprof_tables__str(&s->t, comm, len, &idx[n++]);
+	}
+	strs.n = n;
+	err = err ?: t2f_pprof_tables__order(&s->t, leaves, threads, s->g->n, &strs);
+	if (!err) {
+		memcpy(s->type_name, idx, cols * sizeof(*idx));
+		memcpy(s->type_unit, idx + cols, cols * sizeof(*idx));
+	}
+	free(leaves);
+	free(threads);
+	free(idx);
+	return err;
+}
+
 /* The tables, and beside them on a thread of its own the samples' grouping (wm: 4 ms of the
  * 30 the tables take, when the other CPU idles); on this thread when none starts. */
 static int prepare(struct pp *s)
@@ -462,11 +579,10 @@ static int prepare(struct pp *s)
 		t2f_bg__free(bg);
 		bg = NULL;
 	}
-	err = t2f_pprof_tables__build(&s->t, s->p, &s->o->names) ?: sample_types(s) ?:
-	      thread_labels(s) ?: comments(s);
+	err = t2f_pprof_tables__build(&s->t, s->p, &s->o->names) ?: sample_types(s);
 	gerr = bg ? t2f_bg__wait(bg) : group_cells(s->g);
 	t2f_bg__free(bg);
-	err = err ?: gerr;
+	err = err ?: gerr ?: order(s) ?: thread_labels(s) ?: comments(s);
 	if (err)
 		return err;
 	s->locs = malloc(((size_t)s->t.max_depth + 1) * sizeof(*s->locs));
@@ -503,6 +619,8 @@ static void release(struct pp *s)
 	groups_free(s->g);
 	free(s->locs);
 	free(s->label_off);
+	free(s->used);
+	free(s->comments);
 }
 
 int t2f_pprof__write(const struct t2f_profile *p, const struct t2f_pprof_opts *o,

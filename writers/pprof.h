@@ -30,8 +30,11 @@
  * - string_table: "" first, then each distinct string once, in order of first use; strings that
  *   are not valid UTF-8 have each bad sequence replaced by U+FFFD, and control characters
  *   (C0, DEL, C1: formats/utf8.h) become spaces, as `go tool pprof` prints strings raw.
- * - comment: "trace2flame VERSION" and "input: NAME"; time_nanos from the options;
- *   duration_nanos from the profile's time span (t2f_profile__time_span), when it has one.
+ * - comment: "trace2flame VERSION", then "input: NAME" for each of the profile's input names
+ *   (t2f_profile__input_name_at: a merge of pprof files names the inputs they were made from),
+ *   or for the options' input when the profile has none or input_given; time_nanos from the
+ *   options; duration_nanos the profile's duration (t2f_profile__duration: the inputs' spans
+ *   summed), else its time span (t2f_profile__time_span), when it has one.
  * The protobuf is gzip-compressed at a fixed level (igzip's when libisal.so.2 opens, else
  * zlib's) with a zeroed header mtime, so equal profiles give equal bytes with one engine.
  *
@@ -53,6 +56,8 @@
 struct t2f_pprof_opts {
 	t2f_event_id event;       /* default sample type and period: this event (0 = the first) */
 	const char *input;        /* the input's name for the comment; NULL = none */
+	bool input_given;         /* input is the caller's: written instead of the profile's input
+				   * names */
 	int64_t time_nanos;       /* collection time, ns since the epoch; 0 = not written */
 	bool raw;                 /* write the protobuf uncompressed (tests, debugging) */
 	struct t2f_frame_name_opts names; /* .collapsed is forced off */

@@ -77,6 +77,18 @@ void t2f_pprof_tables__free(struct t2f_pprof_tables *t);
  * -T2F_ERR_LIMIT. */
 int t2f_pprof_tables__str(struct t2f_pprof_tables *t, const char *s, size_t len, uint32_t *idx);
 
+/* String indices of the caller's (sample types, label keys and comms: pprof.c) to renumber
+ * with the tables. */
+struct t2f_pprof_strs {
+	uint32_t *idx;
+	size_t n;
+};
+/* Renumbers the built tables in the order the samples use them (pprof_order.c): the samples
+ * are leaves[i] of threads[i], i < n, in output order; then the strings: s's first, then the
+ * mappings' and the functions' (strings interned later follow them). 0 or -ENOMEM. */
+int t2f_pprof_tables__order(struct t2f_pprof_tables *t, const t2f_node_id *leaves,
+			    const t2f_thread_id *threads, size_t n, struct t2f_pprof_strs *s);
+
 /* Output stage: raw bytes, or gzip (fixed level, mtime 0), into out. gzip deflates each
  * drained buffer as a block of its own on two threads (pprof_gz.c) and writes the stream into
  * out on the caller's thread, inside __new, __drain and __finish: out must not be written by

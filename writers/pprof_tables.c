@@ -3,11 +3,12 @@
  * Passes: (1) nodes used by some cell, and their ancestors (a walk down the node ids, since a
  * parent's id is below its children's); (2) functions for used frames in frame-id order,
  * deduplicated on (name, system_name, filename, start_line), their strings made once per
- * func_key, not per frame; (3) mappings for the modules of used frames, the main binary first,
- * ranges from the module maps; (4) locations for used nodes in id order (parents first),
+ * func_key, not per frame; (3) mappings for the modules of used frames, ranges from the module
+ * maps; (4) locations for used nodes in id order (parents first),
  * deduplicated on (innermost frame, rest-of-run location): a frame's own location by frame id,
  * one joined to its caller's (an inlined frame) through a hash map; (5) what each mapping's
- * locations hold: filenames, line numbers, inline frames.
+ * locations hold: filenames, line numbers, inline frames. pprof_order.c then renumbers them
+ * in the order the samples use them.
  */
 #include "writers/pprof_int.h"
 
@@ -242,44 +243,6 @@ static bool symbol_at(const struct t2f_profile *p, struct map_index *x, t2f_str_
 	return x->symbol[name] == 1;
 }
 
-/* The mapping pprof takes for the main binary: the first whose basename starts with thread 1's
- * comm (comms are the executable's name, cut to 15 bytes by the kernel). */
-static uint32_t main_binary(const struct t2f_pprof_tables *t)
-{
-	size_t clen, plen;
-	const char *comm, *path, *slash;
-
-	if (t2f_profile__thread_count(t->p) == 0)
-		return 0;
-	comm = t2f_profile__str(t->p, t2f_profile__thread_at(t->p, 1)->comm, &clen);
-	for (uint32_t i = 1; clen && i <= t->nmaps; i++) {
-		path = t2f_profile__str(t->p, t->maps[i].module, &plen);
-		slash = memrchr(path, '/', plen);
-		if (slash) {
-			plen -= (size_t)(slash + 1 - path);
-			path = slash + 1;
-		}
-		if (path[0] != '[' && plen >= clen && memcmp(path, comm, clen) == 0)
-			return i;
-	}
-	return 0;
-}
-
-/* Moves the main binary to id 1 (the others keep their order). */
-static void main_first(struct t2f_pprof_tables *t, struct map_index *x)
-{
-	uint32_t main_id = main_binary(t);
-	struct t2f_pprof_map mb;
-
-	if (main_id <= 1)
-		return;
-	mb = t->maps[main_id];
-	memmove(&t->maps[2], &t->maps[1], (main_id - 1) * sizeof(*t->maps));
-	t->maps[1] = mb;
-	for (uint32_t i = 1; i <= main_id; i++)
-		x->map_of[t->maps[i].module] = i;
-}
-
 /* A mapping for each module of the used frames (perf's "[unknown]" dso is none), in the order
  * they are met. */
 static int add_modules(struct t2f_pprof_tables *t, struct map_index *x)
@@ -339,10 +302,8 @@ static int build_mappings(struct t2f_pprof_tables *t)
 	struct map_index x = { calloc(nstr, sizeof(*x.map_of)), calloc(nstr, 1) };
 	int err = x.map_of && x.symbol ? add_modules(t, &x) : -ENOMEM;
 
-	if (!err) {
-		main_first(t, &x);
+	if (!err)
 		err = add_ranges(t, &x);
-	}
 	for (t2f_frame_id id = 1; !err && id <= n; id++) {
 		const struct t2f_frame *fr = t2f_profile__frame_at(t->p, id);
 		uint32_t map = x.map_of[fr->module];

@@ -1,14 +1,14 @@
 #!/bin/sh
 # An input in which nothing is a sample fails (exit 1, no output written), in one message that
 # names what the input is and what trace2flame reads, with no warning before it: a text file,
-# trace2flame's own speedscope JSON, SVG and pprof outputs, a program (an ELF file: "record it
+# trace2flame's own speedscope JSON and SVG outputs (its pprof is read), a program (an ELF file: "record it
 # with perf record"), standard input, a long text (decided on its first lines, not line by
 # line), perf script text whose every sample is unreadable (after its warnings). An empty input
 # or perf script text without samples is still a warning only; --each goes on with the others.
 # usage: sh tests/cli/not_a_trace.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 
-READS="trace2flame reads perf.data files, perf script text, folded stacks and .nettrace traces (plain, gzip or zstd)"
+READS="trace2flame reads perf.data files, perf script text, folded stacks, .nettrace traces and pprof profiles (plain, gzip or zstd)"
 
 # refused WHAT WANT ARGS...: exit 1, stderr exactly WANT, the output $TMP/out.* not written
 refused() {
@@ -36,8 +36,7 @@ refused "speedscope JSON" "trace2flame: $TMP/b.speedscope.json: not a trace: it 
 	"$TMP/b.speedscope.json" -o "$TMP/out.folded"
 refused "an SVG" "trace2flame: $TMP/b.svg: not a trace: it is an SVG image (a flame graph is an output, not an input). $READS" \
 	"$TMP/b.svg" -o "$TMP/out.svg"
-refused "pprof" "trace2flame: $TMP/b.pb.gz: not a trace: it is a pprof profile (gzip'd protobuf), which trace2flame writes but does not read. $READS" \
-	"$TMP/b.pb.gz" -o "$TMP/out.folded"
+expect 0 "pprof is read (tests/cli/pprof_input.sh)" "$TMP/b.pb.gz" -o "$TMP/read.folded"
 
 # a program: trace2flame itself (a position-independent executable, ET_DYN)
 refused "a program" "trace2flame: $T2F_BIN: not a trace: it is an ELF executable or shared library, a program and not a recording of one: record it with \`perf record -g -- $T2F_BIN\`, then convert the perf.data file that writes. $READS" \

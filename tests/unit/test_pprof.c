@@ -701,29 +701,29 @@ static void dump(const struct dprof *d, char *out, size_t cap)
 static void test_source_lines(void **state)
 {
 	static const char expected[] =
-		"fn 1 main main src/main.c 10\n"
-		"fn 2 parse parse src/parse.c 15\n"
+		"fn 1 parse parse src/parse.c 15\n"
+		"fn 2 main main src/main.c 10\n"
 		"fn 3 lex lex src/lex.h 3\n"
 		"fn 4 helper helper src/a.c 5\n"
 		"fn 5 helper helper src/b.c 5\n"
 		"fn 6 emit emit src/emit.c 0\n"
 		"fn 7 plain plain  0\n"
-		"loc 1 map 1: 1@12\n"
-		"loc 2 map 1: 2@20\n"
-		"loc 3 map 1: 2@21\n"
-		"loc 4 map 1: 2@30\n"
-		"loc 5 map 1: 3@7 2@30\n"
+		"loc 1 map 1: 1@20\n"
+		"loc 2 map 1: 2@12\n"
+		"loc 3 map 1: 1@21\n"
+		"loc 4 map 1: 3@7 1@30\n"
+		"loc 5 map 1: 1@30\n"
 		"loc 6 map 1: 4@6\n"
 		"loc 7 map 1: 5@6\n"
-		"loc 8 map 1: 7@0\n"
-		"loc 9 map 1: 6@3\n"
-		"sample 2 1\n"
-		"sample 3 1\n"
-		"sample 5 1\n"
-		"sample 4 1\n"
-		"sample 6 1\n"
-		"sample 7 1\n"
-		"sample 9 8 1\n";
+		"loc 8 map 1: 6@3\n"
+		"loc 9 map 1: 7@0\n"
+		"sample 1 2\n"
+		"sample 3 2\n"
+		"sample 4 2\n"
+		"sample 5 2\n"
+		"sample 6 2\n"
+		"sample 7 2\n"
+		"sample 8 9 2\n";
 	struct t2f_profile *p;
 	struct dprof d;
 	char got[2048];

@@ -1,0 +1,186 @@
+/* writers/pprof_order.c: the pprof tables renumbered in the order the samples use them
+ * (pprof_int.h, t2f_pprof_tables__order).
+ *
+ * The tables are built in the profile's frame and node id order, which depends on how the
+ * inputs were read (perf script text makes a call chain's frames leaf first, a pprof input root
+ * first). Renumbered by first use instead (locations as the samples name them, leaf first, each
+ * followed by the locations holding its callers' lines; functions as the locations' lines name
+ * them; mappings as the locations do, the main binary first; strings in that order), a profile
+ * that went through pprof and back is written with the same bytes as the one it came from, and
+ * merging is associative.
+ */
+#include "writers/pprof_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The numbering being made: new[old] (0 = not met yet), next new id. */
+struct renum {
+	uint32_t *id;
+	uint32_t n;
+};
+
+static void meet(struct renum *r, uint32_t old)
+{
+	if (old && !r->id[old])
+		r->id[old] = ++r->n;
+}
+
+/* Ids nobody met come last, in their old order. */
+static void rest(struct renum *r, uint32_t count)
+{
+	for (uint32_t i = 1; i <= count; i++)
+		meet(r, i);
+}
+
+/* Moves v[1..n] (elements of `size` bytes) to their new places. */
+static int permute(void *v, uint32_t n, size_t size, const struct renum *r)
+{
+	char *copy = n ? malloc(((size_t)n + 1) * size) : NULL;
+
+	if (!n)
+		return 0;
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, v, ((size_t)n + 1) * size);
+	for (uint32_t i = 1; i <= n; i++)
+		memcpy((char *)v + (size_t)r->id[i] * size, copy + (size_t)i * size, size);
+	free(copy);
+	return 0;
+}
+
+static void order_locations(struct t2f_pprof_tables *t, const t2f_node_id *leaves, size_t n,
+			    struct renum *r)
+{
+	for (size_t g = 0; g < n; g++)
+		for (t2f_node_id nd = leaves[g]; nd; nd = t->nodes[nd].next)
+			for (uint32_t l = t->nodes[nd].loc; l && !r->id[l]; l = t->locs[l].tail)
+				meet(r, l);
+	rest(r, t->nlocs);
+}
+
+static int apply_locations(struct t2f_pprof_tables *t, const struct renum *r)
+{
+	uint32_t nn = t2f_profile__node_count(t->p);
+
+	for (uint32_t i = 1; i <= t->nlocs; i++)
+		t->locs[i].tail = r->id[t->locs[i].tail];
+	for (t2f_node_id nd = 1; nd <= nn; nd++)
+		t->nodes[nd].loc = r->id[t->nodes[nd].loc];
+	return permute(t->locs, t->nlocs, sizeof(*t->locs), r);
+}
+
+static int apply_functions(struct t2f_pprof_tables *t, struct renum *r)
+{
+	uint32_t nf = t2f_profile__frame_count(t->p);
+
+	for (uint32_t i = 1; i <= t->nlocs; i++)
+		for (uint32_t j = i; j; j = t->locs[j].tail)
+			meet(r, t->frame_func[t->locs[j].frame]);
+	rest(r, t->nfuncs);
+	for (t2f_frame_id f = 1; f <= nf; f++)
+		t->frame_func[f] = r->id[t->frame_func[f]];
+	return permute(t->funcs, t->nfuncs, sizeof(*t->funcs), r);
+}
+
+/* The mapping pprof takes for the main binary: the first whose basename starts with the comm of
+ * the first sample's thread (comms are the executable's name, cut to 15 bytes by the kernel). */
+static uint32_t main_binary(const struct t2f_pprof_tables *t, t2f_thread_id thread)
+{
+	size_t clen, plen;
+	const char *comm, *path, *slash;
+
+	if (!thread)
+		return 0;
+	comm = t2f_profile__str(t->p, t2f_profile__thread_at(t->p, thread)->comm, &clen);
+	for (uint32_t i = 1; clen && i <= t->nlocs; i++) {
+		uint32_t m = t->locs[i].mapping;
+
+		if (!m)
+			continue;
+		path = t2f_profile__str(t->p, t->maps[m].module, &plen);
+		slash = memrchr(path, '/', plen);
+		if (slash) {
+			plen -= (size_t)(slash + 1 - path);
+			path = slash + 1;
+		}
+		if (path[0] != '[' && plen >= clen && memcmp(path, comm, clen) == 0)
+			return m;
+	}
+	return 0;
+}
+
+static int apply_mappings(struct t2f_pprof_tables *t, t2f_thread_id first, struct renum *r)
+{
+	uint32_t nf = t2f_profile__frame_count(t->p);
+
+	meet(r, main_binary(t, first));
+	for (uint32_t i = 1; i <= t->nlocs; i++)
+		meet(r, t->locs[i].mapping);
+	rest(r, t->nmaps);
+	for (uint32_t i = 1; i <= t->nlocs; i++)
+		t->locs[i].mapping = r->id[t->locs[i].mapping];
+	for (t2f_frame_id f = 1; f <= nf; f++)
+		t->frame_map[f] = r->id[t->frame_map[f]];
+	return permute(t->maps, t->nmaps, sizeof(*t->maps), r);
+}
+
+/* String *idx of the old table, interned in the new one. */
+static int move_str(const struct t2f_strtab *old, struct t2f_strtab *new, uint32_t *idx)
+{
+	size_t len;
+	const char *s;
+
+	if (!*idx)
+		return 0;
+	s = t2f_strtab__str(old, *idx, &len);
+	return t2f_strtab__intern(new, s, len, idx);
+}
+
+int t2f_pprof_tables__order(struct t2f_pprof_tables *t, const t2f_node_id *leaves,
+			    const t2f_thread_id *threads, size_t n, struct t2f_pprof_strs *s)
+{
+	size_t most = (size_t)(t->nlocs > t->nfuncs ? t->nlocs : t->nfuncs);
+	struct renum r = { calloc((most > t->nmaps ? most : t->nmaps) + 1, sizeof(*r.id)), 0 };
+	struct t2f_strtab *old = t->strs, *new = NULL;
+	int err = r.id ? 0 : -ENOMEM;
+
+	if (!err) {
+		order_locations(t, leaves, n, &r);
+		err = apply_locations(t, &r);
+	}
+	if (!err) {
+		memset(r.id, 0, ((size_t)t->nlocs + 1) * sizeof(*r.id));
+		r.n = 0;
+		err = apply_functions(t, &r);
+	}
+	if (!err) {
+		memset(r.id, 0, ((size_t)t->nfuncs + 1) * sizeof(*r.id));
+		r.n = 0;
+		err = apply_mappings(t, n ? threads[0] : 0, &r);
+	}
+	free(r.id);
+	err = err ?: t2f_strtab__new(&new);
+	for (size_t i = 0; !err && i < s->n; i++) /* sample types, label keys, comms */
+		err = move_str(old, new, &s->idx[i]);
+	for (uint32_t m = 1; !err && m <= t->nmaps; m++) {
+		uint32_t file;
+		size_t len;
+		const char *path = t2f_profile__str(t->p, t->maps[m].module, &len);
+
+		err = t2f_pprof_tables__str(t, path, len, &file) ?: move_str(old, new, &file) ?:
+		      move_str(old, new, &t->maps[m].build_id);
+	}
+	for (uint32_t f = 1; !err && f <= t->nfuncs; f++)
+		err = move_str(old, new, &t->funcs[f].name) ?:
+		      move_str(old, new, &t->funcs[f].system_name) ?:
+		      move_str(old, new, &t->funcs[f].filename);
+	if (err) {
+		t2f_strtab__free(new);
+		return err;
+	}
+	t->strs = new;
+	t2f_strtab__free(old);
+	return 0;
+}
