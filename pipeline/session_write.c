@@ -236,6 +236,7 @@ static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_writ
 			 : strcmp(s->args[0], "-") == 0 ? "standard input" : s->args[0],
 		.threads = t2f_session_jobs(s),
 		.heatmap_rows = w->heatmap_rows,
+		.derived = s->derive.kinds != 0,
 		.svg = {
 			.title = w->title,
 			.subtitle = w->subtitle,

@@ -21,6 +21,11 @@ usage:
                                             total (for --time ranges, ORACLE_TIME)
   oracle.py markers TEXT PROFILE_JSON       per thread, the Firefox profile's off-CPU markers'
                                             durations summed, equal to the ns
+  oracle.py speedscope TEXT SPEEDSCOPE [wall]
+                                            per thread, the evented profiles' time covered by a
+                                            stack: off-cpu: the waits' parts, span for span (the
+                                            union of their times, to the ns); wall: every wait
+                                            part covered, on-CPU time at most the cpu-clock ns
 ORACLE_TIME: perf's --time ranges (docs/usage.md): absolute "START,STOP ..." in seconds, or
 percentages of the recording's span ("P%", "P%/N,...", "A%-B%,..."), that span taken from
 ORACLE_SPAN, a perf.data file (its SAMPLE_TIME header feature, read here) or a text with
@@ -137,6 +142,61 @@ def overlap(out, inn):
             ns += b - a
             at = b
     return ns
+
+
+def pieces(out, inn):
+    """The parts of [out, inn) inside the ranges, as (start, end)."""
+    if RANGES is None:
+        return [(out, inn)]
+    got = []
+    for a, b in sorted(RANGES):
+        a, b = max(a, out), min(b, inn)
+        if b > a:
+            if got and a <= got[-1][1]:
+                got[-1] = (got[-1][0], max(b, got[-1][1]))
+            else:
+                got.append((a, b))
+    return got
+
+
+def union(spans):
+    """Sorted (start, end) spans with those that overlap or touch made one."""
+    got = []
+    for a, b in sorted(spans):
+        if got and a <= got[-1][1]:
+            got[-1] = (got[-1][0], max(b, got[-1][1]))
+        else:
+            got.append((a, b))
+    return got
+
+
+def evented(path):
+    """tid -> the times a speedscope file's evented profile of the thread has frames open,
+    (start, end) spans, checking that the events nest and go forward in time."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    got = {}
+    for prof in doc["profiles"]:
+        if prof["type"] != "evented":
+            raise ValueError("not an evented profile: " + prof["name"])
+        m = re.search(r"tid (-?\d+)\)$", prof["name"])
+        tid = int(m.group(1)) if m else None  # a thread whose tid is unknown: checked, not compared
+        stack, spans, at = [], [], None
+        for ev in prof["events"]:
+            if at is not None and ev["at"] < at:
+                raise ValueError("%s: events go back in time" % prof["name"])
+            if stack and at is not None and ev["at"] > at:
+                spans.append((at, ev["at"]))
+            at = ev["at"]
+            if ev["type"] == "O":
+                stack.append(ev["frame"])
+            elif not stack or stack.pop() != ev["frame"]:
+                raise ValueError("%s: a close that is not the top's" % prof["name"])
+        if stack:
+            raise ValueError("%s: frames left open" % prof["name"])
+        if tid is not None:
+            got[tid] = union(got.get(tid, []) + spans)  # a tid may be several threads (comm)
+    return got
 
 
 def in_ranges(ns):
@@ -345,6 +405,29 @@ def main():
         for t in tids[:6]:
             print("  tid %d: oracle %d, trace2flame %d" % (t, totals[0][t], totals[1][t]))
         return 0 if not differ and not tids and sum(want.values()) > 0 else 1
+    if mode == "speedscope":
+        wall = sys.argv[4:] == ["wall"]
+        got = evented(sys.argv[3])
+        want = collections.defaultdict(list)
+        for tid, out, inn, _k, _s, _n in waits:
+            want[tid].extend(pieces(out, inn))
+        bad = []
+        for tid in sorted(set(want) | set(got)):
+            mine, theirs = union(want.get(tid, [])), got.get(tid, [])
+            ns = sum(b - a for a, b in theirs)
+            off = sum(b - a for a, b in mine)
+            if not wall and mine != theirs:
+                bad.append("tid %d: %d spans, %d ns (oracle); %d spans, %d ns (speedscope)" %
+                           (tid, len(mine), off, len(theirs), ns))
+            if wall and (any(not any(c <= a and b <= d for c, d in theirs) for a, b in mine)
+                         or not off <= ns <= off + oncpu[tid]):
+                bad.append("tid %d: off-CPU %d ns, on-CPU %d ns (oracle); %d ns covered "
+                           "(speedscope)" % (tid, off, oncpu[tid], ns))
+        print("speedscope: %d threads, %d ns covered, %d threads differ" %
+              (len(got), sum(b - a for v in got.values() for a, b in v), len(bad)))
+        for line in bad[:6]:
+            print("  " + line)
+        return 0 if not bad and got else 1
     if mode == "markers":
         with open(sys.argv[3], encoding="utf-8") as f:
             prof = json.load(f, parse_float=decimal.Decimal)
