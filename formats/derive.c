@@ -7,6 +7,7 @@
 
 #include "formats/grow.h"
 #include "formats/idindex.h"
+#include "formats/sample_filter.h"
 
 struct wait {              /* a thread's state, by tid */
 	int64_t tid;
@@ -28,6 +29,11 @@ struct head {
 	size_t cells;
 };
 
+/* A part of the time a wait may count in: ns [start, end), end UINT64_MAX when open. */
+struct clip_range {
+	uint64_t start, end;
+};
+
 struct t2f_derive {
 	struct t2f_profile *p;
 	struct t2f_derive_opts o;
@@ -42,6 +48,9 @@ struct t2f_derive {
 	struct head *heads;
 	size_t n_heads, cap_heads;
 	bool keep_waits;       /* the profile keeps the spans (t2f_profile__keep_waits) */
+	struct clip_range *clip; /* the input's --time ranges (t2f_derive__clip) */
+	size_t n_clip;
+	bool clipped;          /* waits count only within clip[0..n_clip) */
 };
 
 unsigned t2f_cpu_state_of_text(const char *s, size_t len)
@@ -111,7 +120,69 @@ void t2f_derive__free(struct t2f_derive *d)
 	t2f_idindex__release(&d->waits);
 	free(d->heads);
 	free(d->kind_of);
+	free(d->clip);
 	free(d);
+}
+
+static int clip_cmp(const void *a, const void *b)
+{
+	const struct clip_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The union of sf's ranges (ns START to STOP, both kept; 0: open), sorted, ranges that overlap
+ * or touch made one, as half-open [start, end). */
+static int clip_ranges(const struct t2f_sample_filter *sf, struct clip_range **out, size_t *n_out)
+{
+	size_t n = t2f_sample_filter__ranges(sf, NULL, NULL, 0), k = 0;
+	uint64_t *start = calloc(n + 1, sizeof(*start)), *end = calloc(n + 1, sizeof(*end));
+	struct clip_range *r = calloc(n + 1, sizeof(*r));
+	int err = start && end && r ? 0 : -ENOMEM;
+
+	if (!err) {
+		t2f_sample_filter__ranges(sf, start, end, n);
+		for (size_t i = 0; i < n; i++)
+			r[i] = (struct clip_range){ start[i], !end[i] || end[i] == UINT64_MAX ?
+						    UINT64_MAX : end[i] + 1 };
+		qsort(r, n, sizeof(*r), clip_cmp);
+		for (size_t i = 0; i < n; i++) {
+			if (r[i].end <= r[i].start)
+				continue;
+			if (k && r[i].start <= r[k - 1].end) {
+				if (r[i].end > r[k - 1].end)
+					r[k - 1].end = r[i].end;
+				continue;
+			}
+			r[k++] = r[i];
+		}
+	}
+	free(start);
+	free(end);
+	if (err) {
+		free(r);
+		return err;
+	}
+	*out = r;
+	*n_out = k;
+	return 0;
+}
+
+int t2f_derive__clip(struct t2f_derive *d, const struct t2f_sample_filter *sf)
+{
+	struct clip_range *r = NULL;
+	size_t n = 0;
+	int err;
+
+	if (!d)
+		return 0;
+	if (t2f_sample_filter__has_ranges(sf) && (err = clip_ranges(sf, &r, &n)))
+		return err;
+	free(d->clip);
+	d->clip = r;
+	d->n_clip = n;
+	d->clipped = r != NULL;
+	return 0;
 }
 
 static int derived_event(struct t2f_derive *d, const char *name, t2f_event_id *id)
@@ -283,8 +354,48 @@ int t2f_derive__switch_out(struct t2f_derive *d, int64_t tid, uint64_t time_ns, 
 	return 0;
 }
 
+/* The first range a wait that began at out may meet (an index of d->clip). */
+static size_t first_piece(const struct t2f_derive *d, uint64_t out)
+{
+	size_t lo = 0, hi = d->n_clip;
+
+	while (lo < hi) { /* the first range ending after out */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->clip[mid].end <= out)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The next part of the wait [out, in) that counts, from range *i on, into *p: without ranges
+ * the whole wait (once), else its overlap with a range, when not empty. False when none is
+ * left. */
+static bool next_piece(const struct t2f_derive *d, uint64_t out, uint64_t in, size_t *i,
+		       struct clip_range *p)
+{
+	if (!d->clipped) {
+		*p = (struct clip_range){ out, in };
+		return (*i)++ == 0;
+	}
+	for (; *i < d->n_clip && d->clip[*i].start < in; (*i)++) {
+		const struct clip_range *r = &d->clip[*i];
+
+		p->start = r->start > out ? r->start : out;
+		p->end = r->end < in ? r->end : in;
+		if (p->end > p->start) {
+			(*i)++;
+			return true;
+		}
+	}
+	return false;
+}
+
 int t2f_derive__switch_in(struct t2f_derive *d, int64_t tid, uint64_t time_ns)
 {
+	struct clip_range p;
 	size_t heads = d->n_heads;
 	int err;
 	struct wait *w = wait_of(d, tid, false, &err);
@@ -301,9 +412,12 @@ int t2f_derive__switch_in(struct t2f_derive *d, int64_t tid, uint64_t time_ns)
 		return 0;
 	}
 	d->c.waits++;
-	err = d->keep_waits ? t2f_profile__add_wait(d->p, &(struct t2f_wait_span){
-		w->thread, w->state, w->out_ns, time_ns }) : 0;
-	return err ?: add_off(d, w->node, w->thread, time_ns - w->out_ns, w->out_ns);
+	for (size_t i = first_piece(d, w->out_ns); !err && next_piece(d, w->out_ns, time_ns, &i, &p);) {
+		err = d->keep_waits ? t2f_profile__add_wait(d->p, &(struct t2f_wait_span){
+			w->thread, w->state, p.start, p.end }) : 0;
+		err = err ?: add_off(d, w->node, w->thread, p.end - p.start, p.start);
+	}
+	return err;
 }
 
 void t2f_derive__undecoded(struct t2f_derive *d)
@@ -319,6 +433,10 @@ void t2f_derive__end(struct t2f_derive *d, struct t2f_derive_counts *out)
 		d->c.open_at_end += w->open;
 		w->open = false;
 	}
+	free(d->clip);
+	d->clip = NULL;
+	d->n_clip = 0;
+	d->clipped = false;
 	*out = d->c;
 	d->c = (struct t2f_derive_counts){ 0 };
 }
@@ -332,8 +450,20 @@ int t2f_derive__segment(struct t2f_profile *seg, const struct t2f_profile *whole
 		t2f_profile__keep_waits(seg); /* before the stage is made */
 	err = w ? t2f_profile__enable_derive(seg, &w->o) : 0;
 
-	if (!err && w)
-		t2f_profile__derive(seg)->segment = true;
+	if (!err && w) {
+		struct t2f_derive *d = t2f_profile__derive(seg);
+
+		d->segment = true;
+		if (w->clipped) {
+			d->clip = calloc(w->n_clip + 1, sizeof(*d->clip));
+			if (!d->clip)
+				return -ENOMEM;
+			if (w->n_clip)
+				memcpy(d->clip, w->clip, w->n_clip * sizeof(*d->clip));
+			d->n_clip = w->n_clip;
+			d->clipped = true;
+		}
+	}
 	return err;
 }
 
@@ -352,19 +482,34 @@ bool t2f_derive__merge_in_order(const struct t2f_profile *whole, const struct t2
 	return false;
 }
 
-/* The samples the segment's heads derive from dst's open waits, into ins (2 per head at
- * most, their count in *n); the waits they close or drop are closed, the closed ones kept as
- * spans when the profile keeps them. 0 or -ENOMEM. */
-static int join_heads(struct t2f_derive *d, const struct t2f_derive *s,
-		      struct t2f_merge_sample *ins, size_t *n_out)
+/* One sample joined: m, as event `event`, into *ins (grown; *n of *cap used). 0 or -ENOMEM. */
+static int join_one(struct t2f_merge_sample **ins, size_t *n, size_t *cap,
+		    const struct t2f_merge_sample *m, const char *event)
 {
-	size_t n = 0;
+	int err = t2f_grow((void **)ins, cap, *n, 1, sizeof(**ins), 16,
+			   SIZE_MAX / sizeof(**ins));
+
+	if (!err) {
+		(*ins)[*n] = *m;
+		(*ins)[(*n)++].event = event;
+	}
+	return err;
+}
+
+/* The samples the segment's heads derive from dst's open waits, into *ins (allocated, their
+ * count in *n_out; one or two per part of a wait that counts); the waits they close or drop are
+ * closed, the closed ones kept as spans when the profile keeps them. 0 or -ENOMEM. */
+static int join_heads(struct t2f_derive *d, const struct t2f_derive *s,
+		      struct t2f_merge_sample **ins, size_t *n_out)
+{
+	size_t n = 0, cap = 0;
 	int err = 0;
 
 	for (size_t i = 0; !err && i < s->n_heads; i++) {
 		const struct head *h = &s->heads[i];
 		struct wait *w = wait_of(d, h->tid, false, &err);
 		struct t2f_merge_sample m;
+		struct clip_range p;
 
 		if (!w || !w->open)
 			continue;
@@ -374,19 +519,20 @@ static int join_heads(struct t2f_derive *d, const struct t2f_derive *s,
 			continue;
 		}
 		d->c.waits++;
-		if (d->keep_waits)
-			err = t2f_profile__add_wait(d->p, &(struct t2f_wait_span){
-				w->thread, w->state, w->out_ns, h->in_ns });
-		m = (struct t2f_merge_sample){ .src_events = h->events, .src_cells = h->cells,
-					       .node = w->node, .thread = w->thread,
-					       .weight = h->in_ns - w->out_ns, .time_ns = w->out_ns };
-		if (d->o.kinds & T2F_DERIVE_OFF_CPU) {
-			ins[n] = m;
-			ins[n++].event = "off-cpu";
-		}
-		if (d->o.kinds & T2F_DERIVE_WALL) {
-			ins[n] = m;
-			ins[n++].event = "wall";
+		for (size_t k = first_piece(d, w->out_ns);
+		     !err && next_piece(d, w->out_ns, h->in_ns, &k, &p);) {
+			if (d->keep_waits)
+				err = t2f_profile__add_wait(d->p, &(struct t2f_wait_span){
+					w->thread, w->state, p.start, p.end });
+			m = (struct t2f_merge_sample){ .src_events = h->events,
+						       .src_cells = h->cells, .node = w->node,
+						       .thread = w->thread,
+						       .weight = p.end - p.start,
+						       .time_ns = p.start };
+			if (!err && (d->o.kinds & T2F_DERIVE_OFF_CPU))
+				err = join_one(ins, &n, &cap, &m, "off-cpu");
+			if (!err && (d->o.kinds & T2F_DERIVE_WALL))
+				err = join_one(ins, &n, &cap, &m, "wall");
 		}
 	}
 	*n_out = n;
@@ -428,7 +574,7 @@ static void add_counts(struct t2f_derive_counts *to, const struct t2f_derive_cou
 int t2f_derive__merge(struct t2f_profile *dst, struct t2f_profile *seg)
 {
 	struct t2f_derive *d = t2f_profile__derive(dst), *s = t2f_profile__derive(seg);
-	struct t2f_merge_sample *ins;
+	struct t2f_merge_sample *ins = NULL;
 	struct t2f_merge_ids ids = { 0 };
 	size_t n = 0;
 	int err;
@@ -437,10 +583,9 @@ int t2f_derive__merge(struct t2f_profile *dst, struct t2f_profile *seg)
 		return t2f_profile__merge(dst, seg);
 	for (uint32_t id = 1; id <= s->waits.n; id++)
 		ids.n += ((struct wait *)t2f_idindex__at(&s->waits, id))->open;
-	ins = calloc(2 * s->n_heads + 1, sizeof(*ins));
 	ids.node = calloc(ids.n + 1, sizeof(*ids.node));
 	ids.thread = calloc(ids.n + 1, sizeof(*ids.thread));
-	err = ins && ids.node && ids.thread ? 0 : -ENOMEM;
+	err = ids.node && ids.thread ? 0 : -ENOMEM;
 	for (uint32_t id = 1, k = 0; !err && id <= s->waits.n; id++) {
 		const struct wait *t = t2f_idindex__at(&s->waits, id);
 
@@ -449,7 +594,7 @@ int t2f_derive__merge(struct t2f_profile *dst, struct t2f_profile *seg)
 			ids.thread[k++] = t->thread;
 		}
 	}
-	err = err ?: join_heads(d, s, ins, &n);
+	err = err ?: join_heads(d, s, &ins, &n);
 	err = err ?: t2f_profile__merge_at(dst, seg, ins, n, &ids) ?: keep_tails(d, s, &ids);
 	if (!err) {
 		add_counts(&d->c, &s->c);

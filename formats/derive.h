@@ -21,6 +21,7 @@
  * wait, counted; t2f_derive__end counts the waits still open at the end of an input and forgets
  * them. Nothing is guessed. When the profile keeps waits (t2f_profile__keep_waits, before the
  * stage is made), each closed wait is also handed to it as a span (t2f_profile__add_wait).
+ * With --time ranges (t2f_derive__clip) only the parts of a wait inside them count.
  *
  * Ownership: the profile owns its derive stage (t2f_profile__enable_derive). Not thread safe:
  * called by the thread that adds samples (t2f_profile__add_sample's); t2f_derive__segment
@@ -82,6 +83,15 @@ int t2f_derive__sample(struct t2f_derive *d, t2f_node_id node, t2f_thread_id thr
 int t2f_derive__switch_out(struct t2f_derive *d, int64_t tid, uint64_t time_ns, t2f_node_id node,
 			   t2f_thread_id thread, unsigned state);
 int t2f_derive__switch_in(struct t2f_derive *d, int64_t tid, uint64_t time_ns);
+/* The --time ranges of the input about to be read (formats/sample_filter.h; sf NULL or without
+ * ranges: none): a wait then counts only its parts inside them, each part (its overlap with a
+ * range; ranges that overlap or touch as one) a sample of its own at the part's start, and a
+ * span when the profile keeps them; a range START,STOP holds the ns START to STOP, both
+ * included. The readers still hand over the sched_switch samples outside the ranges (their
+ * switches, without the sample). Copied; forgotten at t2f_derive__end; d NULL is fine. 0 or
+ * -ENOMEM. */
+struct t2f_sample_filter;
+int t2f_derive__clip(struct t2f_derive *d, const struct t2f_sample_filter *sf);
 /* A sched_switch sample whose payload the reader could not decode: counted. */
 void t2f_derive__undecoded(struct t2f_derive *d);
 /* The input ended: counts the waits still open, forgets every wait, and gives the counts of

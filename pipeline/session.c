@@ -112,7 +112,8 @@ bool t2f_session_has_format(const struct t2f_session *s, enum t2f_format f)
 static unsigned t2f_session_needs(const struct t2f_session *s)
 {
 	struct t2f_write_opts wo = { .names = { .raw_names = s->o.raw_names },
-				     .svg = { .flamechart = s->o.time_order } };
+				     .svg = { .flamechart = s->o.time_order },
+				     .derived = s->derive.kinds != 0 };
 	unsigned needs = 0;
 
 	for (int f = T2F_FORMAT_COLLAPSED; t2f_writer__of(f); f++)
@@ -182,10 +183,10 @@ static int t2f_session_init(struct t2f_session *s)
 	t2f_diag__set_strict(s->diag, s->o.strict);
 	if (!s->o.max_frames)
 		s->o.max_frames = T2F_DEFAULT_MAX_FRAMES;
-	s->needs = t2f_session_needs(s);
 	err = t2f_session_derive_opts(s);
 	if (err)
 		return err;
+	s->needs = t2f_session_needs(s); /* after the derived events: speedscope's needs */
 	t2f_session_resym_opts(s);
 	err = t2f_session_filter_init(s);
 	if (err)

@@ -143,7 +143,8 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 		if (r->probe == T2F_PS_NOT_PERF_SCRIPT)
 			return t2f_not_a_trace(s, in, r, NULL);
 	}
-	err = t2f_text_filter(s, in, r, head, len);
+	err = t2f_text_filter(s, in, r, head, len) ?:
+	      t2f_derive__clip(t2f_profile__derive(s->profile), r->sf);
 	if (err)
 		return err;
 	ro.filter = r->sf;
@@ -431,7 +432,8 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		err = t2f_kallsyms_prefetch(s) ?: t2f_perf_unwinder(s, pd, here ? end : 0, &us);
 	}
 	if (!err)
-		err = t2f_perf_data_filter(s, in, pd, &sf);
+		err = t2f_perf_data_filter(s, in, pd, &sf) ?:
+		      t2f_derive__clip(t2f_profile__derive(s->profile), sf);
 	if (!err) {
 		po.filter = sf;
 		po.unwind = us ? t2f_unwind_stage__sample : NULL;

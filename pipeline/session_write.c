@@ -239,6 +239,7 @@ static void t2f_write_opts_of(const struct t2f_session *s, const struct t2f_writ
 		.input_given = w->input_name != NULL,
 		.threads = t2f_session_jobs(s),
 		.heatmap_rows = w->heatmap_rows,
+		.derived = s->derive.kinds != 0,
 		.svg = {
 			.title = w->title,
 			.subtitle = w->subtitle,

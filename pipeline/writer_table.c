@@ -37,9 +37,11 @@ static int t2f_collapsed_write(const struct t2f_profile *p, const struct t2f_wri
 	return t2f_collapsed__write(p, &co, out);
 }
 
+/* speedscope: the sample log; for off-CPU and wall time the samples' times too (spans). */
 static unsigned t2f_speedscope_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS;
+	return T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS |
+	       (o->derived ? T2F_NEEDS_SAMPLE_TIMES : 0);
 }
 
 static int t2f_speedscope_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
@@ -51,6 +53,7 @@ static int t2f_speedscope_write(const struct t2f_profile *p, const struct t2f_wr
 		.addrs = o->names.addrs,
 		.name = o->input,
 		.threads = o->threads,
+		.evented = o->derived,
 	};
 
 	return t2f_speedscope__write(p, &so, out);

@@ -44,6 +44,7 @@ struct t2f_write_opts {
 	struct t2f_svg_opts svg;         /* SVG's own fields (title ... diff); its event, weight
 					  * and names are set from the fields above */
 	unsigned heatmap_rows;           /* the heat map's rows per second; 0: its default */
+	bool derived;                    /* a derived event (off-cpu, wall) was asked for */
 };
 
 /* What the profile must keep while the inputs are read (t2f_writer.needs). */

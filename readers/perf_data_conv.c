@@ -658,8 +658,10 @@ static int pdc_unwound(struct t2f_perf_data_conv *c, const struct pdc_ev *e, uin
 }
 
 /* Whether the filter keeps sample e; a sample left out is counted (*err: 0, or an error
- * naming its comm). */
-static bool pdc_keep(struct t2f_perf_data_conv *c, const struct pdc_ev *e, int *err)
+ * naming its comm). A sched_switch of a thread kept but outside the --time ranges is kept for
+ * its switches alone (*switch_only; formats/derive.h, t2f_derive__clip), counted as left out. */
+static bool pdc_keep(struct t2f_perf_data_conv *c, const struct pdc_ev *e, bool *switch_only,
+		     int *err)
 {
 	const struct t2f_sample_filter *f = c->o.filter;
 	t2f_str_id comm = 0;
@@ -667,7 +669,8 @@ static bool pdc_keep(struct t2f_perf_data_conv *c, const struct pdc_ev *e, int *
 	size_t len = 0;
 
 	*err = 0;
-	if (t2f_sample_filter__keep_time(f, e->time)) {
+	*switch_only = false;
+	if (t2f_sample_filter__keep_time(f, e->time) || (e->flags & PDC_SWITCH)) {
 		if (t2f_sample_filter__wants_comm(f)) {
 			*err = pdc_comm_of(c, e->tid, &comm);
 			if (*err)
@@ -675,10 +678,15 @@ static bool pdc_keep(struct t2f_perf_data_conv *c, const struct pdc_ev *e, int *
 			name = t2f_profile__str(c->p, comm, &len);
 		}
 		if (t2f_sample_filter__keep_thread(f, e->pid, e->tid, name, len))
+			*switch_only = !t2f_sample_filter__keep_time(f, e->time);
+		else
+			goto drop;
+		if (!*switch_only)
 			return true;
 	}
+drop:
 	t2f_profile__count_drop(c->p, T2F_DROP_FILTERED);
-	return false;
+	return *switch_only;
 }
 
 /* A sched_switch sample, to the derive stage: next_pid switches in; prev_pid, whose wait it is
@@ -698,12 +706,13 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	const struct pdc_attr *a = &c->attrs[e->attr];
 	uint32_t gen = ps_maps__generation(c->maps, e->pid);
 	t2f_thread_id thread;
+	bool switch_only = false;
 	int err;
 
 	t2f_profile__count_read(c->p);
 	c->st.samples++;
 	c->st.dwarf += a->dwarf;
-	if (c->o.filter && !pdc_keep(c, e, &err))
+	if (c->o.filter && !pdc_keep(c, e, &switch_only, &err))
 		return err;
 	c->n_stack = 0;
 	err = e->has_chain ? pdc_chain(c, e, &c->q[0].pool[e->data], gen) : 0;
@@ -726,8 +735,8 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	err = pdc_thread(c, e->pid, e->tid, &thread);
 	if (!err && (e->flags & PDC_SWITCH)) /* the derive stage's (pdc_ev's PDC_SWITCH) */
 		err = pdc_switch(c, e, thread);
-	return err ?: t2f_pdc_stacks__add(c->stk, thread, a->event, a->period ? e->period : 1,
-					  e->time, c->stack, c->n_stack);
+	return err ?: t2f_pdc_stacks__add(c->stk, thread, switch_only ? 0 : a->event,
+					  a->period ? e->period : 1, e->time, c->stack, c->n_stack);
 }
 
 /* ---- records in time order ---- */

@@ -98,11 +98,14 @@ static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 
 		for (size_t k = r->n; k-- > 0 && !err;)
 			err = t2f_profile__child(p, node, s->ids[b->f[at + k] - 1], &node);
-		err = err ?: t2f_profile__add_sample(p, node, r->thread, r->event, r->weight,
-						     r->time);
-		if (s->derive && !err)
+		if (r->event) /* else a sched_switch for its switches alone */
+			err = err ?: t2f_profile__add_sample(p, node, r->thread, r->event,
+							     r->weight, r->time);
+		if (s->derive && !err && r->event)
 			err = t2f_derive__sample(s->derive, node, r->thread, r->event, r->weight,
-						 r->time) ?: pdc_derive(s, b, i + 1, node, &dr);
+						 r->time);
+		if (s->derive && !err)
+			err = pdc_derive(s, b, i + 1, node, &dr);
 		at += r->n;
 	}
 	b->n = 0;

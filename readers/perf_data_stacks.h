@@ -34,8 +34,9 @@ void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s);
 /* Queues frame f for t2f_profile__frame; *ref (from 1, in order) names it in samples.
  * 0, -ENOMEM or -T2F_ERR_LIMIT (2^32 - 1 references). */
 int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, uint32_t *ref);
-/* Queues one sample: frames[0..n) leaf first, references from __frame. 0 or an error (see
- * above). */
+/* Queues one sample: frames[0..n) leaf first, references from __frame; event 0 (with a
+ * derive stage): a sched_switch whose stack the switch-out queued before it needs, added to no
+ * cell. 0 or an error (see above). */
 int t2f_pdc_stacks__add(struct t2f_pdc_stacks *s, t2f_thread_id thread, t2f_event_id event,
 			uint64_t weight, uint64_t time, const uint32_t *frames, size_t n);
 

@@ -122,6 +122,7 @@ struct t2f_perf_script {
 	int64_t sw_out;         /* the sample is a sched_switch: the thread it takes off CPU */
 	unsigned sw_state;      /* and its state (enum t2f_cpu_state); sw_out -1: none */
 	t2f_thread_id sw_thread; /* the profile's thread for sw_out */
+	bool switch_only;       /* a sched_switch outside the --time ranges: its switches alone */
 };
 
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
@@ -381,8 +382,8 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, 
 /* The sample just added, to the derive stage: its weight, and a sched_switch's switch-out. */
 static int derive_sample(struct t2f_perf_script *ps, t2f_node_id node)
 {
-	int err = t2f_derive__sample(ps->derive, node, ps->thread, ps->event, ps->weight,
-				     ps->time_ns);
+	int err = ps->switch_only ? 0 : t2f_derive__sample(ps->derive, node, ps->thread, ps->event,
+							   ps->weight, ps->time_ns);
 
 	if (!err && ps->sw_out >= 0)
 		err = t2f_derive__switch_out(ps->derive, ps->sw_out, ps->time_ns, node,
@@ -395,12 +396,17 @@ static int derive_sample(struct t2f_perf_script *ps, t2f_node_id node)
  * CPU in the sample's stack, once it is read (derive_sample), as the sample's thread (or, when
  * perf could not tell that, tid -1, as the thread prev_pid and prev_comm name). An unreadable
  * payload is left to the sample alone, counted. */
+static bool is_sched_switch(const struct ps_header *h)
+{
+	return h->tracepoint && h->event.len == 18 && !memcmp(h->event.p, "sched:sched_switch", 18);
+}
+
 static int derive_header(struct t2f_perf_script *ps, const struct ps_header *h)
 {
 	struct ps_sched_switch sw;
 
 	ps->sw_out = -1;
-	if (!h->tracepoint || h->event.len != 18 || memcmp(h->event.p, "sched:sched_switch", 18))
+	if (!is_sched_switch(h))
 		return 0;
 	if (!ps_parse_sched_switch(h->rest.p, h->rest.len, &sw)) {
 		t2f_derive__undecoded(ps->derive);
@@ -432,12 +438,15 @@ static int end_sample(struct t2f_perf_script *ps)
 		ps->leaf_parent = node;
 		err = t2f_profile__child(ps->p, node, ps->frames[i], &node);
 	}
-	if (!err)
+	if (!err && !ps->switch_only)
 		err = t2f_profile__add_sample(ps->p, node, ps->thread, ps->event, ps->weight,
 					      ps->time_ns);
+	if (ps->switch_only)
+		t2f_profile__count_drop(ps->p, T2F_DROP_FILTERED);
 	if (!err && ps->derive)
 		err = derive_sample(ps, node);
 out:
+	ps->switch_only = false;
 	ps->state = PS_IDLE;
 	ps->nframes = 0;
 	ps->cut_warned = false;
@@ -661,8 +670,15 @@ static int keep_sample(struct t2f_perf_script *ps, const struct ps_header *h)
 		if (err)
 			return err;
 	}
-	if (t2f_sample_filter__keep(ps->filter, pid, h->tid, h->comm.p, h->comm.len, h->time_ns))
+	if (!t2f_sample_filter__keep_thread(ps->filter, pid, h->tid, h->comm.p, h->comm.len))
+		goto drop;
+	if (t2f_sample_filter__keep_time(ps->filter, h->time_ns))
 		return 1;
+	if (ps->derive && is_sched_switch(h)) { /* its switches count (derive.h: clip) */
+		ps->switch_only = true;
+		return 1;
+	}
+drop:
 	t2f_profile__count_drop(ps->p, T2F_DROP_FILTERED);
 	ps->state = PS_SKIP;
 	ps->nframes = 0;
@@ -692,6 +708,7 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 		return h->record == PS_MMAP ? on_mmap(ps, h) : 0;
 	}
 	t2f_profile__count_read(ps->p);
+	ps->switch_only = false;
 	if (ps->filter && (err = keep_sample(ps, h)) <= 0)
 		return err;
 	if (way && way->thread) {

@@ -41,6 +41,7 @@
 #include "formats/mem.h"
 #include "writers/frame_name.h"
 #include "writers/par_text.h"
+#include "writers/speedscope_evented.h"
 #include "writers/speedscope_stacks.h"
 
 #define SS_SCHEMA "https://www.speedscope.app/file-format-schema.json"
@@ -65,6 +66,7 @@ struct ss {
 	bool counts;               /* weights are sample counts */
 	bool use_log;              /* items are log entries (else cells) */
 	bool addrs;                /* t2f_speedscope_opts.addrs */
+	bool evented;              /* t2f_speedscope_opts.evented, with sample times kept */
 	uint32_t thread_count;
 	struct t2f_frame_names *names;
 	struct t2f_hashmap *frame_map;  /* (name, file, line) -> shared index + 1 */
@@ -766,6 +768,38 @@ static int ss_write_profiles(struct ss *s, const char *unit)
 	return err;
 }
 
+/* The profiles, "evented" (t2f_speedscope_opts.evented): per thread its name here, its events
+ * from writers/speedscope_evented.c. */
+static int ss_write_evented(struct ss *s)
+{
+	const char *name = t2f_profile__str(s->p, s->ev->name, NULL);
+	struct t2f_ss_evented_opts eo = { .event = s->event, .frame_shared = s->frame_shared,
+					  .all_waits = strcmp(name, "off-cpu") == 0 };
+	bool first = true;
+	int err = 0;
+
+	if (!eo.all_waits && strcmp(name, "wall") == 0)
+		eo.waits = t2f_profile__find_event(s->p, "off-cpu");
+	t2f_out__puts(s->out, "\"profiles\":[");
+	for (t2f_thread_id t = 1; !err && t <= s->thread_count; t++) {
+		if (!s->totals[t])
+			continue;
+		s->heads.len = 0;
+		err = t2f_buf__puts(&s->heads, first ? "\n{\"type\":\"evented\",\"name\":" :
+				    ",\n{\"type\":\"evented\",\"name\":") ?:
+		      ss_put_thread_name(s, t2f_profile__thread_at(s->p, t), &s->heads) ?:
+		      t2f_buf__puts(&s->heads, ",");
+		if (!err) {
+			t2f_out__write(s->out, s->heads.p, s->heads.len);
+			err = t2f_ss_evented__write(s->p, t, &eo, s->out);
+		}
+		first = false;
+	}
+	if (!err)
+		t2f_out__puts(s->out, "]}\n");
+	return err;
+}
+
 struct ss_text_key {
 	const struct ss *s;
 	const char *text;
@@ -913,6 +947,7 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 	/* an event without periods weighs 1 a sample, or what its input counted (folded stacks) */
 	s.counts = o->weight_samples || !s.ev;
 	s.addrs = o->addrs;
+	s.evented = o->evented && s.ev && t2f_profile__sample_times(p);
 	s.use_log = t2f_profile__log_enabled(p);
 	s.threads = o->threads > 1 ? o->threads : 1;
 	s.thread_count = t2f_profile__thread_count(p);
@@ -928,7 +963,7 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 	err = ss_assign_frames(&s);
 	if (err)
 		goto out;
-	err = ss_make_stacks(&s);
+	err = s.evented ? 0 : ss_make_stacks(&s);
 	if (err)
 		goto out;
 
@@ -936,7 +971,7 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 	if (!err)
 		err = ss_write_frames(&s);
 	if (!err)
-		err = ss_write_profiles(&s, ss_unit(&s));
+		err = s.evented ? ss_write_evented(&s) : ss_write_profiles(&s, ss_unit(&s));
 out:
 	ss_release(&s);
 	return err;

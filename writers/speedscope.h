@@ -15,6 +15,9 @@
  * that is not the kernel's idle task (pid 0; the heaviest of all when there is no other).
  * Streams its output: memory is bounded by the frames, the used stacks and the samples' order
  * (4 bytes a sample). The output does not depend on `threads`.
+ * With `evented` (and the samples' times kept: t2f_profile__sample_times) each thread's profile
+ * is instead an "evented" one, its samples as spans at their times, in ns
+ * (writers/speedscope_evented.h); written on the calling thread.
  *
  * Returns 0, -ENOMEM, -EINVAL (event out of range) or -T2F_ERR_LIMIT (over 2^32 samples); write
  * errors surface in t2f_out__finish(), the caller's. Reads the profile only.
@@ -33,6 +36,9 @@ struct t2f_speedscope_opts {
 	bool addrs;           /* unresolved frames show their address (writers/frame_name.h) */
 	const char *name;     /* the profile group's name (the input's name); NULL = "trace2flame" */
 	unsigned threads;     /* threads formatting the samples; 0 or 1: the calling thread only */
+	bool evented;         /* off-CPU or wall time: "evented" profiles of spans at their
+			       * times (writers/speedscope_evented.h), when the profile kept the
+			       * sample times; else "sampled" ones */
 };
 
 int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedscope_opts *o,

@@ -15,6 +15,15 @@
 # timehist`'s wait column within 1% (timehist takes the CPU's previous sched_switch for the
 # switch-in: where that was not recorded, as for tasks perf may not sample, it differs; the
 # oracle tells those waits apart). A sched_switch payload made unreadable is counted and said.
+# With --time ranges (absolute, open, several; percentages, several, overlapping) off-cpu counts
+# each wait's part inside them and wall adds the on-CPU samples in them: equal to the oracle's to
+# the ns, stack by stack and per thread, from perf.data (-j 1, 4) and from its text (-j 1, 2, 4;
+# 2 and 4 also in 300-byte segments), and so do the Firefox profile's off-CPU markers.
+# speedscope output of off-cpu and wall is evented, spans at their times: on the per-task
+# recording (system-wide ones are not compared yet), per thread the time
+# off-cpu's profiles cover is the oracle's waits (or their parts in the ranges), to the ns, and
+# wall's covers every wait and at most the on-CPU time more; speedscope's own importer
+# (tests/validate/check) accepts them, when installed.
 # Inlined frames are left out (--no-inline): perf script's
 # text does not show them.
 # Skipped (with a message) when perf is missing or may not record these events.
@@ -25,6 +34,7 @@
 t2f_init ../.. 1 "$@"
 need_perf_record
 HERE=$SRC/tests/offcpu
+find_validators "the speedscope importer's checks skipped" speedscope
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "$TEST_NAME: python3 not found: skipping"
 	exit 0
@@ -100,6 +110,18 @@ check() {
 		else
 			bad "$_in: not $_open waits open at the end: $(grep 'off-CPU waits' "$TMP/$_in.err")"
 		fi
+		for _ev in off-cpu wall; do
+			[ "$_n" = task ] || break
+			_o=$TMP/$_in.$_ev.speedscope.json
+			t2f -q --no-inline --event "$_ev" "$TMP/$_in" -o "$_o" &&
+				oracle speedscope "$TMP/$_n.txt" "$_o" \
+					"$([ "$_ev" = wall ] && echo wall)" >"$_o.cmp" && ok ||
+				{ bad "$_in: --event $_ev speedscope spans differ:"; head -8 "$_o.cmp"; }
+			sed -n 's/^speedscope: /  '"$_in $_ev"' speedscope: /p' "$_o.cmp"
+			[ "$VALIDATE" = 0 ] || [ "$_in" != "$_n.data" ] ||
+				{ "$CHECK" speedscope "$_o" >"$_o.check" 2>&1 && ok ||
+				{ bad "$_in: --event $_ev speedscope rejected:"; head -5 "$_o.check"; }; }
+		done
 		t2f -q --no-inline --event wall --tid "$TMP/$_in" -o "$TMP/$_in.wall.folded" &&
 			oracle wall "$TMP/$_n.txt" "$TMP/$_in.wall.folded" >"$TMP/$_in.wcmp" && ok ||
 			{ bad "$_in: wall is not on-CPU + off-CPU:"; head -20 "$TMP/$_in.wcmp"; }
@@ -133,15 +155,59 @@ check() {
 			"$TMP/$_n.bad.err")"
 }
 
+# clipped NAME: the --time checks above on $TMP/NAME.data
+clipped() {
+	_n=$1
+	perf script --header --ns --show-switch-events -i "$TMP/$_n.data" >"$TMP/$_n.h.txt" \
+		2>/dev/null || { bad "$_n: perf script --header failed"; return; }
+	# absolute ranges at fractions of the span the header gives (in microseconds)
+	_at() { awk -v f="$1" '/^# time of first sample : /{a=$NF} /^# time of last sample : /{b=$NF}
+		END {printf "%.6f", a + f * (b - a)}' "$TMP/$_n.h.txt"; }
+	_a=$(_at 0.2) _b=$(_at 0.45) _c=$(_at 0.6) _d=$(_at 0.8)
+	_bad=0 _runs=0
+	for _r in "$_a,$_d" "$_a,$_b $_c,$_d" "$_c," "20%-50%" "10%/1,10%/3,10%/8" "0%-10%,5%-30%"; do
+		for _in in data:1:0 data:4:0 h.txt:1:0 h.txt:2:0 h.txt:4:0 h.txt:2:300 h.txt:4:300; do
+			_f=$TMP/$_n.${_in%%:*} _j=${_in#*:} _s=${_j#*:} _j=${_j%:*}
+			for _ev in off-cpu wall; do
+				_o=$TMP/$_n.clip.$_runs.folded _runs=$((_runs + 1))
+				# speedscope: -j 1, and -j 4 in 300-byte segments (jobs_same: every -j)
+				_ss=
+				[ "$_n" = task ] && { [ "$_j$_s" = 10 ] || [ "$_j$_s" = 4300 ]; } &&
+					_ss=.speedscope.json
+				for _x in "" .profile.json $_ss; do
+					T2F_SEGMENT_SIZE=$_s t2f -q --no-inline --event "$_ev" --tid \
+						--time "$_r" -j "$_j" "$_f" -o "$_o$_x" 2>"$_o.err"
+				done
+				[ -s "$_o" ] && [ -s "$_o.profile.json" ] && [ -s "$_o$_ss" ] ||
+					{ bad "$_n: --time '$_r' $_in $_ev failed: $(head -3 "$_o.err")"
+					_bad=1; continue; }
+				ORACLE_TIME=$_r ORACLE_SPAN=$_f oracle exact "$TMP/$_n.txt" "$_o" \
+					"$([ "$_ev" = wall ] && echo wall)" >"$_o.cmp" &&
+					{ [ "$_ev" = wall ] || ORACLE_TIME=$_r ORACLE_SPAN=$_f \
+					oracle markers "$TMP/$_n.txt" "$_o.profile.json" >>"$_o.cmp"; } &&
+					{ [ -z "$_ss" ] || ORACLE_TIME=$_r ORACLE_SPAN=$_f oracle \
+					speedscope "$TMP/$_n.txt" "$_o$_ss" \
+					"$([ "$_ev" = wall ] && echo wall)" >>"$_o.cmp"; } ||
+					{ bad "$_n: --time '$_r' $_in $_ev differs from the oracle's:"
+					grep -v "^open" "$_o.cmp" | head -12; _bad=1; }
+			done
+		done
+		sed -n 's|^exact: |  '"$_n"' --time '"'$_r'"': |p' "$TMP/$_n.clip.$((_runs - 2)).folded.cmp"
+	done
+	[ "$_bad" = 1 ] || ok
+}
+
 # shellcheck disable=SC2086 # EVENTS: several words
 if perf record -q $EVENTS -o "$TMP/task.data" -- "$TMP/waiter" >"$TMP/task.rec" 2>&1; then
 	check task
+	clipped task
 else
 	bad "task: perf record failed: $(head -3 "$TMP/task.rec")"
 fi
 # shellcheck disable=SC2086 # EVENTS: several words
 if perf record -q -a $EVENTS -o "$TMP/sys.data" -- "$TMP/waiter" >"$TMP/sys.rec" 2>&1; then
 	check sys
+	clipped sys
 else
 	echo "$TEST_NAME: perf record -a is not allowed here ($(head -1 "$TMP/sys.rec")):" \
 		"the system-wide case skipped"

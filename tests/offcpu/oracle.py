@@ -16,6 +16,22 @@ usage:
                                             the waits that ended at a recorded sched_switch
   oracle.py wall TEXT T2F_WALL              per thread, trace2flame's --event wall output against
                                             on-CPU (cpu-clock periods) + off-CPU ns
+  oracle.py exact TEXT T2F_FOLDED [wall]    as compare (or wall), but equal to the ns: every
+                                            (tid, stack) of ORACLE_COMM's threads, every thread's
+                                            total (for --time ranges, ORACLE_TIME)
+  oracle.py markers TEXT PROFILE_JSON       per thread, the Firefox profile's off-CPU markers'
+                                            durations summed, equal to the ns
+  oracle.py speedscope TEXT SPEEDSCOPE [wall]
+                                            per thread, the evented profiles' time covered by a
+                                            stack: off-cpu: the waits' parts, span for span (the
+                                            union of their times, to the ns); wall: every wait
+                                            part covered, on-CPU time at most the cpu-clock ns
+ORACLE_TIME: perf's --time ranges (docs/usage.md): absolute "START,STOP ..." in seconds, or
+percentages of the recording's span ("P%", "P%/N,...", "A%-B%,..."), that span taken from
+ORACLE_SPAN, a perf.data file (its SAMPLE_TIME header feature, read here) or a text with
+"# time of first sample" lines (perf script --header). A wait counts only its overlap with the
+ranges (a range START,STOP holds the ns START to STOP, both included), an on-CPU sample only
+when its time is in one.
 ORACLE_STATES (letters R, S, D, O; default all): the states whose switch-outs open a wait, as
 --off-cpu-state selects them. ORACLE_COMM: compare's stacks on the threads of this command only
 (other programs' frames may be named otherwise: argument lists, demangling); the per-thread
@@ -23,8 +39,12 @@ totals are every thread's. Prints its numbers; exit status 1 when an agreement i
 per thread), 0 otherwise.
 """
 import collections
+import decimal
+import json
+import math
 import os
 import re
+import struct
 import sys
 
 HEADER = re.compile(r"^\s*(.*?)\s+(?:-?\d+/)?(-?\d+)\s+(?:\[(\d+)\]\s+)?(\d+)\.(\d{9}):\s*(.*)$")
@@ -33,6 +53,154 @@ STATES = os.environ.get("ORACLE_STATES", "RSDO")  # --off-cpu-state's letters
 COMM = os.environ.get("ORACLE_COMM")  # compare stacks on this program's threads only
 COMM_TIDS = set()
 PERIOD = re.compile(r"^(\d+)\s+(\S+):")
+INF = 1 << 64
+
+
+def seconds_ns(text):
+    """ "12.5" -> 12500000000 (up to 9 decimals), from the digits."""
+    whole, _, frac = text.partition(".")
+    if len(frac) > 9 or not (whole + frac).isdigit():
+        raise ValueError("bad time " + text)
+    return int(whole or "0") * 10**9 + int((frac + "000000000")[:9])
+
+
+def span_of(path):
+    """The recording's first and last sample times in ns: from a perf.data file's SAMPLE_TIME
+    feature (header: magic, size, attr_size, attrs, data, event_types sections, 256 feature
+    bits; the feature sections follow the data, one per bit set, in bit order; bit 21 holds two
+    u64), else from a text's "# time of first sample : S.US" lines."""
+    with open(path, "rb") as f:
+        head = f.read(104)
+        if head[:8] == b"PERFILE2":
+            data_off, data_size = struct.unpack_from("<QQ", head, 40)
+            bits = int.from_bytes(head[72:104], "little")
+            if not bits >> 21 & 1:
+                raise ValueError("no SAMPLE_TIME feature in " + path)
+            idx = bin(bits & ((1 << 21) - 1)).count("1")
+            f.seek(data_off + data_size + 16 * idx)
+            off, _size = struct.unpack("<QQ", f.read(16))
+            f.seek(off)
+            return struct.unpack("<QQ", f.read(16))
+    times = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = re.match(r"^# time of (first|last) sample : (\d+\.\d+)", line)
+            if m:
+                times[m.group(1)] = seconds_ns(m.group(2))
+            if not line.startswith("#"):
+                break
+    return times["first"], times["last"]
+
+
+def c_round(x):
+    """x >= 0 rounded half away from zero, as C's round()."""
+    r = math.floor(x)
+    return r + 1 if x - r >= 0.5 else r
+
+
+def time_ranges():
+    """ORACLE_TIME as half-open ns ranges [start, end), or None."""
+    spec = os.environ.get("ORACLE_TIME")
+    if not spec:
+        return None
+    out = []
+    if "%" not in spec:
+        for piece in spec.split():
+            a, b = piece.split(",")
+            out.append((seconds_ns(a) if a else 0, seconds_ns(b) + 1 if b else INF))
+        return out
+    first, last = span_of(os.environ["ORACLE_SPAN"])
+    for piece in spec.split(","):
+        if "/" in piece:
+            p, n = piece.split("/")
+            p = float(p.rstrip("%")) / 100
+            fa, fb = p * (int(n) - 1), p * int(n)
+        elif "-" in piece:
+            a, b = piece.split("-")
+            fa, fb = float(a.rstrip("%")) / 100, float(b.rstrip("%")) / 100
+        else:
+            fa, fb = 0.0, float(piece.rstrip("%")) / 100
+        start = first + c_round(fa * (last - first))
+        end = first + c_round(fb * (last - first))
+        if end > start and end != last:
+            end -= 1
+        out.append((start, end + 1))
+    return out
+
+
+RANGES = time_ranges()
+
+
+def overlap(out, inn):
+    """The ns of [out, inn) inside the ranges (their union)."""
+    if RANGES is None:
+        return inn - out
+    ns, at = 0, out
+    for a, b in sorted(RANGES):
+        a, b = max(a, at), min(b, inn)
+        if b > a:
+            ns += b - a
+            at = b
+    return ns
+
+
+def pieces(out, inn):
+    """The parts of [out, inn) inside the ranges, as (start, end)."""
+    if RANGES is None:
+        return [(out, inn)]
+    got = []
+    for a, b in sorted(RANGES):
+        a, b = max(a, out), min(b, inn)
+        if b > a:
+            if got and a <= got[-1][1]:
+                got[-1] = (got[-1][0], max(b, got[-1][1]))
+            else:
+                got.append((a, b))
+    return got
+
+
+def union(spans):
+    """Sorted (start, end) spans with those that overlap or touch made one."""
+    got = []
+    for a, b in sorted(spans):
+        if got and a <= got[-1][1]:
+            got[-1] = (got[-1][0], max(b, got[-1][1]))
+        else:
+            got.append((a, b))
+    return got
+
+
+def evented(path):
+    """tid -> the times a speedscope file's evented profile of the thread has frames open,
+    (start, end) spans, checking that the events nest and go forward in time."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    got = {}
+    for prof in doc["profiles"]:
+        if prof["type"] != "evented":
+            raise ValueError("not an evented profile: " + prof["name"])
+        m = re.search(r"tid (-?\d+)\)$", prof["name"])
+        tid = int(m.group(1)) if m else None  # a thread whose tid is unknown: checked, not compared
+        stack, spans, at = [], [], None
+        for ev in prof["events"]:
+            if at is not None and ev["at"] < at:
+                raise ValueError("%s: events go back in time" % prof["name"])
+            if stack and at is not None and ev["at"] > at:
+                spans.append((at, ev["at"]))
+            at = ev["at"]
+            if ev["type"] == "O":
+                stack.append(ev["frame"])
+            elif not stack or stack.pop() != ev["frame"]:
+                raise ValueError("%s: a close that is not the top's" % prof["name"])
+        if stack:
+            raise ValueError("%s: frames left open" % prof["name"])
+        if tid is not None:
+            got[tid] = union(got.get(tid, []) + spans)  # a tid may be several threads (comm)
+    return got
+
+
+def in_ranges(ns):
+    return RANGES is None or ns == 0 or any(a <= ns < b for a, b in RANGES)
 
 
 def records(path):
@@ -95,7 +263,7 @@ def compute(path):
                 close(open_w, waits, last, tid, ns, "rec")
         else:
             m = PERIOD.match(rest)
-            if m and m.group(2) in ("cpu-clock", "task-clock"):
+            if m and m.group(2) in ("cpu-clock", "task-clock") and in_ranges(ns):
                 oncpu[tid] += int(m.group(1))
     print("open at the end: %d" % len(open_w))
     return waits, oncpu
@@ -112,7 +280,8 @@ def close(open_w, waits, last, tid, ns, kind):
 def per_key(waits):
     t = collections.Counter()
     for tid, out, inn, _k, stack, _n in waits:
-        t[(tid, stack)] += inn - out
+        if overlap(out, inn):
+            t[(tid, stack)] += overlap(out, inn)
     return t
 
 
@@ -216,6 +385,68 @@ def main():
         print("wall: %d ns (trace2flame), on-CPU %d + off-CPU %d ns" %
               (sum(wall.values()), sum(oncpu.values()), sum(off.values())))
         return 0 if thread_table("on+off", want, "wall", wall, 0.01) else 1
+    if mode == "exact":
+        wall = sys.argv[4:] == ["wall"]
+        t2f = read_folded(sys.argv[3])
+        want = oracle
+        if wall:  # per thread: on-CPU + off-CPU
+            t2f, off = per_tid(t2f), per_tid(oracle)
+            want = collections.Counter({t: off[t] + oncpu[t] for t in set(off) | set(oncpu)})
+        keys = [k for k in set(want) | set(t2f)
+                if wall or COMM is None or k[0] in COMM_TIDS]
+        differ = sorted((k for k in keys if want[k] != t2f[k]), key=str)
+        totals = (want, t2f) if wall else (per_tid(want), per_tid(t2f))
+        tids = sorted(t for t in set(totals[0]) | set(totals[1]) if totals[0][t] != totals[1][t])
+        print("exact: %d ns (oracle), %d ns (trace2flame), %d keys, %d differ, %d threads "
+              "differ" % (sum(want.values()), sum(t2f.values()), len(keys), len(differ),
+                          len(tids)))
+        for k in differ[:6]:
+            print("  %s: oracle %d, trace2flame %d" % (str(k)[-300:], want[k], t2f[k]))
+        for t in tids[:6]:
+            print("  tid %d: oracle %d, trace2flame %d" % (t, totals[0][t], totals[1][t]))
+        return 0 if not differ and not tids and sum(want.values()) > 0 else 1
+    if mode == "speedscope":
+        wall = sys.argv[4:] == ["wall"]
+        got = evented(sys.argv[3])
+        want = collections.defaultdict(list)
+        for tid, out, inn, _k, _s, _n in waits:
+            want[tid].extend(pieces(out, inn))
+        bad = []
+        for tid in sorted(set(want) | set(got)):
+            mine, theirs = union(want.get(tid, [])), got.get(tid, [])
+            ns = sum(b - a for a, b in theirs)
+            off = sum(b - a for a, b in mine)
+            if not wall and mine != theirs:
+                bad.append("tid %d: %d spans, %d ns (oracle); %d spans, %d ns (speedscope)" %
+                           (tid, len(mine), off, len(theirs), ns))
+            if wall and (any(not any(c <= a and b <= d for c, d in theirs) for a, b in mine)
+                         or not off <= ns <= off + oncpu[tid]):
+                bad.append("tid %d: off-CPU %d ns, on-CPU %d ns (oracle); %d ns covered "
+                           "(speedscope)" % (tid, off, oncpu[tid], ns))
+        print("speedscope: %d threads, %d ns covered, %d threads differ" %
+              (len(got), sum(b - a for v in got.values() for a, b in v), len(bad)))
+        for line in bad[:6]:
+            print("  " + line)
+        return 0 if not bad and got else 1
+    if mode == "markers":
+        with open(sys.argv[3], encoding="utf-8") as f:
+            prof = json.load(f, parse_float=decimal.Decimal)
+        got = collections.Counter()
+        for th in prof["threads"]:
+            for d in th["markers"]["data"]:
+                if isinstance(d, dict) and d.get("type") == "trace2flame-off-cpu":
+                    ns = d["duration"] * 10**6
+                    if ns != int(ns):
+                        print("  tid %s: a duration not in whole ns: %s" % (th["tid"], ns))
+                        return 1
+                    got[int(th["tid"])] += int(ns)
+        want = per_tid(oracle)
+        tids = sorted(t for t in set(want) | set(got) if want[t] != got[t])
+        print("markers: %d ns (oracle), %d ns (trace2flame), %d threads differ" %
+              (sum(want.values()), sum(got.values()), len(tids)))
+        for t in tids[:6]:
+            print("  tid %d: oracle %d, trace2flame %d" % (t, want[t], got[t]))
+        return 0 if not tids and sum(want.values()) > 0 else 1
     print("unknown mode " + mode, file=sys.stderr)
     return 2
 

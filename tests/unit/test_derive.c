@@ -1,8 +1,9 @@
 /* tests/unit/test_derive.c: formats/derive — the per-thread state machine behind --event off-cpu
  * and wall: a switch-out opens a wait in its stack, the thread's next switch-in closes it into a
  * sample weighted in ns; waits without an end are counted, not guessed; states select; wall adds
- * the time-based events' samples; perf's offcpu-time is taken as it is; a stream read in
- * segments and merged gives what reading it whole gives, however it is cut. */
+ * the time-based events' samples; perf's offcpu-time is taken as it is; --time ranges clip the
+ * waits to the parts inside them; a stream read in segments and merged gives what reading it
+ * whole gives, however it is cut, with ranges too. */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 
 #include "formats/derive.h"
 #include "formats/profile.h"
+#include "formats/sample_filter.h"
 
 struct fx {
 	struct t2f_profile *p;
@@ -183,6 +185,55 @@ static void test_wall(void **state)
 	t2f_profile__free(x.p);
 }
 
+/* The sample filter of --time `time` (absolute; f: its spec, to free after). */
+static struct t2f_sample_filter *time_filter(const char *time, struct t2f_filter **f)
+{
+	struct t2f_sample_filter *sf;
+	char msg[T2F_FILTER_MSG_MAX];
+
+	assert_int_equal(t2f_filter__parse(&(struct t2f_filter_strs){ .time = time }, f, msg,
+					   sizeof(msg)), 0);
+	assert_int_equal(t2f_sample_filter__new(*f, 0, 0, &sf), 0);
+	return sf;
+}
+
+static void test_clip(void **state)
+{
+	struct t2f_derive_counts c;
+	struct t2f_filter *f;
+	struct t2f_sample_filter *sf = time_filter("0.000002,0.000003 0.000005,0.000006", &f);
+	struct fx x;
+	uint64_t n;
+
+	(void)state;
+	setup(&x, T2F_DERIVE_OFF_CPU | T2F_DERIVE_WALL, 0);
+	assert_int_equal(t2f_derive__clip(x.d, sf), 0);
+	t2f_sample_filter__free(sf);
+	t2f_filter__free(f);
+	/* 1000 .. 5500: 2000 to 3000 (both kept: 1001 ns) and 5000 .. 5500, each a sample */
+	assert_int_equal(t2f_derive__switch_out(x.d, 101, 1000, x.b, x.t1, T2F_STATE_S), 0);
+	assert_int_equal(t2f_derive__switch_in(x.d, 101, 5500), 0);
+	assert_int_equal(weight(&x, "off-cpu", x.b, x.t1, &n), 1501);
+	assert_int_equal(n, 2);
+	assert_int_equal(weight(&x, "wall", x.b, x.t1, &n), 1501);
+	/* between the ranges: nothing; across all of one: all of it */
+	assert_int_equal(t2f_derive__switch_out(x.d, 102, 3500, x.a, x.t2, T2F_STATE_S), 0);
+	assert_int_equal(t2f_derive__switch_in(x.d, 102, 4500), 0);
+	assert_int_equal(weight(&x, "off-cpu", x.a, x.t2, NULL), 0);
+	assert_int_equal(t2f_derive__switch_out(x.d, 102, 4600, x.a, x.t2, T2F_STATE_S), 0);
+	assert_int_equal(t2f_derive__switch_in(x.d, 102, 7000), 0);
+	assert_int_equal(weight(&x, "off-cpu", x.a, x.t2, &n), 1001);
+	assert_int_equal(n, 1);
+	t2f_derive__end(x.d, &c);
+	assert_int_equal(c.waits, 3);
+	assert_int_equal(c.samples, 6);
+	/* the end forgets the ranges */
+	assert_int_equal(t2f_derive__switch_out(x.d, 101, 10000, x.b, x.t1, T2F_STATE_S), 0);
+	assert_int_equal(t2f_derive__switch_in(x.d, 101, 10007), 0);
+	assert_int_equal(weight(&x, "off-cpu", x.b, x.t1, NULL), 1508);
+	t2f_profile__free(x.p);
+}
+
 static void test_none_asked(void **state)
 {
 	struct t2f_profile *p;
@@ -279,6 +330,8 @@ static void add_rec(struct t2f_profile *p, const struct rec *r)
 							T2F_STATE_S), 0);
 }
 
+static const struct t2f_sample_filter *clip; /* test_segments' --time ranges, or NULL */
+
 static struct t2f_profile *new_whole(unsigned kinds)
 {
 	struct t2f_profile *p;
@@ -287,6 +340,7 @@ static struct t2f_profile *new_whole(unsigned kinds)
 	assert_int_equal(t2f_profile__enable_log(p), 0);
 	assert_int_equal(t2f_profile__enable_derive(p, &(struct t2f_derive_opts){
 		.kinds = kinds }), 0);
+	assert_int_equal(t2f_derive__clip(t2f_profile__derive(p), clip), 0);
 	return p;
 }
 
@@ -347,10 +401,16 @@ static void describe(const struct t2f_profile *p, char *out, size_t cap)
 
 static void test_segments(void **state)
 {
-	static const unsigned kinds[] = { T2F_DERIVE_OFF_CPU, T2F_DERIVE_OFF_CPU | T2F_DERIVE_WALL };
+	static const unsigned kinds[] = { T2F_DERIVE_OFF_CPU, T2F_DERIVE_OFF_CPU | T2F_DERIVE_WALL,
+					  T2F_DERIVE_OFF_CPU | T2F_DERIVE_WALL };
+	/* the third: ns 250 to 350 and 1000 to 3000, 101's wait in two parts, 102's cut, 103's
+	 * left out */
+	struct t2f_filter *f;
+	struct t2f_sample_filter *sf = time_filter("0.00000025,0.00000035 0.000001,0.000003", &f);
 
 	(void)state;
-	for (size_t k = 0; k < 2; k++) {
+	for (size_t k = 0; k < 3; k++) {
+		clip = k == 2 ? sf : NULL;
 		bool cut[N_STREAM] = { 0 };
 		struct t2f_derive_counts c1, c;
 		struct t2f_profile *one = read_cut(kinds[k], cut, &c1), *p;
@@ -358,6 +418,8 @@ static void test_segments(void **state)
 		uint64_t first, last;
 
 		describe(one, want, sizeof(want));
+		if (k == 2) /* off-cpu and wall of 101's two parts and 102's, wall of 4 cpu-clock */
+			assert_true(strstr(want, " 101 4 2/2102|") && strstr(want, " 102 4 1/51|"));
 		assert_int_equal(c1.waits, 3);
 		assert_int_equal(c1.no_switch_in, 2);
 		assert_int_equal(c1.open_at_end, 1);
@@ -381,6 +443,9 @@ static void test_segments(void **state)
 		t2f_profile__free(p);
 		t2f_profile__free(one);
 	}
+	clip = NULL;
+	t2f_sample_filter__free(sf);
+	t2f_filter__free(f);
 }
 
 int main(void)
@@ -390,6 +455,7 @@ int main(void)
 		cmocka_unit_test(test_no_switch_in),
 		cmocka_unit_test(test_states),
 		cmocka_unit_test(test_wall),
+		cmocka_unit_test(test_clip),
 		cmocka_unit_test(test_none_asked),
 		cmocka_unit_test(test_state_names),
 		cmocka_unit_test(test_segments),
