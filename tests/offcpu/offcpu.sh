@@ -19,9 +19,9 @@
 # each wait's part inside them and wall adds the on-CPU samples in them: equal to the oracle's to
 # the ns, stack by stack and per thread, from perf.data (-j 1, 4) and from its text (-j 1, 2, 4;
 # 2 and 4 also in 300-byte segments), and so do the Firefox profile's off-CPU markers.
-# speedscope output of off-cpu and wall is evented, spans at their times: on the per-task
-# recording (system-wide ones are not compared yet), per thread the time
-# off-cpu's profiles cover is the oracle's waits (or their parts in the ranges), to the ns, and
+# speedscope output of off-cpu and wall is evented, spans at their times: per thread the time
+# off-cpu's profiles cover is the oracle's waits (or their parts in the ranges; a wait recorded
+# without a call chain is a gap), to the ns, and
 # wall's covers every wait and at most the on-CPU time more; speedscope's own importer
 # (tests/validate/check) accepts them, when installed.
 # Inlined frames are left out (--no-inline): perf script's
@@ -111,7 +111,6 @@ check() {
 			bad "$_in: not $_open waits open at the end: $(grep 'off-CPU waits' "$TMP/$_in.err")"
 		fi
 		for _ev in off-cpu wall; do
-			[ "$_n" = task ] || break
 			_o=$TMP/$_in.$_ev.speedscope.json
 			t2f -q --no-inline --event "$_ev" "$TMP/$_in" -o "$_o" &&
 				oracle speedscope "$TMP/$_n.txt" "$_o" \
@@ -170,9 +169,10 @@ clipped() {
 			_f=$TMP/$_n.${_in%%:*} _j=${_in#*:} _s=${_j#*:} _j=${_j%:*}
 			for _ev in off-cpu wall; do
 				_o=$TMP/$_n.clip.$_runs.folded _runs=$((_runs + 1))
-				# speedscope: -j 1, and -j 4 in 300-byte segments (jobs_same: every -j)
+				# speedscope: -j 1, and on the per-task recording -j 4 in 300-byte
+				# segments too (jobs_same: every -j)
 				_ss=
-				[ "$_n" = task ] && { [ "$_j$_s" = 10 ] || [ "$_j$_s" = 4300 ]; } &&
+				{ [ "$_j$_s" = 10 ] || { [ "$_n" = task ] && [ "$_j$_s" = 4300 ]; }; } &&
 					_ss=.speedscope.json
 				for _x in "" .profile.json $_ss; do
 					T2F_SEGMENT_SIZE=$_s t2f -q --no-inline --event "$_ev" --tid \

@@ -409,8 +409,9 @@ def main():
         wall = sys.argv[4:] == ["wall"]
         got = evented(sys.argv[3])
         want = collections.defaultdict(list)
-        for tid, out, inn, _k, _s, _n in waits:
-            want[tid].extend(pieces(out, inn))
+        for tid, out, inn, _k, stack, _n in waits:
+            if stack:  # a wait recorded without a call chain has no frame to open: a gap
+                want[tid].extend(pieces(out, inn))
         bad = []
         for tid in sorted(set(want) | set(got)):
             mine, theirs = union(want.get(tid, [])), got.get(tid, [])
