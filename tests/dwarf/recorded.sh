@@ -126,7 +126,10 @@ for block in open(text).read().split("\n\n"):
     for i, f in enumerate(frames):
         inl = chain(f.group(4), int(f.group(1), 16), i < len(frames) - 1)
         expanded += len(inl)
-        stack += [f.group(2)] + inl
+        # no frame name keeps a symbol version (docs/usage.md); perf prints some
+        name = f.group(2) if f.group(2).endswith("@plt") else \
+            re.sub(r"@@?[A-Za-z_][A-Za-z0-9_.]*$", "", f.group(2))
+        stack += [name] + inl
     want[";".join(stack)] += 1
 got = collections.Counter()
 for l in open(folded):
