@@ -181,7 +181,7 @@ static int pp_push(struct t2f_pprof_reader *r, uint64_t x, uint64_t **v, size_t 
 static int pp_repeated(struct t2f_pprof_reader *r, const struct t2f_pb_field *f, const uint8_t *at,
 		       uint64_t **v, size_t *n, size_t *cap, size_t max, const char *what)
 {
-	const uint8_t *p = f->data, *end = f->data + f->len;
+	const uint8_t *p = f->data, *end = p ? p + f->len : p; /* NULL: a varint */
 	int err = 0;
 
 	if (f->type == T2F_PB_VARINT)

@@ -85,7 +85,7 @@ static int pp_location(struct t2f_pprof_reader *r, const uint8_t *p, const uint8
 static int pp_top_field(struct t2f_pprof_reader *r, const struct t2f_pb_field *f,
 			const uint8_t *at)
 {
-	const uint8_t *p = f->data, *end = f->data + f->len;
+	const uint8_t *p = f->data, *end = p ? p + f->len : p; /* NULL: not a LEN field */
 	uint64_t v[6] = { 0 };
 	int err;
 

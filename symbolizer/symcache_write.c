@@ -343,7 +343,8 @@ static int collect(struct build *b, const struct t2f_symcache_new *w,
 						   .name = w->a2l[i].name };
 	for (size_t i = 0; i < w->n_inl; i++)
 		b->r[2][b->n[2]++] = (struct rec){ .vaddr = w->inl[i].vaddr, .seq = seq++,
-			.n = w->inl[i].n, .frames = w->frames + w->inl[i].first };
+			.n = w->inl[i].n,
+			.frames = w->frames ? w->frames + w->inl[i].first : NULL };
 	if (old)
 		collect_old(b, old, seq);
 	for (int i = 0; i < 3; i++)
