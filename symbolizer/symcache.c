@@ -304,14 +304,15 @@ int t2f_symcache__check_fd(int fd, char *id_hex, char **module, const char **why
 	return *module ? 0 : -ENOMEM;
 }
 
+/* Whether path is as the writer saw it: the same size and mtime, or not there (NULL, or no
+ * stat: all zero, as symcache_write.c's stat_of records it) both times. A module whose recorded
+ * path is gone (a rebuilt tree, a deleted binary) is named from other files: still the same. */
 static bool same_stat(const char *path, const struct t2f_sc_stat *want)
 {
 	struct stat st;
 
-	if (!path)
+	if (!path || stat(path, &st))
 		return want->size == 0 && want->mtime_sec == 0 && want->mtime_nsec == 0;
-	if (stat(path, &st))
-		return false;
 	return (uint64_t)st.st_size == want->size && st.st_mtim.tv_sec == want->mtime_sec &&
 	       st.st_mtim.tv_nsec == want->mtime_nsec;
 }

@@ -9,7 +9,9 @@
 # take every answer from the cache ("0 looked up in the files", no file missing) and leave
 # the files as they were. Then the directory is 0700, its files 0600, and `cache list`,
 # `verify`, `clear` and `dir` say what they hold; a module with new addresses extends its
-# file; --cache-max evicts. Skipped when perf cannot record here.
+# file; --cache-max evicts. A module whose recorded path is gone, named from a build-id tree,
+# is taken from the cache on the second of two runs, which writes no file. Skipped when perf
+# cannot record here.
 # usage: sh tests/cache/cache.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -96,6 +98,25 @@ for n in inl tmpl prog; do
 	# shellcheck disable=SC2086
 	check "$n text route" "$TMP/$n.txt" folded --all --buildids "$TMP/$n.ids" $dd
 done
+
+# a module whose recorded path is gone (a rebuilt tree), named from its copy in a build-id tree:
+# the second of two identical runs takes its file from the cache and writes none
+cp "$TMP/inl" "$TMP/gone"
+record gone "$TMP/gone" 20000000
+gid=$(readelf -n "$TMP/gone" | sed -n 's/.*Build ID: //p')
+mkdir -p "$TMP/gdbg/.build-id/$(echo "$gid" | cut -c1-2)"
+mv "$TMP/gone" "$TMP/gdbg/.build-id/$(echo "$gid" | cut -c1-2)/$(echo "$gid" | cut -c3-).debug"
+rm -rf "$C"
+for run in 1 2; do
+	t2f --stats --debug-dir "$TMP/gdbg" "$TMP/gone.data" -o "$TMP/gone.$run.folded" \
+		2>"$TMP/gone.$run.err" || bad "path gone: run $run failed: $(head -3 "$TMP/gone.$run.err")"
+done
+same "path gone: the two runs" "$TMP/gone.1.folded" "$TMP/gone.2.folded"
+grep -q "^gone;.*;main" "$TMP/gone.1.folded" && ok || bad "path gone: no frame named from the copy"
+case $(grep '^symbol cache' "$TMP/gone.2.err") in
+*": "[1-9]*" files used, 0 missing, 0 ignored"*" 0 written,"*" 0 looked up in the files") ok ;;
+*) bad "path gone: second run: $(grep '^symbol cache' "$TMP/gone.2.err")" ;;
+esac
 
 # the directory and its files: 0700, 0600; list, verify, dir, clear
 rm -rf "$C"
