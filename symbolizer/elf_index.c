@@ -212,6 +212,61 @@ int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct 
 	}
 }
 
+/* Under perf's rules: the span of perf_lookup's answer (its PLT sections a debug file lacks
+ * first, then the tree's walk). */
+static void perf_span(const struct t2f_elf_module *m, uint64_t ip, uint64_t *lo, uint64_t *last)
+{
+	uint64_t a, b;
+
+	t2f_elf_ptree__span(&m->ptree, ip, &a, &b);
+	for (size_t k = 0; k < m->n_plt_blind; k++) {
+		uint64_t b0 = m->plt_blind[k][0], b1 = m->plt_blind[k][1];
+
+		if (b0 >= b1)
+			continue;
+		if (ip >= b0 && ip < b1) {  /* a miss wherever a blind range holds it */
+			a = b0;
+			b = b1 - 1;
+			break;
+		}
+		if (b1 <= ip && b1 > a)
+			a = b1;
+		if (b0 > ip && b0 - 1 < b)
+			b = b0 - 1;
+	}
+	*lo = a;
+	*last = b;
+}
+
+int t2f_elf_module__lookup_span(struct t2f_elf_module *m, uint64_t elf_vaddr,
+				struct t2f_elf_sym *out, uint64_t *lo, uint64_t *last)
+{
+	int r = t2f_elf_module__lookup(m, elf_vaddr, out);
+	const struct t2f_elf_ent *e;
+	size_t i;
+
+	*lo = *last = elf_vaddr;
+	if (r < 0 || m->index_state <= 0)
+		return r;
+	if (m->perf_rules) {
+		perf_span(m, elf_vaddr, lo, last);
+		return r;
+	}
+	/* the index: a hit on the last entry starting at or before elf_vaddr, within its size,
+	 * holds up to its end or the next entry's start (a miss, a nested or a PLT hit: itself) */
+	if (r != 1 || !m->n_ents || elf_vaddr < m->ents[0].start)
+		return r;
+	i = last_at_or_before(m, elf_vaddr);
+	e = &m->ents[i];
+	if (elf_vaddr >= e->end || out->value != e->start)
+		return r;
+	*lo = e->start;
+	*last = e->end - 1;
+	if (i + 1 < m->n_ents && m->ents[i + 1].start - 1 < *last)
+		*last = m->ents[i + 1].start - 1;
+	return r;
+}
+
 int t2f_elf_module__index(struct t2f_elf_module *m)
 {
 	if (m->index_state == 0)

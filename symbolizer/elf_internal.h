@@ -314,6 +314,10 @@ void t2f_elf_ptree__fixup_duplicate(struct t2f_elf_ptree *t, t2f_elf_ptree_first
 				    void *ctx);
 bool t2f_elf_ptree__find(const struct t2f_elf_ptree *t, uint64_t ip, uint32_t *sym,
 			 uint64_t *start, uint64_t *end);
+/* The addresses [*lo, *last] whose walk takes the path ip's takes (to the same node, or to none):
+ * every one of them is answered as ip is. */
+void t2f_elf_ptree__span(const struct t2f_elf_ptree *t, uint64_t ip, uint64_t *lo,
+			 uint64_t *last);
 void t2f_elf_ptree__free(struct t2f_elf_ptree *t);
 
 /* elf_plt.c: builds the module's PLT names now; *out the stubs (possibly none). 0 or -ENOMEM. */

@@ -134,6 +134,14 @@ int t2f_elf_module__each_symbol(struct t2f_elf_module *m, t2f_elf_sym_cb cb, voi
  * (-ENOMEM, or reading the tables failed). */
 int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out);
 
+/* __lookup, and the addresses [*lo, *last] around elf_vaddr that __lookup answers alike (the
+ * same symbol, or a miss): a symbol's whole range where nothing nested in it or after it cuts
+ * it, under perf's rules the addresses whose walk of perf's tree is elf_vaddr's; else elf_vaddr
+ * alone (*lo = *last = elf_vaddr). Exact, never wider: a symbol cache may answer any address
+ * of it without a lookup (symcache.h). */
+int t2f_elf_module__lookup_span(struct t2f_elf_module *m, uint64_t elf_vaddr,
+				struct t2f_elf_sym *out, uint64_t *lo, uint64_t *last);
+
 /* Builds the lookup index now, as the first __lookup would: 0 or its error. */
 int t2f_elf_module__index(struct t2f_elf_module *m);
 /* The raw name of the symbol __lookup names elf_vaddr by, when one starts there; NULL when none

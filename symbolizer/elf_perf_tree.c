@@ -320,6 +320,36 @@ bool t2f_elf_ptree__find(const struct t2f_elf_ptree *t, uint64_t ip, uint32_t *s
 	return false;
 }
 
+void t2f_elf_ptree__span(const struct t2f_elf_ptree *t, uint64_t ip, uint64_t *lo,
+			 uint64_t *last)
+{
+	const struct t2f_elf_pnode *n = t->nodes;
+	uint64_t a = 0, b = UINT64_MAX;
+
+	for (uint32_t at = t->root; at != NONE;) {
+		uint64_t s = n[at].start, e = n[at].end;
+
+		if (ip < s) {                  /* left: every address below s */
+			b = s - 1 < b ? s - 1 : b;
+			at = n[at].left;
+		} else if (ip > e || (ip == e && ip != s)) {
+			/* right: from e on (s + 1 on when sizeless; from s when e < s) */
+			uint64_t r = e > s ? e : e == s ? s + 1 : s;
+
+			a = r > a ? r : a;
+			at = n[at].right;
+		} else {                       /* the node: [s, e), or s alone */
+			uint64_t top = e > s ? e - 1 : s;
+
+			a = s > a ? s : a;
+			b = top < b ? top : b;
+			break;
+		}
+	}
+	*lo = a;
+	*last = b;
+}
+
 void t2f_elf_ptree__free(struct t2f_elf_ptree *t)
 {
 	free(t->nodes);

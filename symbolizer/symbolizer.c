@@ -431,9 +431,11 @@ static void sym_from_memo(const struct memo_ent *e, struct t2f_sym *out)
 	out->miss = e->miss;
 }
 
-/* Looks elf_vaddr up in the file's symbols (its cache file first): fills e. 0 or -ENOMEM. */
+/* Looks elf_vaddr up in the file's symbols (its cache file first): fills e, and keeps the
+ * answer for the cache file with the addresses it holds for. 0 or -ENOMEM. */
 static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct memo_ent *e)
 {
+	struct t2f_symcache_sym cs = { .elf_vaddr = e->elf_vaddr, .last = e->elf_vaddr };
 	struct t2f_elf_sym sym;
 	int r;
 
@@ -446,11 +448,14 @@ static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct me
 		e->miss = f->file_miss;
 		return 0;
 	}
-	r = t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
+	r = f->add ? t2f_elf_module__lookup_span(f->files.module, e->elf_vaddr, &sym,
+						  &cs.elf_vaddr, &cs.last)
+		   : t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
 
 	/* a debug file has no PLT: its binary names the stubs (perf's tree holds them already);
 	 * a binary refused for its compressed symbols names none (it warned) */
 	if (r == 0 && f->binary && !s->perf_rules) {
+		cs.elf_vaddr = cs.last = e->elf_vaddr;
 		r = t2f_elf_module__lookup(f->binary, e->elf_vaddr, &sym);
 		if (r < 0 && t2f_elf_module__over_budget(f->binary))
 			r = 0;
@@ -465,12 +470,14 @@ static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct me
 		return 0;
 	}
 	if (r == 0) {
-		e->miss = T2F_MISS_NOT_FOUND;
-		return t2f_sym__cache_symbol(s, f, e, NULL);
+		e->miss = cs.miss = T2F_MISS_NOT_FOUND;
+		return t2f_sym__cache_symbol(s, f, &cs);
 	}
-	e->miss = T2F_HIT;
+	e->miss = cs.miss = T2F_HIT;
 	e->offset = e->elf_vaddr - sym.value;
-	return t2f_sym__name_of(s, sym.name, &e->name) ?: t2f_sym__cache_symbol(s, f, e, sym.name);
+	cs.value = sym.value;
+	cs.name = sym.name;
+	return t2f_sym__name_of(s, sym.name, &e->name) ?: t2f_sym__cache_symbol(s, f, &cs);
 }
 
 /* elf_vaddr (the file's own space) → symbol, through the memo. 0 or -ENOMEM. */

@@ -207,23 +207,20 @@ bool t2f_sym__cached_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct
 		return false;
 	t2f_symcache_dir__stats(s->cache)->answers++;
 	e->miss = (enum t2f_miss)cs.miss;
-	e->offset = cs.offset;
+	e->offset = e->miss == T2F_HIT ? e->elf_vaddr - cs.value : 0;
 	if (e->miss == T2F_HIT)
 		*err = cs.name ? t2f_sym__name_of(s, cs.name, &e->name) : 0;
 	return true;
 }
 
-/* e's answer into the file's cache file (raw name: NULL on a miss). */
-int t2f_sym__cache_symbol(struct t2f_symbolizer *s, struct sym_file *f, const struct memo_ent *e,
-			const char *raw)
+/* An answer into the file's cache file (raw name: NULL on a miss). */
+int t2f_sym__cache_symbol(struct t2f_symbolizer *s, struct sym_file *f,
+			  const struct t2f_symcache_sym *cs)
 {
-	struct t2f_symcache_sym cs = { .elf_vaddr = e->elf_vaddr, .offset = e->offset,
-				       .name = raw, .miss = (uint32_t)e->miss };
-
 	if (!f->add)
 		return 0;
 	t2f_symcache_dir__stats(s->cache)->looked_up++;
-	return t2f_symcache_new__sym(f->add, &cs);
+	return t2f_symcache_new__sym(f->add, cs);
 }
 
 int t2f_symbolizer__cached_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod)

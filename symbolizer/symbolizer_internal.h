@@ -92,9 +92,9 @@ int t2f_sym__file_real(struct t2f_symbolizer *s, struct sym_file *f);
 /* The cache file's answer for e's address: true and e filled (*err: -ENOMEM), or false. */
 bool t2f_sym__cached_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct memo_ent *e,
 			    int *err);
-/* e's answer kept for f's cache file (raw: its symbol's raw name, NULL on a miss). */
-int t2f_sym__cache_symbol(struct t2f_symbolizer *s, struct sym_file *f, const struct memo_ent *e,
-			  const char *raw);
+/* An answer kept for f's cache file (its range, raw name: NULL on a miss). */
+int t2f_sym__cache_symbol(struct t2f_symbolizer *s, struct sym_file *f,
+			  const struct t2f_symcache_sym *cs);
 /* The file f's symbols come from, and the binary beside a debug file; NULL: none. */
 const char *t2f_sym__file_used(const struct sym_file *f);
 const char *t2f_sym__binary_used(const struct sym_file *f);

@@ -206,7 +206,8 @@ static bool arrays_ok(const struct t2f_symcache *c)
 		if (!str_ok(c, rf[i].path, false) || !str_ok(c, rf[i].found_id, false))
 			return false;
 	for (uint64_t i = 0; i < h->sec[T2F_SC_SYMS].count; i++)
-		if (!str_ok(c, sy[i].name, true) || sy[i].miss > 63)
+		if (!str_ok(c, sy[i].name, true) || sy[i].miss > 63 || sy[i].last < sy[i].vaddr ||
+		    (i && sy[i].vaddr <= sy[i - 1].last))
 			return false;
 	for (uint64_t i = 0; i < h->sec[T2F_SC_A2L].count; i++)
 		if (!str_ok(c, a[i].name, true))
@@ -459,13 +460,20 @@ static uint64_t lower_bound(const uint8_t *arr, uint64_t n, size_t stride, uint6
 bool t2f_symcache__sym(const struct t2f_symcache *c, uint64_t elf_vaddr,
 		       struct t2f_symcache_sym *out)
 {
-	const struct t2f_sc_sym *e;
+	const struct t2f_sc_sym *arr = T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym), *e;
+	uint64_t n = c->h->sec[T2F_SC_SYMS].count;
+	uint64_t k = lower_bound((const uint8_t *)arr, n, sizeof(*arr), elf_vaddr);
 
-	FIND(c, T2F_SC_SYMS, struct t2f_sc_sym, elf_vaddr, e);
-	if (!e)
+	/* the range starting at elf_vaddr, else the one before it when it reaches elf_vaddr */
+	if (k < n && arr[k].vaddr == elf_vaddr)
+		e = &arr[k];
+	else if (k && arr[k - 1].last >= elf_vaddr)
+		e = &arr[k - 1];
+	else
 		return false;
-	*out = (struct t2f_symcache_sym){ .elf_vaddr = elf_vaddr, .offset = e->offset,
-					  .name = t2f_symcache_str(c, e->name), .miss = e->miss };
+	*out = (struct t2f_symcache_sym){ .elf_vaddr = e->vaddr, .last = e->last,
+					  .value = e->value, .name = t2f_symcache_str(c, e->name),
+					  .miss = e->miss };
 	return true;
 }
 

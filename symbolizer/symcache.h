@@ -1,8 +1,10 @@
 /* symbolizer/symcache.h: the persistent symbol cache, one file per module build-id.
  *
  * What the symbolizer answered for a file (symbolizer.h) is kept so that the next run that
- * names the same addresses of the same build opens no ELF file and no DWARF: per address in
- * the file's own space (elf_vaddr), the symbol answer (raw name, offset, miss), the name
+ * names the same addresses of the same build opens no ELF file and no DWARF: per range of
+ * addresses in the file's own space (elf_vaddr) over which the answer holds, the symbol answer
+ * (raw name, the symbol's start, miss), so that other addresses of the same functions are
+ * answered too; per address, the name
  * binutils' addr2line gives it (__a2l) and the inline chain (dwarf.h frames); per file, what
  * the search found (the file used, the binary beside a debug file, the refused candidates),
  * the PT_LOAD table that maps file offsets, and whether the file has DWARF. An address not in
@@ -17,8 +19,8 @@
  *   build-id, the options that change answers (perf's symbol rules) and a hash of the search
  *   options, the identities (path, size, mtime) of the module's path, the file used and the
  *   binary), then 8-byte aligned sections: strings (NUL-terminated, the last byte NUL), the
- *   PT_LOAD table, refused candidates, symbol answers, addr2line names, inline chains and
- *   their frames, each array sorted by address.
+ *   PT_LOAD table, refused candidates, symbol answers (ranges, sorted and disjoint),
+ *   addr2line names, inline chains and their frames, each array sorted by address.
  * Opened only with O_NOFOLLOW inside the directory, a regular file owned by the user and
  * writable by no one else; every section and every string offset and frame index in it is
  * checked at open (bounds only: no strings are parsed). A file that fails is ignored (counted
@@ -61,8 +63,9 @@ struct t2f_symcache_refused {      /* a candidate the search refused (debug_find
 	const char *found_id;          /* hex, "" when none */
 };
 
-struct t2f_symcache_sym {          /* a symbol answer at one address */
-	uint64_t elf_vaddr, offset;
+struct t2f_symcache_sym {          /* a symbol answer, the same at every address of a range */
+	uint64_t elf_vaddr, last;      /* the range [elf_vaddr, last] (elf_module.h __lookup_span) */
+	uint64_t value;                /* the symbol's start (a hit): offset = address - value */
 	const char *name;              /* raw; NULL on a miss */
 	uint32_t miss;                 /* enum t2f_miss */
 };
@@ -130,7 +133,8 @@ void t2f_symcache__refused_at(const struct t2f_symcache *c, size_t i,
 			      struct t2f_symcache_refused *out);
 uint64_t t2f_symcache__missing(const struct t2f_symcache *c); /* candidates that did not exist */
 
-/* The answer at elf_vaddr: true and *out (strings in the mapping, valid until __free). */
+/* The answer of the range holding elf_vaddr: true and *out (strings in the mapping, valid until
+ * __free). */
 bool t2f_symcache__sym(const struct t2f_symcache *c, uint64_t elf_vaddr,
 		       struct t2f_symcache_sym *out);
 /* The addr2line name at elf_vaddr: true and *name (NULL: none). */

@@ -1,6 +1,7 @@
 /* symbolizer/symcache_fmt.h: the layout of a symbol cache file (symcache.h), shared by the
  * reader (symcache.c), the writer (symcache_write.c) and the test generator. Native byte
- * order (the magic tells another), every section 8-byte aligned. Version 1.
+ * order (the magic tells another), every section 8-byte aligned. Version 2: symbol answers per
+ * range of addresses (version 1 kept them per address).
  */
 #ifndef T2F_SYMCACHE_FMT_H
 #define T2F_SYMCACHE_FMT_H
@@ -8,7 +9,7 @@
 #include <stdint.h>
 
 #define T2F_SYMCACHE_MAGIC "T2FSYMC\n"
-#define T2F_SYMCACHE_VERSION 1u
+#define T2F_SYMCACHE_VERSION 2u
 #define T2F_SYMCACHE_NONE UINT32_MAX  /* no string */
 
 enum { T2F_SC_STRINGS, T2F_SC_LOADS, T2F_SC_REFUSED, T2F_SC_SYMS, T2F_SC_A2L, T2F_SC_INL,
@@ -45,7 +46,7 @@ struct t2f_symcache_hdr {
 
 struct t2f_sc_load { uint64_t p_offset, p_vaddr, p_filesz, p_memsz, p_flags; };
 struct t2f_sc_refused { uint32_t path, why, found_id, pad; };
-struct t2f_sc_sym { uint64_t vaddr, offset; uint32_t name, miss; };
+struct t2f_sc_sym { uint64_t vaddr, last, value; uint32_t name, miss; }; /* [vaddr, last] */
 struct t2f_sc_a2l { uint64_t vaddr; uint32_t name, pad; };
 struct t2f_sc_inl { uint64_t vaddr; uint32_t first, n; };
 struct t2f_sc_frame { uint32_t name, file, fn_file, line, fn_line, flags; };

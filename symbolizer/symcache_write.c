@@ -17,7 +17,7 @@
 #include "symbolizer/symcache_fmt.h"
 #include "symbolizer/symcache_internal.h"
 
-struct new_sym { uint64_t vaddr, offset; char *name; uint32_t miss; };
+struct new_sym { uint64_t vaddr, last, value; char *name; uint32_t miss; };
 struct new_a2l { uint64_t vaddr; char *name; };
 struct new_inl { uint64_t vaddr; size_t first; uint32_t n; };
 
@@ -125,7 +125,7 @@ int t2f_symcache_new__sym(struct t2f_symcache_new *w, const struct t2f_symcache_
 	if (t2f_grow((void **)&w->syms, &w->cap_syms, w->n_syms, 1, sizeof(*w->syms), 64,
 		     SIZE_MAX / sizeof(*w->syms)) || dup_str(s->name, &name))
 		return -ENOMEM;
-	w->syms[w->n_syms++] = (struct new_sym){ s->elf_vaddr, s->offset, name, s->miss };
+	w->syms[w->n_syms++] = (struct new_sym){ s->elf_vaddr, s->last, s->value, name, s->miss };
 	return 0;
 }
 
@@ -243,7 +243,8 @@ static int put(struct out *o, const void *data, size_t len)
 
 struct rec {                       /* one answer of either source, for sorting */
 	uint64_t vaddr;
-	uint64_t offset;
+	uint64_t last;                 /* symbol answers: the range's last address */
+	uint64_t value;                /* symbol answers: the symbol's start */
 	uint32_t seq;                  /* the run's first, then the old file's */
 	uint32_t miss;
 	uint32_t n;                    /* frames (inline chains) */
@@ -260,14 +261,17 @@ static int rec_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Sorts recs and keeps the first of each address: the run's answer over the old file's. */
-static size_t sort_unique(struct rec *r, size_t n)
+/* Sorts recs and keeps the first of each address: the run's answer over the old file's. With
+ * ranges (symbol answers: last set), one that starts inside the range kept before it is
+ * dropped too, so the ranges stay disjoint (exact ranges of one file never overlap: this only
+ * keeps the reader's search simple). */
+static size_t sort_unique(struct rec *r, size_t n, bool ranges)
 {
 	size_t k = 0;
 
 	qsort(r, n, sizeof(*r), rec_cmp);
 	for (size_t i = 0; i < n; i++)
-		if (!k || r[k - 1].vaddr != r[i].vaddr)
+		if (!k || (ranges ? r[k - 1].last < r[i].vaddr : r[k - 1].vaddr != r[i].vaddr))
 			r[k++] = r[i];
 	return k;
 }
@@ -300,7 +304,7 @@ static void collect_old(struct build *b, const struct t2f_symcache *old, uint32_
 
 	for (uint64_t i = 0; i < old->h->sec[T2F_SC_SYMS].count; i++)
 		b->r[0][b->n[0]++] = (struct rec){ .vaddr = sy[i].vaddr, .seq = seq++,
-			.offset = sy[i].offset, .miss = sy[i].miss,
+			.last = sy[i].last, .value = sy[i].value, .miss = sy[i].miss,
 			.name = t2f_symcache_str(old, sy[i].name) };
 	for (uint64_t i = 0; i < old->h->sec[T2F_SC_A2L].count; i++)
 		b->r[1][b->n[1]++] = (struct rec){ .vaddr = a[i].vaddr, .seq = seq++,
@@ -336,7 +340,7 @@ static int collect(struct build *b, const struct t2f_symcache_new *w,
 		return -ENOMEM;
 	for (size_t i = 0; i < w->n_syms; i++)
 		b->r[0][b->n[0]++] = (struct rec){ .vaddr = w->syms[i].vaddr, .seq = seq++,
-			.offset = w->syms[i].offset, .miss = w->syms[i].miss,
+			.last = w->syms[i].last, .value = w->syms[i].value, .miss = w->syms[i].miss,
 			.name = w->syms[i].name };
 	for (size_t i = 0; i < w->n_a2l; i++)
 		b->r[1][b->n[1]++] = (struct rec){ .vaddr = w->a2l[i].vaddr, .seq = seq++,
@@ -348,7 +352,7 @@ static int collect(struct build *b, const struct t2f_symcache_new *w,
 	if (old)
 		collect_old(b, old, seq);
 	for (int i = 0; i < 3; i++)
-		b->n[i] = sort_unique(b->r[i], b->n[i]);
+		b->n[i] = sort_unique(b->r[i], b->n[i], i == 0);
 	return 0;
 }
 
@@ -408,7 +412,8 @@ static int emit_answers(struct build *b, struct t2f_symcache_hdr *h)
 	fr = calloc(n_fr + 1, sizeof(*fr));
 	err = err ?: fr ? 0 : -ENOMEM;
 	for (size_t i = 0; i < b->n[0] && !err; i++) {
-		sy[i] = (struct t2f_sc_sym){ b->r[0][i].vaddr, b->r[0][i].offset, 0, b->r[0][i].miss };
+		sy[i] = (struct t2f_sc_sym){ b->r[0][i].vaddr, b->r[0][i].last, b->r[0][i].value, 0,
+					     b->r[0][i].miss };
 		err = str_put(&b->s, b->r[0][i].name, &sy[i].name);
 	}
 	for (size_t i = 0; i < b->n[1] && !err; i++) {
