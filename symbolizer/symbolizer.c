@@ -101,14 +101,19 @@ int t2f_symbolizer__new(const struct t2f_symbolizer_opts *opts, struct t2f_strta
 {
 	static const struct t2f_symbolizer_opts defaults;
 	struct t2f_symbolizer *s = calloc(1, sizeof(*s));
+	int err;
 
 	if (!s)
 		return -ENOMEM;
 	s->names = names;
 	s->diag = diag;
 	s->n_memo = s->n_names = 1; /* index 0 stays unused */
-	if (copy_opts(s, opts ? opts : &defaults) || t2f_sym__cache_dir(s, opts ? opts : &defaults) ||
-	    t2f_hashmap__new(64, &s->file_index) ||
+	err = copy_opts(s, opts ? opts : &defaults) ?: t2f_sym__cache_dir(s, opts ? opts : &defaults);
+	if (err) {
+		t2f_symbolizer__free(s);
+		return err;
+	}
+	if (t2f_hashmap__new(64, &s->file_index) ||
 	    t2f_hashmap__new(1024, &s->memo_index) || t2f_hashmap__new(1024, &s->name_index) ||
 	    t2f_grow32((void **)&s->memo, &s->cap_memo, 0, sizeof(*s->memo), 16) ||
 	    t2f_grow32((void **)&s->name_cache, &s->cap_names, 0, sizeof(*s->name_cache), 16)) {

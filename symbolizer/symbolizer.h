@@ -107,6 +107,8 @@ struct t2f_sym {
 
 struct t2f_symbolizer;
 
+/* 0, -ENOMEM, or diag's strict error (-T2F_ERR_FORMAT: the symbol cache's directory refused,
+ * which is a warning otherwise). */
 int t2f_symbolizer__new(const struct t2f_symbolizer_opts *opts, struct t2f_strtab *names,
 			struct t2f_diag *diag, struct t2f_symbolizer **out);
 void t2f_symbolizer__free(struct t2f_symbolizer *s); /* NULL is fine; never frees names */
@@ -117,7 +119,8 @@ void t2f_symbolizer__free(struct t2f_symbolizer *s); /* NULL is fine; never free
 int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module_desc *m,
 			       t2f_sym_module_id *id);
 /* Each address space has its entry point (docs/design.md §4); a miss is a result (out->miss),
- * not an error. Each returns <0 only when fatal (-ENOMEM), or -EINVAL for an unknown module.
+ * not an error. Each returns <0 only when fatal (-ENOMEM), -EINVAL for an unknown module, or
+ * diag's strict error (-T2F_ERR_FORMAT) when the module's symbol cache file is ignored.
  *
  * n absolute addresses (abs_ip: the process's virtual addresses, through the module's
  * mapping map_start, map_end, map_pgoff, and the segment when the record gave it). */

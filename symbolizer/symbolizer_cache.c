@@ -41,7 +41,7 @@ static uint64_t search_hash(const struct t2f_symbolizer *s, const struct t2f_sym
 }
 
 /* The symbol cache's directory when the options ask for it and it may be used (else a
- * warning, and none). 0 or -ENOMEM. */
+ * warning, and none). 0, -ENOMEM, or the diag's strict error (the warning). */
 int t2f_sym__cache_dir(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts *o)
 {
 	const char *why = NULL;
@@ -56,11 +56,11 @@ int t2f_sym__cache_dir(struct t2f_symbolizer *s, const struct t2f_symbolizer_opt
 		char *dir = o->cache_dir ? NULL : t2f_symcache_default_dir();
 		const char *shown = o->cache_dir ? o->cache_dir : dir ? dir : "(no directory)";
 
-		(void)t2f_diag__warn(s->diag, shown, 0, "symbol cache not used: %s", why);
+		err = t2f_diag__warn(s->diag, shown, 0, "symbol cache not used: %s", why);
 		free(dir);
 	}
 	s->cache_opts = search_hash(s, o);
-	return 0;
+	return err;
 }
 
 /* ---- the symbol cache (symcache.h) ---- */
@@ -125,7 +125,7 @@ static int file_from_cache(struct t2f_symbolizer *s, struct sym_file *f)
 }
 
 /* The file's cache file, when there is one made for it: then debug_find waits until an
- * address is not in it. 0 or -ENOMEM. */
+ * address is not in it. 0, -ENOMEM, or the diag's strict error (a file ignored). */
 static int cache_open(struct t2f_symbolizer *s, struct sym_file *f)
 {
 	struct t2f_symcache_ident id = cache_ident(s, f);
@@ -134,7 +134,7 @@ static int cache_open(struct t2f_symbolizer *s, struct sym_file *f)
 	int err = t2f_symcache__open(s->cache, &id, &f->cache, &bad, &why);
 
 	if (!err && bad && s->diag && t2f_symcache_dir__warn_once(s->cache))
-		(void)t2f_diag__warn(s->diag, t2f_symcache_dir__path(s->cache), 0,
+		err = t2f_diag__warn(s->diag, t2f_symcache_dir__path(s->cache), 0,
 				     "a symbol cache file ignored (%s): it is written again", why);
 	return err ? err : f->cache ? file_from_cache(s, f) : 0;
 }

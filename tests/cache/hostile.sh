@@ -13,6 +13,7 @@
 #   place of the file pointing outside the directory (the target left as it was), a FIFO, a
 #   group-writable file, a file of another user (as root only; else said and skipped);
 # and a directory that is a symlink, or group-writable, is not used at all (one warning).
+# Under --strict a file ignored, or the directory refused, is the error (exit status 1).
 # Skipped when perf cannot record here.
 # usage: sh tests/cache/hostile.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -85,6 +86,16 @@ for mode in wrong-id version magic truncated grown name-oob section-oob frames-o
 	ignored "$mode"
 done
 
+# under --strict an ignored file is the error (exit status 1, no output), as other warnings
+place truncated
+rm -f "$TMP/strict.folded"
+# shellcheck disable=SC2086
+t2f $ARGS --strict "$TMP/tmpl.data" -o "$TMP/strict.folded" 2>"$TMP/err"
+st=$?
+[ "$st" = 1 ] && [ ! -e "$TMP/strict.folded" ] &&
+	grep -q 'a symbol cache file ignored (.*truncated' "$TMP/err" && ok ||
+	bad "--strict with a truncated file: exit $st, $(ls "$TMP/strict.folded" 2>&1), $(head -3 "$TMP/err")"
+
 # a symlink in its place, to a poisoned good file outside: not followed, replaced, the target
 # untouched
 mkdir -p "$TMP/outside"
@@ -129,4 +140,9 @@ chmod 770 "$C"
 run "group-writable directory"
 grep -q 'symbol cache not used: it is writable by the group or others' "$TMP/err" && ok ||
 	bad "group-writable directory: no warning: $(head -3 "$TMP/err")"
+# shellcheck disable=SC2086
+t2f $ARGS --strict "$TMP/tmpl.data" -o "$TMP/strict.folded" 2>"$TMP/err"
+st=$?
+[ "$st" = 1 ] && grep -q 'symbol cache not used: it is writable by the group' "$TMP/err" && ok ||
+	bad "--strict with a group-writable directory: exit $st, $(head -3 "$TMP/err")"
 finish
