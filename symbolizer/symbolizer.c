@@ -534,14 +534,15 @@ static int resolve_view(struct t2f_symbolizer *s, const struct sym_module *mod,
 	return resolve_in_file(s, mod->file, elf_vaddr, out);
 }
 
-/* The module of id mod with its file searched: 0, -EINVAL (unknown id) or -ENOMEM. */
 int t2f_sym__module_ready(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			const struct sym_module **out)
 {
-	if (mod >= s->n_mods)
+	struct sym_file *f = t2f_sym__file_of(s, mod);
+
+	if (!f)
 		return -EINVAL;
 	*out = &s->mods[mod];
-	return t2f_sym__file_ready(s, &s->files[s->mods[mod].file]);
+	return t2f_sym__file_ready(s, f);
 }
 
 int t2f_symbolizer__resolve_abs(struct t2f_symbolizer *s, t2f_sym_module_id mod,
@@ -698,7 +699,7 @@ const struct t2f_debuginfod_stats *t2f_symbolizer__debuginfod(const struct t2f_s
 
 const char *t2f_symbolizer__module_binary(const struct t2f_symbolizer *s, t2f_sym_module_id mod)
 {
-	const struct sym_file *f = mod < s->n_mods ? &s->files[s->mods[mod].file] : NULL;
+	const struct sym_file *f = t2f_sym__file_of(s, mod);
 
 	return f ? t2f_sym__binary_used(f) : NULL;
 }
@@ -706,7 +707,7 @@ const char *t2f_symbolizer__module_binary(const struct t2f_symbolizer *s, t2f_sy
 const struct t2f_debug_result *t2f_symbolizer__module_files(const struct t2f_symbolizer *s,
 							     t2f_sym_module_id mod)
 {
-	if (mod >= s->n_mods)
-		return NULL;
-	return &s->files[s->mods[mod].file].files;
+	const struct sym_file *f = t2f_sym__file_of(s, mod);
+
+	return f ? &f->files : NULL;
 }

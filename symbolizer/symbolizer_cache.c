@@ -242,7 +242,7 @@ int t2f_symbolizer__cached_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod
 int t2f_symbolizer__cached_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 				   uint64_t elf_vaddr, struct t2f_dwarf_frame *out, size_t max)
 {
-	const struct sym_file *f = mod < s->n_mods ? &s->files[s->mods[mod].file] : NULL;
+	const struct sym_file *f = t2f_sym__file_of(s, mod);
 	int n = f && f->cache ? t2f_symcache__inlines(f->cache, elf_vaddr, out, max) : -1;
 
 	if (n >= 0)
@@ -254,7 +254,7 @@ int t2f_symbolizer__note_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod
 				 uint64_t elf_vaddr, const struct t2f_dwarf_frame *frames,
 				 size_t n)
 {
-	const struct sym_file *f = mod < s->n_mods ? &s->files[s->mods[mod].file] : NULL;
+	const struct sym_file *f = t2f_sym__file_of(s, mod);
 	struct t2f_dwarf_frame tmp[1];
 
 	if (!f || !f->add || (f->cache && t2f_symcache__inlines(f->cache, elf_vaddr, tmp, 0) >= 0))
@@ -307,6 +307,8 @@ const struct t2f_symcache_stats *t2f_symbolizer__cache_stats(const struct t2f_sy
 
 const char *t2f_symbolizer__module_file(const struct t2f_symbolizer *s, t2f_sym_module_id mod)
 {
-	return mod < s->n_mods ? t2f_sym__file_used(&s->files[s->mods[mod].file]) : NULL;
+	const struct sym_file *f = t2f_sym__file_of(s, mod);
+
+	return f ? t2f_sym__file_used(f) : NULL;
 }
 

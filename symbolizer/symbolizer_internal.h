@@ -78,7 +78,15 @@ struct t2f_symbolizer {
 int t2f_sym__file_search(struct t2f_symbolizer *s, struct sym_file *f);
 /* The frame name of raw (cut, demangled, interned; cached per pointer). 0 or -ENOMEM. */
 int t2f_sym__name_of(struct t2f_symbolizer *s, const char *raw, t2f_str_id *id);
-/* The module of id mod with its file searched: 0, -EINVAL (unknown id) or -ENOMEM. */
+/* The file of module mod as it stands (nothing searched), or NULL for an unknown id: what every
+ * accessor of a module's file goes through. */
+static inline struct sym_file *t2f_sym__file_of(const struct t2f_symbolizer *s,
+						t2f_sym_module_id mod)
+{
+	return mod < s->n_mods ? &s->files[s->mods[mod].file] : NULL;
+}
+/* The module of id mod with its file searched: 0, -EINVAL (unknown id), -ENOMEM, or the diag's
+ * strict error (its symbol cache file ignored). */
 int t2f_sym__module_ready(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			  const struct sym_module **out);
 

@@ -107,6 +107,29 @@ need_perf_record() {
 	perf_can_record skipping || exit 0
 }
 
+# cache_setup: what the symbol cache tests (tests/cache/) start with: need_perf_record (TMP; exit
+# 0 when perf may not record here), no debuginfod server, FP (the flags the recorded programs are
+# built with: -O2 -g, frame pointers) and C, the test's own cache directory (T2F_CACHE_DIR)
+# shellcheck disable=SC2034 # FP: for the scripts that source this file
+cache_setup() {
+	need_perf_record
+	export DEBUGINFOD_URLS=
+	FP="-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
+	C=$TMP/cache
+	export T2F_CACHE_DIR="$C"
+}
+
+# record_user NAME CMD...: perf record -g -e cpu-clock:u --buildid-all of CMD into $TMP/NAME.data
+# (perf's messages in $TMP/NAME.rec); else a failed check and false
+record_user() {
+	_rn=$1
+	shift
+	perf record -q -g -e cpu-clock:u --buildid-all -o "$TMP/$_rn.data" -- "$@" \
+		>/dev/null 2>"$TMP/$_rn.rec" && return 0
+	bad "$_rn: perf record failed: $(head -3 "$TMP/$_rn.rec")"
+	return 1
+}
+
 # CORPUS_MISSING: how a test says the real-recording corpus is absent (it lives beside the
 # checkout, in ../shared/corpus, which a clone of the repository does not have)
 # shellcheck disable=SC2034 # for the scripts that source this file

@@ -16,20 +16,11 @@
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 t2f_init ../.. 1 "$@"
-need_perf_record
-export DEBUGINFOD_URLS=
-FP="-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
-C=$TMP/cache
-export T2F_CACHE_DIR="$C"
+cache_setup
 
 record() {
 	_n=$1
-	shift
-	if ! perf record -q -g -e cpu-clock:u --buildid-all -o "$TMP/$_n.data" -- "$@" \
-		>/dev/null 2>"$TMP/$_n.rec"; then
-		bad "$_n: perf record failed: $(head -3 "$TMP/$_n.rec")"
-		return 1
-	fi
+	record_user "$@" || return 1
 	perf script -i "$TMP/$_n.data" >"$TMP/$_n.txt" 2>/dev/null &&
 		perf buildid-list -i "$TMP/$_n.data" >"$TMP/$_n.ids" 2>/dev/null
 }

@@ -19,17 +19,12 @@
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 t2f_init ../.. 1 "$@"
-need_perf_record
-export DEBUGINFOD_URLS=
-FP="-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
-C=$TMP/cache
-export T2F_CACHE_DIR="$C"
+cache_setup
 CRAFT=$TMP/craft
 
 cc -O -I"$SRC" -o "$CRAFT" "$SRC/tests/cache/craft.c" || { bad "cc craft.c failed"; finish; }
 c++ $FP -o "$TMP/tmpl" "$SRC/fixtures/dwarf/tmpl.cc" || { bad "c++ tmpl.cc failed"; finish; }
-perf record -q -g -e cpu-clock:u --buildid-all -o "$TMP/tmpl.data" -- "$TMP/tmpl" \
-	>/dev/null 2>"$TMP/rec" || { bad "perf record failed: $(head -3 "$TMP/rec")"; finish; }
+record_user tmpl "$TMP/tmpl" || finish
 ARGS="--all"
 # shellcheck disable=SC2086 # ARGS: options
 t2f $ARGS --no-cache "$TMP/tmpl.data" -o "$TMP/ref.folded" 2>/dev/null
