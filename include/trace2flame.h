@@ -442,7 +442,12 @@ struct t2f_symbols_options {
 					 * SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ
 					 * remove its temp file and end the process (as
 					 * t2f_options.signals) */
-	uint8_t reserved[7];            /* zero */
+	bool cache;                     /* was reserved[0]: use the symbol cache as a session does
+					 * (t2f_options.no_cache, docs/symbols.md): answers read
+					 * from it, new ones written by t2f_symbols_free. A module
+					 * without a build-id takes its file's own (read from its
+					 * path) to be cached; false: no cache */
+	uint8_t reserved[6];            /* zero */
 };
 #define T2F_SYMBOLS_OPTIONS_SIZE_V1 T2F_SIZE_TO(struct t2f_symbols_options, reserved)
 

@@ -31,10 +31,12 @@ static int t2f_symbols_init(struct t2f_symbols *s, const struct t2f_symbols_opti
 		.perf_rules = o->rules == T2F_RULES_PERF,
 		.debuginfod = !o->offline,
 		.fetch_temp = o->signals ? t2f_tmpguard__follow : NULL,
+		.cache = o->cache,
 	};
 	int err;
 
 	s->demangle = so.demangle;
+	s->cache = o->cache;
 	s->msg = o->message ? t2f_msg_sink__open(o->message, o->message_ctx)
 			    : t2f_msg_sink__stderr();
 	if (!s->msg)
@@ -47,6 +49,8 @@ void t2f_symbols_free(struct t2f_symbols *s)
 {
 	if (!s)
 		return;
+	if (s->sym)
+		t2f_symbolizer__cache_save(s->sym);
 	t2f_symbolizer__free(s->sym);
 	t2f_strtab__free(s->names);
 	if (s->diag)
@@ -88,6 +92,26 @@ int t2f_symbols_new(const struct t2f_symbols_options *opts, struct t2f_symbols *
 	return err;
 }
 
+/* With the cache, a module given without a build-id takes its file's own (the one the search
+ * would verify candidates against, debug_find.h), so that it has a cache file: *len 0 when the
+ * path is no ELF file with one. 0 or -ENOMEM. */
+static int t2f_symbols_own_id(const char *path, uint8_t *bid, size_t *len)
+{
+	struct t2f_elf_module *e = NULL;
+	const uint8_t *id = NULL;
+	int err = t2f_elf_module__open(path, NULL, &e);
+
+	*len = 0;
+	if (!err)
+		id = t2f_elf_module__build_id(e, len);
+	if (id && *len && *len <= T2F_BUILD_ID_MAX)
+		memcpy(bid, id, *len);
+	else
+		*len = 0;
+	t2f_elf_module__free(e);
+	return err == -ENOMEM ? err : 0;
+}
+
 int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_module *mod, uint32_t *id)
 {
 	uint8_t bid[T2F_BUILD_ID_MAX];
@@ -112,7 +136,10 @@ int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_module *mod, 
 	};
 	if (m.build_id && !t2f_build_id_parse(m.build_id, bid, sizeof(bid), &d.build_id_len))
 		return -EINVAL;
-	d.build_id = m.build_id ? bid : NULL;
+	if (!m.build_id && s->cache && m.path && (err = t2f_symbols_own_id(m.path, bid,
+									  &d.build_id_len)))
+		return err;
+	d.build_id = d.build_id_len ? bid : NULL;
 	return t2f_symbolizer__add_module(s->sym, &d, id);
 }
 
@@ -134,7 +161,6 @@ int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 			uint64_t addr, struct t2f_symbol *out)
 {
 	struct t2f_symbol r;
-	const struct t2f_debug_result *files;
 	struct t2f_sym sym;
 	int err;
 
@@ -143,7 +169,6 @@ int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 	err = t2f_symbols_lookup(s, module, space, addr, &sym);
 	if (err)
 		return err;
-	files = t2f_symbolizer__module_files(s->sym, module);
 	r = (struct t2f_symbol){
 		.size = sizeof(r),
 		.name = sym.miss == T2F_HIT && sym.name ? t2f_strtab__str(s->names, sym.name, NULL)
@@ -151,7 +176,7 @@ int t2f_symbols_resolve(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 		.offset = sym.offset,
 		.elf_vaddr = sym.elf_vaddr,
 		.miss = sym.miss == T2F_HIT ? (sym.name ? NULL : "no name") : t2f_miss_name(sym.miss),
-		.file = files && files->module ? t2f_elf_module__path(files->module) : NULL,
+		.file = t2f_symbolizer__module_file(s->sym, module),
 	};
 	t2f_versioned__out(out, &r, sizeof(r));
 	return 0;
@@ -171,6 +196,26 @@ static int t2f_symbols_name(struct t2f_symbols *s, const char *raw, t2f_str_id *
 	return err;
 }
 
+/* The whole chain at elf_vaddr (cut only at T2F_DWARF_MAX_DEPTH, as the cache keeps it): the
+ * cache file's when it holds one, else DWARF's, then kept for the cache. Its length, or <0. */
+static int t2f_symbols_chain(struct t2f_symbols *s, uint32_t module, uint64_t elf_vaddr,
+			     struct t2f_dwarf_frame *frames)
+{
+	int has = t2f_symbolizer__cached_dwarf(s->sym, module), n, err;
+
+	if (has <= 0)
+		return has;
+	n = has == 1 ? t2f_symbolizer__cached_inlines(s->sym, module, elf_vaddr, frames,
+						      T2F_DWARF_MAX_DEPTH) : -1;
+	if (n >= 0)
+		return n;
+	n = t2f_symbolizer__inlines(s->sym, module, elf_vaddr, frames, T2F_DWARF_MAX_DEPTH);
+	if (n < 0)
+		return n;
+	err = t2f_symbolizer__note_inlines(s->sym, module, elf_vaddr, frames, (size_t)n);
+	return err ? err : n;
+}
+
 int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space space,
 			uint64_t addr, struct t2f_source_frame *out, size_t max)
 {
@@ -186,8 +231,8 @@ int t2f_symbols_inlines(struct t2f_symbols *s, uint32_t module, enum t2f_space s
 	err = t2f_symbols_lookup(s, module, space, addr, &sym);
 	if (err || (sym.miss != T2F_HIT && sym.miss != T2F_MISS_NOT_FOUND))
 		return err;
-	n = t2f_symbolizer__inlines(s->sym, module, sym.elf_vaddr, frames,
-				    max < T2F_DWARF_MAX_DEPTH ? max : T2F_DWARF_MAX_DEPTH);
+	n = t2f_symbols_chain(s, module, sym.elf_vaddr, frames);
+	n = n > 0 && (size_t)n > max ? (int)max : n;
 	for (int i = 0; i < n && !err; i++)
 		err = t2f_symbols_name(s, frames[i].name, &names[i]);
 	/* Code no inlining reached, named in DWARF without a linkage name (or by its copy's, less

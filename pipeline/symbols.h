@@ -18,6 +18,7 @@ struct t2f_symbols {
 	struct t2f_strtab *names;
 	struct t2f_symbolizer *sym;
 	enum t2f_demangle_mode demangle;
+	bool cache;                 /* the symbol cache is used (t2f_symbols_options.cache) */
 	char *error;                /* the last failure's message of each_function, or NULL */
 };
 

@@ -35,6 +35,7 @@ enum resolve_opt {
 	RESOLVE_OPT_INLINES,
 	RESOLVE_OPT_OFFLINE,
 	RESOLVE_OPT_DEBUGINFOD,
+	RESOLVE_OPT_NO_CACHE,
 };
 
 static const struct option resolve_long_opts[] = {
@@ -46,6 +47,7 @@ static const struct option resolve_long_opts[] = {
 	{ "inlines", no_argument, NULL, RESOLVE_OPT_INLINES },
 	{ "offline", no_argument, NULL, RESOLVE_OPT_OFFLINE },
 	{ "debuginfod", required_argument, NULL, RESOLVE_OPT_DEBUGINFOD },
+	{ "no-cache", no_argument, NULL, RESOLVE_OPT_NO_CACHE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -60,6 +62,7 @@ struct resolve_args {
 	bool raw, no_params;       /* --demangle none, no-params */
 	bool inlines;              /* --inlines: the DWARF inline chain with file:line */
 	bool offline;              /* --offline: no debuginfod fetches */
+	bool no_cache;             /* --no-cache: the symbol cache neither read nor written */
 	const char *file;
 	char **addrs;
 	int n_addrs;
@@ -88,6 +91,8 @@ static void resolve_help(FILE *f)
 	      "  --offline                never fetch from the debuginfod servers of\n"
 	      "                           DEBUGINFOD_URLS (by default: when nothing is found here)\n"
 	      "  --debuginfod URL         ask this server too, first (repeatable)\n"
+	      "  --no-cache               neither read nor write the symbol cache (as a\n"
+	      "                           conversion, it keeps the answers per build-id)\n"
 	      "\n"
 	      "Exit status: 0 all resolved, 1 some address not resolved or not hex, 2 usage\n"
 	      "error, 3 FILE unreadable (or not ELF) and no symbols found for it.\n",
@@ -144,6 +149,9 @@ static int parse_opt(struct resolve_args *a, int c, char **argv)
 		return 0;
 	case RESOLVE_OPT_OFFLINE:
 		a->offline = true;
+		return 0;
+	case RESOLVE_OPT_NO_CACHE:
+		a->no_cache = true;
 		return 0;
 	case RESOLVE_OPT_DEBUGINFOD:
 		return t2f_cli_add_debuginfod(stderr, "resolve", optarg);
@@ -265,6 +273,7 @@ static int run_open(struct resolve_run *r, const struct resolve_args *a)
 		.no_params = a->no_params,
 		.offline = a->offline,
 		.signals = true,
+		.cache = !a->no_cache,
 		.message = t2f_cli_message,
 	};
 	struct t2f_module m = { .size = sizeof(m), .path = a->file, .build_id = a->build_id };

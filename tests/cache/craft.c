@@ -7,7 +7,7 @@
  * frames otherwise than the files do. Then:
  *   poison     nothing else: a file a run must use (the test's proof that poison shows)
  *   wrong-id   the header's build-id changed (the last byte flipped)
- *   version    the format version 2
+ *   version    the format version after this one
  *   magic      the magic's first byte changed
  *   truncated  the last 16 bytes cut (the size the header states is bigger)
  *   grown      16 zero bytes appended

@@ -7,6 +7,8 @@
 # nested symbol, a gap or the end of a function changes the answer. Under each --symbol-rules,
 # A is converted into an empty cache, then B must be answered from the cache alone ("0 looked
 # up in the files") and give the bytes of B with --no-cache; C and A too (C may look up).
+# `resolve` too: A's addresses, then B's answered from its cache file (poisoned by
+# tests/cache/craft.c, B's names show it), the same bytes as resolve --no-cache.
 # x86-64 only (ranges.c holds assembly); skipped elsewhere.
 # usage: sh tests/cache/ranges.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -59,4 +61,35 @@ for rules in strict perf; do
 	*) bad "$rules: B was not answered from the cache: $(grep '^symbol cache' "$TMP/B.err")" ;;
 	esac
 done
+
+# resolve uses the cache as a conversion does: B's addresses answered from what A's run kept
+# (the file poisoned by tests/cache/craft.c shows it), the same bytes as --no-cache before
+cc -O -I"$SRC" -o "$TMP/craft" "$SRC/tests/cache/craft.c" || { bad "cc craft.c failed"; finish; }
+addrs() { for _a in "$@"; do printf '%x ' "$_a"; done; }
+RA=$(addrs $((alpha + 1)) $((beta + 1)) $((main + 1)))
+RB=$(addrs $((alpha + 16)) $((beta + 30)) $((main + 20)))
+rm -rf "$C"
+for n in RA RB; do
+	eval "_as=\$$n"
+	# shellcheck disable=SC2086,SC2154 # _as: several addresses
+	"$T2F_BIN" resolve --no-cache "$P" $_as >"$TMP/$n.ref" 2>"$TMP/err" ||
+		bad "resolve --no-cache $n: $(cat "$TMP/err")"
+	# shellcheck disable=SC2086
+	"$T2F_BIN" resolve "$P" $_as >"$TMP/$n.out" 2>"$TMP/err" || bad "resolve $n: $(cat "$TMP/err")"
+	same_nonempty "resolve $n" "with the cache and without" "$TMP/$n.ref" "$TMP/$n.out" \
+		"< --no-cache, > the cache"
+done
+F=$C/$(cut -d' ' -f1 "$TMP/ids").t2fsym
+if [ -f "$F" ]; then
+	"$TMP/craft" poison "$F" "$TMP/poisoned" && mv "$TMP/poisoned" "$F" && chmod 600 "$F"
+	# shellcheck disable=SC2086
+	"$T2F_BIN" resolve "$P" $RB >"$TMP/RB.poisoned" 2>"$TMP/err"
+	[ "$(grep -c '	XXXX' "$TMP/RB.poisoned")" = 3 ] && ok ||
+		bad "resolve did not answer B from the cache: $(cat "$TMP/RB.poisoned" "$TMP/err")"
+	# shellcheck disable=SC2086
+	"$T2F_BIN" resolve --no-cache "$P" $RB >"$TMP/RB.nc" 2>&1
+	cmp -s "$TMP/RB.ref" "$TMP/RB.nc" && ok || bad "resolve --no-cache read the cache"
+else
+	bad "resolve wrote no cache file $F: $(ls -A "$C" 2>&1)"
+fi
 finish

@@ -143,7 +143,8 @@ static const struct field fields[] = {
 	F(struct t2f_symbols_options, unsafe_build_id_match, 46, 1),
 	F(struct t2f_symbols_options, offline, 47, 1),
 	F(struct t2f_symbols_options, signals, 48, 1),
-	F(struct t2f_symbols_options, reserved, 49, 7),
+	F(struct t2f_symbols_options, cache, 49, 1), /* was reserved[0] */
+	F(struct t2f_symbols_options, reserved, 50, 6),
 	F(struct t2f_module, size, 0, 8),
 	F(struct t2f_module, path, 8, 8),
 	F(struct t2f_module, build_id, 16, 8),
@@ -392,9 +393,9 @@ static void test_symbols_sizes(void **state)
 	n.later = 7;
 	assert_int_equal(t2f_symbols_new(&n.o, &s), -E2BIG);
 	n.later = 0;
-	n.o.reserved[6] = 1;
+	n.o.reserved[5] = 1;
 	assert_int_equal(t2f_symbols_new(&n.o, &s), -E2BIG);
-	n.o.reserved[6] = 0;
+	n.o.reserved[5] = 0;
 	n.o.size = T2F_SYMBOLS_OPTIONS_SIZE_V1 - 1;
 	assert_int_equal(t2f_symbols_new(&n.o, &s), -EINVAL);
 	n.o.size = sizeof(n);

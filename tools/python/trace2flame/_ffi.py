@@ -271,7 +271,8 @@ class t2f_symbols_options(Sized):
         ("unsafe_build_id_match", ctypes.c_bool),
         ("offline", ctypes.c_bool),
         ("signals", ctypes.c_bool),
-        ("reserved", ctypes.c_uint8 * 7),
+        ("cache", ctypes.c_bool),
+        ("reserved", ctypes.c_uint8 * 6),
     ]
 
 
