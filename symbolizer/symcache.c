@@ -250,7 +250,7 @@ static const char *check_map(struct t2f_symcache *c)
 		return "its strings are not terminated";
 	if (!str_ok(c, h->module_path, false) || !str_ok(c, h->file_path, false) ||
 	    !str_ok(c, h->binary_path, true) || !arrays_ok(c))
-		return "an offset out of bounds";
+		return "an offset out of bounds (or symbol ranges out of order)";
 	return NULL;
 }
 

@@ -14,6 +14,7 @@
  *   name-oob   the first symbol answer's name offset past the strings
  *   section-oob  the symbol answers' section past the end of the file
  *   frames-oob the first inline chain's frames past the frames' section
+ *   ranges     the second symbol answer's range made to start inside the first's
  * Exit 0, or 1 with a message (IN unreadable or not a cache file, a mode with nothing to
  * change: no symbols, no inline chain), 2 for a bad command line.
  */
@@ -79,6 +80,13 @@ static int mutate(struct t2f_symcache_hdr *h, const char *mode)
 			(uint32_t)h->sec[T2F_SC_STRINGS].count + 100;
 	} else if (!strcmp(mode, "section-oob")) {
 		h->sec[T2F_SC_SYMS].off = (h->file_size + 8) & ~7ull;
+	} else if (!strcmp(mode, "ranges")) {
+		struct t2f_sc_sym *sy = sec(h, T2F_SC_SYMS);
+
+		if (h->sec[T2F_SC_SYMS].count < 2)
+			return die("fewer than two symbol answers");
+		sy[1].vaddr = sy[0].last;
+		sy[1].last = sy[1].last > sy[1].vaddr ? sy[1].last : sy[1].vaddr;
 	} else if (!strcmp(mode, "frames-oob")) {
 		if (!h->sec[T2F_SC_INL].count)
 			return die("no inline chain to change");
