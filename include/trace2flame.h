@@ -377,6 +377,12 @@ struct t2f_stats {
 	/* Fields after the first release (T2F_STATS_SIZE_V1). */
 	uint64_t samples_filtered;      /* samples left out by time, pids, tids, comms (of
 					 * samples: they are read, not kept) */
+	/* Past the first release's size. The kallsyms file kernel frames were named from
+	 * (t2f_options.kallsyms, or the one a perf.data input picked): 1 in kallsyms_read when
+	 * this session read and indexed it, 1 in kallsyms_shared when it took the table an
+	 * earlier (or concurrent) session of the process read from the same, unchanged file
+	 * (t2f_share_limit). */
+	uint64_t kallsyms_read, kallsyms_shared;
 };
 #define T2F_STATS_SIZE_V1 T2F_SIZE_TO(struct t2f_stats, out_bytes)
 /* Fills st (st->size set by the caller): what the session holds now, whenever it is called.
@@ -575,6 +581,22 @@ T2F_API const char *t2f_visible(const char *s, char *out, size_t size);
  * Signals). For a callback that changes lines before showing them as the library would; ctx
  * is unused. Thread safe as stdio is (one line may interleave with other threads' writes). */
 T2F_API void t2f_message_stderr(void *ctx, const char *line);
+
+/* ---- Shared by the sessions of a process ----
+ *
+ * The kallsyms file kernel frames are named from (t2f_options.kallsyms, or the one a perf.data
+ * input picks: /proc/kallsyms, perf's ~/.debug copy) is read and indexed once per process and
+ * the table shared, read-only, by every session that names from the same unchanged file: a
+ * regular file by its path, device, inode, size and times; /proc/kallsyms by the boot (KASLR)
+ * and the modules loaded (/proc/modules), and read again after 60 s (BPF programs come and
+ * go). Each session holds the table it took until it is freed (t2f_stats.kallsyms_read and
+ * kallsyms_shared count what it did). At most 4 tables (256 MiB) are kept for later sessions,
+ * the least recently used let go first.
+ */
+/* The tables kept for later sessions from now on: at most tables (up to 16; the default 4); 0
+ * keeps none (every session reads its own) and lets those kept go (each is freed when the last
+ * session holding it is). Thread safe. */
+T2F_API void t2f_share_limit(unsigned tables);
 
 /* ---- The symbol cache ----
  *

@@ -22,6 +22,7 @@
 #include "symbolizer/elf_module.h"
 #include "symbolizer/symbolizer.h"
 #include "symbolizer/text_syms.h"
+#include "symbolizer/text_syms_share.h"
 
 #define T2F_MISS_COUNT (T2F_MISS_NOT_FOUND + 1)
 
@@ -508,19 +509,37 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	return t2f_symbolizer__new(&so, t2f_profile__strtab(p), d, &r->sym);
 }
 
+struct t2f_resym_ks {
+	const struct t2f_resym_opts *o;
+	struct t2f_diag *d;
+};
+
 /* The kallsyms file o names, from its read under way when there is one. */
-static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d,
-			      struct t2f_text_syms **out)
+static int t2f_resym_kallsyms_read(void *ctx, const char *path, struct t2f_text_syms **out)
 {
+	const struct t2f_resym_opts *o = ((struct t2f_resym_ks *)ctx)->o;
+	struct t2f_diag *d = ((struct t2f_resym_ks *)ctx)->d;
 	char *text = NULL;
 	size_t len = 0;
 	int err;
 
-	if (!t2f_prefetch__is(o->kallsyms_read, o->kallsyms))
-		return t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, o->kallsyms, d, out);
+	if (!t2f_prefetch__is(o->kallsyms_read, path))
+		return t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, path, d, out);
 	err = t2f_prefetch__take(o->kallsyms_read, &text, &len);
-	return t2f_text_syms__from_read(T2F_TEXT_SYMS_KALLSYMS, o->kallsyms, err, text, len, d,
-					out);
+	return t2f_text_syms__from_read(T2F_TEXT_SYMS_KALLSYMS, path, err, text, len, d, out);
+}
+
+/* The process's table of that file when it has one (text_syms_share.h), else read, counted. */
+static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d,
+			      struct t2f_text_syms **out)
+{
+	struct t2f_resym_ks ctx = { .o = o, .d = d };
+	bool shared = false;
+	int err = t2f_text_syms__shared(o->kallsyms, t2f_resym_kallsyms_read, &ctx, out, &shared);
+
+	if (!err && o->kallsyms_counts)
+		o->kallsyms_counts[shared]++;
+	return err;
 }
 
 int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct t2f_diag *d,

@@ -77,6 +77,9 @@ struct t2f_resym_opts {
 	const char *kallsyms;            /* --kallsyms FILE, or NULL: kernel frames left as printed */
 	struct t2f_prefetch *kallsyms_read; /* that file being read already (pipeline/prefetch.h),
 					  * or NULL; taken when it reads the same path */
+	uint64_t *kallsyms_counts;       /* or NULL: [0] += 1 when the kallsyms file was read,
+					  * [1] += 1 when the process's table of it was taken
+					  * (symbolizer/text_syms_share.h) */
 	const char *perf_map_dir;        /* --perf-map-dir DIR, or NULL: the printed map path */
 	bool offline;                    /* never fetch debug files from debuginfod servers */
 	bool perf_rules;                 /* choose symbols as perf does (symbolizer.h) */

@@ -322,6 +322,8 @@ int t2f_session_stats(const struct t2f_session *s, struct t2f_stats *st)
 			  &all.frames_skipped);
 	all.out_bytes = s->run.out_bytes;
 	all.samples_filtered = t2f_profile__samples_dropped(s->profile, T2F_DROP_FILTERED);
+	all.kallsyms_read = s->run.kallsyms_counts[0];
+	all.kallsyms_shared = s->run.kallsyms_counts[1];
 	t2f_versioned__out(st, &all, sizeof(all));
 	return 0;
 }

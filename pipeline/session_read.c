@@ -26,6 +26,7 @@
 #include "readers/perf_data_conv.h"
 #include "readers/perf_script_par.h"
 #include "symbolizer/text_syms.h"
+#include "symbolizer/text_syms_share.h"
 
 /* Which frames keep their address: those perf could not name that re-symbolization will try
  * to name (all of them with --addrs, which shows them), and named ones whose inlined functions
@@ -313,10 +314,12 @@ static void t2f_perf_kallsyms(struct t2f_session *s, const struct t2f_perf_data 
 }
 
 /* With a thread to spare, the kallsyms file is read while the recording is (the resolve stage
- * takes it). 0 or an error of t2f_prefetch__start. */
+ * takes it), unless the process has its table already (symbolizer/text_syms_share.h). 0 or an
+ * error of t2f_prefetch__start. */
 static int t2f_kallsyms_prefetch(struct t2f_session *s)
 {
-	if (!s->ropts.kallsyms || s->ropts.kallsyms_read || t2f_session_jobs(s) < 2)
+	if (!s->ropts.kallsyms || s->ropts.kallsyms_read || t2f_session_jobs(s) < 2 ||
+	    t2f_text_syms__share_has(s->ropts.kallsyms))
 		return 0;
 	return t2f_prefetch__start(s->ropts.kallsyms, T2F_TEXT_SYMS_MAX_BYTES,
 				   &s->ropts.kallsyms_read);

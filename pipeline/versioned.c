@@ -14,7 +14,7 @@
 	_Static_assert(sizeof(type) == T2F_SIZE_TO(type, last), #type " has tail padding")
 T2F_ENDS_WITH(struct t2f_options, reserved2);
 T2F_ENDS_WITH(struct t2f_write_options, reserved2);
-T2F_ENDS_WITH(struct t2f_stats, samples_filtered);
+T2F_ENDS_WITH(struct t2f_stats, kallsyms_shared);
 T2F_ENDS_WITH(struct t2f_module_report, refused);
 T2F_ENDS_WITH(struct t2f_symbols_options, reserved);
 T2F_ENDS_WITH(struct t2f_module, reserved);

@@ -3,6 +3,7 @@
 #include "symbolizer/text_syms.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,8 @@ struct t2f_text_syms {
 	struct t2f_ts_range *ranges;
 	size_t n_ranges, n_syms;
 	uint64_t bad_lines;
+	size_t bytes;               /* text and ranges */
+	_Atomic uint32_t refs;      /* its holders: t2f_text_syms__ref adds one, __free drops one */
 };
 
 /* Parsing state of one file. */
@@ -352,6 +355,8 @@ static int t2f_ts_parse_owned(enum t2f_text_syms_format fmt, const char *file, c
 	int err = s ? 0 : -ENOMEM;
 
 	*out = NULL;
+	if (s)
+		atomic_init(&s->refs, 1);
 	if (!err)
 		err = t2f_ts_lines(&ps, len);
 	if (!err && fmt == T2F_TEXT_SYMS_KALLSYMS)
@@ -361,6 +366,7 @@ static int t2f_ts_parse_owned(enum t2f_text_syms_format fmt, const char *file, c
 		text = NULL;
 		s->bad_lines = ps.bad;
 		err = t2f_ts_build(&ps, s);
+		s->bytes = len + 1 + s->n_ranges * sizeof(*s->ranges);
 	}
 	free(ps.e);
 	free(text);
@@ -413,7 +419,7 @@ int t2f_text_syms__from_read(enum t2f_text_syms_format fmt, const char *path, in
 
 void t2f_text_syms__free(struct t2f_text_syms *s)
 {
-	if (!s)
+	if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) > 1)
 		return;
 	free(s->text);
 	free(s->ranges);
@@ -449,4 +455,15 @@ size_t t2f_text_syms__count(const struct t2f_text_syms *s)
 uint64_t t2f_text_syms__bad_lines(const struct t2f_text_syms *s)
 {
 	return s->bad_lines;
+}
+
+struct t2f_text_syms *t2f_text_syms__ref(struct t2f_text_syms *s)
+{
+	atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+	return s;
+}
+
+size_t t2f_text_syms__bytes(const struct t2f_text_syms *s)
+{
+	return s->bytes;
 }

@@ -26,7 +26,9 @@
  * as bad lines.
  *
  * Ownership: the table owns its names; pointers returned by lookup live until _free. Lookups do
- * not modify the table: concurrent lookups are safe once loading is done.
+ * not modify the table: concurrent lookups are safe once loading is done. A table may have several
+ * holders (__ref; the process's shared kallsyms tables, text_syms_share.h): each gives its hold
+ * back with __free, and the last one frees it; __ref and __free are thread safe.
  */
 #ifndef T2F_TEXT_SYMS_H
 #define T2F_TEXT_SYMS_H
@@ -70,12 +72,14 @@ int t2f_text_syms__from_read(enum t2f_text_syms_format fmt, const char *path, in
 /* The same from memory (text[0..len) is copied; `file` names it in messages). */
 int t2f_text_syms__parse(enum t2f_text_syms_format fmt, const char *file, const char *text,
 			 size_t len, struct t2f_diag *d, struct t2f_text_syms **out);
-void t2f_text_syms__free(struct t2f_text_syms *s); /* NULL is fine */
+void t2f_text_syms__free(struct t2f_text_syms *s); /* NULL is fine; drops one hold */
+struct t2f_text_syms *t2f_text_syms__ref(struct t2f_text_syms *s); /* one more hold: s */
 
 /* The symbol holding addr: true and *out filled, or false (outside every symbol). */
 bool t2f_text_syms__lookup(const struct t2f_text_syms *s, uint64_t addr, struct t2f_text_sym *out);
 
 size_t t2f_text_syms__count(const struct t2f_text_syms *s);   /* symbols kept */
 uint64_t t2f_text_syms__bad_lines(const struct t2f_text_syms *s); /* lines skipped with a warning */
+size_t t2f_text_syms__bytes(const struct t2f_text_syms *s);      /* the memory it holds */
 
 #endif

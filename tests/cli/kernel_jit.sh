@@ -102,4 +102,21 @@ stderr_has "--stats: the vdso frame not found" '^  \[vdso\]: 0 resolved, 1 unres
 stderr_has "--stats: why" \
 	'^    no build-id known for the vdso \(--buildids FILE\), and not recorded on this machine$'
 
+# 9. --each reads the kallsyms file once: the later inputs take the table the first read (the
+# same bytes as a run of each alone)
+mkdir "$TMP/each"
+cp "$unnamed" "$TMP/one.perf.txt"
+cp "$unnamed" "$TMP/two.perf.txt"
+cp "$unnamed" "$TMP/three.perf.txt"
+# shellcheck disable=SC2086
+expect 0 "--each over three inputs" --stats --each $opts -o "$TMP/each" "$TMP/one.perf.txt" \
+	"$TMP/two.perf.txt" "$TMP/three.perf.txt"
+n=$(grep -c '^  kallsyms: 1 read, 0 shared ' "$TMP/err")
+[ "$n" = 1 ] && ok || bad "--each: the kallsyms file read $n times, want 1"
+n=$(grep -c '^  kallsyms: 0 read, 1 shared ' "$TMP/err")
+[ "$n" = 2 ] && ok || bad "--each: the kallsyms table shared $n times, want 2"
+for f in one two three; do
+	same "--each: $f as a run alone" "$TMP/ours.folded" "$TMP/each/$f.perf.folded"
+done
+
 finish

@@ -115,6 +115,8 @@ static const struct field fields[] = {
 	F(struct t2f_stats, frames_skipped, 112, 8),
 	F(struct t2f_stats, out_bytes, 120, 8),
 	F(struct t2f_stats, samples_filtered, 128, 8), /* after the first release */
+	F(struct t2f_stats, kallsyms_read, 136, 8),
+	F(struct t2f_stats, kallsyms_shared, 144, 8),
 	F(struct t2f_input_report, size, 0, 8),
 	F(struct t2f_input_report, name, 8, 8),
 	F(struct t2f_input_report, message, 16, 8),
@@ -203,7 +205,7 @@ struct whole {
 static const struct whole wholes[] = {
 	W(struct t2f_options, T2F_OPTIONS_SIZE_V1, 120, 176),
 	W(struct t2f_write_options, T2F_WRITE_OPTIONS_SIZE_V1, 80, 88),
-	W(struct t2f_stats, T2F_STATS_SIZE_V1, 128, 136),
+	W(struct t2f_stats, T2F_STATS_SIZE_V1, 128, 152),
 	W(struct t2f_input_report, T2F_INPUT_REPORT_SIZE_V1, 48, 48),
 	W(struct t2f_module_report, T2F_MODULE_REPORT_SIZE_V1, 72, 72),
 	W(struct t2f_symbols_options, T2F_SYMBOLS_OPTIONS_SIZE_V1, 56, 56),

@@ -236,6 +236,8 @@ class t2f_stats(Sized):
         ("frames_skipped", ctypes.c_uint64),
         ("out_bytes", ctypes.c_uint64),
         ("samples_filtered", ctypes.c_uint64),
+        ("kallsyms_read", ctypes.c_uint64),
+        ("kallsyms_shared", ctypes.c_uint64),
     ]
 
 
@@ -403,6 +405,7 @@ FUNCTIONS = {
     "t2f_cache_dir": (_void_p, []),
     "t2f_cache_each": (_int, [_str, t2f_cache_fn, _void_p]),
     "t2f_cache_clear": (_int, [_str, _P(ctypes.c_uint64)]),
+    "t2f_share_limit": (None, [ctypes.c_uint]),
 }
 
 
