@@ -507,12 +507,16 @@ static int t2f_read_input(struct t2f_session *s, const struct t2f_source *src,
 	const char *data = NULL;
 	uint64_t before[2];
 	size_t len = 0;
-	int err = t2f_input__next(in, &data, &len);
+	int err;
 
-	if (err < 0)
-		return err;
-	if (err == 0)
-		len = 0;
+	t2f_input__head(in, &data, &len); /* perf.data is mapped: no first chunk read for it */
+	if (!t2f_perf_data__detect(data, len)) {
+		err = t2f_input__next(in, &data, &len);
+		if (err < 0)
+			return err;
+		if (err == 0)
+			len = 0;
+	}
 	if (t2f_perf_data__detect(data, len)) {
 		err = t2f_read_perf_data(s, src, in);
 		st->text_bytes = t2f_input__size(in);

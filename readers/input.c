@@ -64,6 +64,8 @@ struct t2f_input {
 	bool zs_live, member_open;
 	ZSTD_DCtx *zd;
 	size_t zret;            /* last ZSTD_decompressStream result: 0 = at a frame boundary */
+	unsigned char head[8];  /* a regular file's first bytes, read at open */
+	size_t head_len;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -335,12 +337,12 @@ static int stream_init(struct t2f_input *in, bool sniff)
 /* A regular file with bytes from off on: find the kind with pread, then read it. */
 static int input_open_regular(struct t2f_input *in, off_t off)
 {
-	unsigned char magic[4];
-	ssize_t n = pread(in->fd, magic, sizeof(magic), off);
+	ssize_t n = pread(in->fd, in->head, sizeof(in->head), off);
 
 	if (n < 0)
 		return input_fail(in, -errno, "read error: %s", strerror(errno));
-	in->kind = magic_kind(magic, (size_t)n);
+	in->head_len = (size_t)n;
+	in->kind = magic_kind(in->head, in->head_len);
 	posix_fadvise(in->fd, off, 0, POSIX_FADV_SEQUENTIAL); /* a larger read-ahead from disk */
 	return stream_init(in, false);
 }
@@ -461,6 +463,12 @@ void t2f_input__peek(const struct t2f_input *in, const char **data, size_t *len)
 {
 	*data = in->buf;
 	*len = in->buf ? in->len : 0;
+}
+
+void t2f_input__head(const struct t2f_input *in, const char **data, size_t *len)
+{
+	*data = (const char *)in->head;
+	*len = in->head_len;
 }
 
 int t2f_input__next(struct t2f_input *in, const char **data, size_t *len)

@@ -51,6 +51,11 @@ int t2f_input__read(struct t2f_input *in, char *dst, size_t cap, size_t *got);
  * call on the input. */
 void t2f_input__peek(const struct t2f_input *in, const char **data, size_t *len);
 
+/* A regular file's first bytes (up to 8, fewer when it is shorter), read when it was opened,
+ * whatever its kind; none (*len 0) for other inputs. Telling a binary format read from the file
+ * itself by them spares reading a first chunk. Valid until __free. */
+void t2f_input__head(const struct t2f_input *in, const char **data, size_t *len);
+
 /* Whether the chunks handed out so far are the whole input (no byte is left after them). */
 bool t2f_input__ended(const struct t2f_input *in);
 

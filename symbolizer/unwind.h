@@ -68,8 +68,9 @@ struct t2f_unwind_map {         /* what the caller says of an address */
 struct t2f_unwind_ops {
 	/* The mapping holding addr in the process being unwound: false when none. */
 	bool (*map)(void *ctx, uint64_t addr, struct t2f_unwind_map *out);
-	/* The local debug file of `file` (for .debug_frame), or NULL; asked at most once per
-	 * session and file, only when the binary's own tables do not cover an address. */
+	/* The local debug file of `file` (for .debug_frame), or NULL, the same every time it is
+	 * asked: only when the binary's own tables do not cover an address, once per file (to
+	 * see whether it has .debug_frame at all) and at most once per session and file. */
 	const char *(*debug_file)(void *ctx, const void *file);
 	void *ctx;
 };

@@ -15,9 +15,11 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/grow.h"
 #include "formats/hashmap.h"
@@ -561,6 +563,8 @@ static int uw_debug_ok(Dwarf *dw)
 struct uw_checked {
 	const void *file;
 	int8_t ok[2];           /* .eh_frame, .debug_frame: 1, 0, or -1 (not checked yet) */
+	int8_t frame_scn;       /* a section .debug_frame may come from, in the binary or its
+				 * debug file: 1, 0, or -1 (not looked for yet) */
 };
 
 struct uw_checks {
@@ -602,23 +606,86 @@ static bool uw_check_eq(const void *ctx, uint32_t v)
 	return q->c->e[v - 1].file == q->file;
 }
 
-int uw_cfi_usable(struct uw_checks *c, const void *file, Dwfl_Module *mod, bool debug)
+/* file's verdicts, made (unchecked) when new; NULL: out of memory. */
+static struct uw_checked *uw_checked_of(struct uw_checks *c, const void *file)
 {
 	struct uw_check_probe q = { c, file };
 	uint64_t h = t2f_hash_u64((uint64_t)(uintptr_t)file);
 	uint32_t v = t2f_hashmap__find(c->ix, h, uw_check_eq, &q);
-	Dwarf_Addr bias;
-	int8_t *ok;
-	int r;
 
 	if (!v) {
 		if (t2f_grow32((void **)&c->e, &c->cap, c->n, sizeof(*c->e), 64) ||
 		    t2f_hashmap__insert(c->ix, h, c->n + 1))
-			return -ENOMEM;
-		c->e[c->n++] = (struct uw_checked){ file, { -1, -1 } };
+			return NULL;
+		c->e[c->n++] = (struct uw_checked){ file, { -1, -1 }, -1 };
 		v = c->n;
 	}
-	ok = &c->e[v - 1].ok[debug];
+	return &c->e[v - 1];
+}
+
+/* Whether elf has a section named as those libdw's dwarf_begin_elf takes .debug_frame from
+ * (of any type: SHT_NOBITS ones count too). */
+static bool uw_has_frame_scn(Elf *elf)
+{
+	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return true; /* not known: as if it had one */
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) :
+			      NULL;
+
+		if (!n)
+			return true;
+		if (!strcmp(n, ".debug_frame") || !strcmp(n, ".zdebug_frame") ||
+		    !strcmp(n, ".debug_frame.dwo"))
+			return true;
+	}
+	return false;
+}
+
+static bool uw_path_has_frame_scn(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	bool r = fd < 0 || !elf || elf_kind(elf) != ELF_K_ELF || uw_has_frame_scn(elf);
+
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+int uw_debug_frame_none(struct t2f_unwinder *u, const void *file, Dwfl_Module *mod)
+{
+	struct uw_checked *e = uw_checked_of(u->checks, file);
+	Dwarf_Addr bias;
+	Elf *elf;
+	const char *debug;
+
+	if (!e)
+		return -ENOMEM;
+	if (e->frame_scn < 0) {
+		elf = dwfl_module_getelf(mod, &bias);
+		debug = u->ops.debug_file ? u->ops.debug_file(u->ops.ctx, file) : NULL;
+		e->frame_scn = !elf || uw_has_frame_scn(elf) ||
+			       (debug && uw_path_has_frame_scn(debug));
+	}
+	return e->frame_scn == 0;
+}
+
+int uw_cfi_usable(struct uw_checks *c, const void *file, Dwfl_Module *mod, bool debug)
+{
+	struct uw_checked *e = uw_checked_of(c, file);
+	Dwarf_Addr bias;
+	int8_t *ok;
+	int r;
+
+	if (!e)
+		return -ENOMEM;
+	ok = &e->ok[debug];
 	if (*ok >= 0)
 		return *ok;
 	if (debug) {

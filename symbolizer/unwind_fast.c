@@ -62,6 +62,10 @@ Dwarf_Frame *uw_dwarf_frame(struct t2f_unwinder *u, int64_t pid, uint64_t addr, 
 	dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	um = *ud;
 	for (int debug = 0; debug < 2; debug++) {
+		if (debug && (r = uw_debug_frame_none(u, um->file, mod)) != 0) {
+			*err = r < 0 ? r : 0;
+			return NULL;
+		}
 		/* no frame of a table decoded before the table is checked (unwind_check.c) */
 		r = uw_cfi_usable(u->checks, um->file, mod, debug);
 		if (r <= 0) {

@@ -103,6 +103,12 @@ void uw_checks__free(struct uw_checks *c);  /* NULL is fine */
  * a search table entry that is no FDE of the table, an encoding not read), or -ENOMEM. Checked
  * once per file (its identity for the caller, file). */
 int uw_cfi_usable(struct uw_checks *c, const void *file, Dwfl_Module *mod, bool debug);
+/* 1 when neither mod's binary nor its debug file (u->ops.debug_file) has a section libdw takes
+ * .debug_frame from, so that libdwfl's dwfl_module_dwarf_cfi can only give none: the caller
+ * then need not have libdwfl open the module's DWARF (dwarf_begin_elf inflates every
+ * compressed debug section, in each session). 0 when one may have it, -ENOMEM. Looked for
+ * once per file. */
+int uw_debug_frame_none(struct t2f_unwinder *u, const void *file, Dwfl_Module *mod);
 
 /* unwind_eval.c */
 enum uw_ra {

@@ -490,6 +490,52 @@ static void test_gzip_long_line(void **state)
 	buf_free(&gz);
 }
 
+/* __head: a regular file's first bytes (8, or fewer when shorter), plain or compressed, read at
+ * open; nothing of a memory input; the chunks __next gives afterwards still start at byte 0. */
+static void test_head(void **state)
+{
+	static const char perf[] = "PERFILE2 and more";
+	struct buf gz = { 0 };
+	struct t2f_input *in;
+	const char *data, *chunk;
+	size_t len, n;
+
+	(void)state;
+	write_file(tmp_path("h.data"), perf, sizeof(perf) - 1);
+	assert_int_equal(t2f_input__open(tmp_path("h.data"), NULL, &in), 0);
+	t2f_input__head(in, &data, &len);
+	assert_int_equal(len, 8);
+	assert_memory_equal(data, "PERFILE2", 8);
+	assert_int_equal(t2f_input__next(in, &chunk, &n), 1);
+	assert_int_equal(n, sizeof(perf) - 1);
+	assert_memory_equal(chunk, perf, n);
+	t2f_input__free(in);
+
+	write_file(tmp_path("h.data"), "PER", 3);
+	assert_int_equal(t2f_input__open(tmp_path("h.data"), NULL, &in), 0);
+	t2f_input__head(in, &data, &len);
+	assert_int_equal(len, 3);
+	assert_memory_equal(data, "PER", 3);
+	t2f_input__free(in);
+
+	gzip_member(&gz, perf, sizeof(perf) - 1);
+	write_file(tmp_path("h.gz"), gz.p, gz.len);
+	assert_int_equal(t2f_input__open(tmp_path("h.gz"), NULL, &in), 0);
+	assert_int_equal(t2f_input__kind(in), T2F_INPUT_GZIP);
+	t2f_input__head(in, &data, &len);
+	assert_int_equal(len, 8);
+	assert_memory_equal(data, gz.p, 8);
+	t2f_input__free(in);
+
+	assert_int_equal(t2f_input__open_mem(perf, sizeof(perf) - 1, "mem", NULL, &in), 0);
+	t2f_input__head(in, &data, &len);
+	assert_int_equal(len, 0);
+	t2f_input__free(in);
+	unlink(tmp_path("h.data"));
+	unlink(tmp_path("h.gz"));
+	buf_free(&gz);
+}
+
 static void test_stdin_pipe(void **state)
 {
 	struct buf want = make_lines(9u << 20, 10), gz = { 0 };
@@ -636,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_zstd_truncated),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_gzip_long_line),
+		cmocka_unit_test(test_head),
 		cmocka_unit_test(test_stdin_pipe),
 		cmocka_unit_test(test_stdin_tiny_and_empty_pipe),
 		cmocka_unit_test(test_stdin_regular_zstd),
