@@ -47,31 +47,143 @@ static int put_fallback(struct t2f_buf *b, const struct t2f_profile *p,
 	return err ?: t2f_buf__put(b, "]", 1);
 }
 
-/* Length of name up to its argument list: the first '(' outside <>, [], {} that does not open
- * "(anonymous namespace)" and does not follow a '.' (Go methods: "pkg.(*T).M"). */
-static size_t cut_args(const char *s, size_t len)
+/* The part of a demangled name collapsed stacks show, as libiberty prints it without parameter
+ * lists (what perf script prints): s[0, pre), s[from, end), then s[tail, len). */
+struct cut {
+	size_t pre, from, end, tail;
+};
+
+/* Texts libiberty puts before a special name ("virtual thunk to NAME"); kept, then the name cut.
+ * "reference temporary #" is followed by digits and " for ". */
+static const char *const cut_prefixes[] = {
+	"non-virtual thunk to ", "virtual thunk to ", "covariant return thunk to ",
+	"transaction clone for ", "non-transaction clone for ", "guard variable for ",
+	"vtable for ", "VTT for ", "construction vtable for ", "typeinfo for ",
+	"typeinfo name for ", "typeinfo fn for ", "TLS init function for ",
+	"TLS wrapper function for ", "hidden alias for ", "java Class for ",
+	"reference temporary #",
+};
+
+/* Operator names holding brackets ("operator<<", "operator->"), longest first: no depth. */
+static const char *const cut_ops[] = { "<<=", ">>=", "<=>", "->*", "<<", ">>", "<=", ">=",
+				       "->", "<", ">" };
+
+static bool starts(const char *s, size_t len, size_t i, const char *t, size_t tlen)
 {
-	static const char anon[] = "(anonymous namespace)";
+	return len - i >= tlen && memcmp(s + i, t, tlen) == 0;
+}
+
+/* Length of the special prefix s starts with (cut_prefixes), or 0. */
+static size_t cut_prefix(const char *s, size_t len)
+{
+	for (size_t k = 0; k < sizeof(cut_prefixes) / sizeof(cut_prefixes[0]); k++) {
+		size_t n = strlen(cut_prefixes[k]);
+
+		if (!starts(s, len, 0, cut_prefixes[k], n))
+			continue;
+		if (cut_prefixes[k][n - 1] != '#')
+			return n;
+		while (n < len && s[n] >= '0' && s[n] <= '9')
+			n++;
+		return starts(s, len, n, " for ", 5) ? n + 5 : 0;
+	}
+	return 0;
+}
+
+/* Where the bracket opened at s[i] closes, or len. */
+static size_t cut_close(const char *s, size_t len, size_t i)
+{
 	int depth = 0;
 
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
+	for (; i < len; i++) {
+		char ch = s[i];
 
-		if (c == '<' || c == '[' || c == '{') {
+		if (ch == '(' || ch == '<' || ch == '[' || ch == '{')
 			depth++;
-		} else if ((c == '>' || c == ']' || c == '}') && depth > 0) {
-			depth--;
-		} else if (c == '(' && depth == 0) {
-			if (len - i >= sizeof(anon) - 1 && memcmp(s + i, anon, sizeof(anon) - 1) == 0) {
-				i += sizeof(anon) - 2;
-				continue;
-			}
-			if (i > 0 && s[i - 1] == '.')
-				continue;
+		else if ((ch == ')' || ch == '>' || ch == ']' || ch == '}') && --depth == 0)
 			return i;
-		}
 	}
 	return len;
+}
+
+/* "operator" starting a word at s[i]: its length with the bracket characters of its name. */
+static size_t cut_operator(const char *s, size_t len, size_t i)
+{
+	unsigned char prev = i > 0 ? (unsigned char)s[i - 1] : ' ';
+	size_t n = 8;
+
+	if (!starts(s, len, i, "operator", 8) || prev == '_' || (unsigned)((prev | 0x20) - 'a') < 26 ||
+	    (unsigned)(prev - '0') < 10)
+		return 0;
+	for (size_t k = 0; k < sizeof(cut_ops) / sizeof(cut_ops[0]); k++)
+		if (starts(s, len, i + n, cut_ops[k], strlen(cut_ops[k])))
+			return n + strlen(cut_ops[k]);
+	return n;
+}
+
+/* The name without its argument list and, for a function template, without its return type,
+ * so that a name demangled with parameter lists is cut to the same text as one demangled without
+ * (libiberty prints neither then): the list starts at the first '(' outside <>, [], {} that does
+ * not open "(anonymous namespace)" and does not follow a '.' (Go methods: "pkg.(*T).M"), unless
+ * "::" follows its ')' (a local entity's function: "f(int)::{lambda()#1}", cut at the first);
+ * the return type ends at the last space outside brackets before the name's last "operator",
+ * and is cut when the name before the list ends with template arguments ('>') or holds such a
+ * local part ("auto f(int)::{lambda(auto:1)#1}::operator()<int>(int)"). A PLT stub's "@plt",
+ * which the demangler appends after the list, is kept. */
+static struct cut cut_args(const char *s, size_t len)
+{
+	static const char anon[] = "(anonymous namespace)";
+	struct cut c = { .pre = cut_prefix(s, len) };
+	size_t i = c.pre, space = 0, end = 0; /* past the last space; 0: none */
+	bool op = false, local = false;
+	int depth = 0;
+
+	while (i < len) {
+		char ch = s[i];
+		size_t n = cut_operator(s, len, i);
+
+		if (n) {
+			op = op || depth == 0;
+			i += n;
+			continue;
+		}
+		if (ch == '<' || ch == '[' || ch == '{') {
+			depth++;
+		} else if ((ch == '>' || ch == ']' || ch == '}') && depth > 0) {
+			depth--;
+		} else if (ch == '(' && depth == 0) {
+			if (starts(s, len, i, anon, sizeof(anon) - 1)) {
+				i += sizeof(anon) - 1;
+				continue;
+			}
+			if (!(i > 0 && s[i - 1] == '.')) {
+				size_t close;
+
+				if (end)
+					break;
+				end = i + 1;
+				close = cut_close(s, len, i);
+				if (close == len || !starts(s, len, close + 1, "::", 2))
+					break;
+				local = true;
+				i = close + 1;
+				continue;
+			}
+		} else if (ch == ' ' && depth == 0 && !op) {
+			space = i + 1;
+			end = 0;
+			local = false;
+		}
+		i++;
+	}
+	c.end = end ? end - 1 : len;
+	c.from = c.pre;
+	c.tail = len;
+	if (c.end + 4 <= len && memcmp(s + len - 4, "@plt", 4) == 0)
+		c.tail = len - 4;
+	if (space && end && c.end > space && (s[c.end - 1] == '>' || local))
+		c.from = space;
+	return c;
 }
 
 /* In place over the just-written name: control characters → ' ' (formats/utf8.h), ';' → ':'
@@ -134,9 +246,12 @@ int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame_name
 	if (is_unknown(s, len)) {
 		err = put_fallback(b, p, k);
 	} else {
+		struct cut c = { 0, 0, len, len };
+
 		if (o->collapsed && !o->raw_names)
-			len = cut_args(s, len);
-		err = t2f_buf__put(b, s, len);
+			c = cut_args(s, len);
+		err = t2f_buf__put(b, s, c.pre) ?: t2f_buf__put(b, s + c.from, c.end - c.from) ?:
+		      t2f_buf__put(b, s + c.tail, len - c.tail);
 	}
 	if (err)
 		return err;

@@ -6,7 +6,9 @@
  *   ("[unknown]" when the module is unknown too); with `addrs`, "[<basename> <ADDR>]" (hex, as perf prints it);
  * - control characters (C0, DEL, C1: formats/utf8.h) become spaces.
  * Collapsed style (`collapsed`): ';' becomes ':', and the argument list is cut at the first '('
- * outside <>, [], {} unless the name there starts "(anonymous namespace)" (`raw_names` keeps it);
+ * outside <>, [], {} unless the name there starts "(anonymous namespace)", with a function
+ * template's return type ("long ns::f<long>(long)" is "ns::f<long>"): a name demangled with
+ * parameter lists shows as one demangled without (`raw_names` keeps it whole);
  * `kernel` and `jit` append "_[k]" / "_[j]" to frames of that kind, and inlined frames get "_[i]"
  * when `inlined` is set.
  *

@@ -800,24 +800,28 @@ static int ss_write_evented(struct ss *s)
 	return err;
 }
 
-struct ss_text_key {
+/* A node as it is written: its parent's canonical node and its frame's shared index. */
+struct ss_canon_key {
 	const struct ss *s;
-	const char *text;
-	size_t len;
+	const uint32_t *canon;
+	uint32_t parent, shared;
 };
 
-static bool ss_text_eq(const void *ctx, uint32_t value)
+static bool ss_canon_eq(const void *ctx, uint32_t value)
 {
-	const struct ss_text_key *k = ctx;
-	size_t len;
-	const char *text = ss_stacks__text(k->s->stacks, value - 1, &len);
+	const struct ss_canon_key *k = ctx;
+	t2f_node_id n = value - 1;
 
-	return len == k->len && memcmp(text, k->text, len) == 0;
+	return k->canon[t2f_profile__node_parent(k->s->p, n)] == k->parent &&
+	       k->s->frame_shared[t2f_profile__node_frame(k->s->p, n)] == k->shared;
 }
 
-/* Item nodes written alike (frames that differ only where the output does not show it) become
- * one: the cells take the first such node, so a run of items is told by node ids alone. Nodes
- * without a kept text stay themselves. 0 or -ENOMEM. */
+/* Nodes written alike (frames that differ only where the output does not show it: addresses
+ * the session kept for another output, a function's lines) become one, the first of them: the
+ * cells take it, so a run of items is told by node ids alone, and runs are the same whatever
+ * else the profile kept. Told by the trie itself (a node's parent made canonical before it, as
+ * a node's parent is older than it), not by the stack texts, which are kept only up to a budget.
+ * 0 or -ENOMEM. */
 static int ss_canon_nodes(struct ss *s)
 {
 	size_t nodes = (size_t)t2f_profile__node_count(s->p) + 1;
@@ -825,22 +829,25 @@ static int ss_canon_nodes(struct ss *s)
 	struct t2f_hashmap *ix = NULL;
 	int err = canon ? t2f_hashmap__new(s->item_node_count, &ix) : -ENOMEM;
 
-	for (size_t n = 0; !err && n < nodes; n++)
-		canon[n] = (uint32_t)n;
-	for (uint32_t i = 0; !err && i < s->item_node_count; i++) {
-		uint32_t node = s->item_nodes[i], v;
-		struct ss_text_key k = { s, NULL, 0 };
+	for (size_t n = 0; !err && n < nodes; n++) {
+		t2f_node_id parent = n ? t2f_profile__node_parent(s->p, (t2f_node_id)n) : 0;
+		struct ss_canon_key k = { s, canon, 0, 0 };
 		uint64_t h;
+		uint32_t v;
 
-		k.text = ss_stacks__text(s->stacks, node, &k.len);
-		if (!k.text)
+		canon[n] = (uint32_t)n;
+		if (!n || parent >= n)
 			continue;
-		h = t2f_hash_bytes(k.text, k.len);
-		v = t2f_hashmap__find(ix, h, ss_text_eq, &k);
+		k.parent = canon[parent];
+		k.shared = s->frame_shared[t2f_profile__node_frame(s->p, (t2f_node_id)n)];
+		if (!k.shared) /* a frame no item shows: no item's node */
+			continue;
+		h = t2f_hash_u64((uint64_t)k.parent << 32 | k.shared);
+		v = t2f_hashmap__find(ix, h, ss_canon_eq, &k);
 		if (v)
-			canon[node] = v - 1;
+			canon[n] = v - 1;
 		else
-			err = t2f_hashmap__insert(ix, h, node + 1);
+			err = t2f_hashmap__insert(ix, h, (uint32_t)n + 1);
 	}
 	for (size_t i = 0; !err && i < t2f_profile__cell_count(s->p); i++)
 		s->cells[i].node = canon[s->cells[i].node];

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "formats/profile.h"
+#include "symbolizer/demangle.h"
 #include "writers/frame_name.h"
 
 #define LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
@@ -159,6 +160,97 @@ static void test_cut_args(void **state)
 		assert_string_equal(name_of(p, &raw, id), cases[i].in);
 		assert_string_equal(name_of(p, &PLAIN, id), cases[i].in);
 	}
+}
+
+/* Collapsed stacks cut a name demangled with parameter lists to what libiberty prints without
+ * them (what the resolve stage demangles when no other output keeps them): no return type of a
+ * function template, no parameter list, special prefixes kept; so a collapsed output is the
+ * same whatever else the session writes. The pairs are `c++filt` and `c++filt -p`, cut. */
+static void test_cut_return_types(void **state)
+{
+	static const struct {
+		const char *full, *cut;
+	} cases[] = {
+		{ "long app::twice<long>(long)", "app::twice<long>" },
+		{ "std::vector<double, std::allocator<double> > app::fill<double>(double, unsigned int)",
+		  "app::fill<double>" },
+		{ "std::ostream& std::operator<< <std::char_traits<char> >(std::ostream&, char const*)",
+		  "std::operator<< <std::char_traits<char> >" },
+		{ "app::operator<<(app::Box&, long)", "app::operator<<" },
+		{ "bool operator< <int>(A<int> const&, A<int> const&)", "operator< <int>" },
+		{ "void v8::Console::call<&v8::Console::End>(v8::Info const&)",
+		  "v8::Console::call<&v8::Console::End>" },
+		{ "bool v8::(anonymous namespace)::wrap<v8::Cb>(v8::Injected*)",
+		  "v8::(anonymous namespace)::wrap<v8::Cb>" },
+		/* a generic lambda's call operator: the return type of the template, cut at the
+		 * function holding the lambda */
+		{ "auto ada::params::has(std::string_view)::{lambda(auto:1&)#1}::operator()"
+		  "<std::pair<int, int> >(std::pair<int, int>&) const",
+		  "ada::params::has" },
+		/* a return type that is a local type of another function */
+		{ "v8::(anonymous namespace)::Formatter(v8::Isolate*)::State& std::deque<v8::("
+		  "anonymous namespace)::Formatter(v8::Isolate*)::State>::emplace_back<>()",
+		  "std::deque<v8::(anonymous namespace)::Formatter(v8::Isolate*)::State>::"
+		  "emplace_back<>" },
+		{ "virtual thunk to std::basic_ostringstream<char>::~basic_ostringstream()",
+		  "virtual thunk to std::basic_ostringstream<char>::~basic_ostringstream" },
+		{ "guard variable for libc_may_be_musl()::retval", "guard variable for libc_may_be_musl" },
+		{ "reference temporary #0 for int f<int>()::x", "reference temporary #0 for f<int>" },
+		{ "app::Box::operator char const*() const", "app::Box::operator char const*" },
+		{ "operator new(unsigned long)", "operator new" },
+		{ "operator delete(void*, unsigned long)@plt", "operator delete@plt" },
+		{ "std::string::push_back(char)@plt", "std::string::push_back@plt" },
+		/* not a function template: spaces before the list stay */
+		{ "[PreJIT] void [Lib] Ns.Type::Method(class Ns.Obj)[Tiered]",
+		  "[PreJIT] void [Lib] Ns.Type::Method" },
+		{ "LazyCompile:~<anonymous> (file.js:3)", "LazyCompile:~<anonymous> " },
+		{ "Builtin: ArrayPrototypePush", "Builtin: ArrayPrototypePush" },
+	};
+	struct t2f_profile *p = *state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(name_of(p, &FOLDED, named(p, cases[i].full)), cases[i].cut);
+}
+
+/* Every C++ name of the demangling fixtures (fixtures/demangle: workload, perf_pairs) demangled with and
+ * without parameter lists gives one collapsed name. */
+static void test_cut_full_as_no_params(void **state)
+{
+	static const char *const files[] = { "fixtures/demangle/workload.cxxfilt.txt",
+					     "fixtures/demangle/perf_pairs.txt" };
+	const char *src = getenv("T2F_SOURCE_DIR");
+	struct t2f_profile *p = *state;
+	size_t checked = 0;
+	char line[8192];
+
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", src && *src ? src : ".", files[k]);
+		f = fopen(path, "r");
+		if (!f)
+			fail_msg("cannot open %s (T2F_SOURCE_DIR: the source tree)", path);
+		while (fgets(line, sizeof(line), f)) {
+			char *tab = strchr(line, '\t'), *full, *nop;
+			char want[8192];
+
+			if (!tab || strncmp(line, "_Z", 2) != 0)
+				continue;
+			*tab = '\0';
+			full = t2f_demangle(line, T2F_DEMANGLE_FULL);
+			nop = t2f_demangle(line, T2F_DEMANGLE_NO_PARAMS);
+			if (full && nop) {
+				snprintf(want, sizeof(want), "%s", name_of(p, &FOLDED, named(p, nop)));
+				assert_string_equal(name_of(p, &FOLDED, named(p, full)), want);
+				checked++;
+			}
+			free(full);
+			free(nop);
+		}
+		fclose(f);
+	}
+	assert_true(checked >= 60);
 }
 
 static void test_cut_to_nothing_is_unknown(void **state)
@@ -349,6 +441,8 @@ int main(void)
 		T(test_unknown_fallbacks),
 		T(test_addrs),
 		T(test_cut_args),
+		T(test_cut_return_types),
+		T(test_cut_full_as_no_params),
 		T(test_cut_to_nothing_is_unknown),
 		T(test_semicolon_and_control_chars),
 		T(test_embedded_nul_becomes_space),

@@ -664,6 +664,52 @@ static void test_bad_event(void **state)
 	t2f_profile__free(fx.p);
 }
 
+/* Samples of stacks written alike follow each other as one sample of their summed weight, also
+ * when the stacks are deep enough that their texts pass the writer's budget (32 MiB: 5,000
+ * levels make about 60): frames at two addresses of one function (the addresses a session
+ * keeps for another output) write one stack, so the output does not depend on them. */
+static void test_alike_runs_past_text_budget(void **state)
+{
+	static const unsigned depths[] = { 2, 5000 };
+
+	(void)state;
+	for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+		struct t2f_profile *p;
+		struct written w;
+		struct json_object *root, *pr;
+		t2f_thread_id t;
+		t2f_event_id e;
+		t2f_node_id node = 0, a, b;
+		char name[32];
+
+		assert_int_equal(t2f_profile__new(&p), 0);
+		assert_int_equal(t2f_profile__enable_log(p), 0);
+		t = thread(p, 100, 100, "app", 0);
+		assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS,
+						    &e), 0);
+		t2f_profile__event_has_period(p, e);
+		for (unsigned i = 0; i < depths[d]; i++) {
+			snprintf(name, sizeof(name), "f%u", i);
+			node = child(p, node, frame(p, name, "/bin/app", T2F_FRAME_USER, 0));
+		}
+		a = child(p, node, frame(p, "leaf", "/bin/app", T2F_FRAME_USER, 0x10));
+		b = child(p, node, frame(p, "leaf", "/bin/app", T2F_FRAME_USER, 0x20));
+		sample(p, a, t, e, 10);
+		sample(p, b, t, e, 20);
+		sample(p, a, t, e, 30);
+		write_profile(p, &(struct t2f_speedscope_opts){ .name = "deep" }, &w);
+		assert_int_equal(w.err, 0);
+		root = parse(&w);
+		pr = json_object_array_get_idx(get(root, "profiles"), 0);
+		assert_non_null(pr);
+		assert_int_equal(json_object_array_length(get(pr, "samples")), 1);
+		assert_string_equal(plain(get(pr, "weights")), "[60]");
+		json_object_put(root);
+		written_free(&w);
+		t2f_profile__free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_bad_event),
+		cmocka_unit_test(test_alike_runs_past_text_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
