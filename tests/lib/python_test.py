@@ -405,6 +405,23 @@ class SessionAPI(unittest.TestCase):
         with self.assertRaises(IndexError):
             trace2flame.Session().module(0)
 
+    def test_kallsyms_read_once_per_process(self):
+        # the sessions of a process (a batch worker's) take the kallsyms table the first read
+        kj = os.path.join(FX, "kjit")
+        outs, st = [], []
+        for _ in range(2):
+            with trace2flame.Session(formats="collapsed", kallsyms=os.path.join(kj, "kallsyms"),
+                                     perf_map_dir=kj, offline=True, no_cache=True,
+                                     message=lambda line: None) as s:
+                s.add_path(os.path.join(kj, "jitloop.unnamed.perf.txt"))
+                outs.append(s.write_mem(kernel=True))
+                st.append(s.stats())
+        self.assertEqual(outs[0], outs[1])
+        self.assertIn(b"_[k]", outs[0])
+        self.assertEqual(st[1].kallsyms_read, 0)
+        self.assertEqual(st[1].kallsyms_shared, 1)
+        self.assertEqual(st[0].kallsyms_read + st[0].kallsyms_shared, 1)
+
     def test_recorded_modules(self):
         data = recorded_perf_data(self)
         _, err, _ = cli(data, "--stats", "-o", os.path.join(TMP, "rec.folded"))
