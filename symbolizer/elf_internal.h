@@ -100,6 +100,8 @@ struct t2f_elf_pflat {
 	struct t2f_elf_pflat_ent *ents;
 	size_t n, cap;
 	size_t shared;              /* entries where an earlier one may hold an address too */
+	uint32_t *erased;           /* the payloads __fixup_duplicate dropped, in its order */
+	size_t n_erased, cap_erased;
 };
 struct t2f_elf_pinfo {          /* what a perf tree node names */
 	const char *name, *table;
@@ -328,6 +330,8 @@ void t2f_elf_ptree__fixup_duplicate(struct t2f_elf_ptree *t, t2f_elf_ptree_first
 				    void *ctx);
 bool t2f_elf_ptree__find(const struct t2f_elf_ptree *t, uint64_t ip, uint32_t *sym,
 			 uint64_t *start, uint64_t *end);
+/* Erases node z (lib/rbtree.c's erasure), as symbols__fixup_duplicate does. */
+void t2f_elf_ptree__erase(struct t2f_elf_ptree *t, uint32_t z);
 void t2f_elf_ptree__free(struct t2f_elf_ptree *t);
 
 /* elf_plt.c: builds the module's PLT names now; *out the stubs (possibly none). 0 or -ENOMEM. */
@@ -340,22 +344,29 @@ size_t t2f_elf_plt__blind_ranges(struct t2f_elf_module *m, uint64_t (*r)[2], siz
  * __order sorts the added entries stably by start (0 or -ENOMEM); the fix-ups are the tree's;
  * __finish sorts again (entries added after the fix-ups: the PLT stubs) and notes how far the
  * entries before each reach (0 or -ENOMEM). __find: 1 and the node the tree's walk finds, 0
- * when it finds none, -1 when the answer depends on the tree's shape (ask the tree). */
+ * when it finds none, -1 when the answer depends on the tree's shape (ask the tree).
+ * __fixup_duplicate notes what it drops (erased), __tree rebuilds the tree from that: t holds
+ * the n symbols inserted in the same order (node i the payload i), and gets the ends the
+ * fix-up gave them and the same erasures in the same order, so it has the shape perf's tree
+ * has after both fix-ups, without walking it. 0 or -ENOMEM (__fixup_duplicate: then nothing
+ * is dropped). */
 int t2f_elf_pflat__add(struct t2f_elf_pflat *f, uint64_t start, uint64_t end, uint32_t sym);
 int t2f_elf_pflat__order(struct t2f_elf_pflat *f);
 void t2f_elf_pflat__fixup_end(struct t2f_elf_pflat *f);
-void t2f_elf_pflat__fixup_duplicate(struct t2f_elf_pflat *f, t2f_elf_ptree_first_cb first,
-				    void *ctx);
+int t2f_elf_pflat__fixup_duplicate(struct t2f_elf_pflat *f, t2f_elf_ptree_first_cb first,
+				   void *ctx);
+void t2f_elf_pflat__tree(const struct t2f_elf_pflat *f, struct t2f_elf_ptree *t, size_t n);
 int t2f_elf_pflat__finish(struct t2f_elf_pflat *f);
 int t2f_elf_pflat__find(const struct t2f_elf_pflat *f, uint64_t ip, uint32_t *sym,
 			uint64_t *start, uint64_t *end);
 void t2f_elf_pflat__free(struct t2f_elf_pflat *f);
 
 /* elf_perf_rules.c: m->ptree holds the n kept symbols (inserted in table order, m->pinfo[0..n)
- * naming them): perf's end fix-up and choice among symbols at one start, then the PLT stubs.
- * 0 or -ENOMEM. */
+ * naming them): perf's end fix-up and choice among symbols at one start, as m->pflat made them
+ * (t2f_elf_pflat__tree), then the PLT stubs. 0 or -ENOMEM. */
 int t2f_elf_perf_tree_finish(struct t2f_elf_module *m, size_t n);
-/* elf_perf_rules.c: the same on m->pflat (its n entries added in table order). 0 or -ENOMEM. */
+/* elf_perf_rules.c: the fix-ups and the PLT stubs on m->pflat (its n entries added in table
+ * order). 0 or -ENOMEM. */
 int t2f_elf_perf_flat_finish(struct t2f_elf_module *m, size_t n);
 /* elf_perf_rules.c: ok[i] (n = the table's image's section count) is 1 when section i may hold
  * a label perf keeps (its name contains "text" or "data"); ok is malloc'd (NULL, n 0 when the

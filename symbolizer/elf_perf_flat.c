@@ -93,24 +93,51 @@ void t2f_elf_pflat__fixup_end(struct t2f_elf_pflat *f)
 			      : ((e[last].start + 4095) & ~UINT64_C(4095)) + 4096;
 }
 
-void t2f_elf_pflat__fixup_duplicate(struct t2f_elf_pflat *f, t2f_elf_ptree_first_cb first,
-				    void *ctx)
+/* Notes that sym was dropped. 0 or -ENOMEM. */
+static int pflat_erased(struct t2f_elf_pflat *f, uint32_t sym)
+{
+	if (f->n_erased == f->cap_erased &&
+	    t2f_grow((void **)&f->erased, &f->cap_erased, f->n_erased, 1, sizeof(*f->erased), 16,
+		     T2F_ELF_NONE))
+		return -ENOMEM;
+	f->erased[f->n_erased++] = sym;
+	return 0;
+}
+
+int t2f_elf_pflat__fixup_duplicate(struct t2f_elf_pflat *f, t2f_elf_ptree_first_cb first,
+				   void *ctx)
 {
 	struct t2f_elf_pflat_ent *e = f->ents;
 	size_t out = 0;
 
 	/* the tree's walk over neighbours: the survivor of a pair meets the next one */
-	for (size_t next = 1; next <= f->n; next++) {
-		if (next == f->n || e[out].start != e[next].start) {
-			if (next < f->n)
-				e[++out] = e[next];
+	for (size_t next = 1; next < f->n; next++) {
+		if (e[out].start != e[next].start) {
+			e[++out] = e[next];
 			continue;
 		}
-		if (!first(ctx, e[out].sym, e[out].end - e[out].start, e[next].sym,
-			   e[next].end - e[next].start))
+		if (first(ctx, e[out].sym, e[out].end - e[out].start, e[next].sym,
+			  e[next].end - e[next].start)) {
+			if (pflat_erased(f, e[next].sym))
+				return -ENOMEM;
+		} else {
+			if (pflat_erased(f, e[out].sym))
+				return -ENOMEM;
 			e[out] = e[next];
+		}
 	}
 	f->n = f->n ? out + 1 : 0;
+	return 0;
+}
+
+void t2f_elf_pflat__tree(const struct t2f_elf_pflat *f, struct t2f_elf_ptree *t, size_t n)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->ents[i].sym < n && f->ents[i].sym < t->n)
+			t->nodes[f->ents[i].sym].end = f->ents[i].end;
+	for (size_t i = 0; i < f->n_erased; i++)
+		if (f->erased[i] < t->n)
+			t2f_elf_ptree__erase(t, f->erased[i]);
 }
 
 int t2f_elf_pflat__finish(struct t2f_elf_pflat *f)
@@ -163,5 +190,6 @@ int t2f_elf_pflat__find(const struct t2f_elf_pflat *f, uint64_t ip, uint32_t *sy
 void t2f_elf_pflat__free(struct t2f_elf_pflat *f)
 {
 	free(f->ents);
+	free(f->erased);
 	*f = (struct t2f_elf_pflat){ 0 };
 }

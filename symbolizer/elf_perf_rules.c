@@ -129,8 +129,7 @@ static int add_plt(struct t2f_elf_module *m, size_t n, bool tree)
 
 int t2f_elf_perf_tree_finish(struct t2f_elf_module *m, size_t n)
 {
-	t2f_elf_ptree__fixup_end(&m->ptree);
-	t2f_elf_ptree__fixup_duplicate(&m->ptree, first_wins, m->pinfo);
+	t2f_elf_pflat__tree(&m->pflat, &m->ptree, n); /* the fix-ups, as the array made them */
 	return n ? add_plt(m, n, true) : 0;
 }
 
@@ -141,7 +140,7 @@ int t2f_elf_perf_flat_finish(struct t2f_elf_module *m, size_t n)
 	if (err)
 		return err;
 	t2f_elf_pflat__fixup_end(&m->pflat);
-	t2f_elf_pflat__fixup_duplicate(&m->pflat, first_wins, m->pinfo);
-	err = n ? add_plt(m, n, false) : 0;
+	err = t2f_elf_pflat__fixup_duplicate(&m->pflat, first_wins, m->pinfo);
+	err = err ? err : n ? add_plt(m, n, false) : 0;
 	return err ? err : t2f_elf_pflat__finish(&m->pflat);
 }

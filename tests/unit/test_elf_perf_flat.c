@@ -4,8 +4,9 @@
  * Symbol sets drawn from a fixed generator (sizeless symbols, nested ones, many at one start,
  * PLT-like stubs under a sizeless symbol stretched over them, ends below starts) go into both,
  * in the same order, through the same fix-ups (perf's symbols__fixup_end, then its choice among
- * symbols at one start), then stubs are added after. Checked: the array holds the tree's
- * in-order sequence, node for node; and at every symbol's edges and at random addresses, every
+ * symbols at one start), then stubs are added after. Checked: a tree rebuilt from the array's
+ * fix-ups (t2f_elf_pflat__tree) is the tree, node for node (links, colours, ends); the array
+ * holds the tree's in-order sequence; and at every symbol's edges and at random addresses, every
  * answer the array gives (a symbol or none) is the tree walk's. The array may leave an address
  * to the tree (-1) only where an earlier symbol reaches over it; that it answers the rest is
  * checked too.
@@ -54,6 +55,23 @@ static size_t in_order(const struct t2f_elf_ptree *t, uint32_t at, struct t2f_el
 	return in_order(t, t->nodes[at].right, seq, n);
 }
 
+/* The subtrees at a (in r) and b (in t) are the same: nodes, links, colours, ranges. */
+static void same_tree(const struct t2f_elf_ptree *r, const struct t2f_elf_ptree *t, uint32_t a,
+		      uint32_t b)
+{
+	const struct t2f_elf_pnode *x, *y;
+
+	assert_int_equal(a, b);
+	if (a == T2F_ELF_NONE)
+		return;
+	x = &r->nodes[a];
+	y = &t->nodes[b];
+	assert_true(x->start == y->start && x->end == y->end && x->parent == y->parent &&
+		    x->red == y->red && x->sym == y->sym);
+	same_tree(r, t, x->left, y->left);
+	same_tree(r, t, x->right, y->right);
+}
+
 struct counts {
 	uint64_t asked, answered, left;
 };
@@ -85,7 +103,8 @@ static void check_at(const struct t2f_elf_pflat *f, const struct t2f_elf_ptree *
 static void one_set(uint64_t seed, size_t n, struct counts *c)
 {
 	static struct t2f_elf_pnode seq[MAX_NODES];
-	struct t2f_elf_ptree t = { .root = T2F_ELF_NONE };
+	static uint64_t starts[MAX_NODES], ends[MAX_NODES];
+	struct t2f_elf_ptree t = { .root = T2F_ELF_NONE }, r = { .root = T2F_ELF_NONE };
 	struct t2f_elf_pflat f = { 0 };
 	uint64_t base = 0x1000 + (seed % 4) * (UINT64_MAX / 4), span = 64 * n, stub0;
 	size_t stubs, got;
@@ -105,12 +124,20 @@ static void one_set(uint64_t seed, size_t n, struct counts *c)
 		}
 		assert_int_equal(t2f_elf_ptree__insert(&t, start, start + size, i), 0);
 		assert_int_equal(t2f_elf_pflat__add(&f, start, start + size, i), 0);
+		starts[i] = start;
+		ends[i] = start + size;
 	}
 	assert_int_equal(t2f_elf_pflat__order(&f), 0);
 	t2f_elf_ptree__fixup_end(&t);
 	t2f_elf_pflat__fixup_end(&f);
 	t2f_elf_ptree__fixup_duplicate(&t, first, NULL);
-	t2f_elf_pflat__fixup_duplicate(&f, first, NULL);
+	assert_int_equal(t2f_elf_pflat__fixup_duplicate(&f, first, NULL), 0);
+	/* the tree again from the array's fix-ups: node for node the same shape */
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(t2f_elf_ptree__insert(&r, starts[i], ends[i], i), 0);
+	t2f_elf_pflat__tree(&f, &r, n);
+	assert_int_equal(r.root, t.root);
+	same_tree(&r, &t, r.root, t.root);
 	/* stubs of 16 bytes: some where a sizeless symbol reaches, some at a symbol's start */
 	stub0 = base + (rnd() % 2 ? rnd() % span : (rnd() % 16) * 64);
 	for (uint32_t i = 0; i < stubs; i++) {
@@ -138,6 +165,7 @@ static void one_set(uint64_t seed, size_t n, struct counts *c)
 	for (int k = 0; k < 2000; k++)
 		check_at(&f, &t, base - 64 + rnd() % (span + 128), c);
 	t2f_elf_ptree__free(&t);
+	t2f_elf_ptree__free(&r);
 	t2f_elf_pflat__free(&f);
 }
 
