@@ -17,8 +17,10 @@
  * `malloc` over `__libc_malloc`). Names are read for the '_' count only when the earlier rules
  * tie (aliases such as C1/C2 constructors).
  * Under perf's rules (m->perf_rules, elf_module.h) the kept symbols are elf_perf_rules.c's, a
- * .dynsym is left out beside any .symtab, and no index is built: lookups walk perf's tree
- * (perf_tree, elf_perf_tree.c); n_ents then counts the kept symbols.
+ * .dynsym is left out beside any .symtab, and no index is built: lookups find what a walk down
+ * perf's tree would (perf_tree): in the tree's in-order array (elf_perf_flat.c), or where the
+ * tree's shape decides, in the tree itself (elf_perf_tree.c), built then; n_ents then counts
+ * the kept symbols.
  * PLT stubs (elf_plt.c: "memcpy@plt", sized by the stub) are not in the index: a lookup the
  * index misses asks elf_plt.c, which names them only when an address falls among them, so at
  * one address any symbol of a table wins over a stub name, and __each_symbol lists the tables'
@@ -41,9 +43,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-/* One table's symbols that perf keeps, inserted into perf's tree as node payloads *n... with
- * m->pinfo (room for every record) naming them. 0 or -ENOMEM. */
-static int perf_table(struct t2f_elf_module *m, unsigned ti, size_t *n)
+/* One table's symbols that perf keeps, added to perf's tree (else its array) as node payloads
+ * *n... with m->pinfo (room for every record) naming them. 0 or -ENOMEM. */
+static int perf_table(struct t2f_elf_module *m, unsigned ti, size_t *n, bool tree)
 {
 	const struct t2f_elf_table *t = &m->tables[ti];
 	struct t2f_elf_rawsym s;
@@ -59,32 +61,56 @@ static int perf_table(struct t2f_elf_module *m, unsigned ti, size_t *n)
 		v = t2f_elf_fixed_value(m, s.value);
 		m->pinfo[*n] = (struct t2f_elf_pinfo){ t2f_elf_table__name(t, s.name), t->name,
 			s.info };
-		err = t2f_elf_ptree__insert(&m->ptree, v, v + s.size, (uint32_t)*n);
+		err = tree ? t2f_elf_ptree__insert(&m->ptree, v, v + s.size, (uint32_t)*n)
+		      : t2f_elf_pflat__add(&m->pflat, v, v + s.size, (uint32_t)*n);
 		(*n)++;
 	}
 	free(label_ok);
 	return err;
 }
 
-/* Under perf's rules: perf's tree of the kept symbols (inserted in table order), m->pinfo
- * naming its nodes. 0 or -ENOMEM. */
-static int perf_tree(struct t2f_elf_module *m)
+/* Under perf's rules: the kept symbols (in table order) into perf's tree (else its array),
+ * m->pinfo naming its nodes (the same names either way). 0 or -ENOMEM. */
+static int perf_tree(struct t2f_elf_module *m, bool tree)
 {
+	struct t2f_elf_pinfo *shrunk;
 	size_t all = 0, n = 0;
 	int err = 0;
 
 	for (unsigned ti = 0; ti < m->n_tables; ti++)
 		if (t2f_elf_table_indexed(m, &m->tables[ti]))
 			all += m->tables[ti].count;
-	m->ptree = (struct t2f_elf_ptree){ .root = T2F_ELF_NONE };
+	free(m->pinfo);
 	m->pinfo = malloc((all ? all : 1) * sizeof(*m->pinfo));
 	if (!m->pinfo)
 		return -ENOMEM;
 	for (unsigned ti = 0; ti < m->n_tables && !err; ti++)
 		if (t2f_elf_table_indexed(m, &m->tables[ti]))
-			err = perf_table(m, ti, &n);
+			err = perf_table(m, ti, &n, tree);
 	m->n_ents = n;
-	return err ? err : t2f_elf_perf_tree_finish(m, n);
+	if (err)
+		return err;
+	if (n < all && (shrunk = realloc(m->pinfo, (n ? n : 1) * sizeof(*m->pinfo))))
+		m->pinfo = shrunk;  /* room for the kept symbols only */
+	return tree ? t2f_elf_perf_tree_finish(m, n) : t2f_elf_perf_flat_finish(m, n);
+}
+
+/* perf's tree itself, for the lookups its array leaves to it (elf_perf_flat.c). 0 or -ENOMEM
+ * (then the index is freed: the module fails as a failed build would). */
+static int perf_tree_build(struct t2f_elf_module *m)
+{
+	int err;
+
+	m->ptree = (struct t2f_elf_ptree){ .root = T2F_ELF_NONE };
+	err = perf_tree(m, true);
+	if (err) {
+		t2f_elf_module__free_index(m);
+		m->index_state = err;
+		return err;
+	}
+	m->ptree_built = true;
+	t2f_elf_pflat__free(&m->pflat);  /* the tree answers every lookup from now on */
+	return 0;
 }
 
 static int build_index(struct t2f_elf_module *m)
@@ -92,7 +118,7 @@ static int build_index(struct t2f_elf_module *m)
 	int err = t2f_elf_module__load_tables(m);
 
 	if (!err)
-		err = m->perf_rules ? perf_tree(m) : t2f_elf_index_build(m);
+		err = m->perf_rules ? perf_tree(m, false) : t2f_elf_index_build(m);
 	if (err)
 		t2f_elf_module__free_index(m);
 	m->index_state = err ? err : 1;
@@ -119,7 +145,9 @@ void t2f_elf_module__free_index(struct t2f_elf_module *m)
 	m->buckets = NULL;
 	m->n_ents = 0;
 	t2f_elf_plt__free(&m->plt);
+	t2f_elf_pflat__free(&m->pflat);
 	t2f_elf_ptree__free(&m->ptree);
+	m->ptree_built = false;
 	free(m->pinfo);
 	m->pinfo = NULL;
 }
@@ -157,17 +185,24 @@ static size_t last_at_or_before(const struct t2f_elf_module *m, uint64_t addr)
 	return (size_t)(base - m->ents);
 }
 
-/* Under perf's rules: the walk down perf's tree (elf_perf_tree.c). */
+/* Under perf's rules: what the walk down perf's tree finds: from the tree once it is built,
+ * else from its array where the tree's shape does not matter (elf_perf_flat.c); -1 when it
+ * does. */
 static int perf_lookup(const struct t2f_elf_module *m, uint64_t elf_vaddr,
 		       struct t2f_elf_sym *out)
 {
 	uint64_t start, end;
 	uint32_t i;
+	int r;
 
 	for (size_t k = 0; k < m->n_plt_blind; k++)
 		if (elf_vaddr >= m->plt_blind[k][0] && elf_vaddr < m->plt_blind[k][1])
 			return 0;
-	if (!t2f_elf_ptree__find(&m->ptree, elf_vaddr, &i, &start, &end))
+	if (m->ptree_built)
+		r = t2f_elf_ptree__find(&m->ptree, elf_vaddr, &i, &start, &end);
+	else if ((r = t2f_elf_pflat__find(&m->pflat, elf_vaddr, &i, &start, &end)) < 0)
+		return -1;
+	if (r <= 0)
 		return 0;
 	*out = (struct t2f_elf_sym){ .name = m->pinfo[i].name, .value = start, .size = end - start,
 		.table = m->pinfo[i].table, .bind = GELF_ST_BIND(m->pinfo[i].info),
@@ -187,9 +222,16 @@ static int other_lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f
 		if (err)
 			return err;
 	}
-	if (m->perf_rules)
-		return perf_lookup(m, elf_vaddr, out);
-	return t2f_elf_module__lookup(m, elf_vaddr, out);
+	if (!m->perf_rules)
+		return t2f_elf_module__lookup(m, elf_vaddr, out);
+	err = perf_lookup(m, elf_vaddr, out);
+	if (err < 0) {
+		err = perf_tree_build(m);
+		if (err)
+			return err;
+		err = perf_lookup(m, elf_vaddr, out);
+	}
+	return err;
 }
 
 int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct t2f_elf_sym *out)
@@ -271,6 +313,9 @@ int t2f_elf_module__index(struct t2f_elf_module *m)
 {
 	if (m->index_state == 0)
 		build_index(m);
+	/* __name_at may not build anything: the tree too, when some lookups need it */
+	if (m->index_state > 0 && m->perf_rules && m->pflat.shared && !m->ptree_built)
+		perf_tree_build(m);
 	return m->index_state < 0 ? m->index_state : 0;
 }
 

@@ -90,6 +90,19 @@ struct t2f_elf_ptree {
 	size_t n, cap;
 	uint32_t root;              /* T2F_ELF_NONE when empty */
 };
+/* perf's tree as a sorted array (elf_perf_flat.c). */
+struct t2f_elf_pflat_ent {
+	uint64_t start, end;        /* as the tree's nodes */
+	uint64_t reach;             /* the highest end of the entries before it */
+	uint32_t sym;               /* the caller's payload */
+};
+struct t2f_elf_pflat {
+	struct t2f_elf_pflat_ent *ents;
+	size_t n, cap;
+	size_t shared;              /* entries where an earlier one may hold an address too */
+	uint32_t *erased;           /* the payloads __fixup_duplicate dropped, in its order */
+	size_t n_erased, cap_erased;
+};
 struct t2f_elf_pinfo {          /* what a perf tree node names */
 	const char *name, *table;
 	unsigned char info;
@@ -130,7 +143,10 @@ struct t2f_elf_module {
 	bool perf_rules;            /* choose symbols as perf does (elf_index.c, elf_perf_rules.c) */
 	struct t2f_elf_module *plt_from;  /* perf rules: the file whose PLT stubs join the tree
 					   * (the binary of a debug file), else NULL: this one */
-	struct t2f_elf_ptree ptree;       /* perf rules: the lookups' tree (elf_perf_tree.c) */
+	struct t2f_elf_pflat pflat;       /* perf rules: the lookups' array (elf_perf_flat.c) */
+	struct t2f_elf_ptree ptree;       /* perf rules: perf's tree, built only for the lookups
+					   * the array leaves to it (elf_perf_tree.c) */
+	bool ptree_built;
 	uint64_t plt_blind[T2F_ELF_PLT_BLIND][2]; /* perf rules, a debug file without its binary:
 					   * its PLT sections' [lo, hi) (NOBITS here), left unnamed */
 	size_t n_plt_blind;
@@ -318,6 +334,8 @@ bool t2f_elf_ptree__find(const struct t2f_elf_ptree *t, uint64_t ip, uint32_t *s
  * every one of them is answered as ip is. */
 void t2f_elf_ptree__span(const struct t2f_elf_ptree *t, uint64_t ip, uint64_t *lo,
 			 uint64_t *last);
+/* Erases node z (lib/rbtree.c's erasure), as symbols__fixup_duplicate does. */
+void t2f_elf_ptree__erase(struct t2f_elf_ptree *t, uint32_t z);
 void t2f_elf_ptree__free(struct t2f_elf_ptree *t);
 
 /* elf_plt.c: builds the module's PLT names now; *out the stubs (possibly none). 0 or -ENOMEM. */
@@ -326,10 +344,34 @@ int t2f_elf_plt__all(struct t2f_elf_module *m, const struct t2f_elf_plt **out);
  * hold no bytes in this file (NOBITS: a separate debug file), at most max; their count. */
 size_t t2f_elf_plt__blind_ranges(struct t2f_elf_module *m, uint64_t (*r)[2], size_t max);
 
+/* elf_perf_flat.c: the tree's in-order sequence as an array. __add appends (0 or -ENOMEM);
+ * __order sorts the added entries stably by start (0 or -ENOMEM); the fix-ups are the tree's;
+ * __finish sorts again (entries added after the fix-ups: the PLT stubs) and notes how far the
+ * entries before each reach (0 or -ENOMEM). __find: 1 and the node the tree's walk finds, 0
+ * when it finds none, -1 when the answer depends on the tree's shape (ask the tree).
+ * __fixup_duplicate notes what it drops (erased), __tree rebuilds the tree from that: t holds
+ * the n symbols inserted in the same order (node i the payload i), and gets the ends the
+ * fix-up gave them and the same erasures in the same order, so it has the shape perf's tree
+ * has after both fix-ups, without walking it. 0 or -ENOMEM (__fixup_duplicate: then nothing
+ * is dropped). */
+int t2f_elf_pflat__add(struct t2f_elf_pflat *f, uint64_t start, uint64_t end, uint32_t sym);
+int t2f_elf_pflat__order(struct t2f_elf_pflat *f);
+void t2f_elf_pflat__fixup_end(struct t2f_elf_pflat *f);
+int t2f_elf_pflat__fixup_duplicate(struct t2f_elf_pflat *f, t2f_elf_ptree_first_cb first,
+				   void *ctx);
+void t2f_elf_pflat__tree(const struct t2f_elf_pflat *f, struct t2f_elf_ptree *t, size_t n);
+int t2f_elf_pflat__finish(struct t2f_elf_pflat *f);
+int t2f_elf_pflat__find(const struct t2f_elf_pflat *f, uint64_t ip, uint32_t *sym,
+			uint64_t *start, uint64_t *end);
+void t2f_elf_pflat__free(struct t2f_elf_pflat *f);
+
 /* elf_perf_rules.c: m->ptree holds the n kept symbols (inserted in table order, m->pinfo[0..n)
- * naming them): perf's end fix-up and choice among symbols at one start, then the PLT stubs.
- * 0 or -ENOMEM. */
+ * naming them): perf's end fix-up and choice among symbols at one start, as m->pflat made them
+ * (t2f_elf_pflat__tree), then the PLT stubs. 0 or -ENOMEM. */
 int t2f_elf_perf_tree_finish(struct t2f_elf_module *m, size_t n);
+/* elf_perf_rules.c: the fix-ups and the PLT stubs on m->pflat (its n entries added in table
+ * order). 0 or -ENOMEM. */
+int t2f_elf_perf_flat_finish(struct t2f_elf_module *m, size_t n);
 /* elf_perf_rules.c: ok[i] (n = the table's image's section count) is 1 when section i may hold
  * a label perf keeps (its name contains "text" or "data"); ok is malloc'd (NULL, n 0 when the
  * image has no sections). 0 or -ENOMEM. */

@@ -7,11 +7,11 @@
  *   labels     NOTYPE with a name, not UNDEF or ABS, in a section whose name contains "text"
  *              or "data" (ld.so's `_start` and `_dl_start_user` are such labels in .text).
  * Our index also leaves out ABS and COMMON symbols and value 0 in both rule sets (no code lies
- * there). Lookups then walk perf's tree (elf_perf_tree.c): elf_index.c inserts the kept
- * symbols in table order, then here perf's end fix-up and choice among symbols at one start
- * (choose_best_symbol:
- * non-zero size, then non-WEAK, then GLOBAL, then fewer leading '_', then the longer name, then
- * the earlier; a "SyS" name loses; names as perf demangles them when loading), then the PLT
+ * there). Lookups then find what a walk down perf's tree would (elf_perf_tree.c, and its
+ * in-order array, elf_perf_flat.c): elf_index.c adds the kept symbols in table order, then
+ * here perf's end fix-up and choice among symbols at one start (choose_best_symbol: non-zero
+ * size, then non-WEAK, then GLOBAL, then fewer leading '_', then the longer name, then the
+ * earlier; a "SyS" name loses; names as perf demangles them when loading), then the PLT
  * stubs (elf_plt.c) when any symbol was kept. A debug file without its binary has no PLT bytes
  * to name stubs from; with the binary, the stubs in perf's tree decide what an address in .plt
  * is named (a stub's name, nothing, or by the tree's shape the sizeless symbol before .plt:
@@ -97,8 +97,8 @@ static bool first_wins(void *ctx, uint32_t a, uint64_t a_size, uint32_t b, uint6
 	return first;
 }
 
-/* The PLT stubs of m->plt_from (else m) into the tree after the n symbols. */
-static int add_plt(struct t2f_elf_module *m, size_t n)
+/* The PLT stubs of m->plt_from (else m) after the n symbols: into perf's tree, else its array. */
+static int add_plt(struct t2f_elf_module *m, size_t n, bool tree)
 {
 	struct t2f_elf_module *src = m->plt_from ? m->plt_from : m;
 	const struct t2f_elf_plt *plt;
@@ -117,17 +117,30 @@ static int add_plt(struct t2f_elf_module *m, size_t n)
 		return -ENOMEM;
 	m->pinfo = grown;
 	for (size_t i = 0; i < plt->n && !err; i++) {  /* by address: relocation order here */
+		uint64_t a = plt->ents[i].addr;
+
 		grown[n + i] = (struct t2f_elf_pinfo){ plt->names + plt->ents[i].name, plt->section,
 			GELF_ST_INFO(STB_GLOBAL, STT_FUNC) };
-		err = t2f_elf_ptree__insert(&m->ptree, plt->ents[i].addr,
-					    plt->ents[i].addr + plt->stub_size, (uint32_t)(n + i));
+		err = tree ? t2f_elf_ptree__insert(&m->ptree, a, a + plt->stub_size, (uint32_t)(n + i))
+		      : t2f_elf_pflat__add(&m->pflat, a, a + plt->stub_size, (uint32_t)(n + i));
 	}
 	return err;
 }
 
 int t2f_elf_perf_tree_finish(struct t2f_elf_module *m, size_t n)
 {
-	t2f_elf_ptree__fixup_end(&m->ptree);
-	t2f_elf_ptree__fixup_duplicate(&m->ptree, first_wins, m->pinfo);
-	return n ? add_plt(m, n) : 0;
+	t2f_elf_pflat__tree(&m->pflat, &m->ptree, n); /* the fix-ups, as the array made them */
+	return n ? add_plt(m, n, true) : 0;
+}
+
+int t2f_elf_perf_flat_finish(struct t2f_elf_module *m, size_t n)
+{
+	int err = t2f_elf_pflat__order(&m->pflat);
+
+	if (err)
+		return err;
+	t2f_elf_pflat__fixup_end(&m->pflat);
+	err = t2f_elf_pflat__fixup_duplicate(&m->pflat, first_wins, m->pinfo);
+	err = err ? err : n ? add_plt(m, n, false) : 0;
+	return err ? err : t2f_elf_pflat__finish(&m->pflat);
 }

@@ -216,7 +216,7 @@ static uint32_t leftmost(const struct t2f_elf_ptree *t, uint32_t x)
 	return x;
 }
 
-static void erase(struct t2f_elf_ptree *t, uint32_t z)
+void t2f_elf_ptree__erase(struct t2f_elf_ptree *t, uint32_t z)
 {
 	struct t2f_elf_pnode *n = t->nodes;
 	uint32_t y = z, x, xp;
@@ -292,9 +292,9 @@ void t2f_elf_ptree__fixup_duplicate(struct t2f_elf_ptree *t, t2f_elf_ptree_first
 			cur = next;
 		} else if (first(ctx, n[cur].sym, n[cur].end - n[cur].start, n[next].sym,
 				 n[next].end - n[next].start)) {
-			erase(t, next);
+			t2f_elf_ptree__erase(t, next);
 		} else {
-			erase(t, cur);
+			t2f_elf_ptree__erase(t, cur);
 			cur = next;
 		}
 	}
