@@ -255,12 +255,15 @@ int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct 
 }
 
 /* Under perf's rules: the span of perf_lookup's answer (its PLT sections a debug file lacks
- * first, then the tree's walk). */
+ * first, then the tree's walk, or the array's entry when the tree was not needed). */
 static void perf_span(const struct t2f_elf_module *m, uint64_t ip, uint64_t *lo, uint64_t *last)
 {
 	uint64_t a, b;
 
-	t2f_elf_ptree__span(&m->ptree, ip, &a, &b);
+	if (m->ptree_built)
+		t2f_elf_ptree__span(&m->ptree, ip, &a, &b);
+	else
+		t2f_elf_pflat__span(&m->pflat, ip, &a, &b);
 	for (size_t k = 0; k < m->n_plt_blind; k++) {
 		uint64_t b0 = m->plt_blind[k][0], b1 = m->plt_blind[k][1];
 

@@ -363,6 +363,10 @@ void t2f_elf_pflat__tree(const struct t2f_elf_pflat *f, struct t2f_elf_ptree *t,
 int t2f_elf_pflat__finish(struct t2f_elf_pflat *f);
 int t2f_elf_pflat__find(const struct t2f_elf_pflat *f, uint64_t ip, uint32_t *sym,
 			uint64_t *start, uint64_t *end);
+/* For an ip __find answered (0 or 1, not -1): the addresses [*lo, *last] around it that __find
+ * answers alike (the same entry, or none). */
+void t2f_elf_pflat__span(const struct t2f_elf_pflat *f, uint64_t ip, uint64_t *lo,
+			 uint64_t *last);
 void t2f_elf_pflat__free(struct t2f_elf_pflat *f);
 
 /* elf_perf_rules.c: m->ptree holds the n kept symbols (inserted in table order, m->pinfo[0..n)

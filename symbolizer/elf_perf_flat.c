@@ -187,6 +187,42 @@ int t2f_elf_pflat__find(const struct t2f_elf_pflat *f, uint64_t ip, uint32_t *sy
 	return 1;
 }
 
+void t2f_elf_pflat__span(const struct t2f_elf_pflat *f, uint64_t ip, uint64_t *lo,
+			 uint64_t *last)
+{
+	const struct t2f_elf_pflat_ent *base = f->ents, *e;
+	size_t n = f->n;
+	uint64_t s, end, a, b;
+
+	if (!n || ip < base[0].start) { /* below every start: a miss up to the first */
+		*lo = 0;
+		*last = n ? base[0].start - 1 : UINT64_MAX;
+		return;
+	}
+	while (n > 1) {
+		size_t half = n / 2;
+
+		base = base[half].start <= ip ? base + half : base;
+		n -= half;
+	}
+	e = base;
+	s = e->start;
+	end = e->end;
+	b = e + 1 < f->ents + f->n ? e[1].start - 1 : UINT64_MAX; /* then the next is P */
+	if (ip > end || (ip == end && ip != s)) { /* a miss from the end on, as the tree's walk */
+		a = end > s ? end : end == s ? s + 1 : s;
+	} else {                                  /* the entry: [s, end), or s alone */
+		uint64_t top = end > s ? end - 1 : s;
+
+		a = s;
+		b = top < b ? top : b;
+	}
+	if (a == s && e > f->ents && e[-1].start == s)
+		a = s + 1;                        /* s itself is the tree's to answer */
+	*lo = e->reach > a ? e->reach : a;        /* below the reach too */
+	*last = b;
+}
+
 void t2f_elf_pflat__free(struct t2f_elf_pflat *f)
 {
 	free(f->ents);

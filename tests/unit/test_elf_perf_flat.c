@@ -76,6 +76,33 @@ struct counts {
 	uint64_t asked, answered, left;
 };
 
+/* The span the array gives around ip holds ip, and the array answers its ends, its middle and
+ * its neighbours of ip as it answers ip. */
+static void check_span(const struct t2f_elf_pflat *f, uint64_t ip, int r, uint32_t sym)
+{
+	uint64_t lo, last, s, e;
+	uint32_t xsym = 0;
+
+	t2f_elf_pflat__span(f, ip, &lo, &last);
+	if (lo > ip || last < ip)
+		fail_msg("seed %llu, 0x%llx: span [0x%llx, 0x%llx] misses it",
+			 (unsigned long long)cur_seed, (unsigned long long)ip,
+			 (unsigned long long)lo, (unsigned long long)last);
+	const uint64_t at[] = { lo, last, lo + (last - lo) / 2, ip > lo ? ip - 1 : ip,
+				ip < last ? ip + 1 : ip };
+
+	for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+		int x = t2f_elf_pflat__find(f, at[k], &xsym, &s, &e);
+
+		if (x != r || (r == 1 && xsym != sym))
+			fail_msg("seed %llu, 0x%llx: span [0x%llx, 0x%llx] holds 0x%llx answered %d "
+				 "(sym %u), not %d (sym %u)", (unsigned long long)cur_seed,
+				 (unsigned long long)ip, (unsigned long long)lo,
+				 (unsigned long long)last, (unsigned long long)at[k], x, xsym, r,
+				 sym);
+	}
+}
+
 /* One address: the array's answer, when it gives one, is the tree's. */
 static void check_at(const struct t2f_elf_pflat *f, const struct t2f_elf_ptree *t, uint64_t ip,
 		     struct counts *c)
@@ -91,6 +118,7 @@ static void check_at(const struct t2f_elf_pflat *f, const struct t2f_elf_ptree *
 		return;
 	}
 	c->answered++;
+	check_span(f, ip, r, fsym);
 	if (r != (int)hit || (hit && (fsym != tsym || fs != ts || fe != te)))
 		fail_msg("seed %llu, 0x%llx: array %d (sym %u [0x%llx, 0x%llx]), tree %d (sym %u "
 			 "[0x%llx, 0x%llx])", (unsigned long long)cur_seed,
