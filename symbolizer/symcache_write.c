@@ -261,18 +261,31 @@ static int rec_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Two symbol answers alike: both misses, or the same symbol. */
+static bool rec_same(const struct rec *x, const struct rec *y)
+{
+	if (x->miss || y->miss)
+		return x->miss == y->miss;
+	return x->value == y->value && x->name && y->name && strcmp(x->name, y->name) == 0;
+}
+
 /* Sorts recs and keeps the first of each address: the run's answer over the old file's. With
- * ranges (symbol answers: last set), one that starts inside the range kept before it is
- * dropped too, so the ranges stay disjoint (exact ranges of one file never overlap: this only
- * keeps the reader's search simple). */
+ * ranges (symbol answers: last set), one that starts inside the range kept before it joins it
+ * when it gives the same answer (the lookups may see one answer's addresses in different
+ * pieces: perf's array and its tree do), else is dropped, so the ranges stay disjoint (exact
+ * ranges of one file never overlap with different answers: this only keeps the reader's
+ * search simple). */
 static size_t sort_unique(struct rec *r, size_t n, bool ranges)
 {
 	size_t k = 0;
 
 	qsort(r, n, sizeof(*r), rec_cmp);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (!k || (ranges ? r[k - 1].last < r[i].vaddr : r[k - 1].vaddr != r[i].vaddr))
 			r[k++] = r[i];
+		else if (ranges && rec_same(&r[k - 1], &r[i]) && r[i].last > r[k - 1].last)
+			r[k - 1].last = r[i].last;
+	}
 	return k;
 }
 
