@@ -808,8 +808,8 @@ size_t t2f_profile__bytes(const struct t2f_profile *p)
 	       p->waits.cap * sizeof(struct t2f_wait_span) +
 	       (p->hist ? t2f_time_hist__bytes(p->hist) : 0) +
 	       p->maps.cap * sizeof(struct t2f_module_map) + p->folds.cap * sizeof(uint32_t) +
-	       (t2f_hashmap__count(p->thread_ix) +
-		(p->frame_ix ? t2f_hashmap__count(p->frame_ix) + t2f_hashmap__count(p->node_ix) +
-			       t2f_hashmap__count(p->cell_ix) : 0)) * 16;
+	       /* the indexes as built, dropped for writing or not: one entry per frame, node, cell */
+	       (t2f_hashmap__count(p->thread_ix) + (p->frames.len - 1) + (p->nodes.len - 1) +
+		p->cells.len) * 16;
 }
 

@@ -390,7 +390,8 @@ t2f_str_id t2f_profile__input_name_at(const struct t2f_profile *p, size_t i);
  * name. */
 void t2f_profile__drop_indexes(struct t2f_profile *p);
 
-/* Memory in use by the model, for --stats and the benchmark. */
+/* Memory in use by the model, for --stats and the benchmark (the lookup indexes counted as
+ * built, also once dropped). */
 size_t t2f_profile__bytes(const struct t2f_profile *p);
 
 #endif
