@@ -359,6 +359,52 @@ t2f_event_id t2f_profile__find_event(const struct t2f_profile *p, const char *na
 	       t2f_profile_find_event(p, name, t2f_event_name_len(name, len));
 }
 
+/* ---- the lookup indexes: dropped by t2f_profile__drop_indexes, built again on use ---- */
+
+void t2f_profile__drop_indexes(struct t2f_profile *p)
+{
+	t2f_hashmap__free(p->frame_ix);
+	t2f_hashmap__free(p->node_ix);
+	t2f_hashmap__free(p->cell_ix);
+	p->frame_ix = p->node_ix = p->cell_ix = NULL;
+}
+
+/* The frame, node and cell indexes of the tables as they are, each sized for its table. */
+static int build_indexes(struct t2f_profile *p)
+{
+	int err = t2f_hashmap__new(p->frames.len, &p->frame_ix) ?:
+		  t2f_hashmap__new(p->nodes.len, &p->node_ix) ?:
+		  t2f_hashmap__new(p->cells.len, &p->cell_ix);
+
+	for (size_t id = 1; !err && id < p->frames.len; id++) {
+		struct t2f_frame key =
+			t2f_profile__frame_key(VEC_AT(p->frames, struct t2f_frame, id));
+
+		err = t2f_hashmap__insert(p->frame_ix, t2f_profile__frame_hash(&key), (uint32_t)id);
+	}
+	for (size_t id = 1; !err && id < p->nodes.len; id++) {
+		const struct node *n = VEC_AT(p->nodes, struct node, id);
+
+		err = t2f_hashmap__insert(p->node_ix, t2f_profile__node_hash(n->parent, n->frame),
+					  (uint32_t)id);
+	}
+	for (size_t i = 0; !err && i < p->cells.len; i++) {
+		const struct t2f_cell *c = VEC_AT(p->cells, struct t2f_cell, i);
+
+		err = t2f_hashmap__insert(p->cell_ix,
+					  t2f_profile__cell_hash(c->node, c->thread, c->event),
+					  (uint32_t)i + 1);
+	}
+	if (err)
+		t2f_profile__drop_indexes(p);
+	return err;
+}
+
+int t2f_profile__indexes(struct t2f_profile *p)
+{
+	return p->frame_ix ? 0 : build_indexes(p);
+}
+
 /* ---- frames ---- */
 
 struct frame_probe {
@@ -393,9 +439,11 @@ int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_fra
 	struct t2f_frame key = t2f_profile__frame_key(f);
 	struct frame_probe q = { p, &key };
 	uint64_t h = t2f_profile__frame_hash(&key);
-	uint32_t id = t2f_hashmap__find(p->frame_ix, h, frame_eq, &q);
-	int err;
+	int err = t2f_profile__indexes(p);
+	uint32_t id = err ? 0 : t2f_hashmap__find(p->frame_ix, h, frame_eq, &q);
 
+	if (err)
+		return err;
 	if (!id) {
 		if (t2f_profile__frames_full(p))
 			return -T2F_ERR_LIMIT;
@@ -468,7 +516,10 @@ int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id f
 		       t2f_node_id *out)
 {
 	uint64_t h = t2f_profile__node_hash(parent, frame);
+	int err = t2f_profile__indexes(p);
 
+	if (err)
+		return err;
 	*out = t2f_profile__node_find(p, parent, frame, h);
 	return *out ? 0 : t2f_profile__node_add(p, parent, frame, h, out);
 }
@@ -509,6 +560,9 @@ int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id
 	struct t2f_cell *c;
 	int err;
 
+	err = t2f_profile__indexes(p);
+	if (err)
+		return err;
 	thread = t2f_profile__folded(p, thread);
 	q = (struct cell_probe){ p, node, thread, event };
 	h = t2f_profile__cell_hash(node, thread, event);
@@ -754,7 +808,8 @@ size_t t2f_profile__bytes(const struct t2f_profile *p)
 	       p->waits.cap * sizeof(struct t2f_wait_span) +
 	       (p->hist ? t2f_time_hist__bytes(p->hist) : 0) +
 	       p->maps.cap * sizeof(struct t2f_module_map) + p->folds.cap * sizeof(uint32_t) +
-	       (t2f_hashmap__count(p->thread_ix) + t2f_hashmap__count(p->frame_ix) +
-		t2f_hashmap__count(p->node_ix) + t2f_hashmap__count(p->cell_ix)) * 16;
+	       /* the indexes as built, dropped for writing or not: one entry per frame, node, cell */
+	       (t2f_hashmap__count(p->thread_ix) + (p->frames.len - 1) + (p->nodes.len - 1) +
+		p->cells.len) * 16;
 }
 

@@ -381,7 +381,17 @@ int t2f_profile__add_input_name(struct t2f_profile *p, t2f_str_id name);
 size_t t2f_profile__input_name_count(const struct t2f_profile *p);
 t2f_str_id t2f_profile__input_name_at(const struct t2f_profile *p, size_t i);
 
-/* Memory in use by the model, for --stats and the benchmark. */
+/* Frees the hash indexes of the frames, stack nodes and cells (their tables stay): writers read
+ * the tables by id and need none, and on a whole-machine recording the three take about as much
+ * memory as the cells. The next call that looks one of those tables up (t2f_profile__frame,
+ * __child, __add_sample, __add_samples, a merge into p) builds them again, at a cost linear in
+ * the tables, and gives the ids it would have given; but for a frame renamed
+ * (t2f_profile__set_frame_name) before they were built again, which is then found under its new
+ * name. */
+void t2f_profile__drop_indexes(struct t2f_profile *p);
+
+/* Memory in use by the model, for --stats and the benchmark (the lookup indexes counted as
+ * built, also once dropped). */
 size_t t2f_profile__bytes(const struct t2f_profile *p);
 
 #endif

@@ -96,7 +96,10 @@ static inline uint64_t t2f_profile__cell_hash(t2f_node_id node, t2f_thread_id th
 	return t2f_hash_u64((uint64_t)node << 32 | thread) ^ t2f_hash_u64(~(uint64_t)event);
 }
 
-/* The node (parent, frame), or 0; h is its hash. */
+/* Builds the frame, node and cell indexes again when t2f_profile__drop_indexes dropped them:
+ * what every lookup-or-add of those tables calls first. 0 or -ENOMEM. */
+int t2f_profile__indexes(struct t2f_profile *p);
+/* The node (parent, frame), or 0; h is its hash. The indexes must be there. */
 uint32_t t2f_profile__node_find(const struct t2f_profile *p, t2f_node_id parent,
 				t2f_frame_id frame, uint64_t h);
 /* Adds the node (parent, frame), known to be absent, as the next id. 0 or -ENOMEM or

@@ -449,8 +449,8 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
 		merge_strings, merge_threads, merge_events, merge_frames,
 		merge_nodes, merge_module_maps, merge_cells,
 	};
-	struct id_maps m;
-	int err = id_maps_alloc(&m, src, n_ins);
+	struct id_maps m = { 0 };
+	int err = t2f_profile__indexes(dst) ?: id_maps_alloc(&m, src, n_ins);
 
 	m.ins = ins;
 	m.n_ins = n_ins;

@@ -335,6 +335,8 @@ static int t2f_write_into(struct t2f_session *s, const struct t2f_write_options 
 
 		t2f_report__diff_roots(s->msg, b->label, b->profile, a->label, a->profile);
 	}
+	/* writers look nothing up: the memory of the lookup indexes is theirs meanwhile */
+	t2f_profile__drop_indexes(s->profile);
 	t2f_write_opts_of(s, w, &wo);
 	wo.gzip = strlen(name) > 3 && strcmp(name + strlen(name) - 3, ".gz") == 0;
 	err = t2f_writer__of(w->format)->write(s->profile, &wo, out);

@@ -575,6 +575,70 @@ static void test_restack(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, profile_setup, profile_teardown)
 
+/* Without its lookup indexes (dropped before writing) a profile finds what it holds under the
+ * same ids and adds what is new after it, as with them; folded threads too; a merge into it
+ * too. */
+static void test_drop_indexes(void **state)
+{
+	struct t2f_profile *p = *state, *src;
+	struct t2f_frame fa = { .name = str(p, "a") }, fb = { .name = str(p, "b") };
+	struct t2f_frame fu = { .module = str(p, "m"), .has_addr = true, .addr = 0x40 };
+	t2f_thread_id t1, t2;
+	t2f_event_id e;
+	t2f_node_id n1, n2, n3;
+	t2f_frame_id a, b, u;
+
+	assert_int_equal(t2f_profile__fold_threads(p), 0);
+	t1 = thread(p, 1, 1, "x", 0);
+	t2 = thread(p, 1, 2, "x", 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_COUNT, &e), 0);
+	a = add_frame(p, &fa);
+	b = add_frame(p, &fb);
+	u = add_frame(p, &fu);
+	n1 = child(p, 0, a);
+	n2 = child(p, n1, b);
+	assert_int_equal(t2f_profile__add_sample(p, n2, t1, e, 3, 0), 0);
+	t2f_profile__drop_indexes(p);
+	t2f_profile__drop_indexes(p); /* twice is fine */
+	assert_int_equal(t2f_profile__bytes(p) > 0, true);
+	/* what it holds: the same ids, nothing added */
+	assert_int_equal(add_frame(p, &fu), u);
+	assert_int_equal(add_frame(p, &fb), b);
+	assert_int_equal(child(p, n1, b), n2);
+	assert_int_equal(t2f_profile__add_sample(p, n2, t2, e, 4, 0), 0); /* t2 folds into t1 */
+	assert_int_equal(t2f_profile__frame_count(p), 3);
+	assert_int_equal(t2f_profile__node_count(p), 2);
+	assert_int_equal(t2f_profile__cell_count(p), 1);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->samples, 2);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, 7);
+	/* what is new: the next ids */
+	t2f_profile__drop_indexes(p);
+	n3 = child(p, n2, a);
+	assert_int_equal(n3, 3);
+	assert_int_equal(t2f_profile__add_sample(p, n3, t1, e, 1, 0), 0);
+	assert_int_equal(t2f_profile__cell_count(p), 2);
+	/* a merge into it finds its nodes and cells */
+	t2f_profile__drop_indexes(p);
+	assert_int_equal(t2f_profile__new(&src), 0);
+	{
+		struct t2f_frame sa = { .name = str(src, "a") }, sb = { .name = str(src, "b") };
+		t2f_thread_id st = thread(src, 1, 2, "x", 0);
+		t2f_event_id se;
+		t2f_node_id s2;
+
+		assert_int_equal(t2f_profile__event(src, str(src, "cpu-clock"), T2F_UNIT_COUNT, &se),
+				 0);
+		s2 = child(src, child(src, 0, add_frame(src, &sa)), add_frame(src, &sb));
+		assert_int_equal(t2f_profile__add_sample(src, s2, st, se, 10, 0), 0);
+	}
+	assert_int_equal(t2f_profile__merge(p, src), 0);
+	t2f_profile__free(src);
+	assert_int_equal(t2f_profile__node_count(p), 3);
+	assert_int_equal(t2f_profile__cell_count(p), 2);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->samples, 3);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, 17);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -595,6 +659,7 @@ int main(void)
 		T(test_strings_and_bytes),
 		T(test_saturation),
 		T(test_restack),
+		T(test_drop_indexes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
