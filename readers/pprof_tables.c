@@ -338,8 +338,12 @@ static bool pp_pair(const struct t2f_pprof_reader *r, uint32_t c, const char **n
 		return false;
 	*name = bs;
 	*len = b->len;
-	if (r->ntypes == 2)
+	if (r->ntypes == 2) { /* "samples-weight": the event "samples", its name taken */
+		if (b->len >= 7 && memcmp(bs + b->len - 7, "-weight", 7) == 0 &&
+		    (b->len == 7 || pp_str_is(r, r->types[c + 1].type, "samples-weight")))
+			*len = b->len - 7;
 		return pp_str_is(r, r->types[c].type, "samples");
+	}
 	if (a->len < 8 || memcmp(as + a->len - 8, "-samples", 8) != 0)
 		return false;
 	*len = a->len - 8;

@@ -30,6 +30,28 @@ assoc() { # A B C: (A B) C = A B C, pprof and folded
 		same_nonempty "$TEST_NAME" "$1 $2 $3: folded associative" "$TMP/y1.folded" \
 			"$TMP/y2.folded" "< via pprof, > at once"
 }
+# partials: each input converted to pprof alone, then those read in input order, write the
+# bytes of one conversion of the inputs, pprof and folded (a folded input's event "samples"
+# keeps its name beside others)
+partials() { # INPUT...
+	_pbs= _k=0
+	for _in in "$@"; do
+		_k=$((_k + 1))
+		t2f -q -o "$TMP/part$_k.pb.gz" "$_in" || bad "$_in: its partial failed"
+		_pbs="$_pbs $TMP/part$_k.pb.gz"
+	done
+	for _ext in pb.gz folded; do
+		# shellcheck disable=SC2086 # _pbs: paths without spaces
+		t2f -q -o "$TMP/pa.$_ext" $_pbs && t2f -q -o "$TMP/pb.$_ext" "$@" ||
+			{ bad "$*: a conversion failed"; continue; }
+		same_nonempty "$TEST_NAME" "$*: partials, $_ext" "$TMP/pb.$_ext" "$TMP/pa.$_ext" \
+			"< at once, > from partials"
+	done
+}
+partials counts.folded.txt burner.perf.txt
+partials burner.perf.txt multi.perf.txt counts.folded.txt cxxwork.perf.txt
+partials multi.perf.txt "$TMP/gen.data" burner.stackcollapse.txt burner.srcline.perf.txt
+
 assoc burner.perf.txt multi.perf.txt counts.folded.txt
 assoc cxxwork.perf.txt burner.srcline.perf.txt multi.perf.txt
 assoc "$NT/mixed_managed_external_samples.nettrace" burner.cpu.perf.txt counts.folded.txt
