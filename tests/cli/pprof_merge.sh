@@ -51,6 +51,11 @@ partials() { # INPUT...
 partials counts.folded.txt burner.perf.txt
 partials burner.perf.txt multi.perf.txt counts.folded.txt cxxwork.perf.txt
 partials multi.perf.txt "$TMP/gen.data" burner.stackcollapse.txt burner.srcline.perf.txt
+# frames the profile keeps apart that pprof cannot tell apart: a kernel address of a one-line
+# sample (absolute) and of a call chain; .nettrace frames named at the end of their input
+partials burner.nocg.perf.txt burner.cpu.perf.txt
+partials "$NT/universal.nettrace" "$NT/mixed_managed_external_samples.nettrace" \
+	"$NT/universal.nettrace"
 
 assoc burner.perf.txt multi.perf.txt counts.folded.txt
 assoc cxxwork.perf.txt burner.srcline.perf.txt multi.perf.txt
