@@ -9,12 +9,13 @@
 # is there), with --scheduler:
 #   - OUT is byte for byte `trace2flame INPUT... -o OUT`, with folded partials (the default)
 #     and with pprof ones (--partials pprof, when the library reads pprof), for each OUT format
-#     they make (trace2flame.batch.OUT_FORMATS), and one line per input "[k/N] NAME: ok, M
-#     samples", in input order; an OUT format they do not make is refused (status 2, no OUT);
+#     they make (trace2flame.batch.OUT_FORMATS: folded, and pprof from pprof partials), and one
+#     line per input "[k/N] NAME: ok, M samples", in input order; an OUT format they do not make
+#     is refused (status 2, no OUT);
 #   - a corrupt input (a perf.data cut in its header): the run stops, status 1, the input named
 #     with the library's message (the command line's), the previous OUT kept as it was, no temp
 #     file left; with --keep-going the others go on: status 1, OUT = the command line's over
-#     the others;
+#     the others (folded, and pprof from pprof partials);
 # and once without --scheduler (a local cluster of 2 worker processes). Every process started
 # runs in its own session (setsid): each is stopped at the end, also on failure (trap), and
 # none of their sessions has a process left. Each run is bounded by timeout.
@@ -298,6 +299,22 @@ fi
 t2f "$1" "$FX/cxxwork.perf.txt" "$TMP/gen2.data" -o "$TMP/keep-cli.folded" 2>/dev/null
 same_nonempty keep-going "OUT and trace2flame's over the others" "$TMP/keep-cli.folded" \
 	"$TMP/keep.folded" "< trace2flame, > dask"
+# pprof OUT from pprof partials: the command line's over the others too
+case " $PARTIALS " in
+*" pprof "*)
+	batch "$TMP/keep-pp.err" --scheduler "$ADDR" --keep-going --partials pprof \
+		-o "$TMP/keep.pb.gz" "$1" "$TMP/corrupt.data" "$FX/cxxwork.perf.txt" "$TMP/gen2.data"
+	if [ "$rc" -eq 1 ] && grep -qF "$TMP/corrupt.data: failed: $msg" "$TMP/keep-pp.err"; then
+		ok
+	else
+		bad "--keep-going, pprof: status $rc (expected 1), corrupt.data named?"
+		cat "$TMP/keep-pp.err"
+	fi
+	t2f "$1" "$FX/cxxwork.perf.txt" "$TMP/gen2.data" -o "$TMP/keep-cli.pb.gz" 2>/dev/null
+	same_nonempty keep-going "pprof OUT and trace2flame's over the others" \
+		"$TMP/keep-cli.pb.gz" "$TMP/keep.pb.gz" "< trace2flame, > dask"
+	;;
+esac
 
 # ---- a local cluster --------------------------------------------------------------------------
 # shellcheck disable=SC2086 # PYENV

@@ -16,11 +16,12 @@ The partials are folded stacks by default: each keeps one event, the one its inp
 conversion writes; one conversion of all the inputs writes the first with samples in input
 order, so a partial holding another is made again with that event asked for (Merge.needs).
 Folded OUT is exact. pprof partials (partials="pprof", when the library reads pprof back:
-reads_pprof()) keep every event, but read back they name C++ frames from their mangled names
-again, which can differ from the first naming (docs/batch.md, Exactness). Neither is exact where
-one conversion of all the inputs decides something for all of them (docs/batch.md, Exactness:
-.nettrace inputs mixed with others, Merge.mixed; perf.data recorded on this machine mixed with
-inputs that are not, or at other times).
+reads_pprof()) keep every event, the threads, mappings and durations, and make pprof OUT
+exactly; folded OUT from them names C++ functions as pprof does, return types kept
+(docs/batch.md, Exactness). Neither is exact where one conversion of all the inputs decides
+something for all of them (docs/batch.md, Exactness: .nettrace inputs mixed with others,
+Merge.mixed; perf.data recorded on this machine mixed with inputs that are not, or at other
+times).
 """
 import collections
 import errno
@@ -31,14 +32,11 @@ from ._common import Error, cstr, lib
 from ._session import FORMATS, Session
 
 PARTIAL_FORMATS = ("collapsed", "pprof")  # the first is the default
-# what OUT may be, by the partials' format: the formats whose bytes the merge makes exactly.
-# Not pprof yet: read back, a pprof partial's tables come in another order, its duration and
-# period are lost, a folded input's event is renamed and C++ frames are named again from their
-# mangled names (docs/batch.md, Exactness); nor the
-# formats that place samples in time (speedscope, the Firefox profile, the heat map), which no
-# partial keeps.
+# what OUT may be, by the partials' format: the formats whose bytes the merge makes (folded
+# partials keep one event: not pprof); not the formats that place samples in time (speedscope,
+# the Firefox profile, the heat map), which no partial keeps.
 OUT_FORMATS = {"collapsed": (_ffi.T2F_FORMAT_COLLAPSED,),
-               "pprof": (_ffi.T2F_FORMAT_COLLAPSED,)}
+               "pprof": (_ffi.T2F_FORMAT_COLLAPSED, _ffi.T2F_FORMAT_PPROF)}
 
 Partial = collections.namedtuple("Partial", "name data samples event error code event_asked "
                                   "nettrace")
@@ -92,7 +90,9 @@ def partial(path, name=None, event=None, jobs=1, partials=PARTIAL_FORMATS[0], **
     failure is in its error and code). name: how reports name it (default path). event: the
     event to keep (None: the one the conversion writes). jobs: the session's parser threads (1:
     the caller's thread alone; a worker runs one task per core). partials: "collapsed" or
-    "pprof" (give the Merge's). options: other Session options."""
+    "pprof" (give the Merge's). options: other Session options. The input is read from a
+    descriptor of the file and called name, as the command line calls it (pprof partials say
+    their inputs' names, which pprof OUT writes)."""
     name = path if name is None else name
     fmt = partials
     nettrace = is_nettrace(path)
@@ -100,7 +100,8 @@ def partial(path, name=None, event=None, jobs=1, partials=PARTIAL_FORMATS[0], **
         with Session(formats=fmt, event=event, jobs=jobs, quiet=True,
                      message=lambda line: None, **options) as s:
             try:
-                s.add_path(path)
+                with open(path, "rb") as f:
+                    s.add_fd(f.fileno(), name=name)
                 s.resolve()
             except Error as e:
                 if event is not None and e.code == -_ffi.T2F_ERR_NO_EVENT and s.stats().inputs:
@@ -116,6 +117,10 @@ def partial(path, name=None, event=None, jobs=1, partials=PARTIAL_FORMATS[0], **
                            None, 0, event, nettrace)
     except Error as e:
         return Partial(name, None, 0, None, e.message, e.code, event, nettrace)
+    except OSError as e:  # the input cannot be opened
+        return Partial(name, None, 0, None, "%s: %s" % (name, e.strerror or e), -(e.errno or
+                                                                                 errno.EIO),
+                       event, nettrace)
 
 
 def exit_code(code):
