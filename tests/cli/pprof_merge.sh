@@ -1,7 +1,8 @@
 #!/bin/sh
 # Merges through pprof: `trace2flame A B -o ab.pb.gz; trace2flame ab.pb.gz C -o x` writes the
 # same bytes as `trace2flame A B C -o x`, for pprof and folded outputs, over mixes of perf
-# script text, folded stacks, .nettrace traces and a perf.data; the same command twice gives the
+# script text, folded stacks, .nettrace traces and a perf.data (.nettrace beside a perf.data of
+# unnamed frames too); so do each input's pprof read in order; the same command twice gives the
 # same bytes; and the sample counts and weights of a merged pprof are the sums of its parts',
 # by tests/pprof_decode.py (per sample type name), its duration_nanos the sum of theirs and its
 # comments name every input.
@@ -61,6 +62,12 @@ assoc burner.perf.txt multi.perf.txt counts.folded.txt
 assoc cxxwork.perf.txt burner.srcline.perf.txt multi.perf.txt
 assoc "$NT/mixed_managed_external_samples.nettrace" burner.cpu.perf.txt counts.folded.txt
 assoc "$TMP/gen.data" multi.perf.txt counts.folded.txt
+# .nettrace traces beside inputs with unnamed file frames: each input's frames named as it
+# names them (not "FILE!0xADDR" for the others')
+assoc "$TMP/gen.data" "$NT/universal.nettrace" counts.folded.txt
+assoc "$NT/universal.nettrace" "$TMP/gen.data" multi.perf.txt
+assoc burner.perf.txt "$NT/mixed_managed_external_samples.nettrace" "$NT/universal.nettrace"
+partials "$TMP/gen.data" "$NT/universal.nettrace" burner.nocg.perf.txt
 
 # totals: the merge of two pprof files holds the sums of theirs
 t2f -q -o "$TMP/p1.pb.gz" burner.perf.txt multi.perf.txt &&

@@ -117,7 +117,7 @@ fi
 head -c 100 "$TMP/gen1.data" >"$TMP/corrupt.data"
 # the inputs, in order: the first's event (cpu-clock) is the one written; multi.perf.txt's
 # first is page-faults and the folded ones have "samples": their partials are made again with
-# cpu-clock. No .nettrace among them (docs/batch.md, Exactness): those are a set of their own.
+# cpu-clock.
 set -- "$FX/burner.perf.txt" "$TMP/gen1.data" "$FX/cxxwork.perf.txt" "$FX/multi.perf.txt" \
 	"$FX/counts.folded.txt" "$TMP/gen2.data" "$FX/burner.stackcollapse.txt" \
 	"$FX/burner.cpu.perf.txt" "$FX/burner.srcline.perf.txt" ${inl:+"$inl"}
@@ -257,15 +257,19 @@ for pf in $PARTIALS; do
 		"$TMP/dask-ev.folded" "< trace2flame, > dask"
 done
 
-# .nettrace inputs mixed with others: said
-batch "$TMP/mixed.err" --scheduler "$ADDR" -o "$TMP/mixed.folded" "$FX/burner.perf.txt" \
-	"$NT/universal.nettrace"
-if [ "$rc" -eq 0 ] && grep -q "warning: .nettrace inputs mixed with others" "$TMP/mixed.err"; then
-	ok
-else
-	bad "a mix of .nettrace and other inputs: status $rc, not said:"
-	cat "$TMP/mixed.err"
-fi
+# .nettrace inputs mixed with others (a perf.data of unnamed frames): each named as its input
+# names them, as one conversion of them all does
+for pf in $PARTIALS; do
+	for ext in $(exts "$pf"); do
+		t2f "$TMP/gen1.data" "$NT/universal.nettrace" "$FX/burner.perf.txt" \
+			-o "$TMP/cli-mixed.$ext" 2>/dev/null
+		batch "$TMP/mixed.err" --scheduler "$ADDR" --partials "$pf" -o "$TMP/mixed.$ext" \
+			"$TMP/gen1.data" "$NT/universal.nettrace" "$FX/burner.perf.txt"
+		[ "$rc" -eq 0 ] || { bad "mixed, $pf partials, $ext: status $rc:"; cat "$TMP/mixed.err"; }
+		same_nonempty "mixed, $pf partials, $ext" "OUT and trace2flame's" \
+			"$TMP/cli-mixed.$ext" "$TMP/mixed.$ext" "< trace2flame, > dask"
+	done
+done
 
 # ---- a corrupt input ------------------------------------------------------------------------
 t2f "$TMP/corrupt.data" -o "$TMP/x.folded" 2>"$TMP/cli.err"
