@@ -160,18 +160,7 @@ static int pp_top_field(struct t2f_pprof_reader *r, const struct t2f_pb_field *f
 
 int pp_tables_read(struct t2f_pprof_reader *r)
 {
-	const uint8_t *p = r->buf, *end = r->buf + r->len;
-	struct t2f_pb_field f;
-	int err = 0;
-
-	while (!err && p < end) {
-		const uint8_t *at = p;
-
-		if ((err = t2f_pb__get_field(&p, end, &f)))
-			return pp_fail(r, err, at, "the profile");
-		err = pp_top_field(r, &f, at);
-	}
-	return err;
+	return pp_walk(r, pp_top_field);
 }
 
 /* ---- indexing ---- */
