@@ -35,7 +35,7 @@ assoc() { # A B C: (A B) C = A B C, pprof and folded
 # bytes of one conversion of the inputs, pprof and folded (a folded input's event "samples"
 # keeps its name beside others)
 partials() { # INPUT...
-	_pbs= _k=0
+	_pbs='' _k=0
 	for _in in "$@"; do
 		_k=$((_k + 1))
 		t2f -q -o "$TMP/part$_k.pb.gz" "$_in" || bad "$_in: its partial failed"
@@ -43,8 +43,10 @@ partials() { # INPUT...
 	done
 	for _ext in pb.gz folded; do
 		# shellcheck disable=SC2086 # _pbs: paths without spaces
-		t2f -q -o "$TMP/pa.$_ext" $_pbs && t2f -q -o "$TMP/pb.$_ext" "$@" ||
-			{ bad "$*: a conversion failed"; continue; }
+		if ! t2f -q -o "$TMP/pa.$_ext" $_pbs || ! t2f -q -o "$TMP/pb.$_ext" "$@"; then
+			bad "$*: a conversion failed"
+			continue
+		fi
 		same_nonempty "$TEST_NAME" "$*: partials, $_ext" "$TMP/pb.$_ext" "$TMP/pa.$_ext" \
 			"< at once, > from partials"
 	done
