@@ -421,7 +421,8 @@ static bool frame_eq(const void *ctx, uint32_t id)
 	       f->has_addr == q->key->has_addr && f->unwound == q->key->unwound &&
 	       f->addr == q->key->addr &&
 	       f->space == q->key->space && f->file == q->key->file && f->line == q->key->line &&
-	       f->fn_file == q->key->fn_file && f->fn_line == q->key->fn_line;
+	       f->fn_file == q->key->fn_file && f->fn_line == q->key->fn_line &&
+	       f->module_names == q->key->module_names;
 }
 
 void t2f_profile__limit_frames(struct t2f_profile *p, uint32_t max)

@@ -110,6 +110,11 @@ struct t2f_frame {
 	 * DW_AT_decl_line: pprof's Function.start_line, speedscope's frame line). */
 	t2f_str_id fn_file;
 	uint32_t fn_line;
+	/* Named as its input names frames, "FILE!function" or "FILE!0xFILE_OFF" (FILE the module
+	 * path's last component), by the resolve stage when the reader leaves it unnamed: the
+	 * frames of .nettrace traces (pipeline/resymbolize.h), not those of other inputs beside
+	 * them. */
+	bool module_names;
 };
 
 /* One weight cell: every sample of one stack on one thread for one event. */

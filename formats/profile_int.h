@@ -73,13 +73,14 @@ static inline struct t2f_frame t2f_profile__frame_key(const struct t2f_frame *f)
 				   .addr = f->has_addr ? f->addr : 0,
 				   .space = f->has_addr ? f->space : T2F_SPACE_FILE_OFF,
 				   .file = f->file, .line = f->line, .fn_file = f->fn_file,
-				   .fn_line = f->fn_line };
+				   .fn_line = f->fn_line, .module_names = f->module_names };
 }
 
 static inline uint64_t t2f_profile__frame_hash(const struct t2f_frame *key)
 {
 	return t2f_hash_u64(((uint64_t)key->name << 32 | key->module) ^
-			    ((uint64_t)key->kind << 2 | (uint64_t)key->unwound << 1 | key->has_addr) *
+			    ((uint64_t)key->module_names << 40 | (uint64_t)key->kind << 2 |
+			     (uint64_t)key->unwound << 1 | key->has_addr) *
 			    0x9e3779b97f4a7c15ULL) ^
 	       t2f_hash_u64(key->addr + 1) ^
 	       t2f_hash_u64(((uint64_t)key->file << 32 | key->line) + 0x51ed27);

@@ -83,7 +83,7 @@ static int inl_name(struct inl *x, const struct t2f_frame *f, const struct t2f_d
 
 	*id = 0;
 	x->name.len = 0;
-	if (name && x->o->nettrace)
+	if (name && f->module_names)
 		err = t2f_buf__puts(&x->name, base && base[1] ? base + 1 : path) ?:
 		      t2f_buf__put(&x->name, "!", 1);
 	if (name && !err)

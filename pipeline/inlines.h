@@ -5,9 +5,9 @@
  * its chain, root first: the function that holds the code (the frame itself, its name kept, or
  * the DWARF name when it had none), then each function inlined into it, outermost first, as
  * T2F_FRAME_INLINED frames of the same module without an address, named from DWARF (demangled
- * without parameter lists with no_params; "FILE!name" for nettrace traces, as their frames are
- * named). Every level gets its source positions (formats/profile.h: file, line, fn_file,
- * fn_line). Frames without DWARF stay as they were.
+ * without parameter lists with no_params; "FILE!name" for frames of .nettrace traces, their
+ * module_names, as those are named). Every level gets its source positions (formats/profile.h:
+ * file, line, fn_file, fn_line). Frames without DWARF stay as they were.
  *
  * Addresses: a user frame with a user callee holds a return address, so its chain is looked up
  * at the address - 1 (the call instruction); the leaf, and a user frame whose callee is a
@@ -35,7 +35,6 @@
 
 struct t2f_inline_opts {
 	bool no_params;        /* demangle without parameter lists (collapsed output) */
-	bool nettrace;         /* name inlined frames "FILE!name" */
 	bool drop_addrs;       /* named frames lose their address (above) */
 	unsigned threads;      /* DWARF lookups on up to this many threads, a module's on one
 				* (pipeline/inline_lookup.h); the result does not depend on it */

@@ -84,12 +84,13 @@ struct t2f_resym {
 	uint32_t n_places;               /* frame ids 0..n_places - 1 */
 };
 
-bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
-		      const char *path, size_t len, bool named)
+/* t2f_resym__wants, for a frame of a .nettrace input (`nettrace`) or not. */
+static bool t2f_resym_wants(const struct t2f_resym_opts *o, bool nettrace,
+			    enum t2f_frame_kind kind, const char *path, size_t len, bool named)
 {
 	if (named) /* its name stays; its inlined functions are looked up */
 		return o->inlines && kind == T2F_FRAME_USER && len > 0 && path[0] == '/';
-	if (o->nettrace) /* the reader names JIT and kernel frames itself */
+	if (nettrace) /* the reader names JIT and kernel frames itself */
 		return kind == T2F_FRAME_USER;
 	if (kind == T2F_FRAME_KERNEL) /* [vdso]: perf's copy of it, see t2f_resym_vdso */
 		return o->kallsyms != NULL || (len == 6 && memcmp(path, "[vdso]", 6) == 0);
@@ -98,16 +99,22 @@ bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
 	return kind == T2F_FRAME_USER && len > 0 && path[0] == '/';
 }
 
+bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
+		      const char *path, size_t len, bool named)
+{
+	return t2f_resym_wants(o, o->nettrace, kind, path, len, named);
+}
+
 static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame *f,
 			     const struct t2f_resym_opts *o)
 {
 	size_t len;
 	const char *path;
 
-	if (!f->has_addr || !f->module || (o->nettrace && f->space == T2F_SPACE_ABS))
+	if (!f->has_addr || !f->module || (f->module_names && f->space == T2F_SPACE_ABS))
 		return false;
 	path = t2f_profile__str(p, f->module, &len);
-	return t2f_resym__wants(o, f->kind, path, len, f->name && !o->all);
+	return t2f_resym_wants(o, f->module_names, f->kind, path, len, f->name && !o->all);
 }
 
 /* "DIR/perf-PID.map" (DIR: --perf-map-dir, else /tmp) for the dso "/tmp/perf-PID.map", built
@@ -325,7 +332,8 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	desc.has_segment = m->has_segment;
 	desc.p_vaddr = m->p_vaddr;
 	desc.p_offset = m->p_offset;
-	t2f_resym_exec_map(r, p, f->module, &desc); /* perf inputs */
+	if (!f->module_names)
+		t2f_resym_exec_map(r, p, f->module, &desc); /* perf inputs */
 	return t2f_symbolizer__add_module(r->sym, &desc, &m->sym);
 }
 
@@ -399,7 +407,8 @@ static int t2f_resym_missed(struct t2f_resym *r, struct t2f_profile *p, t2f_fram
 {
 	r->tried += looked_up;
 	r->unresolved += looked_up;
-	return r->nettrace ? t2f_resym_nettrace_name(r, p, id, m, 0) : 0;
+	return t2f_profile__frame_at(p, id)->module_names ? t2f_resym_nettrace_name(r, p, id, m, 0)
+							  : 0;
 }
 
 /* Where the symbolizer placed an address (a hit, or mapped but outside every symbol). */
@@ -459,7 +468,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 	}
 	r->tried++;
 	m->resolved++;
-	if (r->nettrace)
+	if (f->module_names)
 		return t2f_resym_nettrace_name(r, p, id, m, sym.name);
 	return t2f_profile__set_frame_name(p, id, sym.name);
 }
@@ -495,7 +504,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	      t2f_resym_ids__new(&r->ids) ?: t2f_resym_ids__add_maps(r->ids, p, d);
 	if (!err && o->buildids)
 		err = t2f_resym_ids__read(r->ids, o->buildids, d);
-	if (!err && !o->nettrace)
+	if (!err)
 		err = t2f_resym_index_exec(r, p);
 	if (err)
 		return err;

@@ -40,8 +40,9 @@
  *
  * nettrace (universal traces, readers/nettrace_universal.h): the reader leaves file frames
  * unnamed with the mapping's path as module and the file offset as address, and names JIT and
- * kernel frames itself. Only user frames with a file offset are resolved then, and
- * every one is named: "FILE!function" on a hit, "FILE!0xFILE_OFF" on a miss (FILE = the path's
+ * kernel frames itself; its frames say so (t2f_frame.module_names), and frames of other inputs
+ * beside them are resolved as above. Of a .nettrace trace's frames only user frames with a file
+ * offset are resolved, and every one is named: "FILE!function" on a hit, "FILE!0xFILE_OFF" on a miss (FILE = the path's
  * last component). When the module map gives the executable segment (p_vaddr, p_offset from
  * the mapping metadata), the symbolizer is given that segment (elf_vaddr = file_off - p_offset +
  * p_vaddr); else the binary found by build-id gives it (its own PT_LOAD table, as for perf).

@@ -119,7 +119,6 @@ static int t2f_pick_event(struct t2f_session *s)
 static int t2f_inline(struct t2f_session *s)
 {
 	const struct t2f_inline_opts io = { .no_params = s->ropts.no_params,
-					    .nettrace = s->nettrace,
 					    .drop_addrs = !t2f_session_keep_addrs(s),
 					    .threads = t2f_session_jobs(s) };
 	int err;

@@ -246,7 +246,7 @@ static bool ip_eq(const void *ctx, uint32_t v)
 static int ip_frame(struct t2f_nettrace *r, uint64_t ip, t2f_frame_id *out)
 {
 	struct t2f_frame f = { .addr = ip, .kind = T2F_FRAME_MANAGED, .has_addr = true,
-			       .space = T2F_SPACE_ABS };
+			       .space = T2F_SPACE_ABS, .module_names = true };
 	struct ip_probe q = { r, ip };
 	uint64_t h = t2f_hash_u64(ip);
 	uint32_t hit = t2f_idindex__find(&r->ips, h, ip_eq, &q), ix;

@@ -455,7 +455,8 @@ static int dyn_frame(struct nt_uni *u, const struct uni_map *m, uint64_t ip, boo
 	uint64_t h = t2f_hash_u64(ip * 0x9e3779b97f4a7c15ull ^ q.mapping_id);
 	uint32_t hit = t2f_hashmap__find(u->dyn_ix, h, dyn_eq, &q);
 	struct t2f_frame f = { .module = m ? m->name : 0, .addr = ip, .has_addr = true,
-			       .space = T2F_SPACE_ABS, .kind = kernel ? T2F_FRAME_KERNEL : T2F_FRAME_JIT };
+			       .space = T2F_SPACE_ABS, .kind = kernel ? T2F_FRAME_KERNEL : T2F_FRAME_JIT,
+			       .module_names = true };
 	int err;
 
 	if (hit) {
@@ -478,7 +479,8 @@ static int unmapped_frame(struct nt_uni *u, uint64_t ip, t2f_frame_id *out)
 	char name[32];
 	int len = snprintf(name, sizeof(name), "?!0x%" PRIx64, ip);
 	struct t2f_frame f = { .addr = ip, .has_addr = true, .space = T2F_SPACE_ABS,
-			       .kind = ip >= NT_KERNEL_START ? T2F_FRAME_KERNEL : T2F_FRAME_USER };
+			       .kind = ip >= NT_KERNEL_START ? T2F_FRAME_KERNEL : T2F_FRAME_USER,
+			       .module_names = true };
 	uint32_t before = t2f_profile__frame_count(u->p);
 	int err = t2f_profile__intern(u->p, name, (size_t)len, &f.name) ?:
 		  t2f_profile__frame(u->p, &f, out);
@@ -491,7 +493,8 @@ static int unmapped_frame(struct nt_uni *u, uint64_t ip, t2f_frame_id *out)
 static int frame_of(struct nt_uni *u, const struct uni_proc *pr, uint64_t ip, t2f_frame_id *out)
 {
 	const struct uni_map *m = pr ? map_find(pr->maps, pr->n, ip) : NULL;
-	struct t2f_frame f = { .has_addr = true, .space = T2F_SPACE_FILE_OFF, .kind = T2F_FRAME_USER };
+	struct t2f_frame f = { .has_addr = true, .space = T2F_SPACE_FILE_OFF, .kind = T2F_FRAME_USER,
+			       .module_names = true };
 	uint32_t before;
 	int err;
 

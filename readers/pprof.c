@@ -346,7 +346,8 @@ static int pp_sample(struct t2f_pprof_reader *r, const uint8_t *p, const uint8_t
 	return err;
 }
 
-static int pp_samples(struct t2f_pprof_reader *r)
+int pp_walk(struct t2f_pprof_reader *r,
+	    int (*fn)(struct t2f_pprof_reader *r, const struct t2f_pb_field *f, const uint8_t *at))
 {
 	const uint8_t *p = r->buf, *end = r->buf + r->len;
 	struct t2f_pb_field f;
@@ -357,10 +358,16 @@ static int pp_samples(struct t2f_pprof_reader *r)
 
 		if ((err = t2f_pb__get_field(&p, end, &f)))
 			return pp_fail(r, err, at, "the profile");
-		if (f.num == 2 && f.type == T2F_PB_LEN)
-			err = pp_sample(r, f.data, f.data + f.len);
+		err = fn(r, &f, at);
 	}
 	return err;
+}
+
+static int pp_sample_field(struct t2f_pprof_reader *r, const struct t2f_pb_field *f,
+			   const uint8_t *at)
+{
+	(void)at;
+	return f->num == 2 && f->type == T2F_PB_LEN ? pp_sample(r, f->data, f->data + f->len) : 0;
 }
 
 int t2f_pprof_reader__finish(struct t2f_pprof_reader *r)
@@ -370,6 +377,6 @@ int t2f_pprof_reader__finish(struct t2f_pprof_reader *r)
 	if (r->len == 0)
 		return t2f_diag__error(r->d, -T2F_ERR_FORMAT, r->name, 0, "an empty pprof profile");
 	err = pp_tables_read(r) ?: pp_tables_index(r) ?: pp_events(r) ?: pp_module_maps(r) ?:
-	      pp_samples(r) ?: pp_scalars(r);
+	      pp_walk(r, pp_sample_field) ?: pp_scalars(r);
 	return err;
 }

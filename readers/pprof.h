@@ -6,7 +6,8 @@
  * usually last), so the bytes are kept until then, at most T2F_PPROF_MAX_BYTES.
  *
  * What is read:
- * - Sample types. Pairs "samples/count" + "EVENT/UNIT" (one event), or "EVENT-samples/count" +
+ * - Sample types. Pairs "samples/count" + "EVENT/UNIT" (one event; "samples-weight" there is
+ *   the event "samples", whose name the first column took), or "EVENT-samples/count" +
  *   "EVENT/UNIT" (or "EVENT-weight/UNIT") per event, as trace2flame's pprof writer writes them
  *   and as Go writes CPU profiles, are read as every event with its sample counts and weights,
  *   unless `event` names a sample type none of them is. Otherwise one column is read, as event

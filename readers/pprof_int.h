@@ -102,6 +102,12 @@ struct t2f_pprof_reader {
 /* Records "NAME: byte offset N (decoded): WHAT: why" and returns err. */
 int pp_fail(struct t2f_pprof_reader *r, int err, const uint8_t *at, const char *what);
 
+struct t2f_pb_field;
+/* Calls fn(r, field, where it starts) on each top-level field of the profile, in order: 0, fn's
+ * first error, or a malformed field's (pp_fail). */
+int pp_walk(struct t2f_pprof_reader *r,
+	    int (*fn)(struct t2f_pprof_reader *r, const struct t2f_pb_field *f, const uint8_t *at));
+
 int pp_tables_read(struct t2f_pprof_reader *r);   /* pass (1) */
 int pp_tables_index(struct t2f_pprof_reader *r);  /* ids, checks of string indices */
 int pp_events(struct t2f_pprof_reader *r);        /* the columns read, their events */

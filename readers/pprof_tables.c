@@ -160,18 +160,7 @@ static int pp_top_field(struct t2f_pprof_reader *r, const struct t2f_pb_field *f
 
 int pp_tables_read(struct t2f_pprof_reader *r)
 {
-	const uint8_t *p = r->buf, *end = r->buf + r->len;
-	struct t2f_pb_field f;
-	int err = 0;
-
-	while (!err && p < end) {
-		const uint8_t *at = p;
-
-		if ((err = t2f_pb__get_field(&p, end, &f)))
-			return pp_fail(r, err, at, "the profile");
-		err = pp_top_field(r, &f, at);
-	}
-	return err;
+	return pp_walk(r, pp_top_field);
 }
 
 /* ---- indexing ---- */
@@ -338,8 +327,12 @@ static bool pp_pair(const struct t2f_pprof_reader *r, uint32_t c, const char **n
 		return false;
 	*name = bs;
 	*len = b->len;
-	if (r->ntypes == 2)
+	if (r->ntypes == 2) { /* "samples-weight": the event "samples", its name taken */
+		if (b->len >= 7 && memcmp(bs + b->len - 7, "-weight", 7) == 0 &&
+		    (b->len == 7 || pp_str_is(r, r->types[c + 1].type, "samples-weight")))
+			*len = b->len - 7;
 		return pp_str_is(r, r->types[c].type, "samples");
+	}
 	if (a->len < 8 || memcmp(as + a->len - 8, "-samples", 8) != 0)
 		return false;
 	*len = a->len - 8;

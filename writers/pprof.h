@@ -22,6 +22,9 @@
  *   call for the others; left out when unknown). Locations take the mapping and address
  *   of their outermost frame; a DSO-relative address inside the mapping's file range is moved
  *   into it (memory_start + addr - file_offset), other addresses are written as recorded.
+ *   Frames whose own locations would hold the same function, line, mapping and address (the
+ *   profile keeps them apart: one named late, one address in two spaces) share one, as the
+ *   profile read back from this pprof has them.
  * - function: one per distinct (display name, raw name, filename, start_line): name as
  *   writers/frame_name.h gives it (full style), system_name the name as the input recorded it
  *   (left out for unnamed frames), filename and start_line where the function is

@@ -364,12 +364,38 @@ static bool joins_parent(const struct t2f_profile *p, const struct t2f_frame *fr
 
 /* Locations as they are looked up: a frame's own location (tail 0, nearly every node) in an
  * array by frame id; an inlined frame's location joined to its caller's by (frame, tail) in a
- * hash map. Both give ids in the same order of first use. */
+ * hash map. Both give ids in the same order of first use. Frames the profile keeps apart that
+ * a location cannot tell apart (the same function, line, mapping and address: a frame named
+ * after another input met it unnamed, one address in two spaces) share their own location, so
+ * a profile read back from its pprof writes the same locations. */
 struct loc_index {
 	struct t2f_hashmap *joined;
+	struct t2f_hashmap *same; /* own locations by what they hold */
 	uint32_t *own;          /* per frame id: its location with tail 0, or 0 */
 	size_t cap;             /* of t->locs (t2f_grow) */
 };
+
+/* What frame's own location holds: its function, line, mapping and address. */
+static bool own_eq(const void *ctx, uint32_t v)
+{
+	const struct loc_probe *q = ctx;
+	const struct t2f_pprof_loc *a = &q->t->locs[v];
+	const struct t2f_frame *fa = t2f_profile__frame_at(q->t->p, a->frame);
+	const struct t2f_frame *fb = t2f_profile__frame_at(q->t->p, q->frame);
+	uint32_t map = q->t->frame_map[q->frame];
+
+	return a->tail == 0 && q->t->frame_func[a->frame] == q->t->frame_func[q->frame] &&
+	       fa->line == fb->line && a->mapping == map && a->address == loc_address(q->t, fb, map);
+}
+
+static uint64_t own_hash(const struct t2f_pprof_tables *t, t2f_frame_id frame)
+{
+	const struct t2f_frame *fr = t2f_profile__frame_at(t->p, frame);
+	uint32_t map = t->frame_map[frame];
+
+	return t2f_hash_u64((uint64_t)t->frame_func[frame] << 32 | map) ^
+	       t2f_hash_u64(loc_address(t, fr, map) + fr->line);
+}
 
 static int new_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_frame_id frame,
 			uint32_t tail)
@@ -396,14 +422,19 @@ static int node_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_no
 {
 	t2f_node_id parent = t2f_profile__node_parent(t->p, nd);
 	struct loc_probe q = { .t = t, .frame = t2f_profile__node_frame(t->p, nd) };
-	uint64_t h;
+	uint64_t h = 0;
 	int err;
 
 	t->nodes[nd].next = parent;
 	if (!t->frame_inlined[q.frame] ||
 	    !joins_parent(t->p, t2f_profile__frame_at(t->p, q.frame), parent)) {
 		if (!x->own[q.frame]) {
-			if ((err = new_location(t, x, q.frame, 0)) != 0)
+			h = own_hash(t, q.frame);
+			x->own[q.frame] = t2f_hashmap__find(x->same, h, own_eq, &q);
+		}
+		if (!x->own[q.frame]) {
+			if ((err = new_location(t, x, q.frame, 0) ?:
+			     t2f_hashmap__insert(x->same, h, t->nlocs)) != 0)
 				return err;
 			x->own[q.frame] = t->nlocs;
 		}
@@ -426,10 +457,12 @@ static int build_locations(struct t2f_pprof_tables *t)
 {
 	uint32_t n = t2f_profile__node_count(t->p);
 	struct loc_index x = { 0 };
-	int err = t2f_hashmap__new(16, &x.joined);
+	int err = t2f_hashmap__new(16, &x.joined) ?: t2f_hashmap__new(1024, &x.same);
 
-	if (err)
+	if (err) {
+		t2f_hashmap__free(x.joined);
 		return err;
+	}
 	x.own = calloc((size_t)t2f_profile__frame_count(t->p) + 1, sizeof(*x.own));
 	if (!x.own)
 		err = -ENOMEM;
@@ -437,6 +470,7 @@ static int build_locations(struct t2f_pprof_tables *t)
 		if (t->nodes[nd].loc)
 			err = node_location(t, &x, nd);
 	t2f_hashmap__free(x.joined);
+	t2f_hashmap__free(x.same);
 	free(x.own);
 	return err;
 }

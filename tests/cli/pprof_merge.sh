@@ -1,7 +1,8 @@
 #!/bin/sh
 # Merges through pprof: `trace2flame A B -o ab.pb.gz; trace2flame ab.pb.gz C -o x` writes the
 # same bytes as `trace2flame A B C -o x`, for pprof and folded outputs, over mixes of perf
-# script text, folded stacks, .nettrace traces and a perf.data; the same command twice gives the
+# script text, folded stacks, .nettrace traces and a perf.data (.nettrace beside a perf.data of
+# unnamed frames too); so do each input's pprof read in order; the same command twice gives the
 # same bytes; and the sample counts and weights of a merged pprof are the sums of its parts',
 # by tests/pprof_decode.py (per sample type name), its duration_nanos the sum of theirs and its
 # comments name every input.
@@ -30,10 +31,45 @@ assoc() { # A B C: (A B) C = A B C, pprof and folded
 		same_nonempty "$TEST_NAME" "$1 $2 $3: folded associative" "$TMP/y1.folded" \
 			"$TMP/y2.folded" "< via pprof, > at once"
 }
+# partials: each input converted to pprof alone, then those read in input order, write the
+# bytes of one conversion of the inputs, pprof and folded (a folded input's event "samples"
+# keeps its name beside others)
+partials() { # INPUT...
+	_pbs='' _k=0
+	for _in in "$@"; do
+		_k=$((_k + 1))
+		t2f -q -o "$TMP/part$_k.pb.gz" "$_in" || bad "$_in: its partial failed"
+		_pbs="$_pbs $TMP/part$_k.pb.gz"
+	done
+	for _ext in pb.gz folded; do
+		# shellcheck disable=SC2086 # _pbs: paths without spaces
+		if ! t2f -q -o "$TMP/pa.$_ext" $_pbs || ! t2f -q -o "$TMP/pb.$_ext" "$@"; then
+			bad "$*: a conversion failed"
+			continue
+		fi
+		same_nonempty "$TEST_NAME" "$*: partials, $_ext" "$TMP/pb.$_ext" "$TMP/pa.$_ext" \
+			"< at once, > from partials"
+	done
+}
+partials counts.folded.txt burner.perf.txt
+partials burner.perf.txt multi.perf.txt counts.folded.txt cxxwork.perf.txt
+partials multi.perf.txt "$TMP/gen.data" burner.stackcollapse.txt burner.srcline.perf.txt
+# frames the profile keeps apart that pprof cannot tell apart: a kernel address of a one-line
+# sample (absolute) and of a call chain; .nettrace frames named at the end of their input
+partials burner.nocg.perf.txt burner.cpu.perf.txt
+partials "$NT/universal.nettrace" "$NT/mixed_managed_external_samples.nettrace" \
+	"$NT/universal.nettrace"
+
 assoc burner.perf.txt multi.perf.txt counts.folded.txt
 assoc cxxwork.perf.txt burner.srcline.perf.txt multi.perf.txt
 assoc "$NT/mixed_managed_external_samples.nettrace" burner.cpu.perf.txt counts.folded.txt
 assoc "$TMP/gen.data" multi.perf.txt counts.folded.txt
+# .nettrace traces beside inputs with unnamed file frames: each input's frames named as it
+# names them (not "FILE!0xADDR" for the others')
+assoc "$TMP/gen.data" "$NT/universal.nettrace" counts.folded.txt
+assoc "$NT/universal.nettrace" "$TMP/gen.data" multi.perf.txt
+assoc burner.perf.txt "$NT/mixed_managed_external_samples.nettrace" "$NT/universal.nettrace"
+partials "$TMP/gen.data" "$NT/universal.nettrace" burner.nocg.perf.txt
 
 # totals: the merge of two pprof files holds the sums of theirs
 t2f -q -o "$TMP/p1.pb.gz" burner.perf.txt multi.perf.txt &&

@@ -9,12 +9,13 @@
 # is there), with --scheduler:
 #   - OUT is byte for byte `trace2flame INPUT... -o OUT`, with folded partials (the default)
 #     and with pprof ones (--partials pprof, when the library reads pprof), for each OUT format
-#     they make (trace2flame.batch.OUT_FORMATS), and one line per input "[k/N] NAME: ok, M
-#     samples", in input order; an OUT format they do not make is refused (status 2, no OUT);
+#     they make (trace2flame.batch.OUT_FORMATS: folded, and pprof from pprof partials), and one
+#     line per input "[k/N] NAME: ok, M samples", in input order; an OUT format they do not make
+#     is refused (status 2, no OUT);
 #   - a corrupt input (a perf.data cut in its header): the run stops, status 1, the input named
 #     with the library's message (the command line's), the previous OUT kept as it was, no temp
 #     file left; with --keep-going the others go on: status 1, OUT = the command line's over
-#     the others;
+#     the others (folded, and pprof from pprof partials);
 # and once without --scheduler (a local cluster of 2 worker processes). Every process started
 # runs in its own session (setsid): each is stopped at the end, also on failure (trap), and
 # none of their sessions has a process left. Each run is bounded by timeout.
@@ -116,7 +117,7 @@ fi
 head -c 100 "$TMP/gen1.data" >"$TMP/corrupt.data"
 # the inputs, in order: the first's event (cpu-clock) is the one written; multi.perf.txt's
 # first is page-faults and the folded ones have "samples": their partials are made again with
-# cpu-clock. No .nettrace among them (docs/batch.md, Exactness): those are a set of their own.
+# cpu-clock.
 set -- "$FX/burner.perf.txt" "$TMP/gen1.data" "$FX/cxxwork.perf.txt" "$FX/multi.perf.txt" \
 	"$FX/counts.folded.txt" "$TMP/gen2.data" "$FX/burner.stackcollapse.txt" \
 	"$FX/burner.cpu.perf.txt" "$FX/burner.srcline.perf.txt" ${inl:+"$inl"}
@@ -256,15 +257,19 @@ for pf in $PARTIALS; do
 		"$TMP/dask-ev.folded" "< trace2flame, > dask"
 done
 
-# .nettrace inputs mixed with others: said
-batch "$TMP/mixed.err" --scheduler "$ADDR" -o "$TMP/mixed.folded" "$FX/burner.perf.txt" \
-	"$NT/universal.nettrace"
-if [ "$rc" -eq 0 ] && grep -q "warning: .nettrace inputs mixed with others" "$TMP/mixed.err"; then
-	ok
-else
-	bad "a mix of .nettrace and other inputs: status $rc, not said:"
-	cat "$TMP/mixed.err"
-fi
+# .nettrace inputs mixed with others (a perf.data of unnamed frames): each named as its input
+# names them, as one conversion of them all does
+for pf in $PARTIALS; do
+	for ext in $(exts "$pf"); do
+		t2f "$TMP/gen1.data" "$NT/universal.nettrace" "$FX/burner.perf.txt" \
+			-o "$TMP/cli-mixed.$ext" 2>/dev/null
+		batch "$TMP/mixed.err" --scheduler "$ADDR" --partials "$pf" -o "$TMP/mixed.$ext" \
+			"$TMP/gen1.data" "$NT/universal.nettrace" "$FX/burner.perf.txt"
+		[ "$rc" -eq 0 ] || { bad "mixed, $pf partials, $ext: status $rc:"; cat "$TMP/mixed.err"; }
+		same_nonempty "mixed, $pf partials, $ext" "OUT and trace2flame's" \
+			"$TMP/cli-mixed.$ext" "$TMP/mixed.$ext" "< trace2flame, > dask"
+	done
+done
 
 # ---- a corrupt input ------------------------------------------------------------------------
 t2f "$TMP/corrupt.data" -o "$TMP/x.folded" 2>"$TMP/cli.err"
@@ -298,6 +303,22 @@ fi
 t2f "$1" "$FX/cxxwork.perf.txt" "$TMP/gen2.data" -o "$TMP/keep-cli.folded" 2>/dev/null
 same_nonempty keep-going "OUT and trace2flame's over the others" "$TMP/keep-cli.folded" \
 	"$TMP/keep.folded" "< trace2flame, > dask"
+# pprof OUT from pprof partials: the command line's over the others too
+case " $PARTIALS " in
+*" pprof "*)
+	batch "$TMP/keep-pp.err" --scheduler "$ADDR" --keep-going --partials pprof \
+		-o "$TMP/keep.pb.gz" "$1" "$TMP/corrupt.data" "$FX/cxxwork.perf.txt" "$TMP/gen2.data"
+	if [ "$rc" -eq 1 ] && grep -qF "$TMP/corrupt.data: failed: $msg" "$TMP/keep-pp.err"; then
+		ok
+	else
+		bad "--keep-going, pprof: status $rc (expected 1), corrupt.data named?"
+		cat "$TMP/keep-pp.err"
+	fi
+	t2f "$1" "$FX/cxxwork.perf.txt" "$TMP/gen2.data" -o "$TMP/keep-cli.pb.gz" 2>/dev/null
+	same_nonempty keep-going "pprof OUT and trace2flame's over the others" \
+		"$TMP/keep-cli.pb.gz" "$TMP/keep.pb.gz" "< trace2flame, > dask"
+	;;
+esac
 
 # ---- a local cluster --------------------------------------------------------------------------
 # shellcheck disable=SC2086 # PYENV

@@ -47,23 +47,15 @@ static void run_close(struct run *r)
 	fz_diag_close(&r->diag);
 }
 
+static int feed(void *ctx, const uint8_t *piece, size_t len)
+{
+	return t2f_pprof_reader__feed(ctx, (const char *)piece, len);
+}
+
 /* Feeds data in chunks (whole: one), then finishes. */
 static void run_feed(struct run *r, const uint8_t *data, size_t size, uint64_t h, bool whole)
 {
-	size_t off = 0;
-
-	while (!r->err && off < size) {
-		size_t n = size - off;
-
-		if (!whole) {
-			h ^= h << 13;
-			h ^= h >> 7;
-			h ^= h << 17;
-			n = n < 1 + h % 1024 ? n : 1 + h % 1024;
-		}
-		r->err = t2f_pprof_reader__feed(r->r, (const char *)data + off, n);
-		off += n;
-	}
+	r->err = fz_feed_chunks(data, size, h, whole, feed, r->r);
 	if (!r->err)
 		r->err = t2f_pprof_reader__finish(r->r);
 }

@@ -31,6 +31,27 @@ uint64_t fz_hash(const uint8_t *data, size_t size)
 	return h;
 }
 
+int fz_feed_chunks(const uint8_t *data, size_t size, uint64_t h, bool whole,
+		   int (*feed)(void *ctx, const uint8_t *piece, size_t len), void *ctx)
+{
+	size_t off = 0;
+	int err = 0;
+
+	while (!err && off < size) {
+		size_t n = size - off;
+
+		if (!whole) {
+			h ^= h << 13;
+			h ^= h >> 7;
+			h ^= h << 17;
+			n = n < 1 + h % 1024 ? n : 1 + h % 1024;
+		}
+		err = feed(ctx, data + off, n);
+		off += n;
+	}
+	return err;
+}
+
 size_t fz_line_split(const uint8_t *data, size_t size, size_t pos)
 {
 	const uint8_t *nl;

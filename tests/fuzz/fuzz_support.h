@@ -38,6 +38,12 @@ uint64_t fz_hash(const uint8_t *data, size_t size);
  * text into whole lines. */
 size_t fz_line_split(const uint8_t *data, size_t size, size_t pos);
 
+/* Feeds data[0..size) to feed(ctx, piece, len) in order: in one piece when `whole`, else in
+ * chunks of 1 to 1024 bytes, their sizes drawn from h (xorshift), so one input always splits
+ * the same way. Stops at feed's first nonzero return, which it returns; else 0. */
+int fz_feed_chunks(const uint8_t *data, size_t size, uint64_t h, bool whole,
+		   int (*feed)(void *ctx, const uint8_t *piece, size_t len), void *ctx);
+
 /* An anonymous in-memory file (memfd) holding data[0..size), rewound, and its path
  * "/proc/self/fd/N" (opening it gives a new descriptor of the same file) in path[0..path_len).
  * The descriptor (the caller closes it), or -1. */

@@ -16,51 +16,31 @@ The partials are folded stacks by default: each keeps one event, the one its inp
 conversion writes; one conversion of all the inputs writes the first with samples in input
 order, so a partial holding another is made again with that event asked for (Merge.needs).
 Folded OUT is exact. pprof partials (partials="pprof", when the library reads pprof back:
-reads_pprof()) keep every event, but read back they name C++ frames from their mangled names
-again, which can differ from the first naming (docs/batch.md, Exactness). Neither is exact where
-one conversion of all the inputs decides something for all of them (docs/batch.md, Exactness:
-.nettrace inputs mixed with others, Merge.mixed; perf.data recorded on this machine mixed with
-inputs that are not, or at other times).
+reads_pprof()) keep every event, the threads, mappings and durations, and make pprof OUT
+exactly; folded OUT from them names C++ functions as pprof does, return types kept
+(docs/batch.md, Exactness). Neither is exact where one conversion of all the inputs decides
+something for all of them (docs/batch.md, Exactness: perf.data recorded on this machine mixed
+with inputs that are not, or at other times).
 """
 import collections
 import errno
-import gzip
 
 from . import _ffi
 from ._common import Error, cstr, lib
 from ._session import FORMATS, Session
 
 PARTIAL_FORMATS = ("collapsed", "pprof")  # the first is the default
-# what OUT may be, by the partials' format: the formats whose bytes the merge makes exactly.
-# Not pprof yet: read back, a pprof partial's tables come in another order, its duration and
-# period are lost, a folded input's event is renamed and C++ frames are named again from their
-# mangled names (docs/batch.md, Exactness); nor the
-# formats that place samples in time (speedscope, the Firefox profile, the heat map), which no
-# partial keeps.
+# what OUT may be, by the partials' format: the formats whose bytes the merge makes (folded
+# partials keep one event: not pprof); not the formats that place samples in time (speedscope,
+# the Firefox profile, the heat map), which no partial keeps.
 OUT_FORMATS = {"collapsed": (_ffi.T2F_FORMAT_COLLAPSED,),
-               "pprof": (_ffi.T2F_FORMAT_COLLAPSED,)}
+               "pprof": (_ffi.T2F_FORMAT_COLLAPSED, _ffi.T2F_FORMAT_PPROF)}
 
-Partial = collections.namedtuple("Partial", "name data samples event error code event_asked "
-                                  "nettrace")
+Partial = collections.namedtuple("Partial", "name data samples event error code event_asked")
 Partial.__doc__ = """One input converted by partial(). name: the input as given; data: the
 partial profile's bytes (None when it failed); samples: the samples read from it; event: the
 event its partial holds (None: no samples); error, code: the library's message and negative code
-when it failed (else None, 0); event_asked: the event partial() was asked for, or None;
-nettrace: the input is a .nettrace file (plain or gzip)."""
-
-
-def is_nettrace(path):
-    """Whether the file at path starts as a .nettrace file does (plain or gzip)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(8)
-            if head[:2] == b"\x1f\x8b":
-                f.seek(0)
-                with gzip.GzipFile(fileobj=f) as g:
-                    head = g.read(8)
-    except (OSError, EOFError):
-        return False
-    return head == b"Nettrace"
+when it failed (else None, 0); event_asked: the event partial() was asked for, or None."""
 
 
 _reads_pprof = None
@@ -92,30 +72,34 @@ def partial(path, name=None, event=None, jobs=1, partials=PARTIAL_FORMATS[0], **
     failure is in its error and code). name: how reports name it (default path). event: the
     event to keep (None: the one the conversion writes). jobs: the session's parser threads (1:
     the caller's thread alone; a worker runs one task per core). partials: "collapsed" or
-    "pprof" (give the Merge's). options: other Session options."""
+    "pprof" (give the Merge's). options: other Session options. The input is read from a
+    descriptor of the file and called name, as the command line calls it (pprof partials say
+    their inputs' names, which pprof OUT writes)."""
     name = path if name is None else name
     fmt = partials
-    nettrace = is_nettrace(path)
     try:
         with Session(formats=fmt, event=event, jobs=jobs, quiet=True,
                      message=lambda line: None, **options) as s:
             try:
-                s.add_path(path)
+                with open(path, "rb") as f:
+                    s.add_fd(f.fileno(), name=name)
                 s.resolve()
             except Error as e:
                 if event is not None and e.code == -_ffi.T2F_ERR_NO_EVENT and s.stats().inputs:
                     # the input was read but has no sample of the event asked for: it adds
                     # nothing to that event, as in one conversion of every input
-                    return Partial(name, b"", s.stats().samples, event, None, 0, event,
-                                   nettrace)
+                    return Partial(name, b"", s.stats().samples, event, None, 0, event)
                 raise
             st = s.stats()
             keep = st.event_samples if fmt == "collapsed" else st.samples
             data = s.write_mem(fmt) if keep else b""
             return Partial(name, data, st.samples, st.event if st.event_samples else None,
-                           None, 0, event, nettrace)
+                           None, 0, event)
     except Error as e:
-        return Partial(name, None, 0, None, e.message, e.code, event, nettrace)
+        return Partial(name, None, 0, None, e.message, e.code, event)
+    except OSError as e:  # the input cannot be opened
+        code = -(e.errno or errno.EIO)
+        return Partial(name, None, 0, None, "%s: %s" % (name, e.strerror or e), code, event)
 
 
 def exit_code(code):
@@ -160,7 +144,6 @@ class Merge:
         self.event = event
         self.samples = 0
         self.added = 0
-        self.kinds = set()    # of the partials added: True for a .nettrace input
         self._s = Session(formats=_ffi.T2F_FORMAT_BIT(self.format), quiet=True,
                           message=lambda line: None, **options)
 
@@ -184,16 +167,8 @@ class Merge:
             self.event = p.event
         self.added += 1
         self.samples += p.samples
-        self.kinds.add(p.nettrace)
         if p.data:
             self._s.add_bytes(p.data, name=p.name)
-
-    @property
-    def mixed(self):
-        """.nettrace inputs and others were added: one conversion of them all names the others'
-        frames as it names .nettrace frames ("FILE!function", "FILE!0xOFFSET"), which their
-        partials do not (docs/batch.md, Exactness)."""
-        return len(self.kinds) > 1
 
     def write(self):
         """Resolves and writes OUT (atomically: the session writes a temp file and renames it);

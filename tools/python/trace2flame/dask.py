@@ -88,7 +88,7 @@ class Run:
             return i, f.result()
         except Exception as e:  # noqa: B902 -- a worker lost, an exception in the task
             return i, batch.Partial(self.args.inputs[i], None, 0, None,
-                                    "%s: %s" % (type(e).__name__, e), -errno.EIO, None, False)
+                                    "%s: %s" % (type(e).__name__, e), -errno.EIO, None)
 
     def take(self, i, p, ac):
         """Files p (input i): said when final, merged in order; resubmitted (added to the
@@ -154,10 +154,6 @@ def convert(client, args):
             say("trace2flame.dask: stopped at the first failed input; %s not written"
                 % args.output)
             return r.status
-        if merge.mixed:
-            say("trace2flame.dask: warning: .nettrace inputs mixed with others: one "
-                "conversion of them all names the others' frames as .nettrace frames, "
-                "their partials do not; OUT differs from it (docs/batch.md, Exactness)")
         if merge.added == 0:
             say("trace2flame.dask: no input converted; %s not written" % args.output)
             return r.status or 1
