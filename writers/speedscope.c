@@ -15,10 +15,11 @@
  * A thread's items are its log's runs (the log keeps each thread's samples in input order, equal
  * ones in a row as one run), or without a log its cells. Passes: (1) one scan over the items (or
  * the cells when they tell the same) sums each thread's weight, marks the stack nodes in use and
- * their frames, and finds the deepest stack; (2) used frames get shared indices in frame-id
- * order, deduplicated on what is written of them (display name, file, line); (3) each used node's stack text is made once
- * (writers/speedscope_stacks.h) and nodes written alike become one; (4) the output is written,
- * each thread's items read in order twice (samples, then weights), a stack's text copied.
+ * their frames, and finds the deepest stack; (2) used frames get shared indices, one per
+ * object written (display name, file, line), in the order of each object's first frame; (3) each
+ * used node's stack text is made once (writers/speedscope_stacks.h) and nodes written alike
+ * become one; (4) the output is written, each thread's items read in order twice (samples, then
+ * weights), a stack's text copied.
  * Nothing is allocated per sample. Speedscope drops weight-0 samples, so they are skipped here.
  */
 #include "writers/speedscope.h"
