@@ -15,10 +15,11 @@
  * A thread's items are its log's runs (the log keeps each thread's samples in input order, equal
  * ones in a row as one run), or without a log its cells. Passes: (1) one scan over the items (or
  * the cells when they tell the same) sums each thread's weight, marks the stack nodes in use and
- * their frames, and finds the deepest stack; (2) used frames get shared indices in frame-id
- * order, deduplicated on what is written of them (display name, file, line); (3) each used node's stack text is made once
- * (writers/speedscope_stacks.h) and nodes written alike become one; (4) the output is written,
- * each thread's items read in order twice (samples, then weights), a stack's text copied.
+ * their frames, and finds the deepest stack; (2) used frames get shared indices, one per
+ * object written (display name, file, line), in the order of each object's first frame; (3) each
+ * used node's stack text is made once (writers/speedscope_stacks.h) and nodes written alike
+ * become one; (4) the output is written, each thread's items read in order twice (samples, then
+ * weights), a stack's text copied.
  * Nothing is allocated per sample. Speedscope drops weight-0 samples, so they are skipped here.
  */
 #include "writers/speedscope.h"
@@ -309,34 +310,63 @@ static bool ss_frame_eq(const void *ctx, uint32_t value)
 	return file == k->file && line == k->line && len == k->len && !memcmp(name, k->name, len);
 }
 
-/* Pass 2: shared indices for the used frames, in frame-id order, one per frame object written
- * (name, file, line): frames of one function at different lines of its code are one. */
-static int ss_assign_frames(struct ss *s)
+/* The shared indices of the used frames' objects (key_of[f]: frame f's object, 1..keys;
+ * shared_repr[k - 1]: object k's first frame), in the objects' order. 0 or -ENOMEM. */
+static int ss_index_used(struct ss *s, const uint32_t *key_of, uint32_t keys)
 {
 	uint32_t frame_count = t2f_profile__frame_count(s->p);
+	uint32_t *index = calloc((size_t)keys + 1, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (t2f_frame_id f = 1; f <= frame_count; f++)
+		if (s->frame_shared[f])
+			index[key_of[f]] = 1;
+	for (uint32_t k = 1; k <= keys; k++) {
+		if (!index[k])
+			continue;
+		s->shared_repr[s->shared_count] = s->shared_repr[k - 1]; /* shared_count < k */
+		index[k] = ++s->shared_count;
+	}
+	for (t2f_frame_id f = 1; f <= frame_count; f++)
+		if (s->frame_shared[f])
+			s->frame_shared[f] = index[key_of[f]];
+	free(index);
+	return 0;
+}
+
+/* Pass 2: shared indices for the used frames, one per frame object written (name, file, line):
+ * frames of one function at different lines of its code are one, and so are a module's
+ * unresolved frames at different addresses when addresses are not shown. The objects come in
+ * the order of their first frame among all the profile's frames, used or not, so the order
+ * does not depend on which frames the profile told apart (the addresses a session keeps for
+ * another output): one frame where a session for speedscope alone keeps one, or several. */
+static int ss_assign_frames(struct ss *s)
+{
+	uint32_t frame_count = t2f_profile__frame_count(s->p), keys = 0;
+	uint32_t *key_of = malloc(((size_t)frame_count + 1) * sizeof(*key_of));
 	struct ss_frame_key key = { .s = s };
 	uint64_t hash;
 	uint32_t value;
-	int err;
+	int err = key_of ? 0 : -ENOMEM;
 
-	for (t2f_frame_id f = 1; f <= frame_count; f++) {
-		if (!s->frame_shared[f])
-			continue;
+	/* every frame's object, numbered in frame-id order; shared_repr[k - 1]: object k's first */
+	for (t2f_frame_id f = 1; !err && f <= frame_count; f++) {
 		key.name = t2f_frame_names__get(s->names, f, &key.len);
 		ss_frame_file(s, f, &key.file, &key.line);
 		hash = t2f_hash_u64(t2f_hash_bytes(key.name, key.len) ^ key.file ^
 				    (uint64_t)key.line << 32);
 		value = t2f_hashmap__find(s->frame_map, hash, ss_frame_eq, &key);
 		if (!value) {
-			s->shared_repr[s->shared_count] = f;
-			value = ++s->shared_count;
+			s->shared_repr[keys] = f;
+			value = ++keys;
 			err = t2f_hashmap__insert(s->frame_map, hash, value);
-			if (err)
-				return err;
 		}
-		s->frame_shared[f] = value;
+		key_of[f] = value;
 	}
-	return 0;
+	err = err ?: ss_index_used(s, key_of, keys);
+	free(key_of);
+	return err;
 }
 
 /* The kernel's idle task (perf's "swapper", pid 0 / tid 0): a whole-machine recording's

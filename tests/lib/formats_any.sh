@@ -1,11 +1,12 @@
 #!/bin/sh
 # Every output the same bytes whatever else the session may write: for inputs of each kind
 # (perf script text with C++ names the resolve stage demangles, unnamed frames, kernel and JIT
-# frames, several events; folded stacks; perf.data; .nettrace; pprof) and every format
-# `trace2flame --list-formats` lists, under a few option sets, the output of a library session
-# opened for any format (t2f_options.formats 0) and for every format's bit must equal the
-# command line's one-format run, byte for byte (a .gz output: its inflated bytes). Where the
-# command line refuses (the heat map of a profile without times), the session must refuse too.
+# frames, several events, off-CPU and wall time; folded stacks; perf.data; .nettrace; pprof)
+# and every format `trace2flame --list-formats` lists, under a few option sets, the output of a
+# library session opened for any format (t2f_options.formats 0) and for every format's bit must
+# equal the command line's one-format run, byte for byte (a .gz output: its inflated bytes).
+# Where the command line refuses (the heat map of a profile without times), the session must
+# refuse too.
 #
 # usage: sh tests/lib/formats_any.sh TRACE2FLAME FORMATS_ANY   (tests/lib/formats_any.c)
 # env:   CXX (default c++): builds tests/lib/formats_any.cc, whose symbols name the made-up
@@ -126,6 +127,8 @@ do
 	check cxxwork "$opts" cxxwork.perf.txt
 	check burner.addrs "$opts" burner.addrs.perf.txt
 	check multi "$opts --event=page-faults" multi.perf.txt
+	check multi.off-cpu "$opts --event=off-cpu" multi.perf.txt
+	check multi.wall "$opts --event=wall" multi.perf.txt
 	check jitloop "$opts" kjit/jitloop.perf.txt kjit/jitloop.unnamed.perf.txt
 	check counts.folded "$opts" counts.folded.txt
 	check nettrace "$opts" ../nettrace/universal.nettrace

@@ -212,8 +212,8 @@ static void test_cut_return_types(void **state)
 		assert_string_equal(name_of(p, &FOLDED, named(p, cases[i].full)), cases[i].cut);
 }
 
-/* Every C++ name of the demangling fixtures (fixtures/demangle: workload, perf_pairs) demangled with and
- * without parameter lists gives one collapsed name. */
+/* Every C++ name of the demangling fixtures (fixtures/demangle: workload, perf_pairs)
+ * demangled with and without parameter lists gives one collapsed name. */
 static void test_cut_full_as_no_params(void **state)
 {
 	static const char *const files[] = { "fixtures/demangle/workload.cxxfilt.txt",
