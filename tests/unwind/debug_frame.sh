@@ -14,57 +14,21 @@
 # usage: sh tests/unwind/debug_frame.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=cfi.sh
+. "$(dirname "$0")/cfi.sh"
 t2f_init ../.. 1 "$@"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "$TEST_NAME: the library is x86_64 assembly, this is $(uname -m): skipping"
-	exit 0
-fi
-for tool in cc objcopy readelf nm "$PY"; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "$TEST_NAME: $tool not found: skipping"
-		exit 0
-	fi
-done
+cfi_need objcopy
 make_tmp
 export DEBUGINFOD_URLS=
 cd "$TMP" || exit 1
 
-cat >df.s <<'EOF'
-	.cfi_sections .debug_frame
-	.text
-	.globl	top
-	.type	top, @function
-top:
-	.cfi_startproc
-	.cfi_undefined rip
-	nop
-	nop
-	call	leaf
-	ret
-	.cfi_endproc
-	.size	top, .-top
-
-	.globl	leaf
-	.type	leaf, @function
-leaf:
-	.cfi_startproc
-	nop
-	ret
-	.cfi_endproc
-	.size	leaf, .-leaf
-	.section	.comment,"",@progbits
-	.zero	16384
-	.section	.note.GNU-stack,"",@progbits
-EOF
-if ! cc -g -shared -nostdlib -Wl,--build-id -o libdf.full.so df.s 2>cc.err; then
-	echo "FAIL the library does not build: $(head -3 cc.err)"
-	exit 1
-fi
-id=$(readelf -n libdf.full.so | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
-[ ${#id} = 40 ] || bad "libdf.full.so: no 20-byte build-id ($id)"
-nm libdf.full.so >syms || bad "nm libdf.full.so"
+{
+	printf '\t.cfi_sections .debug_frame\n'
+	cfi_top_leaf
+	printf '\t.section\t.comment,"",@progbits\n\t.zero\t16384\n'
+	printf '\t.section\t.note.GNU-stack,"",@progbits\n'
+} >df.s
+cfi_build df.s libdf.full.so -g
 dir=dbg/.build-id/$(echo "$id" | cut -c1-2)
 mkdir -p "$dir" nodf/.build-id/"$(echo "$id" | cut -c1-2)"
 objcopy --only-keep-debug libdf.full.so "$dir/$(echo "$id" | cut -c3-).debug" &&
@@ -77,25 +41,8 @@ fi
 readelf -S "$dir/$(echo "$id" | cut -c3-).debug" | grep -q '\.debug_frame' ||
 	bad "the debug file has no .debug_frame"
 
-"$PY" - "$SRC/tests" "$TMP/libdf.so" "$id" syms >gen.err 2>&1 <<'EOF' ||
-import sys
-sys.dont_write_bytecode = True
-sys.path.insert(0, sys.argv[1])
-import perf_data_gen as g
-BASE, SP = 0x7f0000000000, 0x7ffc00001000
-sym = {}
-for line in open(sys.argv[4]):
-    f = line.split()
-    if len(f) == 3:
-        sym[f[2]] = BASE + int(f[0], 16)
-top, leaf = sym["top"], sym["leaf"]
-samples = [(top + 1, [0]), (leaf, [top + 7, 0])]  # leaf's return address at sp
-open("df.data", "wb").write(g.perf_data(
-    b"rules", b"cpu-clock", [(sys.argv[2].encode(), BASE, 5)],
-    [(t + 1, pc, SP, words) for t, (pc, words) in enumerate(samples)],
-    build_ids=[(sys.argv[2].encode(), bytes.fromhex(sys.argv[3]))], config=0, dwarf=True))
-EOF
-	bad "perf_data_gen: $(tail -3 gen.err)"
+# in top; in leaf called from top (its return address at sp)
+cfi_data "$TMP/libdf.so" df.data "top+1 0" "leaf top+7 0"
 
 # run NAME [OPTION...]: the sorted folded stacks and --stats of one conversion into NAME.*
 run() {

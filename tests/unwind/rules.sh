@@ -18,45 +18,18 @@
 # usage: sh tests/unwind/rules.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=cfi.sh
+. "$(dirname "$0")/cfi.sh"
 t2f_init ../.. 1 "$@"
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-if [ "$(uname -m)" != x86_64 ]; then
-	echo "$TEST_NAME: the library is x86_64 assembly, this is $(uname -m): skipping"
-	exit 0
-fi
-for tool in cc readelf nm "$PY"; do
-	if ! command -v "$tool" >/dev/null 2>&1; then
-		echo "$TEST_NAME: $tool not found: skipping"
-		exit 0
-	fi
-done
+# shellcheck disable=SC2119 # no tool beyond cfi_need's own
+cfi_need
 make_tmp
 export DEBUGINFOD_URLS=
 cd "$TMP" || exit 1
 
-cat >rules.s <<'EOF'
-	.text
-	.globl	top
-	.type	top, @function
-top:
-	.cfi_startproc
-	.cfi_undefined rip
-	nop
-	nop
-	call	leaf
-	ret
-	.cfi_endproc
-	.size	top, .-top
-
-	.globl	leaf
-	.type	leaf, @function
-leaf:
-	.cfi_startproc
-	nop
-	ret
-	.cfi_endproc
-	.size	leaf, .-leaf
+{
+	cfi_top_leaf
+	cat <<'EOF'
 
 	.globl	bad_cfa
 	.type	bad_cfa, @function
@@ -82,41 +55,12 @@ bad_ra:
 	.size	bad_ra, .-bad_ra
 	.section	.note.GNU-stack,"",@progbits
 EOF
-if ! cc -shared -nostdlib -Wl,--build-id -o librules.so rules.s 2>cc.err; then
-	echo "FAIL the library does not build: $(head -3 cc.err)"
-	exit 1
-fi
-id=$(readelf -n librules.so | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
-[ ${#id} = 40 ] || bad "librules.so: no 20-byte build-id ($id)"
-nm librules.so >syms || bad "nm librules.so"
+} >rules.s
+cfi_build rules.s librules.so
 
-# the file: the library mapped at BASE; each sample's pc, sp and stack words
-"$PY" - "$SRC/tests" "$TMP/librules.so" "$id" syms >gen.err 2>&1 <<'EOF' ||
-import sys
-sys.dont_write_bytecode = True
-sys.path.insert(0, sys.argv[1])
-import perf_data_gen as g
-BASE, SP = 0x7f0000000000, 0x7ffc00001000
-sym = {}
-for line in open(sys.argv[4]):
-    f = line.split()
-    if len(f) == 3:
-        sym[f[2]] = BASE + int(f[0], 16)
-top, leaf, bad_cfa, bad_ra = sym["top"], sym["leaf"], sym["bad_cfa"], sym["bad_ra"]
-samples = [  # (pc, stack words): leaf's return address at sp; 1 + 5 bytes into top and bad_cfa
-    (top + 1, [0]),
-    (leaf, [top + 7, 0]),
-    (bad_cfa + 1, [0]),
-    (bad_ra + 1, [0]),
-    (leaf, [bad_cfa + 7, 0]),
-    (leaf, [bad_cfa + 7, 0]),
-]
-open("rules.data", "wb").write(g.perf_data(
-    b"rules", b"cpu-clock", [(sys.argv[2].encode(), BASE, 5)],
-    [(t + 1, pc, SP, words) for t, (pc, words) in enumerate(samples)],
-    build_ids=[(sys.argv[2].encode(), bytes.fromhex(sys.argv[3]))], config=0, dwarf=True))
-EOF
-	bad "perf_data_gen: $(tail -3 gen.err)"
+# the samples: leaf's return address at sp; 1 + 5 bytes into top and bad_cfa
+cfi_data "$TMP/librules.so" rules.data "top+1 0" "leaf top+7 0" "bad_cfa+1 0" "bad_ra+1 0" \
+	"leaf bad_cfa+7 0" "leaf bad_cfa+7 0"
 
 # check WHAT [OPTION]: the folded stacks, --stats and the warning of one way of unwinding
 check() {
