@@ -43,6 +43,7 @@
 #include "writers/frame_name.h"
 #include "writers/par_text.h"
 #include "writers/speedscope_evented.h"
+#include "writers/speedscope_frames.h"
 #include "writers/speedscope_stacks.h"
 
 #define SS_SCHEMA "https://www.speedscope.app/file-format-schema.json"
@@ -70,7 +71,6 @@ struct ss {
 	bool evented;              /* t2f_speedscope_opts.evented, with sample times kept */
 	uint32_t thread_count;
 	struct t2f_frame_names *names;
-	struct t2f_hashmap *frame_map;  /* (name, file, line) -> shared index + 1 */
 	uint32_t *frame_shared;    /* per frame id: shared index + 1; 0 = not written */
 	t2f_frame_id *shared_repr; /* per shared index: the first frame id written as it */
 	uint32_t shared_count;
@@ -278,97 +278,6 @@ static int ss_group_cells(struct ss *s)
 	return 0;
 }
 
-/* A frame object's "file" and "line": where its function is (writers/frame_name.h), else the
- * module with no line; 0 = left out. */
-static void ss_frame_file(const struct ss *s, t2f_frame_id f, t2f_str_id *file, uint32_t *line)
-{
-	const struct t2f_frame *fr = t2f_profile__frame_at(s->p, f);
-
-	t2f_frame__fn_position(fr, file, line);
-	if (!*file)
-		*file = fr->module;
-}
-
-struct ss_frame_key {
-	const struct ss *s;
-	const char *name;
-	size_t len;
-	t2f_str_id file;
-	uint32_t line;
-};
-
-static bool ss_frame_eq(const void *ctx, uint32_t value)
-{
-	const struct ss_frame_key *k = ctx;
-	t2f_frame_id f = k->s->shared_repr[value - 1];
-	size_t len;
-	const char *name = t2f_frame_names__get(k->s->names, f, &len);
-	t2f_str_id file;
-	uint32_t line;
-
-	ss_frame_file(k->s, f, &file, &line);
-	return file == k->file && line == k->line && len == k->len && !memcmp(name, k->name, len);
-}
-
-/* The shared indices of the used frames' objects (key_of[f]: frame f's object, 1..keys;
- * shared_repr[k - 1]: object k's first frame), in the objects' order. 0 or -ENOMEM. */
-static int ss_index_used(struct ss *s, const uint32_t *key_of, uint32_t keys)
-{
-	uint32_t frame_count = t2f_profile__frame_count(s->p);
-	uint32_t *index = calloc((size_t)keys + 1, sizeof(*index));
-
-	if (!index)
-		return -ENOMEM;
-	for (t2f_frame_id f = 1; f <= frame_count; f++)
-		if (s->frame_shared[f])
-			index[key_of[f]] = 1;
-	for (uint32_t k = 1; k <= keys; k++) {
-		if (!index[k])
-			continue;
-		s->shared_repr[s->shared_count] = s->shared_repr[k - 1]; /* shared_count < k */
-		index[k] = ++s->shared_count;
-	}
-	for (t2f_frame_id f = 1; f <= frame_count; f++)
-		if (s->frame_shared[f])
-			s->frame_shared[f] = index[key_of[f]];
-	free(index);
-	return 0;
-}
-
-/* Pass 2: shared indices for the used frames, one per frame object written (name, file, line):
- * frames of one function at different lines of its code are one, and so are a module's
- * unresolved frames at different addresses when addresses are not shown. The objects come in
- * the order of their first frame among all the profile's frames, used or not, so the order
- * does not depend on which frames the profile told apart (the addresses a session keeps for
- * another output): one frame where a session for speedscope alone keeps one, or several. */
-static int ss_assign_frames(struct ss *s)
-{
-	uint32_t frame_count = t2f_profile__frame_count(s->p), keys = 0;
-	uint32_t *key_of = malloc(((size_t)frame_count + 1) * sizeof(*key_of));
-	struct ss_frame_key key = { .s = s };
-	uint64_t hash;
-	uint32_t value;
-	int err = key_of ? 0 : -ENOMEM;
-
-	/* every frame's object, numbered in frame-id order; shared_repr[k - 1]: object k's first */
-	for (t2f_frame_id f = 1; !err && f <= frame_count; f++) {
-		key.name = t2f_frame_names__get(s->names, f, &key.len);
-		ss_frame_file(s, f, &key.file, &key.line);
-		hash = t2f_hash_u64(t2f_hash_bytes(key.name, key.len) ^ key.file ^
-				    (uint64_t)key.line << 32);
-		value = t2f_hashmap__find(s->frame_map, hash, ss_frame_eq, &key);
-		if (!value) {
-			s->shared_repr[keys] = f;
-			value = ++keys;
-			err = t2f_hashmap__insert(s->frame_map, hash, value);
-		}
-		key_of[f] = value;
-	}
-	err = err ?: ss_index_used(s, key_of, keys);
-	free(key_of);
-	return err;
-}
-
 /* The kernel's idle task (perf's "swapper", pid 0 / tid 0): a whole-machine recording's
  * heaviest thread, and the least interesting one. */
 static bool ss_idle(const struct ss *s, t2f_thread_id t)
@@ -435,7 +344,7 @@ static int ss_write_frames(struct ss *s)
 		err = ss_put_string(s, str, len);
 		if (err)
 			return err;
-		ss_frame_file(s, s->shared_repr[i], &file, &line);
+		ss_frame_file(s->p, s->shared_repr[i], &file, &line);
 		if (file) {
 			t2f_out__puts(s->out, ",\"file\":");
 			str = t2f_profile__str(s->p, file, &len);
@@ -933,9 +842,6 @@ static int ss_alloc(struct ss *s)
 	err = t2f_frame_names__new(s->p, &full_names, &s->names);
 	if (err)
 		return err;
-	err = t2f_hashmap__new(frame_count, &s->frame_map);
-	if (err)
-		return err;
 	s->frame_shared = calloc((size_t)frame_count + 1, sizeof(*s->frame_shared));
 	s->shared_repr = calloc((size_t)frame_count + 1, sizeof(*s->shared_repr));
 	s->totals = calloc((size_t)s->thread_count + 1, sizeof(*s->totals));
@@ -949,7 +855,6 @@ static int ss_alloc(struct ss *s)
 static void ss_release(struct ss *s)
 {
 	t2f_frame_names__free(s->names);
-	t2f_hashmap__free(s->frame_map);
 	free(s->frame_shared);
 	free(s->shared_repr);
 	free(s->totals);
@@ -997,7 +902,7 @@ int t2f_speedscope__write(const struct t2f_profile *p, const struct t2f_speedsco
 	err = ss_scan(&s);
 	if (err)
 		goto out;
-	err = ss_assign_frames(&s);
+	err = ss_frames__assign(s.p, s.names, s.frame_shared, s.shared_repr, &s.shared_count);
 	if (err)
 		goto out;
 	err = s.evented ? 0 : ss_make_stacks(&s);
