@@ -22,6 +22,7 @@ import argparse
 import errno
 import os
 import sys
+import uuid
 
 from . import batch
 from ._common import Error
@@ -67,12 +68,15 @@ class Run:
         self.next = 0         # the next index to merge
         self.done = 0
         self.status = 0
+        # keys of this run's own: a scheduler keeps a key's task (and result) while any client
+        # holds it, so two runs (one after another, or two at once) must never share one
+        self.token = uuid.uuid4().hex
 
     def submit(self, i, event):
         path = self.args.inputs[i]
         f = self.client.submit(batch.partial, os.path.abspath(path), path, event=event,
                                jobs=self.args.jobs, partials=self.merge.partials, pure=False,
-                               key="trace2flame-%d-%s" % (i, event or ""))
+                               key="trace2flame-%s-%d-%s" % (self.token, i, event or ""))
         self.futures[f] = i
         return f
 
