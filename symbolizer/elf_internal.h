@@ -318,16 +318,14 @@ bool t2f_elf_table_indexed(const struct t2f_elf_module *m, const struct t2f_elf_
  * 0 or -ENOMEM (the caller frees what was built). */
 int t2f_elf_index_build(struct t2f_elf_module *m);
 
-/* elf_perf_tree.c: insertion (equal starts go right); symbols__fixup_end; symbols__fixup_duplicate
- * with `first` telling whether the earlier of two symbols at one start wins (perf's
- * choose_best_symbol), sizes as the tree has them; the walk (true and the node's payload and
- * range); freeing. Insertion: 0 or -ENOMEM. */
+/* elf_perf_tree.c: insertion (equal starts go right); the walk (true and the node's payload
+ * and range); freeing. Insertion: 0 or -ENOMEM. perf's symbols__fixup_end and
+ * symbols__fixup_duplicate are done on the sorted array (elf_perf_flat.c), which replays the
+ * erasures on a tree when one is built. `first` tells whether the earlier of two symbols at one
+ * start wins (perf's choose_best_symbol), sizes as the tree has them. */
 typedef bool (*t2f_elf_ptree_first_cb)(void *ctx, uint32_t a, uint64_t a_size, uint32_t b,
 				       uint64_t b_size);
 int t2f_elf_ptree__insert(struct t2f_elf_ptree *t, uint64_t start, uint64_t end, uint32_t sym);
-void t2f_elf_ptree__fixup_end(struct t2f_elf_ptree *t);
-void t2f_elf_ptree__fixup_duplicate(struct t2f_elf_ptree *t, t2f_elf_ptree_first_cb first,
-				    void *ctx);
 bool t2f_elf_ptree__find(const struct t2f_elf_ptree *t, uint64_t ip, uint32_t *sym,
 			 uint64_t *start, uint64_t *end);
 /* The addresses [*lo, *last] whose walk takes the path ip's takes (to the same node, or to none):

@@ -251,55 +251,6 @@ void t2f_elf_ptree__erase(struct t2f_elf_ptree *t, uint32_t z)
 		erase_fixup(t, x, xp);
 }
 
-static uint32_t next_of(const struct t2f_elf_ptree *t, uint32_t x)
-{
-	const struct t2f_elf_pnode *n = t->nodes;
-	uint32_t p;
-
-	if (n[x].right != NONE)
-		return leftmost(t, n[x].right);
-	for (p = n[x].parent; p != NONE && x == n[p].right; p = n[p].parent)
-		x = p;
-	return p;
-}
-
-void t2f_elf_ptree__fixup_end(struct t2f_elf_ptree *t)
-{
-	struct t2f_elf_pnode *n = t->nodes;
-	uint32_t prev, cur;
-
-	if (t->root == NONE)
-		return;
-	for (prev = leftmost(t, t->root); (cur = next_of(t, prev)) != NONE; prev = cur)
-		if (n[prev].end == n[prev].start)
-			n[prev].end = n[cur].start;
-	if (n[prev].end == n[prev].start)
-		n[prev].end = n[prev].start > UINT64_MAX - 8191 ? UINT64_MAX
-				: ((n[prev].start + 4095) & ~UINT64_C(4095)) + 4096;
-}
-
-void t2f_elf_ptree__fixup_duplicate(struct t2f_elf_ptree *t, t2f_elf_ptree_first_cb first,
-				    void *ctx)
-{
-	struct t2f_elf_pnode *n = t->nodes;
-	uint32_t cur, next;
-
-	if (t->root == NONE)
-		return;
-	cur = leftmost(t, t->root);
-	while ((next = next_of(t, cur)) != NONE) {
-		if (n[cur].start != n[next].start) {
-			cur = next;
-		} else if (first(ctx, n[cur].sym, n[cur].end - n[cur].start, n[next].sym,
-				 n[next].end - n[next].start)) {
-			t2f_elf_ptree__erase(t, next);
-		} else {
-			t2f_elf_ptree__erase(t, cur);
-			cur = next;
-		}
-	}
-}
-
 bool t2f_elf_ptree__find(const struct t2f_elf_ptree *t, uint64_t ip, uint32_t *sym,
 			 uint64_t *start, uint64_t *end)
 {
