@@ -21,12 +21,23 @@ open(sys.argv[2], "wb").write(g.perf_data(b"worker", b"page-faults",
     [(t, [0x7f0000001010 + 16 * (t % 3), 0x400100]) for t in range(1, 40)]))' \
 	"$SRC/tests" "$TMP/gen.data" || bad "perf_data_gen failed"
 
+# same_pb WHAT A B: two pprof files byte-identical; when not, what differs, decoded
+same_pb() {
+	same "$1" "$2" "$3" && return
+	for _f in "$2" "$3"; do
+		"$PY" "$SRC/tests/pprof_decode.py" "$_f" |
+			"$PY" -c 'import json, sys; json.dump(json.load(sys.stdin), sys.stdout, indent=0)' \
+				>"$_f.json" 2>&1
+	done
+	diff "$2.json" "$3.json" | head -n 30 | cut -c1-200 | sed 's/^/    decoded: /'
+}
+
 assoc() { # A B C: (A B) C = A B C, pprof and folded
 	t2f -q -o "$TMP/ab.pb.gz" "$1" "$2" && t2f -q -o "$TMP/x1.pb.gz" "$TMP/ab.pb.gz" "$3" &&
 		t2f -q -o "$TMP/x2.pb.gz" "$1" "$2" "$3" && t2f -q -o "$TMP/x3.pb.gz" "$1" "$2" "$3" ||
 		{ bad "$1 $2 $3: a conversion failed"; return; }
-	same "$1 $2 $3: deterministic" "$TMP/x2.pb.gz" "$TMP/x3.pb.gz"
-	same "$1 $2 $3: pprof associative" "$TMP/x1.pb.gz" "$TMP/x2.pb.gz"
+	same_pb "$1 $2 $3: deterministic" "$TMP/x2.pb.gz" "$TMP/x3.pb.gz"
+	same_pb "$1 $2 $3: pprof associative" "$TMP/x1.pb.gz" "$TMP/x2.pb.gz"
 	t2f -q -o "$TMP/y1.folded" "$TMP/ab.pb.gz" "$3" && t2f -q -o "$TMP/y2.folded" "$1" "$2" "$3" &&
 		same_nonempty "$TEST_NAME" "$1 $2 $3: folded associative" "$TMP/y1.folded" \
 			"$TMP/y2.folded" "< via pprof, > at once"
