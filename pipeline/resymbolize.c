@@ -535,19 +535,16 @@ struct t2f_resym_ks {
 	struct t2f_diag *d;
 };
 
-/* The kallsyms file o names, from its read under way when there is one. */
+/* The kallsyms file o names, from its load under way when there is one (and it went well). */
 static int t2f_resym_kallsyms_read(void *ctx, const char *path, struct t2f_text_syms **out)
 {
 	const struct t2f_resym_opts *o = ((struct t2f_resym_ks *)ctx)->o;
 	struct t2f_diag *d = ((struct t2f_resym_ks *)ctx)->d;
-	char *text = NULL;
-	size_t len = 0;
-	int err;
 
-	if (!t2f_prefetch__is(o->kallsyms_read, path))
-		return t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, path, d, out);
-	err = t2f_prefetch__take(o->kallsyms_read, &text, &len);
-	return t2f_text_syms__from_read(T2F_TEXT_SYMS_KALLSYMS, path, err, text, len, d, out);
+	if (t2f_prefetch__is(o->kallsyms_read, path) &&
+	    t2f_prefetch__take(o->kallsyms_read, out) == 0)
+		return 0;
+	return t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, path, d, out);
 }
 
 /* The process's table of that file when it has one (text_syms_share.h), else read, counted. */

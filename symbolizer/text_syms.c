@@ -557,15 +557,6 @@ int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct 
 	return t2f_ts_finish(&ps, err, out);
 }
 
-int t2f_text_syms__from_read(enum t2f_text_syms_format fmt, const char *path, int err,
-			     char *text, size_t len, struct t2f_diag *d, struct t2f_text_syms **out)
-{
-	*out = NULL;
-	if (err)
-		return t2f_ts_read_error(path, err, d);
-	return t2f_ts_parse_owned(fmt, path, text, len, d, out);
-}
-
 void t2f_text_syms__free(struct t2f_text_syms *s)
 {
 	if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) > 1)

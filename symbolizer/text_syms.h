@@ -65,10 +65,6 @@ struct t2f_text_syms;
  * Every error is recorded in d with the file name (and line). */
 int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct t2f_diag *d,
 			struct t2f_text_syms **out);
-/* The same from a read already done: err and text[0..len) as t2f_side_file__read(path,
- * T2F_TEXT_SYMS_MAX_BYTES, ...) gave them (text, NUL-terminated, is taken when err is 0). */
-int t2f_text_syms__from_read(enum t2f_text_syms_format fmt, const char *path, int err,
-			     char *text, size_t len, struct t2f_diag *d, struct t2f_text_syms **out);
 /* The same from memory (text[0..len) is copied; `file` names it in messages). */
 int t2f_text_syms__parse(enum t2f_text_syms_format fmt, const char *file, const char *text,
 			 size_t len, struct t2f_diag *d, struct t2f_text_syms **out);
