@@ -12,19 +12,22 @@
 #include "formats/side_file.h"
 
 #define T2F_TS_PAGE 4096u
+#define T2F_TS_NONE UINT32_MAX /* no module; names and lines fit 32 bits (files of at most
+				* T2F_TEXT_SYMS_MAX_BYTES) */
+_Static_assert(T2F_TEXT_SYMS_MAX_BYTES < UINT32_MAX, "names and lines fit 32 bits");
 
 /* A parsed line: [start, end) (end 0 = not known yet: kallsyms), names as offsets into the
  * table's names. */
 struct t2f_ts_entry {
 	uint64_t start, end;
-	size_t name, module;        /* offsets; module SIZE_MAX = none */
-	uint64_t line;
+	uint32_t name, module;      /* offsets; module T2F_TS_NONE = none */
+	uint32_t line;
 };
 
 /* A range of the final table: addresses [lo, hi) belong to entry's symbol. */
 struct t2f_ts_range {
 	uint64_t lo, hi, start;
-	size_t name, module;
+	uint32_t name, module;
 };
 
 struct t2f_text_syms {
@@ -43,7 +46,8 @@ struct t2f_ts_parse {
 	struct t2f_diag *d;
 	char *names;                /* the kept names, NUL-terminated (becomes the table's) */
 	size_t n_names, cap_names;
-	size_t mod, mod_len;        /* the last module name kept (SIZE_MAX: none yet) */
+	uint32_t mod;               /* the last module name kept (T2F_TS_NONE: none yet) */
+	size_t mod_len;
 	struct t2f_ts_entry *e;
 	size_t n, cap;
 	uint64_t bad, nonzero, line;
@@ -78,7 +82,7 @@ static bool t2f_ts_hex(char **p, uint64_t *v)
 }
 
 /* Keeps name[0..len) (and a NUL) among the names: its offset into *at. */
-static int t2f_ts_name(struct t2f_ts_parse *ps, const char *name, size_t len, size_t *at)
+static int t2f_ts_name(struct t2f_ts_parse *ps, const char *name, size_t len, uint32_t *at)
 {
 	int err = ps->cap_names - ps->n_names > len ? 0 :
 		  t2f_grow((void **)&ps->names, &ps->cap_names, ps->n_names, len + 1, 1, 1 << 16,
@@ -88,7 +92,7 @@ static int t2f_ts_name(struct t2f_ts_parse *ps, const char *name, size_t len, si
 		return err;
 	memcpy(ps->names + ps->n_names, name, len);
 	ps->names[ps->n_names + len] = '\0';
-	*at = ps->n_names;
+	*at = (uint32_t)ps->n_names;
 	ps->n_names += len + 1;
 	return 0;
 }
@@ -101,7 +105,7 @@ static int t2f_ts_push(struct t2f_ts_parse *ps, struct t2f_ts_entry *e, const ch
 	int err = ps->n < ps->cap ? 0 :
 		  t2f_grow((void **)&ps->e, &ps->cap, ps->n, 1, sizeof(*ps->e), 1024, SIZE_MAX);
 
-	if (!err && mod && (ps->mod == SIZE_MAX || ps->mod_len != mod_len ||
+	if (!err && mod && (ps->mod == T2F_TS_NONE || ps->mod_len != mod_len ||
 			    memcmp(ps->names + ps->mod, mod, mod_len) != 0)) {
 		err = t2f_ts_name(ps, mod, mod_len, &ps->mod);
 		ps->mod_len = mod_len;
@@ -110,7 +114,7 @@ static int t2f_ts_push(struct t2f_ts_parse *ps, struct t2f_ts_entry *e, const ch
 		err = t2f_ts_name(ps, name, len, &e->name);
 	if (err)
 		return err;
-	e->module = mod ? ps->mod : SIZE_MAX;
+	e->module = mod ? ps->mod : T2F_TS_NONE;
 	ps->unsorted |= ps->n && e->start < ps->e[ps->n - 1].start;
 	ps->e[ps->n++] = *e;
 	return 0;
@@ -135,7 +139,7 @@ static int t2f_ts_bad(struct t2f_ts_parse *ps, uint64_t line, const char *why)
  * line, NUL-terminated and without a NUL before. */
 static int t2f_ts_kallsyms_line(struct t2f_ts_parse *ps, char *s, size_t ll, uint64_t line)
 {
-	struct t2f_ts_entry e = { .line = line };
+	struct t2f_ts_entry e = { .line = (uint32_t)line };
 	char *end = s + ll, *name, *tab, *mod = NULL;
 	size_t len, mlen = 0;
 	char type;
@@ -172,7 +176,7 @@ static int t2f_ts_kallsyms_line(struct t2f_ts_parse *ps, char *s, size_t ll, uin
  *   7f27705ae200 e jit_new_stub          (the same START again: re-jitted, the later line wins) */
 static int t2f_ts_map_line(struct t2f_ts_parse *ps, char *s, size_t ll, uint64_t line)
 {
-	struct t2f_ts_entry e = { .line = line };
+	struct t2f_ts_entry e = { .line = (uint32_t)line };
 	char *end = s + ll;
 	uint64_t size;
 
@@ -259,7 +263,7 @@ static int t2f_ts_sort(struct t2f_ts_parse *ps)
 static bool t2f_ts_same_module(const struct t2f_ts_parse *ps, const struct t2f_ts_entry *a,
 			       const struct t2f_ts_entry *b)
 {
-	if (a->module == SIZE_MAX || b->module == SIZE_MAX)
+	if (a->module == T2F_TS_NONE || b->module == T2F_TS_NONE)
 		return a->module == b->module;
 	return a->module == b->module ||
 	       strcmp(ps->names + a->module, ps->names + b->module) == 0;
@@ -446,7 +450,7 @@ static int t2f_ts_finish(struct t2f_ts_parse *ps, int err, struct t2f_text_syms 
 static int t2f_ts_parse_owned(enum t2f_text_syms_format fmt, const char *file, char *text,
 			      size_t len, struct t2f_diag *d, struct t2f_text_syms **out)
 {
-	struct t2f_ts_parse ps = { .fmt = fmt, .file = file, .d = d, .mod = SIZE_MAX };
+	struct t2f_ts_parse ps = { .fmt = fmt, .file = file, .d = d, .mod = T2F_TS_NONE };
 	size_t used;
 	int err = t2f_ts_lines(&ps, text, len, true, &used);
 
@@ -534,7 +538,7 @@ static int t2f_ts_read_error(const char *path, int err, struct t2f_diag *d)
 int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct t2f_diag *d,
 			struct t2f_text_syms **out)
 {
-	struct t2f_ts_parse ps = { .fmt = fmt, .file = path, .d = d, .mod = SIZE_MAX };
+	struct t2f_ts_parse ps = { .fmt = fmt, .file = path, .d = d, .mod = T2F_TS_NONE };
 	bool read_failed = false;
 	uint64_t size = 0;
 	int fd, err = t2f_side_file__open(path, &fd, &size);
@@ -581,7 +585,7 @@ bool t2f_text_syms__lookup(const struct t2f_text_syms *s, uint64_t addr, struct 
 	if (lo == s->n_ranges || s->ranges[lo].lo > addr)
 		return false;
 	out->name = s->names + s->ranges[lo].name;
-	out->module = s->ranges[lo].module == SIZE_MAX ? NULL : s->names + s->ranges[lo].module;
+	out->module = s->ranges[lo].module == T2F_TS_NONE ? NULL : s->names + s->ranges[lo].module;
 	out->start = s->ranges[lo].start;
 	out->offset = addr - s->ranges[lo].start;
 	return true;
