@@ -284,23 +284,29 @@ static void t2f_ts_add_range(struct t2f_text_syms *s, const struct t2f_ts_entry 
  * ends at the next start, or at the bound after the last symbol of its module. */
 static int t2f_ts_build_kallsyms(struct t2f_ts_parse *ps, struct t2f_text_syms *s)
 {
+	const struct t2f_ts_entry *all;
 	int err = t2f_ts_sort(ps);
 
 	if (err)
 		return err;
+	/* The ranges are written over the entries: range k (k <= i) once entry i is read, never
+	 * over entry i + 1 (both 32 bytes: no copy of the table is held beside it) */
+	all = ps->e;
+	s->ranges = (struct t2f_ts_range *)(void *)ps->e;
+	ps->e = NULL;
 	for (size_t i = 0; i < ps->n; i++) {
-		struct t2f_ts_entry *e = &ps->e[i], *next = i + 1 < ps->n ? &ps->e[i + 1] : NULL;
-		uint64_t bound = e->start > UINT64_MAX - 2 * T2F_TS_PAGE ? UINT64_MAX
-				 : (e->start + 2 * T2F_TS_PAGE - 1) / T2F_TS_PAGE * T2F_TS_PAGE;
+		const struct t2f_ts_entry e = all[i], *next = i + 1 < ps->n ? &all[i + 1] : NULL;
+		uint64_t end, bound = e.start > UINT64_MAX - 2 * T2F_TS_PAGE ? UINT64_MAX
+				      : (e.start + 2 * T2F_TS_PAGE - 1) / T2F_TS_PAGE * T2F_TS_PAGE;
 
-		if (next && next->start == e->start)
+		if (next && next->start == e.start)
 			continue; /* an alias: the later line names this address */
-		if (next && t2f_ts_same_module(ps, e, next))
-			e->end = next->start;
+		if (next && t2f_ts_same_module(ps, &e, next))
+			end = next->start;
 		else /* the last symbol, or the last of its module: a bounded end */
-			e->end = next && next->start < bound ? next->start : bound;
+			end = next && next->start < bound ? next->start : bound;
 		s->n_syms++;
-		t2f_ts_add_range(s, e, e->start, e->end);
+		t2f_ts_add_range(s, &e, e.start, end);
 	}
 	return 0;
 }
@@ -389,13 +395,13 @@ static int t2f_ts_build(struct t2f_ts_parse *ps, struct t2f_text_syms *s)
 	uint64_t *pts;
 	int err;
 
-	/* kallsyms: a range per symbol at most; perf maps: per start and end */
-	s->ranges = calloc((ps->fmt == T2F_TEXT_SYMS_KALLSYMS ? 1 : 2) * ps->n + 1,
-			   sizeof(*s->ranges));
+	_Static_assert(sizeof(struct t2f_ts_range) <= sizeof(struct t2f_ts_entry),
+		       "kallsyms ranges are written over the entries");
+	if (ps->fmt == T2F_TEXT_SYMS_KALLSYMS) /* a range per symbol at most */
+		return t2f_ts_build_kallsyms(ps, s);
+	s->ranges = calloc(2 * ps->n + 1, sizeof(*s->ranges)); /* per start and end */
 	if (!s->ranges)
 		return -ENOMEM;
-	if (ps->fmt == T2F_TEXT_SYMS_KALLSYMS)
-		return t2f_ts_build_kallsyms(ps, s);
 	pts = malloc((2 * ps->n + 1) * sizeof(*pts));
 	if (!pts)
 		return -ENOMEM;
@@ -418,6 +424,19 @@ static int t2f_ts_check_kallsyms(const struct t2f_ts_parse *ps)
 	return 0;
 }
 
+/* Gives back the room s's names (n_names bytes) and ranges do not use. */
+static void t2f_ts_shrink(struct t2f_text_syms *s, size_t n_names)
+{
+	void *p = n_names ? realloc(s->names, n_names) : NULL;
+
+	if (p)
+		s->names = p;
+	p = s->n_ranges ? realloc(s->ranges, s->n_ranges * sizeof(*s->ranges)) : NULL;
+	if (p)
+		s->ranges = p;
+	s->bytes = n_names + s->n_ranges * sizeof(*s->ranges);
+}
+
 /* The table of the lines parsed: *out, or an error (recorded in the diag). Frees what ps holds. */
 static int t2f_ts_finish(struct t2f_ts_parse *ps, int err, struct t2f_text_syms **out)
 {
@@ -433,7 +452,7 @@ static int t2f_ts_finish(struct t2f_ts_parse *ps, int err, struct t2f_text_syms 
 		err = t2f_ts_build(ps, s);
 		s->names = ps->names;
 		ps->names = NULL;
-		s->bytes = ps->cap_names + s->n_ranges * sizeof(*s->ranges);
+		t2f_ts_shrink(s, ps->n_names);
 	}
 	free(ps->e);
 	free(ps->names);
