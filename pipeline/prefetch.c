@@ -1,4 +1,4 @@
-/* pipeline/prefetch.c: a side file read on a thread of its own (prefetch.h). */
+/* pipeline/prefetch.c: a kallsyms table loaded on a thread of its own (prefetch.h). */
 #include "pipeline/prefetch.h"
 
 #include <errno.h>
@@ -6,27 +6,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/side_file.h"
+#include "formats/diag.h"
 
 struct t2f_prefetch {
 	char *path;
-	size_t max;
 	pthread_t th;
 	bool joined;
-	int err;             /* the read's, once joined */
-	char *text;
-	size_t len;
+	int err;                     /* the load's, once joined */
+	struct t2f_text_syms *table;
 };
 
 static void *t2f_prefetch_main(void *arg)
 {
 	struct t2f_prefetch *pf = arg;
+	struct t2f_diag *d = NULL;
 
-	pf->err = t2f_side_file__read(pf->path, pf->max, &pf->text, &pf->len);
+	pf->err = t2f_diag__new_buffered(&d);
+	if (!pf->err)
+		pf->err = t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, pf->path, d, &pf->table);
+	if (!pf->err && t2f_text_syms__bad_lines(pf->table)) {
+		t2f_text_syms__free(pf->table);
+		pf->table = NULL;
+		pf->err = 1;
+	}
+	t2f_diag__free(d);
 	return NULL;
 }
 
-int t2f_prefetch__start(const char *path, size_t max, struct t2f_prefetch **out)
+int t2f_prefetch__start(const char *path, struct t2f_prefetch **out)
 {
 	struct t2f_prefetch *pf = calloc(1, sizeof(*pf));
 	int err;
@@ -35,7 +42,6 @@ int t2f_prefetch__start(const char *path, size_t max, struct t2f_prefetch **out)
 		free(pf);
 		return -ENOMEM;
 	}
-	pf->max = max;
 	err = pthread_create(&pf->th, NULL, t2f_prefetch_main, pf);
 	if (err) {
 		free(pf->path);
@@ -58,16 +64,16 @@ static void t2f_prefetch_join(struct t2f_prefetch *pf)
 	pf->joined = true;
 }
 
-int t2f_prefetch__take(struct t2f_prefetch *pf, char **text, size_t *len)
+int t2f_prefetch__take(struct t2f_prefetch *pf, struct t2f_text_syms **out)
 {
+	*out = NULL;
 	if (pf->joined)
 		return -EINVAL;
 	t2f_prefetch_join(pf);
 	if (pf->err)
-		return pf->err;
-	*text = pf->text;
-	*len = pf->len;
-	pf->text = NULL;
+		return 1;
+	*out = pf->table;
+	pf->table = NULL;
 	return 0;
 }
 
@@ -76,7 +82,7 @@ void t2f_prefetch__free(struct t2f_prefetch *pf)
 	if (!pf)
 		return;
 	t2f_prefetch_join(pf);
-	free(pf->text);
+	t2f_text_syms__free(pf->table);
 	free(pf->path);
 	free(pf);
 }

@@ -65,6 +65,7 @@ struct t2f_resym {
 	struct t2f_symbolizer *sym;
 	struct t2f_diag *d;
 	struct t2f_text_syms *kallsyms;  /* --kallsyms, or NULL */
+	const struct t2f_resym_opts *ks_opts; /* a lazy kallsyms file not read yet, or NULL */
 	const char *kallsyms_path;
 	const char *perf_map_dir;        /* --perf-map-dir, or NULL */
 	char **env_dirs;                 /* T2F_SYMBOL_PATH, split */
@@ -352,16 +353,27 @@ static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
 	return t2f_resym_new_mod(r, p, f, h, out);
 }
 
-/* A kernel frame through the kallsyms file, a JIT frame through its perf map; a [vdso] frame
- * left here had no copy of its image: not found (its offsets are no kernel addresses). */
+static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d,
+			      struct t2f_text_syms **out);
+
+/* A kernel frame through the kallsyms file (a lazy one read at the first), a JIT frame through
+ * its perf map; a [vdso] frame left here had no copy of its image: not found (its offsets are no
+ * kernel addresses). */
 static int t2f_resym_text_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id,
 				struct t2f_resym_mod *m)
 {
-	const struct t2f_text_syms *t = m->kind == T2F_FRAME_KERNEL ? r->kallsyms : m->map;
+	const struct t2f_text_syms *t;
 	struct t2f_text_sym sym;
 	t2f_str_id name;
 	int err;
 
+	if (m->kind == T2F_FRAME_KERNEL && !m->vdso && r->ks_opts) {
+		err = t2f_resym_kallsyms(r->ks_opts, r->d, &r->kallsyms);
+		r->ks_opts = NULL;
+		if (err)
+			return err;
+	}
+	t = m->kind == T2F_FRAME_KERNEL ? r->kallsyms : m->map;
 	r->tried++;
 	if (m->vdso || !t || !t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym)) {
 		m->miss[t || m->vdso ? T2F_MISS_NOT_FOUND : T2F_MISS_NO_FILE]++;
@@ -523,19 +535,16 @@ struct t2f_resym_ks {
 	struct t2f_diag *d;
 };
 
-/* The kallsyms file o names, from its read under way when there is one. */
+/* The kallsyms file o names, from its load under way when there is one (and it went well). */
 static int t2f_resym_kallsyms_read(void *ctx, const char *path, struct t2f_text_syms **out)
 {
 	const struct t2f_resym_opts *o = ((struct t2f_resym_ks *)ctx)->o;
 	struct t2f_diag *d = ((struct t2f_resym_ks *)ctx)->d;
-	char *text = NULL;
-	size_t len = 0;
-	int err;
 
-	if (!t2f_prefetch__is(o->kallsyms_read, path))
-		return t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, path, d, out);
-	err = t2f_prefetch__take(o->kallsyms_read, &text, &len);
-	return t2f_text_syms__from_read(T2F_TEXT_SYMS_KALLSYMS, path, err, text, len, d, out);
+	if (t2f_prefetch__is(o->kallsyms_read, path) &&
+	    t2f_prefetch__take(o->kallsyms_read, out) == 0)
+		return 0;
+	return t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, path, d, out);
 }
 
 /* The process's table of that file when it has one (text_syms_share.h), else read, counted. */
@@ -560,8 +569,9 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	int err = 0;
 
 	*out = NULL;
-	/* A --kallsyms file is checked even when no kernel frame needs it. */
-	if (o->kallsyms) {
+	/* A --kallsyms file is checked even when no kernel frame needs it; the file picked for a
+	 * recording is read at the first kernel frame (t2f_resym_text_frame). */
+	if (o->kallsyms && !o->kallsyms_lazy) {
 		err = t2f_resym_kallsyms(o, d, &ksyms);
 		if (err)
 			return err;
@@ -576,6 +586,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 		return -ENOMEM;
 	}
 	r->kallsyms = ksyms;
+	r->ks_opts = o->kallsyms && o->kallsyms_lazy ? o : NULL;
 	r->places = calloc((size_t)n + 1, sizeof(*r->places));
 	r->n_places = n + 1;
 	err = r->places ? t2f_resym_setup(r, p, o, d) : -ENOMEM;
@@ -592,6 +603,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 			t2f_diag__error(d, err, t2f_profile__str(p, f->module, NULL), 0,
 					"out of memory while naming its frames");
 	}
+	r->ks_opts = NULL; /* o is the caller's */
 	if (err)
 		goto fail;
 	*out = r;

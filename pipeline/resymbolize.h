@@ -76,11 +76,14 @@ struct t2f_resym_opts {
 	bool no_params;                  /* demangle without parameter lists and return types
 					  * (collapsed output, as perf prints); else in full */
 	const char *kallsyms;            /* --kallsyms FILE, or NULL: kernel frames left as printed */
-	struct t2f_prefetch *kallsyms_read; /* that file being read already (pipeline/prefetch.h),
+	struct t2f_prefetch *kallsyms_read; /* that file being loaded already (pipeline/prefetch.h),
 					  * or NULL; taken when it reads the same path */
 	uint64_t *kallsyms_counts;       /* or NULL: [0] += 1 when the kallsyms file was read,
 					  * [1] += 1 when the process's table of it was taken
 					  * (symbolizer/text_syms_share.h) */
+	bool kallsyms_lazy;              /* the file was picked for the recording, not asked for:
+					  * read only when a kernel frame is to be named from it
+					  * (else checked even when none is) */
 	const char *perf_map_dir;        /* --perf-map-dir DIR, or NULL: the printed map path */
 	bool offline;                    /* never fetch debug files from debuginfod servers */
 	bool perf_rules;                 /* choose symbols as perf does (symbolizer.h) */

@@ -313,16 +313,27 @@ static void t2f_perf_kallsyms(struct t2f_session *s, const struct t2f_perf_data 
 	s->ropts.kallsyms = s->kallsyms_default;
 }
 
-/* With a thread to spare, the kallsyms file is read while the recording is (the resolve stage
- * takes it), unless the process has its table already (symbolizer/text_syms_share.h). 0 or an
- * error of t2f_prefetch__start. */
-static int t2f_kallsyms_prefetch(struct t2f_session *s)
+/* Whether every event of pd leaves the kernel out (perf record -e EVENT:u, or as a user perf
+ * limits so): its samples have no kernel frame. */
+static bool t2f_perf_user_only(const struct t2f_perf_data *pd)
+{
+	for (size_t i = 0; i < t2f_perf_data__n_attrs(pd); i++)
+		if (!t2f_perf_data__attr(pd, i)->attr.exclude_kernel)
+			return false;
+	return true;
+}
+
+/* With a thread to spare, the kallsyms file is loaded while the recording is read (the resolve
+ * stage takes the table), unless the process has its table already
+ * (symbolizer/text_syms_share.h) or the recording can have no kernel frame to name (the resolve
+ * stage reads the file picked for it only for one). 0 or an error of t2f_prefetch__start. */
+static int t2f_kallsyms_prefetch(struct t2f_session *s, const struct t2f_perf_data *pd)
 {
 	if (!s->ropts.kallsyms || s->ropts.kallsyms_read || t2f_session_jobs(s) < 2 ||
+	    (!s->o.kallsyms && t2f_perf_user_only(pd)) ||
 	    t2f_text_syms__share_has(s->ropts.kallsyms))
 		return 0;
-	return t2f_prefetch__start(s->ropts.kallsyms, T2F_TEXT_SYMS_MAX_BYTES,
-				   &s->ropts.kallsyms_read);
+	return t2f_prefetch__start(s->ropts.kallsyms, &s->ropts.kallsyms_read);
 }
 
 static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
@@ -432,7 +443,7 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		if (here && (!s->recorded_by || end < s->recorded_by))
 			s->recorded_by = end;
 		t2f_perf_kallsyms(s, pd, here);
-		err = t2f_kallsyms_prefetch(s) ?: t2f_perf_unwinder(s, pd, here ? end : 0, &us);
+		err = t2f_kallsyms_prefetch(s, pd) ?: t2f_perf_unwinder(s, pd, here ? end : 0, &us);
 	}
 	if (!err)
 		err = t2f_perf_data_filter(s, in, pd, &sf) ?:

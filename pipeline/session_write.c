@@ -144,6 +144,7 @@ static int t2f_resolve(struct t2f_session *s)
 		return err;
 	s->run.kallsyms = s->ropts.kallsyms;
 	s->ropts.kallsyms_counts = s->run.kallsyms_counts;
+	s->ropts.kallsyms_lazy = !s->o.kallsyms; /* picked for a recording: read when needed */
 	s->ropts.nettrace = s->nettrace;
 	s->ropts.trust_by = s->elsewhere ? 0 : s->recorded_by;
 	err = t2f_resym__run(s->profile, &s->ropts, s->diag, &s->resym) ?: t2f_inline(s);

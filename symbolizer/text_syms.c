@@ -6,78 +6,116 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/grow.h"
 #include "formats/side_file.h"
 
 #define T2F_TS_PAGE 4096u
+#define T2F_TS_NONE UINT32_MAX /* no module; names and lines fit 32 bits (files of at most
+				* T2F_TEXT_SYMS_MAX_BYTES) */
+_Static_assert(T2F_TEXT_SYMS_MAX_BYTES < UINT32_MAX, "names and lines fit 32 bits");
 
-/* A parsed line: [start, end) (end 0 = not known yet: kallsyms), names as offsets into text. */
+/* A parsed line: [start, end) (end 0 = not known yet: kallsyms), names as offsets into the
+ * table's names. */
 struct t2f_ts_entry {
 	uint64_t start, end;
-	size_t name, module;        /* offsets; module SIZE_MAX = none */
-	uint64_t line;
+	uint32_t name, module;      /* offsets; module T2F_TS_NONE = none */
+	uint32_t line;
 };
 
 /* A range of the final table: addresses [lo, hi) belong to entry's symbol. */
 struct t2f_ts_range {
 	uint64_t lo, hi, start;
-	size_t name, module;
+	uint32_t name, module;
 };
 
 struct t2f_text_syms {
-	char *text;                 /* the file, names NUL-terminated in place */
+	char *names;                /* the names kept, each NUL-terminated */
 	struct t2f_ts_range *ranges;
 	size_t n_ranges, n_syms;
 	uint64_t bad_lines;
-	size_t bytes;               /* text and ranges */
+	size_t bytes;               /* names and ranges */
 	_Atomic uint32_t refs;      /* its holders: t2f_text_syms__ref adds one, __free drops one */
 };
 
-/* Parsing state of one file. */
+/* Parsing state of one file, fed in chunks of whole lines (t2f_ts_lines). */
 struct t2f_ts_parse {
 	enum t2f_text_syms_format fmt;
 	const char *file;
 	struct t2f_diag *d;
-	char *text;
+	char *names;                /* the kept names, NUL-terminated (becomes the table's) */
+	size_t n_names, cap_names;
+	uint32_t mod;               /* the last module name kept (T2F_TS_NONE: none yet) */
+	size_t mod_len;
 	struct t2f_ts_entry *e;
 	size_t n, cap;
-	uint64_t bad, nonzero;
+	uint64_t bad, nonzero, line;
+	bool unsorted;              /* a start below the one before it was pushed */
+};
+
+/* Reads a file in chunks of this size (more when one line is longer). */
+#define T2F_TS_CHUNK ((size_t)1 << 20)
+
+/* Each byte's value as a hex digit plus one; 0 for the others. */
+static const unsigned char t2f_ts_xdigit[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
 /* Up to 16 hex digits at *p, advancing *p; false when there are none or too many. */
 static bool t2f_ts_hex(char **p, uint64_t *v)
 {
-	char *s = *p;
+	const unsigned char *s = (const unsigned char *)*p;
+	uint64_t x = 0;
 	size_t n = 0;
 
-	*v = 0;
-	for (;; n++) {
-		char c = s[n];
-		unsigned dv;
-
-		if (c >= '0' && c <= '9')
-			dv = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			dv = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			dv = (unsigned)(c - 'A' + 10);
-		else
-			break;
+	for (unsigned dv; (dv = t2f_ts_xdigit[s[n]]) != 0; n++) {
 		if (n == 16)
 			return false;
-		*v = *v << 4 | dv;
+		x = x << 4 | (dv - 1);
 	}
-	*p = s + n;
+	*v = x;
+	*p += n;
 	return n > 0;
 }
 
-static int t2f_ts_push(struct t2f_ts_parse *ps, const struct t2f_ts_entry *e)
+/* Keeps name[0..len) (and a NUL) among the names: its offset into *at. */
+static int t2f_ts_name(struct t2f_ts_parse *ps, const char *name, size_t len, uint32_t *at)
 {
-	int err = t2f_grow((void **)&ps->e, &ps->cap, ps->n, 1, sizeof(*ps->e), 1024, SIZE_MAX);
+	int err = ps->cap_names - ps->n_names > len ? 0 :
+		  t2f_grow((void **)&ps->names, &ps->cap_names, ps->n_names, len + 1, 1, 1 << 16,
+			   SIZE_MAX);
 
 	if (err)
 		return err;
+	memcpy(ps->names + ps->n_names, name, len);
+	ps->names[ps->n_names + len] = '\0';
+	*at = (uint32_t)ps->n_names;
+	ps->n_names += len + 1;
+	return 0;
+}
+
+/* Keeps e with its name (and module) name[0..len), mod[0..mod_len) (mod NULL: none). The
+ * module's name is kept once for a run of lines of one module. */
+static int t2f_ts_push(struct t2f_ts_parse *ps, struct t2f_ts_entry *e, const char *name,
+		       size_t len, const char *mod, size_t mod_len)
+{
+	int err = ps->n < ps->cap ? 0 :
+		  t2f_grow((void **)&ps->e, &ps->cap, ps->n, 1, sizeof(*ps->e), 1024, SIZE_MAX);
+
+	if (!err && mod && (ps->mod == T2F_TS_NONE || ps->mod_len != mod_len ||
+			    memcmp(ps->names + ps->mod, mod, mod_len) != 0)) {
+		err = t2f_ts_name(ps, mod, mod_len, &ps->mod);
+		ps->mod_len = mod_len;
+	}
+	if (!err)
+		err = t2f_ts_name(ps, name, len, &e->name);
+	if (err)
+		return err;
+	e->module = mod ? ps->mod : T2F_TS_NONE;
+	ps->unsorted |= ps->n && e->start < ps->e[ps->n - 1].start;
 	ps->e[ps->n++] = *e;
 	return 0;
 }
@@ -97,11 +135,13 @@ static int t2f_ts_bad(struct t2f_ts_parse *ps, uint64_t line, const char *why)
  *   ffffffff81000000 T _stext
  *   ffffffff8225f2c0 T pvm_irq_enable
  *   ffffffffc0201000 t ftrace_trampoline	[__builtin__ftrace]
- * Text symbols (t T w W) are kept; other types are skipped without a warning. */
-static int t2f_ts_kallsyms_line(struct t2f_ts_parse *ps, char *s, uint64_t line)
+ * Text symbols (t T w W) are kept; other types are skipped without a warning. s[0..ll) is the
+ * line, NUL-terminated and without a NUL before. */
+static int t2f_ts_kallsyms_line(struct t2f_ts_parse *ps, char *s, size_t ll, uint64_t line)
 {
-	struct t2f_ts_entry e = { .module = SIZE_MAX, .line = line };
-	char *name, *tab;
+	struct t2f_ts_entry e = { .line = (uint32_t)line };
+	char *end = s + ll, *name, *tab, *mod = NULL;
+	size_t len, mlen = 0;
 	char type;
 
 	if (!t2f_ts_hex(&s, &e.start) || s[0] != ' ')
@@ -109,36 +149,35 @@ static int t2f_ts_kallsyms_line(struct t2f_ts_parse *ps, char *s, uint64_t line)
 	type = s[1];
 	if (!type || s[2] != ' ' || !s[3] || s[3] == '\t')
 		return t2f_ts_bad(ps, line, "no type and name");
-	if (!strchr("tTwW", type))
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 		return 0;
 	name = s + 3;
-	tab = strchr(name, '\t');
+	tab = memchr(name, '\t', (size_t)(end - name));
+	len = (size_t)((tab ? tab : end) - name);
 	if (tab) {
-		char *mod = tab + 1;
-		size_t mlen = strlen(mod);
-
-		*tab = '\0';
+		mod = tab + 1;
+		mlen = (size_t)(end - mod);
 		if (mlen >= 2 && mod[0] == '[' && mod[mlen - 1] == ']') {
-			mod[mlen - 1] = '\0';
 			mod++;
+			mlen -= 2;
 		}
-		if (*mod)
-			e.module = (size_t)(mod - ps->text);
+		if (!mlen)
+			mod = NULL;
 	}
-	if (strlen(name) > T2F_TEXT_SYMS_MAX_NAME)
+	if (len > T2F_TEXT_SYMS_MAX_NAME)
 		return t2f_ts_bad(ps, line, "name too long");
-	e.name = (size_t)(name - ps->text);
 	ps->nonzero += e.start != 0;
-	return t2f_ts_push(ps, &e);
+	return t2f_ts_push(ps, &e, name, len, mod, mlen);
 }
 
 /* perf map, one line per JIT-compiled function (START SIZE NAME, the name up to the line end):
  *   7f27705ae000 e jit_leaf
  *   7f27705ae100 e JIT name with spaces [tier 2]
  *   7f27705ae200 e jit_new_stub          (the same START again: re-jitted, the later line wins) */
-static int t2f_ts_map_line(struct t2f_ts_parse *ps, char *s, uint64_t line)
+static int t2f_ts_map_line(struct t2f_ts_parse *ps, char *s, size_t ll, uint64_t line)
 {
-	struct t2f_ts_entry e = { .module = SIZE_MAX, .line = line };
+	struct t2f_ts_entry e = { .line = (uint32_t)line };
+	char *end = s + ll;
 	uint64_t size;
 
 	if (!t2f_ts_hex(&s, &e.start) || (s[0] != ' ' && s[0] != '\t'))
@@ -149,20 +188,20 @@ static int t2f_ts_map_line(struct t2f_ts_parse *ps, char *s, uint64_t line)
 	s++;
 	if (!*s)
 		return t2f_ts_bad(ps, line, "no name");
-	if (strlen(s) > T2F_TEXT_SYMS_MAX_NAME)
+	if ((size_t)(end - s) > T2F_TEXT_SYMS_MAX_NAME)
 		return t2f_ts_bad(ps, line, "name too long");
 	if (size == 0)
 		size = 1;
 	e.end = size > UINT64_MAX - e.start ? UINT64_MAX : e.start + size;
-	e.name = (size_t)(s - ps->text);
-	return t2f_ts_push(ps, &e);
+	return t2f_ts_push(ps, &e, s, (size_t)(end - s), NULL, 0);
 }
 
-/* Splits text into lines (NUL-terminated in place, "\r\n" too) and parses each. */
-static int t2f_ts_lines(struct t2f_ts_parse *ps, size_t len)
+/* Parses the lines of buf[0..len) ("\r\n" ends one too; each is NUL-terminated in place) up to
+ * its last newline, and past it when it is the file's end (last): *used, the bytes parsed. */
+static int t2f_ts_lines(struct t2f_ts_parse *ps, char *buf, size_t len, bool last, size_t *used)
 {
-	char *s = ps->text, *end = ps->text + len;
-	uint64_t line = 0;
+	char *s = buf, *end = buf + len;
+	bool nul = memchr(buf, '\0', len) != NULL; /* else no line needs looking at for one */
 	int err = 0;
 
 	while (s < end && !err) {
@@ -170,18 +209,22 @@ static int t2f_ts_lines(struct t2f_ts_parse *ps, size_t len)
 		char *le = nl ? nl : end;
 		size_t ll;
 
-		line++;
+		if (!nl && !last)
+			break;
+		ps->line++;
 		ll = (size_t)(le - s);
 		*le = '\0';
 		if (ll && s[ll - 1] == '\r')
 			s[--ll] = '\0';
-		if (strlen(s) != ll)
-			err = t2f_ts_bad(ps, line, "a NUL byte in the line");
+		if (nul && memchr(s, '\0', ll))
+			err = t2f_ts_bad(ps, ps->line, "a NUL byte in the line");
 		else if (ll)
-			err = ps->fmt == T2F_TEXT_SYMS_KALLSYMS ? t2f_ts_kallsyms_line(ps, s, line)
-								: t2f_ts_map_line(ps, s, line);
+			err = ps->fmt == T2F_TEXT_SYMS_KALLSYMS
+				      ? t2f_ts_kallsyms_line(ps, s, ll, ps->line)
+				      : t2f_ts_map_line(ps, s, ll, ps->line);
 		s = le + 1;
 	}
+	*used = s < end ? (size_t)(s - buf) : len;
 	return err;
 }
 
@@ -194,12 +237,36 @@ static int t2f_ts_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+/* Sorts the entries by (start, line). They come by line: /proc/kallsyms prints the kernel's
+ * symbols by address, then each module's unsorted; so the part after the longest sorted prefix
+ * is sorted alone and merged with it (equal starts: the prefix's lines come first). */
+static int t2f_ts_sort(struct t2f_ts_parse *ps)
+{
+	size_t p = 1, i, j, k;
+	struct t2f_ts_entry *tmp;
+
+	if (!ps->unsorted)
+		return 0;
+	while (ps->e[p].start >= ps->e[p - 1].start)
+		p++; /* ends: some start is below the one before it */
+	qsort(ps->e + p, ps->n - p, sizeof(*ps->e), t2f_ts_cmp);
+	tmp = malloc(p * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	memcpy(tmp, ps->e, p * sizeof(*tmp));
+	for (i = 0, j = p, k = 0; i < p; k++) /* k < j: the merge never passes its reading */
+		ps->e[k] = j < ps->n && ps->e[j].start < tmp[i].start ? ps->e[j++] : tmp[i++];
+	free(tmp);
+	return 0;
+}
+
 static bool t2f_ts_same_module(const struct t2f_ts_parse *ps, const struct t2f_ts_entry *a,
 			       const struct t2f_ts_entry *b)
 {
-	if (a->module == SIZE_MAX || b->module == SIZE_MAX)
+	if (a->module == T2F_TS_NONE || b->module == T2F_TS_NONE)
 		return a->module == b->module;
-	return strcmp(ps->text + a->module, ps->text + b->module) == 0;
+	return a->module == b->module ||
+	       strcmp(ps->names + a->module, ps->names + b->module) == 0;
 }
 
 static void t2f_ts_add_range(struct t2f_text_syms *s, const struct t2f_ts_entry *e, uint64_t lo,
@@ -217,21 +284,29 @@ static void t2f_ts_add_range(struct t2f_text_syms *s, const struct t2f_ts_entry 
  * ends at the next start, or at the bound after the last symbol of its module. */
 static int t2f_ts_build_kallsyms(struct t2f_ts_parse *ps, struct t2f_text_syms *s)
 {
-	if (ps->n) /* qsort must not get NULL, even for 0 items */
-		qsort(ps->e, ps->n, sizeof(*ps->e), t2f_ts_cmp);
-	for (size_t i = 0; i < ps->n; i++) {
-		struct t2f_ts_entry *e = &ps->e[i], *next = i + 1 < ps->n ? &ps->e[i + 1] : NULL;
-		uint64_t bound = e->start > UINT64_MAX - 2 * T2F_TS_PAGE ? UINT64_MAX
-				 : (e->start + 2 * T2F_TS_PAGE - 1) / T2F_TS_PAGE * T2F_TS_PAGE;
+	const struct t2f_ts_entry *all;
+	int err = t2f_ts_sort(ps);
 
-		if (next && next->start == e->start)
+	if (err)
+		return err;
+	/* The ranges are written over the entries: range k (k <= i) once entry i is read, never
+	 * over entry i + 1 (both 32 bytes: no copy of the table is held beside it) */
+	all = ps->e;
+	s->ranges = (struct t2f_ts_range *)(void *)ps->e;
+	ps->e = NULL;
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct t2f_ts_entry e = all[i], *next = i + 1 < ps->n ? &all[i + 1] : NULL;
+		uint64_t end, bound = e.start > UINT64_MAX - 2 * T2F_TS_PAGE ? UINT64_MAX
+				      : (e.start + 2 * T2F_TS_PAGE - 1) / T2F_TS_PAGE * T2F_TS_PAGE;
+
+		if (next && next->start == e.start)
 			continue; /* an alias: the later line names this address */
-		if (next && t2f_ts_same_module(ps, e, next))
-			e->end = next->start;
+		if (next && t2f_ts_same_module(ps, &e, next))
+			end = next->start;
 		else /* the last symbol, or the last of its module: a bounded end */
-			e->end = next && next->start < bound ? next->start : bound;
+			end = next && next->start < bound ? next->start : bound;
 		s->n_syms++;
-		t2f_ts_add_range(s, e, e->start, e->end);
+		t2f_ts_add_range(s, &e, e.start, end);
 	}
 	return 0;
 }
@@ -320,11 +395,13 @@ static int t2f_ts_build(struct t2f_ts_parse *ps, struct t2f_text_syms *s)
 	uint64_t *pts;
 	int err;
 
-	s->ranges = calloc(2 * ps->n + 1, sizeof(*s->ranges));
+	_Static_assert(sizeof(struct t2f_ts_range) <= sizeof(struct t2f_ts_entry),
+		       "kallsyms ranges are written over the entries");
+	if (ps->fmt == T2F_TEXT_SYMS_KALLSYMS) /* a range per symbol at most */
+		return t2f_ts_build_kallsyms(ps, s);
+	s->ranges = calloc(2 * ps->n + 1, sizeof(*s->ranges)); /* per start and end */
 	if (!s->ranges)
 		return -ENOMEM;
-	if (ps->fmt == T2F_TEXT_SYMS_KALLSYMS)
-		return t2f_ts_build_kallsyms(ps, s);
 	pts = malloc((2 * ps->n + 1) * sizeof(*pts));
 	if (!pts)
 		return -ENOMEM;
@@ -347,35 +424,57 @@ static int t2f_ts_check_kallsyms(const struct t2f_ts_parse *ps)
 	return 0;
 }
 
-static int t2f_ts_parse_owned(enum t2f_text_syms_format fmt, const char *file, char *text,
-			      size_t len, struct t2f_diag *d, struct t2f_text_syms **out)
+/* Gives back the room s's names (n_names bytes) and ranges do not use. */
+static void t2f_ts_shrink(struct t2f_text_syms *s, size_t n_names)
 {
-	struct t2f_ts_parse ps = { .fmt = fmt, .file = file, .d = d, .text = text };
-	struct t2f_text_syms *s = calloc(1, sizeof(*s));
-	int err = s ? 0 : -ENOMEM;
+	void *p = n_names ? realloc(s->names, n_names) : NULL;
 
-	*out = NULL;
-	if (s)
-		atomic_init(&s->refs, 1);
-	if (!err)
-		err = t2f_ts_lines(&ps, len);
-	if (!err && fmt == T2F_TEXT_SYMS_KALLSYMS)
-		err = t2f_ts_check_kallsyms(&ps);
+	if (p)
+		s->names = p;
+	p = s->n_ranges ? realloc(s->ranges, s->n_ranges * sizeof(*s->ranges)) : NULL;
+	if (p)
+		s->ranges = p;
+	s->bytes = n_names + s->n_ranges * sizeof(*s->ranges);
+}
+
+/* The table of the lines parsed: *out, or an error (recorded in the diag). Frees what ps holds. */
+static int t2f_ts_finish(struct t2f_ts_parse *ps, int err, struct t2f_text_syms **out)
+{
+	struct t2f_text_syms *s = err ? NULL : calloc(1, sizeof(*s));
+
+	if (!err && !s)
+		err = -ENOMEM;
+	if (!err && ps->fmt == T2F_TEXT_SYMS_KALLSYMS)
+		err = t2f_ts_check_kallsyms(ps);
 	if (!err) {
-		s->text = text;
-		text = NULL;
-		s->bad_lines = ps.bad;
-		err = t2f_ts_build(&ps, s);
-		s->bytes = len + 1 + s->n_ranges * sizeof(*s->ranges);
+		atomic_init(&s->refs, 1);
+		s->bad_lines = ps->bad;
+		err = t2f_ts_build(ps, s);
+		s->names = ps->names;
+		ps->names = NULL;
+		t2f_ts_shrink(s, ps->n_names);
 	}
-	free(ps.e);
-	free(text);
+	free(ps->e);
+	free(ps->names);
 	if (err) {
 		t2f_text_syms__free(s);
-		return err == -ENOMEM ? t2f_diag__error(d, err, file, 0, "out of memory") : err;
+		return err == -ENOMEM ? t2f_diag__error(ps->d, err, ps->file, 0, "out of memory")
+				      : err;
 	}
 	*out = s;
 	return 0;
+}
+
+/* Parses text[0..len) (written to: lines are NUL-terminated in place) and frees it. */
+static int t2f_ts_parse_owned(enum t2f_text_syms_format fmt, const char *file, char *text,
+			      size_t len, struct t2f_diag *d, struct t2f_text_syms **out)
+{
+	struct t2f_ts_parse ps = { .fmt = fmt, .file = file, .d = d, .mod = T2F_TS_NONE };
+	size_t used;
+	int err = t2f_ts_lines(&ps, text, len, true, &used);
+
+	free(text);
+	return t2f_ts_finish(&ps, err, out);
 }
 
 int t2f_text_syms__parse(enum t2f_text_syms_format fmt, const char *file, const char *text,
@@ -395,33 +494,97 @@ int t2f_text_syms__parse(enum t2f_text_syms_format fmt, const char *file, const 
 	return t2f_ts_parse_owned(fmt, file, copy, len, d, out);
 }
 
-int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct t2f_diag *d,
-			struct t2f_text_syms **out)
+/* Reads fd (a regular file of `size` bytes by stat; /proc files say 0) to its end in chunks,
+ * parsing the whole lines of each as it comes: no copy of the file is kept, and a kernel file
+ * is asked for T2F_TS_CHUNK bytes a read. A line longer than the buffer grows it. 0; -errno of a
+ * read; -T2F_ERR_LIMIT past T2F_TEXT_SYMS_MAX_BYTES; -ENOMEM; or a line's error (strict). */
+static int t2f_ts_read(struct t2f_ts_parse *ps, int fd, uint64_t size, bool *read_failed)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int err = t2f_side_file__read(path, T2F_TEXT_SYMS_MAX_BYTES, &text, &len);
+	size_t cap = size && size < T2F_TS_CHUNK ? (size_t)size + 1 : T2F_TS_CHUNK, n = 0, used;
+	uint64_t total = 0;
+	char *buf = malloc(cap + 1);
+	int err = buf ? 0 : -ENOMEM;
 
-	return t2f_text_syms__from_read(fmt, path, err, text, len, d, out);
+	while (!err) {
+		ssize_t got;
+
+		if (n == cap) { /* one line fills the buffer */
+			char *nb = cap < SIZE_MAX / 4 ? realloc(buf, 2 * cap + 1) : NULL;
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			err = -errno;
+			*read_failed = true;
+			break;
+		}
+		if (got == 0) {
+			err = t2f_ts_lines(ps, buf, n, true, &used);
+			break;
+		}
+		total += (uint64_t)got;
+		if (total > T2F_TEXT_SYMS_MAX_BYTES) {
+			err = -T2F_ERR_LIMIT;
+			*read_failed = true;
+			break;
+		}
+		n += (size_t)got;
+		err = t2f_ts_lines(ps, buf, n, false, &used);
+		memmove(buf, buf + used, n - used);
+		n -= used;
+	}
+	free(buf);
+	return err;
 }
 
-int t2f_text_syms__from_read(enum t2f_text_syms_format fmt, const char *path, int err,
-			     char *text, size_t len, struct t2f_diag *d, struct t2f_text_syms **out)
+/* The message of a file that could not be read (as t2f_side_file__read says why). */
+static int t2f_ts_read_error(const char *path, int err, struct t2f_diag *d)
 {
-	*out = NULL;
 	if (err == -T2F_ERR_LIMIT)
 		return t2f_diag__error(d, err, path, 0, "larger than %zu bytes",
 				       T2F_TEXT_SYMS_MAX_BYTES);
-	if (err)
-		return t2f_diag__error(d, err, path, 0, "cannot open (%s)", t2f_strerror(err));
-	return t2f_ts_parse_owned(fmt, path, text, len, d, out);
+	return t2f_diag__error(d, err, path, 0, "cannot open (%s)", t2f_strerror(err));
+}
+
+int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct t2f_diag *d,
+			struct t2f_text_syms **out)
+{
+	struct t2f_ts_parse ps = { .fmt = fmt, .file = path, .d = d, .mod = T2F_TS_NONE };
+	bool read_failed = false;
+	uint64_t size = 0;
+	int fd, err = t2f_side_file__open(path, &fd, &size);
+
+	*out = NULL;
+	if (!err && size > T2F_TEXT_SYMS_MAX_BYTES)
+		err = -T2F_ERR_LIMIT;
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		return t2f_ts_read_error(path, err, d);
+	}
+	err = t2f_ts_read(&ps, fd, size, &read_failed);
+	close(fd);
+	if (read_failed) {
+		free(ps.e);
+		free(ps.names);
+		return t2f_ts_read_error(path, err, d);
+	}
+	return t2f_ts_finish(&ps, err, out);
 }
 
 void t2f_text_syms__free(struct t2f_text_syms *s)
 {
 	if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) > 1)
 		return;
-	free(s->text);
+	free(s->names);
 	free(s->ranges);
 	free(s);
 }
@@ -440,8 +603,8 @@ bool t2f_text_syms__lookup(const struct t2f_text_syms *s, uint64_t addr, struct 
 	}
 	if (lo == s->n_ranges || s->ranges[lo].lo > addr)
 		return false;
-	out->name = s->text + s->ranges[lo].name;
-	out->module = s->ranges[lo].module == SIZE_MAX ? NULL : s->text + s->ranges[lo].module;
+	out->name = s->names + s->ranges[lo].name;
+	out->module = s->ranges[lo].module == T2F_TS_NONE ? NULL : s->names + s->ranges[lo].module;
 	out->start = s->ranges[lo].start;
 	out->offset = addr - s->ranges[lo].start;
 	return true;

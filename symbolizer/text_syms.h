@@ -21,9 +21,10 @@
  * Lines that fit neither form are skipped with a warning "FILE:LINE: ..." (rate-limited through
  * the diag; in strict mode the first one is the error) and counted.
  *
- * Memory: the file is read whole (at most T2F_TEXT_SYMS_MAX_BYTES; larger is -T2F_ERR_LIMIT) and
- * the table is at most two entries per line. Names longer than T2F_TEXT_SYMS_MAX_NAME are skipped
- * as bad lines.
+ * Memory: the file is read in chunks of 1 MiB (a longer line grows the buffer), at most
+ * T2F_TEXT_SYMS_MAX_BYTES (larger is -T2F_ERR_LIMIT), and parsed as it is read: the table keeps
+ * the names and at most one range per line (kallsyms) or two (perf maps). Names longer than
+ * T2F_TEXT_SYMS_MAX_NAME are skipped as bad lines.
  *
  * Ownership: the table owns its names; pointers returned by lookup live until _free. Lookups do
  * not modify the table: concurrent lookups are safe once loading is done. A table may have several
@@ -65,10 +66,6 @@ struct t2f_text_syms;
  * Every error is recorded in d with the file name (and line). */
 int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct t2f_diag *d,
 			struct t2f_text_syms **out);
-/* The same from a read already done: err and text[0..len) as t2f_side_file__read(path,
- * T2F_TEXT_SYMS_MAX_BYTES, ...) gave them (text, NUL-terminated, is taken when err is 0). */
-int t2f_text_syms__from_read(enum t2f_text_syms_format fmt, const char *path, int err,
-			     char *text, size_t len, struct t2f_diag *d, struct t2f_text_syms **out);
 /* The same from memory (text[0..len) is copied; `file` names it in messages). */
 int t2f_text_syms__parse(enum t2f_text_syms_format fmt, const char *file, const char *text,
 			 size_t len, struct t2f_diag *d, struct t2f_text_syms **out);

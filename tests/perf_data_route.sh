@@ -183,6 +183,16 @@ if part 1 && rec u $U -e cpu-clock:u -g; then
 	deep u
 	vdso u
 	lines u
+	# no kernel frame (the [vdso] ones are named from perf's copy of it): the kallsyms file
+	# picked for the recording is never read
+	if t2f "$TMP/u.data" -o "$TMP/u2.folded" --stats 2>"$TMP/u.stats" &&
+		grep -q '^    kernel frames (distinct addresses): [0-9]*, named from /proc/kallsyms$' \
+			"$TMP/u.stats" && ! grep -q '^  kallsyms: ' "$TMP/u.stats"; then
+		ok
+	else
+		bad "u: kallsyms read for a recording without kernel frames: $(grep -e kallsyms \
+			-e 'kernel frames' "$TMP/u.stats")"
+	fi
 fi
 MT_MODE=
 
@@ -210,6 +220,13 @@ if part 1 && rec k $U -e cpu-clock -g; then
 		ok
 	else
 		bad "k: --stats has no kernel frames line: $(grep -A6 perf.data "$TMP/k.stats")"
+	fi
+	# kernel frames named: the file was read for them, once
+	if ! grep -q '^    kernel frames (distinct addresses): [1-9][0-9]*, named from ' \
+		"$TMP/k.stats" || grep -q '^  kallsyms: 1 read, 0 shared ' "$TMP/k.stats"; then
+		ok
+	else
+		bad "k: kernel frames named, but kallsyms not read once: $(grep kallsyms "$TMP/k.stats")"
 	fi
 fi
 

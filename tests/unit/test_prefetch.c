@@ -1,4 +1,5 @@
-/* tests/unit/test_prefetch.c: a side file read on a thread of its own (pipeline/prefetch.h). */
+/* tests/unit/test_prefetch.c: a kallsyms table loaded on a thread of its own
+ * (pipeline/prefetch.h). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,42 +17,54 @@
 
 static char path[] = "/tmp/t2f-prefetch-XXXXXX";
 
-static void test_read_and_take(void **state)
+static void test_load_and_take(void **state)
 {
 	struct t2f_prefetch *pf;
-	char *text = NULL;
-	size_t len = 0;
+	struct t2f_text_syms *t = (void *)1;
+	struct t2f_text_sym sym;
 
 	(void)state;
-	assert_int_equal(t2f_prefetch__start(path, 1024, &pf), 0);
+	assert_int_equal(t2f_prefetch__start(path, &pf), 0);
 	assert_true(t2f_prefetch__is(pf, path));
 	assert_false(t2f_prefetch__is(pf, "/tmp/other"));
 	assert_false(t2f_prefetch__is(NULL, path));
-	assert_int_equal(t2f_prefetch__take(pf, &text, &len), 0);
-	assert_int_equal(len, 17);
-	assert_string_equal(text, "ffff0000 T start\n");
-	free(text);
+	assert_int_equal(t2f_prefetch__take(pf, &t), 0);
+	assert_non_null(t);
+	assert_int_equal(t2f_text_syms__count(t), 2);
+	assert_true(t2f_text_syms__lookup(t, 0xffff0010, &sym));
+	assert_string_equal(sym.name, "start");
+	assert_true(t2f_text_syms__lookup(t, 0xffff1000, &sym));
+	assert_string_equal(sym.name, "next");
+	t2f_text_syms__free(t);
 	assert_false(t2f_prefetch__is(pf, path)); /* taken */
-	assert_int_equal(t2f_prefetch__take(pf, &text, &len), -EINVAL);
+	assert_int_equal(t2f_prefetch__take(pf, &t), -EINVAL);
+	assert_null(t);
 	t2f_prefetch__free(pf);
 }
 
-/* The read's errors come from __take; a read never taken is freed. */
-static void test_errors_and_free(void **state)
+/* A load that failed, or skipped a line, is not handed over (the caller loads the file itself);
+ * a load never taken is freed. */
+static void test_failed_and_free(void **state)
 {
+	char bad[] = "/tmp/t2f-prefetch-XXXXXX";
+	int fd = mkstemp(bad);
 	struct t2f_prefetch *pf;
-	char *text = NULL;
-	size_t len = 0;
+	struct t2f_text_syms *t = (void *)1;
 
 	(void)state;
-	assert_int_equal(t2f_prefetch__start("/nonexistent/t2f/kallsyms", 1024, &pf), 0);
-	assert_int_equal(t2f_prefetch__take(pf, &text, &len), -ENOENT);
-	assert_null(text);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "ffff0000 T start\nnot a line\n", 28), 28);
+	close(fd);
+	assert_int_equal(t2f_prefetch__start("/nonexistent/t2f/kallsyms", &pf), 0);
+	assert_int_equal(t2f_prefetch__take(pf, &t), 1);
+	assert_null(t);
 	t2f_prefetch__free(pf);
-	assert_int_equal(t2f_prefetch__start(path, 4, &pf), 0);
-	assert_int_equal(t2f_prefetch__take(pf, &text, &len), -T2F_ERR_LIMIT);
+	assert_int_equal(t2f_prefetch__start(bad, &pf), 0);
+	assert_int_equal(t2f_prefetch__take(pf, &t), 1);
+	assert_null(t);
 	t2f_prefetch__free(pf);
-	assert_int_equal(t2f_prefetch__start(path, 1024, &pf), 0);
+	unlink(bad);
+	assert_int_equal(t2f_prefetch__start(path, &pf), 0);
 	t2f_prefetch__free(pf);
 	t2f_prefetch__free(NULL);
 }
@@ -63,7 +76,7 @@ static int setup(void **state)
 	(void)state;
 	if (fd < 0)
 		return -1;
-	if (write(fd, "ffff0000 T start\n", 17) != 17) {
+	if (write(fd, "ffff0000 T start\nffff1000 T next\n", 33) != 33) {
 		close(fd);
 		return -1;
 	}
@@ -79,8 +92,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_read_and_take),
-		cmocka_unit_test(test_errors_and_free),
+		cmocka_unit_test(test_load_and_take),
+		cmocka_unit_test(test_failed_and_free),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -363,6 +363,75 @@ static void test_load_file(void **state)
 	sink_close(&s);
 }
 
+/* A file of many MiB read in chunks: lines cross the chunk ends, one line is longer than a chunk
+ * (3 MiB: skipped, name too long), the module lines after the kernel's are out of order and the
+ * last line has no newline. The table equals the one parsed from memory in one piece. */
+static void test_load_chunks(void **state)
+{
+	char path[] = "/tmp/t2f-text-syms-XXXXXX";
+	int fd = mkstemp(path);
+	const size_t n = 100000, mods = 3000, longest = (size_t)3 << 20;
+	size_t cap = n * 64 + longest + 64, len = 0;
+	char *text = malloc(cap);
+	struct sink s;
+	struct t2f_text_syms *t = NULL, *ref = NULL;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_non_null(text);
+	for (size_t i = 0; i < n; i++) {
+		len += (size_t)snprintf(text + len, cap - len, "%016llx T fn_%zu\n",
+					0xffffffff81000000ull + 0x40 * i, i);
+		if (i == n / 2) { /* the longest line */
+			len += (size_t)snprintf(text + len, cap - len, "ffffffff80000000 T ");
+			memset(text + len, 'x', longest);
+			len += longest;
+			text[len++] = '\n';
+		}
+	}
+	for (size_t i = 0; i < mods; i++) /* descending: each below the one before */
+		len += (size_t)snprintf(text + len, cap - len, "%016llx t mod_%zu\t[m%zu]\n",
+					0xffffffffc0000000ull + 0x10 * (mods - i), i, i % 3);
+	len--; /* no newline at the end */
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	sink_init(&s);
+	assert_int_equal(t2f_text_syms__load(KALL, path, s.d, &t), 0);
+	assert_int_equal(t2f_text_syms__parse(KALL, "in", text, len, s.d, &ref), 0);
+	assert_int_equal(t2f_text_syms__count(t), n + mods);
+	assert_int_equal(t2f_text_syms__bad_lines(t), 1);
+	assert_non_null(strstr(sink_text(&s), ":50002: expected \"ADDRESS TYPE NAME\" (kallsyms): "
+					      "name too long"));
+	expect_sym(t, 0xffffffff81000000ull + 0x40 * (n / 2 + 1) + 3, "fn_50001", 3);
+	expect_sym(t, 0xffffffffc0000000ull + 0x10 * mods + 1, "mod_0", 1);
+	for (uint64_t a = 0xffffffff80fff000ull; a < 0xffffffff81000000ull + 0x40 * n + 0x2000;
+	     a += 0x37) {
+		struct t2f_text_sym x, y;
+		bool hx = t2f_text_syms__lookup(t, a, &x), hy = t2f_text_syms__lookup(ref, a, &y);
+
+		assert_int_equal(hx, hy);
+		if (hx)
+			assert_string_equal(x.name, y.name);
+	}
+	for (uint64_t a = 0xffffffffbffff000ull; a < 0xffffffffc0000000ull + 0x10 * mods + 0x2000;
+	     a += 3) {
+		struct t2f_text_sym x, y;
+		bool hx = t2f_text_syms__lookup(t, a, &x), hy = t2f_text_syms__lookup(ref, a, &y);
+
+		assert_int_equal(hx, hy);
+		if (hx) {
+			assert_string_equal(x.name, y.name);
+			assert_string_equal(x.module, y.module);
+			assert_int_equal(x.offset, y.offset);
+		}
+	}
+	t2f_text_syms__free(t);
+	t2f_text_syms__free(ref);
+	unlink(path);
+	free(text);
+	sink_close(&s);
+}
+
 static void test_load_proc_kallsyms(void **state)
 {
 	struct sink s;
@@ -398,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_map_partial_overlaps),
 		cmocka_unit_test(test_map_hostile_lines),
 		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_load_chunks),
 		cmocka_unit_test(test_load_proc_kallsyms),
 	};
 
