@@ -1,7 +1,7 @@
 /* readers/perf_data_conv.c: perf.data records → profile (perf_data_conv.h): setup, threads,
  * mappings, frames and each record as readers/perf_data_queue.c hands it over in time order.
  * Frames are found through a cache keyed on (process, its mappings' generation, cpumode, ip):
- * one hash per call-chain entry once seen.
+ * one hash per call-chain entry once seen; a user frame the cache has let go is made again.
  */
 #include "readers/perf_data_conv.h"
 
@@ -616,7 +616,10 @@ static bool pdc_frame_eq(const void *ctx, uint32_t v)
 	       a->unwound == b->unwound;
 }
 
-/* The frame of ip in mode (unwound: found by the unwinder), made on first sight. */
+/* The frame of ip in mode (unwound: found by the unwinder). Recent ones are found in the
+ * direct-mapped front; other kernel ones in the table behind it (which counts them); other user
+ * ones are made again, as cheap as a lookup in a table of every process's ips would be (most
+ * of which would never be asked for again): the profile gives the same frame again its id. */
 static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, bool unwound, int64_t pid,
 		     uint32_t gen, uint64_t ip, uint32_t *out)
 {
@@ -633,6 +636,13 @@ static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, bool unwound, i
 	    l1->unwound == unwound) {
 		*out = l1->frame;
 		return 0;
+	}
+	if (mode == PERF_RECORD_MISC_USER) {
+		err = pdc_new_frame(c, mode, unwound, pid, ip, &k.frame);
+		if (!err)
+			*l1 = k;
+		*out = k.frame;
+		return err;
 	}
 	v = t2f_hashmap__find(c->frame_ix, h, pdc_frame_eq, &q);
 	if (v) {

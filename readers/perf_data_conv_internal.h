@@ -118,7 +118,7 @@ struct t2f_perf_data_conv {
 	t2f_str_id s_kernel, s_unknown;
 	struct pdc_mod *mods;          /* by module string id */
 	size_t n_mods, cap_mods;
-	struct pdc_frame *frames;
+	struct pdc_frame *frames;      /* kernel (and other non-user) frames made */
 	uint32_t n_frames, cap_frames;
 	struct t2f_hashmap *frame_ix;
 	struct pdc_frame *l1;          /* a copy of recently used entries, by hash (frame 0: empty):
