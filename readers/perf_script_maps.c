@@ -10,8 +10,8 @@
  * index. Once the lookups have walked as many mappings as the process has, those added since
  * are laid over the index: sorted among themselves, then merged with it in one pass into a new
  * index, so an index costs about what the walks it saves did, however the mappings and the
- * lookups interleave. A forked process shares its parent's index (its mappings are copies of
- * the parent's, in the same order: the parent's stand for them).
+ * lookups interleave. A new process forked from another shares its parent's mappings (its
+ * chain goes on from the parent's latest one) and index.
  */
 #include "readers/perf_script_maps.h"
 
@@ -320,8 +320,7 @@ static int index_update(const struct ps_maps *m, struct ps_proc *p)
 	return err;
 }
 
-/* A new process, whose mappings are copies of its parent's in the same order: it shares the
- * parent's index (the parent's mappings standing for its own). */
+/* A new process, whose chain goes on from its parent's: it shares the parent's index. */
 static void index_share(struct ps_proc *child, const struct ps_proc *parent)
 {
 	if (!child || !parent || !parent->ix || child->ix)
@@ -354,11 +353,21 @@ int ps_maps__fork(struct ps_maps *m, int64_t ppid, int64_t pid)
 {
 	const struct ps_proc *p = find_proc(m, ppid);
 	uint32_t n = p ? p->count : 0, k = 0, *chain;
-	bool fresh = ps_maps__generation(m, pid) == 0;
+	struct ps_proc *child;
 	int err = 0;
 
 	if (n == 0 || ppid == pid)
 		return 0;
+	if (ps_maps__generation(m, pid) == 0) { /* its chain goes on from its parent's */
+		err = proc_of(m, pid, &child);
+		if (err)
+			return err;
+		p = find_proc(m, ppid); /* proc_of may have moved it */
+		child->last = p->last;
+		child->count = p->count;
+		index_share(child, p);
+		return 0;
+	}
 	chain = malloc((size_t)n * sizeof(*chain));
 	if (!chain)
 		return -ENOMEM;
@@ -370,8 +379,6 @@ int ps_maps__fork(struct ps_maps *m, int64_t ppid, int64_t pid)
 		err = ps_maps__add(m, pid, e.start, e.end - e.start, e.pgoff, e.path);
 	}
 	free(chain);
-	if (!err && fresh) /* its chain is its parent's: so is its index */
-		index_share((struct ps_proc *)find_proc(m, pid), find_proc(m, ppid));
 	return err;
 }
 

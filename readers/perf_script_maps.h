@@ -32,8 +32,8 @@ bool ps_maps__empty(const struct ps_maps *m);
 int ps_maps__add(struct ps_maps *m, int64_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		 t2f_str_id path);
 
-/* A new process pid forked from ppid starts with ppid's mappings (copied; perf's FORK
- * record). 0 or -ENOMEM. */
+/* A new process pid forked from ppid starts with ppid's mappings (perf's FORK record): those
+ * ppid has then are shared when pid has none, else copied. 0 or -ENOMEM. */
 int ps_maps__fork(struct ps_maps *m, int64_t ppid, int64_t pid);
 
 /* How many mappings pid has (0: none): changes whenever a mapping is added to pid, so a result
