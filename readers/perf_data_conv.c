@@ -1,7 +1,7 @@
 /* readers/perf_data_conv.c: perf.data records → profile (perf_data_conv.h): setup, threads,
  * mappings, frames and each record as readers/perf_data_queue.c hands it over in time order.
  * Frames are found through a cache keyed on (process, its mappings' generation, cpumode, ip):
- * one hash per call-chain entry once seen.
+ * one hash per call-chain entry once seen; a user frame the cache has let go is made again.
  */
 #include "readers/perf_data_conv.h"
 
@@ -170,6 +170,7 @@ void t2f_perf_data_conv__free(struct t2f_perf_data_conv *c)
 	t2f_hashmap__free(c->comm_ix);
 	free(c->kmaps);
 	free(c->frames);
+	free(c->mods);
 	free(c->l1);
 	t2f_hashmap__free(c->frame_ix);
 	free(c->stack);
@@ -539,13 +540,43 @@ static t2f_str_id pdc_kernel_dso(const struct t2f_perf_data_conv *c, uint64_t ip
 	return ip >= c->kstart && ip < c->kend ? c->s_kernel : 0;
 }
 
-/* The frame of ip in cpumode `mode` of process pid (uncached). */
+/* What frames of module `module` are (its kind, whether they keep their address), found once
+ * per module. NULL without memory. */
+static struct pdc_mod *pdc_mod_of(struct t2f_perf_data_conv *c, t2f_str_id module)
+{
+	struct pdc_mod *m;
+	const char *dso;
+	size_t len;
+
+	if (module >= c->n_mods) {
+		size_t cap = c->cap_mods;
+
+		if (t2f_grow((void **)&c->mods, &cap, c->n_mods, module + 1 - c->n_mods,
+			     sizeof(*c->mods), 256, UINT32_MAX))
+			return NULL;
+		memset(c->mods + c->n_mods, 0, (module + 1 - c->n_mods) * sizeof(*c->mods));
+		c->cap_mods = cap;
+		c->n_mods = module + 1;
+	}
+	m = &c->mods[module];
+	if (!m->known) {
+		dso = t2f_profile__str(c->p, module, &len);
+		m->kind = (uint8_t)ps_dso_kind(dso, len); /* as the perf script reader's */
+		m->has_addr = !c->o.addr_wanted ||
+			      c->o.addr_wanted(c->o.addr_ctx, (enum t2f_frame_kind)m->kind, dso, len);
+		m->known = true;
+	}
+	return m;
+}
+
+/* The frame of ip in cpumode `mode` of process pid (uncached). Frames that keep no address
+ * are one per module (and unwound or not): made once, their reference given again. */
 static int pdc_new_frame(struct t2f_perf_data_conv *c, uint8_t mode, bool unwound, int64_t pid,
 			 uint64_t ip, uint32_t *out)
 {
 	struct t2f_frame f = { .addr = ip, .space = T2F_SPACE_FILE_OFF, .unwound = unwound };
-	const char *dso;
-	size_t len;
+	struct pdc_mod *m;
+	int err;
 
 	if (mode == PERF_RECORD_MISC_KERNEL)
 		f.module = pdc_kernel_dso(c, ip);
@@ -556,14 +587,24 @@ static int pdc_new_frame(struct t2f_perf_data_conv *c, uint8_t mode, bool unwoun
 		f.module = c->s_unknown;
 		f.addr = ip;
 	}
-	dso = t2f_profile__str(c->p, f.module, &len);
-	f.kind = ps_dso_kind(dso, len); /* as the perf script reader's */
+	m = pdc_mod_of(c, f.module);
+	if (!m)
+		return -ENOMEM;
+	f.kind = (enum t2f_frame_kind)m->kind;
 	if (f.kind == T2F_FRAME_KERNEL)
 		c->st.kernel_frames++;
-	f.has_addr = !c->o.addr_wanted || c->o.addr_wanted(c->o.addr_ctx, f.kind, dso, len);
-	if (!f.has_addr)
-		f.addr = 0;
-	return t2f_pdc_stacks__frame(c->stk, &f, out);
+	f.has_addr = m->has_addr;
+	if (f.has_addr)
+		return t2f_pdc_stacks__frame(c->stk, &f, out);
+	if (m->ref[unwound]) {
+		*out = m->ref[unwound];
+		return 0;
+	}
+	f.addr = 0;
+	err = t2f_pdc_stacks__frame(c->stk, &f, out);
+	if (!err)
+		m->ref[unwound] = *out;
+	return err;
 }
 
 static bool pdc_frame_eq(const void *ctx, uint32_t v)
@@ -575,7 +616,10 @@ static bool pdc_frame_eq(const void *ctx, uint32_t v)
 	       a->unwound == b->unwound;
 }
 
-/* The frame of ip in mode (unwound: found by the unwinder), made on first sight. */
+/* The frame of ip in mode (unwound: found by the unwinder). Recent ones are found in the
+ * direct-mapped front; other kernel ones in the table behind it (which counts them); other user
+ * ones are made again, as cheap as a lookup in a table of every process's ips would be (most
+ * of which would never be asked for again): the profile gives the same frame again its id. */
 static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, bool unwound, int64_t pid,
 		     uint32_t gen, uint64_t ip, uint32_t *out)
 {
@@ -592,6 +636,13 @@ static int pdc_frame(struct t2f_perf_data_conv *c, uint8_t mode, bool unwound, i
 	    l1->unwound == unwound) {
 		*out = l1->frame;
 		return 0;
+	}
+	if (mode == PERF_RECORD_MISC_USER) {
+		err = pdc_new_frame(c, mode, unwound, pid, ip, &k.frame);
+		if (!err)
+			*l1 = k;
+		*out = k.frame;
+		return err;
 	}
 	v = t2f_hashmap__find(c->frame_ix, h, pdc_frame_eq, &q);
 	if (v) {

@@ -48,7 +48,8 @@
 #include "readers/perf_data.h"
 
 /* Whether a frame of this kind in module dso[0..len) keeps its address (else frames that
- * nothing will name share one frame per module); NULL: every frame keeps it. */
+ * nothing will name share one frame per module); NULL: every frame keeps it. Asked once per
+ * module: the answer is kept for the conversion. */
 typedef bool (*t2f_perf_data_addr_fn)(void *ctx, enum t2f_frame_kind kind, const char *dso,
 				      size_t len);
 

@@ -73,6 +73,14 @@ struct pdc_bid {               /* a file's build-id, by path */
 	t2f_str_id path, bid;
 };
 
+struct pdc_mod {               /* a module's frames, by its path's string id */
+	bool known;            /* the rest is set */
+	uint8_t kind;          /* enum t2f_frame_kind */
+	bool has_addr;         /* its frames keep their address (opts.addr_wanted) */
+	uint32_t ref[2];       /* else its one frame's reference, not unwound and unwound
+				* (0: none yet) */
+};
+
 struct pdc_frame {             /* the frame cache's key and value */
 	uint64_t ip;
 	int64_t pid;
@@ -108,7 +116,9 @@ struct t2f_perf_data_conv {
 	uint64_t kstart, kend;         /* [kernel.kallsyms] */
 	uint32_t kgen;
 	t2f_str_id s_kernel, s_unknown;
-	struct pdc_frame *frames;
+	struct pdc_mod *mods;          /* by module string id */
+	size_t n_mods, cap_mods;
+	struct pdc_frame *frames;      /* kernel (and other non-user) frames made */
 	uint32_t n_frames, cap_frames;
 	struct t2f_hashmap *frame_ix;
 	struct pdc_frame *l1;          /* a copy of recently used entries, by hash (frame 0: empty):

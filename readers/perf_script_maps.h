@@ -6,7 +6,9 @@
  *   file_off = ip - map_start + map_pgoff      (the latest mapping of the process holding ip)
  *
  * Mappings are kept per pid in the order they were read; a later mapping over the same range
- * (exec, dlopen after dlclose) wins. Memory: 32 bytes per mapping plus the pid and tid indexes.
+ * (exec, dlopen after dlclose) wins. Memory: 32 bytes per mapping plus the pid and tid indexes,
+ * and, for a process looked up often, 12 bytes per segment of its address space (at most two
+ * per mapping).
  * Internal to readers/. Not thread safe.
  */
 #ifndef T2F_PERF_SCRIPT_MAPS_H
@@ -30,8 +32,8 @@ bool ps_maps__empty(const struct ps_maps *m);
 int ps_maps__add(struct ps_maps *m, int64_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		 t2f_str_id path);
 
-/* A new process pid forked from ppid starts with ppid's mappings (copied; perf's FORK
- * record). 0 or -ENOMEM. */
+/* A new process pid forked from ppid starts with ppid's mappings (perf's FORK record): those
+ * ppid has then are shared when pid has none, else copied. 0 or -ENOMEM. */
 int ps_maps__fork(struct ps_maps *m, int64_t ppid, int64_t pid);
 
 /* How many mappings pid has (0: none): changes whenever a mapping is added to pid, so a result
@@ -45,16 +47,19 @@ uint32_t ps_maps__generation(const struct ps_maps *m, int64_t pid);
 int ps_maps__set_pid(struct ps_maps *m, int64_t tid, int64_t pid);
 int64_t ps_maps__pid_of(const struct ps_maps *m, int64_t tid);
 
-/* pid's latest mapping holding ip: its path and ip's file offset in it. false when none. */
-bool ps_maps__find(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id *path,
+/* pid's latest mapping holding ip: its path and ip's file offset in it. false when none. May
+ * build an index of pid's mappings (a failed allocation only leaves it out). */
+bool ps_maps__find(struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id *path,
 		   uint64_t *file_off);
 
-/* pid's latest mapping holding ip: [*start, *end) at file offset *pgoff of *path. */
+/* pid's latest mapping holding ip: [*start, *end) at file offset *pgoff of *path. Changes
+ * nothing, so threads may call it at once while nobody changes m. */
 bool ps_maps__mapping(const struct ps_maps *m, int64_t pid, uint64_t ip, uint64_t *start,
 		      uint64_t *end, uint64_t *pgoff, t2f_str_id *path);
 
-/* The file offset of ip in pid's latest mapping holding it, when that mapping is of `path`. */
-bool ps_maps__file_off(const struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id path,
+/* The file offset of ip in pid's latest mapping holding it, when that mapping is of `path`
+ * (as ps_maps__find). */
+bool ps_maps__file_off(struct ps_maps *m, int64_t pid, uint64_t ip, t2f_str_id path,
 		       uint64_t *file_off);
 
 /* The kind of a frame whose dso perf prints as dso[0..len): KERNEL for "[...]" names (but
