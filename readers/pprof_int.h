@@ -84,6 +84,7 @@ struct t2f_pprof_reader {
 	t2f_frame_id *frames;    /* the locations' frames, made as samples use them */
 	size_t nframes, frames_cap;
 	struct t2f_hashmap *map_ix, *func_ix, *loc_ix; /* id → index + 1 */
+	bool dense[3];           /* mappings', functions', locations' ids are 1..n: no map */
 	uint64_t default_type;   /* string index */
 	uint64_t period_type;    /* string index of its type */
 	int64_t duration;
@@ -97,6 +98,11 @@ struct t2f_pprof_reader {
 
 	uint64_t *locs_tmp, *vals_tmp; /* one sample's */
 	size_t nlocs_tmp, nvals_tmp, locs_tmp_cap, vals_cap;
+	/* the previous sample's stack: its location ids root first, and the node each led to
+	 * (samples that follow one another mostly share their outer frames) */
+	uint64_t *prev_locs;
+	t2f_node_id *prev_nodes;
+	size_t nprev, prev_cap;
 };
 
 /* Records "NAME: byte offset N (decoded): WHAT: why" and returns err. */

@@ -191,13 +191,33 @@ static uint32_t pp_find(const struct t2f_pprof_reader *r, const struct t2f_hashm
 	return id ? t2f_hashmap__find(m, t2f_hash_u64(id), id_eq, &q) : 0;
 }
 
+/* The index + 1 of the element of table `what` with id `id` (0: none), once indexed: a table
+ * whose ids are 1, 2, ... in order (as trace2flame and Go write them) has no hash map. */
+static uint32_t pp_lookup(const struct t2f_pprof_reader *r, int what, uint64_t id)
+{
+	const struct t2f_hashmap *m = what == 0 ? r->map_ix : what == 1 ? r->func_ix : r->loc_ix;
+	uint32_t n = what == 0 ? r->nmaps : what == 1 ? r->nfuncs : r->nlocs;
+
+	if (r->dense[what])
+		return id && id <= n ? (uint32_t)id : 0;
+	return pp_find(r, m, what, id);
+}
+
 static const char *const pp_table_names[] = { "a mapping", "a function", "a location" };
 
 static int pp_index(struct t2f_pprof_reader *r, struct t2f_hashmap **m, int what, uint32_t n)
 {
-	int err = t2f_hashmap__new(n, m);
+	int err;
+	uint32_t i = 1;
 
-	for (uint32_t i = 1; !err && i <= n; i++) {
+	while (i <= n && pp_id_of(r, what, i) == i)
+		i++;
+	if (i > n) { /* ids 1..n in order: unique, their own indices */
+		r->dense[what] = true;
+		return 0;
+	}
+	err = t2f_hashmap__new(n, m);
+	for (i = 1; !err && i <= n; i++) {
 		uint64_t id = pp_id_of(r, what, i);
 
 		if (id == 0 || pp_find(r, *m, what, id))
@@ -257,13 +277,13 @@ int pp_tables_index(struct t2f_pprof_reader *r)
 		struct pp_location *l = &r->locs[i];
 		uint64_t id = l->mapping;
 
-		if (id && !(l->mapping = pp_find(r, r->map_ix, 0, id)))
+		if (id && !(l->mapping = pp_lookup(r, 0, id)))
 			return t2f_diag__error(r->d, -T2F_ERR_FORMAT, r->name, 0, "location %llu: "
 					       "no mapping with id %llu", (unsigned long long)l->id,
 					       (unsigned long long)id);
 		for (uint32_t k = l->line0; k < l->line0 + l->nlines; k++) {
 			id = r->lines[k].func;
-			if (!(r->lines[k].func = pp_find(r, r->func_ix, 1, id)))
+			if (!(r->lines[k].func = pp_lookup(r, 1, id)))
 				return t2f_diag__error(r->d, -T2F_ERR_FORMAT, r->name, 0,
 						       "location %llu: no function with id %llu",
 						       (unsigned long long)l->id,
@@ -275,7 +295,7 @@ int pp_tables_index(struct t2f_pprof_reader *r)
 
 uint32_t pp_location_index(const struct t2f_pprof_reader *r, uint64_t id)
 {
-	return pp_find(r, r->loc_ix, 2, id);
+	return pp_lookup(r, 2, id);
 }
 
 /* ---- strings ---- */
@@ -574,6 +594,8 @@ void pp_tables_free(struct t2f_pprof_reader *r)
 	free(r->events);
 	free(r->locs_tmp);
 	free(r->vals_tmp);
+	free(r->prev_locs);
+	free(r->prev_nodes);
 	t2f_hashmap__free(r->map_ix);
 	t2f_hashmap__free(r->func_ix);
 	t2f_hashmap__free(r->loc_ix);
