@@ -284,47 +284,25 @@ static int pp_thread(struct t2f_pprof_reader *r, const struct pp_sample *s, t2f_
 	return t2f_profile__thread(r->p, s->pid, s->tid, comm, r->input, out);
 }
 
-/* The stack of the sample's locations (leaf first in locs_tmp): root first. The locations it
- * shares, from the root, with the previous sample's stack lead to the nodes they led to then
- * (the lookups would find the same); the others are looked up and kept for the next sample. */
+/* The stack of the sample's locations (leaf first in locs_tmp): root first. */
 static int pp_stack(struct t2f_pprof_reader *r, const uint8_t *at, t2f_node_id *out)
 {
-	size_t n = r->nlocs_tmp, j = 0;
 	t2f_node_id node = 0;
 	int err;
 
-	while (j < r->nprev && j < n && r->prev_locs[j] == r->locs_tmp[n - 1 - j])
-		node = r->prev_nodes[j++];
-	r->nprev = j;
-	if (n > r->prev_cap) {
-		size_t cap = r->prev_cap;
-
-		if ((err = t2f_grow((void **)&r->prev_locs, &cap, 0, n, sizeof(*r->prev_locs), 64,
-				    SIZE_MAX)))
-			return err;
-		cap = r->prev_cap;
-		if ((err = t2f_grow((void **)&r->prev_nodes, &cap, 0, n, sizeof(*r->prev_nodes), 64,
-				    SIZE_MAX)))
-			return err;
-		r->prev_cap = cap;
-	}
-	for (; j < n; j++) {
-		uint64_t id = r->locs_tmp[n - 1 - j];
-		uint32_t loc = pp_location_index(r, id);
+	for (size_t i = r->nlocs_tmp; i-- > 0;) {
+		uint32_t loc = pp_location_index(r, r->locs_tmp[i]);
 		const t2f_frame_id *fr;
-		size_t nf;
+		size_t n;
 
 		if (!loc)
 			return pp_fail(r, -T2F_ERR_FORMAT, at, "a sample's location id (no such "
 				       "location)");
-		if ((err = pp_location_frames(r, loc, &fr, &nf)))
+		if ((err = pp_location_frames(r, loc, &fr, &n)))
 			return err;
-		for (size_t k = 0; k < nf; k++)
+		for (size_t k = 0; k < n; k++)
 			if ((err = t2f_profile__child(r->p, node, fr[k], &node)))
 				return err;
-		r->prev_locs[j] = id;
-		r->prev_nodes[j] = node;
-		r->nprev = j + 1;
 	}
 	*out = node;
 	return 0;

@@ -42,8 +42,12 @@ struct pp_line {
 struct pp_location {
 	uint64_t id, mapping, address;
 	uint32_t line0, nlines;  /* lines[line0 .. line0 + nlines), innermost first */
-	uint32_t frame0, nframes; /* its frames in frames[], root first, once made (nframes 0:
-				   * not yet) */
+};
+
+/* A location's frames in frames[], root first, once made (nframes 0: not yet): apart from the
+ * locations, so that samples find the frames of those made in a small array. */
+struct pp_made {
+	uint32_t frame0, nframes;
 };
 
 struct pp_event {
@@ -81,6 +85,7 @@ struct t2f_pprof_reader {
 	struct pp_line *lines;
 	uint32_t nlines;
 	size_t lines_cap;
+	struct pp_made *made;    /* per location */
 	t2f_frame_id *frames;    /* the locations' frames, made as samples use them */
 	size_t nframes, frames_cap;
 	struct t2f_hashmap *map_ix, *func_ix, *loc_ix; /* id → index + 1 */
@@ -98,11 +103,6 @@ struct t2f_pprof_reader {
 
 	uint64_t *locs_tmp, *vals_tmp; /* one sample's */
 	size_t nlocs_tmp, nvals_tmp, locs_tmp_cap, vals_cap;
-	/* the previous sample's stack: its location ids root first, and the node each led to
-	 * (samples that follow one another mostly share their outer frames) */
-	uint64_t *prev_locs;
-	t2f_node_id *prev_nodes;
-	size_t nprev, prev_cap;
 };
 
 /* Records "NAME: byte offset N (decoded): WHAT: why" and returns err. */

@@ -269,6 +269,8 @@ int pp_tables_index(struct t2f_pprof_reader *r)
 				       "empty" : "no string table");
 	if (r->ntypes == 0)
 		return t2f_diag__error(r->d, -T2F_ERR_FORMAT, r->name, 0, "no sample type");
+	if (!(r->made = calloc(r->nlocs ? r->nlocs : 1, sizeof(*r->made))))
+		return -ENOMEM;
 	err = pp_check_strings(r) ?: pp_index(r, &r->map_ix, 0, r->nmaps) ?:
 	      pp_index(r, &r->func_ix, 1, r->nfuncs) ?: pp_index(r, &r->loc_ix, 2, r->nlocs);
 	if (err)
@@ -510,20 +512,15 @@ static int pp_line_frame(struct t2f_pprof_reader *r, const struct pp_line *ln,
 	return pp_intern(r, f->file, &fr->file);
 }
 
-int pp_location_frames(struct t2f_pprof_reader *r, uint32_t loc, const t2f_frame_id **fr,
-		       size_t *n)
+/* Makes the frames of location l (made: its entry) at the end of frames[]. */
+static int pp_make_frames(struct t2f_pprof_reader *r, const struct pp_location *l,
+			  struct pp_made *made)
 {
-	struct pp_location *l = &r->locs[loc - 1];
 	const struct pp_mapping *m = l->mapping ? &r->maps[l->mapping - 1] : NULL;
 	struct t2f_frame base = { .kind = T2F_FRAME_USER, .space = T2F_SPACE_FILE_OFF };
 	uint32_t lines = l->nlines ? l->nlines : 1;
 	int err = 0;
 
-	if (l->nframes) {
-		*fr = r->frames + l->frame0;
-		*n = l->nframes;
-		return 0;
-	}
 	if (m && m->file) {
 		err = pp_intern(r, m->file, &base.module);
 		base.kind = ps_dso_kind((const char *)r->buf + r->strs[m->file].off,
@@ -552,11 +549,22 @@ int pp_location_frames(struct t2f_pprof_reader *r, uint32_t loc, const t2f_frame
 	}
 	if (err)
 		return err;
-	l->frame0 = (uint32_t)r->nframes;
-	l->nframes = lines;
+	made->frame0 = (uint32_t)r->nframes;
+	made->nframes = lines;
 	r->nframes += lines;
-	*fr = r->frames + l->frame0;
-	*n = l->nframes;
+	return 0;
+}
+
+int pp_location_frames(struct t2f_pprof_reader *r, uint32_t loc, const t2f_frame_id **fr,
+		       size_t *n)
+{
+	struct pp_made *made = &r->made[loc - 1];
+	int err = made->nframes ? 0 : pp_make_frames(r, &r->locs[loc - 1], made);
+
+	if (err)
+		return err;
+	*fr = r->frames + made->frame0;
+	*n = made->nframes;
 	return 0;
 }
 
@@ -589,13 +597,12 @@ void pp_tables_free(struct t2f_pprof_reader *r)
 	free(r->funcs);
 	free(r->locs);
 	free(r->lines);
+	free(r->made);
 	free(r->frames);
 	free(r->comments);
 	free(r->events);
 	free(r->locs_tmp);
 	free(r->vals_tmp);
-	free(r->prev_locs);
-	free(r->prev_nodes);
 	t2f_hashmap__free(r->map_ix);
 	t2f_hashmap__free(r->func_ix);
 	t2f_hashmap__free(r->loc_ix);
