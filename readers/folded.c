@@ -1,10 +1,25 @@
 /* readers/folded.c: folded stacks, one line at a time: the weight from the end, then the frames
- * split on ';' and walked down the profile's stack trie. */
+ * split on ';' and walked down the profile's stack trie.
+ *
+ * Folded text is mostly sorted (trace2flame and flamegraph.pl write it so), and a line then
+ * starts with most of the line before it: the reader keeps the previous line's stack text, its
+ * thread and the node each of its frames led to, and takes the frames of the common prefix from
+ * there without looking them up again (the lookups would find the same ids: they add nothing
+ * when the frame and node are there). */
 #include "readers/folded.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "formats/grow.h"
+
+/* A frame of the previous line: where its text ends (the ';' after it, or the stack's end) and
+ * the node the stack reached with it. */
+struct level {
+	size_t end;
+	t2f_node_id node;
+};
 
 struct t2f_folded {
 	struct t2f_profile *p;
@@ -13,6 +28,13 @@ struct t2f_folded {
 	uint32_t input;
 	uint64_t line_no;
 	t2f_event_id event;
+	/* the previous line's stack text (comm and frames, without the weight) */
+	char *prev;
+	size_t prev_len, prev_cap;
+	size_t comm_end;            /* prev[0..comm_end) is its comm (0 with no previous line) */
+	t2f_thread_id thread;       /* its thread */
+	struct level *levels;       /* its frames */
+	size_t nlevels, levels_cap;
 };
 
 static bool is_blank(char c)
@@ -120,6 +142,8 @@ void t2f_folded__free(struct t2f_folded *f)
 	if (!f)
 		return;
 	free(f->name);
+	free(f->prev);
+	free(f->levels);
 	free(f);
 }
 
@@ -147,13 +171,80 @@ static int add_frame(struct t2f_folded *f, const char *s, size_t len, t2f_node_i
 	return err ?: t2f_profile__child(f->p, *node, id, node);
 }
 
+/* How many bytes s[0..len) and the previous line's stack text have in common. */
+static size_t common_prefix(const struct t2f_folded *f, const char *s, size_t len)
+{
+	size_t n = len < f->prev_len ? len : f->prev_len, i = 0;
+
+	while (i + 8 <= n && memcmp(s + i, f->prev + i, 8) == 0)
+		i += 8;
+	while (i < n && s[i] == f->prev[i])
+		i++;
+	return i;
+}
+
+/* Keeps stack text s[0..len) (the comm ends at comm_end) as the previous line. */
+static int keep_line(struct t2f_folded *f, const char *s, size_t len, size_t comm_end)
+{
+	int err = t2f_grow((void **)&f->prev, &f->prev_cap, 0, len, 1, 256, SIZE_MAX);
+
+	if (err)
+		return err;
+	memcpy(f->prev, s, len);
+	f->prev_len = len;
+	f->comm_end = comm_end;
+	return 0;
+}
+
+/* The thread and frames of stack text s[0..len) (the comm, then ';' and each frame): those of
+ * the previous line's common prefix taken from it, the rest looked up; the leaf's node. */
+static int add_stack(struct t2f_folded *f, const char *s, size_t len, t2f_thread_id *th,
+		     t2f_node_id *node)
+{
+	const char *semi = memchr(s, ';', len);
+	size_t comm_end = semi ? (size_t)(semi - s) : len, c = common_prefix(f, s, len), k = 0;
+	size_t pos;
+	t2f_str_id comm;
+	int err = 0;
+
+	*node = 0;
+	if (f->comm_end && comm_end == f->comm_end && c >= comm_end) {
+		*th = f->thread; /* the same comm: the same thread */
+		/* frame k is the previous line's when the bytes up to its end are, and it ends
+		 * there too */
+		while (k < f->nlevels && c >= f->levels[k].end &&
+		       (f->levels[k].end == len || s[f->levels[k].end] == ';'))
+			*node = f->levels[k++].node;
+	} else {
+		err = t2f_profile__intern(f->p, s, comm_end, &comm) ?:
+		      t2f_profile__thread(f->p, T2F_PID_UNKNOWN, T2F_PID_UNKNOWN, comm, f->input, th);
+		f->thread = *th;
+	}
+	f->nlevels = k;
+	pos = k ? f->levels[k - 1].end : comm_end;
+	while (!err && pos < len) {
+		const char *b = s + pos + 1, *e = memchr(b, ';', len - pos - 1);
+
+		pos = e ? (size_t)(e - s) : len;
+		err = add_frame(f, b, (size_t)(s + pos - b), node) ?:
+		      t2f_grow((void **)&f->levels, &f->levels_cap, f->nlevels, 1,
+			       sizeof(*f->levels), 64, SIZE_MAX);
+		if (!err)
+			f->levels[f->nlevels++] = (struct level){ pos, *node };
+	}
+	if (err) { /* nothing of this line is kept */
+		f->comm_end = f->nlevels = f->prev_len = 0;
+		return err;
+	}
+	return keep_line(f, s, len, comm_end);
+}
+
 /* "burner;main;spin_leaf 12", "a;b 3 5" (differential: weight 5), "a;b 2.5" (weight 2). */
 static int parse_line(struct t2f_folded *f, const char *s, size_t len)
 {
-	const char *num = trailing_number(s, len), *end, *semi;
+	const char *num = trailing_number(s, len), *end;
 	t2f_node_id node = 0;
 	t2f_thread_id th;
-	t2f_str_id comm;
 	uint64_t w = 0;
 	bool over = false;
 	int err;
@@ -178,15 +269,7 @@ static int parse_line(struct t2f_folded *f, const char *s, size_t len)
 	t2f_profile__count_read(f->p);
 	/* "comm 5": a sample without a call chain, the thread alone (as trace2flame and
 	 * stackcollapse-perf.pl write it) */
-	semi = memchr(s, ';', (size_t)(end - s));
-	err = t2f_profile__intern(f->p, s, (size_t)((semi ? semi : end) - s), &comm) ?:
-	      t2f_profile__thread(f->p, T2F_PID_UNKNOWN, T2F_PID_UNKNOWN, comm, f->input, &th);
-	while (!err && semi) {
-		const char *b = semi + 1;
-
-		semi = memchr(b, ';', (size_t)(end - b));
-		err = add_frame(f, b, (size_t)((semi ? semi : end) - b), &node);
-	}
+	err = add_stack(f, s, (size_t)(end - s), &th, &node);
 	/* a count of 0 is still a sample read and kept (weightless, like perf's period 0) */
 	return err ?: t2f_profile__add_sample(f->p, node, th, f->event, w, 0);
 }

@@ -2,9 +2,10 @@
  *
  * __finish decodes in passes over the kept bytes: (1) the top-level fields but the samples: the
  * string table, sample types, mappings, functions, locations (their lines into one array) and
- * the scalars, each bounded; (2) ids to indices (hash maps), the columns to read and their
- * events; (3) the samples, one at a time: a location's frames are made when a sample first
- * uses it, so frames, stacks and threads get ids in the order the samples use them.
+ * the scalars, each bounded; (2) ids to indices (hash maps; none for a table whose ids are 1,
+ * 2, ... in order), the columns to read and their events; (3) the samples, one at a time: a
+ * location's frames are made when a sample first uses it, so frames, stacks and threads get ids
+ * in the order the samples use them.
  */
 #include "readers/pprof.h"
 

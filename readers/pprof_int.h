@@ -42,8 +42,12 @@ struct pp_line {
 struct pp_location {
 	uint64_t id, mapping, address;
 	uint32_t line0, nlines;  /* lines[line0 .. line0 + nlines), innermost first */
-	uint32_t frame0, nframes; /* its frames in frames[], root first, once made (nframes 0:
-				   * not yet) */
+};
+
+/* A location's frames in frames[], root first, once made (nframes 0: not yet): apart from the
+ * locations, so that samples find the frames of those made in a small array. */
+struct pp_made {
+	uint32_t frame0, nframes;
 };
 
 struct pp_event {
@@ -81,9 +85,11 @@ struct t2f_pprof_reader {
 	struct pp_line *lines;
 	uint32_t nlines;
 	size_t lines_cap;
+	struct pp_made *made;    /* per location */
 	t2f_frame_id *frames;    /* the locations' frames, made as samples use them */
 	size_t nframes, frames_cap;
 	struct t2f_hashmap *map_ix, *func_ix, *loc_ix; /* id → index + 1 */
+	bool dense[3];           /* mappings', functions', locations' ids are 1..n: no map */
 	uint64_t default_type;   /* string index */
 	uint64_t period_type;    /* string index of its type */
 	int64_t duration;

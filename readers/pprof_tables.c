@@ -191,13 +191,33 @@ static uint32_t pp_find(const struct t2f_pprof_reader *r, const struct t2f_hashm
 	return id ? t2f_hashmap__find(m, t2f_hash_u64(id), id_eq, &q) : 0;
 }
 
+/* The index + 1 of the element of table `what` with id `id` (0: none), once indexed: a table
+ * whose ids are 1, 2, ... in order (as trace2flame and Go write them) has no hash map. */
+static uint32_t pp_lookup(const struct t2f_pprof_reader *r, int what, uint64_t id)
+{
+	const struct t2f_hashmap *m = what == 0 ? r->map_ix : what == 1 ? r->func_ix : r->loc_ix;
+	uint32_t n = what == 0 ? r->nmaps : what == 1 ? r->nfuncs : r->nlocs;
+
+	if (r->dense[what])
+		return id && id <= n ? (uint32_t)id : 0;
+	return pp_find(r, m, what, id);
+}
+
 static const char *const pp_table_names[] = { "a mapping", "a function", "a location" };
 
 static int pp_index(struct t2f_pprof_reader *r, struct t2f_hashmap **m, int what, uint32_t n)
 {
-	int err = t2f_hashmap__new(n, m);
+	int err;
+	uint32_t i = 1;
 
-	for (uint32_t i = 1; !err && i <= n; i++) {
+	while (i <= n && pp_id_of(r, what, i) == i)
+		i++;
+	if (i > n) { /* ids 1..n in order: unique, their own indices */
+		r->dense[what] = true;
+		return 0;
+	}
+	err = t2f_hashmap__new(n, m);
+	for (i = 1; !err && i <= n; i++) {
 		uint64_t id = pp_id_of(r, what, i);
 
 		if (id == 0 || pp_find(r, *m, what, id))
@@ -249,6 +269,8 @@ int pp_tables_index(struct t2f_pprof_reader *r)
 				       "empty" : "no string table");
 	if (r->ntypes == 0)
 		return t2f_diag__error(r->d, -T2F_ERR_FORMAT, r->name, 0, "no sample type");
+	if (!(r->made = calloc(r->nlocs ? r->nlocs : 1, sizeof(*r->made))))
+		return -ENOMEM;
 	err = pp_check_strings(r) ?: pp_index(r, &r->map_ix, 0, r->nmaps) ?:
 	      pp_index(r, &r->func_ix, 1, r->nfuncs) ?: pp_index(r, &r->loc_ix, 2, r->nlocs);
 	if (err)
@@ -257,13 +279,13 @@ int pp_tables_index(struct t2f_pprof_reader *r)
 		struct pp_location *l = &r->locs[i];
 		uint64_t id = l->mapping;
 
-		if (id && !(l->mapping = pp_find(r, r->map_ix, 0, id)))
+		if (id && !(l->mapping = pp_lookup(r, 0, id)))
 			return t2f_diag__error(r->d, -T2F_ERR_FORMAT, r->name, 0, "location %llu: "
 					       "no mapping with id %llu", (unsigned long long)l->id,
 					       (unsigned long long)id);
 		for (uint32_t k = l->line0; k < l->line0 + l->nlines; k++) {
 			id = r->lines[k].func;
-			if (!(r->lines[k].func = pp_find(r, r->func_ix, 1, id)))
+			if (!(r->lines[k].func = pp_lookup(r, 1, id)))
 				return t2f_diag__error(r->d, -T2F_ERR_FORMAT, r->name, 0,
 						       "location %llu: no function with id %llu",
 						       (unsigned long long)l->id,
@@ -275,7 +297,7 @@ int pp_tables_index(struct t2f_pprof_reader *r)
 
 uint32_t pp_location_index(const struct t2f_pprof_reader *r, uint64_t id)
 {
-	return pp_find(r, r->loc_ix, 2, id);
+	return pp_lookup(r, 2, id);
 }
 
 /* ---- strings ---- */
@@ -490,20 +512,15 @@ static int pp_line_frame(struct t2f_pprof_reader *r, const struct pp_line *ln,
 	return pp_intern(r, f->file, &fr->file);
 }
 
-int pp_location_frames(struct t2f_pprof_reader *r, uint32_t loc, const t2f_frame_id **fr,
-		       size_t *n)
+/* Makes the frames of location l (made: its entry) at the end of frames[]. */
+static int pp_make_frames(struct t2f_pprof_reader *r, const struct pp_location *l,
+			  struct pp_made *made)
 {
-	struct pp_location *l = &r->locs[loc - 1];
 	const struct pp_mapping *m = l->mapping ? &r->maps[l->mapping - 1] : NULL;
 	struct t2f_frame base = { .kind = T2F_FRAME_USER, .space = T2F_SPACE_FILE_OFF };
 	uint32_t lines = l->nlines ? l->nlines : 1;
 	int err = 0;
 
-	if (l->nframes) {
-		*fr = r->frames + l->frame0;
-		*n = l->nframes;
-		return 0;
-	}
 	if (m && m->file) {
 		err = pp_intern(r, m->file, &base.module);
 		base.kind = ps_dso_kind((const char *)r->buf + r->strs[m->file].off,
@@ -532,11 +549,22 @@ int pp_location_frames(struct t2f_pprof_reader *r, uint32_t loc, const t2f_frame
 	}
 	if (err)
 		return err;
-	l->frame0 = (uint32_t)r->nframes;
-	l->nframes = lines;
+	made->frame0 = (uint32_t)r->nframes;
+	made->nframes = lines;
 	r->nframes += lines;
-	*fr = r->frames + l->frame0;
-	*n = l->nframes;
+	return 0;
+}
+
+int pp_location_frames(struct t2f_pprof_reader *r, uint32_t loc, const t2f_frame_id **fr,
+		       size_t *n)
+{
+	struct pp_made *made = &r->made[loc - 1];
+	int err = made->nframes ? 0 : pp_make_frames(r, &r->locs[loc - 1], made);
+
+	if (err)
+		return err;
+	*fr = r->frames + made->frame0;
+	*n = made->nframes;
 	return 0;
 }
 
@@ -569,6 +597,7 @@ void pp_tables_free(struct t2f_pprof_reader *r)
 	free(r->funcs);
 	free(r->locs);
 	free(r->lines);
+	free(r->made);
 	free(r->frames);
 	free(r->comments);
 	free(r->events);

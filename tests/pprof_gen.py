@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """tests/pprof_gen.py: pprof profiles (profile.proto) written from their wire format alone, for
 the pprof reader's tests and its fuzz seeds: well-formed ones (an unsymbolized one with
-addresses and a build-id; one with inline chains; one in the column layout of a heap profile)
+addresses and a build-id; one with inline chains; one in the column layout of a heap profile;
+samples sharing outer frames, with ids 1, 2, ... and with others)
 and hostile ones (truncated, a bad varint, a length past the end, string indices and ids that
 name nothing, a sample deeper than the reader's limit, a declared length past the decode
 limit, a gzip bomb).
@@ -136,6 +137,31 @@ def heap():
     return p.raw(vfield(14, p.s("inuse_space")))
 
 
+def stacks(sparse):
+    """samples whose stacks share their outer frames with the sample before them in several
+    ways (a prefix, an extension, the same stack again, a frame repeated, the frames of the one
+    before reversed, none shared); sparse:
+    the same profile with ids that are not 1, 2, ... in order (mappings, functions and
+    locations given in reverse, ids far apart)"""
+    fid = (lambda i: 50 + 3 * i) if sparse else (lambda i: i)
+    lid = (lambda i: 1000 - 10 * i) if sparse else (lambda i: i)
+    mid = (lambda i: 77) if sparse else (lambda i: i)
+    p = Profile()
+    p.sample_type("samples", "count")
+    p.mapping(mid(1), 0x400000, 0x500000, 0, "/opt/app/stacks")
+    order = range(5, 0, -1) if sparse else range(1, 6)
+    for i in order:
+        p.function(fid(i), "abcde"[i - 1], "abcde"[i - 1])
+    for i in order:
+        p.location(lid(i), mid(1), 0, [(fid(i), 0)])
+    for locs, n, labels in (([3, 2, 1], 1, ()), ([4, 2, 1], 2, ()), ([2, 1], 4, ()),
+                            ([1, 2], 1024, ()), ([3, 2, 1, 1], 8, ()), ([5], 16, ()),
+                            ([3, 2, 1], 32, ()), ([3, 2, 1], 64, ()), ([4, 3, 2, 1], 128, ()),
+                            ([4, 2, 1], 256, (("thread", "w"),)), ([2, 1, 1], 512, ())):
+        p.sample([lid(i) for i in locs], [n], labels)
+    return p.raw()
+
+
 def hostile():
     good = cpu_profile()
     out = {
@@ -175,7 +201,8 @@ def main():
     small = sys.argv[1] == "--small"
     d = sys.argv[-1]
     os.makedirs(d, exist_ok=True)
-    files = {"cpu": cpu_profile(), "unsymbolized": unsymbolized(), "heap": heap()}
+    files = {"cpu": cpu_profile(), "unsymbolized": unsymbolized(), "heap": heap(),
+             "stacks": stacks(False), "stacks-sparse": stacks(True)}
     files.update(hostile())
     for name, data in files.items():
         with open(os.path.join(d, name + ".pb"), "wb") as f:

@@ -1,7 +1,8 @@
 #!/bin/sh
 # pprof as an input (readers/pprof.h): profiles made here by tests/pprof_gen.py convert to the
 # folded stacks written out below (Go's column layout with an inline chain, an unsymbolized one
-# with labels, a heap profile's columns picked by --event, else by default_sample_type); every
+# with labels, a heap profile's columns picked by --event, else by default_sample_type, samples
+# sharing outer frames with the one before them, with ids 1, 2, ... and with others); every
 # hostile one (truncated, bad varint, a length past the end, a string index or a location id
 # naming nothing, a duplicate id, a sample too deep, values not one per type, a gzip bomb past
 # the decode limit) fails with exit 1 and a message naming the file and what is wrong; and
@@ -35,6 +36,17 @@ server;main.main;main.work;main.inner_[i] 30000000' --all
 folded_is "unsymbolized, labelled" "$G/unsymbolized.pb.gz" 'srv;[server];[server] 5'
 folded_is "unsymbolized, --pid --tid" "$G/unsymbolized.pb.gz" 'srv-42/43;[server];[server] 5' \
 	--pid --tid
+stacks='stacks;a;a;b 512
+stacks;a;a;b;c 8
+stacks;a;b 4
+stacks;a;b;c 97
+stacks;a;b;c;d 128
+stacks;a;b;d 2
+stacks;b;a 1024
+stacks;e 16
+w;a;b;d 256'
+folded_is "stacks sharing outer frames" "$G/stacks.pb.gz" "$stacks"
+folded_is "stacks sharing outer frames, ids not 1, 2, ..." "$G/stacks-sparse.pb.gz" "$stacks"
 folded_is "heap: default_sample_type" "$G/heap.pb.gz" '[unknown];alloc 200'
 folded_is "heap: --event TYPE" "$G/heap.pb.gz" '[unknown];alloc 100' --event alloc_space
 folded_is "heap: --event TYPE/UNIT" "$G/heap.pb.gz" '[unknown];alloc 2' \
