@@ -99,6 +99,8 @@ struct t2f_perf_script {
 	struct t2f_hashmap *line_ix;
 	struct line_entry *lines;
 	uint32_t nlines, lines_cap;
+	t2f_frame_id unknown_frame; /* the frame of every `ADDR [unknown] ([unknown])` line, once
+				     * known to keep no address (unknown_line); 0: not yet */
 	struct last_thread last_thread;
 	struct last_event last_event;
 	struct ps_header_memo header_memo;
@@ -169,6 +171,7 @@ void t2f_perf_script__free(struct t2f_perf_script *ps)
 void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on)
 {
 	ps->keep_addrs = on;
+	ps->unknown_frame = 0;
 }
 
 void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_addr_fn wants,
@@ -176,6 +179,7 @@ void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_
 {
 	ps->addr_wanted = wants;
 	ps->addr_ctx = ctx;
+	ps->unknown_frame = 0;
 }
 
 void t2f_perf_script__timeless(struct t2f_perf_script *ps, bool on)
@@ -252,7 +256,7 @@ static size_t name_len(const struct ps_frame *pf, enum t2f_frame_kind kind)
  * every frame with keep_addrs. abs: the frame of a one-line sample, whose address is the
  * absolute ip (turned into a file offset when its process's mapping is known). */
 static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, bool abs,
-			t2f_frame_id *out)
+			t2f_frame_id *out, bool *has_addr)
 {
 	struct t2f_frame f = { .kind = kind_of(pf), .addr = pf->addr };
 	bool unknown = pf->sym.len == 0 ||
@@ -272,7 +276,24 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, b
 	f.space = f.has_addr && abs ? T2F_SPACE_ABS : T2F_SPACE_FILE_OFF;
 	if (f.space == T2F_SPACE_ABS)
 		to_file_off(ps, &f);
+	*has_addr = f.has_addr;
 	return err ?: t2f_profile__frame(ps->p, &f, out);
+}
+
+/* Whether s[0..len) is a call-chain line `ADDR [unknown] ([unknown])` that ps_parse_frame takes
+ * (1 to 16 hex digits, one blank): half the lines a whole-machine recording's segment meets for
+ * the first time, each with an address of its own. Their frame depends on the address only when
+ * it keeps it; otherwise it is one frame, found without parsing or caching the line. */
+static bool unknown_line(const char *s, size_t len)
+{
+	static const char tail[] = " [unknown] ([unknown])";
+	size_t n = sizeof(tail) - 1, i = 0;
+
+	if (len <= n || len - n > 16 || memcmp(s + len - n, tail, n) != 0)
+		return false;
+	while (i < len - n && is_hex(s[i]))
+		i++;
+	return i == len - n;
 }
 
 struct line_probe {
@@ -351,13 +372,16 @@ static int check_text(struct t2f_perf_script *ps, const char *s, size_t len)
 static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, bool abs)
 {
 	struct line_probe q = { ps, s, len, abs, 0, 0 };
-	uint64_t h = t2f_hash_bytes(s, len) ^ abs;
-
+	bool unknown = !abs && unknown_line(s, len), has_addr;
+	uint64_t h;
 	uint32_t hit;
 	struct ps_frame pf;
 	t2f_frame_id id;
 	int err;
 
+	if (unknown && ps->unknown_frame)
+		return push_frame(ps, ps->unknown_frame) ?: 1;
+	h = t2f_hash_bytes(s, len) ^ abs;
 	if (abs) {
 		if (ps->pid < 0)
 			ps->pid = ps_maps__pid_of(ps->maps, ps->tid);
@@ -373,7 +397,10 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, 
 		return err;
 	if (!ps_parse_frame(s, len, &pf))
 		return 0;
-	err = intern_frame(ps, &pf, abs, &id) ?: cache_line(ps, &q, h, id) ?: push_frame(ps, id);
+	err = intern_frame(ps, &pf, abs, &id, &has_addr) ?: cache_line(ps, &q, h, id) ?:
+	      push_frame(ps, id);
+	if (!err && unknown && !has_addr)
+		ps->unknown_frame = id;
 	return err ?: 1;
 }
 
