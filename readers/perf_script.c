@@ -168,6 +168,28 @@ void t2f_perf_script__free(struct t2f_perf_script *ps)
 	free(ps);
 }
 
+int t2f_perf_script__reset(struct t2f_perf_script *ps, struct t2f_diag *d)
+{
+	struct t2f_perf_script kept = {
+		.p = ps->p, .d = d, .name = ps->name, .input = ps->input, .sw_out = -1,
+		.frames = ps->frames, .frames_cap = ps->frames_cap, .arena = ps->arena,
+		.line_ix = ps->line_ix, .lines = ps->lines, .lines_cap = ps->lines_cap,
+		.maps = ps->maps, .blocks = ps->blocks, .map_lines = ps->map_lines,
+		.pending = ps->pending,
+	};
+
+	*ps = kept;
+	ps->derive = t2f_profile__derive(ps->p);
+	ps->map_lines.len = 0;
+	ps->pending.len = 0;
+	t2f_arena__reset(ps->arena);
+	t2f_hashmap__clear(ps->line_ix);
+	ps_blocks__reset(ps->blocks);
+	ps_maps__free(ps->maps);
+	ps->maps = NULL;
+	return ps_maps__new(&ps->maps);
+}
+
 void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on)
 {
 	ps->keep_addrs = on;
