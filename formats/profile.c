@@ -117,8 +117,9 @@ int t2f_profile__reset(struct t2f_profile *p)
 {
 	struct t2f_profile kept = {
 		.strings = p->strings, .threads = p->threads, .events = p->events,
-		.frames = p->frames, .nodes = p->nodes, .cells = p->cells, .thread_ix = p->thread_ix,
-		.frame_ix = p->frame_ix, .node_ix = p->node_ix, .cell_ix = p->cell_ix,
+		.frames = p->frames, .nodes = p->nodes, .cells = p->cells,
+		.thread_ix = p->thread_ix, .frame_ix = p->frame_ix, .node_ix = p->node_ix,
+		.cell_ix = p->cell_ix,
 	};
 
 	if (p->borrowed)

@@ -5,8 +5,9 @@
  * unclaimed slot, and the worker that finishes the segment at the ring's head merges it and the
  * finished ones after it, in order, while the others read on (one merges at a time: `merging`).
  * One mutex guards the ring indexes, the done flags, the merging flag, the first error, the
- * buffer pool and the spare profiles and parsers; a slot's other fields belong to the thread that owns it at the time (the producer
- * until it is published, then its worker until done, then the merger). The caller's profile,
+ * buffer pool and the spare profiles and parsers; a slot's other fields belong to the thread
+ * that owns it at the time (the producer until it is published, then its worker until done,
+ * then the merger). The caller's profile,
  * diag and the calling thread's parser are the merger's until every segment is merged: the
  * calling thread's own messages (reading the input, growing a buffer) go to a buffered diag of
  * its own meanwhile, replayed at the end.

@@ -670,23 +670,26 @@ static char *describe(const struct t2f_profile *p)
 	char *out = malloc(cap);
 
 	assert_non_null(out);
-	len += (size_t)snprintf(out, cap, "%zu %zu %zu %zu %zu %zu %zu %u\n",
-				(size_t)t2f_profile__thread_count(p),
-				(size_t)t2f_profile__event_count(p),
-				(size_t)t2f_profile__frame_count(p), (size_t)t2f_profile__node_count(p),
-				(size_t)t2f_profile__module_map_count(p), t2f_profile__cell_count(p),
+	len += (size_t)snprintf(out, cap, "%u %u %u %u %zu %zu %zu %u\n",
+				t2f_profile__thread_count(p), t2f_profile__event_count(p),
+				t2f_profile__frame_count(p), t2f_profile__node_count(p),
+				(size_t)t2f_profile__module_map_count(p),
+				t2f_profile__cell_count(p),
 				(size_t)t2f_profile__sample_log_count(p),
 				t2f_strtab__count(t2f_profile__strtab((struct t2f_profile *)p)));
 	for (size_t i = 0; i < t2f_profile__cell_count(p); i++) {
 		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
 		t2f_node_id leaf = c->node, root = t2f_profile__node_parent(p, leaf);
-		const struct t2f_frame *f = t2f_profile__frame_at(p, t2f_profile__node_frame(p, leaf));
+		t2f_frame_id lf = t2f_profile__node_frame(p, leaf);
+		const struct t2f_frame *f = t2f_profile__frame_at(p, lf);
 
 		len += (size_t)snprintf(out + len, cap - len, "%lld %u;%u %s#%llx %llu %llu\n",
 					(long long)t2f_profile__thread_at(p, c->thread)->tid,
-					t2f_profile__node_frame(p, root), t2f_profile__node_frame(p, leaf),
-					t2f_profile__str(p, f->name, NULL), (unsigned long long)f->addr,
-					(unsigned long long)c->samples, (unsigned long long)c->weight);
+					t2f_profile__node_frame(p, root), lf,
+					t2f_profile__str(p, f->name, NULL),
+					(unsigned long long)f->addr,
+					(unsigned long long)c->samples,
+					(unsigned long long)c->weight);
 		assert_true(len < cap);
 	}
 	return out;
