@@ -46,6 +46,22 @@ void t2f_arena__free(struct t2f_arena *a)
 	free(a);
 }
 
+void t2f_arena__reset(struct t2f_arena *a)
+{
+	struct arena_block *keep = a->head;
+
+	if (!keep)
+		return;
+	while (keep->prev) {
+		struct arena_block *b = keep->prev;
+
+		keep->prev = b->prev;
+		a->reserved -= b->size;
+		free(b);
+	}
+	keep->used = 0;
+}
+
 static struct arena_block *arena_grow(struct t2f_arena *a, size_t need)
 {
 	size_t size = a->next_size;

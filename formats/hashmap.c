@@ -70,6 +70,12 @@ void t2f_hashmap__free(struct t2f_hashmap *m)
 	free(m);
 }
 
+void t2f_hashmap__clear(struct t2f_hashmap *m)
+{
+	memset(m->slots, 0, (m->mask + 1) * sizeof(*m->slots));
+	m->count = 0;
+}
+
 uint32_t t2f_hashmap__find(const struct t2f_hashmap *m, uint64_t hash, t2f_hashmap_eq_fn eq,
 			   const void *ctx)
 {

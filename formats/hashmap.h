@@ -18,6 +18,8 @@ struct t2f_hashmap;
 
 int t2f_hashmap__new(size_t capacity_hint, struct t2f_hashmap **out); /* 0 or -ENOMEM */
 void t2f_hashmap__free(struct t2f_hashmap *m); /* NULL is fine */
+/* Removes every value, keeping the slots (a map used again for keys of the same kind). */
+void t2f_hashmap__clear(struct t2f_hashmap *m);
 
 /* The value whose key equals ctx's, or 0. */
 uint32_t t2f_hashmap__find(const struct t2f_hashmap *m, uint64_t hash, t2f_hashmap_eq_fn eq,

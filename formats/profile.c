@@ -63,17 +63,9 @@ fail:
 	return -ENOMEM;
 }
 
-void t2f_profile__free(struct t2f_profile *p)
+/* Frees what p holds but the memory t2f_profile__reset keeps. */
+static void free_unkept(struct t2f_profile *p)
 {
-	if (!p)
-		return;
-	if (!p->borrowed)
-		t2f_strtab__free(p->strings);
-	free(p->threads.data);
-	free(p->events.data);
-	free(p->frames.data);
-	free(p->nodes.data);
-	free(p->cells.data);
 	t2f_sample_log__free(p->log);
 	t2f_time_log__free(p->times);
 	free(p->waits.data);
@@ -81,13 +73,67 @@ void t2f_profile__free(struct t2f_profile *p)
 	t2f_derive__free(p->derive);
 	free(p->maps.data);
 	free(p->inputs);
+	free(p->folds.data);
+	t2f_hashmap__free(p->comm_ix);
+}
+
+void t2f_profile__free(struct t2f_profile *p)
+{
+	if (!p)
+		return;
+	free_unkept(p);
+	if (!p->borrowed)
+		t2f_strtab__free(p->strings);
+	free(p->threads.data);
+	free(p->events.data);
+	free(p->frames.data);
+	free(p->nodes.data);
+	free(p->cells.data);
 	t2f_hashmap__free(p->thread_ix);
 	t2f_hashmap__free(p->frame_ix);
 	t2f_hashmap__free(p->node_ix);
 	t2f_hashmap__free(p->cell_ix);
-	free(p->folds.data);
-	t2f_hashmap__free(p->comm_ix);
 	free(p);
+}
+
+/* A table emptied to its "none" entry, zeroed (the one-based tables), keeping its memory. */
+static void vec_empty(struct vec *v, size_t elem, size_t keep)
+{
+	v->len = keep;
+	if (keep)
+		memset(v->data, 0, elem);
+}
+
+/* An index emptied, or made when it was dropped. */
+static int index_again(struct t2f_hashmap **ix)
+{
+	if (!*ix)
+		return t2f_hashmap__new(4096, ix);
+	t2f_hashmap__clear(*ix);
+	return 0;
+}
+
+int t2f_profile__reset(struct t2f_profile *p)
+{
+	struct t2f_profile kept = {
+		.strings = p->strings, .threads = p->threads, .events = p->events,
+		.frames = p->frames, .nodes = p->nodes, .cells = p->cells,
+		.thread_ix = p->thread_ix, .frame_ix = p->frame_ix, .node_ix = p->node_ix,
+		.cell_ix = p->cell_ix,
+	};
+
+	if (p->borrowed)
+		return -EINVAL;
+	free_unkept(p);
+	*p = kept;
+	t2f_strtab__clear(p->strings);
+	vec_empty(&p->threads, sizeof(struct t2f_thread), 1);
+	vec_empty(&p->events, sizeof(struct t2f_event), 1);
+	vec_empty(&p->frames, sizeof(struct t2f_frame), 1);
+	vec_empty(&p->nodes, sizeof(struct node), 1);
+	vec_empty(&p->cells, sizeof(struct t2f_cell), 0);
+	return index_again(&p->thread_ix) ?: index_again(&p->frame_ix) ?:
+	       index_again(&p->node_ix) ?: index_again(&p->cell_ix);
 }
 
 struct t2f_strtab *t2f_profile__strtab(struct t2f_profile *p)

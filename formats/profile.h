@@ -140,6 +140,11 @@ struct t2f_profile;
 
 int t2f_profile__new(struct t2f_profile **out); /* 0 or -ENOMEM */
 void t2f_profile__free(struct t2f_profile *p);  /* NULL is fine */
+/* Makes p what t2f_profile__new makes (nothing enabled, no derive stage), keeping the memory of
+ * its strings, tables and indexes for what is added next: a reader of many pieces of an input,
+ * each into a profile of its own (readers/perf_script_par.h), uses its profiles again. Not for a
+ * profile whose strings are borrowed (t2f_profile__new_stacks). 0 or -ENOMEM/-EINVAL. */
+int t2f_profile__reset(struct t2f_profile *p);
 
 struct t2f_strtab *t2f_profile__strtab(struct t2f_profile *p);
 /* Shorthands for the profile's strtab. */

@@ -56,6 +56,13 @@ void t2f_strtab__free(struct t2f_strtab *t)
 	free(t);
 }
 
+void t2f_strtab__clear(struct t2f_strtab *t)
+{
+	t->text.len = 1; /* id 0's "" */
+	t->count = 0;
+	t2f_hashmap__clear(t->index);
+}
+
 static bool probe_eq(const void *ctx, uint32_t id)
 {
 	const struct probe *p = ctx;

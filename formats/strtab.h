@@ -12,6 +12,8 @@ struct t2f_strtab;
 
 int t2f_strtab__new(struct t2f_strtab **out);   /* 0 or -ENOMEM */
 void t2f_strtab__free(struct t2f_strtab *tab);  /* NULL is fine */
+/* Forgets every string (ids start again from 1), keeping the memory. */
+void t2f_strtab__clear(struct t2f_strtab *tab);
 
 /* Interns s[0..len) and sets *id. 0, -ENOMEM, or -T2F_ERR_LIMIT past 4 GiB of text. */
 int t2f_strtab__intern(struct t2f_strtab *tab, const char *s, size_t len, t2f_str_id *id);

@@ -25,7 +25,6 @@
 #include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "formats/sample_filter.h"
-#include "formats/sym_version.h"
 #include "readers/perf_script_blocks.h"
 #include "readers/perf_script_maps.h"
 #include "readers/perf_script_parse.h"
@@ -99,6 +98,8 @@ struct t2f_perf_script {
 	struct t2f_hashmap *line_ix;
 	struct line_entry *lines;
 	uint32_t nlines, lines_cap;
+	t2f_frame_id unknown_frame; /* the frame of every `ADDR [unknown] ([unknown])` line, once
+				     * known to keep no address (unknown_line); 0: not yet */
 	struct last_thread last_thread;
 	struct last_event last_event;
 	struct ps_header_memo header_memo;
@@ -166,9 +167,30 @@ void t2f_perf_script__free(struct t2f_perf_script *ps)
 	free(ps);
 }
 
+int t2f_perf_script__reset(struct t2f_perf_script *ps, struct t2f_diag *d)
+{
+	struct t2f_perf_script kept = {
+		.p = ps->p, .d = d, .name = ps->name, .input = ps->input, .sw_out = -1,
+		.frames = ps->frames, .frames_cap = ps->frames_cap, .arena = ps->arena,
+		.line_ix = ps->line_ix, .lines = ps->lines, .lines_cap = ps->lines_cap,
+		.maps = ps->maps, .blocks = ps->blocks, .derive = t2f_profile__derive(ps->p),
+		.map_lines = { ps->map_lines.p, 0, ps->map_lines.cap },
+		.pending = { ps->pending.p, 0, ps->pending.cap },
+	};
+
+	*ps = kept;
+	t2f_arena__reset(ps->arena);
+	t2f_hashmap__clear(ps->line_ix);
+	ps_blocks__reset(ps->blocks);
+	ps_maps__free(ps->maps);
+	ps->maps = NULL;
+	return ps_maps__new(&ps->maps);
+}
+
 void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on)
 {
 	ps->keep_addrs = on;
+	ps->unknown_frame = 0;
 }
 
 void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_addr_fn wants,
@@ -176,6 +198,7 @@ void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_
 {
 	ps->addr_wanted = wants;
 	ps->addr_ctx = ctx;
+	ps->unknown_frame = 0;
 }
 
 void t2f_perf_script__timeless(struct t2f_perf_script *ps, bool on)
@@ -216,11 +239,6 @@ const char *t2f_perf_script__map_lines(const struct t2f_perf_script *ps, size_t 
 
 /* ---- frames ---- */
 
-static enum t2f_frame_kind kind_of(const struct ps_frame *f)
-{
-	return f->inlined ? T2F_FRAME_INLINED : ps_dso_kind(f->dso.p, f->dso.len);
-}
-
 /* A one-line sample's absolute ip in a mapping of its process's dso: the file offset, as a
  * call-chain line would print it. Otherwise the frame keeps the absolute ip (T2F_SPACE_ABS).
  */
@@ -236,31 +254,19 @@ static void to_file_off(struct t2f_perf_script *ps, struct t2f_frame *f)
 	}
 }
 
-/* The length of a frame's name without the symbol version perf printed with it
- * ("cfree@GLIBC_2.2.5": formats/sym_version.h), when the name is an ELF symbol's: not a JIT
- * frame's, which a perf map names with any text, nor one of the dso [unknown]. A frame printed
- * without its dso (-F ip,sym) is taken for an ELF file's, as its kind is. */
-static size_t name_len(const struct ps_frame *pf, enum t2f_frame_kind kind)
-{
-	bool elf = kind != T2F_FRAME_JIT &&
-		   !(pf->dso.len == 9 && memcmp(pf->dso.p, "[unknown]", 9) == 0);
-
-	return elf ? t2f_sym_version_cut(pf->sym.p, pf->sym.len) : pf->sym.len;
-}
-
 /* Interns a parsed frame. Addresses are kept as t2f_perf_script__unknown_addrs says, or on
  * every frame with keep_addrs. abs: the frame of a one-line sample, whose address is the
  * absolute ip (turned into a file offset when its process's mapping is known). */
 static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, bool abs,
-			t2f_frame_id *out)
+			t2f_frame_id *out, bool *has_addr)
 {
-	struct t2f_frame f = { .kind = kind_of(pf), .addr = pf->addr };
+	struct t2f_frame f = { .kind = ps_frame_kind(pf), .addr = pf->addr };
 	bool unknown = pf->sym.len == 0 ||
 		       (pf->sym.len == 9 && memcmp(pf->sym.p, "[unknown]", 9) == 0);
 	int err = 0;
 
 	if (!unknown)
-		err = t2f_profile__intern(ps->p, pf->sym.p, name_len(pf, f.kind), &f.name);
+		err = t2f_profile__intern(ps->p, pf->sym.p, ps_frame_name_len(pf, f.kind), &f.name);
 	if (!err && pf->dso.len)
 		err = t2f_profile__intern(ps->p, pf->dso.p, pf->dso.len, &f.module);
 	if (ps->keep_addrs)
@@ -272,6 +278,7 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, b
 	f.space = f.has_addr && abs ? T2F_SPACE_ABS : T2F_SPACE_FILE_OFF;
 	if (f.space == T2F_SPACE_ABS)
 		to_file_off(ps, &f);
+	*has_addr = f.has_addr;
 	return err ?: t2f_profile__frame(ps->p, &f, out);
 }
 
@@ -351,13 +358,16 @@ static int check_text(struct t2f_perf_script *ps, const char *s, size_t len)
 static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, bool abs)
 {
 	struct line_probe q = { ps, s, len, abs, 0, 0 };
-	uint64_t h = t2f_hash_bytes(s, len) ^ abs;
-
+	bool unknown = !abs && ps_unknown_line(s, len), has_addr;
+	uint64_t h;
 	uint32_t hit;
 	struct ps_frame pf;
 	t2f_frame_id id;
 	int err;
 
+	if (unknown && ps->unknown_frame)
+		return push_frame(ps, ps->unknown_frame) ?: 1;
+	h = t2f_hash_bytes(s, len) ^ abs;
 	if (abs) {
 		if (ps->pid < 0)
 			ps->pid = ps_maps__pid_of(ps->maps, ps->tid);
@@ -373,7 +383,10 @@ static int on_frame_line(struct t2f_perf_script *ps, const char *s, size_t len, 
 		return err;
 	if (!ps_parse_frame(s, len, &pf))
 		return 0;
-	err = intern_frame(ps, &pf, abs, &id) ?: cache_line(ps, &q, h, id) ?: push_frame(ps, id);
+	err = intern_frame(ps, &pf, abs, &id, &has_addr) ?: cache_line(ps, &q, h, id) ?:
+	      push_frame(ps, id);
+	if (!err && unknown && !has_addr)
+		ps->unknown_frame = id;
 	return err ?: 1;
 }
 
@@ -481,14 +494,6 @@ static int lookup_thread(struct t2f_perf_script *ps, const struct ps_header *h)
 	return 0;
 }
 
-static enum t2f_unit unit_of(const struct ps_span *ev)
-{
-	if ((ev->len == 9 && memcmp(ev->p, "cpu-clock", 9) == 0) ||
-	    (ev->len == 10 && memcmp(ev->p, "task-clock", 10) == 0))
-		return T2F_UNIT_NANOSECONDS;
-	return T2F_UNIT_COUNT;
-}
-
 /* `perf script --header` lists the recording's events before any sample, in perf's own order
  * (perf evlist's):
  *   # event : name = cpu-clock, , id = { 193, 194 }, type = 1, size = 128, ...
@@ -511,7 +516,7 @@ static int header_event(struct t2f_perf_script *ps, const char *s, size_t len)
 	if (!ev.len || (ev.len >= 5 && memcmp(ev.p, "dummy", 5) == 0))
 		return 0;
 	return t2f_profile__intern(ps->p, ev.p, ev.len, &name) ?:
-	       t2f_profile__event(ps->p, name, unit_of(&ev), &id);
+	       t2f_profile__event(ps->p, name, ps_event_unit(&ev), &id);
 }
 
 static int lookup_event(struct t2f_perf_script *ps, const struct ps_header *h)
@@ -526,7 +531,7 @@ static int lookup_event(struct t2f_perf_script *ps, const struct ps_header *h)
 		return 0;
 	}
 	err = t2f_profile__intern(ps->p, ev.p, ev.len, &name) ?:
-	      t2f_profile__event(ps->p, name, unit_of(&ev), &ps->event);
+	      t2f_profile__event(ps->p, name, ps_event_unit(&ev), &ps->event);
 	if (err)
 		return err;
 	c->id = 0;

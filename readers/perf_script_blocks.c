@@ -56,6 +56,16 @@ void ps_blocks__free(struct ps_blocks *b)
 	free(b);
 }
 
+void ps_blocks__reset(struct ps_blocks *b)
+{
+	t2f_arena__reset(b->arena);
+	t2f_hashmap__clear(b->ix);
+	b->bytes = 0;
+	b->n = b->nsets = 0;
+	b->tries = b->hits = 0;
+	b->adding = true;
+}
+
 struct set_probe {
 	const struct ps_blocks *b;
 	uint64_t hash;

@@ -40,6 +40,8 @@ struct ps_blocks;
 
 int ps_blocks__new(struct ps_blocks **out); /* 0 or -ENOMEM */
 void ps_blocks__free(struct ps_blocks *b);  /* NULL is fine */
+/* Forgets every block, as ps_blocks__new left b, keeping the memory. */
+void ps_blocks__reset(struct ps_blocks *b);
 
 /* A kept block that s[0..avail) starts with and that is followed there by an empty line
  * (s[len] == '\n'), or NULL. */

@@ -12,6 +12,9 @@
  */
 #include "readers/perf_script_parse.h"
 
+#include "formats/sym_version.h"
+#include "readers/perf_script_maps.h"
+
 /* Start of the "(...)" group that closes s[0..len) (s[len-1] == ')'), or len when unbalanced. */
 static size_t open_paren(const char *s, size_t len)
 {
@@ -69,4 +72,37 @@ bool ps_parse_frame(const char *s, size_t len, struct ps_frame *f)
 	}
 	f->sym = strip_offset(r, len);
 	return true;
+}
+
+enum t2f_frame_kind ps_frame_kind(const struct ps_frame *f)
+{
+	return f->inlined ? T2F_FRAME_INLINED : ps_dso_kind(f->dso.p, f->dso.len);
+}
+
+/* The length of a frame's name without the symbol version perf printed with it
+ * ("cfree@GLIBC_2.2.5": formats/sym_version.h), when the name is an ELF symbol's: not a JIT
+ * frame's, which a perf map names with any text, nor one of the dso [unknown]. A frame printed
+ * without its dso (-F ip,sym) is taken for an ELF file's, as its kind is. */
+size_t ps_frame_name_len(const struct ps_frame *pf, enum t2f_frame_kind kind)
+{
+	bool elf = kind != T2F_FRAME_JIT &&
+		   !(pf->dso.len == 9 && memcmp(pf->dso.p, "[unknown]", 9) == 0);
+
+	return elf ? t2f_sym_version_cut(pf->sym.p, pf->sym.len) : pf->sym.len;
+}
+
+/* Whether s[0..len) is a call-chain line `ADDR [unknown] ([unknown])` that ps_parse_frame takes
+ * (1 to 16 hex digits, one blank): half the lines a whole-machine recording's segment meets for
+ * the first time, each with an address of its own. Their frame depends on the address only when
+ * it keeps it; otherwise it is one frame, found without parsing or caching the line. */
+bool ps_unknown_line(const char *s, size_t len)
+{
+	static const char tail[] = " [unknown] ([unknown])";
+	size_t n = sizeof(tail) - 1, i = 0;
+
+	if (len <= n || len - n > 16 || memcmp(s + len - n, tail, n) != 0)
+		return false;
+	while (i < len - n && is_hex(s[i]))
+		i++;
+	return i == len - n;
 }

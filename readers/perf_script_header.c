@@ -421,3 +421,11 @@ bool ps_parse_fork(const char *s, size_t end, int64_t *pid, int64_t *tid)
 	*tid = (int64_t)b;
 	return true;
 }
+
+enum t2f_unit ps_event_unit(const struct ps_span *ev)
+{
+	if ((ev->len == 9 && memcmp(ev->p, "cpu-clock", 9) == 0) ||
+	    (ev->len == 10 && memcmp(ev->p, "task-clock", 10) == 0))
+		return T2F_UNIT_NANOSECONDS;
+	return T2F_UNIT_COUNT;
+}

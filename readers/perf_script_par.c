@@ -4,9 +4,10 @@
  * The calling thread produces segments into a ring of threads + 2 slots; workers take the next
  * unclaimed slot, and the worker that finishes the segment at the ring's head merges it and the
  * finished ones after it, in order, while the others read on (one merges at a time: `merging`).
- * One mutex guards the ring indexes, the done flags, the merging flag, the first error and the
- * buffer pool; a slot's other fields belong to the thread that owns it at the time (the producer
- * until it is published, then its worker until done, then the merger). The caller's profile,
+ * One mutex guards the ring indexes, the done flags, the merging flag, the first error, the
+ * buffer pool and the spare profiles and parsers; a slot's other fields belong to the thread
+ * that owns it at the time (the producer until it is published, then its worker until done,
+ * then the merger). The caller's profile,
  * diag and the calling thread's parser are the merger's until every segment is merged: the
  * calling thread's own messages (reading the input, growing a buffer) go to a buffered diag of
  * its own meanwhile, replayed at the end.
@@ -60,6 +61,10 @@ struct par {
 	/* buffers of merged segments, for the next ones (the calling thread's) */
 	struct par_buf { char *p; size_t cap; } pool[T2F_PAR_POOL];
 	unsigned npool;
+	/* profiles and parsers of merged segments, for the next ones: their tables keep their
+	 * memory (t2f_profile__reset), which a new one would fault in and grow again */
+	struct par_spare { struct t2f_profile *p; struct t2f_perf_script *ps; } spare[T2F_PAR_POOL];
+	unsigned nspare;
 	bool eof, in_order;
 	/* the ring */
 	pthread_mutex_t mu;
@@ -203,11 +208,36 @@ static int produce(struct par *x, struct par_seg *s)
 
 /* ---- reading a segment ---- */
 
-static int seg_read(const struct par *x, struct par_seg *s)
+/* A spare profile and parser into s, when there is one: 1, else 0. */
+static bool spare_take(struct par *x, struct par_seg *s)
 {
-	int err = t2f_profile__new(&s->p) ?: t2f_diag__new_buffered(&s->d) ?:
-		  t2f_derive__segment(s->p, x->p) ?:
-		  t2f_perf_script__new(s->p, s->d, x->name, x->input, &s->ps);
+	bool got;
+
+	pthread_mutex_lock(&x->mu);
+	got = x->nspare > 0;
+	if (got) {
+		x->nspare--;
+		s->p = x->spare[x->nspare].p;
+		s->ps = x->spare[x->nspare].ps;
+	}
+	pthread_mutex_unlock(&x->mu);
+	return got;
+}
+
+/* s's profile and parser, empty, as t2f_profile__new and t2f_perf_script__new make them. */
+static int seg_start(struct par *x, struct par_seg *s)
+{
+	if (!spare_take(x, s))
+		return t2f_profile__new(&s->p) ?: t2f_diag__new_buffered(&s->d) ?:
+		       t2f_derive__segment(s->p, x->p) ?:
+		       t2f_perf_script__new(s->p, s->d, x->name, x->input, &s->ps);
+	return t2f_profile__reset(s->p) ?: t2f_diag__new_buffered(&s->d) ?:
+	       t2f_derive__segment(s->p, x->p) ?: t2f_perf_script__reset(s->ps, s->d);
+}
+
+static int seg_read(struct par *x, struct par_seg *s)
+{
+	int err = seg_start(x, s);
 
 	if (err)
 		return err;
@@ -233,9 +263,20 @@ static int seg_read(const struct par *x, struct par_seg *s)
 
 static void seg_free(struct par *x, struct par_seg *s)
 {
-	t2f_perf_script__free(s->ps);
+	bool kept = false;
+
+	if (!s->err && s->p && s->ps) {
+		pthread_mutex_lock(&x->mu);
+		kept = x->nspare < T2F_PAR_POOL;
+		if (kept)
+			x->spare[x->nspare++] = (struct par_spare){ s->p, s->ps };
+		pthread_mutex_unlock(&x->mu);
+	}
+	if (!kept) {
+		t2f_perf_script__free(s->ps);
+		t2f_profile__free(s->p);
+	}
 	t2f_diag__free(s->d);
-	t2f_profile__free(s->p);
 	pool_put(x, s->owned, s->owned_cap);
 	*s = (struct par_seg){ 0 };
 }
@@ -450,6 +491,10 @@ static void par_fini(struct par *x)
 	free(x->cur);
 	while (x->npool)
 		free(x->pool[--x->npool].p);
+	for (; x->nspare; x->nspare--) {
+		t2f_perf_script__free(x->spare[x->nspare - 1].ps);
+		t2f_profile__free(x->spare[x->nspare - 1].p);
+	}
 	t2f_perf_script__free(x->seq);
 	t2f_diag__free(x->own_d);
 	pthread_mutex_destroy(&x->mu);

@@ -22,7 +22,9 @@
  * The calling thread reads (and decompresses) the input straight into segment buffers of
  * T2F_PAR_SEGMENT bytes while the workers parse; a segment ends at the last record start in its
  * buffer, and the bytes after it begin the next buffer. Buffers of merged segments are used
- * again, so resident memory does not grow with the input. A worker's parser points into its
+ * again, so resident memory does not grow with the input, and so are their profiles and
+ * parsers, emptied (t2f_profile__reset, t2f_perf_script__reset), so that their tables keep the
+ * memory they grew to. A worker's parser points into its
  * segment rather than copying what it keeps (t2f_perf_script__borrow_input). At most
  * threads + 2 segments are in flight. Text with no record start for T2F_PAR_PENDING_SEGMENTS
  * segments' worth of bytes is read on by the calling thread alone, in order (memory stays
@@ -40,7 +42,7 @@
 #include "readers/input.h"
 #include "readers/perf_script.h"
 
-#define T2F_PAR_SEGMENT (2u << 20) /* default segment size: see docs/performance.md */
+#define T2F_PAR_SEGMENT (1u << 20) /* default segment size: see docs/performance.md */
 #define T2F_PAR_PENDING_SEGMENTS 16
 #define T2F_PAR_POOL 8              /* segment buffers kept for use again */
 

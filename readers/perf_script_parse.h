@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "formats/profile.h"
+
 /* Character-level helpers shared by the parsers. */
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -164,6 +166,16 @@ bool ps_parse_switch_in(const char *rest, size_t len);
 /* A call-chain frame line ("\t<hex> [sym[+0xOFF]] [(dso)]"), leading blanks allowed.
  * false when it does not start with a hex address followed by a blank or the end. */
 bool ps_parse_frame(const char *line, size_t len, struct ps_frame *f);
+/* A parsed frame's kind: inlined, else its dso's (ps_dso_kind). */
+enum t2f_frame_kind ps_frame_kind(const struct ps_frame *f);
+/* The length of its name without the symbol version perf printed with it, when the name is an
+ * ELF symbol's (perf_script_frame.c says when). */
+size_t ps_frame_name_len(const struct ps_frame *f, enum t2f_frame_kind kind);
+/* Whether a frame line (leading blanks removed) is `ADDR [unknown] ([unknown])` as
+ * ps_parse_frame takes it (perf_script_frame.c). */
+bool ps_unknown_line(const char *s, size_t len);
+/* A sample's event's unit: nanoseconds for cpu-clock and task-clock, else a count. */
+enum t2f_unit ps_event_unit(const struct ps_span *event);
 
 /* The text after "PERF_RECORD_MMAP2 " / "PERF_RECORD_MMAP ":
  * "14667/14667: [0x55a5(0x5000) @ 0x2000 fe:00 10961385 1277029166]: r-xp /path". */

@@ -16,6 +16,10 @@
 /* The bytes fed stay readable and unchanged until ps is freed (a segment in memory): ps then
  * points into them instead of copying what it keeps of them. */
 void t2f_perf_script__borrow_input(struct t2f_perf_script *ps);
+/* Makes ps what t2f_perf_script__new(p, d, ...) makes, on its own profile (which the caller has
+ * reset: t2f_profile__reset) and its name and input, keeping the memory of its caches: for the
+ * next segment. Options are set again after. 0 or -ENOMEM. */
+int t2f_perf_script__reset(struct t2f_perf_script *ps, struct t2f_diag *d);
 /* Counts the lines fed from here on after `lines` lines read elsewhere (messages name the line
  * of the whole input). */
 void t2f_perf_script__set_lines(struct t2f_perf_script *ps, uint64_t lines);

@@ -314,9 +314,16 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 		if (c->event == ev)
 			err = add_cell(&f, c, &lines_cap);
 	}
+	/* what each step no longer needs is freed before the next one's memory: the peak */
+	t2f_hashmap__free(f.line_ix);
+	f.line_ix = NULL;
 	err = err ?: reserve_text(&f);
 	for (size_t i = 0; !err && i < f.nlines; i++)
 		err = line_text(&f, &f.lines[i]);
+	t2f_frame_names__free(f.names);
+	t2f_name_paths__free(f.paths);
+	f.names = NULL;
+	f.paths = NULL;
 	if (!err && f.nlines) { /* no lines: f.lines is NULL, which qsort_r must not get */
 		struct part parts[MAX_PARTS];
 		unsigned k = sort_parts(&f, o->threads > 1 ? o->threads : 1, parts);

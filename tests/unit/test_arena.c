@@ -138,6 +138,30 @@ static void test_overflowing_sizes(void **state)
 	t2f_arena__free(NULL);
 }
 
+/* After a reset the arena keeps one block (its newest, largest) and hands out its memory again
+ * from the start; a larger allocation still gets a block of its own. */
+static void test_reset(void **state)
+{
+	struct t2f_arena *a = arena_new();
+	unsigned char *again;
+	size_t before;
+
+	(void)state;
+	for (int i = 0; i < 100; i++)
+		assert_non_null(t2f_arena__alloc(a, 10000)); /* blocks of 64 KiB, 128 KiB, ... */
+	before = t2f_arena__bytes(a);
+	assert_true(before > (512u << 10));
+	t2f_arena__reset(a);
+	assert_int_equal(t2f_arena__bytes(a), (before + (64u << 10)) / 2); /* the newest block */
+	again = t2f_arena__alloc(a, 100);
+	assert_non_null(again);
+	memset(again, 7, 100);
+	t2f_arena__reset(a);
+	assert_ptr_equal(t2f_arena__alloc(a, 100), again);
+	assert_non_null(t2f_arena__alloc(a, 5u << 20));
+	t2f_arena__free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_strndup),
 		cmocka_unit_test(test_bytes_grows),
 		cmocka_unit_test(test_overflowing_sizes),
+		cmocka_unit_test(test_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -199,10 +199,38 @@ static void test_hash_bytes(void **state)
 	assert_true(t2f_hash_u64(0) == t2f_hash_u64(0));
 }
 
+/* A cleared map finds nothing, counts nothing, and takes values again (its slots kept). */
+static void test_clear(void **state)
+{
+	struct t2f_hashmap *m = map_new(0);
+	uint64_t k[2001];
+	struct keys ks = { k, 2000 };
+
+	(void)state;
+	for (uint32_t v = 1; v <= 2000; v++) {
+		k[v] = v;
+		assert_int_equal(t2f_hashmap__insert(m, t2f_hash_u64(k[v]), v), 0);
+	}
+	t2f_hashmap__clear(m);
+	assert_int_equal(t2f_hashmap__count(m), 0);
+	for (uint32_t v = 1; v <= 2000; v++)
+		assert_int_equal(find(m, &ks, t2f_hash_u64(k[v]), k[v]), 0);
+	for (uint32_t v = 1; v <= 10; v++) {
+		k[v] = v + 5000;
+		assert_int_equal(t2f_hashmap__insert(m, t2f_hash_u64(k[v]), v), 0);
+	}
+	ks.n = 10;
+	assert_int_equal(t2f_hashmap__count(m), 10);
+	for (uint32_t v = 1; v <= 10; v++)
+		assert_int_equal(find(m, &ks, t2f_hash_u64(k[v]), k[v]), v);
+	t2f_hashmap__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_insert_find_with_key_array),
+		cmocka_unit_test(test_clear),
 		cmocka_unit_test(test_forced_collisions),
 		cmocka_unit_test(test_hash_filters_before_eq),
 		cmocka_unit_test(test_candidate),

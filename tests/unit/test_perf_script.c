@@ -897,6 +897,65 @@ static void test_reader_blank_indented_frames(void **state)
 	run_close(&r);
 }
 
+/* t2f_perf_script__unknown_addrs's answer, from ctx (a bool). */
+static bool wants_from(void *ctx, enum t2f_frame_kind kind, const char *dso, size_t dso_len,
+		       bool named)
+{
+	(void)kind;
+	(void)dso;
+	(void)dso_len;
+	(void)named;
+	return *(const bool *)ctx;
+}
+
+/* `ADDR [unknown] ([unknown])` lines (found without parsing or caching them when their frame
+ * keeps no address) give the frames every other spelling of them gives: one frame when no
+ * address is kept, one per address when addresses are, and lines the frame parser refuses (17
+ * hex digits) stay refused. */
+static void test_reader_unknown_lines(void **state)
+{
+	static const char text[] =
+		"u 5 1.0: 1 cpu-clock:\n"
+		"\t 7f00 [unknown] ([unknown])\n"
+		"\t 7f01 [unknown] ([unknown])\n"
+		"\t 0x7f02 [unknown] ([unknown])\n"      /* a 0x prefix: parsed */
+		"\t 7F03  [unknown] ([unknown])\n"       /* two blanks */
+		"\t ffffffffffffffff [unknown] ([unknown])\n"
+		"\t 7f00 [unknown] ([unknown])\n"
+		"\t 7f05 [unknown] ([unknown]) \n"       /* a trailing blank */
+		"\n"
+		"u 5 2.0: 2 cpu-clock:\n"
+		"\t 7f06 [unknown] ([unknown])\n"
+		"\t 7f00 f (/x)\n"
+		"\n"
+		"u 5 3.0: 4 cpu-clock:\n"
+		"\t 1ffffffffffffffff [unknown] ([unknown])\n" /* 17 digits: no frame */
+		"\n";
+	static const char kept[] =
+		"u/-1/5 cpu-clock: ?@[unknown]#7f05;?@[unknown]#7f00;?@[unknown]#ffffffffffffffff;"
+		"?@[unknown]#7f03;?@[unknown]#7f02;?@[unknown]#7f01;?@[unknown]#7f00 1 1\n"
+		"u/-1/5 cpu-clock: f@/x#7f00;?@[unknown]#7f06 1 2\n";
+	static const char shared[] =
+		"u/-1/5 cpu-clock: ?@[unknown];?@[unknown];?@[unknown];?@[unknown];?@[unknown];"
+		"?@[unknown];?@[unknown] 1 1\n"
+		"u/-1/5 cpu-clock: f@/x;?@[unknown] 1 2\n";
+	bool wants[] = { false, true };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		struct run r;
+
+		run_open(&r, false);
+		t2f_perf_script__unknown_addrs(r.ps, wants_from, &wants[i]);
+		assert_int_equal(FEED_LIT(&r, text), 0);
+		assert_int_equal(t2f_perf_script__finish(r.ps), 0);
+		assert_dump(r.p, wants[i] ? kept : shared);
+		assert_int_equal(t2f_profile__frame_count(r.p), wants[i] ? 8 : 2);
+		assert_int_equal(t2f_diag__warnings(r.d), 1); /* the 17 digits */
+		run_close(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -923,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_reader_symbol_versions),
 		cmocka_unit_test(test_reader_deep_stack),
 		cmocka_unit_test(test_reader_blank_indented_frames),
+		cmocka_unit_test(test_reader_unknown_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -639,6 +639,98 @@ static void test_drop_indexes(void **state)
 	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, 17);
 }
 
+/* Fills p with n stacks of names "PREFIX<i>": two frames each, a cell per stack on one of three
+ * threads, with a module map, the log and sample times on (fold: threads folded instead). */
+static void fill(struct t2f_profile *p, const char *prefix, int n, bool fold)
+{
+	struct t2f_module_map m = { .path = str(p, "/lib"), .start = 0x1000, .len = 0x1000 };
+	t2f_event_id e;
+	char name[32];
+
+	assert_int_equal(fold ? t2f_profile__fold_threads(p) : t2f_profile__enable_sample_times(p),
+			 0);
+	assert_int_equal(t2f_profile__event(p, str(p, "cycles"), T2F_UNIT_COUNT, &e), 0);
+	assert_int_equal(t2f_profile__add_module_map(p, &m), 0);
+	for (int i = 0; i < n; i++) {
+		t2f_node_id nd;
+
+		snprintf(name, sizeof(name), "%s%d", prefix, i);
+		nd = child(p, child(p, 0, frame(p, "main", "/app", T2F_FRAME_USER, 0)),
+			   frame(p, name, "/lib", T2F_FRAME_USER, (uint64_t)i + 1));
+		assert_int_equal(t2f_profile__add_sample(p, nd, thread(p, 7, 7 + i % 3, "w", 0), e,
+							 (uint64_t)i + 1, 1000 + (uint64_t)i), 0);
+	}
+}
+
+/* What p holds, as text: every cell's thread, frames (root first), samples and weight, and the
+ * counts of its tables. */
+static char *describe(const struct t2f_profile *p)
+{
+	size_t cap = 64 * (t2f_profile__cell_count(p) + 4), len = 0;
+	char *out = malloc(cap);
+
+	assert_non_null(out);
+	len += (size_t)snprintf(out, cap, "%u %u %u %u %zu %zu %zu %u\n",
+				t2f_profile__thread_count(p), t2f_profile__event_count(p),
+				t2f_profile__frame_count(p), t2f_profile__node_count(p),
+				(size_t)t2f_profile__module_map_count(p),
+				t2f_profile__cell_count(p),
+				(size_t)t2f_profile__sample_log_count(p),
+				t2f_strtab__count(t2f_profile__strtab((struct t2f_profile *)p)));
+	for (size_t i = 0; i < t2f_profile__cell_count(p); i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(p, i);
+		t2f_node_id leaf = c->node, root = t2f_profile__node_parent(p, leaf);
+		t2f_frame_id lf = t2f_profile__node_frame(p, leaf);
+		const struct t2f_frame *f = t2f_profile__frame_at(p, lf);
+
+		len += (size_t)snprintf(out + len, cap - len, "%lld %u;%u %s#%llx %llu %llu\n",
+					(long long)t2f_profile__thread_at(p, c->thread)->tid,
+					t2f_profile__node_frame(p, root), lf,
+					t2f_profile__str(p, f->name, NULL),
+					(unsigned long long)f->addr,
+					(unsigned long long)c->samples,
+					(unsigned long long)c->weight);
+		assert_true(len < cap);
+	}
+	return out;
+}
+
+/* A profile reset is a new one: empty, nothing enabled, ids from 1 again; filled again it holds
+ * what a new profile filled alike holds, also after its indexes were dropped. */
+static void test_reset(void **state)
+{
+	struct t2f_profile *p = *state, *fresh;
+	char *want, *got;
+
+	(void)state;
+	fill(p, "old", 5000, false);
+	assert_int_equal(t2f_profile__reset(p), 0);
+	assert_int_equal(t2f_profile__thread_count(p), 0);
+	assert_int_equal(t2f_profile__frame_count(p), 0);
+	assert_int_equal(t2f_profile__node_count(p), 0);
+	assert_int_equal(t2f_profile__cell_count(p), 0);
+	assert_int_equal(t2f_profile__module_map_count(p), 0);
+	assert_int_equal(t2f_strtab__count(t2f_profile__strtab(p)), 0);
+	assert_false(t2f_profile__log_enabled(p));
+	assert_false(t2f_profile__sample_times(p));
+	assert_false(t2f_profile__folds_threads(p));
+	for (int round = 0; round < 2; round++) {
+		bool fold = round == 1;
+
+		fill(p, "new", 3000, fold);
+		assert_int_equal(t2f_profile__new(&fresh), 0);
+		fill(fresh, "new", 3000, fold);
+		want = describe(fresh);
+		got = describe(p);
+		assert_string_equal(got, want);
+		free(want);
+		free(got);
+		t2f_profile__free(fresh);
+		t2f_profile__drop_indexes(p);
+		assert_int_equal(t2f_profile__reset(p), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -660,6 +752,7 @@ int main(void)
 		T(test_saturation),
 		T(test_restack),
 		T(test_drop_indexes),
+		T(test_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

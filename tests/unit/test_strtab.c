@@ -167,11 +167,33 @@ static void test_100k_strings_survive_buffer_moves(void **state)
 	t2f_strtab__free(t);
 }
 
+/* A cleared table holds only id 0's "", and numbers strings from 1 again. */
+static void test_clear(void **state)
+{
+	struct t2f_strtab *t = tab_new();
+	char s[16];
+
+	(void)state;
+	for (int i = 0; i < 5000; i++)
+		intern(t, s, (size_t)snprintf(s, sizeof(s), "s%d", i));
+	t2f_strtab__clear(t);
+	assert_int_equal(t2f_strtab__count(t), 0);
+	assert_string_equal(t2f_strtab__str(t, 0, NULL), "");
+	assert_int_equal(intern(t, "s4999", 5), 1);
+	assert_int_equal(intern(t, "", 0), 2);
+	assert_int_equal(intern(t, "s4999", 5), 1);
+	assert_string_equal(t2f_strtab__str(t, 1, NULL), "s4999");
+	assert_string_equal(t2f_strtab__str(t, 2, NULL), "");
+	assert_int_equal(t2f_strtab__count(t), 2);
+	t2f_strtab__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_id_zero_is_empty),
 		cmocka_unit_test(test_dense_ids_and_dedup),
+		cmocka_unit_test(test_clear),
 		cmocka_unit_test(test_empty_string_interns_to_one_id),
 		cmocka_unit_test(test_embedded_nul),
 		cmocka_unit_test(test_hashed_matches_plain),
