@@ -531,10 +531,15 @@ static int dw_new(const char *path, const struct t2f_dwarf_opts *o, struct t2f_d
 	dw->symbol_at = o->symbol_at;
 	dw->sym_ctx = o->sym_ctx;
 	dw->path = strdup(path);
+	return !dw->path ? -ENOMEM : t2f_diag__new_buffered(&dw->notes);
+}
+
+/* What the index and lookups keep: 0 or -ENOMEM. */
+static int dw_state(struct t2f_dwarf *dw)
+{
 	dw->walk = malloc(DW_MAX_NESTING * sizeof(*dw->walk));
-	return !dw->path || !dw->walk ? -ENOMEM : t2f_diag__new_buffered(&dw->notes) ?:
-	       t2f_arena__new(&dw->arena) ?: t2f_hashmap__new(16, &dw->memo) ?:
-	       t2f_hashmap__new(16, &dw->qual_memo);
+	return !dw->walk ? -ENOMEM : t2f_arena__new(&dw->arena) ?:
+	       t2f_hashmap__new(16, &dw->memo) ?: t2f_hashmap__new(16, &dw->qual_memo);
 }
 
 static int dw_open(const char *path, const struct t2f_dwarf_opts *opts, bool lazy,
@@ -547,12 +552,17 @@ static int dw_open(const char *path, const struct t2f_dwarf_opts *opts, bool laz
 
 	*out = NULL;
 	if (!err && dw->elf && lazy && !dw_linked(dw->elf)) {
+		/* nothing kept open until __begin: many files may wait at once */
+		elf_end(dw->elf);
+		close(dw->fd);
+		dw->elf = NULL;
+		dw->fd = -1;
 		dw->pending = true;
 		*out = dw;
 		return 0;
 	}
 	if (!err && dw->elf)
-		err = dw_read(dw, o, d);
+		err = dw_state(dw) ?: dw_read(dw, o, d);
 	if (dw && dw->notes)
 		err = err ?: t2f_dwarf__report(dw, d);
 	if (err || !dw->dbg || dw->broken)
@@ -582,7 +592,14 @@ int t2f_dwarf__begin(struct t2f_dwarf *dw)
 	if (!dw->pending)
 		return 0;
 	dw->pending = false;
-	err = dw_read(dw, &none, dw->notes);
+	/* the file again: checked as when it was opened (its budget taken then) */
+	err = dw_elf_open(dw->path, &dw->fd, &dw->elf);
+	if (err)
+		t2f_diag__warn(dw->notes, dw->path, 0, "DWARF left out: cannot open: %s",
+			       t2f_strerror(err));
+	else if (dw->elf && !dw_inflate_fits(dw->elf, dw->path, NULL, dw->notes))
+		dw_release(dw);
+	err = err || !dw->elf ? 0 : dw_state(dw) ?: dw_read(dw, &none, dw->notes);
 	if (err || !dw->dbg || dw->broken) {
 		dw->none = true;
 		dw_release(dw);
