@@ -612,6 +612,25 @@ static const char *symbol_at(void *module, uint64_t elf_vaddr)
 	return t2f_elf_module__name_at(module, elf_vaddr);
 }
 
+/* A lazily opened handle, begun: the cache file told whether it has DWARF; without, freed. */
+static int sym_settle(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	int err = t2f_dwarf__begin(f->dwarf); /* a no-op once a lookup began it */
+	bool none = t2f_dwarf__none(f->dwarf);
+
+	if (err)
+		return err;
+	f->dwarf_unsettled = false;
+	if (f->add)
+		t2f_symcache_new__set_dwarf(f->add, none ? T2F_SYMCACHE_DW_NONE : T2F_SYMCACHE_DW_YES);
+	if (!none)
+		return 0;
+	err = t2f_dwarf__report(f->dwarf, s->diag);
+	t2f_dwarf__free(f->dwarf);
+	f->dwarf = NULL;
+	return err;
+}
+
 static int sym_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod, bool lazy,
 		     struct t2f_dwarf **out)
 {
@@ -626,6 +645,10 @@ static int sym_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod, bool lazy,
 	f = &s->files[m->file];
 	err = t2f_sym__file_real(s, f);
 	if (err || f->file_miss != T2F_HIT)
+		return err;
+	/* a lazy handle settled before anyone but lookups sees it, or before it is opened again */
+	if (f->dwarf && f->dwarf_unsettled && (!lazy || t2f_dwarf__ended(f->dwarf)) &&
+	    (err = sym_settle(s, f)))
 		return err;
 	if (f->dwarf && t2f_dwarf__ended(f->dwarf)) { /* let go after earlier lookups: again */
 		err = t2f_dwarf__report(f->dwarf, s->diag);
@@ -705,25 +728,6 @@ int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uin
 
 	err = dw ? t2f_dwarf__report(dw, s->diag) : 0;
 	return n < 0 ? n : err ? err : n;
-}
-
-/* A lazily opened handle, begun: the cache file told whether it has DWARF; without, freed. */
-static int sym_settle(struct t2f_symbolizer *s, struct sym_file *f)
-{
-	int err = t2f_dwarf__begin(f->dwarf); /* a no-op once a lookup began it */
-	bool none = t2f_dwarf__none(f->dwarf);
-
-	if (err)
-		return err;
-	f->dwarf_unsettled = false;
-	if (f->add)
-		t2f_symcache_new__set_dwarf(f->add, none ? T2F_SYMCACHE_DW_NONE : T2F_SYMCACHE_DW_YES);
-	if (!none)
-		return 0;
-	err = t2f_dwarf__report(f->dwarf, s->diag);
-	t2f_dwarf__free(f->dwarf);
-	f->dwarf = NULL;
-	return err;
 }
 
 int t2f_symbolizer__report_dwarf(struct t2f_symbolizer *s)

@@ -166,8 +166,9 @@ int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			  struct t2f_dwarf **out);
 /* As __dwarf, but a file opened now is opened lazily (t2f_dwarf__open_lazy): libdw begins at
  * its first lookup, on the lookup's thread; *out is then a handle even when the file turns out
- * to have no DWARF (t2f_dwarf__none tells after the lookups), until __report_dwarf settles it.
- * Between the two, only lookups use the handle. */
+ * to have no DWARF (t2f_dwarf__none tells after the lookups), until __report_dwarf (or a call
+ * of __dwarf, which gives only settled handles) settles it. Between the two, only lookups use
+ * the handle. */
 int t2f_symbolizer__dwarf_lazy(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			       struct t2f_dwarf **out);
 
