@@ -218,10 +218,14 @@ static void inl_unqueue_none(struct inl *x)
 {
 	uint32_t nf = t2f_profile__frame_count(x->p);
 
-	for (t2f_frame_id f = 1; f <= nf; f++)
-		for (int k = 0; k < 2; k++)
-			if (x->lookup[k][f] && t2f_inl_lookups__no_dwarf(x->lk, x->lookup[k][f] - 1))
-				x->lookup[k][f] = 0;
+	for (t2f_frame_id f = 1; f <= nf; f++) {
+		for (int k = 0; k < 2; k++) {
+			uint32_t *slot = &x->lookup[k][f];
+
+			if (*slot && t2f_inl_lookups__no_dwarf(x->lk, *slot - 1))
+				*slot = 0;
+		}
+	}
 }
 
 /* Every lookup the stacks need, then all of them at once (-j: each file's DWARF begun on the

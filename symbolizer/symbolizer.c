@@ -622,7 +622,8 @@ static int sym_settle(struct t2f_symbolizer *s, struct sym_file *f)
 		return err;
 	f->dwarf_unsettled = false;
 	if (f->add)
-		t2f_symcache_new__set_dwarf(f->add, none ? T2F_SYMCACHE_DW_NONE : T2F_SYMCACHE_DW_YES);
+		t2f_symcache_new__set_dwarf(f->add, none ? T2F_SYMCACHE_DW_NONE
+							 : T2F_SYMCACHE_DW_YES);
 	if (!none)
 		return 0;
 	err = t2f_dwarf__report(f->dwarf, s->diag);

@@ -68,10 +68,10 @@ routes() {
 # for -j 1 and -j 2 alike
 ended() {
 	for j in 1 2; do
-		t2f --no-cache --stats -j $j --weight samples "$TMP/$1.data" -o "$TMP/$1.e$j.folded" \
-			2>"$TMP/$1.e$j.err"
-		sed -n 's/^inline frames: DWARF of \([0-9]*\) files* read, \([0-9]*\) let go .*/\1 \2/p' \
-			"$TMP/$1.e$j.err" >"$TMP/$1.e$j.n"
+		t2f --no-cache --stats -j $j --weight samples "$TMP/$1.data" \
+			-o "$TMP/$1.e$j.folded" 2>"$TMP/$1.e$j.err"
+		_re='^inline frames: DWARF of \([0-9]*\) files* read, \([0-9]*\) let go .*'
+		sed -n "s/$_re/\\1 \\2/p" "$TMP/$1.e$j.err" >"$TMP/$1.e$j.n"
 	done
 	read -r _read _gone <"$TMP/$1.e1.n"
 	if [ "${_read:-0}" -ge 1 ] && [ "$_read" = "$_gone" ] &&
