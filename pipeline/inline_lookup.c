@@ -1,25 +1,31 @@
-/* pipeline/inline_lookup.c: queued DWARF lookups, a handle's on one thread, results per part. */
+/* pipeline/inline_lookup.c: queued DWARF lookups, a handle's on one thread, results per part;
+ * each handle ended after its last lookup, its strings copied first. */
 #include "pipeline/inline_lookup.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/arena.h"
 #include "formats/grow.h"
+#include "formats/hashmap.h"
 #include "writers/par_for.h"
 
 #define INL_KNOWN UINT32_MAX         /* a query answered before (__add_known) */
+#define INL_NONE UINT32_MAX          /* the end of a handle's queries */
 
 struct inl_query {
 	uint32_t handle;             /* into handles, or INL_KNOWN: first is into known */
 	uint32_t n;                  /* the chain's length, after __run */
 	uint64_t vaddr;
 	size_t first;                /* into its part's frames */
+	uint32_t next;               /* the handle's next query, or INL_NONE */
 };
 
 struct inl_handle {
 	struct t2f_dwarf *dw;
 	size_t queries;
+	uint32_t head, tail;         /* its queries, in the order they were added */
 	unsigned part;
 };
 
@@ -27,6 +33,11 @@ struct inl_part {                    /* one thread's results */
 	struct t2f_dwarf_frame *frames;
 	size_t n, cap;
 	int err;
+	struct t2f_arena *arena;     /* the strings of its chains, each once (with __run's end) */
+	struct t2f_hashmap *str_index;
+	const char **strs;
+	size_t n_strs, cap_strs;
+	uint64_t ended;              /* handles it ended */
 };
 
 struct t2f_inl_lookups {
@@ -38,6 +49,7 @@ struct t2f_inl_lookups {
 	struct inl_part parts[T2F_PAR_FOR_MAX];
 	unsigned n_parts;
 	struct inl_part known;       /* the chains given by __add_known */
+	bool end;                    /* __run ends each handle after its lookups */
 };
 
 int t2f_inl_lookups__new(struct t2f_inl_lookups **out)
@@ -50,8 +62,12 @@ void t2f_inl_lookups__free(struct t2f_inl_lookups *l)
 {
 	if (!l)
 		return;
-	for (unsigned i = 0; i < T2F_PAR_FOR_MAX; i++)
+	for (unsigned i = 0; i < T2F_PAR_FOR_MAX; i++) {
 		free(l->parts[i].frames);
+		t2f_arena__free(l->parts[i].arena);
+		t2f_hashmap__free(l->parts[i].str_index);
+		free(l->parts[i].strs);
+	}
 	free(l->known.frames);
 	free(l->q);
 	free(l->h);
@@ -76,7 +92,7 @@ static int inl_handle_of(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint32
 	err = t2f_grow((void **)&l->h, &l->cap_h, l->n_h, 1, sizeof(*l->h), 16, UINT32_MAX);
 	if (err)
 		return err;
-	l->h[l->n_h] = (struct inl_handle){ .dw = dw };
+	l->h[l->n_h] = (struct inl_handle){ .dw = dw, .head = INL_NONE, .tail = INL_NONE };
 	*out = l->last = (uint32_t)l->n_h++;
 	return 0;
 }
@@ -91,7 +107,12 @@ int t2f_inl_lookups__add(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint64
 	if (err)
 		return err;
 	l->h[h].queries++;
-	l->q[l->n_q] = (struct inl_query){ .handle = h, .vaddr = elf_vaddr };
+	l->q[l->n_q] = (struct inl_query){ .handle = h, .vaddr = elf_vaddr, .next = INL_NONE };
+	if (l->h[h].tail == INL_NONE)
+		l->h[h].head = (uint32_t)l->n_q;
+	else
+		l->q[l->h[h].tail].next = (uint32_t)l->n_q;
+	l->h[h].tail = (uint32_t)l->n_q;
 	*idx = (uint32_t)l->n_q++;
 	return 0;
 }
@@ -161,22 +182,72 @@ static void inl_deal(struct t2f_inl_lookups *l)
 	free(order);
 }
 
-static void inl_run_part(void *ctx, unsigned part)
+struct inl_str_key {
+	const struct inl_part *p;
+	const char *s;
+	size_t len;
+};
+
+static bool inl_str_eq(const void *ctx, uint32_t value)
 {
-	struct t2f_inl_lookups *l = ctx;
-	struct inl_part *p = &l->parts[part];
+	const struct inl_str_key *k = ctx;
+	const char *have = k->p->strs[value - 1];
+
+	return strncmp(have, k->s, k->len) == 0 && have[k->len] == '\0';
+}
+
+/* *sp as the part's own copy (one per distinct string): 0 or -ENOMEM. */
+static int inl_own(struct inl_part *p, const char **sp)
+{
+	struct inl_str_key k = { p, *sp, *sp ? strlen(*sp) : 0 };
+	uint64_t hash;
+	uint32_t v;
+	char *copy;
+
+	if (!*sp)
+		return 0;
+	if (!p->arena && (t2f_arena__new(&p->arena) || t2f_hashmap__new(256, &p->str_index)))
+		return -ENOMEM;
+	hash = t2f_hash_bytes(k.s, k.len);
+	v = t2f_hashmap__find(p->str_index, hash, inl_str_eq, &k);
+	if (v) {
+		*sp = p->strs[v - 1];
+		return 0;
+	}
+	copy = t2f_arena__strndup(p->arena, k.s, k.len);
+	if (!copy || t2f_grow((void **)&p->strs, &p->cap_strs, p->n_strs, 1, sizeof(*p->strs), 256,
+			      UINT32_MAX - 1) ||
+	    t2f_hashmap__insert(p->str_index, hash, (uint32_t)p->n_strs + 1))
+		return -ENOMEM;
+	p->strs[p->n_strs++] = copy;
+	*sp = copy;
+	return 0;
+}
+
+/* The strings of frames [from, p->n) as the part's own, before their handle ends. */
+static int inl_own_all(struct inl_part *p, size_t from)
+{
+	int err = 0;
+
+	for (size_t i = from; i < p->n && !err; i++)
+		err = inl_own(p, &p->frames[i].name) ?: inl_own(p, &p->frames[i].file) ?:
+		      inl_own(p, &p->frames[i].fn_file);
+	return err;
+}
+
+/* Every lookup of handle h, into part p. */
+static int inl_run_handle(struct t2f_inl_lookups *l, struct inl_part *p, uint32_t h)
+{
 	struct t2f_dwarf_frame lv[T2F_DWARF_MAX_DEPTH];
+	int err = 0;
 
-	for (size_t i = 0; i < l->n_q && !p->err; i++) {
+	for (uint32_t i = l->h[h].head; i != INL_NONE && !err; i = l->q[i].next) {
 		struct inl_query *q = &l->q[i];
-		int n;
+		int n = t2f_dwarf__lookup(l->h[h].dw, q->vaddr, lv, T2F_DWARF_MAX_DEPTH);
 
-		if (q->handle == INL_KNOWN || l->h[q->handle].part != part)
-			continue;
-		n = t2f_dwarf__lookup(l->h[q->handle].dw, q->vaddr, lv, T2F_DWARF_MAX_DEPTH);
-		p->err = n < 0 ? n : t2f_grow((void **)&p->frames, &p->cap, p->n, (size_t)n,
-					      sizeof(*p->frames), 256, SIZE_MAX / sizeof(*lv));
-		if (p->err)
+		err = n < 0 ? n : t2f_grow((void **)&p->frames, &p->cap, p->n, (size_t)n,
+					   sizeof(*p->frames), 256, SIZE_MAX / sizeof(*lv));
+		if (err)
 			break;
 		if (n)
 			memcpy(p->frames + p->n, lv, (size_t)n * sizeof(*lv));
@@ -184,12 +255,35 @@ static void inl_run_part(void *ctx, unsigned part)
 		q->n = (uint32_t)n;
 		p->n += (size_t)n;
 	}
+	return err;
 }
 
-int t2f_inl_lookups__run(struct t2f_inl_lookups *l, unsigned threads)
+/* The part's handles one after the other; with l->end, each ended after its lookups, what
+ * they gave copied first. */
+static void inl_run_part(void *ctx, unsigned part)
+{
+	struct t2f_inl_lookups *l = ctx;
+	struct inl_part *p = &l->parts[part];
+
+	for (uint32_t h = 0; h < l->n_h && !p->err; h++) {
+		size_t from = p->n;
+
+		if (l->h[h].part != part)
+			continue;
+		p->err = inl_run_handle(l, p, h);
+		if (!p->err && l->end && !t2f_dwarf__none(l->h[h].dw)) {
+			p->err = inl_own_all(p, from);
+			t2f_dwarf__end(l->h[h].dw);
+			p->ended++;
+		}
+	}
+}
+
+int t2f_inl_lookups__run(struct t2f_inl_lookups *l, unsigned threads, bool end)
 {
 	unsigned n = threads < 1 ? 1 : threads > T2F_PAR_FOR_MAX ? T2F_PAR_FOR_MAX : threads;
 
+	l->end = end;
 	l->n_parts = l->n_h < n ? (unsigned)(l->n_h ? l->n_h : 1) : n;
 	inl_deal(l);
 	t2f_par_for(l->n_parts, inl_run_part, l);
@@ -197,6 +291,29 @@ int t2f_inl_lookups__run(struct t2f_inl_lookups *l, unsigned threads)
 		if (l->parts[i].err)
 			return l->parts[i].err;
 	return 0;
+}
+
+size_t t2f_inl_lookups__handles(const struct t2f_inl_lookups *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->n_h; i++)
+		n += !t2f_dwarf__none(l->h[i].dw);
+	return n;
+}
+
+bool t2f_inl_lookups__no_dwarf(const struct t2f_inl_lookups *l, uint32_t idx)
+{
+	return l->q[idx].handle != INL_KNOWN && t2f_dwarf__none(l->h[l->q[idx].handle].dw);
+}
+
+uint64_t t2f_inl_lookups__ended(const struct t2f_inl_lookups *l)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < l->n_parts; i++)
+		n += l->parts[i].ended;
+	return n;
 }
 
 int t2f_inl_lookups__get(const struct t2f_inl_lookups *l, uint32_t idx,

@@ -8,6 +8,12 @@
  *
  * Ownership: the set owns its results (valid until __free); it borrows the handles, which must
  * not be used elsewhere during __run. Not thread safe itself.
+ *
+ * Memory: a handle's libdw state (line tables, inflated sections, its index) is the largest
+ * part of a lookup's cost, so __run may end each handle (t2f_dwarf__end) as soon as its last
+ * lookup is done, on the thread that ran them, the strings of its chains copied into the set
+ * first (each distinct string once per thread): at most `threads` files are then open at a
+ * time, not every file the profile touches.
  */
 #ifndef T2F_INLINE_LOOKUP_H
 #define T2F_INLINE_LOOKUP_H
@@ -33,9 +39,16 @@ int t2f_inl_lookups__add_known(struct t2f_inl_lookups *l, const struct t2f_dwarf
 			       size_t n, uint32_t *idx);
 /* Whether lookup idx was added by __add_known. */
 bool t2f_inl_lookups__known(const struct t2f_inl_lookups *l, uint32_t idx);
-/* Runs every queued lookup on up to `threads` threads (0 or 1: this one). 0, or the first
+/* Runs every queued lookup on up to `threads` threads (0 or 1: this one), a handle's lookups in
+ * the order they were added; with end, each handle ended after them (above). 0, or the first
  * error of a lookup (-ENOMEM). */
-int t2f_inl_lookups__run(struct t2f_inl_lookups *l, unsigned threads);
+int t2f_inl_lookups__run(struct t2f_inl_lookups *l, unsigned threads, bool end);
+/* Whether lookup idx's handle turned out to have no DWARF in __run (t2f_dwarf__none: a handle
+ * opened lazily); valid until its owner settles the handle. */
+bool t2f_inl_lookups__no_dwarf(const struct t2f_inl_lookups *l, uint32_t idx);
+/* The handles with DWARF lookups were queued for, and those __run ended. */
+size_t t2f_inl_lookups__handles(const struct t2f_inl_lookups *l);
+uint64_t t2f_inl_lookups__ended(const struct t2f_inl_lookups *l);
 /* Lookup idx's chain, innermost first: its length (0: none, *frames NULL) and *frames. */
 int t2f_inl_lookups__get(const struct t2f_inl_lookups *l, uint32_t idx,
 			 const struct t2f_dwarf_frame **frames);

@@ -190,7 +190,7 @@ static int inl_queue(struct inl *x, t2f_frame_id id)
 	if (t2f_resym__place(x->r, id, &mod, &va))
 		has = t2f_symbolizer__cached_dwarf(x->sym, mod);
 	if (has == 2)
-		err = t2f_symbolizer__dwarf(x->sym, mod, &dw);
+		err = t2f_symbolizer__dwarf_lazy(x->sym, mod, &dw);
 	if (has < 0 || err || (has == 2 && !dw))
 		return has < 0 ? has : err;
 	for (int at = AT_IP; !err && has && at <= AT_CALL; at++) {
@@ -202,7 +202,7 @@ static int inl_queue(struct inl *x, t2f_frame_id id)
 		if (n >= 0) {
 			err = t2f_inl_lookups__add_known(x->lk, lv, (size_t)n, slot);
 		} else {
-			err = dw ? 0 : t2f_symbolizer__dwarf(x->sym, mod, &dw);
+			err = dw ? 0 : t2f_symbolizer__dwarf_lazy(x->sym, mod, &dw);
 			if (!err && !dw)
 				break;
 			err = err ?: t2f_inl_lookups__add(x->lk, dw, va, slot);
@@ -212,7 +212,25 @@ static int inl_queue(struct inl *x, t2f_frame_id id)
 	return err;
 }
 
-/* Every lookup the stacks need, then all of them at once (-j), then what they left out. */
+/* The lookups of files that turned out to have no DWARF (opened lazily), undone: their frames
+ * are then as those of any file without DWARF. */
+static void inl_unqueue_none(struct inl *x)
+{
+	uint32_t nf = t2f_profile__frame_count(x->p);
+
+	for (t2f_frame_id f = 1; f <= nf; f++) {
+		for (int k = 0; k < 2; k++) {
+			uint32_t *slot = &x->lookup[k][f];
+
+			if (*slot && t2f_inl_lookups__no_dwarf(x->lk, *slot - 1))
+				*slot = 0;
+		}
+	}
+}
+
+/* Every lookup the stacks need, then all of them at once (-j: each file's DWARF begun on the
+ * thread of its lookups, let go after its last; the chains keep copies of their strings), then
+ * what they left out (settling the files opened lazily). */
 static int inl_lookup_all(struct inl *x)
 {
 	uint32_t nf = t2f_profile__frame_count(x->p);
@@ -220,8 +238,13 @@ static int inl_lookup_all(struct inl *x)
 
 	for (t2f_frame_id f = 1; f <= nf && !err; f++)
 		err = x->forms[f] ? inl_queue(x, f) : 0;
-	return err ?: t2f_inl_lookups__run(x->lk, x->o->threads) ?:
-	       t2f_symbolizer__report_dwarf(x->sym);
+	err = err ?: t2f_inl_lookups__run(x->lk, x->o->threads, true);
+	if (err)
+		return err;
+	x->st->files = t2f_inl_lookups__handles(x->lk);
+	x->st->ended = t2f_inl_lookups__ended(x->lk);
+	inl_unqueue_none(x);
+	return t2f_symbolizer__report_dwarf(x->sym);
 }
 
 /* The DWARF chain of frame id in form `at`, innermost first: its count (0: none) and *lv. */
@@ -431,4 +454,8 @@ void t2f_inlines__print_stats(FILE *f, const struct t2f_inline_stats *st)
 			" found, %" PRIu64 " with inlined functions (%" PRIu64 " inlined frame%s)\n",
 			st->lookups, st->lookups == 1 ? "" : "es", st->found, st->inlined,
 			st->levels, t2f_plural(st->levels));
+	if (st->files)
+		fprintf(f, "inline frames: DWARF of %" PRIu64 " file%s read, %" PRIu64
+			" let go after %s last lookup\n", st->files, t2f_plural(st->files),
+			st->ended, st->ended == 1 ? "its" : "their");
 }

@@ -46,12 +46,15 @@ struct t2f_inline_stats {
 	uint64_t inlined;      /* of them, those with inlined functions */
 	uint64_t levels;       /* inlined frames made (distinct) */
 	uint64_t kept;         /* frames perf printed as inlined (then nothing is looked up) */
+	uint64_t files;        /* files whose DWARF was looked up */
+	uint64_t ended;        /* of them, those let go (their libdw state freed) after their last
+				* lookup, before the stacks are rebuilt */
 };
 
 int t2f_inlines__expand(struct t2f_profile *p, const struct t2f_resym *r,
 			const struct t2f_inline_opts *o, struct t2f_inline_stats *st);
 
-/* --stats: the counts above, one line; nothing when nothing was looked up or kept. */
+/* --stats: the counts above, a line or two; nothing when nothing was looked up or kept. */
 void t2f_inlines__print_stats(FILE *f, const struct t2f_inline_stats *st);
 
 #endif

@@ -371,7 +371,11 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 	struct dw_query q = { .addr = elf_vaddr, .out = out, .max = max };
 	int err;
 
-	if (dw->broken)
+	if (dw->ended)
+		return -EINVAL;
+	if (dw->pending && (err = t2f_dwarf__begin(dw)))
+		return err;
+	if (dw->none || dw->broken)
 		return 0;
 	err = dw_guarded(dw, dw_chain, &q);
 	return err ? err : dw->broken ? 0 : q.n;
@@ -394,10 +398,10 @@ int t2f_dwarf__report(struct t2f_dwarf *dw, struct t2f_diag *d)
 	return err;
 }
 
-void t2f_dwarf__free(struct t2f_dwarf *dw)
+/* Lets go of what the handle holds of the file: the index, libdw's and libelf's state (line
+ * tables, units, inflated sections, the mapping) and the descriptors. */
+static void dw_release(struct t2f_dwarf *dw)
 {
-	if (!dw)
-		return;
 	for (size_t i = 0; i < dw->n_idx; i++)
 		t2f_dw_unit_free(&dw->idx[i]);
 	free(dw->idx);
@@ -408,7 +412,6 @@ void t2f_dwarf__free(struct t2f_dwarf *dw)
 	t2f_hashmap__free(dw->qual_memo);
 	free(dw->quals);
 	t2f_arena__free(dw->arena);
-	t2f_diag__free(dw->notes);
 	if (!dw->broken) { /* else libdw's state may be half made: left as it is */
 		if (dw->dbg)
 			dwarf_end(dw->dbg);
@@ -427,6 +430,38 @@ void t2f_dwarf__free(struct t2f_dwarf *dw)
 		close(dw->alt_fd);
 	if (dw->fd >= 0)
 		close(dw->fd);
+	dw->idx = NULL;
+	dw->units = NULL;
+	dw->walk = NULL;
+	dw->checked = NULL;
+	dw->memo = dw->qual_memo = NULL;
+	dw->quals = NULL;
+	dw->arena = NULL;
+	dw->n_idx = dw->n_units = dw->n_checked = dw->n_quals = 0;
+	dw->dbg = dw->alt = dw->null_alt = NULL;
+	dw->elf = dw->alt_elf = dw->null_elf = NULL;
+	dw->fd = dw->alt_fd = -1;
+}
+
+void t2f_dwarf__end(struct t2f_dwarf *dw)
+{
+	if (!dw || dw->ended)
+		return;
+	dw_release(dw);
+	dw->ended = true;
+}
+
+bool t2f_dwarf__ended(const struct t2f_dwarf *dw)
+{
+	return dw->ended;
+}
+
+void t2f_dwarf__free(struct t2f_dwarf *dw)
+{
+	if (!dw)
+		return;
+	dw_release(dw);
+	t2f_diag__free(dw->notes);
 	free(dw->path);
 	free(dw);
 }
@@ -437,32 +472,58 @@ static int dw_scan(struct t2f_dwarf *dw, void *arg)
 	return t2f_dw_scan_units(dw);
 }
 
-/* The file's Dwarf, when it has DWARF within the limits. 0 (dw->dbg NULL: none), or -errno. */
-static int dw_begin(struct t2f_dwarf *dw, const struct t2f_dwarf_opts *o, struct t2f_diag *d)
+/* The file as an ELF file whose debug sections fit the limits (their inflated bytes taken from
+ * the budget): 0 (dw->elf NULL: not an ELF file, or refused: warned in d), or -errno (in d). */
+static int dw_file(struct t2f_dwarf *dw, const struct t2f_dwarf_opts *o, struct t2f_diag *d)
 {
 	int err = dw_elf_open(dw->path, &dw->fd, &dw->elf);
 
 	if (err)
 		return t2f_diag__error(d, err, dw->path, 0, "cannot open: %s", t2f_strerror(err));
-	if (!dw->elf || !dw_inflate_fits(dw->elf, dw->path, o->budget, d))
-		return 0;
-	dw->dbg = dwarf_begin_elf(dw->elf, DWARF_C_READ, NULL);
-	if (dw->dbg) {
-		dwarf_new_oom_handler(dw->dbg, dw_oom);
-		dw_sections_of(dw->elf, &dw->secs);
+	if (dw->elf && !dw_inflate_fits(dw->elf, dw->path, o->budget, d)) {
+		elf_end(dw->elf);
+		dw->elf = NULL;
 	}
 	return 0;
 }
 
-int t2f_dwarf__open(const char *path, const struct t2f_dwarf_opts *opts, struct t2f_diag *d,
-		    struct t2f_dwarf **out)
+/* Whether elf names a supplementary file (.gnu_debugaltlink, DWARF 5 .debug_sup). */
+static bool dw_linked(Elf *elf)
 {
-	static const struct t2f_dwarf_opts none;
-	const struct t2f_dwarf_opts *o = opts ? opts : &none;
-	struct t2f_dwarf *dw = calloc(1, sizeof(*dw));
-	int err;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
 
-	*out = NULL;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return true; /* not known: opened at once, as such a file is */
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    (strcmp(name, ".gnu_debugaltlink") == 0 || strcmp(name, ".debug_sup") == 0))
+			return true;
+	}
+	return false;
+}
+
+/* libdw on the file (inflating its compressed debug sections), the supplementary file, the
+ * units' ranges: 0 (dw->dbg NULL: no DWARF), or -ENOMEM. Warnings into d. */
+static int dw_read(struct t2f_dwarf *dw, const struct t2f_dwarf_opts *o, struct t2f_diag *d)
+{
+	dw->dbg = dwarf_begin_elf(dw->elf, DWARF_C_READ, NULL);
+	if (!dw->dbg)
+		return 0;
+	dwarf_new_oom_handler(dw->dbg, dw_oom);
+	dw_sections_of(dw->elf, &dw->secs);
+	return dw_attach_alt(dw, o, d) ?: dw_guarded(dw, dw_scan, NULL);
+}
+
+/* A handle for path, nothing opened. 0 or -ENOMEM (*out may then be a handle to free). */
+static int dw_new(const char *path, const struct t2f_dwarf_opts *o, struct t2f_dwarf **out)
+{
+	struct t2f_dwarf *dw = calloc(1, sizeof(*dw));
+
+	*out = dw;
 	if (!dw)
 		return -ENOMEM;
 	elf_version(EV_CURRENT);
@@ -470,17 +531,83 @@ int t2f_dwarf__open(const char *path, const struct t2f_dwarf_opts *opts, struct 
 	dw->symbol_at = o->symbol_at;
 	dw->sym_ctx = o->sym_ctx;
 	dw->path = strdup(path);
+	return !dw->path ? -ENOMEM : t2f_diag__new_buffered(&dw->notes);
+}
+
+/* What the index and lookups keep: 0 or -ENOMEM. */
+static int dw_state(struct t2f_dwarf *dw)
+{
 	dw->walk = malloc(DW_MAX_NESTING * sizeof(*dw->walk));
-	err = !dw->path || !dw->walk ? -ENOMEM : t2f_diag__new_buffered(&dw->notes) ?:
-	      t2f_arena__new(&dw->arena) ?: t2f_hashmap__new(16, &dw->memo) ?:
-	      t2f_hashmap__new(16, &dw->qual_memo) ?: dw_begin(dw, o, d);
-	if (!err && dw->dbg)
-		err = dw_attach_alt(dw, o, d) ?: dw_guarded(dw, dw_scan, NULL);
-	if (dw->notes)
+	return !dw->walk ? -ENOMEM : t2f_arena__new(&dw->arena) ?:
+	       t2f_hashmap__new(16, &dw->memo) ?: t2f_hashmap__new(16, &dw->qual_memo);
+}
+
+static int dw_open(const char *path, const struct t2f_dwarf_opts *opts, bool lazy,
+		   struct t2f_diag *d, struct t2f_dwarf **out)
+{
+	static const struct t2f_dwarf_opts none;
+	const struct t2f_dwarf_opts *o = opts ? opts : &none;
+	struct t2f_dwarf *dw;
+	int err = dw_new(path, o, &dw) ?: dw_file(dw, o, d);
+
+	*out = NULL;
+	if (!err && dw->elf && lazy && !dw_linked(dw->elf)) {
+		/* nothing kept open until __begin: many files may wait at once */
+		elf_end(dw->elf);
+		close(dw->fd);
+		dw->elf = NULL;
+		dw->fd = -1;
+		dw->pending = true;
+		*out = dw;
+		return 0;
+	}
+	if (!err && dw->elf)
+		err = dw_state(dw) ?: dw_read(dw, o, d);
+	if (dw && dw->notes)
 		err = err ?: t2f_dwarf__report(dw, d);
 	if (err || !dw->dbg || dw->broken)
 		t2f_dwarf__free(dw);
 	else
 		*out = dw;
 	return err;
+}
+
+int t2f_dwarf__open(const char *path, const struct t2f_dwarf_opts *opts, struct t2f_diag *d,
+		    struct t2f_dwarf **out)
+{
+	return dw_open(path, opts, false, d, out);
+}
+
+int t2f_dwarf__open_lazy(const char *path, const struct t2f_dwarf_opts *opts, struct t2f_diag *d,
+			 struct t2f_dwarf **out)
+{
+	return dw_open(path, opts, true, d, out);
+}
+
+int t2f_dwarf__begin(struct t2f_dwarf *dw)
+{
+	static const struct t2f_dwarf_opts none; /* a file that names no supplementary file */
+	int err;
+
+	if (!dw->pending)
+		return 0;
+	dw->pending = false;
+	/* the file again: checked as when it was opened (its budget taken then) */
+	err = dw_elf_open(dw->path, &dw->fd, &dw->elf);
+	if (err)
+		t2f_diag__warn(dw->notes, dw->path, 0, "DWARF left out: cannot open: %s",
+			       t2f_strerror(err));
+	else if (dw->elf && !dw_inflate_fits(dw->elf, dw->path, NULL, dw->notes))
+		dw_release(dw);
+	err = err || !dw->elf ? 0 : dw_state(dw) ?: dw_read(dw, &none, dw->notes);
+	if (err || !dw->dbg || dw->broken) {
+		dw->none = true;
+		dw_release(dw);
+	}
+	return err;
+}
+
+bool t2f_dwarf__none(const struct t2f_dwarf *dw)
+{
+	return dw->none;
 }

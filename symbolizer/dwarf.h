@@ -121,7 +121,29 @@ struct t2f_dwarf_opts {
  * a limit: warned in d); -errno when it cannot be opened (recorded in d). */
 int t2f_dwarf__open(const char *path, const struct t2f_dwarf_opts *opts, struct t2f_diag *d,
 		    struct t2f_dwarf **out);
+/* As __open, but what costs waits for __begin (or the first __lookup), on the thread that
+ * makes it: here the file is opened as ELF and what its compressed debug sections declare is
+ * checked against the limits and taken from the budget (so which files a spent budget refuses
+ * does not depend on threads), warned in d; there libdw inflates the sections and the units'
+ * ranges are read, warnings waiting for __report. A file that names a supplementary file is
+ * opened at once, as by __open (finding and verifying that file asks opts on this thread).
+ * 0 and *out (NULL: not an ELF file, or refused), or -errno (recorded in d). Whether the file
+ * has DWARF is known after __begin: __none. */
+int t2f_dwarf__open_lazy(const char *path, const struct t2f_dwarf_opts *opts, struct t2f_diag *d,
+			 struct t2f_dwarf **out);
+/* What __open_lazy left for later, done (nothing for a handle __open made, or begun): 0, or
+ * -ENOMEM. On the thread that may use the handle. */
+int t2f_dwarf__begin(struct t2f_dwarf *dw);
+/* Whether __begin found no DWARF (or libdw failed: warned): lookups then find nothing. */
+bool t2f_dwarf__none(const struct t2f_dwarf *dw);
 void t2f_dwarf__free(struct t2f_dwarf *dw); /* NULL is fine */
+/* Lets go of the file once no more lookups are wanted: libdw's and libelf's state (line tables,
+ * units, inflated debug sections, the mapping), the index and the descriptors. The handle
+ * stays for __report (its warnings are kept) and __free; strings earlier lookups gave are no
+ * longer valid, and a later __lookup gives -EINVAL. NULL or an ended handle is fine. On the
+ * thread that may use the handle. */
+void t2f_dwarf__end(struct t2f_dwarf *dw);
+bool t2f_dwarf__ended(const struct t2f_dwarf *dw); /* whether __end let go of the file */
 
 /* The bytes libdw would inflate opening path: what its compressed debug sections declare (0
  * when it has none or is not a regular ELF file). For callers that hand a file to libdw or
@@ -135,8 +157,8 @@ int t2f_dwarf__report(struct t2f_dwarf *dw, struct t2f_diag *d);
 
 /* The chain at elf_vaddr, innermost first, into out[0..max): the number of frames (0 when no
  * unit covers the address, the unit is left out, or neither a function nor the line table
- * does; one nameless frame with the line when only the line table does), or -ENOMEM. Warnings
- * wait for __report. */
+ * does; one nameless frame with the line when only the line table does), or -ENOMEM; -EINVAL
+ * after __end. Warnings wait for __report. */
 int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf_frame *out,
 		      size_t max);
 

@@ -136,6 +136,9 @@ struct t2f_dwarf {
 	uint64_t long_names;         /* names left out for their length */
 	bool full;                   /* a file limit was reached: no further unit is indexed */
 	bool broken;                 /* libdw ran out of memory: nothing more is asked of it */
+	bool ended;                  /* t2f_dwarf__end let go of the file */
+	bool pending;                /* opened lazily, libdw not begun yet (t2f_dwarf__begin) */
+	bool none;                   /* begun lazily: the file has no DWARF (or libdw failed) */
 	struct t2f_diag *notes;      /* warnings of lookups (buffered: any thread) */
 };
 

@@ -110,6 +110,7 @@ static int perf_tree_build(struct t2f_elf_module *m)
 	}
 	m->ptree_built = true;
 	t2f_elf_pflat__free(&m->pflat);  /* the tree answers every lookup from now on */
+	t2f_elf_module__release_tables(m); /* read again for the tree */
 	return 0;
 }
 
@@ -121,6 +122,8 @@ static int build_index(struct t2f_elf_module *m)
 		err = m->perf_rules ? perf_tree(m, false) : t2f_elf_index_build(m);
 	if (err)
 		t2f_elf_module__free_index(m);
+	else
+		t2f_elf_module__release_tables(m);
 	m->index_state = err ? err : 1;
 	return err;
 }

@@ -284,6 +284,11 @@ int t2f_elf_module__charge(struct t2f_elf_module *m, const char *prefix, const c
  * inside it (and the section name table index is valid), else what is wrong. */
 const char *t2f_elf_headers_problem(Elf *e, uint64_t size);
 
+/* elf_pages.c: the resident pages of m's symbol and string tables that lie in libelf's
+ * read-only mapping of the file, given back (MADV_DONTNEED) once an index holds what lookups
+ * need; a later read faults them in again from the file. */
+void t2f_elf_module__release_tables(struct t2f_elf_module *m);
+
 /* elf_notes.c */
 int t2f_elf_module__read_loads(struct t2f_elf_module *m);
 int t2f_elf_module__read_build_id(struct t2f_elf_module *m);

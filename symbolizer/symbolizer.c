@@ -612,11 +612,32 @@ static const char *symbol_at(void *module, uint64_t elf_vaddr)
 	return t2f_elf_module__name_at(module, elf_vaddr);
 }
 
-int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
-			  struct t2f_dwarf **out)
+/* A lazily opened handle, begun: the cache file told whether it has DWARF; without, freed. */
+static int sym_settle(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	int err = t2f_dwarf__begin(f->dwarf); /* a no-op once a lookup began it */
+	bool none = t2f_dwarf__none(f->dwarf);
+
+	if (err)
+		return err;
+	f->dwarf_unsettled = false;
+	if (f->add)
+		t2f_symcache_new__set_dwarf(f->add, none ? T2F_SYMCACHE_DW_NONE
+							 : T2F_SYMCACHE_DW_YES);
+	if (!none)
+		return 0;
+	err = t2f_dwarf__report(f->dwarf, s->diag);
+	t2f_dwarf__free(f->dwarf);
+	f->dwarf = NULL;
+	return err;
+}
+
+static int sym_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod, bool lazy,
+		     struct t2f_dwarf **out)
 {
 	const struct sym_module *m;
 	struct sym_file *f;
+	bool again = false;
 	int err = t2f_sym__module_ready(s, mod, &m);
 
 	*out = NULL;
@@ -626,6 +647,19 @@ int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 	err = t2f_sym__file_real(s, f);
 	if (err || f->file_miss != T2F_HIT)
 		return err;
+	/* a lazy handle settled before anyone but lookups sees it, or before it is opened again */
+	if (f->dwarf && f->dwarf_unsettled && (!lazy || t2f_dwarf__ended(f->dwarf)) &&
+	    (err = sym_settle(s, f)))
+		return err;
+	if (f->dwarf && t2f_dwarf__ended(f->dwarf)) { /* let go after earlier lookups: again */
+		err = t2f_dwarf__report(f->dwarf, s->diag);
+		t2f_dwarf__free(f->dwarf);
+		f->dwarf = NULL;
+		f->dwarf_tried = false;
+		again = true;
+		if (err)
+			return err;
+	}
 	if (!f->dwarf_tried) {
 		struct t2f_dwarf_opts o = { .budget = &s->dwarf_budget, .alt_candidates = alt_candidates,
 					    .ctx = s, .sym_ctx = f->files.module };
@@ -634,15 +668,30 @@ int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 		/* built here, so that lookups on other threads only read it (no index: no copy) */
 		if (t2f_elf_module__index(f->files.module) == 0)
 			o.symbol_at = symbol_at;
-		err = t2f_dwarf__open(t2f_elf_module__path(f->files.module), &o, s->diag, &f->dwarf);
+		err = (lazy ? t2f_dwarf__open_lazy : t2f_dwarf__open)(
+			t2f_elf_module__path(f->files.module), &o, s->diag, &f->dwarf);
 		if (err == -ENOMEM)
 			return err;
-		if (f->add)
+		/* the first opening tells the cache file; a lazy one once begun (__report_dwarf) */
+		f->dwarf_unsettled = !again && lazy && f->dwarf;
+		if (f->add && !again && !f->dwarf_unsettled)
 			t2f_symcache_new__set_dwarf(f->add, f->dwarf ? T2F_SYMCACHE_DW_YES
 								     : T2F_SYMCACHE_DW_NONE);
 	}
 	*out = f->dwarf;
 	return 0;
+}
+
+int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+			  struct t2f_dwarf **out)
+{
+	return sym_dwarf(s, mod, false, out);
+}
+
+int t2f_symbolizer__dwarf_lazy(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+			       struct t2f_dwarf **out)
+{
+	return sym_dwarf(s, mod, true, out);
 }
 
 int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
@@ -686,9 +735,14 @@ int t2f_symbolizer__report_dwarf(struct t2f_symbolizer *s)
 {
 	int err = 0;
 
-	for (size_t i = 0; i < s->n_files && !err; i++)
-		if (s->files[i].dwarf)
-			err = t2f_dwarf__report(s->files[i].dwarf, s->diag);
+	for (size_t i = 0; i < s->n_files && !err; i++) {
+		struct sym_file *f = &s->files[i];
+
+		if (f->dwarf && f->dwarf_unsettled)
+			err = sym_settle(s, f);
+		if (!err && f->dwarf)
+			err = t2f_dwarf__report(f->dwarf, s->diag);
+	}
 	return err;
 }
 

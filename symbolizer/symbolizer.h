@@ -143,7 +143,9 @@ int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uin
 			    struct t2f_dwarf_frame *out, size_t max);
 
 /* What the DWARF lookups of t2f_dwarf__lookup left out since the last call (dwarf.h), said in
- * the symbolizer's diag. While no lookup runs. 0, or the diag's strict error. */
+ * the symbolizer's diag; and each handle __dwarf_lazy gave settled (begun here when no lookup
+ * did; freed when the file turned out to have no DWARF). While no lookup runs. 0, -ENOMEM, or
+ * the diag's strict error. */
 int t2f_symbolizer__report_dwarf(struct t2f_symbolizer *s);
 
 /* The name binutils' addr2line gives elf_vaddr where DWARF names no function there, from the
@@ -157,9 +159,18 @@ int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, ui
 /* The DWARF of the module's symbol file, opened on the first call: 0 and *out (NULL: no file,
  * or no DWARF), or -ENOMEM, -EINVAL (unknown id). Modules sharing a file share the handle. The
  * handle is the symbolizer's; t2f_dwarf__lookup on it may run on another thread, one thread at
- * a time per handle, while nothing else uses the symbolizer (dwarf.h: handles share nothing). */
+ * a time per handle, while nothing else uses the symbolizer (dwarf.h: handles share nothing).
+ * That thread may also end it (t2f_dwarf__end) once it wants no more lookups: the next call
+ * here then opens the file again. */
 int t2f_symbolizer__dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			  struct t2f_dwarf **out);
+/* As __dwarf, but a file opened now is opened lazily (t2f_dwarf__open_lazy): libdw begins at
+ * its first lookup, on the lookup's thread; *out is then a handle even when the file turns out
+ * to have no DWARF (t2f_dwarf__none tells after the lookups), until __report_dwarf (or a call
+ * of __dwarf, which gives only settled handles) settles it. Between the two, only lookups use
+ * the handle. */
+int t2f_symbolizer__dwarf_lazy(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+			       struct t2f_dwarf **out);
 
 /* The symbol cache (symcache.h): whether the module's file has DWARF as its cache file says
  * it: 1 yes, 0 no (or no file), 2 unknown (no cache file: t2f_symbolizer__dwarf tells); or

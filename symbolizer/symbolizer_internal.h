@@ -22,6 +22,8 @@ struct sym_file {
 	struct t2f_load_table table;
 	struct t2f_dwarf *dwarf;       /* the symbol file's DWARF, opened on first use, or NULL */
 	bool dwarf_tried;
+	bool dwarf_unsettled;          /* dwarf opened lazily: whether it has DWARF is not yet
+					* told to the cache file (t2f_symbolizer__report_dwarf) */
 	struct t2f_symcache *cache;    /* an earlier run's answers (symcache.h), or NULL */
 	bool from_cache;               /* searched through the cache: debug_find has not run */
 	struct t2f_symcache_new *add;  /* this run's answers for the cache, or NULL */

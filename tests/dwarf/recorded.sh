@@ -13,7 +13,9 @@
 #   - pprof: the validators accept it, and Go pprof's `-lines -top` shows the inlined
 #     functions with their file:line (when the validators are installed: tools/setup-validators);
 #   - --all marks the inlined frames _[i] (the C++ program's std::sort internals among them);
-#     --no-inline gives the stacks perf script prints.
+#     --no-inline gives the stacks perf script prints;
+#   - without the cache, --stats says every file whose DWARF was read was let go after its last
+#     lookup, the same count for -j 1 and -j 2.
 # Skipped when perf cannot record here.
 # usage: sh tests/dwarf/recorded.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -59,6 +61,25 @@ routes() {
 	same "$1: perf.data route -j 1 and -j 2" "$TMP/$1.d.folded" "$TMP/$1.d2.folded"
 	same "$1: perf.data and text routes" "$TMP/$1.d.folded" "$TMP/$1.t.folded"
 	same "$1: text route -j 2 and -j 1" "$TMP/$1.t.folded" "$TMP/$1.t1.folded"
+	ended "$1"
+}
+
+# ended NAME: without the cache, each file's DWARF is let go after its last lookup (--stats),
+# for -j 1 and -j 2 alike
+ended() {
+	for j in 1 2; do
+		t2f --no-cache --stats -j $j --weight samples "$TMP/$1.data" \
+			-o "$TMP/$1.e$j.folded" 2>"$TMP/$1.e$j.err"
+		_re='^inline frames: DWARF of \([0-9]*\) files* read, \([0-9]*\) let go .*'
+		sed -n "s/$_re/\\1 \\2/p" "$TMP/$1.e$j.err" >"$TMP/$1.e$j.n"
+	done
+	read -r _read _gone <"$TMP/$1.e1.n"
+	if [ "${_read:-0}" -ge 1 ] && [ "$_read" = "$_gone" ] &&
+		cmp -s "$TMP/$1.e1.n" "$TMP/$1.e2.n"; then ok; else
+		bad "$1: --stats: DWARF read / let go: -j 1 '$(cat "$TMP/$1.e1.n")'," \
+			"-j 2 '$(cat "$TMP/$1.e2.n")'"
+	fi
+	same "$1: -j 1 without the cache and with it" "$TMP/$1.d.folded" "$TMP/$1.e1.folded"
 }
 
 cc $FP -o "$TMP/inl" "$SRC/fixtures/dwarf/inl.c" || bad "cc inl.c failed"

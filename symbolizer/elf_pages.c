@@ -1,0 +1,78 @@
+/* symbolizer/elf_pages.c: the pages of a module's symbol and string tables given back to the
+ * kernel once its index holds what lookups need.
+ *
+ * libelf maps the file read-only and private (elf_module.c: ELF_C_READ_MMAP), and building an
+ * index reads every record and many names: on a whole-machine recording about a hundred files'
+ * tables, 11 MB of resident file pages, held until the end although a lookup then reads only
+ * the names of its hits. MADV_DONTNEED drops those pages from this process; a later read
+ * faults them in again from the file (the page cache keeps them), unchanged. Only whole pages
+ * of a mapping /proc/self/maps shows as a file's and not writable are given back, so no byte
+ * can be lost: never a decoded table (ours), nor a file libelf read into memory when it could
+ * not map it. Without /proc, nothing is given back.
+ */
+#include "symbolizer/elf_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct span {
+	uintptr_t lo, hi;            /* whole pages: [lo, hi) */
+};
+
+/* The whole pages of [p, p + n). */
+static struct span page_span(const void *p, size_t n, uintptr_t page)
+{
+	uintptr_t a = (uintptr_t)p, lo = (a + page - 1) & ~(page - 1);
+	uintptr_t hi = a + n < a ? 0 : (a + n) & ~(page - 1);
+
+	return (struct span){ lo, p && lo < hi ? hi : lo };
+}
+
+/* Gives back each span of s[0..n) that lies inside one read-only file mapping. */
+static void give_back(struct span *s, size_t n)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		uintptr_t lo, hi;
+		char perms[5];
+		unsigned long long inode = 0;
+
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %4s %*s %*s %llu", &lo, &hi, perms,
+			   &inode) != 4 || perms[1] != '-' || inode == 0)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (s[i].lo < s[i].hi && s[i].lo >= lo && s[i].hi <= hi) {
+				madvise((void *)s[i].lo, s[i].hi - s[i].lo, MADV_DONTNEED);
+				s[i].hi = s[i].lo; /* done */
+			}
+	}
+	fclose(f);
+}
+
+void t2f_elf_module__release_tables(struct t2f_elf_module *m)
+{
+	struct span s[2 * T2F_ELF_MAX_TABLES];
+	long sz = sysconf(_SC_PAGESIZE);
+	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096;
+	size_t n = 0;
+
+	for (unsigned i = 0; i < m->n_tables; i++) {
+		const struct t2f_elf_table *t = &m->tables[i];
+		size_t rec = t->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+
+		if (t->mini)  /* decoded from .gnu_debugdata: our memory */
+			continue;
+		if (!t->own_syms && t->count <= SIZE_MAX / rec)
+			s[n++] = page_span(t->syms, t->count * rec, page);
+		if (!t->own_strs)
+			s[n++] = page_span(t->strs, t->str_size, page);
+	}
+	give_back(s, n);
+}

@@ -1,0 +1,108 @@
+/* tests/unit/test_elf_pages.c: a module's symbol and string tables given back once indexed
+ * (symbolizer/elf_pages.c) lose no byte: pages of our own memory (here a malloc'd table, as a
+ * decoded one, or as a file libelf read instead of mapping) are never given back, and a
+ * read-only mapping of a file reads the same afterwards (faulted in again from the file).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "support/fixture_env.h"
+#include "symbolizer/elf_internal.h"
+
+#define RECS 8192                       /* 192 KiB of Elf64_Sym: many whole pages */
+
+static void fill(unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)(i * 7 + 1);
+}
+
+static bool intact(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != (unsigned char)(i * 7 + 1))
+			return false;
+	return true;
+}
+
+/* A module whose one table's records and names are syms[0..n) and strs[0..n). */
+static struct t2f_elf_module *module_over(const void *syms, const char *strs, size_t n)
+{
+	struct t2f_elf_module *m = calloc(1, sizeof(*m));
+
+	assert_non_null(m);
+	m->n_tables = 1;
+	m->tables[0] = (struct t2f_elf_table){ .name = ".symtab", .syms = syms,
+					       .count = n / sizeof(Elf64_Sym), .strs = strs,
+					       .str_size = n, .is64 = true };
+	return m;
+}
+
+static void test_own_memory_kept(void **state)
+{
+	size_t n = RECS * sizeof(Elf64_Sym);
+	unsigned char *syms = malloc(n), *strs = malloc(n);
+	struct t2f_elf_module *m;
+
+	(void)state;
+	assert_non_null(syms);
+	assert_non_null(strs);
+	fill(syms, n);
+	fill(strs, n);
+	m = module_over(syms, (const char *)strs, n);
+	t2f_elf_module__release_tables(m);
+	assert_true(intact(syms, n));
+	assert_true(intact(strs, n));
+	free(m);
+	free(syms);
+	free(strs);
+}
+
+static void test_file_mapping_reads_the_same(void **state)
+{
+	size_t n = RECS * sizeof(Elf64_Sym);
+	unsigned char *buf = malloc(n);
+	char path[PATH_MAX];
+	struct t2f_elf_module *m;
+	unsigned char *map;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(buf);
+	fill(buf, n);
+	f = fopen(pathf(path, "%s/tables", tmp), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+	assert_true(map != MAP_FAILED);
+	assert_true(intact(map, n));    /* resident */
+	m = module_over(map, (const char *)map, n);
+	t2f_elf_module__release_tables(m);
+	assert_true(intact(map, n));
+	munmap(map, n);
+	fclose(f);
+	free(m);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_memory_kept),
+		FX_TEST(test_file_mapping_reads_the_same),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
