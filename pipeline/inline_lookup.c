@@ -14,6 +14,7 @@ struct inl_query {
 	uint32_t handle;             /* into handles, or INL_KNOWN: first is into known */
 	uint32_t n;                  /* the chain's length, after __run */
 	uint64_t vaddr;
+	uint64_t lo, last;           /* the addresses with the same chain, after __run */
 	size_t first;                /* into its part's frames */
 };
 
@@ -91,7 +92,8 @@ int t2f_inl_lookups__add(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint64
 	if (err)
 		return err;
 	l->h[h].queries++;
-	l->q[l->n_q] = (struct inl_query){ .handle = h, .vaddr = elf_vaddr };
+	l->q[l->n_q] = (struct inl_query){ .handle = h, .vaddr = elf_vaddr,
+					   .lo = elf_vaddr, .last = elf_vaddr };
 	*idx = (uint32_t)l->n_q++;
 	return 0;
 }
@@ -173,7 +175,8 @@ static void inl_run_part(void *ctx, unsigned part)
 
 		if (q->handle == INL_KNOWN || l->h[q->handle].part != part)
 			continue;
-		n = t2f_dwarf__lookup(l->h[q->handle].dw, q->vaddr, lv, T2F_DWARF_MAX_DEPTH);
+		n = t2f_dwarf__lookup_span(l->h[q->handle].dw, q->vaddr, lv, T2F_DWARF_MAX_DEPTH,
+					   &q->lo, &q->last);
 		p->err = n < 0 ? n : t2f_grow((void **)&p->frames, &p->cap, p->n, (size_t)n,
 					      sizeof(*p->frames), 256, SIZE_MAX / sizeof(*lv));
 		if (p->err)
@@ -210,4 +213,11 @@ int t2f_inl_lookups__get(const struct t2f_inl_lookups *l, uint32_t idx,
 	else
 		*frames = q->n ? l->parts[l->h[q->handle].part].frames + q->first : NULL;
 	return (int)q->n;
+}
+
+void t2f_inl_lookups__span(const struct t2f_inl_lookups *l, uint32_t idx, uint64_t *lo,
+			   uint64_t *last)
+{
+	*lo = l->q[idx].lo;
+	*last = l->q[idx].last;
 }

@@ -251,8 +251,8 @@ int t2f_symbolizer__cached_inlines(struct t2f_symbolizer *s, t2f_sym_module_id m
 }
 
 int t2f_symbolizer__note_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod,
-				 uint64_t elf_vaddr, const struct t2f_dwarf_frame *frames,
-				 size_t n)
+				 uint64_t elf_vaddr, uint64_t lo, uint64_t last,
+				 const struct t2f_dwarf_frame *frames, size_t n)
 {
 	const struct sym_file *f = t2f_sym__file_of(s, mod);
 	struct t2f_dwarf_frame tmp[1];
@@ -260,7 +260,7 @@ int t2f_symbolizer__note_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod
 	if (!f || !f->add || (f->cache && t2f_symcache__inlines(f->cache, elf_vaddr, tmp, 0) >= 0))
 		return 0;
 	t2f_symcache_dir__stats(s->cache)->looked_up++;
-	return t2f_symcache_new__inlines(f->add, elf_vaddr, frames, n);
+	return t2f_symcache_new__inlines(f->add, lo, last, frames, n);
 }
 
 static bool same_str(const char *a, const char *b)
