@@ -13,6 +13,9 @@
 # --no-cache; C and A too (C may look up). `resolve --inlines` likewise: A, then B answered from
 # the cache file (poisoned by tests/cache/craft.c: B's inline names show it), the same bytes as
 # --no-cache; and its chains and lines are llvm-symbolizer's (names, file:line per level).
+# Without --buildids (a module recorded without a build-id, as perf leaves libraries found only
+# by --call-graph dwarf unwinding; then --unsafe-build-id-match), the cache file is keyed by the file's own build-id: B is
+# answered from it alone after A; rebuilt (-DREBUILT), the file is not answered from it.
 # Skipped without cc, objdump, llvm-symbolizer or python3.
 # usage: sh tests/cache/inlines.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -109,6 +112,40 @@ done
 grep -q '^symbol cache .* [1-9][0-9]* looked up in the files' "$TMP/C.folded.err" && ok ||
 	bad "C looked nothing up (it should not be in A's ranges): $(grep '^symbol cache' \
 		"$TMP/C.folded.err")"
+
+# a module the trace names without a build-id: its cache file is the one of the file's own
+# build-id (the file the search takes then), answering B alone after A; a rebuilt file (another
+# build-id, another size and mtime) is not answered from it. (perf script text names files
+# without a build-id only under --unsafe-build-id-match; perf.data does.)
+rm -rf "$C"
+NOID=--unsafe-build-id-match
+for n in A B; do
+	t2f $NOID --no-cache "$TMP/$n.txt" -o "$TMP/$n.noid.ref.folded" 2>"$TMP/err" ||
+		bad "$n: $(cat "$TMP/err")"
+	t2f $NOID --stats "$TMP/$n.txt" -o "$TMP/$n.noid.folded" 2>"$TMP/$n.noid.err" ||
+		bad "$n without id"
+	same_nonempty "$n without a build-id" "with the cache and without" \
+		"$TMP/$n.noid.ref.folded" \
+		"$TMP/$n.noid.folded" "< --no-cache, > the cache"
+done
+cmp -s "$TMP/B.noid.ref.folded" "$TMP/B.ref.folded" && ok ||
+	bad "B without a build-id is named otherwise"
+[ -f "$C/$(cut -d' ' -f1 "$TMP/ids").t2fsym" ] && ok || bad "no cache file by the file's id"
+case $(grep '^symbol cache' "$TMP/B.noid.err") in
+*": 1 files used, 0 missing, 0 ignored"*" 0 written,"*"; $((2 * nb)) addresses answered from it, 0 looked up in the files") ok ;;
+*) bad "B without a build-id was not answered from the cache: $(grep '^symbol cache' \
+	"$TMP/B.noid.err")" ;;
+esac
+cp "$P" "$TMP/inlines.orig"
+cc -O2 -g -pie -fPIE -Wl,--build-id -DREBUILT -o "$P" "$SRC/tests/cache/inlines.c" ||
+	bad "cc -DREBUILT failed"
+t2f $NOID --no-cache "$TMP/B.txt" -o "$TMP/B.rebuilt.ref.folded" 2>/dev/null
+t2f $NOID --stats "$TMP/B.txt" -o "$TMP/B.rebuilt.folded" 2>"$TMP/err"
+same_nonempty "B, rebuilt" "with the cache and without" "$TMP/B.rebuilt.ref.folded" \
+	"$TMP/B.rebuilt.folded" "< --no-cache, > the cache"
+grep -q '^symbol cache .*: 0 files used, 1 missing' "$TMP/err" && ok ||
+	bad "the rebuilt file is not a miss of the cache: $(grep '^symbol cache' "$TMP/err")"
+cp "$TMP/inlines.orig" "$P"
 
 # resolve --inlines: llvm-symbolizer's chains and lines, from the cache as without it
 rm -rf "$C"
