@@ -79,13 +79,85 @@ static bool sp_func(const struct dw_index *u, uint32_t f, uint64_t addr, uint64_
 	return g == f;
 }
 
+#define SP_ROW_GROUPS 256  /* rows of one address looked at each way when widening */
+
+struct sp_row {                  /* what a lookup takes from a line table row */
+	uint64_t at;
+	bool end;                    /* an end of sequence: no line */
+	int line;
+	Dwarf_Files *files;
+	size_t file;
+};
+
+static bool sp_row(Dwarf_Lines *lines, size_t i, struct sp_row *r)
+{
+	Dwarf_Line *l = dwarf_onesrcline(lines, i);
+	Dwarf_Addr at;
+
+	*r = (struct sp_row){ 0 };
+	if (!l || dwarf_lineaddr(l, &at) != 0 || dwarf_lineendsequence(l, &r->end) != 0)
+		return false;
+	r->at = at;
+	return r->end || (dwarf_lineno(l, &r->line) == 0 &&
+			  dwarf_line_file(l, &r->files, &r->file) == 0);
+}
+
+/* Whether the rows of one address from i on (step +1 or -1 within [0, n)) all give ref's
+ * line; *next: the first index past them. */
+static bool sp_group_same(Dwarf_Lines *lines, size_t n, size_t i, int step,
+			  const struct sp_row *ref, size_t *next)
+{
+	struct sp_row r;
+	uint64_t at = 0;
+
+	for (size_t k = i; k < n; k += (size_t)step) {
+		if (!sp_row(lines, k, &r))
+			return false;
+		if (k != i && r.at != at) {
+			*next = k;
+			return true;
+		}
+		at = r.at;
+		if (r.end || r.line != ref->line || r.files != ref->files || r.file != ref->file)
+			return false;
+	}
+	*next = step < 0 ? SIZE_MAX : n;
+	return true;
+}
+
+/* [*from, *to], the addresses of row a - 1 (the one found), widened over the neighbouring rows
+ * that give the same line (the same file and number; rows differ in columns, views, statement
+ * marks too), as far as [lo, last] (what the other cuts left) reaches. Any of the rows of one
+ * address may be the one found: all of them must agree. */
+static void sp_widen(Dwarf_Lines *lines, size_t n, size_t a, uint64_t lo, uint64_t last,
+		     uint64_t *from, uint64_t *to)
+{
+	struct sp_row ref, r;
+	size_t down, up = a;
+
+	if (!sp_row(lines, a - 1, &ref) || ref.end ||
+	    !sp_group_same(lines, n, a - 1, -1, &ref, &down))
+		return;
+	for (int g = 0; g < SP_ROW_GROUPS && down != SIZE_MAX && *from > lo; g++) {
+		if (!sp_row(lines, down, &r) || !sp_group_same(lines, n, down, -1, &ref, &down))
+			break;
+		*from = r.at;
+	}
+	for (int g = 0; g < SP_ROW_GROUPS && up < n && *to < last; g++) {
+		if (!sp_group_same(lines, n, up, 1, &ref, &up) || (up < n && !sp_row(lines, up, &r)))
+			break;
+		*to = up < n ? r.at - 1 : UINT64_MAX;
+	}
+}
+
 /* The row search (dwarf_getsrc_die) compares addresses with the rows' only: between the last
  * row address at or before addr and the next greater one, it finds the same row (libdw keeps
- * the rows sorted by address). */
+ * the rows sorted by address); then the rows around that give the same line. */
 static void sp_line(struct dw_index *u, uint64_t addr, uint64_t *lo, uint64_t *last)
 {
 	Dwarf_Lines *lines;
 	size_t n, a = 0, b;
+	uint64_t from = 0, to = UINT64_MAX;
 	Dwarf_Addr at;
 
 	if (dwarf_getsrclines(&u->cu, &lines, &n) != 0 || !n)
@@ -104,13 +176,16 @@ static void sp_line(struct dw_index *u, uint64_t addr, uint64_t *lo, uint64_t *l
 			b = mid;
 	}
 	if (a && dwarf_lineaddr(dwarf_onesrcline(lines, a - 1), &at) == 0)
-		sp_cut(lo, last, at, UINT64_MAX);
+		from = at;
 	else if (a)
-		*lo = *last = addr;
+		from = to = addr;
 	if (a < n && dwarf_lineaddr(dwarf_onesrcline(lines, a), &at) == 0)
-		sp_cut(lo, last, 0, at - 1);
+		to = at - 1;
 	else if (a < n)
-		*lo = *last = addr;
+		from = to = addr;
+	if (a && from != to)
+		sp_widen(lines, n, a, *lo, *last, &from, &to);
+	sp_cut(lo, last, from, to);
 }
 
 void t2f_dw_span(struct t2f_dwarf *dw, struct dw_index *u, uint32_t f, uint64_t addr,
