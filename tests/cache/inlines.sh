@@ -5,7 +5,9 @@
 # its line table (objdump --dwarf=decodedline) and instructions (objdump -d) choose three sets
 # of addresses of run, by row of the line table (a row: its address up to the next row's):
 # A, the first instruction of each row holding several; B, the other instructions of those
-# rows, where llvm-symbolizer gives the chain and line of the row's first; C, the first
+# rows, where llvm-symbolizer gives the chain and line of the row's first, and the next row's
+# first when each row of both addresses has the same line and llvm-symbolizer the same chain
+# (the range is widened over such rows); C, the first
 # instruction of the next row where llvm-symbolizer gives another chain or line than A's row.
 # perf script text naming no function ([unknown] frames, the build-id given by --buildids)
 # samples each set: A converted into an empty cache, then B must be answered from the cache
@@ -47,8 +49,12 @@ import re, sys
 d = sys.argv[1]
 lo, size = (int(x, 16) for x in open(d + "/run").read().split())
 hi = lo + size
-rows = sorted({int(m.group(1), 16) for l in open(d + "/rows")
-               for m in [re.match(r"inlines\.c\s+\d+\s+(0x[0-9a-f]+)", l)] if m})
+lines = {}  # row address -> the lines of its rows
+for l in open(d + "/rows"):
+    m = re.match(r"inlines\.c\s+(\d+)\s+(0x[0-9a-f]+)", l)
+    if m:
+        lines.setdefault(int(m.group(2), 16), set()).add(int(m.group(1)))
+rows = sorted(lines)
 insns = sorted(int(l, 16) for l in open(d + "/insns") if l.strip())
 chains, cur = {}, None  # llvm: address -> (name, file:line) per level, no column
 for l in open(d + "/llvm").read().splitlines():
@@ -56,7 +62,7 @@ for l in open(d + "/llvm").read().splitlines():
         cur = int(l, 16); chains[cur] = []
     elif l and cur is not None:
         chains[cur].append(re.sub(r":\d+$", "", l.strip()).rsplit("/", 1)[-1])
-A, B, C = [], [], []
+A, B, C, W = [], [], [], []
 rows = [r for r in rows if lo <= r < hi] + [hi]
 for i in range(len(rows) - 1):
     r, nxt = rows[i], rows[i + 1]
@@ -67,12 +73,18 @@ for i in range(len(rows) - 1):
     if not same:
         continue
     A.append(r); B += same
+    # the next row too when each row of both addresses has the line, and llvm the chain
+    if (nxt < hi and len(lines[r]) == 1 and lines[nxt] == lines[r] and
+            nxt in insns and chains.get(nxt) == chains.get(r)):
+        W.append(nxt); continue
     later = [a for a in insns if a >= nxt and a < hi]
     if later and chains.get(later[0]) != chains.get(r):
         C.append(later[0])
-if len(A) < 4 or len(B) < 4 or len(C) < 2 or not any(len(chains[a]) > 4 for a in B):
-    sys.exit("too few rows with several instructions, or no inlined code: %d %d %d" %
-             (len(A), len(B), len(C)))
+if (len(A) < 4 or len(B) < 4 or len(C) < 2 or not W or
+        not any(len(chains[a]) > 4 for a in B)):
+    sys.exit("too few rows with several instructions, or no inlined code: %d %d %d %d" %
+             (len(A), len(B), len(C), len(W)))
+B = sorted(set(B + W) - set(A))
 for n, s in (("A", A), ("B", B), ("C", C)):
     open("%s/%s.addrs" % (d, n), "w").write("".join("%x\n" % a for a in s))
 PY
