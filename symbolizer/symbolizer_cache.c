@@ -146,9 +146,8 @@ static int cache_start(struct t2f_symbolizer *s, struct sym_file *f)
 	struct t2f_symcache_refused *rf;
 	enum t2f_symcache_dwarf dw = f->cache ? t2f_symcache__dwarf(f->cache)
 					      : T2F_SYMCACHE_DW_UNKNOWN;
-	int err;
-
 	char hex[2 * T2F_BUILD_ID_MAX + 1];
+	int err;
 
 	if (!s->cache || !f->cache_id_len || f->file_miss != T2F_HIT || f->add)
 		return 0;
