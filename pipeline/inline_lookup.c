@@ -18,6 +18,7 @@ struct inl_query {
 	uint32_t handle;             /* into handles, or INL_KNOWN: first is into known */
 	uint32_t n;                  /* the chain's length, after __run */
 	uint64_t vaddr;
+	uint64_t lo, last;           /* the addresses with the same chain, after __run */
 	size_t first;                /* into its part's frames */
 	uint32_t next;               /* the handle's next query, or INL_NONE */
 };
@@ -107,7 +108,8 @@ int t2f_inl_lookups__add(struct t2f_inl_lookups *l, struct t2f_dwarf *dw, uint64
 	if (err)
 		return err;
 	l->h[h].queries++;
-	l->q[l->n_q] = (struct inl_query){ .handle = h, .vaddr = elf_vaddr, .next = INL_NONE };
+	l->q[l->n_q] = (struct inl_query){ .handle = h, .vaddr = elf_vaddr, .lo = elf_vaddr,
+					   .last = elf_vaddr, .next = INL_NONE };
 	if (l->h[h].tail == INL_NONE)
 		l->h[h].head = (uint32_t)l->n_q;
 	else
@@ -243,7 +245,8 @@ static int inl_run_handle(struct t2f_inl_lookups *l, struct inl_part *p, uint32_
 
 	for (uint32_t i = l->h[h].head; i != INL_NONE && !err; i = l->q[i].next) {
 		struct inl_query *q = &l->q[i];
-		int n = t2f_dwarf__lookup(l->h[h].dw, q->vaddr, lv, T2F_DWARF_MAX_DEPTH);
+		int n = t2f_dwarf__lookup_span(l->h[h].dw, q->vaddr, lv, T2F_DWARF_MAX_DEPTH,
+					       &q->lo, &q->last);
 
 		err = n < 0 ? n : t2f_grow((void **)&p->frames, &p->cap, p->n, (size_t)n,
 					   sizeof(*p->frames), 256, SIZE_MAX / sizeof(*lv));
@@ -327,4 +330,11 @@ int t2f_inl_lookups__get(const struct t2f_inl_lookups *l, uint32_t idx,
 	else
 		*frames = q->n ? l->parts[l->h[q->handle].part].frames + q->first : NULL;
 	return (int)q->n;
+}
+
+void t2f_inl_lookups__span(const struct t2f_inl_lookups *l, uint32_t idx, uint64_t *lo,
+			   uint64_t *last)
+{
+	*lo = l->q[idx].lo;
+	*last = l->q[idx].last;
 }

@@ -52,5 +52,9 @@ uint64_t t2f_inl_lookups__ended(const struct t2f_inl_lookups *l);
 /* Lookup idx's chain, innermost first: its length (0: none, *frames NULL) and *frames. */
 int t2f_inl_lookups__get(const struct t2f_inl_lookups *l, uint32_t idx,
 			 const struct t2f_dwarf_frame **frames);
+/* The addresses [*lo, *last] that have the chain of lookup idx (run, not known: dwarf.h
+ * __lookup_span). */
+void t2f_inl_lookups__span(const struct t2f_inl_lookups *l, uint32_t idx, uint64_t *lo,
+			   uint64_t *last);
 
 #endif

@@ -259,7 +259,11 @@ static int inl_lookup(struct inl *x, t2f_frame_id id, int at, const struct t2f_d
 		return 0;
 	n = t2f_inl_lookups__get(x->lk, slot - 1, lv);
 	if (!t2f_inl_lookups__known(x->lk, slot - 1) && inl_place(x, id, at, &mod, &va)) {
-		int err = t2f_symbolizer__note_inlines(x->sym, mod, va, *lv, (size_t)n);
+		uint64_t lo, last;
+		int err;
+
+		t2f_inl_lookups__span(x->lk, slot - 1, &lo, &last);
+		err = t2f_symbolizer__note_inlines(x->sym, mod, va, lo, last, *lv, (size_t)n);
 
 		if (err)
 			return err;

@@ -202,6 +202,7 @@ static int t2f_symbols_chain(struct t2f_symbols *s, uint32_t module, uint64_t el
 			     struct t2f_dwarf_frame *frames)
 {
 	int has = t2f_symbolizer__cached_dwarf(s->sym, module), n, err;
+	uint64_t lo = elf_vaddr, last = elf_vaddr;
 
 	if (has <= 0)
 		return has;
@@ -209,10 +210,11 @@ static int t2f_symbols_chain(struct t2f_symbols *s, uint32_t module, uint64_t el
 						      T2F_DWARF_MAX_DEPTH) : -1;
 	if (n >= 0)
 		return n;
-	n = t2f_symbolizer__inlines(s->sym, module, elf_vaddr, frames, T2F_DWARF_MAX_DEPTH);
+	n = t2f_symbolizer__inlines(s->sym, module, elf_vaddr, frames, T2F_DWARF_MAX_DEPTH, &lo,
+				    &last);
 	if (n < 0)
 		return n;
-	err = t2f_symbolizer__note_inlines(s->sym, module, elf_vaddr, frames, (size_t)n);
+	err = t2f_symbolizer__note_inlines(s->sym, module, elf_vaddr, lo, last, frames, (size_t)n);
 	return err ? err : n;
 }
 

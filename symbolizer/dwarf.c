@@ -308,6 +308,7 @@ struct dw_query {
 	struct t2f_dwarf_frame *out;
 	size_t max;
 	int n;
+	uint64_t lo, last;           /* where the chain is the same (dwarf_span.c) */
 };
 
 static int dw_chain(struct t2f_dwarf *dw, void *arg)
@@ -320,12 +321,14 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 	size_t n;
 	int err, lineno = 0;
 
-	if (!u || !q->max)
+	if (!q->max)
 		return 0;
-	if (u->state == DW_UNIT_NEW && (err = t2f_dw_index_unit(dw, u)))
+	if (u && u->state == DW_UNIT_NEW && (err = t2f_dw_index_unit(dw, u)))
 		return err;
-	if (u->state != DW_UNIT_DONE)
+	if (!u || u->state != DW_UNIT_DONE) {
+		t2f_dw_span(dw, u, DW_NONE, q->addr, &q->lo, &q->last);
 		return 0;
+	}
 	f = t2f_dw_innermost(u, q->addr);
 	for (uint32_t g = f, k = 0; g != DW_NONE && k < q->max; g = u->funcs[g].parent, k++)
 		if ((err = t2f_dw_qualify(dw, u, &u->funcs[g])))
@@ -333,6 +336,7 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 	line = dwarf_getsrc_die(&u->cu, q->addr);
 	if (line)
 		dwarf_lineno(line, &lineno);
+	t2f_dw_span(dw, u, f, q->addr, &q->lo, &q->last);
 	if (f == DW_NONE && lineno <= 0)
 		return 0;
 	out[0] = (struct t2f_dwarf_frame){ .name = f != DW_NONE ? u->funcs[f].name : NULL,
@@ -368,9 +372,19 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf_frame *out,
 		      size_t max)
 {
-	struct dw_query q = { .addr = elf_vaddr, .out = out, .max = max };
+	uint64_t lo, last;
+
+	return t2f_dwarf__lookup_span(dw, elf_vaddr, out, max, &lo, &last);
+}
+
+int t2f_dwarf__lookup_span(struct t2f_dwarf *dw, uint64_t elf_vaddr,
+			   struct t2f_dwarf_frame *out, size_t max, uint64_t *lo, uint64_t *last)
+{
+	struct dw_query q = { .addr = elf_vaddr, .out = out, .max = max, .lo = elf_vaddr,
+			      .last = elf_vaddr };
 	int err;
 
+	*lo = *last = elf_vaddr;
 	if (dw->ended)
 		return -EINVAL;
 	if (dw->pending && (err = t2f_dwarf__begin(dw)))
@@ -378,7 +392,11 @@ int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf
 	if (dw->none || dw->broken)
 		return 0;
 	err = dw_guarded(dw, dw_chain, &q);
-	return err ? err : dw->broken ? 0 : q.n;
+	if (err || dw->broken)
+		return err ? err : 0;
+	*lo = q.lo;
+	*last = q.last;
+	return q.n;
 }
 
 /* ---- the handle ---- */

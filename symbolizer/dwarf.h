@@ -161,5 +161,11 @@ int t2f_dwarf__report(struct t2f_dwarf *dw, struct t2f_diag *d);
  * after __end. Warnings wait for __report. */
 int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf_frame *out,
 		      size_t max);
+/* __lookup, and the addresses [*lo, *last] around elf_vaddr where a lookup gives the same
+ * chain (the same frames, names and lines): the ranges of the unit, of the innermost function
+ * (less the ranges of the ones nested in it) and of the line table row that hold elf_vaddr.
+ * Just elf_vaddr when that cannot be told (a unit left out, an error). */
+int t2f_dwarf__lookup_span(struct t2f_dwarf *dw, uint64_t elf_vaddr,
+			   struct t2f_dwarf_frame *out, size_t max, uint64_t *lo, uint64_t *last);
 
 #endif

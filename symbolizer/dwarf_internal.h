@@ -149,6 +149,12 @@ int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u);
 uint32_t t2f_dw_innermost(const struct dw_index *u, uint64_t addr);
 void t2f_dw_unit_free(struct dw_index *u);
 
+/* dwarf_span.c: the range [*lo, *last] around addr over which a lookup finds the same unit u
+ * (NULL: none), innermost function f and line row: the same chain. Just addr when u was left
+ * out (another run, reading units in another order, may read it). */
+void t2f_dw_span(struct t2f_dwarf *dw, struct dw_index *u, uint32_t f, uint64_t addr,
+		 uint64_t *lo, uint64_t *last);
+
 /* dwarf_names.c: the name of unit u's function f when DWARF gives it no linkage name: the
  * linkage name of its out-of-line copy in u (the copy's symbol, less its clone suffixes), else
  * DW_AT_name qualified by the namespaces and types that hold its declaration (once per

@@ -721,11 +721,12 @@ int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, ui
 }
 
 int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
-			    struct t2f_dwarf_frame *out, size_t max)
+			    struct t2f_dwarf_frame *out, size_t max, uint64_t *lo,
+			    uint64_t *last)
 {
 	struct t2f_dwarf *dw;
 	int err = t2f_symbolizer__dwarf(s, mod, &dw);
-	int n = err ? err : dw ? t2f_dwarf__lookup(dw, elf_vaddr, out, max) : 0;
+	int n = err ? err : dw ? t2f_dwarf__lookup_span(dw, elf_vaddr, out, max, lo, last) : 0;
 
 	err = dw ? t2f_dwarf__report(dw, s->diag) : 0;
 	return n < 0 ? n : err ? err : n;

@@ -138,9 +138,11 @@ int t2f_symbolizer__resolve_vaddr(struct t2f_symbolizer *s, t2f_sym_module_id mo
 
 /* The inline chain at elf_vaddr from the DWARF of the module's symbol file (symbolizer/dwarf.h):
  * innermost first, raw names; strings valid until the symbolizer is freed. The number of
- * frames (0: no file, no DWARF, or no function there), or -ENOMEM, -EINVAL (unknown id). */
+ * frames (0: no file, no DWARF, or no function there), or -ENOMEM, -EINVAL (unknown id).
+ * [*lo, *last]: the addresses with the same chain (dwarf.h __lookup_span). */
 int t2f_symbolizer__inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
-			    struct t2f_dwarf_frame *out, size_t max);
+			    struct t2f_dwarf_frame *out, size_t max, uint64_t *lo,
+			    uint64_t *last);
 
 /* What the DWARF lookups of t2f_dwarf__lookup left out since the last call (dwarf.h), said in
  * the symbolizer's diag; and each handle __dwarf_lazy gave settled (begun here when no lookup
@@ -180,11 +182,11 @@ int t2f_symbolizer__cached_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod
  * strings valid until the symbolizer is freed): its length, or -1 when it holds none. */
 int t2f_symbolizer__cached_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 				   uint64_t elf_vaddr, struct t2f_dwarf_frame *out, size_t max);
-/* A chain a DWARF lookup of the module's handle gave at elf_vaddr, kept for the cache file
- * (copied). 0 or -ENOMEM. */
+/* A chain a DWARF lookup of the module's handle gave at elf_vaddr, the same over [lo, last]
+ * (dwarf.h __lookup_span), kept for the cache file (copied). 0 or -ENOMEM. */
 int t2f_symbolizer__note_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod,
-				 uint64_t elf_vaddr, const struct t2f_dwarf_frame *frames,
-				 size_t n);
+				 uint64_t elf_vaddr, uint64_t lo, uint64_t last,
+				 const struct t2f_dwarf_frame *frames, size_t n);
 /* Writes the cache file of each file that has answers its cache file lacked, then keeps the
  * directory within its size limit. Failures leave the old file (nothing half written). */
 void t2f_symbolizer__cache_save(struct t2f_symbolizer *s);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "formats/hashmap.h"
 #include "symbolizer/symbolizer_internal.h"
@@ -84,7 +85,7 @@ static struct t2f_symcache_ident cache_ident(const struct t2f_symbolizer *s,
 					     const struct sym_file *f)
 {
 	return (struct t2f_symcache_ident){
-		.build_id = f->build_id, .build_id_len = f->build_id_len, .module_path = f->path,
+		.build_id = f->cache_id, .build_id_len = f->cache_id_len, .module_path = f->path,
 		.file_path = t2f_sym__file_used(f), .binary_path = t2f_sym__binary_used(f),
 		.perf_rules = s->perf_rules, .opts_hash = s->cache_opts,
 	};
@@ -118,7 +119,7 @@ static int file_from_cache(struct t2f_symbolizer *s, struct sym_file *f)
 		snprintf(r->found_id, sizeof(r->found_id), "%s", cr.found_id);
 	}
 	f->files.n_missing = (size_t)t2f_symcache__missing(c);
-	t2f_build_id_hex(f->build_id, f->build_id_len, f->files.expected_id);
+	t2f_build_id_hex(f->cache_id, f->cache_id_len, f->files.expected_id);
 	f->file_miss = T2F_HIT;
 	f->from_cache = true;
 	return 0;
@@ -145,9 +146,15 @@ static int cache_start(struct t2f_symbolizer *s, struct sym_file *f)
 	struct t2f_symcache_refused *rf;
 	enum t2f_symcache_dwarf dw = f->cache ? t2f_symcache__dwarf(f->cache)
 					      : T2F_SYMCACHE_DW_UNKNOWN;
+	char hex[2 * T2F_BUILD_ID_MAX + 1];
 	int err;
 
-	if (!s->cache || !f->build_id_len || f->file_miss != T2F_HIT || f->add)
+	if (!s->cache || !f->cache_id_len || f->file_miss != T2F_HIT || f->add)
+		return 0;
+	/* a module recorded without a build-id: the search's reference (the binary's own id) must
+	 * be the one its cache file is keyed by (the file was not replaced in between) */
+	t2f_build_id_hex(f->cache_id, f->cache_id_len, hex);
+	if (strcmp(hex, f->files.expected_id) != 0)
 		return 0;
 	rf = calloc(f->files.n_refused + 1, sizeof(*rf));
 	err = rf ? t2f_symcache_new__new(&f->add) : -ENOMEM;
@@ -178,6 +185,35 @@ int t2f_sym__file_real(struct t2f_symbolizer *s, struct sym_file *f)
 	return err ?: cache_start(s, f);
 }
 
+/* Whether f has a cache file key (f->cache_id): the build-id the trace recorded, else the one
+ * of the file at its path, as debug_find takes it for the reference then (a regular ELF file
+ * with a build-id note): its cache file's header keeps that file's size and mtime, and one made
+ * for another file is not used. */
+static bool cache_key(struct sym_file *f)
+{
+	struct t2f_elf_module *m = NULL;
+	const uint8_t *id;
+	struct stat st;
+	size_t len = 0;
+
+	if (f->build_id_len) {
+		memcpy(f->cache_id, f->build_id, f->build_id_len);
+		f->cache_id_len = f->build_id_len;
+		return true;
+	}
+	if (stat(f->path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    t2f_elf_module__open(f->path, NULL, &m) == 0) {
+		id = t2f_elf_module__build_id(m, &len);
+		if (id && len && len <= T2F_BUILD_ID_MAX)
+			memcpy(f->cache_id, id, len);
+		else
+			len = 0;
+	}
+	t2f_elf_module__free(m);
+	f->cache_id_len = len;
+	return len > 0;
+}
+
 /* The file searched on first use: through its cache file when it has one, else debug_find. */
 int t2f_sym__file_ready(struct t2f_symbolizer *s, struct sym_file *f)
 {
@@ -185,7 +221,7 @@ int t2f_sym__file_ready(struct t2f_symbolizer *s, struct sym_file *f)
 
 	if (f->searched)
 		return 0;
-	if (s->cache && f->build_id_len) {
+	if (s->cache && cache_key(f)) {
 		err = cache_open(s, f);
 		if (err || f->from_cache) {
 			f->searched = true;
@@ -251,8 +287,8 @@ int t2f_symbolizer__cached_inlines(struct t2f_symbolizer *s, t2f_sym_module_id m
 }
 
 int t2f_symbolizer__note_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod,
-				 uint64_t elf_vaddr, const struct t2f_dwarf_frame *frames,
-				 size_t n)
+				 uint64_t elf_vaddr, uint64_t lo, uint64_t last,
+				 const struct t2f_dwarf_frame *frames, size_t n)
 {
 	const struct sym_file *f = t2f_sym__file_of(s, mod);
 	struct t2f_dwarf_frame tmp[1];
@@ -260,7 +296,7 @@ int t2f_symbolizer__note_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod
 	if (!f || !f->add || (f->cache && t2f_symcache__inlines(f->cache, elf_vaddr, tmp, 0) >= 0))
 		return 0;
 	t2f_symcache_dir__stats(s->cache)->looked_up++;
-	return t2f_symcache_new__inlines(f->add, elf_vaddr, frames, n);
+	return t2f_symcache_new__inlines(f->add, lo, last, frames, n);
 }
 
 static bool same_str(const char *a, const char *b)

@@ -27,6 +27,9 @@ struct sym_file {
 	struct t2f_symcache *cache;    /* an earlier run's answers (symcache.h), or NULL */
 	bool from_cache;               /* searched through the cache: debug_find has not run */
 	struct t2f_symcache_new *add;  /* this run's answers for the cache, or NULL */
+	uint8_t cache_id[T2F_BUILD_ID_MAX]; /* its cache file's key: build_id, else (none
+				        * recorded) the build-id of the file at path */
+	size_t cache_id_len;           /* 0: no cache file */
 };
 
 struct sym_module {

@@ -214,7 +214,8 @@ static bool arrays_ok(const struct t2f_symcache *c)
 			return false;
 	for (uint64_t i = 0; i < h->sec[T2F_SC_INL].count; i++)
 		if (in[i].n > T2F_DWARF_MAX_DEPTH || in[i].first > h->sec[T2F_SC_FRAMES].count ||
-		    in[i].n > h->sec[T2F_SC_FRAMES].count - in[i].first)
+		    in[i].n > h->sec[T2F_SC_FRAMES].count - in[i].first ||
+		    in[i].last < in[i].vaddr || (i && in[i].vaddr <= in[i - 1].last))
 			return false;
 	for (uint64_t i = 0; i < h->sec[T2F_SC_FRAMES].count; i++)
 		if (!str_ok(c, fr[i].name, true) || !str_ok(c, fr[i].file, true) ||
@@ -250,7 +251,7 @@ static const char *check_map(struct t2f_symcache *c)
 		return "its strings are not terminated";
 	if (!str_ok(c, h->module_path, false) || !str_ok(c, h->file_path, false) ||
 	    !str_ok(c, h->binary_path, true) || !arrays_ok(c))
-		return "an offset out of bounds (or symbol ranges out of order)";
+		return "an offset out of bounds (or ranges out of order)";
 	return NULL;
 }
 
@@ -457,19 +458,23 @@ static uint64_t lower_bound(const uint8_t *arr, uint64_t n, size_t stride, uint6
 		(out) = k_ < n_ && arr_[k_].vaddr == (va) ? &arr_[k_] : NULL;              \
 	} while (0)
 
+/* The range of the ranges array arr[0..n) (sorted and disjoint: checked at open) holding va:
+ * the one starting at va, else the one before it when it reaches va; or NULL. */
+#define RANGE_AT(arr, n, va, out)                                                          \
+	do {                                                                               \
+		uint64_t k_ = lower_bound((const uint8_t *)(arr), n, sizeof(*(arr)), va);  \
+		(out) = k_ < (n) && (arr)[k_].vaddr == (va) ? &(arr)[k_]                   \
+		      : k_ && (arr)[k_ - 1].last >= (va) ? &(arr)[k_ - 1] : NULL;           \
+	} while (0)
+
 bool t2f_symcache__sym(const struct t2f_symcache *c, uint64_t elf_vaddr,
 		       struct t2f_symcache_sym *out)
 {
-	const struct t2f_sc_sym *arr = T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym), *e;
-	uint64_t n = c->h->sec[T2F_SC_SYMS].count;
-	uint64_t k = lower_bound((const uint8_t *)arr, n, sizeof(*arr), elf_vaddr);
+	const struct t2f_sc_sym *e;
 
-	/* the range starting at elf_vaddr, else the one before it when it reaches elf_vaddr */
-	if (k < n && arr[k].vaddr == elf_vaddr)
-		e = &arr[k];
-	else if (k && arr[k - 1].last >= elf_vaddr)
-		e = &arr[k - 1];
-	else
+	RANGE_AT(T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym), c->h->sec[T2F_SC_SYMS].count,
+		 elf_vaddr, e);
+	if (!e)
 		return false;
 	*out = (struct t2f_symcache_sym){ .elf_vaddr = e->vaddr, .last = e->last,
 					  .value = e->value, .name = t2f_symcache_str(c, e->name),
@@ -491,13 +496,21 @@ bool t2f_symcache__a2l(const struct t2f_symcache *c, uint64_t elf_vaddr, const c
 int t2f_symcache__inlines(const struct t2f_symcache *c, uint64_t elf_vaddr,
 			  struct t2f_dwarf_frame *out, size_t max)
 {
-	const struct t2f_sc_frame *fr = T2F_SC_SEC(c, T2F_SC_FRAMES, struct t2f_sc_frame);
 	const struct t2f_sc_inl *e;
-	uint32_t n;
 
-	FIND(c, T2F_SC_INL, struct t2f_sc_inl, elf_vaddr, e);
+	RANGE_AT(T2F_SC_SEC(c, T2F_SC_INL, struct t2f_sc_inl), c->h->sec[T2F_SC_INL].count,
+		 elf_vaddr, e);
 	if (!e)
 		return -1;
+	return t2f_symcache_chain(c, e, out, max);
+}
+
+int t2f_symcache_chain(const struct t2f_symcache *c, const struct t2f_sc_inl *e,
+		       struct t2f_dwarf_frame *out, size_t max)
+{
+	const struct t2f_sc_frame *fr = T2F_SC_SEC(c, T2F_SC_FRAMES, struct t2f_sc_frame);
+	uint32_t n;
+
 	n = e->n < max ? e->n : (uint32_t)max;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct t2f_sc_frame *f = &fr[e->first + k];

@@ -3,9 +3,10 @@
  * What the symbolizer answered for a file (symbolizer.h) is kept so that the next run that
  * names the same addresses of the same build opens no ELF file and no DWARF: per range of
  * addresses in the file's own space (elf_vaddr) over which the answer holds, the symbol answer
- * (raw name, the symbol's start, miss), so that other addresses of the same functions are
- * answered too; per address, the name
- * binutils' addr2line gives it (__a2l) and the inline chain (dwarf.h frames); per file, what
+ * (raw name, the symbol's start, miss), and the inline chain with its lines (dwarf.h frames:
+ * the range t2f_dwarf__lookup_span gives), so that other addresses of the same functions and
+ * lines are answered too; per address, the name binutils' addr2line gives it (__a2l); per
+ * file, what
  * the search found (the file used, the binary beside a debug file, the refused candidates),
  * the PT_LOAD table that maps file offsets, and whether the file has DWARF. An address not in
  * the cache is answered by the files as without a cache, and the file is written again with it.
@@ -20,7 +21,8 @@
  *   options, the identities (path, size, mtime) of the module's path, the file used and the
  *   binary), then 8-byte aligned sections: strings (NUL-terminated, the last byte NUL), the
  *   PT_LOAD table, refused candidates, symbol answers (ranges, sorted and disjoint),
- *   addr2line names, inline chains and their frames, each array sorted by address.
+ *   addr2line names, inline chains (ranges, sorted and disjoint) and their frames, each array
+ *   sorted by address.
  * Opened only with O_NOFOLLOW inside the directory, a regular file owned by the user and
  * writable by no one else; every section and every string offset and frame index in it is
  * checked at open (bounds only: no strings are parsed). A file that fails is ignored (counted
@@ -139,8 +141,8 @@ bool t2f_symcache__sym(const struct t2f_symcache *c, uint64_t elf_vaddr,
 		       struct t2f_symcache_sym *out);
 /* The addr2line name at elf_vaddr: true and *name (NULL: none). */
 bool t2f_symcache__a2l(const struct t2f_symcache *c, uint64_t elf_vaddr, const char **name);
-/* The inline chain at elf_vaddr, innermost first, into out[0..max): its length, -1 when the
- * cache has no answer for the address. */
+/* The inline chain of the range holding elf_vaddr, innermost first, into out[0..max): its
+ * length, -1 when the cache has no answer for the address. */
 int t2f_symcache__inlines(const struct t2f_symcache *c, uint64_t elf_vaddr,
 			  struct t2f_dwarf_frame *out, size_t max);
 
@@ -159,7 +161,8 @@ void t2f_symcache_new__set_dwarf(struct t2f_symcache_new *w, enum t2f_symcache_d
 /* Answers (strings copied). 0 or -ENOMEM. */
 int t2f_symcache_new__sym(struct t2f_symcache_new *w, const struct t2f_symcache_sym *s);
 int t2f_symcache_new__a2l(struct t2f_symcache_new *w, uint64_t elf_vaddr, const char *name);
-int t2f_symcache_new__inlines(struct t2f_symcache_new *w, uint64_t elf_vaddr,
+/* The chain of every address of [lo, last]. */
+int t2f_symcache_new__inlines(struct t2f_symcache_new *w, uint64_t lo, uint64_t last,
 			      const struct t2f_dwarf_frame *frames, size_t n);
 /* Whether anything was added since __new (file facts aside). */
 bool t2f_symcache_new__dirty(const struct t2f_symcache_new *w);

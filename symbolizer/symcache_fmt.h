@@ -1,7 +1,8 @@
 /* symbolizer/symcache_fmt.h: the layout of a symbol cache file (symcache.h), shared by the
  * reader (symcache.c), the writer (symcache_write.c) and the test generator. Native byte
- * order (the magic tells another), every section 8-byte aligned. Version 2: symbol answers per
- * range of addresses (version 1 kept them per address).
+ * order (the magic tells another), every section 8-byte aligned. Version 3: symbol answers and
+ * inline chains per range of addresses (version 2 kept chains per address, version 1 symbol
+ * answers too); a file of another version is ignored and written again.
  */
 #ifndef T2F_SYMCACHE_FMT_H
 #define T2F_SYMCACHE_FMT_H
@@ -9,7 +10,7 @@
 #include <stdint.h>
 
 #define T2F_SYMCACHE_MAGIC "T2FSYMC\n"
-#define T2F_SYMCACHE_VERSION 2u
+#define T2F_SYMCACHE_VERSION 3u
 #define T2F_SYMCACHE_NONE UINT32_MAX  /* no string */
 
 enum { T2F_SC_STRINGS, T2F_SC_LOADS, T2F_SC_REFUSED, T2F_SC_SYMS, T2F_SC_A2L, T2F_SC_INL,
@@ -48,7 +49,7 @@ struct t2f_sc_load { uint64_t p_offset, p_vaddr, p_filesz, p_memsz, p_flags; };
 struct t2f_sc_refused { uint32_t path, why, found_id, pad; };
 struct t2f_sc_sym { uint64_t vaddr, last, value; uint32_t name, miss; }; /* [vaddr, last] */
 struct t2f_sc_a2l { uint64_t vaddr; uint32_t name, pad; };
-struct t2f_sc_inl { uint64_t vaddr; uint32_t first, n; };
+struct t2f_sc_inl { uint64_t vaddr, last; uint32_t first, n; }; /* [vaddr, last] */
 struct t2f_sc_frame { uint32_t name, file, fn_file, line, fn_line, flags; };
 
 #define T2F_SC_LINKAGE 1u

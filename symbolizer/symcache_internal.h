@@ -27,6 +27,10 @@ struct t2f_symcache {              /* a file mapped and checked (symcache.c) */
 /* The string at off (NULL for T2F_SYMCACHE_NONE); off was checked at open. */
 const char *t2f_symcache_str(const struct t2f_symcache *c, uint32_t off);
 
+/* The chain of e (an element of c's inline chains) into out[0..max): its length. */
+int t2f_symcache_chain(const struct t2f_symcache *c, const struct t2f_sc_inl *e,
+		       struct t2f_dwarf_frame *out, size_t max);
+
 /* The file name of build-id id: hex + T2F_SYMCACHE_SUFFIX into out
  * (2 * T2F_BUILD_ID_MAX + sizeof(T2F_SYMCACHE_SUFFIX)). */
 void t2f_symcache_name(const uint8_t *id, size_t len, char *out);

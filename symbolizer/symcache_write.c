@@ -19,7 +19,7 @@
 
 struct new_sym { uint64_t vaddr, last, value; char *name; uint32_t miss; };
 struct new_a2l { uint64_t vaddr; char *name; };
-struct new_inl { uint64_t vaddr; size_t first; uint32_t n; };
+struct new_inl { uint64_t vaddr, last; size_t first; uint32_t n; };
 
 struct t2f_symcache_new {
 	struct t2f_elf_load *loads;
@@ -140,7 +140,7 @@ int t2f_symcache_new__a2l(struct t2f_symcache_new *w, uint64_t elf_vaddr, const 
 	return 0;
 }
 
-int t2f_symcache_new__inlines(struct t2f_symcache_new *w, uint64_t elf_vaddr,
+int t2f_symcache_new__inlines(struct t2f_symcache_new *w, uint64_t lo, uint64_t last,
 			      const struct t2f_dwarf_frame *frames, size_t n)
 {
 	if (t2f_grow((void **)&w->inl, &w->cap_inl, w->n_inl, 1, sizeof(*w->inl), 64,
@@ -148,7 +148,7 @@ int t2f_symcache_new__inlines(struct t2f_symcache_new *w, uint64_t elf_vaddr,
 	    t2f_grow((void **)&w->frames, &w->cap_frames, w->n_frames, n, sizeof(*w->frames), 64,
 		     SIZE_MAX / sizeof(*w->frames)))
 		return -ENOMEM;
-	w->inl[w->n_inl++] = (struct new_inl){ elf_vaddr, w->n_frames, (uint32_t)n };
+	w->inl[w->n_inl++] = (struct new_inl){ lo, last, w->n_frames, (uint32_t)n };
 	for (size_t k = 0; k < n; k++) {
 		struct t2f_dwarf_frame *g = &w->frames[w->n_frames];
 		char *name, *file, *fn_file;
@@ -243,7 +243,7 @@ static int put(struct out *o, const void *data, size_t len)
 
 struct rec {                       /* one answer of either source, for sorting */
 	uint64_t vaddr;
-	uint64_t last;                 /* symbol answers: the range's last address */
+	uint64_t last;                 /* symbol answers, inline chains: the range's last address */
 	uint64_t value;                /* symbol answers: the symbol's start */
 	uint32_t seq;                  /* the run's first, then the old file's */
 	uint32_t miss;
@@ -270,8 +270,8 @@ static bool rec_same(const struct rec *x, const struct rec *y)
 }
 
 /* Sorts recs and keeps the first of each address: the run's answer over the old file's. With
- * ranges (symbol answers: last set), one that starts inside the range kept before it joins it
- * when it gives the same answer (the lookups may see one answer's addresses in different
+ * ranges (symbol answers, inline chains: last set), one that starts inside the range kept
+ * before it joins it when it gives the same symbol answer (the lookups may see one answer's addresses in different
  * pieces: perf's array and its tree do), else is dropped, so the ranges stay disjoint (exact
  * ranges of one file never overlap with different answers: this only keeps the reader's
  * search simple). */
@@ -323,12 +323,10 @@ static void collect_old(struct build *b, const struct t2f_symcache *old, uint32_
 		b->r[1][b->n[1]++] = (struct rec){ .vaddr = a[i].vaddr, .seq = seq++,
 			.name = t2f_symcache_str(old, a[i].name) };
 	for (uint64_t i = 0; i < old->h->sec[T2F_SC_INL].count; i++) {
-		int n = t2f_symcache__inlines(old, in[i].vaddr, fr, T2F_DWARF_MAX_DEPTH);
+		int n = t2f_symcache_chain(old, &in[i], fr, T2F_DWARF_MAX_DEPTH);
 
-		if (n < 0)
-			continue;
-		b->r[2][b->n[2]++] = (struct rec){ .vaddr = in[i].vaddr, .seq = seq++,
-						   .n = (uint32_t)n, .frames = fr };
+		b->r[2][b->n[2]++] = (struct rec){ .vaddr = in[i].vaddr, .last = in[i].last,
+						   .seq = seq++, .n = (uint32_t)n, .frames = fr };
 		fr += n;
 	}
 }
@@ -360,12 +358,12 @@ static int collect(struct build *b, const struct t2f_symcache_new *w,
 						   .name = w->a2l[i].name };
 	for (size_t i = 0; i < w->n_inl; i++)
 		b->r[2][b->n[2]++] = (struct rec){ .vaddr = w->inl[i].vaddr, .seq = seq++,
-			.n = w->inl[i].n,
+			.last = w->inl[i].last, .n = w->inl[i].n,
 			.frames = w->frames ? w->frames + w->inl[i].first : NULL };
 	if (old)
 		collect_old(b, old, seq);
 	for (int i = 0; i < 3; i++)
-		b->n[i] = sort_unique(b->r[i], b->n[i], i == 0);
+		b->n[i] = sort_unique(b->r[i], b->n[i], i != 1);
 	return 0;
 }
 
@@ -435,7 +433,8 @@ static int emit_answers(struct build *b, struct t2f_symcache_hdr *h)
 	}
 	n_fr = 0;
 	for (size_t i = 0; i < b->n[2] && !err; i++) {
-		in[i] = (struct t2f_sc_inl){ b->r[2][i].vaddr, (uint32_t)n_fr, b->r[2][i].n };
+		in[i] = (struct t2f_sc_inl){ b->r[2][i].vaddr, b->r[2][i].last, (uint32_t)n_fr,
+					     b->r[2][i].n };
 		for (uint32_t k = 0; k < b->r[2][i].n && !err; k++, n_fr++) {
 			const struct t2f_dwarf_frame *f = &b->r[2][i].frames[k];
 			struct t2f_sc_frame *g = &fr[n_fr];

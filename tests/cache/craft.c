@@ -8,6 +8,7 @@
  *   poison     nothing else: a file a run must use (the test's proof that poison shows)
  *   wrong-id   the header's build-id changed (the last byte flipped)
  *   version    the format version after this one
+ *   old-version  the format version before this one (inline chains kept per address)
  *   magic      the magic's first byte changed
  *   truncated  the last 16 bytes cut (the size the header states is bigger)
  *   grown      16 zero bytes appended
@@ -15,6 +16,9 @@
  *   section-oob  the symbol answers' section past the end of the file
  *   frames-oob the first inline chain's frames past the frames' section
  *   ranges     the second symbol answer's range made to start inside the first's
+ *   inl-overlap  the second inline chain's range made to start inside the first's
+ *   inl-unsorted the first two inline chains' ranges swapped
+ *   inl-inverted the first inline chain's range made to end before it starts
  * Exit 0, or 1 with a message (IN unreadable or not a cache file, a mode with nothing to
  * change: no symbols, no inline chain), 2 for a bad command line.
  */
@@ -59,6 +63,31 @@ static void poison(struct t2f_symcache_hdr *h)
 		poison_str(h, fr[i].name);
 }
 
+/* The inline chains' range table broken as `what` says (inl-* modes). */
+static int inl_mutate(struct t2f_symcache_hdr *h, const char *what)
+{
+	struct t2f_sc_inl *in = sec(h, T2F_SC_INL), t;
+
+	if (h->sec[T2F_SC_INL].count < 2)
+		return die("fewer than two inline chains");
+	if (!strcmp(what, "overlap")) {
+		in[1].vaddr = in[0].last;
+		in[1].last = in[1].last > in[1].vaddr ? in[1].last : in[1].vaddr;
+	} else if (!strcmp(what, "unsorted")) {
+		t = in[0];
+		in[0] = in[1];
+		in[1] = t;
+	} else if (!strcmp(what, "inverted")) {
+		if (!in[0].vaddr)
+			return die("the first inline chain starts at 0");
+		in[0].last = in[0].vaddr - 1;
+	} else {
+		fprintf(stderr, "craft: unknown mode inl-%s\n", what);
+		return 2;
+	}
+	return 0;
+}
+
 static int mutate(struct t2f_symcache_hdr *h, const char *mode)
 {
 	if (!strcmp(mode, "poison"))
@@ -67,6 +96,8 @@ static int mutate(struct t2f_symcache_hdr *h, const char *mode)
 		h->build_id[h->build_id_len - 1] ^= 0xff;
 	} else if (!strcmp(mode, "version")) {
 		h->version = T2F_SYMCACHE_VERSION + 1;
+	} else if (!strcmp(mode, "old-version")) {
+		h->version = T2F_SYMCACHE_VERSION - 1;
 	} else if (!strcmp(mode, "magic")) {
 		h->magic[0] ^= 0x20;
 	} else if (!strcmp(mode, "truncated")) {
@@ -87,6 +118,8 @@ static int mutate(struct t2f_symcache_hdr *h, const char *mode)
 			return die("fewer than two symbol answers");
 		sy[1].vaddr = sy[0].last;
 		sy[1].last = sy[1].last > sy[1].vaddr ? sy[1].last : sy[1].vaddr;
+	} else if (!strncmp(mode, "inl-", 4)) {
+		return inl_mutate(h, mode + 4);
 	} else if (!strcmp(mode, "frames-oob")) {
 		if (!h->sec[T2F_SC_INL].count)
 			return die("no inline chain to change");

@@ -8,9 +8,11 @@
 # (the output differs: the proof that a trusted file shows), and every broken one, put in its
 # place, must give the reference with one warning and "1 ignored" in --stats, and be a good
 # file again after the run:
-#   another build-id in the header, another format version, another magic, truncated, grown,
-#   a name offset, the answers' section, an inline chain's frames out of bounds, symbol answers'
-#   ranges that overlap, a symlink in
+#   another build-id in the header, another format version (the next, and the one before,
+#   which kept inline chains per address), another magic, truncated, grown, a name offset, the
+#   answers' section, an inline chain's frames out of bounds, symbol answers' ranges that
+#   overlap, inline chains' ranges that overlap, are out of order or end before they start,
+#   a symlink in
 #   place of the file pointing outside the directory (the target left as it was), a FIFO, a
 #   group-writable file, a file of another user (as root only; else said and skipped);
 # and a directory that is a symlink, or group-writable, is not used at all (one warning).
@@ -77,7 +79,8 @@ else
 fi
 grep -q 'XXXX' "$TMP/out.folded" && ok || bad "poison: no poisoned name in the output"
 
-for mode in wrong-id version magic truncated grown name-oob section-oob frames-oob ranges; do
+for mode in wrong-id version old-version magic truncated grown name-oob section-oob frames-oob \
+	ranges inl-overlap inl-unsorted inl-inverted; do
 	place "$mode"
 	ignored "$mode"
 done

@@ -115,8 +115,32 @@ static void probe_loads(struct t2f_elf_module *m, enum t2f_demangle_mode mode)
 	}
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether the chain at addr is f[0..n), as __lookup_span said of the addresses around. */
+static bool same_chain(struct t2f_dwarf *dw, uint64_t addr, const struct t2f_dwarf_frame *f,
+		       int n, size_t max)
+{
+	struct t2f_dwarf_frame g[T2F_DWARF_MAX_DEPTH];
+	int m = t2f_dwarf__lookup(dw, addr, g, max);
+
+	if (m < 0)
+		return true;  /* out of memory: nothing to compare */
+	for (int k = 0; k < n && m == n; k++)
+		if (!same_str(f[k].name, g[k].name) || !same_str(f[k].file, g[k].file) ||
+		    f[k].line != g[k].line || !same_str(f[k].fn_file, g[k].fn_file) ||
+		    f[k].fn_line != g[k].fn_line || f[k].linkage != g[k].linkage ||
+		    f[k].copy != g[k].copy || f[k].as_symbol != g[k].as_symbol)
+			return false;
+	return m == n;
+}
+
 /* The file's DWARF (symbolizer/dwarf.h): the inline chain at each probed symbol's start and
- * middle and at h, every string of it read. */
+ * middle and at h, every string of it read; the same chain at both ends of the range
+ * __lookup_span gives for it. */
 static void probe_dwarf(const char *path, const struct probe *pr, uint64_t h)
 {
 	struct t2f_dwarf_frame f[T2F_DWARF_MAX_DEPTH];
@@ -131,9 +155,18 @@ static void probe_dwarf(const char *path, const struct probe *pr, uint64_t h)
 			uint64_t a = i == 2 * pr->n ? h
 				     : pr->value[i / 2] + (i % 2) * pr->size[i / 2] / 2;
 			size_t max = 1 + (size_t)(h >> (i % 32)) % T2F_DWARF_MAX_DEPTH;
-			int n = t2f_dwarf__lookup(dw, a, f, max);
+			uint64_t lo, last;
+			int n = t2f_dwarf__lookup_span(dw, a, f, max, &lo, &last);
 
 			FZ_CHECK(n >= -ENOMEM && n <= (int)max, "%d frames of at most %zu", n, max);
+			FZ_CHECK(lo <= a && a <= last, "span %#llx-%#llx of %#llx",
+				 (unsigned long long)lo, (unsigned long long)last,
+				 (unsigned long long)a);
+			FZ_CHECK(n < 0 || (same_chain(dw, lo, f, n, max) &&
+					   same_chain(dw, last, f, n, max)),
+				 "another chain in the span %#llx-%#llx of %#llx",
+				 (unsigned long long)lo, (unsigned long long)last,
+				 (unsigned long long)a);
 			for (int k = 0; k < n; k++)
 				bytes += (f[k].name ? strlen(f[k].name) : 0) +
 					 (f[k].file ? strlen(f[k].file) : 0) + f[k].line % 2;
