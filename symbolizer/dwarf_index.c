@@ -11,9 +11,7 @@
 #include "formats/grow.h"
 #include "formats/plural.h"
 
-/* How many of the n records at base (each `size` bytes, sorted by a leading uint64_t lo) start
- * at or before addr: the last of them is at that count - 1. */
-static size_t dw_last_at(const void *base, size_t n, size_t size, uint64_t addr)
+size_t t2f_dw_count_at(const void *base, size_t n, size_t size, uint64_t addr)
 {
 	size_t lo = 0, hi = n;
 
@@ -100,7 +98,7 @@ int t2f_dw_scan_units(struct t2f_dwarf *dw)
  * other DWARF the latest-starting one is taken. */
 struct dw_index *t2f_dw_unit_of(struct t2f_dwarf *dw, uint64_t addr)
 {
-	size_t lo = dw_last_at(dw->units, dw->n_units, sizeof(*dw->units), addr);
+	size_t lo = t2f_dw_count_at(dw->units, dw->n_units, sizeof(*dw->units), addr);
 
 	if (lo == 0 || addr >= dw->units[lo - 1].hi)
 		return NULL;
@@ -437,7 +435,7 @@ int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u)
 static bool dw_func_has(const struct dw_index *u, uint32_t func, uint64_t addr)
 {
 	const struct dw_func *f = &u->funcs[func];
-	size_t at = dw_last_at(u->own + f->first, f->count, sizeof(*u->own), addr);
+	size_t at = t2f_dw_count_at(u->own + f->first, f->count, sizeof(*u->own), addr);
 
 	return at && addr < u->own[f->first + at - 1].hi;
 }
@@ -448,7 +446,7 @@ static bool dw_func_has(const struct dw_index *u, uint32_t func, uint64_t addr)
  * most DW_MAX_NESTING levels, each a binary search. */
 uint32_t t2f_dw_innermost(const struct dw_index *u, uint64_t addr)
 {
-	size_t lo = dw_last_at(u->starts, u->n_ranges, sizeof(*u->starts), addr);
+	size_t lo = t2f_dw_count_at(u->starts, u->n_ranges, sizeof(*u->starts), addr);
 	uint32_t f, steps = 0;
 
 	if (lo == 0)

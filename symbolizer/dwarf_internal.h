@@ -76,7 +76,7 @@ struct dw_index {                /* one unit, indexed on first use */
 
 struct dw_unit {
 	uint64_t lo, hi;             /* one range of the unit (a unit with several has several);
-				      * lo first (dw_last_at) */
+				      * lo first (t2f_dw_count_at) */
 	uint32_t index;              /* into idx: the unit's state, shared by its ranges */
 };
 
@@ -143,6 +143,9 @@ struct t2f_dwarf {
 };
 
 /* dwarf_index.c */
+/* How many of the n records at base (each `size` bytes, sorted by a leading uint64_t lo) start
+ * at or before addr: the last of them is at that count - 1. */
+size_t t2f_dw_count_at(const void *base, size_t n, size_t size, uint64_t addr);
 int t2f_dw_scan_units(struct t2f_dwarf *dw);
 struct dw_index *t2f_dw_unit_of(struct t2f_dwarf *dw, uint64_t addr);
 int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u);

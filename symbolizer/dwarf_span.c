@@ -3,27 +3,6 @@
  * same levels out to the holding function) and the same line table row. */
 #include "symbolizer/dwarf_internal.h"
 
-#include <string.h>
-
-/* How many of the n records at base (each `size` bytes, sorted by a leading uint64_t lo) start
- * at or before addr. */
-static size_t sp_count_at(const void *base, size_t n, size_t size, uint64_t addr)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t start;
-
-		memcpy(&start, (const char *)base + mid * size, sizeof(start));
-		if (start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static void sp_cut(uint64_t *lo, uint64_t *last, uint64_t from, uint64_t to)
 {
 	*lo = from > *lo ? from : *lo;
@@ -34,7 +13,7 @@ static void sp_cut(uint64_t *lo, uint64_t *last, uint64_t from, uint64_t to)
  * holding addr or not, until the next one starts. */
 static void sp_unit(const struct t2f_dwarf *dw, uint64_t addr, uint64_t *lo, uint64_t *last)
 {
-	size_t k = sp_count_at(dw->units, dw->n_units, sizeof(*dw->units), addr);
+	size_t k = t2f_dw_count_at(dw->units, dw->n_units, sizeof(*dw->units), addr);
 	uint64_t next = k < dw->n_units ? dw->units[k].lo - 1 : UINT64_MAX;
 	const struct dw_unit *e = k ? &dw->units[k - 1] : NULL;
 
@@ -54,7 +33,7 @@ static void sp_unit(const struct t2f_dwarf *dw, uint64_t addr, uint64_t *lo, uin
 static bool sp_func(const struct dw_index *u, uint32_t f, uint64_t addr, uint64_t *lo,
 		    uint64_t *last)
 {
-	size_t s = sp_count_at(u->starts, u->n_ranges, sizeof(*u->starts), addr);
+	size_t s = t2f_dw_count_at(u->starts, u->n_ranges, sizeof(*u->starts), addr);
 	uint32_t g, steps = 0;
 
 	if (s < u->n_ranges)
@@ -64,7 +43,7 @@ static bool sp_func(const struct dw_index *u, uint32_t f, uint64_t addr, uint64_
 	sp_cut(lo, last, u->starts[s - 1].lo, UINT64_MAX);
 	for (g = u->starts[s - 1].func; g != DW_NONE; g = u->funcs[g].parent) {
 		const struct dw_func *fn = &u->funcs[g];
-		size_t at = sp_count_at(u->own + fn->first, fn->count, sizeof(*u->own), addr);
+		size_t at = t2f_dw_count_at(u->own + fn->first, fn->count, sizeof(*u->own), addr);
 		const struct dw_span *r = at ? &u->own[fn->first + at - 1] : NULL;
 
 		if (r && addr < r->hi) {
