@@ -606,6 +606,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	r->ks_opts = NULL; /* o is the caller's */
 	if (err)
 		goto fail;
+	t2f_symbolizer__symbols_done(r->sym); /* indexes the inline stage needs not are let go */
 	*out = r;
 	return 0;
 fail:

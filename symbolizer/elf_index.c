@@ -59,8 +59,7 @@ static int perf_table(struct t2f_elf_module *m, unsigned ti, size_t *n, bool tre
 		if (!t2f_elf_perf_kept(&s, label_ok, n_secs))
 			continue;
 		v = t2f_elf_fixed_value(m, s.value);
-		m->pinfo[*n] = (struct t2f_elf_pinfo){ t2f_elf_table__name(t, s.name), t->name,
-			s.info };
+		m->pinfo[*n] = (struct t2f_elf_pinfo){ s.name, (uint8_t)ti, s.info };
 		err = tree ? t2f_elf_ptree__insert(&m->ptree, v, v + s.size, (uint32_t)*n)
 		      : t2f_elf_pflat__add(&m->pflat, v, v + s.size, (uint32_t)*n);
 		(*n)++;
@@ -102,7 +101,10 @@ static int perf_tree_build(struct t2f_elf_module *m)
 	int err;
 
 	m->ptree = (struct t2f_elf_ptree){ .root = T2F_ELF_NONE };
-	err = perf_tree(m, true);
+	/* the array's build counted the kept symbols: no room to double into (add_plt adds the
+	 * stubs' room) */
+	err = t2f_elf_ptree__reserve(&m->ptree, m->n_ents);
+	err = err ?: perf_tree(m, true);
 	if (err) {
 		t2f_elf_module__free_index(m);
 		m->index_state = err;
@@ -110,7 +112,7 @@ static int perf_tree_build(struct t2f_elf_module *m)
 	}
 	m->ptree_built = true;
 	t2f_elf_pflat__free(&m->pflat);  /* the tree answers every lookup from now on */
-	t2f_elf_module__release_tables(m); /* read again for the tree */
+	m->tables_held = true;           /* read again for the tree */
 	return 0;
 }
 
@@ -123,7 +125,7 @@ static int build_index(struct t2f_elf_module *m)
 	if (err)
 		t2f_elf_module__free_index(m);
 	else
-		t2f_elf_module__release_tables(m);
+		m->tables_held = true; /* given back by the module's owner (__release_tables) */
 	m->index_state = err ? err : 1;
 	return err;
 }
@@ -153,6 +155,14 @@ void t2f_elf_module__free_index(struct t2f_elf_module *m)
 	m->ptree_built = false;
 	free(m->pinfo);
 	m->pinfo = NULL;
+}
+
+void t2f_elf_module__drop_index(struct t2f_elf_module *m)
+{
+	if (m->index_state <= 0)
+		return;
+	t2f_elf_module__free_index(m);
+	m->index_state = 0;
 }
 
 /* The hit's symbol; its size is end - start (saturated at the top of the address space). */
@@ -207,9 +217,9 @@ static int perf_lookup(const struct t2f_elf_module *m, uint64_t elf_vaddr,
 		return -1;
 	if (r <= 0)
 		return 0;
-	*out = (struct t2f_elf_sym){ .name = m->pinfo[i].name, .value = start, .size = end - start,
-		.table = m->pinfo[i].table, .bind = GELF_ST_BIND(m->pinfo[i].info),
-		.type = GELF_ST_TYPE(m->pinfo[i].info) };
+	*out = (struct t2f_elf_sym){ .name = t2f_elf_pinfo__name(m, i), .value = start,
+		.size = end - start, .table = t2f_elf_pinfo__table(m, i),
+		.bind = GELF_ST_BIND(m->pinfo[i].info), .type = GELF_ST_TYPE(m->pinfo[i].info) };
 	return 1;
 }
 

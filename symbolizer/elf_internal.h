@@ -103,10 +103,14 @@ struct t2f_elf_pflat {
 	uint32_t *erased;           /* the payloads __fixup_duplicate dropped, in its order */
 	size_t n_erased, cap_erased;
 };
-struct t2f_elf_pinfo {          /* what a perf tree node names */
-	const char *name, *table;
-	unsigned char info;
+struct t2f_elf_pinfo {          /* what a perf tree node names (8 bytes) */
+	uint32_t name;              /* st_name in tables[table], or with table T2F_ELF_PINFO_PLT
+				     * the offset of "SYMBOL@plt" in the PLT names (elf_perf_rules.c
+				     * t2f_elf_pinfo__name) */
+	uint8_t table;              /* index in tables[], or T2F_ELF_PINFO_PLT */
+	uint8_t info;               /* st_info */
 };
+#define T2F_ELF_PINFO_PLT UINT8_MAX
 
 struct t2f_elf_module {
 	char *path;
@@ -132,6 +136,9 @@ struct t2f_elf_module {
 
 	/* symbol tables: loaded on first use (tables_state 0 not yet, 1 loaded, <0 the error) */
 	int tables_state;
+	bool tables_held;           /* an index was built from them since their pages were given
+				     * back (elf_pages.c) */
+	int8_t debug_info;          /* __has_debug_info: 0 not looked at, 1 yes, -1 no */
 	struct t2f_elf_table tables[T2F_ELF_MAX_TABLES];
 	unsigned n_tables;
 	Elf *mini_elf;              /* the MiniDebugInfo image, elf_memory() over mini_buf */
@@ -284,9 +291,7 @@ int t2f_elf_module__charge(struct t2f_elf_module *m, const char *prefix, const c
  * inside it (and the section name table index is valid), else what is wrong. */
 const char *t2f_elf_headers_problem(Elf *e, uint64_t size);
 
-/* elf_pages.c: the resident pages of m's symbol and string tables that lie in libelf's
- * read-only mapping of the file, given back (MADV_DONTNEED) once an index holds what lookups
- * need; a later read faults them in again from the file. */
+/* elf_pages.c: t2f_elf_modules__release_tables for m alone. */
 void t2f_elf_module__release_tables(struct t2f_elf_module *m);
 
 /* elf_notes.c */
@@ -331,6 +336,9 @@ int t2f_elf_index_build(struct t2f_elf_module *m);
 typedef bool (*t2f_elf_ptree_first_cb)(void *ctx, uint32_t a, uint64_t a_size, uint32_t b,
 				       uint64_t b_size);
 int t2f_elf_ptree__insert(struct t2f_elf_ptree *t, uint64_t start, uint64_t end, uint32_t sym);
+/* Room for exactly cap nodes (never fewer than it holds), so that a tree whose size is known
+ * keeps no slack: 0 or -ENOMEM. */
+int t2f_elf_ptree__reserve(struct t2f_elf_ptree *t, size_t cap);
 bool t2f_elf_ptree__find(const struct t2f_elf_ptree *t, uint64_t ip, uint32_t *sym,
 			 uint64_t *start, uint64_t *end);
 /* The addresses [*lo, *last] whose walk takes the path ip's takes (to the same node, or to none):
@@ -372,6 +380,11 @@ void t2f_elf_pflat__span(const struct t2f_elf_pflat *f, uint64_t ip, uint64_t *l
 			 uint64_t *last);
 void t2f_elf_pflat__free(struct t2f_elf_pflat *f);
 
+/* elf_perf_rules.c: the raw name and the table name of perf's tree payload i (m->pinfo[i]):
+ * a string of its table ("<corrupt>" for an offset outside it), or of the PLT names of the
+ * module the stubs come from (m->plt_from, else m). */
+const char *t2f_elf_pinfo__name(const struct t2f_elf_module *m, uint32_t i);
+const char *t2f_elf_pinfo__table(const struct t2f_elf_module *m, uint32_t i);
 /* elf_perf_rules.c: m->ptree holds the n kept symbols (inserted in table order, m->pinfo[0..n)
  * naming them): perf's end fix-up and choice among symbols at one start, as m->pflat made them
  * (t2f_elf_pflat__tree), then the PLT stubs. 0 or -ENOMEM. */

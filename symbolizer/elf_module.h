@@ -142,6 +142,24 @@ int t2f_elf_module__lookup(struct t2f_elf_module *m, uint64_t elf_vaddr, struct 
 int t2f_elf_module__lookup_span(struct t2f_elf_module *m, uint64_t elf_vaddr,
 				struct t2f_elf_sym *out, uint64_t *lo, uint64_t *last);
 
+/* Whether an index was built from m's symbol tables since their pages were last given back
+ * (__release_tables): reading them left them resident. */
+bool t2f_elf_module__tables_held(const struct t2f_elf_module *m);
+/* Gives back the resident pages of the symbol and string tables of mods[0..n) (those loaded)
+ * that lie in libelf's read-only mapping of their files (MADV_DONTNEED), reading
+ * /proc/self/maps once for all of them; a later read faults them in again from the file (the
+ * page cache keeps it), unchanged. Only whole pages of a mapping the kernel shows as a file's
+ * and not writable: never a decoded table, nor a file libelf read into memory. Without /proc,
+ * nothing. Clears __tables_held. */
+void t2f_elf_modules__release_tables(struct t2f_elf_module *const *mods, size_t n);
+/* Frees the lookup index (perf's array, tree and names; the PLT names): a later __lookup or
+ * __index builds it again. Every name a lookup returned from the PLT names is freed with it;
+ * those from the symbol tables stay valid. A failed index stays failed. */
+void t2f_elf_module__drop_index(struct t2f_elf_module *m);
+/* Whether the file has a .debug_info (or GNU-compressed .zdebug_info) section with contents:
+ * the DWARF units whose functions __name_at may name. Reads the section headers once. */
+bool t2f_elf_module__has_debug_info(struct t2f_elf_module *m);
+
 /* Builds the lookup index now, as the first __lookup would: 0 or its error. */
 int t2f_elf_module__index(struct t2f_elf_module *m);
 /* The raw name of the symbol __lookup names elf_vaddr by, when one starts there; NULL when none

@@ -240,3 +240,32 @@ bool t2f_elf_module__stripped(struct t2f_elf_module *m)
 	}
 	return true;
 }
+
+bool t2f_elf_module__has_debug_info(struct t2f_elf_module *m)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (m->debug_info)
+		return m->debug_info > 0;
+	m->debug_info = 1; /* headers not readable: not known, so taken as there */
+	if (elf_getshdrstrndx(m->elf, &shstrndx) != 0)
+		return true;
+	m->debug_info = -1;
+	while ((scn = elf_nextscn(m->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh)) {
+			m->debug_info = 1;
+			break;
+		}
+		if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0 ||
+		    !(name = elf_strptr(m->elf, shstrndx, sh.sh_name)))
+			continue;
+		if (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0) {
+			m->debug_info = 1;
+			break;
+		}
+	}
+	return m->debug_info > 0;
+}

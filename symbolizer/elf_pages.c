@@ -8,12 +8,16 @@
  * faults them in again from the file (the page cache keeps them), unchanged. Only whole pages
  * of a mapping /proc/self/maps shows as a file's and not writable are given back, so no byte
  * can be lost: never a decoded table (ours), nor a file libelf read into memory when it could
- * not map it. Without /proc, nothing is given back.
+ * not map it. Without /proc, nothing is given back. An index built marks its module's tables
+ * held (elf_index.c) and its owner gives back those of many modules at once, reading
+ * /proc/self/maps once for all of them (the symbolizer: a few modules at a time, then every
+ * module's at the end of its lookups, when the names the hits faulted in go too).
  */
 #include "symbolizer/elf_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -56,11 +60,9 @@ static void give_back(struct span *s, size_t n)
 	fclose(f);
 }
 
-void t2f_elf_module__release_tables(struct t2f_elf_module *m)
+/* The whole pages of m's tables that may lie in libelf's mapping, appended to s; their count. */
+static size_t table_spans(const struct t2f_elf_module *m, struct span *s, uintptr_t page)
 {
-	struct span s[2 * T2F_ELF_MAX_TABLES];
-	long sz = sysconf(_SC_PAGESIZE);
-	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096;
 	size_t n = 0;
 
 	for (unsigned i = 0; i < m->n_tables; i++) {
@@ -74,5 +76,38 @@ void t2f_elf_module__release_tables(struct t2f_elf_module *m)
 		if (!t->own_strs)
 			s[n++] = page_span(t->strs, t->str_size, page);
 	}
-	give_back(s, n);
+	return n;
+}
+
+void t2f_elf_modules__release_tables(struct t2f_elf_module *const *mods, size_t n)
+{
+	struct span one[2 * T2F_ELF_MAX_TABLES], *s = one;
+	long sz = sysconf(_SC_PAGESIZE);
+	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096;
+	size_t k = 0;
+
+	if (n > 1 && n <= SIZE_MAX / sizeof(one) && !(s = malloc(n * sizeof(one)))) {
+		for (size_t i = 0; i < n; i++)  /* no room for one batch: one module at a time */
+			t2f_elf_modules__release_tables(&mods[i], 1);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (mods[i]->tables_state > 0)
+			k += table_spans(mods[i], s + k, page);
+		mods[i]->tables_held = false;
+	}
+	if (k)
+		give_back(s, k);
+	if (s != one)
+		free(s);
+}
+
+void t2f_elf_module__release_tables(struct t2f_elf_module *m)
+{
+	t2f_elf_modules__release_tables(&m, 1);
+}
+
+bool t2f_elf_module__tables_held(const struct t2f_elf_module *m)
+{
+	return m->tables_held;
 }

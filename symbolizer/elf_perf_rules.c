@@ -74,12 +74,36 @@ static bool names_first(const char *a, const char *b)
 	return strncmp(a, "SyS", 3) != 0 && strncmp(a, "compat_SyS", 10) != 0;
 }
 
+/* The module whose PLT names perf's tree holds: the binary beside a debug file, else m. */
+static const struct t2f_elf_module *plt_src(const struct t2f_elf_module *m)
+{
+	return m->plt_from ? m->plt_from : m;
+}
+
+const char *t2f_elf_pinfo__name(const struct t2f_elf_module *m, uint32_t i)
+{
+	const struct t2f_elf_pinfo *p = &m->pinfo[i];
+
+	if (p->table == T2F_ELF_PINFO_PLT)
+		return plt_src(m)->plt.names + p->name;
+	return t2f_elf_table__name(&m->tables[p->table], p->name);
+}
+
+const char *t2f_elf_pinfo__table(const struct t2f_elf_module *m, uint32_t i)
+{
+	const struct t2f_elf_pinfo *p = &m->pinfo[i];
+
+	return p->table == T2F_ELF_PINFO_PLT ? plt_src(m)->plt.section : m->tables[p->table].name;
+}
+
 /* perf's choose_best_symbol: whether a (earlier in the tree) wins over b. Chromium's free,
  * cfree, __libc_free, _ZdlPv ... at one address: "operator delete[]", the longest. */
 static bool first_wins(void *ctx, uint32_t a, uint64_t a_size, uint32_t b, uint64_t b_size)
 {
-	const struct t2f_elf_pinfo *p = ctx;
+	const struct t2f_elf_module *m = ctx;
+	const struct t2f_elf_pinfo *p = m->pinfo;
 	unsigned ba = GELF_ST_BIND(p[a].info), bb = GELF_ST_BIND(p[b].info);
+	const char *na = t2f_elf_pinfo__name(m, a), *nb = t2f_elf_pinfo__name(m, b);
 	char *da, *db;
 	bool first;
 
@@ -89,9 +113,9 @@ static bool first_wins(void *ctx, uint32_t a, uint64_t a_size, uint32_t b, uint6
 		return bb == STB_WEAK;
 	if ((ba == STB_GLOBAL) != (bb == STB_GLOBAL))
 		return ba == STB_GLOBAL;
-	da = t2f_demangle(p[a].name, T2F_DEMANGLE_NO_PARAMS);
-	db = t2f_demangle(p[b].name, T2F_DEMANGLE_NO_PARAMS);
-	first = names_first(da ? da : p[a].name, db ? db : p[b].name);
+	da = t2f_demangle(na, T2F_DEMANGLE_NO_PARAMS);
+	db = t2f_demangle(nb, T2F_DEMANGLE_NO_PARAMS);
+	first = names_first(da ? da : na, db ? db : nb);
 	free(da);
 	free(db);
 	return first;
@@ -116,10 +140,12 @@ static int add_plt(struct t2f_elf_module *m, size_t n, bool tree)
 	if (!grown)
 		return -ENOMEM;
 	m->pinfo = grown;
+	if (tree && (err = t2f_elf_ptree__reserve(&m->ptree, n + plt->n)))
+		return err;
 	for (size_t i = 0; i < plt->n && !err; i++) {  /* by address: relocation order here */
 		uint64_t a = plt->ents[i].addr;
 
-		grown[n + i] = (struct t2f_elf_pinfo){ plt->names + plt->ents[i].name, plt->section,
+		grown[n + i] = (struct t2f_elf_pinfo){ plt->ents[i].name, T2F_ELF_PINFO_PLT,
 			GELF_ST_INFO(STB_GLOBAL, STT_FUNC) };
 		err = tree ? t2f_elf_ptree__insert(&m->ptree, a, a + plt->stub_size, (uint32_t)(n + i))
 		      : t2f_elf_pflat__add(&m->pflat, a, a + plt->stub_size, (uint32_t)(n + i));
@@ -140,7 +166,7 @@ int t2f_elf_perf_flat_finish(struct t2f_elf_module *m, size_t n)
 	if (err)
 		return err;
 	t2f_elf_pflat__fixup_end(&m->pflat);
-	err = t2f_elf_pflat__fixup_duplicate(&m->pflat, first_wins, m->pinfo);
+	err = t2f_elf_pflat__fixup_duplicate(&m->pflat, first_wins, m);
 	err = err ? err : n ? add_plt(m, n, false) : 0;
 	return err ? err : t2f_elf_pflat__finish(&m->pflat);
 }

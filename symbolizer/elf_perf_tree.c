@@ -301,6 +301,22 @@ void t2f_elf_ptree__span(const struct t2f_elf_ptree *t, uint64_t ip, uint64_t *l
 	*last = b;
 }
 
+int t2f_elf_ptree__reserve(struct t2f_elf_ptree *t, size_t cap)
+{
+	struct t2f_elf_pnode *nodes;
+
+	if (cap < t->n || cap >= NONE)
+		return cap < t->n ? 0 : -ENOMEM; /* nodes are numbered below NONE */
+	if (cap == t->cap)
+		return 0;
+	nodes = realloc(t->nodes, (cap ? cap : 1) * sizeof(*nodes));
+	if (!nodes)
+		return cap > t->cap ? -ENOMEM : 0; /* a failed shrink keeps the larger block */
+	t->nodes = nodes;
+	t->cap = cap;
+	return 0;
+}
+
 void t2f_elf_ptree__free(struct t2f_elf_ptree *t)
 {
 	free(t->nodes);

@@ -436,6 +436,58 @@ static void sym_from_memo(const struct memo_ent *e, struct t2f_sym *out)
 	out->miss = e->miss;
 }
 
+/* ---- table pages given back a few modules at a time ---- */
+
+/* The table pages of the modules indexed since the last call, given back with one read of
+ * /proc/self/maps for them all. */
+static void release_held(struct t2f_symbolizer *s)
+{
+	t2f_elf_modules__release_tables(s->held, s->n_held);
+	s->n_held = 0;
+}
+
+/* m (NULL is fine), when an index was just built from its tables: given back with the next
+ * few. */
+static void note_held(struct t2f_symbolizer *s, struct t2f_elf_module *m)
+{
+	if (!m || !t2f_elf_module__tables_held(m))
+		return;
+	for (size_t i = 0; i < s->n_held; i++)
+		if (s->held[i] == m)
+			return;
+	s->held[s->n_held++] = m;
+	if (s->n_held == T2F_SYM_HELD_MAX)
+		release_held(s);
+}
+
+void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s)
+{
+	struct t2f_elf_module **mods = malloc(2 * (size_t)s->n_files * sizeof(*mods) + 1);
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < s->n_files; i++) {
+		struct t2f_elf_module *m = s->files[i].files.module, *bin = s->files[i].binary;
+
+		if (m && !t2f_elf_module__has_debug_info(m))
+			t2f_elf_module__drop_index(m); /* no DWARF unit to name by its symbols */
+		if (m && mods)
+			mods[n++] = m;
+		if (bin && mods)
+			mods[n++] = bin;
+	}
+	if (mods) { /* every file's: the names the hits read went back in, too */
+		t2f_elf_modules__release_tables(mods, n);
+		s->n_held = 0;
+	} else {
+		release_held(s);
+	}
+	free(mods);
+	/* the cache of names is keyed by where a raw name lies: the dropped indexes' PLT names
+	 * are freed, and that memory may hold another name later */
+	t2f_hashmap__clear(s->name_index);
+	s->n_names = 1;
+}
+
 /* Looks elf_vaddr up in the file's symbols (its cache file first): fills e, and keeps the
  * answer for the cache file with the addresses it holds for. 0 or -ENOMEM. */
 static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct memo_ent *e)
@@ -456,12 +508,14 @@ static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct me
 	r = f->add ? t2f_elf_module__lookup_span(f->files.module, e->elf_vaddr, &sym,
 						  &cs.elf_vaddr, &cs.last)
 		   : t2f_elf_module__lookup(f->files.module, e->elf_vaddr, &sym);
+	note_held(s, f->files.module);
 
 	/* a debug file has no PLT: its binary names the stubs (perf's tree holds them already);
 	 * a binary refused for its compressed symbols names none (it warned) */
 	if (r == 0 && f->binary && !s->perf_rules) {
 		cs.elf_vaddr = cs.last = e->elf_vaddr;
 		r = t2f_elf_module__lookup(f->binary, e->elf_vaddr, &sym);
+		note_held(s, f->binary);
 		if (r < 0 && t2f_elf_module__over_budget(f->binary))
 			r = 0;
 	}
@@ -665,9 +719,13 @@ static int sym_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod, bool lazy,
 					    .ctx = s, .sym_ctx = f->files.module };
 
 		f->dwarf_tried = true;
-		/* built here, so that lookups on other threads only read it (no index: no copy) */
-		if (t2f_elf_module__index(f->files.module) == 0)
+		/* built here, so that lookups on other threads only read it (no index: no copy);
+		 * only a file with units asks it (the resolve stage's index may be let go) */
+		if (t2f_elf_module__has_debug_info(f->files.module) &&
+		    t2f_elf_module__index(f->files.module) == 0)
 			o.symbol_at = symbol_at;
+		note_held(s, f->files.module);
+		release_held(s);
 		err = (lazy ? t2f_dwarf__open_lazy : t2f_dwarf__open)(
 			t2f_elf_module__path(f->files.module), &o, s->diag, &f->dwarf);
 		if (err == -ENOMEM)

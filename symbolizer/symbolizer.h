@@ -158,6 +158,12 @@ int t2f_symbolizer__report_dwarf(struct t2f_symbolizer *s);
 int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, uint64_t elf_vaddr,
 			     t2f_str_id *name);
 
+/* The lookups of the resolve stage are done: each file's symbol index is let go (a later lookup
+ * builds it again) unless the file has DWARF units (their levels are named by the symbols,
+ * __dwarf), and the resident pages of every file's symbol and string tables are given back
+ * (elf_module.h __release_tables, one read of /proc/self/maps). Answers are unchanged. */
+void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s);
+
 /* The DWARF of the module's symbol file, opened on the first call: 0 and *out (NULL: no file,
  * or no DWARF), or -ENOMEM, -EINVAL (unknown id). Modules sharing a file share the handle. The
  * handle is the symbolizer's; t2f_dwarf__lookup on it may run on another thread, one thread at

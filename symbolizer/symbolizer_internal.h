@@ -54,6 +54,8 @@ struct name_ent {                  /* index 0 unused */
 
 enum { OWN_DEBUG_DIRS, OWN_SYMBOL_DIRS, OWN_CACHE, OWN_N };
 
+#define T2F_SYM_HELD_MAX 8         /* modules whose table pages are given back together */
+
 struct t2f_symbolizer {
 	struct t2f_debug_find_opts find;  /* its strings point into own[] */
 	char **own[OWN_N];
@@ -74,6 +76,9 @@ struct t2f_symbolizer {
 	struct name_ent *name_cache;
 	uint32_t n_names, cap_names;
 	struct t2f_hashmap *name_index;
+	struct t2f_elf_module *held[T2F_SYM_HELD_MAX]; /* indexed, their table pages not given
+					* back yet (elf_module.h __tables_held) */
+	size_t n_held;
 	struct t2f_symcache_dir *cache; /* the symbol cache's directory, or NULL: none */
 	uint64_t cache_opts;           /* a hash of the options that decide which file is found */
 };

@@ -639,6 +639,96 @@ static void test_plt(void **state)
 	free(x);
 }
 
+/* The answers of every PLT row and of fx_plt_calls, as `out` (n + 1 of them). */
+static void plt_answers(struct t2f_elf_module *m, const struct plt_row *rows, size_t n,
+			uint64_t calls, struct t2f_elf_sym *out, char (*names)[128])
+{
+	for (size_t i = 0; i <= n; i++) {
+		int r = t2f_elf_module__lookup(m, i < n ? rows[i].addr : calls, &out[i]);
+
+		assert_true(r == 0 || r == 1);
+		snprintf(names[i], sizeof(names[i]), "%s", r ? out[i].name : "");
+		if (!r)
+			out[i] = (struct t2f_elf_sym){ 0 };
+	}
+}
+
+/* An index let go (__drop_index) is built again by the next lookup, with the same answers (the
+ * PLT names too, which go with it), under both rule sets; __name_at names nothing until then. */
+static void test_drop_index(void **state)
+{
+	struct t2f_elf_sym before[17], after[17];
+	char names[17][128], again[17][128];
+	struct plt_row rows[16];
+	struct expect *x;
+	uint64_t calls;
+	size_t n;
+
+	(void)state;
+	need("gnu/libplt.so", "plt");
+	n = load_plt("gnu/libplt.so", rows, 16);
+	x = load_expect("gnu/libplt.so", NULL);
+	calls = xsym_named(x, "fx_plt_calls")->fixed;
+	for (int perf = 0; perf < 2; perf++) {
+		struct t2f_elf_module *m;
+		struct sink s;
+
+		sink_open(&s);
+		m = open_ok("gnu/libplt.so", &s);
+		if (perf)
+			t2f_elf_module__use_perf_rules(m);
+		t2f_elf_module__drop_index(m); /* nothing built yet: nothing to do */
+		plt_answers(m, rows, n, calls, before, names);
+		assert_string_equal(names[n], "fx_plt_calls");
+		for (size_t i = 0; i < n && !perf; i++)  /* objdump's names, as test_plt */
+			if (strncmp(rows[i].name, "*ABS*", 5) != 0)
+				assert_string_equal(names[i], rows[i].name);
+		assert_int_equal(t2f_elf_module__index(m), 0);
+		assert_string_equal(t2f_elf_module__name_at(m, calls), "fx_plt_calls");
+		t2f_elf_module__drop_index(m);
+		assert_null(t2f_elf_module__name_at(m, calls));
+		plt_answers(m, rows, n, calls, after, again);
+		for (size_t i = 0; i <= n; i++) {
+			assert_string_equal(again[i], names[i]);
+			assert_int_equal(after[i].value, before[i].value);
+			assert_int_equal(after[i].size, before[i].size);
+			assert_int_equal(after[i].bind, before[i].bind);
+			assert_int_equal(after[i].type, before[i].type);
+			if (names[i][0])
+				assert_string_equal(after[i].table, before[i].table);
+		}
+		assert_string_equal(t2f_elf_module__name_at(m, calls), "fx_plt_calls");
+		assert_string_equal(sink_text(&s), "");
+		t2f_elf_module__free(m);
+		sink_close(&s);
+	}
+	free(x);
+}
+
+/* __has_debug_info: a file built with -g and its debug file have units; the stripped binary and
+ * the binary beside its debug file have none. */
+static void test_has_debug_info(void **state)
+{
+	static const struct { const char *rel; bool units; } files[] = {
+		{ "gnu/libplt.so", true }, { "gnu/prog-gz", true }, { "dl-beside/prog.debug", true },
+		{ "dl-beside/prog", false }, { "stripped/prog", false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct t2f_elf_module *m;
+		struct sink s;
+
+		need(files[i].rel, strncmp(files[i].rel, "gnu/libplt", 10) == 0 ? "plt" : "gnu");
+		sink_open(&s);
+		m = open_ok(files[i].rel, &s);
+		assert_int_equal(t2f_elf_module__has_debug_info(m), files[i].units);
+		assert_int_equal(t2f_elf_module__has_debug_info(m), files[i].units); /* kept */
+		t2f_elf_module__free(m);
+		sink_close(&s);
+	}
+}
+
 /* A corrupt .rela.plt (or .dynsym below its symbol indexes): one warning naming the file, no
  * PLT name, the symbol tables still resolve. */
 static void test_plt_broken(void **state)
@@ -711,6 +801,8 @@ int main(void)
 	{
 		const struct CMUnitTest rest[] = {
 			cmocka_unit_test(test_plt_broken),
+			cmocka_unit_test(test_drop_index),
+			cmocka_unit_test(test_has_debug_info),
 			cmocka_unit_test(test_lld_vaddr_offset),
 			cmocka_unit_test(test_build_ids),
 			cmocka_unit_test(test_debuglink_crc),

@@ -5,6 +5,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ static struct t2f_elf_module *module_over(const void *syms, const char *strs, si
 
 	assert_non_null(m);
 	m->n_tables = 1;
+	m->tables_state = 1;  /* loaded */
 	m->tables[0] = (struct t2f_elf_table){ .name = ".symtab", .syms = syms,
 					       .count = n / sizeof(Elf64_Sym), .strs = strs,
 					       .str_size = n, .is64 = true };
@@ -97,11 +99,78 @@ static void test_file_mapping_reads_the_same(void **state)
 	free(buf);
 }
 
+/* The Rss (kB) /proc/self/smaps shows for the mapping starting at p, or -1. */
+static long rss_kb(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	char line[512];
+	bool in = false;
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char perms[5];
+
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3)  /* a mapping's first line */
+			in = lo == (unsigned long)(uintptr_t)p;
+		else if (in && sscanf(line, "Rss: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return in ? kb : -1;
+}
+
+/* Two modules' tables in two read-only file mappings and one in our memory, given back in one
+ * call: both mappings hold no resident page afterwards and read the same; our memory is
+ * untouched. */
+static void test_batch(void **state)
+{
+	size_t n = RECS * sizeof(Elf64_Sym);
+	unsigned char *buf = malloc(n), *map[2];
+	struct t2f_elf_module *m[3];
+	char path[PATH_MAX];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(buf);
+	fill(buf, n);
+	f = fopen(pathf(path, "%s/batch", tmp), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	for (int i = 0; i < 2; i++) {
+		map[i] = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		assert_true(map[i] != MAP_FAILED);
+		assert_true(intact(map[i], n));    /* resident */
+		assert_true(rss_kb(map[i]) > 0);
+		m[i] = module_over(map[i], (const char *)map[i], n);
+		m[i]->tables_held = true;
+	}
+	m[2] = module_over(buf, (const char *)buf, n);
+	t2f_elf_modules__release_tables(m, 3);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(rss_kb(map[i]), 0);
+		assert_false(t2f_elf_module__tables_held(m[i]));
+		assert_true(intact(map[i], n));
+		munmap(map[i], n);
+		free(m[i]);
+	}
+	assert_true(intact(buf, n));
+	free(m[2]);
+	fclose(f);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_memory_kept),
 		FX_TEST(test_file_mapping_reads_the_same),
+		FX_TEST(test_batch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
