@@ -463,6 +463,8 @@ static void note_held(struct t2f_symbolizer *s, struct t2f_elf_module *m)
 void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s)
 {
 	struct t2f_elf_module **mods = malloc(2 * (size_t)s->n_files * sizeof(*mods) + 1);
+	struct t2f_hashmap *memo_index;
+	struct memo_ent *memo;
 	size_t n = 0;
 
 	for (uint32_t i = 0; i < s->n_files; i++) {
@@ -486,6 +488,16 @@ void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s)
 	 * are freed, and that memory may hold another name later */
 	t2f_hashmap__clear(s->name_index);
 	s->n_names = 1;
+	/* the memo saves nothing more (a later lookup asks the file again): its room goes too */
+	if (t2f_hashmap__new(64, &memo_index) == 0) {
+		t2f_hashmap__free(s->memo_index);
+		s->memo_index = memo_index;
+		s->n_memo = 1;
+		if ((memo = realloc(s->memo, 16 * sizeof(*memo)))) {
+			s->memo = memo;
+			s->cap_memo = 16;
+		}
+	}
 }
 
 /* Looks elf_vaddr up in the file's symbols (its cache file first): fills e, and keeps the

@@ -161,7 +161,8 @@ int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, ui
 /* The lookups of the resolve stage are done: each file's symbol index is let go (a later lookup
  * builds it again) unless the file has DWARF units (their levels are named by the symbols,
  * __dwarf), and the resident pages of every file's symbol and string tables are given back
- * (elf_module.h __release_tables, one read of /proc/self/maps). Answers are unchanged. */
+ * (elf_module.h __release_tables, one read of /proc/self/maps); the memo of answers is
+ * emptied. Answers are unchanged. */
 void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s);
 
 /* The DWARF of the module's symbol file, opened on the first call: 0 and *out (NULL: no file,

@@ -30,6 +30,7 @@ struct t2f_symcache_new {
 	enum t2f_symcache_dwarf dwarf;
 	struct new_sym *syms;
 	size_t n_syms, cap_syms;
+	struct t2f_hashmap *sym_index;   /* syms by their fields: each answer kept once (1 + i) */
 	struct new_a2l *a2l;
 	size_t n_a2l, cap_a2l;
 	struct new_inl *inl;
@@ -71,6 +72,7 @@ void t2f_symcache_new__free(struct t2f_symcache_new *w)
 		free((char *)w->frames[i].fn_file);
 	}
 	free(w->syms);
+	t2f_hashmap__free(w->sym_index);
 	free(w->a2l);
 	free(w->inl);
 	free(w->frames);
@@ -118,13 +120,42 @@ void t2f_symcache_new__set_dwarf(struct t2f_symcache_new *w, enum t2f_symcache_d
 	w->dwarf = dw;
 }
 
+struct sym_key {
+	const struct t2f_symcache_new *w;
+	const struct t2f_symcache_sym *s;
+};
+
+static bool sym_eq(const void *ctx, uint32_t value)
+{
+	const struct sym_key *k = ctx;
+	const struct new_sym *e = &k->w->syms[value - 1];
+
+	return e->vaddr == k->s->elf_vaddr && e->last == k->s->last && e->value == k->s->value &&
+	       e->miss == k->s->miss && (e->name && k->s->name ? strcmp(e->name, k->s->name) == 0
+							: e->name == k->s->name);
+}
+
+/* Each answer is kept once: the lookups of many addresses of one function give its range
+ * again and again, and a repeat changes nothing the file is written from (sort_unique keeps
+ * the first of equal answers and drops the rest). */
 int t2f_symcache_new__sym(struct t2f_symcache_new *w, const struct t2f_symcache_sym *s)
 {
+	struct sym_key k = { w, s };
+	uint64_t h = t2f_hash_u64(s->elf_vaddr ^ t2f_hash_u64(s->last));
 	char *name;
 
-	if (t2f_grow((void **)&w->syms, &w->cap_syms, w->n_syms, 1, sizeof(*w->syms), 64,
+	if (!w->sym_index && t2f_hashmap__new(64, &w->sym_index))
+		return -ENOMEM;
+	if (t2f_hashmap__find(w->sym_index, h, sym_eq, &k))
+		return 0;
+	if (w->n_syms >= UINT32_MAX - 1 ||
+	    t2f_grow((void **)&w->syms, &w->cap_syms, w->n_syms, 1, sizeof(*w->syms), 64,
 		     SIZE_MAX / sizeof(*w->syms)) || dup_str(s->name, &name))
 		return -ENOMEM;
+	if (t2f_hashmap__insert(w->sym_index, h, (uint32_t)w->n_syms + 1)) {
+		free(name);
+		return -ENOMEM;
+	}
 	w->syms[w->n_syms++] = (struct new_sym){ s->elf_vaddr, s->last, s->value, name, s->miss };
 	return 0;
 }

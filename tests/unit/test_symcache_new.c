@@ -1,0 +1,167 @@
+/* tests/unit/test_symcache_new.c: a run's symbol answers written as a cache file
+ * (symbolizer/symcache_write.c) are the same bytes whether each answer is given once or again
+ * and again (the lookups of many addresses of one function give its range each time; the
+ * writer keeps each answer once), and answers that differ in any field are all kept: the
+ * file then holds the first of them, as when nothing is dropped on the way.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "support/fixture_env.h"
+#include "symbolizer/symcache.h"
+#include "symbolizer/symbolizer.h"
+
+static const uint8_t id[4] = { 0xde, 0xad, 0xbe, 0xef };
+
+/* The answers: alpha [0x1000, 0x10ff], a miss [0x1100, 0x11ff], beta [0x1200, 0x12ff]. */
+static const struct t2f_symcache_sym alpha = { 0x1000, 0x10ff, 0x1000, "alpha", T2F_HIT };
+static const struct t2f_symcache_sym gap = { 0x1100, 0x11ff, 0, NULL, T2F_MISS_NOT_FOUND };
+static const struct t2f_symcache_sym beta = { 0x1200, 0x12ff, 0x1200, "beta", T2F_HIT };
+
+/* Writes answers s[0..n) as the cache file of `id` in a new directory DIR under tmp; its bytes
+ * into *out (malloc'd), their count into *len. */
+static void write_file(const char *dir, const struct t2f_symcache_sym *s, size_t n,
+		       unsigned char **out, size_t *len)
+{
+	char d_path[PATH_MAX], mod[PATH_MAX], file[PATH_MAX];
+	struct t2f_symcache_new *w;
+	struct t2f_symcache_dir *d;
+	struct t2f_symcache_ident ident;
+	const char *why = NULL;
+	struct stat st;
+	FILE *f;
+
+	pathf(mod, "%s/module", tmp);
+	f = fopen(mod, "a");
+	assert_non_null(f);
+	fclose(f);
+	pathf(d_path, "%s/%s", tmp, dir);
+	assert_int_equal(t2f_symcache_dir__open(d_path, 0, true, &d, &why), 0);
+	assert_non_null(d);
+	assert_int_equal(t2f_symcache_new__new(&w), 0);
+	assert_int_equal(t2f_symcache_new__set_file(w, NULL, 0, NULL, 0, 0, T2F_SYMCACHE_DW_NONE),
+			 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(t2f_symcache_new__sym(w, &s[i]), 0);
+	ident = (struct t2f_symcache_ident){ .build_id = id, .build_id_len = sizeof(id),
+		.module_path = mod, .file_path = mod, .perf_rules = true };
+	assert_int_equal(t2f_symcache_new__write(w, d, &ident, NULL), 0);
+	t2f_symcache_new__free(w);
+	t2f_symcache_dir__free(d);
+	pathf(file, "%s/deadbeef" T2F_SYMCACHE_SUFFIX, d_path);
+	f = fopen(file, "rb");
+	assert_non_null(f);
+	assert_int_equal(fstat(fileno(f), &st), 0);
+	*len = (size_t)st.st_size;
+	*out = malloc(*len ? *len : 1);
+	assert_non_null(*out);
+	assert_int_equal(fread(*out, 1, *len, f), *len);
+	fclose(f);
+}
+
+/* The answer the file of directory dir gives at addr: its name ("" on a miss, NULL: none). */
+static const char *answer(const char *dir, uint64_t addr, char *buf, size_t size)
+{
+	char d_path[PATH_MAX], mod[PATH_MAX];
+	struct t2f_symcache_ident ident;
+	struct t2f_symcache_dir *d;
+	struct t2f_symcache_sym s;
+	struct t2f_symcache *c = NULL;
+	const char *why = NULL, *r = NULL;
+	bool bad = false;
+
+	pathf(mod, "%s/module", tmp);
+	pathf(d_path, "%s/%s", tmp, dir);
+	assert_int_equal(t2f_symcache_dir__open(d_path, 0, false, &d, &why), 0);
+	ident = (struct t2f_symcache_ident){ .build_id = id, .build_id_len = sizeof(id),
+		.module_path = mod, .file_path = mod, .perf_rules = true };
+	assert_int_equal(t2f_symcache__open(d, &ident, &c, &bad, &why), 0);
+	assert_non_null(c);
+	if (t2f_symcache__sym(c, addr, &s)) {
+		snprintf(buf, size, "%s", s.name ? s.name : "");
+		r = buf;
+	}
+	t2f_symcache__free(c);
+	t2f_symcache_dir__free(d);
+	return r;
+}
+
+static void test_repeats_change_nothing(void **state)
+{
+	const struct t2f_symcache_sym once[] = { alpha, gap, beta };
+	const struct t2f_symcache_sym again[] = { beta, alpha, alpha, gap, beta, alpha, gap };
+	unsigned char *a, *b;
+	size_t na, nb;
+	char buf[64];
+
+	(void)state;
+	write_file("once", once, 3, &a, &na);
+	write_file("again", again, 7, &b, &nb);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	assert_string_equal(answer("again", 0x1080, buf, sizeof(buf)), "alpha");
+	assert_string_equal(answer("again", 0x1100, buf, sizeof(buf)), "");
+	assert_string_equal(answer("again", 0x12ff, buf, sizeof(buf)), "beta");
+	assert_null(answer("again", 0x1300, buf, sizeof(buf)));
+	free(a);
+	free(b);
+}
+
+/* Answers alike but for one field are not repeats: the first given is the file's (a later
+ * one over the same range is dropped when written), as it is without any repeat. */
+static void test_near_repeats_kept(void **state)
+{
+	struct t2f_symcache_sym other = alpha, longer = alpha, moved = alpha;
+	unsigned char *a, *b, *c, *e;
+	size_t na, nb, nc, ne;
+	char buf[64];
+
+	(void)state;
+	other.name = "alpha2";     /* another name over the same range */
+	longer.last = 0x117f;      /* the same symbol over more (joins the range) */
+	moved.value = 0x0ff0;      /* another start */
+	{
+		const struct t2f_symcache_sym x[] = { alpha, other, moved, gap, beta };
+		const struct t2f_symcache_sym y[] = { alpha, other, alpha, moved, other, gap,
+						      beta };
+
+		write_file("x", x, 5, &a, &na);
+		write_file("y", y, 7, &b, &nb);
+	}
+	{
+		const struct t2f_symcache_sym x[] = { other, alpha, gap, beta };
+		const struct t2f_symcache_sym y[] = { alpha, longer, gap, beta };
+
+		write_file("other-first", x, 4, &c, &nc);
+		write_file("longer", y, 4, &e, &ne);
+	}
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	assert_string_equal(answer("y", 0x1080, buf, sizeof(buf)), "alpha");
+	assert_string_equal(answer("other-first", 0x1080, buf, sizeof(buf)), "alpha2");
+	assert_string_equal(answer("longer", 0x1150, buf, sizeof(buf)), "alpha");
+	free(a);
+	free(b);
+	free(c);
+	free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FX_TEST(test_repeats_change_nothing),
+		FX_TEST(test_near_repeats_kept),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
