@@ -16,9 +16,10 @@
  *
  * Ownership: the profile owns everything it returns; pointers it returns (strings, frame and cell
  * structs) are borrowed and valid until the next call that adds to the profile. Not thread safe,
- * but for one split: while one thread calls only t2f_profile__frame, t2f_profile__child and
- * t2f_profile__add_sample (they touch the frames, nodes, cells, log, time span, time histogram and
- * their own counters alone), one other thread may add strings, threads, events and module maps.
+ * but for one split: while one thread calls only t2f_profile__frame, t2f_profile__child,
+ * t2f_profile__add_sample, __frames, __stacks and __prefetch_cell (they touch the frames, nodes,
+ * cells, log, time span, time histogram and their own counters alone), one other thread may add
+ * strings, threads, events and module maps.
  */
 #ifndef T2F_PROFILE_H
 #define T2F_PROFILE_H
@@ -224,6 +225,18 @@ int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_fra
 /* The child of `parent` (0 = root) through `frame`. Stacks are built root first. */
 int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
 		       t2f_node_id *out);
+/* Many at once, as one call of the above each in order gives them (formats/profile_batch.c:
+ * their lookups overlap). __frames: out[i] is f[i]'s frame. __stacks: stack i's len[i] frames
+ * follow stack i - 1's in `frames`, root first; out[i] is its node (0 for none). 0 or the first
+ * error (the stacks after it left). */
+int t2f_profile__frames(struct t2f_profile *p, size_t n, const struct t2f_frame *f,
+			t2f_frame_id *out);
+int t2f_profile__stacks(struct t2f_profile *p, size_t n, const uint32_t *len,
+			const t2f_frame_id *frames, t2f_node_id *out);
+/* A hint before t2f_profile__add_sample(p, node, thread, event, ...): asks the CPU for the cell
+ * index's slot, or (entry, a while later) for the cell it names. Changes nothing. */
+void t2f_profile__prefetch_cell(const struct t2f_profile *p, t2f_node_id node,
+				t2f_thread_id thread, t2f_event_id event, bool entry);
 /* Renames frame `id` in place (after reading: re-symbolization). Frames are no longer
  * deduplicated by name afterwards: two frames may now share a name (writers merge equal display
  * names), and t2f_profile__frame() finds it under neither name (a lookup adds a new frame):

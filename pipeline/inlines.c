@@ -258,6 +258,10 @@ static int inl_lookup(struct inl *x, t2f_frame_id id, int at, const struct t2f_d
 	if (!slot)
 		return 0;
 	n = t2f_inl_lookups__get(x->lk, slot - 1, lv);
+	if (t2f_inl_lookups__known(x->lk, slot - 1))
+		x->st->cached++;
+	else
+		x->st->lookups++;
 	if (!t2f_inl_lookups__known(x->lk, slot - 1) && inl_place(x, id, at, &mod, &va)) {
 		uint64_t lo, last;
 		int err;
@@ -268,7 +272,6 @@ static int inl_lookup(struct inl *x, t2f_frame_id id, int at, const struct t2f_d
 		if (err)
 			return err;
 	}
-	x->st->lookups++;
 	x->st->found += n > 0;
 	x->st->inlined += n > 1;
 	return n;
@@ -450,13 +453,18 @@ int t2f_inlines__expand(struct t2f_profile *p, const struct t2f_resym *r,
 
 void t2f_inlines__print_stats(FILE *f, const struct t2f_inline_stats *st)
 {
+	char cached[64] = "";
+
+	if (st->cached)
+		snprintf(cached, sizeof(cached), ", %" PRIu64 " answered from the symbol cache",
+			 st->cached);
 	if (st->kept)
 		fprintf(f, "inline frames: %" PRIu64 " printed by perf, kept (nothing looked up)\n",
 			st->kept);
-	else if (st->lookups)
-		fprintf(f, "inline frames: %" PRIu64 " address%s looked up in DWARF, %" PRIu64
+	else if (st->lookups || st->cached)
+		fprintf(f, "inline frames: %" PRIu64 " address%s looked up in DWARF%s, %" PRIu64
 			" found, %" PRIu64 " with inlined functions (%" PRIu64 " inlined frame%s)\n",
-			st->lookups, st->lookups == 1 ? "" : "es", st->found, st->inlined,
+			st->lookups, st->lookups == 1 ? "" : "es", cached, st->found, st->inlined,
 			st->levels, t2f_plural(st->levels));
 	if (st->files)
 		fprintf(f, "inline frames: DWARF of %" PRIu64 " file%s read, %" PRIu64

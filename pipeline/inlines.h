@@ -42,7 +42,8 @@ struct t2f_inline_opts {
 
 struct t2f_inline_stats {
 	uint64_t lookups;      /* (frame, address) pairs looked up in DWARF */
-	uint64_t found;        /* of them, those DWARF has code at */
+	uint64_t cached;       /* and those the symbol cache answered (no DWARF read) */
+	uint64_t found;        /* of both, those DWARF has code at */
 	uint64_t inlined;      /* of them, those with inlined functions */
 	uint64_t levels;       /* inlined frames made (distinct) */
 	uint64_t kept;         /* frames perf printed as inlined (then nothing is looked up) */
@@ -54,7 +55,8 @@ struct t2f_inline_stats {
 int t2f_inlines__expand(struct t2f_profile *p, const struct t2f_resym *r,
 			const struct t2f_inline_opts *o, struct t2f_inline_stats *st);
 
-/* --stats: the counts above, a line or two; nothing when nothing was looked up or kept. */
+/* --stats: the counts above, a line or two; nothing when nothing was looked up, answered or
+ * kept. */
 void t2f_inlines__print_stats(FILE *f, const struct t2f_inline_stats *st);
 
 #endif

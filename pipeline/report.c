@@ -259,8 +259,9 @@ void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_to
 	fprintf(f, "  elapsed: %.3f s, %.1f MB/s (%.1f MB read, %.1f MB of text)\n", s->seconds,
 		s->seconds > 0 ? (double)text / T2F_MB / s->seconds : 0.0, (double)bytes / T2F_MB,
 		(double)text / T2F_MB);
-	fprintf(f, "  time: read %.3f s, names %.3f s, write %.3f s\n", s->read_seconds,
-		s->names_seconds, s->seconds - s->read_seconds - s->names_seconds);
+	fprintf(f, "  time: read %.3f s, names %.3f s (CPU %.3f s), write %.3f s\n",
+		s->read_seconds, s->names_seconds, s->names_cpu,
+		s->seconds - s->read_seconds - s->names_seconds);
 }
 
 void t2f_report__summary(FILE *f, const struct t2f_profile *p, const struct t2f_event_total *t,

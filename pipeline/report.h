@@ -59,6 +59,7 @@ struct t2f_run_stats {
 	double seconds;        /* reading and writing */
 	double read_seconds;   /* of which reading the inputs */
 	double names_seconds;  /* and naming frames (re-symbolization) */
+	double names_cpu;      /* the process's CPU seconds while naming (all its threads') */
 	bool perf_data;        /* some input was a perf.data file: */
 	struct t2f_perf_data_conv_stats perf; /* summed over them */
 	struct t2f_unwind_stats unwind; /* their --call-graph dwarf samples' user stacks */

@@ -24,6 +24,15 @@ uint64_t t2f_session_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t t2f_session_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Keeps text (malloc'd, or NULL when out of memory) as the last failure's message. */
 static int t2f_session_keep(struct t2f_session *s, int err, bool fail, char *text)
 {

@@ -86,6 +86,8 @@ struct t2f_source {
 };
 
 uint64_t t2f_session_now_ns(void);
+/* The CPU time of the whole process (every thread), in ns; 0 when the clock is not there. */
+uint64_t t2f_session_cpu_ns(void);
 
 /* A profile as the session's formats need it (sample times, the log), holding at most max
  * distinct frames. 0 or -ENOMEM. */

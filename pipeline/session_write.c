@@ -135,6 +135,7 @@ static int t2f_inline(struct t2f_session *s)
 /* Names the frames perf could not, counts the events, settles the event. */
 static int t2f_resolve(struct t2f_session *s)
 {
+	uint64_t cpu = t2f_session_cpu_ns();
 	int err;
 
 	t2f_session_set_label(s);
@@ -153,6 +154,7 @@ static int t2f_resolve(struct t2f_session *s)
 	err = err ?: t2f_report__event_totals(s->profile, &s->totals);
 	s->run.names_seconds = (double)(t2f_session_now_ns() - s->start_ns) / 1e9 -
 			       s->run.read_seconds;
+	s->run.names_cpu = (double)(t2f_session_cpu_ns() - cpu) / 1e9;
 	if (err)
 		return err;
 	err = t2f_pick_event(s);

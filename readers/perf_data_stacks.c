@@ -18,6 +18,7 @@
 #include "formats/grow.h"
 
 #define PDC_STACKS_BATCH 8192 /* samples per batch */
+#define PDC_GROUP 64          /* samples whose stacks are looked up together */
 
 struct pdc_srec {             /* a queued sample; its frames follow the previous one's */
 	uint64_t weight, time;
@@ -54,6 +55,10 @@ struct t2f_pdc_stacks {
 	struct t2f_derive *derive; /* the profile's derive stage, or NULL */
 	t2f_frame_id *ids;        /* the thread's: a reference's frame, by reference - 1 */
 	size_t n_ids, cap_ids;
+	t2f_frame_id *fids;       /* a group's stacks, root first (t2f_profile__stacks) */
+	size_t cap_fids;
+	uint32_t lens[PDC_GROUP]; /* their lengths */
+	t2f_node_id nodes[PDC_GROUP]; /* and their nodes */
 	bool threaded;
 	struct t2f_bg *bg;        /* the thread (formats/bg.h), from the first batch on */
 	int err;                  /* without the thread: the first error */
@@ -76,37 +81,60 @@ static int pdc_derive(struct t2f_pdc_stacks *s, const struct pdc_batch *b, size_
 	return err;
 }
 
-/* Adds batch b's frames, then its samples, root first; 0 or the first error (the rest are
- * left). */
+/* Sample i's frames (leaf first in b->f from *at) as frame ids root first into s->fids from
+ * *nf; *at and *nf then past them. */
+static void pdc_root_first(struct t2f_pdc_stacks *s, const struct pdc_batch *b, size_t i,
+			   size_t *at, size_t *nf)
+{
+	const struct pdc_srec *r = &b->s[i];
+
+	for (size_t k = r->n; k-- > 0;)
+		s->fids[(*nf)++] = s->ids[b->f[*at + k] - 1];
+	s->lens[i % PDC_GROUP] = r->n;
+	*at += r->n;
+}
+
+/* Adds batch b's frames, then its samples, root first, PDC_GROUP samples' stacks at a time
+ * (t2f_profile__stacks); 0 or the first error (the rest are left). */
 static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 {
 	struct t2f_profile *p = s->p;
-	size_t at = 0;            /* the sample's first frame reference in b->f (NULL when the
-				   * samples have none: never offset then) */
-	int err = t2f_grow((void **)&s->ids, &s->cap_ids, s->n_ids, b->nfr, sizeof(*s->ids), 1024,
-			   SIZE_MAX);
-
-	for (size_t i = 0; i < b->nfr && !err; i++)
-		err = t2f_profile__frame(p, &b->fr[i], &s->ids[s->n_ids++]);
+	size_t at = 0;            /* the next sample's first frame reference in b->f */
 	size_t dr = 0;
+	int err = t2f_grow((void **)&s->ids, &s->cap_ids, s->n_ids, b->nfr, sizeof(*s->ids), 1024,
+			   SIZE_MAX) ?:
+		  t2f_grow((void **)&s->fids, &s->cap_fids, 0, b->nf, sizeof(*s->fids), 1024,
+			   SIZE_MAX) ?:
+		  t2f_profile__frames(p, b->nfr, b->fr, s->ids + s->n_ids);
 
+	if (!err)
+		s->n_ids += b->nfr;
 	if (s->derive)
 		err = err ?: pdc_derive(s, b, 0, 0, &dr);
-	for (size_t i = 0; i < b->n && !err; i++) {
-		const struct pdc_srec *r = &b->s[i];
-		t2f_node_id node = 0;
+	for (size_t g = 0; g < b->n && !err; g += PDC_GROUP) {
+		size_t m = b->n - g < PDC_GROUP ? b->n - g : PDC_GROUP, nf = 0;
 
-		for (size_t k = r->n; k-- > 0 && !err;)
-			err = t2f_profile__child(p, node, s->ids[b->f[at + k] - 1], &node);
-		if (r->event) /* else a sched_switch for its switches alone */
-			err = err ?: t2f_profile__add_sample(p, node, r->thread, r->event,
-							     r->weight, r->time);
-		if (s->derive && !err && r->event)
-			err = t2f_derive__sample(s->derive, node, r->thread, r->event, r->weight,
-						 r->time);
-		if (s->derive && !err)
-			err = pdc_derive(s, b, i + 1, node, &dr);
-		at += r->n;
+		for (size_t i = g; i < g + m; i++)
+			pdc_root_first(s, b, i, &at, &nf);
+		err = t2f_profile__stacks(p, m, s->lens, s->fids, s->nodes);
+		for (int entry = 0; entry < 2 && !err; entry++)
+			for (size_t i = 0; i < m; i++)
+				if (b->s[g + i].event)
+					t2f_profile__prefetch_cell(p, s->nodes[i], b->s[g + i].thread,
+								   b->s[g + i].event, entry);
+		for (size_t i = 0; i < m && !err; i++) {
+			const struct pdc_srec *r = &b->s[g + i];
+			t2f_node_id node = s->nodes[i];
+
+			if (r->event) /* else a sched_switch for its switches alone */
+				err = t2f_profile__add_sample(p, node, r->thread, r->event,
+							      r->weight, r->time);
+			if (s->derive && !err && r->event)
+				err = t2f_derive__sample(s->derive, node, r->thread, r->event,
+							 r->weight, r->time);
+			if (s->derive && !err)
+				err = pdc_derive(s, b, g + i + 1, node, &dr);
+		}
 	}
 	b->n = 0;
 	b->ndr = 0;
@@ -221,5 +249,6 @@ void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s)
 		free(s->b[i].dr);
 	}
 	free(s->ids);
+	free(s->fids);
 	free(s);
 }

@@ -7,7 +7,8 @@
 # speedscope, and for the perf script text route (--buildids): --no-cache, then a cold run
 # (an empty cache directory), then a warm one, must give the same bytes; the warm run must
 # take every answer from the cache ("0 looked up in the files", no file missing) and leave
-# the files as they were. Then the directory is 0700, its files 0600, and `cache list`,
+# the files as they were; both print the naming stage's time and CPU time (`--stats`, `time:`).
+# Then the directory is 0700, its files 0600, and `cache list`,
 # `verify`, `clear` and `dir` say what they hold; a module with new addresses extends its
 # file; --cache-max evicts. A module whose recorded path is gone, named from a build-id tree,
 # is taken from the cache on the second of two runs, which writes no file. Skipped when perf
@@ -59,6 +60,12 @@ check() {
 	*": "[1-9]*" files used, 0 missing, 0 ignored"*" 0 written,"*" answered from it, 0 looked up in the files") ok ;;
 	*) bad "$_n: warm run: $_warm" ;;
 	esac
+	# both say how long naming took, in time and CPU, for the warm run's to be held to the cold's
+	for _r in cold warm; do
+		grep -q '^  time: read [0-9.]* s, names [0-9.]* s (CPU [0-9.]* s), write ' \
+			"$TMP/$_n.$_r.err" && ok ||
+			bad "$_n: $_r run: no naming time: $(grep '^  time:' "$TMP/$_n.$_r.err")"
+	done
 }
 
 cc $FP -o "$TMP/inl" "$SRC/fixtures/dwarf/inl.c" || bad "cc inl.c failed"

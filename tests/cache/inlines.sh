@@ -121,6 +121,16 @@ for f in folded pb.gz; do
 	*) bad "B.$f was not answered from the cache: $(grep '^symbol cache' "$TMP/B.$f.err")" ;;
 	esac
 done
+# the inline chains of B too: every one from the cache, none looked up in DWARF; C's (not in A's
+# ranges) looked up there
+for f in folded pb.gz; do
+	case $(grep '^inline frames: .* found' "$TMP/B.$f.err") in
+	"inline frames: 0 addresses looked up in DWARF, $nb answered from the symbol cache, $nb found,"*) ok ;;
+	*) bad "B.$f: not every inline chain from the cache: $(grep '^inline frames' "$TMP/B.$f.err")" ;;
+	esac
+done
+grep -q '^inline frames: [1-9][0-9]* address.* looked up in DWARF' "$TMP/C.folded.err" && ok ||
+	bad "C looked up no inline chain in DWARF: $(grep '^inline frames' "$TMP/C.folded.err")"
 grep -q '^symbol cache .* [1-9][0-9]* looked up in the files' "$TMP/C.folded.err" && ok ||
 	bad "C looked nothing up (it should not be in A's ranges): $(grep '^symbol cache' \
 		"$TMP/C.folded.err")"

@@ -28,10 +28,20 @@
 # text does not show them.
 # Skipped (with a message) when perf is missing or may not record these events.
 #
-# usage: sh tests/offcpu/offcpu.sh TRACE2FLAME
+# usage: sh tests/offcpu/offcpu.sh TRACE2FLAME [PART]   (default: all)
+#   PART task, sys: a recording's checks but --time's; task-time, sys-time: its --time checks
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-t2f_init ../.. 1 "$@"
+t2f_init ../.. 2 "$@"
+PART=${2:-all}
+case $PART in
+all | task | sys | task-time | sys-time) ;;
+*)
+	echo "usage: $0 TRACE2FLAME [task|sys|task-time|sys-time]" >&2
+	exit 2
+	;;
+esac
+part() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 need_perf_record
 HERE=$SRC/tests/offcpu
 find_validators "the speedscope importer's checks skipped" speedscope
@@ -197,19 +207,26 @@ clipped() {
 	[ "$_bad" = 1 ] || ok
 }
 
-# shellcheck disable=SC2086 # EVENTS: several words
-if perf record -q $EVENTS -o "$TMP/task.data" -- "$TMP/waiter" >"$TMP/task.rec" 2>&1; then
-	check task
-	clipped task
-else
-	bad "task: perf record failed: $(head -3 "$TMP/task.rec")"
-fi
-# shellcheck disable=SC2086 # EVENTS: several words
-if perf record -q -a $EVENTS -o "$TMP/sys.data" -- "$TMP/waiter" >"$TMP/sys.rec" 2>&1; then
-	check sys
-	clipped sys
-else
-	echo "$TEST_NAME: perf record -a is not allowed here ($(head -1 "$TMP/sys.rec")):" \
-		"the system-wide case skipped"
-fi
+# the recordings: per task, and system-wide (-a) where allowed; each part's checks on its own
+for _n in task sys; do
+	part "$_n" || part "$_n-time" || continue
+	_a=
+	[ "$_n" = sys ] && _a=-a
+	# shellcheck disable=SC2086 # EVENTS, _a: several words, or none
+	if ! perf record -q $_a $EVENTS -o "$TMP/$_n.data" -- "$TMP/waiter" >"$TMP/$_n.rec" 2>&1; then
+		if [ "$_n" = task ]; then
+			bad "task: perf record failed: $(head -3 "$TMP/task.rec")"
+		else
+			echo "$TEST_NAME: perf record -a is not allowed here" \
+				"($(head -1 "$TMP/sys.rec")): the system-wide case skipped"
+		fi
+		continue
+	fi
+	! part "$_n" || check "$_n"
+	if part "$_n-time"; then
+		[ -s "$TMP/$_n.txt" ] || perf script --ns --show-switch-events -i "$TMP/$_n.data" \
+			>"$TMP/$_n.txt" 2>/dev/null || bad "$_n: perf script failed"
+		clipped "$_n"
+	fi
+done
 finish
