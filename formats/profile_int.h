@@ -111,6 +111,9 @@ int t2f_profile__node_add(struct t2f_profile *p, t2f_node_id parent, t2f_frame_i
  * table when new; *idx is its index. 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			  t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx);
+/* t2f_profile__cell_add of a cell known to be absent: added at the end without a lookup. */
+int t2f_profile__cell_append(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			     t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx);
 /* Widens the time span to [first, last]; first 0 = no time. */
 void t2f_profile__note_time(struct t2f_profile *p, uint64_t first, uint64_t last);
 

@@ -20,6 +20,7 @@ struct id_maps {
 	t2f_frame_id *frame;
 	t2f_node_id *node;
 	uint32_t *cell; /* 0-based, like cell indexes */
+	uint32_t nodes_before; /* dst's node count before the merge: the nodes it added come after */
 	/* the samples merged in between src's (t2f_profile__merge_at): their events and cells */
 	const struct t2f_merge_sample *ins;
 	size_t n_ins;
@@ -299,6 +300,7 @@ static int merge_nodes(struct t2f_profile *dst, const struct t2f_profile *src,
 	uint8_t *fresh;
 	int err;
 
+	m->nodes_before = (uint32_t)dst->nodes.len;
 	if (src->nodes.len <= 1) /* the root alone */
 		return 0;
 	fresh = calloc(src->nodes.len, 1); /* fresh[0]: the root, which dst has */
@@ -355,6 +357,24 @@ static int insert_cells(struct t2f_profile *dst, struct id_maps *m, size_t *j, s
 	return 0;
 }
 
+/* A src cell at a node this merge added to dst is new to dst, and distinct from src's other
+ * cells there: src's cells are distinct, and so are their nodes, threads and events in dst, but
+ * for threads dst folds and src does not (two of src's threads of one comm count under one of
+ * dst's). The samples inserted in between are at nodes dst had. */
+static int merge_cell(struct t2f_profile *dst, const struct t2f_profile *src,
+		      const struct id_maps *m, size_t i)
+{
+	const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
+	t2f_node_id node = m->node[c->node];
+
+	if (node >= m->nodes_before && (src->fold || !dst->fold))
+		return t2f_profile__cell_append(dst, node, m->thread[c->thread],
+						m->event[c->event], c->samples, c->weight,
+						&m->cell[i]);
+	return t2f_profile__cell_add(dst, node, m->thread[c->thread], m->event[c->event],
+				     c->samples, c->weight, &m->cell[i]);
+}
+
 static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 		       struct id_maps *m)
 {
@@ -362,8 +382,6 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 	int err;
 
 	for (size_t i = 0; i < src->cells.len; i++) {
-		const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
-
 		err = insert_cells(dst, m, &j, i + 1);
 		if (err)
 			return err;
@@ -377,8 +395,7 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 									 m->thread[a->thread]),
 								     m->event[a->event]));
 		}
-		err = t2f_profile__cell_add(dst, m->node[c->node], m->thread[c->thread],
-					    m->event[c->event], c->samples, c->weight, &m->cell[i]);
+		err = merge_cell(dst, src, m, i);
 		if (err)
 			return err;
 	}
