@@ -468,7 +468,7 @@ static int par_init(struct par *x, unsigned threads)
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->work, NULL);
 	pthread_cond_init(&x->done, NULL);
-	x->cap = threads + 2;
+	x->cap = threads + 1;
 	x->ring = calloc(x->cap, sizeof(*x->ring));
 	if (!x->ring || t2f_diag__new_buffered(&x->own_d))
 		return -ENOMEM;
