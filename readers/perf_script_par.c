@@ -1,7 +1,7 @@
 /* readers/perf_script_par.c: segments, worker threads and the in-order merge
  * (perf_script_par.h).
  *
- * The calling thread produces segments into a ring of threads + 2 slots; workers take the next
+ * The calling thread produces segments into a ring of threads + 1 slots; workers take the next
  * unclaimed slot, and the worker that finishes the segment at the ring's head merges it and the
  * finished ones after it, in order, while the others read on (one merges at a time: `merging`).
  * One mutex guards the ring indexes, the done flags, the merging flag, the first error, the
