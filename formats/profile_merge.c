@@ -20,7 +20,8 @@ struct id_maps {
 	t2f_frame_id *frame;
 	t2f_node_id *node;
 	uint32_t *cell; /* 0-based, like cell indexes */
-	uint32_t nodes_before; /* dst's node count before the merge: the nodes it added come after */
+	uint32_t frames_before, nodes_before; /* dst's counts before the merge: what it added
+					       * comes after */
 	/* the samples merged in between src's (t2f_profile__merge_at): their events and cells */
 	const struct t2f_merge_sample *ins;
 	size_t n_ins;
@@ -168,6 +169,7 @@ static int merge_frames(struct t2f_profile *dst, const struct t2f_profile *src,
 	uint64_t ring[2 * MERGE_AHEAD]; /* the hashes of the frames ahead */
 	int err;
 
+	m->frames_before = (uint32_t)dst->frames.len;
 	for (size_t id = 1; id < src->frames.len && id <= 2 * MERGE_AHEAD; id++)
 		ring[id % (2 * MERGE_AHEAD)] = merged_frame_hash(src, m, id);
 	for (size_t id = 1; id < src->frames.len; id++) {
@@ -214,6 +216,13 @@ static uint64_t mapped_node_hash(const struct id_maps *m, const struct node *nd)
 	return t2f_profile__node_hash(m->node[nd->parent], m->frame[nd->frame]);
 }
 
+/* Whether dst may have src node nd: not when dst lacks its parent, or its frame is one this
+ * merge added (dst's nodes name only the frames it had). */
+static bool known(const struct id_maps *m, const uint8_t *fresh, const struct node *nd)
+{
+	return !fresh[nd->parent] && m->frame[nd->frame] < m->frames_before;
+}
+
 /* For find_nodes at order[i]: asks for the slot of the node 2 * MERGE_AHEAD places on, and
  * for the node its slot names of the one MERGE_AHEAD on (the slot is there by then), when it
  * has the current node's depth: its parent, one level up, is mapped by then. */
@@ -231,7 +240,7 @@ static void find_nodes_ahead(const struct t2f_profile *dst, const struct t2f_pro
 		if (i + k * MERGE_AHEAD >= n)
 			return;
 		a = VEC_AT(src->nodes, struct node, order[i + k * MERGE_AHEAD]);
-		if (a->depth != depth || fresh[a->parent])
+		if (a->depth != depth || !known(m, fresh, a))
 			continue;
 		h = mapped_node_hash(m, a);
 		if (k == 2)
@@ -242,8 +251,8 @@ static void find_nodes_ahead(const struct t2f_profile *dst, const struct t2f_pro
 }
 
 /* The src nodes dst has already, looked up by depth so that the nodes ahead can be asked for
- * (find_nodes_ahead). A node under a node dst lacks is not looked up: dst lacks it too. Marks
- * the nodes dst lacks in fresh[]. */
+ * (find_nodes_ahead). A node under a node dst lacks, or of a frame new to dst, is not looked
+ * up: dst lacks it too. Marks the nodes dst lacks in fresh[]. */
 static void find_nodes(const struct t2f_profile *dst, const struct t2f_profile *src,
 		       struct id_maps *m, const uint32_t *order, uint8_t *fresh)
 {
@@ -254,7 +263,7 @@ static void find_nodes(const struct t2f_profile *dst, const struct t2f_profile *
 		const struct node *nd = VEC_AT(src->nodes, struct node, id);
 
 		find_nodes_ahead(dst, src, m, order, fresh, i);
-		if (!fresh[nd->parent])
+		if (known(m, fresh, nd))
 			m->node[id] = t2f_profile__node_find(dst, m->node[nd->parent],
 							     m->frame[nd->frame], mapped_node_hash(m, nd));
 		fresh[id] = !m->node[id];
