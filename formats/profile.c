@@ -484,8 +484,15 @@ bool t2f_profile__frames_full(const struct t2f_profile *p)
 int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_frame_id *out)
 {
 	struct t2f_frame key = t2f_profile__frame_key(f);
+
+	return t2f_profile__frame_hashed(p, &key, t2f_profile__frame_hash(&key), out);
+}
+
+int t2f_profile__frame_hashed(struct t2f_profile *p, const struct t2f_frame *k, uint64_t h,
+			      t2f_frame_id *out)
+{
+	struct t2f_frame key = *k;
 	struct frame_probe q = { p, &key };
-	uint64_t h = t2f_profile__frame_hash(&key);
 	int err = t2f_profile__indexes(p);
 	uint32_t id = err ? 0 : t2f_hashmap__find(p->frame_ix, h, frame_eq, &q);
 

@@ -97,6 +97,9 @@ static inline uint64_t t2f_profile__cell_hash(t2f_node_id node, t2f_thread_id th
 	return t2f_hash_u64((uint64_t)node << 32 | thread) ^ t2f_hash_u64(~(uint64_t)event);
 }
 
+/* t2f_profile__frame of a key (t2f_profile__frame_key) whose hash the caller has: h. */
+int t2f_profile__frame_hashed(struct t2f_profile *p, const struct t2f_frame *key, uint64_t h,
+			      t2f_frame_id *out);
 /* Builds the frame, node and cell indexes again when t2f_profile__drop_indexes dropped them:
  * what every lookup-or-add of those tables calls first. 0 or -ENOMEM. */
 int t2f_profile__indexes(struct t2f_profile *p);

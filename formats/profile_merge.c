@@ -173,10 +173,11 @@ static int merge_frames(struct t2f_profile *dst, const struct t2f_profile *src,
 	for (size_t id = 1; id < src->frames.len && id <= 2 * MERGE_AHEAD; id++)
 		ring[id % (2 * MERGE_AHEAD)] = merged_frame_hash(src, m, id);
 	for (size_t id = 1; id < src->frames.len; id++) {
-		struct t2f_frame f = merged_frame(src, m, id);
+		struct t2f_frame f = merged_frame(src, m, id), key = t2f_profile__frame_key(&f);
+		uint64_t h = ring[id % (2 * MERGE_AHEAD)]; /* before the slot takes a frame ahead's */
 
 		merge_frames_ahead(dst, src, m, id, ring);
-		err = t2f_profile__frame(dst, &f, &m->frame[id]);
+		err = t2f_profile__frame_hashed(dst, &key, h, &m->frame[id]);
 		if (err)
 			return err;
 	}
