@@ -15,6 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Slot arrays of this size or more are whole huge pages (t2f_mem__alloc_huge): every slot is
+ * written when the array is made, so a huge page holds nothing that would not be touched anyway,
+ * and a whole-machine recording's indexes, which double to a few MiB each, take one fault per
+ * 2 MiB instead of 512 (malloc's blocks are not 2 MiB-aligned: advice alone gave them almost
+ * none). */
+#define SLOTS_HUGE_MIN ((size_t)2 << 20)
+
 struct slot {
 	uint32_t tag;
 	uint32_t value; /* 0 = empty */
@@ -37,10 +44,14 @@ static inline uint32_t tag_of(uint64_t hash)
  * recording read with -j 2 those flushes were 5% of the CPU time, most of it in the merges. */
 static int slots_alloc(struct t2f_hashmap *m, size_t cap)
 {
-	if (cap > SIZE_MAX / sizeof(*m->slots) || !(m->slots = malloc(cap * sizeof(*m->slots))))
+	size_t bytes = cap * sizeof(*m->slots), got;
+
+	if (cap > SIZE_MAX / sizeof(*m->slots))
 		return -ENOMEM;
-	t2f_mem__huge(m->slots);
-	memset(m->slots, 0, cap * sizeof(*m->slots));
+	m->slots = bytes < SLOTS_HUGE_MIN ? malloc(bytes) : t2f_mem__alloc_huge(bytes, &got);
+	if (!m->slots)
+		return -ENOMEM;
+	memset(m->slots, 0, bytes);
 	m->mask = cap - 1;
 	return 0;
 }

@@ -484,8 +484,15 @@ bool t2f_profile__frames_full(const struct t2f_profile *p)
 int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_frame_id *out)
 {
 	struct t2f_frame key = t2f_profile__frame_key(f);
+
+	return t2f_profile__frame_hashed(p, &key, t2f_profile__frame_hash(&key), out);
+}
+
+int t2f_profile__frame_hashed(struct t2f_profile *p, const struct t2f_frame *k, uint64_t h,
+			      t2f_frame_id *out)
+{
+	struct t2f_frame key = *k;
 	struct frame_probe q = { p, &key };
-	uint64_t h = t2f_profile__frame_hash(&key);
 	int err = t2f_profile__indexes(p);
 	uint32_t id = err ? 0 : t2f_hashmap__find(p->frame_ix, h, frame_eq, &q);
 
@@ -598,6 +605,41 @@ void t2f_profile__note_time(struct t2f_profile *p, uint64_t first, uint64_t last
 		p->last_ns = last;
 }
 
+/* Adds the cell (node, thread, event), absent (thread folded already; h its hash), at the end of
+ * the table, with (samples, weight). */
+static int cell_new(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+		    t2f_event_id event, uint64_t h, uint64_t samples, uint64_t weight,
+		    uint32_t *idx)
+{
+	uint32_t id;
+	int err = vec_reserve(&p->cells, sizeof(struct t2f_cell));
+
+	if (err)
+		return err;
+	id = (uint32_t)p->cells.len + 1; /* hash values are 1-based */
+	err = t2f_hashmap__insert(p->cell_ix, h, id);
+	if (err)
+		return err;
+	*VEC_AT(p->cells, struct t2f_cell, id - 1) = (struct t2f_cell){
+		.node = node, .thread = thread, .event = event, .samples = samples,
+		.weight = weight };
+	p->cells.len++;
+	*idx = id - 1;
+	return 0;
+}
+
+int t2f_profile__cell_append(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			     t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
+{
+	int err = t2f_profile__indexes(p);
+
+	if (err)
+		return err;
+	thread = t2f_profile__folded(p, thread);
+	return cell_new(p, node, thread, event, t2f_profile__cell_hash(node, thread, event),
+			samples, weight, idx);
+}
+
 int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			  t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
 {
@@ -614,19 +656,8 @@ int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id
 	q = (struct cell_probe){ p, node, thread, event };
 	h = t2f_profile__cell_hash(node, thread, event);
 	id = t2f_hashmap__find(p->cell_ix, h, cell_eq, &q);
-
-	if (!id) {
-		err = vec_reserve(&p->cells, sizeof(*c));
-		if (err)
-			return err;
-		id = (uint32_t)p->cells.len + 1; /* hash values are 1-based */
-		err = t2f_hashmap__insert(p->cell_ix, h, id);
-		if (err)
-			return err;
-		*VEC_AT(p->cells, struct t2f_cell, id - 1) =
-			(struct t2f_cell){ .node = node, .thread = thread, .event = event };
-		p->cells.len++;
-	}
+	if (!id)
+		return cell_new(p, node, thread, event, h, samples, weight, idx);
 	c = VEC_AT(p->cells, struct t2f_cell, id - 1);
 	c->samples = t2f_sat_add(c->samples, samples);
 	if (!t2f_sat_add_to(&c->weight, weight))

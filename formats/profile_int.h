@@ -97,6 +97,9 @@ static inline uint64_t t2f_profile__cell_hash(t2f_node_id node, t2f_thread_id th
 	return t2f_hash_u64((uint64_t)node << 32 | thread) ^ t2f_hash_u64(~(uint64_t)event);
 }
 
+/* t2f_profile__frame of a key (t2f_profile__frame_key) whose hash the caller has: h. */
+int t2f_profile__frame_hashed(struct t2f_profile *p, const struct t2f_frame *key, uint64_t h,
+			      t2f_frame_id *out);
 /* Builds the frame, node and cell indexes again when t2f_profile__drop_indexes dropped them:
  * what every lookup-or-add of those tables calls first. 0 or -ENOMEM. */
 int t2f_profile__indexes(struct t2f_profile *p);
@@ -111,6 +114,9 @@ int t2f_profile__node_add(struct t2f_profile *p, t2f_node_id parent, t2f_frame_i
  * table when new; *idx is its index. 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			  t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx);
+/* t2f_profile__cell_add of a cell known to be absent: added at the end without a lookup. */
+int t2f_profile__cell_append(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			     t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx);
 /* Widens the time span to [first, last]; first 0 = no time. */
 void t2f_profile__note_time(struct t2f_profile *p, uint64_t first, uint64_t last);
 

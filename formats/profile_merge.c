@@ -20,6 +20,8 @@ struct id_maps {
 	t2f_frame_id *frame;
 	t2f_node_id *node;
 	uint32_t *cell; /* 0-based, like cell indexes */
+	uint32_t frames_before, nodes_before; /* dst's counts before the merge: what it added
+					       * comes after */
 	/* the samples merged in between src's (t2f_profile__merge_at): their events and cells */
 	const struct t2f_merge_sample *ins;
 	size_t n_ins;
@@ -167,13 +169,15 @@ static int merge_frames(struct t2f_profile *dst, const struct t2f_profile *src,
 	uint64_t ring[2 * MERGE_AHEAD]; /* the hashes of the frames ahead */
 	int err;
 
+	m->frames_before = (uint32_t)dst->frames.len;
 	for (size_t id = 1; id < src->frames.len && id <= 2 * MERGE_AHEAD; id++)
 		ring[id % (2 * MERGE_AHEAD)] = merged_frame_hash(src, m, id);
 	for (size_t id = 1; id < src->frames.len; id++) {
-		struct t2f_frame f = merged_frame(src, m, id);
+		struct t2f_frame f = merged_frame(src, m, id), key = t2f_profile__frame_key(&f);
+		uint64_t h = ring[id % (2 * MERGE_AHEAD)]; /* before the slot takes a frame ahead's */
 
 		merge_frames_ahead(dst, src, m, id, ring);
-		err = t2f_profile__frame(dst, &f, &m->frame[id]);
+		err = t2f_profile__frame_hashed(dst, &key, h, &m->frame[id]);
 		if (err)
 			return err;
 	}
@@ -213,6 +217,13 @@ static uint64_t mapped_node_hash(const struct id_maps *m, const struct node *nd)
 	return t2f_profile__node_hash(m->node[nd->parent], m->frame[nd->frame]);
 }
 
+/* Whether dst may have src node nd: not when dst lacks its parent, or its frame is one this
+ * merge added (dst's nodes name only the frames it had). */
+static bool known(const struct id_maps *m, const uint8_t *fresh, const struct node *nd)
+{
+	return !fresh[nd->parent] && m->frame[nd->frame] < m->frames_before;
+}
+
 /* For find_nodes at order[i]: asks for the slot of the node 2 * MERGE_AHEAD places on, and
  * for the node its slot names of the one MERGE_AHEAD on (the slot is there by then), when it
  * has the current node's depth: its parent, one level up, is mapped by then. */
@@ -230,7 +241,7 @@ static void find_nodes_ahead(const struct t2f_profile *dst, const struct t2f_pro
 		if (i + k * MERGE_AHEAD >= n)
 			return;
 		a = VEC_AT(src->nodes, struct node, order[i + k * MERGE_AHEAD]);
-		if (a->depth != depth || fresh[a->parent])
+		if (a->depth != depth || !known(m, fresh, a))
 			continue;
 		h = mapped_node_hash(m, a);
 		if (k == 2)
@@ -241,8 +252,8 @@ static void find_nodes_ahead(const struct t2f_profile *dst, const struct t2f_pro
 }
 
 /* The src nodes dst has already, looked up by depth so that the nodes ahead can be asked for
- * (find_nodes_ahead). A node under a node dst lacks is not looked up: dst lacks it too. Marks
- * the nodes dst lacks in fresh[]. */
+ * (find_nodes_ahead). A node under a node dst lacks, or of a frame new to dst, is not looked
+ * up: dst lacks it too. Marks the nodes dst lacks in fresh[]. */
 static void find_nodes(const struct t2f_profile *dst, const struct t2f_profile *src,
 		       struct id_maps *m, const uint32_t *order, uint8_t *fresh)
 {
@@ -253,7 +264,7 @@ static void find_nodes(const struct t2f_profile *dst, const struct t2f_profile *
 		const struct node *nd = VEC_AT(src->nodes, struct node, id);
 
 		find_nodes_ahead(dst, src, m, order, fresh, i);
-		if (!fresh[nd->parent])
+		if (known(m, fresh, nd))
 			m->node[id] = t2f_profile__node_find(dst, m->node[nd->parent],
 							     m->frame[nd->frame], mapped_node_hash(m, nd));
 		fresh[id] = !m->node[id];
@@ -299,6 +310,7 @@ static int merge_nodes(struct t2f_profile *dst, const struct t2f_profile *src,
 	uint8_t *fresh;
 	int err;
 
+	m->nodes_before = (uint32_t)dst->nodes.len;
 	if (src->nodes.len <= 1) /* the root alone */
 		return 0;
 	fresh = calloc(src->nodes.len, 1); /* fresh[0]: the root, which dst has */
@@ -355,6 +367,24 @@ static int insert_cells(struct t2f_profile *dst, struct id_maps *m, size_t *j, s
 	return 0;
 }
 
+/* A src cell at a node this merge added to dst is new to dst, and distinct from src's other
+ * cells there: src's cells are distinct, and so are their nodes, threads and events in dst, but
+ * for threads dst folds and src does not (two of src's threads of one comm count under one of
+ * dst's). The samples inserted in between are at nodes dst had. */
+static int merge_cell(struct t2f_profile *dst, const struct t2f_profile *src,
+		      const struct id_maps *m, size_t i)
+{
+	const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
+	t2f_node_id node = m->node[c->node];
+
+	if (node >= m->nodes_before && (src->fold || !dst->fold))
+		return t2f_profile__cell_append(dst, node, m->thread[c->thread],
+						m->event[c->event], c->samples, c->weight,
+						&m->cell[i]);
+	return t2f_profile__cell_add(dst, node, m->thread[c->thread], m->event[c->event],
+				     c->samples, c->weight, &m->cell[i]);
+}
+
 static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 		       struct id_maps *m)
 {
@@ -362,8 +392,6 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 	int err;
 
 	for (size_t i = 0; i < src->cells.len; i++) {
-		const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
-
 		err = insert_cells(dst, m, &j, i + 1);
 		if (err)
 			return err;
@@ -377,8 +405,7 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 									 m->thread[a->thread]),
 								     m->event[a->event]));
 		}
-		err = t2f_profile__cell_add(dst, m->node[c->node], m->thread[c->thread],
-					    m->event[c->event], c->samples, c->weight, &m->cell[i]);
+		err = merge_cell(dst, src, m, i);
 		if (err)
 			return err;
 	}

@@ -1,7 +1,7 @@
 /* readers/perf_script_par.c: segments, worker threads and the in-order merge
  * (perf_script_par.h).
  *
- * The calling thread produces segments into a ring of threads + 2 slots; workers take the next
+ * The calling thread produces segments into a ring of threads + 1 slots; workers take the next
  * unclaimed slot, and the worker that finishes the segment at the ring's head merges it and the
  * finished ones after it, in order, while the others read on (one merges at a time: `merging`).
  * One mutex guards the ring indexes, the done flags, the merging flag, the first error, the
@@ -468,7 +468,7 @@ static int par_init(struct par *x, unsigned threads)
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->work, NULL);
 	pthread_cond_init(&x->done, NULL);
-	x->cap = threads + 2;
+	x->cap = threads + 1;
 	x->ring = calloc(x->cap, sizeof(*x->ring));
 	if (!x->ring || t2f_diag__new_buffered(&x->own_d))
 		return -ENOMEM;

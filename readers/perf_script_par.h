@@ -26,7 +26,7 @@
  * parsers, emptied (t2f_profile__reset, t2f_perf_script__reset), so that their tables keep the
  * memory they grew to. A worker's parser points into its
  * segment rather than copying what it keeps (t2f_perf_script__borrow_input). At most
- * threads + 2 segments are in flight. Text with no record start for T2F_PAR_PENDING_SEGMENTS
+ * threads + 1 segments are in flight. Text with no record start for T2F_PAR_PENDING_SEGMENTS
  * segments' worth of bytes is read on by the calling thread alone, in order (memory stays
  * bounded).
  */

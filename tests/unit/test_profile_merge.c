@@ -524,6 +524,56 @@ static void test_fold_threads(void **state)
 	t2f_profile__free(dst);
 }
 
+/* One sample of each of src's threads at a stack dst lacks, merged into a folding dst: the cells
+ * the merge adds for nodes new to dst are counted as dst folds (src's threads of one comm in one
+ * cell when src does not fold; each comm its own cell when src folds). */
+static void check_fold_new_node(bool src_folds)
+{
+	struct t2f_profile *dst, *src;
+	t2f_thread_id s1, s2, s3;
+	t2f_node_id n;
+	t2f_event_id e;
+
+	assert_int_equal(t2f_profile__new(&dst), 0);
+	thread(dst, 1, 1, "sh", 0);
+	assert_int_equal(t2f_profile__fold_threads(dst), 0);
+	n = child(dst, 0, frame(dst, "main", NULL, T2F_FRAME_USER, 0));
+	assert_int_equal(t2f_profile__node_count(dst), 1);
+
+	assert_int_equal(t2f_profile__new(&src), 0);
+	if (src_folds)
+		assert_int_equal(t2f_profile__fold_threads(src), 0);
+	s1 = thread(src, 5, 5, "sh", 0);
+	s2 = thread(src, 6, 6, "sh", 0);
+	s3 = thread(src, 7, 7, "cc", 0);
+	t2f_profile__event(src, str(src, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e);
+	n = child(src, child(src, 0, frame(src, "main", NULL, T2F_FRAME_USER, 0)),
+		  frame(src, "work", NULL, T2F_FRAME_USER, 0));
+	assert_int_equal(t2f_profile__add_sample(src, n, s1, e, 1, 0), 0);
+	assert_int_equal(t2f_profile__add_sample(src, n, s3, e, 2, 0), 0);
+	assert_int_equal(t2f_profile__add_sample(src, n, s2, e, 4, 0), 0);
+	assert_int_equal(t2f_profile__cell_count(src), src_folds ? 2 : 3);
+	assert_int_equal(t2f_profile__merge(dst, src), 0);
+	assert_int_equal(t2f_profile__node_count(dst), 2);
+	assert_int_equal(t2f_profile__cell_count(dst), 2);
+	assert_int_equal(t2f_profile__cell_at(dst, 0)->node, 2);
+	assert_int_equal(t2f_profile__cell_at(dst, 0)->thread, 1); /* dst's first "sh" */
+	assert_int_equal(t2f_profile__cell_at(dst, 0)->samples, 2);
+	assert_int_equal(t2f_profile__cell_at(dst, 0)->weight, 5);
+	assert_int_equal(t2f_profile__cell_at(dst, 1)->node, 2);
+	assert_int_equal(t2f_profile__cell_at(dst, 1)->thread, 4); /* "cc": dst's thread 4 */
+	assert_int_equal(t2f_profile__cell_at(dst, 1)->weight, 2);
+	t2f_profile__free(src);
+	t2f_profile__free(dst);
+}
+
+static void test_fold_new_node(void **state)
+{
+	(void)state;
+	check_fold_new_node(false);
+	check_fold_new_node(true);
+}
+
 static void test_merge_parts_equal_whole(void **state)
 {
 	(void)state;
@@ -541,6 +591,7 @@ int main(void)
 		T(test_merge_small),
 		cmocka_unit_test(test_merge_parts_equal_whole),
 		cmocka_unit_test(test_fold_threads),
+		cmocka_unit_test(test_fold_new_node),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
