@@ -18,11 +18,13 @@
 
 #include "formats/grow.h"
 
-/* A process (input, pid), or, with `of_input`, an input, that uses a mapping. */
+/* A process (its group: input, pid), or an input, that uses a mapping. */
 struct use {
-	uint64_t who;           /* a group id, or (1 << 32 | input) */
+	uint64_t who;           /* a group id, or OF_INPUT(input) */
 	uint32_t map;
 };
+
+#define OF_INPUT(input) (1ull << 32 | (input))
 
 struct ranges {
 	struct t2f_pprof_tables *t;
@@ -35,6 +37,12 @@ struct ranges {
 	struct use *use;             /* [1..nuses] */
 	uint32_t nuses;
 	size_t use_cap;
+	bool inputs;                 /* several inputs: their uses are kept too */
+	size_t *first;               /* per group: the end of its cells in order[] */
+	size_t *order;               /* cell indexes, a group's together, groups in id order */
+	uint8_t *walked;             /* per group: its uses found */
+	uint32_t *stamp;             /* per node: the last group whose walk passed it */
+	uint32_t *seen;              /* per mapping: the last group found using it */
 };
 
 struct group_probe {
@@ -90,12 +98,16 @@ static int thread_groups(struct ranges *r)
 	return err;
 }
 
+struct use_probe {
+	const struct ranges *r;
+	struct use u;
+};
+
 static bool use_eq(const void *ctx, uint32_t v)
 {
-	const struct ranges *r = ((const struct ranges *const *)ctx)[0];
-	const struct use *u = ((const struct use *const *)ctx)[1];
+	const struct use_probe *q = ctx;
 
-	return r->use[v].who == u->who && r->use[v].map == u->map;
+	return q->r->use[v].who == q->u.who && q->r->use[v].map == q->u.map;
 }
 
 static uint64_t use_hash(const struct use *u)
@@ -105,10 +117,9 @@ static uint64_t use_hash(const struct use *u)
 
 static bool used(const struct ranges *r, uint64_t who, uint32_t map)
 {
-	struct use u = { who, map };
-	const void *q[2] = { r, &u };
+	struct use_probe q = { r, { who, map } };
 
-	return t2f_hashmap__find(r->uses, use_hash(&u), use_eq, q) != 0;
+	return t2f_hashmap__find(r->uses, use_hash(&q.u), use_eq, &q) != 0;
 }
 
 static int add_use(struct ranges *r, uint64_t who, uint32_t map)
@@ -126,61 +137,101 @@ static int add_use(struct ranges *r, uint64_t who, uint32_t map)
 	return t2f_hashmap__insert(r->uses, use_hash(&u), r->nuses);
 }
 
-#define OF_INPUT(input) (1ull << 32 | (input))
-
-/* The mappings each group's cells use, and so each input's: the cells a group at a time, each
- * stack walked up to a node the group's walk already passed. */
-static int find_uses(struct ranges *r)
+/* The cells a group at a time (a counting sort), for the walks. */
+static int sort_cells(struct ranges *r)
 {
 	const struct t2f_profile *p = r->t->p;
 	size_t cells = t2f_profile__cell_count(p);
-	uint32_t nn = t2f_profile__node_count(p);
-	size_t *first = calloc((size_t)r->ngroups + 2, sizeof(*first));
-	size_t *order = malloc((cells + 1) * sizeof(*order));
-	uint32_t *stamp = calloc((size_t)nn + 1, sizeof(*stamp));       /* per node: its group */
-	uint32_t *seen = calloc((size_t)r->t->nmaps + 1, sizeof(*seen)); /* per mapping */
-	int err = first && order && stamp && seen ? t2f_hashmap__new(256, &r->uses) : -ENOMEM;
 
-	for (size_t i = 0; !err && i < cells; i++) /* a counting sort by group */
-		first[r->thread_group[t2f_profile__cell_at(p, i)->thread] + 1]++;
-	for (uint32_t g = 1; !err && g <= r->ngroups + 1; g++)
-		first[g] += first[g - 1];
-	for (size_t i = 0; !err && i < cells; i++)
-		order[first[r->thread_group[t2f_profile__cell_at(p, i)->thread]]++] = i;
-	for (size_t i = 0; !err && i < cells; i++) {
-		const struct t2f_cell *c = t2f_profile__cell_at(p, order[i]);
-		uint32_t g = r->thread_group[c->thread];
+	r->first = calloc((size_t)r->ngroups + 2, sizeof(*r->first));
+	r->order = malloc((cells + 1) * sizeof(*r->order));
+	r->walked = calloc((size_t)r->ngroups + 1, 1);
+	r->stamp = calloc((size_t)t2f_profile__node_count(p) + 1, sizeof(*r->stamp));
+	r->seen = calloc((size_t)r->t->nmaps + 1, sizeof(*r->seen));
+	if (!r->first || !r->order || !r->walked || !r->stamp || !r->seen)
+		return -ENOMEM;
+	for (size_t i = 0; i < cells; i++)
+		r->first[r->thread_group[t2f_profile__cell_at(p, i)->thread] + 1]++;
+	for (uint32_t g = 1; g <= r->ngroups + 1; g++)
+		r->first[g] += r->first[g - 1];
+	for (size_t i = 0; i < cells; i++) /* first[g] becomes the end of g's cells */
+		r->order[r->first[r->thread_group[t2f_profile__cell_at(p, i)->thread]]++] = i;
+	return t2f_hashmap__new(256, &r->uses);
+}
 
-		for (t2f_node_id nd = c->node; !err && nd && stamp[nd] != g;
+/* The mappings group g's cells use, and so its input's: each stack walked up to a node g's
+ * walk already passed. */
+static int walk(struct ranges *r, uint32_t g)
+{
+	const struct t2f_profile *p = r->t->p;
+	int err = 0;
+
+	r->walked[g] = 1;
+	for (size_t i = r->first[g - 1]; !err && i < r->first[g]; i++) { /* first[0]: 0 */
+		const struct t2f_cell *c = t2f_profile__cell_at(p, r->order[i]);
+
+		for (t2f_node_id nd = c->node; !err && nd && r->stamp[nd] != g;
 		     nd = t2f_profile__node_parent(p, nd)) {
 			uint32_t m = r->t->frame_map[t2f_profile__node_frame(p, nd)];
 
-			stamp[nd] = g;
-			if (!m || seen[m] == g)
+			r->stamp[nd] = g;
+			if (!m || r->seen[m] == g)
 				continue;
-			seen[m] = g;
-			err = add_use(r, g, m) ?: add_use(r, OF_INPUT(r->group[g].input), m);
+			r->seen[m] = g;
+			err = add_use(r, g, m) ?:
+			      (r->inputs ? add_use(r, OF_INPUT(r->group[g].input), m) : 0);
 		}
 	}
-	free(first);
-	free(order);
-	free(stamp);
-	free(seen);
+	return err;
+}
+
+/* Whether the profile's threads and module maps come from more than one input. */
+static bool several_inputs(const struct ranges *r)
+{
+	const struct t2f_profile *p = r->t->p;
+	uint32_t n = t2f_profile__module_map_count(p);
+	uint32_t input = t2f_profile__module_map_at(p, 0)->input;
+
+	for (uint32_t g = 1; g <= r->ngroups; g++)
+		if (r->group[g].input != input)
+			return true;
+	for (uint32_t i = 1; i < n; i++)
+		if (t2f_profile__module_map_at(p, i)->input != input)
+			return true;
+	return false;
+}
+
+/* The uses: with several inputs every group's (the inputs' uses are needed), else each group's
+ * when first asked (a whole-machine recording asks for few: a mapping takes the map of the first
+ * process sampled in it, and most processes mapped before it have no sample at all). */
+static int find_uses(struct ranges *r)
+{
+	int err = sort_cells(r);
+
+	r->inputs = several_inputs(r);
+	for (uint32_t g = 1; !err && r->inputs && g <= r->ngroups; g++)
+		err = walk(r, g);
 	return err;
 }
 
 /* How well module map mm suits its mapping: 0 not at all (its input uses none of its file), 1
- * (its input does), 2 (its process does). */
-static int suits(const struct ranges *r, const struct t2f_module_map *mm, uint32_t map)
+ * (its input does: with one input, every mapping's), 2 (its process does). */
+static int suits(struct ranges *r, const struct t2f_module_map *mm, uint32_t map, int *s)
 {
 	uint32_t g;
+	int err;
 
-	if (!used(r, OF_INPUT(mm->input), map))
+	*s = 0;
+	if (r->inputs && !used(r, OF_INPUT(mm->input), map))
 		return 0;
+	*s = 2;
 	if (mm->pid == T2F_PID_UNKNOWN)
-		return 2;
+		return 0;
 	g = find_group(r, mm->input, mm->pid);
-	return g && used(r, g, map) ? 2 : 1;
+	if (g && !r->walked[g] && (err = walk(r, g)))
+		return err;
+	*s = g && used(r, g, map) ? 2 : 1;
+	return 0;
 }
 
 /* The module map taken for each mapping: the first that suits it best, of the input of the
@@ -192,6 +243,7 @@ static int take_maps(struct ranges *r, uint32_t *taken)
 	uint32_t n = t2f_profile__module_map_count(p);
 	uint32_t *map_of = calloc((size_t)t2f_profile__str_count(p) + 1, sizeof(*map_of));
 	uint8_t *level = calloc((size_t)t->nmaps + 1, 1); /* per mapping: how its map suits it */
+	int err = 0;
 
 	if (!map_of || !level) {
 		free(map_of);
@@ -200,7 +252,7 @@ static int take_maps(struct ranges *r, uint32_t *taken)
 	}
 	for (uint32_t m = 1; m <= t->nmaps; m++)
 		map_of[t->maps[m].module] = m;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; !err && i < n; i++) {
 		const struct t2f_module_map *mm = t2f_profile__module_map_at(p, i);
 		uint32_t id = map_of[mm->path];
 		int s;
@@ -209,14 +261,14 @@ static int take_maps(struct ranges *r, uint32_t *taken)
 			continue;
 		if (level[id] && t2f_profile__module_map_at(p, taken[id] - 1)->input != mm->input)
 			continue; /* another input's, taken */
-		if ((s = suits(r, mm, id)) <= level[id])
+		if ((err = suits(r, mm, id, &s)) || s <= level[id])
 			continue;
 		level[id] = (uint8_t)s;
 		taken[id] = i + 1;
 	}
 	free(map_of);
 	free(level);
-	return 0;
+	return err;
 }
 
 /* Each mapping's range and build-id from its map. */
@@ -262,5 +314,10 @@ int t2f_pprof_tables__ranges(struct t2f_pprof_tables *t)
 	free(r.group);
 	free(r.thread_group);
 	free(r.use);
+	free(r.first);
+	free(r.order);
+	free(r.walked);
+	free(r.stamp);
+	free(r.seen);
 	return err;
 }
