@@ -73,7 +73,8 @@ struct t2f_event {
 /* A module map: an address range of a process backed by a file (perf MMAP/MMAP2 records,
  * nettrace ProcessMapping). */
 struct t2f_module_map {
-	int64_t pid;
+	int64_t pid;          /* T2F_PID_UNKNOWN: no process's (the kernel's, a pprof input's) */
+	uint32_t input;       /* index of the input it came from, as its threads' (t2f_thread) */
 	uint64_t start, len, pgoff;
 	t2f_str_id path;
 	t2f_str_id build_id;  /* lowercase hex, 0 when not recorded */

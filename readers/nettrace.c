@@ -283,7 +283,7 @@ static int uni_get(struct t2f_nettrace *r)
 
 	if (r->uni)
 		return 0;
-	err = nt_uni__new(r->p, &r->uni);
+	err = nt_uni__new(r->p, r->input, &r->uni);
 	if (!err)
 		nt_uni__set_page_size(r->uni, r->page_size);
 	return err;

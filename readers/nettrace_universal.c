@@ -71,6 +71,7 @@ struct stack_slot {
 
 struct nt_uni {
 	struct t2f_profile *p;
+	uint32_t input;              /* given to the module maps */
 	uint64_t page_size;
 	struct uni_proc *procs;
 	uint32_t n_procs, cap_procs;
@@ -95,7 +96,7 @@ struct nt_uni {
 	struct nt_uni_stats stats;
 };
 
-int nt_uni__new(struct t2f_profile *p, struct nt_uni **out)
+int nt_uni__new(struct t2f_profile *p, uint32_t input, struct nt_uni **out)
 {
 	struct nt_uni *u = calloc(1, sizeof(*u));
 	int err;
@@ -103,6 +104,7 @@ int nt_uni__new(struct t2f_profile *p, struct nt_uni **out)
 	if (!u)
 		return -ENOMEM;
 	u->p = p;
+	u->input = input;
 	u->gen = 1;
 	u->slots = calloc(STACK_SLOTS, sizeof(*u->slots));
 	err = !u->slots ? -ENOMEM : 0;
@@ -302,8 +304,9 @@ static int note_file(struct nt_uni *u, int64_t pid, const struct uni_map *m, uin
 	const struct uni_meta *meta = meta_find(u, meta_id);
 	t2f_str_id build_id = meta ? meta->build_id : 0;
 	struct t2f_module_map mm = {
-		.pid = pid, .start = m->start, .len = m->end - m->start + 1, .pgoff = m->file_off,
-		.path = m->name, .build_id = build_id, .page_size = u->page_size,
+		.pid = pid, .input = u->input, .start = m->start, .len = m->end - m->start + 1,
+		.pgoff = m->file_off, .path = m->name, .build_id = build_id,
+		.page_size = u->page_size,
 	};
 	int err;
 

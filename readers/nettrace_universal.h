@@ -119,7 +119,8 @@ bool nt_uni_jit_name(const char *name, size_t len, char *buf, size_t cap, size_t
 
 struct nt_uni;
 
-int nt_uni__new(struct t2f_profile *p, struct nt_uni **out); /* 0 or -ENOMEM */
+/* input: the index of the input, given to its module maps. 0 or -ENOMEM. */
+int nt_uni__new(struct t2f_profile *p, uint32_t input, struct nt_uni **out);
 void nt_uni__free(struct nt_uni *u);                            /* NULL is fine */
 /* The trace's SystemPageSize (0 unknown), recorded in module maps. */
 void nt_uni__set_page_size(struct nt_uni *u, uint64_t page_size);

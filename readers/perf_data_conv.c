@@ -453,8 +453,8 @@ bool t2f_perf_data_conv__map(const struct t2f_perf_data_conv *c, int64_t pid, ui
 static int pdc_module_map(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const char *path,
 			  t2f_str_id path_id)
 {
-	struct t2f_module_map mm = { .pid = e->pid, .start = e->start, .len = e->len,
-				     .pgoff = e->pgoff, .path = path_id };
+	struct t2f_module_map mm = { .pid = e->pid, .input = c->o.input, .start = e->start,
+				     .len = e->len, .pgoff = e->pgoff, .path = path_id };
 	char prot[5], hex[41];
 	int err = 0;
 

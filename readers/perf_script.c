@@ -568,7 +568,8 @@ static int on_mmap(struct t2f_perf_script *ps, const struct ps_header *h)
 	if (!ps_parse_mmap(h->rest.p, h->rest.len, &m))
 		return t2f_diag__warn(ps->d, ps->name, ps->line_no,
 				      "unreadable PERF_RECORD_MMAP line: expected \"PID/TID: [0xSTART(0xLEN) @ PGOFF ...]: PROT PATH\"");
-	mm = (struct t2f_module_map){ .pid = m.pid, .start = m.start, .len = m.len, .pgoff = m.pgoff };
+	mm = (struct t2f_module_map){ .pid = m.pid, .input = ps->input, .start = m.start,
+				      .len = m.len, .pgoff = m.pgoff };
 	err = maps_add(ps, &m, &mm.path);
 	if (!err && m.build_id.len)
 		err = t2f_profile__intern(ps->p, m.build_id.p, m.build_id.len, &mm.build_id);

@@ -467,8 +467,9 @@ int pp_module_maps(struct t2f_pprof_reader *r)
 
 	for (uint32_t i = 0; !err && i < r->nmaps; i++) {
 		const struct pp_mapping *m = &r->maps[i];
-		struct t2f_module_map mm = { .pid = T2F_PID_UNKNOWN, .start = m->start,
-					     .len = m->limit - m->start, .pgoff = m->offset };
+		struct t2f_module_map mm = { .pid = T2F_PID_UNKNOWN, .input = r->input,
+					     .start = m->start, .len = m->limit - m->start,
+					     .pgoff = m->offset };
 
 		if (m->limit <= m->start || !m->file)
 			continue;

@@ -77,6 +77,10 @@ void t2f_pprof_tables__free(struct t2f_pprof_tables *t);
  * -T2F_ERR_LIMIT. */
 int t2f_pprof_tables__str(struct t2f_pprof_tables *t, const char *s, size_t len, uint32_t *idx);
 
+/* Each mapping's range, file offset and build-id from the module map of its path that suits it
+ * (pprof_ranges.c), once the mappings and t->frame_map are made. 0 or -ENOMEM. */
+int t2f_pprof_tables__ranges(struct t2f_pprof_tables *t);
+
 /* String indices of the caller's (sample types, label keys and comms: pprof.c) to renumber
  * with the tables. */
 struct t2f_pprof_strs {

@@ -50,14 +50,23 @@ static int permute(void *v, uint32_t n, size_t size, const struct renum *r)
 	return 0;
 }
 
-static void order_locations(struct t2f_pprof_tables *t, const t2f_node_id *leaves, size_t n,
-			    struct renum *r)
+/* Each stack walked up to a node an earlier walk passed (every location above it met). */
+static int order_locations(struct t2f_pprof_tables *t, const t2f_node_id *leaves, size_t n,
+			   struct renum *r)
 {
+	uint8_t *passed = calloc((size_t)t2f_profile__node_count(t->p) + 1, 1);
+
+	if (!passed)
+		return -ENOMEM;
 	for (size_t g = 0; g < n; g++)
-		for (t2f_node_id nd = leaves[g]; nd; nd = t->nodes[nd].next)
+		for (t2f_node_id nd = leaves[g]; nd && !passed[nd]; nd = t->nodes[nd].next) {
+			passed[nd] = 1;
 			for (uint32_t l = t->nodes[nd].loc; l && !r->id[l]; l = t->locs[l].tail)
 				meet(r, l);
+		}
+	free(passed);
 	rest(r, t->nlocs);
+	return 0;
 }
 
 static int apply_locations(struct t2f_pprof_tables *t, const struct renum *r)
@@ -146,10 +155,8 @@ int t2f_pprof_tables__order(struct t2f_pprof_tables *t, const t2f_node_id *leave
 	struct t2f_strtab *old = t->strs, *new = NULL;
 	int err = r.id ? 0 : -ENOMEM;
 
-	if (!err) {
-		order_locations(t, leaves, n, &r);
-		err = apply_locations(t, &r);
-	}
+	if (!err)
+		err = order_locations(t, leaves, n, &r) ?: apply_locations(t, &r);
 	if (!err) {
 		memset(r.id, 0, ((size_t)t->nlocs + 1) * sizeof(*r.id));
 		r.n = 0;

@@ -4,7 +4,7 @@
  * parent's id is below its children's); (2) functions for used frames in frame-id order,
  * deduplicated on (name, system_name, filename, start_line), their strings made once per
  * func_key, not per frame; (3) mappings for the modules of used frames, ranges from the module
- * maps; (4) locations for used nodes in id order (parents first),
+ * maps (pprof_ranges.c); (4) locations for used nodes in id order (parents first),
  * deduplicated on (innermost frame, rest-of-run location): a frame's own location by frame id,
  * one joined to its caller's (an inlined frame) through a hash map; (5) what each mapping's
  * locations hold: filenames, line numbers, inline frames. pprof_order.c then renumbers them
@@ -271,30 +271,6 @@ static int add_modules(struct t2f_pprof_tables *t, struct map_index *x)
 	return 0;
 }
 
-/* Ranges and build-ids from the first module map of each path. */
-static int add_ranges(struct t2f_pprof_tables *t, const struct map_index *x)
-{
-	uint32_t n = t2f_profile__module_map_count(t->p);
-
-	for (uint32_t i = 0; i < n; i++) {
-		const struct t2f_module_map *mm = t2f_profile__module_map_at(t->p, i);
-		uint32_t id = x->map_of[mm->path];
-		struct t2f_pprof_map *pm;
-		int err;
-
-		if (!id || id == NO_MAP || t->maps[id].has_range)
-			continue;
-		pm = &t->maps[id];
-		pm->has_range = true;
-		pm->start = mm->start;
-		pm->limit = mm->start + mm->len;
-		pm->pgoff = mm->pgoff;
-		if (mm->build_id && (err = prof_str(t, mm->build_id, &pm->build_id)))
-			return err;
-	}
-	return 0;
-}
-
 static int build_mappings(struct t2f_pprof_tables *t)
 {
 	uint32_t n = t2f_profile__frame_count(t->p);
@@ -302,8 +278,6 @@ static int build_mappings(struct t2f_pprof_tables *t)
 	struct map_index x = { calloc(nstr, sizeof(*x.map_of)), calloc(nstr, 1) };
 	int err = x.map_of && x.symbol ? add_modules(t, &x) : -ENOMEM;
 
-	if (!err)
-		err = add_ranges(t, &x);
 	for (t2f_frame_id id = 1; !err && id <= n; id++) {
 		const struct t2f_frame *fr = t2f_profile__frame_at(t->p, id);
 		uint32_t map = x.map_of[fr->module];
@@ -316,7 +290,7 @@ static int build_mappings(struct t2f_pprof_tables *t)
 	}
 	free(x.map_of);
 	free(x.symbol);
-	return err;
+	return err ?: t2f_pprof_tables__ranges(t);
 }
 
 /* ---- (4) locations ---- */

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Merges through pprof: `trace2flame A B -o ab.pb.gz; trace2flame ab.pb.gz C -o x` writes the
 # same bytes as `trace2flame A B C -o x`, for pprof and folded outputs, over mixes of perf
-# script text, folded stacks, .nettrace traces and a perf.data (.nettrace beside a perf.data of
-# unnamed frames too); so do each input's pprof read in order; the same command twice gives the
-# same bytes; and the sample counts and weights of a merged pprof are the sums of its parts',
+# script text, folded stacks, .nettrace traces, pprof and perf.data (.nettrace beside a perf.data
+# of unnamed frames too); so do each input's pprof read in order; a mapping's range is an input's
+# that samples its file; the same command twice gives the same bytes; and the sample counts and weights of a merged pprof are the sums of its parts',
 # by tests/pprof_decode.py (per sample type name), its duration_nanos the sum of theirs and its
 # comments name every input.
 # usage: sh tests/cli/pprof_merge.sh TRACE2FLAME
@@ -81,6 +81,67 @@ assoc "$TMP/gen.data" "$NT/universal.nettrace" counts.folded.txt
 assoc "$NT/universal.nettrace" "$TMP/gen.data" multi.perf.txt
 assoc burner.perf.txt "$NT/mixed_managed_external_samples.nettrace" "$NT/universal.nettrace"
 partials "$TMP/gen.data" "$NT/universal.nettrace" burner.nocg.perf.txt
+
+# A mapping's range and build-id come from an input whose cells use its file: A maps libx.so
+# (at 0x7f0000000000, build-id aa..) with no sample in it, B (the same pid: the generator's) maps
+# it at 0x7f1000000000 (bb..) with samples; A's pprof has no libx.so mapping, so A and B at once
+# must take B's as the merge of their pprof files does, in any mix and order of inputs
+"$PY" -c 'import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import perf_data_gen as g
+for name, at, ips in ((sys.argv[2], 0x7f0000000000, lambda t: [0x400100 + 16 * (t % 2)]),
+                      (sys.argv[3], 0x7f1000000000, lambda t: [at + 0x1010 + 16 * (t % 3), 0x400100])):
+    lib = b"/opt/demo/libx.so"
+    open(name, "wb").write(g.perf_data(b"worker", b"page-faults",
+        [(lib, at, 5), (b"/opt/demo/app", 0x400000, 5)], [(t, ips(t)) for t in range(1, 20)],
+        build_ids=[(lib, bytes([0xaa if at == 0x7f0000000000 else 0xbb]) * 20)]))' \
+	"$SRC/tests" "$TMP/A.data" "$TMP/B.data" || bad "perf_data_gen failed"
+# one input, two processes mapping libx.so at other places, only the second sampled in it
+cat >"$TMP/two.perf.txt" <<'EOF2'
+app   100/100   1.000000: PERF_RECORD_MMAP2 100/100: [0x400000(0x10000) @ 0 fe:00 2 0]: r-xp /opt/demo/app
+app   100/100   1.000001: PERF_RECORD_MMAP2 100/100: [0x7f0000000000(0x10000) @ 0 fe:00 1 0]: r-xp /opt/demo/libx.so
+app   200/200   1.000002: PERF_RECORD_MMAP2 200/200: [0x400000(0x10000) @ 0 fe:00 2 0]: r-xp /opt/demo/app
+app   200/200   1.000003: PERF_RECORD_MMAP2 200/200: [0x7f2000000000(0x10000) @ 0 fe:00 1 0]: r-xp /opt/demo/libx.so
+app   100/100   1.100000:       1000 page-faults: 
+	          400100 main+0x0 (/opt/demo/app)
+
+app   200/201   1.200000:       1000 page-faults: 
+	            1010 work+0x10 (/opt/demo/libx.so)
+	          400100 main+0x0 (/opt/demo/app)
+
+EOF2
+# libx_start WHAT FILE START BUILD_ID: FILE's libx.so mapping starts at START with BUILD_ID, and
+# every location of it lies in it
+libx_start() {
+	if "$PY" "$SRC/tests/pprof_decode.py" "$2" >"$2.json" &&
+		"$PY" - "$2.json" "$3" "$4" <<'PYEOF'; then ok; else bad "$1: libx.so mapping"; fi
+import json, sys
+p = json.load(open(sys.argv[1]))
+m = [m for m in p["mappings"] if m["filename"] == "/opt/demo/libx.so"]
+assert len(m) == 1, m
+m = m[0]
+assert (m["start"], m["build_id"]) == (int(sys.argv[2], 16), sys.argv[3]), m
+locs = [l for l in p["locations"] if l["mapping"] == m["id"]]
+assert locs and all(m["start"] <= l["address"] < m["limit"] for l in locs), (m, locs)
+PYEOF
+}
+t2f -q -o "$TMP/ab.pb.gz" "$TMP/A.data" "$TMP/B.data" || bad "A B: conversion failed"
+libx_start "A B at once" "$TMP/ab.pb.gz" 0x7f1000000000 "$(printf 'bb%.0s' $(seq 20))"
+t2f -q -o "$TMP/two.pb.gz" "$TMP/two.perf.txt" || bad "two processes: conversion failed"
+libx_start "two processes, the sampled one's" "$TMP/two.pb.gz" 0x7f2000000000 ""
+t2f -q -o "$TMP/two-a.pb.gz" "$TMP/two.perf.txt" "$TMP/A.data" "$TMP/B.data" ||
+	bad "two A B: conversion failed"
+libx_start "two processes before A B" "$TMP/two-a.pb.gz" 0x7f2000000000 ""
+partials "$TMP/A.data" "$TMP/B.data"
+partials "$TMP/A.data" "$TMP/two.perf.txt" "$TMP/B.data"
+t2f -q -o "$TMP/multi.pb.gz" multi.perf.txt || bad "multi.perf.txt: its pprof failed"
+assoc "$TMP/A.data" "$TMP/B.data" counts.folded.txt
+assoc "$TMP/A.data" multi.perf.txt "$TMP/B.data"
+assoc "$TMP/A.data" counts.folded.txt "$TMP/B.data"
+assoc "$TMP/A.data" "$TMP/multi.pb.gz" "$TMP/B.data"
+assoc counts.folded.txt "$TMP/A.data" "$TMP/two.perf.txt"
+assoc "$TMP/A.data" "$TMP/two.perf.txt" "$TMP/B.data"
 
 # totals: the merge of two pprof files holds the sums of theirs
 t2f -q -o "$TMP/p1.pb.gz" burner.perf.txt multi.perf.txt &&

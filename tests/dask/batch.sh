@@ -8,10 +8,10 @@
 # (tests/perf_data_gen.py; one of a program built here, named from its DWARF, when a compiler
 # is there), with --scheduler:
 #   - OUT is byte for byte `trace2flame INPUT... -o OUT`, with folded partials (the default)
-#     and with pprof ones (--partials pprof, when the library reads pprof), for each OUT format
-#     they make (trace2flame.batch.OUT_FORMATS: folded, and pprof from pprof partials), and one
-#     line per input "[k/N] NAME: ok, M samples", in input order; an OUT format they do not make
-#     is refused (status 2, no OUT);
+#     and with pprof ones (--partials pprof: a library that cannot read them back fails), for
+#     each OUT format they make (trace2flame.batch.OUT_FORMATS: folded, and pprof from pprof
+#     partials), and one line per input "[k/N] NAME: ok, M samples", in input order; an OUT
+#     format they do not make is refused (status 2, no OUT);
 #   - a corrupt input (a perf.data cut in its header): the run stops, status 1, the input named
 #     with the library's message (the command line's), the previous OUT kept as it was, no temp
 #     file left; with --keep-going the others go on: status 1, OUT = the command line's over
@@ -178,9 +178,32 @@ batch() { # batch LOG ARGS...: the batch, its stderr in LOG, its status in $rc
 	rc=$?
 }
 
-# the partials' formats the library makes, and the OUT formats each makes (file endings)
-PARTIALS=$(pyenv "$PY" -c 'import trace2flame.batch as b
-print("collapsed pprof" if b.reads_pprof() else "collapsed")')
+# the partials' formats, and the OUT formats each makes (file endings); the library built here
+# reads pprof: a library that does not read its own pprof back fails, its pprof partials too
+PARTIALS="collapsed pprof"
+if pyenv "$PY" -c 'import sys, trace2flame.batch as b
+sys.exit(0 if b.reads_pprof() else 1)'; then ok; else
+	bad "the library does not read its own pprof back (trace2flame.batch.reads_pprof())"
+fi
+# --keep-going: a failed input that finishes after the inputs behind it lets them be merged, in
+# order (the run's in-order merge, fed in that order without a cluster)
+if pyenv "$PY" -c 'import argparse, trace2flame.dask as d
+from trace2flame.batch import Partial
+class M:
+    added = []
+    def needs(self, p): return None
+    def add(self, p): self.added.append(p.name)
+m = M()
+r = d.Run(None, argparse.Namespace(inputs=list("abcd"), keep_going=True), m)
+d.say = lambda line: None
+for i in (0, 2, 3, 1):
+    ok = i != 1
+    r.take(i, Partial("abcd"[i], b"x" if ok else None, 1, None, None if ok else "bad",
+                      0 if ok else -5, None), None)
+assert m.added == ["a", "c", "d"], m.added' 2>"$TMP/order.err"; then ok; else
+	bad "--keep-going: the inputs after a failed one not merged:"
+	tail -3 "$TMP/order.err"
+fi
 exts() {
 	pyenv "$PY" -c 'import sys, trace2flame.batch as b
 ends = {b._ffi.T2F_FORMAT_COLLAPSED: "folded", b._ffi.T2F_FORMAT_PPROF: "pb.gz"}

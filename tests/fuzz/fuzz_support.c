@@ -201,8 +201,9 @@ static void check_maps(const struct t2f_profile *a, const struct t2f_profile *b,
 		const struct t2f_module_map *x = t2f_profile__module_map_at(a, i);
 		const struct t2f_module_map *y = t2f_profile__module_map_at(b, i);
 
-		FZ_CHECK(x->pid == y->pid && x->start == y->start && x->len == y->len &&
-			 x->pgoff == y->pgoff && x->has_segment == y->has_segment &&
+		FZ_CHECK(x->pid == y->pid && x->input == y->input && x->start == y->start &&
+			 x->len == y->len && x->pgoff == y->pgoff &&
+			 x->has_segment == y->has_segment &&
 			 x->p_vaddr == y->p_vaddr && x->p_offset == y->p_offset &&
 			 x->page_size == y->page_size && same_str(a, x->path, b, y->path) &&
 			 same_str(a, x->build_id, b, y->build_id) &&

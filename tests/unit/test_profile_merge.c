@@ -328,6 +328,7 @@ static void expect_same_maps(const struct t2f_profile *a, const struct t2f_profi
 		const struct t2f_module_map *mb = t2f_profile__module_map_at(b, i);
 
 		assert_int_equal(ma->pid, mb->pid);
+		assert_int_equal(ma->input, mb->input);
 		assert_int_equal(ma->start, mb->start);
 		assert_int_equal(ma->len, mb->len);
 		assert_int_equal(ma->pgoff, mb->pgoff);

@@ -99,8 +99,9 @@ class Run:
         as_completed ac) when it must be made again with another event. False: stop."""
         if p.data is None:
             self.failed(i, p.error, p.code)
-            self.ready[i] = None
-            return self.args.keep_going
+            if not self.args.keep_going:
+                return False
+            p = None  # its turn passes: the partials after it waiting for it go on
         self.ready[i] = p
         while self.next in self.ready:
             q = self.ready.pop(self.next)
