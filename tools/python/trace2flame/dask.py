@@ -45,11 +45,14 @@ def parse_args(argv):
     ap.add_argument("--partials", choices=batch.PARTIAL_FORMATS,
                     default=batch.PARTIAL_FORMATS[0],
                     help="the partial profiles' format (default collapsed)")
+    ap.add_argument("--chunk", type=int, default=0, metavar="N",
+                    help="inputs converted by one task, in one session (default: about four "
+                    "tasks a worker)")
     ap.add_argument("--keep-going", action="store_true",
                     help="go on past a failed input; OUT holds the others")
     a = ap.parse_args(argv)
-    if a.workers < 1 or a.jobs < 0:
-        ap.error("--workers must be 1 or more, --jobs 0 or more")
+    if a.workers < 1 or a.jobs < 0 or a.chunk < 0:
+        ap.error("--workers must be 1 or more, --jobs and --chunk 0 or more")
     return a
 
 
@@ -57,73 +60,96 @@ def say(line):
     print(line, file=sys.stderr, flush=True)
 
 
-class Run:
-    """The tasks of one batch and the in-order merge of their results."""
+def chunk_size(args, n, workers):
+    """Inputs a task: --chunk, else about four tasks a worker (threads), at least one input."""
+    if args.chunk:
+        return args.chunk
+    return max(1, -(-n // (4 * max(1, workers))))
 
-    def __init__(self, client, args, merge):
+
+class Run:
+    """The tasks of one batch (each a contiguous run of inputs, trace2flame.batch.chunk) and
+    the in-order merge of their results."""
+
+    def __init__(self, client, args, merge, size):
         self.client, self.args, self.merge = client, args, merge
         self.n = len(args.inputs)
-        self.futures = {}     # future -> input index
-        self.ready = {}       # index -> Partial, waiting for its turn
-        self.next = 0         # the next index to merge
+        self.chunks = [(i, min(i + size, self.n)) for i in range(0, self.n, size)]
+        self.futures = {}     # future -> chunk index
+        self.ready = {}       # chunk index -> Chunk, waiting for its turn
+        self.next = 0         # the next chunk to merge
         self.done = 0
         self.status = 0
         # keys of this run's own: a scheduler keeps a key's task (and result) while any client
         # holds it, so two runs (one after another, or two at once) must never share one
         self.token = uuid.uuid4().hex
 
-    def submit(self, i, event):
-        path = self.args.inputs[i]
-        f = self.client.submit(batch.partial, os.path.abspath(path), path, event=event,
-                               jobs=self.args.jobs, partials=self.merge.partials, pure=False,
-                               key="trace2flame-%s-%d-%s" % (self.token, i, event or ""))
-        self.futures[f] = i
+    def submit(self, c, event):
+        a, b = self.chunks[c]
+        names = self.args.inputs[a:b]
+        f = self.client.submit(batch.chunk, [os.path.abspath(p) for p in names], names,
+                               event=event, jobs=self.args.jobs, partials=self.merge.partials,
+                               keep_going=self.args.keep_going, pure=False,
+                               key="trace2flame-%s-%d-%s" % (self.token, c, event or ""))
+        self.futures[f] = c
         return f
 
-    def failed(self, i, message, code):
+    def said(self, r):
+        """Says how input r (a trace2flame.batch.Read) went."""
         self.done += 1
-        say("[%d/%d] %s: failed: %s" % (self.done, self.n, self.args.inputs[i], message))
-        self.status = max(self.status, batch.exit_code(code))
+        if r.error is None:
+            say("[%d/%d] %s: ok, %d samples" % (self.done, self.n, r.name, r.samples))
+        else:
+            say("[%d/%d] %s: failed: %s" % (self.done, self.n, r.name, r.error))
+            self.status = max(self.status, batch.exit_code(r.code))
 
     def result(self, f):
-        """The Partial of finished future f (a task that raised is a failed Partial)."""
-        i = self.futures.pop(f)
+        """The Chunk of finished future f (a task that raised fails each of its inputs)."""
+        c = self.futures.pop(f)
         try:
-            return i, f.result()
+            return c, f.result()
         except Exception as e:  # noqa: B902 -- a worker lost, an exception in the task
-            return i, batch.Partial(self.args.inputs[i], None, 0, None,
-                                    "%s: %s" % (type(e).__name__, e), -errno.EIO, None)
+            a, b = self.chunks[c]
+            msg = "%s: %s" % (type(e).__name__, e)
+            return c, batch.Chunk(self.args.inputs[a], None, 0, None, msg, -errno.EIO, None,
+                                  [batch.Read(p, 0, msg, -errno.EIO)
+                                   for p in self.args.inputs[a:b]])
 
-    def take(self, i, p, ac):
-        """Files p (input i): said when final, merged in order; resubmitted (added to the
+    def take(self, c, q, ac):
+        """Files q (chunk c): its inputs said and it merged in turn; resubmitted (added to the
         as_completed ac) when it must be made again with another event. False: stop."""
-        if p.data is None:
-            self.failed(i, p.error, p.code)
-            self.ready[i] = None
-            return self.args.keep_going
-        self.ready[i] = p
+        if q.error is not None and not self.args.keep_going:
+            self.said(next(r for r in q.inputs if r.error is not None))
+            return False
+        self.ready[c] = q
         while self.next in self.ready:
             q = self.ready.pop(self.next)
-            if q is not None:
+            if q.data is not None:
                 event = self.merge.needs(q)
                 if event:
                     ac.add(self.submit(self.next, event))
                     return True
-                self.done += 1
-                say("[%d/%d] %s: ok, %d samples" % (self.done, self.n, q.name, q.samples))
+            for r in q.inputs:
+                self.said(r)
+            if q.data is not None:
                 self.merge.add(q)
             self.next += 1
         return True
 
     def run(self):
         from distributed import as_completed
-        ac = as_completed([self.submit(i, self.args.event) for i in range(self.n)])
+        ac = as_completed([self.submit(c, self.args.event) for c in range(len(self.chunks))])
         for f in ac:
-            i, p = self.result(f)
-            if not self.take(i, p, ac):
+            c, q = self.result(f)
+            if not self.take(c, q, ac):
                 self.client.cancel(list(self.futures))
                 return False
         return True
+
+
+def workers(client):
+    """The worker threads of client's cluster, as its scheduler last said."""
+    return sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
 
 
 def cluster(args):
@@ -148,7 +174,7 @@ def convert(client, args):
                                       "unknown format %s" % e))
         return 2
     with merge:
-        r = Run(client, args, merge)
+        r = Run(client, args, merge, chunk_size(args, len(args.inputs), workers(client)))
         try:
             finished = r.run()
         except Error as e:  # a partial the merge could not read
