@@ -1,19 +1,20 @@
 """trace2flame.dask: `trace2flame INPUT... -o OUT` with the inputs converted on a Dask cluster.
 
 usage: python3 -m trace2flame.dask [--scheduler ADDRESS] [--workers N] [--keep-going]
-                                   [-f FORMAT] [--event NAME] [--jobs N]
+                                   [-f FORMAT] [--event NAME] [--jobs N] [--chunk N]
                                    [--partials collapsed|pprof] -o OUT INPUT...
 
-Each input is converted by a task on a worker (trace2flame.batch.partial: the library in the
-worker's process, one session per task; the library and its format table are loaded once per
-worker process); the partial profiles come back to this process, which reads them in input
-order in one session as each one's turn comes and writes OUT, the bytes `trace2flame INPUT... -o
-OUT` writes on one machine. Without --scheduler a local cluster is started (processes, N
+Each task converts a contiguous run of inputs (--chunk N of them; default about four tasks a
+worker thread) on a worker (trace2flame.batch.chunk: the library in the worker's process, one
+session per task; the library and its format table are loaded once per worker process); the
+partial profiles, one a task, come back to this process, which reads them in input order in one
+session as each one's turn comes and writes OUT, the bytes `trace2flame INPUT... -o OUT` writes
+on one machine (merges are associative). Without --scheduler a local cluster is started (processes, N
 workers, default 2, one thread each, on 127.0.0.1). The workers read the inputs by their
 absolute paths, so they must see the same files (and the binaries the traces name).
 
-One line per input on stderr: "[3/16] NAME: ok, N samples" or "[3/16] NAME: failed: MESSAGE".
-A failed input stops the run (the tasks not started are cancelled, OUT is not written); with
+One line per input on stderr, in input order as each task's turn comes: "[3/16] NAME: ok, N
+samples" or "[3/16] NAME: failed: MESSAGE". A failed input stops the run (the tasks not started are cancelled, OUT is not written); with
 --keep-going the others go on and OUT holds them. Exit status as the command line's: 0, 1 a
 bad input, 2 usage, 3 an I/O error (the worst of the failures with --keep-going).
 docs/batch.md has the details and the same under Spark and Slurm.
@@ -152,15 +153,38 @@ def workers(client):
     return sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
 
 
+# The local cluster's settings, beside Dask's defaults: its processes share this machine's
+# CPUs with the conversions, so they do less of what a cluster of many machines wants. No
+# compression of what the workers send back (no network: compressing a partial and
+# decompressing it costs both sides CPU for nothing); no statistical profile of the tasks
+# (sampled every 10 ms); the processes' memory and the system looked at less often.
+LOCAL_CONFIG = {
+    "distributed.comm.compression": None,
+    "distributed.worker.profile.enabled": False,
+    "distributed.worker.memory.monitor-interval": "500ms",
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.admin.tick.interval": "500ms",
+}
+
+
+def local_cluster(workers):
+    """A local cluster of workers processes (one thread each, on 127.0.0.1, no dashboard),
+    LOCAL_CONFIG given to the scheduler and the workers. The caller closes it."""
+    import dask
+    from distributed import LocalCluster
+    with dask.config.set(LOCAL_CONFIG):
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                            scheduler_kwargs={"dashboard": False},
+                            worker_dashboard_address="127.0.0.1:0")
+
+
 def cluster(args):
     """A Client on --scheduler, or on a local cluster (and the cluster, to close)."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
     if args.scheduler:
         return Client(args.scheduler), None
-    lc = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                      host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                      scheduler_kwargs={"dashboard": False},
-                      worker_dashboard_address="127.0.0.1:0")
+    lc = local_cluster(args.workers)
     return Client(lc), lc
 
 
