@@ -153,30 +153,14 @@ def workers(client):
     return sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
 
 
-# The local cluster's settings, beside Dask's defaults: its processes share this machine's
-# CPUs with the conversions, so they do less of what a cluster of many machines wants. No
-# compression of what the workers send back (no network: compressing a partial and
-# decompressing it costs both sides CPU for nothing); no statistical profile of the tasks
-# (sampled every 10 ms); the processes' memory and the system looked at less often.
-LOCAL_CONFIG = {
-    "distributed.comm.compression": None,
-    "distributed.worker.profile.enabled": False,
-    "distributed.worker.memory.monitor-interval": "500ms",
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.admin.tick.interval": "500ms",
-}
-
-
 def local_cluster(workers):
-    """A local cluster of workers processes (one thread each, on 127.0.0.1, no dashboard),
-    LOCAL_CONFIG given to the scheduler and the workers. The caller closes it."""
-    import dask
+    """A local cluster of workers processes (one thread each, on 127.0.0.1, no dashboard).
+    The caller closes it."""
     from distributed import LocalCluster
-    with dask.config.set(LOCAL_CONFIG):
-        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                            scheduler_kwargs={"dashboard": False},
-                            worker_dashboard_address="127.0.0.1:0")
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                        host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                        scheduler_kwargs={"dashboard": False},
+                        worker_dashboard_address="127.0.0.1:0")
 
 
 def cluster(args):
