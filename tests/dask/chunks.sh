@@ -115,9 +115,11 @@ for pf in $PARTIALS; do
 			[ "$rc" -eq 1 ] || bad "$t, --keep-going: status $rc, expected 1"
 			same_nonempty "$t, --keep-going" "OUT and trace2flame's over the others" \
 				"$TMP/cli.$ext" "$TMP/keep.$ext" "< trace2flame, > dask"
-			if cmp -s "$TMP/lines.expected" "$TMP/keep.err"; then ok; else
+			# (the progress lines alone: Dask may say more when a slow client closes)
+			grep '^\[[0-9]*/[0-9]*\] ' "$TMP/keep.err" >"$TMP/keep.lines"
+			if cmp -s "$TMP/lines.expected" "$TMP/keep.lines"; then ok; else
 				bad "$t, --keep-going: the lines (< expected, > said):"
-				diff "$TMP/lines.expected" "$TMP/keep.err" | head -n 12
+				diff "$TMP/lines.expected" "$TMP/keep.lines" | head -n 12
 			fi
 			# shellcheck disable=SC2086 # OTHERS
 			batch "$TMP/all.err" --partials "$pf" --chunk "$ch" -o "$TMP/all.$ext" $OTHERS
