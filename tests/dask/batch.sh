@@ -188,18 +188,19 @@ fi
 # --keep-going: a failed input that finishes after the inputs behind it lets them be merged, in
 # order (the run's in-order merge, fed in that order without a cluster)
 if pyenv "$PY" -c 'import argparse, trace2flame.dask as d
-from trace2flame.batch import Partial
+from trace2flame.batch import Chunk, Read
 class M:
     added = []
     def needs(self, p): return None
     def add(self, p): self.added.append(p.name)
 m = M()
-r = d.Run(None, argparse.Namespace(inputs=list("abcd"), keep_going=True), m)
+r = d.Run(None, argparse.Namespace(inputs=list("abcd"), keep_going=True), m, 1)
 d.say = lambda line: None
 for i in (0, 2, 3, 1):
     ok = i != 1
-    r.take(i, Partial("abcd"[i], b"x" if ok else None, 1, None, None if ok else "bad",
-                      0 if ok else -5, None), None)
+    err, code = (None, 0) if ok else ("bad", -5)
+    r.take(i, Chunk("abcd"[i], b"x" if ok else None, 1, None, err, code, None,
+                    [Read("abcd"[i], 1, err, code)]), None)
 assert m.added == ["a", "c", "d"], m.added' 2>"$TMP/order.err"; then ok; else
 	bad "--keep-going: the inputs after a failed one not merged:"
 	tail -3 "$TMP/order.err"

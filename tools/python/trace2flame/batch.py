@@ -102,6 +102,76 @@ def partial(path, name=None, event=None, jobs=1, partials=PARTIAL_FORMATS[0], **
         return Partial(name, None, 0, None, "%s: %s" % (name, e.strerror or e), code, event)
 
 
+Chunk = collections.namedtuple("Chunk", "name data samples event error code event_asked inputs")
+Chunk.__doc__ = """A contiguous run of inputs converted by chunk(), in one session: the partial
+profile of the inputs read, which merges as their partials would (merges are associative).
+name: the inputs' first name and how many follow, for messages; data: the partial's bytes (None
+when no input was read, or the chunk stopped at a failed input); samples: the samples read from
+them all; event, event_asked: as a Partial's; error, code: the first failure's (None, 0 when
+none); inputs: one Read per input, in order, up to the failed one when the chunk stopped at it."""
+
+Read = collections.namedtuple("Read", "name samples error code")
+Read.__doc__ = """One input of a Chunk: its name, the samples read from it, and the library's
+message and negative code when it failed (else None, 0)."""
+
+
+def _add(s, path, name):
+    """Adds the input at path to session s: its Read (samples read, or the failure)."""
+    before = s.stats().samples
+    try:
+        with open(path, "rb") as f:
+            s.add_fd(f.fileno(), name=name)
+    except Error as e:
+        if e.code == -errno.ENOMEM:
+            raise  # the profile is left incomplete: the chunk fails whole
+        return Read(name, 0, e.message, e.code)
+    except OSError as e:  # the input cannot be opened
+        return Read(name, 0, "%s: %s" % (name, e.strerror or e), -(e.errno or errno.EIO))
+    return Read(name, s.stats().samples - before, None, 0)
+
+
+def chunk(paths, names=None, event=None, jobs=1, partials=PARTIAL_FORMATS[0], keep_going=True,
+          **options):
+    """Converts the inputs at paths in one session into one partial profile: a Chunk, never an
+    exception for what the inputs or the library say. The partial is the bytes the partials of
+    its inputs merge into (partial() of each, read by a Merge, written in the partials' format),
+    made at the cost of one conversion. A failed input is left out (the session as before it,
+    its Read saying why) and the others go on; keep_going False: the chunk stops at it (data
+    None). names, event, jobs, partials, options: as partial() takes them (names: one a path,
+    default the paths)."""
+    names = list(paths) if names is None else list(names)
+    label = names[0] if len(names) == 1 else "%s and %d more" % (names[0], len(names) - 1)
+    reads = []
+    try:
+        with Session(formats=partials, event=event, jobs=jobs, quiet=True,
+                     message=lambda line: None, **options) as s:
+            for path, name in zip(paths, names):
+                reads.append(_add(s, path, name))
+                if reads[-1].error is not None and not keep_going:
+                    r = reads[-1]
+                    return Chunk(label, None, 0, None, r.error, r.code, event, reads)
+            bad = [r for r in reads if r.error is not None]
+            first = (bad[0].error, bad[0].code) if bad else (None, 0)
+            if len(bad) == len(reads):
+                return Chunk(label, None, 0, None, first[0], first[1], event, reads)
+            try:
+                s.resolve()
+            except Error as e:
+                if event is not None and e.code == -_ffi.T2F_ERR_NO_EVENT:
+                    # read, but no sample of the event asked for: they add nothing to it
+                    return Chunk(label, b"", s.stats().samples, event, first[0], first[1],
+                                 event, reads)
+                raise
+            st = s.stats()
+            keep = st.event_samples if partials == "collapsed" else st.samples
+            data = s.write_mem(partials) if keep else b""
+            return Chunk(label, data, st.samples, st.event if st.event_samples else None,
+                         first[0], first[1], event, reads)
+    except Error as e:  # the session failed as a whole: every input of the chunk with it
+        return Chunk(label, None, 0, None, e.message, e.code, event,
+                     [Read(n, 0, e.message, e.code) for n in names])
+
+
 def exit_code(code):
     """The command line's exit status for a failed input's code: 1 bad input (-T2F_ERR_*, out of
     memory), 3 an I/O error (another -errno)."""
@@ -144,6 +214,10 @@ class Merge:
         self.event = event
         self.samples = 0
         self.added = 0
+        if event is not None and self.partials == "pprof":
+            # a pprof partial keeps every event, in the order its inputs gave them: the one
+            # asked for is chosen here too, not the first with samples
+            options = dict(options, event=event)
         self._s = Session(formats=_ffi.T2F_FORMAT_BIT(self.format), quiet=True,
                           message=lambda line: None, **options)
 
@@ -157,7 +231,8 @@ class Merge:
         return self.event if p.event_asked != self.event else None
 
     def add(self, p):
-        """Reads the partial p (a Partial that did not fail, needs() None) into the session."""
+        """Reads the partial p (a Partial that did not fail, or a Chunk with data; needs()
+        None) into the session."""
         if p.data is None:
             raise ValueError("%s: a failed input has no partial" % p.name)
         if self.needs(p):
@@ -165,7 +240,7 @@ class Merge:
                                                                           self.event))
         if self.event is None and p.event is not None:
             self.event = p.event
-        self.added += 1
+        self.added += sum(r.error is None for r in p.inputs) if isinstance(p, Chunk) else 1
         self.samples += p.samples
         if p.data:
             self._s.add_bytes(p.data, name=p.name)

@@ -1,19 +1,20 @@
 """trace2flame.dask: `trace2flame INPUT... -o OUT` with the inputs converted on a Dask cluster.
 
 usage: python3 -m trace2flame.dask [--scheduler ADDRESS] [--workers N] [--keep-going]
-                                   [-f FORMAT] [--event NAME] [--jobs N]
+                                   [-f FORMAT] [--event NAME] [--jobs N] [--chunk N]
                                    [--partials collapsed|pprof] -o OUT INPUT...
 
-Each input is converted by a task on a worker (trace2flame.batch.partial: the library in the
-worker's process, one session per task; the library and its format table are loaded once per
-worker process); the partial profiles come back to this process, which reads them in input
-order in one session as each one's turn comes and writes OUT, the bytes `trace2flame INPUT... -o
-OUT` writes on one machine. Without --scheduler a local cluster is started (processes, N
+Each task converts a contiguous run of inputs (--chunk N of them; default about four tasks a
+worker thread) on a worker (trace2flame.batch.chunk: the library in the worker's process, one
+session per task; the library and its format table are loaded once per worker process); the
+partial profiles, one a task, come back to this process, which reads them in input order in one
+session as each one's turn comes and writes OUT, the bytes `trace2flame INPUT... -o OUT` writes
+on one machine (merges are associative). Without --scheduler a local cluster is started (processes, N
 workers, default 2, one thread each, on 127.0.0.1). The workers read the inputs by their
 absolute paths, so they must see the same files (and the binaries the traces name).
 
-One line per input on stderr: "[3/16] NAME: ok, N samples" or "[3/16] NAME: failed: MESSAGE".
-A failed input stops the run (the tasks not started are cancelled, OUT is not written); with
+One line per input on stderr, in input order as each task's turn comes: "[3/16] NAME: ok, N
+samples" or "[3/16] NAME: failed: MESSAGE". A failed input stops the run (the tasks not started are cancelled, OUT is not written); with
 --keep-going the others go on and OUT holds them. Exit status as the command line's: 0, 1 a
 bad input, 2 usage, 3 an I/O error (the worst of the failures with --keep-going).
 docs/batch.md has the details and the same under Spark and Slurm.
@@ -45,11 +46,14 @@ def parse_args(argv):
     ap.add_argument("--partials", choices=batch.PARTIAL_FORMATS,
                     default=batch.PARTIAL_FORMATS[0],
                     help="the partial profiles' format (default collapsed)")
+    ap.add_argument("--chunk", type=int, default=0, metavar="N",
+                    help="inputs converted by one task, in one session (default: about four "
+                    "tasks a worker)")
     ap.add_argument("--keep-going", action="store_true",
                     help="go on past a failed input; OUT holds the others")
     a = ap.parse_args(argv)
-    if a.workers < 1 or a.jobs < 0:
-        ap.error("--workers must be 1 or more, --jobs 0 or more")
+    if a.workers < 1 or a.jobs < 0 or a.chunk < 0:
+        ap.error("--workers must be 1 or more, --jobs and --chunk 0 or more")
     return a
 
 
@@ -57,85 +61,114 @@ def say(line):
     print(line, file=sys.stderr, flush=True)
 
 
-class Run:
-    """The tasks of one batch and the in-order merge of their results."""
+def chunk_size(args, n, workers):
+    """Inputs a task: --chunk, else about four tasks a worker (threads), at least one input."""
+    if args.chunk:
+        return args.chunk
+    return max(1, -(-n // (4 * max(1, workers))))
 
-    def __init__(self, client, args, merge):
+
+class Run:
+    """The tasks of one batch (each a contiguous run of inputs, trace2flame.batch.chunk) and
+    the in-order merge of their results."""
+
+    def __init__(self, client, args, merge, size):
         self.client, self.args, self.merge = client, args, merge
         self.n = len(args.inputs)
-        self.futures = {}     # future -> input index
-        self.ready = {}       # index -> Partial, waiting for its turn
-        self.next = 0         # the next index to merge
+        self.chunks = [(i, min(i + size, self.n)) for i in range(0, self.n, size)]
+        self.futures = {}     # future -> chunk index
+        self.ready = {}       # chunk index -> Chunk, waiting for its turn
+        self.next = 0         # the next chunk to merge
         self.done = 0
         self.status = 0
         # keys of this run's own: a scheduler keeps a key's task (and result) while any client
         # holds it, so two runs (one after another, or two at once) must never share one
         self.token = uuid.uuid4().hex
 
-    def submit(self, i, event):
-        path = self.args.inputs[i]
-        f = self.client.submit(batch.partial, os.path.abspath(path), path, event=event,
-                               jobs=self.args.jobs, partials=self.merge.partials, pure=False,
-                               key="trace2flame-%s-%d-%s" % (self.token, i, event or ""))
-        self.futures[f] = i
+    def submit(self, c, event):
+        a, b = self.chunks[c]
+        names = self.args.inputs[a:b]
+        f = self.client.submit(batch.chunk, [os.path.abspath(p) for p in names], names,
+                               event=event, jobs=self.args.jobs, partials=self.merge.partials,
+                               keep_going=self.args.keep_going, pure=False,
+                               key="trace2flame-%s-%d-%s" % (self.token, c, event or ""))
+        self.futures[f] = c
         return f
 
-    def failed(self, i, message, code):
+    def said(self, r):
+        """Says how input r (a trace2flame.batch.Read) went."""
         self.done += 1
-        say("[%d/%d] %s: failed: %s" % (self.done, self.n, self.args.inputs[i], message))
-        self.status = max(self.status, batch.exit_code(code))
+        if r.error is None:
+            say("[%d/%d] %s: ok, %d samples" % (self.done, self.n, r.name, r.samples))
+        else:
+            say("[%d/%d] %s: failed: %s" % (self.done, self.n, r.name, r.error))
+            self.status = max(self.status, batch.exit_code(r.code))
 
     def result(self, f):
-        """The Partial of finished future f (a task that raised is a failed Partial)."""
-        i = self.futures.pop(f)
+        """The Chunk of finished future f (a task that raised fails each of its inputs)."""
+        c = self.futures.pop(f)
         try:
-            return i, f.result()
+            return c, f.result()
         except Exception as e:  # noqa: B902 -- a worker lost, an exception in the task
-            return i, batch.Partial(self.args.inputs[i], None, 0, None,
-                                    "%s: %s" % (type(e).__name__, e), -errno.EIO, None)
+            a, b = self.chunks[c]
+            msg = "%s: %s" % (type(e).__name__, e)
+            return c, batch.Chunk(self.args.inputs[a], None, 0, None, msg, -errno.EIO, None,
+                                  [batch.Read(p, 0, msg, -errno.EIO)
+                                   for p in self.args.inputs[a:b]])
 
-    def take(self, i, p, ac):
-        """Files p (input i): said when final, merged in order; resubmitted (added to the
+    def take(self, c, q, ac):
+        """Files q (chunk c): its inputs said and it merged in turn; resubmitted (added to the
         as_completed ac) when it must be made again with another event. False: stop."""
-        if p.data is None:
-            self.failed(i, p.error, p.code)
-            if not self.args.keep_going:
-                return False
-            p = None  # its turn passes: the partials after it waiting for it go on
-        self.ready[i] = p
+        if q.error is not None and not self.args.keep_going:
+            self.said(next(r for r in q.inputs if r.error is not None))
+            return False
+        self.ready[c] = q
         while self.next in self.ready:
             q = self.ready.pop(self.next)
-            if q is not None:
+            if q.data is not None:
                 event = self.merge.needs(q)
                 if event:
                     ac.add(self.submit(self.next, event))
                     return True
-                self.done += 1
-                say("[%d/%d] %s: ok, %d samples" % (self.done, self.n, q.name, q.samples))
+            for r in q.inputs:
+                self.said(r)
+            if q.data is not None:
                 self.merge.add(q)
             self.next += 1
         return True
 
     def run(self):
         from distributed import as_completed
-        ac = as_completed([self.submit(i, self.args.event) for i in range(self.n)])
+        ac = as_completed([self.submit(c, self.args.event) for c in range(len(self.chunks))])
         for f in ac:
-            i, p = self.result(f)
-            if not self.take(i, p, ac):
+            c, q = self.result(f)
+            if not self.take(c, q, ac):
                 self.client.cancel(list(self.futures))
                 return False
         return True
 
 
+def workers(client):
+    """The worker threads of client's cluster, as its scheduler last said."""
+    return sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
+
+
+def local_cluster(workers):
+    """A local cluster of workers processes (one thread each, on 127.0.0.1, no dashboard).
+    The caller closes it."""
+    from distributed import LocalCluster
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                        host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                        scheduler_kwargs={"dashboard": False},
+                        worker_dashboard_address="127.0.0.1:0")
+
+
 def cluster(args):
     """A Client on --scheduler, or on a local cluster (and the cluster, to close)."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
     if args.scheduler:
         return Client(args.scheduler), None
-    lc = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                      host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                      scheduler_kwargs={"dashboard": False},
-                      worker_dashboard_address="127.0.0.1:0")
+    lc = local_cluster(args.workers)
     return Client(lc), lc
 
 
@@ -149,7 +182,7 @@ def convert(client, args):
                                       "unknown format %s" % e))
         return 2
     with merge:
-        r = Run(client, args, merge)
+        r = Run(client, args, merge, chunk_size(args, len(args.inputs), workers(client)))
         try:
             finished = r.run()
         except Error as e:  # a partial the merge could not read
