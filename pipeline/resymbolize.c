@@ -21,7 +21,9 @@
 #include "symbolizer/debug_find.h"
 #include "symbolizer/elf_module.h"
 #include "symbolizer/symbolizer.h"
+#include "symbolizer/symcache.h"
 #include "symbolizer/text_syms.h"
+#include "symbolizer/text_syms_cache.h"
 #include "symbolizer/text_syms_share.h"
 
 #define T2F_MISS_COUNT (T2F_MISS_NOT_FOUND + 1)
@@ -66,6 +68,8 @@ struct t2f_resym {
 	struct t2f_diag *d;
 	struct t2f_text_syms *kallsyms;  /* --kallsyms, or NULL */
 	const struct t2f_resym_opts *ks_opts; /* a lazy kallsyms file not read yet, or NULL */
+	const struct t2f_resym_opts *ks_whole; /* the options to read the kallsyms file whole with
+					  * (a kept table is partial), during t2f_resym__run */
 	const char *kallsyms_path;
 	const char *perf_map_dir;        /* --perf-map-dir, or NULL */
 	char **env_dirs;                 /* T2F_SYMBOL_PATH, split */
@@ -353,7 +357,7 @@ static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
 	return t2f_resym_new_mod(r, p, f, h, out);
 }
 
-static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d,
+static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d, bool whole,
 			      struct t2f_text_syms **out);
 
 /* A kernel frame through the kallsyms file (a lazy one read at the first), a JIT frame through
@@ -365,17 +369,30 @@ static int t2f_resym_text_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_
 	const struct t2f_text_syms *t;
 	struct t2f_text_sym sym;
 	t2f_str_id name;
+	bool found;
 	int err;
 
 	if (m->kind == T2F_FRAME_KERNEL && !m->vdso && r->ks_opts) {
-		err = t2f_resym_kallsyms(r->ks_opts, r->d, &r->kallsyms);
+		err = t2f_resym_kallsyms(r->ks_opts, r->d, false, &r->kallsyms);
 		r->ks_opts = NULL;
 		if (err)
 			return err;
 	}
 	t = m->kind == T2F_FRAME_KERNEL ? r->kallsyms : m->map;
 	r->tried++;
-	if (m->vdso || !t || !t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym)) {
+	found = !m->vdso && t && t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym);
+	if (!found && !m->vdso && t && t == r->kallsyms && t2f_text_syms__partial(t)) {
+		/* a kept table holds part of its file: the file itself says */
+		struct t2f_text_syms *whole;
+
+		err = t2f_resym_kallsyms(r->ks_whole, r->d, true, &whole);
+		if (err)
+			return err;
+		t2f_text_syms__free(r->kallsyms);
+		t = r->kallsyms = whole;
+		found = t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym);
+	}
+	if (!found) {
 		m->miss[t || m->vdso ? T2F_MISS_NOT_FOUND : T2F_MISS_NO_FILE]++;
 		r->unresolved++;
 		return 0;
@@ -533,31 +550,89 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 struct t2f_resym_ks {
 	const struct t2f_resym_opts *o;
 	struct t2f_diag *d;
+	struct t2f_symcache_dir *dir;    /* the symbol cache's, or NULL: kallsyms tables not kept */
 };
 
-/* The kallsyms file o names, from its load under way when there is one (and it went well). */
+/* The kallsyms file o names, from its load under way when there is one (and it went well);
+ * kept in the symbol cache for later runs (symbolizer/text_syms_cache.h). */
 static int t2f_resym_kallsyms_read(void *ctx, const char *path, struct t2f_text_syms **out)
 {
-	const struct t2f_resym_opts *o = ((struct t2f_resym_ks *)ctx)->o;
-	struct t2f_diag *d = ((struct t2f_resym_ks *)ctx)->d;
+	struct t2f_resym_ks *ks = ctx;
+	const struct t2f_resym_opts *o = ks->o;
+	struct t2f_text_syms_key key = { .keep = false };
+	int err = 0;
 
-	if (t2f_prefetch__is(o->kallsyms_read, path) &&
-	    t2f_prefetch__take(o->kallsyms_read, out) == 0)
-		return 0;
-	return t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, path, d, out);
+	if (!t2f_prefetch__is(o->kallsyms_read, path) ||
+	    t2f_prefetch__take(o->kallsyms_read, out, &key) != 0) {
+		if (ks->dir)
+			t2f_text_syms__key(path, &key);
+		err = t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, path, ks->d, out);
+	}
+	if (!err && ks->dir && t2f_text_syms__cache_put(ks->dir, path, &key, *out) == 0)
+		t2f_symcache_dir__evict(ks->dir);
+	return err;
 }
 
-/* The process's table of that file when it has one (text_syms_share.h), else read, counted. */
-static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d,
+/* The table the symbol cache keeps for o's kallsyms file, or *out NULL; a file ignored there is
+ * a warning (the error under --strict). */
+static int t2f_resym_kallsyms_kept(struct t2f_resym_ks *ks, struct t2f_text_syms **out)
+{
+	struct t2f_text_syms_key key;
+	const char *why = NULL;
+	bool bad = false;
+	int err;
+
+	t2f_text_syms__key(ks->o->kallsyms, &key);
+	err = t2f_text_syms__cache_get(ks->dir, ks->o->kallsyms, &key, out, &bad, &why);
+	if (!err && bad)
+		err = t2f_diag__warn(ks->d, t2f_symcache_dir__path(ks->dir), 0,
+				     "a symbol cache file (kallsyms) ignored (%s): it is written again",
+				     why);
+	return err;
+}
+
+/* The kallsyms table: kept by the symbol cache from an earlier run (not when `whole`: a kept
+ * /proc/kallsyms table is partial), else the process's table of that file when it has one
+ * (text_syms_share.h), else read; counted. */
+static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d, bool whole,
 			      struct t2f_text_syms **out)
 {
 	struct t2f_resym_ks ctx = { .o = o, .d = d };
-	bool shared = false;
-	int err = t2f_text_syms__shared(o->kallsyms, t2f_resym_kallsyms_read, &ctx, out, &shared);
+	bool shared = false, kept;
+	const char *why;
+	int err = 0;
 
+	*out = NULL;
+	if (o->cache)
+		err = t2f_symcache_dir__open(NULL, o->cache_max, true, &ctx.dir, &why);
+	if (!err && ctx.dir && !whole && !t2f_text_syms__share_has(o->kallsyms))
+		err = t2f_resym_kallsyms_kept(&ctx, out);
+	kept = !err && *out;
+	if (!err && !kept)
+		err = t2f_text_syms__shared(o->kallsyms, t2f_resym_kallsyms_read, &ctx, out,
+					    &shared);
 	if (!err && o->kallsyms_counts)
-		o->kallsyms_counts[shared]++;
+		o->kallsyms_counts[kept ? 2 : shared]++;
+	t2f_symcache_dir__free(ctx.dir);
 	return err;
+}
+
+bool t2f_resym__kallsyms_kept(const struct t2f_resym_opts *o)
+{
+	struct t2f_resym_ks ctx = { .o = o };
+	struct t2f_text_syms_key key;
+	struct t2f_text_syms *t = NULL;
+	const char *why;
+	bool bad;
+
+	if (!o->cache || !o->kallsyms ||
+	    t2f_symcache_dir__open(NULL, o->cache_max, false, &ctx.dir, &why) || !ctx.dir)
+		return false;
+	t2f_text_syms__key(o->kallsyms, &key);
+	(void)t2f_text_syms__cache_get(ctx.dir, o->kallsyms, &key, &t, &bad, &why);
+	t2f_symcache_dir__free(ctx.dir);
+	t2f_text_syms__free(t);
+	return t != NULL;
 }
 
 int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct t2f_diag *d,
@@ -572,7 +647,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	/* A --kallsyms file is checked even when no kernel frame needs it; the file picked for a
 	 * recording is read at the first kernel frame (t2f_resym_text_frame). */
 	if (o->kallsyms && !o->kallsyms_lazy) {
-		err = t2f_resym_kallsyms(o, d, &ksyms);
+		err = t2f_resym_kallsyms(o, d, false, &ksyms);
 		if (err)
 			return err;
 	}
@@ -587,6 +662,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	}
 	r->kallsyms = ksyms;
 	r->ks_opts = o->kallsyms && o->kallsyms_lazy ? o : NULL;
+	r->ks_whole = o;
 	r->places = calloc((size_t)n + 1, sizeof(*r->places));
 	r->n_places = n + 1;
 	err = r->places ? t2f_resym_setup(r, p, o, d) : -ENOMEM;
@@ -603,7 +679,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 			t2f_diag__error(d, err, t2f_profile__str(p, f->module, NULL), 0,
 					"out of memory while naming its frames");
 	}
-	r->ks_opts = NULL; /* o is the caller's */
+	r->ks_opts = r->ks_whole = NULL; /* o is the caller's */
 	if (err)
 		goto fail;
 	*out = r;
