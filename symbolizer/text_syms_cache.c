@@ -39,6 +39,8 @@ struct t2f_ksc_hdr {
 	uint64_t path_off, path_len, ranges_off, n_ranges, names_off, n_names;
 };
 
+_Static_assert(sizeof(struct t2f_ksc_hdr) == 224, "the layout tests/cache/kcraft.c reads");
+
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
