@@ -619,20 +619,18 @@ static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d
 
 bool t2f_resym__kallsyms_kept(const struct t2f_resym_opts *o)
 {
-	struct t2f_resym_ks ctx = { .o = o };
+	struct t2f_symcache_dir *dir = NULL;
 	struct t2f_text_syms_key key;
-	struct t2f_text_syms *t = NULL;
 	const char *why;
-	bool bad;
+	bool has;
 
 	if (!o->cache || !o->kallsyms ||
-	    t2f_symcache_dir__open(NULL, o->cache_max, false, &ctx.dir, &why) || !ctx.dir)
+	    t2f_symcache_dir__open(NULL, o->cache_max, false, &dir, &why) || !dir)
 		return false;
 	t2f_text_syms__key(o->kallsyms, &key);
-	(void)t2f_text_syms__cache_get(ctx.dir, o->kallsyms, &key, &t, &bad, &why);
-	t2f_symcache_dir__free(ctx.dir);
-	t2f_text_syms__free(t);
-	return t != NULL;
+	has = t2f_text_syms__cache_has(dir, o->kallsyms, &key);
+	t2f_symcache_dir__free(dir);
+	return has;
 }
 
 int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct t2f_diag *d,

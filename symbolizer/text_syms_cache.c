@@ -339,6 +339,34 @@ int t2f_text_syms__cache_get(struct t2f_symcache_dir *d, const char *path,
 	return 0;
 }
 
+bool t2f_text_syms__cache_has(struct t2f_symcache_dir *d, const char *path,
+			      const struct t2f_text_syms_key *k)
+{
+	struct t2f_ksc_hdr h;
+	char name[64], *got;
+	size_t len = strlen(path) + 1;
+	bool has = false;
+	struct stat st;
+	int fd;
+
+	if (!k->keep)
+		return false;
+	file_name(path, name);
+	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	got = malloc(len);
+	if (got && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    !(st.st_mode & (S_IWGRP | S_IWOTH)) && pread(fd, &h, sizeof(h), 0) == sizeof(h) &&
+	    memcmp(h.magic, T2F_KSC_MAGIC, 8) == 0 && h.version == T2F_KSC_VERSION &&
+	    h.hdr_size == sizeof(h) && h.file_size == (uint64_t)st.st_size && same_key(&h, k) &&
+	    h.path_len == len && pread(fd, got, len, (off_t)h.path_off) == (ssize_t)len)
+		has = memcmp(got, path, len) == 0;
+	free(got);
+	close(fd);
+	return has;
+}
+
 /* ---- writing one ---- */
 
 /* Whether module (a [MODULE] name of /proc/kallsyms) is a module of /proc/modules' text. */

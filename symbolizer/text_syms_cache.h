@@ -66,6 +66,11 @@ int t2f_text_syms__cache_get(struct t2f_symcache_dir *d, const char *path,
 			     const struct t2f_text_syms_key *k, struct t2f_text_syms **out,
 			     bool *bad, const char **why);
 
+/* Whether d keeps a table of path under k, by its header alone (what __cache_get checks
+ * further may still refuse it). */
+bool t2f_text_syms__cache_has(struct t2f_symcache_dir *d, const char *path,
+			      const struct t2f_text_syms_key *k);
+
 /* Keeps t, read from path under k (taken before the read), in d when path's key is still k and
  * t was read without a bad line. 0 (also when not kept) or -errno. */
 int t2f_text_syms__cache_put(struct t2f_symcache_dir *d, const char *path,
