@@ -445,10 +445,16 @@ static int write_file(int fd, struct t2f_ksc_hdr *h, const char *path,
 {
 	static const uint8_t zero[8];
 	size_t n = 0, names_len = t->bytes - t->n_ranges * sizeof(*t->ranges);
+	struct t2f_ts_range *kept = keep ? malloc(t->n_ranges * sizeof(*kept)) : NULL;
 	int err = 0;
 
-	for (size_t i = 0; i < t->n_ranges; i++)
+	if (keep && !kept)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n_ranges; i++) { /* the ranges kept, copied to write at once */
+		if (keep && keep[i])
+			kept[n] = t->ranges[i];
 		n += !keep || keep[i];
+	}
 	memcpy(h->magic, T2F_KSC_MAGIC, 8);
 	h->version = T2F_KSC_VERSION;
 	h->hdr_size = sizeof(*h);
@@ -462,10 +468,10 @@ static int write_file(int fd, struct t2f_ksc_hdr *h, const char *path,
 	h->file_size = h->names_off + names_len;
 	err = put_all(fd, h, sizeof(*h)) ?: put_all(fd, path, h->path_len) ?:
 	      put_all(fd, zero, h->ranges_off - h->path_off - h->path_len);
-	for (size_t i = 0; i < t->n_ranges && !err; i++)
-		if (!keep || keep[i])
-			err = put_all(fd, &t->ranges[i], sizeof(t->ranges[i]));
-	return err ?: put_all(fd, t->names, names_len);
+	err = err ?: put_all(fd, kept ? kept : t->ranges, n * sizeof(*t->ranges)) ?:
+	      put_all(fd, t->names, names_len);
+	free(kept);
+	return err;
 }
 
 int t2f_text_syms__cache_put(struct t2f_symcache_dir *d, const char *path,
