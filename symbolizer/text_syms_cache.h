@@ -33,6 +33,8 @@
  * regular file owned by the user and writable by no one else); every offset, range and name is
  * checked at open; a file that fails is ignored (*bad, *why) and written again after the read.
  *
+ * The tests put $T2F_TEST_BOOT_ID in place of the boot id (a new boot without rebooting).
+ *
  * Errors: -errno; nothing here ends the process. Thread safe (no state).
  */
 #ifndef T2F_TEXT_SYMS_CACHE_H
