@@ -609,8 +609,9 @@ T2F_API void t2f_share_limit(unsigned tables);
  */
 /* The directory the cache uses, malloc'd (t2f_free it), or NULL (no HOME, out of memory). */
 T2F_API char *t2f_cache_dir(void);
-/* Calls fn for each cache file of dir, by name: its module's build-id (hex: the file name's),
- * the module path it was made for ("" when the file cannot be read), its bytes, its last use
+/* Calls fn for each cache file of dir, by name: its module's build-id (hex: the file name's;
+ * for a kept kallsyms table "kallsyms-" and a hash of its path), the module path it was made
+ * for (the kallsyms path; "" when the file cannot be read), its bytes, its last use
  * (mtime, seconds since the epoch) and, for a file a run would ignore (and write again), why
  * (NULL when it is trusted); fn returns 0 to go on, else that value ends the walk. Every file
  * is checked as a run checks it before use (the directory: owner, mode, not a symlink; each

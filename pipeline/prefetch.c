@@ -14,6 +14,7 @@ struct t2f_prefetch {
 	bool joined;
 	int err;                     /* the load's, once joined */
 	struct t2f_text_syms *table;
+	struct t2f_text_syms_key key; /* the file's, taken before the load */
 };
 
 static void *t2f_prefetch_main(void *arg)
@@ -21,6 +22,7 @@ static void *t2f_prefetch_main(void *arg)
 	struct t2f_prefetch *pf = arg;
 	struct t2f_diag *d = NULL;
 
+	t2f_text_syms__key(pf->path, &pf->key);
 	pf->err = t2f_diag__new_buffered(&d);
 	if (!pf->err)
 		pf->err = t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, pf->path, d, &pf->table);
@@ -64,7 +66,8 @@ static void t2f_prefetch_join(struct t2f_prefetch *pf)
 	pf->joined = true;
 }
 
-int t2f_prefetch__take(struct t2f_prefetch *pf, struct t2f_text_syms **out)
+int t2f_prefetch__take(struct t2f_prefetch *pf, struct t2f_text_syms **out,
+		       struct t2f_text_syms_key *key)
 {
 	*out = NULL;
 	if (pf->joined)
@@ -74,6 +77,8 @@ int t2f_prefetch__take(struct t2f_prefetch *pf, struct t2f_text_syms **out)
 		return 1;
 	*out = pf->table;
 	pf->table = NULL;
+	if (key)
+		*key = pf->key;
 	return 0;
 }
 

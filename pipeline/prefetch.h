@@ -17,6 +17,7 @@
 #include <stdbool.h>
 
 #include "symbolizer/text_syms.h"
+#include "symbolizer/text_syms_cache.h"
 
 struct t2f_prefetch;
 
@@ -26,9 +27,12 @@ int t2f_prefetch__start(const char *path, struct t2f_prefetch **out);
 /* Whether pf is loading path (pf may be NULL). */
 bool t2f_prefetch__is(const struct t2f_prefetch *pf, const char *path);
 
-/* Waits for the load: 0 and *out, the table (a hold: t2f_text_syms__free); 1 when it failed or
- * skipped a line (load it again: see above). Once only: a second call gives -EINVAL. */
-int t2f_prefetch__take(struct t2f_prefetch *pf, struct t2f_text_syms **out);
+/* Waits for the load: 0 and *out, the table (a hold: t2f_text_syms__free), and *key (when not
+ * NULL) the file's key taken before the load (symbolizer/text_syms_cache.h: what the table may
+ * be kept under); 1 when it failed or skipped a line (load it again: see above). Once only: a
+ * second call gives -EINVAL. */
+int t2f_prefetch__take(struct t2f_prefetch *pf, struct t2f_text_syms **out,
+		       struct t2f_text_syms_key *key);
 
 /* Waits for the load if it was not taken, frees its table. NULL is fine. */
 void t2f_prefetch__free(struct t2f_prefetch *pf);

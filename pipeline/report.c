@@ -250,9 +250,13 @@ void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_to
 			"selected, %" PRIu64 " sched_switch payloads not readable\n",
 			s->derive.waits, s->derive.open_at_end, s->derive.no_switch_in,
 			s->derive.not_selected, s->derive.undecoded);
-	if (s->kallsyms_counts[0] || s->kallsyms_counts[1])
+	if (s->kallsyms_counts[0] || s->kallsyms_counts[1] || s->kallsyms_counts[2])
 		fprintf(f, "  kallsyms: %" PRIu64 " read, %" PRIu64 " shared (read before in this "
-			"process)\n", s->kallsyms_counts[0], s->kallsyms_counts[1]);
+			"process)%s", s->kallsyms_counts[0], s->kallsyms_counts[1],
+			s->kallsyms_counts[2] ? "" : "\n");
+	if (s->kallsyms_counts[2])
+		fprintf(f, ", %" PRIu64 " from the symbol cache (kept by an earlier run)\n",
+			s->kallsyms_counts[2]);
 	fprintf(f, "  warnings: %" PRIu64 "\n", s->warnings);
 	fprintf(f, "  model memory: %.1f MB\n", (double)t2f_profile__bytes(p) / T2F_MB);
 	fprintf(f, "  output: %" PRIu64 " byte%s\n", s->out_bytes, t2f_plural(s->out_bytes));

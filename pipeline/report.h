@@ -65,7 +65,8 @@ struct t2f_run_stats {
 	struct t2f_unwind_stats unwind; /* their --call-graph dwarf samples' user stacks */
 	const char *kallsyms;  /* the kallsyms file kernel frames were named from, or NULL, */
 	const char *kallsyms_why; /* and then why none (static text) */
-	uint64_t kallsyms_counts[2]; /* it was read: [0]; the process's table taken: [1] */
+	uint64_t kallsyms_counts[3]; /* it was read: [0]; the process's table taken: [1]; the
+				      * symbol cache's table of an earlier run taken: [2] */
 	bool derived;          /* a derived event was asked for (formats/derive.h): */
 	struct t2f_derive_counts derive; /* summed over the inputs */
 };

@@ -16,13 +16,14 @@
 #include "formats/plural.h"
 #include "formats/utf8.h"
 #include "pipeline/resym_ids.h"
+#include "pipeline/resym_kallsyms.h"
 #include "pipeline/tmpguard.h"
 #include "pipeline/vdso.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/elf_module.h"
 #include "symbolizer/symbolizer.h"
+#include "symbolizer/symcache.h"
 #include "symbolizer/text_syms.h"
-#include "symbolizer/text_syms_share.h"
 
 #define T2F_MISS_COUNT (T2F_MISS_NOT_FOUND + 1)
 
@@ -66,6 +67,8 @@ struct t2f_resym {
 	struct t2f_diag *d;
 	struct t2f_text_syms *kallsyms;  /* --kallsyms, or NULL */
 	const struct t2f_resym_opts *ks_opts; /* a lazy kallsyms file not read yet, or NULL */
+	const struct t2f_resym_opts *ks_whole; /* the options to read the kallsyms file whole with
+					  * (a kept table is partial), during t2f_resym__run */
 	const char *kallsyms_path;
 	const char *perf_map_dir;        /* --perf-map-dir, or NULL */
 	char **env_dirs;                 /* T2F_SYMBOL_PATH, split */
@@ -353,8 +356,6 @@ static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
 	return t2f_resym_new_mod(r, p, f, h, out);
 }
 
-static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d,
-			      struct t2f_text_syms **out);
 
 /* A kernel frame through the kallsyms file (a lazy one read at the first), a JIT frame through
  * its perf map; a [vdso] frame left here had no copy of its image: not found (its offsets are no
@@ -365,17 +366,30 @@ static int t2f_resym_text_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_
 	const struct t2f_text_syms *t;
 	struct t2f_text_sym sym;
 	t2f_str_id name;
+	bool found;
 	int err;
 
 	if (m->kind == T2F_FRAME_KERNEL && !m->vdso && r->ks_opts) {
-		err = t2f_resym_kallsyms(r->ks_opts, r->d, &r->kallsyms);
+		err = t2f_resym__kallsyms(r->ks_opts, r->d, false, &r->kallsyms);
 		r->ks_opts = NULL;
 		if (err)
 			return err;
 	}
 	t = m->kind == T2F_FRAME_KERNEL ? r->kallsyms : m->map;
 	r->tried++;
-	if (m->vdso || !t || !t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym)) {
+	found = !m->vdso && t && t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym);
+	if (!found && !m->vdso && t && t == r->kallsyms && t2f_text_syms__partial(t)) {
+		/* a kept table holds part of its file: the file itself says */
+		struct t2f_text_syms *whole;
+
+		err = t2f_resym__kallsyms(r->ks_whole, r->d, true, &whole);
+		if (err)
+			return err;
+		t2f_text_syms__free(r->kallsyms);
+		t = r->kallsyms = whole;
+		found = t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym);
+	}
+	if (!found) {
 		m->miss[t || m->vdso ? T2F_MISS_NOT_FOUND : T2F_MISS_NO_FILE]++;
 		r->unresolved++;
 		return 0;
@@ -530,36 +544,6 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	return t2f_symbolizer__new(&so, t2f_profile__strtab(p), d, &r->sym);
 }
 
-struct t2f_resym_ks {
-	const struct t2f_resym_opts *o;
-	struct t2f_diag *d;
-};
-
-/* The kallsyms file o names, from its load under way when there is one (and it went well). */
-static int t2f_resym_kallsyms_read(void *ctx, const char *path, struct t2f_text_syms **out)
-{
-	const struct t2f_resym_opts *o = ((struct t2f_resym_ks *)ctx)->o;
-	struct t2f_diag *d = ((struct t2f_resym_ks *)ctx)->d;
-
-	if (t2f_prefetch__is(o->kallsyms_read, path) &&
-	    t2f_prefetch__take(o->kallsyms_read, out) == 0)
-		return 0;
-	return t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, path, d, out);
-}
-
-/* The process's table of that file when it has one (text_syms_share.h), else read, counted. */
-static int t2f_resym_kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d,
-			      struct t2f_text_syms **out)
-{
-	struct t2f_resym_ks ctx = { .o = o, .d = d };
-	bool shared = false;
-	int err = t2f_text_syms__shared(o->kallsyms, t2f_resym_kallsyms_read, &ctx, out, &shared);
-
-	if (!err && o->kallsyms_counts)
-		o->kallsyms_counts[shared]++;
-	return err;
-}
-
 int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct t2f_diag *d,
 		   struct t2f_resym **out)
 {
@@ -572,7 +556,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	/* A --kallsyms file is checked even when no kernel frame needs it; the file picked for a
 	 * recording is read at the first kernel frame (t2f_resym_text_frame). */
 	if (o->kallsyms && !o->kallsyms_lazy) {
-		err = t2f_resym_kallsyms(o, d, &ksyms);
+		err = t2f_resym__kallsyms(o, d, false, &ksyms);
 		if (err)
 			return err;
 	}
@@ -587,6 +571,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	}
 	r->kallsyms = ksyms;
 	r->ks_opts = o->kallsyms && o->kallsyms_lazy ? o : NULL;
+	r->ks_whole = o;
 	r->places = calloc((size_t)n + 1, sizeof(*r->places));
 	r->n_places = n + 1;
 	err = r->places ? t2f_resym_setup(r, p, o, d) : -ENOMEM;
@@ -603,7 +588,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 			t2f_diag__error(d, err, t2f_profile__str(p, f->module, NULL), 0,
 					"out of memory while naming its frames");
 	}
-	r->ks_opts = NULL; /* o is the caller's */
+	r->ks_opts = r->ks_whole = NULL; /* o is the caller's */
 	if (err)
 		goto fail;
 	t2f_symbolizer__symbols_done(r->sym); /* indexes the inline stage needs not are let go */
@@ -657,59 +642,6 @@ void t2f_resym__save(struct t2f_resym *r)
 struct t2f_symbolizer *t2f_resym__symbolizer(const struct t2f_resym *r)
 {
 	return r ? r->sym : NULL;
-}
-
-/* The running kernel's build-id from /sys/kernel/notes (ELF notes: namesz, descsz, type,
- * then the name and the descriptor, each padded to 4 bytes) as hex; false when not found. */
-static bool t2f_resym_running_kernel_id(char hex[41])
-{
-	unsigned char buf[4096];
-	FILE *f = fopen("/sys/kernel/notes", "rb");
-	size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
-
-	if (f)
-		fclose(f);
-	for (size_t at = 0; at + 12 <= n;) {
-		uint32_t nh[3];
-		size_t name, desc;
-
-		memcpy(nh, buf + at, sizeof(nh));
-		name = (nh[0] + 3u) & ~3u;
-		desc = (nh[1] + 3u) & ~3u;
-		if (name > n || desc > n || at + 12 + name + desc > n)
-			return false;
-		if (nh[2] == 3 && nh[0] == 4 && memcmp(buf + at + 12, "GNU", 4) == 0 &&
-		    nh[1] > 0 && nh[1] <= 20) {
-			for (uint32_t k = 0; k < nh[1]; k++)
-				snprintf(hex + 2 * k, 3, "%02x", buf[at + 12 + name + k]);
-			return true;
-		}
-		at += 12 + name + desc;
-	}
-	return false;
-}
-
-char *t2f_resym__default_kallsyms(const char *hex, bool here, const char **why)
-{
-	char running[41] = "", *path = NULL;
-	const char *home = getenv("HOME");
-	struct stat st;
-
-	if (!hex && here)
-		return strdup("/proc/kallsyms");
-	if (!hex) {
-		*why = "the recording has no kernel build-id, and was not made on this machine";
-		return NULL;
-	}
-	if (t2f_resym_running_kernel_id(running) && strcmp(running, hex) == 0)
-		return strdup("/proc/kallsyms");
-	if (home && asprintf(&path, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, hex) >= 0 &&
-	    stat(path, &st) == 0)
-		return path;
-	free(path);
-	*why = "no kallsyms matching the recording's kernel build-id (the running kernel differs, "
-	       "none in ~/.debug/[kernel.kallsyms]/): t2f_options.kallsyms";
-	return NULL;
 }
 
 /* Paths from the trace (dso names, debuglinks) are shown with control characters as "\xNN". */

@@ -80,7 +80,9 @@ struct t2f_resym_opts {
 					  * or NULL; taken when it reads the same path */
 	uint64_t *kallsyms_counts;       /* or NULL: [0] += 1 when the kallsyms file was read,
 					  * [1] += 1 when the process's table of it was taken
-					  * (symbolizer/text_syms_share.h) */
+					  * (symbolizer/text_syms_share.h), [2] += 1 when the
+					  * symbol cache's was (symbolizer/text_syms_cache.h:
+					  * kept by an earlier run, with `cache`) */
 	bool kallsyms_lazy;              /* the file was picked for the recording, not asked for:
 					  * read only when a kernel frame is to be named from it
 					  * (else checked even when none is) */
@@ -127,6 +129,10 @@ bool t2f_resym__place(const struct t2f_resym *r, t2f_frame_id id, t2f_sym_module
 void t2f_resym__save(struct t2f_resym *r);
 /* The symbolizer the frames were looked up with (NULL for NULL); r keeps it. */
 struct t2f_symbolizer *t2f_resym__symbolizer(const struct t2f_resym *r);
+
+/* Whether the symbol cache keeps a table of o's kallsyms file (o->cache set) that
+ * t2f_resym__run would take now instead of reading the file (symbolizer/text_syms_cache.h). */
+bool t2f_resym__kallsyms_kept(const struct t2f_resym_opts *o);
 
 /* The kallsyms file for a perf.data recording whose kernel build-id is hex (lowercase; NULL
  * when the file recorded none): /proc/kallsyms when the running kernel's build-id

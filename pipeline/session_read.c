@@ -325,13 +325,14 @@ static bool t2f_perf_user_only(const struct t2f_perf_data *pd)
 
 /* With a thread to spare, the kallsyms file is loaded while the recording is read (the resolve
  * stage takes the table), unless the process has its table already
- * (symbolizer/text_syms_share.h) or the recording can have no kernel frame to name (the resolve
- * stage reads the file picked for it only for one). 0 or an error of t2f_prefetch__start. */
+ * (symbolizer/text_syms_share.h), the symbol cache keeps one (text_syms_cache.h), or the
+ * recording can have no kernel frame to name (the resolve stage reads the file picked for it
+ * only for one). 0 or an error of t2f_prefetch__start. */
 static int t2f_kallsyms_prefetch(struct t2f_session *s, const struct t2f_perf_data *pd)
 {
 	if (!s->ropts.kallsyms || s->ropts.kallsyms_read || t2f_session_jobs(s) < 2 ||
 	    (!s->o.kallsyms && t2f_perf_user_only(pd)) ||
-	    t2f_text_syms__share_has(s->ropts.kallsyms))
+	    t2f_text_syms__share_has(s->ropts.kallsyms) || t2f_resym__kallsyms_kept(&s->ropts))
 		return 0;
 	return t2f_prefetch__start(s->ropts.kallsyms, &s->ropts.kallsyms_read);
 }

@@ -10,6 +10,7 @@
 
 #include "symbolizer/symcache.h"
 #include "symbolizer/symcache_internal.h"
+#include "symbolizer/text_syms_cache.h"
 
 /* One directory entry named as a cache file: checked as a run checks it. */
 static int each_one(struct t2f_symcache_dir *d, const char *name, t2f_symcache_each_fn fn,
@@ -32,11 +33,14 @@ static int each_one(struct t2f_symcache_dir *d, const char *name, t2f_symcache_e
 	} else {
 		char got[2 * T2F_BUILD_ID_MAX + 1];
 
-		err = t2f_symcache__check_fd(fd, got, &module, &problem);
+		bool ksyms = strncmp(name, T2F_KSC_PREFIX, strlen(T2F_KSC_PREFIX)) == 0;
+
+		err = ksyms ? t2f_text_syms__cache_check_fd(fd, &module, &problem)
+			    : t2f_symcache__check_fd(fd, got, &module, &problem);
 		close(fd);
 		if (err == -ENOMEM)
 			return err;
-		if (!err && strcmp(got, id_hex) != 0)
+		if (!err && !ksyms && strcmp(got, id_hex) != 0)
 			problem = "made for another build-id than its name's";
 	}
 	err = fn(ctx, id_hex, module ? module : "", (uint64_t)st.st_size, st.st_mtim.tv_sec,

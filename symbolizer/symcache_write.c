@@ -16,6 +16,7 @@
 #include "symbolizer/debug_find.h"
 #include "symbolizer/symcache_fmt.h"
 #include "symbolizer/symcache_internal.h"
+#include "symbolizer/text_syms_cache.h"
 
 struct new_sym { uint64_t vaddr, last, value; char *name; uint32_t miss; };
 struct new_a2l { uint64_t vaddr; char *name; };
@@ -589,11 +590,18 @@ static int older(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Whether name is a cache file's (hex, then the suffix). */
+/* Whether name is a cache file's (hex, then the suffix; or a kallsyms table's,
+ * text_syms_cache.h: "kallsyms-", then 16 hex digits and the suffix). */
 bool t2f_symcache_is_name(const char *name)
 {
-	size_t len = strlen(name), sl = strlen(T2F_SYMCACHE_SUFFIX);
+	size_t len, sl = strlen(T2F_SYMCACHE_SUFFIX), kl = strlen(T2F_KSC_PREFIX);
 
+	if (strncmp(name, T2F_KSC_PREFIX, kl) == 0) {
+		name += kl;
+		if (strlen(name) != 16 + sl)
+			return false;
+	}
+	len = strlen(name);
 	if (len <= sl || len - sl > 2 * T2F_BUILD_ID_MAX ||
 	    strcmp(name + len - sl, T2F_SYMCACHE_SUFFIX) != 0)
 		return false;

@@ -6,14 +6,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "formats/grow.h"
 #include "formats/side_file.h"
+#include "symbolizer/text_syms_internal.h"
 
 #define T2F_TS_PAGE 4096u
-#define T2F_TS_NONE UINT32_MAX /* no module; names and lines fit 32 bits (files of at most
-				* T2F_TEXT_SYMS_MAX_BYTES) */
 _Static_assert(T2F_TEXT_SYMS_MAX_BYTES < UINT32_MAX, "names and lines fit 32 bits");
 
 /* A parsed line: [start, end) (end 0 = not known yet: kallsyms), names as offsets into the
@@ -22,21 +22,6 @@ struct t2f_ts_entry {
 	uint64_t start, end;
 	uint32_t name, module;      /* offsets; module T2F_TS_NONE = none */
 	uint32_t line;
-};
-
-/* A range of the final table: addresses [lo, hi) belong to entry's symbol. */
-struct t2f_ts_range {
-	uint64_t lo, hi, start;
-	uint32_t name, module;
-};
-
-struct t2f_text_syms {
-	char *names;                /* the names kept, each NUL-terminated */
-	struct t2f_ts_range *ranges;
-	size_t n_ranges, n_syms;
-	uint64_t bad_lines;
-	size_t bytes;               /* names and ranges */
-	_Atomic uint32_t refs;      /* its holders: t2f_text_syms__ref adds one, __free drops one */
 };
 
 /* Parsing state of one file, fed in chunks of whole lines (t2f_ts_lines). */
@@ -584,8 +569,12 @@ void t2f_text_syms__free(struct t2f_text_syms *s)
 {
 	if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) > 1)
 		return;
-	free(s->names);
-	free(s->ranges);
+	if (s->map) {
+		munmap(s->map, s->map_len);
+	} else {
+		free(s->names);
+		free(s->ranges);
+	}
 	free(s);
 }
 
@@ -624,6 +613,11 @@ struct t2f_text_syms *t2f_text_syms__ref(struct t2f_text_syms *s)
 {
 	atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
 	return s;
+}
+
+bool t2f_text_syms__partial(const struct t2f_text_syms *s)
+{
+	return s->partial;
 }
 
 size_t t2f_text_syms__bytes(const struct t2f_text_syms *s)

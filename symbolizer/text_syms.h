@@ -78,5 +78,9 @@ bool t2f_text_syms__lookup(const struct t2f_text_syms *s, uint64_t addr, struct 
 size_t t2f_text_syms__count(const struct t2f_text_syms *s);   /* symbols kept */
 uint64_t t2f_text_syms__bad_lines(const struct t2f_text_syms *s); /* lines skipped with a warning */
 size_t t2f_text_syms__bytes(const struct t2f_text_syms *s);      /* the memory it holds */
+/* Whether s holds only part of its file (a /proc/kallsyms table kept across runs,
+ * text_syms_cache.h): a lookup that finds nothing says nothing, and the file itself must be
+ * read for that address. */
+bool t2f_text_syms__partial(const struct t2f_text_syms *s);
 
 #endif

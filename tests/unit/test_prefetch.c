@@ -28,7 +28,7 @@ static void test_load_and_take(void **state)
 	assert_true(t2f_prefetch__is(pf, path));
 	assert_false(t2f_prefetch__is(pf, "/tmp/other"));
 	assert_false(t2f_prefetch__is(NULL, path));
-	assert_int_equal(t2f_prefetch__take(pf, &t), 0);
+	assert_int_equal(t2f_prefetch__take(pf, &t, NULL), 0);
 	assert_non_null(t);
 	assert_int_equal(t2f_text_syms__count(t), 2);
 	assert_true(t2f_text_syms__lookup(t, 0xffff0010, &sym));
@@ -37,7 +37,7 @@ static void test_load_and_take(void **state)
 	assert_string_equal(sym.name, "next");
 	t2f_text_syms__free(t);
 	assert_false(t2f_prefetch__is(pf, path)); /* taken */
-	assert_int_equal(t2f_prefetch__take(pf, &t), -EINVAL);
+	assert_int_equal(t2f_prefetch__take(pf, &t, NULL), -EINVAL);
 	assert_null(t);
 	t2f_prefetch__free(pf);
 }
@@ -56,11 +56,11 @@ static void test_failed_and_free(void **state)
 	assert_int_equal(write(fd, "ffff0000 T start\nnot a line\n", 28), 28);
 	close(fd);
 	assert_int_equal(t2f_prefetch__start("/nonexistent/t2f/kallsyms", &pf), 0);
-	assert_int_equal(t2f_prefetch__take(pf, &t), 1);
+	assert_int_equal(t2f_prefetch__take(pf, &t, NULL), 1);
 	assert_null(t);
 	t2f_prefetch__free(pf);
 	assert_int_equal(t2f_prefetch__start(bad, &pf), 0);
-	assert_int_equal(t2f_prefetch__take(pf, &t), 1);
+	assert_int_equal(t2f_prefetch__take(pf, &t, NULL), 1);
 	assert_null(t);
 	t2f_prefetch__free(pf);
 	unlink(bad);
