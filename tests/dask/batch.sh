@@ -40,25 +40,9 @@ if ! "$PY" -c 'import distributed' 2>/dev/null; then
 	exit 0
 fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/t2f-$TEST_NAME.XXXXXX") || exit 1
-SIDS=
-# alive SID: a process of session SID is running (a zombie not reaped yet does not count)
-alive() { ps -e -o sid=,stat= | awk -v s="$1" '$1 == s && $2 !~ /^Z/ { f = 1 } END { exit !f }'; }
-# stop_all: every session started ends (TERM, then KILL after 10 s); their leaders reaped
-stop_all() {
-	for s in $SIDS; do
-		kill -TERM "-$s" 2>/dev/null
-	done
-	for s in $SIDS; do
-		i=0
-		while [ $i -lt 50 ] && alive "$s"; do
-			sleep 0.2
-			i=$((i + 1))
-		done
-		kill -KILL "-$s" 2>/dev/null
-		wait "$s" 2>/dev/null
-	done
-}
-trap 'stop_all; rm -rf "$TMP"' EXIT
+# shellcheck source=cluster.sh
+. "$(dirname "$0")/cluster.sh"
+trap 'cluster_kill; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
 export PYTHONPATH="$SRC/tools/python" T2F_LIBRARY="$LIB" PYTHONDONTWRITEBYTECODE=1
@@ -127,48 +111,11 @@ NETTRACE="$NT/universal.nettrace $NT/mixed_managed_external_samples.nettrace $NT
 FOLDED_FIRST="$FX/counts.folded.txt $FX/burner.perf.txt $FX/burner.stackcollapse.txt"
 
 # ---- the cluster ----------------------------------------------------------------------------
-start() { # start LOG COMMAND...: COMMAND in a session of its own, its id added to SIDS
-	_log=$1
-	shift
-	setsid "$@" >"$_log" 2>&1 &
-	SIDS="$SIDS $!"
-}
-# shellcheck disable=SC2086 # PYENV
-start "$TMP/sched.log" env $PYENV "$PY" -m distributed.cli.dask_scheduler --host 127.0.0.1 \
-	--port 0 \
-	--no-dashboard --dashboard-address 127.0.0.1:0 \
-	--scheduler-file "$TMP/sched.json"
-i=0
-while [ ! -s "$TMP/sched.json" ] && [ $i -lt 300 ]; do
-	sleep 0.2
-	i=$((i + 1))
-done
-if [ ! -s "$TMP/sched.json" ]; then
-	echo "FAIL the scheduler did not start:"
-	tail -5 "$TMP/sched.log"
-	exit 1
-fi
-ADDR=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["address"])' \
-	"$TMP/sched.json")
+cluster_start "$TMP"
 case $ADDR in
 tcp://127.0.0.1:*) ok ;;
 *) bad "the scheduler's address is $ADDR" ;;
 esac
-for w in 1 2; do
-	# shellcheck disable=SC2086 # PYENV
-	start "$TMP/worker$w.log" env $PYENV "$PY" -m distributed.cli.dask_worker --host 127.0.0.1 \
-		--no-nanny --nthreads 1 --no-dashboard --dashboard-address 127.0.0.1:0 \
-		--name "w$w" --local-directory "$TMP/w$w" \
-		--scheduler-file "$TMP/sched.json"
-done
-if ! timeout 120 "$PY" -c 'import sys
-from distributed import Client
-with Client(sys.argv[1], timeout=60) as c:
-    c.wait_for_workers(2, timeout=90)' "$ADDR" >"$TMP/wait.log" 2>&1; then
-	echo "FAIL the workers did not join:"
-	tail -5 "$TMP/wait.log" "$TMP/worker1.log" "$TMP/worker2.log"
-	exit 1
-fi
 
 batch() { # batch LOG ARGS...: the batch, its stderr in LOG, its status in $rc
 	_log=$1
@@ -369,14 +316,5 @@ else
 fi
 
 # ---- every process stopped ------------------------------------------------------------------
-stop_all
-for s in $SIDS; do
-	if ps -e -o sid= | grep -qx " *$s"; then
-		bad "session $s still has processes:"
-		ps -e -o pid=,sid=,stat=,args= | awk -v s="$s" '$2 == s' 
-	else
-		ok
-	fi
-done
-SIDS=
+cluster_stop
 finish
