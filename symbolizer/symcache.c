@@ -255,13 +255,12 @@ static const char *check_map(struct t2f_symcache *c)
 	return NULL;
 }
 
-/* The descriptor of a trusted regular file: a mapping checked by check_map. */
-static const char *map_fd(int fd, struct t2f_symcache *c, int *err)
+const char *t2f_symcache_map_fd(int fd, size_t min, void **map, size_t *size, int *err)
 {
 	struct stat st;
-	void *p;
 
 	*err = 0;
+	*map = NULL;
 	if (fstat(fd, &st))
 		return "it cannot be read";
 	if (!S_ISREG(st.st_mode))
@@ -270,15 +269,28 @@ static const char *map_fd(int fd, struct t2f_symcache *c, int *err)
 		return "not owned by the user";
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
 		return "writable by the group or others";
-	if ((uint64_t)st.st_size < sizeof(struct t2f_symcache_hdr))
+	if ((uint64_t)st.st_size < min)
 		return "truncated";
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED) {
+	*size = (size_t)st.st_size;
+	*map = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (*map == MAP_FAILED) {
+		*map = NULL;
 		*err = errno == ENOMEM ? -ENOMEM : 0;
 		return "it cannot be mapped";
 	}
+	return NULL;
+}
+
+/* The descriptor of a trusted regular file: a mapping checked by check_map. */
+static const char *map_fd(int fd, struct t2f_symcache *c, int *err)
+{
+	void *p;
+	const char *why = t2f_symcache_map_fd(fd, sizeof(struct t2f_symcache_hdr), &p, &c->size,
+					      err);
+
+	if (why)
+		return why;
 	c->base = p;
-	c->size = (size_t)st.st_size;
 	c->h = p;
 	return check_map(c);
 }

@@ -37,4 +37,17 @@ void t2f_symcache_name(const uint8_t *id, size_t len, char *out);
 /* Whether name is a cache file's: lowercase hex, then T2F_SYMCACHE_SUFFIX. */
 bool t2f_symcache_is_name(const char *name);
 
+/* fd mapped read-only when it is a regular file the user owns, writable by no one else, of at
+ * least min bytes: NULL, *map and *size (the caller unmaps); or why not (*map NULL; *err
+ * -ENOMEM when that is why, else 0). */
+const char *t2f_symcache_map_fd(int fd, size_t min, void **map, size_t *size, int *err);
+
+/* n bytes at p into fd, written again after EINTR: 0 or a negative errno. */
+int t2f_symcache_put_all(int fd, const void *p, size_t n);
+
+/* File name of d made atomically: fill(fd, arg) writes a temp file (0600) beside it, renamed
+ * over name when fill and close succeed. 0 or a negative errno (the temp file removed). */
+int t2f_symcache_dir_put(struct t2f_symcache_dir *d, const char *name,
+			 int (*fill)(int fd, void *arg), void *arg);
+
 #endif

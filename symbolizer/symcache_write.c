@@ -524,26 +524,33 @@ static int emit(struct build *b, const struct t2f_symcache_new *w,
 	return 0;
 }
 
-/* bytes as the file name in d: a temp file beside it, renamed over it. */
-static int write_atomic(struct t2f_symcache_dir *d, const char *name, const void *p, size_t n)
+int t2f_symcache_put_all(int fd, const void *p, size_t n)
+{
+	for (size_t done = 0; done < n;) {
+		ssize_t k = write(fd, (const uint8_t *)p + done, n - done);
+
+		if (k < 0 && errno != EINTR)
+			return -errno;
+		done += k > 0 ? (size_t)k : 0;
+	}
+	return 0;
+}
+
+int t2f_symcache_dir_put(struct t2f_symcache_dir *d, const char *name,
+			 int (*fill)(int fd, void *arg), void *arg)
 {
 	char *tmp = NULL;
-	int fd, err = 0;
+	int fd, err;
 
 	if (asprintf(&tmp, "%s/.%s.XXXXXX", d->path, name) < 0)
 		return -ENOMEM;
 	fd = mkstemp(tmp);  /* 0600 */
 	if (fd < 0) {
+		err = -errno;
 		free(tmp);
-		return -errno;
+		return err;
 	}
-	for (size_t done = 0; done < n && !err;) {
-		ssize_t k = write(fd, (const uint8_t *)p + done, n - done);
-
-		if (k < 0 && errno != EINTR)
-			err = -errno;
-		done += k > 0 ? (size_t)k : 0;
-	}
+	err = fill(fd, arg);
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && renameat(AT_FDCWD, tmp, d->fd, name))
@@ -552,6 +559,18 @@ static int write_atomic(struct t2f_symcache_dir *d, const char *name, const void
 		unlink(tmp);
 	free(tmp);
 	return err;
+}
+
+struct bytes {                     /* what put_bytes writes */
+	const void *p;
+	size_t n;
+};
+
+static int put_bytes(int fd, void *arg)
+{
+	const struct bytes *b = arg;
+
+	return t2f_symcache_put_all(fd, b->p, b->n);
 }
 
 int t2f_symcache_new__write(struct t2f_symcache_new *w, struct t2f_symcache_dir *d,
@@ -565,7 +584,7 @@ int t2f_symcache_new__write(struct t2f_symcache_new *w, struct t2f_symcache_dir 
 		return -EINVAL;
 	t2f_symcache_name(id->build_id, id->build_id_len, name);
 	err = t2f_hashmap__new(1024, &b.s.index) ?: collect(&b, w, old) ?: emit(&b, w, id) ?:
-	      write_atomic(d, name, b.o.p, b.o.n);
+	      t2f_symcache_dir_put(d, name, put_bytes, &(struct bytes){ b.o.p, b.o.n });
 	build_free(&b);
 	d->st.written += !err;
 	return err;

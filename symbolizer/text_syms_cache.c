@@ -237,28 +237,10 @@ static const char *check_map(const uint8_t *p, size_t size)
  * -ENOMEM when that is why). */
 static const char *map_fd(int fd, void **map, size_t *size, int *err)
 {
-	struct stat st;
-	const char *why;
+	const char *why = t2f_symcache_map_fd(fd, sizeof(struct t2f_ksc_hdr), map, size, err);
 
-	*err = 0;
-	*map = NULL;
-	if (fstat(fd, &st))
-		return "it cannot be read";
-	if (!S_ISREG(st.st_mode))
-		return "not a regular file";
-	if (st.st_uid != geteuid())
-		return "not owned by the user";
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return "writable by the group or others";
-	if ((uint64_t)st.st_size < sizeof(struct t2f_ksc_hdr))
-		return "truncated";
-	*size = (size_t)st.st_size;
-	*map = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (*map == MAP_FAILED) {
-		*map = NULL;
-		*err = errno == ENOMEM ? -ENOMEM : 0;
-		return "it cannot be mapped";
-	}
+	if (why)
+		return why;
 	why = check_map(*map, *size);
 	if (why) {
 		munmap(*map, *size);
@@ -422,18 +404,6 @@ static int stable_ranges(const struct t2f_text_syms *t, bool *keep)
 	return 0;
 }
 
-static int put_all(int fd, const void *p, size_t n)
-{
-	for (size_t done = 0; done < n;) {
-		ssize_t k = write(fd, (const uint8_t *)p + done, n - done);
-
-		if (k < 0 && errno != EINTR)
-			return -errno;
-		done += k > 0 ? (size_t)k : 0;
-	}
-	return 0;
-}
-
 static size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
@@ -466,12 +436,27 @@ static int write_file(int fd, struct t2f_ksc_hdr *h, const char *path,
 	h->names_off = h->ranges_off + n * sizeof(*t->ranges);
 	h->n_names = names_len;
 	h->file_size = h->names_off + names_len;
-	err = put_all(fd, h, sizeof(*h)) ?: put_all(fd, path, h->path_len) ?:
-	      put_all(fd, zero, h->ranges_off - h->path_off - h->path_len);
-	err = err ?: put_all(fd, kept ? kept : t->ranges, n * sizeof(*t->ranges)) ?:
-	      put_all(fd, t->names, names_len);
+	err = t2f_symcache_put_all(fd, h, sizeof(*h)) ?:
+	      t2f_symcache_put_all(fd, path, h->path_len) ?:
+	      t2f_symcache_put_all(fd, zero, h->ranges_off - h->path_off - h->path_len) ?:
+	      t2f_symcache_put_all(fd, kept ? kept : t->ranges, n * sizeof(*t->ranges)) ?:
+	      t2f_symcache_put_all(fd, t->names, names_len);
 	free(kept);
 	return err;
+}
+
+struct file_put {                  /* write_file's arguments, for t2f_symcache_dir_put */
+	struct t2f_ksc_hdr *h;
+	const char *path;
+	const struct t2f_text_syms *t;
+	const bool *keep;
+};
+
+static int fill(int fd, void *arg)
+{
+	struct file_put *a = arg;
+
+	return write_file(fd, a->h, a->path, a->t, a->keep);
 }
 
 int t2f_text_syms__cache_put(struct t2f_symcache_dir *d, const char *path,
@@ -479,9 +464,9 @@ int t2f_text_syms__cache_put(struct t2f_symcache_dir *d, const char *path,
 {
 	struct t2f_text_syms_key now;
 	struct t2f_ksc_hdr h;
-	char name[64], *tmp = NULL;
+	char name[64];
 	bool *keep = NULL;
-	int fd, err = 0;
+	int err = 0;
 
 	if (!k->keep || t->bad_lines || t->map || !t->n_ranges ||
 	    t->bytes <= t->n_ranges * sizeof(*t->ranges))
@@ -495,24 +480,12 @@ int t2f_text_syms__cache_put(struct t2f_symcache_dir *d, const char *path,
 		err = keep ? stable_ranges(t, keep) : -ENOMEM;
 	}
 	file_name(path, name);
-	if (!err && asprintf(&tmp, "%s/.%s.XXXXXX", d->path, name) < 0) {
-		tmp = NULL;
-		err = -ENOMEM;
+	if (!err) {
+		struct file_put a = { &h, path, t, keep };
+
+		err = t2f_symcache_dir_put(d, name, fill, &a);
+		d->st.written += !err;
 	}
-	fd = err ? -1 : mkstemp(tmp); /* 0600 */
-	if (!err && fd < 0)
-		err = -errno;
-	if (fd >= 0) {
-		err = write_file(fd, &h, path, t, keep);
-		if (close(fd) && !err)
-			err = -errno;
-		if (!err && renameat(AT_FDCWD, tmp, d->fd, name))
-			err = -errno;
-		if (err)
-			unlink(tmp);
-	}
-	d->st.written += !err && fd >= 0;
-	free(tmp);
 	free(keep);
 	return err;
 }
