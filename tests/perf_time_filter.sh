@@ -63,11 +63,20 @@ awk -v f="$FIRST" -v l="$LAST" '
 grep -q "^# time of first sample : [0-9]*\.[0-9]\{9\}$" "$TMP/ns.txt" ||
 	bad "perf script --header printed no \"time of first sample\" line"
 
-# at P: the printed (µs) time of the sample at P% of the list, plus 1 µs, as perf reads seconds
+# at P: the printed (µs) time of the sample at P% of the list, plus 1 µs, as perf reads seconds;
+# the next sample's instead while another sample is printed at that µs (two CPUs' samples may
+# be less than 2 µs apart: perf on ns leaves out one the µs text, which shows the bound, keeps)
 at() {
-	sed -n "$((N * $1 / 100 + 1))p" "$TMP/times" |
-		awk '{ s = sprintf("%.0f", substr($0, 1, length($0) - 3) + 1) # µs, below 2^53
-			print substr(s, 1, length(s) - 6) "." substr(s, length(s) - 5) }'
+	awk -v k="$((N * $1 / 100 + 1))" '
+		{ us[NR] = sprintf("%.0f", substr($0, 1, length($0) - 3)); seen[us[NR]] = 1 } # below 2^53
+		END {
+			for (; k <= NR; k++) {
+				s = sprintf("%.0f", us[k] + 1)
+				if (!(s in seen))
+					break
+			}
+			print substr(s, 1, length(s) - 6) "." substr(s, length(s) - 5)
+		}' "$TMP/times"
 }
 A=$(at 20) B=$(at 55) C=$(at 80)
 
