@@ -89,6 +89,16 @@ for n, s in (("A", A), ("B", B), ("C", C)):
     open("%s/%s.addrs" % (d, n), "w").write("".join("%x\n" % a for a in s))
 PY
 
+# decoded_diff A B: what differs between pprof files A and B, decoded (tests/pprof_decode.py)
+decoded_diff() {
+	for _f in "$1" "$2"; do
+		python3 "$SRC/tests/pprof_decode.py" "$_f" |
+			python3 -c 'import json, sys; json.dump(json.load(sys.stdin), sys.stdout, indent=0)' \
+				>"$_f.json" 2>&1
+	done
+	diff "$1.json" "$2.json" | head -n 30 | cut -c1-200 | sed 's/^/    decoded: /'
+}
+
 # input NAME: one sample per address of NAME.addrs, each a frame of inlines
 input() {
 	while read -r _a; do
@@ -110,6 +120,8 @@ for n in A B C A; do
 			2>"$TMP/$n.$f.err" || bad "$n: $(head -3 "$TMP/$n.$f.err")"
 		same_nonempty "$n.$f" "with the cache and without" "$TMP/$n.ref.$f" "$TMP/$n.$f" \
 			"< --no-cache, > the cache"
+		[ "$f" = pb.gz ] && ! cmp -s "$TMP/$n.ref.$f" "$TMP/$n.$f" &&
+			decoded_diff "$TMP/$n.ref.$f" "$TMP/$n.$f"
 	done
 done
 grep -q '^inlines;run;mix;scale' "$TMP/B.folded" && ok ||
