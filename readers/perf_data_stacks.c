@@ -105,7 +105,7 @@ static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 			   SIZE_MAX) ?:
 		  t2f_grow((void **)&s->fids, &s->cap_fids, 0, b->nf, sizeof(*s->fids), 1024,
 			   SIZE_MAX) ?:
-		  t2f_profile__frames(p, b->nfr, b->fr, s->ids + s->n_ids);
+		  (b->nfr ? t2f_profile__frames(p, b->nfr, b->fr, s->ids + s->n_ids) : 0);
 
 	if (!err)
 		s->n_ids += b->nfr;
