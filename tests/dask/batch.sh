@@ -45,34 +45,12 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/t2f-$TEST_NAME.XXXXXX") || exit 1
 trap 'cluster_kill; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
-export PYTHONPATH="$SRC/tools/python" T2F_LIBRARY="$LIB" PYTHONDONTWRITEBYTECODE=1
-if [ "${T2F_SANITIZE:-}" = 1 ]; then
-	# the library needs the ASan runtime loaded first in every interpreter that loads it
-	# (tests/lib/python.sh); Python keeps its objects at exit: no leak checks in them
-	PYENV="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)"
-	PYENV="$PYENV ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0"
-else
-	PYENV=
-fi
-# shellcheck disable=SC2086 # PYENV: VAR=VALUE words (paths without spaces)
-pyenv() { env $PYENV "$@"; }
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
 
 # ---- inputs ---------------------------------------------------------------------------------
 NT=$SRC/fixtures/nettrace
-cat >"$TMP/gen.py" <<'EOF'
-import sys
-sys.path.insert(0, sys.argv[1])
-import perf_data_gen as g
-out = sys.argv[2]
-open(out + "/gen1.data", "wb").write(g.perf_data(b"worker", b"cpu-clock",
-    [(b"/opt/demo/libdemo.so", 0x7f0000000000, 5), (b"/opt/demo/app", 0x400000, 5)],
-    [(t, [0x7f0000001010 + 16 * (t % 3), 0x400100]) for t in range(1, 40)],
-    build_ids=[(b"/opt/demo/libdemo.so", bytes(range(1, 21)))]))
-open(out + "/gen2.data", "wb").write(g.perf_data(b"other", b"cpu-clock",
-    [(b"/opt/demo/app", 0x400000, 5)],
-    [(t, [0x400200 + 8 * (t % 5), 0x400100]) for t in range(1, 90)]))
-EOF
-"$PY" "$TMP/gen.py" "$SRC/tests" "$TMP" || { echo "$TEST_NAME: perf_data_gen failed"; exit 1; }
+dask_inputs "$TMP"
 inl=
 if ${CC:-cc} -O2 -g -fno-omit-frame-pointer -Wl,--build-id -o "$TMP/inl" \
 	"$SRC/fixtures/dwarf/inl.c" 2>"$TMP/cc.err"; then
@@ -98,7 +76,6 @@ else
 	echo "$TEST_NAME: no C compiler ($(head -n 1 "$TMP/cc.err")):" \
 		"the perf.data named from DWARF left out"
 fi
-head -c 100 "$TMP/gen1.data" >"$TMP/corrupt.data"
 # the inputs, in order: the first's event (cpu-clock) is the one written; multi.perf.txt's
 # first is page-faults and the folded ones have "samples": their partials are made again with
 # cpu-clock.
@@ -141,7 +118,8 @@ class M:
     def needs(self, p): return None
     def add(self, p): self.added.append(p.name)
 m = M()
-r = d.Run(None, argparse.Namespace(inputs=list("abcd"), keep_going=True), m, 1)
+r = d.Run(None, argparse.Namespace(inputs=list("abcd"), keep_going=True), m,
+          [(i, i + 1) for i in range(4)])
 d.say = lambda line: None
 for i in (0, 2, 3, 1):
     ok = i != 1
@@ -243,11 +221,11 @@ for pf in $PARTIALS; do
 done
 
 # ---- a corrupt input ------------------------------------------------------------------------
-t2f "$TMP/corrupt.data" -o "$TMP/x.folded" 2>"$TMP/cli.err"
+t2f "$TMP/cut.data" -o "$TMP/x.folded" 2>"$TMP/cli.err"
 msg=$(sed -n 's/^trace2flame: //p' "$TMP/cli.err" | head -n 1)
-[ -n "$msg" ] || bad "the command line said nothing about corrupt.data"
+[ -n "$msg" ] || bad "the command line said nothing about cut.data"
 echo previous >"$TMP/prev.folded"
-batch "$TMP/stop.err" --scheduler "$ADDR" -o "$TMP/prev.folded" "$1" "$TMP/corrupt.data" "$@"
+batch "$TMP/stop.err" --scheduler "$ADDR" -o "$TMP/prev.folded" "$1" "$TMP/cut.data" "$@"
 if [ "$rc" -eq 1 ]; then ok; else bad "a corrupt input: status $rc, expected 1"; fi
 if grep -qF "$msg" "$TMP/stop.err" && grep -qF ": failed: " "$TMP/stop.err"; then ok; else
 	bad "a corrupt input: not named with '$msg':"
@@ -261,11 +239,11 @@ left=$(find "$TMP" -maxdepth 1 -name '*prev.folded?*' | head -n 1)
 if [ -z "$left" ]; then ok; else bad "a temp file left: $left"; fi
 
 batch "$TMP/keep.err" --scheduler "$ADDR" --keep-going -o "$TMP/keep.folded" "$1" \
-	"$TMP/corrupt.data" "$FX/cxxwork.perf.txt" "$TMP/gen2.data"
+	"$TMP/cut.data" "$FX/cxxwork.perf.txt" "$TMP/gen2.data"
 if [ "$rc" -eq 1 ]; then ok; else bad "--keep-going: status $rc, expected 1"; fi
-if grep -qxF "[2/4] $TMP/corrupt.data: failed: $msg" "$TMP/keep.err" ||
-	grep -qF "$TMP/corrupt.data: failed: $msg" "$TMP/keep.err"; then ok; else
-	bad "--keep-going: corrupt.data not named with the library's message:"
+if grep -qxF "[2/4] $TMP/cut.data: failed: $msg" "$TMP/keep.err" ||
+	grep -qF "$TMP/cut.data: failed: $msg" "$TMP/keep.err"; then ok; else
+	bad "--keep-going: cut.data not named with the library's message:"
 	cat "$TMP/keep.err"
 fi
 if [ "$(grep -c ': ok, ' "$TMP/keep.err")" -eq 3 ]; then ok; else
@@ -278,11 +256,11 @@ same_nonempty keep-going "OUT and trace2flame's over the others" "$TMP/keep-cli.
 case " $PARTIALS " in
 *" pprof "*)
 	batch "$TMP/keep-pp.err" --scheduler "$ADDR" --keep-going --partials pprof \
-		-o "$TMP/keep.pb.gz" "$1" "$TMP/corrupt.data" "$FX/cxxwork.perf.txt" "$TMP/gen2.data"
-	if [ "$rc" -eq 1 ] && grep -qF "$TMP/corrupt.data: failed: $msg" "$TMP/keep-pp.err"; then
+		-o "$TMP/keep.pb.gz" "$1" "$TMP/cut.data" "$FX/cxxwork.perf.txt" "$TMP/gen2.data"
+	if [ "$rc" -eq 1 ] && grep -qF "$TMP/cut.data: failed: $msg" "$TMP/keep-pp.err"; then
 		ok
 	else
-		bad "--keep-going, pprof: status $rc (expected 1), corrupt.data named?"
+		bad "--keep-going, pprof: status $rc (expected 1), cut.data named?"
 		cat "$TMP/keep-pp.err"
 	fi
 	t2f "$1" "$FX/cxxwork.perf.txt" "$TMP/gen2.data" -o "$TMP/keep-cli.pb.gz" 2>/dev/null

@@ -4,7 +4,7 @@
 # task) on a real Dask cluster (tests/dask/cluster.sh: a scheduler and two workers on
 # 127.0.0.1), against the command line. Eight inputs (perf script text, perf.data made by
 # tests/perf_data_gen.py, folded stacks), the fourth a perf.data cut in its header; for --chunk
-# 1, 2, 3, 8 and the default (about four tasks a worker), with folded partials and with pprof
+# 1, 2, 3, 8 and the default (about two tasks a worker, of about equal bytes), with folded partials and with pprof
 # ones (when the library reads pprof), each OUT format they make:
 #   - --keep-going: status 1, OUT byte for byte `trace2flame` over the seven others, and one
 #     line per input in input order: "[k/8] NAME: ok, M samples" (M as --stats counts the
@@ -15,6 +15,9 @@
 #   - without --keep-going: status 1, the cut input named, the run stopped, the previous OUT
 #     kept;
 #   - pprof partials with --event: the event asked written, not the partials' first one.
+# The default's runs (trace2flame.dask.runs) are checked apart, without a cluster: contiguous,
+# in order, every input once, at most two a worker, cut by bytes (and by count when the driver
+# cannot see an input).
 # Skipped (status 0, one line saying why) without /usr/bin/python3 or its distributed module.
 #
 # usage: tests/dask/chunks.sh TRACE2FLAME LIBTRACE2FLAME
@@ -34,29 +37,10 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/t2f-$TEST_NAME.XXXXXX") || exit 1
 trap 'cluster_kill; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 
-export PYTHONPATH="$SRC/tools/python" T2F_LIBRARY="$LIB" PYTHONDONTWRITEBYTECODE=1
-PYENV=
-if [ "${T2F_SANITIZE:-}" = 1 ]; then
-	# the ASan runtime first in every interpreter that loads the library; no leak checks
-	PYENV="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so)"
-	PYENV="$PYENV ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0"
-fi
-# shellcheck disable=SC2086 # PYENV: VAR=VALUE words
-pyenv() { env $PYENV "$@"; }
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
 
-"$PY" -c 'import sys
-sys.path.insert(0, sys.argv[1])
-import perf_data_gen as g
-out = sys.argv[2]
-open(out + "/gen1.data", "wb").write(g.perf_data(b"worker", b"cpu-clock",
-    [(b"/opt/demo/libdemo.so", 0x7f0000000000, 5), (b"/opt/demo/app", 0x400000, 5)],
-    [(t, [0x7f0000001010 + 16 * (t % 3), 0x400100]) for t in range(1, 40)],
-    build_ids=[(b"/opt/demo/libdemo.so", bytes(range(1, 21)))]))
-open(out + "/gen2.data", "wb").write(g.perf_data(b"other", b"cpu-clock",
-    [(b"/opt/demo/app", 0x400000, 5)],
-    [(t, [0x400200 + 8 * (t % 5), 0x400100]) for t in range(1, 90)]))' "$SRC/tests" "$TMP" ||
-	{ echo "$TEST_NAME: perf_data_gen failed"; exit 1; }
-head -c 100 "$TMP/gen1.data" >"$TMP/cut.data"
+dask_inputs "$TMP"
 CUT=$TMP/cut.data
 # the first input's event (cpu-clock) is written; multi.perf.txt's first is page-faults and
 # the folded inputs' "samples": a chunk starting with them is made again with cpu-clock
@@ -95,6 +79,23 @@ for ext in folded pb.gz; do
 	# shellcheck disable=SC2086 # OTHERS: several paths
 	t2f $OTHERS -o "$TMP/cli.$ext" 2>/dev/null || bad "trace2flame -o cli.$ext failed"
 done
+
+# the default's runs, without a cluster: (inputs, workers, sizes) -> runs
+if pyenv "$PY" -c 'import trace2flame.dask as d
+cases = [((8, 2, [10] * 8), [(0, 2), (2, 4), (4, 6), (6, 8)]),
+         ((8, 1, [100] + [1] * 7), [(0, 1), (1, 8)]),
+         ((4, 2, [1, 1, 1, 1000]), [(0, 3), (3, 4)]),
+         ((16, 2, None), [(0, 4), (4, 8), (8, 12), (12, 16)]),
+         ((3, 4, None), [(0, 1), (1, 2), (2, 3)]),
+         ((1, 3, [0]), [(0, 1)])]
+for (n, w, size), want in cases:
+    got = d.runs(n, 0, w, size)
+    assert got == want, (n, w, size, got)
+assert d.runs(5, 2, 9, [1] * 5) == [(0, 2), (2, 4), (4, 5)]
+assert d.sizes(["/nonexistent/x"]) is None' 2>"$TMP/runs.err"; then ok; else
+	bad "the default runs of inputs:"
+	tail -3 "$TMP/runs.err"
+fi
 
 cluster_start "$TMP"
 batch() { # batch LOG ARGS...: the batch on the cluster, its stderr in LOG, its status in $rc

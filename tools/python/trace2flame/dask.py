@@ -4,8 +4,8 @@ usage: python3 -m trace2flame.dask [--scheduler ADDRESS] [--workers N] [--keep-g
                                    [-f FORMAT] [--event NAME] [--jobs N] [--chunk N]
                                    [--partials collapsed|pprof] -o OUT INPUT...
 
-Each task converts a contiguous run of inputs (--chunk N of them; default about four tasks a
-worker thread) on a worker (trace2flame.batch.chunk: the library in the worker's process, one
+Each task converts a contiguous run of inputs (--chunk N of them; default about two tasks a
+worker thread, of about equal bytes when this process sees the inputs) on a worker (trace2flame.batch.chunk: the library in the worker's process, one
 session per task; the library and its format table are loaded once per worker process); the
 partial profiles, one a task, come back to this process, which reads them in input order in one
 session as each one's turn comes and writes OUT, the bytes `trace2flame INPUT... -o OUT` writes
@@ -47,8 +47,8 @@ def parse_args(argv):
                     default=batch.PARTIAL_FORMATS[0],
                     help="the partial profiles' format (default collapsed)")
     ap.add_argument("--chunk", type=int, default=0, metavar="N",
-                    help="inputs converted by one task, in one session (default: about four "
-                    "tasks a worker)")
+                    help="inputs converted by one task, in one session (default: about two "
+                    "tasks a worker, of about equal bytes)")
     ap.add_argument("--keep-going", action="store_true",
                     help="go on past a failed input; OUT holds the others")
     a = ap.parse_args(argv)
@@ -61,21 +61,45 @@ def say(line):
     print(line, file=sys.stderr, flush=True)
 
 
-def chunk_size(args, n, workers):
-    """Inputs a task: --chunk, else about four tasks a worker (threads), at least one input."""
-    if args.chunk:
-        return args.chunk
-    return max(1, -(-n // (4 * max(1, workers))))
+def sizes(paths):
+    """The inputs' sizes in bytes (at least 1 each), or None when this process cannot see one
+    of them (the workers may see files the driver does not)."""
+    try:
+        return [max(1, os.stat(p).st_size) for p in paths]
+    except OSError:
+        return None
+
+
+def runs(n, chunk, workers, size=None):
+    """The tasks' runs of inputs, (first, end) pairs in input order: chunk inputs each when
+    chunk > 0; else about two tasks a worker thread, cut where the runs' bytes (size: the n
+    inputs' sizes; None: one each) are about equal, a run's bytes being about its cost."""
+    if chunk > 0:
+        return [(i, min(i + chunk, n)) for i in range(0, n, chunk)]
+    k = max(1, min(n, 2 * max(1, workers)))
+    size = [max(1, s) for s in size] if size else [1] * n
+    total, before, task = sum(size), 0, []
+    for s in size:
+        # an input goes to the task its bytes' middle falls in: tasks stay contiguous
+        task.append(min(k - 1, (2 * before + s) * k // (2 * total)))
+        before += s
+    out = []
+    for i, t in enumerate(task):
+        if i == 0 or t != task[i - 1]:
+            out.append([i, i + 1])
+        else:
+            out[-1][1] = i + 1
+    return [tuple(r) for r in out]
 
 
 class Run:
     """The tasks of one batch (each a contiguous run of inputs, trace2flame.batch.chunk) and
     the in-order merge of their results."""
 
-    def __init__(self, client, args, merge, size):
+    def __init__(self, client, args, merge, chunks):
         self.client, self.args, self.merge = client, args, merge
         self.n = len(args.inputs)
-        self.chunks = [(i, min(i + size, self.n)) for i in range(0, self.n, size)]
+        self.chunks = chunks  # (first, end) of each task's inputs, in input order
         self.futures = {}     # future -> chunk index
         self.ready = {}       # chunk index -> Chunk, waiting for its turn
         self.next = 0         # the next chunk to merge
@@ -182,7 +206,9 @@ def convert(client, args):
                                       "unknown format %s" % e))
         return 2
     with merge:
-        r = Run(client, args, merge, chunk_size(args, len(args.inputs), workers(client)))
+        n = len(args.inputs)
+        r = Run(client, args, merge, runs(n, args.chunk, workers(client),
+                                          None if args.chunk else sizes(args.inputs)))
         try:
             finished = r.run()
         except Error as e:  # a partial the merge could not read
