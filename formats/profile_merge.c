@@ -385,26 +385,51 @@ static int merge_cell(struct t2f_profile *dst, const struct t2f_profile *src,
 				     c->samples, c->weight, &m->cell[i]);
 }
 
+/* src cell i's hash in dst. */
+static uint64_t merged_cell_hash(const struct t2f_profile *dst, const struct t2f_profile *src,
+				 const struct id_maps *m, size_t i)
+{
+	const struct t2f_cell *a = VEC_AT(src->cells, struct t2f_cell, i);
+
+	return t2f_profile__cell_hash(m->node[a->node], t2f_profile__folded(dst, m->thread[a->thread]),
+				      m->event[a->event]);
+}
+
+/* Asks for the slot of the cell 2 * MERGE_AHEAD on, and for the cell its slot names of the one
+ * MERGE_AHEAD on (the slot is there by then), as merge_frames_ahead does; cells at nodes this
+ * merge added are appended without a lookup and skipped. */
+static void merge_cells_ahead(const struct t2f_profile *dst, const struct t2f_profile *src,
+			      const struct id_maps *m, size_t i, uint64_t *ring)
+{
+	size_t far = i + 2 * MERGE_AHEAD, near = i + MERGE_AHEAD;
+	uint32_t c;
+
+	if (far < src->cells.len &&
+	    m->node[VEC_AT(src->cells, struct t2f_cell, far)->node] < m->nodes_before) {
+		ring[far % (2 * MERGE_AHEAD)] = merged_cell_hash(dst, src, m, far);
+		t2f_hashmap__prefetch(dst->cell_ix, ring[far % (2 * MERGE_AHEAD)]);
+	}
+	if (near < src->cells.len &&
+	    m->node[VEC_AT(src->cells, struct t2f_cell, near)->node] < m->nodes_before &&
+	    (c = t2f_hashmap__candidate(dst->cell_ix, ring[near % (2 * MERGE_AHEAD)])))
+		__builtin_prefetch(VEC_AT(dst->cells, struct t2f_cell, c - 1));
+}
+
 static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 		       struct id_maps *m)
 {
+	uint64_t ring[2 * MERGE_AHEAD]; /* the hashes of the cells ahead that are looked up */
 	size_t j = 0;
 	int err;
 
+	for (size_t i = 0; i < src->cells.len && i < 2 * MERGE_AHEAD; i++)
+		if (m->node[VEC_AT(src->cells, struct t2f_cell, i)->node] < m->nodes_before)
+			ring[i % (2 * MERGE_AHEAD)] = merged_cell_hash(dst, src, m, i);
 	for (size_t i = 0; i < src->cells.len; i++) {
 		err = insert_cells(dst, m, &j, i + 1);
 		if (err)
 			return err;
-
-		if (i + MERGE_AHEAD < src->cells.len) {
-			const struct t2f_cell *a = VEC_AT(src->cells, struct t2f_cell, i + MERGE_AHEAD);
-
-			t2f_hashmap__prefetch(dst->cell_ix,
-					      t2f_profile__cell_hash(m->node[a->node],
-								     t2f_profile__folded(dst,
-									 m->thread[a->thread]),
-								     m->event[a->event]));
-		}
+		merge_cells_ahead(dst, src, m, i, ring);
 		err = merge_cell(dst, src, m, i);
 		if (err)
 			return err;
