@@ -323,8 +323,12 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 
 	if (!q->max)
 		return 0;
-	if (u && u->state == DW_UNIT_NEW && (err = t2f_dw_index_unit(dw, u)))
-		return err;
+	if (u && u->state == DW_UNIT_NEW) {
+		/* the pages the units read before touched, given back before this one's */
+		t2f_elf_mapped__give_back(&dw->image);
+		if ((err = t2f_dw_index_unit(dw, u)))
+			return err;
+	}
 	if (!u || u->state != DW_UNIT_DONE) {
 		t2f_dw_span(dw, u, DW_NONE, q->addr, &q->lo, &q->last);
 		return 0;
@@ -459,6 +463,7 @@ static void dw_release(struct t2f_dwarf *dw)
 	dw->dbg = dw->alt = dw->null_alt = NULL;
 	dw->elf = dw->alt_elf = dw->null_elf = NULL;
 	dw->fd = dw->alt_fd = -1;
+	dw->image = (struct t2f_elf_mapped){ 0, 0 };
 }
 
 void t2f_dwarf__end(struct t2f_dwarf *dw)
@@ -533,6 +538,7 @@ static int dw_read(struct t2f_dwarf *dw, const struct t2f_dwarf_opts *o, struct 
 		return 0;
 	dwarf_new_oom_handler(dw->dbg, dw_oom);
 	dw_sections_of(dw->elf, &dw->secs);
+	t2f_elf_mapped__find(dw->elf, &dw->image);
 	return dw_attach_alt(dw, o, d) ?: dw_guarded(dw, dw_scan, NULL);
 }
 

@@ -13,6 +13,7 @@
 #include "formats/diag.h"
 #include "formats/hashmap.h"
 #include "symbolizer/dwarf.h"
+#include "symbolizer/elf_module.h"
 
 #define DW_NONE UINT32_MAX
 #define DW_MAX_NESTING 256       /* DIE tree depth walked; deeper children are not indexed */
@@ -117,6 +118,7 @@ struct t2f_dwarf {
 				      * libdw gets when there is none (dwarf.c) */
 	unsigned char null_image[512];
 	struct dw_sections secs, alt_secs;
+	struct t2f_elf_mapped image;  /* the file's mapped pages, given back as units are read */
 	const char *(*symbol_at)(void *sym_ctx, uint64_t elf_vaddr); /* t2f_dwarf_opts */
 	void *sym_ctx;
 	struct t2f_arena *arena;     /* the units' source paths, joined to their directories */

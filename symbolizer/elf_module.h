@@ -152,6 +152,26 @@ bool t2f_elf_module__tables_held(const struct t2f_elf_module *m);
  * and not writable: never a decoded table, nor a file libelf read into memory. Without /proc,
  * nothing. Clears __tables_held. */
 void t2f_elf_modules__release_tables(struct t2f_elf_module *const *mods, size_t n);
+/* The bytes of m's symbol and string tables that may lie in libelf's mapping (what
+ * __release_tables gives back of it at most). */
+size_t t2f_elf_module__table_bytes(const struct t2f_elf_module *m);
+/* As __release_tables, every resident page of the files of mods[0..n) that lies in libelf's
+ * read-only mapping of them (headers, notes, section tables and what lookups read, not the
+ * tables alone): when a stage is done with them. Clears __tables_held. */
+void t2f_elf_modules__release_files(struct t2f_elf_module *const *mods, size_t n);
+
+/* The whole pages of an ELF image libelf mapped read-only (elf_begin ELF_C_READ_MMAP), which
+ * a reader may give back when it has read what it needs (MADV_DONTNEED; a later read faults
+ * them in again from the file, unchanged). */
+struct Elf;
+struct t2f_elf_mapped {
+	uintptr_t lo, hi;            /* [lo, hi); lo == hi: nothing to give back */
+};
+/* e's image, when it lies in one mapping /proc/self/maps shows as a file's and not writable
+ * (one read of it): *img its whole pages; else (read into memory, no /proc) an empty *img. */
+void t2f_elf_mapped__find(struct Elf *e, struct t2f_elf_mapped *img);
+/* Gives back img's resident pages (nothing for an empty one). */
+void t2f_elf_mapped__give_back(const struct t2f_elf_mapped *img);
 /* Frees the lookup index (perf's array, tree and names; the PLT names): a later __lookup or
  * __index builds it again. Every name a lookup returned from the PLT names is freed with it;
  * those from the symbol tables stay valid. A failed index stays failed. */

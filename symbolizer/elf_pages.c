@@ -79,6 +79,16 @@ static size_t table_spans(const struct t2f_elf_module *m, struct span *s, uintpt
 	return n;
 }
 
+size_t t2f_elf_module__table_bytes(const struct t2f_elf_module *m)
+{
+	struct span s[2 * T2F_ELF_MAX_TABLES];
+	size_t n = table_spans(m, s, 1), bytes = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bytes += s[i].hi - s[i].lo;
+	return bytes;
+}
+
 void t2f_elf_modules__release_tables(struct t2f_elf_module *const *mods, size_t n)
 {
 	struct span one[2 * T2F_ELF_MAX_TABLES], *s = one;
@@ -100,6 +110,65 @@ void t2f_elf_modules__release_tables(struct t2f_elf_module *const *mods, size_t 
 		give_back(s, k);
 	if (s != one)
 		free(s);
+}
+
+/* The whole pages of the image libelf holds of m's file. */
+static struct span image_span(Elf *e, uintptr_t page)
+{
+	size_t n = 0;
+	const char *raw = e ? elf_rawfile(e, &n) : NULL;
+
+	return page_span(raw, raw ? n : 0, page);
+}
+
+void t2f_elf_modules__release_files(struct t2f_elf_module *const *mods, size_t n)
+{
+	long sz = sysconf(_SC_PAGESIZE);
+	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096;
+	struct span *s = malloc(n * sizeof(*s) + 1);
+	size_t k = 0;
+
+	if (!s) {
+		t2f_elf_modules__release_tables(mods, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (mods[i]->elf)
+			s[k++] = image_span(mods[i]->elf, page);
+		mods[i]->tables_held = false;
+	}
+	if (k)
+		give_back(s, k);
+	free(s);
+}
+
+void t2f_elf_mapped__find(struct Elf *e, struct t2f_elf_mapped *img)
+{
+	long sz = sysconf(_SC_PAGESIZE);
+	struct span s = image_span(e, sz > 0 ? (uintptr_t)sz : 4096), in = s;
+	FILE *f = s.lo < s.hi ? fopen("/proc/self/maps", "re") : NULL;
+	char line[512];
+
+	*img = (struct t2f_elf_mapped){ 0, 0 };
+	while (f && fgets(line, sizeof(line), f)) {
+		uintptr_t lo, hi;
+		char perms[5];
+		unsigned long long inode = 0;
+
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %4s %*s %*s %llu", &lo, &hi, perms,
+			   &inode) == 4 && perms[1] == '-' && inode != 0 && in.lo >= lo && in.hi <= hi) {
+			*img = (struct t2f_elf_mapped){ in.lo, in.hi };
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+void t2f_elf_mapped__give_back(const struct t2f_elf_mapped *img)
+{
+	if (img->lo < img->hi)
+		madvise((void *)img->lo, img->hi - img->lo, MADV_DONTNEED);
 }
 
 void t2f_elf_module__release_tables(struct t2f_elf_module *m)

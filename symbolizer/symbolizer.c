@@ -442,8 +442,9 @@ static void sym_from_memo(const struct memo_ent *e, struct t2f_sym *out)
  * /proc/self/maps for them all. */
 static void release_held(struct t2f_symbolizer *s)
 {
-	t2f_elf_modules__release_tables(s->held, s->n_held);
+	t2f_elf_modules__release_files(s->held, s->n_held);
 	s->n_held = 0;
+	s->held_bytes = 0;
 }
 
 /* m (NULL is fine), when an index was just built from its tables: given back with the next
@@ -456,7 +457,8 @@ static void note_held(struct t2f_symbolizer *s, struct t2f_elf_module *m)
 		if (s->held[i] == m)
 			return;
 	s->held[s->n_held++] = m;
-	if (s->n_held == T2F_SYM_HELD_MAX)
+	s->held_bytes += t2f_elf_module__table_bytes(m);
+	if (s->n_held == T2F_SYM_HELD_MAX || s->held_bytes >= T2F_SYM_HELD_BYTES)
 		release_held(s);
 }
 
@@ -477,9 +479,10 @@ void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s)
 		if (bin && mods)
 			mods[n++] = bin;
 	}
-	if (mods) { /* every file's: the names the hits read went back in, too */
-		t2f_elf_modules__release_tables(mods, n);
+	if (mods) { /* every file's pages: the names the hits read went back in, too */
+		t2f_elf_modules__release_files(mods, n);
 		s->n_held = 0;
+		s->held_bytes = 0;
 	} else {
 		release_held(s);
 	}

@@ -55,6 +55,7 @@ struct name_ent {                  /* index 0 unused */
 enum { OWN_DEBUG_DIRS, OWN_SYMBOL_DIRS, OWN_CACHE, OWN_N };
 
 #define T2F_SYM_HELD_MAX 8         /* modules whose table pages are given back together */
+#define T2F_SYM_HELD_BYTES ((size_t)4 << 20) /* or fewer, when their tables are this large */
 
 struct t2f_symbolizer {
 	struct t2f_debug_find_opts find;  /* its strings point into own[] */
@@ -79,6 +80,7 @@ struct t2f_symbolizer {
 	struct t2f_elf_module *held[T2F_SYM_HELD_MAX]; /* indexed, their table pages not given
 					* back yet (elf_module.h __tables_held) */
 	size_t n_held;
+	size_t held_bytes;            /* their tables' bytes */
 	struct t2f_symcache_dir *cache; /* the symbol cache's directory, or NULL: none */
 	uint64_t cache_opts;           /* a hash of the options that decide which file is found */
 };

@@ -165,12 +165,99 @@ static void test_batch(void **state)
 	free(buf);
 }
 
+/* The sum of a mapping's bytes (every page read, so resident). */
+static uint64_t sum(const unsigned char *p, size_t n)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < n; i++)
+		t += p[i] * (i % 251 + 1);
+	return t;
+}
+
+/* A module's whole file given back (not only its tables): the mapping holds no resident page
+ * afterwards and reads the same. This test program is the ELF file. */
+static void test_release_files(void **state)
+{
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct t2f_elf_module *m;
+	const unsigned char *raw;
+	size_t n = 0;
+	uint64_t before;
+
+	(void)state;
+	assert_true(len > 0);
+	self[len] = '\0';
+	assert_int_equal(t2f_elf_module__open(self, NULL, &m), 0);
+	raw = (const unsigned char *)elf_rawfile(m->elf, &n);
+	assert_non_null(raw);
+	before = sum(raw, n);
+	assert_true(rss_kb(raw) > 0);
+	m->tables_held = true;
+	t2f_elf_modules__release_files(&m, 1);
+	assert_true(rss_kb(raw) <= sysconf(_SC_PAGESIZE) / 1024); /* the file's last page, partial */
+	assert_false(t2f_elf_module__tables_held(m));
+	assert_int_equal(sum(raw, n), before);
+	t2f_elf_module__free(m);
+}
+
+/* An image libelf mapped is found and given back whole, and reads the same; one in our memory
+ * (elf_memory) is never given back. */
+static void test_mapped(void **state)
+{
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct t2f_elf_mapped span;
+	const unsigned char *raw;
+	unsigned char *copy;
+	uint64_t before;
+	size_t n = 0;
+	Elf *e;
+	FILE *f;
+
+	(void)state;
+	assert_true(len > 0);
+	self[len] = '\0';
+	f = fopen(self, "rb");
+	assert_non_null(f);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fileno(f), ELF_C_READ_MMAP, NULL);
+	assert_non_null(e);
+	raw = (const unsigned char *)elf_rawfile(e, &n);
+	assert_non_null(raw);
+	before = sum(raw, n);
+	t2f_elf_mapped__find(e, &span);
+	assert_true(span.lo >= (uintptr_t)raw && span.hi <= (uintptr_t)raw + n);
+	assert_true(span.hi - span.lo + 8192 > n);  /* its whole pages */
+	t2f_elf_mapped__give_back(&span);
+	assert_true(rss_kb(raw) <= sysconf(_SC_PAGESIZE) / 1024);
+	assert_int_equal(sum(raw, n), before);
+	elf_end(e);
+
+	copy = malloc(n);
+	assert_non_null(copy);
+	assert_non_null(f = freopen(self, "rb", f));
+	assert_int_equal(fread(copy, 1, n, f), n);
+	e = elf_memory((char *)copy, n);
+	assert_non_null(e);
+	t2f_elf_mapped__find(e, &span);
+	assert_true(span.lo == span.hi);
+	t2f_elf_mapped__give_back(&span);
+	assert_int_equal(sum(copy, n), before);
+	elf_end(e);
+	free(copy);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_memory_kept),
 		FX_TEST(test_file_mapping_reads_the_same),
 		FX_TEST(test_batch),
+		cmocka_unit_test(test_release_files),
+		cmocka_unit_test(test_mapped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
