@@ -306,6 +306,7 @@ static int us_one(struct us_worker *w, struct t2f_perf_unwind_sample *s, bool wa
 	s->n = 0;
 	w->pid = s->pid;
 	if (t2f_unwind_regs_from_perf(w->st->arch, s->abi, s->mask, s->regs, s->nr, &regs)) {
+		t2f_unwinder__stack_top(w->u, s->top, s->top_len);
 		if (walk) {
 			err = t2f_unwinder__walk(w->u, s->pid, &regs, s->stack, s->stack_len,
 						 s->ips, T2F_PERF_UNWIND_MAX, &r);

@@ -67,6 +67,9 @@ struct t2f_perf_unwind_sample {
 	const uint8_t *stack;           /* the stack copy from the sampled SP: the bytes the
 					 * kernel filled (dyn_size, at most the size recorded) */
 	size_t stack_len;
+	const uint8_t *top;             /* a copy of its first top_len bytes (the same bytes) made
+					 * while they were in the cache, or NULL */
+	size_t top_len;
 	uint64_t *ips;                  /* out: room for T2F_PERF_UNWIND_MAX frames, leaf first */
 	size_t n;                       /* out: frames written */
 };

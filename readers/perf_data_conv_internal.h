@@ -12,6 +12,8 @@
 
 #define PDC_MAX_STACK 127u     /* perf script's default --max-stack (per part: call chain,
 				* then unwound user frames) */
+#define PDC_STACK_TOP 512u    /* bytes of a stack copy read in place copied for the unwinder
+				* (the top a shallow stack's walk reads) */
 #define PDC_KERNEL_PID (-1)    /* the frame cache's process for kernel ips */
 #define PDC_L1_BITS 14         /* the frame cache's direct-mapped front: 16384 entries */
 
@@ -36,7 +38,9 @@ struct pdc_ev {                /* one queued record */
 	uint64_t abi;          /* SAMPLE kept for unwinding: regs_abi, its regs and stack bytes */
 	uint32_t regs_nr, stack_len;
 	const uint8_t *stack_at;   /* the stack copy where the mapped file holds it (not copied
-				    * into the pool, t2f_perf_data__lasting), or NULL */
+				    * into the pool, t2f_perf_data__lasting), or NULL; then its
+				    * first top_len bytes are copied after the regs */
+	uint32_t top_len;
 	uint32_t slot;         /* its place in the unwind batch */
 };
 

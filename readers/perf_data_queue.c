@@ -33,7 +33,9 @@ static int pdc_pool_put(struct pdc_queue *q, const void *p, size_t bytes, bool s
 }
 
 /* A dwarf sample's registers and stack copy after its callchain, when they will be unwound; the
- * stack copy is left where it is when the file is mapped (read in place by the unwinder). */
+ * stack copy is left where it is when the file is mapped (read in place by the unwinder), its
+ * top alone copied after the registers while the record's bytes are in the cache: the walk,
+ * after the round is read, reads a shallow stack there without a miss per sample. */
 static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 		       const struct t2f_perf_record *r, struct pdc_ev *e)
 {
@@ -48,7 +50,9 @@ static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 	e->stack_len = (uint32_t)len; /* a record holds at most 64 KiB */
 	if (t2f_perf_data__lasting(c->pd, r)) {
 		e->stack_at = s->stack;
-		return pdc_pool_put(q, s->regs, (size_t)s->regs_nr * 8, false, &at);
+		e->top_len = (uint32_t)(len < PDC_STACK_TOP ? len : PDC_STACK_TOP);
+		return pdc_pool_put(q, s->regs, (size_t)s->regs_nr * 8, false, &at) ?:
+		       pdc_pool_put(q, s->stack, e->top_len, false, &at);
 	}
 	return pdc_pool_put(q, s->regs, (size_t)s->regs_nr * 8, false, &at) ?:
 	       pdc_pool_put(q, s->stack, (size_t)len, false, &at);
@@ -74,7 +78,7 @@ static void pdc_ev_switch(const struct t2f_perf_data_conv *c, const struct t2f_p
 /* The u64 words a SAMPLE entry holds in the pool. */
 static size_t pdc_sample_words(const struct pdc_ev *e)
 {
-	return e->n + e->regs_nr + (e->stack_at ? 0 : ((size_t)e->stack_len + 7) / 8);
+	return e->n + e->regs_nr + ((size_t)(e->stack_at ? e->top_len : e->stack_len) + 7) / 8;
 }
 
 /* The record as a queue entry (its callchain or string copied into the pool). */
@@ -212,14 +216,16 @@ static void pdc_batch_add(struct t2f_perf_data_conv *c, const struct pdc_queue *
 			  struct pdc_ev *e, size_t *n)
 {
 	const uint64_t *w = &q->pool[e->data + e->n];
+	const uint8_t *copied = (const uint8_t *)(w + e->regs_nr); /* after the regs */
 
 	e->slot = (uint32_t)*n;
 	c->batch[*n] = (struct t2f_perf_unwind_sample){
 		.pid = e->pid, .tid = e->tid, .abi = e->abi,
 		.mask = t2f_perf_data__attr(c->pd, e->attr)->attr.sample_regs_user,
 		.regs = w, .nr = e->regs_nr,
-		.stack = e->stack_at ? e->stack_at : (const uint8_t *)(w + e->regs_nr),
-		.stack_len = e->stack_len, .ips = c->batch_ips + *n * T2F_PERF_UNWIND_MAX,
+		.stack = e->stack_at ? e->stack_at : copied, .stack_len = e->stack_len,
+		.top = e->stack_at ? copied : NULL, .top_len = e->stack_at ? e->top_len : 0,
+		.ips = c->batch_ips + *n * T2F_PERF_UNWIND_MAX,
 	};
 	(*n)++;
 }
