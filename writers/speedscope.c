@@ -482,13 +482,25 @@ static int ss_put_stack(const struct ss *s, const struct ss_stack_view *v, t2f_n
 	return 0;
 }
 
-/* A thread's items read a batch at a time, up to stop. */
+/* A thread's items read a batch at a time, up to stop. Made by ss_reader_init: a whole-machine
+ * recording has thousands of threads with a few items each, and clearing the batch for each of
+ * their jobs cost more than reading their items. */
 struct ss_reader {
 	const struct ss *s;
 	t2f_thread_id thread;
 	uint32_t stop, base, n;
 	struct ss_item it[SS_BATCH];
 };
+
+static void ss_reader_init(struct ss_reader *r, const struct ss *s, t2f_thread_id thread,
+			   uint32_t stop)
+{
+	r->s = s;
+	r->thread = thread;
+	r->stop = stop;
+	r->base = 0;
+	r->n = 0; /* nothing loaded: it[] is read only once loaded */
+}
 
 /* Reads the batch of items from i on, or (back) the one ending at i. */
 static void ss_reader_load(struct ss_reader *r, uint32_t i, bool back)
@@ -552,14 +564,16 @@ static bool ss_written_before(struct ss_reader *r, uint32_t i, t2f_node_id *node
 static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2f_buf *b,
 			   uint32_t *scratch)
 {
-	struct ss_reader r = { .s = s, .thread = j->thread, .stop = j->stop };
-	uint32_t i = ss_next_written(&r, j->begin, j->end);
+	struct ss_reader r;
+	uint32_t i;
 	struct ss_weights weights = { 0 };
 	struct ss_stack_view view;
 	t2f_node_id before;
 	bool comma;
 	int err = 0;
 
+	ss_reader_init(&r, s, j->thread, j->stop);
+	i = ss_next_written(&r, j->begin, j->end);
 	if (i == j->end) /* nothing written here (a zero stretch: no need to look back) */
 		return 0;
 	if (j->weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * SS_WEIGHT_ROOM))
