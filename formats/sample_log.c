@@ -226,8 +226,11 @@ static int close_run(struct seq *l)
 static int reserve_groups(struct t2f_sample_log *l, size_t g)
 {
 	size_t n = l->ng;
-	int err = t2f_grow((void **)&l->g, &n, g, 1, sizeof(*l->g), 8, SIZE_MAX);
+	int err;
 
+	if (g < n) /* every sample that opens a run asks */
+		return 0;
+	err = t2f_grow((void **)&l->g, &n, g, 1, sizeof(*l->g), 8, SIZE_MAX);
 	if (err)
 		return err;
 	memset(l->g + l->ng, 0, (n - l->ng) * sizeof(*l->g));
