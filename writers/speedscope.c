@@ -25,9 +25,7 @@
 #include "writers/speedscope.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -362,20 +360,44 @@ static int ss_write_frames(struct ss *s)
 	return 0;
 }
 
+/* v in decimal at p (room for 20 bytes): its length. Thread names are made once per thread, and
+ * snprintf took as long as the rest of their making. */
+static size_t ss_i64(char *p, int64_t v)
+{
+	char tmp[20];
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	size_t n = sizeof(tmp), sign = v < 0;
+
+	do {
+		tmp[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	p[0] = '-';
+	memcpy(p + sign, tmp + n, sizeof(tmp) - n);
+	return sign + sizeof(tmp) - n;
+}
+
+/* s (a string literal) at p: its length. */
+#define SS_LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), sizeof(s) - 1)
+
 /* The ids a thread's name ends with: " (pid P, tid T)", " (tid T)" when the pid is unknown,
- * " (pid P)" when the tid is, nothing when neither is (folded stacks). Into tail; its length. */
-static size_t ss_thread_ids(const struct t2f_thread *th, char *tail, size_t size)
+ * " (pid P)" when the tid is, nothing when neither is (folded stacks). Into tail (room for 56
+ * bytes); its length. */
+static size_t ss_thread_ids(const struct t2f_thread *th, char *tail)
 {
 	bool pid = th->pid != T2F_PID_UNKNOWN, tid = th->tid != T2F_PID_UNKNOWN;
-	int n = 0;
+	size_t n = 0;
 
-	if (pid && tid)
-		n = snprintf(tail, size, " (pid %" PRId64 ", tid %" PRId64 ")", th->pid, th->tid);
-	else if (tid)
-		n = snprintf(tail, size, " (tid %" PRId64 ")", th->tid);
-	else if (pid)
-		n = snprintf(tail, size, " (pid %" PRId64 ")", th->pid);
-	return n > 0 ? (size_t)n : 0;
+	if (!pid && !tid)
+		return 0;
+	n += pid ? SS_LIT(tail, " (pid ") : SS_LIT(tail, " (tid ");
+	n += ss_i64(tail + n, pid ? th->pid : th->tid);
+	if (pid && tid) {
+		n += SS_LIT(tail + n, ", tid ");
+		n += ss_i64(tail + n, th->tid);
+	}
+	tail[n++] = ')';
+	return n;
 }
 
 /* Appends "comm (pid P, tid T)" as a JSON string to b (ss_thread_ids). A comm that ends with
@@ -383,13 +405,14 @@ static size_t ss_thread_ids(const struct t2f_thread *th, char *tail, size_t size
 static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct t2f_buf *b)
 {
 	char tail[64], own[32];
-	size_t comm_len, tail_len = ss_thread_ids(th, tail, sizeof(tail)), json_len;
+	size_t comm_len, tail_len = ss_thread_ids(th, tail), json_len, own_len;
 	const char *comm = t2f_profile__str(s->p, th->comm, &comm_len), *json;
-	int own_len = snprintf(own, sizeof(own), " (%" PRId64 ")", th->tid);
 
-	if (tail_len && own_len > 0 && comm_len > (size_t)own_len &&
-	    memcmp(comm + comm_len - (size_t)own_len, own, (size_t)own_len) == 0)
-		comm_len -= (size_t)own_len;
+	own_len = SS_LIT(own, " (");
+	own_len += ss_i64(own + own_len, th->tid);
+	own[own_len++] = ')';
+	if (tail_len && comm_len > own_len && memcmp(comm + comm_len - own_len, own, own_len) == 0)
+		comm_len -= own_len;
 	s->name_buf.len = 0;
 	if (t2f_buf__put(&s->name_buf, comm, comm_len) || t2f_buf__put(&s->name_buf, tail, tail_len))
 		return -ENOMEM;
@@ -608,18 +631,16 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 static int ss_put_head(struct ss *s, t2f_thread_id t, const char *unit, bool first,
 		       struct t2f_buf *b)
 {
-	char num[64];
-	int n;
 	int err = t2f_buf__puts(b, first ? "\n" : ",\n") ?:
 		  t2f_buf__puts(b, "{\"type\":\"sampled\",\"name\":") ?:
 		  ss_put_thread_name(s, t2f_profile__thread_at(s->p, t), b) ?:
 		  t2f_buf__puts(b, ",\"unit\":\"") ?: t2f_buf__puts(b, unit) ?:
 		  t2f_buf__puts(b, "\",\"startValue\":0,\"endValue\":");
 
-	if (err)
+	if (err || (err = t2f_buf__reserve(b, 20)))
 		return err;
-	n = snprintf(num, sizeof(num), "%" PRIu64 ",\"samples\":[", s->totals[t]);
-	return t2f_buf__put(b, num, (size_t)n);
+	ss_put_u64(b, s->totals[t]);
+	return t2f_buf__puts(b, ",\"samples\":[");
 }
 
 /* Jobs for one profile: its samples, then its weights, SS_WRITE_BATCH items a job. */
