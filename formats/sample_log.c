@@ -27,7 +27,7 @@
 #define MARK 32                  /* an entry point every MARK records */
 #define MAX_RECORD 20            /* bytes: cell 5, count and kind 5, weight 10 */
 #define MIN_RECORD 2
-#define FIRST_CHUNK 1024         /* bytes */
+#define FIRST_CHUNK 64           /* bytes */
 #define MAX_CHUNK (64u << 20)    /* bytes: offsets fit 32 bits */
 
 enum { W_SAME, W_EACH, W_SUM };
@@ -191,7 +191,7 @@ static int new_chunk(struct seq *l)
 	const struct chunk *last = l->nchunks ? &l->chunks[l->nchunks - 1] : NULL;
 	size_t cap = last && !last->map && last->cap >= FIRST_CHUNK ? last->cap * 2 : FIRST_CHUNK;
 	int err = t2f_grow((void **)&l->chunks, &l->chunks_cap, l->nchunks, 1,
-			sizeof(*l->chunks), 16, UINT32_MAX);
+			sizeof(*l->chunks), 2, UINT32_MAX);
 
 	if (err)
 		return err;
@@ -226,8 +226,11 @@ static int close_run(struct seq *l)
 static int reserve_groups(struct t2f_sample_log *l, size_t g)
 {
 	size_t n = l->ng;
-	int err = t2f_grow((void **)&l->g, &n, g, 1, sizeof(*l->g), 8, SIZE_MAX);
+	int err;
 
+	if (g < n) /* every sample that opens a run asks */
+		return 0;
+	err = t2f_grow((void **)&l->g, &n, g, 1, sizeof(*l->g), 8, SIZE_MAX);
 	if (err)
 		return err;
 	memset(l->g + l->ng, 0, (n - l->ng) * sizeof(*l->g));
@@ -427,7 +430,7 @@ static int reserve_taken(struct t2f_sample_log *dst, const struct t2f_sample_log
 
 		if (d)
 			err = t2f_grow((void **)&d->chunks, &d->chunks_cap, d->nchunks, s->nchunks,
-					sizeof(*d->chunks), 16, UINT32_MAX);
+					sizeof(*d->chunks), 2, UINT32_MAX);
 	}
 	return err;
 }

@@ -25,9 +25,7 @@
 #include "writers/speedscope.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +90,7 @@ struct ss {
 	uint32_t max_depth;
 	struct t2f_buf name_buf;   /* a profile's name */
 	struct t2f_buf utf8_buf;   /* a string with invalid UTF-8 replaced */
+	struct t2f_buf plain_buf;  /* a string that needs no escaping, quoted */
 	struct json_object *jstr;  /* reused to escape strings */
 };
 
@@ -145,23 +144,43 @@ static void ss_items(const struct ss *s, t2f_thread_id t, size_t from, size_t n,
 	}
 }
 
-/* str as a JSON string, escaped by json-c (which passes bytes ≥ 0x80 through unchecked, hence
- * the UTF-8 repair first), in *json (valid until the next call). 0 or -ENOMEM. */
+/* Whether str is ASCII that json-c would write as it is: no control character, '"' or '\\' (it
+ * escapes no other byte under JSON_C_TO_STRING_NOSLASHESCAPE). */
+static bool ss_plain(const char *str, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)str[i];
+
+		if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+			return false;
+	}
+	return true;
+}
+
+/* str as a JSON string, in *json (valid until the next call). Most names are plain ASCII
+ * (ss_plain), only quoted: checking their UTF-8 a sequence at a time and json-c's conversion
+ * took 1,700 instructions a frame name of 60 bytes. So is "" (json-c 0.16 loses its buffer
+ * when set to "" after a long string). Others are escaped by json-c, which passes bytes ≥ 0x80
+ * through unchecked, hence the UTF-8 repair first. 0 or -ENOMEM. */
 static int ss_json(struct ss *s, const char *str, size_t len, const char **json, size_t *json_len)
 {
 	int err;
 
+	if (ss_plain(str, len)) {
+		s->plain_buf.len = 0;
+		if (t2f_buf__put(&s->plain_buf, "\"", 1) || t2f_buf__put(&s->plain_buf, str, len) ||
+		    t2f_buf__put(&s->plain_buf, "\"", 1))
+			return -ENOMEM;
+		*json = s->plain_buf.p;
+		*json_len = s->plain_buf.len;
+		return 0;
+	}
 	if (!t2f_utf8_valid(str, len)) {
 		err = t2f_utf8_repair(&s->utf8_buf, str, len);
 		if (err)
 			return err;
 		str = s->utf8_buf.p;
 		len = s->utf8_buf.len;
-	}
-	if (len == 0) { /* json-c 0.16 loses its buffer when set to "" after a long string */
-		*json = "\"\"";
-		*json_len = 2;
-		return 0;
 	}
 	if (len > INT_MAX || !json_object_set_string_len(s->jstr, str, (int)len))
 		return -ENOMEM;
@@ -362,20 +381,44 @@ static int ss_write_frames(struct ss *s)
 	return 0;
 }
 
+/* v in decimal at p (room for 20 bytes): its length. Thread names are made once per thread, and
+ * snprintf took as long as the rest of their making. */
+static size_t ss_i64(char *p, int64_t v)
+{
+	char tmp[20];
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	size_t n = sizeof(tmp), sign = v < 0;
+
+	do {
+		tmp[--n] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	p[0] = '-';
+	memcpy(p + sign, tmp + n, sizeof(tmp) - n);
+	return sign + sizeof(tmp) - n;
+}
+
+/* s (a string literal) at p: its length. */
+#define SS_LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), sizeof(s) - 1)
+
 /* The ids a thread's name ends with: " (pid P, tid T)", " (tid T)" when the pid is unknown,
- * " (pid P)" when the tid is, nothing when neither is (folded stacks). Into tail; its length. */
-static size_t ss_thread_ids(const struct t2f_thread *th, char *tail, size_t size)
+ * " (pid P)" when the tid is, nothing when neither is (folded stacks). Into tail (room for 56
+ * bytes); its length. */
+static size_t ss_thread_ids(const struct t2f_thread *th, char *tail)
 {
 	bool pid = th->pid != T2F_PID_UNKNOWN, tid = th->tid != T2F_PID_UNKNOWN;
-	int n = 0;
+	size_t n = 0;
 
-	if (pid && tid)
-		n = snprintf(tail, size, " (pid %" PRId64 ", tid %" PRId64 ")", th->pid, th->tid);
-	else if (tid)
-		n = snprintf(tail, size, " (tid %" PRId64 ")", th->tid);
-	else if (pid)
-		n = snprintf(tail, size, " (pid %" PRId64 ")", th->pid);
-	return n > 0 ? (size_t)n : 0;
+	if (!pid && !tid)
+		return 0;
+	n += pid ? SS_LIT(tail, " (pid ") : SS_LIT(tail, " (tid ");
+	n += ss_i64(tail + n, pid ? th->pid : th->tid);
+	if (pid && tid) {
+		n += SS_LIT(tail + n, ", tid ");
+		n += ss_i64(tail + n, th->tid);
+	}
+	tail[n++] = ')';
+	return n;
 }
 
 /* Appends "comm (pid P, tid T)" as a JSON string to b (ss_thread_ids). A comm that ends with
@@ -383,13 +426,14 @@ static size_t ss_thread_ids(const struct t2f_thread *th, char *tail, size_t size
 static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct t2f_buf *b)
 {
 	char tail[64], own[32];
-	size_t comm_len, tail_len = ss_thread_ids(th, tail, sizeof(tail)), json_len;
+	size_t comm_len, tail_len = ss_thread_ids(th, tail), json_len, own_len;
 	const char *comm = t2f_profile__str(s->p, th->comm, &comm_len), *json;
-	int own_len = snprintf(own, sizeof(own), " (%" PRId64 ")", th->tid);
 
-	if (tail_len && own_len > 0 && comm_len > (size_t)own_len &&
-	    memcmp(comm + comm_len - (size_t)own_len, own, (size_t)own_len) == 0)
-		comm_len -= (size_t)own_len;
+	own_len = SS_LIT(own, " (");
+	own_len += ss_i64(own + own_len, th->tid);
+	own[own_len++] = ')';
+	if (tail_len && comm_len > own_len && memcmp(comm + comm_len - own_len, own, own_len) == 0)
+		comm_len -= own_len;
 	s->name_buf.len = 0;
 	if (t2f_buf__put(&s->name_buf, comm, comm_len) || t2f_buf__put(&s->name_buf, tail, tail_len))
 		return -ENOMEM;
@@ -482,13 +526,25 @@ static int ss_put_stack(const struct ss *s, const struct ss_stack_view *v, t2f_n
 	return 0;
 }
 
-/* A thread's items read a batch at a time, up to stop. */
+/* A thread's items read a batch at a time, up to stop. Made by ss_reader_init: a whole-machine
+ * recording has thousands of threads with a few items each, and clearing the batch for each of
+ * their jobs cost more than reading their items. */
 struct ss_reader {
 	const struct ss *s;
 	t2f_thread_id thread;
 	uint32_t stop, base, n;
 	struct ss_item it[SS_BATCH];
 };
+
+static void ss_reader_init(struct ss_reader *r, const struct ss *s, t2f_thread_id thread,
+			   uint32_t stop)
+{
+	r->s = s;
+	r->thread = thread;
+	r->stop = stop;
+	r->base = 0;
+	r->n = 0; /* nothing loaded: it[] is read only once loaded */
+}
 
 /* Reads the batch of items from i on, or (back) the one ending at i. */
 static void ss_reader_load(struct ss_reader *r, uint32_t i, bool back)
@@ -552,14 +608,16 @@ static bool ss_written_before(struct ss_reader *r, uint32_t i, t2f_node_id *node
 static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2f_buf *b,
 			   uint32_t *scratch)
 {
-	struct ss_reader r = { .s = s, .thread = j->thread, .stop = j->stop };
-	uint32_t i = ss_next_written(&r, j->begin, j->end);
+	struct ss_reader r;
+	uint32_t i;
 	struct ss_weights weights = { 0 };
 	struct ss_stack_view view;
 	t2f_node_id before;
 	bool comma;
 	int err = 0;
 
+	ss_reader_init(&r, s, j->thread, j->stop);
+	i = ss_next_written(&r, j->begin, j->end);
 	if (i == j->end) /* nothing written here (a zero stretch: no need to look back) */
 		return 0;
 	if (j->weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * SS_WEIGHT_ROOM))
@@ -594,18 +652,16 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 static int ss_put_head(struct ss *s, t2f_thread_id t, const char *unit, bool first,
 		       struct t2f_buf *b)
 {
-	char num[64];
-	int n;
 	int err = t2f_buf__puts(b, first ? "\n" : ",\n") ?:
 		  t2f_buf__puts(b, "{\"type\":\"sampled\",\"name\":") ?:
 		  ss_put_thread_name(s, t2f_profile__thread_at(s->p, t), b) ?:
 		  t2f_buf__puts(b, ",\"unit\":\"") ?: t2f_buf__puts(b, unit) ?:
 		  t2f_buf__puts(b, "\",\"startValue\":0,\"endValue\":");
 
-	if (err)
+	if (err || (err = t2f_buf__reserve(b, 20)))
 		return err;
-	n = snprintf(num, sizeof(num), "%" PRIu64 ",\"samples\":[", s->totals[t]);
-	return t2f_buf__put(b, num, (size_t)n);
+	ss_put_u64(b, s->totals[t]);
+	return t2f_buf__puts(b, ",\"samples\":[");
 }
 
 /* Jobs for one profile: its samples, then its weights, SS_WRITE_BATCH items a job. */
@@ -869,6 +925,7 @@ static void ss_release(struct ss *s)
 	free(s->group_start);
 	t2f_buf__free(&s->name_buf);
 	t2f_buf__free(&s->utf8_buf);
+	t2f_buf__free(&s->plain_buf);
 	json_object_put(s->jstr);
 }
 
