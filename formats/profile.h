@@ -390,8 +390,10 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
  * t2f_profile__node_count(p) + 1 entries, map[0] = 0), cells that meet are added up (in p's
  * cell order: the first keeps its place), and the log follows its cells. p keeps its strings,
  * threads, events, module maps and counts. `stacks` is left holding p's old frames and stacks:
- * free it. Both 0 or -ENOMEM (restack: -T2F_ERR_LIMIT too, and p is then unchanged). */
-int t2f_profile__new_stacks(struct t2f_profile *p, struct t2f_profile **out);
+ * free it. `as_many`: the new frames and stacks will be about as many as p's (every frame
+ * keeps its address), so their indexes are made that big at once instead of growing. Both 0
+ * or -ENOMEM (restack: -T2F_ERR_LIMIT too, and p is then unchanged). */
+int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_profile **out);
 int t2f_profile__restack(struct t2f_profile *p, struct t2f_profile *stacks,
 			 const t2f_node_id *map);
 

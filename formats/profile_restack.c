@@ -9,7 +9,20 @@
 #include "formats/profile_int.h"
 #include "formats/sample_log.h"
 
-int t2f_profile__new_stacks(struct t2f_profile *p, struct t2f_profile **out)
+/* *ix (empty) replaced by an index made for n entries. */
+static int presize(struct t2f_hashmap **ix, size_t n)
+{
+	struct t2f_hashmap *m;
+	int err = t2f_hashmap__new(n, &m);
+
+	if (err)
+		return err;
+	t2f_hashmap__free(*ix);
+	*ix = m;
+	return 0;
+}
+
+int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_profile **out)
 {
 	struct t2f_profile *q;
 	int err = t2f_profile__new(&q);
@@ -20,7 +33,10 @@ int t2f_profile__new_stacks(struct t2f_profile *p, struct t2f_profile **out)
 	q->strings = p->strings;
 	q->borrowed = true;
 	q->frame_limit = p->frame_limit;
-	err = p->log ? t2f_sample_log__new(&q->log) : 0;
+	if (as_many)
+		err = presize(&q->frame_ix, p->frames.len) ?: presize(&q->node_ix, p->nodes.len) ?:
+		      presize(&q->cell_ix, p->cells.len);
+	err = err ?: p->log ? t2f_sample_log__new(&q->log) : 0;
 	if (err) {
 		t2f_profile__free(q);
 		return err;

@@ -399,7 +399,7 @@ static int inl_alloc(struct inl *x)
 	if (!x->chains[0] || !x->chains[1] || !x->need || !x->forms || !x->map[0] || !x->map[1] ||
 	    !x->lookup[0] || !x->lookup[1])
 		return -ENOMEM;
-	return t2f_inl_lookups__new(&x->lk) ?: t2f_profile__new_stacks(x->p, &x->q);
+	return t2f_inl_lookups__new(&x->lk) ?: t2f_profile__new_stacks(x->p, !x->o->drop_addrs, &x->q);
 }
 
 static void inl_free(struct inl *x)

@@ -26,6 +26,13 @@ struct use {
 
 #define OF_INPUT(input) (1ull << 32 | (input))
 
+/* What a walk reads of a node, side by side: one cache line a step up a stack, not three. */
+struct rnode {
+	t2f_node_id parent;
+	uint32_t map;                /* its frame's mapping, 0 = none */
+	uint32_t stamp;              /* the last group whose walk passed it */
+};
+
 struct ranges {
 	struct t2f_pprof_tables *t;
 	struct t2f_hashmap *groups;  /* (input, pid) → group id */
@@ -41,7 +48,7 @@ struct ranges {
 	size_t *first;               /* per group: the end of its cells in order[] */
 	size_t *order;               /* cell indexes, a group's together, groups in id order */
 	uint8_t *walked;             /* per group: its uses found */
-	uint32_t *stamp;             /* per node: the last group whose walk passed it */
+	struct rnode *node;          /* per node id */
 	uint32_t *seen;              /* per mapping: the last group found using it */
 };
 
@@ -142,14 +149,18 @@ static int sort_cells(struct ranges *r)
 {
 	const struct t2f_profile *p = r->t->p;
 	size_t cells = t2f_profile__cell_count(p);
+	uint32_t nodes = t2f_profile__node_count(p);
 
 	r->first = calloc((size_t)r->ngroups + 2, sizeof(*r->first));
 	r->order = malloc((cells + 1) * sizeof(*r->order));
 	r->walked = calloc((size_t)r->ngroups + 1, 1);
-	r->stamp = calloc((size_t)t2f_profile__node_count(p) + 1, sizeof(*r->stamp));
+	r->node = malloc(((size_t)nodes + 1) * sizeof(*r->node));
 	r->seen = calloc((size_t)r->t->nmaps + 1, sizeof(*r->seen));
-	if (!r->first || !r->order || !r->walked || !r->stamp || !r->seen)
+	if (!r->first || !r->order || !r->walked || !r->node || !r->seen)
 		return -ENOMEM;
+	for (t2f_node_id nd = 0; nd <= nodes; nd++) /* node 0: the root, never walked */
+		r->node[nd] = (struct rnode){ nd ? t2f_profile__node_parent(p, nd) : 0,
+			nd ? r->t->frame_map[t2f_profile__node_frame(p, nd)] : 0, 0 };
 	for (size_t i = 0; i < cells; i++)
 		r->first[r->thread_group[t2f_profile__cell_at(p, i)->thread] + 1]++;
 	for (uint32_t g = 1; g <= r->ngroups + 1; g++)
@@ -170,11 +181,11 @@ static int walk(struct ranges *r, uint32_t g)
 	for (size_t i = r->first[g - 1]; !err && i < r->first[g]; i++) { /* first[0]: 0 */
 		const struct t2f_cell *c = t2f_profile__cell_at(p, r->order[i]);
 
-		for (t2f_node_id nd = c->node; !err && nd && r->stamp[nd] != g;
-		     nd = t2f_profile__node_parent(p, nd)) {
-			uint32_t m = r->t->frame_map[t2f_profile__node_frame(p, nd)];
+		for (t2f_node_id nd = c->node; !err && nd && r->node[nd].stamp != g;
+		     nd = r->node[nd].parent) {
+			uint32_t m = r->node[nd].map;
 
-			r->stamp[nd] = g;
+			r->node[nd].stamp = g;
 			if (!m || r->seen[m] == g)
 				continue;
 			r->seen[m] = g;
@@ -317,7 +328,7 @@ int t2f_pprof_tables__ranges(struct t2f_pprof_tables *t)
 	free(r.first);
 	free(r.order);
 	free(r.walked);
-	free(r.stamp);
+	free(r.node);
 	free(r.seen);
 	return err;
 }

@@ -299,6 +299,7 @@ struct loc_probe {
 	const struct t2f_pprof_tables *t;
 	t2f_frame_id frame;
 	uint32_t tail;
+	uint64_t address;       /* own locations: the frame's (loc_address) */
 };
 
 static bool loc_eq(const void *ctx, uint32_t v)
@@ -356,23 +357,23 @@ static bool own_eq(const void *ctx, uint32_t v)
 	const struct t2f_pprof_loc *a = &q->t->locs[v];
 	const struct t2f_frame *fa = t2f_profile__frame_at(q->t->p, a->frame);
 	const struct t2f_frame *fb = t2f_profile__frame_at(q->t->p, q->frame);
-	uint32_t map = q->t->frame_map[q->frame];
 
 	return a->tail == 0 && q->t->frame_func[a->frame] == q->t->frame_func[q->frame] &&
-	       fa->line == fb->line && a->mapping == map && a->address == loc_address(q->t, fb, map);
+	       fa->line == fb->line && a->mapping == q->t->frame_map[q->frame] &&
+	       a->address == q->address;
 }
 
-static uint64_t own_hash(const struct t2f_pprof_tables *t, t2f_frame_id frame)
+static uint64_t own_hash(const struct t2f_pprof_tables *t, t2f_frame_id frame, uint64_t address)
 {
 	const struct t2f_frame *fr = t2f_profile__frame_at(t->p, frame);
-	uint32_t map = t->frame_map[frame];
 
-	return t2f_hash_u64((uint64_t)t->frame_func[frame] << 32 | map) ^
-	       t2f_hash_u64(loc_address(t, fr, map) + fr->line);
+	return t2f_hash_u64((uint64_t)t->frame_func[frame] << 32 | t->frame_map[frame]) ^
+	       t2f_hash_u64(address + fr->line);
 }
 
+/* A new location (the frame's own: tail 0, at `address`; else joined to tail's). */
 static int new_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_frame_id frame,
-			uint32_t tail)
+			uint32_t tail, uint64_t address)
 {
 	struct t2f_pprof_loc *l;
 	int err = t2f_grow((void **)&t->locs, &x->cap, (size_t)t->nlocs + 1, 1, sizeof(*t->locs),
@@ -387,7 +388,7 @@ static int new_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_fra
 		l->address = t->locs[tail].address;
 	} else {
 		l->mapping = t->frame_map[frame];
-		l->address = loc_address(t, t2f_profile__frame_at(t->p, frame), l->mapping);
+		l->address = address;
 	}
 	return 0;
 }
@@ -402,12 +403,16 @@ static int node_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_no
 	t->nodes[nd].next = parent;
 	if (!t->frame_inlined[q.frame] ||
 	    !joins_parent(t->p, t2f_profile__frame_at(t->p, q.frame), parent)) {
-		if (!x->own[q.frame]) {
-			h = own_hash(t, q.frame);
-			x->own[q.frame] = t2f_hashmap__find(x->same, h, own_eq, &q);
+		if (x->own[q.frame]) {
+			t->nodes[nd].loc = x->own[q.frame];
+			return 0;
 		}
+		q.address = loc_address(t, t2f_profile__frame_at(t->p, q.frame),
+					t->frame_map[q.frame]);
+		h = own_hash(t, q.frame, q.address);
+		x->own[q.frame] = t2f_hashmap__find(x->same, h, own_eq, &q);
 		if (!x->own[q.frame]) {
-			if ((err = new_location(t, x, q.frame, 0) ?:
+			if ((err = new_location(t, x, q.frame, 0, q.address) ?:
 			     t2f_hashmap__insert(x->same, h, t->nlocs)) != 0)
 				return err;
 			x->own[q.frame] = t->nlocs;
@@ -421,20 +426,37 @@ static int node_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_no
 	t->nodes[nd].loc = t2f_hashmap__find(x->joined, h, loc_eq, &q);
 	if (t->nodes[nd].loc)
 		return 0;
-	if ((err = new_location(t, x, q.frame, q.tail)) != 0)
+	if ((err = new_location(t, x, q.frame, q.tail, 0)) != 0)
 		return err;
 	t->nodes[nd].loc = t->nlocs;
 	return t2f_hashmap__insert(x->joined, h, t->nlocs);
 }
 
+/* The frames some used node holds: each has one own location at most, so the index of those
+ * and the locations are made that big at once, never grown (whole-machine recordings: 126K to
+ * 167K). */
+static size_t used_frames(const struct t2f_pprof_tables *t)
+{
+	uint32_t nf = t2f_profile__frame_count(t->p);
+	size_t n = 0;
+
+	for (t2f_frame_id f = 1; f <= nf; f++)
+		n += t->frame_func[f] != 0;
+	return n;
+}
+
 static int build_locations(struct t2f_pprof_tables *t)
 {
 	uint32_t n = t2f_profile__node_count(t->p);
+	size_t frames = used_frames(t);
 	struct loc_index x = { 0 };
-	int err = t2f_hashmap__new(16, &x.joined) ?: t2f_hashmap__new(1024, &x.same);
+	int err = t2f_hashmap__new(16, &x.joined) ?: t2f_hashmap__new(frames, &x.same) ?:
+		  t2f_grow((void **)&t->locs, &x.cap, 0, frames + 1, sizeof(*t->locs), 1024,
+			   UINT32_MAX);
 
 	if (err) {
 		t2f_hashmap__free(x.joined);
+		t2f_hashmap__free(x.same);
 		return err;
 	}
 	x.own = calloc((size_t)t2f_profile__frame_count(t->p) + 1, sizeof(*x.own));

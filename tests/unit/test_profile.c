@@ -535,7 +535,7 @@ static void test_restack(void **state)
 	assert_int_equal(t2f_profile__add_sample(p, nc, t1, e, 13, 400), 0);
 
 	/* a and b become one frame without an address; c gets an inlined frame i below it */
-	assert_int_equal(t2f_profile__new_stacks(p, &q), 0);
+	assert_int_equal(t2f_profile__new_stacks(p, false, &q), 0);
 	fa.has_addr = false;
 	fa.addr = 0;
 	fa.line = 3;
