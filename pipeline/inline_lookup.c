@@ -1,8 +1,10 @@
 /* pipeline/inline_lookup.c: queued DWARF lookups, a handle's on one thread, results per part;
- * each handle ended after its last lookup, its strings copied first. */
+ * the threads take the handles costliest first, each ended after its last lookup, its strings
+ * copied first. */
 #include "pipeline/inline_lookup.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +53,8 @@ struct t2f_inl_lookups {
 	unsigned n_parts;
 	struct inl_part known;       /* the chains given by __add_known */
 	bool end;                    /* __run ends each handle after its lookups */
+	uint32_t *order;             /* the handles in the order __run's threads take them */
+	_Atomic size_t next;         /* into order: the next handle to take */
 };
 
 int t2f_inl_lookups__new(struct t2f_inl_lookups **out)
@@ -70,6 +74,7 @@ void t2f_inl_lookups__free(struct t2f_inl_lookups *l)
 		free(l->parts[i].strs);
 	}
 	free(l->known.frames);
+	free(l->order);
 	free(l->q);
 	free(l->h);
 	free(l);
@@ -143,6 +148,7 @@ bool t2f_inl_lookups__known(const struct t2f_inl_lookups *l, uint32_t idx)
 }
 
 struct inl_load {
+	uint64_t weight;
 	size_t queries;
 	uint32_t handle;
 };
@@ -151,36 +157,33 @@ static int inl_busier(const void *a, const void *b)
 {
 	const struct inl_load *x = a, *y = b;
 
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
 	if (x->queries != y->queries)
 		return x->queries > y->queries ? -1 : 1;
 	return x->handle < y->handle ? -1 : x->handle > y->handle;
 }
 
-/* Deals the handles to the parts: the busiest first, each to the least loaded part (without
- * memory for the order: all to part 0). */
-static void inl_deal(struct t2f_inl_lookups *l)
+/* The order the threads take the handles in: the costliest first (the most DWARF to read, then
+ * the most lookups), so the last to finish is a small one; without memory for it, as added. */
+static void inl_order(struct t2f_inl_lookups *l)
 {
 	struct inl_load *order = malloc(l->n_h * sizeof(*order) + 1);
-	size_t load[T2F_PAR_FOR_MAX] = { 0 };
 
-	if (!order) {
-		l->n_parts = 1;
-		for (size_t i = 0; i < l->n_h; i++)
-			l->h[i].part = 0;
+	free(l->order);
+	l->order = malloc(l->n_h * sizeof(*l->order) + 1);
+	for (size_t i = 0; l->order && i < l->n_h; i++)
+		l->order[i] = (uint32_t)i;
+	if (!order || !l->order) {
+		free(order);
 		return;
 	}
 	for (size_t i = 0; i < l->n_h; i++)
-		order[i] = (struct inl_load){ l->h[i].queries, (uint32_t)i };
+		order[i] = (struct inl_load){ t2f_dwarf__weight(l->h[i].dw), l->h[i].queries,
+					      (uint32_t)i };
 	qsort(order, l->n_h, sizeof(*order), inl_busier);
-	for (size_t k = 0; k < l->n_h; k++) {
-		unsigned to = 0;
-
-		for (unsigned p = 1; p < l->n_parts; p++)
-			if (load[p] < load[to])
-				to = p;
-		l->h[order[k].handle].part = to;
-		load[to] += order[k].queries;
-	}
+	for (size_t k = 0; k < l->n_h; k++)
+		l->order[k] = order[k].handle;
 	free(order);
 }
 
@@ -261,18 +264,28 @@ static int inl_run_handle(struct t2f_inl_lookups *l, struct inl_part *p, uint32_
 	return err;
 }
 
-/* The part's handles one after the other; with l->end, each ended after its lookups, what
- * they gave copied first. */
+/* The next handle in l->order no part took yet, or INL_NONE. */
+static uint32_t inl_take(struct t2f_inl_lookups *l)
+{
+	size_t k = atomic_fetch_add_explicit(&l->next, 1, memory_order_relaxed);
+
+	if (k >= l->n_h)
+		return INL_NONE;
+	return l->order ? l->order[k] : (uint32_t)k;
+}
+
+/* Handles as they come (inl_take), until none is left; with l->end, each ended after its
+ * lookups, what they gave copied first. A handle's results are its part's: which part runs
+ * which handle changes no chain. */
 static void inl_run_part(void *ctx, unsigned part)
 {
 	struct t2f_inl_lookups *l = ctx;
 	struct inl_part *p = &l->parts[part];
 
-	for (uint32_t h = 0; h < l->n_h && !p->err; h++) {
+	for (uint32_t h = inl_take(l); h != INL_NONE && !p->err; h = inl_take(l)) {
 		size_t from = p->n;
 
-		if (l->h[h].part != part)
-			continue;
+		l->h[h].part = part;
 		p->err = inl_run_handle(l, p, h);
 		if (!p->err && l->end && !t2f_dwarf__none(l->h[h].dw)) {
 			p->err = inl_own_all(p, from);
@@ -288,7 +301,8 @@ int t2f_inl_lookups__run(struct t2f_inl_lookups *l, unsigned threads, bool end)
 
 	l->end = end;
 	l->n_parts = l->n_h < n ? (unsigned)(l->n_h ? l->n_h : 1) : n;
-	inl_deal(l);
+	inl_order(l);
+	atomic_store(&l->next, 0);
 	t2f_par_for(l->n_parts, inl_run_part, l);
 	for (unsigned i = 0; i < l->n_parts; i++)
 		if (l->parts[i].err)

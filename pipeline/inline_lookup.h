@@ -1,10 +1,11 @@
 /* pipeline/inline_lookup.h: many DWARF lookups at once (symbolizer/dwarf.h), spread over
  * threads a handle at a time.
  *
- * Lookups are queued with the handle of their module's DWARF, then run: the handles are dealt
- * to up to `threads` threads (the busiest first, each to the least loaded), each handle's
- * lookups on one thread, as handles share nothing and one handle is not thread safe. Results do
- * not depend on the number of threads: a lookup's chain depends only on its handle and address.
+ * Lookups are queued with the handle of their module's DWARF, then run: up to `threads` threads
+ * take the handles one at a time as they finish the last, the costliest first (t2f_dwarf__weight,
+ * then the most lookups), each handle's lookups on one thread, as handles share nothing and one
+ * handle is not thread safe. Results do not depend on the number of threads nor on which thread
+ * took a handle: a lookup's chain depends only on its handle and address.
  *
  * Ownership: the set owns its results (valid until __free); it borrows the handles, which must
  * not be used elsewhere during __run. Not thread safe itself.

@@ -109,6 +109,33 @@ static uint64_t dw_inflated(Elf *elf)
 	return total;
 }
 
+/* The bytes of elf's debug sections as libdw will hold them (a compressed one's declared
+ * size): what reading its DWARF is about to cost, to schedule lookups by. */
+static uint64_t dw_debug_bytes(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	uint64_t total = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Chdr ch;
+		const char *name;
+		uint64_t n;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    sh.sh_type == SHT_NOBITS ||
+		    (strncmp(name, ".debug", 6) != 0 && strncmp(name, ".zdebug", 7) != 0))
+			continue;
+		n = (sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch) ? ch.ch_size
+									: sh.sh_size;
+		total = n > UINT64_MAX - total ? UINT64_MAX : total + n;
+	}
+	return total;
+}
+
 uint64_t t2f_dwarf__inflated(const char *path)
 {
 	uint64_t n = 0;
@@ -575,6 +602,8 @@ static int dw_open(const char *path, const struct t2f_dwarf_opts *opts, bool laz
 	int err = dw_new(path, o, &dw) ?: dw_file(dw, o, d);
 
 	*out = NULL;
+	if (!err && dw->elf)
+		dw->weight = dw_debug_bytes(dw->elf);
 	if (!err && dw->elf && lazy && !dw_linked(dw->elf)) {
 		/* nothing kept open until __begin: many files may wait at once */
 		elf_end(dw->elf);
@@ -634,4 +663,9 @@ int t2f_dwarf__begin(struct t2f_dwarf *dw)
 bool t2f_dwarf__none(const struct t2f_dwarf *dw)
 {
 	return dw->none;
+}
+
+uint64_t t2f_dwarf__weight(const struct t2f_dwarf *dw)
+{
+	return dw->weight;
 }

@@ -136,6 +136,10 @@ int t2f_dwarf__open_lazy(const char *path, const struct t2f_dwarf_opts *opts, st
 int t2f_dwarf__begin(struct t2f_dwarf *dw);
 /* Whether __begin found no DWARF (or libdw failed: warned): lookups then find nothing. */
 bool t2f_dwarf__none(const struct t2f_dwarf *dw);
+/* The bytes of the file's debug sections as libdw will hold them (compressed ones inflated), as
+ * the file declares them when it was opened: what beginning the file and its lookups are likely
+ * to cost, for a caller that spreads handles over threads. 0 for a file without any. */
+uint64_t t2f_dwarf__weight(const struct t2f_dwarf *dw);
 void t2f_dwarf__free(struct t2f_dwarf *dw); /* NULL is fine */
 /* Lets go of the file once no more lookups are wanted: libdw's and libelf's state (line tables,
  * units, inflated debug sections, the mapping), the index and the descriptors. The handle

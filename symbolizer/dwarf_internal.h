@@ -141,6 +141,7 @@ struct t2f_dwarf {
 	bool ended;                  /* t2f_dwarf__end let go of the file */
 	bool pending;                /* opened lazily, libdw not begun yet (t2f_dwarf__begin) */
 	bool none;                   /* begun lazily: the file has no DWARF (or libdw failed) */
+	uint64_t weight;             /* its debug sections' bytes (t2f_dwarf__weight) */
 	struct t2f_diag *notes;      /* warnings of lookups (buffered: any thread) */
 };
 
