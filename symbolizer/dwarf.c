@@ -77,63 +77,55 @@ static int dw_elf_open(const char *path, int *fd, Elf **elf)
 	return 0;
 }
 
-/* The bytes libdw inflates when it opens elf: what its compressed debug sections declare
- * (SHF_COMPRESSED: the compression header; GNU .zdebug: "ZLIB" and a big-endian size). */
-static uint64_t dw_inflated(Elf *elf)
+static uint64_t dw_sum(uint64_t a, uint64_t b)
+{
+	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+/* The bytes of elf's debug sections: *inflated, what libdw inflates when it opens elf (what
+ * the compressed ones declare: SHF_COMPRESSED's header; GNU .zdebug's "ZLIB" and big-endian
+ * size), and *held, all of them as libdw will hold them (a compressed one by its declared
+ * size): what reading its DWARF is about to cost, to schedule lookups by. */
+static void dw_debug_sizes(Elf *elf, uint64_t *inflated, uint64_t *held)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
-	uint64_t total = 0;
 
+	*inflated = *held = 0;
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
+		return;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		GElf_Chdr ch;
 		Elf_Data *raw;
 		const char *name;
 		uint64_t n = 0;
+		bool debug, zdebug;
 
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
 		    sh.sh_type == SHT_NOBITS)
 			continue;
-		if ((sh.sh_flags & SHF_COMPRESSED) && strncmp(name, ".debug", 6) == 0) {
+		debug = strncmp(name, ".debug", 6) == 0;
+		zdebug = strncmp(name, ".zdebug", 7) == 0;
+		if ((sh.sh_flags & SHF_COMPRESSED) && debug) {
 			n = gelf_getchdr(scn, &ch) ? ch.ch_size : 0;
-		} else if (strncmp(name, ".zdebug", 7) == 0 && (raw = elf_rawdata(scn, NULL)) &&
-			   raw->d_size >= 12 && memcmp(raw->d_buf, "ZLIB", 4) == 0) {
+		} else if (zdebug && (raw = elf_rawdata(scn, NULL)) && raw->d_size >= 12 &&
+			   memcmp(raw->d_buf, "ZLIB", 4) == 0) {
 			for (int i = 0; i < 8; i++)
 				n = n << 8 | ((const uint8_t *)raw->d_buf)[4 + i];
 		}
-		total = n > UINT64_MAX - total ? UINT64_MAX : total + n;
+		*inflated = dw_sum(*inflated, n);
+		if (debug || zdebug)
+			*held = dw_sum(*held, n ? n : sh.sh_size);
 	}
-	return total;
 }
 
-/* The bytes of elf's debug sections as libdw will hold them (a compressed one's declared
- * size): what reading its DWARF is about to cost, to schedule lookups by. */
-static uint64_t dw_debug_bytes(Elf *elf)
+static uint64_t dw_inflated(Elf *elf)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	uint64_t total = 0;
+	uint64_t inflated, held;
 
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		GElf_Chdr ch;
-		const char *name;
-		uint64_t n;
-
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
-		    sh.sh_type == SHT_NOBITS ||
-		    (strncmp(name, ".debug", 6) != 0 && strncmp(name, ".zdebug", 7) != 0))
-			continue;
-		n = (sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch) ? ch.ch_size
-									: sh.sh_size;
-		total = n > UINT64_MAX - total ? UINT64_MAX : total + n;
-	}
-	return total;
+	dw_debug_sizes(elf, &inflated, &held);
+	return inflated;
 }
 
 uint64_t t2f_dwarf__inflated(const char *path)
@@ -602,8 +594,11 @@ static int dw_open(const char *path, const struct t2f_dwarf_opts *opts, bool laz
 	int err = dw_new(path, o, &dw) ?: dw_file(dw, o, d);
 
 	*out = NULL;
-	if (!err && dw->elf)
-		dw->weight = dw_debug_bytes(dw->elf);
+	if (!err && dw->elf) {
+		uint64_t inflated;
+
+		dw_debug_sizes(dw->elf, &inflated, &dw->weight);
+	}
 	if (!err && dw->elf && lazy && !dw_linked(dw->elf)) {
 		/* nothing kept open until __begin: many files may wait at once */
 		elf_end(dw->elf);
