@@ -2,6 +2,7 @@
 #include "pipeline/unwind.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +45,17 @@ struct us_worker {
 	struct t2f_perf_unwind_sample **todo; /* the samples it unwinds with libdwfl */
 	size_t n;
 	int64_t pid;
-	int err;                /* -ENOMEM met inside a callback */
+	int err;                /* -ENOMEM met inside a callback, or a stack copy's read error */
+	uint64_t bad_off;       /* then the file offset of that stack copy (0: none) */
+	uint8_t *stack;         /* a stack copy read again from the file (the sample kept its top) */
+	size_t stack_cap;
 	pthread_t thread;
 	bool thread_started;
 };
 
 struct t2f_unwind_stage {
 	struct t2f_profile *p;
+	struct t2f_diag *d;
 	enum t2f_unwind_arch arch;
 	struct t2f_debug_find_opts find;
 	bool unsafe;
@@ -295,8 +300,60 @@ static int us_count(struct us_worker *w, const struct t2f_unwind_result *r)
 	return us_count_module(w, pm.path, r->why);
 }
 
-/* One sample's frames: walked through the decoded rules (walk) or unwound by libdwfl; 1 when the
- * walk could not take it (nothing done), else 0 or an error. */
+/* s's whole stack copy: its own, or when only its top was kept, read again from the file into
+ * w's buffer. NULL on an error (w->err, w->bad_off). */
+static const uint8_t *us_stack(struct us_worker *w, const struct t2f_perf_unwind_sample *s)
+{
+	if (s->stack)
+		return s->stack;
+	if (s->stack_len > w->stack_cap) {
+		free(w->stack);
+		w->stack = malloc(s->stack_len);
+		w->stack_cap = w->stack ? s->stack_len : 0;
+		if (!w->stack) {
+			w->err = -ENOMEM;
+			return NULL;
+		}
+	}
+	w->err = t2f_perf_data_conv__stack(w->conv, s, w->stack);
+	if (w->err)
+		w->bad_off = s->stack_off;
+	return w->err ? NULL : w->stack;
+}
+
+/* s's frames into *r: walked through the decoded rules (walk) or unwound by libdwfl. A sample
+ * that kept only its stack copy's top is walked over the top first: such a walk reads what the
+ * whole walk reads until it reads past the top, where it stops (T2F_UNWIND_MEMORY), and a
+ * sample it leaves to libdwfl the whole walk leaves too; the copy is read again only for a walk
+ * that stopped there, or for libdwfl. 1 when the walk could not take the sample, else 0 or an
+ * error. */
+static int us_frames(struct us_worker *w, struct t2f_perf_unwind_sample *s,
+		     const struct t2f_unwind_regs *regs, bool walk, struct t2f_unwind_result *r)
+{
+	const uint8_t *stack;
+	int ret;
+
+	if (walk && !s->stack) {
+		ret = t2f_unwinder__walk(w->u, s->pid, regs, s->top, s->top_len, s->ips,
+					 T2F_PERF_UNWIND_MAX, r);
+		if (ret <= 0)
+			return ret < 0 ? ret : 1;
+		if (r->why != T2F_UNWIND_MEMORY)
+			return 0;
+	}
+	stack = us_stack(w, s);
+	if (!stack)
+		return w->err;
+	if (!walk)
+		return t2f_unwinder__unwind(w->u, s->pid, s->tid, regs, stack, s->stack_len, s->ips,
+					    T2F_PERF_UNWIND_MAX, r);
+	ret = t2f_unwinder__walk(w->u, s->pid, regs, stack, s->stack_len, s->ips,
+				 T2F_PERF_UNWIND_MAX, r);
+	return ret == 0 ? 1 : ret < 0 ? ret : 0;
+}
+
+/* One sample's frames (us_frames) and counts: 1 when the walk could not take it (nothing done),
+ * else 0 or an error. */
 static int us_one(struct us_worker *w, struct t2f_perf_unwind_sample *s, bool walk)
 {
 	struct t2f_unwind_result r = { .why = T2F_UNWIND_NO_REGS };
@@ -305,19 +362,10 @@ static int us_one(struct us_worker *w, struct t2f_perf_unwind_sample *s, bool wa
 
 	s->n = 0;
 	w->pid = s->pid;
-	if (t2f_unwind_regs_from_perf(w->st->arch, s->abi, s->mask, s->regs, s->nr, &regs)) {
-		t2f_unwinder__stack_top(w->u, s->top, s->top_len);
-		if (walk) {
-			err = t2f_unwinder__walk(w->u, s->pid, &regs, s->stack, s->stack_len,
-						 s->ips, T2F_PERF_UNWIND_MAX, &r);
-			if (err == 0)
-				return 1;
-			err = err < 0 ? err : 0;
-		} else {
-			err = t2f_unwinder__unwind(w->u, s->pid, s->tid, &regs, s->stack,
-						   s->stack_len, s->ips, T2F_PERF_UNWIND_MAX, &r);
-		}
-	}
+	if (t2f_unwind_regs_from_perf(w->st->arch, s->abi, s->mask, s->regs, s->nr, &regs))
+		err = us_frames(w, s, &regs, walk, &r);
+	if (err == 1)
+		return 1;
 	err = err ?: w->err ?: us_count(w, &r);
 	s->n = r.n;
 	return err;
@@ -389,7 +437,14 @@ int t2f_unwind_stage__sample(void *ctx, const struct t2f_perf_data_conv *c,
 			err = 0;
 		}
 	}
-	return err ?: us_libdwfl(st, c, left);
+	err = err ?: us_libdwfl(st, c, left);
+	for (unsigned i = 0; err && i < st->jobs; i++)
+		if (st->w[i].bad_off)
+			return t2f_diag__error(st->d, err, NULL, 0,
+					       "the stack copy of a --call-graph dwarf sample (file "
+					       "offset %" PRIu64 ") could not be read again: %s",
+					       st->w[i].bad_off, t2f_strerror(err));
+	return err;
 }
 
 /* ---- lifetime ---- */
@@ -397,6 +452,7 @@ int t2f_unwind_stage__sample(void *ctx, const struct t2f_perf_data_conv *c,
 static void us_worker_free(struct us_worker *w)
 {
 	t2f_unwinder__free(w->u);
+	free(w->stack);
 	for (uint32_t i = 0; i < w->n_files; i++) {
 		struct uf_file *f = w->files[i];
 
@@ -431,6 +487,7 @@ int t2f_unwind_stage__new(const struct t2f_unwind_stage_opts *o, struct t2f_prof
 	if (!st)
 		return -ENOMEM;
 	st->p = p;
+	st->d = d;
 	st->arch = t2f_unwind_arch_of(o->arch);
 	st->find = (struct t2f_debug_find_opts){ .debug_dirs = o->debug_dirs,
 						 .symbol_dirs = o->symbol_dirs,

@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -603,64 +602,34 @@ static int parse_features(struct t2f_perf_data *d)
 
 /* ---- open / free ---- */
 
-/* Takes fd (closed on failure) as the file read: a regular file, read at the header's offsets. */
-/* Maps the regular file d->fd, read-only, so that records are decoded where they lie rather than
- * copied by pread; the data section's pages already read are given back as reading goes on
- * (t2f_perf_data__release). Without a mapping (an empty file, or mmap refused) it is read with
- * pread, as before. */
-static void map_file(struct t2f_perf_data *d)
+bool t2f_perf_data__file_offset(const struct t2f_perf_data *d, const struct t2f_perf_record *rec,
+				const void *at, uint64_t *off)
 {
-	void *m;
-
-	if (!d->len)
-		return;
-	m = mmap(NULL, d->len, PROT_READ, MAP_PRIVATE, d->fd, 0);
-	if (m == MAP_FAILED)
-		return;
-	(void)madvise(m, d->len, MADV_SEQUENTIAL);
-	d->base = m;
-	d->mapped = true;
-	d->dropped = 0;
-	d->held = UINT64_MAX;
+	if (d->base || rec->in_compressed)
+		return false;
+	*off = d->blk_off + (uint64_t)((const uint8_t *)at - d->blk);
+	return true;
 }
 
-bool t2f_perf_data__lasting(const struct t2f_perf_data *d, const struct t2f_perf_record *rec)
+int t2f_perf_data__read_at(const struct t2f_perf_data *d, void *dst, size_t n, uint64_t off)
 {
-	return d->mapped && !rec->in_compressed;
-}
+	uint8_t *p = dst;
+	size_t done = 0;
 
-void t2f_perf_data__hold(struct t2f_perf_data *d, const void *at)
-{
-	if (d->mapped)
-		d->held = at ? (uint64_t)((const uint8_t *)at - d->base) : UINT64_MAX;
-}
+	if (d->base || off > d->len || n > d->len - off)
+		return -T2F_ERR_FORMAT;
+	while (done < n) {
+		ssize_t r = pread(d->fd, p + done, n - done, (off_t)(off + done));
 
-void t2f_perf_data__unmap(struct t2f_perf_data *d)
-{
-	if (!d->mapped)
-		return;
-	munmap((void *)d->base, d->len);
-	d->base = NULL;
-	d->mapped = false;
-}
-
-void t2f_perf_data__release(struct t2f_perf_data *d, uint64_t off)
-{
-	uint64_t upto;
-
-	if (!d->mapped)
-		return;
-	/* 64 KiB-aligned: a whole number of pages whatever the page size */
-	upto = (off < d->held ? off : d->held) & ~(uint64_t)0xffff;
-	if (upto < d->dropped) { /* read again from an earlier offset */
-		d->dropped = upto;
-		return;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return -T2F_ERR_FORMAT; /* it shrank after it was read */
+		done += (size_t)r;
 	}
-	if (upto - d->dropped < T2F_PERF_RELEASE_STEP)
-		return;
-	/* A private read-only mapping: the pages are read again from the file if touched */
-	(void)madvise((void *)(d->base + d->dropped), (size_t)(upto - d->dropped), MADV_DONTNEED);
-	d->dropped = upto;
+	return 0;
 }
 
 static int load_fd(struct t2f_perf_data *d, int fd)
@@ -684,7 +653,6 @@ static int load_fd(struct t2f_perf_data *d, int fd)
 	d->fd = fd;
 	fd = -1;
 	(void)posix_fadvise(d->fd, 0, 0, POSIX_FADV_SEQUENTIAL); /* a hint: larger read-ahead */
-	map_file(d);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -794,7 +762,6 @@ void t2f_perf_data__free(struct t2f_perf_data *d)
 {
 	if (!d)
 		return;
-	t2f_perf_data__unmap(d);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d->tmp);

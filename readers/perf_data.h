@@ -16,15 +16,14 @@
  * (perf record -z) are decompressed (zstd) and the records they hold are delivered in their
  * place, a record spanning two compressed records included.
  *
- * Ownership: t2f_perf_data__open keeps the file open and maps it read-only (mmap): records are
- * decoded where they lie, and the data section's pages already read are given back (madvise
- * MADV_DONTNEED, T2F_PERF_RELEASE_STEP at a time) so that the mapping does not grow the memory
- * in use to the file's size. Where mmap is refused it reads it with pread: the header, attrs
- * and decoded feature sections at open, the data section a block (2 MiB) at a time into one
- * reused buffer (a record cut by a block's end is moved to its front). open_mem reads the
- * caller's bytes in place. A mapped file cut short by another process while it is read faults
- * (SIGBUS) where pread would report it; perf itself maps the file the same way. Every pointer handed out (attrs, ids, names, features) is valid
- * until __free(); a record and what it points to (strings, callchain) until the next __next().
+ * Ownership: t2f_perf_data__open keeps the file open and reads it with pread: the header, attrs
+ * and decoded feature sections at open, the data section a block (256 KiB) at a time into one
+ * reused buffer (a record cut by a block's end is moved to its front), so that a record is
+ * decoded while the block's bytes are still in the cache. (A mapping of the file costs more
+ * here: every page is mapped, faulted in and given back, each a trip into the kernel, where a
+ * block's read copies the bytes once.) open_mem reads the caller's bytes in place. Every
+ * pointer handed out (attrs, ids, names, features) is valid until __free(); a record and what
+ * it points to (strings, callchain) until the next __next().
  * Nothing is allocated per record once the block, callchain and decompression buffers have
  * grown to their largest size. Memory is bounded whatever the file says: at most 65536 attrs,
  * their ids no more than the file's bytes, a decoded feature section at most 32 MiB (larger:
@@ -38,7 +37,8 @@
  * (t2f_perf_data_stats); a record running past the data section ends the iteration with a
  * "truncated" warning, the complete records before it kept. A file cut inside its data section
  * (the header's data section runs past the file's end) is warned and read to its end, its
- * complete records kept, the feature table (past the end) warned as missing. Not thread safe.
+ * complete records kept, the feature table (past the end) warned as missing. Not thread safe
+ * (but for __read_at).
  */
 #ifndef T2F_PERF_DATA_H
 #define T2F_PERF_DATA_H
@@ -263,14 +263,16 @@ int t2f_perf_data__section(struct t2f_perf_data *p, unsigned bit, uint8_t **out,
 
 /* Next record of the data section: 1 with *rec set, 0 at the end, or a negative error. */
 int t2f_perf_data__next(struct t2f_perf_data *p, const struct t2f_perf_record **rec);
-/* Whether the bytes of rec (the last __next() gave) stay where they are until __free(): a
- * record of a mapped file, not one from a compressed payload. Then a pointer into it (its
- * sample's stack copy) may be kept instead of a copy, with __hold. */
-bool t2f_perf_data__lasting(const struct t2f_perf_data *p, const struct t2f_perf_record *rec);
-/* Keeps the mapped pages from `at` (a pointer into a lasting record) on: they are not given back
- * while reading goes on until the next __hold (NULL: none kept). Pages given back are mapped
- * again when touched, so this saves page faults, it does not make a pointer valid. */
-void t2f_perf_data__hold(struct t2f_perf_data *p, const void *at);
+/* Where the file holds the byte at `at`, a pointer into rec (the last __next() gave): true and
+ * *off for a record read from the file (__open), not one of a compressed payload or of
+ * open_mem's bytes. Then the record's bytes (a sample's stack copy) need not be copied: they
+ * can be read again with __read_at. */
+bool t2f_perf_data__file_offset(const struct t2f_perf_data *p, const struct t2f_perf_record *rec,
+				const void *at, uint64_t *off);
+/* n bytes of the file at off (a range __file_offset gave) into dst, from any thread (nothing
+ * else is touched, nothing reported): 0, -errno, or -T2F_ERR_FORMAT when the file no longer
+ * holds them (it shrank). */
+int t2f_perf_data__read_at(const struct t2f_perf_data *p, void *dst, size_t n, uint64_t off);
 
 const struct t2f_perf_data_stats *t2f_perf_data__stats(const struct t2f_perf_data *p);
 

@@ -65,11 +65,13 @@ struct t2f_perf_unwind_sample {
 	const uint64_t *regs;           /* mask's registers, lowest bit first */
 	uint32_t nr;
 	const uint8_t *stack;           /* the stack copy from the sampled SP: the bytes the
-					 * kernel filled (dyn_size, at most the size recorded) */
+					 * kernel filled (dyn_size, at most the size recorded); NULL
+					 * when only its top was kept (t2f_perf_data_conv__stack) */
 	size_t stack_len;
-	const uint8_t *top;             /* a copy of its first top_len bytes (the same bytes) made
-					 * while they were in the cache, or NULL */
+	const uint8_t *top;             /* then its first top_len bytes (the top a shallow stack's
+					 * walk reads), else NULL */
 	size_t top_len;
+	uint64_t stack_off;             /* then where the file holds the whole copy */
 	uint64_t *ips;                  /* out: room for T2F_PERF_UNWIND_MAX frames, leaf first */
 	size_t n;                       /* out: frames written */
 };
@@ -109,6 +111,12 @@ struct t2f_perf_map {
 	t2f_str_id build_id;             /* lowercase hex, 0 when the file has none */
 	bool anon;                       /* anonymous executable memory (JIT): no file */
 };
+
+/* The whole stack copy of s (s->stack NULL: its top alone was kept) into buf[0..s->stack_len),
+ * read again from the file: 0, -errno, or -T2F_ERR_FORMAT when the file no longer holds it (it
+ * shrank). Thread safe while the conversion waits in its unwind callback; reports nothing. */
+int t2f_perf_data_conv__stack(const struct t2f_perf_data_conv *c,
+			      const struct t2f_perf_unwind_sample *s, uint8_t *buf);
 
 /* pid's latest mapping holding addr at the point the conversion reached; false when none.
  * Thread safe while the conversion waits in its unwind callback. */

@@ -12,8 +12,8 @@
 
 #define PDC_MAX_STACK 127u     /* perf script's default --max-stack (per part: call chain,
 				* then unwound user frames) */
-#define PDC_STACK_TOP 512u    /* bytes of a stack copy read in place copied for the unwinder
-				* (the top a shallow stack's walk reads) */
+#define PDC_STACK_TOP 512u    /* bytes of a stack copy kept when the file holds it (the top
+				* a shallow stack's walk reads) */
 #define PDC_KERNEL_PID (-1)    /* the frame cache's process for kernel ips */
 #define PDC_L1_BITS 14         /* the frame cache's direct-mapped front: 16384 entries */
 
@@ -37,9 +37,9 @@ struct pdc_ev {                /* one queued record */
 				* a SAMPLE's regs then stack copy follow its callchain */
 	uint64_t abi;          /* SAMPLE kept for unwinding: regs_abi, its regs and stack bytes */
 	uint32_t regs_nr, stack_len;
-	const uint8_t *stack_at;   /* the stack copy where the mapped file holds it (not copied
-				    * into the pool, t2f_perf_data__lasting), or NULL; then its
-				    * first top_len bytes are copied after the regs */
+	uint64_t stack_off;    /* where the file holds the stack copy when only its first
+				* top_len bytes are copied after the regs (a copy longer than
+				* PDC_STACK_TOP, t2f_perf_data__file_offset), else 0 */
 	uint32_t top_len;
 	uint32_t slot;         /* its place in the unwind batch */
 };
@@ -101,7 +101,6 @@ struct t2f_perf_data_conv {
 	struct t2f_perf_data_conv_opts o;
 	struct t2f_perf_data_conv_stats st;
 	struct pdc_queue q[2];         /* q[0]: queued; q[1]: scratch for what stays */
-	const uint8_t *held;           /* the first stack copy queued in place (t2f_perf_data__hold) */
 	struct pdc_order *order;       /* the records due, sorted through order_tmp */
 	size_t order_cap;
 	struct pdc_order *order_tmp;

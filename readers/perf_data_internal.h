@@ -16,13 +16,9 @@ struct t2f_perf_id {                 /* one entry of the id → attr table (sort
 struct t2f_perf_data {
 	struct t2f_diag *diag;
 	char *name;
-	const uint8_t *base;         /* open_mem: the whole file; __open: the file mapped
-				      * (mapped set), or NULL when it is read with pread */
-	bool mapped;                 /* base is our read-only mapping of fd */
-	uint64_t dropped;            /* mapped: pages below this offset were given back */
-	uint64_t held;               /* mapped: pages from this offset on are kept (__hold) */
+	const uint8_t *base;         /* open_mem: the whole file; __open: NULL (read with pread) */
 	size_t len;                  /* the file's size */
-	int fd;                      /* __open: the file (read with pread when not mapped); else -1 */
+	int fd;                      /* __open: the file (read with pread); else -1 */
 	uint8_t *tmp;                /* __open: header, attr and feature bytes just read */
 	size_t tmp_cap;
 	uint64_t ids_bytes;          /* bytes of attr id sections read so far (bounded by len) */
@@ -40,7 +36,7 @@ struct t2f_perf_data {
 	uint64_t pos, end;           /* next record offset in the data section, its end */
 	uint8_t *blk;                /* __open: data section bytes [blk_off, blk_off + blk_len) */
 	size_t blk_len, blk_cap;
-	size_t blk_size;             /* bytes read at once; 0: the default (2 MiB) */
+	size_t blk_size;             /* bytes read at once; 0: the default (BLOCK) */
 	uint64_t blk_off;
 	bool done;
 	struct t2f_perf_record rec;
@@ -86,13 +82,6 @@ static inline uint16_t t2f_pd_u16(const struct t2f_perf_data *d, const void *p)
 /* perf_data.c: n bytes of the file at off into dst (fd mode); 0, or -errno / -T2F_ERR_FORMAT
  * when the file ends early (it shrank after open), the diag naming the offset. */
 int t2f_perf_data__pread(struct t2f_perf_data *d, void *dst, size_t n, uint64_t off);
-
-/* perf_data.c: the mapping (regular files). unmap: read with pread from now on. release: the
- * data section is read at off and on: gives back the mapped pages below it, whole steps of
- * T2F_PERF_RELEASE_STEP bytes (a later read of them maps them again from the file). */
-#define T2F_PERF_RELEASE_STEP ((uint64_t)4 << 20)
-void t2f_perf_data__unmap(struct t2f_perf_data *d);
-void t2f_perf_data__release(struct t2f_perf_data *d, uint64_t off);
 
 /* perf_data_records.c */
 /* Tests: read the data section `bytes` (at least 1) at a time; before the first __next(). */

@@ -32,10 +32,9 @@ static int pdc_pool_put(struct pdc_queue *q, const void *p, size_t bytes, bool s
 	return 0;
 }
 
-/* A dwarf sample's registers and stack copy after its callchain, when they will be unwound; the
- * stack copy is left where it is when the file is mapped (read in place by the unwinder), its
- * top alone copied after the registers while the record's bytes are in the cache: the walk,
- * after the round is read, reads a shallow stack there without a miss per sample. */
+/* A dwarf sample's registers and stack copy after its callchain, when they will be unwound; of a
+ * stack copy longer than PDC_STACK_TOP that the file holds, only its top (a shallow stack's walk
+ * reads no further; the rest is read again from the file when needed). */
 static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 		       const struct t2f_perf_record *r, struct pdc_ev *e)
 {
@@ -48,14 +47,10 @@ static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 	e->abi = s->regs_abi;
 	e->regs_nr = s->regs_nr;
 	e->stack_len = (uint32_t)len; /* a record holds at most 64 KiB */
-	if (t2f_perf_data__lasting(c->pd, r)) {
-		e->stack_at = s->stack;
-		e->top_len = (uint32_t)(len < PDC_STACK_TOP ? len : PDC_STACK_TOP);
-		return pdc_pool_put(q, s->regs, (size_t)s->regs_nr * 8, false, &at) ?:
-		       pdc_pool_put(q, s->stack, e->top_len, false, &at);
-	}
+	if (len > PDC_STACK_TOP && t2f_perf_data__file_offset(c->pd, r, s->stack, &e->stack_off))
+		e->top_len = PDC_STACK_TOP;
 	return pdc_pool_put(q, s->regs, (size_t)s->regs_nr * 8, false, &at) ?:
-	       pdc_pool_put(q, s->stack, (size_t)len, false, &at);
+	       pdc_pool_put(q, s->stack, e->stack_off ? e->top_len : (size_t)len, false, &at);
 }
 
 /* A sched_switch sample's payload, for the derive stage (PDC_SWITCH); left out, counted, when
@@ -78,7 +73,7 @@ static void pdc_ev_switch(const struct t2f_perf_data_conv *c, const struct t2f_p
 /* The u64 words a SAMPLE entry holds in the pool. */
 static size_t pdc_sample_words(const struct pdc_ev *e)
 {
-	return e->n + e->regs_nr + ((size_t)(e->stack_at ? e->top_len : e->stack_len) + 7) / 8;
+	return e->n + e->regs_nr + ((size_t)(e->stack_off ? e->top_len : e->stack_len) + 7) / 8;
 }
 
 /* The record as a queue entry (its callchain or string copied into the pool). */
@@ -223,8 +218,9 @@ static void pdc_batch_add(struct t2f_perf_data_conv *c, const struct pdc_queue *
 		.pid = e->pid, .tid = e->tid, .abi = e->abi,
 		.mask = t2f_perf_data__attr(c->pd, e->attr)->attr.sample_regs_user,
 		.regs = w, .nr = e->regs_nr,
-		.stack = e->stack_at ? e->stack_at : copied, .stack_len = e->stack_len,
-		.top = e->stack_at ? copied : NULL, .top_len = e->stack_at ? e->top_len : 0,
+		.stack = e->stack_off ? NULL : copied, .stack_len = e->stack_len,
+		.top = e->stack_off ? copied : NULL, .top_len = e->stack_off ? e->top_len : 0,
+		.stack_off = e->stack_off,
 		.ips = c->batch_ips + *n * T2F_PERF_UNWIND_MAX,
 	};
 	(*n)++;
@@ -281,20 +277,6 @@ static int pdc_process_order(struct t2f_perf_data_conv *c, size_t n)
 	return err;
 }
 
-/* Keeps the mapped pages of the stack copies still queued in place (the first is the lowest:
- * the queue is in file order). */
-static void pdc_hold(struct t2f_perf_data_conv *c)
-{
-	const struct pdc_queue *q = &c->q[0];
-	const uint8_t *at = NULL;
-
-	for (size_t i = 0; i < q->n && !at; i++)
-		at = q->ev[i].stack_at;
-	if (at != c->held)
-		t2f_perf_data__hold(c->pd, at);
-	c->held = at;
-}
-
 /* Processes the queued records not newer than limit, in time order (stable). */
 static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 {
@@ -317,12 +299,9 @@ static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 	if (n == q->n) {
 		q->n = 0;
 		q->pool_n = 0;
-		pdc_hold(c);
 		return 0;
 	}
-	err = pdc_keep_newer(c, limit);
-	pdc_hold(c);
-	return err;
+	return pdc_keep_newer(c, limit);
 }
 
 static bool pdc_queued_type(const struct t2f_perf_data_conv *c, uint32_t type)
@@ -365,12 +344,14 @@ static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record
 	}
 	if (e.time > c->max_time)
 		c->max_time = e.time;
-	if (e.stack_at && !c->held) {
-		t2f_perf_data__hold(c->pd, e.stack_at);
-		c->held = e.stack_at;
-	}
 	q->ev[q->n++] = e;
 	return 0;
+}
+
+int t2f_perf_data_conv__stack(const struct t2f_perf_data_conv *c,
+			      const struct t2f_perf_unwind_sample *s, uint8_t *buf)
+{
+	return t2f_perf_data__read_at(c->pd, buf, s->stack_len, s->stack_off);
 }
 
 int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)

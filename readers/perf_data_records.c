@@ -15,7 +15,7 @@
 /* A LOST_SAMPLES record counting the samples a BPF filter dropped (perf's own flag, newer
  * than the kernel headers here): not samples the recording lost. */
 #define T2F_PERF_MISC_LOST_SAMPLES_BPF (1u << 15)
-#define BLOCK (2u << 20)     /* data section bytes read at once (a record is at most 64 KiB) */
+#define BLOCK (256u << 10)   /* data section bytes read at once (a record is at most 64 KiB) */
 /* the fields of a sample_id_all trailer, in their order */
 #define ID_ALL_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
 		     PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
@@ -67,7 +67,6 @@ const struct t2f_perf_attr *t2f_perf_data__attr_of_id(const struct t2f_perf_data
 
 void t2f_perf_data__set_block(struct t2f_perf_data *d, size_t bytes)
 {
-	t2f_perf_data__unmap(d); /* read with pread, in blocks of that size */
 	d->blk_size = bytes;
 }
 
@@ -635,7 +634,6 @@ static int window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t
 	int err;
 
 	if (d->base) {
-		t2f_perf_data__release(d, off);
 		*out = d->base + off;
 		return 0;
 	}

@@ -98,7 +98,7 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 		u->mem_fail |= !uw_below_sp(addr, sp);
 		return false;
 	}
-	uw_stack_at(u, addr - sp, result);
+	memcpy(result, u->stack + (addr - sp), sizeof(*result));
 	return true;
 }
 
@@ -372,8 +372,6 @@ static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
 	u->regs = regs;
 	u->stack = stack;
 	u->len = len;
-	if (!u->top || u->top_len > len)
-		u->top_len = 0;
 	u->ips = ips;
 	u->max = max;
 	u->n = 0;
@@ -441,12 +439,8 @@ int t2f_unwinder__unwind(struct t2f_unwinder *u, int64_t pid, int64_t tid,
 		uw_start(u, regs, stack, len, ips, max);
 		err = uw_try(u, pid, tid, res);
 		if (err <= 0)
-			break;
+			return err;
 	}
-	u->top = NULL;
-	u->top_len = 0;
-	if (err <= 0)
-		return err;
 	/* stale twice: the first frame alone */
 	ips[0] = regs->pc;
 	*res = (struct t2f_unwind_result){ .n = regs->pc != 0, .why = T2F_UNWIND_NO_FILE,
@@ -474,22 +468,11 @@ int t2f_unwinder__walk(struct t2f_unwinder *u, int64_t pid, const struct t2f_unw
 		       const uint8_t *stack, size_t len, uint64_t *ips, size_t max,
 		       struct t2f_unwind_result *res)
 {
-	int ret = 1;
-
 	*res = (struct t2f_unwind_result){ .why = T2F_UNWIND_NO_REGS };
-	if (max) {
-		uw_start(u, regs, stack, len, ips, max);
-		ret = uw_fast(u, pid, res);
-	}
-	u->top = NULL;
-	u->top_len = 0;
-	return ret;
-}
-
-void t2f_unwinder__stack_top(struct t2f_unwinder *u, const uint8_t *top, size_t top_len)
-{
-	u->top = top;
-	u->top_len = top_len;
+	if (!max)
+		return 1;
+	uw_start(u, regs, stack, len, ips, max);
+	return uw_fast(u, pid, res);
 }
 
 void t2f_unwinder__free(struct t2f_unwinder *u)

@@ -123,10 +123,4 @@ int t2f_unwinder__walk(struct t2f_unwinder *u, int64_t pid, const struct t2f_unw
 		       const uint8_t *stack, size_t len, uint64_t *ips, size_t max,
 		       struct t2f_unwind_result *res);
 
-/* The next t2f_unwinder__walk or __unwind of u (that call only) reads the first top_len bytes of
- * its stack copy from top, a copy of them (borrowed for that call; ignored when top_len is
- * larger than the copy): bytes copied while they were in the cache are read again from there,
- * the rest from the stack copy. The frames are the same. */
-void t2f_unwinder__stack_top(struct t2f_unwinder *u, const uint8_t *top, size_t top_len);
-
 #endif

@@ -115,7 +115,7 @@ bool uw_read(const struct t2f_unwinder *u, uint64_t addr, uint64_t *v)
 
 	if (addr < sp || addr - sp > u->len || u->len - (addr - sp) < 8)
 		return false;
-	uw_stack_at(u, addr - sp, v);
+	memcpy(v, u->stack + (addr - sp), 8);
 	return true;
 }
 

@@ -4,7 +4,6 @@
 #define T2F_UNWIND_INTERNAL_H
 
 #include <elfutils/libdwfl.h>
-#include <string.h>
 
 #include "symbolizer/unwind.h"
 #include "symbolizer/unwind_rules.h"
@@ -50,8 +49,6 @@ struct t2f_unwinder {
 	const struct t2f_unwind_regs *regs;
 	const uint8_t *stack;
 	size_t len;
-	const uint8_t *top;     /* a copy of stack's first top_len bytes, read instead of them */
-	size_t top_len;
 	uint64_t *ips;
 	size_t max, n;
 	int sp_reg;
@@ -80,13 +77,6 @@ int uw_report(struct t2f_unwinder *u, struct uw_session *s, uint64_t pc);
 /* unwind_fast.c */
 /* The 8 bytes at addr of the sample's stack copy; false outside it. */
 bool uw_read(const struct t2f_unwinder *u, uint64_t addr, uint64_t *v);
-
-/* The 8 bytes at off (off + 8 <= u->len) of the stack copy: from its top's copy when it holds
- * them (the same bytes). */
-static inline void uw_stack_at(const struct t2f_unwinder *u, uint64_t off, void *v)
-{
-	memcpy(v, (off + 8 <= u->top_len ? u->top : u->stack) + off, 8);
-}
 /* The call-frame rules at addr of the module reported in pid's session (.eh_frame, then the
  * debug file's .debug_frame, as libdwfl looks), malloc'd, and the bias of the table they came
  * from; NULL when none (*refused: because the table is not usable, uw_cfi_usable). *err:
