@@ -8,8 +8,9 @@
  *
  * Checks: the user frames follow the kernel call chain, as file offsets of the mapping; the
  * stop reasons and their modules; a build-id that does not match: the sampled pc alone; the
- * frames whatever the number of threads; registers of another architecture; an architecture
- * that cannot be unwound refused with a message.
+ * frames whatever the number of threads; the same frames from a file, whose long stack copies
+ * keep their top and are read again when a walk goes past it; registers of another
+ * architecture; an architecture that cannot be unwound refused with a message.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -146,14 +148,26 @@ struct run {
 	struct t2f_unwind_stats u;
 };
 
-static void convert(struct run *x, const struct bb *f, const char *arch, unsigned jobs)
+/* f converted: from memory, or (path) from the file path after f is written there, whose
+ * stack copies longer than 512 bytes keep their top alone and are read again on demand. */
+static void convert_from(struct run *x, const struct bb *f, const char *arch, unsigned jobs,
+			 const char *path)
 {
 	const struct t2f_unwind_stage_opts uo = { .arch = arch, .jobs = jobs };
 	struct t2f_perf_data_conv_opts o = { .unwind = t2f_unwind_stage__sample };
 
 	memset(x, 0, sizeof(*x));
 	sink_init(&x->s);
-	assert_int_equal(t2f_perf_data__open_mem("t.data", f->b, f->n, x->s.d, &x->pd), 0);
+	if (path) {
+		FILE *out = fopen(path, "wb");
+
+		assert_non_null(out);
+		assert_int_equal(fwrite(f->b, 1, f->n, out), f->n);
+		assert_int_equal(fclose(out), 0);
+		assert_int_equal(t2f_perf_data__open(path, x->s.d, &x->pd), 0);
+	} else {
+		assert_int_equal(t2f_perf_data__open_mem("t.data", f->b, f->n, x->s.d, &x->pd), 0);
+	}
 	assert_int_equal(t2f_profile__new(&x->p), 0);
 	assert_int_equal(t2f_profile__enable_log(x->p), 0);
 	assert_int_equal(t2f_unwind_stage__new(&uo, x->p, x->s.d, &x->us), 0);
@@ -161,6 +175,11 @@ static void convert(struct run *x, const struct bb *f, const char *arch, unsigne
 	assert_int_equal(t2f_perf_data_conv__new(x->pd, x->p, x->s.d, &o, &x->c), 0);
 	assert_int_equal(t2f_perf_data_conv__run(x->c), 0);
 	assert_int_equal(t2f_unwind_stage__add_stats(x->us, &x->u), 0);
+}
+
+static void convert(struct run *x, const struct bb *f, const char *arch, unsigned jobs)
+{
+	convert_from(x, f, arch, jobs, NULL);
 }
 
 static void done(struct run *x)
@@ -313,6 +332,52 @@ static void test_stage_jobs(void **state)
 	done(&x);
 }
 
+/* Stacks of 1 KiB from a file: 120 return addresses and an end (0) inside the copy, a walk
+ * that needs all of them; 2 and an end, inside the copy's first 512 bytes; 120 and an address
+ * in no mapping (libdwfl's unwinder ends there); 120 of which 900 bytes were filled (a read
+ * outside the copy). The same frames and counts as from memory (every copy whole), with 1 and
+ * 2 threads. */
+static void test_stage_file(void **state)
+{
+	static struct bb d, f;
+	const uint64_t p = libfx_work();
+	static const size_t ends[4][2] = { { 120, 1024 }, { 2, 1024 }, { 120, 1024 },
+					   { 120, 900 } };
+	uint64_t words[128];
+	char path[PATH_MAX], a[8192], b[8192];
+	struct run x, y;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	rec_map(&d, libfx_id);
+	for (size_t i = 0; i < 4; i++) {
+		for (size_t j = 0; j < 128; j++)
+			words[j] = j < ends[i][0] ? p + 1 : i == 2 ? 0x1000 : 0;
+		rec_dwarf(&d, 10 + i, p, words, 128, ends[i][1]);
+	}
+	file_of(&f, &d);
+	convert(&x, &f, NULL, 1);
+	assert_int_equal(x.u.samples, 4);
+	assert_int_equal(x.u.stops[T2F_UNWIND_END], 2);
+	assert_int_equal(x.u.stops[T2F_UNWIND_NO_MAP], 1);
+	assert_int_equal(x.u.stops[T2F_UNWIND_MEMORY], 1);
+	assert_int_equal(x.u.frames, 121 + 3 + 122 + 113);
+	pathf(path, "%s/unwind-stage-%d.data", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+	      (int)getpid());
+	for (unsigned jobs = 1; jobs <= 2; jobs++) {
+		convert_from(&y, &f, NULL, jobs, path);
+		for (size_t i = 0; i < 4; i++)
+			assert_string_equal(stack_of(&x, i, a, sizeof(a)),
+					    stack_of(&y, i, b, sizeof(b)));
+		assert_int_equal(y.u.frames, x.u.frames);
+		assert_memory_equal(y.u.stops, x.u.stops, sizeof(x.u.stops));
+		assert_string_equal(sink_text(&y.s), "");
+		done(&y);
+	}
+	unlink(path);
+	done(&x);
+}
+
 /* x86_64 registers read as aarch64's (no PC in the mask): not unwound, the kernel chain kept;
  * an architecture that cannot be unwound: refused, saying which. */
 static void test_stage_arch(void **state)
@@ -347,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_stage_frames),
 		cmocka_unit_test(test_stage_wrong_build_id),
 		cmocka_unit_test(test_stage_jobs),
+		cmocka_unit_test(test_stage_file),
 		cmocka_unit_test(test_stage_arch),
 	};
 
