@@ -99,8 +99,9 @@ int t2f_session_new_profile(const struct t2f_session *s, uint32_t max, struct t2
 int t2f_session_read_source(struct t2f_session *s, const struct t2f_source *src,
 			    struct t2f_input_stats *st);
 
-/* Whether every frame keeps its address while reading: the resolve stage names them all
- * (--resymbolize), or pprof writes them (a location per address, for pprof -lines, -disasm). */
+/* Whether named frames keep their address through the inline stage: the resolve stage names
+ * them all (--resymbolize), or pprof writes them (a location per address, for pprof -lines,
+ * -disasm). Which frames keep theirs while reading: pipeline/session_read.c. */
 bool t2f_session_keep_addrs(const struct t2f_session *s);
 
 /* Records err's message for t2f_session_error (the diag's last error, else "WHAT: strerror")

@@ -28,14 +28,25 @@
 #include "symbolizer/text_syms.h"
 #include "symbolizer/text_syms_share.h"
 
+/* A frame in no mapping: perf's dso "[unknown]" (or none). */
+static bool t2f_no_module(const char *dso, size_t len)
+{
+	return len == 0 || (len == 9 && memcmp(dso, "[unknown]", 9) == 0);
+}
+
 /* Which frames keep their address: those perf could not name that re-symbolization will try
  * to name (all of them with --addrs, which shows them), and named ones whose inlined functions
- * will be looked up; the others share one frame per name. */
+ * will be looked up; the others share one frame per name. A format that shows addresses
+ * (pprof, the Firefox profile) has every frame keep its own but those in no mapping, whose
+ * absolute address no tool can name or disassemble (whole-machine recordings: 51K of them):
+ * they share one frame, as in every other format, unless --addrs shows them. */
 static bool t2f_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso, size_t len,
 			    bool named)
 {
 	const struct t2f_session *s = ctx;
 
+	if (s->needs & T2F_NEEDS_ADDRS)
+		return s->o.addrs || !t2f_no_module(dso, len);
 	if (!named && s->o.addrs)
 		return true;
 	return t2f_resym__wants(&s->ropts, kind, dso, len, named);
@@ -117,7 +128,7 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 
 	struct t2f_read_opts ro = {
 		.weight_samples = s->o.weight_samples,
-		.keep_addrs = t2f_session_keep_addrs(s),
+		.keep_addrs = s->o.resymbolize,
 		.addr_wanted = t2f_addr_wanted,
 		.addr_ctx = s,
 		.event = s->o.event,
@@ -190,7 +201,7 @@ static int t2f_read_parallel(struct t2f_session *s, uint32_t i, struct t2f_input
 	struct t2f_ps_par_opts po = {
 		.threads = t2f_session_jobs(s),
 		.segment_bytes = seg ? strtoull(seg, NULL, 10) : 0,
-		.keep_addrs = t2f_session_keep_addrs(s),
+		.keep_addrs = s->o.resymbolize,
 		.timeless = r->timeless,
 		.filter = r->sf,
 		.addr_wanted = t2f_addr_wanted,
@@ -420,7 +431,7 @@ static int t2f_perf_data_filter(struct t2f_session *s, const struct t2f_input *i
 static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *src,
 			      struct t2f_input *in)
 {
-	bool every = s->o.addrs || (s->needs & T2F_NEEDS_ADDRS);
+	bool every = s->o.addrs;
 	struct t2f_perf_tick tick = { .s = s, .name = t2f_input__name(in),
 				      .total = t2f_input__size(in),
 				      .next = T2F_PERF_PROGRESS_STEP };

@@ -51,7 +51,7 @@ struct t2f_write_opts {
 enum t2f_writer_needs {
 	T2F_NEEDS_LOG = 1u << 0,    /* every sample in time order (t2f_profile__enable_log) */
 	T2F_NEEDS_TIMES = 1u << 1,  /* the first and last sample time (t2f_profile__want_times) */
-	T2F_NEEDS_ADDRS = 1u << 2,  /* every frame's printed address */
+	T2F_NEEDS_ADDRS = 1u << 2,  /* every frame's address (but in no mapping: --addrs) */
 	T2F_NEEDS_PARAMS = 1u << 3, /* demangled names keep their argument lists */
 	T2F_NEEDS_SAMPLE_TIMES = 1u << 4, /* each logged sample's time and weight
 					   * (t2f_profile__enable_sample_times) */
