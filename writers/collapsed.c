@@ -38,8 +38,6 @@ struct folder {
 	size_t *root_off;      /* root r's text is text[root_off[r], root_off[r + 1]) */
 	struct line *lines;
 	size_t nlines;
-	t2f_frame_id *stack;   /* reused leaf-to-root frame list */
-	size_t stack_cap;
 };
 
 /* "comm" with spaces as '_' (and ';'/control characters made safe), "-PID", "-PID/TID". */
@@ -165,38 +163,18 @@ static int add_cell(struct folder *f, const struct t2f_cell *c, size_t *lines_ca
 	return t2f_hashmap__insert(f->line_ix, h, (uint32_t)f->nlines);
 }
 
-/* Line l's text: its thread's root, then ";NAME" for each frame of its path, root first. */
-static int line_text(struct folder *f, struct line *l)
+/* Line l's text: its thread's root, then ";NAME" for each frame of its path, root first, into
+ * the text reserved for every line (reserve_text). */
+static void line_text(struct folder *f, struct line *l)
 {
-	t2f_node_id node = t2f_name_paths__node(f->paths, l->path);
-	uint32_t depth = t2f_profile__node_depth(f->p, node);
-	size_t start = f->text.len, n = 0;
-	int err;
+	size_t root_len = f->root_off[l->root + 1] - f->root_off[l->root];
+	char *at = f->text.p + f->text.len;
 
-	if (depth > f->stack_cap) {
-		free(f->stack);
-		f->stack_cap = depth * 2;
-		f->stack = malloc(f->stack_cap * sizeof(*f->stack));
-		if (!f->stack)
-			return -ENOMEM;
-	}
-	for (t2f_node_id nd = node; nd; nd = t2f_profile__node_parent(f->p, nd))
-		f->stack[n++] = t2f_profile__node_frame(f->p, nd);
-	err = t2f_buf__put_self(&f->text, f->root_off[l->root],
-				f->root_off[l->root + 1] - f->root_off[l->root]);
-	if (err)
-		return err;
-	while (n--) {
-		size_t len;
-		const char *name = t2f_frame_names__get(f->names, f->stack[n], &len);
-
-		err = t2f_buf__put(&f->text, ";", 1) ?: t2f_buf__put(&f->text, name, len);
-		if (err)
-			return err;
-	}
-	l->off = start;
-	l->len = f->text.len - start;
-	return 0;
+	memcpy(at, f->text.p + f->root_off[l->root], root_len);
+	t2f_name_paths__put(f->paths, l->path, at + root_len);
+	l->off = f->text.len;
+	l->len = root_len + t2f_name_paths__text_len(f->paths, l->path);
+	f->text.len += l->len;
 }
 
 static int cmp_lines(const void *a, const void *b, void *ctx)
@@ -319,7 +297,7 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	f.line_ix = NULL;
 	err = err ?: reserve_text(&f);
 	for (size_t i = 0; !err && i < f.nlines; i++)
-		err = line_text(&f, &f.lines[i]);
+		line_text(&f, &f.lines[i]);
 	t2f_frame_names__free(f.names);
 	t2f_name_paths__free(f.paths);
 	f.names = NULL;
@@ -337,6 +315,5 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	free(f.root_off);
 	free(f.root_of);
 	free(f.lines);
-	free(f.stack);
 	return err;
 }

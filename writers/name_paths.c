@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "formats/hashmap.h"
+#include "formats/mem.h"
 
 struct np_path {
 	uint32_t parent;
@@ -37,16 +38,17 @@ static bool np_eq(const void *ctx, uint32_t v)
 	return p->parent == q->parent && p->len == q->len && memcmp(p->name, q->name, q->len) == 0;
 }
 
-/* The path of node n, whose parent's path is known: found, or added. 0 or -ENOMEM. */
+/* The path of node n, whose parent's path is known: found, or added. fh: its frame name's hash
+ * (per frame, worked out once). 0 or -ENOMEM. */
 static int np_add(struct t2f_name_paths *np, const struct t2f_profile *p,
-		  const struct t2f_frame_names *names, t2f_node_id n)
+		  const struct t2f_frame_names *names, const uint64_t *fh, t2f_node_id n)
 {
+	t2f_frame_id frame = t2f_profile__node_frame(p, n);
 	struct np_probe q = { np, np->of[t2f_profile__node_parent(p, n)], NULL, 0 };
-	uint64_t h;
+	uint64_t h = fh[frame] ^ t2f_hash_u64(q.parent);
 	uint32_t v;
 
-	q.name = t2f_frame_names__get(names, t2f_profile__node_frame(p, n), &q.len);
-	h = t2f_hash_bytes(q.name, q.len) ^ t2f_hash_u64(q.parent);
+	q.name = t2f_frame_names__get(names, frame, &q.len);
 	v = t2f_hashmap__find(np->ix, h, np_eq, &q);
 	if (!v) {
 		v = np->n;
@@ -60,25 +62,59 @@ static int np_add(struct t2f_name_paths *np, const struct t2f_profile *p,
 	return 0;
 }
 
+/* Each frame's name hashed, once (nodes outnumber frames several times over). */
+static uint64_t *name_hashes(const struct t2f_profile *p, const struct t2f_frame_names *names)
+{
+	uint32_t frames = t2f_profile__frame_count(p);
+	uint64_t *fh = malloc(((size_t)frames + 1) * sizeof(*fh));
+
+	for (uint32_t f = 1; fh && f <= frames; f++) {
+		size_t len;
+		const char *name = t2f_frame_names__get(names, f, &len);
+
+		fh[f] = t2f_hash_bytes(name, len);
+	}
+	return fh;
+}
+
+/* The path table of nodes + 1 entries: in whole huge pages when large (written once each, in
+ * order: 4 KiB pages cost a fault each). Entry 0, the root, zero. */
+static struct np_path *paths_alloc(uint32_t nodes)
+{
+	size_t bytes = ((size_t)nodes + 1) * sizeof(struct np_path), cap;
+	struct np_path *paths = bytes < T2F_MEM_HUGE_MIN ? malloc(bytes) :
+				t2f_mem__alloc_huge(bytes, &cap);
+
+	if (paths)
+		paths[0] = (struct np_path){ 0 };
+	return paths;
+}
+
 int t2f_name_paths__new(const struct t2f_profile *p, const struct t2f_frame_names *names,
 			struct t2f_name_paths **out)
 {
 	uint32_t nodes = t2f_profile__node_count(p);
 	struct t2f_name_paths *np = calloc(1, sizeof(*np));
+	uint64_t *fh = name_hashes(p, names);
 	int err = 0;
 
 	*out = NULL;
 	if (np) {
 		np->of = calloc((size_t)nodes + 1, sizeof(*np->of));
-		np->paths = calloc((size_t)nodes + 1, sizeof(*np->paths));
+		np->paths = paths_alloc(nodes);
 	}
-	if (!np || !np->of || !np->paths || t2f_hashmap__new(nodes / 4 + 16, &np->ix)) {
+	/* the index at its largest size at once (no path more than a node): no growth to pay */
+	if (!np || !fh || !np->of || !np->paths || t2f_hashmap__new(nodes, &np->ix)) {
+		free(fh);
 		t2f_name_paths__free(np);
 		return -ENOMEM;
 	}
 	np->n = 1;
 	for (t2f_node_id n = 1; n <= nodes && !err; n++) /* a parent's id is below its child's */
-		err = np_add(np, p, names, n);
+		err = np_add(np, p, names, fh, n);
+	free(fh);
+	t2f_hashmap__free(np->ix); /* only building looks paths up */
+	np->ix = NULL;
 	if (err) {
 		t2f_name_paths__free(np);
 		return err;
@@ -115,4 +151,17 @@ t2f_node_id t2f_name_paths__node(const struct t2f_name_paths *np, uint32_t path)
 uint64_t t2f_name_paths__text_len(const struct t2f_name_paths *np, uint32_t path)
 {
 	return np->paths[path].text_len;
+}
+
+void t2f_name_paths__put(const struct t2f_name_paths *np, uint32_t path, char *dst)
+{
+	char *at = dst + np->paths[path].text_len;
+
+	for (uint32_t v = path; v; v = np->paths[v].parent) {
+		const struct np_path *p = &np->paths[v];
+
+		at -= p->len;
+		memcpy(at, p->name, p->len);
+		*--at = ';';
+	}
 }
