@@ -590,9 +590,9 @@ T2F_API void t2f_message_stderr(void *ctx, const char *line);
  * the table shared, read-only, by every session that names from the same unchanged file: a
  * regular file by its path, device, inode, size and times; /proc/kallsyms by the boot (KASLR)
  * and the modules loaded (/proc/modules), and read again after 60 s (BPF programs come and
- * go). Each session holds the table it took until it is freed (t2f_stats.kallsyms_read and
- * kallsyms_shared count what it did). At most 4 tables (256 MiB) are kept for later sessions,
- * the least recently used let go first.
+ * go). Each session holds the table it took until its resolve stage has named its kernel
+ * frames (t2f_stats.kallsyms_read and kallsyms_shared count what it did). At most 4 tables
+ * (256 MiB) are kept for later sessions, the least recently used let go first.
  */
 /* The tables kept for later sessions from now on: at most tables (up to 16; the default 4); 0
  * keeps none (every session reads its own) and lets those kept go (each is freed when the last

@@ -65,7 +65,7 @@ struct t2f_resym_place {
 struct t2f_resym {
 	struct t2f_symbolizer *sym;
 	struct t2f_diag *d;
-	struct t2f_text_syms *kallsyms;  /* --kallsyms, or NULL */
+	struct t2f_text_syms *kallsyms;  /* --kallsyms, or NULL; during t2f_resym__run only */
 	const struct t2f_resym_opts *ks_opts; /* a lazy kallsyms file not read yet, or NULL */
 	const struct t2f_resym_opts *ks_whole; /* the options to read the kallsyms file whole with
 					  * (a kept table is partial), during t2f_resym__run */
@@ -591,6 +591,10 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	r->ks_opts = r->ks_whole = NULL; /* o is the caller's */
 	if (err)
 		goto fail;
+	/* every kernel frame is named: the table (200K symbols, 7 MB for /proc/kallsyms) is not
+	 * held through the inline stage and the writing (the process's share may still keep it) */
+	t2f_text_syms__free(r->kallsyms);
+	r->kallsyms = NULL;
 	t2f_symbolizer__symbols_done(r->sym); /* indexes the inline stage needs not are let go */
 	*out = r;
 	return 0;

@@ -142,5 +142,6 @@ int main(int argc, char **argv)
 		return T2F_EXIT_USAGE;
 	if (t2f_clobber__no_place(o.output, true))
 		return T2F_EXIT_IO;
+	t2f_share_limit(0); /* one session: no later one takes its kallsyms table */
 	return t2f_convert(&o, o.inputs, (size_t)o.n_inputs, o.output);
 }
