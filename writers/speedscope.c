@@ -32,6 +32,7 @@
 #include <json-c/json.h>
 
 #include "formats/buf.h"
+#include "formats/decimal.h"
 #include "formats/diag.h"
 #include "formats/grow.h"
 #include "formats/utf8.h"
@@ -381,23 +382,6 @@ static int ss_write_frames(struct ss *s)
 	return 0;
 }
 
-/* v in decimal at p (room for 20 bytes): its length. Thread names are made once per thread, and
- * snprintf took as long as the rest of their making. */
-static size_t ss_i64(char *p, int64_t v)
-{
-	char tmp[20];
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	size_t n = sizeof(tmp), sign = v < 0;
-
-	do {
-		tmp[--n] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	p[0] = '-';
-	memcpy(p + sign, tmp + n, sizeof(tmp) - n);
-	return sign + sizeof(tmp) - n;
-}
-
 /* s (a string literal) at p: its length. */
 #define SS_LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), sizeof(s) - 1)
 
@@ -412,10 +396,10 @@ static size_t ss_thread_ids(const struct t2f_thread *th, char *tail)
 	if (!pid && !tid)
 		return 0;
 	n += pid ? SS_LIT(tail, " (pid ") : SS_LIT(tail, " (tid ");
-	n += ss_i64(tail + n, pid ? th->pid : th->tid);
+	n += t2f_dec_i64(tail + n, pid ? th->pid : th->tid);
 	if (pid && tid) {
 		n += SS_LIT(tail + n, ", tid ");
-		n += ss_i64(tail + n, th->tid);
+		n += t2f_dec_i64(tail + n, th->tid);
 	}
 	tail[n++] = ')';
 	return n;
@@ -430,7 +414,7 @@ static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct 
 	const char *comm = t2f_profile__str(s->p, th->comm, &comm_len), *json;
 
 	own_len = SS_LIT(own, " (");
-	own_len += ss_i64(own + own_len, th->tid);
+	own_len += t2f_dec_i64(own + own_len, th->tid);
 	own[own_len++] = ')';
 	if (tail_len && comm_len > own_len && memcmp(comm + comm_len - own_len, own, own_len) == 0)
 		comm_len -= own_len;
@@ -439,38 +423,6 @@ static int ss_put_thread_name(struct ss *s, const struct t2f_thread *th, struct 
 		return -ENOMEM;
 	return ss_json(s, s->name_buf.p, s->name_buf.len, &json, &json_len) ?:
 	       t2f_buf__put(b, json, json_len);
-}
-
-/* Appends v in decimal to b; room for 20 bytes more was reserved. The digits go straight to
- * their place, two at a time (copying them from a scratch array read back bytes just stored in
- * pieces, which stalls). */
-static void ss_put_u64(struct t2f_buf *b, uint64_t v)
-{
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
-	static const uint64_t pow10[20] = {
-		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull
-	};
-	size_t t = (size_t)(64 - __builtin_clzll(v | 1)) * 1233 >> 12; /* about log10(v) */
-	size_t n = t + (v >= pow10[t]); /* the digits (0 for v = 0) */
-	char *p;
-
-	n += !n;
-	p = b->p + b->len + n;
-	b->len += n;
-	for (; v >= 100; v /= 100) {
-		p -= 2;
-		memcpy(p, pairs + v % 100 * 2, 2);
-	}
-	if (v >= 10)
-		memcpy(p - 2, pairs + v * 2, 2);
-	else
-		p[-1] = (char)('0' + v);
 }
 
 /* Weights written lately and their digits, by a hash of the weight: runs weigh a few values
@@ -496,7 +448,7 @@ static void ss_put_weight(struct t2f_buf *b, struct ss_weights *w, uint64_t v)
 		b->len += w->slot[i].len;
 		return;
 	}
-	ss_put_u64(b, v);
+	b->len += t2f_dec_u64(b->p + at, v);
 	w->slot[i].v = v;
 	w->slot[i].len = b->len - at;
 	memcpy(w->slot[i].text, b->p + at, w->slot[i].len);
@@ -658,9 +610,9 @@ static int ss_put_head(struct ss *s, t2f_thread_id t, const char *unit, bool fir
 		  t2f_buf__puts(b, ",\"unit\":\"") ?: t2f_buf__puts(b, unit) ?:
 		  t2f_buf__puts(b, "\",\"startValue\":0,\"endValue\":");
 
-	if (err || (err = t2f_buf__reserve(b, 20)))
+	if (err || (err = t2f_buf__reserve(b, T2F_DEC_MAX)))
 		return err;
-	ss_put_u64(b, s->totals[t]);
+	b->len += t2f_dec_u64(b->p + b->len, s->totals[t]);
 	return t2f_buf__puts(b, ",\"samples\":[");
 }
 
