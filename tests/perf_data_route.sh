@@ -373,10 +373,18 @@ if part 3 && rec dwarf --buildid-all --call-graph dwarf,4096 -e cpu-clock:u; the
 	grep -q "^    --call-graph dwarf samples: $_n; user stacks unwound: $_n " "$TMP/dwarf.err" &&
 		[ "$_n" -gt 0 ] && ok ||
 		bad "dwarf: want $_n samples unwound: $(grep -A3 'call-graph dwarf' "$TMP/dwarf.err")"
-	_main=$(awk '/;(main|worker)[; ]/ { n += $NF } END { print n + 0 }' "$TMP/dwarf.folded")
-	_all=$(awk '{ n += $NF } END { print n + 0 }' "$TMP/dwarf.folded")
+	# (of the stacks holding a function of mt's own: the dynamic loader's start and a thread's
+	# end after worker returned go through neither, and their CPU time is fixed while mt's own
+	# is a share of its 250 ms, so on a busy machine they weigh 5-9% of all)
+	_main=$(awk '{ s = $0; sub(/ [0-9]+$/, "", s); n = split(s, f, ";"); own = 0
+		for (k = 2; k <= n; k++)
+			if (f[k] ~ /^(main|run_threads|worker|step_[ab]|ms_now|mtlib_work|mtlib_inner)$/)
+				own = 1
+		if (own) { all += $NF; if (s ~ /;(main|worker)(;|$)/) n_in += $NF } }
+		END { print n_in + 0, all + 0 }' "$TMP/dwarf.folded")
+	_all=${_main#* } _main=${_main% *}
 	[ "$_all" -gt 0 ] && [ $((_main * 100)) -ge $((_all * 95)) ] && ok ||
-		bad "dwarf: $_main of $_all weight goes through worker or main"
+		bad "dwarf: $_main of $_all weight of mt's own functions goes through worker or main"
 	! grep -q "not unwound" "$TMP/dwarf.err" && ok || bad "dwarf: $(grep 'not unwound' "$TMP/dwarf.err")"
 fi
 

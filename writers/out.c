@@ -4,6 +4,7 @@
  * the writes (formats/nosigpipe.h): a closed pipe is -EPIPE. */
 #include "writers/out.h"
 
+#include "formats/decimal.h"
 #include "formats/grow.h"
 #include "formats/nosigpipe.h"
 
@@ -145,24 +146,24 @@ void t2f_out__putc(struct t2f_out *o, char c)
 
 void t2f_out__u64(struct t2f_out *o, uint64_t v)
 {
-	char tmp[24];
-	size_t n = sizeof(tmp);
+	size_t n;
 
-	do {
-		tmp[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	t2f_out__write(o, tmp + n, sizeof(tmp) - n);
+	if (OUT_BUF - o->len < T2F_DEC_MAX)
+		out_flush(o);
+	n = t2f_dec_u64(o->buf + o->len, v); /* after an error: scratch, not kept */
+	o->len += o->err ? 0 : n;
+	o->total += n;
 }
 
 void t2f_out__i64(struct t2f_out *o, int64_t v)
 {
-	if (v < 0) {
-		t2f_out__putc(o, '-');
-		t2f_out__u64(o, (uint64_t)0 - (uint64_t)v);
-		return;
-	}
-	t2f_out__u64(o, (uint64_t)v);
+	size_t n;
+
+	if (OUT_BUF - o->len < T2F_DEC_MAX)
+		out_flush(o);
+	n = t2f_dec_i64(o->buf + o->len, v);
+	o->len += o->err ? 0 : n;
+	o->total += n;
 }
 
 void t2f_out__printf(struct t2f_out *o, const char *fmt, ...)

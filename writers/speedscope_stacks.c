@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/decimal.h"
+
 struct ss_stacks {
 	const struct t2f_profile *p;
 	const uint32_t *index;
@@ -46,20 +48,6 @@ void ss_stacks__free(struct ss_stacks *c)
 	free(c);
 }
 
-/* Appends v in decimal to the text; room was reserved. */
-static void put_u32(struct t2f_buf *b, uint32_t v)
-{
-	char tmp[10];
-	size_t n = sizeof(tmp);
-
-	do {
-		tmp[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	memcpy(b->p + b->len, tmp + n, sizeof(tmp) - n);
-	b->len += sizeof(tmp) - n;
-}
-
 /* Makes node's text from its parent's (made, or node is root-level). False past the budget. */
 static bool make_one(struct ss_stacks *c, t2f_node_id node)
 {
@@ -76,7 +64,8 @@ static bool make_one(struct ss_stacks *c, t2f_node_id node)
 		c->text.p[start] = '[';
 	}
 	c->text.len = start + plen;
-	put_u32(&c->text, c->index[t2f_profile__node_frame(c->p, node)] - 1);
+	c->text.len += t2f_dec_u64(c->text.p + c->text.len,
+				   c->index[t2f_profile__node_frame(c->p, node)] - 1);
 	c->text.p[c->text.len++] = ']';
 	c->off[node] = (uint32_t)start + 1;
 	c->len[node] = (uint32_t)(c->text.len - start);
@@ -107,7 +96,7 @@ static int walk(const struct ss_stacks *c, t2f_node_id node, struct t2f_buf *b, 
 		return -ENOMEM;
 	b->p[b->len++] = '[';
 	while (n--) {
-		put_u32(b, scratch[n]);
+		b->len += t2f_dec_u64(b->p + b->len, scratch[n]);
 		if (n)
 			b->p[b->len++] = ',';
 	}
