@@ -3,7 +3,8 @@
 # bytes every time, one file per input with --each (a.perf.txt -> a.perf.pb.gz); from perf script
 # text with its PERF_RECORD_MMAP2 lines, every location of a file's frame has its address inside
 # its mapping, which has the recorded start, limit and offset (for pprof -lines, -disasm: read
-# by tests/pprof_decode.py); accepted by the
+# by tests/pprof_decode.py), and frames in no mapping share one location (one per address with
+# --addrs); accepted by the
 # independent validators (tests/validate/check pprof: Go pprof, protoc, a structure checker) when
 # they are installed. The writer's own rules and totals are tested by tests/unit/test_pprof.c and
 # tests/pprof_validate.sh.
@@ -46,6 +47,28 @@ PYEOF
 else
 	bad "pprof from text with mappings: a file's location without its address in its mapping"
 fi
+# frames in no mapping (perf's [unknown] dso: multi.perf.txt's 55b9a57804f0 and 7f1bde8f2ad7)
+# share one location without an address, as they are one frame in folded; --addrs keeps one
+# location per address
+expect 0 "frames in no mapping" -o "$TMP/u.pb.gz" multi.perf.txt
+expect 0 "frames in no mapping, --addrs" --addrs -o "$TMP/ua.pb.gz" multi.perf.txt
+for f in u:0:1 ua:2:2; do
+	IFS=: read -r n at none <<EOF2
+$f
+EOF2
+	if "$PY" "$SRC/tests/pprof_decode.py" "$TMP/$n.pb.gz" >"$TMP/$n.json" && "$PY" - "$TMP/$n.json" "$at" "$none" <<'PYEOF'; then
+import json, sys
+p = json.load(open(sys.argv[1]))
+u = {0x55b9a57804f0, 0x7f1bde8f2ad7}
+at = sum(1 for l in p["locations"] if l["address"] in u)
+none = sum(1 for l in p["locations"] if l["mapping"] == 0)
+assert (at, none) == (int(sys.argv[2]), int(sys.argv[3])), (at, none)
+PYEOF
+		ok
+	else
+		bad "$n.pb.gz: not $at locations at the [unknown] addresses and $none in no mapping"
+	fi
+done
 expect 2 "an unknown format" -f proto -o "$TMP/x" "$in"
 stderr_has "the known formats are listed" "known: collapsed, speedscope, pprof"
 
