@@ -640,8 +640,14 @@ int t2f_profile__cell_append(struct t2f_profile *p, t2f_node_id node, t2f_thread
 			samples, weight, idx);
 }
 
-int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
-			  t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
+t2f_thread_id t2f_profile__cell_thread(const struct t2f_profile *p, t2f_thread_id thread)
+{
+	return t2f_profile__folded(p, thread);
+}
+
+/* t2f_profile__cell_add with the cell's thread given (folded): reads no thread table. */
+static int cell_add_at(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+		       t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
 {
 	struct cell_probe q;
 	uint64_t h;
@@ -652,7 +658,6 @@ int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id
 	err = t2f_profile__indexes(p);
 	if (err)
 		return err;
-	thread = t2f_profile__folded(p, thread);
 	q = (struct cell_probe){ p, node, thread, event };
 	h = t2f_profile__cell_hash(node, thread, event);
 	id = t2f_hashmap__find(p->cell_ix, h, cell_eq, &q);
@@ -666,11 +671,25 @@ int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id
 	return 0;
 }
 
+int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			  t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
+{
+	return cell_add_at(p, node, t2f_profile__folded(p, thread), event, samples, weight, idx);
+}
+
 int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			    t2f_event_id event, uint64_t weight, uint64_t time_ns)
 {
+	return t2f_profile__add_sample_to(p, node, thread, t2f_profile__folded(p, thread), event,
+					  weight, time_ns);
+}
+
+int t2f_profile__add_sample_to(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			       t2f_thread_id cell_thread, t2f_event_id event, uint64_t weight,
+			       uint64_t time_ns)
+{
 	uint32_t cell;
-	int err = t2f_profile__cell_add(p, node, thread, event, 1, weight, &cell);
+	int err = cell_add_at(p, node, cell_thread, event, 1, weight, &cell);
 
 	if (err)
 		return err;

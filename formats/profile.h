@@ -17,9 +17,11 @@
  * Ownership: the profile owns everything it returns; pointers it returns (strings, frame and cell
  * structs) are borrowed and valid until the next call that adds to the profile. Not thread safe,
  * but for one split: while one thread calls only t2f_profile__frame, t2f_profile__child,
- * t2f_profile__add_sample, __frames, __stacks and __prefetch_cell (they touch the frames, nodes,
- * cells, log, time span, time histogram and their own counters alone), one other thread may add
- * strings, threads, events and module maps.
+ * t2f_profile__add_sample_to, __frames, __stacks and __prefetch_cell (they touch the frames,
+ * nodes, cells, log, time span, time histogram and their own counters alone), one other thread
+ * may add strings, threads, events and module maps, and asks t2f_profile__cell_thread for the
+ * cell threads the first passes (t2f_profile__add_sample reads the thread table: not in the
+ * split).
  */
 #ifndef T2F_PROFILE_H
 #define T2F_PROFILE_H
@@ -234,10 +236,11 @@ int t2f_profile__frames(struct t2f_profile *p, size_t n, const struct t2f_frame 
 			t2f_frame_id *out);
 int t2f_profile__stacks(struct t2f_profile *p, size_t n, const uint32_t *len,
 			const t2f_frame_id *frames, t2f_node_id *out);
-/* A hint before t2f_profile__add_sample(p, node, thread, event, ...): asks the CPU for the cell
- * index's slot, or (entry, a while later) for the cell it names. Changes nothing. */
+/* A hint before t2f_profile__add_sample_to(p, node, thread, cell_thread, event, ...): asks the
+ * CPU for the cell index's slot, or (entry, a while later) for the cell it names. Changes
+ * nothing. */
 void t2f_profile__prefetch_cell(const struct t2f_profile *p, t2f_node_id node,
-				t2f_thread_id thread, t2f_event_id event, bool entry);
+				t2f_thread_id cell_thread, t2f_event_id event, bool entry);
 /* Renames frame `id` in place (after reading: re-symbolization). Frames are no longer
  * deduplicated by name afterwards: two frames may now share a name (writers merge equal display
  * names), and t2f_profile__frame() finds it under neither name (a lookup adds a new frame):
@@ -254,6 +257,14 @@ void t2f_profile__event_has_period(struct t2f_profile *p, t2f_event_id event);
 #define T2F_TIME_PAST UINT64_MAX
 int t2f_profile__add_sample(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			    t2f_event_id event, uint64_t weight, uint64_t time_ns);
+/* The thread whose cells count thread's samples: thread, or with t2f_profile__fold_threads the
+ * first thread of its comm and input. Reads the thread table. */
+t2f_thread_id t2f_profile__cell_thread(const struct t2f_profile *p, t2f_thread_id thread);
+/* t2f_profile__add_sample with the cell's thread (t2f_profile__cell_thread(p, thread), asked
+ * earlier) given: reads no thread table, so it may run beside a thread that adds threads. */
+int t2f_profile__add_sample_to(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			       t2f_thread_id cell_thread, t2f_event_id event, uint64_t weight,
+			       uint64_t time_ns);
 
 /* Adds `samples` samples of summed weight `weight` at once and without times: an input that
  * holds aggregated samples (pprof). Counted as read; a logged input logs them as one sample of

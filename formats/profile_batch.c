@@ -112,14 +112,14 @@ int t2f_profile__stacks(struct t2f_profile *p, size_t n, const uint32_t *len,
 }
 
 void t2f_profile__prefetch_cell(const struct t2f_profile *p, t2f_node_id node,
-				t2f_thread_id thread, t2f_event_id event, bool entry)
+				t2f_thread_id cell_thread, t2f_event_id event, bool entry)
 {
 	uint64_t h;
 	uint32_t c;
 
 	if (!p->cell_ix)
 		return;
-	h = t2f_profile__cell_hash(node, t2f_profile__folded(p, thread), event);
+	h = t2f_profile__cell_hash(node, cell_thread, event);
 	if (!entry) {
 		t2f_hashmap__prefetch(p->cell_ix, h);
 		return;

@@ -23,6 +23,7 @@
 struct pdc_srec {             /* a queued sample; its frames follow the previous one's */
 	uint64_t weight, time;
 	t2f_thread_id thread;
+	t2f_thread_id cell_thread; /* t2f_profile__cell_thread's, asked by the filling thread */
 	t2f_event_id event;
 	uint32_t n;
 };
@@ -120,15 +121,16 @@ static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 		for (int entry = 0; entry < 2 && !err; entry++)
 			for (size_t i = 0; i < m; i++)
 				if (b->s[g + i].event)
-					t2f_profile__prefetch_cell(p, s->nodes[i], b->s[g + i].thread,
+					t2f_profile__prefetch_cell(p, s->nodes[i], b->s[g + i].cell_thread,
 								   b->s[g + i].event, entry);
 		for (size_t i = 0; i < m && !err; i++) {
 			const struct pdc_srec *r = &b->s[g + i];
 			t2f_node_id node = s->nodes[i];
 
 			if (r->event) /* else a sched_switch for its switches alone */
-				err = t2f_profile__add_sample(p, node, r->thread, r->event,
-							      r->weight, r->time);
+				err = t2f_profile__add_sample_to(p, node, r->thread,
+								 r->cell_thread, r->event,
+								 r->weight, r->time);
 			if (s->derive && !err && r->event)
 				err = t2f_derive__sample(s->derive, node, r->thread, r->event,
 							 r->weight, r->time);
@@ -198,7 +200,9 @@ int t2f_pdc_stacks__add(struct t2f_pdc_stacks *s, t2f_thread_id thread, t2f_even
 
 	if (err)
 		return err;
-	b->s[b->n++] = (struct pdc_srec){ weight, time, thread, event, (uint32_t)n };
+	b->s[b->n++] = (struct pdc_srec){ weight, time, thread,
+					  t2f_profile__cell_thread(s->p, thread), event,
+					  (uint32_t)n };
 	if (n)
 		memcpy(b->f + b->nf, frames, n * sizeof(*frames));
 	b->nf += n;
