@@ -1,6 +1,6 @@
 #!/bin/sh
 # pprof written by the library (tests/unit/pprof_convert -a, no CLI: every frame keeps its
-# address, as the CLI keeps them for pprof) from every perf script fixture
+# address but those in no mapping, as the CLI keeps them for pprof) from every perf script fixture
 # and corpus file, checked by the independent validators (Go pprof -raw, protoc, a structure
 # checker: tests/validate/check); then, as Go pprof reads it:
 #   - its totals per sample type equal the collapsed writer's totals for the same input and

@@ -2,7 +2,8 @@
  * tests/pprof_validate.sh and for timing the writer.
  *
  * usage: pprof_convert [-a] [-r] [-t N] IN OUT.pb.gz [FOLDED_PREFIX]
- *   -a      keep every frame's address (one frame per address: many more stacks)
+ *   -a      keep frames' addresses as trace2flame -f pprof does: every frame's but those in no
+ *           mapping (perf's "[unknown]" dso, or none), which share one frame per name
  *   -r      raw protobuf (no gzip)
  *   -t N    write pprof and collapsed N times each to OUT and PREFIX.bench.folded and print
  *           the read time and the best writer times on stdout
@@ -29,6 +30,16 @@
 
 static bool keep_addrs;
 
+/* -a: a frame keeps its address unless it is in no mapping (as the CLI's pprof) */
+static bool in_mapping(void *ctx, enum t2f_frame_kind kind, const char *dso, size_t len,
+		       bool named)
+{
+	(void)ctx;
+	(void)kind;
+	(void)named;
+	return len != 0 && !(len == 9 && memcmp(dso, "[unknown]", 9) == 0);
+}
+
 static int read_profile(const char *path, struct t2f_diag *d, struct t2f_profile *p)
 {
 	struct t2f_input *in = NULL;
@@ -38,8 +49,8 @@ static int read_profile(const char *path, struct t2f_diag *d, struct t2f_profile
 	int rc, err = t2f_input__open(path, d, &in) ?: t2f_perf_script__new(p, d, path, 0, &ps);
 
 	t2f_profile__want_times(p); /* the duration, as trace2flame -f pprof */
-	if (!err)
-		t2f_perf_script__keep_addrs(ps, keep_addrs);
+	if (!err && keep_addrs)
+		t2f_perf_script__unknown_addrs(ps, in_mapping, NULL);
 	while (!err && (rc = t2f_input__next(in, &data, &len)) != 0)
 		err = rc < 0 ? rc : t2f_perf_script__feed(ps, data, len);
 	err = err ?: t2f_perf_script__finish(ps);
