@@ -28,12 +28,6 @@
 #include "symbolizer/text_syms.h"
 #include "symbolizer/text_syms_share.h"
 
-/* A frame in no mapping: perf's dso "[unknown]" (or none). */
-static bool t2f_no_module(const char *dso, size_t len)
-{
-	return len == 0 || (len == 9 && memcmp(dso, "[unknown]", 9) == 0);
-}
-
 /* Which frames keep their address: those perf could not name that re-symbolization will try
  * to name (all of them with --addrs, which shows them), and named ones whose inlined functions
  * will be looked up; the others share one frame per name. A format that shows addresses
@@ -46,7 +40,7 @@ static bool t2f_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso
 	const struct t2f_session *s = ctx;
 
 	if (s->needs & T2F_NEEDS_ADDRS)
-		return s->o.addrs || !t2f_no_module(dso, len);
+		return s->o.addrs || !t2f_perf_script__no_mapping(dso, len);
 	if (!named && s->o.addrs)
 		return true;
 	return t2f_resym__wants(&s->ropts, kind, dso, len, named);

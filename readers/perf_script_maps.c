@@ -501,3 +501,8 @@ enum t2f_frame_kind ps_dso_kind(const char *d, size_t n)
 		return T2F_FRAME_JIT;
 	return T2F_FRAME_USER;
 }
+
+bool t2f_perf_script__no_mapping(const char *dso, size_t dso_len)
+{
+	return dso_len == 0 || (dso_len == 9 && memcmp(dso, "[unknown]", 9) == 0);
+}

@@ -37,7 +37,7 @@ static bool in_mapping(void *ctx, enum t2f_frame_kind kind, const char *dso, siz
 	(void)ctx;
 	(void)kind;
 	(void)named;
-	return len != 0 && !(len == 9 && memcmp(dso, "[unknown]", 9) == 0);
+	return !t2f_perf_script__no_mapping(dso, len);
 }
 
 static int read_profile(const char *path, struct t2f_diag *d, struct t2f_profile *p)
