@@ -330,6 +330,7 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	desc.build_id_len = id ? id->len : 0;
 	m->has_id = id != NULL;
 	m->by_path = !id && t2f_resym_trusted(r, m);
+	desc.path_trusted = m->by_path;
 	m->has_segment = r->nettrace && id && id->has_segment;
 	m->p_vaddr = m->has_segment ? id->p_vaddr : 0;
 	m->p_offset = m->has_segment ? id->p_offset : 0;

@@ -709,9 +709,10 @@ static int search(struct finder *f)
 	return r < 0 ? r : 0;
 }
 
-int t2f_debug_find(const struct t2f_debug_find_opts *o, const char *binary_path,
-		   const uint8_t *build_id, size_t build_id_len, struct t2f_diag *d,
-		   struct t2f_debug_result *out)
+/* The search; trusted: the binary is the trace's file (t2f_debug_find_trusted). */
+static int find(const struct t2f_debug_find_opts *o, const char *binary_path,
+		const uint8_t *build_id, size_t build_id_len, bool trusted, struct t2f_diag *d,
+		struct t2f_debug_result *out)
 {
 	static const struct t2f_debug_find_opts defaults;
 	struct finder f = { .o = o ? o : &defaults, .d = d, .binary_path = binary_path, .out = out };
@@ -722,6 +723,11 @@ int t2f_debug_find(const struct t2f_debug_find_opts *o, const char *binary_path,
 	if (err)
 		goto out;
 	set_reference(&f, build_id, build_id_len);
+	if (!f.ref_len && trusted && !f.o->unsafe_build_id_match) {
+		err = step_binary(&f);  /* nothing to verify against, nothing else is searched */
+		err = err < 0 ? err : 0;
+		goto out;
+	}
 	if (!f.ref_len && !f.o->unsafe_build_id_match) {
 		err = refuse_unverifiable(&f);
 		goto out;
@@ -736,6 +742,19 @@ out:
 	if (err)
 		t2f_debug_result__free(out);
 	return err;
+}
+
+int t2f_debug_find(const struct t2f_debug_find_opts *o, const char *binary_path,
+		   const uint8_t *build_id, size_t build_id_len, struct t2f_diag *d,
+		   struct t2f_debug_result *out)
+{
+	return find(o, binary_path, build_id, build_id_len, false, d, out);
+}
+
+int t2f_debug_find_trusted(const struct t2f_debug_find_opts *o, const char *binary_path,
+			   struct t2f_diag *d, struct t2f_debug_result *out)
+{
+	return find(o, binary_path, NULL, 0, true, d, out);
 }
 
 void t2f_debug_result__free(struct t2f_debug_result *r)

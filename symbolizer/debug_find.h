@@ -91,6 +91,13 @@ struct t2f_debug_result {
 int t2f_debug_find(const struct t2f_debug_find_opts *o, const char *binary_path,
 		   const uint8_t *build_id, size_t build_id_len, struct t2f_diag *d,
 		   struct t2f_debug_result *out);
+/* As t2f_debug_find without a build-id, for a binary known by other means to be the trace's
+ * file (recorded on this machine and not changed since, where perf uses the file at the path):
+ * the binary's own build-id is the reference when it has one; when it has none (Go binaries
+ * carry only their own note), the binary itself is taken if it has symbols, and nothing else
+ * is searched. */
+int t2f_debug_find_trusted(const struct t2f_debug_find_opts *o, const char *binary_path,
+			   struct t2f_diag *d, struct t2f_debug_result *out);
 void t2f_debug_result__free(struct t2f_debug_result *r); /* frees the module and the list */
 
 /* A copy of the binary itself (whole program headers: its PT_LOAD p_offset values are real, as

@@ -158,12 +158,14 @@ struct file_key {
 	const char *path;
 	const uint8_t *build_id;
 	size_t build_id_len;
+	bool path_trusted;
 };
 
 static uint64_t file_hash(const struct file_key *k)
 {
 	return t2f_hash_bytes(k->path, strlen(k->path)) ^
-	       t2f_hash_u64(t2f_hash_bytes(k->build_id, k->build_id_len) + k->build_id_len);
+	       t2f_hash_u64(t2f_hash_bytes(k->build_id, k->build_id_len) + k->build_id_len +
+			    k->path_trusted);
 }
 
 static bool file_eq(const void *ctx, uint32_t value)
@@ -171,7 +173,8 @@ static bool file_eq(const void *ctx, uint32_t value)
 	const struct file_key *k = ctx;
 	const struct sym_file *f = &k->s->files[value - 1];
 
-	return f->build_id_len == k->build_id_len && strcmp(f->path, k->path) == 0 &&
+	return f->build_id_len == k->build_id_len && f->path_trusted == k->path_trusted &&
+	       strcmp(f->path, k->path) == 0 &&
 	       (!k->build_id_len || memcmp(f->build_id, k->build_id, k->build_id_len) == 0);
 }
 
@@ -179,7 +182,8 @@ static bool file_eq(const void *ctx, uint32_t value)
 static int file_of(struct t2f_symbolizer *s, const struct t2f_module_desc *m, uint32_t *idx)
 {
 	size_t id_len = m->build_id && m->build_id_len <= T2F_BUILD_ID_MAX ? m->build_id_len : 0;
-	struct file_key k = { s, m->path ? m->path : "", m->build_id, id_len };
+	struct file_key k = { s, m->path ? m->path : "", m->build_id, id_len,
+			      !id_len && m->path_trusted };
 	uint64_t h = file_hash(&k);
 	uint32_t v = t2f_hashmap__find(s->file_index, h, file_eq, &k);
 	struct sym_file *f;
@@ -200,6 +204,7 @@ static int file_of(struct t2f_symbolizer *s, const struct t2f_module_desc *m, ui
 	if (id_len)
 		memcpy(f->build_id, m->build_id, id_len);
 	f->build_id_len = id_len;
+	f->path_trusted = k.path_trusted;
 	*idx = s->n_files++;
 	return 0;
 }
@@ -318,8 +323,11 @@ int t2f_sym__file_search(struct t2f_symbolizer *s, struct sym_file *f)
 
 	f->searched = true;
 	f->file_miss = T2F_MISS_NO_FILE;
-	err = t2f_debug_find(&s->find, f->path, f->build_id_len ? f->build_id : NULL,
-			     f->build_id_len, s->diag, &f->files);
+	if (f->path_trusted)
+		err = t2f_debug_find_trusted(&s->find, f->path, s->diag, &f->files);
+	else
+		err = t2f_debug_find(&s->find, f->path, f->build_id_len ? f->build_id : NULL,
+				     f->build_id_len, s->diag, &f->files);
 	if (err)
 		return err;
 	if (!f->files.module) {

@@ -45,6 +45,10 @@ struct t2f_module_desc {        /* a module-load record; pointers are borrowed f
 	const char *path;
 	const uint8_t *build_id;
 	size_t build_id_len;        /* 0 = unknown */
+	bool path_trusted;          /* no build-id known, but the file at path is the trace's
+				     * (recorded on this machine, not changed since): used as perf
+				     * uses it, even when it has no build-id itself
+				     * (t2f_debug_find_trusted) */
 	uint64_t map_start, map_end, map_pgoff;  /* the process's view (abs_ip space; only
 						  * t2f_symbolizer__resolve_abs uses it) */
 	bool has_segment;           /* the record gives the executable PT_LOAD: */

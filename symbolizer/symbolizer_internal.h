@@ -13,6 +13,8 @@ struct sym_file {
 	char *path;
 	uint8_t build_id[T2F_BUILD_ID_MAX];
 	size_t build_id_len;
+	bool path_trusted;             /* none recorded, the file at path is the trace's
+				        * (t2f_module_desc.path_trusted) */
 	bool searched;                 /* debug_find ran */
 	enum t2f_miss file_miss;       /* T2F_HIT when files.module has symbols */
 	struct t2f_debug_result files;

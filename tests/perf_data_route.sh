@@ -24,6 +24,7 @@
 #                                              /proc/kallsyms), equal to perf script's; after
 #                                              the program is touched (newer than the
 #                                              recording) its frames are refused, said in --stats
+#   nobid  u --buildid-all of mt linked without a build-id: its file used as perf uses it
 #   sys    -a                                  system-wide while mt runs: see below
 #   trunc  u cut inside the data section       complete records kept, a warning with the offset
 #   dwarf  --call-graph dwarf                  user stacks unwound, every sample in --stats
@@ -54,8 +55,8 @@
 . "$(dirname "$0")/lib.sh"
 t2f_init .. 2 "$@"
 PART=${2:-all}
-# part N: this run does the cases of part N (1: u ex k kx trunc stdin; 2: ev pf z bm here; 3: sys
-# dwarf pipe)
+# part N: this run does the cases of part N (1: u ex k kx trunc stdin; 2: ev pf z bm here
+# nobid; 3: sys dwarf pipe)
 part() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 
 need_perf_record
@@ -322,6 +323,23 @@ if part 2 && rec here -z -e cpu-clock -g; then
 		bad "here: after touching mt, its frames are not refused as changed (or the library's no longer named):"
 		grep 'resolved' "$TMP/here.terr" | head -5
 	fi
+fi
+
+# nobid: --buildid-all, but mt linked without a build-id (as a Go binary, which carries only
+# its own note), converted where it was recorded: mt's file is used as perf uses it
+if part 2 && $CC $FP -Wl,--build-id=none -o "$TMP/mt-nobid" "$SRC/fixtures/perf-data/mt.c" \
+	-L"$TMP" -lmtlib -Wl,-rpath,"$TMP" -pthread &&
+	perf record -q --buildid-all -e cpu-clock:u -g -o "$TMP/nobid.data" -- "$TMP/mt-nobid" 250 \
+		>"$TMP/nobid.rec" 2>&1; then
+	folded nobid
+	if grep -q '\[mt-nobid\]' "$TMP/nobid.r.folded" ||
+		! grep -q '^mt-worker-[12];.*worker;step_[ab];' "$TMP/nobid.r.folded"; then
+		bad "nobid: mt's frames are not named without a build-id in the file"
+	else
+		ok
+	fi
+elif part 2; then
+	bad "nobid: cannot build mt without a build-id or record it: $(head -3 "$TMP/nobid.rec" 2>/dev/null)"
 fi
 
 # sys: every thread on the machine for as long as mt runs

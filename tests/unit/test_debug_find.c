@@ -111,6 +111,7 @@ struct run {
 	const char *cache;
 	const char *perf_cache;
 	bool unsafe;
+	bool trusted;                 /* t2f_debug_find_trusted (id_hex then NULL) */
 	struct t2f_debug_result r;
 };
 
@@ -128,6 +129,10 @@ static void find(struct run *run, const char *binary, const char *id_hex)
 		.unsafe_build_id_match = run->unsafe,
 	};
 
+	if (run->trusted) {
+		assert_int_equal(t2f_debug_find_trusted(&o, binary, diag, &run->r), 0);
+		return;
+	}
 	if (id_hex)
 		assert_true(t2f_build_id_parse(id_hex, id, sizeof(id), &len));
 	assert_int_equal(t2f_debug_find(&o, binary, id_hex ? id : NULL, len, diag, &run->r), 0);
@@ -572,6 +577,26 @@ static void test_no_build_id(void **state)
 	assert_found(&run, fx("symdir/prog"));
 }
 
+/* A binary known to be the trace's file (recorded here): its own build-id is the reference when
+ * it has one; without one, the binary itself is taken and nothing else is searched. */
+static void test_trusted_path(void **state)
+{
+	struct run run = { .symbol_dirs = { fx("symdir") }, .trusted = true };
+
+	(void)state;
+	find(&run, fx("gnu/prog-noid"), NULL);
+	assert_int_equal(run.r.n_refused, 0);
+	assert_string_equal(run.r.expected_id, "");
+	assert_found(&run, fx("gnu/prog-noid"));
+	find(&run, tp("gone/prog"), NULL); /* symdir/prog is not taken: nothing verifies it */
+	assert_null(run.r.module);
+	assert_int_equal(run.r.n_refused, 0);
+	t2f_debug_result__free(&run.r);
+	find(&run, fx("gnu/prog"), NULL); /* searched as with its id: symdir's copy comes first */
+	assert_found(&run, fx("symdir/prog"));
+	assert_string_equal(run.r.expected_id, id_prog);
+}
+
 static void test_unsafe_takes_a_mismatch_last(void **state)
 {
 	struct run run = { .debug_dirs = { fx("wrongid/debug") }, .unsafe = true };
@@ -723,6 +748,7 @@ int main(void)
 		FX_TEST(test_wrong_build_id),
 		FX_TEST(test_binary_of_another_build),
 		FX_TEST(test_no_build_id),
+		FX_TEST(test_trusted_path),
 		FX_TEST(test_unsafe_takes_a_mismatch_last),
 		FX_TEST(test_untrusted_debuglink),
 		FX_TEST(test_hostile_id_lengths),
