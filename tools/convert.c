@@ -12,6 +12,7 @@
 #include "tools/cli_opts.h"
 #include "tools/clobber.h"
 #include "tools/commands.h"
+#include "tools/malloc_tune.h"
 #include "tools/progress.h"
 
 /* The progress bar of the input being read: drawn on a terminal for big inputs, not under -q. */
@@ -153,6 +154,8 @@ static int t2f_cli_end(const struct t2f_cli_opts *o, struct t2f_session *s, int 
 	if (!err && !o->quiet && !t2f_cli_is_std(output) && isatty(STDERR_FILENO))
 		what |= T2F_REPORT_SUMMARY;
 	t2f_session_report(s, what);
+	if (o->stats)
+		fprintf(stderr, "  allocator: %s\n", t2f_malloc_tune_said());
 	if (err)
 		t2f_cli_error(t2f_session_error(s));
 	t2f_session_free(s);
