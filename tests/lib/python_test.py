@@ -296,9 +296,9 @@ def as_cli(line):
 
 
 def stats_lines(text):
-    """The --stats lines that do not measure time or memory."""
+    """The --stats lines that do not measure time or memory, nor say the CLI's allocator."""
     return [ln for ln in text.splitlines()
-            if not re.match(r"  (elapsed|time|model memory):", ln)]
+            if not re.match(r"  (elapsed|time|model memory|allocator):", ln)]
 
 
 class _MoreFormats:
