@@ -1,0 +1,53 @@
+#!/bin/sh
+# The conversion's threads under ThreadSanitizer: TRACE2FLAME is a -DT2F_TSAN=ON build (tools/test
+# makes one under CI and runs the tests labelled tsan there). A recording made here of many short
+# processes (cpu-clock every 40 us while 150 shells run one after another: some 25,000 samples,
+# three batches of the perf.data reader's second thread, 150 threads appearing all along, so that
+# the reading thread adds threads while the other adds samples) is converted
+#   - from the perf.data file to folded (-j 1, -j 2), pprof and speedscope (-j 2);
+#   - as perf script text in small segments (-j 4);
+#   - twice in one --each run;
+# each run must succeed with no ThreadSanitizer report, and the outputs of every -j be the same.
+# A build before the fold table's fix (profile cell threads asked by the reading thread) reported
+# its race on each of 5 runs of such a recording.
+# usage: sh tests/tsan.sh TRACE2FLAME
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+t2f_init .. 1 "$@"
+need_perf_record
+export TSAN_OPTIONS="halt_on_error=1:exitcode=66"
+export T2F_CACHE_DIR="$TMP/cache"
+
+if ! perf record -q -e cpu-clock -c 40000 -g -o "$TMP/many.data" -- sh -c \
+	'for i in $(seq 150); do sh -c "i=0; while [ \$i -lt 1500 ]; do i=\$((i+1)); done"; done' \
+	>"$TMP/rec.err" 2>&1; then
+	bad "perf record failed: $(head -3 "$TMP/rec.err")"
+	finish
+fi
+
+# run WHAT ARGS...: trace2flame ARGS succeeds without a ThreadSanitizer report
+run() {
+	_what=$1
+	shift
+	if t2f "$@" >"$TMP/out" 2>"$TMP/err" && ! grep -q ThreadSanitizer "$TMP/err"; then
+		ok
+	else
+		bad "$_what: trace2flame $*:"
+		grep -A12 ThreadSanitizer "$TMP/err" | head -24 | sed 's/^/    /'
+		grep -v ThreadSanitizer "$TMP/err" | head -3 | sed 's/^/    /'
+	fi
+}
+
+run "folded -j 1" -j 1 "$TMP/many.data" -o "$TMP/j1.folded"
+run "folded -j 2" -j 2 "$TMP/many.data" -o "$TMP/j2.folded"
+same_nonempty folded "-j 1 and -j 2" "$TMP/j1.folded" "$TMP/j2.folded" "< -j 1, > -j 2"
+run "pprof" -j 2 "$TMP/many.data" -o "$TMP/many.pb.gz"
+run "speedscope" -j 2 "$TMP/many.data" -o "$TMP/many.speedscope.json"
+perf script -i "$TMP/many.data" >"$TMP/many.txt" 2>/dev/null
+T2F_SEGMENT_SIZE=65536 run "text -j 4" -j 4 --no-inline "$TMP/many.txt" -o "$TMP/text.folded"
+t2f -j 1 --no-inline "$TMP/many.txt" -o "$TMP/text1.folded" 2>/dev/null
+same_nonempty text "-j 1 and -j 4" "$TMP/text1.folded" "$TMP/text.folded" "< -j 1, > -j 4"
+mkdir "$TMP/each" && cp "$TMP/many.data" "$TMP/again.data"
+run "--each" -j 2 --each -o "$TMP/each" "$TMP/many.data" "$TMP/again.data"
+same_nonempty --each "the two copies" "$TMP/each/many.folded" "$TMP/each/again.folded" "< first, > second"
+finish
