@@ -22,6 +22,7 @@
 
 static const char *said = "glibc's defaults";
 
+#if defined(__GLIBC__) && !defined(T2F_SANITIZED)
 /* Whether /proc/self/exe is this program: not the dynamic loader started by name with the
  * program as its argument (the kernel then ran the loader as the program: no interpreter was
  * loaded, AT_BASE is 0; so it is for a static program, left alone too). */
@@ -32,7 +33,6 @@ static bool t2f_exe_is_program(void)
 
 void t2f_malloc_tune(char **argv)
 {
-#if defined(__GLIBC__) && !defined(T2F_SANITIZED)
 	const char *set = getenv("GLIBC_TUNABLES");
 
 	if (set && strcmp(set, T2F_TUNABLES) == 0) {
@@ -49,11 +49,14 @@ void t2f_malloc_tune(char **argv)
 		return;
 	execv("/proc/self/exe", argv);
 	unsetenv("GLIBC_TUNABLES");
+}
 #else
+void t2f_malloc_tune(char **argv)
+{
 	(void)argv;
 	said = "not glibc's tuned (another allocator or a sanitizer build)";
-#endif
 }
+#endif
 
 const char *t2f_malloc_tune_said(void)
 {
