@@ -20,9 +20,9 @@
  * grows 16 MiB at a time (32 MiB gave a held-out whole-machine perf.data 66 MiB of peak RSS). */
 #define T2F_TUNABLES "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=16777216"
 
+#if defined(__GLIBC__) && !defined(T2F_SANITIZED)
 static const char *said = "glibc's defaults";
 
-#if defined(__GLIBC__) && !defined(T2F_SANITIZED)
 /* Whether /proc/self/exe is this program: not the dynamic loader started by name with the
  * program as its argument (the kernel then ran the loader as the program: no interpreter was
  * loaded, AT_BASE is 0; so it is for a static program, left alone too). */
@@ -51,10 +51,11 @@ void t2f_malloc_tune(char **argv)
 	unsetenv("GLIBC_TUNABLES");
 }
 #else
+static const char *said = "not glibc's tuned (another allocator or a sanitizer build)";
+
 void t2f_malloc_tune(char **argv)
 {
 	(void)argv;
-	said = "not glibc's tuned (another allocator or a sanitizer build)";
 }
 #endif
 
