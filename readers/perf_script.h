@@ -42,6 +42,9 @@ void t2f_perf_script__free(struct t2f_perf_script *ps); /* NULL is fine */
  * stays absolute (space T2F_SPACE_ABS) when no mapping of its dso holds it. */
 void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on);
 
+/* Whether a frame's dso says it lies in no mapping: none printed, or perf's "[unknown]". */
+bool t2f_perf_script__no_mapping(const char *dso, size_t dso_len);
+
 /* Which frames keep their address, beyond every frame with keep_addrs. By default every frame
  * perf could not name keeps it (a frame per address) and named frames do not (one frame per
  * name). wants(ctx, kind, dso, dso_len, named) is asked once per distinct frame line, named
@@ -51,8 +54,6 @@ void t2f_perf_script__keep_addrs(struct t2f_perf_script *ps, bool on);
  * a named frame, yes means it keeps its address too (its inlined functions are looked up
  * later). dso_len 0: no dso printed. wants must be callable from any thread. Call before the
  * first feed. */
-/* Whether a frame's dso says it lies in no mapping: none printed, or perf's "[unknown]". */
-bool t2f_perf_script__no_mapping(const char *dso, size_t dso_len);
 typedef bool (*t2f_perf_script_addr_fn)(void *ctx, enum t2f_frame_kind kind, const char *dso,
 					size_t dso_len, bool named);
 void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_addr_fn wants,
