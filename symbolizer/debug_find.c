@@ -723,13 +723,10 @@ static int find(const struct t2f_debug_find_opts *o, const char *binary_path,
 	if (err)
 		goto out;
 	set_reference(&f, build_id, build_id_len);
-	if (!f.ref_len && trusted && !f.o->unsafe_build_id_match) {
-		err = step_binary(&f);  /* nothing to verify against, nothing else is searched */
-		err = err < 0 ? err : 0;
-		goto out;
-	}
 	if (!f.ref_len && !f.o->unsafe_build_id_match) {
-		err = refuse_unverifiable(&f);
+		/* nothing to verify against: the trusted binary alone, else a refusal */
+		err = trusted ? step_binary(&f) : refuse_unverifiable(&f);
+		err = err < 0 ? err : 0;
 		goto out;
 	}
 	err = search(&f);
