@@ -170,6 +170,7 @@ static void t2f_session_resym_opts(struct t2f_session *s)
 		.signals = o->signals,
 		.cache = !o->no_cache,
 		.cache_max = o->cache_max,
+		.threads = t2f_session_jobs(s),
 	};
 }
 

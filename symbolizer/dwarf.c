@@ -265,6 +265,8 @@ static int dw_try_alt(struct t2f_dwarf *dw, const char *path, const uint8_t *id,
 		*why = "another build-id";
 	else if (!dw_inflate_fits(elf, path, o->budget, d))
 		*why = "over the decompression limit";
+	else if ((err = t2f_dw_inflate(elf, dw->threads, &dw->inflated)))
+		*why = "out of memory";
 	else if (!(alt = dwarf_begin_elf(elf, DWARF_C_READ, NULL)))
 		*why = "no DWARF";
 	if (!alt) {
@@ -466,6 +468,7 @@ static void dw_release(struct t2f_dwarf *dw)
 			elf_end(dw->alt_elf);
 		if (dw->elf)
 			elf_end(dw->elf);
+		t2f_dw_bufs__free(&dw->inflated);
 	}
 	if (dw->alt_fd >= 0)
 		close(dw->alt_fd);
@@ -552,6 +555,10 @@ static bool dw_linked(Elf *elf)
  * units' ranges: 0 (dw->dbg NULL: no DWARF), or -ENOMEM. Warnings into d. */
 static int dw_read(struct t2f_dwarf *dw, const struct t2f_dwarf_opts *o, struct t2f_diag *d)
 {
+	int err = t2f_dw_inflate(dw->elf, dw->threads, &dw->inflated);
+
+	if (err)
+		return err;
 	dw->dbg = dwarf_begin_elf(dw->elf, DWARF_C_READ, NULL);
 	if (!dw->dbg)
 		return 0;
@@ -573,6 +580,7 @@ static int dw_new(const char *path, const struct t2f_dwarf_opts *o, struct t2f_d
 	dw->fd = dw->alt_fd = -1;
 	dw->symbol_at = o->symbol_at;
 	dw->sym_ctx = o->sym_ctx;
+	dw->threads = o->threads;
 	dw->path = strdup(path);
 	return !dw->path ? -ENOMEM : t2f_diag__new_buffered(&dw->notes);
 }

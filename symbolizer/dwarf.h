@@ -3,8 +3,11 @@
  * For an address in the file's own space (elf_vaddr), the chain of functions whose code is
  * there: the innermost inlined function with the source line of the address, then each function
  * it was inlined into with the line of that call, out to the function that holds the code; as
- * `addr2line -i -f` prints it. DWARF 2-5 and compressed sections (SHF_COMPRESSED, .zdebug) are
- * libdw's.
+ * `addr2line -i -f` prints it. DWARF 2-5 is libdw's. Compressed debug sections (SHF_COMPRESSED,
+ * zlib or zstd) are inflated here when the file is opened, the ones lookups read only, on up to
+ * opts->threads threads, by igzip when it loads (formats/inflate.h), and handed to libdw
+ * inflated (dwarf_inflate.c); libdw inflates GNU .zdebug ones itself. libelf 0.188 cannot
+ * inflate zstd: without this, such a file would have no DWARF.
  *
  * Lazy per compilation unit: an address finds its unit (each unit's ranges), and the first
  * address of a unit indexes it once: every subprogram and inlined subroutine with its address
@@ -16,7 +19,7 @@
  * limit of its own, so what it is given is bounded first; past a limit, one warning names the
  * file (and the unit) and what is left out, and the file's ELF symbols still name its frames:
  *  - only a regular file is opened, without blocking (formats/side_file.h);
- *  - decompression (libdw inflates every compressed debug section when it opens a file): the
+ *  - decompression (every compressed debug section is inflated when the file is opened): the
  *    sizes the sections declare are added up before, and a file over T2F_DWARF_DECODE_MAX, or
  *    over what its budget has left (opts->budget, shared by the files of a symbolizer), is not
  *    opened;
@@ -115,6 +118,8 @@ struct t2f_dwarf_opts {
 	 * thread. NULL: not asked. */
 	const char *(*symbol_at)(void *sym_ctx, uint64_t elf_vaddr);
 	void *sym_ctx;
+	unsigned threads;  /* that may inflate one file's debug sections at once (0 or 1: the
+			    * thread opening it) */
 };
 
 /* path's DWARF: 0 and *out set; 0 and *out NULL when the file has no DWARF or is refused (over

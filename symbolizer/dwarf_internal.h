@@ -110,6 +110,11 @@ struct dw_checked {              /* a line table judged */
 	bool ok;
 };
 
+struct t2f_dw_bufs {              /* sections inflated for libdw (dwarf_inflate.c) */
+	void **p;
+	size_t n;
+};
+
 struct t2f_dwarf {
 	char *path;
 	int fd, alt_fd;
@@ -118,6 +123,9 @@ struct t2f_dwarf {
 				      * libdw gets when there is none (dwarf.c) */
 	unsigned char null_image[512];
 	struct dw_sections secs, alt_secs;
+	struct t2f_dw_bufs inflated;  /* the sections libelf holds for libdw, the file's and the
+				       * supplementary file's: freed after them */
+	unsigned threads;            /* t2f_dwarf_opts */
 	struct t2f_elf_mapped image;  /* the file's mapped pages, given back as units are read */
 	const char *(*symbol_at)(void *sym_ctx, uint64_t elf_vaddr); /* t2f_dwarf_opts */
 	void *sym_ctx;
@@ -144,6 +152,14 @@ struct t2f_dwarf {
 	uint64_t weight;             /* its debug sections' bytes (t2f_dwarf__weight) */
 	struct t2f_diag *notes;      /* warnings of lookups (buffered: any thread) */
 };
+
+/* dwarf_inflate.c: elf's compressed debug sections that lookups read, inflated on up to
+ * `threads` threads and handed to libelf as their sections' data, before dwarf_begin_elf (which
+ * then inflates nothing); those no lookup reads handed over empty. Their buffers are added to
+ * keep (the caller frees them with t2f_dw_bufs__free after elf_end). 0 or -ENOMEM; a section
+ * that does not inflate is left for libdw. On the thread that uses elf. */
+int t2f_dw_inflate(Elf *elf, unsigned threads, struct t2f_dw_bufs *keep);
+void t2f_dw_bufs__free(struct t2f_dw_bufs *b);
 
 /* dwarf_index.c */
 /* How many of the n records at base (each `size` bytes, sorted by a leading uint64_t lo) start

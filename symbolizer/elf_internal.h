@@ -29,9 +29,6 @@
 #ifndef SHT_SUNW_LDYNSYM
 #define SHT_SUNW_LDYNSYM 0x6ffffff3u  /* glibc's elf.h does not name it */
 #endif
-#ifndef ELFCOMPRESS_ZSTD
-#define ELFCOMPRESS_ZSTD 2            /* binutils 2.40 writes it; glibc 2.36's elf.h lacks it */
-#endif
 
 #define T2F_ELF_MAX_TABLES 8              /* symbol tables per module (real files have 1-2) */
 #define T2F_ELF_MAX_SYMS (1u << 28)       /* symbols per table (6 GiB of Elf64_Sym) */

@@ -66,6 +66,10 @@
 
 #include "formats/diag.h"
 
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2            /* binutils 2.40 writes it; glibc 2.36's elf.h lacks it */
+#endif
+
 #define T2F_BUILD_ID_MAX 64 /* bytes; longer build-id notes are refused */
 #define T2F_DECODE_MODULE_MAX (128ull << 20)  /* bytes one module may decompress */
 #define T2F_DECODE_RUN_MAX (512ull << 20)     /* bytes the modules of one budget may */

@@ -77,6 +77,7 @@ static int copy_opts(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts 
 	s->find = o->find;
 	s->demangle = o->demangle;
 	s->perf_rules = o->perf_rules;
+	s->dwarf_threads = o->threads;
 	s->find.perf_rules = o->perf_rules;
 	t2f_decode_budget__init(&s->budget, o->decode_module_max, o->decode_run_max);
 	t2f_decode_budget__init(&s->dwarf_budget, T2F_DWARF_DECODE_MAX, T2F_DWARF_DECODE_RUN_MAX);
@@ -739,7 +740,8 @@ static int sym_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod, bool lazy,
 	}
 	if (!f->dwarf_tried) {
 		struct t2f_dwarf_opts o = { .budget = &s->dwarf_budget, .alt_candidates = alt_candidates,
-					    .ctx = s, .sym_ctx = f->files.module };
+					    .ctx = s, .sym_ctx = f->files.module,
+					    .threads = s->dwarf_threads };
 
 		f->dwarf_tried = true;
 		/* built here, so that lookups on other threads only read it (no index: no copy);

@@ -66,6 +66,7 @@ struct t2f_symbolizer {
 	bool perf_rules;
 	struct t2f_decode_budget budget;  /* every file opened shares it (find.budget) */
 	struct t2f_decode_budget dwarf_budget; /* the files' DWARF shares it (dwarf.h) */
+	unsigned dwarf_threads;       /* t2f_symbolizer_opts.threads */
 	struct t2f_strtab *names;
 	struct t2f_diag *diag;
 	struct sym_file *files;
