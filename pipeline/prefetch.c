@@ -7,15 +7,32 @@
 #include <string.h>
 
 #include "formats/diag.h"
+#include "symbolizer/symcache.h"
 
 struct t2f_prefetch {
 	char *path;
+	struct t2f_prefetch_keep keep;
+	bool kept;                   /* the table was kept in the symbol cache */
 	pthread_t th;
 	bool joined;
 	int err;                     /* the load's, once joined */
 	struct t2f_text_syms *table;
 	struct t2f_text_syms_key key; /* the file's, taken before the load */
 };
+
+/* The table into the symbol cache, as the resolve stage would put it (resym_kallsyms.c). */
+static void t2f_prefetch_keep(struct t2f_prefetch *pf)
+{
+	struct t2f_symcache_dir *dir = NULL;
+	const char *why;
+
+	if (t2f_symcache_dir__open(NULL, pf->keep.cache_max, true, &dir, &why) || !dir)
+		return;
+	pf->kept = t2f_text_syms__cache_put(dir, pf->path, &pf->key, pf->table) == 0;
+	if (pf->kept)
+		t2f_symcache_dir__evict(dir);
+	t2f_symcache_dir__free(dir);
+}
 
 static void *t2f_prefetch_main(void *arg)
 {
@@ -32,10 +49,13 @@ static void *t2f_prefetch_main(void *arg)
 		pf->err = 1;
 	}
 	t2f_diag__free(d);
+	if (!pf->err && pf->keep.cache)
+		t2f_prefetch_keep(pf);
 	return NULL;
 }
 
-int t2f_prefetch__start(const char *path, struct t2f_prefetch **out)
+int t2f_prefetch__start(const char *path, const struct t2f_prefetch_keep *keep,
+			struct t2f_prefetch **out)
 {
 	struct t2f_prefetch *pf = calloc(1, sizeof(*pf));
 	int err;
@@ -44,6 +64,8 @@ int t2f_prefetch__start(const char *path, struct t2f_prefetch **out)
 		free(pf);
 		return -ENOMEM;
 	}
+	if (keep)
+		pf->keep = *keep;
 	err = pthread_create(&pf->th, NULL, t2f_prefetch_main, pf);
 	if (err) {
 		free(pf->path);
@@ -67,7 +89,7 @@ static void t2f_prefetch_join(struct t2f_prefetch *pf)
 }
 
 int t2f_prefetch__take(struct t2f_prefetch *pf, struct t2f_text_syms **out,
-		       struct t2f_text_syms_key *key)
+		       struct t2f_text_syms_key *key, bool *kept)
 {
 	*out = NULL;
 	if (pf->joined)
@@ -79,6 +101,8 @@ int t2f_prefetch__take(struct t2f_prefetch *pf, struct t2f_text_syms **out,
 	pf->table = NULL;
 	if (key)
 		*key = pf->key;
+	if (kept)
+		*kept = pf->kept;
 	return 0;
 }
 

@@ -27,15 +27,17 @@ static int t2f_resym_kallsyms_read(void *ctx, const char *path, struct t2f_text_
 	struct t2f_resym_ks *ks = ctx;
 	const struct t2f_resym_opts *o = ks->o;
 	struct t2f_text_syms_key key = { .keep = false };
+	bool kept = false;
 	int err = 0;
 
 	if (!t2f_prefetch__is(o->kallsyms_read, path) ||
-	    t2f_prefetch__take(o->kallsyms_read, out, &key) != 0) {
+	    t2f_prefetch__take(o->kallsyms_read, out, &key, &kept) != 0) {
 		if (ks->dir && ks->keep)
 			t2f_text_syms__key(path, &key);
 		err = t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, path, ks->d, out);
 	}
-	if (!err && ks->dir && ks->keep && t2f_text_syms__cache_put(ks->dir, path, &key, *out) == 0)
+	if (!err && !kept && ks->dir && ks->keep &&
+	    t2f_text_syms__cache_put(ks->dir, path, &key, *out) == 0)
 		t2f_symcache_dir__evict(ks->dir);
 	return err;
 }
@@ -72,7 +74,9 @@ int t2f_resym__kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d, bool
 	*out = NULL;
 	if (o->cache)
 		err = t2f_symcache_dir__open(NULL, o->cache_max, true, &ctx.dir, &why);
-	if (!err && ctx.dir && !whole && !t2f_text_syms__share_has(o->kallsyms))
+	/* a load under way was started for want of a kept table (which it may have kept since) */
+	if (!err && ctx.dir && !whole && !t2f_text_syms__share_has(o->kallsyms) &&
+	    !t2f_prefetch__is(o->kallsyms_read, o->kallsyms))
 		err = t2f_resym_kallsyms_kept(&ctx, out);
 	kept = !err && *out;
 	if (!err && !kept)

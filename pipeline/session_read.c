@@ -339,7 +339,10 @@ static int t2f_kallsyms_prefetch(struct t2f_session *s, const struct t2f_perf_da
 	    (!s->o.kallsyms && t2f_perf_user_only(pd)) ||
 	    t2f_text_syms__share_has(s->ropts.kallsyms) || t2f_resym__kallsyms_kept(&s->ropts))
 		return 0;
-	return t2f_prefetch__start(s->ropts.kallsyms, &s->ropts.kallsyms_read);
+	const struct t2f_prefetch_keep keep = { .cache = s->ropts.cache,
+						.cache_max = s->ropts.cache_max };
+
+	return t2f_prefetch__start(s->ropts.kallsyms, &keep, &s->ropts.kallsyms_read);
 }
 
 static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
