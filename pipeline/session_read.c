@@ -335,13 +335,13 @@ static bool t2f_perf_user_only(const struct t2f_perf_data *pd)
  * only for one). 0 or an error of t2f_prefetch__start. */
 static int t2f_kallsyms_prefetch(struct t2f_session *s, const struct t2f_perf_data *pd)
 {
+	const struct t2f_prefetch_keep keep = { .cache = s->ropts.cache,
+						.cache_max = s->ropts.cache_max };
+
 	if (!s->ropts.kallsyms || s->ropts.kallsyms_read || t2f_session_jobs(s) < 2 ||
 	    (!s->o.kallsyms && t2f_perf_user_only(pd)) ||
 	    t2f_text_syms__share_has(s->ropts.kallsyms) || t2f_resym__kallsyms_kept(&s->ropts))
 		return 0;
-	const struct t2f_prefetch_keep keep = { .cache = s->ropts.cache,
-						.cache_max = s->ropts.cache_max };
-
 	return t2f_prefetch__start(s->ropts.kallsyms, &keep, &s->ropts.kallsyms_read);
 }
 

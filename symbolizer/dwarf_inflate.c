@@ -132,9 +132,9 @@ static void dwi_hand_over(Elf_Scn *scn, GElf_Shdr *sh, Elf_Data *d, void *buf, u
 	gelf_update_shdr(scn, sh);
 }
 
-/* A compressed section libdw would read: a job (*job set), left out (handed over empty), or
- * left alone (not compressed in a way known here, unknown name, in a group). */
-static int dwi_take(Elf *elf, size_t shstrndx, Elf_Scn *scn, struct dwi_job *job, bool *queued)
+/* A compressed section libdw would read: a job (*job set, true), left out (handed over empty),
+ * or left alone (not compressed in a way known here, unknown name, in a group). */
+static bool dwi_take(Elf *elf, size_t shstrndx, Elf_Scn *scn, struct dwi_job *job)
 {
 	GElf_Shdr sh;
 	GElf_Chdr ch;
@@ -143,26 +143,24 @@ static int dwi_take(Elf *elf, size_t shstrndx, Elf_Scn *scn, struct dwi_job *job
 	size_t hsize = gelf_fsize(elf, ELF_T_CHDR, 1, EV_CURRENT);
 	bool read, unread;
 
-	*queued = false;
 	if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED) || (sh.sh_flags & SHF_GROUP) ||
 	    sh.sh_type == SHT_NOBITS || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-		return 0;
+		return false;
 	read = dwi_named(name, dwi_read, sizeof(dwi_read) / sizeof(*dwi_read));
 	unread = dwi_named(name, dwi_unread, sizeof(dwi_unread) / sizeof(*dwi_unread));
 	if ((!read && !unread) || !gelf_getchdr(scn, &ch) ||
 	    (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD) ||
 	    !(raw = elf_rawdata(scn, NULL)) || !raw->d_buf || raw->d_size < hsize ||
 	    !(d = elf_getdata(scn, NULL)))
-		return 0;
+		return false;
 	if (unread) {
 		dwi_hand_over(scn, &sh, d, d->d_buf, 0, ch.ch_addralign);
-		return 0;
+		return false;
 	}
 	*job = (struct dwi_job){ .scn = scn, .in = (const unsigned char *)raw->d_buf + hsize,
 				 .n = raw->d_size - hsize, .type = ch.ch_type, .size = ch.ch_size,
 				 .align = ch.ch_addralign };
-	*queued = true;
-	return 0;
+	return true;
 }
 
 static void dwi_keep(struct dwi_job *j, struct t2f_dw_bufs *keep)
@@ -194,13 +192,9 @@ int t2f_dw_inflate(Elf *elf, unsigned threads, struct t2f_dw_bufs *keep)
 	cap = nscn < 64 ? nscn : 64; /* libdw reads 18 names; a file may repeat them */
 	if (!(r.jobs = calloc(cap, sizeof(*r.jobs))))
 		return -ENOMEM;
-	while ((scn = elf_nextscn(elf, scn)) && r.n < cap) {
-		bool queued;
-
-		dwi_take(elf, shstrndx, scn, &r.jobs[r.n], &queued);
-		if (queued)
+	while ((scn = elf_nextscn(elf, scn)) && r.n < cap)
+		if (dwi_take(elf, shstrndx, scn, &r.jobs[r.n]))
 			bytes += r.jobs[r.n++].n;
-	}
 	if (!r.n)
 		goto out;
 	if (!(grown = realloc(keep->p, (keep->n + r.n) * sizeof(*keep->p)))) {
