@@ -46,6 +46,8 @@ static const char *const dwi_unread[] = {
 
 struct dwi_job {
 	Elf_Scn *scn;
+	GElf_Shdr sh;                /* its header, and the data libdw will be given */
+	Elf_Data *d;
 	const unsigned char *in;     /* the stream after the compression header */
 	size_t n;
 	uint32_t type;               /* ELFCOMPRESS_* */
@@ -157,7 +159,8 @@ static bool dwi_take(Elf *elf, size_t shstrndx, Elf_Scn *scn, struct dwi_job *jo
 		dwi_hand_over(scn, &sh, d, d->d_buf, 0, ch.ch_addralign);
 		return false;
 	}
-	*job = (struct dwi_job){ .scn = scn, .in = (const unsigned char *)raw->d_buf + hsize,
+	*job = (struct dwi_job){ .scn = scn, .sh = sh, .d = d,
+				 .in = (const unsigned char *)raw->d_buf + hsize,
 				 .n = raw->d_size - hsize, .type = ch.ch_type, .size = ch.ch_size,
 				 .align = ch.ch_addralign };
 	return true;
@@ -165,17 +168,10 @@ static bool dwi_take(Elf *elf, size_t shstrndx, Elf_Scn *scn, struct dwi_job *jo
 
 static void dwi_keep(struct dwi_job *j, struct t2f_dw_bufs *keep)
 {
-	GElf_Shdr sh;
-	Elf_Data *d;
-
 	if (!j->out)
 		return;
-	if (!gelf_getshdr(j->scn, &sh) || !(d = elf_getdata(j->scn, NULL))) {
-		free(j->out);
-		return;
-	}
 	keep->p[keep->n++] = j->out;
-	dwi_hand_over(j->scn, &sh, d, j->out, j->size, j->align);
+	dwi_hand_over(j->scn, &j->sh, j->d, j->out, j->size, j->align);
 }
 
 int t2f_dw_inflate(Elf *elf, unsigned threads, struct t2f_dw_bufs *keep)
