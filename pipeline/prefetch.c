@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/diag.h"
+#include "symbolizer/kallsyms_copy.h"
 #include "symbolizer/symcache.h"
 
 struct t2f_prefetch {
@@ -42,7 +43,7 @@ static void *t2f_prefetch_main(void *arg)
 	t2f_text_syms__key(pf->path, &pf->key);
 	pf->err = t2f_diag__new_buffered(&d);
 	if (!pf->err)
-		pf->err = t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, pf->path, d, &pf->table);
+		pf->err = t2f_kallsyms__load(pf->path, true, d, &pf->table);
 	if (!pf->err && t2f_text_syms__bad_lines(pf->table)) {
 		t2f_text_syms__free(pf->table);
 		pf->table = NULL;

@@ -252,11 +252,15 @@ void t2f_report__stats(FILE *f, struct t2f_profile *p, const struct t2f_event_to
 			s->derive.not_selected, s->derive.undecoded);
 	if (s->kallsyms_counts[0] || s->kallsyms_counts[1] || s->kallsyms_counts[2])
 		fprintf(f, "  kallsyms: %" PRIu64 " read, %" PRIu64 " shared (read before in this "
-			"process)%s", s->kallsyms_counts[0], s->kallsyms_counts[1],
-			s->kallsyms_counts[2] ? "" : "\n");
+			"process)", s->kallsyms_counts[0], s->kallsyms_counts[1]);
 	if (s->kallsyms_counts[2])
-		fprintf(f, ", %" PRIu64 " from the symbol cache (kept by an earlier run)\n",
+		fprintf(f, ", %" PRIu64 " from the symbol cache (kept by an earlier run)",
 			s->kallsyms_counts[2]);
+	if (s->kallsyms_counts[3])
+		fprintf(f, ", %" PRIu64 " of the reads perf's copy in ~/.debug/[kernel.kallsyms]/ "
+			"(it matched /proc/kallsyms)", s->kallsyms_counts[3]);
+	if (s->kallsyms_counts[0] || s->kallsyms_counts[1] || s->kallsyms_counts[2])
+		fputc('\n', f);
 	fprintf(f, "  warnings: %" PRIu64 "\n", s->warnings);
 	fprintf(f, "  model memory: %.1f MB\n", (double)t2f_profile__bytes(p) / T2F_MB);
 	fprintf(f, "  output: %" PRIu64 " byte%s\n", s->out_bytes, t2f_plural(s->out_bytes));

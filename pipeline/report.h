@@ -65,8 +65,9 @@ struct t2f_run_stats {
 	struct t2f_unwind_stats unwind; /* their --call-graph dwarf samples' user stacks */
 	const char *kallsyms;  /* the kallsyms file kernel frames were named from, or NULL, */
 	const char *kallsyms_why; /* and then why none (static text) */
-	uint64_t kallsyms_counts[3]; /* it was read: [0]; the process's table taken: [1]; the
-				      * symbol cache's table of an earlier run taken: [2] */
+	uint64_t kallsyms_counts[4]; /* it was read: [0]; the process's table taken: [1]; the
+				      * symbol cache's table of an earlier run taken: [2]; of the
+				      * reads, perf's copy (symbolizer/kallsyms_copy.h): [3] */
 	bool derived;          /* a derived event was asked for (formats/derive.h): */
 	struct t2f_derive_counts derive; /* summed over the inputs */
 };

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "pipeline/resymbolize.h"
+#include "symbolizer/kallsyms_copy.h"
 #include "symbolizer/symcache.h"
 #include "symbolizer/text_syms_cache.h"
 #include "symbolizer/text_syms_share.h"
@@ -34,7 +35,8 @@ static int t2f_resym_kallsyms_read(void *ctx, const char *path, struct t2f_text_
 	    t2f_prefetch__take(o->kallsyms_read, out, &key, &kept) != 0) {
 		if (ks->dir && ks->keep)
 			t2f_text_syms__key(path, &key);
-		err = t2f_text_syms__load(T2F_TEXT_SYMS_KALLSYMS, path, ks->d, out);
+		err = t2f_kallsyms__load(path, ks->keep, ks->d, out); /* not perf's copy for a
+									 * file read whole */
 	}
 	if (!err && !kept && ks->dir && ks->keep &&
 	    t2f_text_syms__cache_put(ks->dir, path, &key, *out) == 0)
@@ -82,8 +84,11 @@ int t2f_resym__kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d, bool
 	if (!err && !kept)
 		err = t2f_text_syms__shared(o->kallsyms, t2f_resym_kallsyms_read, &ctx, out,
 					    &shared);
-	if (!err && o->kallsyms_counts)
+	if (!err && o->kallsyms_counts) {
 		o->kallsyms_counts[kept ? 2 : shared]++;
+		/* a table read partial: perf's copy stood in */
+		o->kallsyms_counts[3] += !kept && !shared && *out && t2f_text_syms__partial(*out);
+	}
 	t2f_symcache_dir__free(ctx.dir);
 	return err;
 }
@@ -105,36 +110,6 @@ bool t2f_resym__kallsyms_kept(const struct t2f_resym_opts *o)
 }
 
 
-/* The running kernel's build-id from /sys/kernel/notes (ELF notes: namesz, descsz, type,
- * then the name and the descriptor, each padded to 4 bytes) as hex; false when not found. */
-static bool t2f_resym_running_kernel_id(char hex[41])
-{
-	unsigned char buf[4096];
-	FILE *f = fopen("/sys/kernel/notes", "rb");
-	size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0;
-
-	if (f)
-		fclose(f);
-	for (size_t at = 0; at + 12 <= n;) {
-		uint32_t nh[3];
-		size_t name, desc;
-
-		memcpy(nh, buf + at, sizeof(nh));
-		name = (nh[0] + 3u) & ~3u;
-		desc = (nh[1] + 3u) & ~3u;
-		if (name > n || desc > n || at + 12 + name + desc > n)
-			return false;
-		if (nh[2] == 3 && nh[0] == 4 && memcmp(buf + at + 12, "GNU", 4) == 0 &&
-		    nh[1] > 0 && nh[1] <= 20) {
-			for (uint32_t k = 0; k < nh[1]; k++)
-				snprintf(hex + 2 * k, 3, "%02x", buf[at + 12 + name + k]);
-			return true;
-		}
-		at += 12 + name + desc;
-	}
-	return false;
-}
-
 char *t2f_resym__default_kallsyms(const char *hex, bool here, const char **why)
 {
 	char running[41] = "", *path = NULL;
@@ -147,7 +122,7 @@ char *t2f_resym__default_kallsyms(const char *hex, bool here, const char **why)
 		*why = "the recording has no kernel build-id, and was not made on this machine";
 		return NULL;
 	}
-	if (t2f_resym_running_kernel_id(running) && strcmp(running, hex) == 0)
+	if (t2f_kallsyms__running_id(running) && strcmp(running, hex) == 0)
 		return strdup("/proc/kallsyms");
 	if (home && asprintf(&path, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, hex) >= 0 &&
 	    stat(path, &st) == 0)

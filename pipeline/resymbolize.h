@@ -82,7 +82,8 @@ struct t2f_resym_opts {
 					  * [1] += 1 when the process's table of it was taken
 					  * (symbolizer/text_syms_share.h), [2] += 1 when the
 					  * symbol cache's was (symbolizer/text_syms_cache.h:
-					  * kept by an earlier run, with `cache`) */
+					  * kept by an earlier run, with `cache`), [3] += 1 when
+					  * a read took perf's copy (symbolizer/kallsyms_copy.h) */
 	bool kallsyms_lazy;              /* the file was picked for the recording, not asked for:
 					  * read only when a kernel frame is to be named from it
 					  * (else checked even when none is) */

@@ -404,6 +404,24 @@ static int stable_ranges(const struct t2f_text_syms *t, bool *keep)
 	return 0;
 }
 
+int t2f_text_syms__keep_stable(struct t2f_text_syms *t)
+{
+	bool *keep = calloc(t->n_ranges + 1, sizeof(*keep));
+	size_t n = 0;
+	int err = keep && !t->map ? stable_ranges(t, keep) : -ENOMEM;
+
+	for (size_t i = 0; !err && i < t->n_ranges; i++)
+		if (keep[i])
+			t->ranges[n++] = t->ranges[i];
+	if (!err) {
+		t->bytes -= (t->n_ranges - n) * sizeof(*t->ranges);
+		t->n_ranges = t->n_syms = n;
+		t->partial = true;
+	}
+	free(keep);
+	return err;
+}
+
 static size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
@@ -475,7 +493,7 @@ int t2f_text_syms__cache_put(struct t2f_symcache_dir *d, const char *path,
 	key_fields(k, &h);
 	if (!now.keep || !same_key(&h, &now))
 		return 0; /* the file changed while it was read */
-	if (k->proc) {
+	if (k->proc && !t->partial) { /* a partial table holds only such ranges already */
 		keep = calloc(t->n_ranges + 1, sizeof(*keep));
 		err = keep ? stable_ranges(t, keep) : -ENOMEM;
 	}

@@ -78,6 +78,11 @@ bool t2f_text_syms__cache_has(struct t2f_symcache_dir *d, const char *path,
 int t2f_text_syms__cache_put(struct t2f_symcache_dir *d, const char *path,
 			     const struct t2f_text_syms_key *k, const struct t2f_text_syms *t);
 
+/* Leaves in t (read from /proc/kallsyms, not mapped) only the ranges a kept table of it holds
+ * (above: the kernel's and the modules' of /proc/modules now, each ending where the same
+ * one's next starts), and makes it partial. 0 or -ENOMEM (t unchanged). */
+int t2f_text_syms__keep_stable(struct t2f_text_syms *t);
+
 /* Checks the kept table at fd as __cache_get does (any key): 0 and *path (malloc'd, the file
  * it was read from), or -T2F_ERR_FORMAT with *why, or -ENOMEM. */
 int t2f_text_syms__cache_check_fd(int fd, char **path, const char **why);

@@ -241,8 +241,8 @@ int t2f_text_syms__shared(const char *path, t2f_text_syms_read_fn read, void *ct
 		return 0;
 	}
 	err = read(ctx, path, out);
-	if (!err && t2f_text_syms__bad_lines(*out) == 0)
-		t2f_ts_keep(path, &k, *out);
+	if (!err && t2f_text_syms__bad_lines(*out) == 0 && !t2f_text_syms__partial(*out))
+		t2f_ts_keep(path, &k, *out); /* a partial one may not be what a later one needs */
 	pthread_mutex_unlock(&t2f_ts_lock);
 	return err;
 }

@@ -15,12 +15,19 @@
 #   5. /proc/kallsyms (when its addresses are visible): kept per boot (T2F_TEST_BOOT_ID stands
 #      for the boot id): a new boot reads it again; an address of the kernel's last function
 #      (not kept: a later allocation may follow it) reads it whole, with the same names.
+#   6. perf's copy of /proc/kallsyms (symbolizer/kallsyms_copy.h), when the kernel has a
+#      build-id and loads no module: HOME holding an exact copy gives the reference (--stats:
+#      the copy read); one with every name after its first text line poisoned shows them (the
+#      proof it stood in); one placed elsewhere (its first line changed) or with a bad line
+#      does not stand in; the last function reads /proc/kallsyms whole, with its true name.
 # usage: sh tests/cache/kallsyms.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 t2f_init ../.. 1 "$@"
 make_tmp
 export DEBUGINFOD_URLS=
+export HOME="$TMP/home" # no perf build-id cache but part 6's
+mkdir -p "$HOME"
 C=$TMP/cache
 export T2F_CACHE_DIR="$C"
 KCRAFT=$TMP/kcraft
@@ -196,4 +203,52 @@ procrun "proc, a new boot" boot-b a
 stats "proc, a new boot" '1 read, 0 shared \(read before in this process\)$'
 procrun "proc, the new boot warm" boot-b a
 stats "proc, the new boot warm" '0 read, .* 1 from the symbol cache'
+
+# 6. perf's copy, standing in for /proc/kallsyms
+# the running kernel's build-id: its GNU note (type 3) in /sys/kernel/notes
+ID=$(od -An -tx1 -v /sys/kernel/notes 2>/dev/null | tr -s ' \n' '  ' | awk '
+function h(x) { return (index(H, substr(x, 1, 1)) - 1) * 16 + index(H, substr(x, 2, 1)) - 1 }
+function le(j) { return h(b[j]) + 256 * h(b[j + 1]) + 65536 * h(b[j + 2]) }
+{
+	H = "0123456789abcdef"
+	n = split($0, b, " ")
+	for (i = 1; i + 11 <= n;) {
+		nz = le(i); dz = le(i + 4); np = int((nz + 3) / 4) * 4; dp = int((dz + 3) / 4) * 4
+		name = ""
+		for (k = 0; k < nz && i + 12 + k <= n; k++) name = name b[i + 12 + k]
+		if (le(i + 8) == 3 && name == "474e5500" && dz > 0 && dz <= 20) {
+			for (k = 0; k < dz; k++) printf "%s", b[i + 12 + np + k]
+			exit
+		}
+		i += 12 + np + dp
+	}
+}')
+if [ -s /proc/modules ] || [ -z "$ID" ]; then
+	echo "$TEST_NAME: modules loaded or no kernel build-id: part 6 skipped"
+	finish
+fi
+KD="$HOME/.debug/[kernel.kallsyms]/$ID"
+mkdir -p "$KD"
+# copyrun NAME X EXPECT [STATS]: with the copy in place, X.txt must give EXPECT
+copyrun() {
+	# shellcheck disable=SC2086
+	t2f $PO --no-cache --stats "$TMP/$2.txt" -o "$TMP/out.folded" 2>"$TMP/err"
+	same "$1" "$3" "$TMP/out.folded"
+	[ -z "${4:-}" ] || stats "$1" "$4"
+}
+cat "$P" >"$KD/kallsyms"
+copyrun "copy" a "$TMP/ref-a.folded" \
+	'1 read, 0 shared \(read before in this process\), 1 of the reads perf.s copy'
+copyrun "copy, the last function" l "$TMP/ref-l.folded" \
+	'2 read, 0 shared \(read before in this process\), 1 of the reads perf.s copy'
+awk 'p && NF >= 3 { $3 = "poisoned_" $3 } { print } !p && $2 ~ /^[tTwW]$/ { p = 1 }' "$P" \
+	>"$KD/kallsyms"
+sed 's/;\([^;]*\) \([0-9]*\)$/;poisoned_\1 \2/' "$TMP/ref-a.folded" >"$TMP/poisoned-a.folded"
+copyrun "copy poisoned" a "$TMP/poisoned-a.folded"
+cmp -s "$TMP/poisoned-a.folded" "$TMP/ref-a.folded" && bad "poisoned: no name changed" || ok
+awk 'NR == 1 { $1 = "0000000000001000" } { print }' "$P" >"$KD/kallsyms"
+copyrun "copy placed elsewhere" a "$TMP/ref-a.folded" '1 read, 0 shared \(read before in this process\)$'
+{ awk 'p && NF >= 3 { $3 = "poisoned_" $3 } { print } !p && $2 ~ /^[tTwW]$/ { p = 1 }' "$P"
+	echo "not a kallsyms line"; } >"$KD/kallsyms"
+copyrun "copy with a bad line" a "$TMP/ref-a.folded" '1 read, 0 shared \(read before in this process\)$'
 finish
