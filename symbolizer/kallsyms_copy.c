@@ -81,7 +81,7 @@ static size_t kc_first_text(const char *buf, size_t n)
 
 		if (!nl)
 			return 0;
-		if (sp && nl - sp > 2 && sp[2] == ' ' && strchr("tTwW", sp[1]))
+		if (sp && nl - sp > 2 && sp[2] == ' ' && sp[1] && strchr("tTwW", sp[1]))
 			return (size_t)(nl - buf) + 1;
 		at = (size_t)(nl - buf) + 1;
 	}
