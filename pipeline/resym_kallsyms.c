@@ -82,7 +82,7 @@ int t2f_resym__kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d, bool
 		err = t2f_resym_kallsyms_kept(&ctx, out);
 	kept = !err && *out;
 	if (!err && !kept)
-		err = t2f_text_syms__shared(o->kallsyms, t2f_resym_kallsyms_read, &ctx, out,
+		err = t2f_text_syms__shared(o->kallsyms, whole, t2f_resym_kallsyms_read, &ctx, out,
 					    &shared);
 	if (!err && o->kallsyms_counts) {
 		o->kallsyms_counts[kept ? 2 : shared]++;

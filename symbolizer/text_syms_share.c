@@ -221,7 +221,7 @@ static void t2f_ts_keep(const char *path, const struct t2f_ts_key *k, struct t2f
 	t2f_ts_trim(t2f_ts_max);
 }
 
-int t2f_text_syms__shared(const char *path, t2f_text_syms_read_fn read, void *ctx,
+int t2f_text_syms__shared(const char *path, bool whole, t2f_text_syms_read_fn read, void *ctx,
 			  struct t2f_text_syms **out, bool *shared)
 {
 	struct t2f_ts_shared *e;
@@ -234,15 +234,15 @@ int t2f_text_syms__shared(const char *path, t2f_text_syms_read_fn read, void *ct
 		return read(ctx, path, out);
 	t2f_ts_enter();
 	e = t2f_ts_find(path, &k);
-	if (e) {
+	if (e && !(whole && t2f_text_syms__partial(e->t))) {
 		*out = t2f_text_syms__ref(e->t);
 		*shared = true;
 		pthread_mutex_unlock(&t2f_ts_lock);
 		return 0;
 	}
 	err = read(ctx, path, out);
-	if (!err && t2f_text_syms__bad_lines(*out) == 0 && !t2f_text_syms__partial(*out))
-		t2f_ts_keep(path, &k, *out); /* a partial one may not be what a later one needs */
+	if (!err && t2f_text_syms__bad_lines(*out) == 0)
+		t2f_ts_keep(path, &k, *out); /* in place of a partial one read before */
 	pthread_mutex_unlock(&t2f_ts_lock);
 	return err;
 }

@@ -37,10 +37,11 @@
 /* Reads a table of path into *out (0 or an error, as t2f_text_syms__load gives them). */
 typedef int (*t2f_text_syms_read_fn)(void *ctx, const char *path, struct t2f_text_syms **out);
 
-/* The kallsyms table of path: the process's (*shared true) while its file is unchanged, else
- * read(ctx, path, out) (*shared false) and kept for later callers when the bounds allow. 0 and
- * *out, a hold the caller gives back with t2f_text_syms__free; or read's error. */
-int t2f_text_syms__shared(const char *path, t2f_text_syms_read_fn read, void *ctx,
+/* The kallsyms table of path: the process's (*shared true) while its file is unchanged (with
+ * whole, not a partial one: text_syms.h __partial), else read(ctx, path, out) (*shared false)
+ * and kept for later callers, in place of the one before, when the bounds allow. 0 and *out, a
+ * hold the caller gives back with t2f_text_syms__free; or read's error. */
+int t2f_text_syms__shared(const char *path, bool whole, t2f_text_syms_read_fn read, void *ctx,
 			  struct t2f_text_syms **out, bool *shared);
 
 /* Whether t2f_text_syms__shared(path) would take the process's table now (it may be let go

@@ -19,7 +19,8 @@
 #      build-id and loads no module: HOME holding an exact copy gives the reference (--stats:
 #      the copy read); one with every name after its first text line poisoned shows them (the
 #      proof it stood in); one placed elsewhere (its first line changed) or with a bad line
-#      does not stand in; the last function reads /proc/kallsyms whole, with its true name.
+#      does not stand in; the last function reads /proc/kallsyms whole, with its true name;
+#      in one process (--each) the second input takes the copy's table, then the file whole.
 # usage: sh tests/cache/kallsyms.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -241,6 +242,15 @@ copyrun "copy" a "$TMP/ref-a.folded" \
 	'1 read, 0 shared \(read before in this process\), 1 of the reads perf.s copy'
 copyrun "copy, the last function" l "$TMP/ref-l.folded" \
 	'2 read, 0 shared \(read before in this process\), 1 of the reads perf.s copy'
+# one process, two inputs: the second takes the copy's table, then reads the file whole
+mkdir -p "$TMP/each"
+# shellcheck disable=SC2086
+t2f $PO --no-cache --stats --each "$TMP/a.txt" "$TMP/l.txt" -o "$TMP/each" 2>"$TMP/err"
+same "each, the copy" "$TMP/ref-a.folded" "$TMP/each/a.folded"
+same "each, the last function" "$TMP/ref-l.folded" "$TMP/each/l.folded"
+[ "$(grep '^  kallsyms:' "$TMP/err" | cut -d, -f1-3 | tr '\n' '|')" = \
+	"  kallsyms: 1 read, 0 shared (read before in this process), 1 of the reads perf's copy in ~/.debug/[kernel.kallsyms]/ (it matched /proc/kallsyms)|  kallsyms: 1 read, 1 shared (read before in this process)|" ] && ok ||
+	bad "each: $(grep '^  kallsyms:' "$TMP/err")"
 awk 'p && NF >= 3 { $3 = "poisoned_" $3 } { print } !p && $2 ~ /^[tTwW]$/ { p = 1 }' "$P" \
 	>"$KD/kallsyms"
 sed 's/;\([^;]*\) \([0-9]*\)$/;poisoned_\1 \2/' "$TMP/ref-a.folded" >"$TMP/poisoned-a.folded"
