@@ -3,7 +3,6 @@
  * (resym_kallsyms.h, resymbolize.h). */
 #include "pipeline/resym_kallsyms.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,22 +111,20 @@ bool t2f_resym__kallsyms_kept(const struct t2f_resym_opts *o)
 
 char *t2f_resym__default_kallsyms(const char *hex, bool here, const char **why)
 {
-	char running[41] = "", *path = NULL;
-	const char *home = getenv("HOME");
+	char running[41] = "", *path;
 	struct stat st;
 
 	if (!hex && here)
-		return strdup("/proc/kallsyms");
+		return strdup(T2F_PROC_KALLSYMS);
 	if (!hex) {
 		*why = "the recording has no kernel build-id, and was not made on this machine";
 		return NULL;
 	}
 	if (t2f_kallsyms__running_id(running) && strcmp(running, hex) == 0)
-		return strdup("/proc/kallsyms");
-	if (home && asprintf(&path, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, hex) >= 0 &&
-	    stat(path, &st) == 0)
+		return strdup(T2F_PROC_KALLSYMS);
+	path = t2f_kallsyms__perf_copy(hex, &st);
+	if (path)
 		return path;
-	free(path);
 	*why = "no kallsyms matching the recording's kernel build-id (the running kernel differs, "
 	       "none in ~/.debug/[kernel.kallsyms]/): t2f_options.kallsyms";
 	return NULL;

@@ -44,17 +44,29 @@ bool t2f_kallsyms__running_id(char hex[41])
 	return false;
 }
 
-/* perf's copy for the running kernel, when there is one: malloc'd, or NULL. */
-static char *kc_copy_path(void)
+char *t2f_kallsyms__perf_copy(const char *hex, struct stat *st)
 {
 	const char *home = getenv("HOME");
-	char hex[41] = "", *path = NULL;
-	struct stat st;
+	char *path = NULL;
 
-	if (!home || !*home || !t2f_kallsyms__running_id(hex) ||
+	if (!home || !*home ||
 	    asprintf(&path, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home, hex) < 0)
 		return NULL;
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+	if (stat(path, st) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
+
+/* perf's copy for the running kernel, when there is one (a regular file): malloc'd, or NULL. */
+static char *kc_copy_path(void)
+{
+	char hex[41] = "", *path;
+	struct stat st;
+
+	if (!t2f_kallsyms__running_id(hex) || !(path = t2f_kallsyms__perf_copy(hex, &st)))
+		return NULL;
+	if (S_ISREG(st.st_mode))
 		return path;
 	free(path);
 	return NULL;

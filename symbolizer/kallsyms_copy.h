@@ -25,6 +25,7 @@
 #define T2F_KALLSYMS_COPY_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "formats/diag.h"
 #include "symbolizer/text_syms.h"
@@ -34,6 +35,10 @@
 /* The running kernel's build-id (/sys/kernel/notes) as 40 hex digits at most, NUL-terminated;
  * false when it has none. */
 bool t2f_kallsyms__running_id(char hex[41]);
+
+/* perf's copy for the kernel of build-id hex, $HOME/.debug/[kernel.kallsyms]/HEX/kallsyms, when
+ * stat finds it (*st filled): malloc'd, or NULL. */
+char *t2f_kallsyms__perf_copy(const char *hex, struct stat *st);
 
 /* The kallsyms file at path: for /proc/kallsyms with copy_ok, the partial table of perf's
  * copy when it stands in (above), else the file read whole (text_syms.h, warnings into d).
