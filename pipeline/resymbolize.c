@@ -22,6 +22,7 @@
 #include "symbolizer/debug_find.h"
 #include "symbolizer/elf_module.h"
 #include "symbolizer/symbolizer.h"
+#include "symbolizer/kernel_place.h"
 #include "symbolizer/symcache.h"
 #include "symbolizer/text_syms.h"
 
@@ -52,6 +53,8 @@ struct t2f_resym_mod {
 					  * outside every mapping of its process */
 	uint32_t resolved;
 	uint32_t miss[T2F_MISS_COUNT];
+	uint32_t moved;                  /* KERNEL: refused by the kernel's placement
+					  * (symbolizer/kernel_place.h) */
 	uint32_t placed;                 /* named frames placed for their inlined functions */
 };
 
@@ -70,6 +73,11 @@ struct t2f_resym {
 	const struct t2f_resym_opts *ks_whole; /* the options to read the kallsyms file whole with
 					  * (a kept table is partial), during t2f_resym__run */
 	const char *kallsyms_path;
+	const char *kref;                /* t2f_resym_opts.kernel_ref, _addr, kernel_refs_differ */
+	uint64_t kref_addr;
+	bool krefs_differ;
+	bool kplace_set;                 /* kplace set from the kallsyms table (its first use) */
+	struct t2f_kernel_place kplace;
 	const char *perf_map_dir;        /* --perf-map-dir, or NULL */
 	char **env_dirs;                 /* T2F_SYMBOL_PATH, split */
 	const char **symbol_dirs;        /* --symbol-path dirs then env_dirs, NULL-terminated */
@@ -358,16 +366,49 @@ static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
 }
 
 
+/* The kernel's placement in the kallsyms table t, set at its first use; a file that cannot
+ * be checked, or recordings placed differently, are a warning (the error under --strict). */
+static int t2f_resym_kplace(struct t2f_resym *r, const struct t2f_text_syms *t)
+{
+	struct t2f_kernel_place *k = &r->kplace;
+
+	r->kplace_set = true;
+	t2f_kernel_place__set(k, r->kref, r->kref_addr, r->krefs_differ, t);
+	if (k->how == T2F_KERNEL_UNCHECKED)
+		return t2f_diag__warn(r->d, r->kallsyms_path, 0, "no %s line: where the recording's "
+				      "kernel sat (%s at 0x%" PRIx64 ") is not checked against this "
+				      "file; kernel frames named at their addresses as recorded",
+				      k->ref, k->ref, k->then);
+	if (k->how == T2F_KERNEL_DIFFER)
+		return t2f_diag__warn(r->d, r->kallsyms_path, 0, "the inputs' kernels sat at "
+				      "different places when recorded: their kernel frames are not "
+				      "named (convert them apart)");
+	return 0;
+}
+
+/* addr in t: a kernel frame's by the kernel's placement (symbolizer/kernel_place.h), *moved
+ * when that refuses it. */
+static bool t2f_resym_find(const struct t2f_resym *r, const struct t2f_resym_mod *m,
+			   const struct t2f_text_syms *t, uint64_t addr, struct t2f_text_sym *sym,
+			   bool *moved)
+{
+	*moved = false;
+	if (m->kind != T2F_FRAME_KERNEL)
+		return t2f_text_syms__lookup(t, addr, sym);
+	return t2f_kernel_place__lookup(&r->kplace, t, m->path, strlen(m->path), addr, sym, moved);
+}
+
 /* A kernel frame through the kallsyms file (a lazy one read at the first), a JIT frame through
  * its perf map; a [vdso] frame left here had no copy of its image: not found (its offsets are no
  * kernel addresses). */
 static int t2f_resym_text_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id,
 				struct t2f_resym_mod *m)
 {
+	uint64_t addr = t2f_profile__frame_at(p, id)->addr;
 	const struct t2f_text_syms *t;
 	struct t2f_text_sym sym;
+	bool found, moved = false;
 	t2f_str_id name;
-	bool found;
 	int err;
 
 	if (m->kind == T2F_FRAME_KERNEL && !m->vdso && r->ks_opts) {
@@ -377,9 +418,14 @@ static int t2f_resym_text_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_
 			return err;
 	}
 	t = m->kind == T2F_FRAME_KERNEL ? r->kallsyms : m->map;
+	if (t && t == r->kallsyms && !r->kplace_set) {
+		err = t2f_resym_kplace(r, t);
+		if (err)
+			return err;
+	}
 	r->tried++;
-	found = !m->vdso && t && t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym);
-	if (!found && !m->vdso && t && t == r->kallsyms && t2f_text_syms__partial(t)) {
+	found = !m->vdso && t && t2f_resym_find(r, m, t, addr, &sym, &moved);
+	if (!found && !moved && !m->vdso && t && t == r->kallsyms && t2f_text_syms__partial(t)) {
 		/* a kept table holds part of its file: the file itself says */
 		struct t2f_text_syms *whole;
 
@@ -388,10 +434,13 @@ static int t2f_resym_text_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_
 			return err;
 		t2f_text_syms__free(r->kallsyms);
 		t = r->kallsyms = whole;
-		found = t2f_text_syms__lookup(t, t2f_profile__frame_at(p, id)->addr, &sym);
+		found = t2f_resym_find(r, m, t, addr, &sym, &moved);
 	}
 	if (!found) {
-		m->miss[t || m->vdso ? T2F_MISS_NOT_FOUND : T2F_MISS_NO_FILE]++;
+		if (moved)
+			m->moved++;
+		else
+			m->miss[t || m->vdso ? T2F_MISS_NOT_FOUND : T2F_MISS_NO_FILE]++;
 		r->unresolved++;
 		return 0;
 	}
@@ -542,6 +591,9 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	r->nettrace = o->nettrace;
 	r->d = d;
 	r->kallsyms_path = o->kallsyms;
+	r->kref = o->kernel_ref;
+	r->kref_addr = o->kernel_ref_addr;
+	r->krefs_differ = o->kernel_refs_differ;
 	r->perf_map_dir = o->perf_map_dir;
 	return t2f_symbolizer__new(&so, t2f_profile__strtab(p), d, &r->sym);
 }
@@ -674,6 +726,18 @@ static void t2f_resym_print_files(FILE *f, const struct t2f_debug_result *res,
 	}
 }
 
+/* A kernel module's kallsyms file, and where it placed the kernel when that is not as recorded. */
+static void t2f_resym_print_kernel_file(FILE *f, const struct t2f_resym *r)
+{
+	char vis[T2F_VISIBLE_MAX];
+
+	fprintf(f, "    file: %s\n", r->kallsyms_path ? t2f_utf8_visible(r->kallsyms_path, vis,
+								       sizeof(vis))
+						 : "none (t2f_options.kallsyms)");
+	if (r->kplace_set)
+		t2f_kernel_place__print(f, &r->kplace);
+}
+
 /* A kernel or JIT module: counts, then the kallsyms / map file used or missing. */
 static void t2f_resym_print_text_mod(FILE *f, const struct t2f_resym *r,
 				     const struct t2f_resym_mod *m)
@@ -682,11 +746,13 @@ static void t2f_resym_print_text_mod(FILE *f, const struct t2f_resym *r,
 	char vis[T2F_VISIBLE_MAX];
 
 	fprintf(f, "  %s: %u resolved, %u unresolved", t2f_utf8_visible(m->path, vis, sizeof(vis)),
-		m->resolved, no_file + not_found);
+		m->resolved, no_file + not_found + m->moved);
 	if (no_file)
 		fprintf(f, ", no map file %u", no_file);
 	if (not_found)
 		fprintf(f, ", not found %u", not_found);
+	if (m->moved)
+		fprintf(f, ", placed elsewhere when recorded %u", m->moved);
 	fputc('\n', f);
 	if (m->kind == T2F_FRAME_KERNEL && m->vdso && m->map_path)
 		fprintf(f, "    missing: %s (perf's copy of the recorded vdso)\n",
@@ -695,9 +761,7 @@ static void t2f_resym_print_text_mod(FILE *f, const struct t2f_resym *r,
 		fputs("    no build-id known for the vdso (t2f_options.buildids), and not recorded on "
 		      "this machine\n", f);
 	else if (m->kind == T2F_FRAME_KERNEL)
-		fprintf(f, "    file: %s\n", r->kallsyms_path ? t2f_utf8_visible(r->kallsyms_path, vis,
-									       sizeof(vis))
-							 : "none (t2f_options.kallsyms)");
+		t2f_resym_print_kernel_file(f, r);
 	else if (!m->map_path)
 		fputs("    not a perf map's name (/tmp/perf-PID.map): not looked up\n", f);
 	else if (m->map)
@@ -933,6 +997,7 @@ void t2f_resym__module(const struct t2f_resym *r, size_t i, struct t2f_module_re
 	out->unresolved = 0;
 	for (int k = 1; k < T2F_MISS_COUNT; k++)
 		out->unresolved += m->miss[k];
+	out->unresolved += m->moved;
 	out->skipped = m->no_id + m->no_map;
 	out->refused = res ? res->n_refused : 0;
 }

@@ -87,6 +87,13 @@ struct t2f_resym_opts {
 	bool kallsyms_lazy;              /* the file was picked for the recording, not asked for:
 					  * read only when a kernel frame is to be named from it
 					  * (else checked even when none is) */
+	const char *kernel_ref;          /* perf.data: the symbol the recording's kernel was placed
+					  * by ("_text", "_stext"), at kernel_ref_addr then; kernel
+					  * frames are looked up where the kallsyms file places that
+					  * symbol (see below). NULL: kernel addresses are the file's */
+	uint64_t kernel_ref_addr;
+	bool kernel_refs_differ;         /* inputs recorded with their kernels at different places:
+					  * kernel frames are not named */
 	const char *perf_map_dir;        /* --perf-map-dir DIR, or NULL: the printed map path */
 	bool offline;                    /* never fetch debug files from debuginfod servers */
 	bool perf_rules;                 /* choose symbols as perf does (symbolizer.h) */

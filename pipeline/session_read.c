@@ -318,6 +318,24 @@ static void t2f_perf_kallsyms(struct t2f_session *s, const struct t2f_perf_data 
 	s->ropts.kallsyms = s->kallsyms_default;
 }
 
+/* Where the recordings' kernels sat (their reference symbol's address then), for the resolve
+ * stage; inputs whose kernels sat at different places have no kernel frame named (the frames of
+ * all are merged). A recording without a kernel map has no kernel frame. */
+static void t2f_kernel_place(struct t2f_session *s, const struct t2f_perf_data_conv *pc)
+{
+	const char *name;
+	uint64_t addr;
+
+	if (!t2f_perf_data_conv__kernel_ref(pc, &name, &addr))
+		return;
+	if (!s->ropts.kernel_ref) {
+		s->ropts.kernel_ref = name;
+		s->ropts.kernel_ref_addr = addr;
+	} else if (strcmp(name, s->ropts.kernel_ref) || addr != s->ropts.kernel_ref_addr) {
+		s->ropts.kernel_refs_differ = true;
+	}
+}
+
 /* Whether every event of pd leaves the kernel out (perf record -e EVENT:u, or as a user perf
  * limits so): its samples have no kernel frame. */
 static bool t2f_perf_user_only(const struct t2f_perf_data *pd)
@@ -468,6 +486,8 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		err = t2f_perf_data_conv__run(pc);
 		t2f_perf_progress(&tick, err ? tick.done : tick.total, true);
 	}
+	if (pc && !err)
+		t2f_kernel_place(s, pc);
 	if (pc)
 		t2f_add_perf_stats(&s->run.perf, t2f_perf_data_conv__stats(pc));
 	if (us && !err)

@@ -201,6 +201,16 @@ static void pdc_hex(const uint8_t *id, size_t n, char *hex)
 	hex[2 * n] = '\0';
 }
 
+bool t2f_perf_data_conv__kernel_ref(const struct t2f_perf_data_conv *c, const char **name,
+				    uint64_t *addr)
+{
+	if (!c->kref)
+		return false;
+	*name = c->kref;
+	*addr = c->kref_addr;
+	return true;
+}
+
 bool t2f_perf_data_conv__kernel_build_id(const struct t2f_perf_data *pd, char hex[41])
 {
 	const struct t2f_perf_features *f = t2f_perf_data__features(pd);
@@ -333,6 +343,11 @@ static int pdc_kernel_mmap(struct t2f_perf_data_conv *c, const struct pdc_ev *e,
 		 * text (start_kernel, above _etext) is the kernel's too */
 		c->kstart = e->start;
 		c->kend = UINT64_MAX;
+		/* "[kernel.kallsyms]_text": perf's reference symbol, its address then the pgoff */
+		path += strlen("[kernel.kallsyms]");
+		c->kref = !strcmp(path, "_text") ? "_text" : !strcmp(path, "_stext") ? "_stext"
+										  : NULL;
+		c->kref_addr = e->pgoff;
 		return 0;
 	}
 	if (path[0] != '/')

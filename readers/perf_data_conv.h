@@ -144,6 +144,12 @@ int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c);
 const struct t2f_perf_data_conv_stats *t2f_perf_data_conv__stats(
 	const struct t2f_perf_data_conv *c);
 
+/* Where the recording's kernel sat: its kernel map's reference symbol (perf names the map
+ * "[kernel.kallsyms]_text": "_text" or "_stext", a static string) and that symbol's address
+ * then (the map's pgoff), from the last kernel map processed; false when none named one. */
+bool t2f_perf_data_conv__kernel_ref(const struct t2f_perf_data_conv *c, const char **name,
+				    uint64_t *addr);
+
 /* The recording's kernel build-id (BUILD_ID feature, [kernel.kallsyms]) as lowercase hex into
  * hex[0..41); false when the file has none. */
 bool t2f_perf_data_conv__kernel_build_id(const struct t2f_perf_data *pd, char hex[41]);

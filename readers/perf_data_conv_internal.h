@@ -117,6 +117,9 @@ struct t2f_perf_data_conv {
 	struct pdc_kmap *kmaps;
 	uint32_t n_kmaps, cap_kmaps;
 	uint64_t kstart, kend;         /* [kernel.kallsyms] */
+	const char *kref;              /* "_text" or "_stext": the symbol its map's name gives, at
+					* kref_addr then (the map's pgoff); NULL: none given */
+	uint64_t kref_addr;
 	uint32_t kgen;
 	t2f_str_id s_kernel, s_unknown;
 	struct pdc_mod *mods;          /* by module string id */

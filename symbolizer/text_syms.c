@@ -36,6 +36,7 @@ struct t2f_ts_parse {
 	struct t2f_ts_entry *e;
 	size_t n, cap;
 	uint64_t bad, nonzero, line;
+	uint64_t ref[2];            /* the first _text and _stext of the kernel (no module) */
 	bool unsorted;              /* a start below the one before it was pushed */
 };
 
@@ -116,6 +117,18 @@ static int t2f_ts_bad(struct t2f_ts_parse *ps, uint64_t line, const char *why)
 			      why);
 }
 
+/* The kernel's reference symbols, where perf places it by (its kernel map's name): the first
+ * of each, of the kernel itself. */
+static void t2f_ts_note_ref(struct t2f_ts_parse *ps, const char *name, size_t len,
+			    const char *mod, uint64_t start)
+{
+	int i = len == 5 && !memcmp(name, "_text", 5) ? 0 : len == 6 && !memcmp(name, "_stext", 6)
+									? 1 : -1;
+
+	if (i >= 0 && !mod && !ps->ref[i])
+		ps->ref[i] = start;
+}
+
 /* kallsyms, as /proc/kallsyms prints it:
  *   ffffffff81000000 T _stext
  *   ffffffff8225f2c0 T pvm_irq_enable
@@ -151,6 +164,7 @@ static int t2f_ts_kallsyms_line(struct t2f_ts_parse *ps, char *s, size_t ll, uin
 	}
 	if (len > T2F_TEXT_SYMS_MAX_NAME)
 		return t2f_ts_bad(ps, line, "name too long");
+	t2f_ts_note_ref(ps, name, len, mod, e.start);
 	ps->nonzero += e.start != 0;
 	return t2f_ts_push(ps, &e, name, len, mod, mlen);
 }
@@ -434,6 +448,7 @@ static int t2f_ts_finish(struct t2f_ts_parse *ps, int err, struct t2f_text_syms 
 	if (!err) {
 		atomic_init(&s->refs, 1);
 		s->bad_lines = ps->bad;
+		memcpy(s->ref, ps->ref, sizeof(s->ref));
 		err = t2f_ts_build(ps, s);
 		s->names = ps->names;
 		ps->names = NULL;
@@ -613,6 +628,16 @@ struct t2f_text_syms *t2f_text_syms__ref(struct t2f_text_syms *s)
 {
 	atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
 	return s;
+}
+
+bool t2f_text_syms__kernel_ref(const struct t2f_text_syms *s, const char *name, uint64_t *addr)
+{
+	int i = !strcmp(name, "_text") ? 0 : !strcmp(name, "_stext") ? 1 : -1;
+
+	if (i < 0 || !s->ref[i])
+		return false;
+	*addr = s->ref[i];
+	return true;
 }
 
 bool t2f_text_syms__partial(const struct t2f_text_syms *s)

@@ -75,6 +75,11 @@ struct t2f_text_syms *t2f_text_syms__ref(struct t2f_text_syms *s); /* one more h
 /* The symbol holding addr: true and *out filled, or false (outside every symbol). */
 bool t2f_text_syms__lookup(const struct t2f_text_syms *s, uint64_t addr, struct t2f_text_sym *out);
 
+/* kallsyms: the address of the kernel's symbol `name` ("_text" or "_stext": where perf's kernel
+ * map says the kernel sat when recorded): true and *addr, or false when the file has no such
+ * text line of the kernel itself (the first one counts). */
+bool t2f_text_syms__kernel_ref(const struct t2f_text_syms *s, const char *name, uint64_t *addr);
+
 size_t t2f_text_syms__count(const struct t2f_text_syms *s);   /* symbols kept */
 uint64_t t2f_text_syms__bad_lines(const struct t2f_text_syms *s); /* lines skipped with a warning */
 size_t t2f_text_syms__bytes(const struct t2f_text_syms *s);      /* the memory it holds */

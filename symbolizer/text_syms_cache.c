@@ -18,7 +18,7 @@
 #include "symbolizer/text_syms_internal.h"
 
 #define T2F_KSC_MAGIC "T2FKSYM\n"
-#define T2F_KSC_VERSION 1u
+#define T2F_KSC_VERSION 2u
 #define T2F_KSC_PROC_MAGIC 0x9fa0 /* PROC_SUPER_MAGIC, statfs(2) */
 #define T2F_KSC_HEAD 4096u        /* the bytes of /proc/kallsyms in the key */
 #define T2F_KSC_MODULES_MAX ((size_t)16 << 20)
@@ -37,9 +37,10 @@ struct t2f_ksc_hdr {
 	int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
 	uint64_t n_syms;
 	uint64_t path_off, path_len, ranges_off, n_ranges, names_off, n_names;
+	uint64_t ref[2];              /* the table's _text and _stext (text_syms_internal.h) */
 };
 
-_Static_assert(sizeof(struct t2f_ksc_hdr) == 224, "the layout tests/cache/kcraft.c reads");
+_Static_assert(sizeof(struct t2f_ksc_hdr) == 240, "the layout tests/cache/kcraft.c reads");
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -315,6 +316,7 @@ int t2f_text_syms__cache_get(struct t2f_symcache_dir *d, const char *path,
 	t->n_ranges = (size_t)h->n_ranges;
 	t->n_syms = (size_t)h->n_syms;
 	t->partial = h->partial;
+	memcpy(t->ref, h->ref, sizeof(t->ref));
 	t->bytes = size;
 	atomic_init(&t->refs, 1);
 	*out = t;
@@ -447,6 +449,7 @@ static int write_file(int fd, struct t2f_ksc_hdr *h, const char *path,
 	h->version = T2F_KSC_VERSION;
 	h->hdr_size = sizeof(*h);
 	h->n_syms = keep ? n : t->n_syms;
+	memcpy(h->ref, t->ref, sizeof(h->ref));
 	h->path_off = sizeof(*h);
 	h->path_len = strlen(path) + 1;
 	h->ranges_off = align8(h->path_off + h->path_len);

@@ -29,6 +29,8 @@ struct t2f_text_syms {
 				     * it; unmapped, not freed), or NULL */
 	size_t map_len;
 	bool partial;               /* a miss says nothing: text_syms.h __partial */
+	uint64_t ref[2];            /* kallsyms: _text's and _stext's addresses, 0 for no such
+				     * line (text_syms.h __kernel_ref) */
 	_Atomic uint32_t refs;      /* its holders: t2f_text_syms__ref adds one, __free drops one */
 };
 

@@ -1,6 +1,7 @@
 """tests/perf_data_gen.py: small perf.data files for the CLI tests (imported by
 tests/hostile_names.py and tests/cli/side_files.sh): one software event, pid 100 (tid 100)
-with a COMM, MMAP2 records and user-space samples with a call chain, and the BUILD_ID,
+with a COMM, MMAP2 records and samples with a call chain (a kernel part with kernel MMAP
+records, as perf writes them), and the BUILD_ID,
 HOSTNAME and EVENT_DESC features. Little-endian, perf_event_attr of 128 bytes, sample_type
 IP | TID | TIME | PERIOD | CALLCHAIN, sample_id_all (a TID | TIME trailer on COMM and MMAP2);
 or, for tests/unwind/rules.sh, samples as perf record --call-graph dwarf writes them on x86_64
@@ -35,10 +36,13 @@ def dwarf_sample(pc, sp, words):
 
 
 def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", config=2,
-              dwarf=False, lost=(), lost_samples=(), lost_at=1):
+              dwarf=False, lost=(), lost_samples=(), lost_at=1, kmaps=()):
     """comm, event: bytes; mmaps: (file name, start, prot) of 0x10000 bytes at offset 0;
-    samples: (time, [ip, caller, ...]) of period 1000, or with dwarf (time, pc, sp, [stack
-    words]) (dwarf_sample); build_ids: (path, 20 bytes); config: the software event (2:
+    samples: (time, [ip, caller, ...]) of period 1000, or (time, [user ips], [kernel ips]): a
+    kernel part first (PERF_CONTEXT_KERNEL), or with dwarf (time, pc, sp, [stack words])
+    (dwarf_sample); kmaps: (name, start, len, pgoff) of kernel MMAP records (pid -1), before
+    the process's, as perf synthesizes "[kernel.kallsyms]_text" (pgoff: _text then) and
+    modules; build_ids: (path, 20 bytes); config: the software event (2:
     page-faults, a count); lost: the counts of PERF_RECORD_LOST records; lost_samples:
     (count, misc) of PERF_RECORD_LOST_SAMPLES records (misc bit 15: a BPF filter's drops),
     both after the samples, the LOST records' trailers at time lost_at."""
@@ -54,6 +58,9 @@ def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", 
     # a bytearray: appended to in place (bytes would be copied whole for every record)
     recs = bytearray(struct.pack("<IHH", 3, 0, 16 + len(name) + 16) + struct.pack("<II", PID, PID))
     recs += name + trailer
+    for path, start, length, pgoff in kmaps:
+        body = struct.pack("<iiQQQ", -1, 0, start, length, pgoff) + padded(path)
+        recs += struct.pack("<IHH", 1, 1, 8 + len(body) + 16) + body + trailer
     for path, start, prot in mmaps:
         body = struct.pack("<IIQQQIIQQII", PID, PID, start, 0x10000, 0, 8, 1, 7, 0, prot, 2)
         body += padded(path)
@@ -63,11 +70,13 @@ def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", 
             t, pc, sp, words = sample
             body = struct.pack("<QIIQQ", pc, PID, PID, t, 1000) + dwarf_sample(pc, sp, words)
         else:
-            t, ips = sample
+            t, ips, kips = sample if len(sample) == 3 else sample + ((),)
             chain = (0xFFFFFFFFFFFFFE00,) + tuple(ips)  # PERF_CONTEXT_USER
-            body = struct.pack("<QIIQQQ", ips[0], PID, PID, t, 1000, len(chain))
+            if kips:  # PERF_CONTEXT_KERNEL
+                chain = (0xFFFFFFFFFFFFFF80,) + tuple(kips) + chain
+            body = struct.pack("<QIIQQQ", (kips or ips)[0], PID, PID, t, 1000, len(chain))
             body += b"".join(struct.pack("<Q", x) for x in chain)
-        recs += struct.pack("<IHH", 9, 2, 8 + len(body)) + body
+        recs += struct.pack("<IHH", 9, 1 if not dwarf and kips else 2, 8 + len(body)) + body
     for n in lost:  # id, lost, then the trailer (at time lost_at)
         recs += struct.pack("<IHH", 2, 0, 8 + 16 + 16) + struct.pack("<QQ", 1, n) + \
             struct.pack("<IIQ", PID, PID, lost_at)

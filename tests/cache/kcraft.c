@@ -5,8 +5,8 @@
  * Every mode starts from IN poisoned: each name overwritten with 'X's (its length kept; module
  * names too), so that a run that takes anything from OUT names frames otherwise than the file
  * does. The header is read at the offsets of its layout (below: magic 8, version 4, hdr_size 4,
- * file_size 8, proc 4, partial 4, boot 64, then 16 uint64 fields, the last six the sections:
- * path off/len, ranges off/count, names off/count). Then:
+ * file_size 8, proc 4, partial 4, boot 64, then 18 uint64 fields: ten, the six of the sections
+ * (path off/len, ranges off/count, names off/count), _text's and _stext's addresses). Then:
  *   poison     nothing else: a file a run must use (the test's proof that poison shows)
  *   version    the format version after this one
  *   magic      the magic's first byte changed
@@ -29,7 +29,7 @@
 #define K_FILE_SIZE 16
 #define K_U64 (16 + 8 + 4 + 4 + 64)         /* the first of its uint64 fields */
 #define K_SEC (K_U64 + 10 * 8)              /* path off, len, ranges off, n, names off, n */
-#define K_HDR (K_SEC + 6 * 8)
+#define K_HDR (K_SEC + 6 * 8 + 2 * 8)        /* then _text's and _stext's addresses */
 #define K_RANGE 32                          /* lo, hi, start, name, module */
 
 static unsigned char *buf;
