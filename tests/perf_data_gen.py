@@ -1,8 +1,7 @@
 """tests/perf_data_gen.py: small perf.data files for the CLI tests (imported by
 tests/hostile_names.py and tests/cli/side_files.sh): one software event, pid 100 (tid 100)
-with a COMM, MMAP2 records and samples with a call chain (a kernel part with kernel MMAP
-records, as perf writes them), and the BUILD_ID,
-HOSTNAME and EVENT_DESC features. Little-endian, perf_event_attr of 128 bytes, sample_type
+with a COMM, MMAP2 records and samples with a call chain (a kernel part too, with kernel MMAP
+records, as perf writes them), and the BUILD_ID, HOSTNAME and EVENT_DESC features. Little-endian, perf_event_attr of 128 bytes, sample_type
 IP | TID | TIME | PERIOD | CALLCHAIN, sample_id_all (a TID | TIME trailer on COMM and MMAP2);
 or, for tests/unwind/rules.sh, samples as perf record --call-graph dwarf writes them on x86_64
 (REGS_USER | STACK_USER besides). Layouts as perf 6.1 writes them
