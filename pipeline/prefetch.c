@@ -13,6 +13,7 @@
 struct t2f_prefetch {
 	char *path;
 	struct t2f_prefetch_keep keep;
+	bool from_cache;             /* maps the table the symbol cache keeps, loads nothing */
 	bool kept;                   /* the table was kept in the symbol cache */
 	pthread_t th;
 	bool joined;
@@ -35,12 +36,33 @@ static void t2f_prefetch_keep(struct t2f_prefetch *pf)
 	t2f_symcache_dir__free(dir);
 }
 
+/* The table the symbol cache keeps for the file, mapped and checked; none, or one ignored there,
+ * is for the resolve stage to find again (and warn about). */
+static void t2f_prefetch_kept(struct t2f_prefetch *pf)
+{
+	struct t2f_symcache_dir *dir = NULL;
+	const char *why = NULL;
+	bool bad = false;
+
+	pf->err = 1;
+	if (t2f_symcache_dir__open(NULL, pf->keep.cache_max, false, &dir, &why) || !dir)
+		return;
+	if (!t2f_text_syms__cache_get(dir, pf->path, &pf->key, &pf->table, &bad, &why) &&
+	    pf->table && !bad)
+		pf->err = 0;
+	t2f_symcache_dir__free(dir);
+}
+
 static void *t2f_prefetch_main(void *arg)
 {
 	struct t2f_prefetch *pf = arg;
 	struct t2f_diag *d = NULL;
 
 	t2f_text_syms__key(pf->path, &pf->key);
+	if (pf->from_cache) {
+		t2f_prefetch_kept(pf);
+		return NULL;
+	}
 	pf->err = t2f_diag__new_buffered(&d);
 	if (!pf->err)
 		pf->err = t2f_kallsyms__load(pf->path, true, d, &pf->table);
@@ -55,7 +77,7 @@ static void *t2f_prefetch_main(void *arg)
 	return NULL;
 }
 
-int t2f_prefetch__start(const char *path, const struct t2f_prefetch_keep *keep,
+int t2f_prefetch__start(const char *path, const struct t2f_prefetch_keep *keep, bool from_cache,
 			struct t2f_prefetch **out)
 {
 	struct t2f_prefetch *pf = calloc(1, sizeof(*pf));
@@ -67,6 +89,7 @@ int t2f_prefetch__start(const char *path, const struct t2f_prefetch_keep *keep,
 	}
 	if (keep)
 		pf->keep = *keep;
+	pf->from_cache = from_cache;
 	err = pthread_create(&pf->th, NULL, t2f_prefetch_main, pf);
 	if (err) {
 		free(pf->path);
@@ -79,7 +102,12 @@ int t2f_prefetch__start(const char *path, const struct t2f_prefetch_keep *keep,
 
 bool t2f_prefetch__is(const struct t2f_prefetch *pf, const char *path)
 {
-	return pf && !pf->joined && strcmp(pf->path, path) == 0;
+	return pf && !pf->joined && !pf->from_cache && strcmp(pf->path, path) == 0;
+}
+
+bool t2f_prefetch__keeps(const struct t2f_prefetch *pf, const char *path)
+{
+	return pf && !pf->joined && pf->from_cache && strcmp(pf->path, path) == 0;
 }
 
 static void t2f_prefetch_join(struct t2f_prefetch *pf)

@@ -1,9 +1,11 @@
 /* pipeline/prefetch.h: a kallsyms table loaded on a thread of its own while the conversion goes
- * on, taken later (symbolizer/text_syms.h: t2f_text_syms__load's rules).
+ * on, taken later (symbolizer/text_syms.h: t2f_text_syms__load's rules), or the table the symbol
+ * cache keeps for it mapped and checked there (symbolizer/text_syms_cache.h).
  *
  * Used for the kallsyms file of a perf.data input: reading /proc/kallsyms is the kernel
  * formatting some 200K lines, which can overlap reading the recording, and so can its parse
- * and writing the table into the symbol cache (7 MB for 122K symbols).
+ * and writing the table into the symbol cache (7 MB for 122K symbols); with the table kept,
+ * checking its 3.8 MB of ranges can.
  *
  * Messages: the thread's load keeps them to itself. A load that failed or skipped a bad line is
  * not handed over: the caller loads the file again with its own diag, so every message (and
@@ -30,13 +32,17 @@ struct t2f_prefetch_keep {
 	uint64_t cache_max;          /* 0: $T2F_CACHE_MAX, else the default */
 };
 
-/* Starts loading the kallsyms file path; keep may be NULL (not kept). 0 or an error (see
- * above). */
-int t2f_prefetch__start(const char *path, const struct t2f_prefetch_keep *keep,
+/* Starts loading the kallsyms file path; keep may be NULL (not kept). from_cache: maps the
+ * table the symbol cache (keep's limit) keeps for path instead, and loads nothing; none there,
+ * or one ignored, takes as a failed load (1). 0 or an error (see above). */
+int t2f_prefetch__start(const char *path, const struct t2f_prefetch_keep *keep, bool from_cache,
 			struct t2f_prefetch **out);
 
-/* Whether pf is loading path (pf may be NULL). */
+/* Whether pf is loading path (pf may be NULL): a table of the whole file. */
 bool t2f_prefetch__is(const struct t2f_prefetch *pf, const char *path);
+/* Whether pf is mapping the table the symbol cache keeps for path (a partial one for
+ * /proc/kallsyms). */
+bool t2f_prefetch__keeps(const struct t2f_prefetch *pf, const char *path);
 
 /* Waits for the load: 0 and *out, the table (a hold: t2f_text_syms__free), *key (when not
  * NULL) the file's key taken before the load (symbolizer/text_syms_cache.h: what the table may

@@ -75,10 +75,15 @@ int t2f_resym__kallsyms(const struct t2f_resym_opts *o, struct t2f_diag *d, bool
 	*out = NULL;
 	if (o->cache)
 		err = t2f_symcache_dir__open(NULL, o->cache_max, true, &ctx.dir, &why);
-	/* a load under way was started for want of a kept table (which it may have kept since) */
+	/* a load under way was started for want of a kept table (which it may have kept since); a
+	 * kept one may be mapped on that thread already (none there: looked for again, warned of) */
 	if (!err && ctx.dir && !whole && !t2f_text_syms__share_has(o->kallsyms) &&
-	    !t2f_prefetch__is(o->kallsyms_read, o->kallsyms))
-		err = t2f_resym_kallsyms_kept(&ctx, out);
+	    !t2f_prefetch__is(o->kallsyms_read, o->kallsyms)) {
+		if (t2f_prefetch__keeps(o->kallsyms_read, o->kallsyms))
+			(void)t2f_prefetch__take(o->kallsyms_read, out, NULL, NULL);
+		if (!*out)
+			err = t2f_resym_kallsyms_kept(&ctx, out);
+	}
 	kept = !err && *out;
 	if (!err && !kept)
 		err = t2f_text_syms__shared(o->kallsyms, whole, t2f_resym_kallsyms_read, &ctx, out,

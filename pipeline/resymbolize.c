@@ -33,6 +33,7 @@
 struct t2f_resym_mod {
 	t2f_str_id path_id;
 	char *path;
+	size_t path_len;
 	enum t2f_frame_kind kind;        /* USER, KERNEL or JIT */
 	t2f_sym_module_id sym;           /* USER */
 	struct t2f_text_syms *map;       /* JIT: the perf map, NULL when missing (owned) */
@@ -318,6 +319,7 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	m = &r->mods[r->n_mods];
 	*m = (struct t2f_resym_mod){ .path_id = f->module, .kind = f->kind };
 	m->path = strdup(t2f_profile__str(p, f->module, NULL));
+	m->path_len = m->path ? strlen(m->path) : 0;
 	if (!m->path || r->n_mods >= UINT32_MAX - 1 ||
 	    t2f_hashmap__insert(r->mod_index, hash, (uint32_t)r->n_mods + 1)) {
 		free(m->path);
@@ -395,7 +397,7 @@ static bool t2f_resym_find(const struct t2f_resym *r, const struct t2f_resym_mod
 	*moved = false;
 	if (m->kind != T2F_FRAME_KERNEL)
 		return t2f_text_syms__lookup(t, addr, sym);
-	return t2f_kernel_place__lookup(&r->kplace, t, m->path, strlen(m->path), addr, sym, moved);
+	return t2f_kernel_place__lookup(&r->kplace, t, m->path, m->path_len, addr, sym, moved);
 }
 
 /* A kernel frame through the kallsyms file (a lazy one read at the first), a JIT frame through

@@ -347,8 +347,8 @@ static bool t2f_perf_user_only(const struct t2f_perf_data *pd)
 }
 
 /* With a thread to spare, the kallsyms file is loaded while the recording is read (the resolve
- * stage takes the table), unless the process has its table already
- * (symbolizer/text_syms_share.h), the symbol cache keeps one (text_syms_cache.h), or the
+ * stage takes the table), or the table the symbol cache keeps for it (text_syms_cache.h) mapped
+ * and checked, unless the process has its table already (symbolizer/text_syms_share.h) or the
  * recording can have no kernel frame to name (the resolve stage reads the file picked for it
  * only for one). 0 or an error of t2f_prefetch__start. */
 static int t2f_kallsyms_prefetch(struct t2f_session *s, const struct t2f_perf_data *pd)
@@ -358,9 +358,10 @@ static int t2f_kallsyms_prefetch(struct t2f_session *s, const struct t2f_perf_da
 
 	if (!s->ropts.kallsyms || s->ropts.kallsyms_read || t2f_session_jobs(s) < 2 ||
 	    (!s->o.kallsyms && t2f_perf_user_only(pd)) ||
-	    t2f_text_syms__share_has(s->ropts.kallsyms) || t2f_resym__kallsyms_kept(&s->ropts))
+	    t2f_text_syms__share_has(s->ropts.kallsyms))
 		return 0;
-	return t2f_prefetch__start(s->ropts.kallsyms, &keep, &s->ropts.kallsyms_read);
+	return t2f_prefetch__start(s->ropts.kallsyms, &keep, t2f_resym__kallsyms_kept(&s->ropts),
+				   &s->ropts.kallsyms_read);
 }
 
 static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
