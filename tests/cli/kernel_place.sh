@@ -92,6 +92,12 @@ other_fn ([kernel.kallsyms])'
 shift_ks "$TMP/ks.a" "$TMP/ks.b" 200000
 MOVED='prog;[prog];other_fn;entry_fn 1000
 prog;[prog];other_fn;[[fakemod]] 2000'
+PERF_MOVED='entry_fn ([kernel.kallsyms])
+other_fn ([kernel.kallsyms])
+[unknown] ([fakemod])
+other_fn ([kernel.kallsyms])
+[unknown] ([fakemod])
+other_fn ([kernel.kallsyms])'
 for run in cold warm; do
 	expect 0 "b: moved ($run)" "$TMP/a.data" --kallsyms "$TMP/ks.b" --stats -o "$TMP/b.folded" &&
 		golden "b: moved ($run)" "$TMP/b.folded" "$MOVED"
@@ -99,23 +105,13 @@ for run in cold warm; do
 	stderr_has "b: --stats ($run)" '^    placed: the kernel sat elsewhere when recorded \(_text at 0xffffffff81000000, at 0xffffffff81200000 in the file\)'
 done
 stderr_has "b: the table kept" '^  kallsyms: 0 read, .* 1 from the symbol cache'
-perf_names b "$TMP/a.data" "$TMP/ks.b" 'entry_fn ([kernel.kallsyms])
-other_fn ([kernel.kallsyms])
-[unknown] ([fakemod])
-other_fn ([kernel.kallsyms])
-[unknown] ([fakemod])
-other_fn ([kernel.kallsyms])'
+perf_names b "$TMP/a.data" "$TMP/ks.b" "$PERF_MOVED"
 
 # c. the module's code is another module's in the file
 sed 's/\[fakemod\]/[othermod]/' "$TMP/ks.a" >"$TMP/ks.c"
 expect 0 "c: another module's" "$TMP/a.data" --kallsyms "$TMP/ks.c" -o "$TMP/c.folded" &&
 	golden "c: another module's" "$TMP/c.folded" "$MOVED"
-perf_names c "$TMP/a.data" "$TMP/ks.c" 'entry_fn ([kernel.kallsyms])
-other_fn ([kernel.kallsyms])
-[unknown] ([fakemod])
-other_fn ([kernel.kallsyms])
-[unknown] ([fakemod])
-other_fn ([kernel.kallsyms])'
+perf_names c "$TMP/a.data" "$TMP/ks.c" "$PERF_MOVED"
 
 # d. no _text line: not checked, said
 grep -v ' _text$' "$TMP/ks.b" >"$TMP/ks.d"
