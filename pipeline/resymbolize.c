@@ -573,7 +573,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 		.fetch_temp = o->signals ? t2f_tmpguard__follow : NULL,
 		.find = { .debug_dirs = o->debug_dirs,
 			  .unsafe_build_id_match = o->unsafe_build_id_match },
-		.cache = o->cache, .cache_max = o->cache_max,
+		.cache = o->cache, .cache_max = o->cache_max, .cache_ahead = o->cache_ahead,
 		.threads = o->threads,
 	};
 	int err;

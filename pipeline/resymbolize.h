@@ -109,6 +109,8 @@ struct t2f_resym_opts {
 	bool cache;                      /* the symbol cache (symbolizer/symcache.h): answers of
 					  * earlier runs, by build-id; written by t2f_resym__save */
 	uint64_t cache_max;              /* its size limit; 0: $T2F_CACHE_MAX, else 512 MiB */
+	struct t2f_symcache_ahead *cache_ahead; /* its files opened ahead for the recording
+					  * (symbolizer/symcache_ahead.h), or NULL */
 	unsigned threads;                /* that may inflate one file's DWARF at once (--jobs) */
 };
 

@@ -13,6 +13,7 @@
 #include "pipeline/session.h"
 #include "pipeline/versioned.h"
 #include "pipeline/writer_table.h"
+#include "symbolizer/symcache_ahead.h"
 
 #define T2F_DEFAULT_MAX_FRAMES 2000000u
 
@@ -249,6 +250,7 @@ void t2f_session_free(struct t2f_session *s)
 	free(s->stats);
 	free(s->args);
 	t2f_resym__free(s->resym);
+	t2f_symcache_ahead__free(s->ropts.cache_ahead); /* after the symbolizer borrowing it */
 	t2f_prefetch__free(s->ropts.kallsyms_read);
 	free(s->kallsyms_default);
 	free(s->env_dirs);

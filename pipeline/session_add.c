@@ -15,6 +15,7 @@
 #include "pipeline/prefetch.h"
 #include "pipeline/session.h"
 #include "pipeline/versioned.h"
+#include "symbolizer/symcache_ahead.h"
 
 /* What reading an input changes in the session besides its profile and its stats: kept before,
  * put back when it fails. */
@@ -24,6 +25,7 @@ struct t2f_read_mark {
 	const char *kallsyms, *kallsyms_why;
 	char *kallsyms_default;
 	struct t2f_prefetch *kallsyms_read;
+	struct t2f_symcache_ahead *cache_ahead;
 	struct t2f_perf_data_conv_stats perf;
 };
 
@@ -40,6 +42,7 @@ static void t2f_read_mark(const struct t2f_session *s, struct t2f_read_mark *m)
 		.kallsyms_why = s->run.kallsyms_why,
 		.kallsyms_default = s->kallsyms_default,
 		.kallsyms_read = s->ropts.kallsyms_read,
+		.cache_ahead = s->ropts.cache_ahead,
 		.perf = s->run.perf,
 	};
 }
@@ -50,6 +53,8 @@ static void t2f_read_undo(struct t2f_session *s, const struct t2f_read_mark *m)
 		free(s->kallsyms_default);
 	if (s->ropts.kallsyms_read != m->kallsyms_read)
 		t2f_prefetch__free(s->ropts.kallsyms_read);
+	if (s->ropts.cache_ahead != m->cache_ahead)
+		t2f_symcache_ahead__free(s->ropts.cache_ahead);
 	s->nettrace = m->nettrace;
 	s->elsewhere = m->elsewhere;
 	s->ropts.all = m->all;
@@ -60,6 +65,7 @@ static void t2f_read_undo(struct t2f_session *s, const struct t2f_read_mark *m)
 	s->run.kallsyms_why = m->kallsyms_why;
 	s->kallsyms_default = m->kallsyms_default;
 	s->ropts.kallsyms_read = m->kallsyms_read;
+	s->ropts.cache_ahead = m->cache_ahead;
 	s->run.perf = m->perf;
 }
 

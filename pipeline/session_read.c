@@ -25,6 +25,7 @@
 #include "readers/perf_data.h"
 #include "readers/perf_data_conv.h"
 #include "readers/perf_script_par.h"
+#include "symbolizer/symcache_ahead.h"
 #include "symbolizer/text_syms.h"
 #include "symbolizer/text_syms_share.h"
 
@@ -364,6 +365,33 @@ static int t2f_kallsyms_prefetch(struct t2f_session *s, const struct t2f_perf_da
 				   &s->ropts.kallsyms_read);
 }
 
+/* With a thread to spare and the symbol cache on, the cache files of the build-ids the recording
+ * lists (its BUILD_ID feature: the modules it has samples in) are opened and checked while it is
+ * read (symbolizer/symcache_ahead.h), for the first perf.data input. 0 or an error of
+ * t2f_symcache_ahead__start. */
+static int t2f_cache_ahead(struct t2f_session *s, const struct t2f_perf_data *pd)
+{
+	const struct t2f_perf_features *f = t2f_perf_data__features(pd);
+	const uint8_t **ids;
+	size_t *lens;
+	int err;
+
+	if (!s->ropts.cache || s->ropts.cache_ahead || t2f_session_jobs(s) < 2 || !f->n_build_ids)
+		return 0;
+	ids = calloc(f->n_build_ids, sizeof(*ids));
+	lens = calloc(f->n_build_ids, sizeof(*lens));
+	for (size_t i = 0; ids && lens && i < f->n_build_ids; i++) {
+		ids[i] = f->build_ids[i].id;
+		lens[i] = f->build_ids[i].size <= 20 ? f->build_ids[i].size : 0;
+	}
+	err = ids && lens ? t2f_symcache_ahead__start(NULL, ids, lens, f->n_build_ids,
+						      &s->ropts.cache_ahead)
+			  : -ENOMEM;
+	free(ids);
+	free(lens);
+	return err;
+}
+
 static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
 			       const struct t2f_perf_data_conv_stats *s)
 {
@@ -471,7 +499,8 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		if (here && (!s->recorded_by || end < s->recorded_by))
 			s->recorded_by = end;
 		t2f_perf_kallsyms(s, pd, here);
-		err = t2f_kallsyms_prefetch(s, pd) ?: t2f_perf_unwinder(s, pd, here ? end : 0, &us);
+		err = t2f_kallsyms_prefetch(s, pd) ?: t2f_cache_ahead(s, pd) ?:
+		      t2f_perf_unwinder(s, pd, here ? end : 0, &us);
 	}
 	if (!err)
 		err = t2f_perf_data_filter(s, in, pd, &sf) ?:

@@ -79,6 +79,8 @@ struct t2f_symbolizer_opts {
 				     * used is warned about once, and then there is no cache */
 	const char *cache_dir;      /* its directory; NULL: the default (symcache.h) */
 	uint64_t cache_max;         /* the bytes it may hold; 0: $T2F_CACHE_MAX, else 512 MiB */
+	struct t2f_symcache_ahead *cache_ahead; /* its files opened ahead (symcache_ahead.h), or
+				     * NULL; borrowed: it must outlive the symbolizer */
 	unsigned threads;           /* that may inflate one file's DWARF at once (dwarf.h); 0 or
 				     * 1: the thread opening it */
 };

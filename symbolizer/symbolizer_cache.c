@@ -53,6 +53,8 @@ int t2f_sym__cache_dir(struct t2f_symbolizer *s, const struct t2f_symbolizer_opt
 	err = t2f_symcache_dir__open(o->cache_dir, o->cache_max, true, &s->cache, &why);
 	if (err)
 		return err;
+	if (s->cache)
+		t2f_symcache_dir__ahead(s->cache, o->cache_ahead);
 	if (!s->cache && s->diag) {
 		char *dir = o->cache_dir ? NULL : t2f_symcache_default_dir();
 		const char *shown = o->cache_dir ? o->cache_dir : dir ? dir : "(no directory)";

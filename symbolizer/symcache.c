@@ -126,6 +126,8 @@ int t2f_symcache_dir__open(const char *dir, uint64_t max, bool create,
 		return -ENOMEM;
 	}
 	d->fd = fd;
+	d->dev = fst.st_dev;
+	d->ino = fst.st_ino;
 	d->path = path;
 	d->max = max ? max : parse_size(getenv("T2F_CACHE_MAX"));
 	if (!d->max)
@@ -344,48 +346,77 @@ static bool same_ident(const struct t2f_symcache *c, const struct t2f_symcache_i
 	       same_stat(t2f_symcache_str(c, h->binary_path), &h->binary_st);
 }
 
+void t2f_symcache_try(int dirfd, const uint8_t *id, size_t len, struct t2f_symcache_try *t)
+{
+	char name[2 * T2F_BUILD_ID_MAX + sizeof(T2F_SYMCACHE_SUFFIX)];
+	int fd;
+
+	*t = (struct t2f_symcache_try){ .opened = false };
+	t2f_symcache_name(id, len, name);
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		t->open_errno = errno;
+		return;
+	}
+	t->opened = true;
+	t->c = calloc(1, sizeof(*t->c));
+	t->why = t->c ? map_fd(fd, t->c, &t->err) : NULL;
+	t->err = t->c ? t->err : -ENOMEM;
+	close(fd); /* the mapping stays */
+	if (!t->why && (t->c->h->build_id_len != len || memcmp(t->c->h->build_id, id, len) != 0))
+		t->why = "made for another build-id";
+	if (t->why || t->err) {
+		t2f_symcache__free(t->c);
+		t->c = NULL;
+	}
+}
+
+void t2f_symcache_try_drop(struct t2f_symcache_try *t)
+{
+	t2f_symcache__free(t->c);
+	*t = (struct t2f_symcache_try){ .opened = false };
+}
+
 int t2f_symcache__open(struct t2f_symcache_dir *d, const struct t2f_symcache_ident *id,
 		       struct t2f_symcache **out, bool *bad, const char **why)
 {
 	char name[2 * T2F_BUILD_ID_MAX + sizeof(T2F_SYMCACHE_SUFFIX)];
-	struct t2f_symcache *c;
-	int fd, err;
+	struct t2f_symcache_try t;
+	int err;
 
 	*out = NULL;
 	*bad = false;
-	t2f_symcache_name(id->build_id, id->build_id_len, name);
-	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		*bad = errno != ENOENT;
-		*why = errno == ELOOP ? "a symlink" : "it cannot be opened";
+	if (!t2f_symcache_ahead_take(d->ahead, d, id->build_id, id->build_id_len, &t))
+		t2f_symcache_try(d->fd, id->build_id, id->build_id_len, &t);
+	if (!t.opened) {
+		*bad = t.open_errno != ENOENT;
+		*why = t.open_errno == ELOOP ? "a symlink" : "it cannot be opened";
 		d->st.misses += !*bad;
 		d->st.bad += *bad;
 		return 0;
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		close(fd);
-		return -ENOMEM;
-	}
-	*why = map_fd(fd, c, &err);
-	if (!*why && (c->h->build_id_len != id->build_id_len ||
-		      memcmp(c->h->build_id, id->build_id, id->build_id_len) != 0))
-		*why = "made for another build-id";
-	if (*why || err) {
+	err = t.err;
+	if (t.why || err) {
+		*why = t.why;
 		*bad = !err;
 		d->st.bad += *bad;
-	} else if (!same_ident(c, id)) {
+	} else if (!same_ident(t.c, id)) {
 		d->st.misses++;
 	} else {
-		(void)futimens(fd, NULL); /* its last use, for the eviction */
-		close(fd);
+		/* its last use, for the eviction */
+		t2f_symcache_name(id->build_id, id->build_id_len, name);
+		(void)utimensat(d->fd, name, NULL, AT_SYMLINK_NOFOLLOW);
 		d->st.hits++;
-		*out = c;
+		*out = t.c;
 		return 0;
 	}
-	close(fd);
-	t2f_symcache__free(c);
+	t2f_symcache_try_drop(&t);
 	return err;
+}
+
+void t2f_symcache_dir__ahead(struct t2f_symcache_dir *d, struct t2f_symcache_ahead *a)
+{
+	d->ahead = a;
 }
 
 void t2f_symcache__free(struct t2f_symcache *c)

@@ -74,6 +74,7 @@ struct t2f_symcache_sym {          /* a symbol answer, the same at every address
 
 struct t2f_symcache;               /* an open file (mmap'd) */
 struct t2f_symcache_dir;           /* the directory and the run's counts */
+struct t2f_symcache_ahead;         /* files opened ahead on a thread (symcache_ahead.h) */
 
 struct t2f_symcache_stats {
 	uint64_t hits;                 /* files opened and used */
@@ -98,6 +99,9 @@ int t2f_symcache_dir__open(const char *dir, uint64_t max, bool create,
 void t2f_symcache_dir__free(struct t2f_symcache_dir *d); /* NULL is fine */
 const char *t2f_symcache_dir__path(const struct t2f_symcache_dir *d);
 struct t2f_symcache_stats *t2f_symcache_dir__stats(struct t2f_symcache_dir *d);
+/* Files opened ahead (symcache_ahead.h) that __open takes from before it opens one itself, when
+ * they are of d's directory; a (NULL: none) must outlive d. */
+void t2f_symcache_dir__ahead(struct t2f_symcache_dir *d, struct t2f_symcache_ahead *a);
 /* Takes the first bad file's warning: true once per directory. */
 bool t2f_symcache_dir__warn_once(struct t2f_symcache_dir *d);
 /* Removes the oldest files while the directory holds more than its limit. */

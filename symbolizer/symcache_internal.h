@@ -2,11 +2,16 @@
 #ifndef T2F_SYMCACHE_INTERNAL_H
 #define T2F_SYMCACHE_INTERNAL_H
 
+#include <sys/types.h>
+
 #include "symbolizer/symcache.h"
 #include "symbolizer/symcache_fmt.h"
 
 struct t2f_symcache_dir {
 	int fd;                        /* the directory, opened O_NOFOLLOW */
+	dev_t dev;                     /* its identity */
+	ino_t ino;
+	struct t2f_symcache_ahead *ahead; /* files opened ahead (symcache_ahead.h), or NULL */
 	char *path;
 	uint64_t max;                  /* bytes */
 	bool warned;
@@ -41,6 +46,24 @@ bool t2f_symcache_is_name(const char *name);
  * least min bytes: NULL, *map and *size (the caller unmaps); or why not (*map NULL; *err
  * -ENOMEM when that is why, else 0). */
 const char *t2f_symcache_map_fd(int fd, size_t min, void **map, size_t *size, int *err);
+
+/* The file of build-id id[0..len) in the directory dirfd opened, mapped and checked as
+ * t2f_symcache__open does (and closed: the mapping stays), nothing counted or touched: opened
+ * (false: open_errno says why), c (NULL: why says, or err is -ENOMEM). */
+struct t2f_symcache_try {
+	bool opened;
+	int open_errno, err;
+	struct t2f_symcache *c;
+	const char *why;
+};
+void t2f_symcache_try(int dirfd, const uint8_t *id, size_t len, struct t2f_symcache_try *t);
+void t2f_symcache_try_drop(struct t2f_symcache_try *t); /* unmaps */
+
+/* What a opened ahead for build-id id[0..len) in d's directory (the same directory: its
+ * identity), taken out of a: true and *t; false when a is NULL or has no such file. Waits for
+ * a's thread the first time. symcache_ahead.c. */
+bool t2f_symcache_ahead_take(struct t2f_symcache_ahead *a, const struct t2f_symcache_dir *d,
+			     const uint8_t *id, size_t len, struct t2f_symcache_try *t);
 
 /* n bytes at p into fd, written again after EINTR: 0 or a negative errno. */
 int t2f_symcache_put_all(int fd, const void *p, size_t n);
