@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "support/fixture_env.h"
+#include "support/symcache_file.h"
 #include "symbolizer/symbolizer.h"
 #include "symbolizer/symcache.h"
 #include "symbolizer/symcache_ahead.h"
@@ -31,34 +32,13 @@ static const struct t2f_symcache_sym alpha = { 0x1000, 0x10ff, 0x1000, "alpha", 
 
 static struct t2f_symcache_ident ident_of(char *mod)
 {
-	pathf(mod, "%s/module", tmp);
-	return (struct t2f_symcache_ident){ .build_id = id, .build_id_len = sizeof(id),
-					    .module_path = mod, .file_path = mod,
-					    .perf_rules = true };
+	return fx_symcache_ident(id, sizeof(id), mod);
 }
 
 /* The cache file of `id` with answer alpha in directory tmp/dir; the directory opened. */
 static struct t2f_symcache_dir *write_file(const char *dir)
 {
-	char d_path[PATH_MAX], mod[PATH_MAX];
-	struct t2f_symcache_ident ident = ident_of(mod);
-	struct t2f_symcache_new *w;
-	struct t2f_symcache_dir *d;
-	const char *why = NULL;
-	FILE *f = fopen(mod, "a");
-
-	assert_non_null(f);
-	fclose(f);
-	pathf(d_path, "%s/%s", tmp, dir);
-	assert_int_equal(t2f_symcache_dir__open(d_path, 0, true, &d, &why), 0);
-	assert_non_null(d);
-	assert_int_equal(t2f_symcache_new__new(&w), 0);
-	assert_int_equal(t2f_symcache_new__set_file(w, NULL, 0, NULL, 0, 0, T2F_SYMCACHE_DW_NONE),
-			 0);
-	assert_int_equal(t2f_symcache_new__sym(w, &alpha), 0);
-	assert_int_equal(t2f_symcache_new__write(w, d, &ident, NULL), 0);
-	t2f_symcache_new__free(w);
-	return d;
+	return fx_symcache_write(dir, id, sizeof(id), &alpha, 1);
 }
 
 /* Starts the files of `id` and of a build-id without a file ahead in tmp/dir; waits for them. */

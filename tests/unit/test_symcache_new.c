@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "support/fixture_env.h"
+#include "support/symcache_file.h"
 #include "symbolizer/symcache.h"
 #include "symbolizer/symbolizer.h"
 
@@ -33,31 +34,12 @@ static const struct t2f_symcache_sym beta = { 0x1200, 0x12ff, 0x1200, "beta", T2
 static void write_file(const char *dir, const struct t2f_symcache_sym *s, size_t n,
 		       unsigned char **out, size_t *len)
 {
-	char d_path[PATH_MAX], mod[PATH_MAX], file[PATH_MAX];
-	struct t2f_symcache_new *w;
-	struct t2f_symcache_dir *d;
-	struct t2f_symcache_ident ident;
-	const char *why = NULL;
+	char d_path[PATH_MAX], file[PATH_MAX];
 	struct stat st;
 	FILE *f;
 
-	pathf(mod, "%s/module", tmp);
-	f = fopen(mod, "a");
-	assert_non_null(f);
-	fclose(f);
+	t2f_symcache_dir__free(fx_symcache_write(dir, id, sizeof(id), s, n));
 	pathf(d_path, "%s/%s", tmp, dir);
-	assert_int_equal(t2f_symcache_dir__open(d_path, 0, true, &d, &why), 0);
-	assert_non_null(d);
-	assert_int_equal(t2f_symcache_new__new(&w), 0);
-	assert_int_equal(t2f_symcache_new__set_file(w, NULL, 0, NULL, 0, 0, T2F_SYMCACHE_DW_NONE),
-			 0);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(t2f_symcache_new__sym(w, &s[i]), 0);
-	ident = (struct t2f_symcache_ident){ .build_id = id, .build_id_len = sizeof(id),
-		.module_path = mod, .file_path = mod, .perf_rules = true };
-	assert_int_equal(t2f_symcache_new__write(w, d, &ident, NULL), 0);
-	t2f_symcache_new__free(w);
-	t2f_symcache_dir__free(d);
 	pathf(file, "%s/deadbeef" T2F_SYMCACHE_SUFFIX, d_path);
 	f = fopen(file, "rb");
 	assert_non_null(f);
@@ -80,11 +62,9 @@ static const char *answer(const char *dir, uint64_t addr, char *buf, size_t size
 	const char *why = NULL, *r = NULL;
 	bool bad = false;
 
-	pathf(mod, "%s/module", tmp);
+	ident = fx_symcache_ident(id, sizeof(id), mod);
 	pathf(d_path, "%s/%s", tmp, dir);
 	assert_int_equal(t2f_symcache_dir__open(d_path, 0, false, &d, &why), 0);
-	ident = (struct t2f_symcache_ident){ .build_id = id, .build_id_len = sizeof(id),
-		.module_path = mod, .file_path = mod, .perf_rules = true };
 	assert_int_equal(t2f_symcache__open(d, &ident, &c, &bad, &why), 0);
 	assert_non_null(c);
 	if (t2f_symcache__sym(c, addr, &s)) {
