@@ -363,7 +363,8 @@ void t2f_symcache_try(int dirfd, const uint8_t *id, size_t len, struct t2f_symca
 	t->why = t->c ? map_fd(fd, t->c, &t->err) : NULL;
 	t->err = t->c ? t->err : -ENOMEM;
 	close(fd); /* the mapping stays */
-	if (!t->why && (t->c->h->build_id_len != len || memcmp(t->c->h->build_id, id, len) != 0))
+	if (!t->why && !t->err &&
+	    (t->c->h->build_id_len != len || memcmp(t->c->h->build_id, id, len) != 0))
 		t->why = "made for another build-id";
 	if (t->why || t->err) {
 		t2f_symcache__free(t->c);
