@@ -30,6 +30,8 @@ struct t2f_resym_mod {
 	char *map_path;                  /* JIT: where the map was looked for (NULL: the dso is not
 					  * named like one) */
 	int map_err;                     /* JIT: why the map there could not be read, or 0 */
+	bool map_tried;                  /* JIT: the map was looked for (t2f_resym_mod_of) */
+	bool listed;                     /* USER: its file listed for the search ahead */
 	bool has_id;                     /* a build-id is known for it */
 	bool by_path;                    /* none, but trusted by path: recorded here (trust_by) */
 	bool vdso;                       /* [vdso]: named from a copy of the vdso image, never

@@ -256,10 +256,8 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 	m->vdso = m->kind == T2F_FRAME_KERNEL && strcmp(m->path, "[vdso]") == 0;
 	if (m->vdso)
 		return t2f_resym_vdso(r, m);
-	if (m->kind == T2F_FRAME_KERNEL)
-		return 0;
-	if (m->kind == T2F_FRAME_JIT)
-		return t2f_resym_load_map(r, m);
+	if (m->kind != T2F_FRAME_USER)
+		return 0; /* a JIT module's map is read at its first frame (t2f_resym_mod_of) */
 	id = t2f_resym_ids__find(r->ids, m->path);
 	desc.path = m->path;
 	desc.build_id = id ? id->id : NULL;
@@ -279,8 +277,8 @@ static int t2f_resym_new_mod(struct t2f_resym *r, const struct t2f_profile *p,
 }
 
 /* The module of a frame's dso path, registered on first use. */
-static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
-			    const struct t2f_frame *f, struct t2f_resym_mod **out)
+static int t2f_resym_mod_reg(struct t2f_resym *r, const struct t2f_profile *p,
+			     const struct t2f_frame *f, struct t2f_resym_mod **out)
 {
 	struct t2f_resym_key k = { r, p, f->module };
 	uint64_t h = t2f_hash_u64(f->module);
@@ -291,6 +289,60 @@ static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
 		return 0;
 	}
 	return t2f_resym_new_mod(r, p, f, h, out);
+}
+
+/* The module of a frame, its JIT map read at the module's first frame (warnings in frame
+ * order). */
+static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
+			    const struct t2f_frame *f, struct t2f_resym_mod **out)
+{
+	int err = t2f_resym_mod_reg(r, p, f, out);
+
+	if (err || (*out)->kind != T2F_FRAME_JIT || (*out)->map_tried)
+		return err;
+	(*out)->map_tried = true;
+	return t2f_resym_load_map(r, *out);
+}
+
+/* Whether frame f's lookup in module m goes to its user file. */
+static bool t2f_resym_looks_up(const struct t2f_resym *r, const struct t2f_frame *f,
+			       const struct t2f_resym_mod *m)
+{
+	return m->kind == T2F_FRAME_USER && f->space != T2F_SPACE_ABS &&
+	       (m->has_id || m->by_path || r->unsafe);
+}
+
+/* Every module registered in the order of the frames' first uses, and the files of those
+ * looked up searched ahead on a thread (symbolizer.h): the loop's lookups then find them
+ * searched. 0 or -ENOMEM. */
+static int t2f_resym_ahead(struct t2f_resym *r, const struct t2f_profile *p,
+			   const struct t2f_resym_opts *o, struct t2f_diag *d)
+{
+	uint32_t n = t2f_profile__frame_count(p);
+	t2f_sym_module_id *ids = NULL;
+	size_t n_ids = 0, cap = 0;
+	int err = 0;
+
+	for (t2f_frame_id id = 1; id <= n && !err; id++) {
+		const struct t2f_frame *f = t2f_profile__frame_at(p, id);
+		struct t2f_resym_mod *m;
+
+		if (!t2f_resym_wanted(p, f, o))
+			continue;
+		err = t2f_resym_mod_reg(r, p, f, &m);
+		if (err == -ENOMEM)
+			t2f_diag__error(d, err, t2f_profile__str(p, f->module, NULL), 0,
+					"out of memory while naming its frames");
+		if (err || m->listed || !t2f_resym_looks_up(r, f, m))
+			continue;
+		m->listed = true;
+		err = t2f_grow((void **)&ids, &cap, n_ids, 1, sizeof(*ids), 16, SIZE_MAX);
+		if (!err)
+			ids[n_ids++] = m->sym;
+	}
+	err = err ?: t2f_symbolizer__search_ahead(r->sym, ids, n_ids);
+	free(ids);
+	return err;
 }
 
 
@@ -433,8 +485,7 @@ static int t2f_resym_named(struct t2f_resym *r, const struct t2f_profile *p, t2f
 	struct t2f_sym sym;
 	int err = t2f_resym_mod_of(r, p, f, &m);
 
-	if (err || m->kind != T2F_FRAME_USER || f->space == T2F_SPACE_ABS ||
-	    (!m->has_id && !m->by_path && !r->unsafe))
+	if (err || !t2f_resym_looks_up(r, f, m))
 		return err;
 	err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, f->addr, &sym);
 	if (!err) {
@@ -557,6 +608,8 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	r->places = calloc((size_t)n + 1, sizeof(*r->places));
 	r->n_places = n + 1;
 	err = r->places ? t2f_resym_setup(r, p, o, d) : -ENOMEM;
+	if (!err && o->threads >= 2)
+		err = t2f_resym_ahead(r, p, o, d);
 	for (t2f_frame_id id = 1; id <= n && !err; id++) {
 		const struct t2f_frame *f = t2f_profile__frame_at(p, id);
 

@@ -21,6 +21,15 @@ void t2f_elf_module__set_budget(struct t2f_elf_module *m, struct t2f_decode_budg
 		m->budget = b;
 }
 
+void t2f_elf_module__move(struct t2f_elf_module *m, struct t2f_diag *d,
+			  struct t2f_decode_budget *b)
+{
+	if (!m)
+		return;
+	m->diag = d;
+	m->budget = b;
+}
+
 bool t2f_elf_module__over_budget(const struct t2f_elf_module *m)
 {
 	return m->over_budget;

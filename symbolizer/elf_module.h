@@ -184,6 +184,11 @@ void t2f_elf_module__drop_index(struct t2f_elf_module *m);
  * the DWARF units whose functions __name_at may name. Reads the section headers once. */
 bool t2f_elf_module__has_debug_info(struct t2f_elf_module *m);
 
+/* Hands m (NULL is fine) to another owner: its later warnings go to d (NULL: dropped), and what
+ * it decodes later counts in b (NULL: the per-file limit only); what it decoded before stays
+ * counted where it was. */
+void t2f_elf_module__move(struct t2f_elf_module *m, struct t2f_diag *d,
+			  struct t2f_decode_budget *b);
 /* Builds the lookup index now, as the first __lookup would: 0 or its error. */
 int t2f_elf_module__index(struct t2f_elf_module *m);
 /* The raw name of the symbol __lookup names elf_vaddr by, when one starts there; NULL when none

@@ -129,6 +129,7 @@ void t2f_symbolizer__free(struct t2f_symbolizer *s)
 {
 	if (!s)
 		return;
+	t2f_sym__ahead_free(s); /* its thread reads the files' paths */
 	for (uint32_t i = 0; i < s->n_files; i++) {
 		free(s->files[i].path);
 		free(s->files[i].loads);
@@ -267,18 +268,18 @@ static enum t2f_miss miss_of_refusals(const struct t2f_debug_result *r)
  * no symbols (a stripped binary beside its debug file). Its PT_LOAD table has the real
  * p_offset values a separate debug file's lack (module_map.h). NULL when none; -ENOMEM in
  * *err. */
-static struct t2f_elf_module *find_binary(struct t2f_symbolizer *s, const struct sym_file *f,
-					  int *err)
+static struct t2f_elf_module *find_binary(const struct t2f_sym_search *c,
+					  const struct sym_file *f, int *err)
 {
 	struct t2f_elf_module *bin = NULL;
 	size_t len = f->build_id_len;
 	const uint8_t *id = len ? f->build_id : t2f_elf_module__build_id(f->files.module, &len);
 
-	*err = t2f_debug_find_binary(&s->find, f->path, id, id ? len : 0, s->diag, &bin);
+	*err = t2f_debug_find_binary(c->find, f->path, id, id ? len : 0, c->diag, &bin);
 	for (size_t i = 0; !bin && !*err && i < f->files.n_refused; i++)
 		if (f->files.refused[i].why == T2F_REFUSAL_NO_SYMBOLS)
-			*err = t2f_debug_find_binary(&s->find, f->files.refused[i].path, id,
-						     id ? len : 0, s->diag, &bin);
+			*err = t2f_debug_find_binary(c->find, f->files.refused[i].path, id,
+						     id ? len : 0, c->diag, &bin);
 	return bin;
 }
 
@@ -300,50 +301,58 @@ static int copy_loads(struct sym_file *f, const struct t2f_elf_module *from)
 /* The PT_LOAD table for file_off → elf_vaddr: the found file's when it is the binary, else the
  * same build's binary (find_binary), else the found file's (a debug file: only p_vaddr/p_memsz
  * usable, offsets_trusted false; a full copy of the binary: all usable). */
-static int load_table(struct t2f_symbolizer *s, struct sym_file *f)
+static int load_table(const struct t2f_sym_search *c, struct sym_file *f)
 {
 	const struct t2f_elf_module *found = f->files.module;
 	struct t2f_elf_module *bin = NULL;
 	int err = 0;
 
 	if (strcmp(t2f_elf_module__path(found), f->path) != 0)
-		bin = find_binary(s, f, &err);
+		bin = find_binary(c, f, &err);
 	if (err)
 		return err;
 	err = copy_loads(f, bin ? bin : found);
-	f->table.memsz_offsets = s->perf_rules;
+	f->table.memsz_offsets = c->find->perf_rules;
 	f->binary = bin;  /* kept for the lookups its debug file misses: the PLT stubs */
 	return err;
 }
 
-/* Runs debug_find (the file's first use, or the first address its cache file lacks). 0 or
- * -ENOMEM. */
-int t2f_sym__file_search(struct t2f_symbolizer *s, struct sym_file *f)
+int t2f_sym__search_in(const struct t2f_sym_search *c, struct sym_file *f)
 {
 	int err;
 
 	f->searched = true;
 	f->file_miss = T2F_MISS_NO_FILE;
 	if (f->path_trusted)
-		err = t2f_debug_find_trusted(&s->find, f->path, s->diag, &f->files);
+		err = t2f_debug_find_trusted(c->find, f->path, c->diag, &f->files);
 	else
-		err = t2f_debug_find(&s->find, f->path, f->build_id_len ? f->build_id : NULL,
-				     f->build_id_len, s->diag, &f->files);
+		err = t2f_debug_find(c->find, f->path, f->build_id_len ? f->build_id : NULL,
+				     f->build_id_len, c->diag, &f->files);
 	if (err)
 		return err;
 	if (!f->files.module) {
 		f->file_miss = miss_of_refusals(&f->files);
 		return 0;
 	}
-	err = load_table(s, f);
+	err = load_table(c, f);
 	if (err)
 		return err;
 	f->file_miss = T2F_HIT;
-	if (s->perf_rules && f->binary) {  /* the found file was opened so by debug_find */
+	if (c->find->perf_rules && f->binary) {  /* the found file was opened so by debug_find */
 		t2f_elf_module__use_perf_rules(f->binary);
 		t2f_elf_module__perf_plt_from(f->files.module, f->binary);
 	}
 	return 0;
+}
+
+int t2f_sym__file_search(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	const struct t2f_sym_search c = { &s->find, s->diag };
+	int err;
+
+	if (t2f_sym__ahead_take(s, f, &err))
+		return err;
+	return t2f_sym__search_in(&c, f);
 }
 
 /* ---- names: cut and demangled once per raw name pointer, interned in the caller's strtab ---- */
@@ -478,6 +487,7 @@ void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s)
 	struct memo_ent *memo;
 	size_t n = 0;
 
+	t2f_sym__ahead_free(s); /* every file was taken, or will be searched in place */
 	for (uint32_t i = 0; i < s->n_files; i++) {
 		struct t2f_elf_module *m = s->files[i].files.module, *bin = s->files[i].binary;
 

@@ -32,6 +32,7 @@ struct sym_file {
 	uint8_t cache_id[T2F_BUILD_ID_MAX]; /* its cache file's key: build_id, else (none
 				        * recorded) the build-id of the file at path */
 	size_t cache_id_len;           /* 0: no cache file */
+	uint32_t ahead;                /* its entry in the search ahead (sym_ahead.c) + 1, or 0 */
 };
 
 struct sym_module {
@@ -56,7 +57,7 @@ struct name_ent {                  /* index 0 unused */
 
 enum { OWN_DEBUG_DIRS, OWN_SYMBOL_DIRS, OWN_CACHE, OWN_N };
 
-#define T2F_SYM_HELD_MAX 8         /* modules whose table pages are given back together */
+#define T2F_SYM_HELD_MAX 64        /* modules whose table pages are given back together */
 #define T2F_SYM_HELD_BYTES ((size_t)4 << 20) /* or fewer, when their tables are this large */
 
 struct t2f_symbolizer {
@@ -84,12 +85,21 @@ struct t2f_symbolizer {
 					* back yet (elf_module.h __tables_held) */
 	size_t n_held;
 	size_t held_bytes;            /* their tables' bytes */
+	struct sym_ahead *ahead;       /* files searched ahead on a thread (sym_ahead.c), or NULL */
 	struct t2f_symcache_dir *cache; /* the symbol cache's directory, or NULL: none */
 	uint64_t cache_opts;           /* a hash of the options that decide which file is found */
 };
 
-/* Runs debug_find for f (its first use, or the first address its cache file lacks). 0 or
- * -ENOMEM. */
+/* What a search reads besides the file: the options (their budget), where warnings go. */
+struct t2f_sym_search {
+	const struct t2f_debug_find_opts *find;
+	struct t2f_diag *diag;
+};
+/* Runs debug_find for f with c: f's files, load table and miss. Reads nothing else of a
+ * symbolizer, so it may run on another thread on a file of its own. 0 or -ENOMEM. */
+int t2f_sym__search_in(const struct t2f_sym_search *c, struct sym_file *f);
+/* Runs debug_find for f (its first use, or the first address its cache file lacks), or takes
+ * the search made ahead (sym_ahead.c). 0 or -ENOMEM. */
 int t2f_sym__file_search(struct t2f_symbolizer *s, struct sym_file *f);
 /* The frame name of raw (cut, demangled, interned; cached per pointer). 0 or -ENOMEM. */
 int t2f_sym__name_of(struct t2f_symbolizer *s, const char *raw, t2f_str_id *id);
@@ -104,6 +114,14 @@ static inline struct sym_file *t2f_sym__file_of(const struct t2f_symbolizer *s,
  * strict error (its symbol cache file ignored). */
 int t2f_sym__module_ready(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 			  const struct sym_module **out);
+
+/* sym_ahead.c */
+/* f's search made ahead, when there is one and it stands as a search made now would: true,
+ * its result in f (searched), its warnings issued (*err: the diag's strict error). Else false
+ * and f is to be searched now. */
+bool t2f_sym__ahead_take(struct t2f_symbolizer *s, struct sym_file *f, int *err);
+/* Stops the thread (the search under way ends first) and frees what was not taken. */
+void t2f_sym__ahead_free(struct t2f_symbolizer *s);
 
 /* symbolizer_cache.c */
 /* The cache's directory when o asks for one and it may be used. 0 or -ENOMEM. */

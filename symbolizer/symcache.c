@@ -346,6 +346,17 @@ static bool same_ident(const struct t2f_symcache *c, const struct t2f_symcache_i
 	       same_stat(t2f_symcache_str(c, h->binary_path), &h->binary_st);
 }
 
+bool t2f_symcache_dir__has(const struct t2f_symcache_dir *d, const uint8_t *id, size_t len)
+{
+	char name[2 * T2F_BUILD_ID_MAX + sizeof(T2F_SYMCACHE_SUFFIX)];
+	struct stat st;
+
+	if (!len || len > T2F_BUILD_ID_MAX)
+		return false;
+	t2f_symcache_name(id, len, name);
+	return fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 void t2f_symcache_try(int dirfd, const uint8_t *id, size_t len, struct t2f_symcache_try *t)
 {
 	char name[2 * T2F_BUILD_ID_MAX + sizeof(T2F_SYMCACHE_SUFFIX)];

@@ -102,6 +102,9 @@ struct t2f_symcache_stats *t2f_symcache_dir__stats(struct t2f_symcache_dir *d);
 /* Files opened ahead (symcache_ahead.h) that __open takes from before it opens one itself, when
  * they are of d's directory; a (NULL: none) must outlive d. */
 void t2f_symcache_dir__ahead(struct t2f_symcache_dir *d, struct t2f_symcache_ahead *a);
+/* Whether d holds an entry named for build-id id[0..len) (a file, or anything else there):
+ * what __open would look at. */
+bool t2f_symcache_dir__has(const struct t2f_symcache_dir *d, const uint8_t *id, size_t len);
 /* Takes the first bad file's warning: true once per directory. */
 bool t2f_symcache_dir__warn_once(struct t2f_symcache_dir *d);
 /* Removes the oldest files while the directory holds more than its limit. */
