@@ -13,6 +13,7 @@ void t2f_decode_budget__init(struct t2f_decode_budget *b, uint64_t module_max, u
 	b->module_max = module_max ? module_max : T2F_DECODE_MODULE_MAX;
 	b->run_max = run_max ? run_max : T2F_DECODE_RUN_MAX;
 	atomic_init(&b->used, 0);
+	atomic_init(&b->asks, 0);
 }
 
 void t2f_elf_module__set_budget(struct t2f_elf_module *m, struct t2f_decode_budget *b)
@@ -59,6 +60,7 @@ bool t2f_decode_budget__take(struct t2f_decode_budget *b, uint64_t n, uint64_t *
 {
 	uint64_t u = atomic_load(&b->used);
 
+	atomic_fetch_add(&b->asks, 1);
 	do {
 		if (n > b->run_max - u) {
 			*used = u;

@@ -82,6 +82,7 @@ struct t2f_decode_budget {
 	uint64_t module_max;        /* per module */
 	uint64_t run_max;           /* all modules given this budget together */
 	_Atomic uint64_t used;      /* what they decoded so far (refused modules' bytes included) */
+	_Atomic uint64_t asks;      /* how many times bytes were asked of it (__take), given or not */
 };
 /* Sets the limits (0: T2F_DECODE_MODULE_MAX, T2F_DECODE_RUN_MAX), nothing used yet. */
 void t2f_decode_budget__init(struct t2f_decode_budget *b, uint64_t module_max, uint64_t run_max);

@@ -34,6 +34,7 @@ struct sym_ahead {
 	size_t n;
 	size_t next;                     /* the next entry the thread looks at */
 	size_t taken;                    /* entries taken, or searched in place */
+	size_t running;                  /* entries being searched */
 	bool stop;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -64,6 +65,7 @@ static struct ahead_ent *ahead_claim(struct sym_ahead *a)
 		return NULL;
 	e = &a->ents[a->next++];
 	e->st = AH_RUN;
+	a->running++;
 	return e;
 }
 
@@ -74,6 +76,7 @@ static void ahead_run(struct sym_ahead *a, struct ahead_ent *e)
 	ahead_search(a, e);
 	pthread_mutex_lock(&a->mu);
 	e->st = AH_DONE;
+	a->running--;
 	pthread_cond_broadcast(&a->cv);
 }
 
@@ -107,12 +110,12 @@ static void ent_drop(struct ahead_ent *e)
 }
 
 /* Whether what was done ahead is what the resolve stage would see: a search and an index
- * build that decompressed nothing (the budget's cut then falls as in place), and an index
- * built without a word or an error (in place, it is built at the file's first lookup, if
- * any). */
+ * build that never asked the run's budget for bytes (what it refuses, and its warnings' counts,
+ * depend on what the files searched before took), and an index built without a word or an
+ * error (in place, it is built at the file's first lookup, if any). */
 static bool ent_stands(const struct ahead_ent *e)
 {
-	return !e->err && atomic_load(&e->budget.used) == 0 &&
+	return !e->err && atomic_load(&e->budget.asks) == 0 &&
 	       t2f_diag__warnings(e->index_diag) == 0;
 }
 
@@ -147,6 +150,7 @@ bool t2f_sym__ahead_take(struct t2f_symbolizer *s, struct sym_file *f, int *err)
 	}
 	t2f_elf_module__move(e->f.files.module, s->diag, &s->budget);
 	t2f_elf_module__move(e->f.binary, s->diag, &s->budget);
+	s->ahead_taken++;
 	*err = t2f_diag__replay(s->diag, e->diag, 0);
 	f->searched = true;
 	f->file_miss = e->f.file_miss;
@@ -157,6 +161,25 @@ bool t2f_sym__ahead_take(struct t2f_symbolizer *s, struct sym_file *f, int *err)
 	e->f = (struct sym_file){ .path = NULL }; /* now f's */
 	ent_drop(e);
 	return true;
+}
+
+void t2f_sym__ahead_idle(struct t2f_symbolizer *s)
+{
+	struct sym_ahead *a = s->ahead;
+
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->mu);
+	for (;;) {
+		size_t k = a->next;
+
+		while (k < a->n && a->ents[k].st != AH_WAIT)
+			k++;
+		if (!a->running && (k == a->n || k >= a->taken + T2F_SYM_AHEAD_MAX))
+			break;
+		pthread_cond_wait(&a->cv, &a->mu);
+	}
+	pthread_mutex_unlock(&a->mu);
 }
 
 static void ahead_free(struct sym_ahead *a)
@@ -234,6 +257,7 @@ int t2f_symbolizer__search_ahead(struct t2f_symbolizer *s, const t2f_sym_module_
 		if (pthread_cond_init(&a->cv, NULL) == 0) {
 			if (pthread_create(&a->th, NULL, ahead_main, a) == 0) {
 				s->ahead = a;
+				s->ahead_listed = (uint32_t)a->n;
 				return 0;
 			}
 			pthread_cond_destroy(&a->cv);

@@ -82,7 +82,8 @@ struct t2f_symbolizer_opts {
 	struct t2f_symcache_ahead *cache_ahead; /* its files opened ahead (symcache_ahead.h), or
 				     * NULL; borrowed: it must outlive the symbolizer */
 	unsigned threads;           /* that may inflate one file's DWARF at once (dwarf.h); 0 or
-				     * 1: the thread opening it */
+				     * 1: the thread opening it; 2 or more: files may be searched
+				     * ahead (t2f_symbolizer__search_ahead) */
 };
 
 enum t2f_miss {

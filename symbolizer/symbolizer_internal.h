@@ -86,6 +86,8 @@ struct t2f_symbolizer {
 	size_t n_held;
 	size_t held_bytes;            /* their tables' bytes */
 	struct sym_ahead *ahead;       /* files searched ahead on a thread (sym_ahead.c), or NULL */
+	uint32_t ahead_listed;         /* files it was given */
+	uint32_t ahead_taken;          /* of them, taken from it (the others searched in place) */
 	struct t2f_symcache_dir *cache; /* the symbol cache's directory, or NULL: none */
 	uint64_t cache_opts;           /* a hash of the options that decide which file is found */
 };
@@ -122,6 +124,9 @@ int t2f_sym__module_ready(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 bool t2f_sym__ahead_take(struct t2f_symbolizer *s, struct sym_file *f, int *err);
 /* Stops the thread (the search under way ends first) and frees what was not taken. */
 void t2f_sym__ahead_free(struct t2f_symbolizer *s);
+/* Waits until the thread has searched all it may before more files are taken (for tests: what
+ * is then taken was searched ahead). */
+void t2f_sym__ahead_idle(struct t2f_symbolizer *s);
 
 /* symbolizer_cache.c */
 /* The cache's directory when o asks for one and it may be used. 0 or -ENOMEM. */
