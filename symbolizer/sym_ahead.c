@@ -54,14 +54,21 @@ static void ahead_search(const struct sym_ahead *a, struct ahead_ent *e)
 	e->err = t2f_elf_module__index(e->f.files.module);
 }
 
+/* Whether the first entry no one has begun lies within the window (a->next moved to it). Under
+ * a->mu. */
+static bool ahead_waiting(struct sym_ahead *a)
+{
+	while (a->next < a->n && a->ents[a->next].st != AH_WAIT)
+		a->next++;
+	return a->next < a->n && a->next < a->taken + T2F_SYM_AHEAD_MAX;
+}
+
 /* The next entry to search, marked running, or NULL: none within the window. Under a->mu. */
 static struct ahead_ent *ahead_claim(struct sym_ahead *a)
 {
 	struct ahead_ent *e;
 
-	while (a->next < a->n && a->ents[a->next].st != AH_WAIT)
-		a->next++;
-	if (a->stop || a->next == a->n || a->next >= a->taken + T2F_SYM_AHEAD_MAX)
+	if (a->stop || !ahead_waiting(a))
 		return NULL;
 	e = &a->ents[a->next++];
 	e->st = AH_RUN;
@@ -170,15 +177,8 @@ void t2f_sym__ahead_idle(struct t2f_symbolizer *s)
 	if (!a)
 		return;
 	pthread_mutex_lock(&a->mu);
-	for (;;) {
-		size_t k = a->next;
-
-		while (k < a->n && a->ents[k].st != AH_WAIT)
-			k++;
-		if (!a->running && (k == a->n || k >= a->taken + T2F_SYM_AHEAD_MAX))
-			break;
+	while (a->running || ahead_waiting(a))
 		pthread_cond_wait(&a->cv, &a->mu);
-	}
 	pthread_mutex_unlock(&a->mu);
 }
 
