@@ -304,6 +304,16 @@ static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
 	return t2f_resym_load_map(r, *out);
 }
 
+/* err, named in d when it is -ENOMEM while naming frame f. */
+static int t2f_resym_oom(struct t2f_diag *d, const struct t2f_profile *p,
+			 const struct t2f_frame *f, int err)
+{
+	if (err == -ENOMEM)
+		t2f_diag__error(d, err, t2f_profile__str(p, f->module, NULL), 0,
+				"out of memory while naming its frames");
+	return err;
+}
+
 /* Whether frame f's lookup in module m goes to its user file. */
 static bool t2f_resym_looks_up(const struct t2f_resym *r, const struct t2f_frame *f,
 			       const struct t2f_resym_mod *m)
@@ -329,10 +339,7 @@ static int t2f_resym_ahead(struct t2f_resym *r, const struct t2f_profile *p,
 
 		if (!t2f_resym_wanted(p, f, o))
 			continue;
-		err = t2f_resym_mod_reg(r, p, f, &m);
-		if (err == -ENOMEM)
-			t2f_diag__error(d, err, t2f_profile__str(p, f->module, NULL), 0,
-					"out of memory while naming its frames");
+		err = t2f_resym_oom(d, p, f, t2f_resym_mod_reg(r, p, f, &m));
 		if (err || m->listed || !t2f_resym_looks_up(r, f, m))
 			continue;
 		m->listed = true;
@@ -619,9 +626,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 			err = t2f_resym_named(r, p, id);
 		else
 			err = t2f_resym_frame(r, p, id);
-		if (err == -ENOMEM)
-			t2f_diag__error(d, err, t2f_profile__str(p, f->module, NULL), 0,
-					"out of memory while naming its frames");
+		err = t2f_resym_oom(d, p, f, err);
 	}
 	r->ks_opts = r->ks_whole = NULL; /* o is the caller's */
 	if (err)

@@ -16,6 +16,8 @@
 
 #include "symbolizer/symbolizer_internal.h"
 
+#define T2F_SYM_AHEAD_MAX 8 /* entries searched beyond those taken, at most */
+
 enum ahead_state { AH_WAIT, AH_RUN, AH_DONE, AH_GONE };
 
 struct ahead_ent {

@@ -168,17 +168,16 @@ int t2f_symbolizer__a2l_name(struct t2f_symbolizer *s, t2f_sym_module_id mod, ui
 			     t2f_str_id *name);
 
 /* Searches the files of modules mods[0..n) (listed in the order of their first lookups) on a
- * thread of its own, at most T2F_SYM_AHEAD_MAX files ahead of the lookups, and builds their
- * symbol indexes there (the lookups, waiting for a file, search the next ones meanwhile): a
- * module's first lookup takes its file from there, and the search's warnings are issued then,
- * as if it had run then. Answers, warnings and counts are those of searches made in place: a
- * file whose search or index decompressed anything (elf_module.h budgets), or whose index
+ * thread of its own, a few files ahead of the lookups (sym_ahead.c), and builds their symbol
+ * indexes there (the lookups, waiting for a file, search the next ones meanwhile): a module's
+ * first lookup takes its file from there, and the search's warnings are issued then, as if it
+ * had run then. Answers, warnings and counts are those of searches made in place: a file whose
+ * search or index asked the decompression budget for bytes (elf_module.h), or whose index
  * build warned or failed, is searched again in place. Only files with a recorded build-id and
  * no symbol cache file, and only with opts.threads >= 2 and no debuginfod servers
  * (DEBUGINFOD_URLS); otherwise nothing is done. Once per symbolizer (later calls do nothing);
  * __symbols_done and __free stop the thread. 0 or -ENOMEM; a thread that cannot start leaves
  * every search in place. */
-#define T2F_SYM_AHEAD_MAX 8
 int t2f_symbolizer__search_ahead(struct t2f_symbolizer *s, const t2f_sym_module_id *mods,
 				 size_t n);
 
