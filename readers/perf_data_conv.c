@@ -816,7 +816,9 @@ static int pdc_comm(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 }
 
 /* A new thread takes its parent's comm; a new process also a copy of its parent's mappings
- * (perf's thread__fork). */
+ * (perf's thread__fork), unless perf record wrote the record for a process running when it
+ * started (PERF_RECORD_MISC_FORK_EXEC): that process's own mappings follow it, and its parent's
+ * may differ from them (as perf, which then copies none). */
 static int pdc_fork(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 {
 	const struct pdc_comm *parent = pdc_comm_find(c, e->ptid);
@@ -824,7 +826,7 @@ static int pdc_fork(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 
 	if (e->pid != e->tid && e->pid > 0)
 		err = ps_maps__set_pid(c->maps, e->tid, e->pid);
-	else if (e->pid != e->ppid && e->ppid >= 0)
+	else if (e->pid != e->ppid && e->ppid >= 0 && !(e->misc & PERF_RECORD_MISC_FORK_EXEC))
 		err = ps_maps__fork(c->maps, e->ppid, e->pid);
 	if (!err && parent)
 		err = pdc_set_comm(c, e->tid, parent->comm);

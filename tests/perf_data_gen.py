@@ -35,7 +35,7 @@ def dwarf_sample(pc, sp, words):
 
 
 def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", config=2,
-              dwarf=False, lost=(), lost_samples=(), lost_at=1, kmaps=()):
+              dwarf=False, lost=(), lost_samples=(), lost_at=1, kmaps=(), forks=()):
     """comm, event: bytes; mmaps: (file name, start, prot) of 0x10000 bytes at offset 0;
     samples: (time, [ip, caller, ...]) of period 1000, or (time, [user ips], [kernel ips]): a
     kernel part first (PERF_CONTEXT_KERNEL), or with dwarf (time, pc, sp, [stack words])
@@ -44,7 +44,11 @@ def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", 
     modules; build_ids: (path, 20 bytes); config: the software event (2:
     page-faults, a count); lost: the counts of PERF_RECORD_LOST records; lost_samples:
     (count, misc) of PERF_RECORD_LOST_SAMPLES records (misc bit 15: a BPF filter's drops),
-    both after the samples, the LOST records' trailers at time lost_at."""
+    both after the samples, the LOST records' trailers at time lost_at; forks: (pid, time,
+    synthesized) of FORK records of a process pid from PID, after the mmaps (synthesized: misc
+    PERF_RECORD_MISC_FORK_EXEC, as perf record marks the FORK records it writes for the
+    processes running when it starts); a sample (time, [user ips], [kernel ips], pid) is of
+    process pid."""
     st = 1 | 2 | 4 | 256 | 32  # IP, TID, TIME, PERIOD, CALLCHAIN
     if dwarf:
         st |= 1 << 12 | 1 << 13  # REGS_USER, STACK_USER
@@ -64,16 +68,20 @@ def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", 
         body = struct.pack("<IIQQQIIQQII", PID, PID, start, 0x10000, 0, 8, 1, 7, 0, prot, 2)
         body += padded(path)
         recs += struct.pack("<IHH", 10, 2, 8 + len(body) + 16) + body + trailer
+    for pid, t, synth in forks:
+        body = struct.pack("<IIIIQ", pid, PID, pid, PID, t) + struct.pack("<IIQ", pid, pid, t)
+        recs += struct.pack("<IHH", 7, 1 << 13 if synth else 0, 8 + len(body)) + body
     for sample in samples:
+        pid = PID
         if dwarf:
             t, pc, sp, words = sample
             body = struct.pack("<QIIQQ", pc, PID, PID, t, 1000) + dwarf_sample(pc, sp, words)
         else:
-            t, ips, kips = sample if len(sample) == 3 else sample + ((),)
+            t, ips, kips, pid = sample + ((), PID)[len(sample) - 2:]
             chain = (0xFFFFFFFFFFFFFE00,) + tuple(ips)  # PERF_CONTEXT_USER
             if kips:  # PERF_CONTEXT_KERNEL
                 chain = (0xFFFFFFFFFFFFFF80,) + tuple(kips) + chain
-            body = struct.pack("<QIIQQQ", (kips or ips)[0], PID, PID, t, 1000, len(chain))
+            body = struct.pack("<QIIQQQ", (kips or ips)[0], pid, pid, t, 1000, len(chain))
             body += b"".join(struct.pack("<Q", x) for x in chain)
         recs += struct.pack("<IHH", 9, 1 if not dwarf and kips else 2, 8 + len(body)) + body
     for n in lost:  # id, lost, then the trailer (at time lost_at)

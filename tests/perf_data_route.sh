@@ -29,6 +29,9 @@
 #   trunc  u cut inside the data section       complete records kept, a warning with the offset
 #   dwarf  --call-graph dwarf                  user stacks unwound, every sample in --stats
 #   pipe   perf record -o -                    refused: pipe mode, said so
+#   fork   made by tests/perf_data_gen.py       a process running when perf record started
+#                                              (its FORK record marked so) takes none of its
+#                                              parent's mappings, one forked later takes them
 #   u with --symbol-rules strict               the other rules: the program named the same
 # and a perf.data on stdin is refused with a message naming what to do.
 # speedscope (k, ev, bm): the route must build the profile the perf script reader builds from
@@ -420,6 +423,28 @@ if part 1 && [ -s "$TMP/u.data" ]; then
 	t2f "$TMP/u.data" -o "$TMP/u.bad.folded" --symbol-rules nope 2>/dev/null
 	_rc=$?
 	[ "$_rc" = 2 ] && ok || bad "u: --symbol-rules nope: exit $_rc, want 2"
+fi
+
+# fork: pid 100 maps /nonexistent/libfx.so; 200's FORK is one perf record writes for a process
+# running when it starts (misc PERF_RECORD_MISC_FORK_EXEC: its own mappings follow, and perf
+# copies none of its parent's), 300's one the kernel writes (the parent's mappings copied); a
+# sample of each at the same address: 200's is unnamed, as perf script leaves it
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+if part 1 && "$PY" -c 'import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import perf_data_gen as g
+ip = 0x7f0000001010
+open(sys.argv[2], "wb").write(g.perf_data(b"prog", b"cpu-clock",
+    [(b"/nonexistent/libfx.so", 0x7f0000000000, 5)],
+    [(5, [ip]), (6, [ip], (), 200), (7, [ip], (), 300)], config=1,
+    forks=((200, 3, True), (300, 4, False))))' "$SRC/tests" "$TMP/fork.data"; then
+	folded fork
+	[ "$(cat "$TMP/fork.r.folded")" = "prog;[libfx.so] 2000
+prog;[unknown] 1000" ] && ok || bad "fork: $(cat "$TMP/fork.r.folded")"
+elif part 1; then
+	bad "fork: tests/perf_data_gen.py failed"
 fi
 
 # pipe mode: refused, and the message says so
