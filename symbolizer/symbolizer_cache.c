@@ -317,6 +317,36 @@ static const struct t2f_symcache *same_files(const struct sym_file *f,
 	return f->cache;
 }
 
+static bool same_key(const struct sym_file *f, const struct sym_file *g)
+{
+	return f->cache_id_len == g->cache_id_len &&
+	       memcmp(f->cache_id, g->cache_id, f->cache_id_len) == 0;
+}
+
+/* Whether another file of this run has f's cache file name and keeps it: one build-id under two
+ * module paths (hard links, such as /usr/bin/git and /usr/lib/git-core/git), whose searches
+ * differ and so whose cache files do. The one whose cache file served it keeps it, else the
+ * one asked more (the first of equals); the other is looked up in its files each run,
+ * where writing both would replace each other's file every run. */
+static bool cache_kept_by_other(const struct t2f_symbolizer *s, uint32_t i)
+{
+	const struct sym_file *f = &s->files[i];
+	uint64_t mine = t2f_symcache_new__asks(f->add);
+
+	if (f->cache) /* it served f: f's new answers join it */
+		return false;
+	for (uint32_t j = 0; j < s->n_files; j++) {
+		const struct sym_file *g = &s->files[j];
+		uint64_t theirs = g->add ? t2f_symcache_new__asks(g->add) : 0;
+
+		if (j == i || !g->cache_id_len || !same_key(f, g))
+			continue;
+		if (g->cache || theirs > mine || (theirs == mine && theirs && j < i))
+			return true;
+	}
+	return false;
+}
+
 void t2f_symbolizer__cache_save(struct t2f_symbolizer *s)
 {
 	bool wrote = false;
@@ -325,12 +355,18 @@ void t2f_symbolizer__cache_save(struct t2f_symbolizer *s)
 		struct sym_file *f = &s->files[i];
 		struct t2f_symcache_ident id = cache_ident(s, f);
 
-		if (!f->add || !t2f_symcache_new__dirty(f->add))
-			continue;
-		if (t2f_symcache_new__write(f->add, s->cache, &id, same_files(f, &id)) == 0)
+		if (f->add && t2f_symcache_new__asks(f->add) && !cache_kept_by_other(s, i) &&
+		    t2f_symcache_new__write(f->add, s->cache, &id, same_files(f, &id)) == 0)
 			wrote = true;
-		t2f_symcache_new__free(f->add);
-		f->add = NULL;
+	}
+	/* (after all the writes: cache_kept_by_other counts the others' asks) */
+	for (uint32_t i = 0; s->cache && i < s->n_files; i++) {
+		struct sym_file *f = &s->files[i];
+
+		if (f->add && t2f_symcache_new__asks(f->add)) {
+			t2f_symcache_new__free(f->add);
+			f->add = NULL;
+		}
 	}
 	if (wrote)
 		t2f_symcache_dir__evict(s->cache);

@@ -171,8 +171,9 @@ int t2f_symcache_new__a2l(struct t2f_symcache_new *w, uint64_t elf_vaddr, const 
 /* The chain of every address of [lo, last]. */
 int t2f_symcache_new__inlines(struct t2f_symcache_new *w, uint64_t lo, uint64_t last,
 			      const struct t2f_dwarf_frame *frames, size_t n);
-/* Whether anything was added since __new (file facts aside). */
-bool t2f_symcache_new__dirty(const struct t2f_symcache_new *w);
+/* The answers given since __new (file facts aside), repeats counted: what its lookups cost;
+ * 0: nothing to write. */
+uint64_t t2f_symcache_new__asks(const struct t2f_symcache_new *w);
 /* Writes id's file in d: w's answers and the file facts, plus old's answers (may be NULL) at
  * addresses w lacks. Atomic (temp file, rename), 0600. 0 or -errno (nothing left behind). */
 int t2f_symcache_new__write(struct t2f_symcache_new *w, struct t2f_symcache_dir *d,

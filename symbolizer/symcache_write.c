@@ -38,6 +38,7 @@ struct t2f_symcache_new {
 	size_t n_inl, cap_inl;
 	struct t2f_dwarf_frame *frames;  /* strings owned */
 	size_t n_frames, cap_frames;
+	uint64_t asks;                   /* calls of __sym, __a2l, __inlines */
 };
 
 int t2f_symcache_new__new(struct t2f_symcache_new **out)
@@ -145,6 +146,7 @@ int t2f_symcache_new__sym(struct t2f_symcache_new *w, const struct t2f_symcache_
 	uint64_t h = t2f_hash_u64(s->elf_vaddr ^ t2f_hash_u64(s->last));
 	char *name;
 
+	w->asks++;
 	if (!w->sym_index && t2f_hashmap__new(64, &w->sym_index))
 		return -ENOMEM;
 	if (t2f_hashmap__find(w->sym_index, h, sym_eq, &k))
@@ -165,6 +167,7 @@ int t2f_symcache_new__a2l(struct t2f_symcache_new *w, uint64_t elf_vaddr, const 
 {
 	char *copy;
 
+	w->asks++;
 	if (t2f_grow((void **)&w->a2l, &w->cap_a2l, w->n_a2l, 1, sizeof(*w->a2l), 16,
 		     SIZE_MAX / sizeof(*w->a2l)) || dup_str(name, &copy))
 		return -ENOMEM;
@@ -175,6 +178,7 @@ int t2f_symcache_new__a2l(struct t2f_symcache_new *w, uint64_t elf_vaddr, const 
 int t2f_symcache_new__inlines(struct t2f_symcache_new *w, uint64_t lo, uint64_t last,
 			      const struct t2f_dwarf_frame *frames, size_t n)
 {
+	w->asks++;
 	if (t2f_grow((void **)&w->inl, &w->cap_inl, w->n_inl, 1, sizeof(*w->inl), 64,
 		     SIZE_MAX / sizeof(*w->inl)) ||
 	    t2f_grow((void **)&w->frames, &w->cap_frames, w->n_frames, n, sizeof(*w->frames), 64,
@@ -201,9 +205,9 @@ int t2f_symcache_new__inlines(struct t2f_symcache_new *w, uint64_t lo, uint64_t 
 	return 0;
 }
 
-bool t2f_symcache_new__dirty(const struct t2f_symcache_new *w)
+uint64_t t2f_symcache_new__asks(const struct t2f_symcache_new *w)
 {
-	return w->n_syms || w->n_a2l || w->n_inl;
+	return w->asks;
 }
 
 /* ---- the file's bytes ---- */

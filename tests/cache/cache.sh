@@ -11,8 +11,8 @@
 # Then the directory is 0700, its files 0600, and `cache list`,
 # `verify`, `clear` and `dir` say what they hold; a module with new addresses extends its
 # file; --cache-max evicts. A module whose recorded path is gone, named from a build-id tree,
-# is taken from the cache on the second of two runs, which writes no file. Skipped when perf
-# cannot record here.
+# is taken from the cache on the second of two runs, which writes no file; so is the one of two
+# hard links that a run answered from its cache file. Skipped when perf cannot record here.
 # usage: sh tests/cache/cache.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -115,6 +115,29 @@ case $(grep '^symbol cache' "$TMP/gone.2.err") in
 *": "[1-9]*" files used, 0 missing, 0 ignored"*" 0 written,"*" 0 looked up in the files") ok ;;
 *) bad "path gone: second run: $(grep '^symbol cache' "$TMP/gone.2.err")" ;;
 esac
+
+# one build-id under two paths (hard links, as /usr/bin/git and /usr/lib/git-core/git): one cache
+# file name, two modules whose cache files differ; a warm run keeps the one it used, the other's
+# addresses are looked up in the files, and nothing is written (each run wrote its module's file
+# over the other's, so every second run looked all of them up again)
+ln "$TMP/inl" "$TMP/inl2"
+record links sh -c "'$TMP/inl' 100000000; '$TMP/inl2' 30000000"
+rm -rf "$C"
+for run in 1 2 3; do
+	t2f --stats "$TMP/links.data" -o "$TMP/links.$run.folded" 2>"$TMP/links.$run.err" ||
+		bad "hard links: run $run failed: $(head -3 "$TMP/links.$run.err")"
+	grep '^symbol cache' "$TMP/links.$run.err" >"$TMP/links.$run.sc"
+done
+same "hard links: cold and warm" "$TMP/links.1.folded" "$TMP/links.2.folded"
+same "hard links: the two warm runs" "$TMP/links.2.folded" "$TMP/links.3.folded"
+grep -q "^inl;.*;main" "$TMP/links.1.folded" && grep -q "^inl2;.*;main" "$TMP/links.1.folded" &&
+	ok || bad "hard links: frames of inl or inl2 not named"
+case $(cat "$TMP/links.2.sc") in
+*": "[1-9]*" files used, 1 missing, 0 ignored"*" 0 written,"*" answered from it, "[1-9]*" looked up in the files") ok ;;
+*) bad "hard links: first warm run: $(cat "$TMP/links.2.sc")" ;;
+esac
+cmp -s "$TMP/links.2.sc" "$TMP/links.3.sc" && ok ||
+	bad "hard links: the warm runs differ: $(cat "$TMP/links.2.sc" "$TMP/links.3.sc")"
 
 # the directory and its files: 0700, 0600; list, verify, dir, clear
 rm -rf "$C"
