@@ -320,30 +320,50 @@ int t2f_symcache__check_fd(int fd, char *id_hex, char **module, const char **why
 	return *module ? 0 : -ENOMEM;
 }
 
+/* A path's stat, taken once per path (a module's path is most often the file its symbols
+ * came from, and its binary too). */
+struct path_stat {
+	const char *path;
+	bool there;
+	struct stat st;
+};
+
 /* Whether path is as the writer saw it: the same size and mtime, or not there (NULL, or no
  * stat: all zero, as symcache_write.c's stat_of records it) both times. A module whose recorded
- * path is gone (a rebuilt tree, a deleted binary) is named from other files: still the same. */
-static bool same_stat(const char *path, const struct t2f_sc_stat *want)
+ * path is gone (a rebuilt tree, a deleted binary) is named from other files: still the same.
+ * The stat goes to ps[i]; one of an earlier path of ps[0..i) is taken again. */
+static bool same_stat(const char *path, const struct t2f_sc_stat *want, struct path_stat *ps,
+		      int i)
 {
-	struct stat st;
+	int k = 0;
 
-	if (!path || stat(path, &st))
+	while (k < i && !(path && ps[k].path && strcmp(ps[k].path, path) == 0))
+		k++;
+	if (k < i) {
+		ps[i] = ps[k];
+	} else {
+		ps[i].path = path;
+		ps[i].there = path && stat(path, &ps[i].st) == 0;
+	}
+	ps = &ps[i];
+	if (!ps->there)
 		return want->size == 0 && want->mtime_sec == 0 && want->mtime_nsec == 0;
-	return (uint64_t)st.st_size == want->size && st.st_mtim.tv_sec == want->mtime_sec &&
-	       st.st_mtim.tv_nsec == want->mtime_nsec;
+	return (uint64_t)ps->st.st_size == want->size && ps->st.st_mtim.tv_sec == want->mtime_sec &&
+	       ps->st.st_mtim.tv_nsec == want->mtime_nsec;
 }
 
 /* Whether the file was made for id, by the same options, from files not changed since. */
 static bool same_ident(const struct t2f_symcache *c, const struct t2f_symcache_ident *id)
 {
 	const struct t2f_symcache_hdr *h = c->h;
+	struct path_stat ps[3];
 
 	return !!(h->flags & T2F_SC_PERF_RULES) == id->perf_rules &&
 	       h->opts_hash == id->opts_hash &&
 	       strcmp(c->str + h->module_path, id->module_path) == 0 &&
-	       same_stat(id->module_path, &h->module_st) &&
-	       same_stat(c->str + h->file_path, &h->file_st) &&
-	       same_stat(t2f_symcache_str(c, h->binary_path), &h->binary_st);
+	       same_stat(id->module_path, &h->module_st, ps, 0) &&
+	       same_stat(c->str + h->file_path, &h->file_st, ps, 1) &&
+	       same_stat(t2f_symcache_str(c, h->binary_path), &h->binary_st, ps, 2);
 }
 
 bool t2f_symcache_dir__has(const struct t2f_symcache_dir *d, const uint8_t *id, size_t len)
