@@ -72,7 +72,6 @@ def perf_data(comm, event, mmaps, samples, build_ids=(), hostname=b"localhost", 
         body = struct.pack("<IIIIQ", pid, PID, pid, PID, t) + struct.pack("<IIQ", pid, pid, t)
         recs += struct.pack("<IHH", 7, 1 << 13 if synth else 0, 8 + len(body)) + body
     for sample in samples:
-        pid = PID
         if dwarf:
             t, pc, sp, words = sample
             body = struct.pack("<QIIQQ", pc, PID, PID, t, 1000) + dwarf_sample(pc, sp, words)
