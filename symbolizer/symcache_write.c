@@ -305,21 +305,53 @@ static bool rec_same(const struct rec *x, const struct rec *y)
 	return x->value == y->value && x->name && y->name && strcmp(x->name, y->name) == 0;
 }
 
+static bool str_same(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Two inline chains alike: the same frames, names and lines. */
+static bool chain_same(const struct rec *x, const struct rec *y)
+{
+	if (x->n != y->n)
+		return false;
+	for (uint32_t i = 0; i < x->n; i++) {
+		const struct t2f_dwarf_frame *a = &x->frames[i], *b = &y->frames[i];
+
+		if (a->linkage != b->linkage || a->copy != b->copy ||
+		    a->as_symbol != b->as_symbol || a->line != b->line ||
+		    a->fn_line != b->fn_line || !str_same(a->name, b->name) ||
+		    !str_same(a->file, b->file) || !str_same(a->fn_file, b->fn_file))
+			return false;
+	}
+	return true;
+}
+
+enum rec_kind { REC_SYMS, REC_A2L, REC_INL };
+
 /* Sorts recs and keeps the first of each address: the run's answer over the old file's. With
  * ranges (symbol answers, inline chains: last set), one that starts inside the range kept
- * before it joins it when it gives the same symbol answer (the lookups may see one answer's addresses in different
- * pieces: perf's array and its tree do), else is dropped, so the ranges stay disjoint (exact
- * ranges of one file never overlap with different answers: this only keeps the reader's
- * search simple). */
-static size_t sort_unique(struct rec *r, size_t n, bool ranges)
+ * before it joins it when it gives the same answer (the lookups may see one answer's
+ * addresses in different pieces: perf's array and its tree do for symbols; a one-address line
+ * row's span and its same-line neighbour's do for chains), else is dropped, so the ranges stay
+ * disjoint (exact ranges of one file never overlap with different answers: this only keeps
+ * the reader's search simple). */
+static size_t sort_unique(struct rec *r, size_t n, enum rec_kind kind)
 {
 	size_t k = 0;
 
 	qsort(r, n, sizeof(*r), rec_cmp);
 	for (size_t i = 0; i < n; i++) {
-		if (!k || (ranges ? r[k - 1].last < r[i].vaddr : r[k - 1].vaddr != r[i].vaddr))
+		bool same;
+
+		if (!k || (kind != REC_A2L ? r[k - 1].last < r[i].vaddr
+					   : r[k - 1].vaddr != r[i].vaddr)) {
 			r[k++] = r[i];
-		else if (ranges && rec_same(&r[k - 1], &r[i]) && r[i].last > r[k - 1].last)
+			continue;
+		}
+		same = kind == REC_SYMS ? rec_same(&r[k - 1], &r[i])
+		       : kind == REC_INL && chain_same(&r[k - 1], &r[i]);
+		if (same && r[i].last > r[k - 1].last)
 			r[k - 1].last = r[i].last;
 	}
 	return k;
@@ -399,7 +431,7 @@ static int collect(struct build *b, const struct t2f_symcache_new *w,
 	if (old)
 		collect_old(b, old, seq);
 	for (int i = 0; i < 3; i++)
-		b->n[i] = sort_unique(b->r[i], b->n[i], i != 1);
+		b->n[i] = sort_unique(b->r[i], b->n[i], (enum rec_kind)i);
 	return 0;
 }
 

@@ -2,7 +2,9 @@
  * (symbolizer/symcache_write.c) are the same bytes whether each answer is given once or again
  * and again (the lookups of many addresses of one function give its range each time; the
  * writer keeps each answer once), and answers that differ in any field are all kept: the
- * file then holds the first of them, as when nothing is dropped on the way.
+ * file then holds the first of them, as when nothing is dropped on the way. Inline chains
+ * whose spans overlap are joined when they are the same chain (a one-address line row's span
+ * and its same-line neighbour's start at one address), in a run and across an old file.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -136,11 +138,112 @@ static void test_near_repeats_kept(void **state)
 	free(e);
 }
 
+static const struct t2f_dwarf_frame chain_a[] = {
+	{ .name = "inner", .file = "a.c", .line = 3, .fn_file = "a.c", .fn_line = 1 },
+	{ .name = "outer", .as_symbol = true, .file = "a.c", .line = 9 },
+};
+static const struct t2f_dwarf_frame chain_b[] = {
+	{ .name = "inner", .file = "a.c", .line = 4, .fn_file = "a.c", .fn_line = 1 },
+	{ .name = "outer", .as_symbol = true, .file = "a.c", .line = 9 },
+};
+
+struct span {
+	uint64_t lo, last;
+	const struct t2f_dwarf_frame *frames;
+};
+
+/* Writes the chains of spans s[0..n) (two frames each) as the cache file of `id` in directory
+ * dir under tmp, added to what its file there held. */
+static void write_chains(const char *dir, const struct span *s, size_t n)
+{
+	char d_path[PATH_MAX], mod[PATH_MAX];
+	struct t2f_symcache_ident ident = fx_symcache_ident(id, sizeof(id), mod);
+	struct t2f_symcache_new *w;
+	struct t2f_symcache_dir *d;
+	struct t2f_symcache *old = NULL;
+	const char *why = NULL;
+	bool bad = false;
+	FILE *f = fopen(mod, "a"); /* the module the file names */
+
+	assert_non_null(f);
+	fclose(f);
+	pathf(d_path, "%s/%s", tmp, dir);
+	assert_int_equal(t2f_symcache_dir__open(d_path, 0, true, &d, &why), 0);
+	assert_int_equal(t2f_symcache__open(d, &ident, &old, &bad, &why), 0);
+	assert_int_equal(t2f_symcache_new__new(&w), 0);
+	assert_int_equal(t2f_symcache_new__set_file(w, NULL, 0, NULL, 0, 0, T2F_SYMCACHE_DW_YES),
+			 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(t2f_symcache_new__inlines(w, s[i].lo, s[i].last, s[i].frames, 2),
+				 0);
+	assert_int_equal(t2f_symcache_new__write(w, d, &ident, old), 0);
+	t2f_symcache_new__free(w);
+	t2f_symcache__free(old);
+	t2f_symcache_dir__free(d);
+}
+
+/* The line of the innermost frame of the chain dir's file gives at addr, 0 when it has none. */
+static uint32_t chain_at(const char *dir, uint64_t addr)
+{
+	char d_path[PATH_MAX], mod[PATH_MAX];
+	struct t2f_symcache_ident ident = fx_symcache_ident(id, sizeof(id), mod);
+	struct t2f_dwarf_frame out[4];
+	struct t2f_symcache_dir *d;
+	struct t2f_symcache *c = NULL;
+	const char *why = NULL;
+	bool bad = false;
+	int n;
+
+	pathf(d_path, "%s/%s", tmp, dir);
+	assert_int_equal(t2f_symcache_dir__open(d_path, 0, false, &d, &why), 0);
+	assert_int_equal(t2f_symcache__open(d, &ident, &c, &bad, &why), 0);
+	assert_non_null(c);
+	n = t2f_symcache__inlines(c, addr, out, 4);
+	assert_true(n == -1 || n == 2);
+	if (n == 2) {
+		assert_string_equal(out[1].name, "outer");
+		assert_int_equal(out[1].line, 9);
+	}
+	t2f_symcache__free(c);
+	t2f_symcache_dir__free(d);
+	return n == 2 ? out[0].line : 0;
+}
+
+/* Spans of one chain that overlap are one range; another chain's overlapping span is dropped
+ * (the first kept); a later run's wider span joins the old file's narrower one. */
+static void test_chain_spans_joined(void **state)
+{
+	const struct span run[] = {
+		{ 0x824, 0x824, chain_a }, { 0x824, 0x827, chain_a }, /* a row of one address */
+		{ 0x900, 0x90f, chain_a }, { 0x90a, 0x91f, chain_b }, /* another chain: dropped */
+		{ 0x910, 0x91f, chain_b },
+	};
+	const struct span first[] = { { 0x824, 0x824, chain_a } };
+	const struct span second[] = { { 0x826, 0x827, chain_a }, { 0x825, 0x826, chain_a } };
+
+	(void)state;
+	write_chains("chains", run, sizeof(run) / sizeof(*run));
+	assert_int_equal(chain_at("chains", 0x824), 3);
+	assert_int_equal(chain_at("chains", 0x826), 3);
+	assert_int_equal(chain_at("chains", 0x827), 3);
+	assert_int_equal(chain_at("chains", 0x828), 0);
+	assert_int_equal(chain_at("chains", 0x90c), 3);
+	assert_int_equal(chain_at("chains", 0x910), 4);
+	assert_int_equal(chain_at("chains", 0x91f), 4);
+	write_chains("runs", first, 1);
+	assert_int_equal(chain_at("runs", 0x825), 0);
+	write_chains("runs", second, 2);
+	assert_int_equal(chain_at("runs", 0x824), 3);
+	assert_int_equal(chain_at("runs", 0x825), 3);
+	assert_int_equal(chain_at("runs", 0x827), 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_repeats_change_nothing),
 		FX_TEST(test_near_repeats_kept),
+		FX_TEST(test_chain_spans_joined),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
