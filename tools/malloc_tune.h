@@ -6,7 +6,8 @@
  * copies of growing tables. glibc takes its allocator settings from GLIBC_TUNABLES, read only
  * when a process starts; so before its first conversion the CLI starts itself once more, the
  * same pid and arguments (execv of /proc/self/exe), with huge pages for the heap (a hint the
- * kernel may ignore) and the heap grown 16 MiB at a time (docs/performance.md has the
+ * kernel may ignore), the heap grown 16 MiB at a time and one heap for every thread (what
+ * worker threads free is then reused by the later stages; docs/performance.md has the
  * numbers). Not done for small inputs (main.c asks only from
  * T2F_MALLOC_TUNE_MIN bytes), nor when the environment already holds GLIBC_TUNABLES or
  * LD_PRELOAD (the user's own allocator or settings win), when T2F_MALLOC_DEFAULTS is set, in

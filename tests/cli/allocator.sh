@@ -8,7 +8,7 @@
 # usage: sh tests/cli/allocator.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 
-TUNED="  allocator: glibc, GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=16777216"
+TUNED="  allocator: glibc, GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.top_pad=16777216:glibc.malloc.arena_max=1"
 DEFAULTS="  allocator: glibc's defaults"
 if ldd "$T2F_BIN" 2>/dev/null | grep -q 'lib[at]san'; then
 	TUNED="  allocator: not glibc's tuned (another allocator or a sanitizer build)"
