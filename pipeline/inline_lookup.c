@@ -240,12 +240,36 @@ static int inl_own_all(struct inl_part *p, size_t from)
 	return err;
 }
 
-/* Every lookup of handle h, into part p. */
+static int inl_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Handle h's addresses, sorted (malloc'd; NULL without memory: the handle is then told none). */
+static uint64_t *inl_wanted(const struct t2f_inl_lookups *l, uint32_t h)
+{
+	uint64_t *want = malloc(l->h[h].queries * sizeof(*want) + 1);
+	size_t n = 0;
+
+	if (!want)
+		return NULL;
+	for (uint32_t i = l->h[h].head; i != INL_NONE; i = l->q[i].next)
+		want[n++] = l->q[i].vaddr;
+	qsort(want, n, sizeof(*want), inl_u64_cmp);
+	return want;
+}
+
+/* Every lookup of handle h, into part p; the handle told them first (t2f_dwarf__want: the
+ * units it indexes leave out the inlined calls of the functions none of them is in). */
 static int inl_run_handle(struct t2f_inl_lookups *l, struct inl_part *p, uint32_t h)
 {
 	struct t2f_dwarf_frame lv[T2F_DWARF_MAX_DEPTH];
+	uint64_t *want = inl_wanted(l, h);
 	int err = 0;
 
+	t2f_dwarf__want(l->h[h].dw, want, want ? l->h[h].queries : 0);
 	for (uint32_t i = l->h[h].head; i != INL_NONE && !err; i = l->q[i].next) {
 		struct inl_query *q = &l->q[i];
 		int n = t2f_dwarf__lookup_span(l->h[h].dw, q->vaddr, lv, T2F_DWARF_MAX_DEPTH,
@@ -261,6 +285,8 @@ static int inl_run_handle(struct t2f_inl_lookups *l, struct inl_part *p, uint32_
 		q->n = (uint32_t)n;
 		p->n += (size_t)n;
 	}
+	t2f_dwarf__want(l->h[h].dw, NULL, 0);
+	free(want);
 	return err;
 }
 

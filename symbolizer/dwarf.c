@@ -332,6 +332,17 @@ struct dw_query {
 	uint64_t lo, last;           /* where the chain is the same (dwarf_span.c) */
 };
 
+/* Unit u indexed again, every function's inlined calls recorded (its ranges given back to the
+ * file's count first). 0 or -ENOMEM. */
+static int dw_index_whole(struct t2f_dwarf *dw, struct dw_index *u)
+{
+	dw->ranges_read -= u->n_ranges < dw->ranges_read ? u->n_ranges : dw->ranges_read;
+	t2f_dw_unit_free(u);
+	u->state = DW_UNIT_NEW;
+	u->whole = true;
+	return t2f_dw_index_unit(dw, u);
+}
+
 static int dw_chain(struct t2f_dwarf *dw, void *arg)
 {
 	struct dw_query *q = arg;
@@ -355,6 +366,15 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 		return 0;
 	}
 	f = t2f_dw_innermost(u, q->addr);
+	if (f != DW_NONE && u->funcs[f].shallow) { /* an address t2f_dwarf__want did not name */
+		if ((err = dw_index_whole(dw, u)))
+			return err;
+		if (u->state != DW_UNIT_DONE) {
+			t2f_dw_span(dw, u, DW_NONE, q->addr, &q->lo, &q->last);
+			return 0;
+		}
+		f = t2f_dw_innermost(u, q->addr);
+	}
 	for (uint32_t g = f, k = 0; g != DW_NONE && k < q->max; g = u->funcs[g].parent, k++)
 		if ((err = t2f_dw_qualify(dw, u, &u->funcs[g])))
 			return err;
@@ -392,6 +412,12 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 	}
 	q->n = (int)n;
 	return 0;
+}
+
+void t2f_dwarf__want(struct t2f_dwarf *dw, const uint64_t *addrs, size_t n)
+{
+	dw->want = n ? addrs : NULL;
+	dw->n_want = addrs ? n : 0;
 }
 
 int t2f_dwarf__lookup(struct t2f_dwarf *dw, uint64_t elf_vaddr, struct t2f_dwarf_frame *out,

@@ -164,6 +164,16 @@ uint64_t t2f_dwarf__inflated(const char *path);
  * error. */
 int t2f_dwarf__report(struct t2f_dwarf *dw, struct t2f_diag *d);
 
+/* The addresses the lookups to come will ask (sorted ascending; borrowed until the next call;
+ * NULL or n 0: not known, the default): a unit indexed meanwhile records the inlined calls of
+ * only the functions that hold one of them (every function's own ranges still, and the
+ * functions nested in it), which is most of the indexing's work in a large unit. A lookup
+ * elsewhere in such a unit later indexes it again in full: every answer and span is as
+ * without. The limits on ranges and the warnings of names left out for their length count
+ * what was indexed (a unit indexed again says its long names again). On the thread of the
+ * handle's lookups. */
+void t2f_dwarf__want(struct t2f_dwarf *dw, const uint64_t *addrs, size_t n);
+
 /* The chain at elf_vaddr, innermost first, into out[0..max): the number of frames (0 when no
  * unit covers the address, the unit is left out, or neither a function nor the line table
  * does; one nameless frame with the line when only the line table does), or -ENOMEM; -EINVAL

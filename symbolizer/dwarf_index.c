@@ -248,6 +248,22 @@ static int dw_add_func(struct t2f_dwarf *dw, struct dw_index *u, Dwarf_Die *die,
 	return 0;
 }
 
+/* Whether one of func's ranges holds an address of dw->want (sorted). */
+static bool dw_wanted(const struct t2f_dwarf *dw, const struct dw_index *u, uint32_t func)
+{
+	const struct dw_func *f = &u->funcs[func];
+
+	for (uint32_t i = f->first; i < f->first + f->count; i++) {
+		uint64_t lo = u->own[i].lo;
+		/* the wanted addresses below lo: the next one is the first at or above it */
+		size_t k = lo ? t2f_dw_count_at(dw->want, dw->n_want, sizeof(*dw->want), lo - 1) : 0;
+
+		if (k < dw->n_want && dw->want[k] < u->own[i].hi)
+			return true;
+	}
+	return false;
+}
+
 /* Whether a DIE's children may be code: functions, blocks and namespaces hold the concrete
  * functions and inlined calls. Types do only inside a function (a lambda's or a local class's
  * operator()); elsewhere a member function's concrete DIE sits outside its class, pointing at
@@ -273,32 +289,39 @@ static bool dw_may_hold_code(int tag, bool in_function)
 	}
 }
 
-/* Every subprogram and inlined subroutine with code, depth first, without recursion. */
+/* Every subprogram and inlined subroutine with code, depth first, without recursion. With
+ * dw->want (and not u->whole), a subprogram holding none of its addresses is shallow: the
+ * inlined calls inside it are not recorded (its nested subprograms, whose code lies
+ * elsewhere, are, each judged by its own ranges). */
 static int dw_walk_unit(struct t2f_dwarf *dw, struct dw_index *u)
 {
 	struct dw_walk *stack = dw->walk;
+	bool judge = dw->want && !u->whole;
 	size_t top = 0;
 	int err = 0;
 
 	if (dwarf_child(&u->cu, &stack[0].die) == 0) {
-		stack[0].parent = DW_NONE;
-		stack[0].depth = 0;
+		stack[0] = (struct dw_walk){ .die = stack[0].die, .parent = DW_NONE };
 		top = 1;
 	}
 	while (top && !err) {
 		struct dw_walk *w = &stack[top - 1];
 		int tag = dwarf_tag(&w->die);
 		uint32_t rec = DW_NONE, depth = w->depth;
+		bool shallow = w->shallow;
 		Dwarf_Die child;
 
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+		if (tag == DW_TAG_subprogram || (tag == DW_TAG_inlined_subroutine && !w->shallow))
 			err = dw_add_func(dw, u, &w->die, tag == DW_TAG_inlined_subroutine,
 					  w->parent, w->depth, &rec);
+		if (!err && judge && rec != DW_NONE && tag == DW_TAG_subprogram)
+			shallow = u->funcs[rec].shallow = !dw_wanted(dw, u, rec);
 		if (!err && dw_may_hold_code(tag, rec != DW_NONE || w->parent != DW_NONE) &&
 		    dwarf_child(&w->die, &child) == 0 && top < DW_MAX_NESTING) {
 			stack[top] = (struct dw_walk){ .die = child,
 						       .parent = rec != DW_NONE ? rec : w->parent,
-						       .depth = rec != DW_NONE ? depth + 1 : depth };
+						       .depth = rec != DW_NONE ? depth + 1 : depth,
+						       .shallow = shallow };
 			top++;
 			continue;
 		}
@@ -378,6 +401,7 @@ void t2f_dw_unit_free(struct dw_index *u)
 	u->starts = NULL;
 	u->copies = NULL;
 	u->n_funcs = u->cap_funcs = u->n_ranges = u->cap_ranges = u->n_copies = 0;
+	u->copies_made = false;
 }
 
 /* A unit over a limit: left out, its memory given back, said once. */

@@ -39,6 +39,9 @@ struct dw_func {                 /* a subprogram or inlined subroutine with code
 	bool unqualified;            /* name is a C++-like DW_AT_name not yet qualified by its
 				      * scopes nor named by an out-of-line copy (dwarf_names.c) */
 	bool copy;                   /* name is its out-of-line copy's (t2f_dwarf_frame.copy) */
+	bool shallow;                /* a subprogram holding no address of t2f_dwarf.want: its
+				      * inlined calls were not recorded (its nested subprograms
+				      * were) */
 	const char *name;            /* NULL: none, or one longer than T2F_DWARF_NAME_MAX */
 	uint64_t die;                /* unqualified: the DIE's offset in the file's DWARF */
 	uint32_t call_file;          /* inlined: the file it was called from (index), or DW_NONE */
@@ -73,6 +76,7 @@ struct dw_index {                /* one unit, indexed on first use */
 				      * key then DIE order; made on the first name asked for */
 	size_t n_copies;
 	bool copies_made;
+	bool whole;                  /* indexed again without t2f_dwarf.want (dwarf.c) */
 };
 
 struct dw_unit {
@@ -85,6 +89,7 @@ struct dw_walk {                 /* one level of the DIE walk */
 	Dwarf_Die die;
 	uint32_t parent;             /* the nearest recorded function above, or DW_NONE */
 	uint32_t depth;
+	bool shallow;                /* inside a shallow subprogram: inlined calls not recorded */
 };
 
 struct dw_qual {                 /* a declaration's qualified name */
@@ -150,6 +155,8 @@ struct t2f_dwarf {
 	bool pending;                /* opened lazily, libdw not begun yet (t2f_dwarf__begin) */
 	bool none;                   /* begun lazily: the file has no DWARF (or libdw failed) */
 	uint64_t weight;             /* its debug sections' bytes (t2f_dwarf__weight) */
+	const uint64_t *want;        /* t2f_dwarf__want: the lookups to come, sorted (borrowed) */
+	size_t n_want;
 	struct t2f_diag *notes;      /* warnings of lookups (buffered: any thread) */
 };
 

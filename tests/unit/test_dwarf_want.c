@@ -1,0 +1,180 @@
+/* tests/unit/test_dwarf_want.c: a DWARF handle told the addresses to come (symbolizer/dwarf.h
+ * __want) indexes a unit without the inlined calls of the functions none of them is in, and
+ * answers every address as a handle told nothing does: the chain (names, lines, files, flags)
+ * and the span of the same chain, for the addresses told and, indexing the unit again in full,
+ * for the others, asked after them or before.
+ *
+ * The file is fixtures/dwarf/inl.c built here with cc -O2 -g: `outer` (inner_loop, step and mix
+ * inlined into it) and `other` (step and mix), two functions of one unit. Every byte of both
+ * is looked up; skipped without cc or nm.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "support/diag_sink.h"
+#include "support/fixture_env.h"
+#include "symbolizer/dwarf.h"
+
+struct fn {                      /* a function's code: [lo, lo + size) */
+	uint64_t lo, size;
+};
+
+struct answer {                  /* what one lookup gave */
+	int n;
+	struct t2f_dwarf_frame f[T2F_DWARF_MAX_DEPTH];
+	uint64_t lo, last;
+};
+
+/* inl.c built into tmp/inl; outer's and other's code from nm. */
+static void make(struct fn *outer, struct fn *other)
+{
+	const char *src = getenv("T2F_SOURCE_DIR");
+	char cmd[3 * PATH_MAX], line[512], name[64];
+	unsigned long long lo, size;
+	FILE *p;
+
+	assert_non_null(src);
+	snprintf(cmd, sizeof(cmd), "cc -O2 -g -o '%s/inl' '%s/fixtures/dwarf/inl.c' 2>/dev/null",
+		 tmp, src);
+	if (system(cmd) != 0)
+		skip();
+	snprintf(cmd, sizeof(cmd), "nm -S '%s/inl' 2>/dev/null", tmp);
+	p = popen(cmd, "r");
+	if (!p)
+		skip();
+	*outer = *other = (struct fn){ 0, 0 };
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "%llx %llx %*s %63s", &lo, &size, name) != 3)
+			continue;
+		if (strcmp(name, "outer") == 0)
+			*outer = (struct fn){ lo, size };
+		else if (strcmp(name, "other") == 0)
+			*other = (struct fn){ lo, size };
+	}
+	pclose(p);
+	if (!outer->size || !other->size)
+		skip();
+}
+
+static struct t2f_dwarf *open_inl(struct t2f_diag *d)
+{
+	struct t2f_dwarf *dw = NULL;
+	char path[PATH_MAX];
+
+	assert_int_equal(t2f_dwarf__open(pathf(path, "%s/inl", tmp), NULL, d, &dw), 0);
+	assert_non_null(dw);
+	return dw;
+}
+
+static void ask(struct t2f_dwarf *dw, uint64_t addr, struct answer *a)
+{
+	a->n = t2f_dwarf__lookup_span(dw, addr, a->f, T2F_DWARF_MAX_DEPTH, &a->lo, &a->last);
+	assert_true(a->n >= 0);
+}
+
+static void same_str(const char *a, const char *b, uint64_t addr)
+{
+	if (!a || !b) {
+		if (a != b)
+			fail_msg("0x%llx: %s against %s", (unsigned long long)addr, a ? a : "(none)",
+				 b ? b : "(none)");
+		return;
+	}
+	if (strcmp(a, b) != 0)
+		fail_msg("0x%llx: %s against %s", (unsigned long long)addr, a, b);
+}
+
+static void same_answer(const struct answer *a, const struct answer *b, uint64_t addr)
+{
+	if (a->n != b->n || a->lo != b->lo || a->last != b->last)
+		fail_msg("0x%llx: %d levels [0x%llx, 0x%llx] against %d [0x%llx, 0x%llx]",
+			 (unsigned long long)addr, a->n, (unsigned long long)a->lo,
+			 (unsigned long long)a->last, b->n, (unsigned long long)b->lo,
+			 (unsigned long long)b->last);
+	for (int i = 0; i < a->n; i++) {
+		const struct t2f_dwarf_frame *x = &a->f[i], *y = &b->f[i];
+
+		same_str(x->name, y->name, addr);
+		same_str(x->file, y->file, addr);
+		same_str(x->fn_file, y->fn_file, addr);
+		assert_int_equal(x->line, y->line);
+		assert_int_equal(x->fn_line, y->fn_line);
+		assert_int_equal(x->linkage, y->linkage);
+		assert_int_equal(x->copy, y->copy);
+		assert_int_equal(x->as_symbol, y->as_symbol);
+	}
+}
+
+/* Every byte of told (the handle told them, sorted) then of rest, on a new handle, against the
+ * answers of a handle told nothing (ref: outer's bytes then other's). */
+static void check(const struct fn *told, const struct fn *rest, const struct fn *outer,
+		  const struct answer *ref, struct t2f_diag *d, int *deep)
+{
+	uint64_t *want = malloc(told->size * sizeof(*want));
+	struct t2f_dwarf *dw = open_inl(d);
+	const struct fn *order[2] = { told, rest };
+	struct answer a;
+
+	assert_non_null(want);
+	for (uint64_t i = 0; i < told->size; i++)
+		want[i] = told->lo + i;
+	t2f_dwarf__want(dw, want, told->size);
+	for (int k = 0; k < 2; k++) {
+		const struct fn *fn = order[k];
+		const struct answer *r = ref + (fn == outer ? 0 : outer->size);
+
+		for (uint64_t i = 0; i < fn->size; i++) {
+			ask(dw, fn->lo + i, &a);
+			same_answer(&a, &r[i], fn->lo + i);
+			*deep += a.n > 2;
+		}
+	}
+	t2f_dwarf__want(dw, NULL, 0);
+	t2f_dwarf__free(dw);
+	free(want);
+}
+
+static void test_told_and_not(void **state)
+{
+	struct fn outer, other;
+	struct answer *ref;
+	struct t2f_dwarf *dw;
+	struct sink s;
+	int deep = 0;
+
+	(void)state;
+	make(&outer, &other);
+	sink_init(&s);
+	ref = calloc(outer.size + other.size, sizeof(*ref));
+	assert_non_null(ref);
+	dw = open_inl(s.d);
+	for (uint64_t i = 0; i < outer.size; i++)
+		ask(dw, outer.lo + i, &ref[i]);
+	for (uint64_t i = 0; i < other.size; i++)
+		ask(dw, other.lo + i, &ref[outer.size + i]);
+	/* told outer: other's unit indexed again at its first byte; told other: outer's */
+	check(&outer, &other, &outer, ref, s.d, &deep);
+	check(&other, &outer, &outer, ref, s.d, &deep);
+	/* inlined calls three levels deep answered in both functions' orders: the test sees them */
+	assert_true(deep > 0);
+	assert_int_equal(t2f_diag__warnings(s.d), 0);
+	t2f_dwarf__free(dw); /* after the comparisons: ref's strings are its */
+	free(ref);
+	sink_close(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FX_TEST(test_told_and_not),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
