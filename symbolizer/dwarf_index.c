@@ -301,7 +301,9 @@ static int dw_walk_unit(struct t2f_dwarf *dw, struct dw_index *u)
 	int err = 0;
 
 	if (dwarf_child(&u->cu, &stack[0].die) == 0) {
-		stack[0] = (struct dw_walk){ .die = stack[0].die, .parent = DW_NONE };
+		stack[0].parent = DW_NONE;
+		stack[0].depth = 0;
+		stack[0].shallow = false;
 		top = 1;
 	}
 	while (top && !err) {
