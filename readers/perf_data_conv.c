@@ -845,6 +845,10 @@ int t2f_pdc_process(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 		return pdc_comm(c, e);
 	case PERF_RECORD_FORK:
 		return pdc_fork(c, e);
+	case PERF_RECORD_EXIT: /* a process's end: the memory of its mappings' index */
+		if (e->pid == e->tid)
+			ps_maps__exit(c->maps, e->pid);
+		return 0;
 	case PERF_RECORD_SWITCH:
 	case PERF_RECORD_SWITCH_CPU_WIDE: /* queued with a derive stage only */
 		return e->misc & PERF_RECORD_MISC_SWITCH_OUT ? 0 :

@@ -227,11 +227,11 @@ static void pdc_batch_add(struct t2f_perf_data_conv *c, const struct pdc_queue *
 }
 
 /* Whether processing e changes what the unwinder reads: an executable mapping, a new process's
- * mappings; a COMM or a data mapping does not. */
+ * mappings; a COMM, an EXIT (it lets an index go, not a mapping) or a data mapping does not. */
 static bool pdc_changes_maps(const struct pdc_ev *e)
 {
-	if (e->type == PERF_RECORD_COMM || e->type == PERF_RECORD_SWITCH ||
-	    e->type == PERF_RECORD_SWITCH_CPU_WIDE)
+	if (e->type == PERF_RECORD_COMM || e->type == PERF_RECORD_EXIT ||
+	    e->type == PERF_RECORD_SWITCH || e->type == PERF_RECORD_SWITCH_CPU_WIDE)
 		return false;
 	return e->type != PERF_RECORD_MMAP2 && e->type != PERF_RECORD_MMAP ? true : t2f_pdc_exec(e);
 }
@@ -309,7 +309,8 @@ static bool pdc_queued_type(const struct t2f_perf_data_conv *c, uint32_t type)
 	if (type == PERF_RECORD_SWITCH || type == PERF_RECORD_SWITCH_CPU_WIDE)
 		return c->derive != NULL;
 	return type == PERF_RECORD_SAMPLE || type == PERF_RECORD_MMAP ||
-	       type == PERF_RECORD_MMAP2 || type == PERF_RECORD_COMM || type == PERF_RECORD_FORK;
+	       type == PERF_RECORD_MMAP2 || type == PERF_RECORD_COMM || type == PERF_RECORD_FORK ||
+	       type == PERF_RECORD_EXIT;
 }
 
 static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record *r)

@@ -382,6 +382,18 @@ int ps_maps__fork(struct ps_maps *m, int64_t ppid, int64_t pid)
 	return err;
 }
 
+void ps_maps__exit(struct ps_maps *m, int64_t pid)
+{
+	struct ps_proc *p = (struct ps_proc *)find_proc(m, pid);
+
+	if (!p || !p->ix)
+		return;
+	index_release(p->ix);
+	p->ix = NULL;
+	p->built = 0;
+	p->walked = 0;
+}
+
 uint32_t ps_maps__generation(const struct ps_maps *m, int64_t pid)
 {
 	const struct ps_proc *p = find_proc(m, pid);

@@ -36,6 +36,11 @@ int ps_maps__add(struct ps_maps *m, int64_t pid, uint64_t start, uint64_t len, u
  * ppid has then are shared when pid has none, else copied. 0 or -ENOMEM. */
 int ps_maps__fork(struct ps_maps *m, int64_t ppid, int64_t pid);
 
+/* Process pid ended (perf's EXIT record of its first thread): the index of its mappings is let
+ * go. Its mappings stay, so a sample written after still finds them (by a walk, which may build
+ * the index again); the answers do not change. */
+void ps_maps__exit(struct ps_maps *m, int64_t pid);
+
 /* How many mappings pid has (0: none): changes whenever a mapping is added to pid, so a result
  * cached with it stays valid while it does not change. */
 uint32_t ps_maps__generation(const struct ps_maps *m, int64_t pid);
