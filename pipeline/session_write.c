@@ -148,6 +148,9 @@ static int t2f_resolve(struct t2f_session *s)
 	s->ropts.kallsyms_lazy = !s->o.kallsyms; /* picked for a recording: read when needed */
 	s->ropts.nettrace = s->nettrace;
 	s->ropts.trust_by = s->elsewhere ? 0 : s->recorded_by;
+	/* nothing looks the profile up from here on (the inline stage builds its new stacks
+	 * elsewhere): the memory of its indexes is the symbol files' meanwhile */
+	t2f_profile__drop_indexes(s->profile);
 	err = t2f_resym__run(s->profile, &s->ropts, s->diag, &s->resym) ?: t2f_inline(s);
 	if (!err)
 		t2f_resym__save(s->resym);
