@@ -399,9 +399,11 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
  * __child; p's string ids are valid there). t2f_profile__restack then gives p those frames and
  * stacks: each cell of p at node n moves to node map[n] of `stacks` (map has
  * t2f_profile__node_count(p) + 1 entries, map[0] = 0), cells that meet are added up (in p's
- * cell order: the first keeps its place), and the log follows its cells. p keeps its strings,
- * threads, events, module maps and counts. `stacks` is left holding p's old frames and stacks:
- * free it. `as_many`: the new frames and stacks will be about as many as p's (every frame
+ * cell order: the first keeps its place), and the log follows its cells. The cells move within
+ * p's own table (only those at a node that cells of two old nodes moved to are looked up), and
+ * p is left without its lookup indexes, as after t2f_profile__drop_indexes (the next lookup
+ * builds them). p keeps its strings, threads, events, module maps and counts. `stacks` is left
+ * holding p's old frames and stacks: free it. `as_many`: the new frames and stacks will be about as many as p's (every frame
  * keeps its address), so their indexes are made that big at once instead of growing. Both 0
  * or -ENOMEM (restack: -T2F_ERR_LIMIT too, and p is then unchanged). */
 int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_profile **out);

@@ -573,6 +573,64 @@ static void test_restack(void **state)
 	assert_int_equal(t2f_profile__thread_count(p), 2);
 }
 
+/* Cells of two old nodes that meet at one new node add up into the first in p's cell order (its
+ * place kept, the cells between moved up), those that differ in thread stay apart, the root's
+ * (a sample without a chain) stays at the root; lookups after the restack find the new frames,
+ * nodes and cells under their ids. */
+static void test_restack_meet(void **state)
+{
+	struct t2f_profile *p = *state, *q;
+	struct t2f_frame fa = { .name = str(p, "f"), .addr = 1, .has_addr = true };
+	struct t2f_frame fb = { .name = str(p, "f"), .addr = 2, .has_addr = true };
+	struct t2f_frame fg = { .name = str(p, "g") }, ff = { .name = str(p, "f") };
+	t2f_thread_id t1 = thread(p, 1, 1, "x", 0), t2 = thread(p, 1, 2, "y", 0);
+	t2f_node_id na, nb, ng, map[4], qf, qg, n;
+	t2f_event_id e;
+
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
+	na = child(p, 0, add_frame(p, &fa));
+	nb = child(p, 0, add_frame(p, &fb));
+	ng = child(p, nb, add_frame(p, &fg));
+	assert_int_equal(t2f_profile__add_sample(p, na, t1, e, 1, 0), 0);  /* cell 0 */
+	assert_int_equal(t2f_profile__add_sample(p, ng, t1, e, 2, 0), 0);  /* cell 1 */
+	assert_int_equal(t2f_profile__add_sample(p, nb, t2, e, 4, 0), 0);  /* cell 2 */
+	assert_int_equal(t2f_profile__add_sample(p, nb, t1, e, 8, 0), 0);  /* cell 3: meets 0 */
+	assert_int_equal(t2f_profile__add_sample(p, 0, t1, e, 16, 0), 0);  /* cell 4: the root */
+	assert_int_equal(t2f_profile__add_sample(p, na, t2, e, 32, 0), 0); /* cell 5: meets 2 */
+
+	assert_int_equal(t2f_profile__new_stacks(p, true, &q), 0);
+	qf = child(q, 0, add_frame(q, &ff));
+	qg = child(q, qf, add_frame(q, &fg));
+	map[0] = 0;
+	map[na] = qf;
+	map[nb] = qf;
+	map[ng] = qg;
+	assert_int_equal(t2f_profile__restack(p, q, map), 0);
+	t2f_profile__free(q);
+
+	assert_int_equal(t2f_profile__cell_count(p), 4);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->node, qf);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->thread, t1);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, 9);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->samples, 2);
+	assert_int_equal(t2f_profile__cell_at(p, 1)->node, qg);
+	assert_int_equal(t2f_profile__cell_at(p, 1)->weight, 2);
+	assert_int_equal(t2f_profile__cell_at(p, 2)->node, qf);
+	assert_int_equal(t2f_profile__cell_at(p, 2)->thread, t2);
+	assert_int_equal(t2f_profile__cell_at(p, 2)->weight, 36);
+	assert_int_equal(t2f_profile__cell_at(p, 3)->node, 0);
+	assert_int_equal(t2f_profile__cell_at(p, 3)->weight, 16);
+
+	/* the indexes built again from the new tables */
+	assert_int_equal(add_frame(p, &ff), 1);
+	assert_int_equal(t2f_profile__child(p, qf, 2, &n), 0);
+	assert_int_equal(n, qg);
+	assert_int_equal(t2f_profile__node_count(p), 2);
+	assert_int_equal(t2f_profile__add_samples(p, qf, t2, e, 1, 64), 0);
+	assert_int_equal(t2f_profile__cell_at(p, 2)->weight, 100);
+	assert_int_equal(t2f_profile__cell_count(p), 4);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, profile_setup, profile_teardown)
 
 /* Without its lookup indexes (dropped before writing) a profile finds what it holds under the
@@ -751,6 +809,7 @@ int main(void)
 		T(test_strings_and_bytes),
 		T(test_saturation),
 		T(test_restack),
+		T(test_restack_meet),
 		T(test_drop_indexes),
 		T(test_reset),
 	};
