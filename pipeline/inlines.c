@@ -374,6 +374,10 @@ static int inl_build(struct inl *x)
 
 	inl_mark(x);
 	err = inl_lookup_all(x) ?: inl_chains(x);
+	/* every chain the stacks use is made (its strings interned): the lookups' memory goes
+	 * before the new stacks grow */
+	t2f_inl_lookups__free(x->lk);
+	x->lk = NULL;
 	for (t2f_node_id nd = 1; nd <= n && !err; nd++) {
 		if (x->need[nd] & AT_IP)
 			err = inl_node(x, nd, AT_IP);
@@ -402,19 +406,32 @@ static int inl_alloc(struct inl *x)
 	return t2f_inl_lookups__new(&x->lk) ?: t2f_profile__new_stacks(x->p, !x->o->drop_addrs, &x->q);
 }
 
-static void inl_free(struct inl *x)
+/* What building the stacks took, but q and the map of the nodes' call form (the restack's);
+ * called again by inl_free. */
+static void inl_free_build(struct inl *x)
 {
-	free(x->chains[0]);
-	free(x->chains[1]);
+	for (int k = 0; k < 2; k++) {
+		free(x->chains[k]);
+		free(x->lookup[k]);
+		x->chains[k] = NULL;
+		x->lookup[k] = NULL;
+	}
+	free(x->map[1]);
 	free(x->pool);
 	free(x->need);
 	free(x->forms);
-	free(x->map[0]);
-	free(x->map[1]);
-	free(x->lookup[0]);
-	free(x->lookup[1]);
+	x->map[1] = NULL;
+	x->pool = NULL;
+	x->need = x->forms = NULL;
 	t2f_inl_lookups__free(x->lk);
+	x->lk = NULL;
 	t2f_buf__free(&x->name);
+}
+
+static void inl_free(struct inl *x)
+{
+	inl_free_build(x);
+	free(x->map[0]);
 	t2f_profile__free(x->q);
 }
 
@@ -446,6 +463,7 @@ int t2f_inlines__expand(struct t2f_profile *p, const struct t2f_resym *r,
 	err = inl_alloc(&x) ?: inl_build(&x);
 	for (t2f_frame_id id = 1; !err && id <= t2f_profile__frame_count(x.q); id++)
 		st->levels += t2f_profile__frame_at(x.q, id)->kind == T2F_FRAME_INLINED;
+	inl_free_build(&x); /* before the restack's own memory */
 	err = err ?: t2f_profile__restack(p, x.q, x.map[0]);
 	inl_free(&x);
 	return err;
