@@ -403,9 +403,10 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
  * p's own table (only those at a node that cells of two old nodes moved to are looked up), and
  * p is left without its lookup indexes, as after t2f_profile__drop_indexes (the next lookup
  * builds them). p keeps its strings, threads, events, module maps and counts. `stacks` is left
- * holding p's old frames and stacks: free it. `as_many`: the new frames and stacks will be about as many as p's (every frame
- * keeps its address), so their indexes are made that big at once instead of growing. Both 0
- * or -ENOMEM (restack: -T2F_ERR_LIMIT too, and p is then unchanged). */
+ * holding p's old frames and stacks: free it. `as_many`: the new frames and stacks will be
+ * about as many as p's, or not many fewer, so their indexes are made for p's counts at once
+ * instead of growing. Both 0 or -ENOMEM (restack: -T2F_ERR_LIMIT too, and p is then
+ * unchanged). */
 int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_profile **out);
 int t2f_profile__restack(struct t2f_profile *p, struct t2f_profile *stacks,
 			 const t2f_node_id *map);

@@ -403,7 +403,9 @@ static int inl_alloc(struct inl *x)
 	if (!x->chains[0] || !x->chains[1] || !x->need || !x->forms || !x->map[0] || !x->map[1] ||
 	    !x->lookup[0] || !x->lookup[1])
 		return -ENOMEM;
-	return t2f_inl_lookups__new(&x->lk) ?: t2f_profile__new_stacks(x->p, !x->o->drop_addrs, &x->q);
+	/* with drop_addrs too: the frames of one function become one, but the new stacks were 65
+	 * to 82% of the old on whole-machine recordings, indexes of the same size */
+	return t2f_inl_lookups__new(&x->lk) ?: t2f_profile__new_stacks(x->p, true, &x->q);
 }
 
 /* What building the stacks took, but q and the map of the nodes' call form (the restack's);
