@@ -186,7 +186,7 @@ int t2f_profile__restack(struct t2f_profile *p, struct t2f_profile *stacks,
 	size_t kept = 0;
 	int err = cell_map ? 0 : -ENOMEM;
 
-	err = err ?: cell_places(p, map, stacks->nodes.len, cell_map, &kept) ?:
+	err = err ?: cell_places(p, map, t2f_profile__node_count(stacks), cell_map, &kept) ?:
 	      restack_log(p, stacks, cell_map);
 	if (err) {
 		free(cell_map);
