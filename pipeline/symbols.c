@@ -99,7 +99,7 @@ static int t2f_symbols_own_id(const char *path, uint8_t *bid, size_t *len)
 {
 	struct t2f_elf_module *e = NULL;
 	const uint8_t *id = NULL;
-	int err = t2f_elf_module__open(path, NULL, &e);
+	int err = t2f_elf_module__open_id(path, &e);
 
 	*len = 0;
 	if (!err)

@@ -225,6 +225,32 @@ int t2f_elf_module__open(const char *path, struct t2f_diag *d, struct t2f_elf_mo
 	return 0;
 }
 
+int t2f_elf_module__open_id(const char *path, struct t2f_elf_module **out)
+{
+	struct t2f_elf_module *m;
+	int fd = -1, err;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -T2F_ERR_ELF;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->path = strdup(path);
+	err = m->path ? t2f_side_file__open(path, &fd, &m->file_size) : -ENOMEM;
+	if (!err && !(m->elf = elf_begin(fd, ELF_C_READ, NULL))) /* read as asked: no mapping */
+		err = -T2F_ERR_ELF;
+	err = err ?: check_header(m) ?: t2f_elf_module__read_build_id(m);
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		t2f_elf_module__free(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
 void t2f_elf_module__free(struct t2f_elf_module *m)
 {
 	if (!m)

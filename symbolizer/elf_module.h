@@ -105,6 +105,12 @@ struct t2f_elf_sym {
 };
 
 int t2f_elf_module__open(const char *path, struct t2f_diag *d, struct t2f_elf_module **out);
+/* The file's ELF header and build-id alone (t2f_elf_module__build_id, __machine, __type), read
+ * through the descriptor a few hundred bytes at a time and closed before it returns, instead of
+ * mapping the file: for a cache key (a warm run keys every module recorded without a build-id
+ * by its file's own). Nothing else of the module may be asked. Errors as __open, said to no
+ * one. */
+int t2f_elf_module__open_id(const char *path, struct t2f_elf_module **out);
 void t2f_elf_module__free(struct t2f_elf_module *m); /* NULL is fine */
 
 const char *t2f_elf_module__path(const struct t2f_elf_module *m);

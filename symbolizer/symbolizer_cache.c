@@ -204,7 +204,7 @@ static bool cache_key(struct sym_file *f)
 		return true;
 	}
 	if (stat(f->path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    t2f_elf_module__open(f->path, NULL, &m) == 0) {
+	    t2f_elf_module__open_id(f->path, &m) == 0) {
 		id = t2f_elf_module__build_id(m, &len);
 		if (id && len && len <= T2F_BUILD_ID_MAX)
 			memcpy(f->cache_id, id, len);

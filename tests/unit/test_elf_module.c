@@ -75,6 +75,25 @@ static const struct fixture fixtures[] = {
 	{ "compressed/libfx-symtab-zlib.so", "compressed", NULL, EM_X86_64, 64, false, true, true },
 };
 
+/* The header and build-id alone, read through the descriptor: what readelf says too. */
+static void expect_open_id(const char *rel, const struct expect *x)
+{
+	struct t2f_elf_module *m = NULL;
+	const uint8_t *id;
+	size_t len = 99;
+
+	assert_int_equal(t2f_elf_module__open_id(fx_path(rel), &m), 0);
+	assert_int_equal(t2f_elf_module__machine(m), x->machine);
+	assert_int_equal(t2f_elf_module__type(m), x->type);
+	id = t2f_elf_module__build_id(m, &len);
+	assert_int_equal(len, x->build_id_len);
+	if (x->build_id_len)
+		assert_memory_equal(id, x->build_id, len);
+	else
+		assert_null(id);
+	t2f_elf_module__free(m);
+}
+
 static void test_fixture(void **state)
 {
 	const struct fixture *fx = *state;
@@ -106,6 +125,7 @@ static void test_fixture(void **state)
 	} else {
 		assert_null(id);
 	}
+	expect_open_id(fx->rel, x);
 
 	assert_int_equal(t2f_elf_module__load_count(m), x->n_loads);
 	for (size_t i = 0; i < x->n_loads; i++) {
