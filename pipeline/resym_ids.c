@@ -118,10 +118,15 @@ static int t2f_resym_add_id(struct t2f_resym_ids *ids, const char *path, const c
 	return 0;
 }
 
+/* What add_maps knows of a string id (a whole-machine recording has tens of thousands of
+ * mappings of a few hundred paths and build-ids): */
+enum { HEX_OK = 1, HEX_BAD = 2, PATH_ADDED = 4 };
+
 int t2f_resym_ids__add_maps(struct t2f_resym_ids *ids, const struct t2f_profile *p,
 			    struct t2f_diag *d)
 {
 	uint32_t n = t2f_profile__module_map_count(p);
+	uint8_t *seen = calloc((size_t)t2f_profile__str_count(p) + 1, 1); /* NULL: none kept */
 	const char *path, *hex, *problem;
 	int err = 0;
 
@@ -130,15 +135,22 @@ int t2f_resym_ids__add_maps(struct t2f_resym_ids *ids, const struct t2f_profile 
 
 		if (!m->build_id || !m->path)
 			continue;
+		if (seen && (seen[m->path] & PATH_ADDED) && (seen[m->build_id] & HEX_OK))
+			continue; /* the path keeps its first entry */
 		path = t2f_profile__str(p, m->path, NULL);
 		hex = t2f_profile__str(p, m->build_id, NULL);
-		problem = t2f_resym_id_problem(hex);
+		problem = seen && (seen[m->build_id] & HEX_OK) ? NULL : t2f_resym_id_problem(hex);
+		if (seen)
+			seen[m->build_id] |= problem ? HEX_BAD : HEX_OK;
 		if (problem)
 			err = t2f_diag__warn(d, path, 0, "the trace's build-id for this mapping refused "
 					     "(%s: want 2 to 128 hex digits, an even number)", problem);
 		else
 			err = t2f_resym_add_id(ids, path, hex, m);
+		if (seen && !problem && !err)
+			seen[m->path] |= PATH_ADDED;
 	}
+	free(seen);
 	return err;
 }
 
