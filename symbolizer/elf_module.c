@@ -192,23 +192,34 @@ out:
 	return err;
 }
 
-int t2f_elf_module__open(const char *path, struct t2f_diag *d, struct t2f_elf_module **out)
+/* A module of path, nothing read yet (*out NULL on error). 0, -ENOMEM or -T2F_ERR_ELF. */
+static int module_new(const char *path, struct t2f_diag *d, struct t2f_elf_module **out)
 {
 	struct t2f_elf_module *m;
-	int err;
 
 	*out = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return d ? t2f_diag__error(d, -T2F_ERR_ELF, path, 0, "libelf: %s", elf_errmsg(-1))
 			 : -T2F_ERR_ELF;
 	m = calloc(1, sizeof(*m));
-	if (!m)
+	if (!m || !(m->path = strdup(path))) {
+		free(m);
 		return -ENOMEM;
+	}
 	m->diag = d;
-	m->path = strdup(path);
-	err = m->path ? 0 : -ENOMEM;
-	if (!err)
-		err = open_elf(m);
+	*out = m;
+	return 0;
+}
+
+int t2f_elf_module__open(const char *path, struct t2f_diag *d, struct t2f_elf_module **out)
+{
+	struct t2f_elf_module *m;
+	int err = module_new(path, d, &m);
+
+	*out = NULL;
+	if (err)
+		return err;
+	err = open_elf(m);
 	if (!err)
 		err = check_header(m);
 	if (!err)
@@ -228,16 +239,12 @@ int t2f_elf_module__open(const char *path, struct t2f_diag *d, struct t2f_elf_mo
 int t2f_elf_module__open_id(const char *path, struct t2f_elf_module **out)
 {
 	struct t2f_elf_module *m;
-	int fd = -1, err;
+	int fd = -1, err = module_new(path, NULL, &m);
 
 	*out = NULL;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -T2F_ERR_ELF;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	m->path = strdup(path);
-	err = m->path ? t2f_side_file__open(path, &fd, &m->file_size) : -ENOMEM;
+	if (err)
+		return err;
+	err = t2f_side_file__open(path, &fd, &m->file_size);
 	if (!err && !(m->elf = elf_begin(fd, ELF_C_READ, NULL))) /* read as asked: no mapping */
 		err = -T2F_ERR_ELF;
 	err = err ?: check_header(m) ?: t2f_elf_module__read_build_id(m);
