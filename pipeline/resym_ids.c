@@ -120,7 +120,7 @@ static int t2f_resym_add_id(struct t2f_resym_ids *ids, const char *path, const c
 
 /* What add_maps knows of a string id (a whole-machine recording has tens of thousands of
  * mappings of a few hundred paths and build-ids): */
-enum { HEX_OK = 1, HEX_BAD = 2, PATH_ADDED = 4 };
+enum { HEX_OK = 1, PATH_ADDED = 2 };
 
 int t2f_resym_ids__add_maps(struct t2f_resym_ids *ids, const struct t2f_profile *p,
 			    struct t2f_diag *d)
@@ -140,8 +140,8 @@ int t2f_resym_ids__add_maps(struct t2f_resym_ids *ids, const struct t2f_profile 
 		path = t2f_profile__str(p, m->path, NULL);
 		hex = t2f_profile__str(p, m->build_id, NULL);
 		problem = seen && (seen[m->build_id] & HEX_OK) ? NULL : t2f_resym_id_problem(hex);
-		if (seen)
-			seen[m->build_id] |= problem ? HEX_BAD : HEX_OK;
+		if (seen && !problem)
+			seen[m->build_id] |= HEX_OK;
 		if (problem)
 			err = t2f_diag__warn(d, path, 0, "the trace's build-id for this mapping refused "
 					     "(%s: want 2 to 128 hex digits, an even number)", problem);
