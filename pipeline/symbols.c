@@ -92,26 +92,6 @@ int t2f_symbols_new(const struct t2f_symbols_options *opts, struct t2f_symbols *
 	return err;
 }
 
-/* With the cache, a module given without a build-id takes its file's own (the one the search
- * would verify candidates against, debug_find.h), so that it has a cache file: *len 0 when the
- * path is no ELF file with one. 0 or -ENOMEM. */
-static int t2f_symbols_own_id(const char *path, uint8_t *bid, size_t *len)
-{
-	struct t2f_elf_module *e = NULL;
-	const uint8_t *id = NULL;
-	int err = t2f_elf_module__open_id(path, &e);
-
-	*len = 0;
-	if (!err)
-		id = t2f_elf_module__build_id(e, len);
-	if (id && *len && *len <= T2F_BUILD_ID_MAX)
-		memcpy(bid, id, *len);
-	else
-		*len = 0;
-	t2f_elf_module__free(e);
-	return err == -ENOMEM ? err : 0;
-}
-
 int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_module *mod, uint32_t *id)
 {
 	uint8_t bid[T2F_BUILD_ID_MAX];
@@ -136,8 +116,10 @@ int t2f_symbols_add_module(struct t2f_symbols *s, const struct t2f_module *mod, 
 	};
 	if (m.build_id && !t2f_build_id_parse(m.build_id, bid, sizeof(bid), &d.build_id_len))
 		return -EINVAL;
-	if (!m.build_id && s->cache && m.path && (err = t2f_symbols_own_id(m.path, bid,
-									  &d.build_id_len)))
+	/* with the cache, a module given without a build-id takes its file's own (the one the
+	 * search verifies candidates against, debug_find.h), so that it has a cache file */
+	if (!m.build_id && s->cache && m.path &&
+	    (err = t2f_elf_module__file_id(m.path, bid, &d.build_id_len)))
 		return err;
 	d.build_id = d.build_id_len ? bid : NULL;
 	return t2f_symbolizer__add_module(s->sym, &d, id);

@@ -258,6 +258,23 @@ int t2f_elf_module__open_id(const char *path, struct t2f_elf_module **out)
 	return 0;
 }
 
+int t2f_elf_module__file_id(const char *path, uint8_t *id, size_t *len)
+{
+	struct t2f_elf_module *m = NULL;
+	const uint8_t *got = NULL;
+	int err = t2f_elf_module__open_id(path, &m);
+
+	*len = 0;
+	if (!err)
+		got = t2f_elf_module__build_id(m, len);
+	if (got && *len && *len <= T2F_BUILD_ID_MAX)
+		memcpy(id, got, *len);
+	else
+		*len = 0;
+	t2f_elf_module__free(m);
+	return err == -ENOMEM ? err : 0;
+}
+
 void t2f_elf_module__free(struct t2f_elf_module *m)
 {
 	if (!m)

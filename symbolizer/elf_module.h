@@ -111,6 +111,9 @@ int t2f_elf_module__open(const char *path, struct t2f_diag *d, struct t2f_elf_mo
  * by its file's own). Nothing else of the module may be asked. Errors as __open, said to no
  * one. */
 int t2f_elf_module__open_id(const char *path, struct t2f_elf_module **out);
+/* The build-id of the file at path, read as __open_id reads it: *len bytes (at most
+ * T2F_BUILD_ID_MAX) into id, *len 0 when path is no regular ELF file with one. 0 or -ENOMEM. */
+int t2f_elf_module__file_id(const char *path, uint8_t *id, size_t *len);
 void t2f_elf_module__free(struct t2f_elf_module *m); /* NULL is fine */
 
 const char *t2f_elf_module__path(const struct t2f_elf_module *m);

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "formats/hashmap.h"
 #include "symbolizer/symbolizer_internal.h"
@@ -193,9 +192,6 @@ int t2f_sym__file_real(struct t2f_symbolizer *s, struct sym_file *f)
  * for another file is not used. */
 static bool cache_key(struct sym_file *f)
 {
-	struct t2f_elf_module *m = NULL;
-	const uint8_t *id;
-	struct stat st;
 	size_t len = 0;
 
 	if (f->build_id_len) {
@@ -203,15 +199,7 @@ static bool cache_key(struct sym_file *f)
 		f->cache_id_len = f->build_id_len;
 		return true;
 	}
-	if (stat(f->path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    t2f_elf_module__open_id(f->path, &m) == 0) {
-		id = t2f_elf_module__build_id(m, &len);
-		if (id && len && len <= T2F_BUILD_ID_MAX)
-			memcpy(f->cache_id, id, len);
-		else
-			len = 0;
-	}
-	t2f_elf_module__free(m);
+	(void)t2f_elf_module__file_id(f->path, f->cache_id, &len); /* out of memory: no key */
 	f->cache_id_len = len;
 	return len > 0;
 }
