@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MIN_PART_LINES 16384 /* fewer lines are written or sorted by one thread */
+
 struct line {
 	size_t off, len;
 	uint64_t weight;
@@ -163,18 +165,42 @@ static int add_cell(struct folder *f, const struct t2f_cell *c, size_t *lines_ca
 	return t2f_hashmap__insert(f->line_ix, h, (uint32_t)f->nlines);
 }
 
-/* Line l's text: its thread's root, then ";NAME" for each frame of its path, root first, into
- * the text reserved for every line (reserve_text). */
-static void line_text(struct folder *f, struct line *l)
+/* Line l's text: its thread's root, then ";NAME" for each frame of its path, root first, at
+ * the place place_lines gave it. */
+static void line_text(const struct folder *f, const struct line *l)
 {
 	size_t root_len = f->root_off[l->root + 1] - f->root_off[l->root];
-	char *at = f->text.p + f->text.len;
+	char *at = f->text.p + l->off;
 
 	memcpy(at, f->text.p + f->root_off[l->root], root_len);
 	t2f_name_paths__put(f->paths, l->path, at + root_len);
-	l->off = f->text.len;
-	l->len = root_len + t2f_name_paths__text_len(f->paths, l->path);
-	f->text.len += l->len;
+}
+
+/* A part of the lines whose texts one thread writes. */
+struct text_part {
+	const struct folder *f;
+	size_t from, to;
+};
+
+static void text_part(void *ctx, unsigned i)
+{
+	const struct text_part *pt = (const struct text_part *)ctx + i;
+
+	for (size_t k = pt->from; k < pt->to; k++)
+		line_text(pt->f, &pt->f->lines[k]);
+}
+
+/* Writes the lines' texts in up to `threads` parts at once. */
+static void write_texts(struct folder *f, unsigned threads)
+{
+	struct text_part parts[T2F_PAR_FOR_MAX];
+	unsigned k = threads < T2F_PAR_FOR_MAX ? threads : T2F_PAR_FOR_MAX;
+
+	while (k > 1 && f->nlines < (size_t)k * MIN_PART_LINES)
+		k--;
+	for (unsigned i = 0; i < k; i++)
+		parts[i] = (struct text_part){ f, f->nlines * i / k, f->nlines * (i + 1) / k };
+	t2f_par_for(k, text_part, parts);
 }
 
 static int cmp_lines(const void *a, const void *b, void *ctx)
@@ -190,7 +216,6 @@ static int cmp_lines(const void *a, const void *b, void *ctx)
 }
 
 #define MAX_PARTS T2F_PAR_FOR_MAX
-#define MIN_PART_LINES 65536 /* fewer lines are sorted by one thread */
 
 /* A sorted part of the lines; `i` is its next line while merging. */
 struct part {
@@ -257,19 +282,27 @@ static void write_lines(struct part *parts, unsigned k, struct t2f_out *out)
 	}
 }
 
-/* Reserves the text of every line at once (one realloc, not a doubling series that copies the
- * text again and again). */
-static int reserve_text(struct folder *f)
+/* Places every line's text after the roots' texts (its offset and length) and reserves them
+ * all at once (one realloc, not a doubling series that copies the text again and again). */
+static int place_lines(struct folder *f)
 {
-	uint64_t total = 0;
+	uint64_t at = f->text.len;
+	int err;
 
 	for (size_t i = 0; i < f->nlines; i++) {
-		const struct line *l = &f->lines[i];
+		struct line *l = &f->lines[i];
 
-		total += f->root_off[l->root + 1] - f->root_off[l->root] +
-			 t2f_name_paths__text_len(f->paths, l->path);
+		l->off = (size_t)at;
+		l->len = (size_t)(f->root_off[l->root + 1] - f->root_off[l->root] +
+				  t2f_name_paths__text_len(f->paths, l->path));
+		at += l->len;
+		if (at > SIZE_MAX / 2)
+			return -ENOMEM;
 	}
-	return total > SIZE_MAX / 2 ? -ENOMEM : t2f_buf__reserve(&f->text, (size_t)total);
+	err = t2f_buf__reserve(&f->text, (size_t)at - f->text.len);
+	if (!err)
+		f->text.len = (size_t)at;
+	return err;
 }
 
 int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed_opts *o,
@@ -295,9 +328,9 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	/* what each step no longer needs is freed before the next one's memory: the peak */
 	t2f_hashmap__free(f.line_ix);
 	f.line_ix = NULL;
-	err = err ?: reserve_text(&f);
-	for (size_t i = 0; !err && i < f.nlines; i++)
-		line_text(&f, &f.lines[i]);
+	err = err ?: place_lines(&f);
+	if (!err)
+		write_texts(&f, o->threads > 1 ? o->threads : 1);
 	t2f_frame_names__free(f.names);
 	t2f_name_paths__free(f.paths);
 	f.names = NULL;
