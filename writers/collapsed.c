@@ -315,6 +315,7 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	int err;
 
 	nopts.collapsed = true;
+	nopts.threads = o->threads;
 	if (t2f_profile__event_count(p) < ev)
 		return 0;
 	err = t2f_frame_names__new(p, &nopts, &f.names) ?: build_roots(&f) ?:

@@ -3,6 +3,7 @@
 
 #include "formats/buf.h"
 #include "formats/utf8.h"
+#include "writers/par_for.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -262,11 +263,55 @@ int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame_name
 	return err ?: (suffix ? t2f_buf__put(b, suffix, 4) : 0);
 }
 
+#define NAMES_PART_MIN 16384 /* fewer frames are named by one thread */
+
+/* Frames [from, to) of a part, named into a text of its own: off[id + 1] its name's end there. */
+struct names_part {
+	const struct t2f_profile *p;
+	const struct t2f_frame_name_opts *o;
+	size_t *off;
+	uint32_t from, to;
+	struct t2f_buf text;
+	int err;
+};
+
+static void names_part(void *ctx, unsigned i)
+{
+	struct names_part *pt = (struct names_part *)ctx + i;
+
+	for (uint32_t id = pt->from; id < pt->to && !pt->err; id++) {
+		struct t2f_frame_name_key k;
+
+		t2f_frame_name__key(pt->p, t2f_profile__frame_at(pt->p, id), pt->o, &k);
+		pt->err = t2f_frame_name__put(pt->p, &k, pt->o, &pt->text);
+		pt->off[id + 1] = pt->text.len;
+	}
+}
+
+/* The parts' texts one after the other in n's, their ends moved by what comes before. */
+static int names_join(struct t2f_frame_names *n, struct names_part *parts, unsigned k)
+{
+	int err = 0;
+
+	n->text = parts[0].text;
+	parts[0].text = (struct t2f_buf){ 0 };
+	for (unsigned i = 1; i < k && !err; i++) {
+		size_t base = n->text.len;
+
+		err = t2f_buf__put(&n->text, parts[i].text.p, parts[i].text.len);
+		for (uint32_t id = parts[i].from; id < parts[i].to; id++)
+			n->off[id + 1] += base;
+	}
+	return err;
+}
+
 int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_name_opts *o,
 			 struct t2f_frame_names **out)
 {
 	uint32_t count = t2f_profile__frame_count(p);
 	struct t2f_frame_names *n = calloc(1, sizeof(*n));
+	struct names_part parts[T2F_PAR_FOR_MAX];
+	unsigned k = o->threads < T2F_PAR_FOR_MAX ? o->threads : T2F_PAR_FOR_MAX;
 	int err = -ENOMEM;
 
 	if (!n)
@@ -275,15 +320,23 @@ int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_nam
 	if (!n->off)
 		goto fail;
 	n->off[0] = n->off[1] = 0;
-	for (uint32_t id = 1; id <= count; id++) {
-		struct t2f_frame_name_key k;
-
-		t2f_frame_name__key(p, t2f_profile__frame_at(p, id), o, &k);
-		err = t2f_frame_name__put(p, &k, o, &n->text);
-		if (err)
-			goto fail;
-		n->off[id + 1] = n->text.len;
-	}
+	while (k > 1 && count < (size_t)k * NAMES_PART_MIN)
+		k--;
+	k = k ? k : 1;
+	for (unsigned i = 0; i < k; i++)
+		parts[i] = (struct names_part){
+			.p = p, .o = o, .off = n->off,
+			.from = 1 + (uint32_t)((uint64_t)count * i / k),
+			.to = 1 + (uint32_t)((uint64_t)count * (i + 1) / k) };
+	t2f_par_for(k, names_part, parts);
+	err = 0;
+	for (unsigned i = 0; i < k && !err; i++)
+		err = parts[i].err;
+	err = err ?: names_join(n, parts, k);
+	for (unsigned i = 0; i < k; i++)
+		t2f_buf__free(&parts[i].text);
+	if (err)
+		goto fail;
 	*out = n;
 	return 0;
 fail:

@@ -12,8 +12,8 @@
  * `kernel` and `jit` append "_[k]" / "_[j]" to frames of that kind, and inlined frames get "_[i]"
  * when `inlined` is set.
  *
- * Ownership: the table owns every name; names are valid until __free(). Not thread safe; the
- * one-frame functions keep no state.
+ * Ownership: the table owns every name; names are valid until __free(). Not thread safe (but
+ * __new's own parts, writers/par_for.h); the one-frame functions keep no state.
  *
  * t2f_frame__fn_position() says where a frame's function is, as every writer shows it.
  */
@@ -33,6 +33,8 @@ struct t2f_frame_name_opts {
 	bool jit;        /* append _[j] to jit frames */
 	bool inlined;    /* append _[i] to inlined frames */
 	bool addrs;      /* show addresses of unresolved frames */
+	unsigned threads; /* __new names the frames in up to this many parts at once (0, 1: on
+			   * the calling thread); the table is the same */
 };
 
 struct t2f_frame_names;

@@ -1,7 +1,7 @@
 /* tests/unit/test_frame_name.c: writers/frame_name.c — the display name of each frame: module
  * fallbacks for unknown symbols, --addrs, the collapsed-style argument cut, ';' and control
  * characters, the trailing-number guard, kind suffixes and raw names; one frame's name and its
- * key. Frames are built directly through formats/profile.h. */
+ * key; the table named in parts on threads. Frames are built directly through formats/profile.h. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -364,6 +364,46 @@ static void test_table_of_many_frames(void **state)
 	t2f_frame_names__free(NULL);
 }
 
+/* Named in parts on threads (enough frames for three parts): every name as one thread names
+ * it, and as the rules make it. */
+static void test_table_in_parts(void **state)
+{
+	enum { N = 50000 };
+	struct t2f_profile *p = *state;
+	char want[64];
+
+	for (int i = 0; i < N; i++) {
+		snprintf(want, sizeof(want), i % 7 ? "ns::fn_%d(int, long)" : "[unknown]", i);
+		assert_int_equal(frame(p, want, i % 5 ? "/bin/app" : LIBC, T2F_FRAME_USER, true,
+				       (uint64_t)i),
+				 (t2f_frame_id)i + 1);
+	}
+	for (unsigned threads = 2; threads <= 8; threads++) {
+		struct t2f_frame_name_opts o = FOLDED;
+		struct t2f_frame_names *one, *par;
+
+		o.threads = threads;
+		assert_int_equal(t2f_frame_names__new(p, &FOLDED, &one), 0);
+		assert_int_equal(t2f_frame_names__new(p, &o, &par), 0);
+		for (int i = 0; i < N; i++) {
+			size_t len, len1;
+			const char *s = t2f_frame_names__get(par, (t2f_frame_id)i + 1, &len);
+			const char *s1 = t2f_frame_names__get(one, (t2f_frame_id)i + 1, &len1);
+
+			if (i % 7)
+				snprintf(want, sizeof(want), "ns::fn_%d", i);
+			else
+				snprintf(want, sizeof(want), "[%s]", i % 5 ? "app" : "libc.so.6");
+			assert_int_equal(len, strlen(want));
+			assert_memory_equal(s, want, len);
+			assert_int_equal(len1, len);
+			assert_memory_equal(s1, s, len);
+		}
+		t2f_frame_names__free(one);
+		t2f_frame_names__free(par);
+	}
+}
+
 static void test_empty_profile(void **state)
 {
 	struct t2f_profile *p = *state;
@@ -449,6 +489,7 @@ int main(void)
 		T(test_trailing_number),
 		T(test_kind_suffixes),
 		T(test_table_of_many_frames),
+		T(test_table_in_parts),
 		T(test_one_frame_and_its_key),
 		T(test_empty_profile),
 	};
