@@ -238,7 +238,8 @@ static const char *ss_unit(const struct ss *s)
 
 static int ss_alloc(struct ss *s)
 {
-	const struct t2f_frame_name_opts full_names = { .collapsed = false, .addrs = s->addrs };
+	const struct t2f_frame_name_opts full_names = { .collapsed = false, .addrs = s->addrs,
+							.threads = s->threads };
 	uint32_t frame_count = t2f_profile__frame_count(s->p);
 	int err;
 
