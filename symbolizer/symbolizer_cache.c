@@ -311,43 +311,96 @@ static bool same_key(const struct sym_file *f, const struct sym_file *g)
 	       memcmp(f->cache_id, g->cache_id, f->cache_id_len) == 0;
 }
 
-/* Whether another file of this run has f's cache file name and keeps it: one build-id under two
- * module paths (hard links, such as /usr/bin/git and /usr/lib/git-core/git), whose searches
- * differ and so whose cache files do. The one whose cache file served it keeps it, else the
- * one asked more (the first of equals); the other is looked up in its files each run,
- * where writing both would replace each other's file every run. */
-static bool cache_kept_by_other(const struct t2f_symbolizer *s, uint32_t i)
+/* The files of one cache file name: the first file with it, whether a file of them was served by
+ * its cache file, and the one of them asked the most this run (the first of equals). */
+struct key_owner {
+	uint32_t first, most;
+	uint64_t asks;
+	bool served;
+};
+
+struct key_probe {
+	const struct t2f_symbolizer *s;
+	const struct key_owner *own;
+	const struct sym_file *f;
+};
+
+static bool key_eq(const void *ctx, uint32_t v)
 {
-	const struct sym_file *f = &s->files[i];
-	uint64_t mine = t2f_symcache_new__asks(f->add);
+	const struct key_probe *q = ctx;
 
-	if (f->cache) /* it served f: f's new answers join it */
-		return false;
-	for (uint32_t j = 0; j < s->n_files; j++) {
-		const struct sym_file *g = &s->files[j];
-		uint64_t theirs = g->add ? t2f_symcache_new__asks(g->add) : 0;
+	return same_key(q->f, &q->s->files[q->own[v - 1].first]);
+}
 
-		if (j == i || !g->cache_id_len || !same_key(f, g))
+/* Which file keeps each cache file name this run: own[k] for the k-th name, keyed[i] its k + 1
+ * for file i (0: no cache file). One build-id under two module paths (hard links, such as
+ * /usr/bin/git and /usr/lib/git-core/git) has one name and two searches: the file its cache
+ * file served keeps it, else the one asked more (the first of equals); the other is looked up in
+ * its files each run, where writing both would replace each other's file every run. */
+static int key_owners(const struct t2f_symbolizer *s, struct key_owner *own, uint32_t *keyed)
+{
+	struct t2f_hashmap *ix;
+	uint32_t n = 0;
+	int err = t2f_hashmap__new(s->n_files, &ix);
+
+	for (uint32_t i = 0; !err && i < s->n_files; i++) {
+		const struct sym_file *f = &s->files[i];
+		struct key_probe q = { s, own, f };
+		uint64_t h = t2f_hash_bytes(f->cache_id, f->cache_id_len);
+		uint64_t asks = f->add ? t2f_symcache_new__asks(f->add) : 0;
+		uint32_t k;
+
+		if (!f->cache_id_len)
 			continue;
-		if (g->cache || theirs > mine || (theirs == mine && theirs && j < i))
-			return true;
+		k = t2f_hashmap__find(ix, h, key_eq, &q);
+		if (!k) {
+			own[n] = (struct key_owner){ .first = i, .most = i, .asks = asks };
+			k = ++n;
+			err = t2f_hashmap__insert(ix, h, k);
+		} else if (asks > own[k - 1].asks) {
+			own[k - 1].most = i;
+			own[k - 1].asks = asks;
+		}
+		own[k - 1].served |= f->cache != NULL;
+		keyed[i] = k;
 	}
-	return false;
+	t2f_hashmap__free(ix);
+	return err;
+}
+
+/* Whether file i's new answers go to its cache file (key_owners). */
+static bool cache_keeps(const struct t2f_symbolizer *s, const struct key_owner *own,
+			const uint32_t *keyed, uint32_t i)
+{
+	const struct key_owner *o = &own[keyed[i] - 1];
+
+	if (s->files[i].cache) /* it served file i: file i's new answers join it */
+		return true;
+	return !o->served && o->most == i;
 }
 
 void t2f_symbolizer__cache_save(struct t2f_symbolizer *s)
 {
+	struct key_owner *own = s->cache ? calloc(s->n_files + 1, sizeof(*own)) : NULL;
+	uint32_t *keyed = s->cache ? calloc(s->n_files + 1, sizeof(*keyed)) : NULL;
 	bool wrote = false;
 
-	for (uint32_t i = 0; s->cache && i < s->n_files; i++) {
-		struct sym_file *f = &s->files[i];
-		struct t2f_symcache_ident id = cache_ident(s, f);
+	if (own && keyed && key_owners(s, own, keyed) == 0) {
+		for (uint32_t i = 0; i < s->n_files; i++) {
+			struct sym_file *f = &s->files[i];
+			struct t2f_symcache_ident id;
 
-		if (f->add && t2f_symcache_new__asks(f->add) && !cache_kept_by_other(s, i) &&
-		    t2f_symcache_new__write(f->add, s->cache, &id, same_files(f, &id)) == 0)
-			wrote = true;
+			if (!f->add || !t2f_symcache_new__asks(f->add) || !keyed[i] ||
+			    !cache_keeps(s, own, keyed, i))
+				continue;
+			id = cache_ident(s, f);
+			wrote |= t2f_symcache_new__write(f->add, s->cache, &id,
+							 same_files(f, &id)) == 0;
+		}
 	}
-	/* (after all the writes: cache_kept_by_other counts the others' asks) */
+	free(own);
+	free(keyed);
+	/* (after all the writes: key_owners counted every file's asks) */
 	for (uint32_t i = 0; s->cache && i < s->n_files; i++) {
 		struct sym_file *f = &s->files[i];
 
