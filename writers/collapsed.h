@@ -6,8 +6,9 @@
  * the sample count with `weight_samples`. Only one event is written: `event`, or the first event
  * of the profile when 0. Frame names follow writers/frame_name.h (collapsed style).
  *
- * The lines are sorted in `threads` parts at once and merged as they are written; the output does
- * not depend on `threads`.
+ * The frames are named, the lines' texts written and the lines sorted in up to `threads` parts at
+ * once (from 16384 frames or lines; writers/par_for.h), the parts merged as they are written; the
+ * output does not depend on `threads`.
  *
  * Returns 0 or -ENOMEM; write errors surface in t2f_out__finish(). Reads the profile only.
  */
@@ -25,7 +26,8 @@ struct t2f_collapsed_opts {
 	bool weight_samples;    /* count samples instead of summing periods */
 	bool pid, tid;          /* root frame comm-PID / comm-PID/TID */
 	struct t2f_frame_name_opts names; /* .collapsed is forced on */
-	unsigned threads;       /* threads sorting the lines; 0 or 1: the calling thread only */
+	unsigned threads;       /* threads naming, writing and sorting; 0 or 1: the calling thread
+				 * only (names.threads is set from it) */
 };
 
 int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed_opts *o,
