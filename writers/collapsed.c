@@ -194,10 +194,8 @@ static void text_part(void *ctx, unsigned i)
 static void write_texts(struct folder *f, unsigned threads)
 {
 	struct text_part parts[T2F_PAR_FOR_MAX];
-	unsigned k = threads < T2F_PAR_FOR_MAX ? threads : T2F_PAR_FOR_MAX;
+	unsigned k = t2f_par_parts(f->nlines, threads, MIN_PART_LINES);
 
-	while (k > 1 && f->nlines < (size_t)k * MIN_PART_LINES)
-		k--;
 	for (unsigned i = 0; i < k; i++)
 		parts[i] = (struct text_part){ f, f->nlines * i / k, f->nlines * (i + 1) / k };
 	t2f_par_for(k, text_part, parts);
@@ -214,8 +212,6 @@ static int cmp_lines(const void *a, const void *b, void *ctx)
 		return r;
 	return (x->len > y->len) - (x->len < y->len);
 }
-
-#define MAX_PARTS T2F_PAR_FOR_MAX
 
 /* A sorted part of the lines; `i` is its next line while merging. */
 struct part {
@@ -235,10 +231,8 @@ static void sort_part(void *ctx, unsigned i)
  * parts. */
 static unsigned sort_parts(struct folder *f, unsigned threads, struct part *parts)
 {
-	unsigned k = threads < MAX_PARTS ? threads : MAX_PARTS;
+	unsigned k = t2f_par_parts(f->nlines, threads, MIN_PART_LINES);
 
-	while (k > 1 && f->nlines < (size_t)k * MIN_PART_LINES)
-		k--;
 	for (unsigned i = 0; i < k; i++)
 		parts[i] = (struct part){ f->lines + f->nlines * i / k,
 					  f->nlines * (i + 1) / k - f->nlines * i / k, 0, f->text.p };
@@ -337,7 +331,7 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	f.names = NULL;
 	f.paths = NULL;
 	if (!err && f.nlines) { /* no lines: f.lines is NULL, which qsort_r must not get */
-		struct part parts[MAX_PARTS];
+		struct part parts[T2F_PAR_FOR_MAX];
 		unsigned k = sort_parts(&f, o->threads > 1 ? o->threads : 1, parts);
 
 		write_lines(parts, k, out);

@@ -311,7 +311,7 @@ int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_nam
 	uint32_t count = t2f_profile__frame_count(p);
 	struct t2f_frame_names *n = calloc(1, sizeof(*n));
 	struct names_part parts[T2F_PAR_FOR_MAX];
-	unsigned k = o->threads < T2F_PAR_FOR_MAX ? o->threads : T2F_PAR_FOR_MAX;
+	unsigned k = t2f_par_parts(count, o->threads, NAMES_PART_MIN);
 	int err = -ENOMEM;
 
 	if (!n)
@@ -320,9 +320,6 @@ int t2f_frame_names__new(const struct t2f_profile *p, const struct t2f_frame_nam
 	if (!n->off)
 		goto fail;
 	n->off[0] = n->off[1] = 0;
-	while (k > 1 && count < (size_t)k * NAMES_PART_MIN)
-		k--;
-	k = k ? k : 1;
 	for (unsigned i = 0; i < k; i++)
 		parts[i] = (struct names_part){
 			.p = p, .o = o, .off = n->off,

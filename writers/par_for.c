@@ -39,3 +39,12 @@ void t2f_par_for(unsigned n, void (*fn)(void *ctx, unsigned i), void *ctx)
 			fn(ctx, i);
 	}
 }
+
+unsigned t2f_par_parts(size_t n, unsigned threads, size_t min)
+{
+	unsigned k = threads < T2F_PAR_FOR_MAX ? threads : T2F_PAR_FOR_MAX;
+
+	while (k > 1 && n < (size_t)k * min)
+		k--;
+	return k ? k : 1;
+}
