@@ -602,15 +602,6 @@ static int parse_features(struct t2f_perf_data *d)
 
 /* ---- open / free ---- */
 
-bool t2f_perf_data__file_offset(const struct t2f_perf_data *d, const struct t2f_perf_record *rec,
-				const void *at, uint64_t *off)
-{
-	if (d->base || rec->in_compressed)
-		return false;
-	*off = d->blk_off + (uint64_t)((const uint8_t *)at - d->blk);
-	return true;
-}
-
 int t2f_perf_data__read_at(const struct t2f_perf_data *d, void *dst, size_t n, uint64_t off)
 {
 	uint8_t *p = dst;
@@ -766,6 +757,7 @@ void t2f_perf_data__free(struct t2f_perf_data *d)
 		close(d->fd);
 	free(d->tmp);
 	free(d->blk);
+	t2f_perf_data__unmap(d);
 	t2f_perf_data__inflate_free(d);
 	free(d->chain);
 	free(d->id_table);

@@ -38,6 +38,11 @@ struct t2f_perf_data {
 	size_t blk_len, blk_cap;
 	size_t blk_size;             /* bytes read at once; 0: the default (BLOCK) */
 	uint64_t blk_off;
+	const uint8_t *map;          /* __open: data section bytes [map_off, map_off + map_len) mapped,
+				      * or NULL (perf_data_window.c) */
+	uint64_t map_off;
+	size_t map_len;
+	bool no_map;                 /* the file could not be mapped: read with pread */
 	bool done;
 	struct t2f_perf_record rec;
 	uint64_t *chain;             /* normalised callchain */
@@ -82,6 +87,14 @@ static inline uint16_t t2f_pd_u16(const struct t2f_perf_data *d, const void *p)
 /* perf_data.c: n bytes of the file at off into dst (fd mode); 0, or -errno / -T2F_ERR_FORMAT
  * when the file ends early (it shrank after open), the diag naming the offset. */
 int t2f_perf_data__pread(struct t2f_perf_data *d, void *dst, size_t n, uint64_t off);
+
+/* perf_data_window.c: the n bytes of the data section at off (off + n <= d->end; off never
+ * below the last call's) → *out, valid until the next call: in open_mem's memory, in a mapped
+ * window of the file, or read into d->blk. 0, -ENOMEM or a read error (the diag names the
+ * offset). */
+int t2f_perf_data__window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out);
+/* Unmaps the window (at the end). */
+void t2f_perf_data__unmap(struct t2f_perf_data *d);
 
 /* perf_data_records.c */
 /* Tests: read the data section `bytes` (at least 1) at a time; before the first __next(). */

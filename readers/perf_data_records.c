@@ -15,7 +15,6 @@
 /* A LOST_SAMPLES record counting the samples a BPF filter dropped (perf's own flag, newer
  * than the kernel headers here): not samples the recording lost. */
 #define T2F_PERF_MISC_LOST_SAMPLES_BPF (1u << 15)
-#define BLOCK (256u << 10)   /* data section bytes read at once (a record is at most 64 KiB) */
 /* the fields of a sample_id_all trailer, in their order */
 #define ID_ALL_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
 		     PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
@@ -623,52 +622,6 @@ static int next_decompressed(struct t2f_perf_data *d, const struct t2f_perf_reco
 	return 0;
 }
 
-/* The n bytes of the data section at off (off + n <= d->end; off never below the last call's)
- * → *out: in the memory (open_mem), or in d->blk, read a block at a time (grown to n when a
- * record is larger); the bytes of a record the last block cut are moved to the front and the
- * rest read after them. 0, -ENOMEM or a read error. */
-static int window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out)
-{
-	uint64_t have_end = d->blk_off + d->blk_len;
-	size_t keep = 0, want;
-	int err;
-
-	if (d->base) {
-		*out = d->base + off;
-		return 0;
-	}
-	if (off >= d->blk_off && off + n <= have_end) {
-		*out = d->blk + (off - d->blk_off);
-		return 0;
-	}
-	if (!d->blk || n > d->blk_cap) {
-		uint64_t size = d->end - d->hdr.data_offset;
-		size_t block = d->blk_size ? d->blk_size : BLOCK;
-		size_t cap = size < block ? (size_t)size : block;
-		uint8_t *b;
-
-		if (cap < n)
-			cap = n;
-		if (!(b = realloc(d->blk, cap)))
-			return -ENOMEM;
-		d->blk = b;
-		d->blk_cap = cap;
-	}
-	if (off >= d->blk_off && off < have_end) {
-		keep = (size_t)(have_end - off);
-		memmove(d->blk, d->blk + (off - d->blk_off), keep);
-	}
-	want = d->end - off < d->blk_cap ? (size_t)(d->end - off) : d->blk_cap;
-	d->blk_off = off;
-	d->blk_len = 0;
-	err = t2f_perf_data__pread(d, d->blk + keep, want - keep, off + keep);
-	if (err)
-		return err;
-	d->blk_len = want;
-	*out = d->blk;
-	return 0;
-}
-
 static int truncated(struct t2f_perf_data *d, uint64_t off, uint64_t have, uint64_t need)
 {
 	d->stats.truncated_bytes += have;
@@ -716,7 +669,7 @@ int t2f_perf_data__next(struct t2f_perf_data *d, const struct t2f_perf_record **
 			return end_of_data(d);
 		if (left < 8)
 			return truncated(d, off, left, 8);
-		if ((ret = window(d, off, 8, &p)))
+		if ((ret = t2f_perf_data__window(d, off, 8, &p)))
 			return ret;
 		size = t2f_pd_u16(d, p + 6);
 		if (size < 8)
@@ -726,7 +679,7 @@ int t2f_perf_data__next(struct t2f_perf_data *d, const struct t2f_perf_record **
 					       off, size);
 		if (size > left)
 			return truncated(d, off, left, size);
-		if ((ret = window(d, off, size, &p)))
+		if ((ret = t2f_perf_data__window(d, off, size, &p)))
 			return ret;
 		if (t2f_pd_u32(d, p) == T2F_PERF_RECORD_AUXTRACE && size >= 16)
 			extra = t2f_pd_u64(d, p + 8); /* its payload follows the record */

@@ -52,27 +52,13 @@ static void read_rest(struct t2f_perf_data *p, struct sink *s, struct reading *o
 		 t2f_diag__last_error(s->d) ? t2f_diag__last_error(s->d) : "");
 }
 
-/* Reads bytes[0..n) in memory, and as a file (memfd) read `block` bytes at a time. */
-static void read_both(const uint8_t *bytes, size_t n, size_t block, struct reading *mem,
-		      struct reading *file)
+/* Reads the file at path, `block` bytes at a time (0: mapped in windows, the default). */
+static void read_file(const char *path, size_t block, struct reading *file)
 {
 	struct t2f_perf_data *p;
 	struct sink s;
-	char path[64];
-	int fd = memfd_create("t.data", MFD_CLOEXEC);
 
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, bytes, n), (ssize_t)n);
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	memset(mem, 0, sizeof(*mem));
 	memset(file, 0, sizeof(*file));
-	sink_init(&s);
-	mem->status = t2f_perf_data__open_mem(path, bytes, n, s.d, &p);
-	if (!mem->status)
-		read_rest(p, &s, mem);
-	else
-		snprintf(mem->text, sizeof(mem->text), "%s", t2f_diag__last_error(s.d));
-	sink_close(&s);
 	sink_init(&s);
 	file->status = t2f_perf_data__open(path, s.d, &p);
 	if (!file->status) {
@@ -82,10 +68,42 @@ static void read_both(const uint8_t *bytes, size_t n, size_t block, struct readi
 		snprintf(file->text, sizeof(file->text), "%s", t2f_diag__last_error(s.d));
 	}
 	sink_close(&s);
-	close(fd);
+}
+
+static void expect_same(const struct reading *mem, const struct reading *file)
+{
 	assert_int_equal(mem->status, file->status);
 	assert_string_equal(mem->recs, file->recs);
 	assert_string_equal(mem->text, file->text);
+}
+
+/* Reads bytes[0..n) in memory, and as a file (memfd) read `block` bytes at a time and mapped:
+ * the three readings must agree. */
+static void read_both(const uint8_t *bytes, size_t n, size_t block, struct reading *mem,
+		      struct reading *file)
+{
+	struct t2f_perf_data *p;
+	struct reading mapped;
+	struct sink s;
+	char path[64];
+	int fd = memfd_create("t.data", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, bytes, n), (ssize_t)n);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	memset(mem, 0, sizeof(*mem));
+	sink_init(&s);
+	mem->status = t2f_perf_data__open_mem(path, bytes, n, s.d, &p);
+	if (!mem->status)
+		read_rest(p, &s, mem);
+	else
+		snprintf(mem->text, sizeof(mem->text), "%s", t2f_diag__last_error(s.d));
+	sink_close(&s);
+	read_file(path, block, file);
+	read_file(path, 0, &mapped);
+	close(fd);
+	expect_same(mem, file);
+	expect_same(mem, &mapped);
 }
 
 /* Builds sp's file and reads it (in memory, and as a file 16 bytes at a time): the status, the
@@ -425,6 +443,50 @@ static void test_hostile_records(void **state)
 		    "offset 248: compressed data, offset 0: record size 0");
 }
 
+/* A file cut after it was opened: an error naming the offset where it now ends (after the
+ * records before the block it cut), read in blocks or mapped (where an access past the end
+ * would be SIGBUS). */
+static void test_shrunk_after_open(void **state)
+{
+	static struct bb data, file;
+	struct spec sp = { .n_attrs = 1, .data = &data };
+	static const size_t blocks[] = { 0, 64 };
+
+	(void)state;
+	memset(&data, 0, sizeof(data));
+	sp.attrs[0] = (struct attr_spec){ .type = 1, .sample_type = ST_BASIC };
+	for (int i = 0; i < 400; i++)
+		rec_sample(&data, 0x401000 + (uint64_t)i, (uint64_t)i);
+	build(&file, &sp);
+	assert_true(file.n > 8192);
+	for (size_t b = 0; b < 2; b++) {
+		struct t2f_perf_data *p;
+		const struct t2f_perf_record *r;
+		struct sink s;
+		char path[64];
+		size_t n = 0;
+		int fd = memfd_create("t.data", MFD_CLOEXEC), ret;
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, file.b, file.n), (ssize_t)file.n);
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		sink_init(&s);
+		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
+		t2f_perf_data__set_block(p, blocks[b]);
+		assert_int_equal(ftruncate(fd, 4096), 0);
+		while ((ret = t2f_perf_data__next(p, &r)) > 0)
+			n++;
+		assert_int_equal(ret, -T2F_ERR_FORMAT);
+		if (n >= 400 || (blocks[b] && !n))
+			fail_msg("block %zu: %zu records, %s", blocks[b], n, t2f_diag__last_error(s.d));
+		if (!strstr(t2f_diag__last_error(s.d), "offset 4096: "))
+			fail_msg("block %zu: %s", blocks[b], t2f_diag__last_error(s.d));
+		t2f_perf_data__free(p);
+		sink_close(&s);
+		close(fd);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_hostile_sections),
 		cmocka_unit_test(test_hostile_records),
+		cmocka_unit_test(test_shrunk_after_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
