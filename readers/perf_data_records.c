@@ -681,6 +681,8 @@ int t2f_perf_data__next(struct t2f_perf_data *d, const struct t2f_perf_record **
 			return truncated(d, off, left, size);
 		if ((ret = t2f_perf_data__window(d, off, size, &p)))
 			return ret;
+		if (d->map) /* the next record's head, and its tail if it is as large (dwarf samples) */
+			__builtin_prefetch(p + size), __builtin_prefetch(p + 2 * (size_t)size - 8);
 		if (t2f_pd_u32(d, p) == T2F_PERF_RECORD_AUXTRACE && size >= 16)
 			extra = t2f_pd_u64(d, p + 8); /* its payload follows the record */
 		if (extra > left - size)      /* size + extra may not fit 64 bits */

@@ -12,14 +12,22 @@
  */
 #include "readers/perf_script_parse.h"
 
+#include <string.h>
+
 #include "formats/sym_version.h"
 #include "readers/perf_script_maps.h"
 
-/* Start of the "(...)" group that closes s[0..len) (s[len-1] == ')'), or len when unbalanced. */
+/* Start of the "(...)" group that closes s[0..len) (s[len-1] == ')'), or len when unbalanced.
+ * Mostly a group with no parenthesis inside: the last '(' then opens it. */
 static size_t open_paren(const char *s, size_t len)
 {
+	const char *last = memrchr(s, '(', len - 1);
 	int depth = 0;
 
+	if (!last)
+		return len;
+	if (!memchr(last + 1, ')', (size_t)(s + len - 1 - (last + 1))))
+		return (size_t)(last - s);
 	for (size_t i = len; i-- > 0;) {
 		if (s[i] == ')') {
 			depth++;
@@ -33,16 +41,14 @@ static size_t open_paren(const char *s, size_t len)
 /* "sym+0x1f" → "sym" when everything after the last "+0x" is hex. */
 static struct ps_span strip_offset(const char *s, size_t len)
 {
-	for (size_t i = len; i-- > 0;) {
-		if (s[i] == '+' && len - i > 3 && s[i + 1] == '0' && s[i + 2] == 'x') {
-			size_t j = i + 3;
+	for (const char *p = memrchr(s, '+', len); p; p = memrchr(s, '+', (size_t)(p - s))) {
+		size_t i = (size_t)(p - s), j = i + 3;
 
-			while (j < len && is_hex(s[j]))
-				j++;
-			if (j == len)
-				return (struct ps_span){ s, i };
-			break;
-		}
+		if (len - i <= 3 || s[i + 1] != '0' || s[i + 2] != 'x')
+			continue;
+		while (j < len && is_hex(s[j]))
+			j++;
+		return (struct ps_span){ s, j == len ? i : len };
 	}
 	return (struct ps_span){ s, len };
 }

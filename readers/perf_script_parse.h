@@ -50,20 +50,26 @@ static inline size_t skip_blanks(const char *s, size_t end, size_t i)
 	return i;
 }
 
+/* A hex digit's value plus one; 0 for every other byte. */
+static const uint8_t ps_hex1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+	['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+	['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 static inline bool take_hex(const char *s, size_t end, size_t *i, uint64_t *v)
 {
 	size_t start;
 	uint64_t x = 0;
+	unsigned d;
 
 	if (end - *i >= 2 && s[*i] == '0' && (s[*i + 1] == 'x' || s[*i + 1] == 'X'))
 		*i += 2;
 	start = *i;
-	while (*i < end && is_hex(s[*i])) {
-		char c = s[*i];
-
+	while (*i < end && (d = ps_hex1[(unsigned char)s[*i]]) != 0) {
 		if (x >> 60)
 			return false;
-		x = x << 4 | (uint64_t)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+		x = x << 4 | (d - 1);
 		(*i)++;
 	}
 	*v = x;
