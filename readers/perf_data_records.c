@@ -622,6 +622,22 @@ static int next_decompressed(struct t2f_perf_data *d, const struct t2f_perf_reco
 	return 0;
 }
 
+/* Asks for the cache lines of the record after the one at p (size bytes, at off) that its
+ * decoding will read first, while the mapped window holds them: its head and, when it is as
+ * large as this one (a dwarf sample's stack copy), the copy's top and the record's tail. */
+static void prefetch_next(const struct t2f_perf_data *d, const uint8_t *p, uint16_t size,
+			  uint64_t off)
+{
+	const uint8_t *next = p + size;
+	size_t head = size > 1024 ? 1024 : 64;
+
+	if (off + 2u * size > d->map_off + d->map_len)
+		return;
+	for (size_t i = 0; i < head; i += 64)
+		__builtin_prefetch(next + i);
+	__builtin_prefetch(next + size - 8);
+}
+
 static int truncated(struct t2f_perf_data *d, uint64_t off, uint64_t have, uint64_t need)
 {
 	d->stats.truncated_bytes += have;
@@ -682,7 +698,7 @@ int t2f_perf_data__next(struct t2f_perf_data *d, const struct t2f_perf_record **
 		if ((ret = t2f_perf_data__window(d, off, size, &p)))
 			return ret;
 		if (d->map) /* the next record's head, and its tail if it is as large (dwarf samples) */
-			__builtin_prefetch(p + size), __builtin_prefetch(p + 2 * (size_t)size - 8);
+			prefetch_next(d, p, size, off);
 		if (t2f_pd_u32(d, p) == T2F_PERF_RECORD_AUXTRACE && size >= 16)
 			extra = t2f_pd_u64(d, p + 8); /* its payload follows the record */
 		if (extra > left - size)      /* size + extra may not fit 64 bits */

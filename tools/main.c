@@ -12,6 +12,7 @@
 #include "tools/cli_opts.h"
 #include "tools/clobber.h"
 #include "tools/commands.h"
+#include "tools/input_weight.h"
 #include "tools/malloc_tune.h"
 
 /* --each: "DIR/" + the input's base name minus .gz/.zst minus its last extension + the format's
@@ -128,7 +129,8 @@ static int (*t2f_subcommand(int argc, char **argv))(int, char **)
 }
 
 /* Whether the conversion may build large tables: standard input (a recording's size is not
- * known beforehand), or input files of T2F_MALLOC_TUNE_MIN bytes or more together. */
+ * known beforehand), or input files that weigh T2F_MALLOC_TUNE_MIN bytes or more together
+ * (tools/input_weight.h: a --call-graph dwarf recording by its samples, not its stack copies). */
 static bool t2f_inputs_large(const struct t2f_cli_opts *o)
 {
 	uint64_t total = 0;
@@ -138,7 +140,7 @@ static bool t2f_inputs_large(const struct t2f_cli_opts *o)
 		if (t2f_cli_is_std(o->inputs[i]))
 			return true;
 		if (stat(o->inputs[i], &st) == 0 && S_ISREG(st.st_mode))
-			total += (uint64_t)st.st_size;
+			total += t2f_input_weight(o->inputs[i], (uint64_t)st.st_size);
 	}
 	return total >= T2F_MALLOC_TUNE_MIN;
 }

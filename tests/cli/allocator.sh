@@ -4,6 +4,8 @@
 #     program started again with its GLIBC_TUNABLES (a sanitizer build says it keeps its own);
 #   - a small input, T2F_MALLOC_DEFAULTS, the user's GLIBC_TUNABLES, the program started through
 #     the dynamic loader by name: glibc's defaults (or the environment's), nothing started again;
+#   - a --call-graph dwarf recording of 4 MiB or more but few samples (recorded here when perf
+#     may record): its stack copies do not count, glibc's defaults;
 #   - every run writes the same bytes.
 # usage: sh tests/cli/allocator.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
@@ -37,6 +39,26 @@ t2f --stats - -o "$TMP/stdin.folded" <"$TMP/big.folded" >"$TMP/out" 2>"$TMP/err"
 said "standard input" "$TUNED"
 same "standard input: the same bytes" "$TMP/tuned.folded" "$TMP/stdin.folded"
 expect 0 "small" --stats multi.perf.txt -o "$TMP/small.folded" && said "small" "$DEFAULTS"
+
+# A dwarf recording of spin: ~700 samples of 8 KiB stack copies, weighing 700 * 256 bytes.
+if perf_can_record "skipping the dwarf recording" &&
+	${CC:-cc} -O1 -g -o "$TMP/spin" "$SRC/fixtures/perf-data/spin.c"; then
+	if perf record -q --call-graph dwarf -F 999 -e cpu-clock -o "$TMP/dwarf.data" -- \
+		"$TMP/spin" 700 >/dev/null 2>"$TMP/rec.err"; then
+		size=$(wc -c <"$TMP/dwarf.data")
+		if [ "$size" -ge 4194304 ]; then ok; else bad "the dwarf recording is only $size bytes"; fi
+		expect 0 "dwarf" --stats "$TMP/dwarf.data" -o "$TMP/dwarf.folded" &&
+			said "dwarf" "$DEFAULTS"
+		if [ "$TUNED" != "$DEFAULTS" ]; then
+			GLIBC_TUNABLES=${TUNED#*GLIBC_TUNABLES=} expect 0 "dwarf, tuned" \
+				"$TMP/dwarf.data" -o "$TMP/dwarf-tuned.folded"
+			same "dwarf, tuned and not: the same bytes" "$TMP/dwarf.folded" \
+				"$TMP/dwarf-tuned.folded"
+		fi
+	else
+		bad "perf record --call-graph dwarf failed: $(head -n 2 "$TMP/rec.err")"
+	fi
+fi
 if [ "$TUNED" != "$DEFAULTS" ]; then
 	GLIBC_TUNABLES=glibc.malloc.perturb=0 expect 0 "the user's GLIBC_TUNABLES" --stats \
 		"$TMP/big.folded" -o "$TMP/env.folded" &&
