@@ -16,15 +16,17 @@
  * (perf record -z) are decompressed (zstd) and the records they hold are delivered in their
  * place, a record spanning two compressed records included.
  *
- * Ownership: t2f_perf_data__open keeps the file open and reads it with pread: the header, attrs
- * and decoded feature sections at open, the data section a block (256 KiB) at a time into one
- * reused buffer (a record cut by a block's end is moved to its front), so that a record is
- * decoded while the block's bytes are still in the cache. (A mapping of the file costs more
- * here: every page is mapped, faulted in and given back, each a trip into the kernel, where a
- * block's read copies the bytes once.) open_mem reads the caller's bytes in place. Every
- * pointer handed out (attrs, ids, names, features) is valid until __free(); a record and what
- * it points to (strings, callchain) until the next __next().
- * Nothing is allocated per record once the block, callchain and decompression buffers have
+ * Ownership: t2f_perf_data__open keeps the file open: the header, attrs and decoded feature
+ * sections are read with pread at open, the data section is mapped read-only 4 MiB at a time,
+ * each window prefaulted and unmapped when the next is mapped (readers/perf_data_window.c: the
+ * decoder touches a record's head and tail and a dwarf sample's stack top, which costs less
+ * than copying every byte out of the page cache); a file that cannot be mapped, or that shrank
+ * since it was opened, is read with pread a block (256 KiB) at a time into one reused buffer.
+ * open_mem reads the caller's bytes in place. Every pointer handed out (attrs, ids, names,
+ * features) is valid until __free(); a record and what it points to (strings, callchain) until
+ * the next __next(). A file cut by another process while its window is mapped gives SIGBUS,
+ * as it does perf, which maps it too.
+ * Nothing is allocated per record once the window, callchain and decompression buffers have
  * grown to their largest size. Memory is bounded whatever the file says: at most 65536 attrs,
  * their ids no more than the file's bytes, a decoded feature section at most 32 MiB (larger:
  * warned, skipped), a compressed record's payload at most the COMPRESSED feature's mmap_len
