@@ -755,6 +755,9 @@ static int sym_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod, bool lazy,
 		if (err)
 			return err;
 	}
+	/* a file without .debug_info is settled now: no lookups queued for a handle that begins
+	 * to find nothing */
+	lazy = lazy && t2f_elf_module__has_debug_info(f->files.module);
 	if (!f->dwarf_tried) {
 		struct t2f_dwarf_opts o = { .budget = &s->dwarf_budget, .alt_candidates = alt_candidates,
 					    .ctx = s, .sym_ctx = f->files.module,

@@ -9,7 +9,10 @@
  *     lookup), a MiniDebugInfo file (its symbols decompressed: asked of the budget, so searched
  *     again in place) and a stripped binary (no symbols); every file listed, all but the
  *     MiniDebugInfo one taken;
- *   - a file with a symbol cache file, or without a build-id, is not listed.
+ *   - a file with a symbol cache file, or without a build-id, is not listed;
+ *   - a lazy DWARF handle (t2f_symbolizer__dwarf_lazy, what the inline stage queues lookups
+ *     for): none at once for a file without .debug_info (sunw/libfx.so), a handle to begin
+ *     later for one with units (gnu/prog).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -27,6 +30,7 @@
 #include "formats/strtab.h"
 #include "support/diag_sink.h"
 #include "support/fixture_env.h"
+#include "symbolizer/dwarf.h"
 #include "symbolizer/symbolizer.h"
 #include "symbolizer/symbolizer_internal.h"
 
@@ -243,12 +247,34 @@ static void test_not_listed(void **state)
 	run_close(&r);
 }
 
+static void test_lazy_dwarf(void **state)
+{
+	char path[PATH_MAX];
+	t2f_sym_module_id m[2];
+	struct t2f_dwarf *dw = NULL;
+	struct run r;
+
+	(void)state;
+	run_open(&r, 1, false, NULL);
+	m[0] = add(&r, pathf(path, "%s/sunw/libfx.so", fx_root),
+		   "6feb3e793ce1de24ed3682c1c8d0a8d571515507");
+	m[1] = add(&r, pathf(path, "%s/gnu/prog", fx_root), ID_PROG);
+	assert_int_equal(t2f_symbolizer__dwarf_lazy(r.s, m[0], &dw), 0);
+	assert_null(dw);
+	assert_int_equal(t2f_symbolizer__dwarf_lazy(r.s, m[1], &dw), 0);
+	assert_non_null(dw);
+	assert_false(t2f_dwarf__none(dw));
+	assert_string_equal(sink_text(&r.sink), "");
+	run_close(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_taken_after_removal),
 		FX_TEST(test_same_as_in_place),
 		FX_TEST(test_not_listed),
+		FX_TEST(test_lazy_dwarf),
 	};
 
 	return cmocka_run_group_tests(tests, fx_group_setup, fx_group_teardown);
