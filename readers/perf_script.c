@@ -47,7 +47,8 @@ enum ps_block_phase {
 };
 
 struct line_entry {
-	const char *text;  /* arena copy of the frame line (leading blanks removed) */
+	const char *text;  /* the frame line (leading blanks removed): in the fed bytes when they
+			    * are borrowed, else an arena copy */
 	uint32_t len;
 	t2f_frame_id frame;
 	bool abs;          /* a one-line sample's frame (absolute ip): then also */
@@ -311,7 +312,8 @@ static int cache_line(struct t2f_perf_script *ps, const struct line_probe *q, ui
 	if (t2f_grow32((void **)&ps->lines, &ps->lines_cap, ps->nlines, sizeof(*ps->lines), 4096))
 		return -ENOMEM;
 	e = &ps->lines[ps->nlines];
-	e->text = t2f_arena__strndup(ps->arena, q->s, q->len);
+	/* a segment's bytes stay until the cache is emptied with the parser (borrow) */
+	e->text = ps->borrow ? q->s : t2f_arena__strndup(ps->arena, q->s, q->len);
 	if (!e->text)
 		return -ENOMEM;
 	e->len = (uint32_t)q->len;
