@@ -18,6 +18,8 @@ size_t t2f_sym_version_cut(const char *name, size_t len)
 {
 	size_t ver = len; /* where the version starts, after its '@' */
 
+	if (!memchr(name, '@', len)) /* most names: scanned at memchr's pace */
+		return len;
 	while (ver > 0 && name[ver - 1] != '@') {
 		if (!ver_rest(name[ver - 1]))
 			return len;
