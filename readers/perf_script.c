@@ -47,8 +47,7 @@ enum ps_block_phase {
 };
 
 struct line_entry {
-	const char *text;  /* the frame line (leading blanks removed): in the fed bytes when they
-			    * are borrowed, else an arena copy */
+	const char *text;  /* the frame line, unindented: in the fed bytes if borrowed, else a copy */
 	uint32_t len;
 	t2f_frame_id frame;
 	bool abs;          /* a one-line sample's frame (absolute ip): then also */
