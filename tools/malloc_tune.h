@@ -9,7 +9,8 @@
  * kernel may ignore), the heap grown 16 MiB at a time and one heap for every thread (what
  * worker threads free is then reused by the later stages; docs/performance.md has the
  * numbers). Not done for small inputs (main.c asks only from
- * T2F_MALLOC_TUNE_MIN bytes), nor when the environment already holds GLIBC_TUNABLES or
+ * T2F_MALLOC_TUNE_MIN bytes, a --call-graph dwarf recording weighed by its samples:
+ * tools/input_weight.h), nor when the environment already holds GLIBC_TUNABLES or
  * LD_PRELOAD (the user's own allocator or settings win), when T2F_MALLOC_DEFAULTS is set, in
  * sanitizer builds, when the program was started through the dynamic loader by name, or when
  * the start fails (the conversion then runs as it is).
