@@ -755,19 +755,19 @@ static int sym_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod, bool lazy,
 		if (err)
 			return err;
 	}
-	/* a file without .debug_info is settled now: no lookups queued for a handle that begins
-	 * to find nothing */
-	lazy = lazy && t2f_elf_module__has_debug_info(f->files.module);
 	if (!f->dwarf_tried) {
 		struct t2f_dwarf_opts o = { .budget = &s->dwarf_budget, .alt_candidates = alt_candidates,
 					    .ctx = s, .sym_ctx = f->files.module,
 					    .threads = s->dwarf_threads };
+		bool units = t2f_elf_module__has_debug_info(f->files.module);
 
 		f->dwarf_tried = true;
+		/* a file without .debug_info is settled now: no lookups queued for a handle that
+		 * begins to find nothing */
+		lazy = lazy && units;
 		/* built here, so that lookups on other threads only read it (no index: no copy);
 		 * only a file with units asks it (the resolve stage's index may be let go) */
-		if (t2f_elf_module__has_debug_info(f->files.module) &&
-		    t2f_elf_module__index(f->files.module) == 0)
+		if (units && t2f_elf_module__index(f->files.module) == 0)
 			o.symbol_at = symbol_at;
 		note_held(s, f->files.module);
 		release_held(s);
