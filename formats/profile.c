@@ -153,8 +153,6 @@ const char *t2f_profile__str(const struct t2f_profile *p, t2f_str_id id, size_t 
 
 int t2f_profile__enable_log(struct t2f_profile *p)
 {
-	if (p->fold)
-		return -EINVAL; /* the log keeps each thread's samples */
 	return p->log ? 0 : t2f_sample_log__new(&p->log);
 }
 
@@ -309,8 +307,6 @@ int t2f_profile__fold_threads(struct t2f_profile *p)
 
 	if (p->fold)
 		return 0;
-	if (p->log)
-		return -EINVAL;
 	err = t2f_hashmap__new(64, &p->comm_ix) ?:
 	      t2f_profile__vec_reserve_n(&p->folds, sizeof(uint32_t), p->threads.len);
 	if (err)
@@ -837,7 +833,7 @@ struct t2f_sample_run t2f_profile__run_at(const struct t2f_profile *p, t2f_threa
 
 	t2f_sample_log__read(p->log, thread, idx, 1, &r);
 	c = VEC_AT(p->cells, struct t2f_cell, r.cell);
-	return (struct t2f_sample_run){ c->node, c->thread, c->event, r.samples, r.weight };
+	return (struct t2f_sample_run){ c->node, thread, c->event, r.samples, r.weight };
 }
 
 void t2f_profile__sample_runs(const struct t2f_profile *p, t2f_thread_id thread, size_t from,

@@ -131,7 +131,8 @@ struct t2f_cell {
 };
 
 /* Logged samples (only with the log enabled): a run of samples in a row of one thread with one
- * cell. */
+ * cell; `thread` is the thread whose log it is (its cell's may be another with
+ * t2f_profile__fold_threads). */
 struct t2f_sample_run {
 	t2f_node_id node;
 	t2f_thread_id thread;
@@ -213,9 +214,9 @@ bool t2f_profile__frames_full(const struct t2f_profile *p);
  * is then (stack node, that thread, event), and cell_at's thread is that thread, not the one
  * the sample was given (threads are kept as ever: t2f_profile__thread gives each its own id).
  * For writers that show threads of one name together (collapsed stacks without pids or tids,
- * SVG): recordings of many short threads make far fewer cells. Not with the sample log (its
- * runs are per thread): -EINVAL; else 0 or -ENOMEM. A merge folds what it adds into dst as
- * dst folds (src's folding does not matter). */
+ * SVG, speedscope): recordings of many short threads make far fewer cells. The sample log stays
+ * per thread (its runs are the thread's own samples, their cells the folded ones). 0 or
+ * -ENOMEM. A merge folds what it adds into dst as dst folds (src's folding does not matter). */
 int t2f_profile__fold_threads(struct t2f_profile *p);
 bool t2f_profile__folds_threads(const struct t2f_profile *p);
 

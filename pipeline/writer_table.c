@@ -37,11 +37,12 @@ static int t2f_collapsed_write(const struct t2f_profile *p, const struct t2f_wri
 	return t2f_collapsed__write(p, &co, out);
 }
 
-/* speedscope: the sample log; for off-CPU and wall time the samples' times too (spans). */
+/* speedscope: the sample log, whose runs are per thread (cells may count threads of one name
+ * together); for off-CPU and wall time the samples' times too (spans), and each thread's cells. */
 static unsigned t2f_speedscope_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS |
-	       (o->derived ? T2F_NEEDS_SAMPLE_TIMES : 0);
+	return T2F_NEEDS_LOG | T2F_NEEDS_PARAMS |
+	       (o->derived ? T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_THREADS : 0);
 }
 
 static int t2f_speedscope_write(const struct t2f_profile *p, const struct t2f_write_opts *o,

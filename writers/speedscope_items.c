@@ -53,7 +53,7 @@ void ss_items(const struct ss *s, t2f_thread_id t, size_t from, size_t n,
 		const struct ss_cell *c = &s->cells[runs[i].cell];
 
 		it[i].node = c->node;
-		it[i].thread = c->thread;
+		it[i].thread = c->thread ? t : 0;
 		it[i].weight = !c->thread ? 0 : !s->counts ? runs[i].weight :
 			       s->use_log ? runs[i].samples : c->samples;
 	}
@@ -86,10 +86,12 @@ static void ss_count(struct ss *s, uint8_t *seen, t2f_thread_id t, t2f_node_id n
 }
 
 /* Without weight-0 samples, a thread's items are the samples of its cells: scanned from the
- * cells, not from every logged sample. */
+ * cells, not from every logged sample; unless the cells count threads of one name together
+ * (t2f_profile__fold_threads: the log alone tells them apart). */
 static bool ss_cells_suffice(const struct ss *s)
 {
-	return s->use_log && (s->counts || !t2f_profile__weightless_samples(s->p));
+	return s->use_log && (s->counts || !t2f_profile__weightless_samples(s->p)) &&
+	       !t2f_profile__folds_threads(s->p);
 }
 
 /* Pass 1: per-thread totals, used frames, max depth. */

@@ -349,7 +349,7 @@ static bool next_run(struct run_reader *r, struct t2f_sample_run *out)
 	}
 	x = &r->batch[r->next++ - r->base];
 	c = t2f_profile__cell_at(r->p, x->cell);
-	*out = (struct t2f_sample_run){ c->node, c->thread, c->event, x->samples, x->weight };
+	*out = (struct t2f_sample_run){ c->node, r->thread, c->event, x->samples, x->weight };
 	return true;
 }
 

@@ -486,7 +486,7 @@ static void test_fold_threads(void **state)
 	t1 = thread(dst, 1, 1, "sh", 0);
 	assert_int_equal(t2f_profile__fold_threads(dst), 0); /* folds the threads it has too */
 	assert_true(t2f_profile__folds_threads(dst));
-	assert_int_equal(t2f_profile__enable_log(dst), -EINVAL);
+	assert_int_equal(t2f_profile__enable_log(dst), 0); /* its runs stay per thread */
 	t2f_profile__event(dst, str(dst, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e);
 	n = child(dst, 0, frame(dst, "main", NULL, T2F_FRAME_USER, 0));
 	t2 = thread(dst, 2, 2, "cc", 0);
@@ -503,6 +503,13 @@ static void test_fold_threads(void **state)
 	assert_int_equal(t2f_profile__cell_at(dst, 0)->weight, 30);
 	assert_int_equal(t2f_profile__cell_at(dst, 1)->thread, t2);
 	assert_int_equal(t2f_profile__cell_at(dst, 2)->thread, t4);
+	assert_int_equal(t2f_profile__sample_log_count(dst), 4);
+	assert_int_equal(t2f_profile__thread_run_count(dst, t1), 1);
+	assert_int_equal(t2f_profile__thread_run_count(dst, t3), 1);
+	assert_int_equal(t2f_profile__run_at(dst, t3, 0).thread, t3); /* its cell's is t1 */
+	assert_int_equal(t2f_profile__run_at(dst, t3, 0).weight, 10);
+	assert_int_equal(t2f_profile__run_at(dst, t1, 0).weight, 20);
+	assert_int_equal(t2f_profile__run_at(dst, t3, 0).node, n);
 
 	/* src, not folded: "cc" and "sh" fold into dst's, "as" is new */
 	assert_int_equal(t2f_profile__new(&src), 0);

@@ -253,7 +253,7 @@ static void test_fold_threads(void **state)
 	assert_non_null(strstr(t2f_session_error(s), "fold_threads"));
 	t2f_session_free(s);
 
-	o.formats = 0; /* any format: speedscope tells threads apart, so nothing is folded */
+	o.formats = 0; /* any format: pprof and SVG tell threads apart, so nothing is folded */
 	assert_int_equal(t2f_session_new(&o, &s), 0);
 	assert_int_equal(t2f_session_add_bytes(s, two, strlen(two), "t.txt"), 0);
 	assert_int_equal(t2f_session_write_mem(s, &w, &buf, &len), 0);
@@ -261,6 +261,47 @@ static void test_fold_threads(void **state)
 	assert_memory_equal(buf, "cc-?/9;spin 1000\nsh-?/7;spin 1000\nsh-?/8;spin 1000\n", len);
 	t2f_free(buf);
 	t2f_session_free(s);
+}
+
+/* speedscope's profiles are per thread from the sample log, also when the session folds the
+ * threads' cells: the same bytes as a session that does not fold, with a second event's samples
+ * (left out of the profiles) between them. */
+static void test_fold_threads_speedscope(void **state)
+{
+	static const char two[] =
+		"sh  7  10.015000:    1000 cpu-clock: \n\tffff1 spin (/bin/sh)\n\n"
+		"sh  8  10.016000:    1000 cpu-clock: \n\tffff1 spin (/bin/sh)\n\n"
+		"sh  8  10.016500:    1 sched:sched_switch: \n\tffff2 wait (/bin/sh)\n\n"
+		"cc  9  10.017000:    1000 cpu-clock: \n\tffff1 spin (/bin/sh)\n\n"
+		"sh  7  10.018000:    3000 cpu-clock: \n\tffff2 wait (/bin/sh)\n\n"
+		"sh  7  10.019000:    1000 cpu-clock: \n\tffff1 spin (/bin/sh)\n\n";
+	struct lines l = { 0 };
+	struct t2f_write_options w = wopts(T2F_FORMAT_SPEEDSCOPE);
+	char *buf[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+
+	(void)state;
+	for (int fold = 0; fold < 2; fold++) {
+		struct t2f_options o = opts(fold ? T2F_FORMAT_BIT(T2F_FORMAT_COLLAPSED) |
+						   T2F_FORMAT_BIT(T2F_FORMAT_SPEEDSCOPE) : 0, &l);
+		struct t2f_session *s;
+
+		o.fold_threads = fold;
+		assert_int_equal(t2f_session_new(&o, &s), 0);
+		assert_int_equal(t2f_session_add_bytes(s, two, strlen(two), "t.txt"), 0);
+		assert_int_equal(t2f_session_write_mem(s, &w, &buf[fold], &len[fold]), 0);
+		t2f_session_free(s);
+	}
+	assert_int_equal(len[1], len[0]);
+	assert_memory_equal(buf[1], buf[0], len[0]);
+	/* three threads, in input order: sh 7 (spin, wait, spin), sh 8, cc 9 */
+	assert_non_null(strstr(buf[1], "\"name\":\"sh (tid 7)\",\"unit\":\"nanoseconds\","
+				   "\"startValue\":0,\"endValue\":5000,"));
+	assert_non_null(strstr(buf[1], "\"name\":\"sh (tid 8)\",\"unit\":\"nanoseconds\","
+				   "\"startValue\":0,\"endValue\":1000,"));
+	assert_non_null(strstr(buf[1], "\"weights\":[1000,3000,1000]}"));
+	t2f_free(buf[0]);
+	t2f_free(buf[1]);
 }
 
 /* Inputs after the resolve stage; a missing file, then the others. */
@@ -570,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_order_and_failure),
 		cmocka_unit_test(test_heatmap),
 		cmocka_unit_test(test_fold_threads),
+		cmocka_unit_test(test_fold_threads_speedscope),
 		cmocka_unit_test(test_missing_event),
 		cmocka_unit_test(test_messages_and_stats),
 		cmocka_unit_test(test_messages_name_options),

@@ -123,8 +123,9 @@ static void test_needs(void **state)
 	(void)state;
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_COLLAPSED)->needs(&o), 0);
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_SVG)->needs(&o), T2F_NEEDS_THREADS);
+	/* speedscope's profiles are per thread through the log; its evented ones read cells */
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_SPEEDSCOPE)->needs(&o),
-			 T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS);
+			 T2F_NEEDS_LOG | T2F_NEEDS_PARAMS);
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_PPROF)->needs(&o),
 			 T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS);
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_FIREFOX)->needs(&o),
@@ -140,6 +141,10 @@ static void test_needs(void **state)
 	o.svg.flamechart = true;
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_SVG)->needs(&o),
 			 T2F_NEEDS_PARAMS | T2F_NEEDS_LOG | T2F_NEEDS_THREADS);
+	o.derived = true;
+	assert_int_equal(t2f_writer__of(T2F_FORMAT_SPEEDSCOPE)->needs(&o),
+			 T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_SAMPLE_TIMES |
+			 T2F_NEEDS_THREADS);
 	/* collapsed stacks tell threads apart only with pid or tid in their roots */
 	o.tid = true;
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_COLLAPSED)->needs(&o),
