@@ -8,11 +8,14 @@
  * chunk is an entry point: its byte offset is kept, and it is never W_SAME, so decoding can start
  * there.
  *
+ * Chunks up to PIECE_MAX bytes are cut from the log's arena of BLOCK-sized blocks (a group's first
+ * chunk kept in its seq), bigger ones have a block of their own.
+ *
  * A take moves the taken log's chunks, not their runs: each moved chunk points to a copy of the
- * take's cell map, applied when it is read. The taker (the calling thread of a parallel read)
- * then does work per chunk, not per sample; the runs are written once, by the thread that parsed
- * them. A moved chunk is cut to its length and counts as full, so adds after a take go to a new
- * chunk. */
+ * take's cell map, applied when it is read, and the taken log's arena blocks go with them. The
+ * taker (the calling thread of a parallel read) then does work per chunk, not per sample; the
+ * runs are written once, by the thread that parsed them. A moved chunk counts as full (one of
+ * its own is cut to its length), so adds after a take go to a new chunk. */
 #include "formats/grow.h"
 #include "formats/sample_log.h"
 
@@ -29,6 +32,9 @@
 #define MIN_RECORD 2
 #define FIRST_CHUNK 64           /* bytes */
 #define MAX_CHUNK (64u << 20)    /* bytes: offsets fit 32 bits */
+#define PIECE_MAX 16384          /* bytes: chunks up to this size are cut from the arena */
+#define FIRST_BLOCK (32u << 10)  /* bytes of the arena's first block; PIECE_MAX fits */
+#define BLOCK (256u << 10)       /* bytes of an arena block, at most */
 
 enum { W_SAME, W_EACH, W_SUM };
 
@@ -39,26 +45,37 @@ struct run {
 	bool uniform;
 };
 
+/* A chunk's memory: cap bytes of records, then (from the next multiple of 4) its marks, the byte
+ * offsets of records 0, MARK, 2 MARK, … (marks_of). Cut from the log's arena, or its own block
+ * (`own`, from malloc) when bigger than PIECE_MAX. */
 struct chunk {
 	uint8_t *b;
-	size_t len, cap;        /* bytes */
-	uint32_t *marks;        /* byte offsets of records 0, MARK, 2 MARK, … */
-	size_t marks_cap;
-	size_t runs;            /* records in it */
-	size_t start;           /* group index of its first run */
 	const uint32_t *map;    /* cell c is map[c] (a take's map); NULL: as stored */
 	uint64_t each;          /* the weight W_SAME means, when has_each */
-	bool has_each;
+	uint32_t len, cap;      /* bytes */
+	uint32_t runs;          /* records in it */
+	uint32_t start;         /* group index of its first run */
+	bool has_each, own;
 };
 
-/* One group's runs: the chunks' and the open one. */
+/* One group's runs: its chunks (the first in place, the others in `more`) and the open run. */
 struct seq {
-	struct chunk *chunks;
-	size_t nchunks, chunks_cap;
-	size_t runs;            /* in the chunks */
-	size_t samples;         /* in the chunks and the open run */
+	struct chunk first;
+	struct chunk *more;     /* chunks 1 .. nchunks - 1 */
+	uint32_t nchunks, more_cap;
+	uint32_t runs;          /* in the chunks */
+	uint32_t samples;       /* in the chunks and the open run */
 	struct run open;
 	bool has_open;
+};
+
+/* Memory the small chunks are cut from, in blocks freed together: a whole-machine recording has
+ * tens of thousands of threads with a chunk or two each, and a malloc, realloc and free of each
+ * cost more than their records. */
+struct block {
+	struct block *next;
+	size_t used, cap;
+	uint8_t data[];
 };
 
 struct t2f_sample_log {
@@ -68,6 +85,8 @@ struct t2f_sample_log {
 	uint32_t **maps;    /* the cell maps of takes (owned) */
 	size_t nmaps, maps_cap;
 	size_t map_bytes;
+	struct block *blocks; /* the arena: the block cut from first, then older and taken ones */
+	size_t block_bytes;
 };
 
 int t2f_sample_log__new(struct t2f_sample_log **out)
@@ -76,17 +95,53 @@ int t2f_sample_log__new(struct t2f_sample_log **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-static void free_chunk(struct chunk *c)
+static struct chunk *chunk_at(struct seq *q, size_t i)
 {
-	free(c->b);
-	free(c->marks);
+	return i ? &q->more[i - 1] : &q->first;
 }
 
-static void free_chunks(struct seq *l)
+static const struct chunk *chunk_at_c(const struct seq *q, size_t i)
 {
-	for (size_t i = 0; i < l->nchunks; i++)
-		free_chunk(&l->chunks[i]);
-	free(l->chunks);
+	return i ? &q->more[i - 1] : &q->first;
+}
+
+static size_t marks_off(size_t cap)
+{
+	return (cap + 3) & ~(size_t)3;
+}
+
+static size_t marks_room(size_t cap)
+{
+	return cap / MIN_RECORD / MARK + 1;
+}
+
+static uint32_t *marks_of(const struct chunk *c)
+{
+	return (uint32_t *)(void *)(c->b + marks_off(c->cap));
+}
+
+static void free_chunk(struct chunk *c)
+{
+	if (c->own)
+		free(c->b);
+	c->b = NULL;
+}
+
+static void free_chunks(struct seq *q)
+{
+	for (size_t i = 0; i < q->nchunks; i++)
+		free_chunk(chunk_at(q, i));
+	free(q->more);
+}
+
+static void free_blocks(struct block *b)
+{
+	while (b) {
+		struct block *next = b->next;
+
+		free(b);
+		b = next;
+	}
 }
 
 void t2f_sample_log__free(struct t2f_sample_log *l)
@@ -97,6 +152,7 @@ void t2f_sample_log__free(struct t2f_sample_log *l)
 		free_chunks(&l->g[g]);
 	for (size_t i = 0; i < l->nmaps; i++)
 		free(l->maps[i]);
+	free_blocks(l->blocks);
 	free(l->maps);
 	free(l->g);
 	free(l);
@@ -122,7 +178,7 @@ static void encode(struct chunk *c, const struct run *r)
 	unsigned kind = W_SUM;
 
 	if (c->runs % MARK == 0) {
-		c->marks[c->runs / MARK] = (uint32_t)c->len;
+		marks_of(c)[c->runs / MARK] = c->len;
 		c->has_each = false;
 	}
 	if (r->uniform) {
@@ -161,7 +217,7 @@ static inline void decode(struct cursor *k, struct run *r)
 /* A cursor at record `at` of c: at its entry point, then past the records before it. */
 static struct cursor seek(const struct chunk *c, size_t at)
 {
-	struct cursor k = { c->b + c->marks[at / MARK], 0 };
+	struct cursor k = { c->b + marks_of(c)[at / MARK], 0 };
 	struct run skip;
 
 	for (size_t i = at % MARK; i > 0; i--)
@@ -171,54 +227,92 @@ static struct cursor seek(const struct chunk *c, size_t at)
 
 /* ---- adding ---- */
 
-/* An empty chunk of `cap` bytes in *c. 0 or -ENOMEM. */
-static int chunk_init(struct chunk *c, size_t cap)
+/* A piece of `bytes` (a multiple of 4) cut from l's arena. NULL when out of memory. */
+static uint8_t *cut_piece(struct t2f_sample_log *l, size_t bytes)
 {
-	*c = (struct chunk){ .cap = cap, .marks_cap = cap / MIN_RECORD / MARK + 1 };
-	c->b = malloc(cap);
-	c->marks = malloc(c->marks_cap * sizeof(*c->marks));
-	if (!c->b || !c->marks) {
-		free_chunk(c);
-		return -ENOMEM;
+	struct block *b = l->blocks;
+	uint8_t *p;
+
+	if (!b || b->cap - b->used < bytes) { /* each block as big as those before, up to BLOCK */
+		size_t cap = l->block_bytes < FIRST_BLOCK ? FIRST_BLOCK :
+			     l->block_bytes < BLOCK ? l->block_bytes : BLOCK;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->next = l->blocks;
+		b->used = 0;
+		b->cap = cap;
+		l->blocks = b;
+		l->block_bytes += cap;
 	}
-	t2f_mem__huge(c->b);
+	p = b->data + b->used;
+	b->used += bytes;
+	return p;
+}
+
+/* An empty chunk of `cap` bytes in *c, cut from l's arena or (bigger) its own. 0 or -ENOMEM. */
+static int chunk_init(struct t2f_sample_log *l, struct chunk *c, size_t cap)
+{
+	size_t bytes = marks_off(cap) + marks_room(cap) * sizeof(uint32_t);
+
+	*c = (struct chunk){ .cap = (uint32_t)cap, .own = bytes > PIECE_MAX };
+	c->b = c->own ? malloc(bytes) : cut_piece(l, bytes);
+	if (!c->b)
+		return -ENOMEM;
+	if (c->own)
+		t2f_mem__huge(c->b);
 	return 0;
 }
 
-/* Appends an empty chunk, its size following the last one's. */
-static int new_chunk(struct seq *l)
+/* Room for n chunks in q. 0 or -ENOMEM. */
+static int reserve_chunks(struct seq *q, size_t n)
 {
-	const struct chunk *last = l->nchunks ? &l->chunks[l->nchunks - 1] : NULL;
-	size_t cap = last && !last->map && last->cap >= FIRST_CHUNK ? last->cap * 2 : FIRST_CHUNK;
-	int err = t2f_grow((void **)&l->chunks, &l->chunks_cap, l->nchunks, 1,
-			sizeof(*l->chunks), 2, UINT32_MAX);
+	size_t cap = q->more_cap;
+	int err;
+
+	if (n <= (size_t)q->more_cap + 1)
+		return 0;
+	err = t2f_grow((void **)&q->more, &cap, q->nchunks ? q->nchunks - 1 : 0,
+		       n - (q->nchunks ? q->nchunks : 1), sizeof(*q->more), 2, UINT32_MAX);
+	q->more_cap = (uint32_t)cap;
+	return err;
+}
+
+/* Appends an empty chunk, its size following the last one's. */
+static int new_chunk(struct t2f_sample_log *l, struct seq *q)
+{
+	const struct chunk *last = q->nchunks ? chunk_at(q, q->nchunks - 1) : NULL;
+	size_t cap = last && !last->map && last->cap >= FIRST_CHUNK ? (size_t)last->cap * 2 :
+		     FIRST_CHUNK;
+	int err = reserve_chunks(q, (size_t)q->nchunks + 1);
 
 	if (err)
 		return err;
-	err = chunk_init(&l->chunks[l->nchunks], cap < MAX_CHUNK ? cap : MAX_CHUNK);
+	err = chunk_init(l, chunk_at(q, q->nchunks), cap < MAX_CHUNK ? cap : MAX_CHUNK);
 	if (err)
 		return err;
-	l->chunks[l->nchunks++].start = l->runs;
+	chunk_at(q, q->nchunks++)->start = q->runs;
 	return 0;
 }
 
 /* Writes the open run into the chunks. 0 or -ENOMEM (then it stays open). */
-static int close_run(struct seq *l)
+static int close_run(struct t2f_sample_log *l, struct seq *q)
 {
-	struct chunk *c = l->nchunks ? &l->chunks[l->nchunks - 1] : NULL;
+	struct chunk *c = q->nchunks ? chunk_at(q, q->nchunks - 1) : NULL;
 	int err;
 
-	if (!l->has_open)
+	if (!q->has_open)
 		return 0;
 	if (!c || c->map || c->cap - c->len < MAX_RECORD) {
-		err = new_chunk(l);
+		err = new_chunk(l, q);
 		if (err)
 			return err;
-		c = &l->chunks[l->nchunks - 1];
+		c = chunk_at(q, q->nchunks - 1);
 	}
-	encode(c, &l->open);
-	l->runs++;
-	l->has_open = false;
+	encode(c, &q->open);
+	q->runs++;
+	q->has_open = false;
 	return 0;
 }
 
@@ -250,7 +344,7 @@ static int add_slow(struct t2f_sample_log *l, uint32_t g, uint32_t cell, uint64_
 	if (err)
 		return err;
 	q = &l->g[g];
-	err = close_run(q);
+	err = close_run(l, q);
 	if (err)
 		return err;
 	q->open = (struct run){ cell, 1, weight, weight, true };
@@ -295,25 +389,30 @@ size_t t2f_sample_log__group_runs(const struct t2f_sample_log *l, uint32_t g)
 }
 
 /* The chunk holding run idx (< runs), looked for from *hint on (the chunk of the index before). */
-static const struct chunk *chunk_of(const struct seq *l, size_t idx, size_t *hint)
+static const struct chunk *chunk_of(const struct seq *q, size_t idx, size_t *hint)
 {
-	size_t lo = 0, hi = l->nchunks;
-	const struct chunk *c = &l->chunks[*hint < l->nchunks ? *hint : 0];
+	size_t lo = 0, hi = q->nchunks, h = *hint < q->nchunks ? *hint : 0;
+	const struct chunk *c = chunk_at_c(q, h);
 
 	if (idx >= c->start && idx - c->start < c->runs)
 		return c;
-	if (*hint + 1 < l->nchunks && idx >= c[1].start && idx - c[1].start < c[1].runs)
-		return &l->chunks[++*hint];
+	if (h + 1 < q->nchunks) {
+		c = chunk_at_c(q, h + 1);
+		if (idx >= c->start && idx - c->start < c->runs) {
+			*hint = h + 1;
+			return c;
+		}
+	}
 	while (hi - lo > 1) { /* the last chunk starting at or before idx */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (l->chunks[mid].start <= idx)
+		if (chunk_at_c(q, mid)->start <= idx)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	*hint = lo;
-	return &l->chunks[lo];
+	return chunk_at_c(q, lo);
 }
 
 /* Records [at, at + n) of c into out. */
@@ -370,7 +469,7 @@ static int keep_map(struct t2f_sample_log *dst, const uint32_t *cell_map, size_t
 
 /* A chunk that src reads through a map of its own (it took it from another log) is written
  * again with its cells mapped: it then takes the new map alone. 0 or -ENOMEM (c unchanged). */
-static int settle_map(struct chunk *c)
+static int settle_map(struct t2f_sample_log *src, struct chunk *c)
 {
 	struct chunk n;
 	struct cursor k;
@@ -379,7 +478,8 @@ static int settle_map(struct chunk *c)
 
 	if (!c->map)
 		return 0;
-	err = chunk_init(&n, c->runs * MAX_RECORD); /* runs > 0: chunks without are not moved */
+	err = chunk_init(src, &n, (size_t)c->runs * MAX_RECORD); /* runs > 0: chunks without are
+								   * not moved */
 	if (err)
 		return err;
 	k = seek(c, 0);
@@ -408,11 +508,11 @@ static int prepare_take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
 		if (!s->samples)
 			continue;
 		*top = group_map[g] > *top ? group_map[g] : *top;
-		err = close_run(s);
+		err = close_run(src, s);
 		for (size_t i = 0; !err && i < s->nchunks; i++)
-			err = settle_map(&s->chunks[i]);
+			err = settle_map(src, chunk_at(s, i));
 		if (!err && group_map[g] < dst->ng)
-			err = close_run(&dst->g[group_map[g]]);
+			err = close_run(dst, &dst->g[group_map[g]]);
 	}
 	return err;
 }
@@ -429,38 +529,64 @@ static int reserve_taken(struct t2f_sample_log *dst, const struct t2f_sample_log
 		struct seq *d = s->samples ? &dst->g[group_map[g]] : NULL;
 
 		if (d)
-			err = t2f_grow((void **)&d->chunks, &d->chunks_cap, d->nchunks, s->nchunks,
-					sizeof(*d->chunks), 2, UINT32_MAX);
+			err = reserve_chunks(d, (size_t)d->nchunks + s->nchunks);
 	}
 	return err;
+}
+
+/* Gives back the room an own chunk will not use: its records cut to their length, its marks
+ * moved after them. */
+static void trim_chunk(struct chunk *c)
+{
+	size_t nmarks = (c->runs + MARK - 1) / MARK, at = marks_off(c->len);
+	uint8_t *b;
+
+	if (!c->own || c->len == c->cap)
+		return;
+	memmove(c->b + at, marks_of(c), nmarks * sizeof(uint32_t));
+	c->cap = c->len;
+	b = realloc(c->b, at + nmarks * sizeof(uint32_t));
+	c->b = b ? b : c->b;
 }
 
 /* Moves src's chunks after dst's (room reserved, open runs closed), reading through map. */
 static void move_seq(struct seq *dst, struct seq *src, const uint32_t *map)
 {
 	for (size_t i = 0; i < src->nchunks; i++) {
-		struct chunk c = src->chunks[i];
+		struct chunk c = *chunk_at(src, i);
 
 		if (!c.runs) {
 			free_chunk(&c);
 			continue;
 		}
-		if (c.len < c.cap) { /* give back the room it will not use */
-			uint8_t *b = realloc(c.b, c.len);
-			uint32_t *m = realloc(c.marks, (c.runs + MARK - 1) / MARK * sizeof(*m));
-
-			c.b = b ? b : c.b;
-			c.cap = c.len;
-			c.marks = m ? m : c.marks;
-			c.marks_cap = m ? (c.runs + MARK - 1) / MARK : c.marks_cap;
-		}
+		trim_chunk(&c);
 		c.start += dst->runs;
 		c.map = map;
-		dst->chunks[dst->nchunks++] = c;
+		*chunk_at(dst, dst->nchunks++) = c;
 	}
 	dst->runs += src->runs;
 	dst->samples += src->samples;
 	src->nchunks = src->runs = src->samples = 0;
+}
+
+/* Puts src's arena blocks behind dst's first one (which dst goes on cutting from). */
+static void take_blocks(struct t2f_sample_log *dst, struct t2f_sample_log *src)
+{
+	struct block *last = src->blocks;
+
+	if (!last)
+		return;
+	while (last->next)
+		last = last->next;
+	if (dst->blocks) {
+		last->next = dst->blocks->next;
+		dst->blocks->next = src->blocks;
+	} else {
+		dst->blocks = src->blocks;
+	}
+	dst->block_bytes += src->block_bytes;
+	src->blocks = NULL;
+	src->block_bytes = 0;
 }
 
 int t2f_sample_log__take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
@@ -482,23 +608,29 @@ int t2f_sample_log__take(struct t2f_sample_log *dst, struct t2f_sample_log *src,
 	for (size_t g = 0; g < src->ng; g++)
 		if (src->g[g].samples)
 			move_seq(&dst->g[group_map[g]], &src->g[g], map);
+	take_blocks(dst, src);
 	dst->len += src->len;
 	src->len = 0;
 	return 0;
 }
 
-static size_t seq_bytes(const struct seq *l)
+static size_t seq_bytes(const struct seq *q)
 {
-	size_t bytes = l->chunks_cap * sizeof(*l->chunks);
+	size_t bytes = q->more_cap * sizeof(*q->more);
 
-	for (size_t i = 0; i < l->nchunks; i++)
-		bytes += l->chunks[i].cap + l->chunks[i].marks_cap * sizeof(uint32_t);
+	for (size_t i = 0; i < q->nchunks; i++) {
+		const struct chunk *c = chunk_at_c(q, i);
+
+		if (c->own)
+			bytes += marks_off(c->cap) + marks_room(c->cap) * sizeof(uint32_t);
+	}
 	return bytes;
 }
 
 size_t t2f_sample_log__bytes(const struct t2f_sample_log *l)
 {
-	size_t bytes = l->ng * sizeof(*l->g) + l->maps_cap * sizeof(*l->maps) + l->map_bytes;
+	size_t bytes = l->ng * sizeof(*l->g) + l->maps_cap * sizeof(*l->maps) + l->map_bytes +
+		       l->block_bytes;
 
 	for (size_t g = 0; g < l->ng; g++)
 		bytes += seq_bytes(&l->g[g]);
