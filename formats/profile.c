@@ -825,6 +825,11 @@ size_t t2f_profile__thread_run_count(const struct t2f_profile *p, t2f_thread_id 
 	return p->log ? t2f_sample_log__group_runs(p->log, thread) : 0;
 }
 
+uint64_t t2f_profile__thread_log_weight(const struct t2f_profile *p, t2f_thread_id thread)
+{
+	return p->log ? t2f_sample_log__group_weight(p->log, thread) : 0;
+}
+
 struct t2f_sample_run t2f_profile__run_at(const struct t2f_profile *p, t2f_thread_id thread,
 					  size_t idx)
 {

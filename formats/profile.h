@@ -299,6 +299,8 @@ const struct t2f_cell *t2f_profile__cell_at(const struct t2f_profile *p, size_t 
  * decodes up to 31 runs: use t2f_profile__sample_runs for many). */
 size_t t2f_profile__thread_sample_count(const struct t2f_profile *p, t2f_thread_id thread);
 size_t t2f_profile__thread_run_count(const struct t2f_profile *p, t2f_thread_id thread);
+/* The thread's logged samples' weights summed, at most 2^64 - 1 (0 without the log). */
+uint64_t t2f_profile__thread_log_weight(const struct t2f_profile *p, t2f_thread_id thread);
 struct t2f_sample_run t2f_profile__run_at(const struct t2f_profile *p, t2f_thread_id thread,
 					  size_t idx);
 /* Bulk reading (one call per batch, not per run): the thread's runs [from, from + n), all < its

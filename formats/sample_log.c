@@ -25,6 +25,7 @@
 
 #include "formats/diag.h"
 #include "formats/mem.h"
+#include "formats/sat.h"
 #include "formats/varint.h"
 
 #define MARK 32                  /* an entry point every MARK records */
@@ -65,6 +66,7 @@ struct seq {
 	uint32_t nchunks, more_cap;
 	uint32_t runs;          /* in the chunks */
 	uint32_t samples;       /* in the chunks and the open run */
+	uint64_t weight;        /* theirs, summed (at most 2^64 - 1) */
 	struct run open;
 	bool has_open;
 };
@@ -80,7 +82,7 @@ struct block {
 
 struct t2f_sample_log {
 	struct seq *g;      /* per group */
-	size_t ng;          /* groups allocated */
+	size_t ng, g_cap;   /* groups in use (0..ng - 1), room for groups */
 	size_t len;         /* samples of every group */
 	uint32_t **maps;    /* the cell maps of takes (owned) */
 	size_t nmaps, maps_cap;
@@ -316,19 +318,20 @@ static int close_run(struct t2f_sample_log *l, struct seq *q)
 	return 0;
 }
 
-/* Room for groups 0..g. 0 or -ENOMEM. */
+/* Groups 0..g, the new ones empty. 0 or -ENOMEM. Only the groups in use are touched: room past
+ * them is left to the kernel to give when used. */
 static int reserve_groups(struct t2f_sample_log *l, size_t g)
 {
-	size_t n = l->ng;
 	int err;
 
-	if (g < n) /* every sample that opens a run asks */
+	if (g < l->ng) /* every sample that opens a run asks */
 		return 0;
-	err = t2f_grow((void **)&l->g, &n, g, 1, sizeof(*l->g), 8, SIZE_MAX);
+	err = t2f_grow((void **)&l->g, &l->g_cap, l->ng, g + 1 - l->ng, sizeof(*l->g), 8,
+		       SIZE_MAX);
 	if (err)
 		return err;
-	memset(l->g + l->ng, 0, (n - l->ng) * sizeof(*l->g));
-	l->ng = n;
+	memset(l->g + l->ng, 0, (g + 1 - l->ng) * sizeof(*l->g));
+	l->ng = g + 1;
 	return 0;
 }
 
@@ -350,6 +353,7 @@ static int add_slow(struct t2f_sample_log *l, uint32_t g, uint32_t cell, uint64_
 	q->open = (struct run){ cell, 1, weight, weight, true };
 	q->has_open = true;
 	q->samples++;
+	q->weight = t2f_sat_add(q->weight, weight);
 	l->len++;
 	return 0;
 }
@@ -365,6 +369,7 @@ int t2f_sample_log__add(struct t2f_sample_log *l, uint32_t g, uint32_t cell, uin
 		r->weight += weight;
 		r->uniform &= weight == r->each;
 		q->samples++;
+		q->weight = t2f_sat_add(q->weight, weight);
 		l->len++;
 		return 0;
 	}
@@ -381,6 +386,11 @@ size_t t2f_sample_log__count(const struct t2f_sample_log *l)
 size_t t2f_sample_log__group_samples(const struct t2f_sample_log *l, uint32_t g)
 {
 	return g < l->ng ? l->g[g].samples : 0;
+}
+
+uint64_t t2f_sample_log__group_weight(const struct t2f_sample_log *l, uint32_t g)
+{
+	return g < l->ng ? l->g[g].weight : 0;
 }
 
 size_t t2f_sample_log__group_runs(const struct t2f_sample_log *l, uint32_t g)
@@ -566,7 +576,9 @@ static void move_seq(struct seq *dst, struct seq *src, const uint32_t *map)
 	}
 	dst->runs += src->runs;
 	dst->samples += src->samples;
+	dst->weight = t2f_sat_add(dst->weight, src->weight);
 	src->nchunks = src->runs = src->samples = 0;
+	src->weight = 0;
 }
 
 /* Puts src's arena blocks behind dst's first one (which dst goes on cutting from). */
@@ -629,7 +641,7 @@ static size_t seq_bytes(const struct seq *q)
 
 size_t t2f_sample_log__bytes(const struct t2f_sample_log *l)
 {
-	size_t bytes = l->ng * sizeof(*l->g) + l->maps_cap * sizeof(*l->maps) + l->map_bytes +
+	size_t bytes = l->g_cap * sizeof(*l->g) + l->maps_cap * sizeof(*l->maps) + l->map_bytes +
 		       l->block_bytes;
 
 	for (size_t g = 0; g < l->ng; g++)

@@ -37,6 +37,8 @@ int t2f_sample_log__add(struct t2f_sample_log *l, uint32_t g, uint32_t cell, uin
 size_t t2f_sample_log__count(const struct t2f_sample_log *l); /* samples of every group */
 size_t t2f_sample_log__group_samples(const struct t2f_sample_log *l, uint32_t g); /* 0: none */
 size_t t2f_sample_log__group_runs(const struct t2f_sample_log *l, uint32_t g);    /* 0: none */
+/* Group g's samples' weights summed, at most 2^64 - 1. */
+uint64_t t2f_sample_log__group_weight(const struct t2f_sample_log *l, uint32_t g);
 
 /* Group g's runs [from, from + n) (within its run count) into runs[0..n). Finding `from` decodes
  * up to 31 runs before it: read in batches, not a run at a time. */

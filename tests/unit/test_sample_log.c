@@ -118,7 +118,12 @@ static void check_group(const struct t2f_sample_log *l, struct ref *ref, uint32_
 {
 	size_t nruns = t2f_sample_log__group_runs(l, g);
 	struct t2f_log_run one;
+	uint64_t weight = 0;
 
+	for (size_t i = 0; i < ref->len[g]; i++) /* summed, at most 2^64 - 1 */
+		weight = ref->weight[g][i] > UINT64_MAX - weight ? UINT64_MAX :
+			 weight + ref->weight[g][i];
+	assert_int_equal(t2f_sample_log__group_weight(l, g), weight);
 	assert_int_equal(t2f_sample_log__group_samples(l, g), ref->len[g]);
 	assert_true(nruns <= ref->len[g]);
 	for (size_t from = 0; from < nruns; from += 257) /* in order */
