@@ -22,14 +22,19 @@
 
 struct json_object;
 
-/* A piece of the profiles' text: the samples or weights of the runs that start in items
+/* What a job writes of its runs: their samples, their weights, or (a profile in one job) both. */
+enum ss_part { SS_SAMPLES, SS_WEIGHTS, SS_BOTH };
+
+/* A piece of the profiles' text: the samples or weights (or both) of the runs that start in items
  * [begin, end) of thread `thread`, whose items are [0, stop), after heads[head_off, + head_len);
  * `last`: the list's last piece. */
 struct ss_job {
+	size_t head_off;
 	t2f_thread_id thread;
 	uint32_t begin, end, stop;
-	bool weights, last;
-	size_t head_off, head_len;
+	uint32_t head_len;
+	uint8_t part;              /* enum ss_part */
+	bool last;
 };
 
 struct ss {
@@ -41,6 +46,7 @@ struct ss {
 	bool use_log;              /* items are log entries (else cells) */
 	bool addrs;                /* t2f_speedscope_opts.addrs */
 	bool evented;              /* t2f_speedscope_opts.evented, with sample times kept */
+	bool all_ours;             /* every cell is of the written event */
 	uint32_t thread_count;
 	struct t2f_frame_names *names;
 	uint32_t *frame_shared;    /* per frame id: shared index + 1; 0 = not written */
@@ -57,7 +63,7 @@ struct ss {
 	uint32_t *scratch;         /* per thread: max_depth + 1 entries for ss_stacks__put */
 	struct t2f_buf heads;      /* the profiles' texts before their samples */
 	struct ss_job *jobs;       /* pieces of the profiles' text, in order */
-	size_t job_count, job_cap;
+	size_t job_count;
 	size_t *group_start;       /* jobs made as one piece: [group_start[g], group_start[g + 1]) */
 	size_t group_count;
 	size_t group_most;         /* the items of the largest piece */
@@ -82,7 +88,7 @@ struct ss_item {
 };
 
 #define SS_BATCH 512           /* items read at a time */
-#define SS_WRITE_BATCH 65536   /* items of a piece of text (writers/par_text.h) */
+#define SS_WRITE_BATCH 16384   /* items of a piece of text (writers/par_text.h) */
 
 /* speedscope_items.c */
 

@@ -16,11 +16,13 @@ int ss_cells(struct ss *s)
 	s->cells = malloc((n ? n : 1) * sizeof(*s->cells));
 	if (!s->cells)
 		return -ENOMEM;
+	s->all_ours = true;
 	for (size_t i = 0; i < n; i++) {
 		const struct t2f_cell *c = t2f_profile__cell_at(s->p, i);
 		bool ours = c->event == s->event && c->thread >= 1 && c->thread <= s->thread_count;
 
 		s->cells[i] = (struct ss_cell){ c->node, ours ? c->thread : 0, c->samples, c->weight };
+		s->all_ours &= ours;
 	}
 	return 0;
 }
@@ -86,12 +88,21 @@ static void ss_count(struct ss *s, uint8_t *seen, t2f_thread_id t, t2f_node_id n
 }
 
 /* Without weight-0 samples, a thread's items are the samples of its cells: scanned from the
- * cells, not from every logged sample; unless the cells count threads of one name together
- * (t2f_profile__fold_threads: the log alone tells them apart). */
+ * cells, not from every logged sample. When the cells count threads of one name together
+ * (t2f_profile__fold_threads), each thread's total is its log's, which holds samples of the
+ * written event alone when every cell does. */
 static bool ss_cells_suffice(const struct ss *s)
 {
 	return s->use_log && (s->counts || !t2f_profile__weightless_samples(s->p)) &&
-	       !t2f_profile__folds_threads(s->p);
+	       (!t2f_profile__folds_threads(s->p) || s->all_ours);
+}
+
+/* Each thread's total from its log (cells folded, every one of the written event). */
+static void ss_log_totals(struct ss *s)
+{
+	for (t2f_thread_id t = 1; t <= s->thread_count; t++)
+		s->totals[t] = s->counts ? t2f_profile__thread_sample_count(s->p, t) :
+			       t2f_profile__thread_log_weight(s->p, t);
 }
 
 /* Pass 1: per-thread totals, used frames, max depth. */
@@ -115,6 +126,8 @@ int ss_scan(struct ss *s)
 				ss_count(s, seen, c->thread, c->node,
 					 s->counts ? c->samples : c->weight);
 		}
+		if (t2f_profile__folds_threads(s->p))
+			ss_log_totals(s);
 	}
 	for (t2f_thread_id t = 1; !ss_cells_suffice(s) && t <= s->thread_count; t++) {
 		size_t count = ss_item_count(s, t);

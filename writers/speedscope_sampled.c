@@ -1,7 +1,7 @@
 /* writers/speedscope_sampled.c: the "sampled" profiles' text (pass 4 of writers/speedscope.c):
- * each profile's head made on the calling thread, its samples and weights cut into jobs of
- * SS_WRITE_BATCH items, grouped into pieces that writers/par_text.h formats on threads and
- * writes in order. */
+ * each profile's head made on the calling thread, its samples and weights made by one job (up to
+ * SS_WRITE_BATCH items) or cut into jobs of SS_WRITE_BATCH items, grouped into pieces that
+ * writers/par_text.h formats on threads and writes in order. */
 #include "writers/speedscope_int.h"
 
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #include "formats/buf.h"
 #include "formats/decimal.h"
-#include "formats/grow.h"
+#include "formats/diag.h"
 #include "formats/sat.h"
 #include "writers/par_text.h"
 #include "writers/speedscope_stacks.h"
@@ -143,15 +143,16 @@ static bool ss_written_before(struct ss_reader *r, uint32_t i, t2f_node_id *node
 	return false;
 }
 
-/* Appends the stacks, or the weights, of job j's runs to b, comma-separated (with a comma before
- * a run that is not its profile's first). A run is a row of a thread's items with the same stack,
- * written as one sample of their summed weight: speedscope's importer adds such samples into one
- * anyway (src/lib/profile.ts, _appendSample). A run belongs to the job it starts in, which reads
- * on past its end for it. Reads s only (scratch: max_depth + 1 entries). 0 or -ENOMEM. */
-static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2f_buf *b,
-			   uint32_t *scratch)
+/* Appends the stacks, or (of_weights) the weights, of job j's runs to b, comma-separated (with a
+ * comma before a run that is not its profile's first), reading the items through r (made for the
+ * job's thread: a job of both lists reads a short thread's items once). A run is a row of a
+ * thread's items with the same stack, written as one sample of their summed weight: speedscope's
+ * importer adds such samples into one anyway (src/lib/profile.ts, _appendSample). A run belongs
+ * to the job it starts in, which reads on past its end for it. Reads s only (scratch: max_depth +
+ * 1 entries). 0 or -ENOMEM. */
+static int ss_format_items(const struct ss *s, const struct ss_job *j, struct ss_reader *r,
+			   bool of_weights, struct t2f_buf *b, uint32_t *scratch)
 {
-	struct ss_reader r;
 	uint32_t i;
 	struct ss_weights weights = { 0 };
 	struct ss_stack_view view;
@@ -159,26 +160,25 @@ static int ss_format_items(const struct ss *s, const struct ss_job *j, struct t2
 	bool comma;
 	int err = 0;
 
-	ss_reader_init(&r, s, j->thread, j->stop);
-	i = ss_next_written(&r, j->begin, j->end);
+	i = ss_next_written(r, j->begin, j->end);
 	if (i == j->end) /* nothing written here (a zero stretch: no need to look back) */
 		return 0;
-	if (j->weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * SS_WEIGHT_ROOM))
+	if (of_weights && t2f_buf__reserve(b, (size_t)(j->end - j->begin) * SS_WEIGHT_ROOM))
 		return -ENOMEM;
 	ss_stacks__view(s->stacks, &view);
-	comma = ss_written_before(&r, j->begin, &before);
+	comma = ss_written_before(r, j->begin, &before);
 	if (comma) /* a run from the job before goes on here: it was written there */
 		for (const struct ss_item *it; i < j->end; i++) {
-			it = ss_item_at(&r, i, false);
+			it = ss_item_at(r, i, false);
 			if (it->weight && it->node != before)
 				break;
 		}
-	while (!err && (i = ss_next_written(&r, i, j->end)) < j->end) {
-		t2f_node_id node = ss_item_at(&r, i, false)->node;
+	while (!err && (i = ss_next_written(r, i, j->end)) < j->end) {
+		t2f_node_id node = ss_item_at(r, i, false)->node;
 		uint64_t w;
 
-		i = ss_run(&r, i, &w);
-		if (j->weights) {
+		i = ss_run(r, i, &w);
+		if (of_weights) {
 			b->p[b->len] = ','; /* room for SS_WEIGHT_ROOM bytes a run was reserved */
 			b->len += comma;
 			ss_put_weight(b, &weights, w);
@@ -207,26 +207,34 @@ static int ss_put_head(struct ss *s, t2f_thread_id t, const char *unit, bool fir
 	return t2f_buf__puts(b, ",\"samples\":[");
 }
 
-/* Jobs for one profile: its samples, then its weights, SS_WRITE_BATCH items a job. */
-static int ss_add_jobs(struct ss *s, t2f_thread_id t, size_t head_off, size_t head_len)
+/* The jobs of a profile of n items: one for both lists, or its samples, then its weights, in
+ * SS_WRITE_BATCH items a job. */
+static size_t ss_jobs_of(size_t n)
 {
-	uint32_t begin = 0, end = (uint32_t)ss_item_count(s, t);
+	return n <= SS_WRITE_BATCH ? 1 : 2 * ((n + SS_WRITE_BATCH - 1) / SS_WRITE_BATCH);
+}
 
-	for (int weights = 0; weights < 2; weights++) {
-		for (uint32_t from = begin, n; from < end; from += n) {
+/* Thread t's jobs, after s->job_count (room made). */
+static void ss_add_jobs(struct ss *s, t2f_thread_id t, size_t head_off, size_t head_len)
+{
+	uint32_t end = (uint32_t)ss_item_count(s, t);
+
+	if (end <= SS_WRITE_BATCH) {
+		s->jobs[s->job_count++] = (struct ss_job){
+			.thread = t, .end = end, .stop = end, .part = SS_BOTH, .last = true,
+			.head_off = head_off, .head_len = (uint32_t)head_len };
+		return;
+	}
+	for (uint8_t part = SS_SAMPLES; part <= SS_WEIGHTS; part++) {
+		for (uint32_t from = 0, n; from < end; from += n) {
 			n = end - from < SS_WRITE_BATCH ? end - from : SS_WRITE_BATCH;
-			if (t2f_grow((void **)&s->jobs, &s->job_cap, s->job_count, 1, sizeof(*s->jobs),
-				     64, SIZE_MAX))
-				return -ENOMEM;
 			s->jobs[s->job_count++] = (struct ss_job){
 				.thread = t, .begin = from, .end = from + n, .stop = end,
-				.weights = weights,
-				.last = from + n == end,
-				.head_off = from == begin && !weights ? head_off : 0,
-				.head_len = from == begin && !weights ? head_len : 0 };
+				.part = part, .last = from + n == end,
+				.head_off = from == 0 && part == SS_SAMPLES ? head_off : 0,
+				.head_len = from == 0 && part == SS_SAMPLES ? (uint32_t)head_len : 0 };
 		}
 	}
-	return 0;
 }
 
 /* One job's text: the profile's head before its first samples, the runs, and after the last one
@@ -234,12 +242,18 @@ static int ss_add_jobs(struct ss *s, t2f_thread_id t, size_t head_off, size_t he
 static int ss_job_text(const struct ss *s, const struct ss_job *j, unsigned worker,
 		       struct t2f_buf *b)
 {
-	int err = t2f_buf__put(b, s->heads.p + j->head_off, j->head_len) ?:
-		  ss_format_items(s, j, b, s->scratch + (size_t)worker * (s->max_depth + 1));
+	uint32_t *scratch = s->scratch + (size_t)worker * (s->max_depth + 1);
+	struct ss_reader r;
+	int err = t2f_buf__put(b, s->heads.p + j->head_off, j->head_len);
 
-	if (err || !j->last)
-		return err;
-	return t2f_buf__puts(b, j->weights ? "]}" : "],\"weights\":[");
+	ss_reader_init(&r, s, j->thread, j->stop);
+	if (!err && j->part != SS_WEIGHTS)
+		err = ss_format_items(s, j, &r, false, b, scratch) ?:
+		      (j->last ? t2f_buf__puts(b, "],\"weights\":[") : 0);
+	if (!err && j->part != SS_SAMPLES)
+		err = ss_format_items(s, j, &r, true, b, scratch) ?:
+		      (j->last ? t2f_buf__puts(b, "]}") : 0);
+	return err;
 }
 
 /* One piece: the jobs of group idx, in order. */
@@ -264,7 +278,8 @@ static int ss_group_jobs(struct ss *s)
 	if (!s->group_start)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->job_count; i++) {
-		size_t n = s->jobs[i].end - s->jobs[i].begin;
+		size_t n = (size_t)(s->jobs[i].end - s->jobs[i].begin) *
+			   (s->jobs[i].part == SS_BOTH ? 2 : 1);
 
 		if (i == 0 || items + n > SS_WRITE_BATCH) {
 			s->group_start[s->group_count++] = i;
@@ -282,15 +297,24 @@ static int ss_group_jobs(struct ss *s)
 int ss_write_profiles(struct ss *s, const char *unit)
 {
 	bool first = true;
+	size_t jobs = 0;
 	int err = 0;
 
+	for (t2f_thread_id t = 1; t <= s->thread_count; t++)
+		jobs += s->totals[t] ? ss_jobs_of(ss_item_count(s, t)) : 0;
+	s->jobs = malloc((jobs ? jobs : 1) * sizeof(*s->jobs));
+	if (!s->jobs)
+		return -ENOMEM;
 	for (t2f_thread_id t = 1; !err && t <= s->thread_count; t++) {
 		size_t off = s->heads.len;
 
 		if (!s->totals[t])
 			continue;
-		err = ss_put_head(s, t, unit, first, &s->heads) ?:
-		      ss_add_jobs(s, t, off, s->heads.len - off);
+		err = ss_put_head(s, t, unit, first, &s->heads);
+		if (!err && s->heads.len - off > UINT32_MAX)
+			err = -T2F_ERR_LIMIT;
+		if (!err)
+			ss_add_jobs(s, t, off, s->heads.len - off);
 		first = false;
 	}
 	err = err ?: ss_group_jobs(s);

@@ -265,8 +265,8 @@ static void test_fold_threads(void **state)
 
 /* speedscope's profiles are per thread from the sample log, also when the session folds the
  * threads' cells: the same bytes as a session that does not fold, with a second event's samples
- * (left out of the profiles) between them. */
-static void test_fold_threads_speedscope(void **state)
+ * (left out of the profiles) between them (with_other) or without. */
+static void check_fold_speedscope(bool with_other)
 {
 	static const char two[] =
 		"sh  7  10.015000:    1000 cpu-clock: \n\tffff1 spin (/bin/sh)\n\n"
@@ -279,8 +279,12 @@ static void test_fold_threads_speedscope(void **state)
 	struct t2f_write_options w = wopts(T2F_FORMAT_SPEEDSCOPE);
 	char *buf[2] = { NULL, NULL };
 	size_t len[2] = { 0, 0 };
+	char in[sizeof(two)];
+	const char *other = strstr(two, "sh  8  10.016500"), *after = strstr(other, "cc  9");
 
-	(void)state;
+	/* without the other event: the input less its sched_switch sample */
+	memcpy(in, two, (size_t)(other - two));
+	strcpy(in + (other - two), with_other ? other : after);
 	for (int fold = 0; fold < 2; fold++) {
 		struct t2f_options o = opts(fold ? T2F_FORMAT_BIT(T2F_FORMAT_COLLAPSED) |
 						   T2F_FORMAT_BIT(T2F_FORMAT_SPEEDSCOPE) : 0, &l);
@@ -288,7 +292,7 @@ static void test_fold_threads_speedscope(void **state)
 
 		o.fold_threads = fold;
 		assert_int_equal(t2f_session_new(&o, &s), 0);
-		assert_int_equal(t2f_session_add_bytes(s, two, strlen(two), "t.txt"), 0);
+		assert_int_equal(t2f_session_add_bytes(s, in, strlen(in), "t.txt"), 0);
 		assert_int_equal(t2f_session_write_mem(s, &w, &buf[fold], &len[fold]), 0);
 		t2f_session_free(s);
 	}
@@ -302,6 +306,13 @@ static void test_fold_threads_speedscope(void **state)
 	assert_non_null(strstr(buf[1], "\"weights\":[1000,3000,1000]}"));
 	t2f_free(buf[0]);
 	t2f_free(buf[1]);
+}
+
+static void test_fold_threads_speedscope(void **state)
+{
+	(void)state;
+	check_fold_speedscope(true);
+	check_fold_speedscope(false);
 }
 
 /* Inputs after the resolve stage; a missing file, then the others. */
