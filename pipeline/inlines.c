@@ -349,21 +349,88 @@ static int inl_node(struct inl *x, t2f_node_id nd, int at)
 	return err;
 }
 
+/* Frames whose chain is the frame alone (no DWARF lookup, no name to find for it), gathered
+ * so that their frames in the new profile are found or added together, their index slots asked
+ * for ahead (t2f_profile__frames): on a whole-machine recording they are nearly all. */
+#define INL_BATCH 256
+struct inl_batch {
+	size_t n;
+	t2f_frame_id id[INL_BATCH];
+	uint8_t at[INL_BATCH];
+	struct t2f_frame g[INL_BATCH];
+	t2f_frame_id out[INL_BATCH];
+};
+
+/* Whether frame id's chain in form `at` is its base frame alone: *g, that frame. */
+static bool inl_alone(const struct inl *x, t2f_frame_id id, int at, struct t2f_frame *g)
+{
+	const struct t2f_frame *f = t2f_profile__frame_at(x->p, id);
+
+	if (x->lookup[at == AT_CALL][id])
+		return false;
+	*g = inl_base(x, f);
+	return !(f->unwound && g->name);
+}
+
+/* The batch's frames into the new profile and their chains (the other form's too: without a
+ * lookup the two are one, as inl_chain makes them). */
+static int inl_flush(struct inl *x, struct inl_batch *b)
+{
+	int err = t2f_grow((void **)&x->pool, &x->cap_pool, x->n_pool, b->n, sizeof(*x->pool),
+			   256, UINT32_MAX) ?:
+		  (b->n ? t2f_profile__frames(x->q, b->n, b->g, b->out) : 0);
+
+	for (size_t i = 0; i < b->n && !err; i++) {
+		struct inl_chain c = { (uint32_t)x->n_pool, 1 };
+
+		x->pool[x->n_pool++] = b->out[i];
+		x->chains[b->at[i] == AT_CALL][b->id[i]] = c;
+		x->chains[b->at[i] != AT_CALL][b->id[i]] = c;
+	}
+	b->n = 0;
+	return err;
+}
+
+/* Frame id's chain in form `at`: gathered in b when it is the frame alone, else (b's before it
+ * made first) made here. */
+static int inl_chain_at(struct inl *x, struct inl_batch *b, t2f_frame_id id, int at)
+{
+	const struct inl_chain *c;
+	int err;
+
+	if (x->chains[at == AT_CALL][id].len)
+		return 0;
+	if (inl_alone(x, id, at, &b->g[b->n])) {
+		b->id[b->n] = id;
+		b->at[b->n++] = (uint8_t)at;
+		return b->n == INL_BATCH ? inl_flush(x, b) : 0;
+	}
+	err = inl_flush(x, b);
+	return err ?: inl_chain(x, id, at, &c);
+}
+
 /* Every chain the stacks use, made in the old frames' id order: the new frames come in that
  * order, whatever the order of the nodes (two readers of one recording may build different
  * tries, one frame per address or per name, but give their frames the same order). */
 static int inl_chains(struct inl *x)
 {
 	uint32_t nf = t2f_profile__frame_count(x->p);
-	const struct inl_chain *c;
-	int err = 0;
+	struct inl_batch *b = malloc(sizeof(*b));
+	int err = b ? 0 : -ENOMEM;
 
+	if (b)
+		b->n = 0;
 	for (t2f_frame_id f = 1; f <= nf && !err; f++) {
+		bool ip_alone = (x->forms[f] & AT_IP) && !x->lookup[0][f];
+
 		if (x->forms[f] & AT_IP)
-			err = inl_chain(x, f, AT_IP, &c);
-		if (!err && (x->forms[f] & AT_CALL))
-			err = inl_chain(x, f, AT_CALL, &c);
+			err = inl_chain_at(x, b, f, AT_IP);
+		/* a frame alone at its address is alone at its call: made with the first */
+		if (!err && (x->forms[f] & AT_CALL) && !ip_alone)
+			err = inl_chain_at(x, b, f, AT_CALL);
 	}
+	err = err ?: inl_flush(x, b);
+	free(b);
 	return err;
 }
 
