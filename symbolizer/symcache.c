@@ -507,22 +507,31 @@ uint64_t t2f_symcache__missing(const struct t2f_symcache *c)
 	return c->h->missing;
 }
 
+/* The address of element i of arr (stride bytes apart, the address first). */
+static inline uint64_t addr_at(const uint8_t *arr, uint64_t i, size_t stride)
+{
+	uint64_t at;
+
+	memcpy(&at, arr + i * stride, sizeof(at));
+	return at;
+}
+
 /* The index of the first element of a sorted array (stride bytes apart, the address first)
- * whose address is at least va. */
+ * whose address is at least va. Halves without a branch on the comparison (a conditional
+ * move): a run's lookups land anywhere, so such a branch is mispredicted every other step. */
 static uint64_t lower_bound(const uint8_t *arr, uint64_t n, size_t stride, uint64_t va)
 {
-	uint64_t lo = 0, hi = n;
+	uint64_t base = 0, len = n;
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2, at;
+	if (!n)
+		return 0;
+	while (len > 1) {
+		uint64_t half = len / 2;
 
-		memcpy(&at, arr + mid * stride, sizeof(at));
-		if (at < va)
-			lo = mid + 1;
-		else
-			hi = mid;
+		base = addr_at(arr, base + half - 1, stride) < va ? base + half : base;
+		len -= half;
 	}
-	return lo;
+	return base + (addr_at(arr, base, stride) < va);
 }
 
 #define FIND(c, i, type, va, out)                                                          \
