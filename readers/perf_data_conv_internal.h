@@ -15,7 +15,7 @@
 #define PDC_STACK_TOP 512u    /* bytes of a stack copy kept when the file holds it (the top
 				* a shallow stack's walk reads) */
 #define PDC_KERNEL_PID (-1)    /* the frame cache's process for kernel ips */
-#define PDC_L1_BITS 14         /* the frame cache's direct-mapped front: 16384 entries */
+#define PDC_L1_BITS 12         /* the frame cache's direct-mapped front: 4096 entries (128 KiB) */
 
 /* A SAMPLE entry's sched_switch, with a derive stage (in fields samples do not use): ppid the
  * prev_pid, ptid the next_pid, flags PDC_SWITCH | the prev_state's enum t2f_cpu_state. */
