@@ -83,7 +83,6 @@ struct ss_cell {
 
 struct ss_item {
 	t2f_node_id node;
-	t2f_thread_id thread;
 	uint64_t weight;
 };
 

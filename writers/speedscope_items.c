@@ -55,7 +55,6 @@ void ss_items(const struct ss *s, t2f_thread_id t, size_t from, size_t n,
 		const struct ss_cell *c = &s->cells[runs[i].cell];
 
 		it[i].node = c->node;
-		it[i].thread = c->thread ? t : 0;
 		it[i].weight = !c->thread ? 0 : !s->counts ? runs[i].weight :
 			       s->use_log ? runs[i].samples : c->samples;
 	}
