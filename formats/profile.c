@@ -75,6 +75,7 @@ static void free_unkept(struct t2f_profile *p)
 	free(p->inputs);
 	free(p->folds.data);
 	t2f_hashmap__free(p->comm_ix);
+	t2f_profile__free_lefts(p);
 }
 
 void t2f_profile__free(struct t2f_profile *p)
@@ -461,6 +462,7 @@ static bool frame_eq(const void *ctx, uint32_t id)
 
 	return f->name == q->key->name && f->module == q->key->module && f->kind == q->key->kind &&
 	       f->has_addr == q->key->has_addr && f->unwound == q->key->unwound &&
+	       f->addr_left == q->key->addr_left &&
 	       f->addr == q->key->addr &&
 	       f->space == q->key->space && f->file == q->key->file && f->line == q->key->line &&
 	       f->fn_file == q->key->fn_file && f->fn_line == q->key->fn_line &&
@@ -474,7 +476,8 @@ void t2f_profile__limit_frames(struct t2f_profile *p, uint32_t max)
 
 bool t2f_profile__frames_full(const struct t2f_profile *p)
 {
-	return p->frame_limit && p->frames.len - 1 >= p->frame_limit;
+	return p->frame_limit &&
+	       (p->frames.len - 1 >= p->frame_limit || p->lefts.len >= p->frame_limit);
 }
 
 int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_frame_id *out)

@@ -95,6 +95,9 @@ struct t2f_frame {
 			       * every frame when the reader was asked to keep addresses) */
 	enum t2f_frame_kind kind;
 	bool has_addr;
+	bool addr_left;       /* made without its address: no build-id was known for its module
+			       * when it was read, so nothing could name it by address; the
+			       * addresses left out are t2f_profile__leave_addr's */
 	bool unwound;         /* a user frame found by unwinding a `--call-graph dwarf` sample's
 			       * stack copy: perf names those from DWARF, not from its symbol
 			       * table (pipeline/inlines.h) */
@@ -204,11 +207,21 @@ struct t2f_derive;
 int t2f_profile__enable_derive(struct t2f_profile *p, const struct t2f_derive_opts *o);
 struct t2f_derive *t2f_profile__derive(const struct t2f_profile *p);
 
-/* At most `max` distinct frames (0: as many as ids allow); past it t2f_profile__frame, and so a
- * merge, fails with -T2F_ERR_LIMIT. Bounds the memory a hostile input can make the model take. */
+/* At most `max` distinct frames (0: as many as ids allow), and as many left addresses
+ * (t2f_profile__leave_addr); past it t2f_profile__frame or __leave_addr, and so a merge, fails
+ * with -T2F_ERR_LIMIT. Bounds the memory a hostile input can make the model take. */
 void t2f_profile__limit_frames(struct t2f_profile *p, uint32_t max);
 /* Whether a failure was that limit: the frame table holds `max` frames. */
 bool t2f_profile__frames_full(const struct t2f_profile *p);
+
+/* The addresses frames were made without (t2f_frame.addr_left): a reader records each (frame,
+ * address) pair it left out, each kept once, so that the resolve stage counts the frames it
+ * could not name as one an address, as it would have had them. Frame ids of the profile as read
+ * (the inline stage's new stacks carry none); merges map them. 0 or -ENOMEM. */
+int t2f_profile__leave_addr(struct t2f_profile *p, t2f_frame_id frame, uint64_t addr);
+/* How many pairs, and the frame of the i-th (0-based, i below the count). */
+size_t t2f_profile__left_addr_count(const struct t2f_profile *p);
+t2f_frame_id t2f_profile__left_addr_frame(const struct t2f_profile *p, size_t i);
 
 /* Counts the samples of threads with one comm and input under the first such thread: a cell
  * is then (stack node, that thread, event), and cell_at's thread is that thread, not the one

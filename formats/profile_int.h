@@ -51,7 +51,21 @@ struct t2f_profile {
 	bool fold;
 	struct vec folds;
 	struct t2f_hashmap *comm_ix;
+	/* t2f_profile__leave_addr's (frame, address) pairs (struct t2f_left_addr), each once */
+	struct vec lefts;
+	struct t2f_hashmap *left_ix; /* NULL until the first */
 };
+
+struct t2f_left_addr {
+	t2f_frame_id frame;
+	uint64_t addr;
+};
+
+/* profile_left.c: the merge step of the left addresses (src's frames mapped by frame_map), and
+ * freeing them. 0 or -ENOMEM. */
+int t2f_profile__merge_lefts(struct t2f_profile *dst, const struct t2f_profile *src,
+			     const t2f_frame_id *frame_map);
+void t2f_profile__free_lefts(struct t2f_profile *p);
 
 #define VEC_AT(v, type, i) (&((type *)(v).data)[i])
 
@@ -70,6 +84,7 @@ static inline struct t2f_frame t2f_profile__frame_key(const struct t2f_frame *f)
 {
 	return (struct t2f_frame){ .name = f->name, .module = f->module, .kind = f->kind,
 				   .has_addr = f->has_addr, .unwound = f->unwound,
+				   .addr_left = f->addr_left,
 				   .addr = f->has_addr ? f->addr : 0,
 				   .space = f->has_addr ? f->space : T2F_SPACE_FILE_OFF,
 				   .file = f->file, .line = f->line, .fn_file = f->fn_file,

@@ -184,6 +184,12 @@ static int merge_frames(struct t2f_profile *dst, const struct t2f_profile *src,
 	return 0;
 }
 
+static int merge_lefts(struct t2f_profile *dst, const struct t2f_profile *src,
+		       struct id_maps *m)
+{
+	return t2f_profile__merge_lefts(dst, src, m->frame);
+}
+
 /* src's node ids (1..) by depth, in id order within a depth: a node comes after its parent. */
 static int nodes_by_depth(const struct t2f_profile *src, uint32_t **out)
 {
@@ -499,7 +505,7 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
 {
 	static const merge_step_fn steps[] = {
 		merge_strings, merge_threads, merge_events, merge_frames,
-		merge_nodes, merge_module_maps, merge_cells,
+		merge_lefts, merge_nodes, merge_module_maps, merge_cells,
 	};
 	struct id_maps m = { 0 };
 	int err = t2f_profile__indexes(dst) ?: id_maps_alloc(&m, src, n_ins);

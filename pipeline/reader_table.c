@@ -115,6 +115,7 @@ static int t2f_ps_open(struct t2f_profile *p, struct t2f_diag *d, const char *na
 		return err;
 	t2f_perf_script__keep_addrs(ps, o->keep_addrs);
 	t2f_perf_script__unknown_addrs(ps, o->addr_wanted, o->addr_ctx);
+	t2f_perf_script__addrs_need_ids(ps, o->addrs_need_ids);
 	t2f_perf_script__timeless(ps, o->timeless);
 	t2f_perf_script__filter(ps, o->filter);
 	*out = ps;

@@ -28,6 +28,7 @@ struct t2f_read_opts {
 	t2f_perf_script_addr_fn addr_wanted; /* perf script: which unnamed frames keep theirs
 					      * (NULL: every one) */
 	void *addr_ctx;                      /* passed to addr_wanted */
+	bool addrs_need_ids;                 /* perf script: t2f_perf_script__addrs_need_ids */
 	bool timeless;                       /* perf script: headers may lack the time */
 	const struct t2f_sample_filter *filter; /* perf script, .nettrace: the samples kept
 						 * (formats/sample_filter.h; NULL: all) */

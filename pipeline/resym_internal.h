@@ -87,6 +87,8 @@ struct t2f_resym {
 	uint32_t tried, unresolved;      /* frames looked up, and those of them left unnamed */
 	struct t2f_resym_place *places;  /* per frame id: where it is, when found */
 	uint32_t n_places;               /* frame ids 0..n_places - 1 */
+	uint32_t *lefts;                 /* per frame id: the addresses it was made without
+					  * (t2f_frame.addr_left), or NULL when none was */
 };
 
 #endif

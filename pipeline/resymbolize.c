@@ -50,6 +50,8 @@ static bool t2f_resym_wanted(const struct t2f_profile *p, const struct t2f_frame
 	size_t len;
 	const char *path;
 
+	if (f->addr_left) /* counted: see t2f_resym_frame */
+		return true;
 	if (!f->has_addr || !f->module || (f->module_names && f->space == T2F_SPACE_ABS))
 		return false;
 	path = t2f_profile__str(p, f->module, &len);
@@ -318,7 +320,7 @@ static int t2f_resym_oom(struct t2f_diag *d, const struct t2f_profile *p,
 static bool t2f_resym_looks_up(const struct t2f_resym *r, const struct t2f_frame *f,
 			       const struct t2f_resym_mod *m)
 {
-	return m->kind == T2F_FRAME_USER && f->space != T2F_SPACE_ABS &&
+	return m->kind == T2F_FRAME_USER && f->space != T2F_SPACE_ABS && !f->addr_left &&
 	       (m->has_id || m->by_path || r->unsafe);
 }
 
@@ -510,6 +512,10 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 	int err;
 
 	err = t2f_resym_mod_of(r, p, f, &m);
+	if (!err && f->addr_left) { /* the frames of one address each it stands for: no build-id */
+		m->no_id += r->lefts ? r->lefts[id] : 0;
+		return t2f_resym_missed(r, p, id, m, false);
+	}
 	if (!err && m->kind != T2F_FRAME_USER)
 		return t2f_resym_text_frame(r, p, id, m);
 	if (!err && (f->space == T2F_SPACE_ABS || (!m->has_id && !m->by_path && !r->unsafe))) {
@@ -543,6 +549,25 @@ static bool t2f_resym_any(const struct t2f_profile *p, const struct t2f_resym_op
 		if (t2f_resym_wanted(p, t2f_profile__frame_at(p, id), o))
 			return true;
 	return false;
+}
+
+/* The addresses each frame was made without (t2f_profile__leave_addr). 0 or -ENOMEM. */
+static int t2f_resym_count_lefts(struct t2f_resym *r, const struct t2f_profile *p)
+{
+	size_t n = t2f_profile__left_addr_count(p);
+
+	if (!n)
+		return 0;
+	r->lefts = calloc(r->n_places, sizeof(*r->lefts));
+	if (!r->lefts)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		t2f_frame_id id = t2f_profile__left_addr_frame(p, i);
+
+		if (id < r->n_places)
+			r->lefts[id]++;
+	}
+	return 0;
 }
 
 static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
@@ -614,7 +639,7 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	r->ks_whole = o;
 	r->places = calloc((size_t)n + 1, sizeof(*r->places));
 	r->n_places = n + 1;
-	err = r->places ? t2f_resym_setup(r, p, o, d) : -ENOMEM;
+	err = r->places ? t2f_resym_count_lefts(r, p) ?: t2f_resym_setup(r, p, o, d) : -ENOMEM;
 	if (!err && o->threads >= 2)
 		err = t2f_resym_ahead(r, p, o, d);
 	for (t2f_frame_id id = 1; id <= n && !err; id++) {
@@ -664,6 +689,7 @@ void t2f_resym__free(struct t2f_resym *r)
 	free(r->env_dirs);
 	t2f_buf__free(&r->name);
 	free(r->places);
+	free(r->lefts);
 	free(r);
 }
 

@@ -47,6 +47,24 @@ static bool t2f_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso
 	return t2f_resym__wants(&s->ropts, kind, dso, len, named);
 }
 
+/* Whether a text's user frames keep their addresses only once it gives a build-id
+ * (t2f_perf_script__addrs_need_ids): when nothing else will give their modules one, as the
+ * resolve stage looks up no module of a text without (the text says nothing of the machine it
+ * was recorded on: no trust by path). Not where the output shows addresses. */
+static bool t2f_text_needs_ids(const struct t2f_session *s)
+{
+	const struct t2f_profile *p = s->profile;
+	uint32_t n = t2f_profile__module_map_count(p);
+
+	if (s->o.resymbolize || s->o.addrs || (s->needs & T2F_NEEDS_ADDRS) || s->o.buildids ||
+	    s->o.unsafe_build_id_match)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (t2f_profile__module_map_at(p, i)->build_id)
+			return false;
+	return true;
+}
+
 /* perf.data frames are all unnamed until re-symbolization. */
 static bool t2f_data_addr_wanted(void *ctx, enum t2f_frame_kind kind, const char *dso,
 				 size_t len)
@@ -126,6 +144,7 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 		.keep_addrs = s->o.resymbolize,
 		.addr_wanted = t2f_addr_wanted,
 		.addr_ctx = s,
+		.addrs_need_ids = t2f_text_needs_ids(s),
 		.event = s->o.event,
 	};
 	const char *max = getenv("T2F_PPROF_MAX_BYTES"); /* a lower limit, for tests */
@@ -201,6 +220,7 @@ static int t2f_read_parallel(struct t2f_session *s, uint32_t i, struct t2f_input
 		.filter = r->sf,
 		.addr_wanted = t2f_addr_wanted,
 		.addr_ctx = s,
+		.addrs_need_ids = t2f_text_needs_ids(s),
 		.progress = t2f_progress_cb,
 		.progress_ctx = s,
 	};

@@ -28,103 +28,8 @@
 #include "readers/perf_script_blocks.h"
 #include "readers/perf_script_maps.h"
 #include "readers/perf_script_parse.h"
+#include "readers/perf_script_int.h"
 #include "readers/perf_script_seg.h"
-
-#define PS_MAX_DEPTH (1u << 20) /* frames in one sample; deeper samples are cut, with a warning */
-
-enum ps_state {
-	PS_IDLE,     /* between samples */
-	PS_IN,       /* collecting the frames of a sample */
-	PS_SKIP,     /* inside a record whose lines are ignored */
-};
-
-/* Where the reader stands in a call-chain sample, for the callers' block memo. */
-enum ps_block_phase {
-	BLK_NONE,
-	BLK_AFTER_HEADER,  /* the next line is the leaf */
-	BLK_AT_CALLERS,    /* the next line is the first caller's: look the block up there */
-	BLK_COLLECT,       /* reading a block that was not kept: keep it at its empty line */
-};
-
-struct line_entry {
-	const char *text;  /* the frame line, unindented: in the fed bytes if borrowed, else a copy */
-	uint32_t len;
-	t2f_frame_id frame;
-	bool abs;          /* a one-line sample's frame (absolute ip): then also */
-	uint32_t gen;      /* its process's mapping generation (ps_maps__generation) */
-	int64_t pid;       /* and its process */
-};
-
-/* The previous header's thread and event, reused while the next header repeats them. */
-struct last_thread {
-	int64_t pid, tid;
-	char comm[64];
-	size_t len;
-	t2f_thread_id id; /* 0 = nothing cached */
-};
-
-struct last_event {
-	char name[64];
-	size_t len;
-	t2f_event_id id;
-};
-
-struct t2f_perf_script {
-	struct t2f_profile *p;
-	struct t2f_diag *d;
-	char *name;
-	uint32_t input;
-	uint64_t line_no;
-	enum ps_state state;
-	bool partial_line;   /* the last line fed had no '\n' */
-	/* the sample being collected */
-	t2f_thread_id thread;
-	t2f_event_id event;
-	uint64_t weight, time_ns;
-	t2f_frame_id *frames;
-	size_t nframes, frames_cap;
-	bool cut_warned;
-	bool keep_addrs;     /* keep the printed address on every frame */
-	t2f_perf_script_addr_fn addr_wanted; /* NULL: every unnamed frame keeps its address */
-	void *addr_ctx;
-	int64_t pid, tid;    /* the sample's process (-1 when not printed: found on a one-line
-			      * sample's first use, ps_maps__pid_of) and thread */
-	struct ps_maps *maps; /* each process's mappings (PERF_RECORD_MMAP/MMAP2 lines) */
-	struct t2f_buf map_lines; /* those lines and the FORK lines, as read */
-	bool used_maps;      /* a one-line sample's frame was looked up in maps */
-	bool borrow;         /* fed bytes outlive ps (t2f_perf_script__borrow_input) */
-	/* frame line cache */
-	struct t2f_arena *arena;
-	struct t2f_hashmap *line_ix;
-	struct line_entry *lines;
-	uint32_t nlines, lines_cap;
-	t2f_frame_id unknown_frame; /* the frame of every `ADDR [unknown] ([unknown])` line, once
-				     * known to keep no address (unknown_line); 0: not yet */
-	struct last_thread last_thread;
-	struct last_event last_event;
-	struct ps_header_memo header_memo;
-	/* callers' block memo */
-	struct ps_blocks *blocks;
-	enum ps_block_phase phase;
-	bool chain_started;     /* the line just read began a call-chain sample */
-	const char *blk_start;  /* BLK_COLLECT: the block's first byte, in the data being fed */
-	uint64_t blk_line;      /* and its first line's number */
-	t2f_node_id base_node;  /* the stack node the sample's frames hang from (0: the root) */
-	t2f_node_id leaf_parent; /* set by end_sample: the node its leaf was added under */
-	/* headers without times */
-	bool timeless;          /* t2f_perf_script__timeless */
-	struct t2f_buf pending; /* a header line waiting for its first frame line (a copy) */
-	uint64_t pending_line;  /* its line number; 0: none waits */
-	bool pending_partial;   /* it was the input's last line, cut inside (no '\n') */
-	const struct t2f_sample_filter *filter; /* t2f_perf_script__filter (NULL: none) */
-	bool pid_warned;        /* said that the text prints no pids for the filter */
-	/* the derive stage (formats/derive.h), NULL unless a derived event was asked for */
-	struct t2f_derive *derive;
-	int64_t sw_out;         /* the sample is a sched_switch: the thread it takes off CPU */
-	unsigned sw_state;      /* and its state (enum t2f_cpu_state); sw_out -1: none */
-	t2f_thread_id sw_thread; /* the profile's thread for sw_out */
-	bool switch_only;       /* a sched_switch outside the --time ranges: its switches alone */
-};
 
 int t2f_perf_script__new(struct t2f_profile *p, struct t2f_diag *d, const char *name,
 			 uint32_t input, struct t2f_perf_script **out)
@@ -201,6 +106,26 @@ void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_
 	ps->unknown_frame = 0;
 }
 
+void t2f_perf_script__addrs_need_ids(struct t2f_perf_script *ps, bool on)
+{
+	ps->addrs_need_ids = on;
+}
+
+/* A build-id was read: user frames keep their addresses from here on. The lines cached before,
+ * and the callers' blocks made of them, give frames made without: they are forgotten. */
+static void ids_now_read(struct t2f_perf_script *ps)
+{
+	if (ps->ids_read)
+		return;
+	ps->ids_read = true;
+	if (!ps->dropped_addrs)
+		return;
+	t2f_arena__reset(ps->arena);
+	t2f_hashmap__clear(ps->line_ix);
+	ps->nlines = 0;
+	ps_blocks__reset(ps->blocks);
+}
+
 void t2f_perf_script__timeless(struct t2f_perf_script *ps, bool on)
 {
 	ps->timeless = on;
@@ -209,32 +134,6 @@ void t2f_perf_script__timeless(struct t2f_perf_script *ps, bool on)
 uint64_t t2f_perf_script__lines(const struct t2f_perf_script *ps)
 {
 	return ps->line_no;
-}
-
-void t2f_perf_script__borrow_input(struct t2f_perf_script *ps)
-{
-	ps->borrow = true;
-}
-
-void t2f_perf_script__set_lines(struct t2f_perf_script *ps, uint64_t lines)
-{
-	ps->line_no = lines;
-}
-
-bool t2f_perf_script__used_maps(const struct t2f_perf_script *ps)
-{
-	return ps->used_maps;
-}
-
-bool t2f_perf_script__has_maps(const struct t2f_perf_script *ps)
-{
-	return !ps_maps__empty(ps->maps);
-}
-
-const char *t2f_perf_script__map_lines(const struct t2f_perf_script *ps, size_t *len)
-{
-	*len = ps->map_lines.len;
-	return ps->map_lines.p;
 }
 
 /* ---- frames ---- */
@@ -262,7 +161,7 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, b
 {
 	struct t2f_frame f = { .kind = ps_frame_kind(pf), .addr = pf->addr };
 	bool unknown = pf->sym.len == 0 ||
-		       (pf->sym.len == 9 && memcmp(pf->sym.p, "[unknown]", 9) == 0);
+		       (pf->sym.len == 9 && memcmp(pf->sym.p, "[unknown]", 9) == 0), left;
 	int err = 0;
 
 	if (!unknown)
@@ -275,11 +174,21 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, b
 		f.has_addr = unknown;
 	else
 		f.has_addr = ps->addr_wanted(ps->addr_ctx, f.kind, pf->dso.p, pf->dso.len, !unknown);
+	left = f.has_addr && !abs && !ps->keep_addrs && ps->addrs_need_ids && !ps->ids_read &&
+	       f.kind == T2F_FRAME_USER;
+	if (left) {
+		f.has_addr = false;
+		f.addr_left = true;
+		ps->dropped_addrs = true;
+	}
 	f.space = f.has_addr && abs ? T2F_SPACE_ABS : T2F_SPACE_FILE_OFF;
 	if (f.space == T2F_SPACE_ABS)
 		to_file_off(ps, &f);
 	*has_addr = f.has_addr;
-	return err ?: t2f_profile__frame(ps->p, &f, out);
+	err = err ?: t2f_profile__frame(ps->p, &f, out);
+	if (!err && left && unknown) /* counted as the frames they would be (resymbolize.h) */
+		err = t2f_profile__leave_addr(ps->p, *out, pf->addr);
+	return err;
 }
 
 struct line_probe {
@@ -572,6 +481,8 @@ static int on_mmap(struct t2f_perf_script *ps, const struct ps_header *h)
 	mm = (struct t2f_module_map){ .pid = m.pid, .input = ps->input, .start = m.start,
 				      .len = m.len, .pgoff = m.pgoff };
 	err = maps_add(ps, &m, &mm.path);
+	if (m.build_id.len)
+		ids_now_read(ps);
 	if (!err && m.build_id.len)
 		err = t2f_profile__intern(ps->p, m.build_id.p, m.build_id.len, &mm.build_id);
 	if (!err && m.prot.len)
@@ -623,8 +534,11 @@ int t2f_perf_script__add_map_lines(struct t2f_perf_script *ps, const char *text,
 		if (side) {
 			if (h.record == PS_FORK)
 				err = on_fork(ps, &h);
-			else if (h.record == PS_MMAP && ps_parse_mmap(h.rest.p, h.rest.len, &m))
+			else if (h.record == PS_MMAP && ps_parse_mmap(h.rest.p, h.rest.len, &m)) {
 				err = maps_add(ps, &m, &path);
+				if (m.build_id.len)
+					ids_now_read(ps);
+			}
 		}
 		text += n + (nl != NULL);
 	}

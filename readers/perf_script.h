@@ -59,6 +59,15 @@ typedef bool (*t2f_perf_script_addr_fn)(void *ctx, enum t2f_frame_kind kind, con
 void t2f_perf_script__unknown_addrs(struct t2f_perf_script *ps, t2f_perf_script_addr_fn wants,
 				    void *ctx);
 
+/* Whether a user frame (kind T2F_FRAME_USER) that wants says keeps its address keeps it only
+ * once the text gave a build-id (a PERF_RECORD_MMAP2 line with one, from a recording made with
+ * --buildid-mmap). For a session in which nothing else can give its module a build-id (no
+ * --buildids file, no --unsafe-build-id-match, none read before): the resolve stage would not
+ * look such a frame up, and one frame per address only multiplies stacks. Until a build-id is
+ * read such frames share one frame per name; the lines read before it are parsed again after
+ * it. Not with keep_addrs. Call before the first feed. */
+void t2f_perf_script__addrs_need_ids(struct t2f_perf_script *ps, bool on);
+
 /* Parses data[0..len): whole lines (the last may lack its '\n' only at the end of input).
  * 0, -ENOMEM, or -T2F_ERR_FORMAT (message in the diag). */
 int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t len);

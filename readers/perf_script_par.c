@@ -255,6 +255,7 @@ static int seg_read(struct par *x, struct par_seg *s)
 		t2f_profile__want_times(s->p);
 	t2f_perf_script__keep_addrs(s->ps, x->o->keep_addrs);
 	t2f_perf_script__unknown_addrs(s->ps, x->o->addr_wanted, x->o->addr_ctx);
+	t2f_perf_script__addrs_need_ids(s->ps, x->o->addrs_need_ids);
 	t2f_perf_script__timeless(s->ps, x->o->timeless);
 	t2f_perf_script__filter(s->ps, x->o->filter);
 	t2f_perf_script__borrow_input(s->ps);
@@ -302,6 +303,7 @@ static int seg_merge(struct par *x, const struct par_seg *s)
 	int err;
 
 	if (!s->err && ((t2f_perf_script__used_maps(s->ps) && t2f_perf_script__has_maps(x->seq)) ||
+			(t2f_perf_script__dropped_addrs(s->ps) && t2f_perf_script__read_ids(x->seq)) ||
 			t2f_derive__merge_in_order(x->p, s->p)))
 		return seg_reread(x, s);
 	if (s->d && (err = t2f_diag__replay(x->d, s->d, x->res->lines)) != 0)
@@ -477,6 +479,7 @@ static int par_init(struct par *x, unsigned threads)
 	if (!err) {
 		t2f_perf_script__keep_addrs(x->seq, x->o->keep_addrs);
 		t2f_perf_script__unknown_addrs(x->seq, x->o->addr_wanted, x->o->addr_ctx);
+		t2f_perf_script__addrs_need_ids(x->seq, x->o->addrs_need_ids);
 		t2f_perf_script__timeless(x->seq, x->o->timeless);
 		t2f_perf_script__filter(x->seq, x->o->filter);
 	}

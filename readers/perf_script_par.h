@@ -53,6 +53,7 @@ struct t2f_ps_par_opts {
 	bool timeless;           /* t2f_perf_script__timeless */
 	t2f_perf_script_addr_fn addr_wanted; /* t2f_perf_script__unknown_addrs */
 	void *addr_ctx;
+	bool addrs_need_ids;     /* t2f_perf_script__addrs_need_ids */
 	const struct t2f_sample_filter *filter; /* t2f_perf_script__filter */
 	/* called on the calling thread after each chunk taken from the input (a segment's worth at
 	 * most), may be NULL; a nonzero return stops the read and is its result */

@@ -26,6 +26,11 @@ void t2f_perf_script__set_lines(struct t2f_perf_script *ps, uint64_t lines);
 /* Whether a one-line sample's frame was looked up in its process's mappings: its result then
  * depends on the PERF_RECORD_MMAP/FORK lines of earlier segments. */
 bool t2f_perf_script__used_maps(const struct t2f_perf_script *ps);
+/* Whether a frame went without its address for want of a build-id (addrs_need_ids), and
+ * whether ps read a build-id: a segment that did the first after an earlier one did the second
+ * is read again. */
+bool t2f_perf_script__dropped_addrs(const struct t2f_perf_script *ps);
+bool t2f_perf_script__read_ids(const struct t2f_perf_script *ps);
 /* Whether ps holds any mapping or thread-to-process record. */
 bool t2f_perf_script__has_maps(const struct t2f_perf_script *ps);
 /* The PERF_RECORD_MMAP, MMAP2 and FORK lines read so far, each ending with '\n'; borrowed, valid

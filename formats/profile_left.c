@@ -1,0 +1,75 @@
+/* formats/profile_left.c: the addresses frames were made without (t2f_profile__leave_addr,
+ * formats/profile.h), a set of (frame, address) pairs in their order of first use. */
+#include "formats/profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "formats/hashmap.h"
+#include "formats/profile_int.h"
+
+struct left_probe {
+	const struct t2f_profile *p;
+	struct t2f_left_addr key;
+};
+
+static bool left_eq(const void *ctx, uint32_t v)
+{
+	const struct left_probe *q = ctx;
+	const struct t2f_left_addr *e = VEC_AT(q->p->lefts, struct t2f_left_addr, v - 1);
+
+	return e->frame == q->key.frame && e->addr == q->key.addr;
+}
+
+int t2f_profile__leave_addr(struct t2f_profile *p, t2f_frame_id frame, uint64_t addr)
+{
+	struct left_probe q = { p, { frame, addr } };
+	uint64_t h = t2f_hash_u64(addr ^ ((uint64_t)frame << 40 | frame));
+	int err;
+
+	if (!p->left_ix && t2f_hashmap__new(1024, &p->left_ix))
+		return -ENOMEM;
+	if (t2f_hashmap__find(p->left_ix, h, left_eq, &q))
+		return 0;
+	if (t2f_profile__frames_full(p)) /* a left address counts as the frame it would be */
+		return -T2F_ERR_LIMIT;
+	if (p->lefts.len >= UINT32_MAX - 1)
+		return -ENOMEM;
+	err = t2f_profile__vec_reserve_n(&p->lefts, sizeof(q.key), 1);
+	if (err)
+		return err;
+	*VEC_AT(p->lefts, struct t2f_left_addr, p->lefts.len) = q.key;
+	p->lefts.len++;
+	return t2f_hashmap__insert(p->left_ix, h, (uint32_t)p->lefts.len);
+}
+
+size_t t2f_profile__left_addr_count(const struct t2f_profile *p)
+{
+	return p->lefts.len;
+}
+
+t2f_frame_id t2f_profile__left_addr_frame(const struct t2f_profile *p, size_t i)
+{
+	return VEC_AT(p->lefts, struct t2f_left_addr, i)->frame;
+}
+
+int t2f_profile__merge_lefts(struct t2f_profile *dst, const struct t2f_profile *src,
+			     const t2f_frame_id *frame_map)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < src->lefts.len && !err; i++) {
+		const struct t2f_left_addr *e = VEC_AT(src->lefts, struct t2f_left_addr, i);
+
+		err = t2f_profile__leave_addr(dst, frame_map[e->frame], e->addr);
+	}
+	return err;
+}
+
+void t2f_profile__free_lefts(struct t2f_profile *p)
+{
+	free(p->lefts.data);
+	t2f_hashmap__free(p->left_ix);
+	p->lefts = (struct vec){ 0 };
+	p->left_ix = NULL;
+}
