@@ -2,8 +2,9 @@
 # perf script text without build-ids: a user frame perf could not name keeps no address, since
 # nothing could look it up by one (no --buildids, no --unsafe-build-id-match, no PERF_RECORD_MMAP2
 # line with a build-id before it): the frames of a module share one frame, and --stats still
-# counts each address not looked up. A build-id read in the middle of the text gives the frames
-# after it their addresses, the same for one thread and for segments read by several.
+# counts each address not looked up (and --max-frames counts them as the frames they would be).
+# A build-id read in the middle of the text gives the frames after it their addresses, the same
+# for one thread and for segments read by several.
 # usage: sh tests/cli/text-build-ids.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 
@@ -38,6 +39,13 @@ T2F_SEGMENT_SIZE=777 expect 0 "no build-id, segments" --stats -q -j 3 -o "$TMP/b
 same "no build-id, segments: output" "$TMP/a.folded" "$TMP/b.folded"
 stats_of "$TMP/err" >"$TMP/par.err"
 same "no build-id, segments: stats" "$TMP/one.err" "$TMP/par.err"
+
+# The addresses left out count against --max-frames as the frames they would be (49 here).
+for j in "-j 1" "-j 3"; do
+	T2F_SEGMENT_SIZE=777 expect 1 "--max-frames 48 $j" -q $j --max-frames 48 -o "$TMP/m.folded" "$IN"
+	stderr_has "--max-frames 48 $j: the limit" "more than 48 distinct frames"
+	T2F_SEGMENT_SIZE=777 expect 0 "--max-frames 49 $j" -q $j --max-frames 49 -o "$TMP/m.folded" "$IN"
+done
 
 # 2. --buildids gives a build-id: file frames keep their addresses, to be looked up.
 printf '%s %s\n' "$ID" "$LIBC" >"$TMP/ids"
