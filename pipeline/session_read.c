@@ -79,6 +79,7 @@ struct t2f_reader {
 	void *r;                       /* desc's reader; NULL for the parallel reader */
 	bool parallel;
 	bool timeless;                 /* perf script: headers may lack the time */
+	bool needs_ids;                /* perf script: t2f_text_needs_ids when it was opened */
 	enum t2f_ps_probe probe;       /* the fallback format: what its first lines said */
 	struct t2f_sample_filter *sf;  /* the input's sample filter (NULL: none) */
 	char looks[512];               /* and what the input looks like (pipeline/sniff.h) */
@@ -144,7 +145,6 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 		.keep_addrs = s->o.resymbolize,
 		.addr_wanted = t2f_addr_wanted,
 		.addr_ctx = s,
-		.addrs_need_ids = t2f_text_needs_ids(s),
 		.event = s->o.event,
 	};
 	const char *max = getenv("T2F_PPROF_MAX_BYTES"); /* a lower limit, for tests */
@@ -156,6 +156,8 @@ static int t2f_reader__open(struct t2f_session *s, uint32_t i, struct t2f_input 
 
 	t2f_input__peek(in, &peek, &npeek); /* a binary format by more than its first line */
 	r->desc = t2f_reader__detect(npeek > len ? peek : head, npeek > len ? npeek : len);
+	r->needs_ids = (r->desc->traits & T2F_READER_FALLBACK) && t2f_text_needs_ids(s);
+	ro.addrs_need_ids = r->needs_ids;
 	s->nettrace |= (r->desc->traits & T2F_READER_MODULE_NAMES) != 0;
 	if (r->desc->traits & T2F_READER_FALLBACK) {
 		r->probe = t2f_perf_script__probe(head, len, t2f_input__ended(in));
@@ -220,7 +222,7 @@ static int t2f_read_parallel(struct t2f_session *s, uint32_t i, struct t2f_input
 		.filter = r->sf,
 		.addr_wanted = t2f_addr_wanted,
 		.addr_ctx = s,
-		.addrs_need_ids = t2f_text_needs_ids(s),
+		.addrs_need_ids = r->needs_ids,
 		.progress = t2f_progress_cb,
 		.progress_ctx = s,
 	};

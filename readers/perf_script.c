@@ -72,6 +72,15 @@ void t2f_perf_script__free(struct t2f_perf_script *ps)
 	free(ps);
 }
 
+/* The frame line cache and the callers' blocks emptied, their memory kept. */
+static void forget_lines(struct t2f_perf_script *ps)
+{
+	t2f_arena__reset(ps->arena);
+	t2f_hashmap__clear(ps->line_ix);
+	ps->nlines = 0;
+	ps_blocks__reset(ps->blocks);
+}
+
 int t2f_perf_script__reset(struct t2f_perf_script *ps, struct t2f_diag *d)
 {
 	struct t2f_perf_script kept = {
@@ -84,9 +93,7 @@ int t2f_perf_script__reset(struct t2f_perf_script *ps, struct t2f_diag *d)
 	};
 
 	*ps = kept;
-	t2f_arena__reset(ps->arena);
-	t2f_hashmap__clear(ps->line_ix);
-	ps_blocks__reset(ps->blocks);
+	forget_lines(ps);
 	ps_maps__free(ps->maps);
 	ps->maps = NULL;
 	return ps_maps__new(&ps->maps);
@@ -118,12 +125,8 @@ static void ids_now_read(struct t2f_perf_script *ps)
 	if (ps->ids_read)
 		return;
 	ps->ids_read = true;
-	if (!ps->dropped_addrs)
-		return;
-	t2f_arena__reset(ps->arena);
-	t2f_hashmap__clear(ps->line_ix);
-	ps->nlines = 0;
-	ps_blocks__reset(ps->blocks);
+	if (ps->dropped_addrs)
+		forget_lines(ps);
 }
 
 void t2f_perf_script__timeless(struct t2f_perf_script *ps, bool on)
