@@ -101,15 +101,16 @@ static int inl_positions(struct inl *x, struct t2f_frame *g, const struct t2f_dw
 	return inl_intern(x, lv->file, &g->file) ?: inl_intern(x, lv->fn_file, &g->fn_file);
 }
 
-/* The frame as it goes into the new stacks: without the address it kept only to be placed, and
- * without the mark of the unwound, which only named it. */
+/* The frame as it goes into the new stacks: without the address it kept only to be placed (or
+ * only to be named: drop_unnamed), and without the mark of the unwound, which only named it. */
 static struct t2f_frame inl_base(const struct inl *x, const struct t2f_frame *f)
 {
 	struct t2f_frame g = *f;
 	const char *path = f->module ? t2f_profile__str(x->p, f->module, NULL) : "";
 
 	g.unwound = false;
-	if (x->o->drop_addrs && g.name && g.kind == T2F_FRAME_USER && path[0] == '/') {
+	if (x->o->drop_addrs && (g.name || x->o->drop_unnamed) && g.kind == T2F_FRAME_USER &&
+	    path[0] == '/') {
 		g.has_addr = false;
 		g.addr = 0;
 		g.space = T2F_SPACE_FILE_OFF;

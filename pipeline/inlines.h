@@ -16,7 +16,9 @@
  *
  * The stacks are then rebuilt (t2f_profile__restack). With drop_addrs, named user frames of
  * file-backed modules lose their address in the new stacks (they kept it only to be looked
- * up), so the frames of one function share frames and stacks again. A profile that already
+ * up), so the frames of one function share frames and stacks again; with drop_unnamed too,
+ * those left unnamed (which every writer then shows by their module alone), so that the
+ * addresses of a stripped binary no longer multiply its frames and nodes. A profile that already
  * has inlined frames (perf script --inline printed them) is left as it is: they are not
  * doubled.
  *
@@ -36,6 +38,7 @@
 struct t2f_inline_opts {
 	bool no_params;        /* demangle without parameter lists (collapsed output) */
 	bool drop_addrs;       /* named frames lose their address (above) */
+	bool drop_unnamed;     /* with drop_addrs, frames left unnamed too (above) */
 	unsigned threads;      /* DWARF lookups on up to this many threads, a module's on one
 				* (pipeline/inline_lookup.h); the result does not depend on it */
 };

@@ -120,6 +120,7 @@ static int t2f_inline(struct t2f_session *s)
 {
 	const struct t2f_inline_opts io = { .no_params = s->ropts.no_params,
 					    .drop_addrs = !t2f_session_keep_addrs(s),
+					    .drop_unnamed = !s->o.addrs,
 					    .threads = t2f_session_jobs(s) };
 	int err;
 

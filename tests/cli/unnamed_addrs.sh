@@ -1,0 +1,79 @@
+#!/bin/sh
+# Frames left unnamed keep their address only where an output shows it: perf script text with
+# --buildids samples K = 5 addresses at the start of the text of a library built here whose
+# functions there are hidden, which is then stripped (each address looked up in its dynamic
+# symbols, none found: "[unnamed.so]"), called from main
+# of a program built with -g (so the inline stage runs and rebuilds the stacks). Folded output
+# prints the five as one frame and the --stats model holds one frame and one node for them:
+# exactly K - 1 frames and nodes fewer than with --addrs, which shows each address (five
+# lines). pprof, which gives each address a location, holds them as --addrs does. The K
+# addresses are looked up either way.
+# usage: sh tests/cli/unnamed_addrs.sh TRACE2FLAME
+. "$(dirname "$0")/common.sh"
+
+for tool in cc strip readelf; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "$TEST_NAME: $tool not found: skipped"
+		exit 0
+	fi
+done
+export DEBUGINFOD_URLS='' T2F_CACHE_DIR="$TMP/cache"
+k=5
+cat >"$TMP/lib.c" <<'EOF'
+__attribute__((visibility("hidden"))) int f1(int x) { return x * 3 + 1; }
+__attribute__((visibility("hidden"))) int f2(int x) { return f1(x) ^ 0x55; }
+__attribute__((visibility("hidden"))) int f3(int x) { return f2(x) + f1(x); }
+int (*volatile keep[])(int) = { f1, f2, f3 };
+int exported(int x) { return keep[x & 1](x); }
+EOF
+echo 'int main(void) { return 0; }' >"$TMP/main.c"
+cc -O0 -g -Wl,--build-id=sha1 -o "$TMP/prog" "$TMP/main.c" &&
+	cc -O0 -shared -fPIC -Wl,--build-id=sha1 -o "$TMP/unnamed.so" "$TMP/lib.c" &&
+	strip --strip-all "$TMP/unnamed.so" || { bad "cc or strip failed"; finish; }
+id_of() { readelf -n "$1" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p'; }
+printf '%s %s\n%s %s\n' "$(id_of "$TMP/prog")" "$TMP/prog" "$(id_of "$TMP/unnamed.so")" \
+	"$TMP/unnamed.so" >"$TMP/ids"
+# main's file offset (an executable's symbol value less its segment's), .text's of the library
+main_off=$(readelf -sW "$TMP/prog" | awk '$8 == "main" { print $2; exit }')
+text_off=$(readelf -SW "$TMP/unnamed.so" | sed -n 's/.* \.text  *PROGBITS  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+if [ -z "$main_off" ] || [ -z "$text_off" ]; then
+	bad "no main in prog or no .text in unnamed.so"
+	finish
+fi
+in=$TMP/in.perf.txt
+i=0
+while [ "$i" -lt "$k" ]; do
+	printf 'prog   100     1.%06d:     1000 cpu-clock: \n' "$i"
+	printf '\t%16x [unknown] (%s/unnamed.so)\n' $((0x$text_off + 4 * i)) "$TMP"
+	printf '\t%16x main+0x4 (%s/prog)\n\n' $((0x$main_off + 4)) "$TMP"
+	i=$((i + 1))
+done >"$in"
+
+# model WHAT: the --stats frames and stack nodes of the last run, "FRAMES NODES"
+model() {
+	printf '%s %s' "$(sed -n 's/^  frames: //p' "$TMP/err")" \
+		"$(sed -n 's/^  stack nodes: //p' "$TMP/err")"
+}
+run() {
+	_what=$1
+	shift
+	expect 0 "$_what" --stats --offline --buildids "$TMP/ids" "$@" || finish
+	stderr_has "$_what: each address looked up" \
+		"^resymbolized frames: 0 of $k looked up resolved\$"
+	stderr_has "$_what: none found" "^  $TMP/unnamed\.so: 0 resolved, $k unresolved, not found $k\$"
+}
+run folded -o "$TMP/a.folded" "$in"
+model >"$TMP/a.model"
+run "folded --addrs" --addrs -o "$TMP/b.folded" "$in"
+model >"$TMP/b.model"
+read -r frames nodes <"$TMP/a.model"
+want="$((frames + k - 1)) $((nodes + k - 1))"
+[ "$(cat "$TMP/b.model")" = "$want" ] && ok ||
+	bad "frames and nodes: $frames $nodes, with --addrs $(cat "$TMP/b.model") (want $want)"
+run pprof -o "$TMP/c.pb.gz" "$in"
+[ "$(model)" = "$want" ] && ok || bad "pprof's frames and nodes: $(model), want $want"
+printf 'prog;main;[unnamed.so] %s\n' "$((k * 1000))" >"$TMP/want.folded"
+same "folded: one line" "$TMP/want.folded" "$TMP/a.folded"
+[ "$(grep -c 'unnamed\.so' "$TMP/b.folded")" = "$k" ] && ok ||
+	bad "--addrs: not $k lines: $(cat "$TMP/b.folded")"
+finish
