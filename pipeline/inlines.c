@@ -101,16 +101,26 @@ static int inl_positions(struct inl *x, struct t2f_frame *g, const struct t2f_dw
 	return inl_intern(x, lv->file, &g->file) ?: inl_intern(x, lv->fn_file, &g->fn_file);
 }
 
-/* The frame as it goes into the new stacks: without the address it kept only to be placed (or
- * only to be named: drop_unnamed), and without the mark of the unwound, which only named it. */
+/* Whether frame f goes into the new stacks without its address: with drop_addrs, when it is
+ * named (it kept its address only to be named or placed; the writers show it by its name), or
+ * when it is not and drop_unnamed (they show it by its module). A "[unknown]" name is none. */
+static bool inl_drops(const struct inl *x, const struct t2f_frame *f)
+{
+	size_t len = 0;
+	const char *name = f->name ? t2f_profile__str(x->p, f->name, &len) : "";
+	bool named = len && !(len == 9 && memcmp(name, "[unknown]", 9) == 0);
+
+	return x->o->drop_addrs && f->has_addr && (named || x->o->drop_unnamed);
+}
+
+/* The frame as it goes into the new stacks: without the address nothing shows (inl_drops), and
+ * without the mark of the unwound, which only named it. */
 static struct t2f_frame inl_base(const struct inl *x, const struct t2f_frame *f)
 {
 	struct t2f_frame g = *f;
-	const char *path = f->module ? t2f_profile__str(x->p, f->module, NULL) : "";
 
 	g.unwound = false;
-	if (x->o->drop_addrs && (g.name || x->o->drop_unnamed) && g.kind == T2F_FRAME_USER &&
-	    path[0] == '/') {
+	if (inl_drops(x, f)) {
 		g.has_addr = false;
 		g.addr = 0;
 		g.space = T2F_SPACE_FILE_OFF;

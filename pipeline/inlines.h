@@ -14,13 +14,13 @@
  * kernel frame (the instruction interrupted), at the address itself. A frame may be both; each
  * (frame, address) is looked up once.
  *
- * The stacks are then rebuilt (t2f_profile__restack). With drop_addrs, named user frames of
- * file-backed modules lose their address in the new stacks (they kept it only to be looked
- * up), so the frames of one function share frames and stacks again; with drop_unnamed too,
- * those left unnamed (which every writer then shows by their module alone), so that the
- * addresses of a stripped binary no longer multiply its frames and nodes. A profile that already
- * has inlined frames (perf script --inline printed them) is left as it is: they are not
- * doubled.
+ * The stacks are then rebuilt (t2f_profile__restack). With drop_addrs (no output shows
+ * addresses), named frames lose their address in the new stacks (user frames kept it only to
+ * be looked up, kernel ones to be named), so the frames of one function share frames and
+ * stacks again; with drop_unnamed too, those left unnamed (every writer then shows them by
+ * their module alone, as without --addrs), so that the addresses of a stripped binary no
+ * longer multiply its frames and nodes. A profile that already has inlined frames (perf
+ * script --inline printed them) is left as it is: they are not doubled.
  *
  * Errors: 0, -ENOMEM or -T2F_ERR_LIMIT (a profile table full; the profile is then unchanged).
  * Borrows everything for the call. Not thread safe.

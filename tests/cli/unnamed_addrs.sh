@@ -1,13 +1,14 @@
 #!/bin/sh
-# Frames left unnamed keep their address only where an output shows it: perf script text with
-# --buildids samples K = 5 addresses at the start of the text of a library built here whose
-# functions there are hidden, which is then stripped (each address looked up in its dynamic
-# symbols, none found: "[unnamed.so]"), called from main
-# of a program built with -g (so the inline stage runs and rebuilds the stacks). Folded output
-# prints the five as one frame and the --stats model holds one frame and one node for them:
-# exactly K - 1 frames and nodes fewer than with --addrs, which shows each address (five
-# lines). pprof, which gives each address a location, holds them as --addrs does. The K
-# addresses are looked up either way.
+# Frames keep their address only where an output shows it. perf script text with --buildids
+# and --kallsyms: each of K = 5 samples has a kernel frame at its own address of one function of
+# the kallsyms file (named "kfn" there), called from its own address at the start of the text
+# of a library built here whose functions there are hidden and which is then stripped (looked
+# up in its dynamic symbols, none found: "[unnamed.so]"), called from main of a program built
+# with -g (so the inline stage runs and rebuilds the stacks). Folded output shows one stack, and
+# the --stats model holds one frame for kfn and one for the library: K - 1 frames fewer than
+# with --addrs, which shows each library address (K lines, 2 (K - 1) more nodes), and
+# 2 (K - 1) frames fewer than pprof, which gives each address its location. 2K addresses are
+# looked up, K named, either way.
 # usage: sh tests/cli/unnamed_addrs.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 
@@ -40,10 +41,13 @@ if [ -z "$main_off" ] || [ -z "$text_off" ]; then
 	bad "no main in prog or no .text in unnamed.so"
 	finish
 fi
+printf 'ffffffff81000000 T _stext\nffffffff81000000 T kfn\nffffffff81001000 T kend\n' \
+	>"$TMP/kallsyms"
 in=$TMP/in.perf.txt
 i=0
 while [ "$i" -lt "$k" ]; do
 	printf 'prog   100     1.%06d:     1000 cpu-clock: \n' "$i"
+	printf '\tffffffff810000%02x [unknown] ([kernel.kallsyms])\n' $((16 + 4 * i))
 	printf '\t%16x [unknown] (%s/unnamed.so)\n' $((0x$text_off + 4 * i)) "$TMP"
 	printf '\t%16x main+0x4 (%s/prog)\n\n' $((0x$main_off + 4)) "$TMP"
 	i=$((i + 1))
@@ -57,9 +61,10 @@ model() {
 run() {
 	_what=$1
 	shift
-	expect 0 "$_what" --stats --offline --buildids "$TMP/ids" "$@" || finish
+	expect 0 "$_what" --stats --offline --buildids "$TMP/ids" --kallsyms "$TMP/kallsyms" "$@" ||
+		finish
 	stderr_has "$_what: each address looked up" \
-		"^resymbolized frames: 0 of $k looked up resolved\$"
+		"^resymbolized frames: $k of $((2 * k)) looked up resolved\$"
 	stderr_has "$_what: none found" "^  $TMP/unnamed\.so: 0 resolved, $k unresolved, not found $k\$"
 }
 run folded -o "$TMP/a.folded" "$in"
@@ -67,12 +72,13 @@ model >"$TMP/a.model"
 run "folded --addrs" --addrs -o "$TMP/b.folded" "$in"
 model >"$TMP/b.model"
 read -r frames nodes <"$TMP/a.model"
-want="$((frames + k - 1)) $((nodes + k - 1))"
+want="$((frames + k - 1)) $((nodes + 2 * (k - 1)))"
 [ "$(cat "$TMP/b.model")" = "$want" ] && ok ||
 	bad "frames and nodes: $frames $nodes, with --addrs $(cat "$TMP/b.model") (want $want)"
 run pprof -o "$TMP/c.pb.gz" "$in"
+want="$((frames + 2 * (k - 1))) $((nodes + 2 * (k - 1)))"
 [ "$(model)" = "$want" ] && ok || bad "pprof's frames and nodes: $(model), want $want"
-printf 'prog;main;[unnamed.so] %s\n' "$((k * 1000))" >"$TMP/want.folded"
+printf 'prog;main;[unnamed.so];kfn %s\n' "$((k * 1000))" >"$TMP/want.folded"
 same "folded: one line" "$TMP/want.folded" "$TMP/a.folded"
 [ "$(grep -c 'unnamed\.so' "$TMP/b.folded")" = "$k" ] && ok ||
 	bad "--addrs: not $k lines: $(cat "$TMP/b.folded")"
