@@ -34,9 +34,12 @@ cc -O0 -g -Wl,--build-id=sha1 -o "$TMP/prog" "$TMP/main.c" &&
 id_of() { readelf -n "$1" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p'; }
 printf '%s %s\n%s %s\n' "$(id_of "$TMP/prog")" "$TMP/prog" "$(id_of "$TMP/unnamed.so")" \
 	"$TMP/unnamed.so" >"$TMP/ids"
-# main's file offset (an executable's symbol value less its segment's), .text's of the library
+# main's address (cc puts it in a segment whose addresses are its file offsets; were main not
+# placed there, no stack would be rebuilt and the counts below would fail) and the file offset
+# of the library's .text
 main_off=$(readelf -sW "$TMP/prog" | awk '$8 == "main" { print $2; exit }')
-text_off=$(readelf -SW "$TMP/unnamed.so" | sed -n 's/.* \.text  *PROGBITS  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+text_off=$(readelf -SW "$TMP/unnamed.so" |
+	sed -n 's/.* \.text  *PROGBITS  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
 if [ -z "$main_off" ] || [ -z "$text_off" ]; then
 	bad "no main in prog or no .text in unnamed.so"
 	finish
