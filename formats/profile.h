@@ -158,6 +158,12 @@ struct t2f_strtab *t2f_profile__strtab(struct t2f_profile *p);
 /* Shorthands for the profile's strtab. */
 int t2f_profile__intern(struct t2f_profile *p, const char *s, size_t len, t2f_str_id *id);
 const char *t2f_profile__str(const struct t2f_profile *p, t2f_str_id id, size_t *len);
+/* Whether s[0..len) names nothing: empty, or perf's "[unknown]" (a symbol or dso it could not
+ * name). Frames so named are shown by their module. */
+static inline bool t2f_unknown_name(const char *s, size_t len)
+{
+	return len == 0 || (len == 9 && __builtin_memcmp(s, "[unknown]", 9) == 0);
+}
 
 /* Keep a log of every sample, each thread's in input order (speedscope, the flame chart). Call
  * before adding samples. 0 or -ENOMEM. */

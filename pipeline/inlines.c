@@ -108,9 +108,9 @@ static bool inl_drops(const struct inl *x, const struct t2f_frame *f)
 {
 	size_t len = 0;
 	const char *name = f->name ? t2f_profile__str(x->p, f->name, &len) : "";
-	bool named = len && !(len == 9 && memcmp(name, "[unknown]", 9) == 0);
 
-	return x->o->drop_addrs && f->has_addr && (named || x->o->drop_unnamed);
+	return x->o->drop_addrs && f->has_addr &&
+	       (!t2f_unknown_name(name, len) || x->o->drop_unnamed);
 }
 
 /* The frame as it goes into the new stacks: without the address nothing shows (inl_drops), and

@@ -163,8 +163,7 @@ static int intern_frame(struct t2f_perf_script *ps, const struct ps_frame *pf, b
 			t2f_frame_id *out, bool *has_addr)
 {
 	struct t2f_frame f = { .kind = ps_frame_kind(pf), .addr = pf->addr };
-	bool unknown = pf->sym.len == 0 ||
-		       (pf->sym.len == 9 && memcmp(pf->sym.p, "[unknown]", 9) == 0), left;
+	bool unknown = t2f_unknown_name(pf->sym.p, pf->sym.len), left;
 	int err = 0;
 
 	if (!unknown)

@@ -516,5 +516,5 @@ enum t2f_frame_kind ps_dso_kind(const char *d, size_t n)
 
 bool t2f_perf_script__no_mapping(const char *dso, size_t dso_len)
 {
-	return dso_len == 0 || (dso_len == 9 && memcmp(dso, "[unknown]", 9) == 0);
+	return t2f_unknown_name(dso, dso_len);
 }

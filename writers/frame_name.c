@@ -16,11 +16,6 @@ struct t2f_frame_names {
 	size_t *off; /* off[id] .. off[id + 1] is frame id's name */
 };
 
-static bool is_unknown(const char *s, size_t len)
-{
-	return len == 0 || (len == 9 && memcmp(s, "[unknown]", 9) == 0);
-}
-
 /* "[libc.so.6]" (with " <ADDR>" when the key has an address) for the key's module, "[unknown]"
  * without one. */
 static int put_fallback(struct t2f_buf *b, const struct t2f_profile *p,
@@ -32,7 +27,7 @@ static int put_fallback(struct t2f_buf *b, const struct t2f_profile *p,
 	char addr[24];
 	int err;
 
-	if (k->module == 0 || is_unknown(mod, mlen)) {
+	if (k->module == 0 || t2f_unknown_name(mod, mlen)) {
 		mod = "unknown";
 		mlen = 7;
 	} else if (slash) {
@@ -223,7 +218,7 @@ void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
 {
 	size_t len;
 	const char *s = t2f_profile__str(p, f->name, &len);
-	bool fallback = is_unknown(s, len);
+	bool fallback = t2f_unknown_name(s, len);
 
 	*k = (struct t2f_frame_name_key){ .name = f->name };
 	if (fallback)
@@ -244,7 +239,7 @@ int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame_name
 	const char *suffix = k->kind ? kind_suffix(o, (enum t2f_frame_kind)(k->kind - 1)) : NULL;
 	int err;
 
-	if (is_unknown(s, len)) {
+	if (t2f_unknown_name(s, len)) {
 		err = put_fallback(b, p, k);
 	} else {
 		struct cut c = { 0, 0, len, len };

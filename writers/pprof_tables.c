@@ -84,7 +84,7 @@ static bool is_symbol(const struct t2f_profile *p, t2f_str_id name)
 	size_t len;
 	const char *s = t2f_profile__str(p, name, &len);
 
-	return len && !(len == 9 && memcmp(s, "[unknown]", 9) == 0);
+	return !t2f_unknown_name(s, len);
 }
 
 struct func_probe {
