@@ -457,7 +457,8 @@ static int lookup_event(struct t2f_perf_script *ps, const struct ps_header *h)
 
 /* A mapping into ps's maps (path interned into *path). Data mappings (a prot without 'x':
  * the heap growing, files read through mmap) hold no code, so ips are never looked up in them:
- * they are left out, which keeps the lookups short where a recording has thousands of them. */
+ * they are left out, which keeps the lookups short where a recording has thousands of them. A
+ * build-id in it gives the user frames read after it their addresses (ids_now_read). */
 static int maps_add(struct t2f_perf_script *ps, const struct ps_mmap *m, t2f_str_id *path)
 {
 	bool data = m->prot.len && !memchr(m->prot.p, 'x', m->prot.len);
@@ -468,6 +469,8 @@ static int maps_add(struct t2f_perf_script *ps, const struct ps_mmap *m, t2f_str
 
 	if (!err && m->tid > 0 && m->pid > 0)
 		err = ps_maps__set_pid(ps->maps, m->tid, m->pid);
+	if (m->build_id.len)
+		ids_now_read(ps);
 	return err;
 }
 
@@ -483,8 +486,6 @@ static int on_mmap(struct t2f_perf_script *ps, const struct ps_header *h)
 	mm = (struct t2f_module_map){ .pid = m.pid, .input = ps->input, .start = m.start,
 				      .len = m.len, .pgoff = m.pgoff };
 	err = maps_add(ps, &m, &mm.path);
-	if (m.build_id.len)
-		ids_now_read(ps);
 	if (!err && m.build_id.len)
 		err = t2f_profile__intern(ps->p, m.build_id.p, m.build_id.len, &mm.build_id);
 	if (!err && m.prot.len)
@@ -536,11 +537,8 @@ int t2f_perf_script__add_map_lines(struct t2f_perf_script *ps, const char *text,
 		if (side) {
 			if (h.record == PS_FORK)
 				err = on_fork(ps, &h);
-			else if (h.record == PS_MMAP && ps_parse_mmap(h.rest.p, h.rest.len, &m)) {
+			else if (h.record == PS_MMAP && ps_parse_mmap(h.rest.p, h.rest.len, &m))
 				err = maps_add(ps, &m, &path);
-				if (m.build_id.len)
-					ids_now_read(ps);
-			}
 		}
 		text += n + (nl != NULL);
 	}
