@@ -20,8 +20,10 @@
  * sections are read with pread at open, the data section is mapped read-only 4 MiB at a time,
  * each window prefaulted and unmapped when the next is mapped (readers/perf_data_window.c: the
  * decoder touches a record's head and tail and a dwarf sample's stack top, which costs less
- * than copying every byte out of the page cache); a file that cannot be mapped, or that shrank
- * since it was opened, is read with pread a block (256 KiB) at a time into one reused buffer.
+ * than copying every byte out of the page cache; in a recording of user stack copies a thread
+ * of the reader's own maps the next window and unmaps the one before while one is read, from
+ * the first window until __free); a file that cannot be mapped, or that shrank since it was
+ * opened, is read with pread a block (256 KiB) at a time into one reused buffer.
  * open_mem reads the caller's bytes in place. Every pointer handed out (attrs, ids, names,
  * features) is valid until __free(); a record and what it points to (strings, callchain) until
  * the next __next(). A file cut by another process while its window is mapped gives SIGBUS,

@@ -8,6 +8,9 @@
 #include "formats/arena.h"
 #include "readers/perf_data.h"
 
+struct t2f_bg;
+struct t2f_pd_ahead;
+
 struct t2f_perf_id {                 /* one entry of the id → attr table (sorted by id) */
 	uint64_t id;
 	uint32_t attr;
@@ -43,6 +46,10 @@ struct t2f_perf_data {
 	uint64_t map_off;
 	size_t map_len;
 	bool no_map;                 /* the file could not be mapped: read with pread */
+	struct t2f_bg *ahead_bg;     /* maps and prefaults the next window, unmaps the one before,
+				      * while this one is read; NULL until the second window */
+	struct t2f_pd_ahead *ahead;  /* its job (perf_data_window.c) */
+	bool no_ahead;               /* a section of one window, or the thread could not start */
 	bool done;
 	struct t2f_perf_record rec;
 	uint64_t *chain;             /* normalised callchain */
@@ -93,7 +100,7 @@ int t2f_perf_data__pread(struct t2f_perf_data *d, void *dst, size_t n, uint64_t 
  * window of the file, or read into d->blk. 0, -ENOMEM or a read error (the diag names the
  * offset). */
 int t2f_perf_data__window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out);
-/* Unmaps the window (at the end). */
+/* Unmaps the windows and stops the thread that maps ahead (at the end). */
 void t2f_perf_data__unmap(struct t2f_perf_data *d);
 
 /* perf_data_records.c */

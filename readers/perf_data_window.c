@@ -9,8 +9,18 @@
  * turn and touch those bytes, on Linux 6.18). A window is prefaulted at once
  * (MADV_POPULATE_READ), which also finds a file that shrank since it was opened: where the
  * mapping would give SIGBUS, the rest is read with pread, which names the offset where it ends
- * (a file cut while its window is mapped still gives SIGBUS, as it does perf). The window before
- * is unmapped, so the mapping adds one window to the memory in use, not the file.
+ * (a file cut while its window is mapped still gives SIGBUS, as it does perf).
+ *
+ * In a recording of user stack copies (--call-graph dwarf: 8 KiB a sample) longer than one
+ * window, a thread of the reader's own maps and prefaults the next window while the decoder reads
+ * this one, and unmaps the one before: that page-table work, a quarter of a shallow dwarf
+ * recording's conversion, leaves the decoding thread. (In a frame-pointer recording the
+ * decoding and its model cost the most; the thread saved nothing there, and the window it holds
+ * mapped raised the peak memory.) The next window starts a record's largest size (64 KiB) before
+ * this one ends, so that the record this one cuts lies in it. At most three windows are mapped
+ * at a time (the one read, the next, the one being unmapped); not the file. Where the next
+ * window could not be mapped (the file shrank), the decoder maps it itself, as without the
+ * thread. Otherwise the window before is unmapped as the next is mapped.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +28,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "formats/bg.h"
 #include "readers/perf_data_internal.h"
 
 #ifndef MADV_POPULATE_READ
@@ -26,41 +37,170 @@
 
 #define BLOCK (256u << 10)      /* data section bytes read at once (a record is at most 64 KiB) */
 #define MAP_WINDOW (4u << 20)   /* data section bytes mapped at once */
+#define RECORD_MAX (64u << 10)  /* a record's largest size (its header's u16), rounded up */
+
+/* The thread's job: unmap old, then map and prefault [start, start + len) of fd. */
+struct t2f_pd_ahead {
+	int fd;
+	const uint8_t *old;
+	size_t old_len;
+	uint64_t start;
+	size_t len;
+	const uint8_t *map;     /* the window mapped, or NULL (not asked for, or it failed) */
+};
+
+static uint64_t page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (uint64_t)page : 4096;
+}
+
+/* [start, start + len) of fd mapped and prefaulted, or NULL. */
+static const uint8_t *map_prefaulted(int fd, uint64_t start, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)start);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (madvise(p, len, MADV_POPULATE_READ) && errno != EINVAL) {
+		/* EFAULT: the file shrank (pread says where), or out of memory, a signal */
+		munmap(p, len);
+		return NULL;
+	}
+	return p;
+}
+
+static int ahead_job(void *ctx, void *job)
+{
+	struct t2f_pd_ahead *a = job;
+
+	(void)ctx;
+	if (a->old)
+		munmap((void *)a->old, a->old_len);
+	a->old = NULL;
+	a->map = a->len ? map_prefaulted(a->fd, a->start, a->len) : NULL;
+	return 0;
+}
+
+/* The job done: its window, if any, unmapped. */
+static void ahead_drop(struct t2f_perf_data *d)
+{
+	t2f_bg__wait(d->ahead_bg);
+	if (d->ahead->map)
+		munmap((void *)d->ahead->map, d->ahead->len);
+	d->ahead->map = NULL;
+}
 
 void t2f_perf_data__unmap(struct t2f_perf_data *d)
 {
+	if (d->ahead_bg) {
+		ahead_drop(d);
+		t2f_bg__free(d->ahead_bg);
+		d->ahead_bg = NULL;
+	}
+	free(d->ahead);
+	d->ahead = NULL;
 	if (d->map)
 		munmap((void *)d->map, d->map_len);
 	d->map = NULL;
 	d->map_len = 0;
 }
 
+/* Whether an event copies user stacks: records of kilobytes, whose pages cost more to map than
+ * their bytes cost to decode. */
+static bool copies_stacks(const struct t2f_perf_data *d)
+{
+	for (size_t i = 0; i < d->n_attrs; i++)
+		if (d->attrs[i].attr.sample_type & PERF_SAMPLE_STACK_USER)
+			return true;
+	return false;
+}
+
+/* The thread and its job, for a recording of stack copies. */
+static bool ahead_start(struct t2f_perf_data *d)
+{
+	if (d->ahead_bg)
+		return true;
+	if (d->no_ahead || !copies_stacks(d)) {
+		d->no_ahead = true;
+		return false;
+	}
+	d->ahead = calloc(1, sizeof(*d->ahead));
+	if (!d->ahead || t2f_bg__new(ahead_job, NULL, &d->ahead_bg)) {
+		free(d->ahead);
+		d->ahead = NULL;
+		d->no_ahead = true;
+		return false;
+	}
+	d->ahead->fd = d->fd;
+	return true;
+}
+
+/* The current window becomes [start, start + len) at map; old (the one before, or NULL) is
+ * unmapped, on the thread with the next window mapped when there is one to map. */
+static void window_set(struct t2f_perf_data *d, const uint8_t *map, uint64_t start, size_t len,
+		       const uint8_t *old, size_t old_len)
+{
+	uint64_t end = start + len, next = (end - RECORD_MAX) - (end - RECORD_MAX) % page_size();
+
+	d->map = map;
+	d->map_off = start;
+	d->map_len = len;
+	if (end >= d->end || len <= RECORD_MAX || !ahead_start(d)) {
+		if (old)
+			munmap((void *)old, old_len);
+		return;
+	}
+	d->ahead->old = old;
+	d->ahead->old_len = old_len;
+	d->ahead->start = next;
+	d->ahead->len = d->end - next < MAP_WINDOW ? (size_t)(d->end - next) : MAP_WINDOW;
+	t2f_bg__hand(d->ahead_bg, d->ahead); /* its jobs never fail */
+}
+
+/* The window the thread mapped, when it holds [off, off + n): 1 and *out. Else 0, with the
+ * thread's window unmapped. */
+static int take_ahead(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out)
+{
+	struct t2f_pd_ahead *a = d->ahead;
+	const uint8_t *map;
+
+	if (!d->ahead_bg)
+		return 0;
+	t2f_bg__wait(d->ahead_bg);
+	if (!a->map || off < a->start || off + n > a->start + a->len) {
+		ahead_drop(d);
+		return 0;
+	}
+	map = a->map;
+	a->map = NULL;
+	window_set(d, map, a->start, a->len, d->map, d->map_len);
+	*out = map + (off - d->map_off);
+	return 1;
+}
+
 /* The window from off's page on, of MAP_WINDOW bytes or to the end of the data section, and at
  * least to off + n. 1 with *out, 0 when the file is not to be mapped (then read), or an error. */
 static int map_window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t start = off - off % (uint64_t)(page > 0 ? page : 4096);
+	uint64_t start = off - off % page_size();
 	uint64_t len = d->end - start < MAP_WINDOW ? d->end - start : MAP_WINDOW;
-	void *p;
+	const uint8_t *p;
 
-	t2f_perf_data__unmap(d);
+	if (take_ahead(d, off, n, out))
+		return 1;
+	if (d->map)
+		munmap((void *)d->map, d->map_len);
+	d->map = NULL;
+	d->map_len = 0;
 	if (len < off - start + n)
 		len = off - start + n;
-	p = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, d->fd, (off_t)start);
-	if (p == MAP_FAILED) {
+	if (!(p = map_prefaulted(d->fd, start, (size_t)len))) {
 		d->no_map = true;
 		return 0;
 	}
-	if (madvise(p, (size_t)len, MADV_POPULATE_READ) && errno != EINVAL) {
-		/* EFAULT: the file shrank (pread says where), or out of memory, a signal */
-		munmap(p, (size_t)len);
-		d->no_map = true;
-		return 0;
-	}
-	d->map = p;
-	d->map_off = start;
-	d->map_len = (size_t)len;
+	window_set(d, p, start, (size_t)len, NULL, 0);
 	*out = d->map + (off - start);
 	return 1;
 }

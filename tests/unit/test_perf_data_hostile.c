@@ -487,6 +487,181 @@ static void test_shrunk_after_open(void **state)
 	}
 }
 
+/* ---- a recording of stack copies, larger than a mapped window ---- */
+
+#define SW_N 400                /* samples of 80 bytes and a stack copy of up to 64 KiB: 13 MB */
+
+static void le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* What a reading gives of a record: its offset, time and stack copy, hashed into h. */
+static uint64_t sw_digest(uint64_t h, uint64_t off, uint64_t time, const uint8_t *stack,
+			  uint64_t size, uint64_t dyn)
+{
+	uint64_t v[4] = { off, time, size, dyn };
+
+	return fnv(fnv(h, v, sizeof(v)), stack, size);
+}
+
+/* The data section: SW_N ST_BASIC | STACK_USER samples whose copies (8 * (i * 7919 % 8180)
+ * bytes, each byte its own) make records of 80 to 65,520 bytes, so that windows cut them. *want:
+ * their digest, given the data section's file offset. */
+static uint8_t *sw_data(uint64_t data_at, size_t *len, uint64_t *want)
+{
+	uint8_t *d = malloc((size_t)SW_N * 65536), *r;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t n = 0;
+
+	assert_non_null(d);
+	for (uint64_t i = 0; i < SW_N; i++) {
+		uint64_t size = 8 * (i * 7919 % 8180);
+		uint16_t rec = (uint16_t)(size ? 88 + size : 80); /* dyn_size after a copy */
+
+		r = d + n;
+		le64(r, PERF_RECORD_SAMPLE | (uint64_t)PERF_RECORD_MISC_USER << 32 |
+			(uint64_t)rec << 48);
+		le64(r + 8, 0x401000 + i);
+		le64(r + 16, 100 | 101ull << 32);
+		le64(r + 24, i);            /* time */
+		le64(r + 32, 250000);
+		le64(r + 40, 3);
+		le64(r + 48, 0xfffffffffffffe00ull);
+		le64(r + 56, 0x401000 + i);
+		le64(r + 64, 0x401234);
+		le64(r + 72, size);
+		for (uint64_t j = 0; j < size; j++)
+			r[80 + j] = (uint8_t)(i * 31 + j * 7);
+		if (size)
+			le64(r + 80 + size, size);
+		h = sw_digest(h, data_at + n, i, r + 80, size, size);
+		n += rec;
+	}
+	*len = n;
+	*want = h;
+	return d;
+}
+
+/* Reads every record: their count, digest and the final status; whether the reader mapped
+ * windows ahead on its thread. */
+static int sw_read(struct t2f_perf_data *p, size_t *count, uint64_t *digest, bool *ahead)
+{
+	const struct t2f_perf_record *r;
+	uint64_t h = 0xcbf29ce484222325ull;
+	int ret;
+
+	*count = 0;
+	*ahead = false;
+	while ((ret = t2f_perf_data__next(p, &r)) > 0) {
+		const struct t2f_perf_sample *s = &r->s;
+
+		assert_int_equal(r->type, PERF_RECORD_SAMPLE);
+		h = sw_digest(h, r->offset, s->time, s->stack, s->stack_size, s->stack_dyn_size);
+		++*count;
+		*ahead |= p->ahead_bg != NULL;
+	}
+	*digest = h;
+	return ret;
+}
+
+/* A --call-graph dwarf recording (an attr copying user stacks) of 13 MB, its records cut by the
+ * windows it is mapped in: read in memory, mapped (the next window mapped on the reader's thread
+ * while one is read) and in blocks, every record's offset, time and stack bytes are the ones
+ * written. Then the file cut after it was opened, past the first two windows: the mapped
+ * reading (the thread's third window fails, and so does the reader's own: it reads on in
+ * blocks of 256 KiB) and one in blocks of that size agree on the records before the block the
+ * cut falls in and on the error naming the offset. */
+static void test_stack_windows(void **state)
+{
+	static struct bb head;
+	struct spec sp = { .n_attrs = 1 };
+	struct t2f_perf_data *p;
+	uint64_t want, got, got_blocks;
+	size_t len, count, count_blocks;
+	char path[64], err_mapped[512];
+	uint8_t *data, *whole;
+	struct sink s;
+	bool ahead;
+	int fd;
+
+	(void)state;
+	sp.attrs[0] = (struct attr_spec){ .type = 1,
+					  .sample_type = ST_BASIC | PERF_SAMPLE_STACK_USER };
+	sp.data_size_extra = 1;      /* patched below */
+	build(&head, &sp);
+	data = sw_data(head.n, &len, &want);
+	assert_true(len > (12u << 20));
+	sp.data_size_extra = len;
+	build(&head, &sp);
+	whole = malloc(head.n + len);
+	assert_non_null(whole);
+	memcpy(whole, head.b, head.n);
+	memcpy(whole + head.n, data, len);
+
+	sink_init(&s);
+	assert_int_equal(t2f_perf_data__open_mem("mem.data", whole, head.n + len, s.d, &p), 0);
+	assert_int_equal(sw_read(p, &count, &got, &ahead), 0);
+	assert_int_equal(count, SW_N);
+	assert_true(got == want);
+	assert_false(ahead);
+	t2f_perf_data__free(p);
+	sink_close(&s);
+
+	fd = memfd_create("t.data", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, whole, head.n + len), (ssize_t)(head.n + len));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	for (int blocks = 0; blocks < 2; blocks++) {
+		sink_init(&s);
+		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
+		if (blocks)
+			t2f_perf_data__set_block(p, 4096);
+		assert_int_equal(sw_read(p, &count, &got, &ahead), 0);
+		assert_int_equal(count, SW_N);
+		assert_true(got == want);
+		assert_int_equal(ahead, !blocks);
+		assert_int_equal(t2f_diag__warnings(s.d), 0);
+		t2f_perf_data__free(p);
+		sink_close(&s);
+	}
+
+	for (int blocks = 0; blocks < 2; blocks++) {
+		assert_int_equal(pwrite(fd, whole, head.n + len, 0), (ssize_t)(head.n + len));
+		sink_init(&s);
+		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
+		if (blocks) /* the size the reader falls back to */
+			t2f_perf_data__set_block(p, 256u << 10);
+		assert_int_equal(ftruncate(fd, (off_t)head.n + (10 << 20)), 0);
+		assert_int_equal(sw_read(p, blocks ? &count_blocks : &count,
+					 blocks ? &got_blocks : &got, &ahead), -T2F_ERR_FORMAT);
+		if (!blocks)
+			snprintf(err_mapped, sizeof(err_mapped), "%s", t2f_diag__last_error(s.d));
+		else
+			assert_string_equal(err_mapped, t2f_diag__last_error(s.d));
+		t2f_perf_data__free(p);
+		sink_close(&s);
+	}
+	assert_true(count > 250 && count < SW_N);
+	assert_int_equal(count, count_blocks);
+	assert_true(got == got_blocks);
+	if (!strstr(err_mapped, "offset "))
+		fail_msg("%s", err_mapped);
+	close(fd);
+	free(whole);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_sections),
 		cmocka_unit_test(test_hostile_records),
 		cmocka_unit_test(test_shrunk_after_open),
+		cmocka_unit_test(test_stack_windows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
