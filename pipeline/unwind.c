@@ -300,9 +300,11 @@ static int us_count(struct us_worker *w, const struct t2f_unwind_result *r)
 	return us_count_module(w, pm.path, r->why);
 }
 
-/* s's whole stack copy: its own, or when only its top was kept, read again from the file into
- * w's buffer. NULL on an error (w->err, w->bad_off). */
-static const uint8_t *us_stack(struct us_worker *w, const struct t2f_perf_unwind_sample *s)
+/* s's stack copy: its own, or when only its top was kept, the top and the bytes after it up to
+ * len read again from the file into w's buffer, which holds the first `have` bytes already
+ * (0: none). NULL on an error (w->err, w->bad_off). */
+static const uint8_t *us_stack(struct us_worker *w, const struct t2f_perf_unwind_sample *s,
+			       size_t have, size_t len)
 {
 	if (s->stack)
 		return s->stack;
@@ -315,41 +317,54 @@ static const uint8_t *us_stack(struct us_worker *w, const struct t2f_perf_unwind
 			return NULL;
 		}
 	}
-	w->err = t2f_perf_data_conv__stack(w->conv, s, w->stack);
+	if (have < s->top_len) {
+		memcpy(w->stack, s->top, s->top_len);
+		have = s->top_len;
+	}
+	w->err = t2f_perf_data_conv__stack(w->conv, s, w->stack + have, have, len);
 	if (w->err)
 		w->bad_off = s->stack_off;
 	return w->err ? NULL : w->stack;
 }
 
+/* How much of a stack copy a walk that read past `have` bytes of it is given next: four times
+ * as much, at most the copy (a stack of a few frames fits in a few KiB of an 8 KiB copy). */
+static size_t us_more(const struct t2f_perf_unwind_sample *s, size_t have)
+{
+	return have < s->stack_len / 4 ? 4 * have : s->stack_len;
+}
+
 /* s's frames into *r: walked through the decoded rules (walk) or unwound by libdwfl. A sample
- * that kept only its stack copy's top is walked over the top first: such a walk reads what the
- * whole walk reads until it reads past the top, where it stops (T2F_UNWIND_MEMORY), and a
- * sample it leaves to libdwfl the whole walk leaves too; the copy is read again only for a walk
- * that stopped there, or for libdwfl. 1 when the walk could not take the sample, else 0 or an
+ * that kept only its stack copy's top is walked over the top first, then over four times as
+ * much of the copy read again from the file, and so on: such a walk reads what the whole walk
+ * reads until it reads past what it was given, where it stops (T2F_UNWIND_MEMORY), and a sample
+ * it leaves to libdwfl the whole walk leaves too; more is read only for a walk that stopped
+ * there, and the whole copy for libdwfl. 1 when the walk could not take the sample, else 0 or an
  * error. */
 static int us_frames(struct us_worker *w, struct t2f_perf_unwind_sample *s,
 		     const struct t2f_unwind_regs *regs, bool walk, struct t2f_unwind_result *r)
 {
-	const uint8_t *stack;
+	const uint8_t *stack = s->stack ? s->stack : s->top;
+	size_t have = s->stack ? s->stack_len : s->top_len, read = 0; /* read: w's buffer holds */
 	int ret;
 
-	if (walk && !s->stack) {
-		ret = t2f_unwinder__walk(w->u, s->pid, regs, s->top, s->top_len, s->ips,
+	if (!walk)
+		return (stack = us_stack(w, s, 0, s->stack_len)) ?
+			       t2f_unwinder__unwind(w->u, s->pid, s->tid, regs, stack, s->stack_len,
+						    s->ips, T2F_PERF_UNWIND_MAX, r) :
+			       w->err;
+	for (;;) {
+		ret = t2f_unwinder__walk(w->u, s->pid, regs, stack, have, s->ips,
 					 T2F_PERF_UNWIND_MAX, r);
 		if (ret <= 0)
 			return ret < 0 ? ret : 1;
-		if (r->why != T2F_UNWIND_MEMORY)
+		if (r->why != T2F_UNWIND_MEMORY || have == s->stack_len)
 			return 0;
+		have = us_more(s, have);
+		if (!(stack = us_stack(w, s, read, have)))
+			return w->err;
+		read = have;
 	}
-	stack = us_stack(w, s);
-	if (!stack)
-		return w->err;
-	if (!walk)
-		return t2f_unwinder__unwind(w->u, s->pid, s->tid, regs, stack, s->stack_len, s->ips,
-					    T2F_PERF_UNWIND_MAX, r);
-	ret = t2f_unwinder__walk(w->u, s->pid, regs, stack, s->stack_len, s->ips,
-				 T2F_PERF_UNWIND_MAX, r);
-	return ret == 0 ? 1 : ret < 0 ? ret : 0;
 }
 
 /* One sample's frames (us_frames) and counts: 1 when the walk could not take it (nothing done),

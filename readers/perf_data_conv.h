@@ -112,11 +112,13 @@ struct t2f_perf_map {
 	bool anon;                       /* anonymous executable memory (JIT): no file */
 };
 
-/* The whole stack copy of s (s->stack NULL: its top alone was kept) into buf[0..s->stack_len),
- * read again from the file: 0, -errno, or -T2F_ERR_FORMAT when the file no longer holds it (it
- * shrank). Thread safe while the conversion waits in its unwind callback; reports nothing. */
+/* Bytes [from, to) (to <= s->stack_len) of the stack copy of s (s->stack NULL: its top alone was
+ * kept) into buf[0..to - from), read again from the file: 0, -errno, or -T2F_ERR_FORMAT when the
+ * file no longer holds them (it shrank). Thread safe while the conversion waits in its unwind
+ * callback; reports nothing. */
 int t2f_perf_data_conv__stack(const struct t2f_perf_data_conv *c,
-			      const struct t2f_perf_unwind_sample *s, uint8_t *buf);
+			      const struct t2f_perf_unwind_sample *s, uint8_t *buf, size_t from,
+			      size_t to);
 
 /* pid's latest mapping holding addr at the point the conversion reached; false when none.
  * Thread safe while the conversion waits in its unwind callback. */

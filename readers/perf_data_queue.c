@@ -350,9 +350,12 @@ static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record
 }
 
 int t2f_perf_data_conv__stack(const struct t2f_perf_data_conv *c,
-			      const struct t2f_perf_unwind_sample *s, uint8_t *buf)
+			      const struct t2f_perf_unwind_sample *s, uint8_t *buf, size_t from,
+			      size_t to)
 {
-	return t2f_perf_data__read_at(c->pd, buf, s->stack_len, s->stack_off);
+	if (to > s->stack_len)
+		to = s->stack_len;
+	return from < to ? t2f_perf_data__read_at(c->pd, buf, to - from, s->stack_off + from) : 0;
 }
 
 int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
