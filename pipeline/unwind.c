@@ -327,6 +327,12 @@ static const uint8_t *us_stack(struct us_worker *w, const struct t2f_perf_unwind
 	return w->err ? NULL : w->stack;
 }
 
+/* s's whole stack copy where the file's bytes are mapped still, else NULL. */
+static const uint8_t *us_mapped(const struct us_worker *w, const struct t2f_perf_unwind_sample *s)
+{
+	return s->stack ? s->stack : t2f_perf_data_conv__stack_mapped(w->conv, s);
+}
+
 /* How much of a stack copy a walk that read past `have` bytes of it is given next: four times
  * as much, at most the copy (a stack of a few frames fits in a few KiB of an 8 KiB copy). */
 static size_t us_more(const struct t2f_perf_unwind_sample *s, size_t have)
@@ -349,7 +355,7 @@ static int us_frames(struct us_worker *w, struct t2f_perf_unwind_sample *s,
 	int ret;
 
 	if (!walk)
-		return (stack = us_stack(w, s, 0, s->stack_len)) ?
+		return (stack = us_mapped(w, s) ?: us_stack(w, s, 0, s->stack_len)) ?
 			       t2f_unwinder__unwind(w->u, s->pid, s->tid, regs, stack, s->stack_len,
 						    s->ips, T2F_PERF_UNWIND_MAX, r) :
 			       w->err;
@@ -360,6 +366,10 @@ static int us_frames(struct us_worker *w, struct t2f_perf_unwind_sample *s,
 			return ret < 0 ? ret : 1;
 		if (r->why != T2F_UNWIND_MEMORY || have == s->stack_len)
 			return 0;
+		if (!read && (stack = us_mapped(w, s)) != NULL) {
+			have = read = s->stack_len;
+			continue;
+		}
 		have = us_more(s, have);
 		if (!(stack = us_stack(w, s, read, have)))
 			return w->err;

@@ -21,9 +21,10 @@
  * each window prefaulted and unmapped when the next is mapped (readers/perf_data_window.c: the
  * decoder touches a record's head and tail and a dwarf sample's stack top, which costs less
  * than copying every byte out of the page cache; in a recording of user stack copies a thread
- * of the reader's own maps the next window and unmaps the one before while one is read, from
- * the first window until __free); a file that cannot be mapped, or that shrank since it was
- * opened, is read with pread a block (256 KiB) at a time into one reused buffer.
+ * of the reader's own maps the next window while one is read, from the first window until
+ * __free, and the window before stays mapped (__mapped)); a file that cannot be mapped, or that
+ * shrank since it was opened, is read with pread a block (256 KiB) at a time into one reused
+ * buffer.
  * open_mem reads the caller's bytes in place. Every pointer handed out (attrs, ids, names,
  * features) is valid until __free(); a record and what it points to (strings, callchain) until
  * the next __next(). A file cut by another process while its window is mapped gives SIGBUS,
@@ -277,6 +278,12 @@ bool t2f_perf_data__file_offset(const struct t2f_perf_data *p, const struct t2f_
  * else is touched, nothing reported): 0, -errno, or -T2F_ERR_FORMAT when the file no longer
  * holds them (it shrank). */
 int t2f_perf_data__read_at(const struct t2f_perf_data *p, void *dst, size_t n, uint64_t off);
+/* The n bytes of the file at off (a range __file_offset gave) where they are mapped still: the
+ * window being read or, in a recording of user stack copies, the one before (open_mem: the
+ * caller's bytes); NULL when they are not. Valid until the next __next(); from any thread while
+ * no __next() runs (nothing is touched). A file cut by another process meanwhile gives SIGBUS
+ * on access, as a window does. */
+const uint8_t *t2f_perf_data__mapped(const struct t2f_perf_data *p, uint64_t off, size_t n);
 
 const struct t2f_perf_data_stats *t2f_perf_data__stats(const struct t2f_perf_data *p);
 

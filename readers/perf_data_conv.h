@@ -120,6 +120,12 @@ int t2f_perf_data_conv__stack(const struct t2f_perf_data_conv *c,
 			      const struct t2f_perf_unwind_sample *s, uint8_t *buf, size_t from,
 			      size_t to);
 
+/* The whole stack copy of s (s->stack NULL: its top alone was kept) where the file's bytes are
+ * still mapped (t2f_perf_data__mapped), else NULL. Valid until the unwind callback returns;
+ * thread safe while the conversion waits in it. */
+const uint8_t *t2f_perf_data_conv__stack_mapped(const struct t2f_perf_data_conv *c,
+						const struct t2f_perf_unwind_sample *s);
+
 /* pid's latest mapping holding addr at the point the conversion reached; false when none.
  * Thread safe while the conversion waits in its unwind callback. */
 bool t2f_perf_data_conv__map(const struct t2f_perf_data_conv *c, int64_t pid, uint64_t addr,

@@ -46,6 +46,10 @@ struct t2f_perf_data {
 	uint64_t map_off;
 	size_t map_len;
 	bool no_map;                 /* the file could not be mapped: read with pread */
+	const uint8_t *prev;         /* with ahead_bg: the window before, still mapped: [prev_off,
+				      * prev_off + prev_len) */
+	uint64_t prev_off;
+	size_t prev_len;
 	struct t2f_bg *ahead_bg;     /* maps and prefaults the next window, unmaps the one before,
 				      * while this one is read; NULL until the second window */
 	struct t2f_pd_ahead *ahead;  /* its job (perf_data_window.c) */

@@ -358,6 +358,12 @@ int t2f_perf_data_conv__stack(const struct t2f_perf_data_conv *c,
 	return from < to ? t2f_perf_data__read_at(c->pd, buf, to - from, s->stack_off + from) : 0;
 }
 
+const uint8_t *t2f_perf_data_conv__stack_mapped(const struct t2f_perf_data_conv *c,
+						const struct t2f_perf_unwind_sample *s)
+{
+	return t2f_perf_data__mapped(c->pd, s->stack_off, s->stack_len);
+}
+
 int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
 {
 	const struct t2f_perf_record *r;

@@ -13,14 +13,17 @@
  *
  * In a recording of user stack copies (--call-graph dwarf: 8 KiB a sample) longer than one
  * window, a thread of the reader's own maps and prefaults the next window while the decoder reads
- * this one, and unmaps the one before: that page-table work, a quarter of a shallow dwarf
- * recording's conversion, leaves the decoding thread. (In a frame-pointer recording the
- * decoding and its model cost the most; the thread saved nothing there, and the window it holds
- * mapped raised the peak memory.) The next window starts a record's largest size (64 KiB) before
- * this one ends, so that the record this one cuts lies in it. At most three windows are mapped
- * at a time (the one read, the next, the one being unmapped); not the file. Where the next
- * window could not be mapped (the file shrank), the decoder maps it itself, as without the
- * thread. Otherwise the window before is unmapped as the next is mapped.
+ * this one, and unmaps the one before the one before: that page-table work, a quarter of a
+ * shallow dwarf recording's conversion, leaves the decoding thread. (In a frame-pointer
+ * recording the decoding and its model cost the most; the thread saved nothing there, and the
+ * window it holds mapped raised the peak memory.) The next window starts a record's largest size
+ * (64 KiB) before this one ends, so that the record this one cuts lies in it. The window before
+ * stays mapped, so that the stack copies of the samples read since (a round or two, flushed
+ * while the next ones are read) can be walked in place (t2f_perf_data__mapped) rather than read
+ * again. At most four windows are mapped at a time (the one read, the one before, the next, the
+ * one being unmapped); not the file. Where the next window could not be mapped (the file
+ * shrank), the decoder maps it itself, as without the thread. Otherwise the window before is
+ * unmapped as the next is mapped.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,6 +95,17 @@ static void ahead_drop(struct t2f_perf_data *d)
 	d->ahead->map = NULL;
 }
 
+/* The window read and the one before unmapped. */
+static void windows_drop(struct t2f_perf_data *d)
+{
+	if (d->map)
+		munmap((void *)d->map, d->map_len);
+	if (d->prev)
+		munmap((void *)d->prev, d->prev_len);
+	d->map = d->prev = NULL;
+	d->map_len = d->prev_len = 0;
+}
+
 void t2f_perf_data__unmap(struct t2f_perf_data *d)
 {
 	if (d->ahead_bg) {
@@ -101,10 +115,7 @@ void t2f_perf_data__unmap(struct t2f_perf_data *d)
 	}
 	free(d->ahead);
 	d->ahead = NULL;
-	if (d->map)
-		munmap((void *)d->map, d->map_len);
-	d->map = NULL;
-	d->map_len = 0;
+	windows_drop(d);
 }
 
 /* Whether an event copies user stacks: records of kilobytes, whose pages cost more to map than
@@ -164,7 +175,8 @@ static void window_set(struct t2f_perf_data *d, const uint8_t *map, uint64_t sta
 static int take_ahead(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out)
 {
 	struct t2f_pd_ahead *a = d->ahead;
-	const uint8_t *map;
+	const uint8_t *map, *old;
+	size_t old_len;
 
 	if (!d->ahead_bg)
 		return 0;
@@ -175,7 +187,12 @@ static int take_ahead(struct t2f_perf_data *d, uint64_t off, size_t n, const uin
 	}
 	map = a->map;
 	a->map = NULL;
-	window_set(d, map, a->start, a->len, d->map, d->map_len);
+	old = d->prev;
+	old_len = d->prev_len;
+	d->prev = d->map;
+	d->prev_off = d->map_off;
+	d->prev_len = d->map_len;
+	window_set(d, map, a->start, a->len, old, old_len);
 	*out = map + (off - d->map_off);
 	return 1;
 }
@@ -190,10 +207,7 @@ static int map_window(struct t2f_perf_data *d, uint64_t off, size_t n, const uin
 
 	if (take_ahead(d, off, n, out))
 		return 1;
-	if (d->map)
-		munmap((void *)d->map, d->map_len);
-	d->map = NULL;
-	d->map_len = 0;
+	windows_drop(d);
 	if (len < off - start + n)
 		len = off - start + n;
 	if (!(p = map_prefaulted(d->fd, start, (size_t)len))) {
@@ -261,6 +275,18 @@ int t2f_perf_data__window(struct t2f_perf_data *d, uint64_t off, size_t n, const
 	if (!d->no_map && !d->blk_size && (r = map_window(d, off, n, out)) != 0)
 		return r < 0 ? r : 0;
 	return read_window(d, off, n, out);
+}
+
+const uint8_t *t2f_perf_data__mapped(const struct t2f_perf_data *d, uint64_t off, size_t n)
+{
+	if (d->base)
+		return off <= d->len && n <= d->len - off ? d->base + off : NULL;
+	if (d->map && off >= d->map_off && n <= d->map_len && off - d->map_off <= d->map_len - n)
+		return d->map + (off - d->map_off);
+	if (d->prev && off >= d->prev_off && n <= d->prev_len &&
+	    off - d->prev_off <= d->prev_len - n)
+		return d->prev + (off - d->prev_off);
+	return NULL;
 }
 
 bool t2f_perf_data__file_offset(const struct t2f_perf_data *d, const struct t2f_perf_record *rec,

@@ -490,6 +490,7 @@ static void test_shrunk_after_open(void **state)
 /* ---- a recording of stack copies, larger than a mapped window ---- */
 
 #define SW_N 400                /* samples of 80 bytes and a stack copy of up to 64 KiB: 13 MB */
+#define SW_FAR 200              /* records back whose copy may be mapped still, or not: 6.5 MB */
 
 static void le64(uint8_t *p, uint64_t v)
 {
@@ -553,23 +554,52 @@ static uint8_t *sw_data(uint64_t data_at, size_t *len, uint64_t *want)
 	return d;
 }
 
-/* Reads every record: their count, digest and the final status; whether the reader mapped
- * windows ahead on its thread. */
-static int sw_read(struct t2f_perf_data *p, size_t *count, uint64_t *digest, bool *ahead)
+/* Whether m holds the stack copy sample i was given (sw_data). */
+static bool sw_stack_is(const uint8_t *m, uint64_t i, uint64_t size)
 {
+	for (uint64_t j = 0; j < size; j++)
+		if (m[j] != (uint8_t)(i * 31 + j * 7))
+			return false;
+	return true;
+}
+
+/* Reads every record: their count, digest and the final status; whether the reader mapped
+ * windows ahead on its thread. After each record, the stack copies of it and of the one before
+ * are asked for where they are mapped still (t2f_perf_data__mapped): they must be, and hold
+ * their bytes, when the file is mapped (every_mapped 1), and not be when it is read in blocks
+ * (0; -1: either, not checked);
+ * *far counts the records SW_FAR back still mapped (the windows let go: fewer than all). */
+static int sw_read(struct t2f_perf_data *p, int every_mapped, size_t *count, uint64_t *digest,
+		   bool *ahead, size_t *far)
+{
+	static uint64_t at[SW_N], size[SW_N];
 	const struct t2f_perf_record *r;
 	uint64_t h = 0xcbf29ce484222325ull;
 	int ret;
 
-	*count = 0;
+	*count = *far = 0;
 	*ahead = false;
 	while ((ret = t2f_perf_data__next(p, &r)) > 0) {
 		const struct t2f_perf_sample *s = &r->s;
+		size_t i = *count;
 
 		assert_int_equal(r->type, PERF_RECORD_SAMPLE);
 		h = sw_digest(h, r->offset, s->time, s->stack, s->stack_size, s->stack_dyn_size);
-		++*count;
 		*ahead |= p->ahead_bg != NULL;
+		assert_true(i < SW_N);
+		size[i] = s->stack_size;
+		if (!t2f_perf_data__file_offset(p, r, s->stack, &at[i]))
+			at[i] = r->offset + 80; /* open_mem: where the copy is */
+		for (size_t k = i > 0 ? i - 1 : 0; k <= i; k++) {
+			const uint8_t *m = t2f_perf_data__mapped(p, at[k], size[k]);
+
+			if (every_mapped >= 0 && every_mapped != (m != NULL))
+				fail_msg("record %zu, the copy of %zu: %s", i, k, m ? "mapped" : "not");
+			if (m && !sw_stack_is(m, k, size[k]))
+				fail_msg("record %zu, the copy of %zu: other bytes", i, k);
+		}
+		*far += i >= SW_FAR && t2f_perf_data__mapped(p, at[i - SW_FAR], size[i - SW_FAR]);
+		++*count;
 	}
 	*digest = h;
 	return ret;
@@ -578,7 +608,9 @@ static int sw_read(struct t2f_perf_data *p, size_t *count, uint64_t *digest, boo
 /* A --call-graph dwarf recording (an attr copying user stacks) of 13 MB, its records cut by the
  * windows it is mapped in: read in memory, mapped (the next window mapped on the reader's thread
  * while one is read) and in blocks, every record's offset, time and stack bytes are the ones
- * written. Then the file cut after it was opened, past the first two windows: the mapped
+ * written, and the stack copies of each record and the one before are mapped still where the
+ * file is mapped (the window before is kept). Then the file cut after it was opened, past the
+ * first two windows: the mapped
  * reading (the thread's third window fails, and so does the reader's own: it reads on in
  * blocks of 256 KiB) and one in blocks of that size agree on the records before the block the
  * cut falls in and on the error naming the offset. */
@@ -588,7 +620,7 @@ static void test_stack_windows(void **state)
 	struct spec sp = { .n_attrs = 1 };
 	struct t2f_perf_data *p;
 	uint64_t want, got, got_blocks;
-	size_t len, count, count_blocks;
+	size_t len, count, count_blocks, far;
 	char path[64], err_mapped[512];
 	uint8_t *data, *whole;
 	struct sink s;
@@ -611,10 +643,11 @@ static void test_stack_windows(void **state)
 
 	sink_init(&s);
 	assert_int_equal(t2f_perf_data__open_mem("mem.data", whole, head.n + len, s.d, &p), 0);
-	assert_int_equal(sw_read(p, &count, &got, &ahead), 0);
+	assert_int_equal(sw_read(p, 1, &count, &got, &ahead, &far), 0);
 	assert_int_equal(count, SW_N);
 	assert_true(got == want);
 	assert_false(ahead);
+	assert_int_equal(far, SW_N - SW_FAR);
 	t2f_perf_data__free(p);
 	sink_close(&s);
 
@@ -627,10 +660,13 @@ static void test_stack_windows(void **state)
 		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
 		if (blocks)
 			t2f_perf_data__set_block(p, 4096);
-		assert_int_equal(sw_read(p, &count, &got, &ahead), 0);
+		assert_int_equal(sw_read(p, !blocks, &count, &got, &ahead, &far), 0);
 		assert_int_equal(count, SW_N);
 		assert_true(got == want);
 		assert_int_equal(ahead, !blocks);
+		if (!blocks && (far == 0 || far >= SW_N - SW_FAR))
+			fail_msg("%zu of %d copies %d records back mapped", far, SW_N - SW_FAR,
+				 SW_FAR);
 		assert_int_equal(t2f_diag__warnings(s.d), 0);
 		t2f_perf_data__free(p);
 		sink_close(&s);
@@ -643,8 +679,8 @@ static void test_stack_windows(void **state)
 		if (blocks) /* the size the reader falls back to */
 			t2f_perf_data__set_block(p, 256u << 10);
 		assert_int_equal(ftruncate(fd, (off_t)head.n + (10 << 20)), 0);
-		assert_int_equal(sw_read(p, blocks ? &count_blocks : &count,
-					 blocks ? &got_blocks : &got, &ahead), -T2F_ERR_FORMAT);
+		assert_int_equal(sw_read(p, -1, blocks ? &count_blocks : &count,
+					 blocks ? &got_blocks : &got, &ahead, &far), -T2F_ERR_FORMAT);
 		if (!blocks)
 			snprintf(err_mapped, sizeof(err_mapped), "%s", t2f_diag__last_error(s.d));
 		else
