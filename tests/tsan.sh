@@ -7,6 +7,7 @@
 #   - from the perf.data file to folded (-j 1, -j 2), pprof and speedscope (-j 2);
 #   - as perf script text in small segments (-j 4);
 #   - twice in one --each run;
+# and a --call-graph dwarf recording of spin larger than a window (-j 2, and libdwfl's unwinder);
 # each run must succeed with no ThreadSanitizer report, and the outputs of every -j be the same.
 # A build before the fold table's fix (profile cell threads asked by the reading thread) reported
 # its race on each of 5 runs of such a recording.
@@ -50,4 +51,18 @@ same_nonempty text "-j 1 and -j 4" "$TMP/text1.folded" "$TMP/text.folded" "< -j 
 mkdir "$TMP/each" && cp "$TMP/many.data" "$TMP/again.data"
 run "--each" -j 2 --each -o "$TMP/each" "$TMP/many.data" "$TMP/again.data"
 same_nonempty --each "the two copies" "$TMP/each/many.folded" "$TMP/each/again.folded" "< first, > second"
+
+# A --call-graph dwarf recording larger than the perf.data reader's window: its thread maps the
+# next window while the stacks of the one before are walked in place, by the walk and by
+# libdwfl's unwinder on -j threads.
+if ${CC:-cc} -O1 -g -o "$TMP/spin" "$SRC/fixtures/perf-data/spin.c" &&
+	perf record -q --call-graph dwarf -F 999 -e cpu-clock -o "$TMP/dwarf.data" -- \
+		"$TMP/spin" 700 >"$TMP/rec.err" 2>&1; then
+	run "dwarf -j 2" -j 2 "$TMP/dwarf.data" -o "$TMP/dwarf2.folded"
+	run "dwarf, libdwfl -j 2" -j 2 --unwind-libdwfl "$TMP/dwarf.data" -o "$TMP/dwarfl.folded"
+	t2f -j 1 "$TMP/dwarf.data" -o "$TMP/dwarf1.folded" 2>/dev/null
+	same_nonempty dwarf "-j 1 and -j 2" "$TMP/dwarf1.folded" "$TMP/dwarf2.folded" "< -j 1, > -j 2"
+else
+	bad "the dwarf recording: $(head -3 "$TMP/rec.err")"
+fi
 finish
