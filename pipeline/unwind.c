@@ -351,7 +351,8 @@ static int us_frames(struct us_worker *w, struct t2f_perf_unwind_sample *s,
 		     const struct t2f_unwind_regs *regs, bool walk, struct t2f_unwind_result *r)
 {
 	const uint8_t *stack = s->stack ? s->stack : s->top;
-	size_t have = s->stack ? s->stack_len : s->top_len, read = 0; /* read: w's buffer holds */
+	size_t have = s->stack ? s->stack_len : s->top_len;
+	size_t read = 0; /* what w's buffer holds; once walked in place, the whole copy */
 	int ret;
 
 	if (!walk)

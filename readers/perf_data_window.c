@@ -148,8 +148,8 @@ static bool ahead_start(struct t2f_perf_data *d)
 	return true;
 }
 
-/* The current window becomes [start, start + len) at map; old (the one before, or NULL) is
- * unmapped, on the thread with the next window mapped when there is one to map. */
+/* The current window becomes [start, start + len) at map; old (a window no longer kept, or
+ * NULL) is unmapped, on the thread with the next window mapped when there is one to map. */
 static void window_set(struct t2f_perf_data *d, const uint8_t *map, uint64_t start, size_t len,
 		       const uint8_t *old, size_t old_len)
 {
