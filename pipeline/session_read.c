@@ -516,6 +516,7 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 	int err = t2f_perf_data_open(src, in, s->diag, &pd);
 
 	if (!err) {
+		t2f_perf_data__set_ahead(pd, po.threads > 1); /* -j 1: no thread of its own */
 		here = t2f_recorded_here(src, pd, &end);
 		s->elsewhere |= !here;
 		if (here && (!s->recorded_by || end < s->recorded_by))

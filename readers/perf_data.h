@@ -284,6 +284,10 @@ int t2f_perf_data__read_at(const struct t2f_perf_data *p, void *dst, size_t n, u
  * no __next() runs (nothing is touched). A file cut by another process meanwhile gives SIGBUS
  * on access, as a window does. */
 const uint8_t *t2f_perf_data__mapped(const struct t2f_perf_data *p, uint64_t off, size_t n);
+/* Whether a recording of user stack copies may have its next window mapped on a thread of the
+ * reader's own, and the window before kept (default: yes; no: one window, no thread). Before
+ * the first __next(). */
+void t2f_perf_data__set_ahead(struct t2f_perf_data *p, bool ahead);
 
 const struct t2f_perf_data_stats *t2f_perf_data__stats(const struct t2f_perf_data *p);
 

@@ -53,7 +53,8 @@ struct t2f_perf_data {
 	struct t2f_bg *ahead_bg;     /* maps and prefaults the next window, unmaps the one before,
 				      * while this one is read; NULL until the second window */
 	struct t2f_pd_ahead *ahead;  /* its job (perf_data_window.c) */
-	bool no_ahead;               /* a section of one window, or the thread could not start */
+	bool no_ahead;               /* no thread: not asked for (__set_ahead), no stack copies, or
+				      * the thread could not start */
 	bool done;
 	struct t2f_perf_record rec;
 	uint64_t *chain;             /* normalised callchain */

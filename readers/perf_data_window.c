@@ -277,6 +277,11 @@ int t2f_perf_data__window(struct t2f_perf_data *d, uint64_t off, size_t n, const
 	return read_window(d, off, n, out);
 }
 
+void t2f_perf_data__set_ahead(struct t2f_perf_data *d, bool ahead)
+{
+	d->no_ahead = !ahead;
+}
+
 const uint8_t *t2f_perf_data__mapped(const struct t2f_perf_data *d, uint64_t off, size_t n)
 {
 	if (d->base)

@@ -609,7 +609,8 @@ static int sw_read(struct t2f_perf_data *p, int every_mapped, size_t *count, uin
  * windows it is mapped in: read in memory, mapped (the next window mapped on the reader's thread
  * while one is read) and in blocks, every record's offset, time and stack bytes are the ones
  * written, and the stack copies of each record and the one before are mapped still where the
- * file is mapped (the window before is kept). Then the file cut after it was opened, past the
+ * file is mapped (the window before is kept; not without the thread, where nothing 200 records
+ * back is). Then the file cut after it was opened, past the
  * first two windows: the mapped
  * reading (the thread's third window fails, and so does the reader's own: it reads on in
  * blocks of 256 KiB) and one in blocks of that size agree on the records before the block the
@@ -655,18 +656,22 @@ static void test_stack_windows(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, whole, head.n + len), (ssize_t)(head.n + len));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	for (int blocks = 0; blocks < 2; blocks++) {
+	for (int blocks = 0; blocks < 3; blocks++) { /* 2: mapped, no thread (one window) */
 		sink_init(&s);
 		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
-		if (blocks)
+		if (blocks == 1)
 			t2f_perf_data__set_block(p, 4096);
-		assert_int_equal(sw_read(p, !blocks, &count, &got, &ahead, &far), 0);
+		t2f_perf_data__set_ahead(p, blocks != 2);
+		assert_int_equal(sw_read(p, blocks == 2 ? -1 : !blocks, &count, &got, &ahead, &far),
+				 0);
 		assert_int_equal(count, SW_N);
 		assert_true(got == want);
 		assert_int_equal(ahead, !blocks);
 		if (!blocks && (far == 0 || far >= SW_N - SW_FAR))
 			fail_msg("%zu of %d copies %d records back mapped", far, SW_N - SW_FAR,
 				 SW_FAR);
+		if (blocks == 2 && far)
+			fail_msg("one window: %zu copies %d records back mapped", far, SW_FAR);
 		assert_int_equal(t2f_diag__warnings(s.d), 0);
 		t2f_perf_data__free(p);
 		sink_close(&s);
