@@ -12,7 +12,8 @@
  * (a file cut while its window is mapped still gives SIGBUS, as it does perf).
  *
  * In a recording of user stack copies (--call-graph dwarf: 8 KiB a sample) longer than one
- * window, a thread of the reader's own maps and prefaults the next window while the decoder reads
+ * window, unless the caller asked for none (t2f_perf_data__set_ahead: the session's -j 1), a
+ * thread of the reader's own maps and prefaults the next window while the decoder reads
  * this one, and unmaps the one before the one before: that page-table work, a quarter of a
  * shallow dwarf recording's conversion, leaves the decoding thread. (In a frame-pointer
  * recording the decoding and its model cost the most; the thread saved nothing there, and the
