@@ -43,7 +43,8 @@
  * "truncated" warning, the complete records before it kept. A file cut inside its data section
  * (the header's data section runs past the file's end) is warned and read to its end, its
  * complete records kept, the feature table (past the end) warned as missing. Not thread safe
- * (but for __read_at).
+ * (but for __read_at, and __mapped while no __next runs); the reader's own thread, when it has
+ * one, touches only the windows it maps and unmaps.
  */
 #ifndef T2F_PERF_DATA_H
 #define T2F_PERF_DATA_H

@@ -50,8 +50,9 @@ struct t2f_perf_data {
 				      * prev_off + prev_len) */
 	uint64_t prev_off;
 	size_t prev_len;
-	struct t2f_bg *ahead_bg;     /* maps and prefaults the next window, unmaps the one before,
-				      * while this one is read; NULL until the second window */
+	struct t2f_bg *ahead_bg;     /* maps and prefaults the next window and unmaps old ones while
+				      * this one is read; NULL until the first window of a recording
+				      * of stack copies longer than one (perf_data_window.c) */
 	struct t2f_pd_ahead *ahead;  /* its job (perf_data_window.c) */
 	bool no_ahead;               /* no thread: not asked for (__set_ahead), no stack copies, or
 				      * the thread could not start */
