@@ -300,14 +300,12 @@ static int us_count(struct us_worker *w, const struct t2f_unwind_result *r)
 	return us_count_module(w, pm.path, r->why);
 }
 
-/* s's stack copy: its own, or when only its top was kept, the top and the bytes after it up to
- * len read again from the file into w's buffer, which holds the first `have` bytes already
- * (0: none). NULL on an error (w->err, w->bad_off). */
+/* The stack copy of s, which kept only its top: the top and the bytes after it up to len read
+ * again from the file into w's buffer, which holds the first `have` bytes already (0: none).
+ * NULL on an error (w->err, w->bad_off). */
 static const uint8_t *us_stack(struct us_worker *w, const struct t2f_perf_unwind_sample *s,
 			       size_t have, size_t len)
 {
-	if (s->stack)
-		return s->stack;
 	if (s->stack_len > w->stack_cap) {
 		free(w->stack);
 		w->stack = malloc(s->stack_len);
@@ -345,14 +343,15 @@ static size_t us_more(const struct t2f_perf_unwind_sample *s, size_t have)
  * much of the copy read again from the file, and so on: such a walk reads what the whole walk
  * reads until it reads past what it was given, where it stops (T2F_UNWIND_MEMORY), and a sample
  * it leaves to libdwfl the whole walk leaves too; more is read only for a walk that stopped
- * there, and the whole copy for libdwfl. 1 when the walk could not take the sample, else 0 or an
- * error. */
+ * there, and the whole copy for libdwfl. Where a window of the file still maps the copy, the walk
+ * after the top's, and libdwfl, read it there instead (us_mapped). 1 when the walk could not
+ * take the sample, else 0 or an error. */
 static int us_frames(struct us_worker *w, struct t2f_perf_unwind_sample *s,
 		     const struct t2f_unwind_regs *regs, bool walk, struct t2f_unwind_result *r)
 {
 	const uint8_t *stack = s->stack ? s->stack : s->top;
 	size_t have = s->stack ? s->stack_len : s->top_len;
-	size_t read = 0; /* what w's buffer holds; once walked in place, the whole copy */
+	size_t read = 0; /* what w's buffer holds */
 	int ret;
 
 	if (!walk)
@@ -368,7 +367,7 @@ static int us_frames(struct us_worker *w, struct t2f_perf_unwind_sample *s,
 		if (r->why != T2F_UNWIND_MEMORY || have == s->stack_len)
 			return 0;
 		if (!read && (stack = us_mapped(w, s)) != NULL) {
-			have = read = s->stack_len;
+			have = s->stack_len; /* the last walk */
 			continue;
 		}
 		have = us_more(s, have);

@@ -50,7 +50,7 @@ struct t2f_pd_ahead {
 	size_t old_len;
 	uint64_t start;
 	size_t len;
-	const uint8_t *map;     /* the window mapped, or NULL (not asked for, or it failed) */
+	const uint8_t *map;     /* the window mapped, or NULL (taken, or it failed) */
 };
 
 static uint64_t page_size(void)
@@ -83,14 +83,13 @@ static int ahead_job(void *ctx, void *job)
 	if (a->old)
 		munmap((void *)a->old, a->old_len);
 	a->old = NULL;
-	a->map = a->len ? map_prefaulted(a->fd, a->start, a->len) : NULL;
+	a->map = map_prefaulted(a->fd, a->start, a->len);
 	return 0;
 }
 
-/* The job done: its window, if any, unmapped. */
+/* The job waited for: its window, if any, unmapped. */
 static void ahead_drop(struct t2f_perf_data *d)
 {
-	t2f_bg__wait(d->ahead_bg);
 	if (d->ahead->map)
 		munmap((void *)d->ahead->map, d->ahead->len);
 	d->ahead->map = NULL;
@@ -110,6 +109,7 @@ static void windows_drop(struct t2f_perf_data *d)
 void t2f_perf_data__unmap(struct t2f_perf_data *d)
 {
 	if (d->ahead_bg) {
+		t2f_bg__wait(d->ahead_bg);
 		ahead_drop(d);
 		t2f_bg__free(d->ahead_bg);
 		d->ahead_bg = NULL;
