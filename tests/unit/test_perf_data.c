@@ -21,6 +21,32 @@
 
 /* ---- tests ---- */
 
+/* A sample's call chain at an address that is not a multiple of 8 (the file copied to an odd
+ * one) is read word by word, as a swapped one is; at one that is, it is the record's own. */
+static void check_chain_in_place(const struct bb *file, bool be, const uint8_t *at)
+{
+	uint8_t *odd = malloc(file->n + 1);
+	const struct t2f_perf_record *r;
+	struct t2f_perf_data *p;
+	struct sink s;
+
+	assert_non_null(odd);
+	memcpy(odd + 1, file->b, file->n);
+	sink_start(&s);
+	assert_int_equal(t2f_perf_data__open_mem("t.data", odd + 1, file->n, s.d, &p), 0);
+	while ((r = next_ok(p))->type != PERF_RECORD_SAMPLE)
+		;
+	assert_int_equal(r->s.callchain_nr, 3);
+	assert_int_equal(r->s.callchain[0], 0xfffffffffffffe00ull);
+	assert_int_equal(r->s.callchain[2], 0x401234);
+	assert_true((const uint8_t *)r->s.callchain < odd ||
+		    (const uint8_t *)r->s.callchain > odd + file->n);
+	t2f_perf_data__free(p);
+	sink_close(&s);
+	free(odd);
+	assert_int_equal(at >= file->b && at < file->b + file->n, !be); /* file->b: 8-aligned */
+}
+
 static void check_basic(bool be)
 {
 	static struct bb data, file;
@@ -81,6 +107,7 @@ static void check_basic(bool be)
 	assert_int_equal(r->s.callchain[0], 0xfffffffffffffe00ull);
 	assert_int_equal(r->s.callchain[2], 0x401234);
 	assert_int_equal(r->offset, ATTRS_AT + 144 + 8 + 40 + 104);
+	check_chain_in_place(&file, be, (const uint8_t *)r->s.callchain);
 	assert_int_equal(t2f_perf_data__next(p, &r), 0);
 	assert_int_equal(t2f_perf_data__stats(p)->samples, 1);
 	assert_int_equal(t2f_perf_data__stats(p)->records, 3);
