@@ -301,7 +301,6 @@ static int pdc_thread(struct t2f_perf_data_conv *c, int64_t pid, int64_t tid,
 		return err;
 	c->last_pid = pid;
 	c->last_tid = tid;
-	c->last_comm = comm;
 	c->last_thread = *out;
 	return 0;
 }
@@ -514,9 +513,9 @@ static bool pdc_anon(const struct pdc_ev *e, const char *path)
 	return (anon || no_dso) && exec;
 }
 
-static int pdc_mmap(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
+static int pdc_mmap(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const uint64_t *data)
 {
-	const char *path = (const char *)&c->q[0].pool[e->data];
+	const char *path = (const char *)data;
 	uint16_t mode = e->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	uint64_t pgoff = e->pgoff;
 	char buf[40];
@@ -767,7 +766,7 @@ static int pdc_switch(struct t2f_perf_data_conv *c, const struct pdc_ev *e, t2f_
 	       t2f_pdc_stacks__switch_out(c->stk, e->ppid, thread, e->flags & ~PDC_SWITCH);
 }
 
-static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
+static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const uint64_t *data)
 {
 	const struct pdc_attr *a = &c->attrs[e->attr];
 	uint32_t gen = ps_maps__generation(c->maps, e->pid);
@@ -781,7 +780,7 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	if (c->o.filter && !pdc_keep(c, e, &switch_only, &err))
 		return err;
 	c->n_stack = 0;
-	err = e->has_chain ? pdc_chain(c, e, &c->q[0].pool[e->data], gen) : 0;
+	err = e->has_chain ? pdc_chain(c, e, data, gen) : 0;
 	if (!err && e->abi)
 		err = pdc_unwound(c, e, gen);
 	/* no call chain: the ip alone (perf script's one-line sample); a DWARF sample's chain
@@ -807,9 +806,9 @@ static int pdc_sample(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 
 /* ---- records in time order ---- */
 
-static int pdc_comm(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
+static int pdc_comm(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const uint64_t *data)
 {
-	const char *s = (const char *)&c->q[0].pool[e->data];
+	const char *s = (const char *)data;
 	t2f_str_id id;
 
 	return t2f_profile__intern(c->p, s, e->n, &id) ?: pdc_set_comm(c, e->tid, id);
@@ -833,16 +832,16 @@ static int pdc_fork(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
 	return err;
 }
 
-int t2f_pdc_process(struct t2f_perf_data_conv *c, const struct pdc_ev *e)
+int t2f_pdc_process(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const uint64_t *data)
 {
 	switch (e->type) {
 	case PERF_RECORD_SAMPLE:
-		return pdc_sample(c, e);
+		return pdc_sample(c, e, data);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		return pdc_mmap(c, e);
+		return pdc_mmap(c, e, data);
 	case PERF_RECORD_COMM:
-		return pdc_comm(c, e);
+		return pdc_comm(c, e, data);
 	case PERF_RECORD_FORK:
 		return pdc_fork(c, e);
 	case PERF_RECORD_EXIT: /* a process's end: the memory of its mappings' index */

@@ -100,7 +100,11 @@ struct t2f_perf_data_conv {
 	struct t2f_diag *d;
 	struct t2f_perf_data_conv_opts o;
 	struct t2f_perf_data_conv_stats st;
-	struct pdc_queue q[2];         /* q[0]: queued; q[1]: scratch for what stays */
+	/* q[cur]: the records read since the last FINISHED_ROUND; q[!cur]: the round's before, of
+	 * which those newer than `done` were not processed yet (perf_data_queue.c) */
+	struct pdc_queue q[2];
+	unsigned cur;
+	uint64_t done;                 /* the last flush's limit */
 	struct pdc_order *order;       /* the records due, sorted through order_tmp */
 	size_t order_cap;
 	struct pdc_order *order_tmp;
@@ -144,13 +148,12 @@ struct t2f_perf_data_conv {
 	struct t2f_pd_trace *trace;    /* then sched_switch payloads (perf_data_trace.h), or NULL */
 	/* the last sample's thread */
 	int64_t last_pid, last_tid;
-	t2f_str_id last_comm;
 	t2f_thread_id last_thread;
 };
 
 /* perf_data_conv.c: whether an MMAP/MMAP2 record maps executable memory; processes one record
- * taken from the queue in time order. */
+ * taken from the queue in time order, `data` its words in its queue's pool (&pool[e->data]). */
 bool t2f_pdc_exec(const struct pdc_ev *e);
-int t2f_pdc_process(struct t2f_perf_data_conv *c, const struct pdc_ev *e);
+int t2f_pdc_process(struct t2f_perf_data_conv *c, const struct pdc_ev *e, const uint64_t *data);
 
 #endif

@@ -2,8 +2,8 @@
  *
  * Records that carry a time are copied into a queue (fixed-size entries, their callchain, user
  * registers and stack copy, or string in a pool of u64s) and processed in time order at
- * FINISHED_ROUND; the queue's two buffers (the round being processed, the records kept for
- * later) are reused, so a warm conversion allocates nothing per record. Before a run of
+ * FINISHED_ROUND; the queue's two buffers (this round's records, the round's before not yet
+ * processed) take turns and are reused, so a warm conversion allocates nothing per record. Before a run of
  * samples is processed, its dwarf samples are handed to the unwind callback in batches.
  */
 #include <errno.h>
@@ -68,12 +68,6 @@ static void pdc_ev_switch(const struct t2f_perf_data_conv *c, const struct t2f_p
 	e->ppid = (int32_t)sw.prev_pid;
 	e->ptid = (int32_t)sw.next_pid;
 	e->flags = PDC_SWITCH | t2f_cpu_state_of_bits(sw.prev_state);
-}
-
-/* The u64 words a SAMPLE entry holds in the pool. */
-static size_t pdc_sample_words(const struct pdc_ev *e)
-{
-	return e->n + e->regs_nr + ((size_t)(e->stack_off ? e->top_len : e->stack_len) + 7) / 8;
 }
 
 /* The record as a queue entry (its callchain or string copied into the pool). */
@@ -179,31 +173,14 @@ static void pdc_order_sort(struct t2f_perf_data_conv *c, size_t n)
 	}
 }
 
-/* Moves the entries of q[0] newer than limit (in queue order) to q[1], then swaps. */
-static int pdc_keep_newer(struct t2f_perf_data_conv *c, uint64_t limit)
+/* The entry order index idx names: of q[!cur] below its count, else of q[cur]; *q its queue. */
+static struct pdc_ev *pdc_entry(struct t2f_perf_data_conv *c, size_t idx,
+				const struct pdc_queue **q)
 {
-	struct pdc_queue *from = &c->q[0], *to = &c->q[1], t;
-	int err = 0;
+	struct pdc_queue *prev = &c->q[!c->cur], *cur = &c->q[c->cur];
 
-	to->n = 0;
-	to->pool_n = 0;
-	for (size_t i = 0; i < from->n && !err; i++) {
-		struct pdc_ev e = from->ev[i];
-		bool str = e.type != PERF_RECORD_SAMPLE;
-
-		if (e.time <= limit)
-			continue;
-		err = t2f_grow((void **)&to->ev, &to->cap, to->n, 1,
-				sizeof(*to->ev), 64, SIZE_MAX) ?:
-		      pdc_pool_put(to, &from->pool[e.data], str ? e.n : pdc_sample_words(&e) * 8,
-				   str, &e.data);
-		if (!err)
-			to->ev[to->n++] = e;
-	}
-	t = *from;
-	*from = *to;
-	*to = t;
-	return err;
+	*q = idx < prev->n ? prev : cur;
+	return idx < prev->n ? &prev->ev[idx] : &cur->ev[idx - prev->n];
 }
 
 /* Puts dwarf sample e of queue q into the next batch slot. */
@@ -241,11 +218,11 @@ static bool pdc_changes_maps(const struct pdc_ev *e)
  * error. */
 static int pdc_batch(struct t2f_perf_data_conv *c, size_t from, size_t n_order, size_t *end)
 {
-	struct pdc_queue *q = &c->q[0];
 	size_t n = 0, i = from;
 
 	for (; i < n_order && n < T2F_PERF_UNWIND_BATCH; i++) {
-		struct pdc_ev *e = &q->ev[c->order[i].idx];
+		const struct pdc_queue *q;
+		struct pdc_ev *e = pdc_entry(c, c->order[i].idx, &q);
 
 		if (e->type != PERF_RECORD_SAMPLE) {
 			if (pdc_changes_maps(e))
@@ -262,7 +239,6 @@ static int pdc_batch(struct t2f_perf_data_conv *c, size_t from, size_t n_order, 
 /* Processes order[0..n) of the queue, the dwarf samples of each run of samples unwound first. */
 static int pdc_process_order(struct t2f_perf_data_conv *c, size_t n)
 {
-	struct pdc_queue *q = &c->q[0];
 	int err = 0;
 
 	for (size_t i = 0, end = 1; i < n && !err; i = end) {
@@ -271,37 +247,51 @@ static int pdc_process_order(struct t2f_perf_data_conv *c, size_t n)
 			break;
 		if (c->o.unwind)
 			err = pdc_batch(c, i, n, &end);
-		for (size_t k = i; k < end && !err; k++)
-			err = t2f_pdc_process(c, &q->ev[c->order[k].idx]);
+		for (size_t k = i; k < end && !err; k++) {
+			const struct pdc_queue *q;
+			const struct pdc_ev *e = pdc_entry(c, c->order[k].idx, &q);
+
+			err = t2f_pdc_process(c, e, &q->pool[e->data]);
+		}
 	}
 	return err;
 }
 
-/* Processes the queued records not newer than limit, in time order (stable). */
+/* Processes the queued records not newer than limit, in time order (stable): those of the
+ * round before not processed yet (all of them: a round's records are not newer than the limit
+ * of the flush after the next FINISHED_ROUND, the greatest time read before it), then this
+ * round's not newer than limit. The round before is emptied; this round's records left (newer
+ * than limit) make it the round before, so no record is copied twice. */
 static int pdc_flush(struct t2f_perf_data_conv *c, uint64_t limit)
 {
-	struct pdc_queue *q = &c->q[0];
-	size_t n = 0;
-	int err = t2f_grow((void **)&c->order, &c->order_cap, 0, q->n,
+	struct pdc_queue *prev = &c->q[!c->cur], *cur = &c->q[c->cur];
+	size_t n = 0, all = prev->n + cur->n, from_cur = 0;
+	int err = t2f_grow((void **)&c->order, &c->order_cap, 0, all,
 			   sizeof(*c->order), 64, SIZE_MAX) ?:
-		  t2f_grow((void **)&c->order_tmp, &c->order_tmp_cap, 0, q->n,
+		  t2f_grow((void **)&c->order_tmp, &c->order_tmp_cap, 0, all,
 			   sizeof(*c->order), 64, SIZE_MAX);
 
 	if (err)
 		return err;
-	for (size_t i = 0; i < q->n; i++)
-		if (q->ev[i].time <= limit)
-			c->order[n++] = (struct pdc_order){ q->ev[i].time, i };
+	for (size_t i = 0; i < prev->n; i++)
+		if (prev->ev[i].time > c->done)
+			c->order[n++] = (struct pdc_order){ prev->ev[i].time, i };
+	for (size_t i = 0; i < cur->n; i++)
+		if (cur->ev[i].time <= limit) {
+			c->order[n++] = (struct pdc_order){ cur->ev[i].time, prev->n + i };
+			from_cur++;
+		}
 	pdc_order_sort(c, n);
 	err = pdc_process_order(c, n);
 	if (err)
 		return err;
-	if (n == q->n) {
-		q->n = 0;
-		q->pool_n = 0;
-		return 0;
-	}
-	return pdc_keep_newer(c, limit);
+	prev->n = prev->pool_n = 0;
+	if (from_cur == cur->n)
+		cur->n = cur->pool_n = 0;
+	else
+		c->cur = !c->cur;
+	c->done = limit;
+	return 0;
 }
 
 static bool pdc_queued_type(const struct t2f_perf_data_conv *c, uint32_t type)
@@ -315,7 +305,7 @@ static bool pdc_queued_type(const struct t2f_perf_data_conv *c, uint32_t type)
 
 static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record *r)
 {
-	struct pdc_queue *q = &c->q[0];
+	struct pdc_queue *q = &c->q[c->cur];
 	struct pdc_ev e;
 	int err;
 
@@ -339,7 +329,7 @@ static int pdc_record(struct t2f_perf_data_conv *c, const struct t2f_perf_record
 			pdc_batch_add(c, q, &e, &one);
 			err = c->o.unwind(c->o.unwind_ctx, c, c->batch, 1);
 		}
-		err = err ?: t2f_pdc_process(c, &e);
+		err = err ?: t2f_pdc_process(c, &e, &q->pool[e.data]);
 		q->pool_n = e.data;
 		return err;
 	}

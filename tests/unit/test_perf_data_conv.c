@@ -389,6 +389,36 @@ static void test_round_runs(void **state)
 	done(&x);
 }
 
+/* Rounds whose records straddle each flush's limit (the greatest time read before the round
+ * before's end): each record is processed once, by time, the older round's first at equal
+ * times. Flushes at 50 (10, 20, 50, 50), 70 (55, 60, 60, 70) and the end (75, 80, 90). */
+static void test_rounds_straddle(void **state)
+{
+	const struct attr_spec a = { PERF_TYPE_SOFTWARE, 0, ST | PERF_SAMPLE_CALLCHAIN, 0, 1 };
+	const uint64_t times[] = { 10, 50, 0, 20, 60, 70, 50, 0, 55, 60, 80, 0, 75, 90 };
+	const uint64_t order[] = { 1, 3, 2, 6, 7, 4, 8, 5, 10, 9, 11 };
+	struct bb d = { 0 }, f;
+	struct run x;
+	uint64_t w = 0;
+
+	(void)state;
+	rec_mmap2(&d, 1, false, false);
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		const uint64_t ch[] = { PERF_CONTEXT_USER, 0x400100 + 0x10 * i };
+
+		if (times[i])
+			rec_sample(&d, times[i], ++w, ch, 2, 0);
+		else
+			rec_round(&d);
+	}
+	build(&f, false, &a, 1, &d);
+	convert(&x, &f);
+	assert_int_equal(t2f_profile__sample_log_count(x.p), 11);
+	for (size_t i = 0; i < 11; i++)
+		assert_int_equal(log_at(x.p, i).weight, order[i]);
+	done(&x);
+}
+
 /* An unknown context marker: perf discards the chain (an empty stack: kept as the thread alone,
  * counted); more than 127 ips: perf script's 127 kept (leaf first). */
 static void test_chain_rules(void **state)
@@ -790,6 +820,7 @@ int main(void)
 		cmocka_unit_test(test_order_and_frames_le),
 		cmocka_unit_test(test_order_and_frames_be),
 		cmocka_unit_test(test_round_runs),
+		cmocka_unit_test(test_rounds_straddle),
 		cmocka_unit_test(test_chain_rules),
 		cmocka_unit_test(test_events_lost_dwarf),
 		cmocka_unit_test(test_truncated),
