@@ -181,7 +181,8 @@ struct t2f_perf_record {
 	uint64_t comp_offset;        /* then: offset in the decompressed stream */
 	const struct t2f_perf_attr *attr; /* SAMPLE and records with a sample_id trailer; else NULL */
 	struct t2f_perf_sample s;    /* SAMPLE: the sample; others: the sample_id trailer fields */
-	union {
+	union {                      /* the body of a record of another type (by type; zeroed
+				      * first), left as it was for a SAMPLE */
 		struct t2f_perf_mmap { /* MMAP, MMAP2 */
 			uint32_t pid, tid;
 			uint64_t start, len, pgoff;

@@ -540,8 +540,9 @@ static int decode(struct t2f_perf_data *d, const uint8_t *p, uint16_t size, uint
 	r->misc = t2f_pd_u16(d, p + 4);
 	r->size = size;
 	r->attr = NULL;
-	memset(&r->s, 0, sizeof(r->s));
-	memset(&r->u, 0, sizeof(r->u));
+	r->s = (struct t2f_perf_sample){ 0 };
+	if (r->type != PERF_RECORD_SAMPLE) /* a sample's fields are all in r->s */
+		r->u = (__typeof__(r->u)){ 0 };
 	if (r->type == PERF_RECORD_SAMPLE || (r->type < T2F_PERF_RECORD_HEADER_ATTR &&
 					      d->attrs[0].attr.sample_id_all)) {
 		bool sample = r->type == PERF_RECORD_SAMPLE;
