@@ -455,6 +455,9 @@ int t2f_unwind_stage__sample(void *ctx, const struct t2f_perf_data_conv *c,
 			return -ENOMEM;
 	}
 	w->conv = c;
+	for (unsigned i = 0; i < st->jobs; i++) /* the reader cuts batches where mappings change */
+		if (st->w[i].u)
+			t2f_unwinder__maps_changed(st->w[i].u);
 	for (size_t i = 0; i < n && !err; i++) {
 		err = st->libdwfl ? 1 : us_one(w, &s[i], true);
 		if (err == 1) {

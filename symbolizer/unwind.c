@@ -378,7 +378,6 @@ static void uw_start(struct t2f_unwinder *u, const struct t2f_unwind_regs *regs,
 	u->sp_reg = regs->arch == T2F_UNWIND_X86_64 ? 7 : 31;
 	u->mem_fail = u->stale = u->looped = u->capped = u->nomem = u->no_cfi =
 		u->zero = u->bad_rule = u->after_signal = false;
-	u->n_maps = 0;
 	u->have_last_sp = false;
 	u->last_miss = T2F_UNWIND_END;
 }
@@ -462,6 +461,11 @@ int t2f_unwinder__new(const struct t2f_unwind_ops *ops, struct t2f_unwinder **ou
 	}
 	*out = u;
 	return 0;
+}
+
+void t2f_unwinder__maps_changed(struct t2f_unwinder *u)
+{
+	u->n_maps = 0;
 }
 
 int t2f_unwinder__walk(struct t2f_unwinder *u, int64_t pid, const struct t2f_unwind_regs *regs,

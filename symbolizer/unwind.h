@@ -107,6 +107,11 @@ struct t2f_unwinder;
 int t2f_unwinder__new(const struct t2f_unwind_ops *ops, struct t2f_unwinder **out);
 void t2f_unwinder__free(struct t2f_unwinder *u); /* NULL is fine */
 
+/* What ops.map answers may have changed (a mapping added or dropped since the last sample): the
+ * answers kept for the samples of a process are forgotten. Until then, the samples of a process
+ * after the first reuse what ops.map said of its mappings (a few of them). */
+void t2f_unwinder__maps_changed(struct t2f_unwinder *u);
+
 /* Unwinds one sample of thread tid of process pid with libdwfl's unwinder: regs
  * (t2f_unwind_regs_from_perf) and the stack copy stack[0..len) starting at regs->sp. Frames into
  * ips[0..max), result in *res. 0 or -ENOMEM. */

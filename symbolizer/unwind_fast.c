@@ -18,9 +18,14 @@
 
 #include "symbolizer/unwind_internal.h"
 
-/* The mapping holding addr, through the sample's small cache. */
-static bool uw_fast_map(struct t2f_unwinder *u, uint64_t addr, struct t2f_unwind_map *out)
+/* The mapping holding addr in process pid, through the small cache of its mappings. */
+static bool uw_fast_map(struct t2f_unwinder *u, int64_t pid, uint64_t addr,
+			struct t2f_unwind_map *out)
 {
+	if (pid != u->maps_pid) {
+		u->n_maps = 0;
+		u->maps_pid = pid;
+	}
 	for (unsigned i = 0; i < u->n_maps; i++)
 		if (addr >= u->maps[i].start && addr < u->maps[i].end) {
 			*out = u->maps[i];
@@ -91,7 +96,7 @@ const struct uw_rule *uw_rule_at(struct t2f_unwinder *u, int64_t pid, uint64_t a
 	bool refused;
 
 	*err = 0;
-	if (!uw_fast_map(u, addr, &m) || !m.file)
+	if (!uw_fast_map(u, pid, addr, &m) || !m.file)
 		return NULL;
 	rule = uw_rules__find(u->rules, m.file, addr - m.bias);
 	if (rule)
@@ -158,7 +163,6 @@ int uw_fast(struct t2f_unwinder *u, int64_t pid, struct t2f_unwind_result *res)
 	int err;
 
 	memcpy(w[0].val, u->regs->val, sizeof(w[0].val));
-	u->n_maps = 0;
 	for (size_t k = 0;; k++) {
 		const struct uw_rule *r;
 		uint64_t sp = cur->val[u->sp_reg], ip = k ? pc - 1 : pc;

@@ -8,7 +8,7 @@
 #include "symbolizer/unwind.h"
 #include "symbolizer/unwind_rules.h"
 
-#define UW_MAP_CACHE 4          /* mappings a sample's walk remembers */
+#define UW_MAP_CACHE 4          /* mappings of a process a walk remembers */
 /* A failed read at most this far below the sampled sp is of a slot an epilogue already popped
  * (libdwfl goes on without that register); any other is past the end of the copy (the unwind
  * ends: a copy that wraps past 2^64 ends there too). */
@@ -61,8 +61,10 @@ struct t2f_unwinder {
 	/* the decoded-rules walk */
 	struct uw_rules *rules;
 	struct uw_checks *checks;
-	struct t2f_unwind_map maps[UW_MAP_CACHE];
+	struct t2f_unwind_map maps[UW_MAP_CACHE]; /* ops.map's answers for process maps_pid,
+						   * kept until t2f_unwinder__maps_changed */
 	unsigned n_maps;
+	int64_t maps_pid;
 };
 
 /* unwind.c */

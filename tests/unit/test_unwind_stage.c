@@ -76,8 +76,8 @@ static uint64_t libfx_work(void)
 /* ---- the file ---- */
 
 /* MMAP2 (build-id form) of libfx.so's r-x segment: [BASE + 0x1000, +0x1000) at offset 0x1000,
- * with build-id id; the trailer {pid, tid, time 1}. */
-static void rec_map(struct bb *r, const uint8_t *id)
+ * with build-id id; the trailer {pid, tid, time t}. */
+static void rec_map_at(struct bb *r, const uint8_t *id, uint64_t t)
 {
 	size_t name = (strlen(libfx) + 1 + 7) / 8 * 8;
 	uint8_t bid[24] = { 20 };
@@ -96,7 +96,12 @@ static void rec_map(struct bb *r, const uint8_t *id)
 	str_padded(r, libfx, name);
 	u32(r, PID);
 	u32(r, PID);
-	u64(r, 1);
+	u64(r, t);
+}
+
+static void rec_map(struct bb *r, const uint8_t *id)
+{
+	rec_map_at(r, id, 1);
 }
 
 /* A dwarf sample at time t: kernel chain {KIP}, x86_64 registers pc, sp SP0, rbp 0, the stack
@@ -291,6 +296,42 @@ static void test_stage_wrong_build_id(void **state)
 	done(&x);
 }
 
+/* The same stack of one process (to the outermost frame: walked through the decoded rules)
+ * before and after its mapping is replaced by one whose build-id is not the file's (a batch
+ * each): the mapping is asked for again, so the last sample stops at its pc (the file not
+ * used), as it would alone. */
+static void test_stage_maps_changed(void **state)
+{
+	const uint64_t p = libfx_work(), words[2] = { p + 1, 0 };
+	uint8_t other[20];
+	struct bb d = { 0 }, f;
+	struct run x;
+	char buf[512], want[512];
+
+	(void)state;
+	memcpy(other, libfx_id, 20);
+	other[19] ^= 1;
+	rec_map(&d, libfx_id);
+	rec_dwarf(&d, 10, p, words, 2, 16);
+	rec_dwarf(&d, 11, p, words, 2, 16);
+	rec_map_at(&d, other, 20);
+	rec_dwarf(&d, 30, p, words, 2, 16);
+	file_of(&f, &d);
+	convert(&x, &f, NULL, 1);
+	snprintf(want, sizeof(want), "[unknown]@0x%llx;libfx@0x%llx;libfx@0x%llx", KIP,
+		 (unsigned long long)work, (unsigned long long)work);
+	assert_string_equal(stack_of(&x, 0, buf, sizeof(buf)), want); /* the first two: one run */
+	assert_int_equal(t2f_profile__run_at(x.p, 1, 0).samples, 2);
+	snprintf(want, sizeof(want), "[unknown]@0x%llx;libfx@0x%llx", KIP,
+		 (unsigned long long)work);
+	assert_string_equal(stack_of(&x, 1, buf, sizeof(buf)), want);
+	assert_int_equal(x.u.samples, 3);
+	assert_int_equal(x.u.stops[T2F_UNWIND_END], 2);
+	assert_int_equal(x.u.stops[T2F_UNWIND_NO_FILE], 1);
+	assert_int_equal(x.u.rules, 2); /* the first two walked, not given to libdwfl */
+	done(&x);
+}
+
 /* 48 samples of 0-4 return addresses, some cut short, some 0, some pcs in no mapping: the same
  * frames and counts with 1, 2 and 3 threads (16 samples a thread at least). */
 static void test_stage_jobs(void **state)
@@ -411,6 +452,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stage_frames),
 		cmocka_unit_test(test_stage_wrong_build_id),
+		cmocka_unit_test(test_stage_maps_changed),
 		cmocka_unit_test(test_stage_jobs),
 		cmocka_unit_test(test_stage_file),
 		cmocka_unit_test(test_stage_arch),
