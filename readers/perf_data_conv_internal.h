@@ -100,7 +100,7 @@ struct t2f_perf_data_conv {
 	struct t2f_diag *d;
 	struct t2f_perf_data_conv_opts o;
 	struct t2f_perf_data_conv_stats st;
-	/* q[cur]: the records read since the last FINISHED_ROUND; q[!cur]: the round's before, of
+	/* q[cur]: the records read since the last FINISHED_ROUND; q[!cur]: the round before's, of
 	 * which those newer than `done` were not processed yet (perf_data_queue.c) */
 	struct pdc_queue q[2];
 	unsigned cur;

@@ -2,9 +2,10 @@
  *
  * Records that carry a time are copied into a queue (fixed-size entries, their callchain, user
  * registers and stack copy, or string in a pool of u64s) and processed in time order at
- * FINISHED_ROUND; the queue's two buffers (this round's records, the round's before not yet
- * processed) take turns and are reused, so a warm conversion allocates nothing per record. Before a run of
- * samples is processed, its dwarf samples are handed to the unwind callback in batches.
+ * FINISHED_ROUND; the queue's two buffers (this round's records, and the round before's not
+ * yet processed) take turns and are reused, so no record is copied twice and a warm conversion
+ * allocates nothing per record. Before a run of samples is processed, its dwarf samples are
+ * handed to the unwind callback in batches.
  */
 #include <errno.h>
 #include <string.h>
