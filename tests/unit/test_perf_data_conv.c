@@ -363,47 +363,17 @@ static void test_order_and_frames_be(void **state)
 	check_order_and_frames(true);
 }
 
-/* One round of three ascending runs (as per-CPU buffers come), two records at one time: processed
- * by time, then in file order. */
-static void test_round_runs(void **state)
+/* Samples at times[0..n) (0: a FINISHED_ROUND instead), the k-th sample of weight k and an ip
+ * of its own: processed as order[0..m) says (by weight). */
+static void check_order(const uint64_t *times, size_t n, const uint64_t *order, size_t m)
 {
 	const struct attr_spec a = { PERF_TYPE_SOFTWARE, 0, ST | PERF_SAMPLE_CALLCHAIN, 0, 1 };
-	const uint64_t times[] = { 50, 60, 70, 10, 20, 30, 40, 60, 65 };
-	const uint64_t order[] = { 4, 5, 6, 7, 1, 2, 8, 9, 3 };
-	struct bb d = { 0 }, f;
-	struct run x;
-
-	(void)state;
-	rec_mmap2(&d, 1, false, false);
-	for (size_t i = 0; i < 9; i++) {
-		const uint64_t ch[] = { PERF_CONTEXT_USER, 0x400100 + 0x10 * i };
-
-		rec_sample(&d, times[i], i + 1, ch, 2, 0);
-	}
-	rec_round(&d);
-	build(&f, false, &a, 1, &d);
-	convert(&x, &f);
-	assert_int_equal(t2f_profile__sample_log_count(x.p), 9);
-	for (size_t i = 0; i < 9; i++)
-		assert_int_equal(log_at(x.p, i).weight, order[i]);
-	done(&x);
-}
-
-/* Rounds whose records straddle each flush's limit (the greatest time read before the round
- * before's end): each record is processed once, by time, the older round's first at equal
- * times. Flushes at 50 (10, 20, 50, 50), 70 (55, 60, 60, 70) and the end (75, 80, 90). */
-static void test_rounds_straddle(void **state)
-{
-	const struct attr_spec a = { PERF_TYPE_SOFTWARE, 0, ST | PERF_SAMPLE_CALLCHAIN, 0, 1 };
-	const uint64_t times[] = { 10, 50, 0, 20, 60, 70, 50, 0, 55, 60, 80, 0, 75, 90 };
-	const uint64_t order[] = { 1, 3, 2, 6, 7, 4, 8, 5, 10, 9, 11 };
 	struct bb d = { 0 }, f;
 	struct run x;
 	uint64_t w = 0;
 
-	(void)state;
 	rec_mmap2(&d, 1, false, false);
-	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		const uint64_t ch[] = { PERF_CONTEXT_USER, 0x400100 + 0x10 * i };
 
 		if (times[i])
@@ -413,10 +383,33 @@ static void test_rounds_straddle(void **state)
 	}
 	build(&f, false, &a, 1, &d);
 	convert(&x, &f);
-	assert_int_equal(t2f_profile__sample_log_count(x.p), 11);
-	for (size_t i = 0; i < 11; i++)
+	assert_int_equal(t2f_profile__sample_log_count(x.p), m);
+	for (size_t i = 0; i < m; i++)
 		assert_int_equal(log_at(x.p, i).weight, order[i]);
 	done(&x);
+}
+
+/* One round of three ascending runs (as per-CPU buffers come), two records at one time: processed
+ * by time, then in file order. */
+static void test_round_runs(void **state)
+{
+	const uint64_t times[] = { 50, 60, 70, 10, 20, 30, 40, 60, 65, 0 };
+	const uint64_t order[] = { 4, 5, 6, 7, 1, 2, 8, 9, 3 };
+
+	(void)state;
+	check_order(times, 10, order, 9);
+}
+
+/* Rounds whose records straddle each flush's limit (the greatest time read before the round
+ * before's end): each record is processed once, by time, the older round's first at equal
+ * times. Flushes at 50 (10, 20, 50, 50), 70 (55, 60, 60, 70) and the end (75, 80, 90). */
+static void test_rounds_straddle(void **state)
+{
+	const uint64_t times[] = { 10, 50, 0, 20, 60, 70, 50, 0, 55, 60, 80, 0, 75, 90 };
+	const uint64_t order[] = { 1, 3, 2, 6, 7, 4, 8, 5, 10, 9, 11 };
+
+	(void)state;
+	check_order(times, 14, order, 11);
 }
 
 /* An unknown context marker: perf discards the chain (an empty stack: kept as the thread alone,
