@@ -1,15 +1,21 @@
 /* writers/collapsed.c: one text line per (root, name path) of the chosen event's cells, where a
  * root is a distinct text of the threads' first column (threads of one comm share it unless
  * pids or tids are written) and cells whose stacks show the same names are summed first
- * (writers/name_paths.h); the lines are built into one buffer, sorted bytewise in parts (one
- * thread each), then the parts merged as they are written, equal lines summed. */
+ * (writers/name_paths.h); the lines are built into one buffer and written in bytewise order.
+ * That order is worked out a name at a time (writers/name_keys.h: the roots' ranks, the paths'
+ * places), not by comparing lines: each line gets a key (its root's rank, its path's place),
+ * and the lines are written in the order of their keys (formats/radix.h). The lines' texts
+ * differ (roots are distinct texts without ';', and so are the paths below a root): none are
+ * summed at the end. */
 #include "writers/collapsed.h"
 
 #include "formats/buf.h"
 #include "formats/grow.h"
 #include "formats/hashmap.h"
+#include "formats/radix.h"
 #include "formats/sat.h"
 #include "formats/utf8.h"
+#include "writers/name_keys.h"
 #include "writers/name_paths.h"
 #include "writers/par_for.h"
 
@@ -20,11 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_PART_LINES 16384 /* fewer lines are written or sorted by one thread */
+#define MIN_PART_LINES 16384 /* fewer lines are written by one thread */
 
 struct line {
 	size_t off, len;
 	uint64_t weight;
+	uint64_t key;          /* its place in the order: root rank, then path place */
 	uint32_t root;
 	uint32_t path;
 };
@@ -38,6 +45,8 @@ struct folder {
 	struct t2f_buf text;   /* the roots' texts, then every line's, back to back */
 	uint32_t *root_of;     /* per thread: its root (from 1) */
 	size_t *root_off;      /* root r's text is text[root_off[r], root_off[r + 1]) */
+	uint32_t nroots;
+	uint32_t *root_rank;   /* [2r]: root r's line alone; [2r + 1]: r's lines with frames */
 	struct line *lines;
 	size_t nlines;
 };
@@ -126,6 +135,51 @@ static int build_roots(struct folder *f)
 	for (uint32_t t = 1; !err && t <= n; t++)
 		err = add_root(f, ix, t, &nroots);
 	t2f_hashmap__free(ix);
+	f->nroots = nroots;
+	return err;
+}
+
+/* The roots' ranks in the lines' order: a root's text alone (a line without frames), and
+ * followed by ';' (its lines with frames). */
+static int rank_roots(struct folder *f)
+{
+	size_t n = 2 * (size_t)f->nroots;
+	struct t2f_name_key *k = malloc(n * sizeof(*k) + 1);
+
+	f->root_rank = malloc((n + 2) * sizeof(*f->root_rank));
+	if (!k || !f->root_rank) {
+		free(k);
+		return -ENOMEM;
+	}
+	for (uint32_t r = 1; r <= f->nroots; r++) {
+		const char *s = f->text.p + f->root_off[r];
+		uint32_t len = (uint32_t)(f->root_off[r + 1] - f->root_off[r]);
+
+		k[2 * (r - 1)] = (struct t2f_name_key){ s, len, 2 * r, false };
+		k[2 * (r - 1) + 1] = (struct t2f_name_key){ s, len, 2 * r + 1, true };
+	}
+	if (t2f_name_keys__sort(k, n)) {
+		free(k);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		f->root_rank[k[i].id] = (uint32_t)i;
+	free(k);
+	return 0;
+}
+
+/* Every line's key, while the names are there. */
+static int key_lines(struct folder *f)
+{
+	uint32_t *pos = malloc(((size_t)t2f_name_paths__count(f->paths) + 1) * sizeof(*pos));
+	int err = pos ? rank_roots(f) ?: t2f_name_paths__order(f->paths, pos) : -ENOMEM;
+
+	for (size_t i = 0; !err && i < f->nlines; i++) {
+		struct line *l = &f->lines[i];
+
+		l->key = (uint64_t)f->root_rank[2 * l->root + (l->path != 0)] << 32 | pos[l->path];
+	}
+	free(pos);
 	return err;
 }
 
@@ -161,7 +215,7 @@ static int add_cell(struct folder *f, const struct t2f_cell *c, size_t *lines_ca
 		       SIZE_MAX);
 	if (err)
 		return err;
-	f->lines[f->nlines++] = (struct line){ 0, 0, w, q.root, q.path };
+	f->lines[f->nlines++] = (struct line){ .weight = w, .root = q.root, .path = q.path };
 	return t2f_hashmap__insert(f->line_ix, h, (uint32_t)f->nlines);
 }
 
@@ -201,79 +255,27 @@ static void write_texts(struct folder *f, unsigned threads)
 	t2f_par_for(k, text_part, parts);
 }
 
-static int cmp_lines(const void *a, const void *b, void *ctx)
+/* Writes the lines in the order of their keys (distinct: one per (root, path)). 0 or
+ * -ENOMEM. */
+static int write_lines(const struct folder *f, struct t2f_out *out)
 {
-	const struct line *x = a, *y = b;
-	const char *buf = ctx;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int r = memcmp(buf + x->off, buf + y->off, n);
+	struct t2f_radix_pair *order = malloc(2 * f->nlines * sizeof(*order));
 
-	if (r)
-		return r;
-	return (x->len > y->len) - (x->len < y->len);
-}
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->nlines; i++)
+		order[i] = (struct t2f_radix_pair){ f->lines[i].key, i };
+	t2f_radix__sort(order, order + f->nlines, f->nlines);
+	for (size_t i = 0; i < f->nlines; i++) {
+		const struct line *l = &f->lines[order[i].val];
 
-/* A sorted part of the lines; `i` is its next line while merging. */
-struct part {
-	struct line *l;
-	size_t n, i;
-	const char *text;
-};
-
-static void sort_part(void *ctx, unsigned i)
-{
-	struct part *pt = (struct part *)ctx + i;
-
-	qsort_r(pt->l, pt->n, sizeof(*pt->l), cmp_lines, (void *)pt->text);
-}
-
-/* Splits the lines into up to `threads` parts and sorts them at once. Returns the number of
- * parts. */
-static unsigned sort_parts(struct folder *f, unsigned threads, struct part *parts)
-{
-	unsigned k = t2f_par_parts(f->nlines, threads, MIN_PART_LINES);
-
-	for (unsigned i = 0; i < k; i++)
-		parts[i] = (struct part){ f->lines + f->nlines * i / k,
-					  f->nlines * (i + 1) / k - f->nlines * i / k, 0, f->text.p };
-	t2f_par_for(k, sort_part, parts);
-	return k;
-}
-
-/* The part whose next line is the smallest (the first such part on ties); NULL when all are
- * done. */
-static struct part *next_part(struct part *parts, unsigned k)
-{
-	struct part *best = NULL;
-
-	for (unsigned i = 0; i < k; i++) {
-		struct part *pt = &parts[i];
-
-		if (pt->i < pt->n && (!best || cmp_lines(&pt->l[pt->i], &best->l[best->i],
-							  (void *)pt->text) < 0))
-			best = pt;
-	}
-	return best;
-}
-
-/* Writes the merged parts, equal lines summed. */
-static void write_lines(struct part *parts, unsigned k, struct t2f_out *out)
-{
-	struct part *pt = next_part(parts, k);
-
-	while (pt) {
-		const struct line *l = &pt->l[pt->i];
-		uint64_t w = 0;
-
-		do {
-			w = t2f_sat_add(w, pt->l[pt->i++].weight);
-			pt = next_part(parts, k);
-		} while (pt && cmp_lines(l, &pt->l[pt->i], (void *)pt->text) == 0);
-		t2f_out__write(out, parts[0].text + l->off, l->len); /* the parts share one text */
+		t2f_out__write(out, f->text.p + l->off, l->len);
 		t2f_out__putc(out, ' ');
-		t2f_out__u64(out, w);
+		t2f_out__u64(out, l->weight);
 		t2f_out__putc(out, '\n');
 	}
+	free(order);
+	return 0;
 }
 
 /* Places every line's text after the roots' texts (its offset and length) and reserves them
@@ -323,25 +325,22 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	/* what each step no longer needs is freed before the next one's memory: the peak */
 	t2f_hashmap__free(f.line_ix);
 	f.line_ix = NULL;
-	err = err ?: place_lines(&f);
+	err = err ?: key_lines(&f) ?: place_lines(&f);
 	if (!err)
 		write_texts(&f, o->threads > 1 ? o->threads : 1);
 	t2f_frame_names__free(f.names);
 	t2f_name_paths__free(f.paths);
 	f.names = NULL;
 	f.paths = NULL;
-	if (!err && f.nlines) { /* no lines: f.lines is NULL, which qsort_r must not get */
-		struct part parts[T2F_PAR_FOR_MAX];
-		unsigned k = sort_parts(&f, o->threads > 1 ? o->threads : 1, parts);
-
-		write_lines(parts, k, out);
-	}
+	if (!err && f.nlines)
+		err = write_lines(&f, out);
 	t2f_frame_names__free(f.names);
 	t2f_name_paths__free(f.paths);
 	t2f_hashmap__free(f.line_ix);
 	t2f_buf__free(&f.text);
 	free(f.root_off);
 	free(f.root_of);
+	free(f.root_rank);
 	free(f.lines);
 	return err;
 }

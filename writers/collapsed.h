@@ -6,9 +6,9 @@
  * the sample count with `weight_samples`. Only one event is written: `event`, or the first event
  * of the profile when 0. Frame names follow writers/frame_name.h (collapsed style).
  *
- * The frames are named, the lines' texts written and the lines sorted in up to `threads` parts at
- * once (from 16384 frames or lines; writers/par_for.h), the parts merged as they are written; the
- * output does not depend on `threads`.
+ * The frames are named and the lines' texts written in up to `threads` parts at once (from 16384
+ * frames or lines; writers/par_for.h); the output does not depend on `threads`. The lines' order
+ * is worked out a name at a time (writers/name_keys.h), not by comparing whole lines.
  *
  * Returns 0 or -ENOMEM; write errors surface in t2f_out__finish(). Reads the profile only.
  */

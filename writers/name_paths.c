@@ -7,6 +7,7 @@
 
 #include "formats/hashmap.h"
 #include "formats/mem.h"
+#include "writers/name_keys.h"
 
 struct np_path {
 	uint32_t parent;
@@ -164,4 +165,115 @@ void t2f_name_paths__put(const struct t2f_name_paths *np, uint32_t path, char *d
 		memcpy(at, p->name, p->len);
 		*--at = ';';
 	}
+}
+
+/* ---- the paths' order ---- */
+
+/* A path's key in its parent's group: (path << 1) | going on (name_keys.h). */
+struct np_order {
+	uint32_t *first;                /* per path: where its children's keys start, in keys */
+	uint32_t *keys;                 /* each child twice (an end, going on), by parent */
+	uint32_t *at;                   /* the walk: per level, its path */
+	uint32_t *next;                 /* ... and its next key */
+};
+
+static void np_order_free(struct np_order *o)
+{
+	free(o->first);
+	free(o->keys);
+	free(o->at);
+	free(o->next);
+}
+
+/* The keys of a group, sorted (name_keys.h) through a scratch array of borrowed names. */
+static int np_sort_group(const struct t2f_name_paths *np, uint32_t *keys, uint32_t n,
+			 struct t2f_name_key **scratch, uint32_t *cap)
+{
+	if (n > *cap) {
+		free(*scratch);
+		*scratch = malloc((size_t)n * sizeof(**scratch));
+		*cap = *scratch ? n : 0;
+		if (!*scratch)
+			return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct np_path *p = &np->paths[keys[i] >> 1];
+
+		(*scratch)[i] = (struct t2f_name_key){ p->name, (uint32_t)p->len, keys[i],
+						       keys[i] & 1 };
+	}
+	if (t2f_name_keys__sort(*scratch, n))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		keys[i] = (*scratch)[i].id;
+	return 0;
+}
+
+/* Every path's two keys, grouped by parent (counted first), each group sorted. */
+static int np_keys(const struct t2f_name_paths *np, struct np_order *o)
+{
+	uint32_t n = np->n, cap = 0;
+	struct t2f_name_key *scratch = NULL;
+	int err = 0;
+
+	if (n > UINT32_MAX / 2) /* a key holds a path id shifted by one */
+		return -ENOMEM;
+	o->first = calloc((size_t)n + 1, sizeof(*o->first));
+	o->keys = malloc(2 * (size_t)n * sizeof(*o->keys));
+	if (!o->first || !o->keys)
+		return -ENOMEM;
+	for (uint32_t v = 1; v < n; v++)
+		o->first[np->paths[v].parent] += 2;
+	for (uint32_t v = 0, at = 0; v <= n; v++) { /* first[v]: where v's group ends, for now */
+		at += v < n ? o->first[v] : 0;
+		o->first[v] = at;
+	}
+	for (uint32_t v = n; v-- > 1;) {             /* filled from the end: first[v] is its start */
+		uint32_t *k = &o->keys[o->first[np->paths[v].parent] -= 2];
+
+		k[0] = v << 1;
+		k[1] = v << 1 | 1;
+	}
+	for (uint32_t v = 0; v < n && !err; v++)
+		if (o->first[v + 1] - o->first[v] > 2) /* one child: its end, then going on */
+			err = np_sort_group(np, o->keys + o->first[v], o->first[v + 1] - o->first[v],
+					    &scratch, &cap);
+	free(scratch);
+	return err;
+}
+
+int t2f_name_paths__order(const struct t2f_name_paths *np, uint32_t *pos)
+{
+	struct np_order o = { 0 };
+	uint32_t place = 0, top = 1;
+	int err = np_keys(np, &o);
+
+	/* a path's depth is below the number of paths: that many levels at most */
+	o.at = malloc((size_t)np->n * sizeof(*o.at));
+	o.next = malloc((size_t)np->n * sizeof(*o.next));
+	if (err || !o.at || !o.next) {
+		np_order_free(&o);
+		return -ENOMEM;
+	}
+	pos[0] = place++;
+	o.at[0] = 0;
+	o.next[0] = o.first[0];
+	while (top) {
+		uint32_t v = o.at[top - 1], k = o.next[top - 1];
+
+		if (k == o.first[v + 1]) {
+			top--;
+			continue;
+		}
+		o.next[top - 1] = k + 1;
+		if (!(o.keys[k] & 1)) {
+			pos[o.keys[k] >> 1] = place++;
+		} else {
+			o.at[top] = o.keys[k] >> 1;
+			o.next[top] = o.first[o.keys[k] >> 1];
+			top++;
+		}
+	}
+	np_order_free(&o);
+	return 0;
 }

@@ -7,7 +7,7 @@
  *
  * Ownership: borrows the profile and the names (they must outlive it). Memory: 4 bytes per
  * node, about 48 per path (and, while they are built, 8 per frame and an index of up to 16 per
- * node). Not thread safe.
+ * node; while they are ordered, about 56 per path). Not thread safe.
  */
 #ifndef T2F_NAME_PATHS_H
 #define T2F_NAME_PATHS_H
@@ -32,5 +32,10 @@ uint64_t t2f_name_paths__text_len(const struct t2f_name_paths *np, uint32_t path
 /* Writes path's text (";NAME" for each level, root first: text_len bytes) into dst, from its
  * last byte back, walking the path's parents (the names must still be there). */
 void t2f_name_paths__put(const struct t2f_name_paths *np, uint32_t path, char *dst);
+/* Each path's place in the bytewise order of the paths' texts (a prefix first): pos[path] for
+ * every path and the root (pos[0] == 0), pos of count + 1 entries. The names must still be there
+ * and hold no ';' (collapsed names: writers/frame_name.h); siblings are ordered by their names
+ * (writers/name_keys.h), not by whole texts. 0 or -ENOMEM. */
+int t2f_name_paths__order(const struct t2f_name_paths *np, uint32_t *pos);
 
 #endif

@@ -5,6 +5,7 @@
  * against inferno-collapse-perf's output (symbol versions cut in the reference) is
  * tests/corpus.sh's. */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -351,11 +352,11 @@ static void test_empty_profile(void **state)
 }
 
 
-/* 200,000 cells, enough for several sorted parts: frame names repeat across modules (the
- * collapsed names leave modules out), so equal lines fall into different parts and must be
- * summed when the parts are merged; weights differ per cell. Every thread count writes the
- * one-thread text; spot checks of that text. */
-static void test_sorted_parts_merged(void **state)
+/* 200,000 cells, enough for several parts of names and texts: frame names repeat across
+ * modules (the collapsed names leave modules out), so the cells of one name, in different
+ * parts, are one line; weights differ per cell. Every thread count writes the one-thread text;
+ * spot checks of that text. */
+static void test_threads_one_text(void **state)
 {
 	static const unsigned threads[] = { 2, 3, 8, 64 };
 	struct t2f_profile *p;
@@ -400,6 +401,105 @@ static void test_sorted_parts_merged(void **state)
 	t2f_profile__free(p);
 }
 
+/* ---- the order worked out a name at a time, against whole lines sorted ---- */
+
+/* Names and comms of a few bytes that sort around ';' (' ', '!', '.', ':' below it; '<', 'a',
+ * '~' above), many a prefix of another, in random stacks; the collapsed text is what sorting
+ * the stacks' whole texts bytewise (a prefix first) and summing equal ones gives. */
+struct want_line {
+	char text[64];
+	uint64_t weight;
+};
+
+static int want_cmp(const void *a, const void *b)
+{
+	const struct want_line *x = a, *y = b;
+	size_t lx = strlen(x->text), ly = strlen(y->text), n = lx < ly ? lx : ly;
+	int r = memcmp(x->text, y->text, n);
+
+	return r ? r : (lx > ly) - (lx < ly);
+}
+
+static void random_name(uint32_t *seed, char *out, size_t *len)
+{
+	static const char alphabet[] = " !.:<a~";
+
+	*len = 1 + (*seed = *seed * 1103515245u + 12345u) % 3;
+	for (size_t i = 0; i < *len; i++)
+		out[i] = alphabet[(*seed = *seed * 1103515245u + 12345u) % (sizeof(alphabet) - 1)];
+}
+
+static void test_order_by_names(void **state)
+{
+	static const char *const comms[] = { "s", "s!", "s.x", "sa", "s:a", "s~", "t" };
+	enum { SAMPLES = 4000 };
+	struct want_line *want = calloc(SAMPLES, sizeof(*want));
+	size_t nwant = 0, cap = 1 << 16, at = 0;
+	char *text = malloc(cap);
+	struct t2f_profile *p;
+	t2f_event_id e;
+	t2f_str_id s;
+	uint32_t seed = 7;
+
+	(void)state;
+	assert_non_null(want);
+	assert_non_null(text);
+	assert_int_equal(t2f_profile__new(&p), 0);
+	assert_int_equal(t2f_profile__intern(p, "cpu-clock", 9, &s), 0);
+	assert_int_equal(t2f_profile__event(p, s, T2F_UNIT_NANOSECONDS, &e), 0);
+	for (uint32_t i = 0; i < SAMPLES; i++) {
+		const char *comm = comms[(seed = seed * 1103515245u + 12345u) % 7];
+		uint32_t depth = (seed = seed * 1103515245u + 12345u) % 5;
+		struct want_line w = { .weight = 1 + i % 9 };
+		t2f_node_id n = 0;
+		t2f_thread_id t;
+		size_t len = strlen(comm);
+
+		assert_int_equal(t2f_profile__intern(p, comm, len, &s), 0);
+		assert_int_equal(t2f_profile__thread(p, 1, 1 + i % 7, s, 0, &t), 0);
+		memcpy(w.text, comm, len + 1);
+		at = len;
+		for (uint32_t d = 0; d < depth; d++) {
+			struct t2f_frame f = { 0 };
+			char name[4];
+			t2f_frame_id fid;
+
+			random_name(&seed, name, &len);
+			assert_int_equal(t2f_profile__intern(p, name, len, &f.name), 0);
+			assert_int_equal(t2f_profile__frame(p, &f, &fid), 0);
+			assert_int_equal(t2f_profile__child(p, n, fid, &n), 0);
+			w.text[at++] = ';';
+			memcpy(w.text + at, name, len);
+			at += len;
+			w.text[at] = '\0';
+		}
+		assert_int_equal(t2f_profile__add_sample(p, n, t, e, w.weight, 0), 0);
+		want[nwant++] = w;
+	}
+	qsort(want, nwant, sizeof(*want), want_cmp);
+	at = 0;
+	for (size_t i = 0; i < nwant; i++) { /* equal texts summed */
+		uint64_t sum = want[i].weight;
+
+		while (i + 1 < nwant && want_cmp(&want[i], &want[i + 1]) == 0)
+			sum += want[++i].weight;
+		at += (size_t)snprintf(text + at, cap - at, "%s %" PRIu64 "\n", want[i].text, sum);
+		assert_true(at < cap);
+	}
+	for (unsigned threads = 1; threads <= 4; threads *= 2) {
+		struct t2f_collapsed_opts o = { .threads = threads };
+		size_t len;
+		char *got = collapse(p, &o, &len);
+
+		assert_int_equal(len, at);
+		assert_string_equal(got, text);
+		free(got);
+	}
+	free(text);
+	free(want);
+	t2f_profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,7 +514,8 @@ int main(void)
 		cmocka_unit_test(test_one_line_samples),
 		cmocka_unit_test(test_leaf_number_guard),
 		cmocka_unit_test(test_empty_profile),
-		cmocka_unit_test(test_sorted_parts_merged),
+		cmocka_unit_test(test_threads_one_text),
+		cmocka_unit_test(test_order_by_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
