@@ -3,8 +3,10 @@
  * Plain, gzip (1f 8b) and zstd (28 b5 2f fd) inputs are told apart by their first bytes, not by
  * their names; "-" is standard input. Every input is read (never mapped: readers/input.c says
  * why) in large blocks. t2f_input__next() gives chunks that end just after a '\n' (only the last
- * chunk may lack one), so a line never spans two chunks; t2f_input__read() fills a buffer of the
- * caller's with the next bytes, for readers that cut the text themselves.
+ * chunk may lack one), so a line never spans two chunks; the first is small (about 256 KiB, or
+ * its first line), enough to tell the reader, which may then read on in threads of its own.
+ * t2f_input__read() fills a buffer of the caller's with the next bytes, for readers that cut
+ * the text themselves.
  *
  * Ownership: the input owns every chunk; a chunk stays valid until the next __next() or __free().
  * Errors: -errno for I/O, -T2F_ERR_DECOMPRESS for a corrupt or truncated stream, -T2F_ERR_LIMIT

@@ -318,6 +318,34 @@ static void test_plain_multichunk(void **state)
 	buf_free(&want);
 }
 
+/* A first line longer than the first chunk is filled to (the reader is told by a first chunk
+ * smaller than the later ones): it still comes whole, in the first chunk. */
+static void test_plain_long_first_line(void **state)
+{
+	size_t big = 300u << 10;
+	struct buf want = { 0 }, rest = make_lines(1u << 20, 5);
+	struct seen s;
+	char *path = tmp_path("first.txt");
+
+	want.p = malloc(big);
+	assert_non_null(want.p);
+	for (size_t i = 0; i < big; i++)
+		want.p[i] = (unsigned char)('a' + i % 26);
+	want.len = big;
+	buf_add(&want, "\n", 1);
+	buf_add(&want, rest.p, rest.len);
+	write_file(path, want.p, want.len);
+	slurp(path, &s);
+	assert_int_equal(s.rc, 0);
+	assert_int_equal(s.bad_chunks, 0);
+	assert_true(s.max_chunk >= big + 1);
+	assert_same(&s.all, &want);
+	unlink(path);
+	buf_free(&s.all);
+	buf_free(&want);
+	buf_free(&rest);
+}
+
 static void test_plain_no_trailing_newline(void **state)
 {
 	static const char text[] = "first line\nsecond line\nlast without newline";
@@ -682,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_zstd_truncated),
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_gzip_long_line),
+		cmocka_unit_test(test_plain_long_first_line),
 		cmocka_unit_test(test_head),
 		cmocka_unit_test(test_stdin_pipe),
 		cmocka_unit_test(test_stdin_tiny_and_empty_pipe),
