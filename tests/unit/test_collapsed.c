@@ -403,6 +403,12 @@ static void test_threads_one_text(void **state)
 
 /* ---- the order worked out a name at a time, against whole lines sorted ---- */
 
+/* The next of a fixed pseudo-random sequence (an LCG). */
+static uint32_t lcg(uint32_t *seed)
+{
+	return *seed = *seed * 1103515245u + 12345u;
+}
+
 /* Names and comms of a few bytes that sort around ';' (' ', '!', '.', ':' below it; '<', 'a',
  * '~' above), many a prefix of another, in random stacks; the collapsed text is what sorting
  * the stacks' whole texts bytewise (a prefix first) and summing equal ones gives. */
@@ -424,9 +430,9 @@ static void random_name(uint32_t *seed, char *out, size_t *len)
 {
 	static const char alphabet[] = " !.:<a~";
 
-	*len = 1 + (*seed = *seed * 1103515245u + 12345u) % 3;
+	*len = 1 + lcg(seed) % 3;
 	for (size_t i = 0; i < *len; i++)
-		out[i] = alphabet[(*seed = *seed * 1103515245u + 12345u) % (sizeof(alphabet) - 1)];
+		out[i] = alphabet[lcg(seed) % (sizeof(alphabet) - 1)];
 }
 
 static void test_order_by_names(void **state)
@@ -448,8 +454,8 @@ static void test_order_by_names(void **state)
 	assert_int_equal(t2f_profile__intern(p, "cpu-clock", 9, &s), 0);
 	assert_int_equal(t2f_profile__event(p, s, T2F_UNIT_NANOSECONDS, &e), 0);
 	for (uint32_t i = 0; i < SAMPLES; i++) {
-		const char *comm = comms[(seed = seed * 1103515245u + 12345u) % 7];
-		uint32_t depth = (seed = seed * 1103515245u + 12345u) % 5;
+		const char *comm = comms[lcg(&seed) % 7];
+		uint32_t depth = lcg(&seed) % 5;
 		struct want_line w = { .weight = 1 + i % 9 };
 		t2f_node_id n = 0;
 		t2f_thread_id t;

@@ -81,6 +81,18 @@ static void write_file(const char *path, const void *p, size_t n)
 }
 
 /* Text lines of varied length, about n bytes in total, always ending with '\n'. */
+/* n letters ("abc...zab..."): one line, without its '\n', appended to b. */
+static void add_letters(struct buf *b, size_t n)
+{
+	unsigned char *p = malloc(n);
+
+	assert_non_null(p);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)('a' + i % 26);
+	buf_add(b, p, n);
+	free(p);
+}
+
 static struct buf make_lines(size_t n, unsigned seed)
 {
 	struct buf b = { malloc(n + 256), 0 };
@@ -318,30 +330,34 @@ static void test_plain_multichunk(void **state)
 	buf_free(&want);
 }
 
+/* path (written) read chunk by chunk gives want, with a line of `big` bytes whole in one
+ * chunk; path is removed. */
+static void assert_long_line_whole(const char *path, const struct buf *want, size_t big)
+{
+	struct seen s;
+
+	slurp(path, &s);
+	assert_int_equal(s.rc, 0);
+	assert_int_equal(s.bad_chunks, 0);
+	assert_true(s.max_chunk >= big + 1);
+	assert_same(&s.all, want);
+	unlink(path);
+	buf_free(&s.all);
+}
+
 /* A first line longer than the first chunk is filled to (the reader is told by a first chunk
  * smaller than the later ones): it still comes whole, in the first chunk. */
 static void test_plain_long_first_line(void **state)
 {
 	size_t big = 300u << 10;
 	struct buf want = { 0 }, rest = make_lines(1u << 20, 5);
-	struct seen s;
 	char *path = tmp_path("first.txt");
 
-	want.p = malloc(big);
-	assert_non_null(want.p);
-	for (size_t i = 0; i < big; i++)
-		want.p[i] = (unsigned char)('a' + i % 26);
-	want.len = big;
+	add_letters(&want, big);
 	buf_add(&want, "\n", 1);
 	buf_add(&want, rest.p, rest.len);
 	write_file(path, want.p, want.len);
-	slurp(path, &s);
-	assert_int_equal(s.rc, 0);
-	assert_int_equal(s.bad_chunks, 0);
-	assert_true(s.max_chunk >= big + 1);
-	assert_same(&s.all, &want);
-	unlink(path);
-	buf_free(&s.all);
+	assert_long_line_whole(path, &want, big);
 	buf_free(&want);
 	buf_free(&rest);
 }
@@ -495,25 +511,13 @@ static void test_gzip_long_line(void **state)
 {
 	size_t big = 10u << 20;
 	struct buf want = make_lines(100000, 9), gz = { 0 };
-	struct seen s;
 	char *path = tmp_path("long.gz");
-	size_t head = want.len;
 
-	want.p = realloc(want.p, head + big + 64);
-	assert_non_null(want.p);
-	for (size_t i = 0; i < big; i++)
-		want.p[head + i] = (unsigned char)('a' + i % 26);
-	want.len = head + big;
+	add_letters(&want, big);
 	buf_add(&want, "\nshort\n", 7);
 	gzip_member(&gz, want.p, want.len);
 	write_file(path, gz.p, gz.len);
-	slurp(path, &s);
-	assert_int_equal(s.rc, 0);
-	assert_int_equal(s.bad_chunks, 0);
-	assert_true(s.max_chunk >= big + 1); /* the long line came whole in one chunk */
-	assert_same(&s.all, &want);
-	unlink(path);
-	buf_free(&s.all);
+	assert_long_line_whole(path, &want, big);
 	buf_free(&want);
 	buf_free(&gz);
 }

@@ -22,6 +22,12 @@ struct text {
 	size_t len;
 };
 
+/* The next of a fixed pseudo-random sequence (an LCG). */
+static uint32_t lcg(uint32_t *seed)
+{
+	return *seed = *seed * 1103515245u + 12345u;
+}
+
 static int text_cmp(const struct text *x, const struct text *y)
 {
 	size_t n = x->len < y->len ? x->len : y->len;
@@ -43,13 +49,13 @@ static void check_random(uint32_t seed, size_t n)
 	assert_non_null(lens);
 	assert_non_null(k);
 	while (made < n) {
-		const char *pre = prefixes[(seed = seed * 1103515245u + 12345u) >> 16 & 3];
-		size_t len = strlen(pre), extra = (seed = seed * 1103515245u + 12345u) >> 16 & 3;
+		const char *pre = prefixes[lcg(&seed) >> 16 & 3];
+		size_t len = strlen(pre), extra = lcg(&seed) >> 16 & 3;
 		bool dup = false;
 
 		memcpy(names[made], pre, len);
 		for (size_t i = 0; i < extra; i++)
-			names[made][len++] = bytes[((seed = seed * 1103515245u + 12345u) >> 16) % 5];
+			names[made][len++] = bytes[(lcg(&seed) >> 16) % 5];
 		for (size_t j = 0; j < made && !dup; j++)
 			dup = lens[j] == len && memcmp(names[j], names[made], len) == 0;
 		if (dup)
