@@ -33,6 +33,7 @@ struct par_seg {
 	size_t len;
 	char *owned;                 /* the buffer holding data (data == owned), of owned_cap bytes */
 	size_t owned_cap;
+	struct t2f_input_view view;  /* or the view of the file holding it */
 	bool done;
 	int err;
 	struct t2f_profile *p;
@@ -66,6 +67,10 @@ struct par {
 	struct par_spare { struct t2f_profile *p; struct t2f_perf_script *ps; } spare[T2F_PAR_POOL];
 	unsigned nspare;
 	bool eof, in_order;
+	/* a plain file viewed in place (t2f_input__view): its bytes from mpos on not cut yet, of
+	 * msize (the first chunk and cur are then unused) */
+	bool viewed;
+	uint64_t mpos, msize;
 	/* the ring */
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
@@ -178,11 +183,49 @@ static int cur_take(struct par *x, size_t len, struct par_seg *s)
 	return 0;
 }
 
+/* The next segment viewed in place: from mpos to the last record start in the next seg_bytes,
+ * the window doubled while it holds none, and at the end the rest (the file's size asked again
+ * there, for bytes written since). 1 with *s, 0 at the end or with in_order set (as produce), or
+ * a negative error. */
+static int produce_view(struct par *x, struct par_seg *s)
+{
+	size_t want = x->seg_bytes, cut;
+	uint64_t from;
+	int err;
+
+	*s = (struct par_seg){ 0 };
+	if (x->mpos >= x->msize && !(t2f_input__viewable(x->in, &from, &x->msize) &&
+				     x->mpos < x->msize))
+		return 0;
+	for (;;) {
+		bool last = x->msize - x->mpos <= want;
+
+		err = t2f_input__view(x->in, x->mpos, last ? x->msize - x->mpos : want, &s->view);
+		if (err)
+			return err;
+		cut = s->view.len;
+		if (last || ps_find_last_cut(s->view.data, s->view.len, &cut))
+			break;
+		t2f_input__unview(&s->view);
+		if (want / T2F_PAR_PENDING_SEGMENTS >= x->seg_bytes) {
+			x->in_order = true;
+			return 0;
+		}
+		want *= 2;
+	}
+	s->data = s->view.data;
+	s->len = cut;
+	x->mpos += cut;
+	return 1;
+}
+
 /* The next segment: 1 with *s, 0 when the input is done, or a negative error. A segment ends
  * at the last record start once lim bytes are read; with none, cur grows, and past
  * T2F_PAR_PENDING_SEGMENTS segments' worth the rest is read in order (in_order set, 0). */
 static int produce(struct par *x, struct par_seg *s)
 {
+	if (x->viewed)
+		return produce_view(x, s);
 	for (;;) {
 		size_t cut;
 		int err;
@@ -279,6 +322,7 @@ static void seg_free(struct par *x, struct par_seg *s)
 	}
 	t2f_diag__free(s->d);
 	pool_put(x, s->owned, s->owned_cap);
+	t2f_input__unview(&s->view);
 	*s = (struct par_seg){ 0 };
 }
 
@@ -382,6 +426,39 @@ static int feed_lines(struct par *x)
 	return err;
 }
 
+static int line_too_long(struct par *x)
+{
+	return t2f_diag__error(x->own_d, -T2F_ERR_LIMIT, x->name, t2f_perf_script__lines(x->seq) + 1,
+			       "a line longer than the %u-byte limit", T2F_INPUT_MAX_LINE);
+}
+
+/* read_in_order of a viewed file: its whole lines a window at a time. */
+static int read_in_order_view(struct par *x)
+{
+	size_t want = x->seg_bytes;
+	int err = 0;
+
+	while (!err && x->mpos < x->msize) {
+		struct t2f_input_view v;
+		bool last = x->msize - x->mpos <= want;
+		const char *nl;
+		size_t n;
+
+		err = t2f_input__view(x->in, x->mpos, last ? x->msize - x->mpos : want, &v);
+		if (err)
+			break;
+		nl = last ? NULL : memrchr(v.data, '\n', v.len);
+		n = last ? v.len : nl ? (size_t)(nl - v.data) + 1 : 0;
+		err = n ? t2f_perf_script__feed(x->seq, v.data, n) :
+		      want >= T2F_INPUT_MAX_LINE ? line_too_long(x) : 0;
+		t2f_input__unview(&v);
+		x->res->bytes += n;
+		x->mpos += n;
+		want = n ? x->seg_bytes : want * 2;
+	}
+	return err;
+}
+
 /* in_order: the rest of the input through the calling thread's parser, in order. A line longer
  * than T2F_INPUT_MAX_LINE is an error, as in one-thread reading. */
 static int read_in_order(struct par *x)
@@ -390,15 +467,14 @@ static int read_in_order(struct par *x)
 
 	t2f_perf_script__set_lines(x->seq, x->res->lines);
 	x->lim = x->cur_cap;
-	while (!err) {
+	if (x->viewed)
+		err = read_in_order_view(x);
+	while (!err && !x->viewed) {
 		err = feed_lines(x);
 		if (err || x->eof)
 			break;
 		if (x->cur_len == x->cur_cap && x->cur_cap >= T2F_INPUT_MAX_LINE)
-			err = t2f_diag__error(x->own_d, -T2F_ERR_LIMIT, x->name,
-					      t2f_perf_script__lines(x->seq) + 1,
-					      "a line longer than the %u-byte limit",
-					      T2F_INPUT_MAX_LINE);
+			err = line_too_long(x);
 		else if (x->cur_len == x->cur_cap)
 			err = cur_grow(x);
 		err = err ?: fill(x);
@@ -527,7 +603,9 @@ int t2f_perf_script__read_parallel(struct t2f_input *in, const char *first, size
 	x.first = first;
 	x.first_len = first_len;
 	x.lim = x.seg_bytes;
-	err = par_init(&x, threads) ?: (tids ? 0 : -ENOMEM) ?: cur_new(&x, 0);
+	/* a plain file is cut and read in place from the first chunk on: it is not copied */
+	x.viewed = t2f_input__viewable(in, &x.mpos, &x.msize);
+	err = par_init(&x, threads) ?: (tids ? 0 : -ENOMEM) ?: x.viewed ? 0 : cur_new(&x, 0);
 	while (!err && started < threads && pthread_create(&tids[started], NULL, worker, &x) == 0)
 		started++;
 	if (!err && started == 0) /* not even one thread: the calling thread reads it all */
