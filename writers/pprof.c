@@ -19,7 +19,10 @@
 #include "formats/sat.h"
 #include "writers/pprof_int.h"
 
-#define DRAIN_AT (1u << 20)
+/* Encoded bytes handed to the deflate threads at a time (a block): the last block is deflated
+ * after the encoding ends, so smaller blocks leave less of it for the end (held9.txt, 2.9 MB
+ * encoded: 1 MiB blocks 47.8 ms, 256 KiB 46.7 ms, 1,000 bytes fewer out). */
+#define DRAIN_AT (256u << 10)
 #define SAMPLE_AHEAD 8 /* samples ahead whose stacks' nodes are asked for (prefetch_stack) */
 
 /* Profile field numbers (profile.proto). */
