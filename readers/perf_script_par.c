@@ -183,24 +183,44 @@ static int cur_take(struct par *x, size_t len, struct par_seg *s)
 	return 0;
 }
 
+/* Whether the viewed file has bytes from mpos on; at its end its size is asked again, so
+ * that bytes written since are read too, as a read to the end reads them. */
+static bool view_more(struct par *x)
+{
+	uint64_t from;
+
+	return x->mpos < x->msize ||
+	       (t2f_input__viewable(x->in, &from, &x->msize) && x->mpos < x->msize);
+}
+
+/* The next `want` bytes of the viewed file (fewer at its end: *last) into *v, then progress
+ * (which may stop the read: -ECANCELED). */
+static int view_next(struct par *x, size_t want, struct t2f_input_view *v, bool *last)
+{
+	int err;
+
+	*last = x->msize - x->mpos <= want;
+	err = t2f_input__view(x->in, x->mpos, *last ? x->msize - x->mpos : want, v);
+	err = err ?: x->o->progress ? x->o->progress(x->o->progress_ctx, x->in) : 0;
+	if (err)
+		t2f_input__unview(v);
+	return err;
+}
+
 /* The next segment viewed in place: from mpos to the last record start in the next seg_bytes,
- * the window doubled while it holds none, and at the end the rest (the file's size asked again
- * there, for bytes written since). 1 with *s, 0 at the end or with in_order set (as produce), or
- * a negative error. */
+ * the window doubled while it holds none, and at the end the rest. 1 with *s, 0 at the end or
+ * with in_order set (as produce), or a negative error. */
 static int produce_view(struct par *x, struct par_seg *s)
 {
 	size_t want = x->seg_bytes, cut;
-	uint64_t from;
+	bool last;
 	int err;
 
 	*s = (struct par_seg){ 0 };
-	if (x->mpos >= x->msize && !(t2f_input__viewable(x->in, &from, &x->msize) &&
-				     x->mpos < x->msize))
+	if (!view_more(x))
 		return 0;
 	for (;;) {
-		bool last = x->msize - x->mpos <= want;
-
-		err = t2f_input__view(x->in, x->mpos, last ? x->msize - x->mpos : want, &s->view);
+		err = view_next(x, want, &s->view, &last);
 		if (err)
 			return err;
 		cut = s->view.len;
@@ -438,13 +458,13 @@ static int read_in_order_view(struct par *x)
 	size_t want = x->seg_bytes;
 	int err = 0;
 
-	while (!err && x->mpos < x->msize) {
+	while (!err && view_more(x)) {
 		struct t2f_input_view v;
-		bool last = x->msize - x->mpos <= want;
+		bool last;
 		const char *nl;
 		size_t n;
 
-		err = t2f_input__view(x->in, x->mpos, last ? x->msize - x->mpos : want, &v);
+		err = view_next(x, want, &v, &last);
 		if (err)
 			break;
 		nl = last ? NULL : memrchr(v.data, '\n', v.len);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -226,6 +227,21 @@ static void count_progress(void *ctx, const char *input, uint64_t done, uint64_t
 	snprintf(c->input, sizeof(c->input), "%s", input);
 }
 
+/* The text written to a file of its own and read from there (a plain file is read in place,
+ * not copied: its progress and cancelling pass through another path). */
+static char *text_file(const char *text, size_t len)
+{
+	static char path[] = "/tmp/t2f-test-session-inputs-XXXXXX";
+	int fd;
+
+	strcpy(path, "/tmp/t2f-test-session-inputs-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	assert_int_equal(close(fd), 0);
+	return path;
+}
+
 static void progress_of(const void *data, size_t len, const char *name, unsigned jobs,
 			struct calls *c)
 {
@@ -245,8 +261,27 @@ static void progress_of(const void *data, size_t len, const char *name, unsigned
 	assert_int_equal(c->done, len);
 }
 
-/* perf.data is told about every MiB, from 0 to its size, then finished; so is text, by its
- * chunks (one thread) or segments (several). */
+/* progress_of for a text file read from its path. */
+static void progress_of_file(const char *text, size_t len, unsigned jobs, struct calls *c)
+{
+	struct t2f_options o = { .size = sizeof(o), .message = quiet, .jobs = jobs,
+				 .progress = count_progress, .progress_ctx = c };
+	struct t2f_session *s;
+	char *path = text_file(text, len);
+
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(t2f_session_new(&o, &s), 0);
+	assert_int_equal(t2f_session_add_path(s, path), 0);
+	t2f_session_free(s);
+	assert_string_equal(c->input, path);
+	assert_int_equal(c->finished, 1);
+	assert_false(c->after_finished);
+	assert_false(c->backwards);
+	assert_int_equal(c->total, len);
+	assert_int_equal(c->done, len);
+	unlink(path);
+}
+
 /* burner.perf.txt 200 times over: ~8 MB of perf script text (malloc'd). */
 static char *big_text(size_t *text_len)
 {
@@ -278,6 +313,8 @@ static char *big_text(size_t *text_len)
 
 /* perf.data is told about every MiB, from 0 to its size, then finished; so is text, by its
  * chunks (one thread) or segments (several). */
+/* perf.data is told about every MiB, from 0 to its size, then finished; so is text, by its
+ * chunks (one thread) or segments (several). */
 static void test_progress(void **state)
 {
 	struct calls c;
@@ -297,6 +334,8 @@ static void test_progress(void **state)
 	progress_of(text, text_len, "big.perf.txt", 1, &c);
 	assert_true(c.n >= 3);
 	progress_of(text, text_len, "big.perf.txt", 2, &c);
+	assert_true(c.n >= 3);
+	progress_of_file(text, text_len, 2, &c); /* its segments viewed in place */
 	assert_true(c.n >= 3);
 	free(text);
 }
@@ -347,6 +386,28 @@ static void cancel_during(const void *data, size_t len, const char *name, unsign
 	free(want);
 }
 
+/* cancel_during for a text file read from its path. */
+static void cancel_during_file(const char *text, size_t len, unsigned jobs)
+{
+	struct canceller k = { 0 };
+	struct t2f_options o = { .size = sizeof(o), .message = quiet, .jobs = jobs,
+				 .formats = T2F_FORMAT_BIT(T2F_FORMAT_COLLAPSED),
+				 .progress = cancel_soon, .progress_ctx = &k };
+	char *path = text_file(text, len), *want = good_only(), *got;
+
+	assert_int_equal(t2f_session_new(&o, &k.s), 0);
+	assert_int_equal(t2f_session_add_path(k.s, path), -ECANCELED);
+	assert_true(k.calls >= 2);
+	assert_int_equal(t2f_session_add_bytes(k.s, folded_a, strlen(folded_a), "a"), 0);
+	assert_int_equal(t2f_session_add_bytes(k.s, folded_b, strlen(folded_b), "b"), 0);
+	got = collapsed(k.s);
+	assert_string_equal(got, want);
+	t2f_session_free(k.s);
+	unlink(path);
+	free(got);
+	free(want);
+}
+
 static void test_cancel(void **state)
 {
 	size_t len, text_len;
@@ -359,6 +420,8 @@ static void test_cancel(void **state)
 	cancel_during(data, len, "big.data", 2);
 	cancel_during(text, text_len, "big.perf.txt", 1);
 	cancel_during(text, text_len, "big.perf.txt", 2);
+	cancel_during_file(text, text_len, 1);
+	cancel_during_file(text, text_len, 2);
 	/* asked between calls: the next add stops at once, the one after it reads */
 	t2f_session_cancel(s);
 	assert_int_equal(t2f_session_add_bytes(s, folded_a, strlen(folded_a), "a"), -ECANCELED);
