@@ -227,59 +227,49 @@ static void count_progress(void *ctx, const char *input, uint64_t done, uint64_t
 	snprintf(c->input, sizeof(c->input), "%s", input);
 }
 
-/* The text written to a file of its own and read from there (a plain file is read in place,
- * not copied: its progress and cancelling pass through another path). */
-static char *text_file(const char *text, size_t len)
+/* Adds data to s: as bytes called name, or without a name written to a file of its own and
+ * read from its path (a plain file is read in place, not copied: its progress and cancelling
+ * pass through another path; the file is removed after). *shown: the input's name in
+ * messages. The add's result. */
+static int add_input(struct t2f_session *s, const void *data, size_t len, const char *name,
+		     const char **shown)
 {
-	static char path[] = "/tmp/t2f-test-session-inputs-XXXXXX";
-	int fd;
+	static char path[64];
+	int err, fd;
 
+	*shown = name;
+	if (name)
+		return t2f_session_add_bytes(s, data, len, name);
 	strcpy(path, "/tmp/t2f-test-session-inputs-XXXXXX");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
 	assert_int_equal(close(fd), 0);
-	return path;
+	err = t2f_session_add_path(s, path);
+	unlink(path);
+	*shown = path;
+	return err;
 }
 
+/* progress_of: name NULL reads data from a file (add_input). */
 static void progress_of(const void *data, size_t len, const char *name, unsigned jobs,
 			struct calls *c)
 {
 	struct t2f_options o = { .size = sizeof(o), .message = quiet, .jobs = jobs,
 				 .progress = count_progress, .progress_ctx = c };
 	struct t2f_session *s;
+	const char *shown;
 
 	memset(c, 0, sizeof(*c));
 	assert_int_equal(t2f_session_new(&o, &s), 0);
-	assert_int_equal(t2f_session_add_bytes(s, data, len, name), 0);
+	assert_int_equal(add_input(s, data, len, name, &shown), 0);
 	t2f_session_free(s);
-	assert_string_equal(c->input, name);
+	assert_string_equal(c->input, shown);
 	assert_int_equal(c->finished, 1);
 	assert_false(c->after_finished);
 	assert_false(c->backwards);
 	assert_int_equal(c->total, len);
 	assert_int_equal(c->done, len);
-}
-
-/* progress_of for a text file read from its path. */
-static void progress_of_file(const char *text, size_t len, unsigned jobs, struct calls *c)
-{
-	struct t2f_options o = { .size = sizeof(o), .message = quiet, .jobs = jobs,
-				 .progress = count_progress, .progress_ctx = c };
-	struct t2f_session *s;
-	char *path = text_file(text, len);
-
-	memset(c, 0, sizeof(*c));
-	assert_int_equal(t2f_session_new(&o, &s), 0);
-	assert_int_equal(t2f_session_add_path(s, path), 0);
-	t2f_session_free(s);
-	assert_string_equal(c->input, path);
-	assert_int_equal(c->finished, 1);
-	assert_false(c->after_finished);
-	assert_false(c->backwards);
-	assert_int_equal(c->total, len);
-	assert_int_equal(c->done, len);
-	unlink(path);
 }
 
 /* burner.perf.txt 200 times over: ~8 MB of perf script text (malloc'd). */
@@ -335,7 +325,7 @@ static void test_progress(void **state)
 	assert_true(c.n >= 3);
 	progress_of(text, text_len, "big.perf.txt", 2, &c);
 	assert_true(c.n >= 3);
-	progress_of_file(text, text_len, 2, &c); /* its segments viewed in place */
+	progress_of(text, text_len, NULL, 2, &c); /* a file: its segments viewed in place */
 	assert_true(c.n >= 3);
 	free(text);
 }
@@ -360,7 +350,7 @@ static void cancel_soon(void *ctx, const char *input, uint64_t done, uint64_t to
 }
 
 /* A cancelled input is left out and the request spent: the session reads the next inputs and
- * writes what a session given only them writes. */
+ * writes what a session given only them writes. name NULL: data read from a file. */
 static void cancel_during(const void *data, size_t len, const char *name, unsigned jobs)
 {
 	struct canceller k = { 0 };
@@ -369,9 +359,10 @@ static void cancel_during(const void *data, size_t len, const char *name, unsign
 				 .progress = cancel_soon, .progress_ctx = &k };
 	struct t2f_input_report rep = { .size = sizeof(rep) };
 	char *want = good_only(), *got;
+	const char *shown;
 
 	assert_int_equal(t2f_session_new(&o, &k.s), 0);
-	assert_int_equal(t2f_session_add_bytes(k.s, data, len, name), -ECANCELED);
+	assert_int_equal(add_input(k.s, data, len, name, &shown), -ECANCELED);
 	assert_true(k.calls >= 2);
 	assert_non_null(strstr(t2f_session_error(k.s), "cancel"));
 	assert_int_equal(t2f_session_input(k.s, 0, &rep), 0);
@@ -382,28 +373,6 @@ static void cancel_during(const void *data, size_t len, const char *name, unsign
 	got = collapsed(k.s);
 	assert_string_equal(got, want);
 	t2f_session_free(k.s);
-	free(got);
-	free(want);
-}
-
-/* cancel_during for a text file read from its path. */
-static void cancel_during_file(const char *text, size_t len, unsigned jobs)
-{
-	struct canceller k = { 0 };
-	struct t2f_options o = { .size = sizeof(o), .message = quiet, .jobs = jobs,
-				 .formats = T2F_FORMAT_BIT(T2F_FORMAT_COLLAPSED),
-				 .progress = cancel_soon, .progress_ctx = &k };
-	char *path = text_file(text, len), *want = good_only(), *got;
-
-	assert_int_equal(t2f_session_new(&o, &k.s), 0);
-	assert_int_equal(t2f_session_add_path(k.s, path), -ECANCELED);
-	assert_true(k.calls >= 2);
-	assert_int_equal(t2f_session_add_bytes(k.s, folded_a, strlen(folded_a), "a"), 0);
-	assert_int_equal(t2f_session_add_bytes(k.s, folded_b, strlen(folded_b), "b"), 0);
-	got = collapsed(k.s);
-	assert_string_equal(got, want);
-	t2f_session_free(k.s);
-	unlink(path);
 	free(got);
 	free(want);
 }
@@ -420,8 +389,8 @@ static void test_cancel(void **state)
 	cancel_during(data, len, "big.data", 2);
 	cancel_during(text, text_len, "big.perf.txt", 1);
 	cancel_during(text, text_len, "big.perf.txt", 2);
-	cancel_during_file(text, text_len, 1);
-	cancel_during_file(text, text_len, 2);
+	cancel_during(text, text_len, NULL, 1);
+	cancel_during(text, text_len, NULL, 2);
 	/* asked between calls: the next add stops at once, the one after it reads */
 	t2f_session_cancel(s);
 	assert_int_equal(t2f_session_add_bytes(s, folded_a, strlen(folded_a), "a"), -ECANCELED);
