@@ -61,7 +61,7 @@ struct t2f_input {
 	uint64_t size;          /* st_size of a regular file, else 0 */
 	bool regular;           /* a regular file, read from file_off on */
 	uint64_t file_off;
-	uint64_t raw_read;      /* bytes read() from fd so far */
+	uint64_t raw_read;      /* bytes read() from fd, or viewed in place, so far */
 	bool raw_eof;           /* read() returned 0 */
 
 	/* buf[0, len) is data, [carry, len) the unfinished line after the last chunk,
