@@ -479,6 +479,24 @@ static int read_in_order_view(struct par *x)
 	return err;
 }
 
+/* read_in_order of the copies in cur: the rest of the input read into it. */
+static int read_in_order_copy(struct par *x)
+{
+	int err = 0;
+
+	while (!err) {
+		err = feed_lines(x);
+		if (err || x->eof)
+			break;
+		if (x->cur_len == x->cur_cap && x->cur_cap >= T2F_INPUT_MAX_LINE)
+			err = line_too_long(x);
+		else if (x->cur_len == x->cur_cap)
+			err = cur_grow(x);
+		err = err ?: fill(x);
+	}
+	return err;
+}
+
 /* in_order: the rest of the input through the calling thread's parser, in order. A line longer
  * than T2F_INPUT_MAX_LINE is an error, as in one-thread reading. */
 static int read_in_order(struct par *x)
@@ -489,16 +507,8 @@ static int read_in_order(struct par *x)
 	x->lim = x->cur_cap;
 	if (x->viewed)
 		err = read_in_order_view(x);
-	while (!err && !x->viewed) {
-		err = feed_lines(x);
-		if (err || x->eof)
-			break;
-		if (x->cur_len == x->cur_cap && x->cur_cap >= T2F_INPUT_MAX_LINE)
-			err = line_too_long(x);
-		else if (x->cur_len == x->cur_cap)
-			err = cur_grow(x);
-		err = err ?: fill(x);
-	}
+	else
+		err = read_in_order_copy(x);
 	err = err ?: t2f_perf_script__finish(x->seq);
 	x->res->lines = t2f_perf_script__lines(x->seq);
 	return err;
