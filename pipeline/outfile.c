@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pipeline/replace.h"
 #include "pipeline/tmpguard.h"
 
 struct t2f_outfile {
@@ -215,7 +216,7 @@ int t2f_outfile__commit(struct t2f_outfile *f)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot write (%s)", t2f_strerror(err));
 	if (!f->tmp)
 		return 0; /* written in place (not a regular file) */
-	err = f->guard ? t2f_tmpguard__rename(f->path) : rename(f->tmp, f->path) < 0 ? -errno : 0;
+	err = f->guard ? t2f_tmpguard__rename(f->path) : t2f_replace(f->tmp, f->path);
 	if (err)
 		return t2f_diag__error(f->diag, err, f->path, 0, "cannot replace it with %s (%s)",
 				       f->tmp, t2f_strerror(err));

@@ -31,6 +31,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pipeline/replace.h"
+
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the handlers need a lock-free atomic int");
 
 enum { T2F_TG_IDLE, T2F_TG_ARMED, T2F_TG_BUSY, T2F_TG_DYING, T2F_TG_STATE = 3, T2F_TG_SIG = 2 };
@@ -171,7 +173,7 @@ int t2f_tmpguard__rename(const char *to)
 
 	if (err)
 		return err;
-	err = rename(t2f_tg_path, to) < 0 ? -errno : 0;
+	err = t2f_replace(t2f_tg_path, to);
 	t2f_tg_leave(err ? T2F_TG_ARMED : T2F_TG_IDLE, &old);
 	return err;
 }

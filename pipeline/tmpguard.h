@@ -34,8 +34,9 @@
  * -errno: mkstemp's, -ENAMETOOLONG for a tmpl of PATH_MAX bytes or more, -EBUSY when a file is
  * guarded already. */
 int t2f_tmpguard__create(char *tmpl);
-/* Renames the guarded file to `to`; it is no longer guarded. 0, or -errno (still guarded;
- * -EBUSY when no file is guarded). */
+/* Moves the guarded file to `to` (pipeline/replace.h: over a file there, swapped with it and
+ * that file unlinked, all with the signals blocked); it is no longer guarded. 0, or -errno
+ * (still guarded; -EBUSY when no file is guarded). */
 int t2f_tmpguard__rename(const char *to);
 /* Unlinks the guarded file, if any; it is no longer guarded. */
 void t2f_tmpguard__remove(void);
