@@ -11,14 +11,9 @@
 
 #define T2F_DEC_MAX 20 /* the longest: UINT64_MAX's digits, INT64_MIN's sign and digits */
 
-/* v in decimal at p, which has room for its digits (T2F_DEC_MAX at most; nothing past them is
- * written): their count. */
-static inline size_t t2f_dec_u64(char *p, uint64_t v)
+/* How many digits v has in decimal (1 for 0). */
+static inline size_t t2f_dec_len(uint64_t v)
 {
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
 	static const uint64_t pow10[20] = {
 		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
 		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
@@ -27,10 +22,21 @@ static inline size_t t2f_dec_u64(char *p, uint64_t v)
 	};
 	size_t t = (size_t)(64 - __builtin_clzll(v | 1)) * 1233 >> 12; /* log10(v), or one less */
 	size_t n = t + (v >= pow10[t]); /* the digits (0 for v = 0) */
-	char *end;
 
-	n += !n;
-	end = p + n;
+	return n + !n;
+}
+
+/* v in decimal at p, which has room for its digits (T2F_DEC_MAX at most; nothing past them is
+ * written): their count. */
+static inline size_t t2f_dec_u64(char *p, uint64_t v)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	size_t n = t2f_dec_len(v);
+	char *end = p + n;
+
 	for (; v >= 100; v /= 100) {
 		end -= 2;
 		memcpy(end, pairs + v % 100 * 2, 2);

@@ -4,12 +4,14 @@
  * (writers/name_paths.h); the lines are built into one buffer and written in bytewise order.
  * That order is worked out a name at a time (writers/name_keys.h: the roots' ranks, the paths'
  * places), not by comparing lines: each line gets a key (its root's rank, its path's place),
- * and the lines are written in the order of their keys (formats/radix.h). The lines' texts
- * differ (roots are distinct texts without ';', and so are the paths below a root): none are
- * summed at the end. */
+ * and the lines are placed in the order of their keys (formats/radix.h), each whole ("TEXT
+ * WEIGHT\n") where it goes, made on threads, and written at once. The lines' texts differ
+ * (roots are distinct texts without ';', and so are the paths below a root): none are summed at
+ * the end. */
 #include "writers/collapsed.h"
 
 #include "formats/buf.h"
+#include "formats/decimal.h"
 #include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "formats/radix.h"
@@ -29,7 +31,7 @@
 #define MIN_PART_LINES 16384 /* fewer lines are written by one thread */
 
 struct line {
-	size_t off, len;
+	size_t off, len;       /* its whole text, weight and newline included */
 	uint64_t weight;
 	uint64_t key;          /* its place in the order: root rank, then path place */
 	uint32_t root;
@@ -49,6 +51,7 @@ struct folder {
 	uint32_t *root_rank;   /* [2r]: root r's line alone; [2r + 1]: r's lines with frames */
 	struct line *lines;
 	size_t nlines;
+	struct t2f_radix_pair *order; /* the lines by key: order[i].val is the i-th line's index */
 };
 
 /* "comm" with spaces as '_' (and ';'/control characters made safe), "-PID", "-PID/TID". */
@@ -219,18 +222,22 @@ static int add_cell(struct folder *f, const struct t2f_cell *c, size_t *lines_ca
 	return t2f_hashmap__insert(f->line_ix, h, (uint32_t)f->nlines);
 }
 
-/* Line l's text: its thread's root, then ";NAME" for each frame of its path, root first, at
- * the place place_lines gave it. */
+/* Line l's text: its thread's root, then ";NAME" for each frame of its path, root first, a
+ * space, its weight and a newline, at the place place_lines gave it. */
 static void line_text(const struct folder *f, const struct line *l)
 {
 	size_t root_len = f->root_off[l->root + 1] - f->root_off[l->root];
-	char *at = f->text.p + l->off;
+	size_t digits = t2f_dec_len(l->weight);
+	char *at = f->text.p + l->off, *end = at + l->len;
 
 	memcpy(at, f->text.p + f->root_off[l->root], root_len);
 	t2f_name_paths__put(f->paths, l->path, at + root_len);
+	end[-2 - digits] = ' ';
+	t2f_dec_u64(end - 1 - digits, l->weight);
+	end[-1] = '\n';
 }
 
-/* A part of the lines whose texts one thread writes. */
+/* A part of the lines, in their order, whose texts one thread writes. */
 struct text_part {
 	const struct folder *f;
 	size_t from, to;
@@ -241,7 +248,7 @@ static void text_part(void *ctx, unsigned i)
 	const struct text_part *pt = (const struct text_part *)ctx + i;
 
 	for (size_t k = pt->from; k < pt->to; k++)
-		line_text(pt->f, &pt->f->lines[k]);
+		line_text(pt->f, &pt->f->lines[pt->f->order[k].val]);
 }
 
 /* Writes the lines' texts in up to `threads` parts at once. */
@@ -255,42 +262,33 @@ static void write_texts(struct folder *f, unsigned threads)
 	t2f_par_for(k, text_part, parts);
 }
 
-/* Writes the lines in the order of their keys (distinct: one per (root, path)). 0 or
- * -ENOMEM. */
-static int write_lines(const struct folder *f, struct t2f_out *out)
+/* The lines in the order of their keys (distinct: one per (root, path)). 0 or -ENOMEM. */
+static int sort_lines(struct folder *f)
 {
-	struct t2f_radix_pair *order = malloc(2 * f->nlines * sizeof(*order));
-
-	if (!order)
+	f->order = malloc(2 * f->nlines * sizeof(*f->order) + 1);
+	if (!f->order)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->nlines; i++)
-		order[i] = (struct t2f_radix_pair){ f->lines[i].key, i };
-	t2f_radix__sort(order, order + f->nlines, f->nlines);
-	for (size_t i = 0; i < f->nlines; i++) {
-		const struct line *l = &f->lines[order[i].val];
-
-		t2f_out__write(out, f->text.p + l->off, l->len);
-		t2f_out__putc(out, ' ');
-		t2f_out__u64(out, l->weight);
-		t2f_out__putc(out, '\n');
-	}
-	free(order);
+		f->order[i] = (struct t2f_radix_pair){ f->lines[i].key, i };
+	t2f_radix__sort(f->order, f->order + f->nlines, f->nlines);
 	return 0;
 }
 
-/* Places every line's text after the roots' texts (its offset and length) and reserves them
- * all at once (one realloc, not a doubling series that copies the text again and again). */
+/* Places every line's text after the roots' texts, in the lines' order (its offset and
+ * length), and reserves them all at once (one realloc, not a doubling series that copies the
+ * text again and again). */
 static int place_lines(struct folder *f)
 {
 	uint64_t at = f->text.len;
 	int err;
 
 	for (size_t i = 0; i < f->nlines; i++) {
-		struct line *l = &f->lines[i];
+		struct line *l = &f->lines[f->order[i].val];
 
 		l->off = (size_t)at;
 		l->len = (size_t)(f->root_off[l->root + 1] - f->root_off[l->root] +
-				  t2f_name_paths__text_len(f->paths, l->path));
+				  t2f_name_paths__text_len(f->paths, l->path)) +
+			 2 + t2f_dec_len(l->weight);
 		at += l->len;
 		if (at > SIZE_MAX / 2)
 			return -ENOMEM;
@@ -325,15 +323,12 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	/* what each step no longer needs is freed before the next one's memory: the peak */
 	t2f_hashmap__free(f.line_ix);
 	f.line_ix = NULL;
-	err = err ?: key_lines(&f) ?: place_lines(&f);
+	err = err ?: key_lines(&f) ?: sort_lines(&f) ?: place_lines(&f);
 	if (!err)
 		write_texts(&f, o->threads > 1 ? o->threads : 1);
-	t2f_frame_names__free(f.names);
-	t2f_name_paths__free(f.paths);
-	f.names = NULL;
-	f.paths = NULL;
-	if (!err && f.nlines)
-		err = write_lines(&f, out);
+	if (!err && f.nlines) /* the lines follow the roots' texts, whole and in order */
+		t2f_out__write(out, f.text.p + f.lines[f.order[0].val].off,
+			       f.text.len - f.lines[f.order[0].val].off);
 	t2f_frame_names__free(f.names);
 	t2f_name_paths__free(f.paths);
 	t2f_hashmap__free(f.line_ix);
@@ -342,5 +337,6 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	free(f.root_of);
 	free(f.root_rank);
 	free(f.lines);
+	free(f.order);
 	return err;
 }
