@@ -12,7 +12,6 @@
 #include "tools/cli_opts.h"
 #include "tools/clobber.h"
 #include "tools/commands.h"
-#include "tools/input_weight.h"
 #include "tools/malloc_tune.h"
 
 /* --each: "DIR/" + the input's base name minus .gz/.zst minus its last extension + the format's
@@ -128,23 +127,6 @@ static int (*t2f_subcommand(int argc, char **argv))(int, char **)
 	return NULL;
 }
 
-/* Whether the conversion may build large tables: standard input (a recording's size is not
- * known beforehand), or input files that weigh T2F_MALLOC_TUNE_MIN bytes or more together
- * (tools/input_weight.h: a --call-graph dwarf recording by its samples, not its stack copies). */
-static bool t2f_inputs_large(const struct t2f_cli_opts *o)
-{
-	uint64_t total = 0;
-	struct stat st;
-
-	for (int i = 0; i < o->n_inputs; i++) {
-		if (t2f_cli_is_std(o->inputs[i]))
-			return true;
-		if (stat(o->inputs[i], &st) == 0 && S_ISREG(st.st_mode))
-			total += t2f_input_weight(o->inputs[i], (uint64_t)st.st_size);
-	}
-	return total >= T2F_MALLOC_TUNE_MIN;
-}
-
 int main(int argc, char **argv)
 {
 	int (*cmd)(int argc, char **argv) = t2f_subcommand(argc, argv);
@@ -156,8 +138,7 @@ int main(int argc, char **argv)
 		return T2F_EXIT_USAGE;
 	if (o.help || o.version || o.list_formats)
 		return fflush(stdout) == 0 && !ferror(stdout) ? T2F_EXIT_OK : T2F_EXIT_IO;
-	if (t2f_inputs_large(&o)) /* may start the program again: nothing said or done before */
-		t2f_malloc_tune(argv);
+	t2f_malloc_tune(); /* before any thread starts */
 	t2f_cli_opts__warn_ignored(&o, stderr);
 	if (o.each)
 		return t2f_run_each(&o);
