@@ -346,19 +346,24 @@ static void assert_long_line_whole(const char *path, const struct buf *want, siz
 }
 
 /* A first line longer than the first chunk is filled to (the reader is told by a first chunk
- * smaller than the later ones): it still comes whole, in the first chunk. */
+ * smaller than the later ones): it still comes whole, in the first chunk; also one longer than
+ * the buffer the first fill's is swapped for. */
 static void test_plain_long_first_line(void **state)
 {
-	size_t big = 300u << 10;
-	struct buf want = { 0 }, rest = make_lines(1u << 20, 5);
+	static const size_t bigs[] = { 300u << 10, 5u << 20 };
+	struct buf rest = make_lines(1u << 20, 5);
 	char *path = tmp_path("first.txt");
 
-	add_letters(&want, big);
-	buf_add(&want, "\n", 1);
-	buf_add(&want, rest.p, rest.len);
-	write_file(path, want.p, want.len);
-	assert_long_line_whole(path, &want, big);
-	buf_free(&want);
+	for (size_t i = 0; i < sizeof(bigs) / sizeof(bigs[0]); i++) {
+		struct buf want = { 0 };
+
+		add_letters(&want, bigs[i]);
+		buf_add(&want, "\n", 1);
+		buf_add(&want, rest.p, rest.len);
+		write_file(path, want.p, want.len);
+		assert_long_line_whole(path, &want, bigs[i]);
+		buf_free(&want);
+	}
 	buf_free(&rest);
 }
 
