@@ -41,7 +41,7 @@
 #include "formats/grow.h"
 #include "formats/mem.h"
 
-#define INPUT_STREAM_BUF (4u << 20)  /* first size of the decoded buffer */
+#define INPUT_STREAM_BUF (4u << 20)  /* the decoded buffer after the first chunk (huge pages) */
 #define INPUT_FIRST_FILL (256u << 10) /* decoded bytes before the first chunk is looked at */
 #define INPUT_RAW_BLOCK (1u << 20)   /* compressed bytes per read(); they expand several times */
 
