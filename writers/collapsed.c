@@ -228,13 +228,13 @@ static void line_text(const struct folder *f, const struct line *l)
 {
 	size_t root_len = f->root_off[l->root + 1] - f->root_off[l->root];
 	size_t digits = t2f_dec_len(l->weight);
-	char *at = f->text.p + l->off, *end = at + l->len;
+	char *at = f->text.p + l->off, *space = at + l->len - digits - 2;
 
 	memcpy(at, f->text.p + f->root_off[l->root], root_len);
 	t2f_name_paths__put(f->paths, l->path, at + root_len);
-	end[-2 - digits] = ' ';
-	t2f_dec_u64(end - 1 - digits, l->weight);
-	end[-1] = '\n';
+	space[0] = ' ';
+	t2f_dec_u64(space + 1, l->weight);
+	space[1 + digits] = '\n';
 }
 
 /* A part of the lines, in their order, whose texts one thread writes. */
