@@ -328,11 +328,8 @@ static int stream_next(struct t2f_input *in, const char **data, size_t *len)
 			*len = in->carry;
 			return in->carry > 0;
 		}
-		if (in->fill_cap < INPUT_STREAM_BUF) { /* the first fill found no line end */
-			in->fill_cap = SIZE_MAX;
-			err = in->cap < INPUT_STREAM_BUF ? stream_widen(in) : 0;
-			if (err)
-				return err;
+		if (in->fill_cap < INPUT_STREAM_BUF) { /* the first fill found no line end: */
+			in->fill_cap = SIZE_MAX;       /* fill on (stream_grow widens first) */
 			continue;
 		}
 		err = stream_grow(in);
