@@ -75,7 +75,6 @@ static void free_unkept(struct t2f_profile *p)
 	free(p->inputs);
 	free(p->folds.data);
 	t2f_hashmap__free(p->comm_ix);
-	t2f_profile__free_lefts(p);
 }
 
 void t2f_profile__free(struct t2f_profile *p)
@@ -83,6 +82,7 @@ void t2f_profile__free(struct t2f_profile *p)
 	if (!p)
 		return;
 	free_unkept(p);
+	t2f_profile__free_lefts(p);
 	if (!p->borrowed)
 		t2f_strtab__free(p->strings);
 	free(p->threads.data);
@@ -120,7 +120,7 @@ int t2f_profile__reset(struct t2f_profile *p)
 		.strings = p->strings, .threads = p->threads, .events = p->events,
 		.frames = p->frames, .nodes = p->nodes, .cells = p->cells,
 		.thread_ix = p->thread_ix, .frame_ix = p->frame_ix, .node_ix = p->node_ix,
-		.cell_ix = p->cell_ix,
+		.cell_ix = p->cell_ix, .lefts = p->lefts, .left_ix = p->left_ix,
 	};
 
 	if (p->borrowed)
@@ -133,6 +133,9 @@ int t2f_profile__reset(struct t2f_profile *p)
 	vec_empty(&p->frames, sizeof(struct t2f_frame), 1);
 	vec_empty(&p->nodes, sizeof(struct node), 1);
 	vec_empty(&p->cells, sizeof(struct t2f_cell), 0);
+	vec_empty(&p->lefts, sizeof(struct t2f_left_addr), 0);
+	if (p->left_ix)
+		t2f_hashmap__clear(p->left_ix);
 	return index_again(&p->thread_ix) ?: index_again(&p->frame_ix) ?:
 	       index_again(&p->node_ix) ?: index_again(&p->cell_ix);
 }
