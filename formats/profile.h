@@ -239,6 +239,11 @@ t2f_frame_id t2f_profile__left_addr_frame(const struct t2f_profile *p, size_t i)
 int t2f_profile__fold_threads(struct t2f_profile *p);
 bool t2f_profile__folds_threads(const struct t2f_profile *p);
 
+/* Asks for the index slot that t2f_profile__child(p, parent, frame) will read: a hint for a
+ * lookup a few steps ahead; the profile is unchanged. */
+void t2f_profile__prefetch_child(const struct t2f_profile *p, t2f_node_id parent,
+				 t2f_frame_id frame);
+
 /* Lookup-or-add. All return 0 or -ENOMEM (-T2F_ERR_LIMIT when an id space is full). */
 int t2f_profile__thread(struct t2f_profile *p, int64_t pid, int64_t tid, t2f_str_id comm,
 			uint32_t input, t2f_thread_id *out);

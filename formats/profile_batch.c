@@ -111,6 +111,13 @@ int t2f_profile__stacks(struct t2f_profile *p, size_t n, const uint32_t *len,
 	return err;
 }
 
+void t2f_profile__prefetch_child(const struct t2f_profile *p, t2f_node_id parent,
+				 t2f_frame_id frame)
+{
+	if (p->node_ix)
+		t2f_hashmap__prefetch(p->node_ix, t2f_profile__node_hash(parent, frame));
+}
+
 void t2f_profile__prefetch_cell(const struct t2f_profile *p, t2f_node_id node,
 				t2f_thread_id cell_thread, t2f_event_id event, bool entry)
 {

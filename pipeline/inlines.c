@@ -360,10 +360,33 @@ static int inl_node(struct inl *x, t2f_node_id nd, int at)
 	return err;
 }
 
+/* Asks for the first child lookup of node nd's chains in the forms it needs, when its parent
+ * is mapped already (its id below `done`): on a whole-machine trie those lookups miss the
+ * caches, and a third of the nodes are the child of the node just before them (asked for too
+ * late to help). */
+static void inl_ask(const struct inl *x, t2f_node_id nd, t2f_node_id done)
+{
+	t2f_node_id up = t2f_profile__node_parent(x->p, nd);
+	t2f_frame_id f = t2f_profile__node_frame(x->p, nd);
+	t2f_node_id to = 0;
+
+	if (up >= done)
+		return;
+	if (up)
+		to = x->map[inl_parent_form(x->p, nd) == AT_CALL][up];
+	for (int at = AT_IP; at <= AT_CALL; at++) {
+		const struct inl_chain *c = &x->chains[at == AT_CALL][f];
+
+		if ((x->need[nd] & at) && c->len)
+			t2f_profile__prefetch_child(x->q, to, x->pool[c->first]);
+	}
+}
+
 /* Frames whose chain is the frame alone (no DWARF lookup, no name to find for it), gathered
  * so that their frames in the new profile are found or added together, their index slots asked
  * for ahead (t2f_profile__frames): on a whole-machine recording they are nearly all. */
 #define INL_BATCH 256
+#define INL_AHEAD 8 /* nodes asked for ahead of their lookups */
 struct inl_batch {
 	size_t n;
 	t2f_frame_id id[INL_BATCH];
@@ -457,6 +480,8 @@ static int inl_build(struct inl *x)
 	t2f_inl_lookups__free(x->lk);
 	x->lk = NULL;
 	for (t2f_node_id nd = 1; nd <= n && !err; nd++) {
+		if (nd + INL_AHEAD <= n)
+			inl_ask(x, nd + INL_AHEAD, nd);
 		if (x->need[nd] & AT_IP)
 			err = inl_node(x, nd, AT_IP);
 		if (!err && (x->need[nd] & AT_CALL))
