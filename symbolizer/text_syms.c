@@ -554,6 +554,21 @@ static int t2f_ts_read_error(const char *path, int err, struct t2f_diag *d)
 	return t2f_diag__error(d, err, path, 0, "cannot open (%s)", t2f_strerror(err));
 }
 
+/* Room for the tables of a file of `size` bytes, taken at once: grown as the lines came, they
+ * were copied again and again (a 5.4 MB kallsyms copy took 60 ms to load, most of it in
+ * realloc's copies and the fresh pages each new block faulted). The names never need more than
+ * the file's bytes; a kallsyms line is 44 bytes on average, so size / 32 entries seldom grow.
+ * Pages not written are not memory; past T2F_TS_RESERVE_MAX bytes the tables grow as before. */
+#define T2F_TS_RESERVE_MAX ((size_t)64 << 20)
+static int t2f_ts_reserve(struct t2f_ts_parse *ps, uint64_t size)
+{
+	size_t names = size < T2F_TS_RESERVE_MAX ? (size_t)size + 1 : T2F_TS_RESERVE_MAX;
+	size_t entries = names / 32 + 1;
+
+	return t2f_grow((void **)&ps->names, &ps->cap_names, 0, names, 1, names, SIZE_MAX) ?:
+	       t2f_grow((void **)&ps->e, &ps->cap, 0, entries, sizeof(*ps->e), entries, SIZE_MAX);
+}
+
 int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct t2f_diag *d,
 			struct t2f_text_syms **out)
 {
@@ -570,7 +585,8 @@ int t2f_text_syms__load(enum t2f_text_syms_format fmt, const char *path, struct 
 			close(fd);
 		return t2f_ts_read_error(path, err, d);
 	}
-	err = t2f_ts_read(&ps, fd, size, &read_failed);
+	err = size ? t2f_ts_reserve(&ps, size) : 0;
+	err = err ?: t2f_ts_read(&ps, fd, size, &read_failed);
 	close(fd);
 	if (read_failed) {
 		free(ps.e);
