@@ -51,7 +51,7 @@ static int dw_unit_cmp(const void *a, const void *b)
 }
 
 /* One unit and its ranges. */
-static int dw_scan_unit(struct t2f_dwarf *dw, Dwarf_Die *cu)
+static int dw_scan_unit(struct t2f_dwarf *dw, Dwarf_Die *cu, uint64_t bytes)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t r = 0;
@@ -61,7 +61,7 @@ static int dw_scan_unit(struct t2f_dwarf *dw, Dwarf_Die *cu)
 			   T2F_DWARF_UNITS_MAX);
 
 	if (!err)
-		dw->idx[dw->n_idx++] = (struct dw_index){ .cu = *cu };
+		dw->idx[dw->n_idx++] = (struct dw_index){ .cu = *cu, .bytes = bytes };
 	while (!err && kept < DW_MAX_DIE_RANGES && (r = dwarf_ranges(cu, r, &base, &lo, &hi)) > 0) {
 		err = dw_add_unit(dw, index, lo, hi);
 		kept++;
@@ -80,7 +80,7 @@ int t2f_dw_scan_units(struct t2f_dwarf *dw)
 		Dwarf_Die cu;
 
 		if (dwarf_offdie(dw->dbg, off + hsize, &cu))
-			err = dw_scan_unit(dw, &cu);
+			err = dw_scan_unit(dw, &cu, next > off ? next - off : 0);
 		off = next;
 	}
 	if (err == -T2F_ERR_LIMIT) {

@@ -62,6 +62,7 @@ enum dw_state { DW_UNIT_NEW, DW_UNIT_DONE, DW_UNIT_DROPPED };
 
 struct dw_index {                /* one unit, indexed on first use */
 	Dwarf_Die cu;
+	uint64_t bytes;              /* its length in .debug_info, header included */
 	enum dw_state state;
 	bool plain;                  /* its language mangles no name (dw_plain_lang) */
 	const char **paths;          /* per file index: its path as addr2line shows it */
@@ -132,6 +133,8 @@ struct t2f_dwarf {
 				       * supplementary file's: freed after them */
 	unsigned threads;            /* t2f_dwarf_opts */
 	struct t2f_elf_mapped image;  /* the file's mapped pages, given back as units are read */
+	uint64_t image_read;         /* .debug_info bytes of the units indexed since the pages
+				      * were last given back (dwarf.c DW_IMAGE_HELD) */
 	const char *(*symbol_at)(void *sym_ctx, uint64_t elf_vaddr); /* t2f_dwarf_opts */
 	void *sym_ctx;
 	struct t2f_arena *arena;     /* the units' source paths, joined to their directories */
