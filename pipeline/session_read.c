@@ -516,6 +516,8 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 	int err = t2f_perf_data_open(src, in, s->diag, &pd);
 
 	if (!err) {
+		/* T2F_PERF_DATA_MAP=1: the file mapped in windows, not read in blocks (for tests) */
+		t2f_perf_data__set_map(pd, getenv("T2F_PERF_DATA_MAP") != NULL);
 		t2f_perf_data__set_ahead(pd, po.threads > 1); /* -j 1: no thread of its own */
 		here = t2f_recorded_here(src, pd, &end);
 		s->elsewhere |= !here;

@@ -17,14 +17,15 @@
  * place, a record spanning two compressed records included.
  *
  * Ownership: t2f_perf_data__open keeps the file open: the header, attrs and decoded feature
- * sections are read with pread at open, the data section is mapped read-only 4 MiB at a time,
+ * sections are read with pread at open, and the data section with pread a block (256 KiB) at a
+ * time into one reused buffer. With __set_map, it is mapped read-only 4 MiB at a time instead,
  * each window prefaulted and unmapped when the next is mapped (readers/perf_data_window.c: the
- * decoder touches a record's head and tail and a dwarf sample's stack top, which costs less
- * than copying every byte out of the page cache; in a recording of user stack copies a thread
- * of the reader's own maps the next window while one is read, from the first window until
- * __free, and the window before stays mapped (__mapped)); a file that cannot be mapped, or that
- * shrank since it was opened, is read with pread a block (256 KiB) at a time into one reused
- * buffer.
+ * decoder touches a record's head and tail and a dwarf sample's stack top; in a recording of
+ * user stack copies a thread of the reader's own maps the next window while one is read, from
+ * the first window until __free, and the window before stays mapped (__mapped)); a file that
+ * cannot be mapped, or that shrank since it was opened, is then read in blocks. Reading is the
+ * default: on a VM where each page mapped costs microseconds it was the faster by 1.2-2x for
+ * --call-graph dwarf recordings and 5-11% for frame-pointer ones (docs/performance.md).
  * open_mem reads the caller's bytes in place. Every pointer handed out (attrs, ids, names,
  * features) is valid until __free(); a record and what it points to (strings, callchain) until
  * the next __next(). A file cut by another process while its window is mapped gives SIGBUS,
@@ -286,9 +287,12 @@ int t2f_perf_data__read_at(const struct t2f_perf_data *p, void *dst, size_t n, u
  * no __next() runs (nothing is touched). A file cut by another process meanwhile gives SIGBUS
  * on access, as a window does. */
 const uint8_t *t2f_perf_data__mapped(const struct t2f_perf_data *p, uint64_t off, size_t n);
-/* Whether a recording of user stack copies may have its next window mapped on a thread of the
- * reader's own, and the window before kept (default: yes; no: one window, no thread). Before
- * the first __next(). */
+/* Whether the data section is mapped in windows rather than read in blocks (default: no; see
+ * Ownership above). Before the first __next(). */
+void t2f_perf_data__set_map(struct t2f_perf_data *p, bool map);
+/* With __set_map: whether a recording of user stack copies may have its next window mapped on a
+ * thread of the reader's own, and the window before kept (default: yes; no: one window, no
+ * thread). Before the first __next(). */
 void t2f_perf_data__set_ahead(struct t2f_perf_data *p, bool ahead);
 
 const struct t2f_perf_data_stats *t2f_perf_data__stats(const struct t2f_perf_data *p);

@@ -45,6 +45,7 @@ struct t2f_perf_data {
 				      * or NULL (perf_data_window.c) */
 	uint64_t map_off;
 	size_t map_len;
+	bool want_map;               /* __set_map: windows mapped rather than read */
 	bool no_map;                 /* the file could not be mapped: read with pread */
 	const uint8_t *prev;         /* with ahead_bg: the window before, still mapped: [prev_off,
 				      * prev_off + prev_len) */

@@ -52,16 +52,19 @@ mkdir "$TMP/each" && cp "$TMP/many.data" "$TMP/again.data"
 run "--each" -j 2 --each -o "$TMP/each" "$TMP/many.data" "$TMP/again.data"
 same_nonempty --each "the two copies" "$TMP/each/many.folded" "$TMP/each/again.folded" "< first, > second"
 
-# A --call-graph dwarf recording larger than the perf.data reader's window: its thread maps the
-# next window while the stacks of the one before are walked in place, by the walk and by
-# libdwfl's unwinder on -j threads.
+# A --call-graph dwarf recording larger than the perf.data reader's window, read in blocks and
+# mapped (T2F_PERF_DATA_MAP): then its thread maps the next window while the stacks of the one
+# before are walked in place, by the walk and by libdwfl's unwinder on -j threads.
 if ${CC:-cc} -O1 -g -o "$TMP/spin" "$SRC/fixtures/perf-data/spin.c" &&
 	perf record -q --call-graph dwarf -F 999 -e cpu-clock -o "$TMP/dwarf.data" -- \
 		"$TMP/spin" 700 >"$TMP/rec.err" 2>&1; then
 	run "dwarf -j 2" -j 2 "$TMP/dwarf.data" -o "$TMP/dwarf2.folded"
-	run "dwarf, libdwfl -j 2" -j 2 --unwind-libdwfl "$TMP/dwarf.data" -o "$TMP/dwarfl.folded"
+	T2F_PERF_DATA_MAP=1 run "dwarf mapped -j 2" -j 2 "$TMP/dwarf.data" -o "$TMP/dwarfm.folded"
+	T2F_PERF_DATA_MAP=1 run "dwarf mapped, libdwfl -j 2" -j 2 --unwind-libdwfl "$TMP/dwarf.data" \
+		-o "$TMP/dwarfl.folded"
 	t2f -j 1 "$TMP/dwarf.data" -o "$TMP/dwarf1.folded" 2>/dev/null
 	same_nonempty dwarf "-j 1 and -j 2" "$TMP/dwarf1.folded" "$TMP/dwarf2.folded" "< -j 1, > -j 2"
+	same_nonempty dwarf "read and mapped" "$TMP/dwarf2.folded" "$TMP/dwarfm.folded" "< read, > mapped"
 else
 	bad "the dwarf recording: $(head -3 "$TMP/rec.err")"
 fi

@@ -52,7 +52,7 @@ static void read_rest(struct t2f_perf_data *p, struct sink *s, struct reading *o
 		 t2f_diag__last_error(s->d) ? t2f_diag__last_error(s->d) : "");
 }
 
-/* Reads the file at path, `block` bytes at a time (0: mapped in windows, the default). */
+/* Reads the file at path, `block` bytes at a time (0: mapped in windows, t2f_perf_data__set_map). */
 static void read_file(const char *path, size_t block, struct reading *file)
 {
 	struct t2f_perf_data *p;
@@ -63,6 +63,7 @@ static void read_file(const char *path, size_t block, struct reading *file)
 	file->status = t2f_perf_data__open(path, s.d, &p);
 	if (!file->status) {
 		t2f_perf_data__set_block(p, block);
+		t2f_perf_data__set_map(p, !block);
 		read_rest(p, &s, file);
 	} else {
 		snprintf(file->text, sizeof(file->text), "%s", t2f_diag__last_error(s.d));
@@ -473,6 +474,7 @@ static void test_shrunk_after_open(void **state)
 		sink_init(&s);
 		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
 		t2f_perf_data__set_block(p, blocks[b]);
+		t2f_perf_data__set_map(p, !blocks[b]);
 		assert_int_equal(ftruncate(fd, 4096), 0);
 		while ((ret = t2f_perf_data__next(p, &r)) > 0)
 			n++;
@@ -661,6 +663,7 @@ static void test_stack_windows(void **state)
 		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
 		if (blocks == 1)
 			t2f_perf_data__set_block(p, 4096);
+		t2f_perf_data__set_map(p, true);
 		t2f_perf_data__set_ahead(p, blocks != 2);
 		assert_int_equal(sw_read(p, blocks == 2 ? -1 : !blocks, &count, &got, &ahead, &far),
 				 0);
@@ -683,6 +686,7 @@ static void test_stack_windows(void **state)
 		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
 		if (blocks) /* the size the reader falls back to */
 			t2f_perf_data__set_block(p, 256u << 10);
+		t2f_perf_data__set_map(p, !blocks);
 		assert_int_equal(ftruncate(fd, (off_t)head.n + (10 << 20)), 0);
 		assert_int_equal(sw_read(p, -1, blocks ? &count_blocks : &count,
 					 blocks ? &got_blocks : &got, &ahead, &far), -T2F_ERR_FORMAT);
