@@ -527,6 +527,7 @@ static void dw_release(struct t2f_dwarf *dw)
 	dw->elf = dw->alt_elf = dw->null_elf = NULL;
 	dw->fd = dw->alt_fd = -1;
 	dw->image = (struct t2f_elf_mapped){ 0, 0 };
+	dw->image_read = 0;
 }
 
 void t2f_dwarf__end(struct t2f_dwarf *dw)
