@@ -32,6 +32,7 @@ struct inl {
 	size_t n_pool, cap_pool;
 	uint8_t *need;               /* per node of p: AT_IP | AT_CALL, the forms stacks use */
 	uint8_t *forms;              /* per frame of p: the forms its nodes need */
+	uint8_t *kernel;             /* per frame of p: a kernel frame (inl_parent_form) */
 	t2f_node_id *map[2];         /* per node of p: its node in q, per form */
 	uint32_t *lookup[2];         /* per frame of p, per form: its lookup + 1; 0: none (no
 				      * DWARF for it, or the form is not needed) */
@@ -320,12 +321,12 @@ static int inl_chain(struct inl *x, t2f_frame_id id, int at, const struct inl_ch
 }
 
 /* The form a node's parent is used in: the interrupted instruction below a kernel frame, a
- * call everywhere else. */
-static int inl_parent_form(const struct t2f_profile *p, t2f_node_id n)
+ * call everywhere else. From x->kernel, not the frame: on a whole-machine trie the frames of
+ * nodes in a row are far apart, each read a cache miss, and every node asks two or three
+ * times. */
+static int inl_parent_form(const struct inl *x, t2f_node_id n)
 {
-	const struct t2f_frame *f = t2f_profile__frame_at(p, t2f_profile__node_frame(p, n));
-
-	return f->kind == T2F_FRAME_KERNEL ? AT_IP : AT_CALL;
+	return x->kernel[t2f_profile__node_frame(x->p, n)] ? AT_IP : AT_CALL;
 }
 
 /* Which forms of each node the stacks use (cells at the address, parents per their child),
@@ -341,7 +342,7 @@ static void inl_mark(struct inl *x)
 		t2f_node_id up = t2f_profile__node_parent(x->p, nd);
 
 		if (x->need[nd] && up)
-			x->need[up] |= (uint8_t)inl_parent_form(x->p, nd);
+			x->need[up] |= (uint8_t)inl_parent_form(x, nd);
 		x->forms[t2f_profile__node_frame(x->p, nd)] |= x->need[nd];
 	}
 }
@@ -350,7 +351,7 @@ static void inl_mark(struct inl *x)
 static int inl_node(struct inl *x, t2f_node_id nd, int at)
 {
 	t2f_node_id up = t2f_profile__node_parent(x->p, nd);
-	t2f_node_id to = up ? x->map[inl_parent_form(x->p, nd) == AT_CALL][up] : 0;
+	t2f_node_id to = up ? x->map[inl_parent_form(x, nd) == AT_CALL][up] : 0;
 	const struct inl_chain *c;
 	int err = inl_chain(x, t2f_profile__node_frame(x->p, nd), at, &c);
 
@@ -373,7 +374,7 @@ static void inl_ask(const struct inl *x, t2f_node_id nd, t2f_node_id done)
 	if (up >= done)
 		return;
 	if (up)
-		to = x->map[inl_parent_form(x->p, nd) == AT_CALL][up];
+		to = x->map[inl_parent_form(x, nd) == AT_CALL][up];
 	for (int at = AT_IP; at <= AT_CALL; at++) {
 		const struct inl_chain *c = &x->chains[at == AT_CALL][f];
 
@@ -499,13 +500,17 @@ static int inl_alloc(struct inl *x)
 	x->chains[1] = calloc(frames, sizeof(**x->chains));
 	x->need = calloc(nodes, 1);
 	x->forms = calloc(frames, 1);
+	x->kernel = malloc(frames);
 	x->map[0] = calloc(nodes, sizeof(**x->map));
 	x->map[1] = calloc(nodes, sizeof(**x->map));
 	x->lookup[0] = calloc(frames, sizeof(**x->lookup));
 	x->lookup[1] = calloc(frames, sizeof(**x->lookup));
-	if (!x->chains[0] || !x->chains[1] || !x->need || !x->forms || !x->map[0] || !x->map[1] ||
-	    !x->lookup[0] || !x->lookup[1])
+	if (!x->chains[0] || !x->chains[1] || !x->need || !x->forms || !x->kernel || !x->map[0] ||
+	    !x->map[1] || !x->lookup[0] || !x->lookup[1])
 		return -ENOMEM;
+	x->kernel[0] = 0;
+	for (size_t id = 1; id < frames; id++)
+		x->kernel[id] = t2f_profile__frame_at(x->p, (t2f_frame_id)id)->kind == T2F_FRAME_KERNEL;
 	/* with drop_addrs too: the frames of one function become one, but the new stacks were 65
 	 * to 82% of the old on whole-machine recordings, indexes of the same size */
 	return t2f_inl_lookups__new(&x->lk) ?: t2f_profile__new_stacks(x->p, true, &x->q);
@@ -525,9 +530,10 @@ static void inl_free_build(struct inl *x)
 	free(x->pool);
 	free(x->need);
 	free(x->forms);
+	free(x->kernel);
 	x->map[1] = NULL;
 	x->pool = NULL;
-	x->need = x->forms = NULL;
+	x->need = x->forms = x->kernel = NULL;
 	t2f_inl_lookups__free(x->lk);
 	x->lk = NULL;
 	t2f_buf__free(&x->name);
