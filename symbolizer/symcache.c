@@ -377,6 +377,19 @@ bool t2f_symcache_dir__has(const struct t2f_symcache_dir *d, const uint8_t *id, 
 	return fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/* c's top index (struct t2f_symcache): without memory for it, none. */
+static void index_syms(struct t2f_symcache *c)
+{
+	const struct t2f_sc_sym *sy = T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym);
+	uint64_t n = c->h->sec[T2F_SC_SYMS].count, k = (n + T2F_SC_TOP_STEP - 1) / T2F_SC_TOP_STEP;
+
+	if (n <= T2F_SC_TOP_STEP || !(c->top = malloc(k * sizeof(*c->top))))
+		return;
+	for (uint64_t i = 0; i < k; i++)
+		c->top[i] = sy[i * T2F_SC_TOP_STEP].vaddr;
+	c->n_top = k;
+}
+
 void t2f_symcache_try(int dirfd, const uint8_t *id, size_t len, struct t2f_symcache_try *t)
 {
 	char name[2 * T2F_BUILD_ID_MAX + sizeof(T2F_SYMCACHE_SUFFIX)];
@@ -400,6 +413,8 @@ void t2f_symcache_try(int dirfd, const uint8_t *id, size_t len, struct t2f_symca
 	if (t->why || t->err) {
 		t2f_symcache__free(t->c);
 		t->c = NULL;
+	} else {
+		index_syms(t->c);
 	}
 }
 
@@ -456,6 +471,7 @@ void t2f_symcache__free(struct t2f_symcache *c)
 	if (!c)
 		return;
 	unmap(c);
+	free(c->top);
 	free(c);
 }
 
@@ -551,13 +567,37 @@ static uint64_t lower_bound(const uint8_t *arr, uint64_t n, size_t stride, uint6
 		      : k_ && (arr)[k_ - 1].last >= (va) ? &(arr)[k_ - 1] : NULL;           \
 	} while (0)
 
+/* The index of the first symbol whose address is at least va: the top index searched first
+ * (its 8-byte addresses lie in a few cache lines, where the symbols' 32-byte entries took a
+ * line a step), then the block of T2F_SC_TOP_STEP symbols it leaves, asked for at once before
+ * its search steps through it. */
+static uint64_t sym_lower_bound(const struct t2f_symcache *c, const struct t2f_sc_sym *sy,
+				uint64_t n, uint64_t va)
+{
+	uint64_t j, lo, hi;
+
+	if (!c->top)
+		return lower_bound((const uint8_t *)sy, n, sizeof(*sy), va);
+	j = lower_bound((const uint8_t *)c->top, c->n_top, sizeof(*c->top), va);
+	if (!j)
+		return 0;
+	lo = (j - 1) * T2F_SC_TOP_STEP; /* below va: the first of block j - 1 */
+	hi = j < c->n_top ? j * T2F_SC_TOP_STEP : n;
+	for (uint64_t i = lo; i < hi; i += 2)
+		__builtin_prefetch(&sy[i]);
+	return lo + lower_bound((const uint8_t *)(sy + lo), hi - lo, sizeof(*sy), va);
+}
+
 bool t2f_symcache__sym(const struct t2f_symcache *c, uint64_t elf_vaddr,
 		       struct t2f_symcache_sym *out)
 {
-	const struct t2f_sc_sym *e;
+	const struct t2f_sc_sym *sy = T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym), *e = NULL;
+	uint64_t n = c->h->sec[T2F_SC_SYMS].count, k = sym_lower_bound(c, sy, n, elf_vaddr);
 
-	RANGE_AT(T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym), c->h->sec[T2F_SC_SYMS].count,
-		 elf_vaddr, e);
+	if (k < n && sy[k].vaddr == elf_vaddr)
+		e = &sy[k];
+	else if (k && sy[k - 1].last >= elf_vaddr)
+		e = &sy[k - 1];
 	if (!e)
 		return false;
 	*out = (struct t2f_symcache_sym){ .elf_vaddr = e->vaddr, .last = e->last,

@@ -24,7 +24,11 @@ struct t2f_symcache {              /* a file mapped and checked (symcache.c) */
 	const struct t2f_symcache_hdr *h;
 	const char *str;
 	uint64_t n_str;
+	uint64_t *top;                 /* every T2F_SC_TOP_STEP-th symbol's address (malloc'd; */
+	uint64_t n_top;                /* NULL: the symbols are searched whole) */
 };
+
+#define T2F_SC_TOP_STEP 32         /* symbols (1 KiB) per entry of struct t2f_symcache's top */
 
 /* Section i of c as an array of type. */
 #define T2F_SC_SEC(c, i, type) ((const type *)((c)->base + (c)->h->sec[i].off))

@@ -238,12 +238,73 @@ static void test_chain_spans_joined(void **state)
 	assert_int_equal(chain_at("runs", 0x827), 3);
 }
 
+/* The answer expected at addr of answers s[0..n) (sorted, disjoint): its index, or -1. */
+static int scan(const struct t2f_symcache_sym *s, size_t n, uint64_t addr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i].elf_vaddr <= addr && addr <= s[i].last)
+			return (int)i;
+	return -1;
+}
+
+/* A file of many answers (more than one block of its top index, the last block short) answers
+ * every address as a scan of them does: each range's ends, the addresses around them. */
+static void test_many_ranges_searched(void **state)
+{
+	enum { N = 1000 };
+	static struct t2f_symcache_sym s[N];
+	static char names[N][16];
+	char d_path[PATH_MAX], mod[PATH_MAX];
+	struct t2f_symcache_ident ident = fx_symcache_ident(id, sizeof(id), mod);
+	struct t2f_symcache_dir *d;
+	struct t2f_symcache *c = NULL;
+	const char *why = NULL;
+	bool bad = false;
+	uint64_t at = 0x10000;
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%zu", i);
+		s[i] = (struct t2f_symcache_sym){ at, at + (i * 7) % 0x30, at, names[i], T2F_HIT };
+		if (i % 5 == 3)
+			s[i] = (struct t2f_symcache_sym){ at, s[i].last, 0, NULL, T2F_MISS_NOT_FOUND };
+		at = s[i].last + 1 + (i % 3 == 0 ? 0 : i % 11);
+	}
+	t2f_symcache_dir__free(fx_symcache_write("many", id, sizeof(id), s, N));
+	pathf(d_path, "%s/many", tmp);
+	assert_int_equal(t2f_symcache_dir__open(d_path, 0, false, &d, &why), 0);
+	assert_int_equal(t2f_symcache__open(d, &ident, &c, &bad, &why), 0);
+	assert_non_null(c);
+	for (size_t i = 0; i < N; i++) {
+		const uint64_t probe[] = { s[i].elf_vaddr - 1, s[i].elf_vaddr, s[i].elf_vaddr + 1,
+					   s[i].last, s[i].last + 1 };
+
+		for (size_t k = 0; k < sizeof(probe) / sizeof(*probe); k++) {
+			struct t2f_symcache_sym got;
+			int want = scan(s, N, probe[k]);
+
+			assert_int_equal(t2f_symcache__sym(c, probe[k], &got), want >= 0);
+			if (want < 0)
+				continue;
+			assert_int_equal(got.elf_vaddr, s[want].elf_vaddr);
+			assert_int_equal(got.last, s[want].last);
+			if (s[want].name)
+				assert_string_equal(got.name, s[want].name);
+			else
+				assert_null(got.name);
+		}
+	}
+	t2f_symcache__free(c);
+	t2f_symcache_dir__free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_repeats_change_nothing),
 		FX_TEST(test_near_repeats_kept),
 		FX_TEST(test_chain_spans_joined),
+		FX_TEST(test_many_ranges_searched),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
