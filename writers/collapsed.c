@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MIN_PART_LINES 2048 /* fewer lines are written by one thread */
+#define MIN_PART_LINES 16384 /* fewer lines are written by one thread */
 
 struct line {
 	size_t off, len;       /* its whole text, weight and newline included */
