@@ -558,14 +558,19 @@ static uint64_t lower_bound(const uint8_t *arr, uint64_t n, size_t stride, uint6
 		(out) = k_ < n_ && arr_[k_].vaddr == (va) ? &arr_[k_] : NULL;              \
 	} while (0)
 
-/* The range of the ranges array arr[0..n) (sorted and disjoint: checked at open) holding va:
- * the one starting at va, else the one before it when it reaches va; or NULL. */
-#define RANGE_AT(arr, n, va, out)                                                          \
+/* The range of the ranges array arr[0..n) (sorted and disjoint: checked at open) holding va,
+ * given k, the index of the first range starting at or above va: the one starting at va, else
+ * the one before it when it reaches va; or NULL. */
+#define RANGE_FROM(arr, n, k, va, out)                                                     \
 	do {                                                                               \
-		uint64_t k_ = lower_bound((const uint8_t *)(arr), n, sizeof(*(arr)), va);  \
+		uint64_t k_ = (k);                                                         \
 		(out) = k_ < (n) && (arr)[k_].vaddr == (va) ? &(arr)[k_]                   \
 		      : k_ && (arr)[k_ - 1].last >= (va) ? &(arr)[k_ - 1] : NULL;           \
 	} while (0)
+
+/* The same, k found by a search of the whole array. */
+#define RANGE_AT(arr, n, va, out)                                                          \
+	RANGE_FROM(arr, n, lower_bound((const uint8_t *)(arr), n, sizeof(*(arr)), va), va, out)
 
 /* The index of the first symbol whose address is at least va: the top index searched first
  * (its 8-byte addresses lie in a few cache lines, where the symbols' 32-byte entries took a
@@ -591,13 +596,10 @@ static uint64_t sym_lower_bound(const struct t2f_symcache *c, const struct t2f_s
 bool t2f_symcache__sym(const struct t2f_symcache *c, uint64_t elf_vaddr,
 		       struct t2f_symcache_sym *out)
 {
-	const struct t2f_sc_sym *sy = T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym), *e = NULL;
-	uint64_t n = c->h->sec[T2F_SC_SYMS].count, k = sym_lower_bound(c, sy, n, elf_vaddr);
+	const struct t2f_sc_sym *sy = T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym), *e;
+	uint64_t n = c->h->sec[T2F_SC_SYMS].count;
 
-	if (k < n && sy[k].vaddr == elf_vaddr)
-		e = &sy[k];
-	else if (k && sy[k - 1].last >= elf_vaddr)
-		e = &sy[k - 1];
+	RANGE_FROM(sy, n, sym_lower_bound(c, sy, n, elf_vaddr), elf_vaddr, e);
 	if (!e)
 		return false;
 	*out = (struct t2f_symcache_sym){ .elf_vaddr = e->vaddr, .last = e->last,
