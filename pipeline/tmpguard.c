@@ -13,14 +13,17 @@
  * or renames it. A lock-free atomic is safe to use in a handler (C11 7.14.1.1); a volatile
  * sig_atomic_t could not be swapped.
  *
- * The adopted file has a word of its own, IDLE, ARMED or DYING: its path is written only while
- * the word is IDLE, by the adopting thread with the signals blocked, and read by a handler only
- * after it swapped ARMED for DYING. A handler takes that word first (to DYING whatever it held),
- * then goes on with the other.
+ * The adopted file has a word of its own, IDLE, ARMED or DYING: its path (or the end of it, for
+ * a file looked for among the open descriptors) is written only while the word is IDLE, by the
+ * adopting thread with the signals blocked, and read by a handler only after it swapped ARMED
+ * for DYING. A handler takes that word first (to DYING whatever it held), then goes on with the
+ * other.
  */
 #include "pipeline/tmpguard.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -43,6 +46,7 @@ static atomic_int t2f_tg_word;          /* T2F_TG_* | signal << T2F_TG_SIG */
 static char t2f_tg_path[PATH_MAX];      /* the file; written only while BUSY */
 static atomic_int t2f_tg_adopted;       /* T2F_TG_IDLE, _ARMED or _DYING */
 static char t2f_tg_adopted_path[PATH_MAX]; /* written only while IDLE */
+static bool t2f_tg_adopted_open;        /* the path is the end of an open file's; ditto */
 static sigset_t t2f_tg_set;             /* t2f_tg_signals, blocked while BUSY and in a handler */
 static pthread_once_t t2f_tg_once = PTHREAD_ONCE_INIT; /* the handlers installed */
 
@@ -58,13 +62,77 @@ static void t2f_tg_die(int sig)
 	raise(sig);
 }
 
+/* Whether link (len bytes) ends with tail and then six letters or digits. Async-signal-safe. */
+static bool t2f_tg_tail_is(const char *link, size_t len, const char *tail)
+{
+	size_t tl = strlen(tail);
+
+	if (len < tl + 6 || memcmp(link + len - 6 - tl, tail, tl) != 0)
+		return false;
+	for (size_t i = len - 6; i < len; i++) {
+		char ch = link[i];
+
+		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')))
+			return false;
+	}
+	return true;
+}
+
+/* The path descriptor fd (its name in /proc/self/fd) holds open, in link: its length, or -1.
+ * Async-signal-safe. */
+static ssize_t t2f_tg_fd_path(const char *fd, char *link, size_t size)
+{
+	char name[64] = "/proc/self/fd/";
+	size_t at = strlen(name), len = strlen(fd);
+	ssize_t n;
+
+	if (len >= sizeof(name) - at)
+		return -1;
+	memcpy(name + at, fd, len + 1);
+	n = readlink(name, link, size - 1);
+	if (n > 0)
+		link[n] = '\0';
+	return n;
+}
+
+/* Unlinks the first file this process holds open whose path ends with tail and then six letters
+ * or digits. Async-signal-safe: system calls and buffers on the stack only. */
+static void t2f_tg_unlink_open(const char *tail)
+{
+	_Alignas(struct dirent64) char buf[2048];
+	char link[PATH_MAX];
+	int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ssize_t n;
+
+	if (dir < 0)
+		return;
+	while ((n = getdents64(dir, buf, sizeof(buf))) > 0) {
+		for (ssize_t at = 0; at < n;) {
+			const struct dirent64 *e = (const struct dirent64 *)(buf + at);
+			ssize_t len = t2f_tg_fd_path(e->d_name, link, sizeof(link));
+
+			at += e->d_reclen;
+			if (len > 0 && t2f_tg_tail_is(link, (size_t)len, tail)) {
+				unlink(link);
+				close(dir);
+				return;
+			}
+		}
+	}
+	close(dir);
+}
+
 static void t2f_tg_handler(int sig)
 {
 	int saved = errno;
 	int w;
 
-	if (atomic_exchange(&t2f_tg_adopted, T2F_TG_DYING) == T2F_TG_ARMED)
-		unlink(t2f_tg_adopted_path);
+	if (atomic_exchange(&t2f_tg_adopted, T2F_TG_DYING) == T2F_TG_ARMED) {
+		if (t2f_tg_adopted_open)
+			t2f_tg_unlink_open(t2f_tg_adopted_path);
+		else
+			unlink(t2f_tg_adopted_path);
+	}
 	w = atomic_load(&t2f_tg_word);
 
 	for (;;) {
@@ -198,7 +266,8 @@ static void t2f_tg_adopted_move(int from, int to)
 		t2f_tg_wait_end();
 }
 
-int t2f_tmpguard__adopt(const char *path)
+/* Adopts path, a file's or the end of an open one's. */
+static int t2f_tg_adopt(const char *path, bool open)
 {
 	size_t len = strlen(path);
 	sigset_t old;
@@ -211,9 +280,20 @@ int t2f_tmpguard__adopt(const char *path)
 	if (atomic_load(&t2f_tg_adopted) == T2F_TG_DYING)
 		t2f_tg_wait_end();
 	memcpy(t2f_tg_adopted_path, path, len + 1);
+	t2f_tg_adopted_open = open;
 	t2f_tg_adopted_move(T2F_TG_IDLE, T2F_TG_ARMED);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return 0;
+}
+
+int t2f_tmpguard__adopt(const char *path)
+{
+	return t2f_tg_adopt(path, false);
+}
+
+int t2f_tmpguard__adopt_open(const char *tail)
+{
+	return t2f_tg_adopt(tail, true);
 }
 
 void t2f_tmpguard__release(void)
@@ -225,11 +305,11 @@ void t2f_tmpguard__release(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-void t2f_tmpguard__follow(void *ctx, const char *path)
+void t2f_tmpguard__follow(void *ctx, const char *path, bool named)
 {
 	(void)ctx;
 	if (path)
-		t2f_tmpguard__adopt(path);
+		t2f_tg_adopt(path, !named);
 	else
 		t2f_tmpguard__release();
 }

@@ -21,7 +21,10 @@
  * file), may be adopted by its path while it exists: the handlers unlink it too, before the
  * guarded file. Its owner renames or removes it itself and releases it after; a signal caught
  * in between unlinks the old name, then free (barring another file made under that same random
- * name meanwhile). The file is not guarded before it is adopted.
+ * name meanwhile). Before its name is known, such a file may be adopted by the end of its name
+ * instead (__adopt_open): the handlers then look among the process's open descriptors for it
+ * (/proc/self/fd), so that a signal caught between its making and its adoption by name removes
+ * it too. The file is not guarded before it is adopted.
  *
  * Thread safety: one file at a time per process, created, renamed and removed by one thread at a
  * time, and one adopted file, adopted and released by one thread at a time; the handlers run on
@@ -29,6 +32,8 @@
  */
 #ifndef T2F_TMPGUARD_H
 #define T2F_TMPGUARD_H
+
+#include <stdbool.h>
 
 /* mkstemp(tmpl) (tmpl ends with "XXXXXX", which are replaced), the new file guarded. The fd, or
  * -errno: mkstemp's, -ENAMETOOLONG for a tmpl of PATH_MAX bytes or more, -EBUSY when a file is
@@ -45,10 +50,16 @@ void t2f_tmpguard__remove(void);
  * replaces a file adopted before. Installs the handlers as __create() does. 0, or
  * -ENAMETOOLONG for a path of PATH_MAX bytes or more (nothing adopted then). */
 int t2f_tmpguard__adopt(const char *path);
+/* Adopts the file, not yet made or not yet named, that one of this process's descriptors will
+ * hold open and whose path ends with tail and then six letters or digits (mkstemp's): the
+ * handlers unlink the first such file they find open; it replaces a file adopted before. 0, or
+ * -ENAMETOOLONG for a tail of PATH_MAX bytes or more. */
+int t2f_tmpguard__adopt_open(const char *tail);
 /* The adopted file, if any, is no longer unlinked by a signal. */
 void t2f_tmpguard__release(void);
-/* __adopt(path), or __release() when path is NULL: the shape of a callback told of a temp file
- * and of its end (symbolizer/debuginfod.h); ctx is not used. */
-void t2f_tmpguard__follow(void *ctx, const char *path);
+/* __adopt(path) when named, __adopt_open(path) when not, or __release() when path is NULL: the
+ * shape of a callback told of a temp file and of its end (symbolizer/debuginfod.h); ctx is not
+ * used. */
+void t2f_tmpguard__follow(void *ctx, const char *path, bool named);
 
 #endif

@@ -188,7 +188,7 @@ static bool t2f_find_temp(struct t2f_debuginfod *c)
 	}
 	closedir(dir);
 	if (c->tmp_fd >= 0 && c->o.temp)
-		c->o.temp(c->o.temp_ctx, c->tmp_path);
+		c->o.temp(c->o.temp_ctx, c->tmp_path, true);
 	return c->tmp_fd >= 0;
 }
 
@@ -345,7 +345,7 @@ static void t2f_warn_cut(struct t2f_debuginfod *c)
  * the file. The temp file is reported while it exists. */
 static int t2f_query(struct t2f_debuginfod *c, const uint8_t *id, size_t len, char **path)
 {
-	char header[64];
+	char header[64], tail[sizeof(c->hex) + 16];
 	int64_t start = t2f_now_ns();
 	int fd;
 
@@ -359,11 +359,15 @@ static int t2f_query(struct t2f_debuginfod *c, const uint8_t *id, size_t len, ch
 	snprintf(header, sizeof(header), "X-DEBUGINFOD-MAXSIZE: %" PRIu64, c->max_size.value);
 	if (c->size_header)
 		c->add_http_header(c->client, header);
+	if (c->o.temp) { /* the temp file is made before the first progress call finds it */
+		snprintf(tail, sizeof(tail), "/%s/debuginfo.", c->hex);
+		c->o.temp(c->o.temp_ctx, tail, false);
+	}
 	t2f_fetching = c;
 	fd = c->find_debuginfo(c->client, id, (int)len, path);
 	t2f_fetching = NULL;
-	if (c->tmp_fd >= 0 && c->o.temp)
-		c->o.temp(c->o.temp_ctx, NULL);
+	if (c->o.temp)
+		c->o.temp(c->o.temp_ctx, NULL, false);
 	c->spent_ns += t2f_now_ns() - start;
 	return fd;
 }

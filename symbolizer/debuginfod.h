@@ -75,10 +75,12 @@ typedef void (*t2f_fetch_progress_fn)(void *ctx, const char *what, uint64_t done
 				      uint64_t total, bool finished);
 
 /* The temp file a fetch writes (libdebuginfod's CACHE/ID/debuginfo.XXXXXX, made and renamed by
- * libdebuginfod itself): path once the fetch found it, then NULL once the fetch is over (the
+ * libdebuginfod itself): before the query, the end of its name to come ("/ID/debuginfo.", named
+ * false: the file will be one this process holds open, that end followed by six letters or
+ * digits); its path once the fetch found it (named true); then NULL once the fetch is over (the
  * file renamed into place or removed). On the fetching thread. For a caller that removes it
  * should the process be killed meanwhile (pipeline/tmpguard.h). */
-typedef void (*t2f_fetch_temp_fn)(void *ctx, const char *path);
+typedef void (*t2f_fetch_temp_fn)(void *ctx, const char *path, bool named);
 
 struct t2f_debuginfod_opts {
 	t2f_fetch_progress_fn progress; /* may be NULL */

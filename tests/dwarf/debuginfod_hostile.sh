@@ -19,7 +19,9 @@
 #  - a valid ELF file of another build-id: refused and removed from the cache, so each of three
 #    runs asks the server again (three requests);
 #  - a run killed by SIGTERM or SIGINT (resolve) or SIGTERM (a conversion) while the drip's
-#    temp file exists: it ends by that signal and no debuginfo.XXXXXX is left;
+#    temp file exists, or by SIGTERM right after libdebuginfod made that file (before the fetch
+#    is told of it; tests/dwarf/slow_mkstemp.c, preloaded, sleeps there): it ends by that signal
+#    and no debuginfo.XXXXXX is left;
 #  - after each, the build-id's cache directory holds no debuginfo file (not the refused
 #    file, not an empty "not found" mark, not a temp file).
 #
@@ -212,6 +214,16 @@ killed() { # WHAT SIGNAL NUMBER COMMAND...
 }
 killed "resolve, SIGTERM" TERM 15 "$T2F_BIN" resolve --debuginfod "$url" --build-id "$drip" \
 	"$TMP/gone/prog" 0x1000
+# the temp file made, the fetch not told of it yet (a sanitizer runtime's check that it is
+# loaded first is turned off: the preloaded library needs none)
+if cc -shared -fPIC -o "$TMP/slow_mkstemp.so" "$SRC/tests/dwarf/slow_mkstemp.c" -ldl; then
+	killed "resolve, SIGTERM before the fetch knows its file" TERM 15 env \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		LD_PRELOAD="$TMP/slow_mkstemp.so" "$T2F_BIN" resolve --debuginfod "$url" \
+		--build-id "$drip" "$TMP/gone/prog" 0x1000
+else
+	bad "slow_mkstemp.c: not built"
+fi
 if [ -n "$defsig" ]; then
 	killed "resolve, SIGINT" INT 2 "$T2F_BIN" resolve --debuginfod "$url" --build-id "$drip" \
 		"$TMP/gone/prog" 0x1000

@@ -3,7 +3,8 @@
  * on another thread than the caller's; pending while the caller renames (the renamed file and a
  * later file of the old name stay); ignored when the handlers were installed (it stays guarded).
  * An adopted file (made by other code): unlinked by a signal with the guarded file, the later
- * of two adopted, and not once released. */
+ * of two adopted, and not once released; adopted by the end of its name, the one held open
+ * unlinked and one of the same name's end, closed, left. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -237,7 +238,7 @@ static void term_released(char *tmpl)
 
 	if (adopt_file(path, 3))
 		_exit(100);
-	t2f_tmpguard__follow(NULL, NULL);
+	t2f_tmpguard__follow(NULL, NULL, false);
 	raise(SIGTERM);
 	_exit(101);
 }
@@ -253,6 +254,35 @@ static void test_released_stays(void **state)
 	unlink(path);
 }
 
+/* Two files tmp/.out.open.XXXXXX, the first closed, the second held open, adopted by the end of
+ * their names: SIGTERM unlinks the open one only. */
+static void term_open(char *tmpl)
+{
+	char shut[PATH_MAX], held[PATH_MAX], tail[PATH_MAX];
+	int fd = mkstemp(pathf(shut, "%s/.out.open.XXXXXX", tmp));
+
+	if (fd < 0 || close(fd) || (fd = mkstemp(pathf(held, "%s/.out.open.XXXXXX", tmp))) < 0)
+		_exit(100);
+	pathf(tail, "/%s/.out.open.", strrchr(tmp, '/') + 1);
+	if (t2f_tmpguard__adopt_open(tail))
+		_exit(101);
+	raise(SIGTERM);
+	_exit(102);
+}
+
+static void test_open_unlinked(void **state)
+{
+	char tmpl[PATH_MAX], cmd[PATH_MAX + 64];
+	int status = in_child(term_open, tmpl);
+
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGTERM);
+	pathf(cmd, "test \"$(ls -A %s | grep -c '^\\.out\\.open\\.')\" = 1", tmp);
+	assert_int_equal(system(cmd), 0);
+	pathf(cmd, "rm -f %s/.out.open.*", tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +292,7 @@ int main(void)
 		FX_TEST(test_ignored_stays_ignored),
 		FX_TEST(test_adopted_unlinked),
 		FX_TEST(test_released_stays),
+		FX_TEST(test_open_unlinked),
 		FX_TEST(test_rename_and_remove),
 		FX_TEST(test_too_long),
 	};
