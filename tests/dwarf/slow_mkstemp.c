@@ -1,7 +1,7 @@
 /* tests/dwarf/slow_mkstemp.c: an LD_PRELOAD library whose mkstemp, for a template containing
- * "/debuginfo." (libdebuginfod's temp file of a download), makes the file and then sleeps
- * T2F_TEST_MKSTEMP_SLEEP seconds (default 5) before returning: a signal sent meanwhile finds
- * the file made and the fetch not yet told of it, the window debuginfod_hostile.sh tests. */
+ * "/debuginfo." (libdebuginfod's temp file of a download), makes the file and then sleeps 5 s
+ * before returning: a signal sent meanwhile finds the file made and the fetch not yet told of
+ * it, the window debuginfod_hostile.sh tests. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -11,13 +11,12 @@
 int mkstemp(char *tmpl)
 {
 	int (*real)(char *) = (int (*)(char *))dlsym(RTLD_NEXT, "mkstemp");
-	const char *s = getenv("T2F_TEST_MKSTEMP_SLEEP");
 	int fd;
 
 	if (!real)
 		abort();
 	fd = real(tmpl);
 	if (fd >= 0 && strstr(tmpl, "/debuginfo."))
-		sleep(s ? (unsigned)atoi(s) : 5u);
+		sleep(5);
 	return fd;
 }
