@@ -11,13 +11,6 @@
  * itself). __read() hands out the carry, then decodes (or reads) straight into the caller's
  * buffer.
  *
- * Views: a plain regular file opened by its path may instead be mapped a window at a time for a
- * reader that cuts the text itself (the parallel perf script reader), its pages faulted in at
- * once with MADV_POPULATE_READ, which also finds a file that shrank since it was opened (the
- * mapping would give SIGBUS there). On Linux 6.18, whose page cache keeps large folios, touching
- * a page-cached 142 MB file that way took 18-21 ms of CPU, read() into a reused 2 MiB buffer
- * 32-43 ms (on an older kernel of the same kind of VM mapping had cost five times reading).
- *
  * Truncation: when the compressed input ends and the decoder is still inside a member/frame, it
  * is called once more with no input; if it makes no progress the rest of the data is missing.
  * Errors are sticky: after one, every next() returns it again.
@@ -31,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,10 +37,6 @@
 #define INPUT_FIRST_FILL (256u << 10) /* decoded bytes before the first chunk is looked at */
 #define INPUT_RAW_BLOCK (1u << 20)   /* compressed bytes per read(); they expand several times */
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22 /* Linux 5.14 */
-#endif
-
 struct t2f_input {
 	struct t2f_diag *diag;
 	char *name;
@@ -61,7 +49,7 @@ struct t2f_input {
 	uint64_t size;          /* st_size of a regular file, else 0 */
 	bool regular;           /* a regular file, read from file_off on */
 	uint64_t file_off;
-	uint64_t raw_read;      /* bytes read() from fd, or viewed in place, so far */
+	uint64_t raw_read;      /* bytes read() from fd so far */
 	bool raw_eof;           /* read() returned 0 */
 
 	/* buf[0, len) is data, [carry, len) the unfinished line after the last chunk,
@@ -266,8 +254,8 @@ static int stream_fill(struct t2f_input *in)
 }
 
 /* The first fill's buffer (INPUT_FIRST_FILL bytes, plain pages) swapped for INPUT_STREAM_BUF
- * bytes of whole huge pages once the input is read on: a file read in place after its first
- * chunk (t2f_input__view) never faults a huge page in for it. */
+ * bytes of whole huge pages once the input is read on: a reader that reads on into buffers of
+ * its own after the first chunk (t2f_input__read) never faults a huge page in for it. */
 static int stream_widen(struct t2f_input *in)
 {
 	size_t cap;
@@ -593,54 +581,6 @@ enum t2f_input_kind t2f_input__kind(const struct t2f_input *in)
 uint64_t t2f_input__size(const struct t2f_input *in)
 {
 	return in->size;
-}
-
-bool t2f_input__viewable(const struct t2f_input *in, uint64_t *from, uint64_t *size)
-{
-	struct stat st;
-
-	if (!in->own_fd || !in->regular || in->kind != T2F_INPUT_PLAIN || in->err ||
-	    fstat(in->fd, &st) != 0)
-		return false;
-	*from = in->file_off + in->out_off;
-	*size = (uint64_t)st.st_size;
-	return true;
-}
-
-int t2f_input__view(struct t2f_input *in, uint64_t off, size_t len, struct t2f_input_view *v)
-{
-	long psz = sysconf(_SC_PAGESIZE);
-	uint64_t page = psz > 0 ? (uint64_t)psz : 4096, start = off / page * page;
-	size_t map_len = (size_t)(off - start) + len;
-	void *p = mmap(NULL, map_len, PROT_READ, MAP_PRIVATE, in->fd, (off_t)start);
-
-	*v = (struct t2f_input_view){ 0 };
-	if (p == MAP_FAILED)
-		return input_fail(in, -errno, "cannot map bytes %llu to %llu: %s",
-				  (unsigned long long)off, (unsigned long long)(off + len),
-				  strerror(errno));
-	if (madvise(p, map_len, MADV_POPULATE_READ) != 0 && errno != EINVAL) {
-		int err = errno == EFAULT ? -EIO : -errno;
-
-		munmap(p, map_len);
-		if (err == -EIO)
-			return input_fail(in, err, "the file ends before byte offset %llu: it shrank "
-					  "while it was read", (unsigned long long)(off + len));
-		return input_fail(in, err, "cannot read bytes %llu to %llu: %s",
-				  (unsigned long long)off, (unsigned long long)(off + len),
-				  strerror(-err));
-	}
-	*v = (struct t2f_input_view){ (const char *)p + (off - start), len, p, map_len };
-	if (off + len - in->file_off > in->raw_read)
-		in->raw_read = off + len - in->file_off;
-	return 0;
-}
-
-void t2f_input__unview(struct t2f_input_view *v)
-{
-	if (v->map)
-		munmap(v->map, v->map_len);
-	*v = (struct t2f_input_view){ 0 };
 }
 
 uint64_t t2f_input__consumed(const struct t2f_input *in)

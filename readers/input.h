@@ -1,10 +1,10 @@
 /* readers/input.h: the bytes of one input, whatever their packaging.
  *
  * Plain, gzip (1f 8b) and zstd (28 b5 2f fd) inputs are told apart by their first bytes, not by
- * their names; "-" is standard input. Every input is read in large blocks; a plain regular file
- * may also be viewed in place, mapped (t2f_input__view), by a reader that cuts the text itself. t2f_input__next() gives chunks that end just after a '\n' (only the last
- * chunk may lack one), so a line never spans two chunks; the first is small (about 256 KiB, or
- * its first line), enough to tell the reader, which may then read on in threads of its own.
+ * their names; "-" is standard input. Every input is read in large blocks. t2f_input__next()
+ * gives chunks that end just after a '\n' (only the last chunk may lack one), so a line never
+ * spans two chunks; the first is small (about 256 KiB, or its first line), enough to tell the
+ * reader, which may then read on in threads of its own.
  * t2f_input__read() fills a buffer of the caller's with the next bytes, for readers that cut
  * the text themselves.
  *
@@ -47,29 +47,6 @@ int t2f_input__next(struct t2f_input *in, const char **data, size_t *len);
  * *got > 0 (fewer than cap only at the end of the input), 0 at the end, or a negative error (as
  * __next; *got 0). __next may follow and gives the bytes after these. */
 int t2f_input__read(struct t2f_input *in, char *dst, size_t cap, size_t *got);
-
-/* A plain regular file's bytes in place: data[0, len) is [off, off + len) of the file, mapped
- * read-only with its pages faulted in at once (no copy; readers/input.c says why). */
-struct t2f_input_view {
-	const char *data;
-	size_t len;
-	void *map;              /* the mapping (page-aligned), for t2f_input__unview */
-	size_t map_len;
-};
-
-/* Whether the input is a plain regular file opened by its path: then *from is the file offset of
- * the last chunk __next gave (of the input's first byte when none was given) and *size the
- * file's size now, and its bytes may be viewed (t2f_input__view). A reader that views them reads
- * the input no further with __next or __read. */
-bool t2f_input__viewable(const struct t2f_input *in, uint64_t *from, uint64_t *size);
-
-/* [off, off + len) (len > 0) of a viewable input into *v: 0, or a negative error recorded in
- * the diag ("NAME: ..."): -EIO when the file ends before off + len (it shrank while read),
- * -ENOMEM or mmap's error. Calls from one thread at a time, as every call on the input; the
- * view is then the caller's (any thread may unview it, after or without the input). A file
- * cut while a view of it is in use still gives SIGBUS, as in perf reading its perf.data. */
-int t2f_input__view(struct t2f_input *in, uint64_t off, size_t len, struct t2f_input_view *v);
-void t2f_input__unview(struct t2f_input_view *v); /* a zeroed view is fine; zeroes it */
 
 /* The bytes decoded so far from the start of the last chunk __next gave: that chunk and what was
  * read past it (for telling a binary format by more than its first line). Valid until the next

@@ -33,7 +33,6 @@ struct par_seg {
 	size_t len;
 	char *owned;                 /* the buffer holding data (data == owned), of owned_cap bytes */
 	size_t owned_cap;
-	struct t2f_input_view view;  /* or the view of the file holding it */
 	bool done;
 	int err;
 	struct t2f_profile *p;
@@ -67,10 +66,6 @@ struct par {
 	struct par_spare { struct t2f_profile *p; struct t2f_perf_script *ps; } spare[T2F_PAR_POOL];
 	unsigned nspare;
 	bool eof, in_order;
-	/* a plain file viewed in place (t2f_input__view): its bytes from mpos on not cut yet, of
-	 * msize (the first chunk and cur are then unused) */
-	bool viewed;
-	uint64_t mpos, msize;
 	/* the ring */
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
@@ -183,69 +178,11 @@ static int cur_take(struct par *x, size_t len, struct par_seg *s)
 	return 0;
 }
 
-/* Whether the viewed file has bytes from mpos on; at its end its size is asked again, so
- * that bytes written since are read too, as a read to the end reads them. */
-static bool view_more(struct par *x)
-{
-	uint64_t from;
-
-	return x->mpos < x->msize ||
-	       (t2f_input__viewable(x->in, &from, &x->msize) && x->mpos < x->msize);
-}
-
-/* The next `want` bytes of the viewed file (fewer at its end: *last) into *v, then progress
- * (which may stop the read: -ECANCELED). */
-static int view_next(struct par *x, size_t want, struct t2f_input_view *v, bool *last)
-{
-	int err;
-
-	*last = x->msize - x->mpos <= want;
-	err = t2f_input__view(x->in, x->mpos, *last ? x->msize - x->mpos : want, v);
-	err = err ?: x->o->progress ? x->o->progress(x->o->progress_ctx, x->in) : 0;
-	if (err)
-		t2f_input__unview(v);
-	return err;
-}
-
-/* The next segment viewed in place: from mpos to the last record start in the next seg_bytes,
- * the window doubled while it holds none, and at the end the rest. 1 with *s, 0 at the end or
- * with in_order set (as produce), or a negative error. */
-static int produce_view(struct par *x, struct par_seg *s)
-{
-	size_t want = x->seg_bytes, cut;
-	bool last;
-	int err;
-
-	*s = (struct par_seg){ 0 };
-	if (!view_more(x))
-		return 0;
-	for (;;) {
-		err = view_next(x, want, &s->view, &last);
-		if (err)
-			return err;
-		cut = s->view.len;
-		if (last || ps_find_last_cut(s->view.data, s->view.len, &cut))
-			break;
-		t2f_input__unview(&s->view);
-		if (want / T2F_PAR_PENDING_SEGMENTS >= x->seg_bytes) {
-			x->in_order = true;
-			return 0;
-		}
-		want *= 2;
-	}
-	s->data = s->view.data;
-	s->len = cut;
-	x->mpos += cut;
-	return 1;
-}
-
 /* The next segment: 1 with *s, 0 when the input is done, or a negative error. A segment ends
  * at the last record start once lim bytes are read; with none, cur grows, and past
  * T2F_PAR_PENDING_SEGMENTS segments' worth the rest is read in order (in_order set, 0). */
 static int produce(struct par *x, struct par_seg *s)
 {
-	if (x->viewed)
-		return produce_view(x, s);
 	for (;;) {
 		size_t cut;
 		int err;
@@ -342,7 +279,6 @@ static void seg_free(struct par *x, struct par_seg *s)
 	}
 	t2f_diag__free(s->d);
 	pool_put(x, s->owned, s->owned_cap);
-	t2f_input__unview(&s->view);
 	*s = (struct par_seg){ 0 };
 }
 
@@ -452,35 +388,8 @@ static int line_too_long(struct par *x)
 			       "a line longer than the %u-byte limit", T2F_INPUT_MAX_LINE);
 }
 
-/* read_in_order of a viewed file: its whole lines a window at a time. */
-static int read_in_order_view(struct par *x)
-{
-	size_t want = x->seg_bytes;
-	int err = 0;
-
-	while (!err && view_more(x)) {
-		struct t2f_input_view v;
-		bool last;
-		const char *nl;
-		size_t n;
-
-		err = view_next(x, want, &v, &last);
-		if (err)
-			break;
-		nl = last ? NULL : memrchr(v.data, '\n', v.len);
-		n = last ? v.len : nl ? (size_t)(nl - v.data) + 1 : 0;
-		err = n ? t2f_perf_script__feed(x->seq, v.data, n) :
-		      want >= T2F_INPUT_MAX_LINE ? line_too_long(x) : 0;
-		t2f_input__unview(&v);
-		x->res->bytes += n;
-		x->mpos += n;
-		want = n ? x->seg_bytes : want * 2;
-	}
-	return err;
-}
-
-/* read_in_order of the copies in cur: the rest of the input read into it. */
-static int read_in_order_copy(struct par *x)
+/* The rest of the input read into cur and fed to the calling thread's parser. */
+static int feed_rest(struct par *x)
 {
 	int err = 0;
 
@@ -501,15 +410,11 @@ static int read_in_order_copy(struct par *x)
  * than T2F_INPUT_MAX_LINE is an error, as in one-thread reading. */
 static int read_in_order(struct par *x)
 {
-	int err = 0;
+	int err;
 
 	t2f_perf_script__set_lines(x->seq, x->res->lines);
 	x->lim = x->cur_cap;
-	if (x->viewed)
-		err = read_in_order_view(x);
-	else
-		err = read_in_order_copy(x);
-	err = err ?: t2f_perf_script__finish(x->seq);
+	err = feed_rest(x) ?: t2f_perf_script__finish(x->seq);
 	x->res->lines = t2f_perf_script__lines(x->seq);
 	return err;
 }
@@ -633,9 +538,7 @@ int t2f_perf_script__read_parallel(struct t2f_input *in, const char *first, size
 	x.first = first;
 	x.first_len = first_len;
 	x.lim = x.seg_bytes;
-	/* a plain file is cut and read in place from the first chunk on: it is not copied */
-	x.viewed = t2f_input__viewable(in, &x.mpos, &x.msize);
-	err = par_init(&x, threads) ?: (tids ? 0 : -ENOMEM) ?: x.viewed ? 0 : cur_new(&x, 0);
+	err = par_init(&x, threads) ?: (tids ? 0 : -ENOMEM) ?: cur_new(&x, 0);
 	while (!err && started < threads && pthread_create(&tids[started], NULL, worker, &x) == 0)
 		started++;
 	if (!err && started == 0) /* not even one thread: the calling thread reads it all */

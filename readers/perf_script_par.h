@@ -21,10 +21,9 @@
  *
  * The calling thread reads (and decompresses) the input straight into segment buffers of
  * T2F_PAR_SEGMENT bytes while the workers parse; a segment ends at the last record start in its
- * buffer, and the bytes after it begin the next buffer. A plain file is not copied: each
- * segment is a window of it viewed in place (t2f_input__view), cut the same way, unmapped once
- * merged, so the same segments come either way. Buffers of merged segments are used
- * again, so resident memory does not grow with the input, and so are their profiles and
+ * buffer, and the bytes after it begin the next buffer; a plain file too is copied, not
+ * mapped (docs/performance.md: page tables cost more than the copy). Buffers of merged segments
+ * are used again, so resident memory does not grow with the input, and so are their profiles and
  * parsers, emptied (t2f_profile__reset, t2f_perf_script__reset), so that their tables keep the
  * memory they grew to. A worker's parser points into its
  * segment rather than copying what it keeps (t2f_perf_script__borrow_input). At most

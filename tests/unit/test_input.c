@@ -686,86 +686,6 @@ static void test_directory(void **state)
 	assert_contains(s.msg, tmpdir);
 }
 
-/* A plain file's bytes viewed in place, from the first chunk on: the same bytes at any offset,
- * the consumed count moved on; a file that shrank since it was opened is an error naming it and
- * the offset, not a fault; a growing file is seen at its new size. */
-static void test_plain_view(void **state)
-{
-	struct buf want = make_lines(6u << 20, 21);
-	char *path = tmp_path("view.txt");
-	struct t2f_diag *d = NULL;
-	struct t2f_input *in = NULL;
-	struct t2f_input_view v;
-	const char *data;
-	uint64_t from, size;
-	size_t len;
-
-	write_file(path, want.p, want.len);
-	assert_int_equal(t2f_diag__new(NULL, &d), 0);
-	assert_int_equal(t2f_input__open(path, d, &in), 0);
-	assert_true(t2f_input__viewable(in, &from, &size));
-	assert_int_equal(from, 0);
-	assert_int_equal(size, want.len);
-	assert_int_equal(t2f_input__next(in, &data, &len), 1);
-	assert_int_equal(t2f_input__next(in, &data, &len), 1); /* the second chunk */
-	assert_true(t2f_input__viewable(in, &from, &size));
-	assert_memory_equal(data, want.p + from, len);
-	assert_int_equal(t2f_input__view(in, from + 5, 100001, &v), 0);
-	assert_int_equal(v.len, 100001);
-	assert_memory_equal(v.data, want.p + from + 5, v.len);
-	t2f_input__unview(&v);
-	assert_null(v.map);
-	assert_true(t2f_input__consumed(in) < want.len);
-	assert_int_equal(t2f_input__view(in, want.len - 1000, 1000, &v), 0);
-	assert_memory_equal(v.data, want.p + want.len - 1000, 1000);
-	assert_int_equal(t2f_input__consumed(in), want.len);
-	t2f_input__unview(&v);
-	assert_int_equal(truncate(path, 1u << 20), 0);
-	assert_int_equal(t2f_input__view(in, 2u << 20, 4096, &v), -EIO);
-	assert_null(v.data);
-	assert_contains(t2f_diag__last_error(d), path);
-	assert_contains(t2f_diag__last_error(d), "the file ends before byte offset 2101248");
-	assert_int_equal(truncate(path, 8u << 20), 0);
-	assert_true(t2f_input__viewable(in, &from, &size));
-	assert_int_equal(size, 8u << 20);
-	t2f_input__free(in);
-	t2f_diag__free(d);
-	unlink(path);
-	buf_free(&want);
-}
-
-/* Compressed files, standard input and bytes in memory are not viewed. */
-static void test_not_viewable(void **state)
-{
-	struct buf want = make_lines(1u << 16, 22), gz = { 0 };
-	char *path = tmp_path("view.txt.gz");
-	struct t2f_diag *d = NULL;
-	struct t2f_input *in = NULL;
-	uint64_t from, size;
-	int fd;
-
-	gzip_member(&gz, want.p, want.len);
-	write_file(path, gz.p, gz.len);
-	assert_int_equal(t2f_diag__new(NULL, &d), 0);
-	assert_int_equal(t2f_input__open(path, d, &in), 0);
-	assert_false(t2f_input__viewable(in, &from, &size));
-	t2f_input__free(in);
-	assert_int_equal(t2f_input__open_mem(want.p, want.len, "mem", d, &in), 0);
-	assert_false(t2f_input__viewable(in, &from, &size));
-	t2f_input__free(in);
-	write_file(path, want.p, want.len);
-	fd = open(path, O_RDONLY);
-	assert_true(fd >= 0);
-	assert_int_equal(t2f_input__open_fd(fd, "fd", d, &in), 0);
-	assert_false(t2f_input__viewable(in, &from, &size)); /* not its own descriptor */
-	t2f_input__free(in);
-	close(fd);
-	t2f_diag__free(d);
-	unlink(path);
-	buf_free(&want);
-	buf_free(&gz);
-}
-
 static int group_setup(void **state)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -807,8 +727,6 @@ int main(void)
 		cmocka_unit_test(test_line_limit),
 		cmocka_unit_test(test_nonexistent),
 		cmocka_unit_test(test_directory),
-		cmocka_unit_test(test_plain_view),
-		cmocka_unit_test(test_not_viewable),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
