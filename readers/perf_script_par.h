@@ -43,7 +43,7 @@
 #include "readers/input.h"
 #include "readers/perf_script.h"
 
-#define T2F_PAR_SEGMENT (1u << 20) /* default segment size: see docs/performance.md */
+#define T2F_PAR_SEGMENT (4u << 20) /* default segment size: see docs/performance.md */
 #define T2F_PAR_PENDING_SEGMENTS 16
 #define T2F_PAR_POOL 8              /* segment buffers kept for use again */
 
