@@ -78,9 +78,12 @@ static int inl_mutate(struct t2f_symcache_hdr *h, const char *what)
 		in[0] = in[1];
 		in[1] = t;
 	} else if (!strcmp(what, "inverted")) {
-		if (!in[0].vaddr)
-			return die("the first inline chain starts at 0");
-		in[0].last = in[0].vaddr - 1;
+		/* ends before it starts; a chain at 0 starts after its end instead (still before
+		 * the next chain, which starts after that end) */
+		if (in[0].vaddr)
+			in[0].last = in[0].vaddr - 1;
+		else
+			in[0].vaddr = in[0].last + 1;
 	} else {
 		fprintf(stderr, "craft: unknown mode inl-%s\n", what);
 		return 2;
