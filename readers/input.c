@@ -47,8 +47,6 @@ struct t2f_input {
 	bool own_fd;
 	int err;                /* sticky error, 0 if none */
 	uint64_t size;          /* st_size of a regular file, else 0 */
-	bool regular;           /* a regular file, read from file_off on */
-	uint64_t file_off;
 	uint64_t raw_read;      /* bytes read() from fd so far */
 	bool raw_eof;           /* read() returned 0 */
 
@@ -375,8 +373,6 @@ static int input_open_regular(struct t2f_input *in, off_t off)
 		return input_fail(in, -errno, "read error: %s", strerror(errno));
 	in->head_len = (size_t)n;
 	in->kind = magic_kind(in->head, in->head_len);
-	in->regular = true;
-	in->file_off = (uint64_t)off;
 	posix_fadvise(in->fd, off, 0, POSIX_FADV_SEQUENTIAL); /* a larger read-ahead from disk */
 	return stream_init(in, false);
 }
