@@ -136,8 +136,9 @@ struct t2f_options {
 	const char *kallsyms;           /* a kallsyms file for kernel frames, or NULL */
 	const char *perf_map_dir;       /* where perf-PID.map files are, or NULL: as recorded */
 	/* What will be written: T2F_FORMAT_BIT()s of the formats (0: any). Decides what the
-	 * profile keeps while reading (sample times, every address, argument lists), never the
-	 * bytes of an output: each is written as by a session opened for its format alone. */
+	 * profile keeps while reading (sample times, every address, argument lists, source lines
+	 * from DWARF), never the bytes of an output: each is written as by a session opened for
+	 * its format alone. */
 	unsigned formats;
 	unsigned jobs;                  /* parser threads: 0 = one per CPU, 1 = none */
 	unsigned max_frames;            /* distinct frames at most (0: 2,000,000) */

@@ -583,7 +583,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 		.find = { .debug_dirs = o->debug_dirs,
 			  .unsafe_build_id_match = o->unsafe_build_id_match },
 		.cache = o->cache, .cache_max = o->cache_max, .cache_ahead = o->cache_ahead,
-		.threads = o->threads,
+		.threads = o->threads, .no_lines = o->no_lines,
 	};
 	int err;
 

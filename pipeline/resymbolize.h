@@ -98,6 +98,9 @@ struct t2f_resym_opts {
 	bool offline;                    /* never fetch debug files from debuginfod servers */
 	bool perf_rules;                 /* choose symbols as perf does (symbolizer.h) */
 	bool inlines;                    /* place named frames too (above) */
+	bool no_lines;                   /* their DWARF lookups read no line tables: inlined frames
+					  * without files and lines (symbolizer.h), for outputs
+					  * that show none */
 	t2f_fetch_progress_fn progress;  /* how each debuginfod fetch goes, or NULL */
 	void *progress_ctx;
 	bool signals;                    /* a fatal signal removes a fetch's temp file

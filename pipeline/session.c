@@ -161,6 +161,7 @@ static void t2f_session_resym_opts(struct t2f_session *s)
 		.buildids = o->buildids,
 		.unsafe_build_id_match = o->unsafe_build_id_match,
 		.no_params = !(s->needs & T2F_NEEDS_PARAMS),
+		.no_lines = !(s->needs & T2F_NEEDS_LINES),
 		.kallsyms = o->kallsyms,
 		.perf_map_dir = o->perf_map_dir,
 		.perf_rules = o->symbol_rules == T2F_RULES_PERF,

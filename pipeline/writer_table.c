@@ -41,7 +41,7 @@ static int t2f_collapsed_write(const struct t2f_profile *p, const struct t2f_wri
  * together); for off-CPU and wall time the samples' times too (spans), and each thread's cells. */
 static unsigned t2f_speedscope_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_LOG | T2F_NEEDS_PARAMS |
+	return T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_LINES |
 	       (o->derived ? T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_THREADS : 0);
 }
 
@@ -63,7 +63,8 @@ static int t2f_speedscope_write(const struct t2f_profile *p, const struct t2f_wr
 /* pprof: a location per address (pprof -lines, -disasm), the profile's duration. */
 static unsigned t2f_pprof_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS;
+	return T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS |
+	       T2F_NEEDS_LINES;
 }
 
 static int t2f_pprof_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
@@ -82,7 +83,8 @@ static int t2f_pprof_write(const struct t2f_profile *p, const struct t2f_write_o
 
 static unsigned t2f_svg_needs(const struct t2f_write_opts *o)
 {
-	return t2f_needs_params(o) | T2F_NEEDS_THREADS | (o->svg.flamechart ? T2F_NEEDS_LOG : 0);
+	return t2f_needs_params(o) | T2F_NEEDS_THREADS | T2F_NEEDS_LINES |
+	       (o->svg.flamechart ? T2F_NEEDS_LOG : 0);
 }
 
 static int t2f_svg_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
@@ -101,7 +103,7 @@ static int t2f_svg_write(const struct t2f_profile *p, const struct t2f_write_opt
 static unsigned t2f_firefox_needs(const struct t2f_write_opts *o)
 {
 	return T2F_NEEDS_LOG | T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_WAITS | T2F_NEEDS_ADDRS |
-	       T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS;
+	       T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS | T2F_NEEDS_LINES;
 }
 
 static int t2f_firefox_write(const struct t2f_profile *p, const struct t2f_write_opts *o,

@@ -60,6 +60,8 @@ enum t2f_writer_needs {
 	T2F_NEEDS_HIST = 1u << 6,   /* samples per 10 ms and event (t2f_profile__enable_hist) */
 	T2F_NEEDS_THREADS = 1u << 7, /* each thread's own cells: threads of one comm told apart
 				      * (without it the session may t2f_profile__fold_threads) */
+	T2F_NEEDS_LINES = 1u << 8,  /* frames' source files and lines: DWARF line tables read
+				     * (without it the inline stage reads none: t2f_resym_opts) */
 };
 
 struct t2f_writer {

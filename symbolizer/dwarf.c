@@ -393,7 +393,7 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 	for (uint32_t g = f, k = 0; g != DW_NONE && k < q->max; g = u->funcs[g].parent, k++)
 		if ((err = t2f_dw_qualify(dw, u, &u->funcs[g])))
 			return err;
-	line = dwarf_getsrc_die(&u->cu, q->addr);
+	line = dw->no_lines ? NULL : dwarf_getsrc_die(&u->cu, q->addr);
 	if (line)
 		dwarf_lineno(line, &lineno);
 	t2f_dw_span(dw, u, f, q->addr, &q->lo, &q->last);
@@ -623,6 +623,7 @@ static int dw_new(const char *path, const struct t2f_dwarf_opts *o, struct t2f_d
 	dw->symbol_at = o->symbol_at;
 	dw->sym_ctx = o->sym_ctx;
 	dw->threads = o->threads;
+	dw->no_lines = o->no_lines;
 	dw->path = strdup(path);
 	return !dw->path ? -ENOMEM : t2f_diag__new_buffered(&dw->notes);
 }

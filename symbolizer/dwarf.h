@@ -120,6 +120,11 @@ struct t2f_dwarf_opts {
 	void *sym_ctx;
 	unsigned threads;  /* that may inflate one file's debug sections at once (0 or 1: the
 			    * thread opening it) */
+	bool no_lines;     /* lookups read no line table: their frames have no file, line or
+			    * declaration (fn_file, fn_line), an address of no function finds
+			    * nothing, and the span around an address is its functions' (a line
+			    * table read whole and sorted by libdw is most of a cold lookup's cost:
+			    * for outputs that show no lines) */
 };
 
 /* path's DWARF: 0 and *out set; 0 and *out NULL when the file has no DWARF or is refused (over

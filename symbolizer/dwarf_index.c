@@ -166,7 +166,7 @@ static uint64_t dw_udata(Dwarf_Die *die, unsigned name)
 
 /* The function's declaration (through the abstract origin and the specification): its file,
  * as the unit's paths give it when the attribute is the unit's own, else through the unit that
- * holds it when its line table may be read, and its line. */
+ * holds it when its line table may be read, and its line. Neither without line tables. */
 static const char *dw_decl(struct t2f_dwarf *dw, const struct dw_index *u, Dwarf_Die *die,
 			   uint32_t *line)
 {
@@ -174,6 +174,9 @@ static const char *dw_decl(struct t2f_dwarf *dw, const struct dw_index *u, Dwarf
 	Dwarf_Word v;
 	int ln = 0;
 
+	*line = 0;
+	if (dw->no_lines)
+		return NULL;
 	*line = dwarf_decl_line(die, &ln) == 0 && ln > 0 ? (uint32_t)ln : 0;
 	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &a) || dwarf_formudata(&a, &v) != 0)
 		return NULL;
@@ -226,7 +229,7 @@ static int dw_add_func(struct t2f_dwarf *dw, struct dw_index *u, Dwarf_Die *die,
 		       UINT32_MAX - 1);
 	if (err)
 		return err;
-	file = inlined ? dw_udata(die, DW_AT_call_file) : 0;
+	file = inlined && !dw->no_lines ? dw_udata(die, DW_AT_call_file) : 0;
 	f = &u->funcs[id];
 	*f = (struct dw_func){
 		.parent = parent,
@@ -235,7 +238,7 @@ static int dw_add_func(struct t2f_dwarf *dw, struct dw_index *u, Dwarf_Die *die,
 		.depth = depth,
 		.inlined = inlined,
 		.call_file = inlined && file < u->n_files ? (uint32_t)file : DW_NONE,
-		.call_line = inlined ? (uint32_t)dw_udata(die, DW_AT_call_line) : 0,
+		.call_line = inlined && !dw->no_lines ? (uint32_t)dw_udata(die, DW_AT_call_line) : 0,
 	};
 	f->name = dw_name(dw, die, &linkage);
 	f->linkage = linkage && f->name;
@@ -441,13 +444,13 @@ int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u)
 	uint64_t long_names = dw->long_names;
 	int err;
 
-	if (dw->full || !t2f_dw_lines_fit(dw, &u->cu)) {
+	if (dw->full || (!dw->no_lines && !t2f_dw_lines_fit(dw, &u->cu))) {
 		u->state = DW_UNIT_DROPPED;
 		return 0;
 	}
 	u->state = DW_UNIT_DONE;
 	u->plain = dw_plain_lang(dwarf_srclang(&u->cu));
-	err = dw_unit_paths(dw, u) ?: dw_walk_unit(dw, u);
+	err = (dw->no_lines ? 0 : dw_unit_paths(dw, u)) ?: dw_walk_unit(dw, u);
 	if (err == -T2F_ERR_LIMIT)
 		return dw_drop(dw, u);
 	err = err ?: dw_said_long_names(dw, u, long_names);

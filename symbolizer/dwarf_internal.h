@@ -132,6 +132,7 @@ struct t2f_dwarf {
 	struct t2f_dw_bufs inflated;  /* the sections libelf holds for libdw, the file's and the
 				       * supplementary file's: freed after them */
 	unsigned threads;            /* t2f_dwarf_opts */
+	bool no_lines;               /* t2f_dwarf_opts */
 	struct t2f_elf_mapped image;  /* the file's mapped pages, given back as units are read */
 	uint64_t image_read;         /* .debug_info bytes of the units indexed since the pages
 				      * were last given back (dwarf.c DW_IMAGE_HELD) */

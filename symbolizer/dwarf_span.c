@@ -179,5 +179,6 @@ void t2f_dw_span(struct t2f_dwarf *dw, struct dw_index *u, uint32_t f, uint64_t 
 		*lo = *last = addr;  /* a unit left out may be read in another run */
 		return;
 	}
-	sp_line(u, addr, lo, last);
+	if (!dw->no_lines)
+		sp_line(u, addr, lo, last);
 }

@@ -77,6 +77,7 @@ static int copy_opts(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts 
 	s->find = o->find;
 	s->demangle = o->demangle;
 	s->perf_rules = o->perf_rules;
+	s->no_lines = o->no_lines;
 	s->dwarf_threads = o->threads;
 	s->find.perf_rules = o->perf_rules;
 	t2f_decode_budget__init(&s->budget, o->decode_module_max, o->decode_run_max);
@@ -758,7 +759,7 @@ static int sym_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod, bool lazy,
 	if (!f->dwarf_tried) {
 		struct t2f_dwarf_opts o = { .budget = &s->dwarf_budget, .alt_candidates = alt_candidates,
 					    .ctx = s, .sym_ctx = f->files.module,
-					    .threads = s->dwarf_threads };
+					    .threads = s->dwarf_threads, .no_lines = s->no_lines };
 		bool units = t2f_elf_module__has_debug_info(f->files.module);
 
 		f->dwarf_tried = true;

@@ -84,6 +84,9 @@ struct t2f_symbolizer_opts {
 	unsigned threads;           /* that may inflate one file's DWARF at once (dwarf.h); 0 or
 				     * 1: the thread opening it; 2 or more: files may be searched
 				     * ahead (t2f_symbolizer__search_ahead) */
+	bool no_lines;              /* DWARF lookups read no line tables (dwarf.h): chains without
+				     * files and lines. The cache files written say so, and a
+				     * symbolizer without no_lines takes none of them */
 };
 
 enum t2f_miss {

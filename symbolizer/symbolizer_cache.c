@@ -88,7 +88,7 @@ static struct t2f_symcache_ident cache_ident(const struct t2f_symbolizer *s,
 	return (struct t2f_symcache_ident){
 		.build_id = f->cache_id, .build_id_len = f->cache_id_len, .module_path = f->path,
 		.file_path = t2f_sym__file_used(f), .binary_path = t2f_sym__binary_used(f),
-		.perf_rules = s->perf_rules, .opts_hash = s->cache_opts,
+		.perf_rules = s->perf_rules, .no_lines = s->no_lines, .opts_hash = s->cache_opts,
 	};
 }
 

@@ -65,6 +65,7 @@ struct t2f_symbolizer {
 	char **own[OWN_N];
 	enum t2f_demangle_mode demangle;
 	bool perf_rules;
+	bool no_lines;                 /* t2f_symbolizer_opts */
 	struct t2f_decode_budget budget;  /* every file opened shares it (find.budget) */
 	struct t2f_decode_budget dwarf_budget; /* the files' DWARF shares it (dwarf.h) */
 	unsigned dwarf_threads;       /* t2f_symbolizer_opts.threads */

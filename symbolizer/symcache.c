@@ -352,14 +352,15 @@ static bool same_stat(const char *path, const struct t2f_sc_stat *want, struct p
 	       ps->st.st_mtim.tv_nsec == want->mtime_nsec;
 }
 
-/* Whether the file was made for id, by the same options, from files not changed since. */
+/* Whether the file was made for id, by the same options, from files not changed since, and
+ * holds lines unless id goes without them. */
 static bool same_ident(const struct t2f_symcache *c, const struct t2f_symcache_ident *id)
 {
 	const struct t2f_symcache_hdr *h = c->h;
 	struct path_stat ps[3];
 
 	return !!(h->flags & T2F_SC_PERF_RULES) == id->perf_rules &&
-	       h->opts_hash == id->opts_hash &&
+	       (id->no_lines || !(h->flags & T2F_SC_NO_LINES)) && h->opts_hash == id->opts_hash &&
 	       strcmp(c->str + h->module_path, id->module_path) == 0 &&
 	       same_stat(id->module_path, &h->module_st, ps, 0) &&
 	       same_stat(c->str + h->file_path, &h->file_st, ps, 1) &&

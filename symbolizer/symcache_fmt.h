@@ -44,6 +44,7 @@ struct t2f_symcache_hdr {
 };
 
 #define T2F_SC_PERF_RULES 1u
+#define T2F_SC_NO_LINES 2u         /* its inline chains have no files and lines */
 
 struct t2f_sc_load { uint64_t p_offset, p_vaddr, p_filesz, p_memsz, p_flags; };
 struct t2f_sc_refused { uint32_t path, why, found_id, pad; };

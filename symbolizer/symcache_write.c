@@ -532,7 +532,8 @@ static int emit(struct build *b, const struct t2f_symcache_new *w,
 		const struct t2f_symcache_ident *id)
 {
 	struct t2f_symcache_hdr h = { .version = T2F_SYMCACHE_VERSION, .hdr_size = sizeof(h),
-				      .flags = id->perf_rules ? T2F_SC_PERF_RULES : 0,
+				      .flags = (id->perf_rules ? T2F_SC_PERF_RULES : 0) |
+					       (id->no_lines ? T2F_SC_NO_LINES : 0),
 				      .opts_hash = id->opts_hash, .dwarf = w->dwarf,
 				      .missing = w->missing };
 	int err;

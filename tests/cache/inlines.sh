@@ -15,6 +15,9 @@
 # --no-cache; C and A too (C may look up). `resolve --inlines` likewise: A, then B answered from
 # the cache file (poisoned by tests/cache/craft.c: B's inline names show it), the same bytes as
 # --no-cache; and its chains and lines are llvm-symbolizer's (names, file:line per level).
+# Folded output reads no line table: the cache file it writes says so, and pprof (which shows
+# lines) takes none of it: a miss, written again with lines, which folded then takes; folded
+# adding chains to it makes it one without lines again.
 # Without --buildids (a module recorded without a build-id, as perf leaves libraries found only
 # by --call-graph dwarf unwinding; then --unsafe-build-id-match), the cache file is keyed by the file's own build-id: B is
 # answered from it alone after A; rebuilt (-DREBUILT), the file is not answered from it.
@@ -146,6 +149,38 @@ grep -q '^inline frames: [1-9][0-9]* address.* looked up in DWARF' "$TMP/C.folde
 grep -q '^symbol cache .* [1-9][0-9]* looked up in the files' "$TMP/C.folded.err" && ok ||
 	bad "C looked nothing up (it should not be in A's ranges): $(grep '^symbol cache' \
 		"$TMP/C.folded.err")"
+
+# folded writes a file without lines; pprof does not take it, folded takes pprof's
+rm -rf "$C"
+# nl N F: N converted to F with the cache, its --stats in N.nl.F.err
+nl() {
+	t2f --stats --buildids "$TMP/ids" "$TMP/$1.txt" -o "$TMP/$1.nl.$2" 2>"$TMP/$1.nl.$2.err" ||
+		bad "$1 to $2: $(head -3 "$TMP/$1.nl.$2.err")"
+	same_nonempty "$1.$2 after folded" "with the cache and without" "$TMP/$1.ref.$2" \
+		"$TMP/$1.nl.$2" "< --no-cache, > the cache"
+}
+# cache_is N F TEXT WHY: N.nl.F's symbol cache line holds TEXT
+cache_is() {
+	case $(grep '^symbol cache' "$TMP/$1.nl.$2.err") in
+	*"$3"*) ok ;;
+	*) bad "$1.$2: $4: $(grep '^symbol cache' "$TMP/$1.nl.$2.err")" ;;
+	esac
+}
+nl A folded
+cache_is A folded ": 0 files used, 1 missing, 0 ignored (untrusted or broken), 1 written" \
+	"no file written"
+nl A pb.gz
+cache_is A pb.gz ": 0 files used, 1 missing, 0 ignored (untrusted or broken), 1 written" \
+	"the file without lines was taken"
+nl B folded
+cache_is B folded ": 1 files used, 0 missing, 0 ignored (untrusted or broken), 0 written" \
+	"pprof's file, with lines, was not taken"
+nl C folded
+cache_is C folded ": 1 files used, 0 missing, 0 ignored (untrusted or broken), 1 written" \
+	"C's chains were not added"
+nl C pb.gz
+cache_is C pb.gz ": 0 files used, 1 missing, 0 ignored (untrusted or broken), 1 written" \
+	"the file folded added to was taken"
 
 # a module the trace names without a build-id: its cache file is the one of the file's own
 # build-id (the file the search takes then), answering B alone after A; a rebuilt file (another

@@ -2,7 +2,9 @@
  * __want) indexes a unit without the inlined calls of the functions none of them is in, and
  * answers every address as a handle told nothing does: the chain (names, lines, files, flags)
  * and the span of the same chain, for the addresses told and, indexing the unit again in full,
- * for the others, asked after them or before.
+ * for the others, asked after them or before. A handle that reads no line tables (no_lines)
+ * names every level of every chain as one that reads them, with no file or line, over a span
+ * at least as wide; an address of no function finds nothing there.
  *
  * The file is fixtures/dwarf/inl.c built here with cc -O2 -g: `outer` (inner_loop, step and mix
  * inlined into it) and `other` (step and mix), two functions of one unit. Every byte of both
@@ -63,14 +65,19 @@ static void make(struct fn *outer, struct fn *other)
 		skip();
 }
 
-static struct t2f_dwarf *open_inl(struct t2f_diag *d)
+static struct t2f_dwarf *open_inl_with(struct t2f_diag *d, const struct t2f_dwarf_opts *o)
 {
 	struct t2f_dwarf *dw = NULL;
 	char path[PATH_MAX];
 
-	assert_int_equal(t2f_dwarf__open(pathf(path, "%s/inl", tmp), NULL, d, &dw), 0);
+	assert_int_equal(t2f_dwarf__open(pathf(path, "%s/inl", tmp), o, d, &dw), 0);
 	assert_non_null(dw);
 	return dw;
+}
+
+static struct t2f_dwarf *open_inl(struct t2f_diag *d)
+{
+	return open_inl_with(d, NULL);
 }
 
 static void ask(struct t2f_dwarf *dw, uint64_t addr, struct answer *a)
@@ -170,10 +177,68 @@ static void test_told_and_not(void **state)
 	sink_close(&s);
 }
 
+/* One byte's chain without lines against the chain with them (ref). */
+static void same_names(const struct answer *a, const struct answer *ref, uint64_t addr)
+{
+	if (ref->n > 0 && !ref->f[0].name) { /* a line alone: nothing without lines */
+		assert_int_equal(a->n, 0);
+		return;
+	}
+	if (a->n != ref->n || a->lo > ref->lo || a->last < ref->last)
+		fail_msg("0x%llx: %d levels [0x%llx, 0x%llx] against %d [0x%llx, 0x%llx]",
+			 (unsigned long long)addr, a->n, (unsigned long long)a->lo,
+			 (unsigned long long)a->last, ref->n, (unsigned long long)ref->lo,
+			 (unsigned long long)ref->last);
+	for (int i = 0; i < a->n; i++) {
+		const struct t2f_dwarf_frame *x = &a->f[i], *y = &ref->f[i];
+
+		same_str(x->name, y->name, addr);
+		assert_int_equal(x->linkage, y->linkage);
+		assert_int_equal(x->copy, y->copy);
+		assert_int_equal(x->as_symbol, y->as_symbol);
+		assert_null(x->file);
+		assert_null(x->fn_file);
+		assert_int_equal(x->line, 0);
+		assert_int_equal(x->fn_line, 0);
+	}
+}
+
+static void test_no_lines(void **state)
+{
+	const struct t2f_dwarf_opts o = { .no_lines = true };
+	struct t2f_dwarf *dw, *nl;
+	struct answer ref, a;
+	struct fn fns[2];
+	struct sink s;
+	int lines = 0, deep = 0;
+
+	(void)state;
+	make(&fns[0], &fns[1]);
+	sink_init(&s);
+	dw = open_inl(s.d);
+	nl = open_inl_with(s.d, &o);
+	for (int k = 0; k < 2; k++)
+		for (uint64_t i = 0; i < fns[k].size; i++) {
+			ask(dw, fns[k].lo + i, &ref);
+			ask(nl, fns[k].lo + i, &a);
+			same_names(&a, &ref, fns[k].lo + i);
+			lines += ref.n > 0 && ref.f[0].line > 0;
+			deep += a.n > 2;
+		}
+	/* the handle with lines gave them, and inlined calls were met: the test sees both */
+	assert_true(lines > 0);
+	assert_true(deep > 0);
+	assert_int_equal(t2f_diag__warnings(s.d), 0);
+	t2f_dwarf__free(nl);
+	t2f_dwarf__free(dw);
+	sink_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_told_and_not),
+		FX_TEST(test_no_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
