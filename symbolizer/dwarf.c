@@ -381,7 +381,8 @@ static int dw_chain(struct t2f_dwarf *dw, void *arg)
 		return 0;
 	}
 	f = t2f_dw_innermost(u, q->addr);
-	if (f != DW_NONE && u->funcs[f].shallow) { /* an address t2f_dwarf__want did not name */
+	/* an address t2f_dwarf__want did not name, or one of a function not walked */
+	if (f != DW_NONE ? u->funcs[f].shallow : u->skipped) {
 		if ((err = dw_index_whole(dw, u)))
 			return err;
 		if (u->state != DW_UNIT_DONE) {

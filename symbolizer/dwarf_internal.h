@@ -65,6 +65,11 @@ struct dw_index {                /* one unit, indexed on first use */
 	uint64_t bytes;              /* its length in .debug_info, header included */
 	enum dw_state state;
 	bool plain;                  /* its language mangles no name (dw_plain_lang) */
+	bool flat;                   /* C or assembler: a function's DIE holds no code of other
+				      * functions but GNU C nested ones' (dw_flat_lang) */
+	bool skipped;                /* the DIEs inside a shallow subprogram of a flat unit were
+				      * not walked: an address of no function indexed may be in a
+				      * nested one (dwarf.c indexes the unit again in full) */
 	const char **paths;          /* per file index: its path as addr2line shows it */
 	struct dw_func *funcs;
 	size_t n_funcs, cap_funcs;

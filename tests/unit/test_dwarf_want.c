@@ -4,7 +4,8 @@
  * and the span of the same chain, for the addresses told and, indexing the unit again in full,
  * for the others, asked after them or before. A handle that reads no line tables (no_lines)
  * names every level of every chain as one that reads them, with no file or line, over a span
- * at least as wide; an address of no function finds nothing there.
+ * at least as wide; an address of no function finds nothing there. A GNU C nested function
+ * (fixtures/dwarf/nested.c) is found when the function holding its DIE was not walked.
  *
  * The file is fixtures/dwarf/inl.c built here with cc -O2 -g: `outer` (inner_loop, step and mix
  * inlined into it) and `other` (step and mix), two functions of one unit. Every byte of both
@@ -34,35 +35,46 @@ struct answer {                  /* what one lookup gave */
 	uint64_t lo, last;
 };
 
-/* inl.c built into tmp/inl; outer's and other's code from nm. */
-static void make(struct fn *outer, struct fn *other)
+static const char *built = "inl"; /* the file open_inl opens, in tmp */
+
+/* fixtures/dwarf/NAME.c built into tmp/NAME; the code of the functions whose symbols start
+ * with first and second (GCC names a nested function "nested.0") from nm. */
+static void make_of(const char *name, const char *first, const char *second, struct fn *a,
+		    struct fn *b)
 {
 	const char *src = getenv("T2F_SOURCE_DIR");
-	char cmd[3 * PATH_MAX], line[512], name[64];
+	char cmd[3 * PATH_MAX], line[512], sym[64];
 	unsigned long long lo, size;
 	FILE *p;
 
 	assert_non_null(src);
-	snprintf(cmd, sizeof(cmd), "cc -O2 -g -o '%s/inl' '%s/fixtures/dwarf/inl.c' 2>/dev/null",
-		 tmp, src);
+	built = name;
+	snprintf(cmd, sizeof(cmd), "cc -O2 -g -o '%s/%s' '%s/fixtures/dwarf/%s.c' 2>/dev/null",
+		 tmp, name, src, name);
 	if (system(cmd) != 0)
 		skip();
-	snprintf(cmd, sizeof(cmd), "nm -S '%s/inl' 2>/dev/null", tmp);
+	snprintf(cmd, sizeof(cmd), "nm -S '%s/%s' 2>/dev/null", tmp, name);
 	p = popen(cmd, "r");
 	if (!p)
 		skip();
-	*outer = *other = (struct fn){ 0, 0 };
+	*a = *b = (struct fn){ 0, 0 };
 	while (fgets(line, sizeof(line), p)) {
-		if (sscanf(line, "%llx %llx %*s %63s", &lo, &size, name) != 3)
+		if (sscanf(line, "%llx %llx %*s %63s", &lo, &size, sym) != 3)
 			continue;
-		if (strcmp(name, "outer") == 0)
-			*outer = (struct fn){ lo, size };
-		else if (strcmp(name, "other") == 0)
-			*other = (struct fn){ lo, size };
+		if (strncmp(sym, first, strlen(first)) == 0)
+			*a = (struct fn){ lo, size };
+		else if (strncmp(sym, second, strlen(second)) == 0)
+			*b = (struct fn){ lo, size };
 	}
 	pclose(p);
-	if (!outer->size || !other->size)
+	if (!a->size || !b->size)
 		skip();
+}
+
+/* inl.c built into tmp/inl; outer's and other's code. */
+static void make(struct fn *outer, struct fn *other)
+{
+	make_of("inl", "outer", "other", outer, other);
 }
 
 static struct t2f_dwarf *open_inl_with(struct t2f_diag *d, const struct t2f_dwarf_opts *o)
@@ -70,7 +82,7 @@ static struct t2f_dwarf *open_inl_with(struct t2f_diag *d, const struct t2f_dwar
 	struct t2f_dwarf *dw = NULL;
 	char path[PATH_MAX];
 
-	assert_int_equal(t2f_dwarf__open(pathf(path, "%s/inl", tmp), o, d, &dw), 0);
+	assert_int_equal(t2f_dwarf__open(pathf(path, "%s/%s", tmp, built), o, d, &dw), 0);
 	assert_non_null(dw);
 	return dw;
 }
@@ -177,6 +189,37 @@ static void test_told_and_not(void **state)
 	sink_close(&s);
 }
 
+/* nested.c: told the nested function's bytes alone, the function holding its DIE is shallow
+ * and its DIEs are not walked; the nested function's bytes are then answered by indexing the
+ * unit again in full, as a handle told nothing answers them, and the holder's after. */
+static void test_nested(void **state)
+{
+	struct fn nested, holder;
+	struct answer *ref;
+	struct t2f_dwarf *dw;
+	struct sink s;
+	int deep = 0;
+
+	(void)state;
+	make_of("nested", "nested.", "holder", &nested, &holder);
+	sink_init(&s);
+	ref = calloc(nested.size + holder.size, sizeof(*ref));
+	assert_non_null(ref);
+	dw = open_inl(s.d);
+	for (uint64_t i = 0; i < nested.size; i++)
+		ask(dw, nested.lo + i, &ref[i]);
+	for (uint64_t i = 0; i < holder.size; i++)
+		ask(dw, holder.lo + i, &ref[nested.size + i]);
+	assert_non_null(ref[0].f[0].name);
+	assert_int_equal(strncmp(ref[0].f[0].name, "nested", 6), 0);
+	check(&nested, &holder, &nested, ref, s.d, &deep);
+	check(&holder, &nested, &nested, ref, s.d, &deep);
+	assert_int_equal(t2f_diag__warnings(s.d), 0);
+	t2f_dwarf__free(dw);
+	free(ref);
+	sink_close(&s);
+}
+
 /* One byte's chain without lines against the chain with them (ref). */
 static void same_names(const struct answer *a, const struct answer *ref, uint64_t addr)
 {
@@ -239,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_told_and_not),
 		FX_TEST(test_no_lines),
+		FX_TEST(test_nested),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
