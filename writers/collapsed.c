@@ -1,11 +1,14 @@
 /* writers/collapsed.c: one text line per (root, name path) of the chosen event's cells, where a
  * root is a distinct text of the threads' first column (threads of one comm share it unless
  * pids or tids are written) and cells whose stacks show the same names are summed first
- * (writers/name_paths.h); the lines are built into one buffer and written in bytewise order.
+ * (writers/name_paths.h); the lines are built into a window of text at a time and written in
+ * bytewise order.
  * That order is worked out a name at a time (writers/name_keys.h: the roots' ranks, the paths'
  * places), not by comparing lines: each line gets a key (its root's rank, its path's place),
  * and the lines are placed in the order of their keys (formats/radix.h), each whole ("TEXT
- * WEIGHT\n") where it goes, made on threads, and written at once. The lines' texts differ
+ * WEIGHT\n") where it goes in the window, made on threads, and the window written at once:
+ * the output is never held whole (deep stacks make lines of kilobytes: 42 MB of folded text
+ * from a 30 s whole-machine recording). The lines' texts differ
  * (roots are distinct texts without ';', and so are the paths below a root): none are summed at
  * the end. */
 #include "writers/collapsed.h"
@@ -29,6 +32,8 @@
 #include <string.h>
 
 #define MIN_PART_LINES 16384 /* fewer lines are written by one thread */
+#define WINDOW_BYTES ((size_t)4 << 20) /* text made before it is written (a longer line:
+					* alone) */
 
 struct line {
 	size_t off, len;       /* its whole text, weight and newline included */
@@ -44,7 +49,8 @@ struct folder {
 	struct t2f_frame_names *names;
 	struct t2f_name_paths *paths;
 	struct t2f_hashmap *line_ix; /* (root, path) → line + 1 */
-	struct t2f_buf text;   /* the roots' texts, then every line's, back to back */
+	struct t2f_buf text;   /* the roots' texts */
+	struct t2f_buf window; /* the texts of the lines being written, back to back */
 	uint32_t *root_of;     /* per thread: its root (from 1) */
 	size_t *root_off;      /* root r's text is text[root_off[r], root_off[r + 1]) */
 	uint32_t nroots;
@@ -223,12 +229,12 @@ static int add_cell(struct folder *f, const struct t2f_cell *c, size_t *lines_ca
 }
 
 /* Line l's text: its thread's root, then ";NAME" for each frame of its path, root first, a
- * space, its weight and a newline, at the place place_lines gave it. */
+ * space, its weight and a newline, at the place place_window gave it. */
 static void line_text(const struct folder *f, const struct line *l)
 {
 	size_t root_len = f->root_off[l->root + 1] - f->root_off[l->root];
 	size_t digits = t2f_dec_len(l->weight);
-	char *at = f->text.p + l->off, *space = at + l->len - digits - 2;
+	char *at = f->window.p + l->off, *space = at + l->len - digits - 2;
 
 	memcpy(at, f->text.p + f->root_off[l->root], root_len);
 	t2f_name_paths__put(f->paths, l->path, at + root_len);
@@ -251,14 +257,15 @@ static void text_part(void *ctx, unsigned i)
 		line_text(pt->f, &pt->f->lines[pt->f->order[k].val]);
 }
 
-/* Writes the lines' texts in up to `threads` parts at once. */
-static void write_texts(struct folder *f, unsigned threads)
+/* Makes the texts of the lines [from, to) of the order in up to `threads` parts at once. */
+static void make_texts(struct folder *f, size_t from, size_t to, unsigned threads)
 {
 	struct text_part parts[T2F_PAR_FOR_MAX];
-	unsigned k = t2f_par_parts(f->nlines, threads, MIN_PART_LINES);
+	size_t n = to - from;
+	unsigned k = t2f_par_parts(n, threads, MIN_PART_LINES);
 
 	for (unsigned i = 0; i < k; i++)
-		parts[i] = (struct text_part){ f, f->nlines * i / k, f->nlines * (i + 1) / k };
+		parts[i] = (struct text_part){ f, from + n * i / k, from + n * (i + 1) / k };
 	t2f_par_for(k, text_part, parts);
 }
 
@@ -274,28 +281,50 @@ static int sort_lines(struct folder *f)
 	return 0;
 }
 
-/* Places every line's text after the roots' texts, in the lines' order (its offset and
- * length), and reserves them all at once (one realloc, not a doubling series that copies the
- * text again and again). */
-static int place_lines(struct folder *f)
+/* Places the texts of the lines of the order from `from` on in the window, in order (each
+ * line's offset and length), up to WINDOW_BYTES (one line at least): *to, the end of those
+ * placed, and the window made that long at once. 0 or -ENOMEM. */
+static int place_window(struct folder *f, size_t from, size_t *to)
 {
-	uint64_t at = f->text.len;
+	size_t at = 0, i = from;
 	int err;
 
-	for (size_t i = 0; i < f->nlines; i++) {
+	for (; i < f->nlines; i++) {
 		struct line *l = &f->lines[f->order[i].val];
+		size_t len = (size_t)(f->root_off[l->root + 1] - f->root_off[l->root] +
+				      t2f_name_paths__text_len(f->paths, l->path)) +
+			     2 + t2f_dec_len(l->weight);
 
-		l->off = (size_t)at;
-		l->len = (size_t)(f->root_off[l->root + 1] - f->root_off[l->root] +
-				  t2f_name_paths__text_len(f->paths, l->path)) +
-			 2 + t2f_dec_len(l->weight);
-		at += l->len;
-		if (at > SIZE_MAX / 2)
+		if (i > from && at + len > WINDOW_BYTES)
+			break;
+		if (len > SIZE_MAX / 2 - at)
 			return -ENOMEM;
+		l->off = at;
+		l->len = len;
+		at += len;
 	}
-	err = t2f_buf__reserve(&f->text, (size_t)at - f->text.len);
+	*to = i;
+	f->window.len = 0;
+	err = t2f_buf__reserve(&f->window, at);
 	if (!err)
-		f->text.len = (size_t)at;
+		f->window.len = at;
+	return err;
+}
+
+/* Every line's text, a window at a time, written in order. 0 or -ENOMEM. */
+static int write_lines(struct folder *f, struct t2f_out *out)
+{
+	unsigned threads = f->o->threads > 1 ? f->o->threads : 1;
+	size_t to;
+	int err = 0;
+
+	for (size_t from = 0; !err && from < f->nlines; from = to) {
+		err = place_window(f, from, &to);
+		if (err)
+			break;
+		make_texts(f, from, to, threads);
+		t2f_out__write(out, f->window.p, f->window.len);
+	}
 	return err;
 }
 
@@ -323,16 +352,12 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	/* what each step no longer needs is freed before the next one's memory: the peak */
 	t2f_hashmap__free(f.line_ix);
 	f.line_ix = NULL;
-	err = err ?: key_lines(&f) ?: sort_lines(&f) ?: place_lines(&f);
-	if (!err)
-		write_texts(&f, o->threads > 1 ? o->threads : 1);
-	if (!err && f.nlines) /* the lines follow the roots' texts, whole and in order */
-		t2f_out__write(out, f.text.p + f.lines[f.order[0].val].off,
-			       f.text.len - f.lines[f.order[0].val].off);
+	err = err ?: key_lines(&f) ?: sort_lines(&f) ?: write_lines(&f, out);
 	t2f_frame_names__free(f.names);
 	t2f_name_paths__free(f.paths);
 	t2f_hashmap__free(f.line_ix);
 	t2f_buf__free(&f.text);
+	t2f_buf__free(&f.window);
 	free(f.root_off);
 	free(f.root_of);
 	free(f.root_rank);
