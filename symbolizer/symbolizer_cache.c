@@ -120,7 +120,8 @@ static int file_from_cache(struct t2f_symbolizer *s, struct sym_file *f)
 		snprintf(r->found_id, sizeof(r->found_id), "%s", cr.found_id);
 	}
 	f->files.n_missing = (size_t)t2f_symcache__missing(c);
-	t2f_build_id_hex(f->cache_id, f->cache_id_len, f->files.expected_id);
+	if (!f->cache_by_path) /* else the search's: none */
+		t2f_build_id_hex(f->cache_id, f->cache_id_len, f->files.expected_id);
 	f->file_miss = T2F_HIT;
 	f->from_cache = true;
 	return 0;
@@ -153,9 +154,10 @@ static int cache_start(struct t2f_symbolizer *s, struct sym_file *f)
 	if (!s->cache || !f->cache_id_len || f->file_miss != T2F_HIT || f->add)
 		return 0;
 	/* a module recorded without a build-id: the search's reference (the binary's own id) must
-	 * be the one its cache file is keyed by (the file was not replaced in between) */
+	 * be the one its cache file is keyed by (the file was not replaced in between); one keyed
+	 * by its path has none, and its file's size and mtime go in the header */
 	t2f_build_id_hex(f->cache_id, f->cache_id_len, hex);
-	if (strcmp(hex, f->files.expected_id) != 0)
+	if (strcmp(f->cache_by_path ? "" : hex, f->files.expected_id) != 0)
 		return 0;
 	rf = calloc(f->files.n_refused + 1, sizeof(*rf));
 	err = rf ? t2f_symcache_new__new(&f->add) : -ENOMEM;
@@ -186,10 +188,24 @@ int t2f_sym__file_real(struct t2f_symbolizer *s, struct sym_file *f)
 	return err ?: cache_start(s, f);
 }
 
+/* The key of a file without a build-id that the run trusts by its path (recorded on this
+ * machine, not changed since: a Go program, a binary linked with --build-id=none): "path" and
+ * the 64-bit hash of the path, 12 bytes, a length GNU ld, gold and lld never give a build-id.
+ * Keys alike share a file name, and the header's module path and file sizes and mtimes tell
+ * them apart (the other one's file is not used). */
+static size_t path_key(const char *path, uint8_t *id)
+{
+	uint64_t h = t2f_hash_bytes(path, strlen(path));
+
+	memcpy(id, "path", 4);
+	memcpy(id + 4, &h, sizeof(h));
+	return 12;
+}
+
 /* Whether f has a cache file key (f->cache_id): the build-id the trace recorded, else the one
  * of the file at its path, as debug_find takes it for the reference then (a regular ELF file
- * with a build-id note): its cache file's header keeps that file's size and mtime, and one made
- * for another file is not used. */
+ * with a build-id note), else, trusted by its path, the path's: its cache file's header keeps
+ * that file's size and mtime, and one made for another file is not used. */
 static bool cache_key(struct sym_file *f)
 {
 	size_t len = 0;
@@ -200,6 +216,9 @@ static bool cache_key(struct sym_file *f)
 		return true;
 	}
 	(void)t2f_elf_module__file_id(f->path, f->cache_id, &len); /* out of memory: no key */
+	f->cache_by_path = !len && f->path_trusted;
+	if (f->cache_by_path)
+		len = path_key(f->path, f->cache_id);
 	f->cache_id_len = len;
 	return len > 0;
 }

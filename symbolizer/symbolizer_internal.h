@@ -30,8 +30,10 @@ struct sym_file {
 	bool from_cache;               /* searched through the cache: debug_find has not run */
 	struct t2f_symcache_new *add;  /* this run's answers for the cache, or NULL */
 	uint8_t cache_id[T2F_BUILD_ID_MAX]; /* its cache file's key: build_id, else (none
-				        * recorded) the build-id of the file at path */
+				        * recorded) the build-id of the file at path, else (the
+				        * file has none, trusted by path) its path's (path_key) */
 	size_t cache_id_len;           /* 0: no cache file */
+	bool cache_by_path;            /* cache_id is path_key's (no build-id, path_trusted) */
 	uint32_t ahead;                /* its entry in the search ahead (sym_ahead.c) + 1, or 0 */
 };
 

@@ -12,7 +12,10 @@
 # `verify`, `clear` and `dir` say what they hold; a module with new addresses extends its
 # file; --cache-max evicts. A module whose recorded path is gone, named from a build-id tree,
 # is taken from the cache on the second of two runs, which writes no file; so is the one of two
-# hard links that a run answered from its cache file. Skipped when perf cannot record here.
+# hard links that a run answered from its cache file. A program linked without a build-id,
+# recorded here (trusted by its path), is cached by its path: folded and pprof cold, warm and
+# uncached the same, the warm run answered from the cache alone. Skipped when perf cannot
+# record here.
 # usage: sh tests/cache/cache.sh TRACE2FLAME
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -138,6 +141,22 @@ case $(cat "$TMP/links.2.sc") in
 esac
 cmp -s "$TMP/links.2.sc" "$TMP/links.3.sc" && ok ||
 	bad "hard links: the warm runs differ: $(cat "$TMP/links.2.sc" "$TMP/links.3.sc")"
+
+# a program without a build-id (linked with --build-id=none; Go links so by default), recorded
+# here and unchanged since: trusted by its path, its cache file is keyed by the path
+cc $FP -Wl,--build-id=none -o "$TMP/noid" "$SRC/fixtures/dwarf/inl.c" ||
+	bad "cc --build-id=none failed"
+if record noid "$TMP/noid" 100000000; then
+	readelf -n "$TMP/noid" | grep -q 'Build ID' && bad "noid has a build-id"
+	check "noid folded" "$TMP/noid.data" folded --all
+	check "noid pprof" "$TMP/noid.data" pb.gz
+	grep -q "^noid;.*;main;" "$TMP/noid folded.warm.folded" && ok ||
+		bad "noid: frames not named: $(head -3 "$TMP/noid folded.warm.folded")"
+	# without a cache file its addresses were looked up in its DWARF on every run
+	grep -q '^inline frames: 0 addresses looked up in DWARF, [1-9]' \
+		"$TMP/noid folded.warm.err" && ok ||
+		bad "noid: warm run: $(grep '^inline frames' "$TMP/noid folded.warm.err")"
+fi
 
 # the directory and its files: 0700, 0600; list, verify, dir, clear
 rm -rf "$C"
