@@ -316,16 +316,16 @@ static int write_lines(struct folder *f, struct t2f_out *out)
 {
 	unsigned threads = f->o->threads > 1 ? f->o->threads : 1;
 	size_t to;
-	int err = 0;
 
-	for (size_t from = 0; !err && from < f->nlines; from = to) {
-		err = place_window(f, from, &to);
+	for (size_t from = 0; from < f->nlines; from = to) {
+		int err = place_window(f, from, &to);
+
 		if (err)
-			break;
+			return err;
 		make_texts(f, from, to, threads);
 		t2f_out__write(out, f->window.p, f->window.len);
 	}
-	return err;
+	return 0;
 }
 
 int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed_opts *o,
