@@ -57,8 +57,8 @@ struct t2f_symcache_ident {
 	const char *binary_path;       /* the binary beside a debug file, or NULL */
 	bool perf_rules;
 	bool no_lines;                 /* inline chains without files and lines (dwarf.h): a file
-				       * written so says it, and only a run with no_lines takes it
-				       * (a run with no_lines takes any) */
+				       * written with such chains says so, and only a run with
+				       * no_lines takes it (a run with no_lines takes any) */
 	uint64_t opts_hash;            /* the search options (debug dirs, symbol dirs, ...) */
 };
 

@@ -527,13 +527,21 @@ static int emit_answers(struct build *b, struct t2f_symcache_hdr *h)
 	return err;
 }
 
+/* Whether the file written holds inline chains without lines: w's, made without, or old's,
+ * kept. A file of symbols alone, or whose chains all have lines, serves runs with lines too. */
+static bool chains_lack_lines(const struct t2f_symcache_new *w,
+			      const struct t2f_symcache_ident *id, const struct t2f_symcache *old)
+{
+	return (id->no_lines && w->n_inl) || (old && (old->h->flags & T2F_SC_NO_LINES));
+}
+
 /* The whole file in b->o. */
 static int emit(struct build *b, const struct t2f_symcache_new *w,
-		const struct t2f_symcache_ident *id)
+		const struct t2f_symcache_ident *id, bool no_lines)
 {
 	struct t2f_symcache_hdr h = { .version = T2F_SYMCACHE_VERSION, .hdr_size = sizeof(h),
 				      .flags = (id->perf_rules ? T2F_SC_PERF_RULES : 0) |
-					       (id->no_lines ? T2F_SC_NO_LINES : 0),
+					       (no_lines ? T2F_SC_NO_LINES : 0),
 				      .opts_hash = id->opts_hash, .dwarf = w->dwarf,
 				      .missing = w->missing };
 	int err;
@@ -620,7 +628,8 @@ int t2f_symcache_new__write(struct t2f_symcache_new *w, struct t2f_symcache_dir 
 	if (!id->build_id_len || id->build_id_len > T2F_BUILD_ID_MAX)
 		return -EINVAL;
 	t2f_symcache_name(id->build_id, id->build_id_len, name);
-	err = t2f_hashmap__new(1024, &b.s.index) ?: collect(&b, w, old) ?: emit(&b, w, id) ?:
+	err = t2f_hashmap__new(1024, &b.s.index) ?: collect(&b, w, old) ?:
+	      emit(&b, w, id, chains_lack_lines(w, id, old)) ?:
 	      t2f_symcache_dir_put(d, name, put_bytes, &(struct bytes){ b.o.p, b.o.n });
 	build_free(&b);
 	d->st.written += !err;
