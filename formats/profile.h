@@ -432,9 +432,12 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
  * builds them). p keeps its strings, threads, events, module maps and counts. `stacks` is left
  * holding p's old frames and stacks: free it. `as_many`: the new frames and stacks will be
  * about as many as p's, or not many fewer, so their indexes are made for p's counts at once
- * instead of growing. Both 0 or -ENOMEM (restack: -T2F_ERR_LIMIT too, and p is then
- * unchanged). */
+ * instead of growing: the frames' index at once, the nodes' index by
+ * t2f_profile__presize_nodes(stacks, n) before the first node (the memory then needed for
+ * nothing else). Both 0 or -ENOMEM (restack: -T2F_ERR_LIMIT too, and p is then unchanged);
+ * presize_nodes -EINVAL once stacks has a node. */
 int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_profile **out);
+int t2f_profile__presize_nodes(struct t2f_profile *stacks, size_t n);
 int t2f_profile__restack(struct t2f_profile *p, struct t2f_profile *stacks,
 			 const t2f_node_id *map);
 

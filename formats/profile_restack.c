@@ -35,7 +35,7 @@ int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_prof
 	q->borrowed = true;
 	q->frame_limit = p->frame_limit;
 	if (as_many)
-		err = presize(&q->frame_ix, p->frames.len) ?: presize(&q->node_ix, p->nodes.len);
+		err = presize(&q->frame_ix, p->frames.len);
 	err = err ?: p->log ? t2f_sample_log__new(&q->log) : 0;
 	if (err) {
 		t2f_profile__free(q);
@@ -43,6 +43,11 @@ int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_prof
 	}
 	*out = q;
 	return 0;
+}
+
+int t2f_profile__presize_nodes(struct t2f_profile *q, size_t n)
+{
+	return q->nodes.len > 1 ? -EINVAL : presize(&q->node_ix, n);
 }
 
 static void swap_vec(struct vec *a, struct vec *b)

@@ -480,6 +480,8 @@ static int inl_build(struct inl *x)
 	 * before the new stacks grow */
 	t2f_inl_lookups__free(x->lk);
 	x->lk = NULL;
+	t2f_symbolizer__dwarf_done(x->sym);
+	err = err ?: t2f_profile__presize_nodes(x->q, (size_t)n + 1);
 	for (t2f_node_id nd = 1; nd <= n && !err; nd++) {
 		if (nd + INL_AHEAD <= n)
 			inl_ask(x, nd + INL_AHEAD, nd);

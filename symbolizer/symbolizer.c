@@ -481,11 +481,30 @@ static void note_held(struct t2f_symbolizer *s, struct t2f_elf_module *m)
 		release_held(s);
 }
 
+/* After indexes were dropped: the cache of names is keyed by where a raw name lies, and the
+ * dropped indexes' PLT names are freed (that memory may hold another name later); the memo
+ * saves nothing more (a later lookup asks the file again), and its room goes too. */
+static void forget_answers(struct t2f_symbolizer *s)
+{
+	struct t2f_hashmap *memo_index;
+	struct memo_ent *memo;
+
+	t2f_hashmap__clear(s->name_index);
+	s->n_names = 1;
+	if (t2f_hashmap__new(64, &memo_index) == 0) {
+		t2f_hashmap__free(s->memo_index);
+		s->memo_index = memo_index;
+		s->n_memo = 1;
+		if ((memo = realloc(s->memo, 16 * sizeof(*memo)))) {
+			s->memo = memo;
+			s->cap_memo = 16;
+		}
+	}
+}
+
 void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s)
 {
 	struct t2f_elf_module **mods = malloc(2 * (size_t)s->n_files * sizeof(*mods) + 1);
-	struct t2f_hashmap *memo_index;
-	struct memo_ent *memo;
 	size_t n = 0;
 
 	t2f_sym__ahead_free(s); /* every file was taken, or will be searched in place */
@@ -507,20 +526,15 @@ void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s)
 		release_held(s);
 	}
 	free(mods);
-	/* the cache of names is keyed by where a raw name lies: the dropped indexes' PLT names
-	 * are freed, and that memory may hold another name later */
-	t2f_hashmap__clear(s->name_index);
-	s->n_names = 1;
-	/* the memo saves nothing more (a later lookup asks the file again): its room goes too */
-	if (t2f_hashmap__new(64, &memo_index) == 0) {
-		t2f_hashmap__free(s->memo_index);
-		s->memo_index = memo_index;
-		s->n_memo = 1;
-		if ((memo = realloc(s->memo, 16 * sizeof(*memo)))) {
-			s->memo = memo;
-			s->cap_memo = 16;
-		}
-	}
+	forget_answers(s);
+}
+
+void t2f_symbolizer__dwarf_done(struct t2f_symbolizer *s)
+{
+	for (uint32_t i = 0; i < s->n_files; i++)
+		if (s->files[i].files.module)
+			t2f_elf_module__drop_index(s->files[i].files.module);
+	forget_answers(s);
 }
 
 /* Looks elf_vaddr up in the file's symbols (its cache file first: *cached): fills e, and

@@ -191,6 +191,11 @@ int t2f_symbolizer__search_ahead(struct t2f_symbolizer *s, const t2f_sym_module_
  * emptied. Answers are unchanged. */
 void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s);
 
+/* The DWARF lookups are done too (their answers hold copies of the names): the symbol indexes
+ * __symbols_done kept for them are let go as well (a later lookup builds them again). Answers
+ * are unchanged. */
+void t2f_symbolizer__dwarf_done(struct t2f_symbolizer *s);
+
 /* The DWARF of the module's symbol file, opened on the first call: 0 and *out (NULL: no file,
  * or no DWARF), or -ENOMEM, -EINVAL (unknown id). Modules sharing a file share the handle. The
  * handle is the symbolizer's; t2f_dwarf__lookup on it may run on another thread, one thread at
