@@ -135,6 +135,8 @@ struct t2f_elf_module {
 	int tables_state;
 	bool tables_held;           /* an index was built from them since their pages were given
 				     * back (elf_pages.c) */
+	bool tables_mapped;         /* their pages were found in libelf's read-only mapping of the
+				     * file (elf_pages.c): given back again without looking */
 	int8_t debug_info;          /* __has_debug_info: 0 not looked at, 1 yes, -1 no */
 	struct t2f_elf_table tables[T2F_ELF_MAX_TABLES];
 	unsigned n_tables;

@@ -89,27 +89,66 @@ size_t t2f_elf_module__table_bytes(const struct t2f_elf_module *m)
 	return bytes;
 }
 
+/* The spans s[0..n) given back (give_back marks them lo == hi), or every one empty. */
+static bool all_given(const struct span *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i].lo < s[i].hi)
+			return false;
+	return true;
+}
+
+/* Gives back the table spans of mods[0..n): those of a module found in the mapping before
+ * directly, the others after one read of /proc/self/maps for them all (a module all of whose
+ * spans it finds is then known). s has room for every module's spans; at[] for n + 1 starts. */
+static void release_spans(struct t2f_elf_module *const *mods, size_t n, struct span *s,
+			  size_t *at, uintptr_t page)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = k;
+
+		at[i] = k;
+		if (mods[i]->tables_state > 0)
+			k += table_spans(mods[i], s + k, page);
+		if (mods[i]->tables_mapped) {
+			for (; j < k; j++)
+				if (s[j].lo < s[j].hi)
+					madvise((void *)s[j].lo, s[j].hi - s[j].lo, MADV_DONTNEED);
+			k = at[i];
+		}
+		mods[i]->tables_held = false;
+	}
+	at[n] = k;
+	if (k)
+		give_back(s, k);
+	for (size_t i = 0; i < n; i++) /* unknown before, all found now */
+		if (!mods[i]->tables_mapped && at[i] < at[i + 1])
+			mods[i]->tables_mapped = all_given(s + at[i], at[i + 1] - at[i]);
+}
+
 void t2f_elf_modules__release_tables(struct t2f_elf_module *const *mods, size_t n)
 {
 	struct span one[2 * T2F_ELF_MAX_TABLES], *s = one;
+	size_t one_at[2], *at = one_at;
 	long sz = sysconf(_SC_PAGESIZE);
 	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096;
-	size_t k = 0;
 
-	if (n > 1 && n <= SIZE_MAX / sizeof(one) && !(s = malloc(n * sizeof(one)))) {
+	if (n > 1 && (n > SIZE_MAX / sizeof(one) - 1 || !(s = malloc(n * sizeof(one))) ||
+		      !(at = malloc((n + 1) * sizeof(*at))))) {
+		if (s != one)
+			free(s);
 		for (size_t i = 0; i < n; i++)  /* no room for one batch: one module at a time */
 			t2f_elf_modules__release_tables(&mods[i], 1);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (mods[i]->tables_state > 0)
-			k += table_spans(mods[i], s + k, page);
-		mods[i]->tables_held = false;
-	}
-	if (k)
-		give_back(s, k);
-	if (s != one)
+	if (n)
+		release_spans(mods, n, s, at, page);
+	if (s != one) {
 		free(s);
+		free(at);
+	}
 }
 
 /* The whole pages of the image libelf holds of m's file. */

@@ -234,6 +234,7 @@ void t2f_elf_module__free_tables(struct t2f_elf_module *m)
 	for (unsigned i = 0; i < m->n_tables; i++)
 		free_table(&m->tables[i]);
 	m->n_tables = 0;
+	m->tables_mapped = false;
 	if (m->mini_elf)
 		elf_end(m->mini_elf);
 	m->mini_elf = NULL;

@@ -35,6 +35,7 @@ struct sym_file {
 	size_t cache_id_len;           /* 0: no cache file */
 	bool cache_by_path;            /* cache_id is path_key's (no build-id, path_trusted) */
 	uint32_t ahead;                /* its entry in the search ahead (sym_ahead.c) + 1, or 0 */
+	bool touched;                  /* looked up since its table pages were last given back */
 };
 
 struct sym_module {
@@ -61,6 +62,8 @@ enum { OWN_DEBUG_DIRS, OWN_SYMBOL_DIRS, OWN_CACHE, OWN_N };
 
 #define T2F_SYM_HELD_MAX 64        /* modules whose table pages are given back together */
 #define T2F_SYM_HELD_BYTES ((size_t)4 << 20) /* or fewer, when their tables are this large */
+#define T2F_SYM_TOUCHED_MAX 64     /* files whose names lookups read, given back together */
+#define T2F_SYM_TOUCH_LOOKUPS 4096 /* or fewer, after this many lookups in the files */
 
 struct t2f_symbolizer {
 	struct t2f_debug_find_opts find;  /* its strings point into own[] */
@@ -88,6 +91,10 @@ struct t2f_symbolizer {
 					* back yet (elf_module.h __tables_held) */
 	size_t n_held;
 	size_t held_bytes;            /* their tables' bytes */
+	uint32_t touched[T2F_SYM_TOUCHED_MAX]; /* files looked up since their table pages were last
+					* given back (the names the lookups read) */
+	uint32_t n_touched;
+	uint32_t touch_lookups;       /* lookups in files since then */
 	struct sym_ahead *ahead;       /* files searched ahead on a thread (sym_ahead.c), or NULL */
 	uint32_t ahead_listed;         /* files it was given */
 	uint32_t ahead_taken;          /* of them, taken from it (the others searched in place) */
