@@ -609,6 +609,27 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	return t2f_symbolizer__new(&so, t2f_profile__strtab(p), d, &r->sym);
 }
 
+/* Names the wanted frames of the kernel (kernel) or of every other kind (!kernel). */
+static int t2f_resym_pass(struct t2f_resym *r, struct t2f_profile *p,
+			  const struct t2f_resym_opts *o, struct t2f_diag *d, bool kernel)
+{
+	uint32_t n = t2f_profile__frame_count(p);
+	int err = 0;
+
+	for (t2f_frame_id id = 1; id <= n && !err; id++) {
+		const struct t2f_frame *f = t2f_profile__frame_at(p, id);
+
+		if ((f->kind == T2F_FRAME_KERNEL) != kernel || !t2f_resym_wanted(p, f, o))
+			continue;
+		if (f->name && !o->all)
+			err = t2f_resym_named(r, p, id);
+		else
+			err = t2f_resym_frame(r, p, id);
+		err = t2f_resym_oom(d, p, f, err);
+	}
+	return err;
+}
+
 int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct t2f_diag *d,
 		   struct t2f_resym **out)
 {
@@ -642,24 +663,16 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	err = r->places ? t2f_resym_count_lefts(r, p) ?: t2f_resym_setup(r, p, o, d) : -ENOMEM;
 	if (!err && o->threads >= 2)
 		err = t2f_resym_ahead(r, p, o, d);
-	for (t2f_frame_id id = 1; id <= n && !err; id++) {
-		const struct t2f_frame *f = t2f_profile__frame_at(p, id);
-
-		if (!t2f_resym_wanted(p, f, o))
-			continue;
-		if (f->name && !o->all)
-			err = t2f_resym_named(r, p, id);
-		else
-			err = t2f_resym_frame(r, p, id);
-		err = t2f_resym_oom(d, p, f, err);
-	}
+	/* the kernel's frames first: the kallsyms table (200K symbols, 7 MB for /proc/kallsyms) is
+	 * then let go before the user modules' indexes are built (the process's share may still
+	 * keep it) */
+	err = err ?: t2f_resym_pass(r, p, o, d, true);
 	r->ks_opts = r->ks_whole = NULL; /* o is the caller's */
-	if (err)
-		goto fail;
-	/* every kernel frame is named: the table (200K symbols, 7 MB for /proc/kallsyms) is not
-	 * held through the inline stage and the writing (the process's share may still keep it) */
 	t2f_text_syms__free(r->kallsyms);
 	r->kallsyms = NULL;
+	err = err ?: t2f_resym_pass(r, p, o, d, false);
+	if (err)
+		goto fail;
 	t2f_symbolizer__symbols_done(r->sym); /* indexes the inline stage needs not are let go */
 	*out = r;
 	return 0;
