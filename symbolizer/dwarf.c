@@ -265,7 +265,7 @@ static int dw_try_alt(struct t2f_dwarf *dw, const char *path, const uint8_t *id,
 		*why = "another build-id";
 	else if (!dw_inflate_fits(elf, path, o->budget, d))
 		*why = "over the decompression limit";
-	else if ((err = t2f_dw_inflate(elf, dw->threads, &dw->inflated)))
+	else if ((err = t2f_dw_inflate(elf, dw->threads, dw->no_lines, &dw->inflated)))
 		*why = "out of memory";
 	else if (!(alt = dwarf_begin_elf(elf, DWARF_C_READ, NULL)))
 		*why = "no DWARF";
@@ -598,7 +598,7 @@ static bool dw_linked(Elf *elf)
  * units' ranges: 0 (dw->dbg NULL: no DWARF), or -ENOMEM. Warnings into d. */
 static int dw_read(struct t2f_dwarf *dw, const struct t2f_dwarf_opts *o, struct t2f_diag *d)
 {
-	int err = t2f_dw_inflate(dw->elf, dw->threads, &dw->inflated);
+	int err = t2f_dw_inflate(dw->elf, dw->threads, dw->no_lines, &dw->inflated);
 
 	if (err)
 		return err;

@@ -11,7 +11,8 @@
  *  - zstd sections too, which libelf 0.188 refuses (libdw would go without them: no DWARF);
  *  - location lists, call frames, macros and public names, which no lookup reads (15% of the
  *    compressed bytes of Debian's libc debug file), are left out: handed over empty, libdw
- *    skips them as it skips an empty section.
+ *    skips them as it skips an empty section. So is the line table for lookups that read no
+ *    line (no_lines: 1.3 of the 8.6 MB inflated from that file).
  * A section that does not inflate (corrupt, another size than declared) is left as it was:
  * libdw fails on it as it would have. The sizes were checked against the limits before
  * (dwarf.c: dw_inflate_fits), from the same headers. libelf is called on the calling thread
@@ -136,7 +137,8 @@ static void dwi_hand_over(Elf_Scn *scn, GElf_Shdr *sh, Elf_Data *d, void *buf, u
 
 /* A compressed section libdw would read: a job (*job set, true), left out (handed over empty),
  * or left alone (not compressed in a way known here, unknown name, in a group). */
-static bool dwi_take(Elf *elf, size_t shstrndx, Elf_Scn *scn, struct dwi_job *job)
+static bool dwi_take(Elf *elf, size_t shstrndx, Elf_Scn *scn, bool no_lines,
+		     struct dwi_job *job)
 {
 	GElf_Shdr sh;
 	GElf_Chdr ch;
@@ -149,7 +151,8 @@ static bool dwi_take(Elf *elf, size_t shstrndx, Elf_Scn *scn, struct dwi_job *jo
 	    sh.sh_type == SHT_NOBITS || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 		return false;
 	read = dwi_named(name, dwi_read, sizeof(dwi_read) / sizeof(*dwi_read));
-	unread = dwi_named(name, dwi_unread, sizeof(dwi_unread) / sizeof(*dwi_unread));
+	unread = dwi_named(name, dwi_unread, sizeof(dwi_unread) / sizeof(*dwi_unread)) ||
+		 (no_lines && strcmp(name, ".debug_line") == 0);
 	if ((!read && !unread) || !gelf_getchdr(scn, &ch) ||
 	    (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD) ||
 	    !(raw = elf_rawdata(scn, NULL)) || !raw->d_buf || raw->d_size < hsize ||
@@ -174,7 +177,7 @@ static void dwi_keep(struct dwi_job *j, struct t2f_dw_bufs *keep)
 	dwi_hand_over(j->scn, &j->sh, j->d, j->out, j->size, j->align);
 }
 
-int t2f_dw_inflate(Elf *elf, unsigned threads, struct t2f_dw_bufs *keep)
+int t2f_dw_inflate(Elf *elf, unsigned threads, bool no_lines, struct t2f_dw_bufs *keep)
 {
 	struct dwi_run r = { 0 };
 	Elf_Scn *scn = NULL;
@@ -189,7 +192,7 @@ int t2f_dw_inflate(Elf *elf, unsigned threads, struct t2f_dw_bufs *keep)
 	if (!(r.jobs = calloc(cap, sizeof(*r.jobs))))
 		return -ENOMEM;
 	while ((scn = elf_nextscn(elf, scn)) && r.n < cap)
-		if (dwi_take(elf, shstrndx, scn, &r.jobs[r.n]))
+		if (dwi_take(elf, shstrndx, scn, no_lines, &r.jobs[r.n]))
 			bytes += r.jobs[r.n++].n;
 	if (!r.n)
 		goto out;

@@ -171,10 +171,11 @@ struct t2f_dwarf {
 
 /* dwarf_inflate.c: elf's compressed debug sections that lookups read, inflated on up to
  * `threads` threads and handed to libelf as their sections' data, before dwarf_begin_elf (which
- * then inflates nothing); those no lookup reads handed over empty. Their buffers are added to
+ * then inflates nothing); those no lookup reads handed over empty (.debug_line too when
+ * no_lines: t2f_dwarf_opts). Their buffers are added to
  * keep (the caller frees them with t2f_dw_bufs__free after elf_end). 0 or -ENOMEM; a section
  * that does not inflate is left for libdw. On the thread that uses elf. */
-int t2f_dw_inflate(Elf *elf, unsigned threads, struct t2f_dw_bufs *keep);
+int t2f_dw_inflate(Elf *elf, unsigned threads, bool no_lines, struct t2f_dw_bufs *keep);
 void t2f_dw_bufs__free(struct t2f_dw_bufs *b);
 
 /* dwarf_index.c */

@@ -10,7 +10,10 @@
  *  - the chain at 0x1005 is g in h (a.c), as for the uncompressed file, through dwarf.h with 1
  *    and 4 threads; with zstd too (libelf 0.188 cannot inflate zstd: libdw alone finds no
  *    DWARF there);
- *  - a section whose stream is corrupt is left compressed, the others are handed over.
+ *  - a section whose stream is corrupt is left compressed, the others are handed over;
+ *  - `lines-zlib` (sane with .debug_line replaced by 1.5 MiB of bytes made here, so that it is
+ *    compressed): its line table is inflated byte for byte for lookups that read lines, handed
+ *    over empty for no_lines ones, which still find g in h (without a file).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -168,7 +171,7 @@ static void test_handed_over(void **state)
 			 * sane file's short .debug_abbrev and _line, and _info with zstd */
 			read = compressed(elf, ".debug_info") + 1u;
 			assert_true(compressed(elf, ".debug_ranges") && compressed(elf, ".debug_macro"));
-			assert_int_equal(t2f_dw_inflate(elf, threads, &keep), 0);
+			assert_int_equal(t2f_dw_inflate(elf, threads, false, &keep), 0);
 			assert_false(compressed(elf, ".debug_info") || compressed(elf, ".debug_ranges") ||
 				     compressed(elf, ".debug_macro"));
 			assert_int_equal(data(elf, ".debug_ranges")->d_size, BLOB);
@@ -220,7 +223,7 @@ static void test_corrupt_left(void **state)
 	make(ranges, macro);
 	corrupt_ranges();
 	open_elf("big-bad", &fd, &elf);
-	assert_int_equal(t2f_dw_inflate(elf, 2, &keep), 0);
+	assert_int_equal(t2f_dw_inflate(elf, 2, false, &keep), 0);
 	assert_true(compressed(elf, ".debug_ranges"));
 	assert_false(compressed(elf, ".debug_info") || compressed(elf, ".debug_macro"));
 	elf_end(elf);
@@ -230,11 +233,67 @@ static void test_corrupt_left(void **state)
 	free(macro);
 }
 
+/* The names of g in h at 0x1005 through dwarf.h with no_lines: no file, no line read. */
+static void expect_names(const char *name)
+{
+	struct t2f_dwarf_opts o = { .threads = 2, .no_lines = true };
+	struct t2f_dwarf_frame f[T2F_DWARF_MAX_DEPTH];
+	struct t2f_dwarf *dw = NULL;
+	char path[PATH_MAX];
+	struct sink s;
+
+	sink_init(&s);
+	assert_int_equal(t2f_dwarf__open(pathf(path, "%s/%s", tmp, name), &o, s.d, &dw), 0);
+	assert_non_null(dw);
+	assert_int_equal(t2f_dwarf__lookup(dw, 0x1005, f, T2F_DWARF_MAX_DEPTH), 2);
+	assert_string_equal(f[0].name, "g");
+	assert_string_equal(f[1].name, "h");
+	assert_null(f[0].file);
+	t2f_dwarf__free(dw);
+	assert_int_equal(t2f_diag__warnings(s.d), 0);
+	sink_close(&s);
+}
+
+static void test_no_lines(void **state)
+{
+	unsigned char *ranges = blob(5), *macro = blob(6), *lines = blob(7);
+
+	(void)state;
+	make(ranges, macro);
+	put("lines", lines);
+	sh("cd '%s' && objcopy --update-section .debug_line=lines sane lines-big && "
+	   "objcopy --compress-debug-sections=zlib lines-big lines-zlib", tmp);
+	for (int no_lines = 0; no_lines <= 1; no_lines++) {
+		struct t2f_dw_bufs keep = { 0 };
+		Elf *elf;
+		int fd;
+
+		open_elf("lines-zlib", &fd, &elf);
+		assert_true(compressed(elf, ".debug_line"));
+		assert_int_equal(t2f_dw_inflate(elf, 2, no_lines, &keep), 0);
+		assert_false(compressed(elf, ".debug_line"));
+		if (no_lines) {
+			assert_int_equal(data(elf, ".debug_line")->d_size, 0);
+		} else {
+			assert_int_equal(data(elf, ".debug_line")->d_size, BLOB);
+			assert_memory_equal(data(elf, ".debug_line")->d_buf, lines, BLOB);
+		}
+		elf_end(elf);
+		close(fd);
+		t2f_dw_bufs__free(&keep);
+	}
+	expect_names("lines-zlib");
+	free(ranges);
+	free(macro);
+	free(lines);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_handed_over),
 		FX_TEST(test_corrupt_left),
+		FX_TEST(test_no_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
