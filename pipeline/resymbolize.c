@@ -324,11 +324,12 @@ static bool t2f_resym_looks_up(const struct t2f_resym *r, const struct t2f_frame
 	       (m->has_id || m->by_path || r->unsafe);
 }
 
-/* Every module registered in the order of the frames' first uses, and the files of those
- * looked up searched ahead on a thread (symbolizer.h): the loop's lookups then find them
- * searched. 0 or -ENOMEM. */
+/* Every module registered in the order of the frames' first uses (whichever pass names them:
+ * the modules' order, and what --stats lists, is the same for every -j), and with `ahead` the
+ * files of those looked up searched ahead on a thread (symbolizer.h): the passes' lookups then
+ * find them searched. 0 or -ENOMEM. */
 static int t2f_resym_ahead(struct t2f_resym *r, const struct t2f_profile *p,
-			   const struct t2f_resym_opts *o, struct t2f_diag *d)
+			   const struct t2f_resym_opts *o, struct t2f_diag *d, bool ahead)
 {
 	uint32_t n = t2f_profile__frame_count(p);
 	t2f_sym_module_id *ids = NULL;
@@ -342,14 +343,14 @@ static int t2f_resym_ahead(struct t2f_resym *r, const struct t2f_profile *p,
 		if (!t2f_resym_wanted(p, f, o))
 			continue;
 		err = t2f_resym_oom(d, p, f, t2f_resym_mod_reg(r, p, f, &m));
-		if (err || m->listed || !t2f_resym_looks_up(r, f, m))
+		if (err || !ahead || m->listed || !t2f_resym_looks_up(r, f, m))
 			continue;
 		m->listed = true;
 		err = t2f_grow((void **)&ids, &cap, n_ids, 1, sizeof(*ids), 16, SIZE_MAX);
 		if (!err)
 			ids[n_ids++] = m->sym;
 	}
-	err = err ?: t2f_symbolizer__search_ahead(r->sym, ids, n_ids);
+	err = err ?: ahead ? t2f_symbolizer__search_ahead(r->sym, ids, n_ids) : 0;
 	free(ids);
 	return err;
 }
@@ -661,8 +662,8 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	r->places = calloc((size_t)n + 1, sizeof(*r->places));
 	r->n_places = n + 1;
 	err = r->places ? t2f_resym_count_lefts(r, p) ?: t2f_resym_setup(r, p, o, d) : -ENOMEM;
-	if (!err && o->threads >= 2)
-		err = t2f_resym_ahead(r, p, o, d);
+	if (!err)
+		err = t2f_resym_ahead(r, p, o, d, o->threads >= 2);
 	/* the kernel's frames first: the kallsyms table (200K symbols, 7 MB for /proc/kallsyms) is
 	 * then let go before the user modules' indexes are built (the process's share may still
 	 * keep it) */
