@@ -594,6 +594,80 @@ static bool dw_linked(Elf *elf)
 	return false;
 }
 
+/* Whether elf has a .debug_info of its own that libdw takes as it is (not compressed). */
+static bool dw_info_plain(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	bool found = false;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			return false;
+		if (strcmp(name, ".zdebug_info") == 0 ||
+		    (strcmp(name, ".debug_info") == 0 &&
+		     (found || sh.sh_type == SHT_NOBITS || (sh.sh_flags & SHF_COMPRESSED))))
+			return false;
+		found = found || strcmp(name, ".debug_info") == 0;
+	}
+	return found;
+}
+
+/* Every unit of dbg a compile unit in a plain language (at least one, at most the limit). */
+static bool dw_units_plain(Dwarf *dbg)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Half version;
+	Dwarf_Die die;
+	uint8_t type;
+	size_t n = 0;
+	int r;
+
+	while ((r = dwarf_get_units(dbg, cu, &cu, &version, &type, &die, NULL)) == 0) {
+		if (type != DW_UT_compile || ++n > T2F_DWARF_PLAIN_UNITS ||
+		    !t2f_dw_plain_lang(dwarf_srclang(&die)))
+			return false;
+	}
+	return r == 1 && n > 0;
+}
+
+bool t2f_dwarf__plain_only(const char *path)
+{
+	jmp_buf here;
+	jmp_buf *volatile outer = dw_oom_at;
+	Dwarf *volatile dbg = NULL;
+	volatile bool plain = false;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	if (dw_elf_open(path, &fd, &elf) != 0)
+		return false;
+	if (elf && !dw_linked(elf) && dw_info_plain(elf)) {
+		if (setjmp(here) == 0) {
+			dw_oom_at = &here;
+			dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+			if (dbg) {
+				dwarf_new_oom_handler(dbg, dw_oom);
+				plain = dw_units_plain(dbg);
+				dwarf_end(dbg);
+			}
+		} else {
+			plain = false; /* out of memory in libdw: its state is left (dw_guarded) */
+		}
+		dw_oom_at = outer;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return plain;
+}
+
 /* libdw on the file (inflating its compressed debug sections), the supplementary file, the
  * units' ranges: 0 (dw->dbg NULL: no DWARF), or -ENOMEM. Warnings into d. */
 static int dw_read(struct t2f_dwarf *dw, const struct t2f_dwarf_opts *o, struct t2f_diag *d)

@@ -141,6 +141,14 @@ int t2f_dwarf__open(const char *path, const struct t2f_dwarf_opts *opts, struct 
  * has DWARF is known after __begin: __none. */
 int t2f_dwarf__open_lazy(const char *path, const struct t2f_dwarf_opts *opts, struct t2f_diag *d,
 			 struct t2f_dwarf **out);
+/* Whether every unit of path's DWARF is known to be in a language that mangles no name (C,
+ * assembler: dwarf_index.c), so that lookups in it never ask opts->symbol_at. Known only where
+ * that is cheap: its own .debug_info, not compressed, no supplementary file, compile units
+ * alone (at most T2F_DWARF_PLAIN_UNITS), each with its language; false otherwise. Reads the
+ * file on the calling thread; thread safe (no state). */
+#define T2F_DWARF_PLAIN_UNITS 65536
+bool t2f_dwarf__plain_only(const char *path);
+
 /* What __open_lazy left for later, done (nothing for a handle __open made, or begun): 0, or
  * -ENOMEM. On the thread that may use the handle. */
 int t2f_dwarf__begin(struct t2f_dwarf *dw);

@@ -132,9 +132,7 @@ static const char *dw_name(struct t2f_dwarf *dw, Dwarf_Die *die, bool *linkage)
 	return n;
 }
 
-/* Whether a unit's language names functions as their symbols are named, DW_AT_name then being
- * the symbol's name: the languages binutils demangles nothing of (its mangle_style 0). */
-static bool dw_plain_lang(int lang)
+bool t2f_dw_plain_lang(int lang)
 {
 	switch (lang) {
 	case DW_LANG_C89:
@@ -473,7 +471,7 @@ int t2f_dw_index_unit(struct t2f_dwarf *dw, struct dw_index *u)
 	}
 	u->state = DW_UNIT_DONE;
 	lang = dwarf_srclang(&u->cu);
-	u->plain = dw_plain_lang(lang);
+	u->plain = t2f_dw_plain_lang(lang);
 	u->flat = dw_flat_lang(lang);
 	err = (dw->no_lines ? 0 : dw_unit_paths(dw, u)) ?: dw_walk_unit(dw, u);
 	if (err == -T2F_ERR_LIMIT)

@@ -64,7 +64,7 @@ struct dw_index {                /* one unit, indexed on first use */
 	Dwarf_Die cu;
 	uint64_t bytes;              /* its length in .debug_info, header included */
 	enum dw_state state;
-	bool plain;                  /* its language mangles no name (dw_plain_lang) */
+	bool plain;                  /* its language mangles no name (t2f_dw_plain_lang) */
 	bool flat;                   /* C or assembler: a function's DIE holds no code of other
 				      * functions but GNU C nested ones' (dw_flat_lang) */
 	bool skipped;                /* the DIEs inside a shallow subprogram of a flat unit were
@@ -168,6 +168,11 @@ struct t2f_dwarf {
 	size_t n_want;
 	struct t2f_diag *notes;      /* warnings of lookups (buffered: any thread) */
 };
+
+/* dwarf_index.c: whether a unit's language names functions as their symbols are named,
+ * DW_AT_name then being the symbol's name: the languages binutils demangles nothing of (its
+ * mangle_style 0). */
+bool t2f_dw_plain_lang(int lang);
 
 /* dwarf_inflate.c: elf's compressed debug sections that lookups read, inflated on up to
  * `threads` threads and handed to libelf as their sections' data, before dwarf_begin_elf (which

@@ -36,6 +36,8 @@ struct sym_file {
 	bool cache_by_path;            /* cache_id is path_key's (no build-id, path_trusted) */
 	uint32_t ahead;                /* its entry in the search ahead (sym_ahead.c) + 1, or 0 */
 	bool touched;                  /* looked up since its table pages were last given back */
+	bool plain_dwarf;              /* every unit of its DWARF in a language that mangles no
+					* name (dwarf.h __plain_only): no symbol index for it */
 };
 
 struct sym_module {
@@ -62,6 +64,8 @@ enum { OWN_DEBUG_DIRS, OWN_SYMBOL_DIRS, OWN_CACHE, OWN_N };
 
 #define T2F_SYM_HELD_MAX 64        /* modules whose table pages are given back together */
 #define T2F_SYM_HELD_BYTES ((size_t)4 << 20) /* or fewer, when their tables are this large */
+#define T2F_SYM_PLAIN_CHECK ((size_t)1 << 20) /* table bytes from which a file's DWARF is
+						 * checked for plain units (symbols_done) */
 #define T2F_SYM_TOUCHED_MAX 64     /* files whose names lookups read, given back together */
 #define T2F_SYM_TOUCH_LOOKUPS 4096 /* or fewer, after this many lookups in the files */
 
