@@ -481,7 +481,12 @@ static int inl_build(struct inl *x)
 	t2f_inl_lookups__free(x->lk);
 	x->lk = NULL;
 	t2f_symbolizer__dwarf_done(x->sym);
-	err = err ?: t2f_profile__presize_nodes(x->q, (size_t)n + 1);
+	/* with addresses kept the new stacks are about as many as the old: their index made for
+	 * them at once; without, a function's frames at different addresses become one and the
+	 * new stacks were 17 to 70% of the old on whole-machine recordings (an index of the old
+	 * size, 8 MB on h11.data, is then twice or more what they need): grown as they come */
+	if (!x->o->drop_addrs)
+		err = err ?: t2f_profile__presize_nodes(x->q, (size_t)n + 1);
 	for (t2f_node_id nd = 1; nd <= n && !err; nd++) {
 		if (nd + INL_AHEAD <= n)
 			inl_ask(x, nd + INL_AHEAD, nd);
@@ -513,9 +518,9 @@ static int inl_alloc(struct inl *x)
 	x->kernel[0] = 0;
 	for (size_t id = 1; id < frames; id++)
 		x->kernel[id] = t2f_profile__frame_at(x->p, (t2f_frame_id)id)->kind == T2F_FRAME_KERNEL;
-	/* with drop_addrs too: the frames of one function become one, but the new stacks were 65
-	 * to 82% of the old on whole-machine recordings, indexes of the same size */
-	return t2f_inl_lookups__new(&x->lk) ?: t2f_profile__new_stacks(x->p, true, &x->q);
+	/* the frames' index as the stacks' (inl_build) */
+	return t2f_inl_lookups__new(&x->lk) ?:
+	       t2f_profile__new_stacks(x->p, !x->o->drop_addrs, &x->q);
 }
 
 /* What building the stacks took, but q and the map of the nodes' call form (the restack's);
