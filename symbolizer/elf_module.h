@@ -166,6 +166,9 @@ bool t2f_elf_module__tables_held(const struct t2f_elf_module *m);
  * and not writable: never a decoded table, nor a file libelf read into memory. Without /proc,
  * nothing. Clears __tables_held. */
 void t2f_elf_modules__release_tables(struct t2f_elf_module *const *mods, size_t n);
+/* Whether m's tables were all found in libelf's read-only mapping when they were last given
+ * back: __release_tables then gives them back without reading /proc/self/maps. */
+bool t2f_elf_module__tables_mapped(const struct t2f_elf_module *m);
 /* The bytes of m's symbol and string tables that may lie in libelf's mapping (what
  * __release_tables gives back of it at most). */
 size_t t2f_elf_module__table_bytes(const struct t2f_elf_module *m);

@@ -219,3 +219,8 @@ bool t2f_elf_module__tables_held(const struct t2f_elf_module *m)
 {
 	return m->tables_held;
 }
+
+bool t2f_elf_module__tables_mapped(const struct t2f_elf_module *m)
+{
+	return m->tables_mapped;
+}

@@ -36,6 +36,7 @@ struct sym_file {
 	bool cache_by_path;            /* cache_id is path_key's (no build-id, path_trusted) */
 	uint32_t ahead;                /* its entry in the search ahead (sym_ahead.c) + 1, or 0 */
 	bool touched;                  /* looked up since its table pages were last given back */
+	uint32_t lookups;              /* lookups in it since then (large tables: note_touched) */
 	bool plain_dwarf;              /* every unit of its DWARF in a language that mangles no
 					* name (dwarf.h __plain_only): no symbol index for it */
 };
@@ -68,6 +69,8 @@ enum { OWN_DEBUG_DIRS, OWN_SYMBOL_DIRS, OWN_CACHE, OWN_N };
 						 * checked for plain units (symbols_done) */
 #define T2F_SYM_TOUCHED_MAX 64     /* files whose names lookups read, given back together */
 #define T2F_SYM_TOUCH_LOOKUPS 4096 /* or fewer, after this many lookups in the files */
+#define T2F_SYM_BIG_TABLES ((size_t)1 << 20) /* a file's tables this large and known mapped: */
+#define T2F_SYM_BIG_LOOKUPS 512    /* given back alone after this many lookups in it */
 
 struct t2f_symbolizer {
 	struct t2f_debug_find_opts find;  /* its strings point into own[] */
