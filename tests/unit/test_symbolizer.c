@@ -52,20 +52,8 @@ struct fx_file {
 
 /* ---- helpers ---- */
 
-/* system() of a formatted shell command, which must succeed. */
-__attribute__((format(printf, 1, 2)))
-static void run_cmd(const char *fmt, ...)
-{
-	char cmd[4 * PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_true(n >= 0 && (size_t)n < sizeof(cmd));
-	assert_int_equal(system(cmd), 0);
-}
+/* A formatted shell command, which must succeed (support/fixture_env.h fx_shell). */
+#define run_cmd(...) assert_int_equal(fx_shell(__VA_ARGS__), 0)
 
 static uint64_t page_down(uint64_t x)
 {

@@ -17,6 +17,11 @@ extern struct t2f_diag *diag;  /* a diag without a sink */
 __attribute__((format(printf, 2, 3)))
 char *pathf(char *buf, const char *fmt, ...);
 
+/* The shell command made from fmt (formatted as pathf does, 4 * PATH_MAX at most), run:
+ * system()'s result. */
+__attribute__((format(printf, 1, 2)))
+int fx_shell(const char *fmt, ...);
+
 /* cmocka per-test setup: makes tmp, $TMPDIR (or /tmp)/t2f-PROGRAM.XXXXXX. 0 or -1. */
 int fx_tmp_setup(void **state);
 
