@@ -481,6 +481,15 @@ static void note_held(struct t2f_symbolizer *s, struct t2f_elf_module *m)
 		release_held(s);
 }
 
+/* No file noted as looked up since its table pages were given back. */
+static void forget_touched(struct t2f_symbolizer *s)
+{
+	for (uint32_t i = 0; i < s->n_touched; i++)
+		s->files[s->touched[i]].touched = false;
+	s->n_touched = 0;
+	s->touch_lookups = 0;
+}
+
 /* The table pages of the files looked up since the last call, given back: lookups read names
  * all over a large file's string table, which would otherwise stay resident until the end of
  * the stage (h11.data: node's 7.5 MB). Each module's mapping is checked once
@@ -493,20 +502,19 @@ static void release_touched(struct t2f_symbolizer *s)
 	for (uint32_t i = 0; i < s->n_touched; i++) {
 		struct sym_file *f = &s->files[s->touched[i]];
 
-		f->touched = false;
 		if (f->files.module)
 			mods[n++] = f->files.module;
 		if (f->binary)
 			mods[n++] = f->binary;
 	}
 	t2f_elf_modules__release_tables(mods, n);
-	s->n_touched = 0;
-	s->touch_lookups = 0;
+	forget_touched(s);
 }
 
 /* m's tables given back alone when they are large and known to lie in libelf's mapping (no
  * /proc/self/maps to read): the names a large file's lookups read lie all over its string
- * table (h11.data: node's 7.5 MB, 6.5 MB of it read in 4,096 lookups). */
+ * table (h11.data: the lookups faulted in 6.5 MB of node's 7.5 MB between two
+ * release_touched). */
 static void release_big(struct t2f_elf_module *m)
 {
 	if (m && t2f_elf_module__tables_mapped(m) &&
@@ -555,15 +563,15 @@ static void forget_answers(struct t2f_symbolizer *s)
 }
 
 /* Whether f's DWARF asks for no symbol's name (its units are all in languages that mangle
- * none): checked for a file whose symbol tables are large, whose index the DWARF lookups would
- * otherwise hold (h11.data: /usr/bin/node, 185K symbols, 111 C units; 7.5 MB of index). */
+ * none): checked once, for a file whose symbol tables are large, whose index the DWARF lookups
+ * would otherwise hold (h11.data: /usr/bin/node, 185K symbols, 111 C units; 7.5 MB of index). */
 static bool sym_plain_dwarf(struct sym_file *f)
 {
 	struct t2f_elf_module *m = f->files.module;
 
-	if (!f->plain_dwarf && t2f_elf_module__table_bytes(m) >= T2F_SYM_PLAIN_CHECK)
-		f->plain_dwarf = t2f_dwarf__plain_only(t2f_elf_module__path(m));
-	return f->plain_dwarf;
+	if (!f->plain_dwarf && t2f_elf_module__table_bytes(m) >= T2F_SYM_BIG_TABLES)
+		f->plain_dwarf = t2f_dwarf__plain_only(t2f_elf_module__path(m)) ? 1 : -1;
+	return f->plain_dwarf > 0;
 }
 
 void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s)
@@ -582,10 +590,7 @@ void t2f_symbolizer__symbols_done(struct t2f_symbolizer *s)
 		if (bin && mods)
 			mods[n++] = bin;
 	}
-	for (uint32_t i = 0; i < s->n_touched; i++)
-		s->files[s->touched[i]].touched = false;
-	s->n_touched = 0;
-	s->touch_lookups = 0;
+	forget_touched(s); /* their pages go with every file's */
 	if (mods) { /* every file's pages: the names the hits read went back in, too */
 		t2f_elf_modules__release_files(mods, n);
 		s->n_held = 0;
@@ -851,7 +856,7 @@ static int sym_dwarf(struct t2f_symbolizer *s, t2f_sym_module_id mod, bool lazy,
 		lazy = lazy && units;
 		/* built here, so that lookups on other threads only read it (no index: no copy);
 		 * only a file with units asks it (the resolve stage's index may be let go) */
-		if (units && !f->plain_dwarf && t2f_elf_module__index(f->files.module) == 0)
+		if (units && f->plain_dwarf <= 0 && t2f_elf_module__index(f->files.module) == 0)
 			o.symbol_at = symbol_at;
 		note_held(s, f->files.module);
 		release_held(s);

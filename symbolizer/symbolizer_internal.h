@@ -37,8 +37,9 @@ struct sym_file {
 	uint32_t ahead;                /* its entry in the search ahead (sym_ahead.c) + 1, or 0 */
 	bool touched;                  /* looked up since its table pages were last given back */
 	uint32_t lookups;              /* lookups in it since then (large tables: note_touched) */
-	bool plain_dwarf;              /* every unit of its DWARF in a language that mangles no
-					* name (dwarf.h __plain_only): no symbol index for it */
+	int8_t plain_dwarf;            /* every unit of its DWARF in a language that mangles no
+					* name (dwarf.h __plain_only: no symbol index for it): 1,
+					* -1 not, 0 not asked */
 };
 
 struct sym_module {
@@ -65,11 +66,10 @@ enum { OWN_DEBUG_DIRS, OWN_SYMBOL_DIRS, OWN_CACHE, OWN_N };
 
 #define T2F_SYM_HELD_MAX 64        /* modules whose table pages are given back together */
 #define T2F_SYM_HELD_BYTES ((size_t)4 << 20) /* or fewer, when their tables are this large */
-#define T2F_SYM_PLAIN_CHECK ((size_t)1 << 20) /* table bytes from which a file's DWARF is
-						 * checked for plain units (symbols_done) */
 #define T2F_SYM_TOUCHED_MAX 64     /* files whose names lookups read, given back together */
 #define T2F_SYM_TOUCH_LOOKUPS 4096 /* or fewer, after this many lookups in the files */
-#define T2F_SYM_BIG_TABLES ((size_t)1 << 20) /* a file's tables this large and known mapped: */
+#define T2F_SYM_BIG_TABLES ((size_t)1 << 20) /* a file's tables this large: its DWARF checked
+						* for plain units (symbols_done); known mapped, */
 #define T2F_SYM_BIG_LOOKUPS 512    /* given back alone after this many lookups in it */
 
 struct t2f_symbolizer {
