@@ -213,6 +213,10 @@ static void t2f_report_perf_data(FILE *f, const struct t2f_profile *p,
 	t2f_report_unwind(f, p, c->dwarf, &s->unwind);
 	fprintf(f, "    records skipped (undecodable, or of no recorded event): %" PRIu64 "\n",
 		c->skipped);
+	if (c->probe_read_ns)
+		fprintf(f, "    data section: %s (a 4 MiB window mapped in %.0f us, read in %.0f us)"
+			"\n", c->mapped ? "mapped in windows" : "read in blocks",
+			(double)c->probe_map_ns / 1e3, (double)c->probe_read_ns / 1e3);
 	if (c->truncated_bytes)
 		fprintf(f, "    truncated: the last record's %" PRIu64 " byte%s cut off\n",
 			c->truncated_bytes, c->truncated_bytes == 1 ? " is" : "s are");

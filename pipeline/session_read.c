@@ -422,7 +422,21 @@ static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
 	to->dwarf += s->dwarf;
 	to->skipped += s->skipped;
 	to->truncated_bytes += s->truncated_bytes;
+	to->probe_map_ns += s->probe_map_ns;
+	to->probe_read_ns += s->probe_read_ns;
+	to->mapped += s->mapped;
 	to->kernel_frames += s->kernel_frames;
+}
+
+/* T2F_PERF_DATA_MAP=1: the file mapped in windows, =0: read in blocks (tests, benchmarks);
+ * otherwise mapped where that was weighed the cheaper (readers/perf_data.h). */
+static enum t2f_perf_data_map t2f_perf_data_map_how(void)
+{
+	const char *how = getenv("T2F_PERF_DATA_MAP");
+
+	if (how && strcmp(how, "0") == 0)
+		return T2F_PERF_DATA_READ;
+	return how ? T2F_PERF_DATA_MAP : T2F_PERF_DATA_MAP_IF_CHEAPER;
 }
 
 static int t2f_perf_data_open(const struct t2f_source *src, struct t2f_input *in,
@@ -516,8 +530,7 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 	int err = t2f_perf_data_open(src, in, s->diag, &pd);
 
 	if (!err) {
-		/* T2F_PERF_DATA_MAP=1: the file mapped in windows, not read in blocks (for tests) */
-		t2f_perf_data__set_map(pd, getenv("T2F_PERF_DATA_MAP") != NULL);
+		t2f_perf_data__set_map(pd, t2f_perf_data_map_how());
 		t2f_perf_data__set_ahead(pd, po.threads > 1); /* -j 1: no thread of its own */
 		here = t2f_recorded_here(src, pd, &end);
 		s->elsewhere |= !here;

@@ -25,7 +25,9 @@
  * the first window until __free, and the window before stays mapped (__mapped)); a file that
  * cannot be mapped, or that shrank since it was opened, is then read in blocks. Reading is the
  * default: on a VM where each page mapped costs microseconds it was the faster by 1.2-2x for
- * --call-graph dwarf recordings and 5-11% for frame-pointer ones (docs/performance.md).
+ * --call-graph dwarf recordings and 5-11% for frame-pointer ones; on a kernel whose page cache
+ * holds large folios, mapping a dwarf recording was 1.5x the faster (docs/performance.md), so
+ * MAP_IF_CHEAPER weighs the two at the first window.
  * open_mem reads the caller's bytes in place. Every pointer handed out (attrs, ids, names,
  * features) is valid until __free(); a record and what it points to (strings, callchain) until
  * the next __next(). A file cut by another process while its window is mapped gives SIGBUS,
@@ -236,6 +238,9 @@ struct t2f_perf_data_stats {
 	uint64_t unknown_id;         /* samples whose id is in no attr (warned, skipped) */
 	uint64_t compressed;         /* PERF_RECORD_COMPRESSED records read */
 	uint64_t truncated_bytes;    /* bytes of a record cut by the data section's end */
+	uint64_t probe_map_ns;       /* MAP_IF_CHEAPER: the first window mapped and prefaulted in, */
+	uint64_t probe_read_ns;      /* and read in (scaled from its first 256 KiB); 0: not weighed */
+	bool mapped;                 /* MAP_IF_CHEAPER chose to map */
 };
 
 struct t2f_perf_data;
@@ -287,9 +292,17 @@ int t2f_perf_data__read_at(const struct t2f_perf_data *p, void *dst, size_t n, u
  * no __next() runs (nothing is touched). A file cut by another process meanwhile gives SIGBUS
  * on access, as a window does. */
 const uint8_t *t2f_perf_data__mapped(const struct t2f_perf_data *p, uint64_t off, size_t n);
-/* Whether the data section is mapped in windows rather than read in blocks (default: no; see
- * Ownership above). Before the first __next(). */
-void t2f_perf_data__set_map(struct t2f_perf_data *p, bool map);
+/* How the data section is read (default: READ; see Ownership above). MAP_IF_CHEAPER maps a
+ * recording of user stack copies when its first window maps in less than half the time its
+ * bytes take to read (readers/perf_data_window.c: where the page cache holds large folios,
+ * mapping costs a tenth of the copy; where each page is mapped alone, more than the copy), and
+ * reads everything else. Before the first __next(). */
+enum t2f_perf_data_map {
+	T2F_PERF_DATA_READ,
+	T2F_PERF_DATA_MAP,
+	T2F_PERF_DATA_MAP_IF_CHEAPER,
+};
+void t2f_perf_data__set_map(struct t2f_perf_data *p, enum t2f_perf_data_map how);
 /* With __set_map: whether a recording of user stack copies may have its next window mapped on a
  * thread of the reader's own, and the window before kept (default: yes; no: one window, no
  * thread). Before the first __next(). */

@@ -137,6 +137,9 @@ struct t2f_perf_data_conv_stats {
 	uint64_t dwarf;          /* samples of --call-graph dwarf events (REGS/STACK_USER) */
 	uint64_t skipped;        /* records the reader could not decode or attribute */
 	uint64_t truncated_bytes;/* bytes of a record cut by the end of the data section */
+	uint64_t probe_map_ns;   /* the reader's weighing of mapping against reading */
+	uint64_t probe_read_ns;  /* (t2f_perf_data_stats); 0: not weighed */
+	uint32_t mapped;         /* inputs whose data section was mapped by that weighing */
 	uint64_t kernel_frames;  /* distinct kernel frames (addresses) */
 };
 

@@ -45,7 +45,8 @@ struct t2f_perf_data {
 				      * or NULL (perf_data_window.c) */
 	uint64_t map_off;
 	size_t map_len;
-	bool want_map;               /* __set_map: windows mapped rather than read */
+	enum t2f_perf_data_map map_how; /* __set_map */
+	bool probed;                 /* T2F_PERF_DATA_MAP_IF_CHEAPER: weighed at the first window */
 	bool no_map;                 /* the file could not be mapped: read with pread */
 	const uint8_t *prev;         /* with ahead_bg: the window before, still mapped: [prev_off,
 				      * prev_off + prev_len) */

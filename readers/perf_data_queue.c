@@ -386,6 +386,9 @@ int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
 							 .last_ns = ps->lost_last_ns });
 	c->st.skipped = ps->skipped + ps->unknown_id;
 	c->st.truncated_bytes = ps->truncated_bytes;
+	c->st.probe_map_ns = ps->probe_map_ns;
+	c->st.probe_read_ns = ps->probe_read_ns;
+	c->st.mapped = ps->mapped;
 	for (uint64_t i = 0; i < ps->unknown_id; i++) { /* samples the reader could not attribute */
 		t2f_profile__count_read(c->p);
 		t2f_profile__count_drop(c->p, T2F_DROP_MALFORMED);

@@ -1,17 +1,18 @@
 /* readers/perf_data_window.c: the data section's bytes for the record decoder (perf_data_internal.h
  * t2f_perf_data__window): in place in open_mem's memory; from a file, read with pread a block at
- * a time into one reused buffer, or with t2f_perf_data__set_map in a window of it mapped
+ * a time into one reused buffer, or as t2f_perf_data__set_map asks in a window of it mapped
  * read-only (read in blocks where it cannot be mapped, or where the tests set a block size).
  *
- * Reading, not mapping, by default. The decoder touches a record's head, its tail and, of a
- * --call-graph dwarf sample, the stack copy's top, so mapping saves copying the rest: on one VM
- * 102 MB of 8 KiB stack copies took 13.3 ms of CPU to copy and 3.8 ms to map 4 MiB windows in
- * turn and touch those bytes. On the benchmark VM every page mapped and touched costs more than
- * its copy: a 179 MB dwarf recording of a shallow program converted in 0.063 s read against
- * 0.121 s mapped (7 shuffled rounds), a deep one 0.148 against 0.176 s, whole-machine
- * frame-pointer recordings 5-11% faster read, and every peak RSS lower (the pages of a mapping
- * count in it; 23 -> 14 MiB for the shallow one). The mapping below stays for callers that ask
- * for it.
+ * Which is the cheaper depends on the host. The decoder touches a record's head, its tail and,
+ * of a --call-graph dwarf sample, the stack copy's top, so mapping saves copying the rest: on
+ * one VM 102 MB of 8 KiB stack copies took 13.3 ms of CPU to copy and 3.8 ms to map 4 MiB
+ * windows in turn and touch those bytes. On another every page mapped cost more than its copy
+ * (a 179 MB dwarf recording of a shallow program: 0.063 s read, 0.121 s mapped), and
+ * frame-pointer recordings were 5-11% faster read, with a lower peak RSS (a mapping's pages
+ * count in it). On a kernel whose page cache holds large folios, mapping and prefaulting 160 MB
+ * took 3.5 ms against 23 ms to read it. So reading is the default, and
+ * T2F_PERF_DATA_MAP_IF_CHEAPER (the session's) weighs the two at the first window of a
+ * recording of stack copies (probe_map): mapped, then its first 256 KiB read again with pread.
  *
  * A mapped window is prefaulted at once (MADV_POPULATE_READ), which also finds a file that
  * shrank since it was opened: where the mapping would give SIGBUS, the rest is read with pread,
@@ -37,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "formats/bg.h"
@@ -48,6 +50,7 @@
 
 #define BLOCK (256u << 10)      /* data section bytes read at once (a record is at most 64 KiB) */
 #define MAP_WINDOW (4u << 20)   /* data section bytes mapped at once */
+#define PROBE_READ (256u << 10) /* bytes read to weigh against a window mapped (probe_map) */
 #define RECORD_MAX (64u << 10)  /* a record's largest size (its header's u16), rounded up */
 
 /* The thread's job: unmap old, then map and prefault [start, start + len) of fd. */
@@ -205,6 +208,52 @@ static int take_ahead(struct t2f_perf_data *d, uint64_t off, size_t n, const uin
 	return 1;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* T2F_PERF_DATA_MAP_IF_CHEAPER, at the first window [start, start + len): whether to map. A
+ * recording of user stack copies longer than two windows only. The window is mapped and
+ * prefaulted, then its first PROBE_READ bytes read with pread; mapped when mapping took less than
+ * half of what reading the window would take at that rate. A cold page cache makes the mapping
+ * pay the disk, and the reading is kept. 1 with the window set, else 0. */
+static int probe_map(struct t2f_perf_data *d, uint64_t start, size_t len)
+{
+	size_t probe = len < PROBE_READ ? len : PROBE_READ;
+	uint64_t t0, t1, t2;
+	const uint8_t *p;
+	uint8_t *buf;
+
+	d->probed = true;
+	if (!copies_stacks(d) || d->end - start < 2 * (uint64_t)MAP_WINDOW || !(buf = malloc(probe)))
+		return 0;
+	memset(buf, 0, probe); /* its pages faulted in before the clock starts */
+	t0 = now_ns();
+	p = map_prefaulted(d->fd, start, len);
+	t1 = now_ns();
+	if (p && t2f_perf_data__read_at(d, buf, probe, start)) {
+		munmap((void *)p, len);
+		p = NULL;
+	}
+	t2 = now_ns();
+	free(buf);
+	if (!p)
+		return 0;
+	d->stats.probe_map_ns = t1 - t0;
+	d->stats.probe_read_ns = (t2 - t1) * (len / probe);
+	if (2 * d->stats.probe_map_ns >= d->stats.probe_read_ns) {
+		munmap((void *)p, len);
+		return 0;
+	}
+	d->stats.mapped = true;
+	window_set(d, p, start, len, NULL, 0);
+	return 1;
+}
+
 /* The window from off's page on, of MAP_WINDOW bytes or to the end of the data section, and at
  * least to off + n. 1 with *out, 0 when the file is not to be mapped (then read), or an error. */
 static int map_window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out)
@@ -218,6 +267,14 @@ static int map_window(struct t2f_perf_data *d, uint64_t off, size_t n, const uin
 	windows_drop(d);
 	if (len < off - start + n)
 		len = off - start + n;
+	if (d->map_how == T2F_PERF_DATA_MAP_IF_CHEAPER && !d->probed) {
+		if (!probe_map(d, start, (size_t)len)) {
+			d->no_map = true;
+			return 0;
+		}
+		*out = d->map + (off - start);
+		return 1;
+	}
 	if (!(p = map_prefaulted(d->fd, start, (size_t)len))) {
 		d->no_map = true;
 		return 0;
@@ -280,14 +337,15 @@ int t2f_perf_data__window(struct t2f_perf_data *d, uint64_t off, size_t n, const
 		*out = d->map + (off - d->map_off);
 		return 0;
 	}
-	if (d->want_map && !d->no_map && !d->blk_size && (r = map_window(d, off, n, out)) != 0)
+	if (d->map_how != T2F_PERF_DATA_READ && !d->no_map && !d->blk_size &&
+	    (r = map_window(d, off, n, out)) != 0)
 		return r < 0 ? r : 0;
 	return read_window(d, off, n, out);
 }
 
-void t2f_perf_data__set_map(struct t2f_perf_data *d, bool map)
+void t2f_perf_data__set_map(struct t2f_perf_data *d, enum t2f_perf_data_map how)
 {
-	d->want_map = map;
+	d->map_how = how;
 }
 
 void t2f_perf_data__set_ahead(struct t2f_perf_data *d, bool ahead)

@@ -63,7 +63,7 @@ static void read_file(const char *path, size_t block, struct reading *file)
 	file->status = t2f_perf_data__open(path, s.d, &p);
 	if (!file->status) {
 		t2f_perf_data__set_block(p, block);
-		t2f_perf_data__set_map(p, !block);
+		t2f_perf_data__set_map(p, block ? T2F_PERF_DATA_READ : T2F_PERF_DATA_MAP);
 		read_rest(p, &s, file);
 	} else {
 		snprintf(file->text, sizeof(file->text), "%s", t2f_diag__last_error(s.d));
@@ -474,7 +474,7 @@ static void test_shrunk_after_open(void **state)
 		sink_init(&s);
 		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
 		t2f_perf_data__set_block(p, blocks[b]);
-		t2f_perf_data__set_map(p, !blocks[b]);
+		t2f_perf_data__set_map(p, blocks[b] ? T2F_PERF_DATA_READ : T2F_PERF_DATA_MAP);
 		assert_int_equal(ftruncate(fd, 4096), 0);
 		while ((ret = t2f_perf_data__next(p, &r)) > 0)
 			n++;
@@ -658,18 +658,29 @@ static void test_stack_windows(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, whole, head.n + len), (ssize_t)(head.n + len));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	for (int blocks = 0; blocks < 3; blocks++) { /* 2: mapped, no thread (one window) */
+	/* 2: mapped, no thread (one window); 3: mapped where weighed the cheaper */
+	for (int blocks = 0; blocks < 4; blocks++) {
+		const struct t2f_perf_data_stats *st;
+
 		sink_init(&s);
 		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
 		if (blocks == 1)
 			t2f_perf_data__set_block(p, 4096);
-		t2f_perf_data__set_map(p, true);
+		t2f_perf_data__set_map(p, blocks == 3 ? T2F_PERF_DATA_MAP_IF_CHEAPER
+						      : T2F_PERF_DATA_MAP);
 		t2f_perf_data__set_ahead(p, blocks != 2);
-		assert_int_equal(sw_read(p, blocks == 2 ? -1 : !blocks, &count, &got, &ahead, &far),
+		assert_int_equal(sw_read(p, blocks >= 2 ? -1 : !blocks, &count, &got, &ahead, &far),
 				 0);
 		assert_int_equal(count, SW_N);
 		assert_true(got == want);
-		assert_int_equal(ahead, !blocks);
+		st = t2f_perf_data__stats(p);
+		if (blocks == 3) { /* weighed at the first window; the thread only if mapped */
+			assert_true(st->probe_map_ns > 0 && st->probe_read_ns > 0);
+			assert_int_equal(ahead, st->mapped);
+		} else {
+			assert_int_equal(ahead, !blocks);
+			assert_true(st->probe_read_ns == 0 && !st->mapped);
+		}
 		if (!blocks && (far == 0 || far >= SW_N - SW_FAR))
 			fail_msg("%zu of %d copies %d records back mapped", far, SW_N - SW_FAR,
 				 SW_FAR);
@@ -686,7 +697,7 @@ static void test_stack_windows(void **state)
 		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
 		if (blocks) /* the size the reader falls back to */
 			t2f_perf_data__set_block(p, 256u << 10);
-		t2f_perf_data__set_map(p, !blocks);
+		t2f_perf_data__set_map(p, blocks ? T2F_PERF_DATA_READ : T2F_PERF_DATA_MAP);
 		assert_int_equal(ftruncate(fd, (off_t)head.n + (10 << 20)), 0);
 		assert_int_equal(sw_read(p, -1, blocks ? &count_blocks : &count,
 					 blocks ? &got_blocks : &got, &ahead, &far), -T2F_ERR_FORMAT);
