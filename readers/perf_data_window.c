@@ -67,7 +67,6 @@ struct t2f_pd_ahead {
 	size_t cur_len;
 	uint64_t from;          /* the record being read */
 	bool swap;
-	uint8_t sum;            /* of the bytes touched (kept, so that the loads are made) */
 };
 
 /* The record at pos, whole in the window being read or in the next one; NULL when it is in
@@ -75,18 +74,21 @@ struct t2f_pd_ahead {
 static const uint8_t *walk_record(const struct t2f_pd_ahead *a, uint64_t pos, uint16_t *size)
 {
 	uint64_t end = a->start + a->len;
+	bool in_next = false;
 	const uint8_t *p;
 	uint16_t v;
 
-	if (pos >= a->cur_off && pos - a->cur_off + RECORD_MAX <= a->cur_len)
-		p = a->cur + (pos - a->cur_off);
-	else if (pos >= a->start && pos + 8 <= end)
+	if (pos >= a->cur_off && pos - a->cur_off + RECORD_MAX <= a->cur_len) {
+		p = a->cur + (pos - a->cur_off); /* the whole record lies in it */
+	} else if (pos >= a->start && pos + 8 <= end) {
 		p = a->map + (pos - a->start);
-	else
+		in_next = true;
+	} else {
 		return NULL;
+	}
 	memcpy(&v, p + 6, 2);
 	*size = a->swap ? __builtin_bswap16(v) : v;
-	if (*size < 8 || (p == a->map + (pos - a->start) && *size > end - pos))
+	if (*size < 8 || (in_next && *size > end - pos))
 		return NULL;
 	return p;
 }
@@ -97,20 +99,18 @@ static const uint8_t *walk_record(const struct t2f_pd_ahead *a, uint64_t pos, ui
  * decoder asks: on a VM where mapping costs little, its loads of lines fresh from memory were
  * a quarter of its time. A record it cannot size (an AUXTRACE payload follows its record) ends
  * the walk; nothing is written. */
-static void walk_ahead(struct t2f_pd_ahead *a)
+static void walk_ahead(const struct t2f_pd_ahead *a)
 {
 	uint64_t pos = a->from;
 	const uint8_t *p;
 	uint16_t size;
-	uint8_t sum = 0;
 
 	while ((p = walk_record(a, pos, &size))) {
 		for (size_t i = 0; i < WALK_HEAD && i < size; i += 64)
-			sum ^= *(const volatile uint8_t *)(p + i);
-		sum ^= *(const volatile uint8_t *)(p + size - 1);
+			(void)*(const volatile uint8_t *)(p + i); /* volatile: the load is made */
+		(void)*(const volatile uint8_t *)(p + size - 1);
 		pos += size;
 	}
-	a->sum = sum;
 }
 
 static uint64_t page_size(void)
