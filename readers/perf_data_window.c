@@ -273,42 +273,39 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* T2F_PERF_DATA_MAP_IF_CHEAPER, at the first window [start, start + len): whether to map. A
- * recording of user stack copies longer than two windows only. The window is mapped and
- * prefaulted, then its first PROBE_READ bytes read with pread; mapped when mapping took less than
- * half of what reading the window would take at that rate. A cold page cache makes the mapping
- * pay the disk, and the reading is kept. 1 with the window set, else 0. */
-static int probe_map(struct t2f_perf_data *d, uint64_t start, size_t len)
+/* T2F_PERF_DATA_MAP_IF_CHEAPER, at the first window [start, start + len): the window mapped, or
+ * NULL to read. A recording of user stack copies longer than two windows only. The window is
+ * mapped and prefaulted, then its first PROBE_READ bytes read with pread; kept when mapping took
+ * less than half of what reading the window would take at that rate. A cold page cache makes the
+ * mapping pay the disk, and the reading is kept. */
+static const uint8_t *probe_map(struct t2f_perf_data *d, uint64_t start, size_t len)
 {
 	size_t probe = len < PROBE_READ ? len : PROBE_READ;
 	uint64_t t0, t1, t2;
 	const uint8_t *p;
 	uint8_t *buf;
+	bool read;
 
 	d->probed = true;
 	if (!copies_stacks(d) || d->end - start < 2 * (uint64_t)MAP_WINDOW || !(buf = malloc(probe)))
-		return 0;
+		return NULL;
 	memset(buf, 0, probe); /* its pages faulted in before the clock starts */
 	t0 = now_ns();
 	p = map_prefaulted(d->fd, start, len);
 	t1 = now_ns();
-	if (p && t2f_perf_data__read_at(d, buf, probe, start)) {
+	read = p && !t2f_perf_data__read_at(d, buf, probe, start);
+	t2 = now_ns();
+	free(buf);
+	if (read) {
+		d->stats.probe_map_ns = t1 - t0;
+		d->stats.probe_read_ns = (t2 - t1) * (len / probe);
+		d->stats.mapped = 2 * d->stats.probe_map_ns < d->stats.probe_read_ns;
+	}
+	if (p && !d->stats.mapped) {
 		munmap((void *)p, len);
 		p = NULL;
 	}
-	t2 = now_ns();
-	free(buf);
-	if (!p)
-		return 0;
-	d->stats.probe_map_ns = t1 - t0;
-	d->stats.probe_read_ns = (t2 - t1) * (len / probe);
-	if (2 * d->stats.probe_map_ns >= d->stats.probe_read_ns) {
-		munmap((void *)p, len);
-		return 0;
-	}
-	d->stats.mapped = true;
-	window_set(d, p, start, len, NULL, 0);
-	return 1;
+	return p;
 }
 
 /* The window from off's page on, of MAP_WINDOW bytes or to the end of the data section, and at
@@ -324,15 +321,9 @@ static int map_window(struct t2f_perf_data *d, uint64_t off, size_t n, const uin
 	windows_drop(d);
 	if (len < off - start + n)
 		len = off - start + n;
-	if (d->map_how == T2F_PERF_DATA_MAP_IF_CHEAPER && !d->probed) {
-		if (!probe_map(d, start, (size_t)len)) {
-			d->no_map = true;
-			return 0;
-		}
-		*out = d->map + (off - start);
-		return 1;
-	}
-	if (!(p = map_prefaulted(d->fd, start, (size_t)len))) {
+	p = d->map_how == T2F_PERF_DATA_MAP_IF_CHEAPER && !d->probed ?
+		    probe_map(d, start, (size_t)len) : map_prefaulted(d->fd, start, (size_t)len);
+	if (!p) {
 		d->no_map = true;
 		return 0;
 	}
