@@ -263,6 +263,9 @@ static inline bool t2f_elf_in_image(uint64_t off, uint64_t len, uint64_t size)
 	return off <= size && len <= size - off;
 }
 /* The section's name, or NULL (warned) when the header or its name is unreadable. */
+/* Whether section sh, named name (NULL: unreadable), is a .debug_info or .zdebug_info with
+ * contents (elf_module.h __has_debug_info). */
+bool t2f_elf_section__is_debug_info(const GElf_Shdr *sh, const char *name);
 const char *t2f_elf_section__name(struct t2f_elf_module *m, const struct t2f_elf_image *im,
 				  const GElf_Shdr *sh);
 /* The section's data as `type` (ELF_T_SYM: memory-format records; ELF_T_BYTE: raw bytes),

@@ -241,10 +241,15 @@ bool t2f_elf_module__stripped(struct t2f_elf_module *m)
 	return true;
 }
 
+bool t2f_elf_section__is_debug_info(const GElf_Shdr *sh, const char *name)
+{
+	return sh->sh_type != SHT_NOBITS && sh->sh_size != 0 && name &&
+	       (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0);
+}
+
 bool t2f_elf_module__has_debug_info(struct t2f_elf_module *m)
 {
 	Elf_Scn *scn = NULL;
-	const char *name;
 	size_t shstrndx;
 	GElf_Shdr sh;
 
@@ -259,10 +264,9 @@ bool t2f_elf_module__has_debug_info(struct t2f_elf_module *m)
 			m->debug_info = 1;
 			break;
 		}
-		if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0 ||
-		    !(name = elf_strptr(m->elf, shstrndx, sh.sh_name)))
-			continue;
-		if (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0) {
+		if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
+			continue;  /* no name read */
+		if (t2f_elf_section__is_debug_info(&sh, elf_strptr(m->elf, shstrndx, sh.sh_name))) {
 			m->debug_info = 1;
 			break;
 		}

@@ -187,8 +187,14 @@ static int load_image(struct t2f_elf_module *m, const struct t2f_elf_image *im)
 	Elf_Scn *scn = NULL;
 	const char *name;
 	GElf_Shdr sh;
+	size_t shstrndx;
+	/* __has_debug_info's answer, from the names read here: a second walk would fault the
+	 * headers in again after their pages went back (h11.data: 8 MB at once) */
+	int8_t debug_info = -1;
 	int err = 0;
 
+	if (outer && elf_getshdrstrndx(im->elf, &shstrndx) != 0)
+		debug_info = 0; /* not known */
 	while ((scn = elf_nextscn(im->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh)) {
 			if (outer)
@@ -197,11 +203,13 @@ static int load_image(struct t2f_elf_module *m, const struct t2f_elf_image *im)
 			return t2f_elf__skip(T2F_ELF_WARN(m, ".gnu_debugdata: bad section header"),
 					     -T2F_ERR_ELF);
 		}
+		name = outer && sh.sh_type != SHT_NOBITS ? t2f_elf_section__name(m, im, &sh) : NULL;
+		if (t2f_elf_section__is_debug_info(&sh, name))
+			debug_info = 1;
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM ||
 		    sh.sh_type == SHT_SUNW_LDYNSYM) {
 			err = add_table(m, im, scn, &sh);
-		} else if (outer && sh.sh_type == SHT_PROGBITS &&
-			   (name = t2f_elf_section__name(m, im, &sh))) {
+		} else if (outer && sh.sh_type == SHT_PROGBITS && name) {
 			if (strcmp(name, ".gnu_debugdata") == 0 && !m->mini_buf)
 				err = load_debugdata(m, im, scn, &sh);
 			else if (strcmp(name, ".opd") == 0)
@@ -212,6 +220,8 @@ static int load_image(struct t2f_elf_module *m, const struct t2f_elf_image *im)
 		if (m->over_budget)
 			return -T2F_ERR_LIMIT;
 	}
+	if (outer && !m->debug_info)
+		m->debug_info = debug_info;
 	return 0;
 }
 
