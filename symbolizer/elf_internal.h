@@ -387,6 +387,20 @@ void t2f_elf_pflat__free(struct t2f_elf_pflat *f);
  * module the stubs come from (m->plt_from, else m). */
 const char *t2f_elf_pinfo__name(const struct t2f_elf_module *m, uint32_t i);
 const char *t2f_elf_pinfo__table(const struct t2f_elf_module *m, uint32_t i);
+/* elf_perf_rank.c: what perf's choice among symbols at one start compares of their names, as
+ * perf demangles them (saturated). */
+struct t2f_elf_name_rank {
+	uint32_t len;               /* its length */
+	uint32_t under : 31;        /* its leading '_' */
+	uint32_t sys : 1;           /* it begins "SyS" or "compat_SyS" */
+};
+/* Whether a name ranked a wins over one ranked b (a earlier in perf's tree). */
+bool t2f_elf_name_rank__first(const struct t2f_elf_name_rank *a,
+			      const struct t2f_elf_name_rank *b);
+/* The ranks of the names of m->pflat's entries at a shared start, by payload (*out: n of them,
+ * malloc'd; the others undefined), read a window of each string table at a time, its pages
+ * given back after each window when the table is larger than one. 0 or -ENOMEM. */
+int t2f_elf_perf_rank_names(struct t2f_elf_module *m, size_t n, struct t2f_elf_name_rank **out);
 /* elf_perf_rules.c: m->ptree holds the n kept symbols (inserted in table order, m->pinfo[0..n)
  * naming them): perf's end fix-up and choice among symbols at one start, as m->pflat made them
  * (t2f_elf_pflat__tree), then the PLT stubs. 0 or -ENOMEM. */

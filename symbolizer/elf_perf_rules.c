@@ -19,7 +19,6 @@
  * those sections are left unnamed: a miss, not a guess.
  */
 #include "symbolizer/elf_internal.h"
-#include "symbolizer/demangle.h"
 
 #include <stdlib.h>
 
@@ -62,18 +61,6 @@ bool t2f_elf_perf_kept(const struct t2f_elf_rawsym *s, const uint8_t *label_ok, 
 	return type == STT_NOTYPE && s->shndx < n && label_ok[s->shndx];
 }
 
-/* The names choose_best_symbol compares: perf demangles as it loads (without parameters). */
-static bool names_first(const char *a, const char *b)
-{
-	size_t ua = strspn(a, "_"), ub = strspn(b, "_"), la = strlen(a), lb = strlen(b);
-
-	if (ua != ub)
-		return ua < ub;
-	if (la != lb)
-		return la > lb;
-	return strncmp(a, "SyS", 3) != 0 && strncmp(a, "compat_SyS", 10) != 0;
-}
-
 /* The module whose PLT names perf's tree holds: the binary beside a debug file, else m. */
 static const struct t2f_elf_module *plt_src(const struct t2f_elf_module *m)
 {
@@ -96,16 +83,19 @@ const char *t2f_elf_pinfo__table(const struct t2f_elf_module *m, uint32_t i)
 	return p->table == T2F_ELF_PINFO_PLT ? plt_src(m)->plt.section : m->tables[p->table].name;
 }
 
+/* What first_wins reads: the module, and the ranks of its names at shared starts. */
+struct rules {
+	const struct t2f_elf_module *m;
+	const struct t2f_elf_name_rank *ranks;
+};
+
 /* perf's choose_best_symbol: whether a (earlier in the tree) wins over b. Chromium's free,
  * cfree, __libc_free, _ZdlPv ... at one address: "operator delete[]", the longest. */
 static bool first_wins(void *ctx, uint32_t a, uint64_t a_size, uint32_t b, uint64_t b_size)
 {
-	const struct t2f_elf_module *m = ctx;
-	const struct t2f_elf_pinfo *p = m->pinfo;
+	const struct rules *r = ctx;
+	const struct t2f_elf_pinfo *p = r->m->pinfo;
 	unsigned ba = GELF_ST_BIND(p[a].info), bb = GELF_ST_BIND(p[b].info);
-	const char *na = t2f_elf_pinfo__name(m, a), *nb = t2f_elf_pinfo__name(m, b);
-	char *da, *db;
-	bool first;
 
 	if ((a_size == 0) != (b_size == 0))
 		return a_size != 0;
@@ -113,12 +103,7 @@ static bool first_wins(void *ctx, uint32_t a, uint64_t a_size, uint32_t b, uint6
 		return bb == STB_WEAK;
 	if ((ba == STB_GLOBAL) != (bb == STB_GLOBAL))
 		return ba == STB_GLOBAL;
-	da = t2f_demangle(na, T2F_DEMANGLE_NO_PARAMS);
-	db = t2f_demangle(nb, T2F_DEMANGLE_NO_PARAMS);
-	first = names_first(da ? da : na, db ? db : nb);
-	free(da);
-	free(db);
-	return first;
+	return t2f_elf_name_rank__first(&r->ranks[a], &r->ranks[b]);
 }
 
 /* The PLT stubs of m->plt_from (else m) after the n symbols: into perf's tree, else its array. */
@@ -161,12 +146,17 @@ int t2f_elf_perf_tree_finish(struct t2f_elf_module *m, size_t n)
 
 int t2f_elf_perf_flat_finish(struct t2f_elf_module *m, size_t n)
 {
+	struct t2f_elf_name_rank *ranks = NULL;
+	struct rules r = { m, NULL };
 	int err = t2f_elf_pflat__order(&m->pflat);
 
 	if (err)
 		return err;
 	t2f_elf_pflat__fixup_end(&m->pflat);
-	err = t2f_elf_pflat__fixup_duplicate(&m->pflat, first_wins, m);
+	err = t2f_elf_perf_rank_names(m, n, &ranks);
+	r.ranks = ranks;
+	err = err ?: t2f_elf_pflat__fixup_duplicate(&m->pflat, first_wins, &r);
+	free(ranks);
 	err = err ? err : n ? add_plt(m, n, false) : 0;
 	return err ? err : t2f_elf_pflat__finish(&m->pflat);
 }

@@ -822,6 +822,13 @@ part_bombs() {
 		bomb/symtab-1m-b:1:1m bomb/symtab-1m-c:1:1m bomb/debugdata-2x1m:2:1m:xz
 }
 
+# aliases: 12,000 functions of two names each and a .strtab of about 4 MB (tests/elf/make-aliases
+# writes, links and lists them: FILE.want has the name perf keeps at each address).
+part_aliases() {
+	mkdir -p aliases
+	"$PYTHON3" "$(dirname "$SELF")/make-aliases" aliases/libaliases.so
+}
+
 if [ "${1:-}" = --part ]; then
 	OUT=$3
 	cd "$OUT"
@@ -901,6 +908,7 @@ fi
 	bg run_part broken-debugdata "$PYTHON3" xz wc $BASE
 	bg run_part hostile "$PYTHON3" $BASE
 	bg run_part bombs "$PYTHON3" $BASE
+	bg run_part aliases "$PYTHON3" gcc $BASE
 	bg run_part plt gcc objdump "$PYTHON3" $BASE
 	bg run_part plt-ibt gcc objdump $BASE
 	bg run_part plt-lld clang ld.lld objdump $BASE

@@ -191,12 +191,52 @@ static void test_plt_without_binary(void **state)
 	sink_close(&s);
 }
 
+/* aliases/libaliases.so (tests/elf/make-aliases): 12,000 functions of two names each, a
+ * .strtab of about 4 MB (several of the windows its names are ranked in, elf_perf_rank.c, the
+ * pages given back between them): at each, the name perf keeps (the sidecar FILE.want). */
+static void test_aliases(void **state)
+{
+	const char *rel = "aliases/libaliases.so";
+	char path[4096], line[1024];
+	struct t2f_elf_module *m;
+	struct sink s;
+	size_t rows = 0;
+	FILE *f;
+
+	(void)state;
+	need(rel, "aliases");
+	snprintf(path, sizeof(path), "%s.want", fx_path(rel));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	sink_open(&s);
+	m = open_ok(rel, &s);
+	t2f_elf_module__use_perf_rules(m);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char name[1024];
+		struct t2f_elf_sym out;
+
+		assert_int_equal(sscanf(line, "%llx %1023s", &addr, name), 2);
+		assert_int_equal(t2f_elf_module__lookup(m, addr + 15, &out), 1);
+		if (strcmp(out.name, name) != 0 || out.value != addr)
+			fail_msg("%s: 0x%llx: want %s, got %s at 0x%llx", rel, addr, name, out.name,
+				 (unsigned long long)out.value);
+		rows++;
+	}
+	fclose(f);
+	assert_int_equal(rows, 12000);
+	assert_int_equal(t2f_diag__warnings(s.d), 0);
+	t2f_elf_module__free(m);
+	sink_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_zoo),
 		cmocka_unit_test(test_plt),
 		cmocka_unit_test(test_plt_without_binary),
+		cmocka_unit_test(test_aliases),
 	};
 
 	if (elf_fixtures_init("test_elf_perf_rules"))
