@@ -9,20 +9,25 @@
 #include "formats/mem.h"
 #include "writers/name_keys.h"
 
-struct np_path {
+struct np_path {               /* 16 bytes: its name is its frame's */
 	uint32_t parent;
-	t2f_node_id node;       /* its first node */
-	const char *name;
-	size_t len;
+	t2f_frame_id frame;     /* the frame of its first node */
 	uint64_t text_len;
 };
 
 struct t2f_name_paths {
+	const struct t2f_frame_names *names;
 	uint32_t *of;           /* per node (0: the root) */
 	struct np_path *paths;  /* [0]: the root */
 	uint32_t n;
 	struct t2f_hashmap *ix;
 };
+
+/* Path v's name (not the root's). */
+static const char *np_name(const struct t2f_name_paths *np, uint32_t v, size_t *len)
+{
+	return t2f_frame_names__get(np->names, np->paths[v].frame, len);
+}
 
 struct np_probe {
 	const struct t2f_name_paths *np;
@@ -34,26 +39,30 @@ struct np_probe {
 static bool np_eq(const void *ctx, uint32_t v)
 {
 	const struct np_probe *q = ctx;
-	const struct np_path *p = &q->np->paths[v];
+	size_t len;
+	const char *name;
 
-	return p->parent == q->parent && p->len == q->len && memcmp(p->name, q->name, q->len) == 0;
+	if (q->np->paths[v].parent != q->parent)
+		return false;
+	name = np_name(q->np, v, &len);
+	return len == q->len && memcmp(name, q->name, len) == 0;
 }
 
 /* The path of node n, whose parent's path is known: found, or added. fh: its frame name's hash
  * (per frame, worked out once). 0 or -ENOMEM. */
-static int np_add(struct t2f_name_paths *np, const struct t2f_profile *p,
-		  const struct t2f_frame_names *names, const uint64_t *fh, t2f_node_id n)
+static int np_add(struct t2f_name_paths *np, const struct t2f_profile *p, const uint64_t *fh,
+		  t2f_node_id n)
 {
 	t2f_frame_id frame = t2f_profile__node_frame(p, n);
 	struct np_probe q = { np, np->of[t2f_profile__node_parent(p, n)], NULL, 0 };
 	uint64_t h = fh[frame] ^ t2f_hash_u64(q.parent);
 	uint32_t v;
 
-	q.name = t2f_frame_names__get(names, frame, &q.len);
+	q.name = t2f_frame_names__get(np->names, frame, &q.len);
 	v = t2f_hashmap__find(np->ix, h, np_eq, &q);
 	if (!v) {
 		v = np->n;
-		np->paths[v] = (struct np_path){ q.parent, n, q.name, q.len,
+		np->paths[v] = (struct np_path){ q.parent, frame,
 						 np->paths[q.parent].text_len + 1 + q.len };
 		if (t2f_hashmap__insert(np->ix, h, v))
 			return -ENOMEM;
@@ -110,9 +119,10 @@ int t2f_name_paths__new(const struct t2f_profile *p, const struct t2f_frame_name
 		t2f_name_paths__free(np);
 		return -ENOMEM;
 	}
+	np->names = names;
 	np->n = 1;
 	for (t2f_node_id n = 1; n <= nodes && !err; n++) /* a parent's id is below its child's */
-		err = np_add(np, p, names, fh, n);
+		err = np_add(np, p, fh, n);
 	free(fh);
 	t2f_hashmap__free(np->ix); /* only building looks paths up */
 	np->ix = NULL;
@@ -144,11 +154,6 @@ uint32_t t2f_name_paths__of(const struct t2f_name_paths *np, t2f_node_id node)
 	return np->of[node];
 }
 
-t2f_node_id t2f_name_paths__node(const struct t2f_name_paths *np, uint32_t path)
-{
-	return np->paths[path].node;
-}
-
 uint64_t t2f_name_paths__text_len(const struct t2f_name_paths *np, uint32_t path)
 {
 	return np->paths[path].text_len;
@@ -159,10 +164,11 @@ void t2f_name_paths__put(const struct t2f_name_paths *np, uint32_t path, char *d
 	char *at = dst + np->paths[path].text_len;
 
 	for (uint32_t v = path; v; v = np->paths[v].parent) {
-		const struct np_path *p = &np->paths[v];
+		size_t len;
+		const char *name = np_name(np, v, &len);
 
-		at -= p->len;
-		memcpy(at, p->name, p->len);
+		at -= len;
+		memcpy(at, name, len);
 		*--at = ';';
 	}
 }
@@ -197,10 +203,10 @@ static int np_sort_group(const struct t2f_name_paths *np, uint32_t *keys, uint32
 			return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		const struct np_path *p = &np->paths[keys[i] >> 1];
+		size_t len;
+		const char *name = np_name(np, keys[i] >> 1, &len);
 
-		(*scratch)[i] = (struct t2f_name_key){ p->name, (uint32_t)p->len, keys[i],
-						       keys[i] & 1 };
+		(*scratch)[i] = (struct t2f_name_key){ name, (uint32_t)len, keys[i], keys[i] & 1 };
 	}
 	if (t2f_name_keys__sort(*scratch, n))
 		return -ENOMEM;

@@ -6,8 +6,8 @@
  * order of their first node (0: the root); a path's parent is the path of its nodes' parents.
  *
  * Ownership: borrows the profile and the names (they must outlive it). Memory: 4 bytes per
- * node, about 48 per path (and, while they are built, 8 per frame and an index of up to 16 per
- * node; while they are ordered, about 56 per path). Not thread safe.
+ * node, 16 per path (and, while they are built, 8 per frame and an index of up to 16 per node;
+ * while they are ordered, about 56 per path). Not thread safe.
  */
 #ifndef T2F_NAME_PATHS_H
 #define T2F_NAME_PATHS_H
@@ -26,8 +26,7 @@ void t2f_name_paths__free(struct t2f_name_paths *np); /* NULL is fine */
 
 uint32_t t2f_name_paths__count(const struct t2f_name_paths *np);
 uint32_t t2f_name_paths__of(const struct t2f_name_paths *np, t2f_node_id node);
-/* A node of path (its first); the bytes of ";NAME" for each level of the path. */
-t2f_node_id t2f_name_paths__node(const struct t2f_name_paths *np, uint32_t path);
+/* The bytes of ";NAME" for each level of the path. */
 uint64_t t2f_name_paths__text_len(const struct t2f_name_paths *np, uint32_t path);
 /* Writes path's text (";NAME" for each level, root first: text_len bytes) into dst, from its
  * last byte back, walking the path's parents (the names must still be there). */
