@@ -264,9 +264,8 @@ bool t2f_elf_module__has_debug_info(struct t2f_elf_module *m)
 			m->debug_info = 1;
 			break;
 		}
-		if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
-			continue;  /* no name read */
-		if (t2f_elf_section__is_debug_info(&sh, elf_strptr(m->elf, shstrndx, sh.sh_name))) {
+		if (t2f_elf_section__is_debug_info(&sh, sh.sh_type == SHT_NOBITS ? NULL :
+						   elf_strptr(m->elf, shstrndx, sh.sh_name))) {
 			m->debug_info = 1;
 			break;
 		}

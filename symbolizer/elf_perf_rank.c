@@ -108,16 +108,15 @@ int t2f_elf_perf_rank_names(struct t2f_elf_module *m, size_t n, struct t2f_elf_n
 {
 	size_t first[T2F_ELF_MAX_TABLES], nw, *at;
 	uint32_t *syms = NULL;
-	bool big = false;
+	bool big;
 	int err;
 
 	*out = NULL;
 	windows(m, first, &nw);
+	big = nw > m->n_tables; /* a table of more than one window */
 	at = malloc((nw + 1) * sizeof(*at));
 	*out = malloc((n ? n : 1) * sizeof(**out));
 	err = at && *out ? group(m, first, nw, at, &syms) : -ENOMEM;
-	for (unsigned ti = 0; ti < m->n_tables; ti++)
-		big = big || m->tables[ti].str_size >> RANK_WINDOW_SHIFT;
 	for (size_t w = 0; !err && w < nw; w++) {
 		for (size_t j = at[w]; j < at[w + 1]; j++)
 			(*out)[syms[j]] = rank_of(t2f_elf_pinfo__name(m, syms[j]));

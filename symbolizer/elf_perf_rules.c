@@ -147,15 +147,13 @@ int t2f_elf_perf_tree_finish(struct t2f_elf_module *m, size_t n)
 int t2f_elf_perf_flat_finish(struct t2f_elf_module *m, size_t n)
 {
 	struct t2f_elf_name_rank *ranks = NULL;
-	struct rules r = { m, NULL };
 	int err = t2f_elf_pflat__order(&m->pflat);
 
 	if (err)
 		return err;
 	t2f_elf_pflat__fixup_end(&m->pflat);
-	err = t2f_elf_perf_rank_names(m, n, &ranks);
-	r.ranks = ranks;
-	err = err ?: t2f_elf_pflat__fixup_duplicate(&m->pflat, first_wins, &r);
+	err = t2f_elf_perf_rank_names(m, n, &ranks) ?:
+	      t2f_elf_pflat__fixup_duplicate(&m->pflat, first_wins, &(struct rules){ m, ranks });
 	free(ranks);
 	err = err ? err : n ? add_plt(m, n, false) : 0;
 	return err ? err : t2f_elf_pflat__finish(&m->pflat);
