@@ -15,11 +15,13 @@
 #if defined(__GLIBC__) && !defined(T2F_SANITIZED)
 #include <malloc.h>
 
-/* The heap grows 16 MiB at a time (32 MiB gave a held-out whole-machine perf.data 66 MiB of
- * peak RSS); every thread allocates from the one heap, so that what the reading and DWARF
- * threads free serves the later stages (in arenas of their own it stayed resident: 75 against
- * 50 MiB of peak RSS on a whole-machine perf.data, no slower). */
-#define T2F_TOP_PAD (16 << 20)
+/* The heap grows 8 MiB at a time, and keeps up to that much free at its top: 16 MiB gave a
+ * whole-machine perf.data of short processes (h15.data) 60.2-64.7 MiB of cold peak RSS against
+ * 56.0-59.8 (32 MiB gave another 66 MiB), 4 MiB 54.7-57.1 MiB but 3-8% more CPU time, the heap
+ * grown and trimmed again and again. Every thread allocates from the one heap, so that what
+ * the reading and DWARF threads free serves the later stages (in arenas of their own it stayed
+ * resident: 75 against 50 MiB of peak RSS on a whole-machine perf.data, no slower). */
+#define T2F_TOP_PAD (8 << 20)
 
 static const char *said = "glibc's defaults";
 
@@ -32,7 +34,7 @@ void t2f_malloc_tune(void)
 	if (getenv("T2F_MALLOC_DEFAULTS"))
 		return;
 	if (mallopt(M_TOP_PAD, T2F_TOP_PAD) == 1 && mallopt(M_ARENA_MAX, 1) == 1)
-		said = "glibc, the heap grown 16 MiB at a time, one arena for every thread";
+		said = "glibc, the heap grown 8 MiB at a time, one arena for every thread";
 }
 #else
 static const char *said = "not glibc's tuned (another allocator or a sanitizer build)";
