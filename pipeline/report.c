@@ -217,6 +217,9 @@ static void t2f_report_perf_data(FILE *f, const struct t2f_profile *p,
 		fprintf(f, "    data section: %s (a 4 MiB window mapped in %.0f us, read in %.0f us)"
 			"\n", c->mapped ? "mapped in windows" : "read in blocks",
 			(double)c->probe_map_ns / 1e3, (double)c->probe_read_ns / 1e3);
+	if (c->read_ahead)
+		fprintf(f, "    data section: %" PRIu64 " block%s read ahead on a thread while the one "
+			"before was decoded\n", c->read_ahead, t2f_plural(c->read_ahead));
 	if (c->truncated_bytes)
 		fprintf(f, "    truncated: the last record's %" PRIu64 " byte%s cut off\n",
 			c->truncated_bytes, c->truncated_bytes == 1 ? " is" : "s are");

@@ -425,6 +425,7 @@ static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
 	to->probe_map_ns += s->probe_map_ns;
 	to->probe_read_ns += s->probe_read_ns;
 	to->mapped += s->mapped;
+	to->read_ahead += s->read_ahead;
 	to->kernel_frames += s->kernel_frames;
 }
 

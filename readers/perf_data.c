@@ -753,11 +753,11 @@ void t2f_perf_data__free(struct t2f_perf_data *d)
 {
 	if (!d)
 		return;
+	t2f_perf_data__unmap(d); /* its thread done before fd is closed */
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d->tmp);
 	free(d->blk);
-	t2f_perf_data__unmap(d);
 	t2f_perf_data__inflate_free(d);
 	free(d->chain);
 	free(d->id_table);

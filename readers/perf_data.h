@@ -18,7 +18,9 @@
  *
  * Ownership: t2f_perf_data__open keeps the file open: the header, attrs and decoded feature
  * sections are read with pread at open, and the data section with pread a block (256 KiB) at a
- * time into one reused buffer. With __set_map, it is mapped read-only 4 MiB at a time instead,
+ * time into one reused buffer (in a recording of user stack copies, 1 MiB blocks into two
+ * buffers in turn, a thread of the reader's own reading the next while one is decoded, unless
+ * __set_ahead says no). With __set_map, it is mapped read-only 4 MiB at a time instead,
  * each window prefaulted and unmapped when the next is mapped (readers/perf_data_window.c: the
  * decoder touches a record's head and tail and a dwarf sample's stack top; in a recording of
  * user stack copies a thread of the reader's own maps the next window while one is read, from
@@ -241,6 +243,7 @@ struct t2f_perf_data_stats {
 	uint64_t probe_map_ns;       /* MAP_IF_CHEAPER: the first window mapped and prefaulted in, */
 	uint64_t probe_read_ns;      /* and read in (scaled from its first 256 KiB); 0: not weighed */
 	bool mapped;                 /* MAP_IF_CHEAPER chose to map */
+	uint64_t read_ahead;         /* data section blocks read by the reader's thread (__set_ahead) */
 };
 
 struct t2f_perf_data;
@@ -293,8 +296,8 @@ int t2f_perf_data__read_at(const struct t2f_perf_data *p, void *dst, size_t n, u
  * on access, as a window does. */
 const uint8_t *t2f_perf_data__mapped(const struct t2f_perf_data *p, uint64_t off, size_t n);
 /* How the data section is read (default: READ; see Ownership above). MAP_IF_CHEAPER maps a
- * recording of user stack copies when its first window maps in less than half the time its
- * bytes take to read (readers/perf_data_window.c: where the page cache holds large folios,
+ * recording of user stack copies when its first window maps in less time than its bytes
+ * take to read (readers/perf_data_window.c: where the page cache holds large folios,
  * mapping costs a tenth of the copy; where each page is mapped alone, more than the copy), and
  * reads everything else. Before the first __next(). */
 enum t2f_perf_data_map {
@@ -303,9 +306,9 @@ enum t2f_perf_data_map {
 	T2F_PERF_DATA_MAP_IF_CHEAPER,
 };
 void t2f_perf_data__set_map(struct t2f_perf_data *p, enum t2f_perf_data_map how);
-/* With __set_map: whether a recording of user stack copies may have its next window mapped on a
- * thread of the reader's own, and the window before kept (default: yes; no: one window, no
- * thread). Before the first __next(). */
+/* Whether a recording of user stack copies may have its next window mapped (with __set_map), or
+ * its next block read, on a thread of the reader's own, and the window before kept (default:
+ * yes; no: one window or block, no thread). Before the first __next(). */
 void t2f_perf_data__set_ahead(struct t2f_perf_data *p, bool ahead);
 
 const struct t2f_perf_data_stats *t2f_perf_data__stats(const struct t2f_perf_data *p);

@@ -140,6 +140,7 @@ struct t2f_perf_data_conv_stats {
 	uint64_t probe_map_ns;   /* the reader's weighing of mapping against reading */
 	uint64_t probe_read_ns;  /* (t2f_perf_data_stats); 0: not weighed */
 	uint32_t mapped;         /* inputs whose data section was mapped by that weighing */
+	uint64_t read_ahead;     /* data section blocks read on the reader's thread */
 	uint64_t kernel_frames;  /* distinct kernel frames (addresses) */
 };
 

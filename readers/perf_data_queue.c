@@ -389,6 +389,7 @@ int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
 	c->st.probe_map_ns = ps->probe_map_ns;
 	c->st.probe_read_ns = ps->probe_read_ns;
 	c->st.mapped = ps->mapped;
+	c->st.read_ahead = ps->read_ahead;
 	for (uint64_t i = 0; i < ps->unknown_id; i++) { /* samples the reader could not attribute */
 		t2f_profile__count_read(c->p);
 		t2f_profile__count_drop(c->p, T2F_DROP_MALFORMED);

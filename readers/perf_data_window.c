@@ -13,6 +13,10 @@
  * took 3.5 ms against 23 ms to read it. So reading is the default, and
  * T2F_PERF_DATA_MAP_IF_CHEAPER (the session's) weighs the two at the first window of a
  * recording of stack copies (probe_map): mapped, then its first 256 KiB read again with pread.
+ * Both leave the decoding thread the same work (the thread below maps, or reads, ahead), so the
+ * cheaper of the two is kept: on a VM where a window mapped in 360-500 us and read in 440-870
+ * us, a 288 MB shallow recording took 0.046 s mapped against 0.055 s read ahead (0.066 s read
+ * on the decoding thread).
  *
  * A mapped window is prefaulted at once (MADV_POPULATE_READ), which also finds a file that
  * shrank since it was opened: where the mapping would give SIGBUS, the rest is read with pread,
@@ -21,7 +25,9 @@
  *
  * In a recording of user stack copies (--call-graph dwarf: 8 KiB a sample) longer than one
  * window, unless the caller asked for none (t2f_perf_data__set_ahead: the session's -j 1), a
- * thread of the reader's own maps and prefaults the next window while the decoder reads
+ * thread of the reader's own reads the next block (1 MiB, from a record's largest size before
+ * this one ends) into a second buffer while the decoder reads this one (read_ahead_hand), or,
+ * mapped, maps and prefaults the next window while the decoder reads
  * this one, and unmaps the one before the one before: that page-table work, a quarter of a
  * shallow dwarf recording's conversion, leaves the decoding thread. (In a frame-pointer
  * recording the decoding and its model cost the most; the thread saved nothing there, and the
@@ -53,10 +59,14 @@
 #define PROBE_READ (256u << 10) /* bytes read to weigh against a window mapped (probe_map) */
 #define RECORD_MAX (64u << 10)  /* a record's largest size (its header's u16), rounded up */
 #define WALK_HEAD 1024          /* bytes of a record's head walk_ahead reads */
+#define READ_AHEAD (1u << 20)   /* bytes read at once where a thread reads ahead */
 
-/* The thread's job: unmap old, then map and prefault [start, start + len) of fd. */
+/* The thread's job: unmap old, then map and prefault [start, start + len) of fd; or, reading
+ * ahead (buf), read [start, start + len) into buf: got bytes (fewer: a read failed). */
 struct t2f_pd_ahead {
 	int fd;
+	uint8_t *buf;           /* reading ahead: cap bytes, the block the decoder reads next */
+	size_t cap, got;
 	const uint8_t *old;
 	size_t old_len;
 	uint64_t start;
@@ -135,11 +145,32 @@ static const uint8_t *map_prefaulted(int fd, uint64_t start, size_t len)
 	return p;
 }
 
+/* n bytes of fd at off read into dst: how many were (fewer: it failed, or the file ends). */
+static size_t read_full(int fd, uint8_t *dst, size_t n, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = pread(fd, dst + done, n - done, (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		done += (size_t)r;
+	}
+	return done;
+}
+
 static int ahead_job(void *ctx, void *job)
 {
 	struct t2f_pd_ahead *a = job;
 
 	(void)ctx;
+	if (a->buf) {
+		a->got = read_full(a->fd, a->buf, a->len, a->start);
+		return 0;
+	}
 	if (a->old)
 		munmap((void *)a->old, a->old_len);
 	a->old = NULL;
@@ -176,6 +207,8 @@ void t2f_perf_data__unmap(struct t2f_perf_data *d)
 		t2f_bg__free(d->ahead_bg);
 		d->ahead_bg = NULL;
 	}
+	if (d->ahead)
+		free(d->ahead->buf);
 	free(d->ahead);
 	d->ahead = NULL;
 	windows_drop(d);
@@ -276,7 +309,7 @@ static uint64_t now_ns(void)
 /* T2F_PERF_DATA_MAP_IF_CHEAPER, at the first window [start, start + len): the window mapped, or
  * NULL to read. A recording of user stack copies longer than two windows only. The window is
  * mapped and prefaulted, then its first PROBE_READ bytes read with pread; kept when mapping took
- * less than half of what reading the window would take at that rate. A cold page cache makes the
+ * less than reading the window would take at that rate. A cold page cache makes the
  * mapping pay the disk, and the reading is kept. */
 static const uint8_t *probe_map(struct t2f_perf_data *d, uint64_t start, size_t len)
 {
@@ -299,7 +332,7 @@ static const uint8_t *probe_map(struct t2f_perf_data *d, uint64_t start, size_t 
 	if (read) {
 		d->stats.probe_map_ns = t1 - t0;
 		d->stats.probe_read_ns = (t2 - t1) * (len / probe);
-		d->stats.mapped = 2 * d->stats.probe_map_ns < d->stats.probe_read_ns;
+		d->stats.mapped = d->stats.probe_map_ns < d->stats.probe_read_ns;
 	}
 	if (p && !d->stats.mapped) {
 		munmap((void *)p, len);
@@ -332,6 +365,60 @@ static int map_window(struct t2f_perf_data *d, uint64_t off, size_t n, const uin
 	return 1;
 }
 
+/* Reading ahead (a recording of stack copies, a thread allowed): the thread reads the block
+ * after d->blk's into its own buffer while the decoder reads this one, starting a record's
+ * largest size before this one ends, so that the record this one cuts lies in it. Not where the
+ * tests set a block size, nor at the data section's end. */
+static void read_ahead_hand(struct t2f_perf_data *d)
+{
+	uint64_t next = d->blk_off + d->blk_len - RECORD_MAX;
+	struct t2f_pd_ahead *a;
+
+	if (d->blk_size || d->blk_len < 2 * RECORD_MAX || next + RECORD_MAX >= d->end ||
+	    !ahead_start(d))
+		return;
+	a = d->ahead;
+	if (!a->buf && (a->buf = malloc(READ_AHEAD)) != NULL)
+		a->cap = READ_AHEAD;
+	if (!a->buf)
+		return;
+	a->start = next;
+	a->len = d->end - next < a->cap ? (size_t)(d->end - next) : a->cap;
+	a->got = 0;
+	t2f_bg__hand(d->ahead_bg, a); /* its jobs never fail */
+}
+
+/* The block the thread read, when it holds [off, off + n) whole: it becomes d->blk (the old
+ * one the thread's next buffer), the next is handed over, 1 and *out. Else 0. */
+static int take_read_ahead(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out)
+{
+	struct t2f_pd_ahead *a = d->ahead;
+	uint8_t *b;
+	size_t cap;
+
+	if (!d->ahead_bg || !a->buf || !a->len)
+		return 0;
+	t2f_bg__wait(d->ahead_bg);
+	if (a->got < a->len || off < a->start || off + n > a->start + a->got) {
+		a->len = 0; /* a read that failed is made again, and named, by read_window */
+		return 0;
+	}
+	b = d->blk;
+	cap = d->blk_cap;
+	d->blk = a->buf;
+	d->blk_cap = a->cap;
+	d->blk_off = a->start;
+	d->blk_len = a->got;
+	a->buf = b;
+	a->cap = cap;
+	a->len = 0;
+	d->stats.read_ahead++;
+	*out = d->blk + (off - d->blk_off);
+	if (a->buf)
+		read_ahead_hand(d);
+	return 1;
+}
+
 /* The bytes at off from d->blk, read a block at a time (grown to n when a record is larger);
  * the bytes of a record the last block cut are moved to the front and the rest read after
  * them. */
@@ -345,9 +432,13 @@ static int read_window(struct t2f_perf_data *d, uint64_t off, size_t n, const ui
 		*out = d->blk + (off - d->blk_off);
 		return 0;
 	}
+	if (take_read_ahead(d, off, n, out))
+		return 0;
 	if (!d->blk || n > d->blk_cap) {
 		uint64_t size = d->end - d->hdr.data_offset;
-		size_t block = d->blk_size ? d->blk_size : BLOCK;
+		size_t block = d->blk_size                              ? d->blk_size :
+			       !d->no_ahead && copies_stacks(d) ? READ_AHEAD :
+								  BLOCK;
 		size_t cap = size < block ? (size_t)size : block;
 		uint8_t *b;
 
@@ -370,6 +461,7 @@ static int read_window(struct t2f_perf_data *d, uint64_t off, size_t n, const ui
 		return err;
 	d->blk_len = want;
 	*out = d->blk;
+	read_ahead_hand(d);
 	return 0;
 }
 

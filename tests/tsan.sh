@@ -53,12 +53,13 @@ run "--each" -j 2 --each -o "$TMP/each" "$TMP/many.data" "$TMP/again.data"
 same_nonempty --each "the two copies" "$TMP/each/many.folded" "$TMP/each/again.folded" "< first, > second"
 
 # A --call-graph dwarf recording larger than the perf.data reader's window, read in blocks and
-# mapped (T2F_PERF_DATA_MAP): then its thread maps the next window while the stacks of the one
-# before are walked in place, by the walk and by libdwfl's unwinder on -j threads.
+# mapped (T2F_PERF_DATA_MAP): read, its thread reads the next block into a second buffer while
+# one is decoded; mapped, it maps the next window while the stacks of the one before are walked
+# in place, by the walk and by libdwfl's unwinder on -j threads.
 if ${CC:-cc} -O1 -g -o "$TMP/spin" "$SRC/fixtures/perf-data/spin.c" &&
 	perf record -q --call-graph dwarf -F 999 -e cpu-clock -o "$TMP/dwarf.data" -- \
 		"$TMP/spin" 700 >"$TMP/rec.err" 2>&1; then
-	run "dwarf -j 2" -j 2 "$TMP/dwarf.data" -o "$TMP/dwarf2.folded"
+	T2F_PERF_DATA_MAP=0 run "dwarf read -j 2" -j 2 "$TMP/dwarf.data" -o "$TMP/dwarf2.folded"
 	T2F_PERF_DATA_MAP=1 run "dwarf mapped -j 2" -j 2 "$TMP/dwarf.data" -o "$TMP/dwarfm.folded"
 	T2F_PERF_DATA_MAP=1 run "dwarf mapped, libdwfl -j 2" -j 2 --unwind-libdwfl "$TMP/dwarf.data" \
 		-o "$TMP/dwarfl.folded"

@@ -518,9 +518,11 @@ static uint64_t sw_digest(uint64_t h, uint64_t off, uint64_t time, const uint8_t
 	return fnv(fnv(h, v, sizeof(v)), stack, size);
 }
 
+static uint64_t sw_want[SW_N + 1]; /* [i]: the digest of the first i records (sw_data) */
+
 /* The data section: SW_N ST_BASIC | STACK_USER samples whose copies (8 * (i * 7919 % 8180)
  * bytes, each byte its own) make records of 80 to 65,520 bytes, so that windows cut them. *want:
- * their digest, given the data section's file offset. */
+ * their digest, given the data section's file offset (and sw_want that of each first i). */
 static uint8_t *sw_data(uint64_t data_at, size_t *len, uint64_t *want)
 {
 	uint8_t *d = malloc((size_t)SW_N * 65536), *r;
@@ -530,6 +532,8 @@ static uint8_t *sw_data(uint64_t data_at, size_t *len, uint64_t *want)
 	assert_non_null(d);
 	for (uint64_t i = 0; i < SW_N; i++) {
 		uint64_t size = 8 * (i * 7919 % 8180);
+
+		sw_want[i] = h;
 		uint16_t rec = (uint16_t)(size ? 88 + size : 80); /* dyn_size after a copy */
 
 		r = d + n;
@@ -551,6 +555,7 @@ static uint8_t *sw_data(uint64_t data_at, size_t *len, uint64_t *want)
 		h = sw_digest(h, data_at + n, i, r + 80, size, size);
 		n += rec;
 	}
+	sw_want[SW_N] = h;
 	*len = n;
 	*want = h;
 	return d;
@@ -608,22 +613,22 @@ static int sw_read(struct t2f_perf_data *p, int every_mapped, size_t *count, uin
 }
 
 /* A --call-graph dwarf recording (an attr copying user stacks) of 13 MB, its records cut by the
- * windows it is mapped in: read in memory, mapped (the next window mapped on the reader's thread
- * while one is read) and in blocks, every record's offset, time and stack bytes are the ones
- * written, and the stack copies of each record and the one before are mapped still where the
- * file is mapped (the window before is kept; not without the thread, where nothing 200 records
- * back is). Then the file cut after it was opened, past the
- * first two windows: the mapped
- * reading (the thread's third window fails, and so does the reader's own: it reads on in
- * blocks of 256 KiB) and one in blocks of that size agree on the records before the block the
- * cut falls in and on the error naming the offset. */
+ * windows it is mapped in and the blocks it is read in: read in memory, mapped (the next window
+ * mapped on the reader's thread while one is read), in blocks, and in blocks the thread reads
+ * ahead, every record's offset, time and stack bytes are the ones written, and the stack copies
+ * of each record and the one before are mapped still where the file is mapped (the window before
+ * is kept; not without the thread, where nothing 200 records back is). Then the file cut after
+ * it was opened, past the first two windows: the mapped reading (the thread's third window
+ * fails, and so does the reader's own: it reads on in blocks), one in blocks of 256 KiB and one
+ * read ahead give the records before the block the cut falls in as written, and the same error
+ * naming the offset. */
 static void test_stack_windows(void **state)
 {
 	static struct bb head;
 	struct spec sp = { .n_attrs = 1 };
 	struct t2f_perf_data *p;
-	uint64_t want, got, got_blocks;
-	size_t len, count, count_blocks, far;
+	uint64_t want, got;
+	size_t len, count, far;
 	char path[64], err_mapped[512];
 	uint8_t *data, *whole;
 	struct sink s;
@@ -658,59 +663,71 @@ static void test_stack_windows(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, whole, head.n + len), (ssize_t)(head.n + len));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	/* 2: mapped, no thread (one window); 3: mapped where weighed the cheaper */
-	for (int blocks = 0; blocks < 4; blocks++) {
+	/* how: 0 mapped, the thread mapping ahead; 1 in blocks of 4 KiB (no thread); 2 mapped, no
+	 * thread (one window); 3 mapped or read, as weighed the cheaper (a thread either way); 4 read,
+	 * the thread reading the next block ahead; 5 read, no thread */
+	for (int how = 0; how < 6; how++) {
+		static const int mapped[] = { 1, 0, -1, -1, 0, 0 };
+		static const bool thread[] = { true, false, false, true, true, false };
 		const struct t2f_perf_data_stats *st;
 
 		sink_init(&s);
 		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
-		if (blocks == 1)
+		if (how == 1)
 			t2f_perf_data__set_block(p, 4096);
-		t2f_perf_data__set_map(p, blocks == 3 ? T2F_PERF_DATA_MAP_IF_CHEAPER
-						      : T2F_PERF_DATA_MAP);
-		t2f_perf_data__set_ahead(p, blocks != 2);
-		assert_int_equal(sw_read(p, blocks >= 2 ? -1 : !blocks, &count, &got, &ahead, &far),
-				 0);
+		t2f_perf_data__set_map(p, how == 3 ? T2F_PERF_DATA_MAP_IF_CHEAPER :
+					  how >= 4 ? T2F_PERF_DATA_READ :
+						     T2F_PERF_DATA_MAP);
+		t2f_perf_data__set_ahead(p, how != 2 && how != 5);
+		assert_int_equal(sw_read(p, mapped[how], &count, &got, &ahead, &far), 0);
 		assert_int_equal(count, SW_N);
 		assert_true(got == want);
 		st = t2f_perf_data__stats(p);
-		if (blocks == 3) { /* weighed at the first window; the thread only if mapped */
+		assert_int_equal(ahead, thread[how]);
+		if (how == 4) /* 13 MB in blocks of 1 MiB, from 64 KiB before the last one's end */
+			assert_int_equal(st->read_ahead, 13);
+		else if (how != 3)
+			assert_int_equal(st->read_ahead, 0);
+		if (how == 3) /* weighed at the first window */
 			assert_true(st->probe_map_ns > 0 && st->probe_read_ns > 0);
-			assert_int_equal(ahead, st->mapped);
-		} else {
-			assert_int_equal(ahead, !blocks);
+		else
 			assert_true(st->probe_read_ns == 0 && !st->mapped);
-		}
-		if (!blocks && (far == 0 || far >= SW_N - SW_FAR))
+		if (!how && (far == 0 || far >= SW_N - SW_FAR))
 			fail_msg("%zu of %d copies %d records back mapped", far, SW_N - SW_FAR,
 				 SW_FAR);
-		if (blocks == 2 && far)
+		if (how == 2 && far)
 			fail_msg("one window: %zu copies %d records back mapped", far, SW_FAR);
 		assert_int_equal(t2f_diag__warnings(s.d), 0);
 		t2f_perf_data__free(p);
 		sink_close(&s);
 	}
 
-	for (int blocks = 0; blocks < 2; blocks++) {
+	/* how: 0 mapped; 1 in blocks of 256 KiB (the size the reader falls back to); 2 read, the
+	 * thread reading ahead (its read of the block the cut falls in fails: the reader's own
+	 * read names the offset) */
+	for (int how = 0; how < 3; how++) {
+		size_t n;
+		uint64_t h;
+
 		assert_int_equal(pwrite(fd, whole, head.n + len, 0), (ssize_t)(head.n + len));
 		sink_init(&s);
 		assert_int_equal(t2f_perf_data__open(path, s.d, &p), 0);
-		if (blocks) /* the size the reader falls back to */
+		if (how == 1)
 			t2f_perf_data__set_block(p, 256u << 10);
-		t2f_perf_data__set_map(p, blocks ? T2F_PERF_DATA_READ : T2F_PERF_DATA_MAP);
+		t2f_perf_data__set_map(p, how ? T2F_PERF_DATA_READ : T2F_PERF_DATA_MAP);
 		assert_int_equal(ftruncate(fd, (off_t)head.n + (10 << 20)), 0);
-		assert_int_equal(sw_read(p, -1, blocks ? &count_blocks : &count,
-					 blocks ? &got_blocks : &got, &ahead, &far), -T2F_ERR_FORMAT);
-		if (!blocks)
+		assert_int_equal(sw_read(p, -1, &n, &h, &ahead, &far), -T2F_ERR_FORMAT);
+		if (!how) {
 			snprintf(err_mapped, sizeof(err_mapped), "%s", t2f_diag__last_error(s.d));
-		else
+		} else {
 			assert_string_equal(err_mapped, t2f_diag__last_error(s.d));
+			assert_int_equal(ahead, how == 2);
+		}
+		assert_true(n > 250 && n < SW_N); /* the records before the block cut, as written */
+		assert_true(h == sw_want[n]);
 		t2f_perf_data__free(p);
 		sink_close(&s);
 	}
-	assert_true(count > 250 && count < SW_N);
-	assert_int_equal(count, count_blocks);
-	assert_true(got == got_blocks);
 	if (!strstr(err_mapped, "offset "))
 		fail_msg("%s", err_mapped);
 	close(fd);

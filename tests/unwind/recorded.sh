@@ -16,7 +16,8 @@
 #     least 99% of the samples, perf's symbol versions cut, of which no name of ours has one;
 #     not for the C++ program, whose static functions perf names by the order it asked
 #     addr2line in (README.md, --call-graph dwarf);
-#   - the perf.data route's folded output is the same with -j 1 and -j 2, and its speedscope
+#   - the perf.data route's folded output is the same with -j 1 and -j 2 (read on one thread;
+#     read or mapped ahead on a second, T2F_PERF_DATA_MAP=0 and 1), and its speedscope
 #     output the same with --unwind-libdwfl (libdwfl's unwinder alone) as through the decoded
 #     rules, which walk at least 90% of the samples;
 #   - --stats accounts for every sample: unwound to the end or stopped, per reason and module;
@@ -125,6 +126,12 @@ check() {
 	t2f -j 2 --no-inline --weight samples "$_d.data" -o "$_d.d2.folded" 2>/dev/null
 	same_nonempty "$1" "perf.data route -j 1 and -j 2" "$_d.d1.folded" "$_d.d2.folded" \
 		"< -j 1, > -j 2"
+	for _m in 0 1; do # read, the next block read ahead on a thread; mapped in windows
+		T2F_PERF_DATA_MAP=$_m t2f -j 2 --no-inline --weight samples "$_d.data" \
+			-o "$_d.m$_m.folded" 2>/dev/null
+		same_nonempty "$1" "-j 1 and -j 2 with T2F_PERF_DATA_MAP=$_m" "$_d.d1.folded" \
+			"$_d.m$_m.folded" "< -j 1, > -j 2"
+	done
 	t2f -j 1 --no-inline --weight samples --unwind-libdwfl "$_d.data" -o "$_d.l.json" \
 		2>/dev/null
 	same_nonempty "$1" "decoded rules and libdwfl's unwinder alone" "$_d.d.json" "$_d.l.json" \
