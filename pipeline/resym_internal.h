@@ -89,6 +89,13 @@ struct t2f_resym {
 	uint32_t n_places;               /* frame ids 0..n_places - 1 */
 	uint32_t *lefts;                 /* per frame id: the addresses it was made without
 					  * (t2f_frame.addr_left), or NULL when none was */
+	unsigned threads;                /* t2f_resym_opts.threads */
+	struct t2f_bg *saving;           /* writes the symbol cache on a thread of its own from
+					  * t2f_resym__save on, or NULL (t2f_resym_saved) */
 };
+
+/* Waits until the symbol cache's files are written (t2f_resym__save): every use of r->sym after
+ * the save comes after it. NULL is fine. */
+void t2f_resym_saved(const struct t2f_resym *r);
 
 #endif

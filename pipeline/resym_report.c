@@ -168,6 +168,7 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 {
 	uint32_t skipped;
 
+	t2f_resym_saved(r);
 	if (!r)
 		return;
 	skipped = t2f_resym_skipped(r);
@@ -256,6 +257,7 @@ static void t2f_resym_warn_no_id(FILE *f, const struct t2f_resym *r, const char 
 
 void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label)
 {
+	t2f_resym_saved(r);
 	if (!r || (!r->unresolved && !t2f_resym_skipped(r)))
 		return;
 	t2f_resym_warn_refused(f, r, label);
@@ -295,8 +297,10 @@ static const char *t2f_resym_file(const struct t2f_resym *r, const struct t2f_re
 void t2f_resym__module(const struct t2f_resym *r, size_t i, struct t2f_module_report *out)
 {
 	const struct t2f_resym_mod *m = &r->mods[i];
-	const struct t2f_debug_result *res = m->kind == T2F_FRAME_USER
-		? t2f_symbolizer__module_files(r->sym, m->sym) : NULL;
+	const struct t2f_debug_result *res;
+
+	t2f_resym_saved(r);
+	res = m->kind == T2F_FRAME_USER ? t2f_symbolizer__module_files(r->sym, m->sym) : NULL;
 
 	out->path = m->path;
 	out->kind = (enum t2f_module_kind)m->kind; /* USER, KERNEL or JIT: the same values */

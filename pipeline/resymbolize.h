@@ -139,7 +139,10 @@ bool t2f_resym__wants(const struct t2f_resym_opts *o, enum t2f_frame_kind kind,
 bool t2f_resym__place(const struct t2f_resym *r, t2f_frame_id id, t2f_sym_module_id *mod,
 		      uint64_t *elf_vaddr);
 /* Writes the symbol cache's files for what this run looked up (the resolve stage and the inline
- * stage both done); nothing without a cache. NULL is fine. */
+ * stage both done); nothing without a cache. NULL is fine. With o->threads >= 2 they are written
+ * on a thread of r's own while the caller goes on (the output written meanwhile): the functions
+ * below that use r's symbolizer wait for it first, and t2f_resym__free does. Threads: until
+ * then, r is used from the calling thread only. */
 void t2f_resym__save(struct t2f_resym *r);
 /* The symbolizer the frames were looked up with (NULL for NULL); r keeps it. */
 struct t2f_symbolizer *t2f_resym__symbolizer(const struct t2f_resym *r);

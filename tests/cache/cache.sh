@@ -5,7 +5,9 @@
 # debug file found by build-id) are recorded with `perf record -g -e cpu-clock:u
 # --buildid-all`. For each recording and each of folded (inlined frames marked), pprof and
 # speedscope, and for the perf script text route (--buildids): --no-cache, then a cold run
-# (an empty cache directory), then a warm one, must give the same bytes; the warm run must
+# (an empty cache directory), then a warm one, must give the same bytes (the cache written on a
+# thread of its own with -j 2, as folded is run, and by the calling thread with -j 1, as pprof
+# is); the warm run must
 # take every answer from the cache ("0 looked up in the files", no file missing) and leave
 # the files as they were; both print the naming stage's time and CPU time (`--stats`, `time:`).
 # Then the directory is 0700, its files 0600, and `cache list`,
@@ -91,9 +93,9 @@ for n in inl tmpl prog; do
 	[ -s "$TMP/$n.data" ] || continue
 	dd="--debug-dir $TMP/dbg"
 	# shellcheck disable=SC2086 # dd: two words
-	check "$n folded" "$TMP/$n.data" folded --all $dd
+	check "$n folded" "$TMP/$n.data" folded -j 2 --all $dd
 	# shellcheck disable=SC2086
-	check "$n pprof" "$TMP/$n.data" pb.gz $dd
+	check "$n pprof" "$TMP/$n.data" pb.gz -j 1 $dd
 	# shellcheck disable=SC2086
 	check "$n speedscope" "$TMP/$n.data" speedscope.json $dd
 	# shellcheck disable=SC2086
