@@ -174,7 +174,8 @@ bool t2f_elf_module__tables_mapped(const struct t2f_elf_module *m);
 size_t t2f_elf_module__table_bytes(const struct t2f_elf_module *m);
 /* As __release_tables, every resident page of the files of mods[0..n) that lies in libelf's
  * read-only mapping of them (headers, notes, section tables and what lookups read, not the
- * tables alone): when a stage is done with them. Clears __tables_held. */
+ * tables alone): when a stage is done with them. Clears __tables_held; learns
+ * __tables_mapped, with the same one read of /proc/self/maps. */
 void t2f_elf_modules__release_files(struct t2f_elf_module *const *mods, size_t n);
 
 /* The whole pages of an ELF image libelf mapped read-only (elf_begin ELF_C_READ_MMAP), which

@@ -160,25 +160,39 @@ static struct span image_span(Elf *e, uintptr_t page)
 	return page_span(raw, raw ? n : 0, page);
 }
 
+/* Each file's image, and the tables of a module not known to lie in the mapping (which the
+ * same read of /proc/self/maps then tells, as release_spans does). */
 void t2f_elf_modules__release_files(struct t2f_elf_module *const *mods, size_t n)
 {
 	long sz = sysconf(_SC_PAGESIZE);
 	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096;
-	struct span *s = malloc(n * sizeof(*s) + 1);
-	size_t k = 0;
+	struct span *s = n <= SIZE_MAX / sizeof(*s) / (1 + 2 * T2F_ELF_MAX_TABLES) - 1 ?
+				 malloc((n + 1) * (1 + 2 * T2F_ELF_MAX_TABLES) * sizeof(*s)) : NULL;
+	size_t *at = malloc((n + 1) * sizeof(*at)), k = 0;
 
-	if (!s) {
+	if (!s || !at) {
+		free(s);
+		free(at);
 		t2f_elf_modules__release_tables(mods, n);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (mods[i]->elf)
 			s[k++] = image_span(mods[i]->elf, page);
+	for (size_t i = 0; i < n; i++) {
+		at[i] = k;
+		if (!mods[i]->tables_mapped && mods[i]->tables_state > 0)
+			k += table_spans(mods[i], s + k, page);
 		mods[i]->tables_held = false;
 	}
+	at[n] = k;
 	if (k)
 		give_back(s, k);
+	for (size_t i = 0; i < n; i++) /* unknown before, all found now */
+		if (at[i] < at[i + 1])
+			mods[i]->tables_mapped = all_given(s + at[i], at[i + 1] - at[i]);
 	free(s);
+	free(at);
 }
 
 void t2f_elf_mapped__find(struct Elf *e, struct t2f_elf_mapped *img)

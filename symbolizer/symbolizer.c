@@ -492,10 +492,10 @@ static void forget_touched(struct t2f_symbolizer *s)
 
 /* The pages of the files looked up since the last call, given back: lookups read names all
  * over a large file's string table, which would otherwise stay resident until the end of the
- * stage (h11.data: node's 7.5 MB). Each module's mapping is checked once (elf_module.h
- * __release_tables, which learns whether its tables lie in libelf's mapping), then the rest of
- * each file: its headers, notes and the pages around the tables, which a lookup does not read
- * again. Kept to the end of the stage, they were 12.6 MB over 155 files at h15.data's peak
+ * stage (h11.data: node's 7.5 MB). Each file's whole image goes, with one read of
+ * /proc/self/maps for the batch (elf_module.h __release_files, which also learns whether each
+ * module's tables lie in libelf's mapping, for release_big): its tables, headers, notes and the
+ * pages around the tables, which a lookup does not read again. Kept to the end of the stage, they were 12.6 MB over 155 files at h15.data's peak
  * (ctest: a test program each), and the cold peak RSS 60.9-64.3 MiB against 54.7-57.6. */
 static void release_touched(struct t2f_symbolizer *s)
 {
@@ -510,7 +510,6 @@ static void release_touched(struct t2f_symbolizer *s)
 		if (f->binary)
 			mods[n++] = f->binary;
 	}
-	t2f_elf_modules__release_tables(mods, n);
 	t2f_elf_modules__release_files(mods, n);
 	forget_touched(s);
 }

@@ -123,9 +123,10 @@ static long rss_kb(const void *p)
 }
 
 /* Two modules' tables in two read-only file mappings and one in our memory, given back in one
- * call: both mappings hold no resident page afterwards and read the same; our memory is
- * untouched. */
-static void test_batch(void **state)
+ * call (__release_tables, or __release_files of modules without an ELF image): both mappings
+ * hold no resident page afterwards and read the same, their modules' tables known to be mapped
+ * then; our memory is untouched, its module's not. */
+static void batch(bool files)
 {
 	size_t n = RECS * sizeof(Elf64_Sym);
 	unsigned char *buf = malloc(n), *map[2];
@@ -133,7 +134,6 @@ static void test_batch(void **state)
 	char path[PATH_MAX];
 	FILE *f;
 
-	(void)state;
 	assert_non_null(buf);
 	fill(buf, n);
 	f = fopen(pathf(path, "%s/batch", tmp), "wb");
@@ -151,10 +151,15 @@ static void test_batch(void **state)
 		m[i]->tables_held = true;
 	}
 	m[2] = module_over(buf, (const char *)buf, n);
-	t2f_elf_modules__release_tables(m, 3);
+	if (files)
+		t2f_elf_modules__release_files(m, 3);
+	else
+		t2f_elf_modules__release_tables(m, 3);
+	assert_false(t2f_elf_module__tables_mapped(m[2]));
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(rss_kb(map[i]), 0);
 		assert_false(t2f_elf_module__tables_held(m[i]));
+		assert_true(t2f_elf_module__tables_mapped(m[i]));
 		assert_true(intact(map[i], n));
 		munmap(map[i], n);
 		free(m[i]);
@@ -163,6 +168,18 @@ static void test_batch(void **state)
 	free(m[2]);
 	fclose(f);
 	free(buf);
+}
+
+static void test_batch(void **state)
+{
+	(void)state;
+	batch(false);
+}
+
+static void test_batch_files(void **state)
+{
+	(void)state;
+	batch(true);
 }
 
 /* The sum of a mapping's bytes (every page read, so resident). */
@@ -257,6 +274,7 @@ int main(void)
 		FX_TEST(test_file_mapping_reads_the_same),
 		FX_TEST(test_batch),
 		cmocka_unit_test(test_release_files),
+		FX_TEST(test_batch_files),
 		cmocka_unit_test(test_mapped),
 	};
 
