@@ -92,6 +92,7 @@ struct t2f_resym {
 	unsigned threads;                /* t2f_resym_opts.threads */
 	struct t2f_bg *saving;           /* writes the symbol cache on a thread of its own from
 					  * t2f_resym__save on, or NULL (t2f_resym_saved) */
+	uint64_t save_ns;                /* how long that took (--stats) */
 };
 
 /* Waits until the symbol cache's files are written (t2f_resym__save): every use of r->sym after

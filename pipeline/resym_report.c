@@ -164,6 +164,19 @@ static void t2f_resym_print_cache(FILE *f, const struct t2f_symbolizer *sym)
 		st->evicted, st->answers, st->looked_up);
 }
 
+/* How long the new cache files took: on a thread (-j 2 or more), beside the output and outside
+ * the names' time of the `time:` line; else within it. */
+static void t2f_resym_print_save(FILE *f, const struct t2f_resym *r)
+{
+	const char *dir;
+	const struct t2f_symcache_stats *st = t2f_symbolizer__cache_stats(r->sym, &dir);
+
+	if (st && st->written)
+		fprintf(f, "symbol cache files written in %.3f s, %s\n", (double)r->save_ns / 1e9,
+			r->saving ? "on a thread of their own while the output was made (not in "
+				    "the names' time)" : "within the names' time");
+}
+
 void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 {
 	uint32_t skipped;
@@ -185,6 +198,7 @@ void t2f_resym__print_stats(FILE *f, const struct t2f_resym *r)
 	}
 	t2f_resym_print_fetches(f, r->sym ? t2f_symbolizer__debuginfod(r->sym) : NULL);
 	t2f_resym_print_cache(f, r->sym);
+	t2f_resym_print_save(f, r);
 }
 
 #define T2F_RESYM_WARN_MODULES 5 /* modules with refused files named one a line */

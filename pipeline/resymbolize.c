@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "formats/bg.h"
@@ -720,10 +721,22 @@ bool t2f_resym__place(const struct t2f_resym *r, t2f_frame_id id, t2f_sym_module
 	return true;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 static int save_job(void *ctx, void *job)
 {
+	struct t2f_resym *r = job;
+	uint64_t t0 = now_ns();
+
 	(void)ctx;
-	t2f_symbolizer__cache_save(job);
+	t2f_symbolizer__cache_save(r->sym);
+	r->save_ns = now_ns() - t0;
 	return 0;
 }
 
@@ -734,8 +747,8 @@ void t2f_resym__save(struct t2f_resym *r)
 	if (!r || !r->sym || r->saving)
 		return;
 	if (r->threads < 2 || t2f_bg__new(save_job, NULL, &r->saving) ||
-	    t2f_bg__hand(r->saving, r->sym))
-		t2f_symbolizer__cache_save(r->sym);
+	    t2f_bg__hand(r->saving, r))
+		save_job(NULL, r);
 }
 
 void t2f_resym_saved(const struct t2f_resym *r)

@@ -65,6 +65,19 @@ check() {
 	*": "[1-9]*" files used, 0 missing, 0 ignored"*" 0 written,"*" answered from it, 0 looked up in the files") ok ;;
 	*) bad "$_n: warm run: $_warm" ;;
 	esac
+	# the cold run says how long its cache files took, and where: on a thread of their own
+	# with -j 2, within the names' time with -j 1; the warm run wrote none
+	case " $* " in
+	*" -j 1 "*) _where="within the names' time" ;;
+	*" -j 2 "*) _where="on a thread of their own while the output was made" ;;
+	*) _where= ;;
+	esac
+	if [ -n "$_where" ]; then
+		grep -q "^symbol cache files written in [0-9.]* s, $_where" "$TMP/$_n.cold.err" && ok ||
+			bad "$_n: cold run: $(grep '^symbol cache files' "$TMP/$_n.cold.err")"
+	fi
+	! grep -q '^symbol cache files written' "$TMP/$_n.warm.err" && ok ||
+		bad "$_n: warm run: $(grep '^symbol cache files' "$TMP/$_n.warm.err")"
 	# both say how long naming took, in time and CPU, for the warm run's to be held to the cold's
 	for _r in cold warm; do
 		grep -q '^  time: read [0-9.]* s, names [0-9.]* s (CPU [0-9.]* s), write ' \
