@@ -21,7 +21,10 @@
  * grown and trimmed again and again. Every thread allocates from the one heap, so that what
  * the reading and DWARF threads free serves the later stages (in arenas of their own it stayed
  * resident: 75 against 50 MiB of peak RSS on a whole-machine perf.data, no slower). */
-#define T2F_TOP_PAD (8 << 20)
+#define T2F_TOP_PAD_MIB 8
+#define T2F_TOP_PAD (T2F_TOP_PAD_MIB << 20)
+#define T2F_STR_(x) #x
+#define T2F_STR(x) T2F_STR_(x)
 
 static const char *said = "glibc's defaults";
 
@@ -34,7 +37,8 @@ void t2f_malloc_tune(void)
 	if (getenv("T2F_MALLOC_DEFAULTS"))
 		return;
 	if (mallopt(M_TOP_PAD, T2F_TOP_PAD) == 1 && mallopt(M_ARENA_MAX, 1) == 1)
-		said = "glibc, the heap grown 8 MiB at a time, one arena for every thread";
+		said = "glibc, the heap grown " T2F_STR(T2F_TOP_PAD_MIB) " MiB at a time, one arena "
+		       "for every thread";
 }
 #else
 static const char *said = "not glibc's tuned (another allocator or a sanitizer build)";
