@@ -174,11 +174,6 @@ static void test_batch(void **state)
 {
 	(void)state;
 	batch(false);
-}
-
-static void test_batch_files(void **state)
-{
-	(void)state;
 	batch(true);
 }
 
@@ -274,7 +269,6 @@ int main(void)
 		FX_TEST(test_file_mapping_reads_the_same),
 		FX_TEST(test_batch),
 		cmocka_unit_test(test_release_files),
-		FX_TEST(test_batch_files),
 		cmocka_unit_test(test_mapped),
 	};
 
