@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "formats/bg.h"
 #include "formats/buf.h"
+#include "formats/clock.h"
 #include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "formats/perf_map.h"
@@ -721,22 +721,14 @@ bool t2f_resym__place(const struct t2f_resym *r, t2f_frame_id id, t2f_sym_module
 	return true;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static int save_job(void *ctx, void *job)
 {
 	struct t2f_resym *r = job;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = t2f_clock_ns();
 
 	(void)ctx;
 	t2f_symbolizer__cache_save(r->sym);
-	r->save_ns = now_ns() - t0;
+	r->save_ns = t2f_clock_ns() - t0;
 	return 0;
 }
 

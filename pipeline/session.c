@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formats/clock.h"
 #include "formats/derive.h"
 #include "pipeline/msg_sink.h"
 #include "formats/sample_filter.h"
@@ -19,10 +20,7 @@
 
 uint64_t t2f_session_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return t2f_clock_ns();
 }
 
 uint64_t t2f_session_cpu_ns(void)

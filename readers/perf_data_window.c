@@ -44,10 +44,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "formats/bg.h"
+#include "formats/clock.h"
 #include "readers/perf_data_internal.h"
 
 #ifndef MADV_POPULATE_READ
@@ -298,14 +298,6 @@ static int take_ahead(struct t2f_perf_data *d, uint64_t off, size_t n, const uin
 	return 1;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* T2F_PERF_DATA_MAP_IF_CHEAPER, at the first window [start, start + len): the window mapped, or
  * NULL to read. A recording of user stack copies longer than two windows only. The window is
  * mapped and prefaulted, then its first PROBE_READ bytes read with pread; kept when mapping took
@@ -323,11 +315,11 @@ static const uint8_t *probe_map(struct t2f_perf_data *d, uint64_t start, size_t 
 	if (!copies_stacks(d) || d->end - start < 2 * (uint64_t)MAP_WINDOW || !(buf = malloc(probe)))
 		return NULL;
 	memset(buf, 0, probe); /* its pages faulted in before the clock starts */
-	t0 = now_ns();
+	t0 = t2f_clock_ns();
 	p = map_prefaulted(d->fd, start, len);
-	t1 = now_ns();
+	t1 = t2f_clock_ns();
 	read = p && !t2f_perf_data__read_at(d, buf, probe, start);
-	t2 = now_ns();
+	t2 = t2f_clock_ns();
 	free(buf);
 	if (read) {
 		d->stats.probe_map_ns = t1 - t0;

@@ -31,8 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "formats/clock.h"
 
 #define T2F_STALL_BYTES (100 * 1024) /* a fetch receiving less in the stall time is stalled */
 #define T2F_NS 1000000000LL
@@ -81,14 +82,6 @@ struct t2f_debuginfod {
 	char tmp_path[PATH_MAX];
 	enum t2f_cut cut;
 };
-
-static int64_t t2f_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * T2F_NS + ts.tv_nsec;
-}
 
 /* The library and its functions: 0, or -ENOSYS when it is not installed (or too old to take a
  * progress function, which the bounds need). */
@@ -223,13 +216,13 @@ static int t2f_debuginfod_progress(debuginfod_client *client, long a, long b)
 		return 0;
 	if (c->cut)
 		return 1;
-	if (c->tmp_fd < 0 && t2f_find_temp(c))
-		c->mark_ns = t2f_now_ns(); /* the download starts: the stall is counted from here */
+	if (c->tmp_fd < 0 && t2f_find_temp(c)) /* the download starts: the stall counts from here */
+		c->mark_ns = (int64_t)t2f_clock_ns();
 	if (c->tmp_fd >= 0 && fstat(c->tmp_fd, &st) == 0 && (uint64_t)st.st_size > c->bytes)
 		c->bytes = (uint64_t)st.st_size;
 	if (b != 0 && a > 0 && (uint64_t)a > c->bytes)
 		c->bytes = (uint64_t)a;
-	c->cut = t2f_check(c, t2f_now_ns(), b);
+	c->cut = t2f_check(c, (int64_t)t2f_clock_ns(), b);
 	if (c->cut == T2F_CUT_ANNOUNCED)
 		c->bytes = (uint64_t)b;
 	if (!c->cut && c->o.progress)
@@ -346,7 +339,7 @@ static void t2f_warn_cut(struct t2f_debuginfod *c)
 static int t2f_query(struct t2f_debuginfod *c, const uint8_t *id, size_t len, char **path)
 {
 	char header[64], tail[sizeof(c->hex) + 16];
-	int64_t start = t2f_now_ns();
+	int64_t start = (int64_t)t2f_clock_ns();
 	int fd;
 
 	c->deadline_ns = start + (int64_t)c->budget.value * T2F_NS - c->spent_ns;
@@ -368,7 +361,7 @@ static int t2f_query(struct t2f_debuginfod *c, const uint8_t *id, size_t len, ch
 	t2f_fetching = NULL;
 	if (c->o.temp)
 		c->o.temp(c->o.temp_ctx, NULL, false);
-	c->spent_ns += t2f_now_ns() - start;
+	c->spent_ns += (int64_t)t2f_clock_ns() - start;
 	return fd;
 }
 
