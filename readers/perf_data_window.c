@@ -62,9 +62,10 @@
 #define READ_AHEAD (1u << 20)   /* bytes read at once where a thread reads ahead */
 
 /* The thread's job: unmap old, then map and prefault [start, start + len) of fd; or, reading
- * ahead (buf), read [start, start + len) into buf: got bytes (fewer: a read failed). */
+ * ahead (buf), read [start, start + len) into buf: got bytes (0: the read failed). */
 struct t2f_pd_ahead {
 	int fd;
+	const struct t2f_perf_data *d; /* reading ahead: read with t2f_perf_data__read_at */
 	uint8_t *buf;           /* reading ahead: cap bytes, the block the decoder reads next */
 	size_t cap, got;
 	const uint8_t *old;
@@ -145,30 +146,13 @@ static const uint8_t *map_prefaulted(int fd, uint64_t start, size_t len)
 	return p;
 }
 
-/* n bytes of fd at off read into dst: how many were (fewer: it failed, or the file ends). */
-static size_t read_full(int fd, uint8_t *dst, size_t n, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t r = pread(fd, dst + done, n - done, (off_t)(off + done));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		done += (size_t)r;
-	}
-	return done;
-}
-
 static int ahead_job(void *ctx, void *job)
 {
 	struct t2f_pd_ahead *a = job;
 
 	(void)ctx;
 	if (a->buf) {
-		a->got = read_full(a->fd, a->buf, a->len, a->start);
+		a->got = t2f_perf_data__read_at(a->d, a->buf, a->len, a->start) ? 0 : a->len;
 		return 0;
 	}
 	if (a->old)
@@ -241,6 +225,7 @@ static bool ahead_start(struct t2f_perf_data *d)
 		return false;
 	}
 	d->ahead->fd = d->fd;
+	d->ahead->d = d;
 	return true;
 }
 
