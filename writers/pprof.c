@@ -61,7 +61,8 @@ struct pp {
 	uint32_t *type_name;       /* [2 * nevents]: count and weight column names */
 	uint32_t *type_unit;
 	struct pp_groups *g;       /* the samples */
-	uint64_t *locs;            /* one sample's location ids */
+	uint32_t *chain;           /* per used node: the bytes of its location ids, packed, up
+				    * to the root (a sample's field is that of its node) */
 	struct t2f_buf labels;     /* each thread's encoded Label fields */
 	size_t *label_off;         /* thread t's labels: [label_off[t], label_off[t + 1]) */
 	bool *used;                /* per thread: some sample's (after grouping, the first with
@@ -307,37 +308,61 @@ static int thread_labels(struct pp *s)
  * next after another, otherwise waits for each (on wm, 283K samples: 0.022 -> 0.018 s). */
 static void prefetch_stack(const struct pp *s, size_t g)
 {
-	if (g + 2 * SAMPLE_AHEAD < s->g->n)
-		__builtin_prefetch(&s->t.nodes[s->g->group[g + 2 * SAMPLE_AHEAD].node]);
+	if (g + 2 * SAMPLE_AHEAD < s->g->n) {
+		t2f_node_id nd = s->g->group[g + 2 * SAMPLE_AHEAD].node;
+
+		__builtin_prefetch(&s->t.nodes[nd]);
+		__builtin_prefetch(&s->chain[nd]);
+	}
 	if (g + SAMPLE_AHEAD < s->g->n)
 		__builtin_prefetch(&s->t.nodes[s->t.nodes[s->g->group[g + SAMPLE_AHEAD].node].next]);
 }
 
+/* Each used node's chain: the size of its location id packed, and its next location's node's
+ * (a node's next is below it: one pass up the ids; the used nodes have their locations, as
+ * order() numbered them). 0, -ENOMEM, or -T2F_ERR_LIMIT for a sample's ids past 4 GB. */
+static int chains(struct pp *s)
+{
+	uint32_t n = t2f_profile__node_count(s->p);
+
+	s->chain = calloc((size_t)n + 1, sizeof(*s->chain));
+	if (!s->chain)
+		return -ENOMEM;
+	for (t2f_node_id nd = 1; nd <= n; nd++) {
+		uint32_t up = s->chain[s->t.nodes[nd].next];
+
+		if (!s->t.nodes[nd].loc)
+			continue;
+		if (up > UINT32_MAX - 16)
+			return -T2F_ERR_LIMIT;
+		s->chain[nd] = (uint32_t)t2f_pb__varint_size(s->t.nodes[nd].loc) + up;
+	}
+	return 0;
+}
+
 /* One Sample: its location ids, innermost first, then its values (both packed), then its
- * thread's labels. Every size is known before it is written, so the message is written at a
- * cursor in one reservation: one key, length and room check a message, not one a field. */
+ * thread's labels. Every size is known before it is written (the ids' from the node's chain),
+ * so the message is written at a cursor in one reservation, the ids as the walk up the stack
+ * meets them: one key, length and room check a message, not one a field. */
 static int put_sample(struct pp *s, size_t g)
 {
 	const struct pp_group *gr = &s->g->group[g];
-	size_t cols = s->g->cols, n = 0, nloc, nval, body;
+	size_t cols = s->g->cols, nloc = s->chain[gr->node], nval, body;
 	size_t lo = s->label_off[gr->thread], hi = s->label_off[gr->thread + 1];
 	const uint64_t *v = s->g->values + g * cols;
 	char *w;
 
-	for (t2f_node_id nd = gr->node; nd; nd = s->t.nodes[nd].next)
-		s->locs[n++] = s->t.nodes[nd].loc;
-	nloc = t2f_pb__packed_u64_size(s->locs, n);
 	nval = t2f_pb__packed_u64_size(v, cols);
-	body = (n ? 1 + t2f_pb__varint_size(nloc) + nloc : 0) +
+	body = (nloc ? 1 + t2f_pb__varint_size(nloc) + nloc : 0) +
 	       (cols ? 1 + t2f_pb__varint_size(nval) + nval : 0) + (hi - lo);
 	if (t2f_buf__reserve(&s->enc, 11 + body))
 		return -ENOMEM;
 	w = t2f_pb__at_key(s->enc.p + s->enc.len, PF_SAMPLE, T2F_PB_LEN);
 	w = t2f_pb__at_varint(w, body);
-	if (n)
+	if (nloc)
 		w = t2f_pb__at_varint(t2f_pb__at_key(w, 1, T2F_PB_LEN), nloc);
-	for (size_t i = 0; i < n; i++)
-		w = t2f_pb__at_varint(w, s->locs[i]);
+	for (t2f_node_id nd = gr->node; nd; nd = s->t.nodes[nd].next)
+		w = t2f_pb__at_varint(w, s->t.nodes[nd].loc);
 	if (cols)
 		w = t2f_pb__at_varint(t2f_pb__at_key(w, 2, T2F_PB_LEN), nval);
 	for (size_t c = 0; c < cols; c++)
@@ -591,11 +616,7 @@ static int prepare(struct pp *s)
 	err = t2f_pprof_tables__build(&s->t, s->p, &s->o->names) ?: sample_types(s);
 	gerr = bg ? t2f_bg__wait(bg) : group_cells(s->g);
 	t2f_bg__free(bg);
-	err = err ?: gerr ?: order(s) ?: thread_labels(s) ?: comments(s);
-	if (err)
-		return err;
-	s->locs = malloc(((size_t)s->t.max_depth + 1) * sizeof(*s->locs));
-	return s->locs ? 0 : -ENOMEM;
+	return err ?: gerr ?: order(s) ?: chains(s) ?: thread_labels(s) ?: comments(s);
 }
 
 static int encode(struct pp *s)
@@ -626,7 +647,7 @@ static void release(struct pp *s)
 	free(s->type_name);
 	free(s->type_unit);
 	groups_free(s->g);
-	free(s->locs);
+	free(s->chain);
 	free(s->label_off);
 	free(s->used);
 	free(s->comments);

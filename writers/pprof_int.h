@@ -64,7 +64,6 @@ struct t2f_pprof_tables {
 	uint32_t nfuncs;
 	struct t2f_pprof_map *maps;   /* [1..nmaps] */
 	uint32_t nmaps;
-	uint32_t max_depth;           /* the deepest used stack (bounds locations per sample) */
 };
 
 /* Builds every table from the profile's cells (only the nodes, frames and modules they use).

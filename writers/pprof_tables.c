@@ -63,15 +63,10 @@ static int mark_used(struct t2f_pprof_tables *t)
 	for (size_t i = 0; i < cells; i++)
 		t->nodes[t2f_profile__cell_at(p, i)->node].loc = 1;
 	for (t2f_node_id nd = n; nd >= 1; nd--) { /* a parent's id is below its children's */
-		uint32_t d;
-
 		if (!t->nodes[nd].loc)
 			continue;
 		t->nodes[t2f_profile__node_parent(p, nd)].loc = 1;
 		t->frame_func[t2f_profile__node_frame(p, nd)] = 1;
-		d = t2f_profile__node_depth(p, nd); /* the deepest used node is a cell's */
-		if (d > t->max_depth)
-			t->max_depth = d;
 	}
 	t->nodes[0].loc = 0;
 	return 0;
