@@ -61,8 +61,8 @@ struct pp {
 	uint32_t *type_name;       /* [2 * nevents]: count and weight column names */
 	uint32_t *type_unit;
 	struct pp_groups *g;       /* the samples */
-	uint32_t *chain;           /* per used node: the bytes of its location ids, packed, up
-				    * to the root (a sample's field is that of its node) */
+	uint32_t *chain;           /* per used node: how many bytes its location ids up to the
+				    * root take packed (a sample's ids are its node's) */
 	struct t2f_buf labels;     /* each thread's encoded Label fields */
 	size_t *label_off;         /* thread t's labels: [label_off[t], label_off[t + 1]) */
 	bool *used;                /* per thread: some sample's (after grouping, the first with
@@ -329,10 +329,11 @@ static int chains(struct pp *s)
 	if (!s->chain)
 		return -ENOMEM;
 	for (t2f_node_id nd = 1; nd <= n; nd++) {
-		uint32_t up = s->chain[s->t.nodes[nd].next];
+		uint32_t up;
 
 		if (!s->t.nodes[nd].loc)
 			continue;
+		up = s->chain[s->t.nodes[nd].next];
 		if (up > UINT32_MAX - 16)
 			return -T2F_ERR_LIMIT;
 		s->chain[nd] = (uint32_t)t2f_pb__varint_size(s->t.nodes[nd].loc) + up;
