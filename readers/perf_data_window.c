@@ -61,11 +61,10 @@
 #define WALK_HEAD 1024          /* bytes of a record's head walk_ahead reads */
 #define READ_AHEAD (1u << 20)   /* bytes read at once where a thread reads ahead */
 
-/* The thread's job: unmap old, then map and prefault [start, start + len) of fd; or, reading
- * ahead (buf), read [start, start + len) into buf: got bytes (0: the read failed). */
+/* The thread's job: unmap old, then map and prefault [start, start + len) of d's file; or,
+ * reading ahead (buf), read [start, start + len) into buf: got bytes (0: the read failed). */
 struct t2f_pd_ahead {
-	int fd;
-	const struct t2f_perf_data *d; /* reading ahead: read with t2f_perf_data__read_at */
+	const struct t2f_perf_data *d; /* the recording: its fd, and t2f_perf_data__read_at */
 	uint8_t *buf;           /* reading ahead: cap bytes, the block the decoder reads next */
 	size_t cap, got;
 	const uint8_t *old;
@@ -158,7 +157,7 @@ static int ahead_job(void *ctx, void *job)
 	if (a->old)
 		munmap((void *)a->old, a->old_len);
 	a->old = NULL;
-	a->map = map_prefaulted(a->fd, a->start, a->len);
+	a->map = map_prefaulted(a->d->fd, a->start, a->len);
 	if (a->map && a->cur)
 		walk_ahead(a);
 	return 0;
@@ -224,7 +223,6 @@ static bool ahead_start(struct t2f_perf_data *d)
 		d->no_ahead = true;
 		return false;
 	}
-	d->ahead->fd = d->fd;
 	d->ahead->d = d;
 	return true;
 }
