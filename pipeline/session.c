@@ -18,11 +18,6 @@
 
 #define T2F_DEFAULT_MAX_FRAMES 2000000u
 
-uint64_t t2f_session_now_ns(void)
-{
-	return t2f_clock_ns();
-}
-
 uint64_t t2f_session_cpu_ns(void)
 {
 	struct timespec ts;
@@ -287,7 +282,7 @@ int t2f_session_new(const struct t2f_options *o, struct t2f_session **out)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->start_ns = t2f_session_now_ns();
+	s->start_ns = t2f_clock_ns();
 	err = t2f_versioned__in(&s->o, sizeof(s->o), o, T2F_OPTIONS_SIZE_V1) ?:
 	      t2f_versioned__zero(s->o.reserved, sizeof(s->o.reserved)) ?:
 	      t2f_versioned__zero(s->o.reserved2, sizeof(s->o.reserved2));
@@ -366,7 +361,7 @@ void t2f_session_report(struct t2f_session *s, unsigned what)
 	s->run.inputs = s->stats;
 	s->run.n_inputs = s->n_inputs;
 	s->run.warnings = t2f_diag__warnings(s->diag);
-	s->run.seconds = (double)(t2f_session_now_ns() - s->start_ns) / 1e9;
+	s->run.seconds = (double)(t2f_clock_ns() - s->start_ns) / 1e9;
 	if ((what & T2F_REPORT_STATS) && s->totals)
 		t2f_report__stats(s->msg, s->profile, s->totals, &s->run);
 	if (what & T2F_REPORT_STATS) {

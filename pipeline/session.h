@@ -85,7 +85,6 @@ struct t2f_source {
 	uint32_t index;     /* the input's index (its threads') */
 };
 
-uint64_t t2f_session_now_ns(void);
 /* The CPU time of the whole process (every thread), in ns; 0 when the clock is not there. */
 uint64_t t2f_session_cpu_ns(void);
 

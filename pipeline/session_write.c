@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/clock.h"
 #include "formats/plural.h"
 #include "formats/sat.h"
 #include "pipeline/outfile.h"
@@ -140,7 +141,7 @@ static int t2f_resolve(struct t2f_session *s)
 	int err;
 
 	t2f_session_set_label(s);
-	s->run.read_seconds = (double)(t2f_session_now_ns() - s->start_ns) / 1e9;
+	s->run.read_seconds = (double)(t2f_clock_ns() - s->start_ns) / 1e9;
 	err = t2f_warn_lacking(s);
 	if (err)
 		return err;
@@ -156,7 +157,7 @@ static int t2f_resolve(struct t2f_session *s)
 	if (!err)
 		t2f_resym__save(s->resym);
 	err = err ?: t2f_report__event_totals(s->profile, &s->totals);
-	s->run.names_seconds = (double)(t2f_session_now_ns() - s->start_ns) / 1e9 -
+	s->run.names_seconds = (double)(t2f_clock_ns() - s->start_ns) / 1e9 -
 			       s->run.read_seconds;
 	s->run.names_cpu = (double)(t2f_session_cpu_ns() - cpu) / 1e9;
 	if (err)
