@@ -139,6 +139,7 @@ void t2f_symbolizer__free(struct t2f_symbolizer *s)
 		t2f_debug_result__free(&s->files[i].files);
 		t2f_symcache__free(s->files[i].cache);
 		t2f_symcache_new__free(s->files[i].add);
+		free(s->files[i].klass);
 	}
 	for (int i = 0; i < OWN_N; i++)
 		free(s->own[i]);
@@ -181,8 +182,7 @@ static bool file_eq(const void *ctx, uint32_t value)
 	       (!k->build_id_len || memcmp(f->build_id, k->build_id, k->build_id_len) == 0);
 }
 
-/* The file for (path, build-id), created on first sight. 0 or -ENOMEM. */
-static int file_of(struct t2f_symbolizer *s, const struct t2f_module_desc *m, uint32_t *idx)
+int t2f_sym__file_for(struct t2f_symbolizer *s, const struct t2f_module_desc *m, uint32_t *idx)
 {
 	size_t id_len = m->build_id && m->build_id_len <= T2F_BUILD_ID_MAX ? m->build_id_len : 0;
 	struct file_key k = { s, m->path ? m->path : "", m->build_id, id_len,
@@ -221,7 +221,7 @@ int t2f_symbolizer__add_module(struct t2f_symbolizer *s, const struct t2f_module
 
 	err = t2f_grow32((void **)&s->mods, &s->cap_mods, s->n_mods, sizeof(*s->mods), 16);
 	if (!err)
-		err = file_of(s, m, &file);
+		err = t2f_sym__file_for(s, m, &file);
 	if (err)
 		return err;
 	mod = &s->mods[s->n_mods];

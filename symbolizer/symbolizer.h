@@ -225,6 +225,32 @@ int t2f_symbolizer__cached_inlines(struct t2f_symbolizer *s, t2f_sym_module_id m
 int t2f_symbolizer__note_inlines(struct t2f_symbolizer *s, t2f_sym_module_id mod,
 				 uint64_t elf_vaddr, uint64_t lo, uint64_t last,
 				 const struct t2f_dwarf_frame *frames, size_t n);
+/* Classes of a file's addresses, from its symbol cache file (symcache.h __class): what lets
+ * a reader make the frames of addresses the run will name alike one frame. */
+struct t2f_sym_class;
+/* The class source of the file of (path, build-id[0..len), len > 0), its cache file looked
+ * for now as its first use would (a warm run's file is then searched through it, and the
+ * cache's warning for a file ignored is given here): *out, or NULL when the file is not named
+ * through a cache file, its offsets are not the binary's own, or `inlines` and the file did
+ * not say whether it has DWARF. `inlines`: frames will get their inline chains. *out is the
+ * symbolizer's, unchanged until it is freed; t2f_sym_class__key reads only it, on any thread,
+ * while the symbolizer goes on. 0, -ENOMEM, or the diag's strict error. */
+int t2f_symbolizer__class(struct t2f_symbolizer *s, const char *path, const uint8_t *build_id,
+			  size_t len, bool inlines, const struct t2f_sym_class **out);
+/* The class of file offset off (a perf.data frame's address, in its file's executable
+ * PT_LOAD with off - 1): true and *key, equal keys of one source naming alike (the symbol
+ * answer, and the inline chains at the address and at the call when the source has them);
+ * false when the cache file lacks an answer, or off - 1 maps elsewhere. */
+bool t2f_sym_class__key(const struct t2f_sym_class *k, uint64_t off, uint64_t *key);
+
+/* As __resolve_file_off, for an address of the class of one whose answer was `like`
+ * (t2f_sym_class__key: both keys equal, in the class source of mod's file): its place found,
+ * the rest of the answer `like`'s (counted as the cache's); looked up as __resolve_file_off does
+ * when the file is no longer named through its cache. */
+int t2f_symbolizer__resolve_file_off_like(struct t2f_symbolizer *s, t2f_sym_module_id mod,
+					  uint64_t file_off, const struct t2f_sym *like,
+					  struct t2f_sym *out);
+
 /* Writes the cache file of each file that has answers its cache file lacked, then keeps the
  * directory within its size limit. Failures leave the old file (nothing half written). */
 void t2f_symbolizer__cache_save(struct t2f_symbolizer *s);

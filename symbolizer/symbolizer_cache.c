@@ -223,6 +223,20 @@ static bool cache_key(struct sym_file *f)
 	return len > 0;
 }
 
+int t2f_sym__cache_try(struct t2f_symbolizer *s, struct sym_file *f)
+{
+	int err;
+
+	if (f->cache_tried || f->searched)
+		return 0;
+	f->cache_tried = true;
+	if (!s->cache || !cache_key(f))
+		return 0;
+	err = cache_open(s, f);
+	f->searched = err || f->from_cache;
+	return err;
+}
+
 /* The file searched on first use: through its cache file when it has one, else debug_find. */
 int t2f_sym__file_ready(struct t2f_symbolizer *s, struct sym_file *f)
 {
@@ -230,13 +244,9 @@ int t2f_sym__file_ready(struct t2f_symbolizer *s, struct sym_file *f)
 
 	if (f->searched)
 		return 0;
-	if (s->cache && cache_key(f)) {
-		err = cache_open(s, f);
-		if (err || f->from_cache) {
-			f->searched = true;
-			return err;
-		}
-	}
+	err = t2f_sym__cache_try(s, f);
+	if (err || f->searched)
+		return err;
 	err = t2f_sym__file_search(s, f);
 	return err ?: cache_start(s, f);
 }

@@ -27,6 +27,8 @@ struct sym_file {
 	bool dwarf_unsettled;          /* dwarf opened lazily: whether it has DWARF is not yet
 					* told to the cache file (t2f_symbolizer__report_dwarf) */
 	struct t2f_symcache *cache;    /* an earlier run's answers (symcache.h), or NULL */
+	bool cache_tried;              /* its cache file looked for (cache_try) */
+	struct t2f_sym_class *klass;   /* its class source (sym_class.c), or NULL */
 	bool from_cache;               /* searched through the cache: debug_find has not run */
 	struct t2f_symcache_new *add;  /* this run's answers for the cache, or NULL */
 	uint8_t cache_id[T2F_BUILD_ID_MAX]; /* its cache file's key: build_id, else (none
@@ -114,6 +116,8 @@ struct t2f_sym_search {
 	const struct t2f_debug_find_opts *find;
 	struct t2f_diag *diag;
 };
+/* The file for (m's path, build-id), created on first sight. 0 or -ENOMEM. */
+int t2f_sym__file_for(struct t2f_symbolizer *s, const struct t2f_module_desc *m, uint32_t *idx);
 /* Runs debug_find for f with c: f's files, load table and miss. Reads nothing else of a
  * symbolizer, so it may run on another thread on a file of its own. 0 or -ENOMEM. */
 int t2f_sym__search_in(const struct t2f_sym_search *c, struct sym_file *f);
@@ -148,6 +152,9 @@ void t2f_sym__ahead_idle(struct t2f_symbolizer *s);
 /* symbolizer_cache.c */
 /* The cache's directory when o asks for one and it may be used. 0 or -ENOMEM. */
 int t2f_sym__cache_dir(struct t2f_symbolizer *s, const struct t2f_symbolizer_opts *o);
+/* f's cache file looked for, once: when there is one made for it, f is searched through it
+ * (f->from_cache). 0, -ENOMEM, or the diag's strict error (a file ignored). */
+int t2f_sym__cache_try(struct t2f_symbolizer *s, struct sym_file *f);
 /* f searched on first use: through its cache file when it has one, else debug_find. */
 int t2f_sym__file_ready(struct t2f_symbolizer *s, struct sym_file *f);
 /* f searched for real when its cache file answered so far. 0 or -ENOMEM. */

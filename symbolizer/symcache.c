@@ -632,6 +632,30 @@ int t2f_symcache__inlines(const struct t2f_symcache *c, uint64_t elf_vaddr,
 	return t2f_symcache_chain(c, e, out, max);
 }
 
+bool t2f_symcache__class(const struct t2f_symcache *c, uint64_t elf_vaddr, bool inlines,
+			 uint64_t *key)
+{
+	const struct t2f_sc_sym *sy = T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym), *s;
+	const struct t2f_sc_inl *in;
+	uint64_t n = c->h->sec[T2F_SC_SYMS].count;
+
+	if (!elf_vaddr)
+		return false;
+	RANGE_FROM(sy, n, sym_lower_bound(c, sy, n, elf_vaddr), elf_vaddr, s);
+	if (!s || s->vaddr == elf_vaddr) /* none, or elf_vaddr - 1 in another range */
+		return false;
+	*key = s->vaddr;
+	if (!inlines)
+		return true;
+	RANGE_AT(T2F_SC_SEC(c, T2F_SC_INL, struct t2f_sc_inl), c->h->sec[T2F_SC_INL].count,
+		 elf_vaddr, in);
+	if (!in || in->vaddr == elf_vaddr)
+		return false;
+	/* the start of the two ranges' overlap: an address in both, so no other pair has it */
+	*key = in->vaddr > s->vaddr ? in->vaddr : s->vaddr;
+	return true;
+}
+
 int t2f_symcache_chain(const struct t2f_symcache *c, const struct t2f_sc_inl *e,
 		       struct t2f_dwarf_frame *out, size_t max)
 {

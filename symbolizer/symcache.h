@@ -156,6 +156,13 @@ bool t2f_symcache__a2l(const struct t2f_symcache *c, uint64_t elf_vaddr, const c
 int t2f_symcache__inlines(const struct t2f_symcache *c, uint64_t elf_vaddr,
 			  struct t2f_dwarf_frame *out, size_t max);
 
+/* The class of elf_vaddr's answers: addresses of c with equal keys get the same symbol answer
+ * (but for their offset from the symbol) and, with `inlines`, the same inline chain, both at
+ * the address and at the address - 1 (where a return address's chain is looked up). True and
+ * *key; false when c lacks one of those answers, or they differ between the two addresses. */
+bool t2f_symcache__class(const struct t2f_symcache *c, uint64_t elf_vaddr, bool inlines,
+			 uint64_t *key);
+
 /* ---- writing one: what a run found, added to what the old file held ---- */
 
 struct t2f_symcache_new;

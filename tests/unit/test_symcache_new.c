@@ -298,6 +298,70 @@ static void test_many_ranges_searched(void **state)
 	t2f_symcache_dir__free(d);
 }
 
+/* The class of an address (t2f_symcache__class) in the file of directory dir, written with
+ * the answers alpha, gap and beta and, with chains, chain_a over [0x1000, 0x103f] and chain_b
+ * over [0x1040, 0x10ff]: its key, or -1 when it has none. */
+static int64_t class_at(const char *dir, bool chains, uint64_t addr, bool inlines)
+{
+	char d_path[PATH_MAX], mod[PATH_MAX];
+	struct t2f_symcache_ident ident = fx_symcache_ident(id, sizeof(id), mod);
+	const struct t2f_symcache_sym syms[] = { alpha, gap, beta };
+	struct t2f_symcache_new *w;
+	struct t2f_symcache_dir *d;
+	struct t2f_symcache *c = NULL;
+	const char *why = NULL;
+	bool bad = false;
+	uint64_t key = 0;
+	int64_t r;
+
+	t2f_symcache_dir__free(fx_symcache_write(dir, id, sizeof(id), syms, 3));
+	pathf(d_path, "%s/%s", tmp, dir);
+	assert_int_equal(t2f_symcache_dir__open(d_path, 0, false, &d, &why), 0);
+	if (chains) {
+		assert_int_equal(t2f_symcache__open(d, &ident, &c, &bad, &why), 0);
+		assert_int_equal(t2f_symcache_new__new(&w), 0);
+		assert_int_equal(t2f_symcache_new__set_file(w, NULL, 0, NULL, 0, 0,
+							    T2F_SYMCACHE_DW_YES), 0);
+		assert_int_equal(t2f_symcache_new__inlines(w, 0x1000, 0x103f, chain_a, 2), 0);
+		assert_int_equal(t2f_symcache_new__inlines(w, 0x1040, 0x10ff, chain_b, 2), 0);
+		assert_int_equal(t2f_symcache_new__write(w, d, &ident, c), 0);
+		t2f_symcache_new__free(w);
+		t2f_symcache__free(c);
+		c = NULL;
+	}
+	assert_int_equal(t2f_symcache__open(d, &ident, &c, &bad, &why), 0);
+	assert_non_null(c);
+	r = t2f_symcache__class(c, addr, inlines, &key) ? (int64_t)key : -1;
+	t2f_symcache__free(c);
+	t2f_symcache_dir__free(d);
+	return r;
+}
+
+/* Addresses share a class when the address and the one before it fall in the same symbol
+ * range (a miss's too) and, with inlines, the same chain's: the first address of a range has
+ * none, nor has an address the file does not answer. */
+static void test_classes(void **state)
+{
+	(void)state;
+	assert_int_equal(class_at("cls", false, 0x1001, false), 0x1000);
+	assert_int_equal(class_at("cls", false, 0x10ff, false), 0x1000);
+	assert_int_equal(class_at("cls", false, 0x1000, false), -1);
+	assert_int_equal(class_at("cls", false, 0x1100, false), -1);
+	assert_int_equal(class_at("cls", false, 0x1150, false), 0x1100);
+	assert_int_equal(class_at("cls", false, 0x1300, false), -1);
+	assert_int_equal(class_at("cls", false, 0, false), -1);
+	/* no chains in the file: no class with inlines */
+	assert_int_equal(class_at("cls", false, 0x1020, true), -1);
+	assert_int_equal(class_at("cls-inl", true, 0x1020, true), 0x1000);
+	assert_int_equal(class_at("cls-inl", true, 0x103f, true), 0x1000);
+	assert_int_equal(class_at("cls-inl", true, 0x1040, true), -1);
+	assert_int_equal(class_at("cls-inl", true, 0x1041, true), 0x1040);
+	assert_int_equal(class_at("cls-inl", true, 0x10ff, true), 0x1040);
+	assert_int_equal(class_at("cls-inl", true, 0x1150, true), -1);
+	assert_int_equal(class_at("cls-inl", true, 0x1020, false), 0x1000);
+	assert_int_equal(class_at("cls-inl", true, 0x1080, false), 0x1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +369,7 @@ int main(void)
 		FX_TEST(test_near_repeats_kept),
 		FX_TEST(test_chain_spans_joined),
 		FX_TEST(test_many_ranges_searched),
+		FX_TEST(test_classes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
