@@ -136,7 +136,7 @@ int t2f_perf_data_conv__new(struct t2f_perf_data *pd, struct t2f_profile *p, str
 	}
 	c->l1 = calloc((size_t)1 << PDC_L1_BITS, sizeof(*c->l1));
 	err = c->stack && c->l1 && (!o->unwind || (c->batch && c->batch_ips)) ? 0 : -ENOMEM;
-	if (!err && (ps_maps__new(&c->maps) || t2f_pdc_stacks__new(p, o->threads > 1, &c->stk) ||
+	if (!err && (ps_maps__new(&c->maps) || t2f_pdc_stacks__new(p, o->threads > 1, o->class_key, &c->stk) ||
 		     t2f_hashmap__new(256, &c->comm_ix) || t2f_hashmap__new(4096, &c->frame_ix) ||
 		     t2f_hashmap__new(256, &c->bid_ix) || t2f_hashmap__new(256, &c->fid_ix)))
 		err = -ENOMEM;
@@ -199,6 +199,11 @@ static void pdc_hex(const uint8_t *id, size_t n, char *hex)
 		hex[2 * k + 1] = digits[id[k] & 15];
 	}
 	hex[2 * n] = '\0';
+}
+
+t2f_frame_id *t2f_perf_data_conv__take_frame_as(struct t2f_perf_data_conv *c, size_t *n)
+{
+	return t2f_pdc_stacks__take_as(c->stk, n);
 }
 
 bool t2f_perf_data_conv__kernel_ref(const struct t2f_perf_data_conv *c, const char **name,
@@ -554,20 +559,21 @@ static t2f_str_id pdc_kernel_dso(const struct t2f_perf_data_conv *c, uint64_t ip
 	return ip >= c->kstart && ip < c->kend ? c->s_kernel : 0;
 }
 
-/* What frames of module `module` are (its kind, whether they keep their address), found once
- * per module. NULL without memory. */
-static struct pdc_mod *pdc_mod_of(struct t2f_perf_data_conv *c, t2f_str_id module)
+/* What frames of module `module` are (its kind, whether they keep their address, their class
+ * source), found once per module: 0 and *out, or an error (class_of's). */
+static int pdc_mod_of(struct t2f_perf_data_conv *c, t2f_str_id module, struct pdc_mod **out)
 {
 	struct pdc_mod *m;
 	const char *dso;
 	size_t len;
+	int err = 0;
 
 	if (module >= c->n_mods) {
 		size_t cap = c->cap_mods;
 
 		if (t2f_grow((void **)&c->mods, &cap, c->n_mods, module + 1 - c->n_mods,
 			     sizeof(*c->mods), 256, UINT32_MAX))
-			return NULL;
+			return -ENOMEM;
 		memset(c->mods + c->n_mods, 0, (module + 1 - c->n_mods) * sizeof(*c->mods));
 		c->cap_mods = cap;
 		c->n_mods = module + 1;
@@ -579,8 +585,11 @@ static struct pdc_mod *pdc_mod_of(struct t2f_perf_data_conv *c, t2f_str_id modul
 		m->has_addr = !c->o.addr_wanted ||
 			      c->o.addr_wanted(c->o.addr_ctx, (enum t2f_frame_kind)m->kind, dso, len);
 		m->known = true;
+		if (m->has_addr && m->kind == T2F_FRAME_USER && c->o.class_of)
+			err = c->o.class_of(c->o.class_ctx, module, dso, len, &m->cls);
 	}
-	return m;
+	*out = m;
+	return err;
 }
 
 /* The frame of ip in cpumode `mode` of process pid (uncached). Frames that keep no address
@@ -601,21 +610,21 @@ static int pdc_new_frame(struct t2f_perf_data_conv *c, uint8_t mode, bool unwoun
 		f.module = c->s_unknown;
 		f.addr = ip;
 	}
-	m = pdc_mod_of(c, f.module);
-	if (!m)
-		return -ENOMEM;
+	err = pdc_mod_of(c, f.module, &m);
+	if (err)
+		return err;
 	f.kind = (enum t2f_frame_kind)m->kind;
 	if (f.kind == T2F_FRAME_KERNEL)
 		c->st.kernel_frames++;
 	f.has_addr = m->has_addr;
 	if (f.has_addr)
-		return t2f_pdc_stacks__frame(c->stk, &f, out);
+		return t2f_pdc_stacks__frame(c->stk, &f, unwound ? NULL : m->cls, out);
 	if (m->ref[unwound]) {
 		*out = m->ref[unwound];
 		return 0;
 	}
 	f.addr = 0;
-	err = t2f_pdc_stacks__frame(c->stk, &f, out);
+	err = t2f_pdc_stacks__frame(c->stk, &f, NULL, out);
 	if (!err)
 		m->ref[unwound] = *out;
 	return err;

@@ -101,6 +101,16 @@ struct t2f_perf_data_conv_opts {
 	 * their time) are counted as read and dropped (T2F_DROP_FILTERED), and nothing of them
 	 * joins the profile. NULL: every sample is kept. Borrowed. */
 	const struct t2f_sample_filter *filter;
+	/* Classes of user frames: class_of gives the class source of a module's frames (they
+	 * keep their address), once per module, on the calling thread (*src NULL: none; an error
+	 * ends the conversion); class_key the key of a frame's address in it, on the thread that
+	 * adds stacks (perf_data_stacks.h). Frames of a source with equal keys name alike: each
+	 * new one is added to the profile, and stacks hold it as the first of its class. Unwound
+	 * frames have none. NULL: no classes. */
+	int (*class_of)(void *ctx, t2f_str_id module, const char *path, size_t len,
+			const void **src);
+	bool (*class_key)(const void *src, uint64_t addr, uint64_t *key);
+	void *class_ctx;
 };
 #define T2F_PERF_TICK_RECORDS 256
 
@@ -131,6 +141,11 @@ const uint8_t *t2f_perf_data_conv__stack_mapped(const struct t2f_perf_data_conv 
 bool t2f_perf_data_conv__map(const struct t2f_perf_data_conv *c, int64_t pid, uint64_t addr,
 			     struct t2f_perf_map *out);
 
+/* After a run with classes (opts.class_key): per frame id below *n, the frame the stacks hold
+ * in its place (itself, or the first of its class), malloc'd (the caller's, given once); NULL
+ * when no frame was read as another. */
+t2f_frame_id *t2f_perf_data_conv__take_frame_as(struct t2f_perf_data_conv *c, size_t *n);
+
 struct t2f_perf_data_conv_stats {
 	uint64_t records;        /* records delivered by the reader */
 	uint64_t samples;        /* SAMPLE records converted */
@@ -142,6 +157,7 @@ struct t2f_perf_data_conv_stats {
 	uint32_t mapped;         /* inputs whose data section was mapped by that weighing */
 	uint64_t read_ahead;     /* data section blocks read on the reader's thread */
 	uint64_t kernel_frames;  /* distinct kernel frames (addresses) */
+	uint64_t classed;        /* frames stacks hold as the first of their class */
 };
 
 /* 0, -ENOMEM. */

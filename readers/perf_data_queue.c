@@ -378,6 +378,7 @@ int t2f_perf_data_conv__run(struct t2f_perf_data_conv *c)
 		return t2f_pdc_stacks__finish(c->stk) ?: err;
 	err = pdc_flush(c, UINT64_MAX);
 	err = t2f_pdc_stacks__finish(c->stk) ?: err;
+	c->st.classed = t2f_pdc_stacks__classed(c->stk);
 	ps = t2f_perf_data__stats(c->pd);
 	t2f_profile__count_lost(c->p, &(struct t2f_lost){ .records = ps->lost_records,
 							 .events = ps->lost,

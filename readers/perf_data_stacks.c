@@ -16,6 +16,7 @@
 #include "formats/derive.h"
 #include "formats/diag.h"
 #include "formats/grow.h"
+#include "formats/hashmap.h"
 
 #define PDC_STACKS_BATCH 8192 /* samples per batch */
 #define PDC_GROUP 64          /* samples whose stacks are looked up together */
@@ -45,7 +46,14 @@ struct pdc_batch {
 	uint32_t *f;              /* the samples' frame references */
 	size_t nf, capf;
 	struct t2f_frame *fr;     /* the frames queued, in order */
-	size_t nfr, capfr;
+	const void **cls;         /* and their class sources (with class_key) */
+	size_t nfr, capfr, capcls;
+};
+
+struct pdc_class {            /* a class met: its source, key and first frame */
+	const void *src;
+	uint64_t key;
+	t2f_frame_id frame;
 };
 
 struct t2f_pdc_stacks {
@@ -63,6 +71,13 @@ struct t2f_pdc_stacks {
 	bool threaded;
 	struct t2f_bg *bg;        /* the thread (formats/bg.h), from the first batch on */
 	int err;                  /* without the thread: the first error */
+	t2f_pdc_class_fn class_key; /* NULL: no classes */
+	t2f_frame_id *as;         /* the thread's: per frame id, the frame stacks hold it as */
+	size_t n_as, cap_as;      /* frame ids met (n_as - 1: as[0] unused) */
+	struct pdc_class *classes;
+	size_t n_classes, cap_classes;
+	struct t2f_hashmap *class_ix;
+	uint64_t classed;         /* frames added as another */
 };
 
 /* The derive stage's switches queued after the first `upto` samples of b, from *dr on; node:
@@ -95,6 +110,67 @@ static void pdc_root_first(struct t2f_pdc_stacks *s, const struct pdc_batch *b, 
 	*at += r->n;
 }
 
+static bool pdc_class_eq(const void *ctx, uint32_t v)
+{
+	const struct pdc_class *k = ((const struct pdc_class *const *)ctx)[0];
+	const struct pdc_class *c = ((const struct pdc_class *const *)ctx)[1] + (v - 1);
+
+	return c->src == k->src && c->key == k->key;
+}
+
+/* The frame stacks hold new frame id (queued with class source src) as: the first of its
+ * class, else itself. 0 or -ENOMEM. */
+static int pdc_class_as(struct t2f_pdc_stacks *s, t2f_frame_id id, const struct t2f_frame *f,
+			const void *src, t2f_frame_id *as)
+{
+	struct pdc_class k = { src, 0, id };
+	const struct pdc_class *q[2] = { &k, s->classes };
+	uint64_t h;
+	uint32_t v;
+	int err;
+
+	*as = id;
+	if (!src || !s->class_key(src, f->addr, &k.key))
+		return 0;
+	h = t2f_hash_u64(k.key ^ t2f_hash_u64((uint64_t)(uintptr_t)src));
+	v = t2f_hashmap__find(s->class_ix, h, pdc_class_eq, q);
+	if (v) {
+		*as = s->classes[v - 1].frame;
+		s->classed++;
+		return 0;
+	}
+	err = t2f_grow((void **)&s->classes, &s->cap_classes, s->n_classes, 1,
+		       sizeof(*s->classes), 256, UINT32_MAX - 1);
+	if (err)
+		return err;
+	s->classes[s->n_classes] = k;
+	err = t2f_hashmap__insert(s->class_ix, h, (uint32_t)s->n_classes + 1);
+	s->n_classes += !err;
+	return err;
+}
+
+/* The batch's frame ids s->ids[from..) as stacks hold them: each new one's found once (the
+ * profile gives ids in order; those below the first met are older, and stay). 0 or -ENOMEM. */
+static int pdc_classes(struct t2f_pdc_stacks *s, const struct pdc_batch *b, size_t from)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < b->nfr && !err; i++) {
+		t2f_frame_id id = s->ids[from + i];
+
+		if (id >= s->n_as) {
+			err = t2f_grow((void **)&s->as, &s->cap_as, s->n_as, id + 1 - s->n_as,
+				       sizeof(*s->as), 1024, SIZE_MAX);
+			for (; !err && s->n_as < id; s->n_as++)
+				s->as[s->n_as] = (t2f_frame_id)s->n_as;
+			err = err ?: pdc_class_as(s, id, &b->fr[i], b->cls[i], &s->as[id]);
+			s->n_as = id + 1;
+		}
+		s->ids[from + i] = err ? id : s->as[id];
+	}
+	return err;
+}
+
 /* Adds batch b's frames, then its samples, root first, PDC_GROUP samples' stacks at a time
  * (t2f_profile__stacks); 0 or the first error (the rest are left). */
 static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
@@ -108,6 +184,8 @@ static int pdc_batch_add(struct t2f_pdc_stacks *s, struct pdc_batch *b)
 			   SIZE_MAX) ?:
 		  (b->nfr ? t2f_profile__frames(p, b->nfr, b->fr, s->ids + s->n_ids) : 0);
 
+	if (!err && s->class_key)
+		err = pdc_classes(s, b, s->n_ids);
 	if (!err)
 		s->n_ids += b->nfr;
 	if (s->derive)
@@ -150,12 +228,18 @@ static int pdc_job(void *ctx, void *batch)
 	return pdc_batch_add(ctx, batch);
 }
 
-int t2f_pdc_stacks__new(struct t2f_profile *p, bool threaded, struct t2f_pdc_stacks **out)
+int t2f_pdc_stacks__new(struct t2f_profile *p, bool threaded, t2f_pdc_class_fn class_key,
+			struct t2f_pdc_stacks **out)
 {
 	struct t2f_pdc_stacks *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return -ENOMEM;
+	s->class_key = class_key;
+	if (class_key && t2f_hashmap__new(1024, &s->class_ix)) {
+		free(s);
+		return -ENOMEM;
+	}
 	s->p = p;
 	s->derive = t2f_profile__derive(p);
 	s->threaded = threaded && !s->derive; /* the stage makes events: the reading thread's */
@@ -177,15 +261,21 @@ static int pdc_hand_over(struct t2f_pdc_stacks *s)
 	return err;
 }
 
-int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, uint32_t *ref)
+int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, const void *cls,
+			  uint32_t *ref)
 {
 	struct pdc_batch *b = &s->b[s->fill];
 	int err = t2f_grow((void **)&b->fr, &b->capfr, b->nfr, 1, sizeof(*b->fr), 64, SIZE_MAX);
 
+	if (!err && s->class_key)
+		err = t2f_grow((void **)&b->cls, &b->capcls, b->nfr, 1, sizeof(*b->cls), 64,
+			       SIZE_MAX);
 	if (err)
 		return err;
 	if (s->refs == UINT32_MAX)
 		return -T2F_ERR_LIMIT;
+	if (s->class_key)
+		b->cls[b->nfr] = cls;
 	b->fr[b->nfr++] = *f;
 	*ref = ++s->refs;
 	return 0;
@@ -241,6 +331,23 @@ int t2f_pdc_stacks__finish(struct t2f_pdc_stacks *s)
 	return t2f_bg__wait(s->bg);
 }
 
+uint64_t t2f_pdc_stacks__classed(const struct t2f_pdc_stacks *s)
+{
+	return s->classed;
+}
+
+t2f_frame_id *t2f_pdc_stacks__take_as(struct t2f_pdc_stacks *s, size_t *n)
+{
+	t2f_frame_id *as = s->classed ? s->as : NULL;
+
+	*n = as ? s->n_as : 0;
+	if (as) {
+		s->as = NULL;
+		s->n_as = s->cap_as = 0;
+	}
+	return as;
+}
+
 void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s)
 {
 	if (!s)
@@ -250,8 +357,12 @@ void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s)
 		free(s->b[i].s);
 		free(s->b[i].f);
 		free(s->b[i].fr);
+		free(s->b[i].cls);
 		free(s->b[i].dr);
 	}
+	free(s->as);
+	free(s->classes);
+	t2f_hashmap__free(s->class_ix);
 	free(s->ids);
 	free(s->fids);
 	free(s);

@@ -26,14 +26,28 @@
 
 struct t2f_pdc_stacks;
 
-/* threaded: add on a thread of its own (started at the first batch). 0 or -ENOMEM. */
-int t2f_pdc_stacks__new(struct t2f_profile *p, bool threaded, struct t2f_pdc_stacks **out);
+/* The key of frame address addr in class source src (perf_data_conv.h class_key): true when
+ * it has one. Called on the adding thread. */
+typedef bool (*t2f_pdc_class_fn)(const void *src, uint64_t addr, uint64_t *key);
+
+/* threaded: add on a thread of its own (started at the first batch). class_key (NULL: none):
+ * a new frame queued with a class source is added to stacks as the first frame of its class
+ * (the same source and key), the frame itself still added to the profile. 0 or -ENOMEM. */
+int t2f_pdc_stacks__new(struct t2f_profile *p, bool threaded, t2f_pdc_class_fn class_key,
+			struct t2f_pdc_stacks **out);
 /* Stops the thread (without waiting for __finish's work to be asked for). NULL is fine. */
 void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s);
 
-/* Queues frame f for t2f_profile__frame; *ref (from 1, in order) names it in samples.
- * 0, -ENOMEM or -T2F_ERR_LIMIT (2^32 - 1 references). */
-int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, uint32_t *ref);
+/* Queues frame f for t2f_profile__frame, with its class source (NULL: none; it must stay
+ * valid until __finish); *ref (from 1, in order) names it in samples. 0, -ENOMEM or
+ * -T2F_ERR_LIMIT (2^32 - 1 references). */
+int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, const void *cls,
+			  uint32_t *ref);
+/* Frames added in another's place (their class's first): valid after __finish. */
+uint64_t t2f_pdc_stacks__classed(const struct t2f_pdc_stacks *s);
+/* After __finish: per frame id below *n, the frame stacks hold in its place (itself, or the
+ * first of its class), malloc'd (the caller's); NULL when no frame was added as another. */
+t2f_frame_id *t2f_pdc_stacks__take_as(struct t2f_pdc_stacks *s, size_t *n);
 /* Queues one sample: frames[0..n) leaf first, references from __frame; event 0 (with a
  * derive stage): a sched_switch whose stack the switch-out queued before it needs, added to no
  * cell. 0 or an error (see above). */
