@@ -220,6 +220,9 @@ static void t2f_report_perf_data(FILE *f, const struct t2f_profile *p,
 	if (c->read_ahead)
 		fprintf(f, "    data section: %" PRIu64 " block%s read ahead on a thread while the one "
 			"before was decoded\n", c->read_ahead, t2f_plural(c->read_ahead));
+	if (c->classed)
+		fprintf(f, "    user frames read as another that the symbol cache names alike: %"
+			PRIu64 "\n", c->classed);
 	if (c->truncated_bytes)
 		fprintf(f, "    truncated: the last record's %" PRIu64 " byte%s cut off\n",
 			c->truncated_bytes, c->truncated_bytes == 1 ? " is" : "s are");

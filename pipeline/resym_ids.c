@@ -69,8 +69,7 @@ const struct t2f_resym_id *t2f_resym_ids__find(const struct t2f_resym_ids *ids, 
 	return v ? &ids->ids[v - 1] : NULL;
 }
 
-/* Why a build-id text cannot be used (an even number of hex digits, 2 to 128), or NULL. */
-static const char *t2f_resym_id_problem(const char *hex)
+const char *t2f_resym_ids__problem(const char *hex)
 {
 	size_t n = strlen(hex);
 
@@ -85,7 +84,7 @@ static const char *t2f_resym_id_problem(const char *hex)
 	return NULL;
 }
 
-/* hex must be valid (t2f_resym_id_problem). A path known already keeps its first entry: the
+/* hex must be valid (t2f_resym_ids__problem). A path known already keeps its first entry: the
  * array keeps only entries the hash names. */
 static int t2f_resym_add_id(struct t2f_resym_ids *ids, const char *path, const char *hex,
 			    const struct t2f_module_map *seg)
@@ -139,7 +138,7 @@ int t2f_resym_ids__add_maps(struct t2f_resym_ids *ids, const struct t2f_profile 
 			continue; /* the path keeps its first entry */
 		path = t2f_profile__str(p, m->path, NULL);
 		hex = t2f_profile__str(p, m->build_id, NULL);
-		problem = seen && (seen[m->build_id] & HEX_OK) ? NULL : t2f_resym_id_problem(hex);
+		problem = seen && (seen[m->build_id] & HEX_OK) ? NULL : t2f_resym_ids__problem(hex);
 		if (seen && !problem)
 			seen[m->build_id] |= HEX_OK;
 		if (problem)
@@ -177,7 +176,7 @@ static int t2f_resym_id_line(struct t2f_resym_ids *ids, char *line, const char *
 		sp++;
 	if (!sp || *sp == '\0')
 		return t2f_diag__warn(d, file, no, "expected \"BUILD-ID PATH\"");
-	problem = t2f_resym_id_problem(line);
+	problem = t2f_resym_ids__problem(line);
 	if (problem)
 		return t2f_diag__warn(d, file, no, "build-id refused (%s: want 2 to 128 hex digits, "
 				      "an even number); line skipped", problem);

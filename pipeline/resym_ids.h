@@ -43,6 +43,9 @@ int t2f_resym_ids__add_maps(struct t2f_resym_ids *ids, const struct t2f_profile 
 			    struct t2f_diag *d);
 /* A --buildids file: a regular file (formats/side_file.h) of 64 MiB at most. */
 int t2f_resym_ids__read(struct t2f_resym_ids *ids, const char *file, struct t2f_diag *d);
+/* Why a build-id text cannot be used (an even number of hex digits, 2 to 128), or NULL: the
+ * module maps whose build-id has one are skipped. */
+const char *t2f_resym_ids__problem(const char *hex);
 /* The first build-id known for path, or NULL. */
 const struct t2f_resym_id *t2f_resym_ids__find(const struct t2f_resym_ids *ids, const char *path);
 

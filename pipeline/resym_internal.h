@@ -72,8 +72,6 @@ struct t2f_resym {
 	bool kplace_set;                 /* kplace set from the kallsyms table (its first use) */
 	struct t2f_kernel_place kplace;
 	const char *perf_map_dir;        /* --perf-map-dir, or NULL */
-	char **env_dirs;                 /* T2F_SYMBOL_PATH, split */
-	const char **symbol_dirs;        /* --symbol-path dirs then env_dirs, NULL-terminated */
 	struct t2f_resym_mod *mods;
 	size_t n_mods, cap_mods;
 	struct t2f_hashmap *mod_index;   /* a module's path_id → 1 + its index in mods */
@@ -89,6 +87,10 @@ struct t2f_resym {
 	uint32_t n_places;               /* frame ids 0..n_places - 1 */
 	uint32_t *lefts;                 /* per frame id: the addresses it was made without
 					  * (t2f_frame.addr_left), or NULL when none was */
+	const t2f_frame_id *frame_as;    /* t2f_resym_opts.frame_as, n_frame_as */
+	size_t n_frame_as;
+	struct t2f_sym *syms;            /* with frame_as, per frame id: its answer, when */
+	bool *has_sym;                   /* looked up (a class's first's, for the others) */
 	unsigned threads;                /* t2f_resym_opts.threads */
 	struct t2f_bg *saving;           /* writes the symbol cache on a thread of its own from
 					  * t2f_resym__save on, or NULL (t2f_resym_saved) */

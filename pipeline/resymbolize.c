@@ -507,6 +507,26 @@ static int t2f_resym_named(struct t2f_resym *r, const struct t2f_profile *p, t2f
 	return err;
 }
 
+/* Frame id's answer: the first of its class's when it has one (t2f_resym_opts.frame_as), else
+ * looked up. 0 or an error. */
+static int t2f_resym_lookup(struct t2f_resym *r, t2f_frame_id id, const struct t2f_resym_mod *m,
+			    uint64_t addr, struct t2f_sym *sym)
+{
+	t2f_frame_id as = id < r->n_frame_as ? r->frame_as[id] : id;
+	int err;
+
+	if (as != id && as < id && r->has_sym[as])
+		err = t2f_symbolizer__resolve_file_off_like(r->sym, m->sym, addr, &r->syms[as],
+							    sym);
+	else
+		err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, addr, sym);
+	if (!err && id < r->n_frame_as) {
+		r->syms[id] = *sym;
+		r->has_sym[id] = true;
+	}
+	return err;
+}
+
 static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id)
 {
 	const struct t2f_frame *f = t2f_profile__frame_at(p, id);
@@ -529,7 +549,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 		return t2f_resym_missed(r, p, id, m, false);
 	}
 	if (!err)
-		err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, f->addr, &sym);
+		err = t2f_resym_lookup(r, id, m, f->addr, &sym);
 	if (err)
 		return err;
 	t2f_resym_place(r, id, m, &sym);
@@ -573,8 +593,8 @@ static int t2f_resym_count_lefts(struct t2f_resym *r, const struct t2f_profile *
 	return 0;
 }
 
-static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
-			   const struct t2f_resym_opts *o, struct t2f_diag *d)
+int t2f_resym__make_symbolizer(const struct t2f_resym_opts *o, struct t2f_profile *p,
+			       struct t2f_diag *d, struct t2f_symbolizer **out)
 {
 	struct t2f_symbolizer_opts so = {
 		.demangle = o->no_params ? T2F_DEMANGLE_NO_PARAMS : T2F_DEMANGLE_FULL,
@@ -588,18 +608,30 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 		.cache = o->cache, .cache_max = o->cache_max, .cache_ahead = o->cache_ahead,
 		.threads = o->threads, .no_lines = o->no_lines,
 	};
-	int err;
+	char **env_dirs = NULL;
+	const char **symbol_dirs = NULL;
+	int err = t2f_symbol_path_join(o->symbol_dirs, getenv("T2F_SYMBOL_PATH"), &env_dirs,
+				       &symbol_dirs);
 
-	err = t2f_symbol_path_join(o->symbol_dirs, getenv("T2F_SYMBOL_PATH"), &r->env_dirs,
-				   &r->symbol_dirs) ?: t2f_hashmap__new(64, &r->mod_index) ?:
-	      t2f_resym_ids__new(&r->ids) ?: t2f_resym_ids__add_maps(r->ids, p, d);
+	so.find.symbol_dirs = symbol_dirs; /* --symbol-path, then T2F_SYMBOL_PATH (copied) */
+	err = err ?: t2f_symbolizer__new(&so, t2f_profile__strtab(p), d, out);
+	free(symbol_dirs);
+	free(env_dirs);
+	return err;
+}
+
+static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
+			   const struct t2f_resym_opts *o, struct t2f_diag *d)
+{
+	int err = t2f_hashmap__new(64, &r->mod_index) ?: t2f_resym_ids__new(&r->ids) ?:
+		  t2f_resym_ids__add_maps(r->ids, p, d);
+
 	if (!err && o->buildids)
 		err = t2f_resym_ids__read(r->ids, o->buildids, d);
 	if (!err)
 		err = t2f_resym_index_exec(r, p);
 	if (err)
 		return err;
-	so.find.symbol_dirs = r->symbol_dirs; /* --symbol-path, then T2F_SYMBOL_PATH */
 	r->unsafe = o->unsafe_build_id_match;
 	r->trust_by = o->trust_by;
 	r->nettrace = o->nettrace;
@@ -609,7 +641,7 @@ static int t2f_resym_setup(struct t2f_resym *r, struct t2f_profile *p,
 	r->kref_addr = o->kernel_ref_addr;
 	r->krefs_differ = o->kernel_refs_differ;
 	r->perf_map_dir = o->perf_map_dir;
-	return t2f_symbolizer__new(&so, t2f_profile__strtab(p), d, &r->sym);
+	return r->sym ? 0 : t2f_resym__make_symbolizer(o, p, d, &r->sym); /* o->sym, taken */
 }
 
 /* Names the wanted frames of the kernel (kernel) or of every other kind (!kernel). */
@@ -644,27 +676,30 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	*out = NULL;
 	/* A --kallsyms file is checked even when no kernel frame needs it; the file picked for a
 	 * recording is read at the first kernel frame (t2f_resym_text_frame). */
-	if (o->kallsyms && !o->kallsyms_lazy) {
+	if (o->kallsyms && !o->kallsyms_lazy)
 		err = t2f_resym__kallsyms(o, d, false, &ksyms);
-		if (err)
-			return err;
-	}
-	if (!t2f_resym_any(p, o)) {
-		t2f_text_syms__free(ksyms);
-		return 0;
-	}
-	r = calloc(1, sizeof(*r));
+	r = err || !t2f_resym_any(p, o) ? NULL : calloc(1, sizeof(*r));
 	if (!r) {
 		t2f_text_syms__free(ksyms);
-		return -ENOMEM;
+		t2f_symbolizer__free(o->sym);
+		return err ? err : t2f_resym_any(p, o) ? -ENOMEM : 0;
 	}
+	r->sym = o->sym;
 	r->kallsyms = ksyms;
 	r->ks_opts = o->kallsyms && o->kallsyms_lazy ? o : NULL;
 	r->ks_whole = o;
 	r->threads = o->threads;
 	r->places = calloc((size_t)n + 1, sizeof(*r->places));
 	r->n_places = n + 1;
-	err = r->places ? t2f_resym_count_lefts(r, p) ?: t2f_resym_setup(r, p, o, d) : -ENOMEM;
+	r->frame_as = o->frame_as;
+	r->n_frame_as = o->frame_as ? (o->n_frame_as < r->n_places ? o->n_frame_as : r->n_places) : 0;
+	if (r->n_frame_as) {
+		r->syms = malloc(r->n_frame_as * sizeof(*r->syms));
+		r->has_sym = calloc(r->n_frame_as, sizeof(*r->has_sym));
+		if (!r->syms || !r->has_sym)
+			err = -ENOMEM;
+	}
+	err = err ?: r->places ? t2f_resym_count_lefts(r, p) ?: t2f_resym_setup(r, p, o, d) : -ENOMEM;
 	if (!err)
 		err = t2f_resym_ahead(r, p, o, d, o->threads >= 2);
 	/* the kernel's frames first: the kallsyms table (200K symbols, 7 MB for /proc/kallsyms) is
@@ -703,11 +738,11 @@ void t2f_resym__free(struct t2f_resym *r)
 	t2f_hashmap__free(r->mod_index);
 	t2f_hashmap__free(r->exec_index);
 	t2f_resym_ids__free(r->ids);
-	free(r->symbol_dirs);
-	free(r->env_dirs);
 	t2f_buf__free(&r->name);
 	free(r->places);
 	free(r->lefts);
+	free(r->syms);
+	free(r->has_sym);
 	free(r);
 }
 

@@ -115,9 +115,24 @@ struct t2f_resym_opts {
 	struct t2f_symcache_ahead *cache_ahead; /* its files opened ahead for the recording
 					  * (symbolizer/symcache_ahead.h), or NULL */
 	unsigned threads;                /* that may inflate one file's DWARF at once (--jobs) */
+	const t2f_frame_id *frame_as;    /* per frame id below n_frame_as, the frame the stacks
+					  * hold in its place: the first of its class
+					  * (pipeline/sym_classes.h), named alike, whose answer it
+					  * takes; or itself. NULL: none */
+	size_t n_frame_as;
+	struct t2f_symbolizer *sym;      /* the symbolizer to name the frames with, made by
+					  * t2f_resym__make_symbolizer for these, or NULL (one is
+					  * made then): t2f_resym__run takes it (frees it, or the
+					  * result does) */
 };
 
 struct t2f_resym;
+
+/* The symbolizer t2f_resym__run makes for o, made ahead (used before the run, as
+ * symbolizer.h t2f_symbolizer__class, by the thread that then runs it): names go into p's
+ * strings, messages into d. 0, -ENOMEM, or the diag's strict error. */
+int t2f_resym__make_symbolizer(const struct t2f_resym_opts *o, struct t2f_profile *p,
+			       struct t2f_diag *d, struct t2f_symbolizer **out);
 
 /* Resolves the profile's frames. *out: the counts for the report (NULL when no frame needed
  * resolving). 0, -ENOMEM, or -errno when the --buildids or --kallsyms file cannot be read, or

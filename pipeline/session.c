@@ -244,7 +244,9 @@ void t2f_session_free(struct t2f_session *s)
 	free(s->stats);
 	free(s->args);
 	t2f_resym__free(s->resym);
-	t2f_symcache_ahead__free(s->ropts.cache_ahead); /* after the symbolizer borrowing it */
+	t2f_sym_classes__free(s->classes);
+	free(s->frame_as);
+	t2f_symcache_ahead__free(s->ropts.cache_ahead); /* after the symbolizers borrowing it */
 	t2f_prefetch__free(s->ropts.kallsyms_read);
 	free(s->kallsyms_default);
 	free(s->env_dirs);

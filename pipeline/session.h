@@ -24,6 +24,7 @@
 #include "pipeline/report.h"
 #include "pipeline/inlines.h"
 #include "pipeline/resymbolize.h"
+#include "pipeline/sym_classes.h"
 
 enum t2f_session_state {
 	T2F_SESSION_READING = 0,
@@ -66,6 +67,13 @@ struct t2f_session {
 	/* the resolve stage */
 	struct t2f_resym_opts ropts;
 	struct t2f_resym *resym;           /* NULL when no frame needed resolving */
+	struct t2f_sym_classes *classes;   /* perf.data frames' classes (pipeline/sym_classes.h)
+					    * and the resolve stage's symbolizer, made at the first
+					    * perf.data input that may use them; NULL: none */
+	t2f_frame_id *frame_as;            /* per frame id below n_frame_as: the frame the
+					    * stacks hold in its place (readers/perf_data_conv.h
+					    * t2f_perf_data_conv__take_frame_as), or NULL */
+	size_t n_frame_as;
 	struct t2f_inline_stats inl;       /* inlined functions made frames (pipeline/inlines.h) */
 	struct t2f_event_total *totals;    /* indexed by event id */
 	struct t2f_run_stats run;

@@ -26,6 +26,8 @@ struct t2f_read_mark {
 	char *kallsyms_default;
 	struct t2f_prefetch *kallsyms_read;
 	struct t2f_symcache_ahead *cache_ahead;
+	struct t2f_sym_classes *classes;
+	t2f_frame_id *frame_as;
 	struct t2f_perf_data_conv_stats perf;
 };
 
@@ -43,6 +45,8 @@ static void t2f_read_mark(const struct t2f_session *s, struct t2f_read_mark *m)
 		.kallsyms_default = s->kallsyms_default,
 		.kallsyms_read = s->ropts.kallsyms_read,
 		.cache_ahead = s->ropts.cache_ahead,
+		.classes = s->classes,
+		.frame_as = s->frame_as,
 		.perf = s->run.perf,
 	};
 }
@@ -53,6 +57,12 @@ static void t2f_read_undo(struct t2f_session *s, const struct t2f_read_mark *m)
 		free(s->kallsyms_default);
 	if (s->ropts.kallsyms_read != m->kallsyms_read)
 		t2f_prefetch__free(s->ropts.kallsyms_read);
+	if (s->classes != m->classes) /* before the files opened ahead it borrows */
+		t2f_sym_classes__free(s->classes);
+	if (s->frame_as != m->frame_as) { /* of frames the profile no longer has */
+		free(s->frame_as);
+		s->n_frame_as = 0;
+	}
 	if (s->ropts.cache_ahead != m->cache_ahead)
 		t2f_symcache_ahead__free(s->ropts.cache_ahead);
 	s->nettrace = m->nettrace;
@@ -66,6 +76,8 @@ static void t2f_read_undo(struct t2f_session *s, const struct t2f_read_mark *m)
 	s->kallsyms_default = m->kallsyms_default;
 	s->ropts.kallsyms_read = m->kallsyms_read;
 	s->ropts.cache_ahead = m->cache_ahead;
+	s->classes = m->classes;
+	s->frame_as = m->frame_as;
 	s->run.perf = m->perf;
 }
 

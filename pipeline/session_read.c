@@ -427,6 +427,7 @@ static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
 	to->mapped += s->mapped;
 	to->read_ahead += s->read_ahead;
 	to->kernel_frames += s->kernel_frames;
+	to->classed += s->classed;
 }
 
 /* T2F_PERF_DATA_MAP=1: the file mapped in windows, =0: read in blocks (tests, benchmarks);
@@ -508,6 +509,55 @@ static int t2f_perf_data_filter(struct t2f_session *s, const struct t2f_input *i
 					 "SAMPLE_TIME feature", has ? span : NULL, sf);
 }
 
+/* The classes of perf.data frames (pipeline/sym_classes.h), made for the session's first input
+ * (read into the session's profile itself: the frame ids the resolve stage sees) when it is a
+ * perf.data file, once its options are known, when the symbol cache is used and the outputs
+ * show frames by name alone, in an order their ids do not decide: folded and SVG (no address,
+ * no frame left unnamed shown by its address; speedscope lists frames in id order, and the first
+ * of a class can come before a frame a run without classes makes first). T2F_NO_CLASSES (set):
+ * none, for tests. 0 or an error. */
+static int t2f_perf_classes(struct t2f_session *s, const struct t2f_source *src)
+{
+	if (src->index || s->classes || !s->ropts.cache || t2f_session_keep_addrs(s) || s->o.addrs ||
+	    (s->needs & ~(unsigned)(T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS | T2F_NEEDS_LINES)) ||
+	    s->o.unsafe_build_id_match || getenv("T2F_NO_CLASSES"))
+		return 0;
+	return t2f_sym_classes__new(&s->ropts, s->profile, s->diag, !s->o.no_inline, &s->classes);
+}
+
+/* The frames pc's stacks hold as another (the first of their class), added to the session's:
+ * the resolve stage names them as that one. 0 or -ENOMEM. */
+static int t2f_frames_as(struct t2f_session *s, struct t2f_perf_data_conv *pc)
+{
+	size_t n = 0;
+	t2f_frame_id *as = t2f_perf_data_conv__take_frame_as(pc, &n);
+
+	if (!as)
+		return 0;
+	if (!s->frame_as) {
+		s->frame_as = as;
+		s->n_frame_as = n;
+		return 0;
+	}
+	if (n > s->n_frame_as) {
+		t2f_frame_id *t = realloc(s->frame_as, n * sizeof(*t));
+
+		if (!t) {
+			free(as);
+			return -ENOMEM;
+		}
+		for (size_t i = s->n_frame_as; i < n; i++)
+			t[i] = (t2f_frame_id)i;
+		s->frame_as = t;
+		s->n_frame_as = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (as[i] != i)
+			s->frame_as[i] = as[i];
+	free(as);
+	return 0;
+}
+
 /* A perf.data input: read by its own reader, from the file itself (or the bytes). */
 static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *src,
 			      struct t2f_input *in)
@@ -538,7 +588,7 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		if (here && (!s->recorded_by || end < s->recorded_by))
 			s->recorded_by = end;
 		t2f_perf_kallsyms(s, pd, here);
-		err = t2f_kallsyms_prefetch(s, pd) ?: t2f_cache_ahead(s, pd) ?:
+		err = t2f_kallsyms_prefetch(s, pd) ?: t2f_cache_ahead(s, pd) ?: t2f_perf_classes(s, src) ?:
 		      t2f_perf_unwinder(s, pd, here ? end : 0, &us);
 	}
 	if (!err)
@@ -548,6 +598,9 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 		po.filter = sf;
 		po.unwind = us ? t2f_unwind_stage__sample : NULL;
 		po.unwind_ctx = us;
+		po.class_of = s->classes && !src->index ? t2f_sym_classes__of : NULL;
+		po.class_key = po.class_of ? t2f_sym_classes__key : NULL;
+		po.class_ctx = s->classes;
 		err = t2f_perf_data_conv__new(pd, s->profile, s->diag, &po, &pc);
 	}
 	if (!err) {
@@ -557,6 +610,8 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 	}
 	if (pc && !err)
 		t2f_kernel_place(s, pc);
+	if (pc && !err)
+		err = t2f_frames_as(s, pc);
 	if (pc)
 		t2f_add_perf_stats(&s->run.perf, t2f_perf_data_conv__stats(pc));
 	if (us && !err)

@@ -153,7 +153,12 @@ static int t2f_resolve(struct t2f_session *s)
 	/* nothing looks the profile up from here on (the inline stage builds its new stacks
 	 * elsewhere): the memory of its indexes is the symbol files' meanwhile */
 	t2f_profile__drop_indexes(s->profile);
-	err = t2f_resym__run(s->profile, &s->ropts, s->diag, &s->resym) ?: t2f_inline(s);
+	s->ropts.sym = t2f_sym_classes__take(s->classes); /* taken by the run */
+	s->ropts.frame_as = s->frame_as;
+	s->ropts.n_frame_as = s->n_frame_as;
+	err = t2f_resym__run(s->profile, &s->ropts, s->diag, &s->resym);
+	s->ropts.sym = NULL;
+	err = err ?: t2f_inline(s);
 	if (!err)
 		t2f_resym__save(s->resym);
 	err = err ?: t2f_report__event_totals(s->profile, &s->totals);
