@@ -525,37 +525,11 @@ static int t2f_perf_classes(struct t2f_session *s, const struct t2f_source *src)
 	return t2f_sym_classes__new(&s->ropts, s->profile, s->diag, !s->o.no_inline, &s->classes);
 }
 
-/* The frames pc's stacks hold as another (the first of their class), added to the session's:
- * the resolve stage names them as that one. 0 or -ENOMEM. */
-static int t2f_frames_as(struct t2f_session *s, struct t2f_perf_data_conv *pc)
+/* The frames pc's stacks hold as another (the first of their class), for the resolve stage to
+ * name as that one: the session's first input's alone (t2f_perf_classes). */
+static void t2f_frames_as(struct t2f_session *s, struct t2f_perf_data_conv *pc)
 {
-	size_t n = 0;
-	t2f_frame_id *as = t2f_perf_data_conv__take_frame_as(pc, &n);
-
-	if (!as)
-		return 0;
-	if (!s->frame_as) {
-		s->frame_as = as;
-		s->n_frame_as = n;
-		return 0;
-	}
-	if (n > s->n_frame_as) {
-		t2f_frame_id *t = realloc(s->frame_as, n * sizeof(*t));
-
-		if (!t) {
-			free(as);
-			return -ENOMEM;
-		}
-		for (size_t i = s->n_frame_as; i < n; i++)
-			t[i] = (t2f_frame_id)i;
-		s->frame_as = t;
-		s->n_frame_as = n;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (as[i] != i)
-			s->frame_as[i] = as[i];
-	free(as);
-	return 0;
+	s->frame_as = t2f_perf_data_conv__take_frame_as(pc, &s->n_frame_as);
 }
 
 /* A perf.data input: read by its own reader, from the file itself (or the bytes). */
@@ -610,8 +584,8 @@ static int t2f_read_perf_data(struct t2f_session *s, const struct t2f_source *sr
 	}
 	if (pc && !err)
 		t2f_kernel_place(s, pc);
-	if (pc && !err)
-		err = t2f_frames_as(s, pc);
+	if (pc && !err && !src->index)
+		t2f_frames_as(s, pc);
 	if (pc)
 		t2f_add_perf_stats(&s->run.perf, t2f_perf_data_conv__stats(pc));
 	if (us && !err)
