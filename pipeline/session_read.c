@@ -515,14 +515,17 @@ static int t2f_perf_data_filter(struct t2f_session *s, const struct t2f_input *i
  * show frames by name alone, in an order their ids do not decide: folded and SVG (no address,
  * no frame left unnamed shown by its address; speedscope lists frames in id order, and the first
  * of a class can come before a frame a run without classes makes first). T2F_NO_CLASSES (set):
- * none, for tests. 0 or an error. */
+ * none; T2F_CLASS_LINES (set): classes that hold lines where the outputs show none; for tests.
+ * 0 or an error. */
 static int t2f_perf_classes(struct t2f_session *s, const struct t2f_source *src)
 {
 	if (src->index || s->classes || !s->ropts.cache || t2f_session_keep_addrs(s) || s->o.addrs ||
 	    (s->needs & ~(unsigned)(T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS | T2F_NEEDS_LINES)) ||
 	    s->o.unsafe_build_id_match || getenv("T2F_NO_CLASSES"))
 		return 0;
-	return t2f_sym_classes__new(&s->ropts, s->profile, s->diag, !s->o.no_inline, &s->classes);
+	return t2f_sym_classes__new(&s->ropts, s->profile, s->diag, !s->o.no_inline,
+				    (s->needs & T2F_NEEDS_LINES) || getenv("T2F_CLASS_LINES"),
+				    &s->classes);
 }
 
 /* The frames pc's stacks hold as another (the first of their class), for the resolve stage to

@@ -18,7 +18,7 @@ struct cls_path {              /* a path's first valid build-id among the module
 struct t2f_sym_classes {
 	struct t2f_symbolizer *sym;    /* NULL once taken */
 	const struct t2f_profile *p;
-	bool inlines;
+	bool inlines, lines;
 	uint32_t scanned;              /* module maps looked at */
 	struct cls_path *paths;
 	size_t n_paths, cap_paths;
@@ -26,7 +26,7 @@ struct t2f_sym_classes {
 };
 
 int t2f_sym_classes__new(const struct t2f_resym_opts *o, struct t2f_profile *p,
-			 struct t2f_diag *d, bool inlines, struct t2f_sym_classes **out)
+			 struct t2f_diag *d, bool inlines, bool lines, struct t2f_sym_classes **out)
 {
 	struct t2f_sym_classes *c = calloc(1, sizeof(*c));
 	int err = c ? t2f_hashmap__new(256, &c->by_path) : -ENOMEM;
@@ -39,6 +39,7 @@ int t2f_sym_classes__new(const struct t2f_resym_opts *o, struct t2f_profile *p,
 	}
 	c->p = p;
 	c->inlines = inlines;
+	c->lines = lines;
 	*out = c;
 	return 0;
 }
@@ -103,10 +104,10 @@ static int cls_scan(struct t2f_sym_classes *c)
 }
 
 int t2f_sym_classes__of(void *ctx, t2f_str_id module, const char *path, size_t len,
-			const void **src)
+			void **src)
 {
 	struct t2f_sym_classes *c = ctx;
-	const struct t2f_sym_class *k = NULL;
+	struct t2f_sym_class *k = NULL;
 	const struct cls_path *cp;
 	uint8_t id[T2F_BUILD_ID_MAX];
 	size_t id_len = 0;
@@ -121,12 +122,12 @@ int t2f_sym_classes__of(void *ctx, t2f_str_id module, const char *path, size_t l
 	if (!cp || !t2f_build_id_parse(t2f_profile__str(c->p, cp->build_id, NULL), id, sizeof(id),
 				       &id_len))
 		return err;
-	err = t2f_symbolizer__class(c->sym, path, id, id_len, c->inlines, &k);
+	err = t2f_symbolizer__class(c->sym, path, id, id_len, c->inlines, c->lines, &k);
 	*src = k;
 	return err;
 }
 
-bool t2f_sym_classes__key(const void *src, uint64_t addr, uint64_t *key)
+bool t2f_sym_classes__key(void *src, uint64_t addr, uint64_t *key)
 {
 	return t2f_sym_class__key(src, addr, key);
 }

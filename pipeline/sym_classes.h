@@ -13,7 +13,7 @@
  * per class: the trie the naming rebuilds is that much smaller.
  *
  * Threads: __of runs on the reading thread, as the symbolizer's one user until __take; __key
- * on any (it reads the class source alone). Errors: -ENOMEM, the diag's strict error.
+ * on one other thread at a time (it reads the class source alone, and keeps what it met). Errors: -ENOMEM, the diag's strict error.
  */
 #ifndef T2F_SYM_CLASSES_H
 #define T2F_SYM_CLASSES_H
@@ -29,15 +29,17 @@
 struct t2f_sym_classes;
 
 /* Classes for the frames read into p, named per o (its symbolizer made here: o->sym must be
- * NULL); `inlines`: the inline stage will give frames their chains. 0 and *out, or an error. */
+ * NULL); `inlines`: the inline stage will give frames their chains; `lines`: the outputs show
+ * their source lines (else chains that differ by their lines alone are one class). 0 and *out,
+ * or an error. */
 int t2f_sym_classes__new(const struct t2f_resym_opts *o, struct t2f_profile *p,
-			 struct t2f_diag *d, bool inlines, struct t2f_sym_classes **out);
+			 struct t2f_diag *d, bool inlines, bool lines, struct t2f_sym_classes **out);
 void t2f_sym_classes__free(struct t2f_sym_classes *c); /* NULL is fine */
 /* class_of (readers/perf_data_conv.h): ctx is a struct t2f_sym_classes. */
 int t2f_sym_classes__of(void *ctx, t2f_str_id module, const char *path, size_t len,
-			const void **src);
+			void **src);
 /* class_key (readers/perf_data_conv.h). */
-bool t2f_sym_classes__key(const void *src, uint64_t addr, uint64_t *key);
+bool t2f_sym_classes__key(void *src, uint64_t addr, uint64_t *key);
 /* The symbolizer, given up (for t2f_resym_opts.sym): c gives no class after. NULL for NULL. */
 struct t2f_symbolizer *t2f_sym_classes__take(struct t2f_sym_classes *c);
 

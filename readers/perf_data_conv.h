@@ -108,8 +108,8 @@ struct t2f_perf_data_conv_opts {
 	 * new one is added to the profile, and stacks hold it as the first of its class. Unwound
 	 * frames have none. NULL: no classes. */
 	int (*class_of)(void *ctx, t2f_str_id module, const char *path, size_t len,
-			const void **src);
-	bool (*class_key)(const void *src, uint64_t addr, uint64_t *key);
+			void **src);
+	bool (*class_key)(void *src, uint64_t addr, uint64_t *key);
 	void *class_ctx;
 };
 #define T2F_PERF_TICK_RECORDS 256

@@ -81,7 +81,7 @@ struct pdc_mod {               /* a module's frames, by its path's string id */
 	bool known;            /* the rest is set */
 	uint8_t kind;          /* enum t2f_frame_kind */
 	bool has_addr;         /* its frames keep their address (opts.addr_wanted) */
-	const void *cls;       /* their class source (opts.class_of), or NULL */
+	void *cls;       /* their class source (opts.class_of), or NULL */
 	uint32_t ref[2];       /* else its one frame's reference, not unwound and unwound
 				* (0: none yet) */
 };

@@ -46,12 +46,12 @@ struct pdc_batch {
 	uint32_t *f;              /* the samples' frame references */
 	size_t nf, capf;
 	struct t2f_frame *fr;     /* the frames queued, in order */
-	const void **cls;         /* and their class sources (with class_key) */
+	void **cls;         /* and their class sources (with class_key) */
 	size_t nfr, capfr, capcls;
 };
 
 struct pdc_class {            /* a class met: its source, key and first frame */
-	const void *src;
+	void *src;
 	uint64_t key;
 	t2f_frame_id frame;
 };
@@ -121,7 +121,7 @@ static bool pdc_class_eq(const void *ctx, uint32_t v)
 /* The frame stacks hold new frame id (queued with class source src) as: the first of its
  * class, else itself. 0 or -ENOMEM. */
 static int pdc_class_as(struct t2f_pdc_stacks *s, t2f_frame_id id, const struct t2f_frame *f,
-			const void *src, t2f_frame_id *as)
+			void *src, t2f_frame_id *as)
 {
 	struct pdc_class k = { src, 0, id };
 	const struct pdc_class *q[2] = { &k, s->classes };
@@ -261,7 +261,7 @@ static int pdc_hand_over(struct t2f_pdc_stacks *s)
 	return err;
 }
 
-int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, const void *cls,
+int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, void *cls,
 			  uint32_t *ref)
 {
 	struct pdc_batch *b = &s->b[s->fill];

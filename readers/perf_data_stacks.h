@@ -28,7 +28,7 @@ struct t2f_pdc_stacks;
 
 /* The key of frame address addr in class source src (perf_data_conv.h class_key): true when
  * it has one. Called on the adding thread. */
-typedef bool (*t2f_pdc_class_fn)(const void *src, uint64_t addr, uint64_t *key);
+typedef bool (*t2f_pdc_class_fn)(void *src, uint64_t addr, uint64_t *key);
 
 /* threaded: add on a thread of its own (started at the first batch). class_key (NULL: none):
  * a new frame queued with a class source is added to stacks as the first frame of its class
@@ -41,7 +41,7 @@ void t2f_pdc_stacks__free(struct t2f_pdc_stacks *s);
 /* Queues frame f for t2f_profile__frame, with its class source (NULL: none; it must stay
  * valid until __finish); *ref (from 1, in order) names it in samples. 0, -ENOMEM or
  * -T2F_ERR_LIMIT (2^32 - 1 references). */
-int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, const void *cls,
+int t2f_pdc_stacks__frame(struct t2f_pdc_stacks *s, const struct t2f_frame *f, void *cls,
 			  uint32_t *ref);
 /* Frames added in another's place (their class's first): valid after __finish. */
 uint64_t t2f_pdc_stacks__classed(const struct t2f_pdc_stacks *s);

@@ -139,7 +139,7 @@ void t2f_symbolizer__free(struct t2f_symbolizer *s)
 		t2f_debug_result__free(&s->files[i].files);
 		t2f_symcache__free(s->files[i].cache);
 		t2f_symcache_new__free(s->files[i].add);
-		free(s->files[i].klass);
+		t2f_sym_class__free(s->files[i].klass);
 	}
 	for (int i = 0; i < OWN_N; i++)
 		free(s->own[i]);

@@ -232,16 +232,20 @@ struct t2f_sym_class;
  * for now as its first use would (a warm run's file is then searched through it, and the
  * cache's warning for a file ignored is given here): *out, or NULL when the file is not named
  * through a cache file, its offsets are not the binary's own, or `inlines` and the file did
- * not say whether it has DWARF. `inlines`: frames will get their inline chains. *out is the
- * symbolizer's, unchanged until it is freed; t2f_sym_class__key reads only it, on any thread,
- * while the symbolizer goes on. 0, -ENOMEM, or the diag's strict error. */
+ * not say whether it has DWARF (or the file's source was made for other flags).
+ * `inlines`: frames will get their inline chains; `lines`: and the outputs show the chains'
+ * lines (else chains that differ by lines alone are one class). *out is the symbolizer's,
+ * freed with it; t2f_sym_class__key uses only it, on one thread at a time (any), while the
+ * symbolizer goes on. 0, -ENOMEM, or the diag's strict error. */
 int t2f_symbolizer__class(struct t2f_symbolizer *s, const char *path, const uint8_t *build_id,
-			  size_t len, bool inlines, const struct t2f_sym_class **out);
+			  size_t len, bool inlines, bool lines, struct t2f_sym_class **out);
 /* The class of file offset off (a perf.data frame's address, in its file's executable
  * PT_LOAD with off - 1): true and *key, equal keys of one source naming alike (the symbol
- * answer, and the inline chains at the address and at the call when the source has them);
- * false when the cache file lacks an answer, or off - 1 maps elsewhere. */
-bool t2f_sym_class__key(const struct t2f_sym_class *k, uint64_t off, uint64_t *key);
+ * answer, and the inline chains at the address and at the call when the source has them:
+ * without lines, their functions' names alone); false when the cache file lacks an answer,
+ * off - 1 maps elsewhere, or memory ran out. */
+bool t2f_sym_class__key(struct t2f_sym_class *k, uint64_t off, uint64_t *key);
+void t2f_sym_class__free(struct t2f_sym_class *k); /* the symbolizer's; NULL is fine */
 
 /* As __resolve_file_off, for an address of the class of one whose answer was `like`
  * (t2f_sym_class__key: both keys equal, in the class source of mod's file): its place found,

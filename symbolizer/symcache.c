@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "formats/diag.h"
+#include "formats/hashmap.h"
 #include "symbolizer/debug_find.h"
 #include "symbolizer/symcache_fmt.h"
 #include "symbolizer/symcache_internal.h"
@@ -632,19 +633,28 @@ int t2f_symcache__inlines(const struct t2f_symcache *c, uint64_t elf_vaddr,
 	return t2f_symcache_chain(c, e, out, max);
 }
 
-bool t2f_symcache__class(const struct t2f_symcache *c, uint64_t elf_vaddr, bool inlines,
-			 uint64_t *key)
+/* The symbol range holding both elf_vaddr and elf_vaddr - 1, or NULL. */
+static const struct t2f_sc_sym *class_sym(const struct t2f_symcache *c, uint64_t elf_vaddr)
 {
 	const struct t2f_sc_sym *sy = T2F_SC_SEC(c, T2F_SC_SYMS, struct t2f_sc_sym), *s;
-	const struct t2f_sc_inl *in;
 	uint64_t n = c->h->sec[T2F_SC_SYMS].count;
 
 	if (!elf_vaddr)
-		return false;
+		return NULL;
 	RANGE_FROM(sy, n, sym_lower_bound(c, sy, n, elf_vaddr), elf_vaddr, s);
-	if (!s || s->vaddr == elf_vaddr) /* none, or elf_vaddr - 1 in another range */
+	return s && s->vaddr != elf_vaddr ? s : NULL; /* elf_vaddr - 1 in the range too */
+}
+
+bool t2f_symcache__class(const struct t2f_symcache *c, uint64_t elf_vaddr, bool inlines,
+			 uint64_t *key)
+{
+	const struct t2f_sc_sym *s = class_sym(c, elf_vaddr);
+	const struct t2f_sc_inl *in;
+	uint64_t start;
+
+	if (!s)
 		return false;
-	*key = s->vaddr;
+	*key = start = s->vaddr;
 	if (!inlines)
 		return true;
 	RANGE_AT(T2F_SC_SEC(c, T2F_SC_INL, struct t2f_sc_inl), c->h->sec[T2F_SC_INL].count,
@@ -652,7 +662,70 @@ bool t2f_symcache__class(const struct t2f_symcache *c, uint64_t elf_vaddr, bool 
 	if (!in || in->vaddr == elf_vaddr)
 		return false;
 	/* the start of the two ranges' overlap: an address in both, so no other pair has it */
-	*key = in->vaddr > s->vaddr ? in->vaddr : s->vaddr;
+	*key = in->vaddr > start ? in->vaddr : start;
+	return true;
+}
+
+bool t2f_symcache__class_parts(const struct t2f_symcache *c, uint64_t elf_vaddr, bool inlines,
+			       struct t2f_symcache_parts *out)
+{
+	const struct t2f_sc_inl *base = T2F_SC_SEC(c, T2F_SC_INL, struct t2f_sc_inl), *in, *prev;
+	const struct t2f_sc_sym *s = class_sym(c, elf_vaddr);
+	uint64_t n = c->h->sec[T2F_SC_INL].count;
+
+	if (!s)
+		return false;
+	out->miss = s->miss;
+	out->sym = s->miss ? 0 : s->vaddr; /* T2F_HIT is 0 */
+	out->at = out->prev = UINT32_MAX;
+	if (!inlines)
+		return true;
+	RANGE_AT(base, n, elf_vaddr, in);
+	prev = in && in->vaddr < elf_vaddr ? in : NULL;
+	if (in && !prev)
+		RANGE_AT(base, n, elf_vaddr - 1, prev);
+	if (!in || !prev)
+		return false;
+	out->at = (uint32_t)(in - base);
+	out->prev = (uint32_t)(prev - base);
+	return true;
+}
+
+/* The inline chain of range i, its frames' names and flags (not their lines). */
+static const struct t2f_sc_frame *names_of(const struct t2f_symcache *c, uint32_t i,
+					   uint32_t *n)
+{
+	const struct t2f_sc_inl *e = &T2F_SC_SEC(c, T2F_SC_INL, struct t2f_sc_inl)[i];
+
+	*n = e->n;
+	return T2F_SC_SEC(c, T2F_SC_FRAMES, struct t2f_sc_frame) + e->first;
+}
+
+uint64_t t2f_symcache__names_hash(const struct t2f_symcache *c, uint32_t i)
+{
+	uint32_t n = 0;
+	const struct t2f_sc_frame *f = i == UINT32_MAX ? NULL : names_of(c, i, &n);
+	uint64_t h = t2f_hash_u64(n);
+
+	for (uint32_t k = 0; k < n; k++)
+		h = t2f_hash_u64(h ^ ((uint64_t)f[k].name << 8 | f[k].flags));
+	return h;
+}
+
+bool t2f_symcache__same_names(const struct t2f_symcache *c, uint32_t i, uint32_t j)
+{
+	uint32_t n, m;
+	const struct t2f_sc_frame *a, *b;
+
+	if (i == UINT32_MAX || j == UINT32_MAX)
+		return i == j;
+	a = names_of(c, i, &n);
+	b = names_of(c, j, &m);
+	if (n != m)
+		return false;
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k].name != b[k].name || a[k].flags != b[k].flags)
+			return false;
 	return true;
 }
 

@@ -163,6 +163,25 @@ int t2f_symcache__inlines(const struct t2f_symcache *c, uint64_t elf_vaddr,
 bool t2f_symcache__class(const struct t2f_symcache *c, uint64_t elf_vaddr, bool inlines,
 			 uint64_t *key);
 
+/* The parts of a coarser class, for outputs that show no address of a frame and no source
+ * line: the symbol answer (a range's, or a miss, whichever range it is in) and, with
+ * `inlines`, the inline ranges at the address and at the address - 1, whose chains may
+ * differ from those of other addresses by their lines alone (t2f_symcache__same_names).
+ * True and *out; false as above. */
+struct t2f_symcache_parts {
+	uint64_t sym;                  /* a hit's range start; 0 for a miss */
+	uint32_t miss;                 /* enum t2f_miss */
+	uint32_t at, prev;             /* the inline ranges (indexes) at the address and before;
+					* UINT32_MAX without `inlines` */
+};
+bool t2f_symcache__class_parts(const struct t2f_symcache *c, uint64_t elf_vaddr, bool inlines,
+			       struct t2f_symcache_parts *out);
+/* Whether the chains of inline ranges i and j (of a __class_parts answer, UINT32_MAX: none)
+ * name the same functions alike: names and their kinds, not files or lines; a hash of what it
+ * compares. */
+bool t2f_symcache__same_names(const struct t2f_symcache *c, uint32_t i, uint32_t j);
+uint64_t t2f_symcache__names_hash(const struct t2f_symcache *c, uint32_t i);
+
 /* ---- writing one: what a run found, added to what the old file held ---- */
 
 struct t2f_symcache_new;

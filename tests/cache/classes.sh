@@ -9,6 +9,8 @@
 # Each is converted with --no-cache, then cold (the cache written), then warm: folded,
 # speedscope and SVG (which show lines) the same bytes each time; the warm folded run says how
 # many frames it read as another (more than none), SVG too on gen (its classes hold lines);
+# folded's classes span line rows whose chains name the same functions (on gen, more frames
+# than T2F_CLASS_LINES=1, classes that hold lines, reads as another; the same bytes);
 # speedscope, which lists frames in id order, reads none so; and they name, count and warn as
 # the run without classes does (its --stats but for the times and the inline lookups, fewer
 # by class).
@@ -82,6 +84,8 @@ check() {
 		bad "$1 cold: $(head -3 "$TMP/err")"
 	same_nonempty "$1 cold" "with the cache and without" "$TMP/$1.ref.folded" \
 		"$TMP/$1.cold.folded" "< --no-cache, > cold"
+	T2F_CLASS_LINES=1 t2f --stats "$TMP/$1.data" -o "$TMP/$1.lines.folded" \
+		2>"$TMP/$1.lines.err" || bad "$1 lines: $(head -3 "$TMP/$1.lines.err")"
 	for f in folded speedscope.json svg; do
 		t2f --stats "$TMP/$1.data" -o "$TMP/$1.warm.$f" 2>"$TMP/$1.warm.$f.err" ||
 			bad "$1 warm: $(head -3 "$TMP/$1.warm.$f.err")"
@@ -108,6 +112,15 @@ check() {
 		bad "$1: speedscope (frames listed in id order) read frames as others"
 	[ "${n:-0}" -gt 0 ] && ok || bad "$1: no frame read as another: $(grep -c . \
 		"$TMP/$1.warm.folded.err") lines of --stats"
+	# folded shows no line: its classes span the rows of the line table whose chains name the
+	# same functions (gen: more frames read as another than with classes that hold lines, on
+	# the cache the warm folded run found)
+	same_nonempty "$1 lines" "classes of names and of lines" "$TMP/$1.lines.folded" \
+		"$TMP/$1.warm.folded" "< lines, > names"
+	m=$(sed -n 's/.*user frames read as another that the symbol cache names alike: //p' \
+		"$TMP/$1.lines.err")
+	[ "$1" != gen ] || [ "${n:-0}" -gt "${m:-0}" ] && ok ||
+		bad "$1: folded read ${n:-0} frames as another, ${m:-0} with classes of lines"
 	! grep -q 'read as another' "$TMP/$1.apart.folded.err" && ok ||
 		bad "$1: T2F_NO_CLASSES=1 still read frames as others"
 	for k in warm apart; do
@@ -116,7 +129,7 @@ check() {
 	done
 	same_nonempty "$1 --stats" "with classes and without" "$TMP/$1.apart.stats" \
 		"$TMP/$1.warm.stats" "< apart, > classes"
-	echo "$TEST_NAME: $1: $n frames read as another"
+	echo "$TEST_NAME: $1: $n frames read as another (${m:-0} with classes of lines)"
 }
 [ -s "$TMP/gen.data" ] && check gen
 grep -q '^inlines;main;run;mix;scale' "$TMP/gen.ref.folded" && ok ||

@@ -18,14 +18,14 @@
 /* Class sources and keys for the frames of fill() (perf_data_stacks.h): frame i's address
  * 0x1000 + i has a source unless i % 3 == 0 (two sources, by i % 3), and a key unless it is
  * a multiple of 8: address / 8. */
-static const int src_a, src_b;
+static int src_a, src_b;
 
-static const void *src_of(size_t i)
+static void *src_of(size_t i)
 {
-	return i % 3 == 0 ? NULL : i % 3 == 1 ? (const void *)&src_a : (const void *)&src_b;
+	return i % 3 == 0 ? NULL : i % 3 == 1 ? (void *)&src_a : (void *)&src_b;
 }
 
-static bool key_of(const void *src, uint64_t addr, uint64_t *key)
+static bool key_of(void *src, uint64_t addr, uint64_t *key)
 {
 	assert_true(src == &src_a || src == &src_b);
 	*key = addr / 8;
@@ -78,7 +78,7 @@ static struct t2f_profile *fill(bool threaded, enum fill_how how, uint64_t *clas
 		size_t n = i == 7 ? 0 : 1 + i % 9;
 		size_t m = i / 500, have = 32 + (m < 16 ? m + 1 : 16);
 		struct t2f_frame f = { .module = mod, .addr = 0x1000 + 32 + m, .has_addr = true };
-		const void *src = how == CLASSES ? src_of(32 + m) : NULL;
+		void *src = how == CLASSES ? src_of(32 + m) : NULL;
 
 		if (m < 16 && i % 500 < 2) /* a new frame, then the same again (one id) */
 			assert_int_equal(t2f_pdc_stacks__frame(s, &f, src, i % 500 ? &ref

@@ -362,6 +362,60 @@ static void test_classes(void **state)
 	assert_int_equal(class_at("cls-inl", true, 0x1080, false), 0x1000);
 }
 
+static const struct t2f_dwarf_frame chain_c[] = {
+	{ .name = "inner2", .file = "a.c", .line = 4, .fn_file = "a.c", .fn_line = 1 },
+	{ .name = "outer", .as_symbol = true, .file = "a.c", .line = 9 },
+};
+
+/* Parts of coarser classes (t2f_symcache__class_parts): chains a and b differ by a line alone,
+ * c by a name; the misses between alpha and beta are one answer; the first address of a
+ * symbol range has none. */
+static void test_class_parts(void **state)
+{
+	char d_path[PATH_MAX], mod[PATH_MAX];
+	struct t2f_symcache_ident ident = fx_symcache_ident(id, sizeof(id), mod);
+	const struct t2f_symcache_sym syms[] = { alpha, gap, beta };
+	const struct span spans[] = { { 0x1000, 0x103f, chain_a }, { 0x1040, 0x107f, chain_b },
+				      { 0x1080, 0x10ff, chain_c } };
+	struct t2f_symcache_parts a, b, c, m, m2, none;
+	struct t2f_symcache_dir *d;
+	struct t2f_symcache *f = NULL;
+	const char *why = NULL;
+	bool bad = false;
+
+	(void)state;
+	t2f_symcache_dir__free(fx_symcache_write("parts", id, sizeof(id), syms, 3));
+	write_chains("parts", spans, 3);
+	pathf(d_path, "%s/parts", tmp);
+	assert_int_equal(t2f_symcache_dir__open(d_path, 0, false, &d, &why), 0);
+	assert_int_equal(t2f_symcache__open(d, &ident, &f, &bad, &why), 0);
+	assert_non_null(f);
+	assert_true(t2f_symcache__class_parts(f, 0x1020, true, &a));
+	assert_true(t2f_symcache__class_parts(f, 0x1040, true, &b));
+	assert_true(t2f_symcache__class_parts(f, 0x1090, true, &c));
+	assert_int_equal(a.sym, 0x1000);
+	assert_int_equal(a.miss, T2F_HIT);
+	assert_int_equal(a.at, a.prev);
+	assert_int_equal(b.prev, a.at);  /* 0x103f is in chain a's range */
+	assert_int_not_equal(b.at, a.at);
+	assert_true(t2f_symcache__same_names(f, a.at, b.at));
+	assert_true(t2f_symcache__names_hash(f, a.at) == t2f_symcache__names_hash(f, b.at));
+	assert_false(t2f_symcache__same_names(f, a.at, c.at));
+	assert_false(t2f_symcache__same_names(f, a.at, UINT32_MAX));
+	assert_true(t2f_symcache__same_names(f, UINT32_MAX, UINT32_MAX));
+	assert_true(t2f_symcache__class_parts(f, 0x1150, false, &m));
+	assert_true(t2f_symcache__class_parts(f, 0x11ff, false, &m2));
+	assert_int_equal(m.miss, T2F_MISS_NOT_FOUND);
+	assert_int_equal(m.sym, 0);
+	assert_int_equal(m.at, UINT32_MAX);
+	assert_int_equal(m2.sym, m.sym);
+	assert_false(t2f_symcache__class_parts(f, 0x1000, true, &none));
+	assert_false(t2f_symcache__class_parts(f, 0x1100, false, &none));
+	assert_false(t2f_symcache__class_parts(f, 0x1150, true, &none)); /* no chain there */
+	t2f_symcache__free(f);
+	t2f_symcache_dir__free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +424,7 @@ int main(void)
 		FX_TEST(test_chain_spans_joined),
 		FX_TEST(test_many_ranges_searched),
 		FX_TEST(test_classes),
+		FX_TEST(test_class_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
