@@ -580,6 +580,13 @@ int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id f
 	return *out ? 0 : t2f_profile__node_add(p, parent, frame, h, out);
 }
 
+int t2f_profile__first_child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
+			     t2f_node_id *out)
+{
+	return t2f_profile__indexes(p) ?:
+	       t2f_profile__node_add(p, parent, frame, t2f_profile__node_hash(parent, frame), out);
+}
+
 /* ---- samples ---- */
 
 struct cell_probe {

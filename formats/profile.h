@@ -253,6 +253,10 @@ int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_fra
 /* The child of `parent` (0 = root) through `frame`. Stacks are built root first. */
 int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
 		       t2f_node_id *out);
+/* The same, for a parent the caller knows has no child yet (it made it and added none under it
+ * since): added without a lookup. */
+int t2f_profile__first_child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
+			     t2f_node_id *out);
 /* Many at once, as one call of the above each in order gives them (formats/profile_batch.c:
  * their lookups overlap). __frames: out[i] is f[i]'s frame. __stacks: stack i's len[i] frames
  * follow stack i - 1's in `frames`, root first; out[i] is its node (0 for none). 0 or the first

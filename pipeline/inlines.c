@@ -34,6 +34,8 @@ struct inl {
 	uint8_t *forms;              /* per frame of p: the forms its nodes need */
 	uint8_t *kernel;             /* per frame of p: a kernel frame (inl_parent_form) */
 	t2f_node_id *map[2];         /* per node of p: its node in q, per form */
+	uint8_t *bare;               /* per node of q: made here, no child added under it yet */
+	size_t cap_bare;
 	uint32_t *lookup[2];         /* per frame of p, per form: its lookup + 1; 0: none (no
 				      * DWARF for it, or the form is not needed) */
 	struct t2f_inl_lookups *lk;
@@ -347,6 +349,25 @@ static void inl_mark(struct inl *x)
 	}
 }
 
+/* The child of q's node `to` through frame f: added without a lookup under a node that has
+ * none yet (on a whole-machine trie most new nodes are under a new one: h15.data's 321,804 of
+ * 364,759 lookups). 0 or an error. */
+static int inl_child(struct inl *x, t2f_node_id to, t2f_frame_id f, t2f_node_id *out)
+{
+	uint32_t n = t2f_profile__node_count(x->q);
+	int err = t2f_grow((void **)&x->bare, &x->cap_bare, (size_t)n + 1, 1, 1, 4096, SIZE_MAX);
+
+	if (!err && to && x->bare[to])
+		err = t2f_profile__first_child(x->q, to, f, out);
+	else if (!err)
+		err = t2f_profile__child(x->q, to, f, out);
+	if (err)
+		return err;
+	x->bare[to] = 0;
+	x->bare[*out] = *out > n; /* new */
+	return 0;
+}
+
 /* Node nd in form `at`: its parent's node in the form nd needs, then its chain. */
 static int inl_node(struct inl *x, t2f_node_id nd, int at)
 {
@@ -356,7 +377,7 @@ static int inl_node(struct inl *x, t2f_node_id nd, int at)
 	int err = inl_chain(x, t2f_profile__node_frame(x->p, nd), at, &c);
 
 	for (uint32_t i = 0; !err && i < c->len; i++)
-		err = t2f_profile__child(x->q, to, x->pool[c->first + i], &to);
+		err = inl_child(x, to, x->pool[c->first + i], &to);
 	x->map[at == AT_CALL][nd] = to;
 	return err;
 }
@@ -552,12 +573,14 @@ static void inl_free_build(struct inl *x)
 		x->lookup[k] = NULL;
 	}
 	free(x->map[1]);
+	free(x->bare);
 	free(x->pool);
 	free(x->need);
 	free(x->forms);
 	free(x->kernel);
 	x->map[1] = NULL;
 	x->pool = NULL;
+	x->bare = NULL;
 	x->need = x->forms = x->kernel = NULL;
 	t2f_inl_lookups__free(x->lk);
 	x->lk = NULL;
