@@ -14,6 +14,7 @@
 #include "pipeline/resymbolize.h"
 #include "symbolizer/kernel_place.h"
 #include "symbolizer/symbolizer.h"
+#include "pipeline/resym_like.h"
 #include "symbolizer/text_syms.h"
 
 #define T2F_MISS_COUNT (T2F_MISS_NOT_FOUND + 1)
@@ -89,8 +90,7 @@ struct t2f_resym {
 					  * (t2f_frame.addr_left), or NULL when none was */
 	const t2f_frame_id *frame_as;    /* t2f_resym_opts.frame_as, n_frame_as */
 	size_t n_frame_as;
-	struct t2f_sym *syms;            /* with frame_as, per frame id: its answer, when */
-	bool *has_sym;                   /* looked up (a class's first's, for the others) */
+	struct t2f_resym_likes *likes;   /* with frame_as: the answers others take, or NULL */
 	unsigned threads;                /* t2f_resym_opts.threads */
 	struct t2f_bg *saving;           /* writes the symbol cache on a thread of its own from
 					  * t2f_resym__save on, or NULL (t2f_resym_saved) */

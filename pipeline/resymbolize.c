@@ -507,24 +507,41 @@ static int t2f_resym_named(struct t2f_resym *r, const struct t2f_profile *p, t2f
 	return err;
 }
 
-/* Frame id's answer: the first of its class's when it has one (t2f_resym_opts.frame_as), else
- * looked up. 0 or an error. */
-static int t2f_resym_lookup(struct t2f_resym *r, t2f_frame_id id, const struct t2f_resym_mod *m,
-			    uint64_t addr, struct t2f_sym *sym)
+/* Frame id's answer sym, in module m: placed, counted, and its name given. */
+static int t2f_resym_answered(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id,
+			      const struct t2f_frame *f, struct t2f_resym_mod *m,
+			      const struct t2f_sym *sym)
+{
+	t2f_resym_place(r, id, m, sym);
+	if (sym->miss != T2F_HIT || !sym->name) {
+		m->miss[sym->miss == T2F_HIT ? T2F_MISS_NOT_FOUND : sym->miss]++;
+		return t2f_resym_missed(r, p, id, m, true);
+	}
+	r->tried++;
+	m->resolved++;
+	if (f->module_names)
+		return t2f_resym_nettrace_name(r, p, id, m, sym->name);
+	return t2f_profile__set_frame_name(p, id, sym->name);
+}
+
+/* A frame read as another (t2f_resym_opts.frame_as) whose first's answer is kept, in the same
+ * module: named by that answer (its own place), as t2f_resym_frame would name it had it
+ * searched. 1 when so, 0 when it is to be looked up itself, or an error. */
+static int t2f_resym_classed(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id,
+			     const struct t2f_frame *f)
 {
 	t2f_frame_id as = id < r->n_frame_as ? r->frame_as[id] : id;
+	const struct t2f_sym *like;
+	struct t2f_sym sym;
+	size_t mod;
 	int err;
 
-	if (as != id && as < id && r->has_sym[as])
-		err = t2f_symbolizer__resolve_file_off_like(r->sym, m->sym, addr, &r->syms[as],
-							    sym);
-	else
-		err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, addr, sym);
-	if (!err && id < r->n_frame_as) {
-		r->syms[id] = *sym;
-		r->has_sym[id] = true;
-	}
-	return err;
+	if (as >= id || f->name || f->addr_left || !f->has_addr || f->kind != T2F_FRAME_USER ||
+	    f->space == T2F_SPACE_ABS || f->module_names ||
+	    !t2f_resym_likes__get(r->likes, as, f->module, &mod, &like))
+		return 0;
+	err = t2f_symbolizer__resolve_file_off_like(r->sym, r->mods[mod].sym, f->addr, like, &sym);
+	return err ?: t2f_resym_answered(r, p, id, f, &r->mods[mod], &sym) ?: 1;
 }
 
 static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame_id id)
@@ -549,19 +566,11 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 		return t2f_resym_missed(r, p, id, m, false);
 	}
 	if (!err)
-		err = t2f_resym_lookup(r, id, m, f->addr, &sym);
+		err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, f->addr, &sym);
 	if (err)
 		return err;
-	t2f_resym_place(r, id, m, &sym);
-	if (sym.miss != T2F_HIT || !sym.name) {
-		m->miss[sym.miss == T2F_HIT ? T2F_MISS_NOT_FOUND : sym.miss]++;
-		return t2f_resym_missed(r, p, id, m, true);
-	}
-	r->tried++;
-	m->resolved++;
-	if (f->module_names)
-		return t2f_resym_nettrace_name(r, p, id, m, sym.name);
-	return t2f_profile__set_frame_name(p, id, sym.name);
+	t2f_resym_likes__keep(r->likes, id, f->module, (size_t)(m - r->mods), &sym);
+	return t2f_resym_answered(r, p, id, f, m, &sym);
 }
 
 static bool t2f_resym_any(const struct t2f_profile *p, const struct t2f_resym_opts *o)
@@ -654,8 +663,12 @@ static int t2f_resym_pass(struct t2f_resym *r, struct t2f_profile *p,
 	for (t2f_frame_id id = 1; id <= n && !err; id++) {
 		const struct t2f_frame *f = t2f_profile__frame_at(p, id);
 
-		if ((f->kind == T2F_FRAME_KERNEL) != kernel || !t2f_resym_wanted(p, f, o))
+		int done = kernel ? 0 : t2f_resym_classed(r, p, id, f);
+
+		if (done || (f->kind == T2F_FRAME_KERNEL) != kernel || !t2f_resym_wanted(p, f, o)) {
+			err = t2f_resym_oom(d, p, f, done < 0 ? done : 0);
 			continue;
+		}
 		if (f->name && !o->all)
 			err = t2f_resym_named(r, p, id);
 		else
@@ -693,12 +706,8 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	r->n_places = n + 1;
 	r->frame_as = o->frame_as;
 	r->n_frame_as = o->frame_as ? (o->n_frame_as < r->n_places ? o->n_frame_as : r->n_places) : 0;
-	if (r->n_frame_as) {
-		r->syms = malloc(r->n_frame_as * sizeof(*r->syms));
-		r->has_sym = calloc(r->n_frame_as, sizeof(*r->has_sym));
-		if (!r->syms || !r->has_sym)
-			err = -ENOMEM;
-	}
+	if (r->n_frame_as)
+		err = t2f_resym_likes__new(r->frame_as, r->n_frame_as, &r->likes);
 	err = err ?: r->places ? t2f_resym_count_lefts(r, p) ?: t2f_resym_setup(r, p, o, d) : -ENOMEM;
 	if (!err)
 		err = t2f_resym_ahead(r, p, o, d, o->threads >= 2);
@@ -741,8 +750,7 @@ void t2f_resym__free(struct t2f_resym *r)
 	t2f_buf__free(&r->name);
 	free(r->places);
 	free(r->lefts);
-	free(r->syms);
-	free(r->has_sym);
+	t2f_resym_likes__free(r->likes);
 	free(r);
 }
 
