@@ -580,11 +580,19 @@ int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id f
 	return *out ? 0 : t2f_profile__node_add(p, parent, frame, h, out);
 }
 
-int t2f_profile__first_child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
-			     t2f_node_id *out)
+int t2f_profile__child_unindexed(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
+				 t2f_node_id *out)
 {
-	return t2f_profile__indexes(p) ?:
-	       t2f_profile__node_add(p, parent, frame, t2f_profile__node_hash(parent, frame), out);
+	int err = t2f_profile__indexes(p) ?: vec_reserve(&p->nodes, sizeof(struct node));
+	uint32_t id = (uint32_t)p->nodes.len;
+
+	if (err)
+		return err;
+	*VEC_AT(p->nodes, struct node, id) = (struct node){
+		parent, frame, VEC_AT(p->nodes, struct node, parent)->depth + 1 };
+	p->nodes.len++;
+	*out = id;
+	return 0;
 }
 
 /* ---- samples ---- */

@@ -253,10 +253,12 @@ int t2f_profile__frame(struct t2f_profile *p, const struct t2f_frame *f, t2f_fra
 /* The child of `parent` (0 = root) through `frame`. Stacks are built root first. */
 int t2f_profile__child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
 		       t2f_node_id *out);
-/* The same, for a parent the caller knows has no child yet (it made it and added none under it
- * since): added without a lookup. */
-int t2f_profile__first_child(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
-			     t2f_node_id *out);
+/* Adds the child of `parent` through `frame`, which the caller knows is absent, without
+ * entering it in the node index, which then no longer answers for it: until the caller drops
+ * the indexes (t2f_profile__drop_indexes; they are built again whole at the next use), it finds
+ * such nodes itself before it asks __child. */
+int t2f_profile__child_unindexed(struct t2f_profile *p, t2f_node_id parent, t2f_frame_id frame,
+				 t2f_node_id *out);
 /* Many at once, as one call of the above each in order gives them (formats/profile_batch.c:
  * their lookups overlap). __frames: out[i] is f[i]'s frame. __stacks: stack i's len[i] frames
  * follow stack i - 1's in `frames`, root first; out[i] is its node (0 for none). 0 or the first

@@ -34,8 +34,9 @@ struct inl {
 	uint8_t *forms;              /* per frame of p: the forms its nodes need */
 	uint8_t *kernel;             /* per frame of p: a kernel frame (inl_parent_form) */
 	t2f_node_id *map[2];         /* per node of p: its node in q, per form */
-	uint8_t *bare;               /* per node of q: made here, no child added under it yet */
-	size_t cap_bare;
+	t2f_node_id *first;          /* per node of q (0: the root): its first child, which q's
+				      * node index lacks (inl_child), or 0 */
+	size_t cap_first;
 	uint32_t *lookup[2];         /* per frame of p, per form: its lookup + 1; 0: none (no
 				      * DWARF for it, or the form is not needed) */
 	struct t2f_inl_lookups *lk;
@@ -349,22 +350,29 @@ static void inl_mark(struct inl *x)
 	}
 }
 
-/* The child of q's node `to` through frame f: added without a lookup under a node that has
- * none yet (on a whole-machine trie most new nodes are under a new one: h15.data's 321,804 of
- * 364,759 lookups). 0 or an error. */
+/* The child of q's node `to` through frame f. A node's first child is kept in x->first, not in
+ * q's node index (t2f_profile__child_unindexed), and asked for first: on a whole-machine trie
+ * most new nodes are the first child of one made just before, and the index's slot for it
+ * was a cache miss each, to look it up and to add it. 0 or an error. */
 static int inl_child(struct inl *x, t2f_node_id to, t2f_frame_id f, t2f_node_id *out)
 {
 	uint32_t n = t2f_profile__node_count(x->q);
-	int err = t2f_grow((void **)&x->bare, &x->cap_bare, (size_t)n + 1, 1, 1, 4096, SIZE_MAX);
+	int err = t2f_grow((void **)&x->first, &x->cap_first, (size_t)n + 1, 1,
+			   sizeof(*x->first), 4096, SIZE_MAX);
+	t2f_node_id c = err ? 0 : x->first[to];
 
-	if (!err && to && x->bare[to])
-		err = t2f_profile__first_child(x->q, to, f, out);
-	else if (!err)
-		err = t2f_profile__child(x->q, to, f, out);
+	if (err || (c && t2f_profile__node_frame(x->q, c) == f)) {
+		*out = c;
+		return err;
+	}
+	err = c ? t2f_profile__child(x->q, to, f, out)
+		: t2f_profile__child_unindexed(x->q, to, f, out);
 	if (err)
 		return err;
-	x->bare[to] = 0;
-	x->bare[*out] = *out > n; /* new */
+	if (!c)
+		x->first[to] = *out;
+	if (*out > n)
+		x->first[*out] = 0; /* new */
 	return 0;
 }
 
@@ -534,6 +542,7 @@ static int inl_build(struct inl *x)
 		if (!err && (x->need[nd] & AT_CALL))
 			err = inl_node(x, nd, AT_CALL);
 	}
+	t2f_profile__drop_indexes(x->q); /* its node index lacks the first children (inl_child) */
 	return err;
 }
 
@@ -549,10 +558,12 @@ static int inl_alloc(struct inl *x)
 	x->kernel = malloc(frames);
 	x->map[0] = calloc(nodes, sizeof(**x->map));
 	x->map[1] = calloc(nodes, sizeof(**x->map));
+	x->first = calloc(nodes, sizeof(*x->first));
+	x->cap_first = nodes;
 	x->lookup[0] = calloc(frames, sizeof(**x->lookup));
 	x->lookup[1] = calloc(frames, sizeof(**x->lookup));
 	if (!x->chains[0] || !x->chains[1] || !x->need || !x->forms || !x->kernel || !x->map[0] ||
-	    !x->map[1] || !x->lookup[0] || !x->lookup[1])
+	    !x->map[1] || !x->first || !x->lookup[0] || !x->lookup[1])
 		return -ENOMEM;
 	x->kernel[0] = 0;
 	for (size_t id = 1; id < frames; id++)
@@ -573,14 +584,14 @@ static void inl_free_build(struct inl *x)
 		x->lookup[k] = NULL;
 	}
 	free(x->map[1]);
-	free(x->bare);
+	free(x->first);
 	free(x->pool);
 	free(x->need);
 	free(x->forms);
 	free(x->kernel);
 	x->map[1] = NULL;
 	x->pool = NULL;
-	x->bare = NULL;
+	x->first = NULL;
 	x->need = x->forms = x->kernel = NULL;
 	t2f_inl_lookups__free(x->lk);
 	x->lk = NULL;

@@ -216,27 +216,29 @@ static void test_stack_trie(void **state)
 	assert_int_equal(t2f_profile__node_depth(p, nba), 2);
 }
 
-/* A first child, added without a lookup, is the node a lookup then finds; its own first child
- * too, after the indexes were dropped (built again first). */
-static void test_first_child(void **state)
+/* A child added unindexed is in the trie (parent, frame, depth) but not in the node index
+ * until the indexes are dropped and built again: then a lookup finds it. */
+static void test_child_unindexed(void **state)
 {
 	struct t2f_profile *p = *state;
 	struct t2f_frame fa = { .name = str(p, "a") }, fb = { .name = str(p, "b") };
 	t2f_frame_id a = add_frame(p, &fa), b = add_frame(p, &fb);
 	t2f_node_id na = child(p, 0, a), nab, naba;
 
-	assert_int_equal(t2f_profile__first_child(p, na, b, &nab), 0);
+	assert_int_equal(t2f_profile__child_unindexed(p, na, b, &nab), 0);
 	assert_int_equal(nab, 2);
 	assert_int_equal(t2f_profile__node_parent(p, nab), na);
 	assert_int_equal(t2f_profile__node_frame(p, nab), b);
 	assert_int_equal(t2f_profile__node_depth(p, nab), 2);
-	assert_int_equal(child(p, na, b), nab);
-	t2f_profile__drop_indexes(p);
-	assert_int_equal(t2f_profile__first_child(p, nab, a, &naba), 0);
+	assert_int_equal(t2f_profile__child_unindexed(p, nab, a, &naba), 0);
 	assert_int_equal(naba, 3);
-	assert_int_equal(child(p, nab, a), naba);
+	assert_int_equal(t2f_profile__node_depth(p, naba), 3);
+	assert_int_equal(child(p, na, a), 4); /* indexed as before */
+	assert_int_equal(child(p, na, a), 4);
+	t2f_profile__drop_indexes(p);
 	assert_int_equal(child(p, na, b), nab);
-	assert_int_equal(child(p, na, a), 4); /* another frame: a node of its own */
+	assert_int_equal(child(p, nab, a), naba);
+	assert_int_equal(child(p, 0, a), na);
 	assert_int_equal(t2f_profile__node_count(p), 4);
 }
 
@@ -822,7 +824,7 @@ int main(void)
 		T(test_event_dedup_and_find),
 		T(test_frame_dedup),
 		T(test_stack_trie),
-		T(test_first_child),
+		T(test_child_unindexed),
 		T(test_deep_chain),
 		T(test_add_sample_cells),
 		T(test_many_cells),
