@@ -684,7 +684,8 @@ bool t2f_symcache__class_parts(const struct t2f_symcache *c, uint64_t elf_vaddr,
 	prev = in && in->vaddr < elf_vaddr ? in : NULL;
 	if (in && !prev)
 		RANGE_AT(base, n, elf_vaddr - 1, prev);
-	if (!in || !prev)
+	if (!in || !prev || (uint64_t)(in - base) >= UINT32_MAX ||
+	    (uint64_t)(prev - base) >= UINT32_MAX) /* (UINT32_MAX: none) */
 		return false;
 	out->at = (uint32_t)(in - base);
 	out->prev = (uint32_t)(prev - base);
