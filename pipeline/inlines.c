@@ -357,23 +357,24 @@ static void inl_mark(struct inl *x)
 static int inl_child(struct inl *x, t2f_node_id to, t2f_frame_id f, t2f_node_id *out)
 {
 	uint32_t n = t2f_profile__node_count(x->q);
-	int err = t2f_grow((void **)&x->first, &x->cap_first, (size_t)n + 1, 1,
-			   sizeof(*x->first), 4096, SIZE_MAX);
-	t2f_node_id c = err ? 0 : x->first[to];
+	t2f_node_id c = x->first[to];
+	int err;
 
-	if (err || (c && t2f_profile__node_frame(x->q, c) == f)) {
+	if (c && t2f_profile__node_frame(x->q, c) == f) {
 		*out = c;
-		return err;
+		return 0;
 	}
 	err = c ? t2f_profile__child(x->q, to, f, out)
 		: t2f_profile__child_unindexed(x->q, to, f, out);
-	if (err)
-		return err;
-	if (!c)
+	if (!err && !c)
 		x->first[to] = *out;
-	if (*out > n)
-		x->first[*out] = 0; /* new */
-	return 0;
+	if (err || *out <= n)
+		return err;
+	err = t2f_grow((void **)&x->first, &x->cap_first, n + 1, 1, sizeof(*x->first), 4096,
+		       SIZE_MAX); /* a new node: ids 0..n + 1 */
+	if (!err)
+		x->first[*out] = 0;
+	return err;
 }
 
 /* Node nd in form `at`: its parent's node in the form nd needs, then its chain. */

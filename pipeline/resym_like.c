@@ -6,7 +6,6 @@
 
 struct like {
 	struct t2f_sym sym;
-	t2f_str_id path;
 	uint32_t mod;              /* + 1; 0: not kept */
 };
 
@@ -51,19 +50,19 @@ void t2f_resym_likes__free(struct t2f_resym_likes *l)
 	free(l);
 }
 
-void t2f_resym_likes__keep(struct t2f_resym_likes *l, t2f_frame_id id, t2f_str_id path,
-			   size_t mod, const struct t2f_sym *sym)
+void t2f_resym_likes__keep(struct t2f_resym_likes *l, t2f_frame_id id, size_t mod,
+			   const struct t2f_sym *sym)
 {
 	if (l && id < l->n && l->slot[id] && mod < UINT32_MAX)
-		l->likes[l->slot[id] - 1] = (struct like){ *sym, path, (uint32_t)mod + 1 };
+		l->likes[l->slot[id] - 1] = (struct like){ *sym, (uint32_t)mod + 1 };
 }
 
-bool t2f_resym_likes__get(const struct t2f_resym_likes *l, t2f_frame_id as, t2f_str_id path,
-			  size_t *mod, const struct t2f_sym **sym)
+bool t2f_resym_likes__get(const struct t2f_resym_likes *l, t2f_frame_id as, size_t *mod,
+			  const struct t2f_sym **sym)
 {
 	const struct like *k = l && as < l->n && l->slot[as] ? &l->likes[l->slot[as] - 1] : NULL;
 
-	if (!k || !k->mod || k->path != path)
+	if (!k || !k->mod)
 		return false;
 	*mod = k->mod - 1;
 	*sym = &k->sym;

@@ -20,12 +20,12 @@ struct t2f_resym_likes;
  * 0 and *out (NULL when there are none), or -ENOMEM. */
 int t2f_resym_likes__new(const t2f_frame_id *frame_as, size_t n, struct t2f_resym_likes **out);
 void t2f_resym_likes__free(struct t2f_resym_likes *l); /* NULL is fine */
-/* Keeps frame id's answer (of the module at index mod of the stage's, for the frames of module
- * path `path`), when other frames are read as it. */
-void t2f_resym_likes__keep(struct t2f_resym_likes *l, t2f_frame_id id, t2f_str_id path,
-			   size_t mod, const struct t2f_sym *sym);
-/* The answer kept for frame `as` when it was of module path `path`: true, *mod and *sym. */
-bool t2f_resym_likes__get(const struct t2f_resym_likes *l, t2f_frame_id as, t2f_str_id path,
-			  size_t *mod, const struct t2f_sym **sym);
+/* Keeps frame id's answer (in the module at index mod of the stage's), when other frames are
+ * read as it. */
+void t2f_resym_likes__keep(struct t2f_resym_likes *l, t2f_frame_id id, size_t mod,
+			   const struct t2f_sym *sym);
+/* The answer kept for frame `as`: true, *mod and *sym. */
+bool t2f_resym_likes__get(const struct t2f_resym_likes *l, t2f_frame_id as, size_t *mod,
+			  const struct t2f_sym **sym);
 
 #endif

@@ -538,7 +538,7 @@ static int t2f_resym_classed(struct t2f_resym *r, struct t2f_profile *p, t2f_fra
 
 	if (as >= id || f->name || f->addr_left || !f->has_addr || f->kind != T2F_FRAME_USER ||
 	    f->space == T2F_SPACE_ABS || f->module_names ||
-	    !t2f_resym_likes__get(r->likes, as, f->module, &mod, &like))
+	    !t2f_resym_likes__get(r->likes, as, &mod, &like) || r->mods[mod].path_id != f->module)
 		return 0;
 	err = t2f_symbolizer__resolve_file_off_like(r->sym, r->mods[mod].sym, f->addr, like, &sym);
 	return err ?: t2f_resym_answered(r, p, id, f, &r->mods[mod], &sym) ?: 1;
@@ -569,7 +569,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 		err = t2f_symbolizer__resolve_file_off(r->sym, m->sym, f->addr, &sym);
 	if (err)
 		return err;
-	t2f_resym_likes__keep(r->likes, id, f->module, (size_t)(m - r->mods), &sym);
+	t2f_resym_likes__keep(r->likes, id, (size_t)(m - r->mods), &sym);
 	return t2f_resym_answered(r, p, id, f, m, &sym);
 }
 
