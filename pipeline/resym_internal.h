@@ -11,10 +11,10 @@
 #include "formats/buf.h"
 #include "formats/hashmap.h"
 #include "pipeline/resym_ids.h"
+#include "pipeline/resym_like.h"
 #include "pipeline/resymbolize.h"
 #include "symbolizer/kernel_place.h"
 #include "symbolizer/symbolizer.h"
-#include "pipeline/resym_like.h"
 #include "symbolizer/text_syms.h"
 
 #define T2F_MISS_COUNT (T2F_MISS_NOT_FOUND + 1)

@@ -662,7 +662,6 @@ static int t2f_resym_pass(struct t2f_resym *r, struct t2f_profile *p,
 
 	for (t2f_frame_id id = 1; id <= n && !err; id++) {
 		const struct t2f_frame *f = t2f_profile__frame_at(p, id);
-
 		int done = kernel ? 0 : t2f_resym_classed(r, p, id, f);
 
 		if (done || (f->kind == T2F_FRAME_KERNEL) != kernel || !t2f_resym_wanted(p, f, o)) {

@@ -650,11 +650,10 @@ bool t2f_symcache__class(const struct t2f_symcache *c, uint64_t elf_vaddr, bool 
 {
 	const struct t2f_sc_sym *s = class_sym(c, elf_vaddr);
 	const struct t2f_sc_inl *in;
-	uint64_t start;
 
 	if (!s)
 		return false;
-	*key = start = s->vaddr;
+	*key = s->vaddr;
 	if (!inlines)
 		return true;
 	RANGE_AT(T2F_SC_SEC(c, T2F_SC_INL, struct t2f_sc_inl), c->h->sec[T2F_SC_INL].count,
@@ -662,7 +661,7 @@ bool t2f_symcache__class(const struct t2f_symcache *c, uint64_t elf_vaddr, bool 
 	if (!in || in->vaddr == elf_vaddr)
 		return false;
 	/* the start of the two ranges' overlap: an address in both, so no other pair has it */
-	*key = in->vaddr > start ? in->vaddr : start;
+	*key = in->vaddr > s->vaddr ? in->vaddr : s->vaddr;
 	return true;
 }
 
