@@ -269,16 +269,56 @@ static void t2f_resym_warn_no_id(FILE *f, const struct t2f_resym *r, const char 
 			t2f_plural(frames), mods, t2f_plural(mods));
 }
 
+#define T2F_RESYM_WARN_MAPS 3 /* perf maps a warning names */
+
+/* A JIT module whose frames went unnamed for want of its perf map (missing or unreadable). */
+static bool t2f_resym_map_lacking(const struct t2f_resym_mod *m)
+{
+	return m->kind == T2F_FRAME_JIT && m->map_path && !m->map && m->miss[T2F_MISS_NO_FILE];
+}
+
+/* One line for the JIT frames left unnamed because their perf maps are missing or unreadable,
+ * naming the first maps: a user sees where they were looked for without asking for the stats.
+ * Returns how many frames it counted. */
+static uint32_t t2f_resym_warn_maps(FILE *f, const struct t2f_resym *r, const char *label)
+{
+	char vis[T2F_VISIBLE_MAX];
+	uint32_t frames = 0, maps = 0, named = 0;
+
+	for (size_t i = 0; i < r->n_mods; i++)
+		if (t2f_resym_map_lacking(&r->mods[i])) {
+			frames += r->mods[i].miss[T2F_MISS_NO_FILE];
+			maps++;
+		}
+	if (!frames)
+		return 0;
+	fprintf(f, "trace2flame: warning: %s: %u JIT frame%s not named: no readable perf map (",
+		label, frames, t2f_plural(frames));
+	for (size_t i = 0; i < r->n_mods && named < T2F_RESYM_WARN_MAPS; i++)
+		if (t2f_resym_map_lacking(&r->mods[i]))
+			fprintf(f, "%s%s", named++ ? ", " : "",
+				t2f_utf8_visible(r->mods[i].map_path, vis, sizeof(vis)));
+	if (maps > named)
+		fprintf(f, " and %u more", maps - named);
+	fputs("); run the program with its runtime's perf map on (e.g. node --perf-basic-prof, "
+	      "DOTNET_PerfMapEnabled=1) and convert before the maps are removed, or give "
+	      "t2f_options.perf_map_dir\n", f);
+	return frames;
+}
+
 void t2f_resym__warn(FILE *f, const struct t2f_resym *r, const char *label)
 {
+	uint32_t other;
+
 	t2f_resym_saved(r);
 	if (!r || (!r->unresolved && !t2f_resym_skipped(r)))
 		return;
 	t2f_resym_warn_refused(f, r, label);
 	t2f_resym_warn_no_id(f, r, label);
-	if (r->unresolved)
+	other = r->unresolved - t2f_resym_warn_maps(f, r, label);
+	if (other)
 		fprintf(f, "trace2flame: warning: %s: %u of %u frame%s looked up stayed unnamed (run "
-			"with T2F_REPORT_STATS for the reasons per module)\n", label, r->unresolved,
+			"with T2F_REPORT_STATS for the reasons per module)\n", label, other,
 			r->tried, t2f_plural(r->tried));
 }
 

@@ -17,6 +17,7 @@ static const struct {
 	{ "t2f_options.max_frames", "--max-frames N" },
 	{ "t2f_options.buildids", "--buildids FILE" },
 	{ "t2f_options.kallsyms", "--kallsyms FILE" },
+	{ "t2f_options.perf_map_dir", "--perf-map-dir DIR" },
 	{ "t2f_options.event", "--event NAME" },
 	{ "t2f_options.time", "--time" },
 	{ "t2f_options.pids", "--pids" },
