@@ -223,11 +223,28 @@ static int add_off(struct t2f_derive *d, t2f_node_id node, t2f_thread_id thread,
 	return err;
 }
 
+enum t2f_time_kind t2f_derive__time_kind(const struct t2f_profile *p, t2f_event_id event)
+{
+	const struct t2f_event *e = t2f_profile__event_at(p, event);
+	const char *name = t2f_profile__str(p, e->name, NULL);
+
+	if (strcmp(name, "offcpu-time") == 0) /* whatever unit its reader gave it */
+		return T2F_TIME_OFF_CPU_RECORDED;
+	if (e->unit != T2F_UNIT_NANOSECONDS)
+		return T2F_TIME_NONE;
+	if (strcmp(name, "wall") == 0)
+		return T2F_TIME_WALL;
+	if (strcmp(name, "off-cpu") == 0)
+		return T2F_TIME_OFF_CPU;
+	if (strcmp(name, "cswitch") == 0)
+		return T2F_TIME_OFF_CPU_RECORDED;
+	return T2F_TIME_ON_CPU;
+}
+
 /* What samples of `event` are to the derived events (cached per event id). */
 static int event_kind(struct t2f_derive *d, t2f_event_id event)
 {
-	const struct t2f_event *e;
-	const char *name;
+	enum t2f_time_kind kind;
 
 	if (event < d->n_kind && d->kind_of[event])
 		return d->kind_of[event];
@@ -241,15 +258,13 @@ static int event_kind(struct t2f_derive *d, t2f_event_id event)
 		d->kind_of = k;
 		d->n_kind = n;
 	}
-	e = t2f_profile__event_at(d->p, event);
-	name = t2f_profile__str(d->p, e->name, NULL);
+	kind = t2f_derive__time_kind(d->p, event);
 	if (event == d->off_cpu || event == d->wall)
 		d->kind_of[event] = 3;
-	else if (strcmp(name, "offcpu-time") == 0 ||
-		 (strcmp(name, "cswitch") == 0 && e->unit == T2F_UNIT_NANOSECONDS))
+	else if (kind == T2F_TIME_OFF_CPU_RECORDED)
 		d->kind_of[event] = 2;
 	else
-		d->kind_of[event] = e->unit == T2F_UNIT_NANOSECONDS ? 1 : 3;
+		d->kind_of[event] = kind == T2F_TIME_ON_CPU ? 1 : 3;
 	return d->kind_of[event];
 }
 

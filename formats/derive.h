@@ -41,6 +41,20 @@ enum t2f_derive_kind {
 	T2F_DERIVE_WALL = 1u << 1,    /* event "wall": on-CPU ns + off-CPU ns */
 };
 
+/* What an event's samples measure in time, by its name and unit (an event not in nanoseconds
+ * measures none, but perf's `offcpu-time`, whatever unit its reader gave it): the derived
+ * "wall" both on- and off-CPU time; the derived "off-cpu" off-CPU time; `offcpu-time` (perf
+ * record --off-cpu) and .nettrace's `cswitch` off-CPU time as recorded, each sample a wait of
+ * its own; any other (cpu-clock, task-clock, .nettrace's cpu) on-CPU time. */
+enum t2f_time_kind {
+	T2F_TIME_NONE,
+	T2F_TIME_ON_CPU,
+	T2F_TIME_OFF_CPU,
+	T2F_TIME_OFF_CPU_RECORDED,
+	T2F_TIME_WALL,
+};
+enum t2f_time_kind t2f_derive__time_kind(const struct t2f_profile *p, t2f_event_id event);
+
 /* Thread states at a switch-out (sched_switch's prev_state), as bits of a selection. */
 enum t2f_cpu_state {
 	T2F_STATE_R = 1u << 0,     /* runnable: preempted ("R", "R+") */

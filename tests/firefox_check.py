@@ -177,6 +177,28 @@ def check_inlines(name, prof):
     check(any(frames["line"]), name + ": frames with the line of their code")
 
 
+def check_cpu(name, prof, threads):
+    """With a threadCPUDelta column (ns), each loaded thread's CPU time is its column's sum, but
+    for what the profiler leaves out: the first sample's (the time before it is unknown to it)
+    and whatever exceeds the time since the sample before"""
+    if prof["meta"].get("sampleUnits", {}).get("threadCPUDelta") != "ns":
+        check(all(t.get("cpuMs", 0) == 0 for t in threads), name + ": no CPU time without "
+              "a threadCPUDelta column")
+        return
+    for t in threads:
+        th = prof["threads"][t["threadIndex"]]
+        s = th["samples"]
+        if not check(int(th["tid"]) == int(t["tid"]) and
+                     len(s.get("threadCPUDelta", ())) == s["length"],
+                     "%s: tid %s: a threadCPUDelta a sample" % (name, t["tid"])):
+            continue
+        d, tm = s["threadCPUDelta"], s["time"]
+        capped = sum(min(d[i], (tm[i] - tm[i - 1]) * 1e6) for i in range(1, len(d)))
+        check(capped / 1e6 - 1e-6 <= t["cpuMs"] <= sum(d) / 1e6 + 1e-6,
+              "%s: tid %s: CPU %s ms loaded, its threadCPUDelta %s ms (%s capped)" % (
+                  name, t["tid"], t["cpuMs"], sum(d) / 1e6, capped / 1e6))
+
+
 def run_case(i, case):
     inp, _, extra = case.partition("::")
     inlines = "--inline-check" in extra
@@ -197,6 +219,7 @@ def run_case(i, case):
             check([t["name"] for t in threads] == ["no samples"], name + ": threads %s" %
                   [t["name"] for t in threads])
             return 0
+        check_cpu(name, prof, threads)
         got = {root_of(t, want): t for t in threads}
         check(sorted(got) == sorted(want), "%s: threads %s, folded roots %s" % (
             name, sorted(got), sorted(want)))

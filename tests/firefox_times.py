@@ -9,6 +9,11 @@ markers against the off-cpu folded output.
   samples), their durations (endTime - startTime, and data.duration) sum to the folded total
   weight, and per thread they are the thread's off-cpu samples: (start, duration) = (time,
   weight).
+- --event cpu-clock: meta.sampleUnits gives threadCPUDelta in ns, and each sample's
+  threadCPUDelta is its period as perf script prints it;
+- --event wall: per thread, the threadCPUDelta of its on-CPU samples are their perf script
+  periods, in order, and the off-CPU ones (as many as its Off-CPU markers) have 0;
+- --event off-cpu: no threadCPUDelta column, no sampleUnits.
 Numbers are read as decimals: the profile holds ns exactly as ms with six decimals.
 
 usage: python3 tests/firefox_times.py TRACE2FLAME PERF.DATA PERF-SCRIPT.TXT WORKDIR
@@ -90,7 +95,11 @@ def check_times():
             continue
         shifts.update(e[0] - t for t, e in zip(times, exp))
         check(weights == [e[1] for e in exp], "tid %d: weights are the periods" % tid)
+        check([int(d) for d in s.get("threadCPUDelta", [])] == [e[1] for e in exp],
+              "tid %d: threadCPUDelta are the periods" % tid)
         check(all(a <= b for a, b in zip(times, times[1:])), "tid %d: times in order" % tid)
+    check(prof["meta"].get("sampleUnits", {}).get("threadCPUDelta") == "ns",
+          "cpu-clock: meta.sampleUnits.threadCPUDelta is ns")
     check(got_tids == set(want), "threads %s, perf script's %s" % (sorted(got_tids),
                                                                     sorted(want)))
     check(len(shifts) == 1, "every sample at its perf script time less one constant: %d "
@@ -127,6 +136,9 @@ def check_markers():
               "samples (time, weight): %d and %d" % (th["tid"], len(spans), len(samples)))
         count += len(spans)
         dur_sum += sum(d for _, d in spans)
+    check("sampleUnits" not in prof["meta"] and
+          not any("threadCPUDelta" in th["samples"] for th in prof["threads"]),
+          "off-cpu: no CPU time column")
     n = folded_total(["--weight", "samples"])
     total = folded_total([])
     check(n > 0 and count == n, "%d Off-CPU markers, %d off-cpu samples" % (count, n))
@@ -135,8 +147,27 @@ def check_markers():
     print("firefox_times: %d Off-CPU markers, %d ns" % (count, dur_sum))
 
 
+def check_wall_cpu():
+    prof = profile("wall")
+    want = perf_samples()
+    check(prof["meta"].get("sampleUnits", {}).get("threadCPUDelta") == "ns",
+          "wall: meta.sampleUnits.threadCPUDelta is ns")
+    waits = 0
+    for th in prof["threads"]:
+        tid, s, m = int(th["tid"]), th["samples"], th["markers"]
+        deltas = [int(d) for d in s.get("threadCPUDelta", [])]
+        markers = sum(1 for d in m["data"] if d and d.get("type") == "trace2flame-off-cpu")
+        check(len(deltas) == s["length"], "wall: tid %d: a threadCPUDelta a sample" % tid)
+        check([d for d in deltas if d] == [e[1] for e in want.get(tid, [])],
+              "wall: tid %d: the on-CPU samples' threadCPUDelta are the periods" % tid)
+        check(deltas.count(0) == markers, "wall: tid %d: %d samples without CPU time, %d "
+              "Off-CPU markers" % (tid, deltas.count(0), markers))
+        waits += markers
+    check(waits > 0, "wall: the recording has off-CPU waits")
+
+
 def main():
-    for f in (check_times, check_markers):
+    for f in (check_times, check_markers, check_wall_cpu):
         try:
             f()
         except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
