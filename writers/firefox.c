@@ -24,17 +24,12 @@
 #include <string.h>
 
 #include "formats/derive.h"
-#include "formats/diag.h"
 #include "formats/sat.h"
-#include "formats/utf8.h"
-#include "writers/firefox_int.h"
+#include "writers/firefox_write.h"
 #include "writers/pprof_int.h"
 
 #define FF_VERSION 70            /* preprocessedProfileVersion written */
 #define FF_GECKO_VERSION 36      /* meta.version, as the profiler's own empty profile has it */
-#define FF_DRAIN_AT (1u << 20)
-#define FF_BATCH 1024u           /* log runs read at a time */
-#define FF_NS_PER_MS 1000000u
 #define FF_LOST_SCHEMA "trace2flame-lost"
 #define FF_OFF_SCHEMA "trace2flame-off-cpu"
 
@@ -48,149 +43,7 @@ static const struct {
 	[FF_CAT_MANAGED] = { ".NET managed", "purple" },
 };
 
-/* How a run's time and weight are written (ff_weight_mode). */
-enum ff_weight {
-	FF_W_NS,       /* periods in nanoseconds: weights in ms ("tracing-ms"), time advances by them */
-	FF_W_PERIODS,  /* periods of a counted event: weights as they are, time 1 ms a sample */
-	FF_W_COUNTS,   /* no periods (1 a sample, or a folded line's count): 1 ms a count */
-	FF_W_SAMPLES,  /* sample counts (weight_samples): time as the event's kind says */
-};
 
-struct ff_thread {
-	t2f_thread_id id;
-	uint32_t first;          /* the index of its process's first thread */
-	t2f_thread_id process;   /* on that first one: the thread naming the process */
-	size_t runs;             /* its samples table's length: its runs of the event in the log,
-				  * or with sample times its samples of the event */
-};
-
-struct ff_wait {
-	t2f_thread_id thread;
-	uint64_t start_ns;
-	size_t idx;              /* the profile's (t2f_profile__wait_at) */
-};
-
-struct ff {
-	const struct t2f_profile *p;
-	const struct t2f_firefox_opts *o;
-	struct ff_tables t;
-	t2f_event_id event;
-	enum ff_weight mode;
-	bool ns_time;            /* time advances by the ns periods (else 1 ms a unit) */
-	struct t2f_buf b;
-	struct t2f_buf utf8;
-	struct t2f_pprof_gz *gz;
-	int err;                 /* the first error of the text helpers */
-	struct ff_thread *threads;
-	uint32_t nthreads;
-	struct t2f_log_run *runs; /* [FF_BATCH] */
-	uint32_t lost_name;      /* stringArray index of the lost-samples marker's name */
-	uint32_t off_name;       /* stringArray index of the off-CPU markers' name */
-	bool timed;              /* samples at the times they were taken (else a made-up timeline) */
-	uint64_t base_ns;        /* with timed: the time 0 ms stands for (the first sample's) */
-	struct ff_wait *waits;   /* the profile's off-CPU waits by (thread, start) */
-	size_t nwaits, next_wait; /* ... and the first one not written yet */
-	bool cpu_deltas;         /* a threadCPUDelta column, in ns (ff_cpu_deltas) */
-	bool cpu_waits;          /* ... where a sample that is a wait kept has none ("wall") */
-};
-
-/* ---- text ---- */
-
-static void ff_put(struct ff *s, const char *p, size_t n)
-{
-	if (!s->err && t2f_buf__put(&s->b, p, n))
-		s->err = -ENOMEM;
-	if (!s->err && s->b.len >= FF_DRAIN_AT)
-		s->err = t2f_pprof_gz__drain(s->gz, &s->b);
-}
-
-static void ff_puts(struct ff *s, const char *p)
-{
-	ff_put(s, p, strlen(p));
-}
-
-static void ff_u64(struct ff *s, uint64_t v)
-{
-	char num[24];
-
-	ff_put(s, num, (size_t)snprintf(num, sizeof(num), "%" PRIu64, v));
-}
-
-static void ff_i64(struct ff *s, int64_t v)
-{
-	char num[24];
-
-	ff_put(s, num, (size_t)snprintf(num, sizeof(num), "%" PRId64, v));
-}
-
-/* ns as milliseconds, exactly ("1.25", "3", "0.000001"), into out: its length. */
-static size_t ff_ms_text(char *out, size_t size, uint64_t ns)
-{
-	uint64_t frac = ns % FF_NS_PER_MS;
-	int n = snprintf(out, size, "%" PRIu64, ns / FF_NS_PER_MS);
-
-	if (frac) {
-		n += snprintf(out + n, size - (size_t)n, ".%06" PRIu64, frac);
-		while (out[n - 1] == '0')
-			out[--n] = '\0';
-	}
-	return (size_t)n;
-}
-
-static void ff_ms(struct ff *s, uint64_t ns)
-{
-	char num[48];
-
-	ff_put(s, num, ff_ms_text(num, sizeof(num), ns));
-}
-
-/* s[0..len) as a JSON string: ill-formed UTF-8 repaired, control characters (a terminal's escape
- * sequences among them) made spaces (formats/utf8.h), '"' and '\\' escaped. */
-static void ff_str(struct ff *s, const char *str, size_t len)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t from = 0;
-
-	if (!t2f_utf8_clean(str, len)) {
-		if (t2f_utf8_sanitize(&s->utf8, str, len, " ")) {
-			s->err = s->err ?: -ENOMEM;
-			return;
-		}
-		str = s->utf8.p;
-		len = s->utf8.len;
-	}
-	ff_put(s, "\"", 1);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)str[i];
-		char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-
-		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
-			continue;
-		ff_put(s, str + from, i - from);
-		if (c == '"' || c == '\\') {
-			esc[1] = (char)c;
-			ff_put(s, esc, 2);
-		} else {
-			ff_put(s, esc, 6);
-		}
-		from = i + 1;
-	}
-	ff_put(s, str + from, len - from);
-	ff_put(s, "\"", 1);
-}
-
-static void ff_cstr(struct ff *s, const char *str)
-{
-	ff_str(s, str, strlen(str));
-}
-
-static void ff_pstr(struct ff *s, t2f_str_id id)
-{
-	size_t len;
-	const char *str = t2f_profile__str(s->p, id, &len);
-
-	ff_str(s, str, len);
-}
 
 /* ---- meta and libs ---- */
 
@@ -287,13 +140,10 @@ static void ff_write_libs(struct ff *s)
 
 /* ---- threads ---- */
 
-typedef int (*ff_run_fn)(struct ff *s, const struct t2f_cell *c, const struct t2f_log_run *r,
-			 void *arg);
-
 /* Calls fn on each run of the event in thread t's log, in order, neighbours of one cell joined
  * (the log may cut a run anywhere: where depends on how the input was split among threads);
  * stops at fn's error. */
-static int ff_each_run(struct ff *s, t2f_thread_id t, ff_run_fn fn, void *arg)
+int ff_each_run(struct ff *s, t2f_thread_id t, ff_run_fn fn, void *arg)
 {
 	size_t n = t2f_profile__thread_run_count(s->p, t);
 	struct t2f_log_run run = { 0 };
@@ -335,13 +185,10 @@ static int ff_count_run(struct ff *s, const struct t2f_cell *c, const struct t2f
 	return 0;
 }
 
-typedef void (*ff_sample_fn)(struct ff *s, const struct t2f_cell *c, uint64_t time_ns,
-			     uint64_t weight, void *arg);
-
 /* With sample times: calls fn on each sample of the event in thread t's log, in order, with its
  * time and its weight. A sample without a time (0) takes the time of the one before, the first
  * base_ns. */
-static int ff_each_sample(struct ff *s, t2f_thread_id t, ff_sample_fn fn, void *arg)
+int ff_each_sample(struct ff *s, t2f_thread_id t, ff_sample_fn fn, void *arg)
 {
 	size_t n = t2f_profile__thread_run_count(s->p, t);
 	struct t2f_time_cursor k;
@@ -507,110 +354,6 @@ static void ff_sample_weight(struct ff *s, const struct t2f_cell *c, uint64_t ti
 		ff_u64(s, s->mode == FF_W_SAMPLES ? 1 : weight);
 }
 
-/* ---- CPU time per sample ---- */
-
-/* Whether the samples table gets a threadCPUDelta column (ns), so that the profiler draws how
- * busy a thread was and sums its CPU time: for an event of on-CPU time each sample's period;
- * for "wall" (with sample times) each on-CPU sample's period and none for a sample that is an
- * off-CPU wait the profile kept; but not when the profile holds recorded off-CPU samples
- * (offcpu-time, cswitch), which no kept wait tells apart. Off-CPU time alone gets no column:
- * the profiler would draw no activity at all. */
-static bool ff_cpu_deltas(struct ff *s)
-{
-	uint32_t n = t2f_profile__event_count(s->p);
-
-	if (!s->ns_time || !s->nthreads)
-		return false;
-	switch (t2f_derive__time_kind(s->p, s->event)) {
-	case T2F_TIME_ON_CPU:
-		return true;
-	case T2F_TIME_WALL:
-		if (!s->timed || !t2f_profile__keeps_waits(s->p))
-			return false;
-		for (t2f_event_id e = 1; e <= n; e++)
-			if (t2f_derive__time_kind(s->p, e) == T2F_TIME_OFF_CPU_RECORDED)
-				return false;
-		s->cpu_waits = true;
-		return true;
-	default:
-		return false;
-	}
-}
-
-struct ff_cpu_cursor {
-	const struct ff_wait *w, *end; /* the thread's waits not passed yet */
-	bool first;
-};
-
-/* Whether the sample at time_ns of this weight is one of the thread's waits: a wait's sample is
- * at its start, weighing its length. */
-static bool ff_is_wait(const struct ff *s, struct ff_cpu_cursor *k, uint64_t time_ns,
-		       uint64_t weight)
-{
-	while (k->w < k->end && k->w->start_ns < time_ns)
-		k->w++;
-	for (const struct ff_wait *w = k->w; w < k->end && w->start_ns == time_ns; w++) {
-		const struct t2f_wait_span *sp = t2f_profile__wait_at(s->p, w->idx);
-
-		if (sp->end_ns - sp->start_ns == weight)
-			return true;
-	}
-	return false;
-}
-
-static void ff_cpu_delta(struct ff *s, struct ff_cpu_cursor *k, uint64_t ns)
-{
-	ff_puts(s, k->first ? "" : ",");
-	k->first = false;
-	ff_u64(s, ns);
-}
-
-static void ff_sample_cpu(struct ff *s, const struct t2f_cell *c, uint64_t time_ns,
-			  uint64_t weight, void *arg)
-{
-	struct ff_cpu_cursor *k = arg;
-
-	(void)c;
-	ff_cpu_delta(s, k, s->cpu_waits && ff_is_wait(s, k, time_ns, weight) ? 0 : weight);
-}
-
-static int ff_cpu_col(struct ff *s, const struct t2f_cell *c, const struct t2f_log_run *r,
-		      void *arg)
-{
-	(void)c;
-	ff_cpu_delta(s, arg, r->weight);
-	return 0;
-}
-
-/* Thread t's waits, by start (s->waits is sorted by thread, then start). */
-static struct ff_cpu_cursor ff_thread_waits(const struct ff *s, t2f_thread_id t)
-{
-	size_t lo = 0, hi = s->nwaits, from;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->waits[mid].thread < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	from = lo;
-	while (lo < s->nwaits && s->waits[lo].thread == t)
-		lo++;
-	return (struct ff_cpu_cursor){ s->waits + from, s->waits + lo, true };
-}
-
-static int ff_write_cpu_column(struct ff *s, t2f_thread_id t)
-{
-	struct ff_cpu_cursor k = s->waits ? ff_thread_waits(s, t)
-					  : (struct ff_cpu_cursor){ NULL, NULL, true };
-	int err;
-
-	ff_puts(s, "],\"threadCPUDelta\":[");
-	err = s->timed ? ff_each_sample(s, t, ff_sample_cpu, &k) : ff_each_run(s, t, ff_cpu_col, &k);
-	return err;
-}
 
 /* The stack, time and weight columns of thread t's samples table. */
 static int ff_write_columns(struct ff *s, t2f_thread_id t)
