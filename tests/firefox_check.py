@@ -177,6 +177,9 @@ def check_inlines(name, prof):
     check(any(frames["line"]), name + ": frames with the line of their code")
 
 
+IDLE = []  # the cases with the idle task's samples
+
+
 def check_cpu(name, prof, threads):
     """With a threadCPUDelta column (ns), each loaded thread's CPU time is its column's sum, but
     for what the profiler leaves out: the first sample's (the time before it is unknown to it)
@@ -193,6 +196,11 @@ def check_cpu(name, prof, threads):
                      "%s: tid %s: a threadCPUDelta a sample" % (name, t["tid"])):
             continue
         d, tm = s["threadCPUDelta"], s["time"]
+        if int(th["tid"]) == 0:
+            check(s["length"] > 0 and not any(d) and t["cpuMs"] == 0,
+                  "%s: the idle task's %d samples use no CPU: %s ms loaded" % (
+                      name, s["length"], t["cpuMs"]))
+            IDLE.append(name)
         capped = sum(min(d[i], (tm[i] - tm[i - 1]) * 1e6) for i in range(1, len(d)))
         check(capped / 1e6 - 1e-6 <= t["cpuMs"] <= sum(d) / 1e6 + 1e-6,
               "%s: tid %s: CPU %s ms loaded, its threadCPUDelta %s ms (%s capped)" % (
@@ -288,6 +296,7 @@ def main():
     finally:
         stop_daemons()
     check(lost > 0, "some input's lost samples became a marker")
+    check(any(n.startswith("idle.perf.txt") for n in IDLE), "the idle task's case was checked")
     print("firefox_check: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -6,7 +6,8 @@
 # source lines) and an input without samples (one thread "no samples") are converted and loaded
 # with profiler-cli, and their threads, totals and hottest functions compared with the folded
 # output of the same input (tests/firefox_check.py says how). A recording of tests/offcpu/waiter.c
-# made here (sched_switch and cpu-clock with switch events) is converted too, its samples' times
+# made here (sched_switch and cpu-clock with switch events) is converted too, as is a fixture
+# whose one thread is made the idle task (no CPU time in the loaded profile), its samples' times
 # and its Off-CPU markers held to perf script text and the off-cpu folded output
 # (tests/firefox_times.py). Skipped with a message when
 # tools/setup-firefox-check has not installed node 24 and profiler-cli; under CI=true that fails
@@ -94,6 +95,9 @@ else
 	rec="$TMP/rec.data::--event,cpu-clock $TMP/rec.data::--event,off-cpu"
 fi
 
+# the idle task's samples (tid 0, as perf script prints "swapper 0"): no CPU time
+sed 's/^faulter  *6283 /swapper     0 /' "$FX/burner.perf.txt" >"$TMP/idle.perf.txt"
+
 echo "# perf script text without a sample" >"$TMP/empty.txt"
 set --
 for f in "$FX"/*.perf.txt; do
@@ -107,7 +111,7 @@ done
 set -- "$@" "$FX/burner.perf.txt::--weight,samples" "$FX/counts.folded.txt" \
 	"$FX/lost/burner.lost.perf.txt.zst" \
 	"$FX/kjit/jitloop.unnamed.perf.txt::--perf-map-dir,$FX/kjit,--kallsyms,$FX/kjit/kallsyms" \
-	"$TMP/gen.data" $inl $rec "$TMP/empty.txt"
+	"$TMP/gen.data" $inl $rec "$TMP/idle.perf.txt" "$TMP/empty.txt"
 for f in "$SRC"/fixtures/nettrace/*.nettrace; do
 	set -- "$@" "$f" "$f::--weight,samples"
 done

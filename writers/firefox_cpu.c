@@ -35,6 +35,7 @@ bool ff_cpu_deltas(struct ff *s)
 struct ff_cpu_cursor {
 	const struct ff_wait *w, *end; /* the thread's waits not passed yet */
 	bool first;
+	bool idle;                     /* the idle task's: no CPU used */
 };
 
 /* Whether the sample at time_ns of this weight is one of the thread's waits: a wait's sample is
@@ -57,7 +58,14 @@ static void ff_cpu_delta(struct ff *s, struct ff_cpu_cursor *k, uint64_t ns)
 {
 	ff_puts(s, k->first ? "" : ",");
 	k->first = false;
-	ff_u64(s, ns);
+	ff_u64(s, k->idle ? 0 : ns);
+}
+
+/* The idle task (tid 0, "swapper"; perf script text often prints no pid): its samples are a CPU
+ * idling, which the profiler would otherwise count as the busiest thread's CPU time. */
+static bool ff_idle_task(const struct t2f_thread *th)
+{
+	return th->tid == 0 && (th->pid == 0 || th->pid == T2F_PID_UNKNOWN);
 }
 
 static void ff_sample_cpu(struct ff *s, const struct t2f_cell *c, uint64_t time_ns,
@@ -93,15 +101,16 @@ static struct ff_cpu_cursor ff_thread_waits(const struct ff *s, t2f_thread_id t)
 	from = lo;
 	while (lo < s->nwaits && s->waits[lo].thread == t)
 		lo++;
-	return (struct ff_cpu_cursor){ s->waits + from, s->waits + lo, true };
+	return (struct ff_cpu_cursor){ s->waits + from, s->waits + lo, true, false };
 }
 
 int ff_write_cpu_column(struct ff *s, t2f_thread_id t)
 {
 	struct ff_cpu_cursor k = s->waits ? ff_thread_waits(s, t)
-					  : (struct ff_cpu_cursor){ NULL, NULL, true };
+					  : (struct ff_cpu_cursor){ NULL, NULL, true, false };
 	int err;
 
+	k.idle = ff_idle_task(t2f_profile__thread_at(s->p, t));
 	ff_puts(s, "],\"threadCPUDelta\":[");
 	err = s->timed ? ff_each_sample(s, t, ff_sample_cpu, &k) : ff_each_run(s, t, ff_cpu_col, &k);
 	return err;
