@@ -456,6 +456,15 @@ static void ff_lost_ms(const struct ff *s, char *out, size_t size, uint64_t ns)
 	ff_ms_text(out, size, ns > s->base_ns ? ns - s->base_ns : 0);
 }
 
+void ff_thread_waits(struct ff *s, t2f_thread_id t, size_t *from, size_t *to)
+{
+	while (s->next_wait < s->nwaits && s->waits[s->next_wait].thread < t)
+		s->next_wait++; /* waits of threads without samples of the event */
+	*from = *to = s->next_wait;
+	while (*to < s->nwaits && s->waits[*to].thread == t)
+		(*to)++;
+}
+
 /* The markers of the i-th thread written (profile thread t): what perf lost, on the first (an
  * interval over the times of the records that said so, when samples have times and those records
  * carried one; else an instant at 0), then the thread's off-CPU waits by start time (interval markers). */
@@ -467,11 +476,7 @@ static void ff_write_markers(struct ff *s, uint32_t i, t2f_thread_id t)
 	bool lost_span = false;
 	size_t from, to;
 
-	while (s->next_wait < s->nwaits && s->waits[s->next_wait].thread < t)
-		s->next_wait++; /* waits of threads without samples of the event */
-	from = to = s->next_wait;
-	while (to < s->nwaits && s->waits[to].thread == t)
-		to++;
+	ff_thread_waits(s, t, &from, &to);
 	s->next_wait = to;
 	ff_puts(s, "\"markers\":{\"length\":");
 	ff_u64(s, lost + (to - from));

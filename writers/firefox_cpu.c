@@ -85,31 +85,17 @@ static int ff_cpu_col(struct ff *s, const struct t2f_cell *c, const struct t2f_l
 	return 0;
 }
 
-/* Thread t's waits, by start (s->waits is sorted by thread, then start). */
-static struct ff_cpu_cursor ff_thread_waits(const struct ff *s, t2f_thread_id t)
-{
-	size_t lo = 0, hi = s->nwaits, from;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->waits[mid].thread < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	from = lo;
-	while (lo < s->nwaits && s->waits[lo].thread == t)
-		lo++;
-	return (struct ff_cpu_cursor){ s->waits + from, s->waits + lo, true, false };
-}
-
 int ff_write_cpu_column(struct ff *s, t2f_thread_id t)
 {
-	struct ff_cpu_cursor k = s->waits ? ff_thread_waits(s, t)
-					  : (struct ff_cpu_cursor){ NULL, NULL, true, false };
+	struct ff_cpu_cursor k = { NULL, NULL, true, false };
+	size_t from, to;
 	int err;
 
+	if (s->waits) {
+		ff_thread_waits(s, t, &from, &to);
+		k.w = s->waits + from;
+		k.end = s->waits + to;
+	}
 	k.idle = ff_idle_task(t2f_profile__thread_at(s->p, t));
 	ff_puts(s, "],\"threadCPUDelta\":[");
 	err = s->timed ? ff_each_sample(s, t, ff_sample_cpu, &k) : ff_each_run(s, t, ff_cpu_col, &k);

@@ -97,6 +97,10 @@ int ff_each_run(struct ff *s, t2f_thread_id t, ff_run_fn fn, void *arg);
  * time and its weight. 0 or s->err. */
 int ff_each_sample(struct ff *s, t2f_thread_id t, ff_sample_fn fn, void *arg);
 
+/* Thread t's off-CPU waits, s->waits[*from, *to) (by start): threads are written in id order,
+ * and the waits of the threads before t (s->next_wait on) are passed for good. */
+void ff_thread_waits(struct ff *s, t2f_thread_id t, size_t *from, size_t *to);
+
 /* ---- CPU time (firefox_cpu.c) ---- */
 
 /* Whether the samples tables get a threadCPUDelta column; sets s->cpu_waits. Call once the
