@@ -21,15 +21,19 @@ open(sys.argv[2], "wb").write(g.perf_data(b"worker", b"page-faults",
     [(t, [0x7f0000001010 + 16 * (t % 3), 0x400100]) for t in range(1, 40)]))' \
 	"$SRC/tests" "$TMP/gen.data" || bad "perf_data_gen failed"
 
-# same_pb WHAT A B: two pprof files byte-identical; when not, what differs, decoded
-same_pb() {
-	same "$1" "$2" "$3" && return
-	for _f in "$2" "$3"; do
+# decoded_diff A B: what differs between two pprof files, decoded
+decoded_diff() {
+	for _f in "$1" "$2"; do
 		"$PY" "$SRC/tests/pprof_decode.py" "$_f" |
 			"$PY" -c 'import json, sys; json.dump(json.load(sys.stdin), sys.stdout, indent=0)' \
 				>"$_f.json" 2>&1
 	done
-	diff "$2.json" "$3.json" | head -n 30 | cut -c1-200 | sed 's/^/    decoded: /'
+	diff "$1.json" "$2.json" | head -n 30 | cut -c1-200 | sed 's/^/    decoded: /'
+}
+
+# same_pb WHAT A B: two pprof files byte-identical; when not, what differs, decoded
+same_pb() {
+	same "$1" "$2" "$3" || decoded_diff "$2" "$3"
 }
 
 assoc() { # A B C: (A B) C = A B C, pprof and folded
@@ -60,6 +64,9 @@ partials() { # INPUT...
 		fi
 		same_nonempty "$TEST_NAME" "$*: partials, $_ext" "$TMP/pb.$_ext" "$TMP/pa.$_ext" \
 			"< at once, > from partials"
+		if [ "$_ext" = pb.gz ] && ! cmp -s "$TMP/pb.$_ext" "$TMP/pa.$_ext"; then
+			decoded_diff "$TMP/pb.$_ext" "$TMP/pa.$_ext"
+		fi
 	done
 }
 partials counts.folded.txt burner.perf.txt
