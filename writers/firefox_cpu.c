@@ -87,17 +87,15 @@ static int ff_cpu_col(struct ff *s, const struct t2f_cell *c, const struct t2f_l
 
 int ff_write_cpu_column(struct ff *s, t2f_thread_id t)
 {
-	struct ff_cpu_cursor k = { NULL, NULL, true, false };
+	struct ff_cpu_cursor k = { .first = true,
+				   .idle = ff_idle_task(t2f_profile__thread_at(s->p, t)) };
 	size_t from, to;
-	int err;
 
 	if (s->waits) {
 		ff_thread_waits(s, t, &from, &to);
 		k.w = s->waits + from;
 		k.end = s->waits + to;
 	}
-	k.idle = ff_idle_task(t2f_profile__thread_at(s->p, t));
 	ff_puts(s, "],\"threadCPUDelta\":[");
-	err = s->timed ? ff_each_sample(s, t, ff_sample_cpu, &k) : ff_each_run(s, t, ff_cpu_col, &k);
-	return err;
+	return s->timed ? ff_each_sample(s, t, ff_sample_cpu, &k) : ff_each_run(s, t, ff_cpu_col, &k);
 }
