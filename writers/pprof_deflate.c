@@ -10,6 +10,16 @@
  * igzip's bytes depend on the output room it is given, so it is given room for any outcome
  * (the input stored, and more), never a room that depends on the buffer's past: one call per
  * piece of input does it.
+ *
+ * They also depend, for a block without history, on where the stream's state lies in memory:
+ * igzip's level-1 body (ISA-L 2.30, igzip_icf_body_h1_gr_bt.asm, .write_first_byte) takes the
+ * hash of the block's third byte from a register that still holds the state's address, so that
+ * byte is looked up and filed in a slot chosen by where the state lies. Under address-space
+ * randomization about one process in a thousand then finds other matches in the block (tiny
+ * profiles most often): another valid stream, other bytes. So a
+ * block without a dictionary starts with zlib: its first HEAD bytes are zlib's, sync-flushed,
+ * and igzip deflates the rest with those bytes as its dictionary, a path that never runs the
+ * first-byte code.
  */
 #include "writers/pprof_int.h"
 
@@ -25,6 +35,7 @@
 #define ZLIB_LEVEL 1
 #define SLACK (64u << 10)        /* output room beyond the input and an eighth */
 #define PIECE (1u << 30)         /* input per igzip or zlib call (their lengths are 32-bit) */
+#define HEAD 256u                /* a block's first bytes, zlib's when it has no dictionary */
 
 struct t2f_pprof_deflate {
 	void *lib;                     /* dlopen'ed libisal.so.2; NULL: zlib */
@@ -35,7 +46,7 @@ struct t2f_pprof_deflate {
 	uint32_t (*crc)(uint32_t, const unsigned char *, uint64_t); /* the gzip CRC-32 */
 	struct isal_zstream is;
 	unsigned char *level_buf;
-	z_stream zs;
+	z_stream zs;                   /* the engine (zlib), or the heads of igzip's blocks */
 	bool zs_ok;
 };
 
@@ -57,6 +68,15 @@ static bool isal_load(struct t2f_pprof_deflate *d)
 	return false;
 }
 
+/* zlib's stream: the engine's, or (opened at the first head) igzip's heads'. 0 or -ENOMEM. */
+static int zlib_open(struct t2f_pprof_deflate *d)
+{
+	if (!d->zs_ok)
+		d->zs_ok = deflateInit2(&d->zs, ZLIB_LEVEL, Z_DEFLATED, -15, 8,
+					Z_DEFAULT_STRATEGY) == Z_OK;
+	return d->zs_ok ? 0 : -ENOMEM;
+}
+
 int t2f_pprof_deflate__new(bool zlib_only, struct t2f_pprof_deflate **out)
 {
 	struct t2f_pprof_deflate *d = calloc(1, sizeof(*d));
@@ -74,9 +94,7 @@ int t2f_pprof_deflate__new(bool zlib_only, struct t2f_pprof_deflate **out)
 		d->is.level_buf = d->level_buf;
 		d->is.level_buf_size = ISAL_LEVEL_BUF;
 		d->is.gzip_flag = IGZIP_DEFLATE;
-	} else if (deflateInit2(&d->zs, ZLIB_LEVEL, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK) {
-		d->zs_ok = true;
-	} else {
+	} else if (zlib_open(d)) {
 		free(d);
 		return -ENOMEM;
 	}
@@ -125,24 +143,6 @@ static int isal_piece(struct t2f_pprof_deflate *d, const unsigned char *p, uint3
 	return 0;
 }
 
-static int isal_block(struct t2f_pprof_deflate *d, const unsigned char *dict, size_t ndict,
-		      const unsigned char *in, size_t n, bool last, struct t2f_buf *out)
-{
-	size_t off = 0, k;
-	int err = 0;
-
-	d->reset(&d->is);
-	if (ndict && d->set_dict(&d->is, (uint8_t *)dict, (uint32_t)ndict) != COMP_OK)
-		return -EIO;
-	do {
-		k = n - off < PIECE ? n - off : PIECE;
-		err = isal_piece(d, n ? in + off : in, (uint32_t)k,
-				 off + k < n ? NO_FLUSH : SYNC_FLUSH, last && off + k == n, out);
-		off += k;
-	} while (!err && off < n);
-	return err;
-}
-
 /* ---- zlib ---- */
 
 /* Deflates next_in with `flush` into out, growing it until zlib is done. */
@@ -167,8 +167,10 @@ static int zlib_block(struct t2f_pprof_deflate *d, const unsigned char *dict, si
 		      const unsigned char *in, size_t n, bool last, struct t2f_buf *out)
 {
 	size_t off = 0, k;
-	int err = 0;
+	int err = zlib_open(d);
 
+	if (err)
+		return err;
 	if (deflateReset(&d->zs) != Z_OK)
 		return -EIO;
 	if (ndict && deflateSetDictionary(&d->zs, dict, (uInt)ndict) != Z_OK)
@@ -179,6 +181,34 @@ static int zlib_block(struct t2f_pprof_deflate *d, const unsigned char *dict, si
 		d->zs.avail_in = (uInt)k;
 		off += k;
 		err = zlib_run(&d->zs, off < n ? Z_NO_FLUSH : last ? Z_FINISH : Z_SYNC_FLUSH, out);
+	} while (!err && off < n);
+	return err;
+}
+
+/* ---- igzip, after zlib's head ---- */
+
+static int isal_block(struct t2f_pprof_deflate *d, const unsigned char *dict, size_t ndict,
+		      const unsigned char *in, size_t n, bool last, struct t2f_buf *out)
+{
+	size_t off = 0, k;
+	int err = 0;
+
+	if (!ndict && n) { /* no history: zlib's head, then the rest after it (see the top) */
+		off = n < HEAD ? n : HEAD;
+		err = zlib_block(d, NULL, 0, in, off, last && off == n, out);
+		if (err || off == n)
+			return err;
+		dict = in;
+		ndict = off;
+	}
+	d->reset(&d->is);
+	if (ndict && d->set_dict(&d->is, (uint8_t *)dict, (uint32_t)ndict) != COMP_OK)
+		return -EIO;
+	do {
+		k = n - off < PIECE ? n - off : PIECE;
+		err = isal_piece(d, n ? in + off : in, (uint32_t)k,
+				 off + k < n ? NO_FLUSH : SYNC_FLUSH, last && off + k == n, out);
+		off += k;
 	} while (!err && off < n);
 	return err;
 }

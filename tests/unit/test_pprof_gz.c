@@ -8,7 +8,8 @@
  * block per drained buffer (an empty drain adds none), the 32 KiB before it as its dictionary,
  * sync flushes between blocks, the last buffer finishing the stream. Each case runs with both
  * engines: igzip's level 1 (libisal.so.2, linked here for the reference, so the stage's dlopen
- * finds it) and zlib's level 1, each against its own reference.
+ * finds it; a block without a dictionary starts with zlib's HEAD bytes) and zlib's level 1,
+ * each against its own reference.
  *
  * Built twice: test_pprof_gz with the background threads, test_pprof_gz_serial with
  * T2F_TEST_NO_THREADS, where t2f_bg__new always fails (the stubs below replace formats/bg.c),
@@ -68,6 +69,7 @@ int t2f_bg__hand(struct t2f_bg *b, void *job)
 #endif
 
 #define WINDOW (32u << 10)
+#define HEAD 256u /* a block without history: its first bytes are zlib's */
 #define MAXPIECES 512
 
 static const unsigned char header[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3 };
@@ -192,13 +194,27 @@ static void put32(unsigned char *p, uint32_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Buffer j's block by igzip's level 1, given the stage's output room, at p + *at. */
+static void ref_zlib(const unsigned char *dict, size_t ndict, const unsigned char *in, size_t n,
+		     bool last, unsigned char *p, size_t *at, size_t cap);
+
+/* Buffer j's block by igzip's level 1, given the stage's output room, at p + *at; without a
+ * dictionary, its first HEAD bytes by zlib's level 1 (sync-flushed) and the rest after them. */
 static void ref_isal(const unsigned char *dict, size_t ndict, const unsigned char *in, size_t n,
 		     bool last, unsigned char *p, size_t *at, size_t cap)
 {
 	static unsigned char level_buf[ISAL_DEF_LVL1_DEFAULT];
 	struct isal_zstream zs;
+	size_t head = n < HEAD ? n : HEAD;
 
+	if (!ndict && n) {
+		ref_zlib(NULL, 0, in, head, last && head == n, p, at, cap);
+		if (head == n)
+			return;
+		dict = in;
+		ndict = head;
+		in += head;
+		n -= head;
+	}
 	isal_deflate_init(&zs);
 	zs.level = 1;
 	zs.level_buf = level_buf;
