@@ -113,7 +113,7 @@ static int t2f_ts_bad(struct t2f_ts_parse *ps, uint64_t line, const char *why)
 		return t2f_diag__warn(ps->d, ps->file, line,
 				      "expected \"ADDRESS TYPE NAME\" (kallsyms): %s; line skipped", why);
 	return t2f_diag__warn(ps->d, ps->file, line,
-			      "expected \"START SIZE NAME\" (perf map, hex without 0x): %s; line skipped",
+			      "expected \"START SIZE NAME\" (perf map, hex): %s; line skipped",
 			      why);
 }
 
@@ -169,20 +169,35 @@ static int t2f_ts_kallsyms_line(struct t2f_ts_parse *ps, char *s, size_t ll, uin
 	return t2f_ts_push(ps, &e, name, len, mod, mlen);
 }
 
+/* A perf map's hex number: 0x or 0X before it is allowed, as perf allows it (the JVM's
+ * -XX:+DumpPerfMapAtExit and jcmd Compiler.perfmap write "0x00007f9698ec7640 0x150 ..."). */
+static bool t2f_ts_map_hex(char **p, uint64_t *v)
+{
+	char *s = *p;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (!t2f_ts_hex(&s, v))
+		return false;
+	*p = s;
+	return true;
+}
+
 /* perf map, one line per JIT-compiled function (START SIZE NAME, the name up to the line end):
  *   7f27705ae000 e jit_leaf
  *   7f27705ae100 e JIT name with spaces [tier 2]
- *   7f27705ae200 e jit_new_stub          (the same START again: re-jitted, the later line wins) */
+ *   7f27705ae200 e jit_new_stub          (the same START again: re-jitted, the later line wins)
+ *   0x00007f27705ae300 0x0000000000000150 long Hot.fib(int)       (the JVM's) */
 static int t2f_ts_map_line(struct t2f_ts_parse *ps, char *s, size_t ll, uint64_t line)
 {
 	struct t2f_ts_entry e = { .line = (uint32_t)line };
 	char *end = s + ll;
 	uint64_t size;
 
-	if (!t2f_ts_hex(&s, &e.start) || (s[0] != ' ' && s[0] != '\t'))
+	if (!t2f_ts_map_hex(&s, &e.start) || (s[0] != ' ' && s[0] != '\t'))
 		return t2f_ts_bad(ps, line, "no hex start");
 	s++;
-	if (!t2f_ts_hex(&s, &size) || (s[0] != ' ' && s[0] != '\t'))
+	if (!t2f_ts_map_hex(&s, &size) || (s[0] != ' ' && s[0] != '\t'))
 		return t2f_ts_bad(ps, line, "no hex size");
 	s++;
 	if (!*s)

@@ -242,8 +242,11 @@ static void test_map_lines(void **state)
 		     "7f27705ae100 e JIT name with spaces [tier 2]\n"
 		     "7f27705ae300 b jit_outer\n"
 		     "7F27705AE400 0 zero_size\n"
-		     "7f27705ae500 10  two spaces\n");
-	assert_int_equal(t2f_text_syms__count(t), 5);
+		     "7f27705ae500 10  two spaces\n"
+		     /* the JVM's, with 0x as perf allows */
+		     "0x00007f27705ae600 0x0000000000000150 long Hot.fib(int)\n"
+		     "0X7f27705ae800 0X10 upper_0x\n");
+	assert_int_equal(t2f_text_syms__count(t), 7);
 	expect_sym(t, 0x7f27705ae008, "jit_leaf", 8);
 	expect_sym(t, 0x7f27705ae00d, "jit_leaf", 0xd);
 	expect_sym(t, 0x7f27705ae00e, NULL, 0);   /* sizes are exact: no gap filling */
@@ -252,6 +255,9 @@ static void test_map_lines(void **state)
 	expect_sym(t, 0x7f27705ae400, "zero_size", 0);
 	expect_sym(t, 0x7f27705ae401, NULL, 0);
 	expect_sym(t, 0x7f27705ae50f, " two spaces", 0xf); /* the name is the rest of the line */
+	expect_sym(t, 0x7f27705ae74f, "long Hot.fib(int)", 0x14f);
+	expect_sym(t, 0x7f27705ae750, NULL, 0);
+	expect_sym(t, 0x7f27705ae80f, "upper_0x", 0xf);
 	expect_sym(t, 0, NULL, 0);
 	assert_true(t2f_text_syms__lookup(t, 0x7f27705ae000, &sym));
 	assert_null(sym.module);
@@ -314,11 +320,13 @@ static void test_map_partial_overlaps(void **state)
 
 static void test_map_hostile_lines(void **state)
 {
-	static const char text[] = "0x7f27705ae000 e with_0x\n"     /* 1 */
+	static const char text[] = "0x e bare_0x\n"                 /* 1: 0x and no digits */
 				   "7f27705ae000\n"                 /* 2 */
 				   "7f27705ae000 e\n"               /* 3 */
 				   "7f27705ae000 e \n"              /* 4: empty name */
 				   "7f27705ae000 zz name\n"         /* 5 */
+				   "0x0x7f27705ae000 e twice\n"     /* 6 */
+				   "7f27705ae000 0xx name\n"        /* 7 */
 				   "7f27705ae100 e ok\n";
 	struct sink s;
 	struct t2f_text_syms *t = NULL;
@@ -326,7 +334,7 @@ static void test_map_hostile_lines(void **state)
 	(void)state;
 	sink_init(&s);
 	assert_int_equal(t2f_text_syms__parse(PMAP, "m", text, strlen(text), s.d, &t), 0);
-	assert_int_equal(t2f_text_syms__bad_lines(t), 5);
+	assert_int_equal(t2f_text_syms__bad_lines(t), 7);
 	assert_int_equal(t2f_text_syms__count(t), 1);
 	assert_non_null(strstr(sink_text(&s), "m:1: expected \"START SIZE NAME\" (perf map"));
 	assert_non_null(strstr(sink_text(&s), "m:5: "));
