@@ -207,6 +207,22 @@ def check_cpu(name, prof, threads):
                   name, t["tid"], t["cpuMs"], sum(d) / 1e6, capped / 1e6))
 
 
+EXEC = []  # the cases of a process that exec'd
+
+
+def check_exec(name, prof):
+    """exec.perf.txt: pid 6279's main thread ran as bash, then exec'd burner; burner 6282 and
+    faulter 6283 are other threads of it. Every thread of the process names it burner, as ps
+    would after the exec."""
+    threads = [t for t in prof["threads"] if t["pid"] == "6279"]
+    check(sorted(t["name"] for t in threads) == ["bash", "burner", "burner", "faulter"],
+          name + ": the threads of pid 6279: %s" % sorted(t["name"] for t in threads))
+    for t in threads:
+        check(t["processName"] == "burner", "%s: thread %s names its process %s, not burner" % (
+            name, t["name"], t["processName"]))
+    EXEC.append(name)
+
+
 def run_case(i, case):
     inp, _, extra = case.partition("::")
     inlines = "--inline-check" in extra
@@ -216,6 +232,8 @@ def run_case(i, case):
     out = os.path.join(WORK, "case%d.profile.json%s" % (i, ".gz" if i % 2 else ""))
     t2f(args + ["-f", "firefox", "-o", out])
     prof = check_json(name, out, args)
+    if os.path.basename(inp) == "exec.perf.txt":
+        check_exec(name, prof)
     if inlines:
         check_inlines(name, prof)
     want = folded(args)
@@ -297,6 +315,7 @@ def main():
         stop_daemons()
     check(lost > 0, "some input's lost samples became a marker")
     check(any(n.startswith("idle.perf.txt") for n in IDLE), "the idle task's case was checked")
+    check(EXEC != [], "the exec'd process's case was checked")
     print("firefox_check: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -98,6 +98,11 @@ fi
 # the idle task's samples (tid 0, as perf script prints "swapper 0"): no CPU time
 sed 's/^faulter  *6283 /swapper     0 /' "$FX/burner.perf.txt" >"$TMP/idle.perf.txt"
 
+# a process that exec'd: pid 6279's main thread first runs as bash (its first 10 samples), then
+# as burner; 6282 and 6283 are other threads of it (PID/TID headers)
+awk '/^[a-z]/ { if ($1 == "burner" && $2 == 6279 && ++n <= 10) $1 = "bash"; $2 = "6279/" $2 }
+	{ print }' "$FX/burner.perf.txt" >"$TMP/exec.perf.txt"
+
 echo "# perf script text without a sample" >"$TMP/empty.txt"
 set --
 for f in "$FX"/*.perf.txt; do
@@ -111,7 +116,7 @@ done
 set -- "$@" "$FX/burner.perf.txt::--weight,samples" "$FX/counts.folded.txt" \
 	"$FX/lost/burner.lost.perf.txt.zst" \
 	"$FX/kjit/jitloop.unnamed.perf.txt::--perf-map-dir,$FX/kjit,--kallsyms,$FX/kjit/kallsyms" \
-	"$TMP/gen.data" $inl $rec "$TMP/idle.perf.txt" "$TMP/empty.txt"
+	"$TMP/gen.data" $inl $rec "$TMP/idle.perf.txt" "$TMP/exec.perf.txt" "$TMP/empty.txt"
 for f in "$SRC"/fixtures/nettrace/*.nettrace; do
 	set -- "$@" "$f" "$f::--weight,samples"
 done

@@ -228,7 +228,8 @@ static bool ff_proc_eq(const void *ctx, uint32_t v)
 }
 
 /* The threads with runs of the event, each with the first of its process (same pid and input),
- * and that first one with the thread naming the process: the one whose tid is the pid, else
+ * and that first one with the thread naming the process: the last one whose tid is the pid (a
+ * process that exec'd, `bash` then `java`, shows its comm after the exec, as ps does), else
  * itself. */
 static int ff_pick_threads(struct ff *s)
 {
@@ -259,8 +260,7 @@ static int ff_pick_threads(struct ff *s)
 		else
 			ft->first = v - 1;
 		first = &s->threads[ft->first];
-		if (th->pid != T2F_PID_UNKNOWN && th->tid == th->pid &&
-		    t2f_profile__thread_at(s->p, first->process)->tid != th->pid)
+		if (th->pid != T2F_PID_UNKNOWN && th->tid == th->pid)
 			first->process = t;
 		s->nthreads++;
 	}
