@@ -16,10 +16,9 @@
  * hash of the block's third byte from a register that still holds the state's address, so that
  * byte is looked up and filed in a slot chosen by where the state lies. Under address-space
  * randomization about one process in a thousand then finds other matches in the block (tiny
- * profiles most often): another valid stream, other bytes. So a
- * block without a dictionary starts with zlib: its first HEAD bytes are zlib's, sync-flushed,
- * and igzip deflates the rest with those bytes as its dictionary, a path that never runs the
- * first-byte code.
+ * profiles most often): another valid stream, other bytes. So a block without a dictionary
+ * starts with zlib: its first HEAD bytes are zlib's, sync-flushed, and igzip deflates the rest
+ * with those bytes as its dictionary, a path that never runs the first-byte code.
  */
 #include "writers/pprof_int.h"
 
