@@ -48,6 +48,10 @@ void *__wrap_calloc(size_t n, size_t size)
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
+	if (p != (void *)place) { /* a kernel before 4.17 takes the address as a hint only */
+		munmap(p, n * size);
+		return NULL;
+	}
 	placed = p;
 	placed_len = n * size;
 	place = 0;
