@@ -301,7 +301,8 @@ static uint32_t t2f_resym_warn_maps(FILE *f, const struct t2f_resym *r, const ch
 	if (maps > named)
 		fprintf(f, " and %u more", maps - named);
 	fputs("); run the program with its runtime's perf map on (e.g. node --perf-basic-prof, "
-	      "DOTNET_PerfMapEnabled=1) and convert before the maps are removed, or give "
+	      "DOTNET_PerfMapEnabled=1, java -XX:+UnlockDiagnosticVMOptions "
+	      "-XX:+DumpPerfMapAtExit) and convert before the maps are removed, or give "
 	      "t2f_options.perf_map_dir\n", f);
 	return frames;
 }

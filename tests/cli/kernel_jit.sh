@@ -53,7 +53,7 @@ stderr_has "--stats: the map file" '^    file: kjit/perf-15105\.map$'
 # 4. no map file: counted, reported, the warning counts the frames; kernel frames still named
 expect 0 "no map file" --kallsyms $K/kallsyms --perf-map-dir "$TMP/empty" -o "$TMP/nomap.folded" "$unnamed"
 stderr_has "warning names the input and the missing map, counts JIT frames" \
-	"^trace2flame: warning: $unnamed: 4 JIT frames not named: no readable perf map \\($TMP/empty/perf-15105\\.map\\); run the program with its runtime's perf map on .*, or give --perf-map-dir DIR\$"
+	"^trace2flame: warning: $unnamed: 4 JIT frames not named: no readable perf map \\($TMP/empty/perf-15105\\.map\\); run the program with its runtime's perf map on \\(e\\.g\\. node --perf-basic-prof, DOTNET_PerfMapEnabled=1, java -XX:\\+UnlockDiagnosticVMOptions -XX:\\+DumpPerfMapAtExit\\) and convert before the maps are removed, or give --perf-map-dir DIR\$"
 if grep -q "looked up stayed unnamed" "$TMP/err"; then
 	bad "no map file: the frames the map warning counts are not counted again"
 else
