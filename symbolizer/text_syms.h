@@ -13,11 +13,12 @@
  *   - a file whose text symbols are all at address 0 is an error: kernel.kptr_restrict hid the
  *     addresses from the reader that copied it.
  * perf map ("START SIZE NAME", START and SIZE hex, each with or without 0x as perf takes them:
- *   the JVM writes 0x; NAME the rest of the line, spaces included): a symbol covers [START, START + SIZE) (SIZE 0: START only). Entries may overlap
- *   (code re-jitted at the same address): the LATER line wins over the part it covers. perf
- *   itself is not consistent there (measured with perf 6.1: the name depends on the order of its
- *   search tree, not on the line order; adding unrelated lines, or an earlier wider entry, changes
- *   the answer); the later line is the code that ran last.
+ *   the JVM writes 0x; NAME the rest of the line, spaces included): a symbol covers
+ *   [START, START + SIZE) (SIZE 0: START only). Entries may overlap (code re-jitted at the
+ *   same address): the LATER line wins over the part it covers. perf itself is not consistent
+ *   there (measured with perf 6.1: the name depends on the order of its search tree, not on the
+ *   line order; adding unrelated lines, or an earlier wider entry, changes the answer); the later
+ *   line is the code that ran last.
  * Lines that fit neither form are skipped with a warning "FILE:LINE: ..." (rate-limited through
  * the diag; in strict mode the first one is the error) and counted.
  *

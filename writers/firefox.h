@@ -4,7 +4,8 @@
  * One thread per profile thread that has samples of the chosen event, in thread-id order; the
  * threads of one pid form one process (pid "P", or "P.I" for a thread of input I > 0 of a batch;
  * "unknown" when the input gave none), named by the comm of its last thread whose tid is the
- * pid (after an exec, the program's), else of its first. The stack, frame and function tables are shared by every thread:
+ * pid (after an exec, the program's), else of its first. The stack, frame and function tables
+ * are shared by every thread:
  * - a stack per used stack node, parents first;
  * - a frame per (frame, inline depth): its address in its module's file when the profile kept
  *   one (-1 else), its lib, its inline depth (inlined frames count up from the function holding

@@ -11,7 +11,6 @@
  * the first. Without libisal.so.2 the engine is zlib's and the test still runs (zlib is
  * deterministic).
  */
-#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
