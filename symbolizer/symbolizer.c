@@ -554,6 +554,7 @@ static void forget_answers(struct t2f_symbolizer *s)
 
 	t2f_hashmap__clear(s->name_index);
 	s->n_names = 1;
+	s->names_gen++;
 	if (t2f_hashmap__new(64, &memo_index) == 0) {
 		t2f_hashmap__free(s->memo_index);
 		s->memo_index = memo_index;
@@ -664,6 +665,7 @@ static int lookup_symbol(struct t2f_symbolizer *s, struct sym_file *f, struct me
 	e->offset = e->elf_vaddr - sym.value;
 	cs.value = sym.value;
 	cs.name = sym.name;
+	cs.name_gen = s->names_gen;
 	return t2f_sym__name_of(s, sym.name, &e->name) ?: t2f_sym__cache_symbol(s, f, &cs);
 }
 

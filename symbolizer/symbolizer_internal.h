@@ -96,6 +96,8 @@ struct t2f_symbolizer {
 	struct name_ent *name_cache;
 	uint32_t n_names, cap_names;
 	struct t2f_hashmap *name_index;
+	uint64_t names_gen;            /* bumped when the name cache is dropped (forget_answers):
+					* within one, a raw name's address is that name's */
 	struct t2f_elf_module *held[T2F_SYM_HELD_MAX]; /* indexed, their table pages not given
 					* back yet (elf_module.h __tables_held) */
 	size_t n_held;

@@ -73,6 +73,8 @@ struct t2f_symcache_sym {          /* a symbol answer, the same at every address
 	uint64_t value;                /* the symbol's start (a hit): offset = address - value */
 	const char *name;              /* raw; NULL on a miss */
 	uint32_t miss;                 /* enum t2f_miss */
+	uint64_t name_gen;             /* answers of one name_gen with one name pointer have one
+					* name (the memory is not reused for another meanwhile) */
 };
 
 struct t2f_symcache;               /* an open file (mmap'd) */

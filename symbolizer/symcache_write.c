@@ -18,7 +18,13 @@
 #include "symbolizer/symcache_internal.h"
 #include "symbolizer/text_syms_cache.h"
 
-struct new_sym { uint64_t vaddr, last, value; char *name; uint32_t miss; };
+struct new_sym {
+	uint64_t vaddr, last, value;
+	char *name;
+	const char *raw;   /* where name was copied from, in generation gen (t2f_symcache_sym) */
+	uint64_t gen;
+	uint32_t miss;
+};
 struct new_a2l { uint64_t vaddr; char *name; };
 struct new_inl { uint64_t vaddr, last; size_t first; uint32_t n; };
 
@@ -132,9 +138,15 @@ static bool sym_eq(const void *ctx, uint32_t value)
 	const struct sym_key *k = ctx;
 	const struct new_sym *e = &k->w->syms[value - 1];
 
-	return e->vaddr == k->s->elf_vaddr && e->last == k->s->last && e->value == k->s->value &&
-	       e->miss == k->s->miss && (e->name && k->s->name ? strcmp(e->name, k->s->name) == 0
-							: e->name == k->s->name);
+	if (e->vaddr != k->s->elf_vaddr || e->last != k->s->last || e->value != k->s->value ||
+	    e->miss != k->s->miss)
+		return false;
+	if (!e->name || !k->s->name)
+		return e->name == k->s->name;
+	/* the name met before at the same place: equal without reading it (most repeats: the
+	 * addresses of one function, its name's page of the file maybe not touched yet) */
+	return (e->raw == k->s->name && e->gen == k->s->name_gen) ||
+	       strcmp(e->name, k->s->name) == 0;
 }
 
 /* Each answer is kept once: the lookups of many addresses of one function give its range
@@ -159,7 +171,8 @@ int t2f_symcache_new__sym(struct t2f_symcache_new *w, const struct t2f_symcache_
 		free(name);
 		return -ENOMEM;
 	}
-	w->syms[w->n_syms++] = (struct new_sym){ s->elf_vaddr, s->last, s->value, name, s->miss };
+	w->syms[w->n_syms++] = (struct new_sym){ s->elf_vaddr, s->last, s->value, name, s->name,
+						 s->name_gen, s->miss };
 	return 0;
 }
 

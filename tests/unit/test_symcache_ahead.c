@@ -28,7 +28,7 @@
 #include "symbolizer/symcache_internal.h"
 
 static const uint8_t id[4] = { 0xde, 0xad, 0xbe, 0xef };
-static const struct t2f_symcache_sym alpha = { 0x1000, 0x10ff, 0x1000, "alpha", T2F_HIT };
+static const struct t2f_symcache_sym alpha = { 0x1000, 0x10ff, 0x1000, "alpha", T2F_HIT, 0 };
 
 static struct t2f_symcache_ident ident_of(char *mod)
 {

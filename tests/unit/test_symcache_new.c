@@ -27,9 +27,9 @@
 static const uint8_t id[4] = { 0xde, 0xad, 0xbe, 0xef };
 
 /* The answers: alpha [0x1000, 0x10ff], a miss [0x1100, 0x11ff], beta [0x1200, 0x12ff]. */
-static const struct t2f_symcache_sym alpha = { 0x1000, 0x10ff, 0x1000, "alpha", T2F_HIT };
-static const struct t2f_symcache_sym gap = { 0x1100, 0x11ff, 0, NULL, T2F_MISS_NOT_FOUND };
-static const struct t2f_symcache_sym beta = { 0x1200, 0x12ff, 0x1200, "beta", T2F_HIT };
+static const struct t2f_symcache_sym alpha = { 0x1000, 0x10ff, 0x1000, "alpha", T2F_HIT, 0 };
+static const struct t2f_symcache_sym gap = { 0x1100, 0x11ff, 0, NULL, T2F_MISS_NOT_FOUND, 0 };
+static const struct t2f_symcache_sym beta = { 0x1200, 0x12ff, 0x1200, "beta", T2F_HIT, 0 };
 
 /* Writes answers s[0..n) as the cache file of `id` in a new directory DIR under tmp; its bytes
  * into *out (malloc'd), their count into *len. */
@@ -136,6 +136,36 @@ static void test_near_repeats_kept(void **state)
 	free(b);
 	free(c);
 	free(e);
+}
+
+/* A name's memory given another name in a later generation (the symbolizer let its file go and
+ * another file's names came there) is not taken for the name it held: alpha [0x1000, 0x10ff],
+ * then "alphaX" over [0x1080, 0x117f] (dropped: it overlaps alpha), then at the same address and
+ * over the same range, in the next generation, "alpha": alpha's range grows over it. */
+static void test_name_memory_reused(void **state)
+{
+	char d_path[PATH_MAX], mod[PATH_MAX], buf[64], name[16] = "alphaX";
+	struct t2f_symcache_ident ident = fx_symcache_ident(id, sizeof(id), mod);
+	struct t2f_symcache_sym s = { 0x1080, 0x117f, 0x1000, name, T2F_HIT, 1 };
+	struct t2f_symcache_new *w;
+	struct t2f_symcache_dir *d;
+	const char *why = NULL;
+
+	(void)state;
+	pathf(d_path, "%s/reused", tmp);
+	assert_int_equal(t2f_symcache_dir__open(d_path, 0, true, &d, &why), 0);
+	assert_int_equal(t2f_symcache_new__new(&w), 0);
+	assert_int_equal(t2f_symcache_new__set_file(w, NULL, 0, NULL, 0, 0, T2F_SYMCACHE_DW_NONE),
+			 0);
+	assert_int_equal(t2f_symcache_new__sym(w, &alpha), 0);
+	assert_int_equal(t2f_symcache_new__sym(w, &s), 0);
+	strcpy(name, "alpha");
+	s.name_gen = 2;
+	assert_int_equal(t2f_symcache_new__sym(w, &s), 0);
+	assert_int_equal(t2f_symcache_new__write(w, d, &ident, NULL), 0);
+	t2f_symcache_new__free(w);
+	t2f_symcache_dir__free(d);
+	assert_string_equal(answer("reused", 0x1150, buf, sizeof(buf)), "alpha");
 }
 
 static const struct t2f_dwarf_frame chain_a[] = {
@@ -265,9 +295,11 @@ static void test_many_ranges_searched(void **state)
 	(void)state;
 	for (size_t i = 0; i < N; i++) {
 		snprintf(names[i], sizeof(names[i]), "f%zu", i);
-		s[i] = (struct t2f_symcache_sym){ at, at + (i * 7) % 0x30, at, names[i], T2F_HIT };
+		s[i] = (struct t2f_symcache_sym){ at, at + (i * 7) % 0x30, at, names[i], T2F_HIT,
+						  0 };
 		if (i % 5 == 3)
-			s[i] = (struct t2f_symcache_sym){ at, s[i].last, 0, NULL, T2F_MISS_NOT_FOUND };
+			s[i] = (struct t2f_symcache_sym){ at, s[i].last, 0, NULL, T2F_MISS_NOT_FOUND,
+							  0 };
 		at = s[i].last + 1 + (i % 3 == 0 ? 0 : i % 11);
 	}
 	t2f_symcache_dir__free(fx_symcache_write("many", id, sizeof(id), s, N));
@@ -421,6 +453,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		FX_TEST(test_repeats_change_nothing),
 		FX_TEST(test_near_repeats_kept),
+		FX_TEST(test_name_memory_reused),
 		FX_TEST(test_chain_spans_joined),
 		FX_TEST(test_many_ranges_searched),
 		FX_TEST(test_classes),
