@@ -9,18 +9,22 @@
  * half as often. On a whole-machine recording's model (538K stack nodes) that is 5% fewer
  * simulated last-level misses and 80 MiB peak RSS, not 103, for -f pprof. */
 #include "formats/hashmap.h"
-#include "formats/mem.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-/* Slot arrays of this size or more are whole huge pages (t2f_mem__alloc_huge): every slot is
- * written when the array is made, so a huge page holds nothing that would not be touched anyway,
- * and a whole-machine recording's indexes, which double to a few MiB each, take one fault per
- * 2 MiB instead of 512 (malloc's blocks are not 2 MiB-aligned: advice alone gave them almost
- * none). */
-#define SLOTS_HUGE_MIN ((size_t)2 << 20)
+/* Slot arrays of this size or more are mappings of their own, 2 MiB-aligned, asked for huge
+ * pages: every slot is written when the array is made, so a huge page holds nothing that would
+ * not be touched anyway, and a whole-machine recording's indexes, which double to a few MiB
+ * each, take one fault per 2 MiB instead of 512 (malloc's blocks are not 2 MiB-aligned: advice
+ * alone gave them almost none). A mapping also grows in place (map_grow): its pages move to the
+ * larger one and are rehashed there, so a doubling table is never held twice. On a 1.2 GB
+ * whole-machine text (822K stack nodes) the node index's growth to 16 MiB took 24 MiB while it
+ * rehashed, the peak of the whole run. */
+#define SLOTS_MAP_MIN ((size_t)2 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
 
 struct slot {
 	uint32_t tag;
@@ -38,17 +42,61 @@ static inline uint32_t tag_of(uint64_t hash)
 	return (uint32_t)(hash >> 32);
 }
 
-/* The slots are zeroed by writing, not left to calloc: a fresh mmap'ed page that a lookup reads
- * first is mapped to the shared zero page, and the insert that then writes it takes a second
- * fault whose TLB flush interrupts every other CPU the process runs on. On a whole-machine
- * recording read with -j 2 those flushes were 5% of the CPU time, most of it in the merges. */
+static bool mapped(size_t cap)
+{
+	return cap * sizeof(struct slot) >= SLOTS_MAP_MIN;
+}
+
+/* A mapping of `bytes` (a multiple of HUGE_PAGE) at a HUGE_PAGE-aligned address, or NULL. With
+ * old (a mapping of old_bytes), old's pages move to its start (mremap: neither copied nor held
+ * twice) and old is gone; on failure old is left as it was. */
+static void *map_aligned(void *old, size_t old_bytes, size_t bytes)
+{
+	size_t span = bytes + HUGE_PAGE;
+	char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *a;
+	void *p;
+
+	if (r == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)r + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+	p = old ? mremap(old, old_bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, a)
+		: mmap(a, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+		       -1, 0);
+	if (p == MAP_FAILED) {
+		munmap(r, span);
+		return NULL;
+	}
+	if (a > r)
+		munmap(r, (size_t)(a - r));
+	if (r + span > a + bytes)
+		munmap(a + bytes, (size_t)(r + span - (a + bytes)));
+#ifdef MADV_HUGEPAGE
+	(void)madvise(a, bytes, MADV_HUGEPAGE);
+#endif
+	return a;
+}
+
+static void slots_free(struct slot *slots, size_t cap)
+{
+	if (slots && mapped(cap))
+		munmap(slots, cap * sizeof(*slots));
+	else
+		free(slots);
+}
+
+/* The slots are zeroed by writing, not left to calloc or a fresh mapping: a fresh page that a
+ * lookup reads first is mapped to the shared zero page, and the insert that then writes it takes
+ * a second fault whose TLB flush interrupts every other CPU the process runs on. On a
+ * whole-machine recording read with -j 2 those flushes were 5% of the CPU time, most of it in
+ * the merges. */
 static int slots_alloc(struct t2f_hashmap *m, size_t cap)
 {
-	size_t bytes = cap * sizeof(*m->slots), got;
+	size_t bytes = cap * sizeof(*m->slots);
 
 	if (cap > SIZE_MAX / sizeof(*m->slots))
 		return -ENOMEM;
-	m->slots = bytes < SLOTS_HUGE_MIN ? malloc(bytes) : t2f_mem__alloc_huge(bytes, &got);
+	m->slots = mapped(cap) ? map_aligned(NULL, 0, bytes) : malloc(bytes);
 	if (!m->slots)
 		return -ENOMEM;
 	memset(m->slots, 0, bytes);
@@ -77,7 +125,7 @@ void t2f_hashmap__free(struct t2f_hashmap *m)
 {
 	if (!m)
 		return;
-	free(m->slots);
+	slots_free(m->slots, m->mask + 1);
 	free(m);
 }
 
@@ -129,6 +177,73 @@ static void place(struct slot *slots, size_t mask, uint32_t tag, uint32_t value)
 	slots[i].value = value;
 }
 
+/* Pending marks of positions below old_cap (a bitmap). */
+static bool pending(const uint64_t *pend, size_t old_cap, size_t i)
+{
+	return i < old_cap && (pend[i / 64] >> (i % 64) & 1);
+}
+
+static void settle(uint64_t *pend, size_t i)
+{
+	pend[i / 64] &= ~((uint64_t)1 << (i % 64));
+}
+
+/* Rehashes, within slots of mask + 1, the entries of its first old_cap slots (the rest empty).
+ * Every entry starts pending; each in turn takes the first slot along its probe sequence that
+ * is not settled (an empty one, or a pending one whose entry then moves on in its stead) and is
+ * settled there. Settled slots never empty again, so each entry's probe run from its home holds
+ * only settled slots at the end, as linear probing needs. */
+static void rehash_in_place(struct slot *slots, size_t old_cap, size_t mask, uint64_t *pend)
+{
+	for (size_t i = 0; i < old_cap; i++)
+		if (slots[i].value)
+			pend[i / 64] |= (uint64_t)1 << (i % 64);
+	for (size_t i = 0; i < old_cap; i++) {
+		struct slot e = slots[i];
+
+		if (!pending(pend, old_cap, i))
+			continue;
+		settle(pend, i);
+		slots[i].value = 0;
+		for (;;) {
+			size_t j = e.tag & mask;
+			struct slot next;
+
+			while (slots[j].value && !pending(pend, old_cap, j))
+				j = (j + 1) & mask;
+			next = slots[j];
+			slots[j] = e;
+			if (!next.value)
+				break;
+			settle(pend, j);
+			e = next;
+		}
+	}
+}
+
+/* A mapped table doubles in place: its mapping grows (its pages moved, not copied) and its
+ * entries are rehashed there, with a bitmap of old_cap / 8 bytes beside it. */
+static int grow_in_place(struct t2f_hashmap *m, size_t cap)
+{
+	size_t old_cap = m->mask + 1;
+	uint64_t *pend = calloc(old_cap / 64, sizeof(*pend));
+	struct slot *s;
+
+	if (!pend)
+		return -ENOMEM;
+	s = map_aligned(m->slots, old_cap * sizeof(*s), cap * sizeof(*s));
+	if (!s) {
+		free(pend);
+		return -ENOMEM;
+	}
+	memset(s + old_cap, 0, (cap - old_cap) * sizeof(*s));
+	m->slots = s;
+	m->mask = cap - 1;
+	rehash_in_place(s, old_cap, m->mask, pend);
+	free(pend);
+	return 0;
+}
+
 static int map_grow(struct t2f_hashmap *m)
 {
 	struct slot *old = m->slots;
@@ -136,6 +251,8 @@ static int map_grow(struct t2f_hashmap *m)
 
 	if (old_cap >= ((size_t)1 << 32))
 		return -ENOMEM;
+	if (mapped(old_cap))
+		return grow_in_place(m, old_cap * 2);
 	if (slots_alloc(m, old_cap * 2)) {
 		m->slots = old;
 		m->mask = old_cap - 1;

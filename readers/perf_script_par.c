@@ -118,7 +118,7 @@ static void pool_put(struct par *x, char *p, size_t cap)
 	bool kept;
 
 	pthread_mutex_lock(&x->mu);
-	kept = p && x->npool < T2F_PAR_POOL && cap == x->pool_cap;
+	kept = p && !x->closed && x->npool < T2F_PAR_POOL && cap == x->pool_cap;
 	if (kept)
 		x->pool[x->npool++] = (struct par_buf){ p, cap };
 	pthread_mutex_unlock(&x->mu);
@@ -159,19 +159,27 @@ static int fill(struct par *x)
 	return x->o->progress ? x->o->progress(x->o->progress_ctx, x->in) : 0;
 }
 
-/* The first `len` bytes of cur become segment s; the rest moves to a new cur. */
+/* The first `len` bytes of cur become segment s; the rest moves to a new cur (none once the
+ * input is read to its end and nothing is left). */
 static int cur_take(struct par *x, size_t len, struct par_seg *s)
 {
 	char *old = x->cur;
 	size_t old_cap = x->cur_cap, rest = x->cur_len - len;
-	int err = cur_new(x, rest);
+	int err = 0;
 
+	if (x->eof && !rest) {
+		x->cur = NULL;
+		x->cur_cap = 0;
+	} else {
+		err = cur_new(x, rest);
+	}
 	if (err) {
 		x->cur = old;
 		x->cur_cap = old_cap;
 		return err;
 	}
-	memcpy(x->cur, old + len, rest);
+	if (rest)
+		memcpy(x->cur, old + len, rest);
 	x->cur_len = rest;
 	x->lim = x->seg_bytes > rest ? x->seg_bytes : x->cur_cap;
 	*s = (struct par_seg){ .data = old, .len = len, .owned = old, .owned_cap = old_cap };
@@ -262,13 +270,37 @@ static int seg_read(struct par *x, struct par_seg *s)
 	return t2f_perf_script__feed(s->ps, s->data, s->len) ?: t2f_perf_script__finish(s->ps);
 }
 
+/* With mu held: whether a segment may still start (and take a spare profile and parser). */
+static bool segments_to_start(const struct par *x)
+{
+	return !x->closed || x->claim < x->tail;
+}
+
+/* The spare profiles and parsers, once no segment will start: their tables' memory is given
+ * back before the last merges, where the merged profile is largest. */
+static void spares_drop(struct par *x)
+{
+	struct par_spare drop[T2F_PAR_POOL];
+	unsigned n = 0;
+
+	pthread_mutex_lock(&x->mu);
+	if (!segments_to_start(x))
+		for (; x->nspare; x->nspare--)
+			drop[n++] = x->spare[x->nspare - 1];
+	pthread_mutex_unlock(&x->mu);
+	while (n--) {
+		t2f_perf_script__free(drop[n].ps);
+		t2f_profile__free(drop[n].p);
+	}
+}
+
 static void seg_free(struct par *x, struct par_seg *s)
 {
 	bool kept = false;
 
 	if (!s->err && s->p && s->ps) {
 		pthread_mutex_lock(&x->mu);
-		kept = x->nspare < T2F_PAR_POOL;
+		kept = segments_to_start(x) && x->nspare < T2F_PAR_POOL;
 		if (kept)
 			x->spare[x->nspare++] = (struct par_spare){ s->p, s->ps };
 		pthread_mutex_unlock(&x->mu);
@@ -280,6 +312,7 @@ static void seg_free(struct par *x, struct par_seg *s)
 	t2f_diag__free(s->d);
 	pool_put(x, s->owned, s->owned_cap);
 	*s = (struct par_seg){ 0 };
+	spares_drop(x);
 }
 
 /* ---- merging (a worker, or the calling thread once every segment is merged) ---- */
@@ -430,13 +463,23 @@ static void publish(struct par *x, const struct par_seg *s)
 	pthread_mutex_unlock(&x->mu);
 }
 
+/* No segment comes after this: the pooled buffers are given back (pool_put keeps none from
+ * now on). */
 static void close_ring(struct par *x, bool stop)
 {
+	struct par_buf drop[T2F_PAR_POOL];
+	unsigned n;
+
 	pthread_mutex_lock(&x->mu);
 	x->closed = true;
 	x->stop = x->stop || stop;
 	pthread_cond_broadcast(&x->work);
+	n = x->npool;
+	memcpy(drop, x->pool, n * sizeof(*drop));
+	x->npool = 0;
 	pthread_mutex_unlock(&x->mu);
+	while (n--)
+		free(drop[n].p);
 }
 
 /* Until there is room for a segment (all_in: every segment is merged) or a merge failed: its

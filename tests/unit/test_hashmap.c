@@ -1,6 +1,6 @@
 /* tests/unit/test_hashmap.c: formats/hashmap.c — lookup through a caller-owned key array,
- * forced collisions (one hash for many keys), a lookup's candidate, growth to 1M entries, and
- * the hash functions. */
+ * forced collisions (one hash for many keys), a lookup's candidate, growth to 1M entries, growth
+ * in place with runs that wrap past the last slot, and the hash functions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,6 +179,43 @@ static void test_growth_to_1m(void **state)
 	free(k);
 }
 
+/* Tables of 2 MiB of slots or more grow in place (their entries rehashed within the grown
+ * mapping). Every such growth here meets a run that wraps past the last slot: a key in 512
+ * shares one tag of all ones, whose home is the last slot at every size, and the rest are
+ * spread. After every growth, each key is found and absent ones are not. */
+static void test_growth_in_place_wrapping(void **state)
+{
+	enum { N = 1600000 };
+	static const uint32_t checks[] = { 196609, 393217, 786433, 1572865, N };
+	struct t2f_hashmap *m = map_new(16);
+	uint64_t *k = malloc((N + 1) * sizeof(*k)), *h = malloc((N + 1) * sizeof(*h));
+	struct keys ks = { k, 0 };
+	uint32_t v = 1;
+
+	(void)state;
+	assert_non_null(k);
+	assert_non_null(h);
+	for (unsigned c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
+		for (; v <= checks[c]; v++) {
+			k[v] = (uint64_t)v * 0x9e3779b97f4a7c15ULL;
+			h[v] = v % 512 ? t2f_hash_u64(k[v]) : 0xffffffff00000000ULL | v;
+			assert_int_equal(t2f_hashmap__insert(m, h[v], v), 0);
+		}
+		ks.n = v - 1;
+		for (uint32_t w = 1; w < v; w++)
+			if (find(m, &ks, h[w], k[w]) != w)
+				fail_msg("value %u of %u not found after growth", w, v - 1);
+		for (uint64_t x = 1; x <= 1000; x++) {
+			assert_int_equal(find(m, &ks, t2f_hash_u64(x * 3 + 1), x * 3 + 1), 0);
+			assert_int_equal(find(m, &ks, 0xffffffff00000000ULL | x, x * 3 + 1), 0);
+		}
+	}
+	assert_int_equal(t2f_hashmap__count(m), N);
+	t2f_hashmap__free(m);
+	free(h);
+	free(k);
+}
+
 static void test_hash_bytes(void **state)
 {
 	char a[40], b[40];
@@ -235,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_hash_filters_before_eq),
 		cmocka_unit_test(test_candidate),
 		cmocka_unit_test(test_growth_to_1m),
+		cmocka_unit_test(test_growth_in_place_wrapping),
 		cmocka_unit_test(test_hash_bytes),
 	};
 
