@@ -352,6 +352,8 @@ int t2f_collapsed__write(const struct t2f_profile *p, const struct t2f_collapsed
 	/* what each step no longer needs is freed before the next one's memory: the peak */
 	t2f_hashmap__free(f.line_ix);
 	f.line_ix = NULL;
+	if (f.paths)
+		t2f_name_paths__forget_nodes(f.paths);
 	err = err ?: key_lines(&f) ?: sort_lines(&f) ?: write_lines(&f, out);
 	t2f_frame_names__free(f.names);
 	t2f_name_paths__free(f.paths);

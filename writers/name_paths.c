@@ -154,6 +154,12 @@ uint32_t t2f_name_paths__of(const struct t2f_name_paths *np, t2f_node_id node)
 	return np->of[node];
 }
 
+void t2f_name_paths__forget_nodes(struct t2f_name_paths *np)
+{
+	free(np->of);
+	np->of = NULL;
+}
+
 uint64_t t2f_name_paths__text_len(const struct t2f_name_paths *np, uint32_t path)
 {
 	return np->paths[path].text_len;

@@ -6,8 +6,8 @@
  * order of their first node (0: the root); a path's parent is the path of its nodes' parents.
  *
  * Ownership: borrows the profile and the names (they must outlive it). Memory: 4 bytes per
- * node, 16 per path (and, while they are built, 8 per frame and an index of up to 16 per node;
- * while they are ordered, about 56 per path). Not thread safe.
+ * node until __forget_nodes, 16 per path (and, while they are built, 8 per frame and an index
+ * of up to 16 per node; while they are ordered, about 56 per path). Not thread safe.
  */
 #ifndef T2F_NAME_PATHS_H
 #define T2F_NAME_PATHS_H
@@ -26,6 +26,8 @@ void t2f_name_paths__free(struct t2f_name_paths *np); /* NULL is fine */
 
 uint32_t t2f_name_paths__count(const struct t2f_name_paths *np);
 uint32_t t2f_name_paths__of(const struct t2f_name_paths *np, t2f_node_id node);
+/* Frees the nodes' paths (4 bytes a node) once no more __of is asked: the paths stay. */
+void t2f_name_paths__forget_nodes(struct t2f_name_paths *np);
 /* The bytes of ";NAME" for each level of the path. */
 uint64_t t2f_name_paths__text_len(const struct t2f_name_paths *np, uint32_t path);
 /* Writes path's text (";NAME" for each level, root first: text_len bytes) into dst, from its
