@@ -9,11 +9,11 @@
  * half as often. On a whole-machine recording's model (538K stack nodes) that is 5% fewer
  * simulated last-level misses and 80 MiB peak RSS, not 103, for -f pprof. */
 #include "formats/hashmap.h"
+#include "formats/mem.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 /* Slot arrays of this size or more are mappings of their own, 2 MiB-aligned, asked for huge
  * pages: every slot is written when the array is made, so a huge page holds nothing that would
@@ -23,8 +23,7 @@
  * larger one and are rehashed there, so a doubling table is never held twice. On a 1.2 GB
  * whole-machine text (822K stack nodes) the node index's growth to 16 MiB took 24 MiB while it
  * rehashed, the peak of the whole run. */
-#define SLOTS_MAP_MIN ((size_t)2 << 20)
-#define HUGE_PAGE ((size_t)2 << 20)
+#define SLOTS_MAP_MIN T2F_MEM_HUGE_PAGE
 
 struct slot {
 	uint32_t tag;
@@ -47,40 +46,10 @@ static bool mapped(size_t cap)
 	return cap * sizeof(struct slot) >= SLOTS_MAP_MIN;
 }
 
-/* A mapping of `bytes` (a multiple of HUGE_PAGE) at a HUGE_PAGE-aligned address, or NULL. With
- * old (a mapping of old_bytes), old's pages move to its start (mremap: neither copied nor held
- * twice) and old is gone; on failure old is left as it was. */
-static void *map_aligned(void *old, size_t old_bytes, size_t bytes)
-{
-	size_t span = bytes + HUGE_PAGE;
-	char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	char *a;
-	void *p;
-
-	if (r == MAP_FAILED)
-		return NULL;
-	a = (char *)(((uintptr_t)r + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
-	p = old ? mremap(old, old_bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, a)
-		: mmap(a, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		       -1, 0);
-	if (p == MAP_FAILED) {
-		munmap(r, span);
-		return NULL;
-	}
-	if (a > r)
-		munmap(r, (size_t)(a - r));
-	if (r + span > a + bytes)
-		munmap(a + bytes, (size_t)(r + span - (a + bytes)));
-#ifdef MADV_HUGEPAGE
-	(void)madvise(a, bytes, MADV_HUGEPAGE);
-#endif
-	return a;
-}
-
 static void slots_free(struct slot *slots, size_t cap)
 {
-	if (slots && mapped(cap))
-		munmap(slots, cap * sizeof(*slots));
+	if (mapped(cap))
+		t2f_mem__unmap(slots, cap * sizeof(*slots));
 	else
 		free(slots);
 }
@@ -96,7 +65,7 @@ static int slots_alloc(struct t2f_hashmap *m, size_t cap)
 
 	if (cap > SIZE_MAX / sizeof(*m->slots))
 		return -ENOMEM;
-	m->slots = mapped(cap) ? map_aligned(NULL, 0, bytes) : malloc(bytes);
+	m->slots = mapped(cap) ? t2f_mem__map_huge(NULL, 0, bytes) : malloc(bytes);
 	if (!m->slots)
 		return -ENOMEM;
 	memset(m->slots, 0, bytes);
@@ -231,7 +200,7 @@ static int grow_in_place(struct t2f_hashmap *m, size_t cap)
 
 	if (!pend)
 		return -ENOMEM;
-	s = map_aligned(m->slots, old_cap * sizeof(*s), cap * sizeof(*s));
+	s = t2f_mem__map_huge(m->slots, old_cap * sizeof(*s), cap * sizeof(*s));
 	if (!s) {
 		free(pend);
 		return -ENOMEM;

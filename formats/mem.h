@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #define T2F_MEM_HUGE_MIN ((size_t)4 << 20) /* smaller blocks are left alone */
+#define T2F_MEM_HUGE_PAGE ((size_t)2 << 20) /* x86-64, arm64 with 4 KiB pages */
 
 /* Asks for huge pages behind a block from malloc or realloc (NULL is fine) of at least
  * T2F_MEM_HUGE_MIN bytes: behind all of its pages, not only its aligned interior, so that the
@@ -25,5 +26,12 @@ void t2f_mem__huge(void *block);
  * for a buffer of a few MiB that is filled once. Freed (or grown) with free (realloc). NULL
  * when out of memory. */
 void *t2f_mem__alloc_huge(size_t len, size_t *cap);
+
+/* A mapping of `bytes` (a multiple of T2F_MEM_HUGE_PAGE) at a T2F_MEM_HUGE_PAGE-aligned
+ * address, asked for huge pages, or NULL. With old (a mapping of old_bytes from here), old's
+ * pages move to its start (mremap: neither copied nor held twice) and old is gone; on failure
+ * old is left as it was. The rest is zero (fresh pages). Freed with t2f_mem__unmap. */
+void *t2f_mem__map_huge(void *old, size_t old_bytes, size_t bytes);
+void t2f_mem__unmap(void *p, size_t bytes); /* NULL is fine */
 
 #endif

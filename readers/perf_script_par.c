@@ -26,7 +26,6 @@
 #include "readers/perf_script_cut.h"
 #include "readers/perf_script_seg.h"
 
-#define T2F_PAR_HUGE ((size_t)2 << 20) /* a huge page (x86-64, arm64 with 4 KiB pages) */
 
 struct par_seg {
 	const char *data;
@@ -86,7 +85,9 @@ struct par {
 /* The size of a buffer for `need` bytes: large ones in whole huge pages. */
 static size_t buf_cap(size_t need)
 {
-	return need < T2F_MEM_HUGE_MIN ? need : (need + T2F_PAR_HUGE - 1) / T2F_PAR_HUGE * T2F_PAR_HUGE;
+	size_t huge = T2F_MEM_HUGE_PAGE;
+
+	return need < T2F_MEM_HUGE_MIN ? need : (need + huge - 1) / huge * huge;
 }
 
 /* A buffer of at least `need` bytes (one back from the pool if there is one) into cur. */
