@@ -21,6 +21,10 @@ struct inl_chain {               /* frames of the new profile: pool[first .. fir
 	uint32_t first, len;     /* len 0: not made yet */
 };
 
+struct inl_both {
+	t2f_node_id p, q;
+};
+
 struct inl {
 	struct t2f_profile *p, *q;   /* the profile, and its new frames and stacks */
 	const struct t2f_resym *r;
@@ -33,7 +37,11 @@ struct inl {
 	uint8_t *need;               /* per node of p: AT_IP | AT_CALL, the forms stacks use */
 	uint8_t *forms;              /* per frame of p: the forms its nodes need */
 	uint8_t *kernel;             /* per frame of p: a kernel frame (inl_parent_form) */
-	t2f_node_id *map[2];         /* per node of p: its node in q, per form */
+	t2f_node_id *map;            /* per node of p: its node in q, in the first form it needs
+				      * (AT_IP, else AT_CALL) */
+	struct inl_both *both;       /* the nodes of p that need both forms, in id order: their
+				      * node in q at the call (inl_mapped) */
+	size_t n_both, cap_both;
 	t2f_node_id *first;          /* per node of q (0: the root): its first child, which q's
 				      * node index lacks (inl_child), or 0 */
 	size_t cap_first;
@@ -332,6 +340,42 @@ static int inl_parent_form(const struct inl *x, t2f_node_id n)
 	return x->kernel[t2f_profile__node_frame(x->p, n)] ? AT_IP : AT_CALL;
 }
 
+/* Node nd's node in q, in form `at` (one nd needs). A node needs both forms where a sample
+ * stopped in it and another went on into a child (10,823 of 868,710 nodes on a whole-machine
+ * recording): their call form is looked up in x->both, not kept in a second map per node. */
+static t2f_node_id inl_mapped(const struct inl *x, t2f_node_id nd, int at)
+{
+	size_t lo = 0, hi = x->n_both;
+
+	if (at == AT_IP || x->need[nd] != (AT_IP | AT_CALL))
+		return x->map[nd];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->both[mid].p < nd)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n_both && x->both[lo].p == nd ? x->both[lo].q : 0;
+}
+
+/* Records q's node `to` as node nd's in form `at`. 0 or -ENOMEM. */
+static int inl_set_mapped(struct inl *x, t2f_node_id nd, int at, t2f_node_id to)
+{
+	int err;
+
+	if (at == AT_IP || x->need[nd] != (AT_IP | AT_CALL)) {
+		x->map[nd] = to;
+		return 0;
+	}
+	err = t2f_grow((void **)&x->both, &x->cap_both, x->n_both, 1, sizeof(*x->both), 256,
+		       SIZE_MAX);
+	if (!err)
+		x->both[x->n_both++] = (struct inl_both){ nd, to };
+	return err;
+}
+
 /* Which forms of each node the stacks use (cells at the address, parents per their child),
  * and so of each frame. */
 static void inl_mark(struct inl *x)
@@ -381,14 +425,13 @@ static int inl_child(struct inl *x, t2f_node_id to, t2f_frame_id f, t2f_node_id 
 static int inl_node(struct inl *x, t2f_node_id nd, int at)
 {
 	t2f_node_id up = t2f_profile__node_parent(x->p, nd);
-	t2f_node_id to = up ? x->map[inl_parent_form(x, nd) == AT_CALL][up] : 0;
+	t2f_node_id to = up ? inl_mapped(x, up, inl_parent_form(x, nd)) : 0;
 	const struct inl_chain *c;
 	int err = inl_chain(x, t2f_profile__node_frame(x->p, nd), at, &c);
 
 	for (uint32_t i = 0; !err && i < c->len; i++)
 		err = inl_child(x, to, x->pool[c->first + i], &to);
-	x->map[at == AT_CALL][nd] = to;
-	return err;
+	return err ?: inl_set_mapped(x, nd, at, to);
 }
 
 /* Asks for what node nd's lookups read first, when its parent is mapped already (its id below
@@ -403,7 +446,7 @@ static void inl_ask_far(const struct inl *x, t2f_node_id nd)
 	t2f_frame_id f = t2f_profile__node_frame(x->p, nd);
 
 	if (up)
-		__builtin_prefetch(&x->map[inl_parent_form(x, nd) == AT_CALL][up]);
+		__builtin_prefetch(&x->map[up]);
 	__builtin_prefetch(&x->chains[0][f]);
 	__builtin_prefetch(&x->chains[1][f]);
 }
@@ -417,7 +460,7 @@ static void inl_ask(const struct inl *x, t2f_node_id nd, t2f_node_id done)
 	if (up >= done)
 		return;
 	if (up)
-		to = x->map[inl_parent_form(x, nd) == AT_CALL][up];
+		to = inl_mapped(x, up, inl_parent_form(x, nd));
 	for (int at = AT_IP; at <= AT_CALL; at++) {
 		const struct inl_chain *c = &x->chains[at == AT_CALL][f];
 
@@ -513,6 +556,26 @@ static int inl_chains(struct inl *x)
 	return err;
 }
 
+/* How many of p's nodes are not the first child of their parent. */
+static size_t inl_later_children(const struct inl *x)
+{
+	uint32_t n = t2f_profile__node_count(x->p);
+	uint64_t *parent = calloc((size_t)n / 64 + 1, sizeof(*parent));
+	size_t later = n;
+
+	if (!parent)
+		return n; /* an estimate: the index then grows (or fails) at its first inserts */
+	for (t2f_node_id nd = 1; nd <= n; nd++) {
+		t2f_node_id up = t2f_profile__node_parent(x->p, nd);
+		uint64_t bit = (uint64_t)1 << (up % 64);
+
+		later -= !(parent[up / 64] & bit);
+		parent[up / 64] |= bit;
+	}
+	free(parent);
+	return later;
+}
+
 static int inl_build(struct inl *x)
 {
 	uint32_t n = t2f_profile__node_count(x->p);
@@ -525,14 +588,12 @@ static int inl_build(struct inl *x)
 	t2f_inl_lookups__free(x->lk);
 	x->lk = NULL;
 	t2f_symbolizer__dwarf_done(x->sym);
-	/* with addresses kept the new stacks are about as many as the old: their index made for
-	 * them at once; without, a function's frames at different addresses become one and the
-	 * new stacks were 17 to 70% of the old on whole-machine recordings (an index of the old
-	 * size, 8 MB on h11.data, is then twice or more what they need): made for half the old.
-	 * Where the new are many it then needs no growth (h15.data: 321,804 of 462,397); where
-	 * they are few it is larger than they need, at most half the index reading had
-	 * (h14.data: 62,806 of 373,680, 2 MiB of slots against 1) */
-	err = err ?: t2f_profile__presize_nodes(x->q, (x->o->drop_addrs ? (size_t)n / 2 : n) + 1);
+	/* q's node index holds only the nodes that are not the first child of theirs
+	 * (inl_child), about as many as p has or fewer (a function's frames at different
+	 * addresses become one without them): made for that many at once. On a whole-machine
+	 * recording of 868,710 nodes: 136,421 in p, 114,728 indexed in q; 2 MiB of slots where
+	 * an index made for half of p's nodes took 8 */
+	err = err ?: t2f_profile__presize_nodes(x->q, inl_later_children(x) + 1);
 	for (t2f_node_id nd = 1; nd <= n && !err; nd++) {
 		if (nd + INL_FAR <= n)
 			inl_ask_far(x, nd + INL_FAR);
@@ -557,14 +618,13 @@ static int inl_alloc(struct inl *x)
 	x->need = calloc(nodes, 1);
 	x->forms = calloc(frames, 1);
 	x->kernel = malloc(frames);
-	x->map[0] = calloc(nodes, sizeof(**x->map));
-	x->map[1] = calloc(nodes, sizeof(**x->map));
+	x->map = calloc(nodes, sizeof(*x->map));
 	x->first = calloc(nodes, sizeof(*x->first));
 	x->cap_first = nodes;
 	x->lookup[0] = calloc(frames, sizeof(**x->lookup));
 	x->lookup[1] = calloc(frames, sizeof(**x->lookup));
-	if (!x->chains[0] || !x->chains[1] || !x->need || !x->forms || !x->kernel || !x->map[0] ||
-	    !x->map[1] || !x->first || !x->lookup[0] || !x->lookup[1])
+	if (!x->chains[0] || !x->chains[1] || !x->need || !x->forms || !x->kernel || !x->map ||
+	    !x->first || !x->lookup[0] || !x->lookup[1])
 		return -ENOMEM;
 	x->kernel[0] = 0;
 	for (size_t id = 1; id < frames; id++)
@@ -574,7 +634,7 @@ static int inl_alloc(struct inl *x)
 	       t2f_profile__new_stacks(x->p, !x->o->drop_addrs, &x->q);
 }
 
-/* What building the stacks took, but q and the map of the nodes' call form (the restack's);
+/* What building the stacks took, but q and the map (the restack's);
  * called again by inl_free. */
 static void inl_free_build(struct inl *x)
 {
@@ -584,13 +644,13 @@ static void inl_free_build(struct inl *x)
 		x->chains[k] = NULL;
 		x->lookup[k] = NULL;
 	}
-	free(x->map[1]);
+	free(x->both);
 	free(x->first);
 	free(x->pool);
 	free(x->need);
 	free(x->forms);
 	free(x->kernel);
-	x->map[1] = NULL;
+	x->both = NULL;
 	x->pool = NULL;
 	x->first = NULL;
 	x->need = x->forms = x->kernel = NULL;
@@ -602,7 +662,7 @@ static void inl_free_build(struct inl *x)
 static void inl_free(struct inl *x)
 {
 	inl_free_build(x);
-	free(x->map[0]);
+	free(x->map);
 	t2f_profile__free(x->q);
 }
 
@@ -635,7 +695,7 @@ int t2f_inlines__expand(struct t2f_profile *p, const struct t2f_resym *r,
 	for (t2f_frame_id id = 1; !err && id <= t2f_profile__frame_count(x.q); id++)
 		st->levels += t2f_profile__frame_at(x.q, id)->kind == T2F_FRAME_INLINED;
 	inl_free_build(&x); /* before the restack's own memory */
-	err = err ?: t2f_profile__restack(p, x.q, x.map[0]);
+	err = err ?: t2f_profile__restack(p, x.q, x.map);
 	inl_free(&x);
 	return err;
 }
