@@ -34,6 +34,7 @@ struct t2f_hashmap {
 	struct slot *slots;
 	size_t mask;
 	size_t count;
+	bool dense; /* t2f_hashmap__new_dense */
 };
 
 static inline uint32_t tag_of(uint64_t hash)
@@ -73,14 +74,21 @@ static int slots_alloc(struct t2f_hashmap *m, size_t cap)
 	return 0;
 }
 
-int t2f_hashmap__new(size_t capacity_hint, struct t2f_hashmap **out)
+/* How many entries cap slots hold before they double. */
+static size_t limit(const struct t2f_hashmap *m, size_t cap)
+{
+	return m->dense && mapped(cap) ? cap / 8 * 7 : cap / 4 * 3;
+}
+
+static int map_new(size_t capacity_hint, bool dense, struct t2f_hashmap **out)
 {
 	struct t2f_hashmap *m = calloc(1, sizeof(*m));
 	size_t cap = 16;
 
 	if (!m)
 		return -ENOMEM;
-	while (cap / 4 * 3 < capacity_hint && cap < ((size_t)1 << 32))
+	m->dense = dense;
+	while (limit(m, cap) < capacity_hint && cap < ((size_t)1 << 32))
 		cap *= 2;
 	if (slots_alloc(m, cap)) {
 		free(m);
@@ -88,6 +96,16 @@ int t2f_hashmap__new(size_t capacity_hint, struct t2f_hashmap **out)
 	}
 	*out = m;
 	return 0;
+}
+
+int t2f_hashmap__new(size_t capacity_hint, struct t2f_hashmap **out)
+{
+	return map_new(capacity_hint, false, out);
+}
+
+int t2f_hashmap__new_dense(size_t capacity_hint, struct t2f_hashmap **out)
+{
+	return map_new(capacity_hint, true, out);
 }
 
 void t2f_hashmap__free(struct t2f_hashmap *m)
@@ -238,7 +256,7 @@ int t2f_hashmap__insert(struct t2f_hashmap *m, uint64_t hash, uint32_t value)
 {
 	int err;
 
-	if (m->count + 1 > (m->mask + 1) / 4 * 3) {
+	if (m->count + 1 > limit(m, m->mask + 1)) {
 		err = map_grow(m);
 		if (err)
 			return err;

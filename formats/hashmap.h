@@ -17,6 +17,10 @@ typedef bool (*t2f_hashmap_eq_fn)(const void *ctx, uint32_t value);
 struct t2f_hashmap;
 
 int t2f_hashmap__new(size_t capacity_hint, struct t2f_hashmap **out); /* 0 or -ENOMEM */
+/* A map kept ≤ 7/8 full, not 3/4, once its slots take 2 MiB or more: less memory for longer
+ * probe runs, for a large index whose lookups mostly find their key (a profile's stack
+ * nodes). 0 or -ENOMEM. */
+int t2f_hashmap__new_dense(size_t capacity_hint, struct t2f_hashmap **out);
 void t2f_hashmap__free(struct t2f_hashmap *m); /* NULL is fine */
 /* Removes every value, keeping the slots (a map used again for keys of the same kind). */
 void t2f_hashmap__clear(struct t2f_hashmap *m);

@@ -46,7 +46,7 @@ int t2f_profile__new(struct t2f_profile **out)
 	if (!p)
 		return -ENOMEM;
 	if (t2f_strtab__new(&p->strings) || t2f_hashmap__new(64, &p->thread_ix) ||
-	    t2f_hashmap__new(4096, &p->frame_ix) || t2f_hashmap__new(4096, &p->node_ix) ||
+	    t2f_hashmap__new(4096, &p->frame_ix) || t2f_hashmap__new_dense(4096, &p->node_ix) ||
 	    t2f_hashmap__new(4096, &p->cell_ix))
 		goto fail;
 	/* Slot 0 of the id tables is the "none" entry, zeroed. */
@@ -105,11 +105,11 @@ static void vec_empty(struct vec *v, size_t elem, size_t keep)
 		memset(v->data, 0, elem);
 }
 
-/* An index emptied, or made when it was dropped. */
-static int index_again(struct t2f_hashmap **ix)
+/* An index emptied, or made when it was dropped (dense: t2f_hashmap__new_dense). */
+static int index_again(struct t2f_hashmap **ix, bool dense)
 {
 	if (!*ix)
-		return t2f_hashmap__new(4096, ix);
+		return dense ? t2f_hashmap__new_dense(4096, ix) : t2f_hashmap__new(4096, ix);
 	t2f_hashmap__clear(*ix);
 	return 0;
 }
@@ -136,8 +136,8 @@ int t2f_profile__reset(struct t2f_profile *p)
 	vec_empty(&p->lefts, sizeof(struct t2f_left_addr), 0);
 	if (p->left_ix)
 		t2f_hashmap__clear(p->left_ix);
-	return index_again(&p->thread_ix) ?: index_again(&p->frame_ix) ?:
-	       index_again(&p->node_ix) ?: index_again(&p->cell_ix);
+	return index_again(&p->thread_ix, false) ?: index_again(&p->frame_ix, false) ?:
+	       index_again(&p->node_ix, true) ?: index_again(&p->cell_ix, false);
 }
 
 struct t2f_strtab *t2f_profile__strtab(struct t2f_profile *p)
@@ -419,7 +419,7 @@ void t2f_profile__drop_indexes(struct t2f_profile *p)
 static int build_indexes(struct t2f_profile *p)
 {
 	int err = t2f_hashmap__new(p->frames.len, &p->frame_ix) ?:
-		  t2f_hashmap__new(p->nodes.len, &p->node_ix) ?:
+		  t2f_hashmap__new_dense(p->nodes.len, &p->node_ix) ?:
 		  t2f_hashmap__new(p->cells.len, &p->cell_ix);
 
 	for (size_t id = 1; !err && id < p->frames.len; id++) {

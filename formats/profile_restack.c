@@ -10,11 +10,11 @@
 #include "formats/profile_int.h"
 #include "formats/sample_log.h"
 
-/* *ix (empty) replaced by an index made for n entries. */
-static int presize(struct t2f_hashmap **ix, size_t n)
+/* *ix (empty) replaced by an index made for n entries (dense: t2f_hashmap__new_dense). */
+static int presize(struct t2f_hashmap **ix, size_t n, bool dense)
 {
 	struct t2f_hashmap *m;
-	int err = t2f_hashmap__new(n, &m);
+	int err = dense ? t2f_hashmap__new_dense(n, &m) : t2f_hashmap__new(n, &m);
 
 	if (err)
 		return err;
@@ -35,7 +35,7 @@ int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_prof
 	q->borrowed = true;
 	q->frame_limit = p->frame_limit;
 	if (as_many)
-		err = presize(&q->frame_ix, p->frames.len);
+		err = presize(&q->frame_ix, p->frames.len, false);
 	err = err ?: p->log ? t2f_sample_log__new(&q->log) : 0;
 	if (err) {
 		t2f_profile__free(q);
@@ -47,7 +47,7 @@ int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_prof
 
 int t2f_profile__presize_nodes(struct t2f_profile *q, size_t n)
 {
-	return q->nodes.len > 1 ? -EINVAL : presize(&q->node_ix, n);
+	return q->nodes.len > 1 ? -EINVAL : presize(&q->node_ix, n, true);
 }
 
 static void swap_vec(struct vec *a, struct vec *b)

@@ -113,8 +113,9 @@ int t2f_name_paths__new(const struct t2f_profile *p, const struct t2f_frame_name
 		np->of = calloc((size_t)nodes + 1, sizeof(*np->of));
 		np->paths = paths_alloc(nodes);
 	}
-	/* the index at its largest size at once (no path more than a node): no growth to pay */
-	if (!np || !fh || !np->of || !np->paths || t2f_hashmap__new(nodes, &np->ix)) {
+	/* the index at its largest size at once (no path more than a node): no growth to pay;
+	 * dense, as the profile's node index (nearly every node is a path of its own) */
+	if (!np || !fh || !np->of || !np->paths || t2f_hashmap__new_dense(nodes, &np->ix)) {
 		free(fh);
 		t2f_name_paths__free(np);
 		return -ENOMEM;

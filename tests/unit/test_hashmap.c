@@ -183,19 +183,19 @@ static void test_growth_to_1m(void **state)
  * mapping). Every such growth here meets a run that wraps past the last slot: a key in 512
  * shares one tag of all ones, whose home is the last slot at every size, and the rest are
  * spread. After every growth, each key is found and absent ones are not. */
-static void test_growth_in_place_wrapping(void **state)
+/* Inserts 1..N (one in 512 with a tag of all ones: a run that wraps past the last slot),
+ * checking every value and some absent keys once each count in checks is reached (just past a
+ * doubling). */
+static void grow_wrapping(struct t2f_hashmap *m, const uint32_t *checks, size_t n_checks)
 {
 	enum { N = 1600000 };
-	static const uint32_t checks[] = { 196609, 393217, 786433, 1572865, N };
-	struct t2f_hashmap *m = map_new(16);
 	uint64_t *k = malloc((N + 1) * sizeof(*k)), *h = malloc((N + 1) * sizeof(*h));
 	struct keys ks = { k, 0 };
 	uint32_t v = 1;
 
-	(void)state;
 	assert_non_null(k);
 	assert_non_null(h);
-	for (unsigned c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
+	for (size_t c = 0; c < n_checks; c++) {
 		for (; v <= checks[c]; v++) {
 			k[v] = (uint64_t)v * 0x9e3779b97f4a7c15ULL;
 			h[v] = v % 512 ? t2f_hash_u64(k[v]) : 0xffffffff00000000ULL | v;
@@ -210,10 +210,29 @@ static void test_growth_in_place_wrapping(void **state)
 			assert_int_equal(find(m, &ks, 0xffffffff00000000ULL | x, x * 3 + 1), 0);
 		}
 	}
-	assert_int_equal(t2f_hashmap__count(m), N);
+	assert_int_equal(t2f_hashmap__count(m), checks[n_checks - 1]);
 	t2f_hashmap__free(m);
 	free(h);
 	free(k);
+}
+
+static void test_growth_in_place_wrapping(void **state)
+{
+	static const uint32_t checks[] = { 196609, 393217, 786433, 1572865, 1600000 };
+
+	(void)state;
+	grow_wrapping(map_new(16), checks, sizeof(checks) / sizeof(checks[0]));
+}
+
+/* A dense map doubles at 7/8 once its slots take 2 MiB (262,144 of 8 bytes), at 3/4 below. */
+static void test_growth_dense(void **state)
+{
+	static const uint32_t checks[] = { 98305, 196609, 229377, 458753, 917505, 1600000 };
+	struct t2f_hashmap *m = NULL;
+
+	(void)state;
+	assert_int_equal(t2f_hashmap__new_dense(16, &m), 0);
+	grow_wrapping(m, checks, sizeof(checks) / sizeof(checks[0]));
 }
 
 static void test_hash_bytes(void **state)
@@ -273,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_candidate),
 		cmocka_unit_test(test_growth_to_1m),
 		cmocka_unit_test(test_growth_in_place_wrapping),
+		cmocka_unit_test(test_growth_dense),
 		cmocka_unit_test(test_hash_bytes),
 	};
 
