@@ -177,11 +177,18 @@ static int rank_roots(struct folder *f)
 	return 0;
 }
 
-/* Every line's key, while the names are there. */
+/* Every line's key, while the names are there: its path's place among the paths of lines. */
 static int key_lines(struct folder *f)
 {
-	uint32_t *pos = malloc(((size_t)t2f_name_paths__count(f->paths) + 1) * sizeof(*pos));
-	int err = pos ? rank_roots(f) ?: t2f_name_paths__order(f->paths, pos) : -ENOMEM;
+	size_t n = (size_t)t2f_name_paths__count(f->paths) + 1;
+	uint32_t *pos = malloc(n * sizeof(*pos));
+	uint64_t *ends = calloc(n / 64 + 1, sizeof(*ends));
+	int err = pos && ends ? rank_roots(f) : -ENOMEM;
+
+	for (size_t i = 0; !err && i < f->nlines; i++)
+		ends[f->lines[i].path / 64] |= (uint64_t)1 << (f->lines[i].path % 64);
+	err = err ?: t2f_name_paths__order(f->paths, ends, pos);
+	free(ends);
 
 	for (size_t i = 0; !err && i < f->nlines; i++) {
 		struct line *l = &f->lines[i];

@@ -5,14 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/diag.h"
 #include "formats/hashmap.h"
 #include "formats/mem.h"
 #include "writers/name_keys.h"
 
-struct np_path {               /* 16 bytes: its name is its frame's */
+struct np_path {               /* 12 bytes: its name is its frame's */
 	uint32_t parent;
 	t2f_frame_id frame;     /* the frame of its first node */
-	uint64_t text_len;
+	uint32_t text_len;      /* a path's text past 4 GiB: -T2F_ERR_LIMIT */
 };
 
 struct t2f_name_paths {
@@ -49,7 +50,7 @@ static bool np_eq(const void *ctx, uint32_t v)
 }
 
 /* The path of node n, whose parent's path is known: found, or added. fh: its frame name's hash
- * (per frame, worked out once). 0 or -ENOMEM. */
+ * (per frame, worked out once). 0, -ENOMEM or -T2F_ERR_LIMIT. */
 static int np_add(struct t2f_name_paths *np, const struct t2f_profile *p, const uint64_t *fh,
 		  t2f_node_id n)
 {
@@ -61,9 +62,12 @@ static int np_add(struct t2f_name_paths *np, const struct t2f_profile *p, const 
 	q.name = t2f_frame_names__get(np->names, frame, &q.len);
 	v = t2f_hashmap__find(np->ix, h, np_eq, &q);
 	if (!v) {
+		uint64_t text_len = (uint64_t)np->paths[q.parent].text_len + 1 + q.len;
+
+		if (text_len > UINT32_MAX)
+			return -T2F_ERR_LIMIT;
 		v = np->n;
-		np->paths[v] = (struct np_path){ q.parent, frame,
-						 np->paths[q.parent].text_len + 1 + q.len };
+		np->paths[v] = (struct np_path){ q.parent, frame, (uint32_t)text_len };
 		if (t2f_hashmap__insert(np->ix, h, v))
 			return -ENOMEM;
 		np->n++;
@@ -182,20 +186,24 @@ void t2f_name_paths__put(const struct t2f_name_paths *np, uint32_t path, char *d
 
 /* ---- the paths' order ---- */
 
-/* A path's key in its parent's group: (path << 1) | going on (name_keys.h). */
+/* A key of a parent's group of children (name_keys.h): K_ON, the path going on (else: ending
+ * there); K_LAST, the group's last key; above K_SHIFT, the path, and once the groups are sorted,
+ * for a key going on, where that path's own group starts. */
+#define K_ON 1u
+#define K_LAST 2u
+#define K_SHIFT 2
+#define NP_MAX_PATHS ((uint32_t)1 << 29) /* keys: at most two per path, shifted by two */
+
 struct np_order {
-	uint32_t *first;                /* per path: where its children's keys start, in keys */
-	uint32_t *keys;                 /* each child twice (an end, going on), by parent */
-	uint32_t *at;                   /* the walk: per level, its path */
-	uint32_t *next;                 /* ... and its next key */
+	uint32_t *first; /* per path: where its children's keys start, in keys (while sorted) */
+	uint32_t *keys;  /* a path's end where a line ends there, its going on where it has
+			  * children: by parent */
+	uint32_t n_keys;
 };
 
-static void np_order_free(struct np_order *o)
+static bool np_bit(const uint64_t *bits, uint32_t v)
 {
-	free(o->first);
-	free(o->keys);
-	free(o->at);
-	free(o->next);
+	return bits[v / 64] >> (v % 64) & 1;
 }
 
 /* The keys of a group, sorted (name_keys.h) through a scratch array of borrowed names. */
@@ -211,9 +219,9 @@ static int np_sort_group(const struct t2f_name_paths *np, uint32_t *keys, uint32
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		size_t len;
-		const char *name = np_name(np, keys[i] >> 1, &len);
+		const char *name = np_name(np, keys[i] >> K_SHIFT, &len);
 
-		(*scratch)[i] = (struct t2f_name_key){ name, (uint32_t)len, keys[i], keys[i] & 1 };
+		(*scratch)[i] = (struct t2f_name_key){ name, (uint32_t)len, keys[i], keys[i] & K_ON };
 	}
 	if (t2f_name_keys__sort(*scratch, n))
 		return -ENOMEM;
@@ -222,71 +230,113 @@ static int np_sort_group(const struct t2f_name_paths *np, uint32_t *keys, uint32
 	return 0;
 }
 
-/* Every path's two keys, grouped by parent (counted first), each group sorted. */
-static int np_keys(const struct t2f_name_paths *np, struct np_order *o)
+/* The paths that have a child with keys: one that ends a line or has such a child itself (a
+ * bit each; a child's id is above its parent's). NULL when out of memory. */
+static uint64_t *np_parents(const struct t2f_name_paths *np, const uint64_t *ends)
 {
-	uint32_t n = np->n, cap = 0;
-	struct t2f_name_key *scratch = NULL;
-	int err = 0;
+	uint64_t *goes = calloc(np->n / 64 + 1, sizeof(*goes));
 
-	if (n > UINT32_MAX / 2) /* a key holds a path id shifted by one */
-		return -ENOMEM;
+	for (uint32_t v = np->n; goes && v-- > 1;) {
+		uint32_t up = np->paths[v].parent;
+
+		if (np_bit(ends, v) || np_bit(goes, v))
+			goes[up / 64] |= (uint64_t)1 << (up % 64);
+	}
+	return goes;
+}
+
+/* Every path's keys, grouped by parent (counted first: o->first[v], the end of v's group, then
+ * its start as the keys are filled in from the end). */
+static int np_fill_keys(const struct t2f_name_paths *np, const uint64_t *ends, struct np_order *o)
+{
+	uint32_t n = np->n;
+	uint64_t *goes = np_parents(np, ends);
+
 	o->first = calloc((size_t)n + 1, sizeof(*o->first));
-	o->keys = malloc(2 * (size_t)n * sizeof(*o->keys));
-	if (!o->first || !o->keys)
+	if (!goes || !o->first) {
+		free(goes);
 		return -ENOMEM;
+	}
 	for (uint32_t v = 1; v < n; v++)
-		o->first[np->paths[v].parent] += 2;
-	for (uint32_t v = 0, at = 0; v <= n; v++) { /* first[v]: where v's group ends, for now */
+		o->first[np->paths[v].parent] += np_bit(ends, v) + np_bit(goes, v);
+	for (uint32_t v = 0, at = 0; v <= n; v++) {
 		at += v < n ? o->first[v] : 0;
 		o->first[v] = at;
 	}
-	for (uint32_t v = n; v-- > 1;) {             /* filled from the end: first[v] is its start */
-		uint32_t *k = &o->keys[o->first[np->paths[v].parent] -= 2];
+	o->n_keys = o->first[n];
+	o->keys = malloc((size_t)o->n_keys * sizeof(*o->keys) + 1);
+	for (uint32_t v = n; o->keys && v-- > 1;) {
+		uint32_t c = np_bit(ends, v) + np_bit(goes, v), *k;
 
-		k[0] = v << 1;
-		k[1] = v << 1 | 1;
+		if (!c)
+			continue;
+		k = &o->keys[o->first[np->paths[v].parent] -= c];
+		if (np_bit(ends, v)) /* its end first: a prefix comes first */
+			*k++ = v << K_SHIFT;
+		if (np_bit(goes, v))
+			*k = v << K_SHIFT | K_ON;
 	}
-	for (uint32_t v = 0; v < n && !err; v++)
-		if (o->first[v + 1] - o->first[v] > 2) /* one child: its end, then going on */
-			err = np_sort_group(np, o->keys + o->first[v], o->first[v + 1] - o->first[v],
-					    &scratch, &cap);
+	free(goes);
+	return o->keys ? 0 : -ENOMEM;
+}
+
+/* The keys, each group sorted and its last marked, each key going on pointed at its path's
+ * group; o->first freed. */
+static int np_keys(const struct t2f_name_paths *np, const uint64_t *ends, struct np_order *o)
+{
+	struct t2f_name_key *scratch = NULL;
+	uint32_t cap = 0;
+	int err = np->n > NP_MAX_PATHS ? -ENOMEM : np_fill_keys(np, ends, o);
+
+	for (uint32_t v = 0; v < np->n && !err; v++) {
+		uint32_t *k = o->keys + o->first[v], len = o->first[v + 1] - o->first[v];
+
+		/* one path's two keys are in order already */
+		if (len > 2 || (len == 2 && k[0] >> K_SHIFT != k[1] >> K_SHIFT))
+			err = np_sort_group(np, k, len, &scratch, &cap);
+		if (len)
+			k[len - 1] |= K_LAST;
+	}
 	free(scratch);
+	for (uint32_t i = 0; i < o->n_keys && !err; i++)
+		if (o->keys[i] & K_ON)
+			o->keys[i] = o->first[o->keys[i] >> K_SHIFT] << K_SHIFT |
+				     (o->keys[i] & (K_ON | K_LAST));
+	free(o->first);
+	o->first = NULL;
 	return err;
 }
 
-int t2f_name_paths__order(const struct t2f_name_paths *np, uint32_t *pos)
+int t2f_name_paths__order(const struct t2f_name_paths *np, const uint64_t *ends, uint32_t *pos)
 {
 	struct np_order o = { 0 };
-	uint32_t place = 0, top = 1;
-	int err = np_keys(np, &o);
+	uint32_t place = 0, top = 0, *at = NULL;
+	int err = np_keys(np, ends, &o);
 
-	/* a path's depth is below the number of paths: that many levels at most */
-	o.at = malloc((size_t)np->n * sizeof(*o.at));
-	o.next = malloc((size_t)np->n * sizeof(*o.next));
-	if (err || !o.at || !o.next) {
-		np_order_free(&o);
-		return -ENOMEM;
+	/* the walk: per level, its next key (a level's last key goes on in its place) */
+	if (!err && !(at = malloc(((size_t)np->n + 1) * sizeof(*at))))
+		err = -ENOMEM;
+	if (err) {
+		free(o.first);
+		free(o.keys);
+		return err;
 	}
 	pos[0] = place++;
-	o.at[0] = 0;
-	o.next[0] = o.first[0];
+	if (o.n_keys)
+		at[top++] = 0;
 	while (top) {
-		uint32_t v = o.at[top - 1], k = o.next[top - 1];
+		uint32_t key = o.keys[at[top - 1]];
 
-		if (k == o.first[v + 1]) {
+		if (key & K_LAST)
 			top--;
-			continue;
-		}
-		o.next[top - 1] = k + 1;
-		if (!(o.keys[k] & 1)) {
-			pos[o.keys[k] >> 1] = place++;
-		} else {
-			o.at[top] = o.keys[k] >> 1;
-			o.next[top] = o.first[o.keys[k] >> 1];
-			top++;
-		}
+		else
+			at[top - 1]++;
+		if (key & K_ON)
+			at[top++] = key >> K_SHIFT;
+		else
+			pos[key >> K_SHIFT] = place++;
 	}
-	np_order_free(&o);
+	free(at);
+	free(o.keys);
 	return 0;
 }
