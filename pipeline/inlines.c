@@ -587,6 +587,10 @@ static int inl_build(struct inl *x)
 	 * before the new stacks grow */
 	t2f_inl_lookups__free(x->lk);
 	x->lk = NULL;
+	for (int k = 0; k < 2; k++) { /* read by the chains alone (inl_alone, inl_chain) */
+		free(x->lookup[k]);
+		x->lookup[k] = NULL;
+	}
 	t2f_symbolizer__dwarf_done(x->sym);
 	/* q's node index holds only the nodes that are not the first child of theirs
 	 * (inl_child), about as many as p has or fewer (a function's frames at different
