@@ -343,21 +343,21 @@ static int inl_parent_form(const struct inl *x, t2f_node_id n)
 /* Node nd's node in q, in form `at` (one nd needs). A node needs both forms where a sample
  * stopped in it and another went on into a child (10,823 of 868,710 nodes on a whole-machine
  * recording): their call form is looked up in x->both, not kept in a second map per node. */
+static int inl_both_cmp(const void *key, const void *elem)
+{
+	t2f_node_id nd = *(const t2f_node_id *)key, p = ((const struct inl_both *)elem)->p;
+
+	return (nd > p) - (nd < p);
+}
+
 static t2f_node_id inl_mapped(const struct inl *x, t2f_node_id nd, int at)
 {
-	size_t lo = 0, hi = x->n_both;
+	const struct inl_both *b;
 
 	if (at == AT_IP || x->need[nd] != (AT_IP | AT_CALL))
 		return x->map[nd];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->both[mid].p < nd)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < x->n_both && x->both[lo].p == nd ? x->both[lo].q : 0;
+	b = x->n_both ? bsearch(&nd, x->both, x->n_both, sizeof(*x->both), inl_both_cmp) : NULL;
+	return b ? b->q : 0;
 }
 
 /* Records q's node `to` as node nd's in form `at`. 0 or -ENOMEM. */
