@@ -69,6 +69,16 @@ void *t2f_mem__map_huge(void *old, size_t old_bytes, size_t bytes)
 	return a;
 }
 
+void t2f_mem__forget(void *p, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095;
+	uintptr_t from = ((uintptr_t)p + mask) & ~mask, to = ((uintptr_t)p + len) & ~mask;
+
+	if (p && to > from)
+		(void)madvise((void *)from, to - from, MADV_DONTNEED);
+}
+
 void t2f_mem__unmap(void *p, size_t bytes)
 {
 	if (p)

@@ -443,6 +443,11 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
  * nothing else). Both 0 or -ENOMEM (restack: -T2F_ERR_LIMIT too, and p is then unchanged);
  * presize_nodes -EINVAL once stacks has a node. */
 int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_profile **out);
+/* Gives the memory of p's stack nodes below `below` back (whole pages of the node table: their
+ * parents and frames read as 0 from then on), for a caller building new stacks that has read
+ * those nodes for the last time: p is then fit for t2f_profile__restack, its cells' and counts'
+ * reading and t2f_profile__free alone. */
+void t2f_profile__forget_nodes_below(struct t2f_profile *p, t2f_node_id below);
 int t2f_profile__presize_nodes(struct t2f_profile *stacks, size_t n);
 int t2f_profile__restack(struct t2f_profile *p, struct t2f_profile *stacks,
 			 const t2f_node_id *map);

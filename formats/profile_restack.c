@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "formats/hashmap.h"
+#include "formats/mem.h"
 #include "formats/sat.h"
 #include "formats/profile_int.h"
 #include "formats/sample_log.h"
@@ -43,6 +44,12 @@ int t2f_profile__new_stacks(struct t2f_profile *p, bool as_many, struct t2f_prof
 	}
 	*out = q;
 	return 0;
+}
+
+void t2f_profile__forget_nodes_below(struct t2f_profile *p, t2f_node_id below)
+{
+	if (below > 1 && below <= p->nodes.len)
+		t2f_mem__forget(p->nodes.data, (size_t)below * sizeof(struct node));
 }
 
 int t2f_profile__presize_nodes(struct t2f_profile *q, size_t n)

@@ -475,6 +475,7 @@ static void inl_ask(const struct inl *x, t2f_node_id nd, t2f_node_id done)
 #define INL_BATCH 256
 #define INL_FAR 16  /* nodes asked for ahead of their lookups (inl_ask_far, inl_ask) */
 #define INL_AHEAD 8
+#define INL_FORGET 65536 /* old nodes given back at a time (t2f_profile__forget_nodes_below) */
 struct inl_batch {
 	size_t n;
 	t2f_frame_id id[INL_BATCH];
@@ -607,6 +608,11 @@ static int inl_build(struct inl *x)
 			err = inl_node(x, nd, AT_IP);
 		if (!err && (x->need[nd] & AT_CALL))
 			err = inl_node(x, nd, AT_CALL);
+		/* an old node is read for the last time as it is mapped (its children read their
+		 * own and its map): the old stacks shrink as the new grow (h27.data: 10.4 MB of
+		 * old nodes, 9.5 of new) */
+		if (nd % INL_FORGET == 0)
+			t2f_profile__forget_nodes_below(x->p, nd + 1);
 	}
 	t2f_profile__drop_indexes(x->q); /* its node index lacks the first children (inl_child) */
 	return err;

@@ -1,6 +1,6 @@
 /* tests/unit/test_mem.c: formats/mem.c — all of a large block is marked for huge pages ("hg"
  * among the mapping's VmFlags in /proc/self/smaps), a small block is not (skipped where the
- * kernel has no transparent huge pages); blocks of whole huge pages. */
+ * kernel has no transparent huge pages); blocks of whole huge pages; pages forgotten. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -90,11 +90,37 @@ static void test_alloc_huge(void **state)
 	assert_null(t2f_mem__alloc_huge(SIZE_MAX - 5, &cap)); /* rounding up would wrap */
 }
 
+/* A block's whole pages within a range read as zero once forgotten, its partial pages at
+ * either end keep their bytes. */
+static void test_forget(void **state)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t pg = page > 0 ? (size_t)page : 4096, len = 64 * pg;
+	char *p = aligned_alloc(pg, len);
+
+	(void)state;
+	assert_non_null(p);
+	memset(p, 'c', len);
+	t2f_mem__forget(p + pg / 2, 10 * pg); /* the pages 1 to 9 whole, halves of 0 and 10 */
+	assert_int_equal(p[pg - 1], 'c');
+	assert_int_equal(p[pg], 0);
+	assert_int_equal(p[10 * pg - 1], 0);
+	assert_int_equal(p[10 * pg], 'c');
+	assert_int_equal(p[63 * pg], 'c');
+	p[5 * pg] = 'd'; /* written again */
+	assert_int_equal(p[5 * pg], 'd');
+	t2f_mem__forget(p, pg - 1); /* no whole page */
+	assert_int_equal(p[0], 'c');
+	t2f_mem__forget(NULL, len);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_huge_block),
 		cmocka_unit_test(test_alloc_huge),
+		cmocka_unit_test(test_forget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -599,6 +599,45 @@ static void test_restack(void **state)
 	assert_int_equal(t2f_profile__thread_count(p), 2);
 }
 
+/* Old nodes forgotten as new stacks are built read as 0 (a whole page of them at least), those
+ * above stay, and the restack still moves every cell by the map. */
+static void test_restack_forgotten(void **state)
+{
+	enum { N = 20000 };
+	struct t2f_profile *p = *state, *q;
+	t2f_frame_id f = add_frame(p, &(struct t2f_frame){ .name = str(p, "f") });
+	t2f_thread_id t = thread(p, 1, 1, "x", 0);
+	t2f_node_id *map = calloc(N + 1, sizeof(*map)), nd = 0, qa, qb;
+	t2f_event_id e;
+
+	assert_non_null(map);
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e), 0);
+	for (int i = 0; i < N; i++)
+		nd = child(p, nd, f);
+	assert_int_equal(nd, N);
+	assert_int_equal(t2f_profile__add_sample(p, 10, t, e, 3, 100), 0);
+	assert_int_equal(t2f_profile__add_sample(p, N, t, e, 5, 200), 0);
+	assert_int_equal(t2f_profile__new_stacks(p, false, &q), 0);
+	qa = child(q, 0, add_frame(q, &(struct t2f_frame){ .name = str(q, "a") }));
+	qb = child(q, qa, add_frame(q, &(struct t2f_frame){ .name = str(q, "b") }));
+	for (t2f_node_id n = 1; n <= N; n++)
+		map[n] = n <= N / 2 ? qa : qb;
+	t2f_profile__forget_nodes_below(p, 3 * N / 4);
+	assert_int_equal(t2f_profile__node_frame(p, N / 2), 0);
+	assert_int_equal(t2f_profile__node_parent(p, N / 2), 0);
+	assert_int_equal(t2f_profile__node_frame(p, N - 1), f);
+	assert_int_equal(t2f_profile__node_parent(p, N - 1), N - 2);
+	assert_int_equal(t2f_profile__restack(p, q, map), 0);
+	t2f_profile__free(q);
+	free(map);
+	assert_int_equal(t2f_profile__node_count(p), 2);
+	assert_int_equal(t2f_profile__cell_count(p), 2);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->node, qa);
+	assert_int_equal(t2f_profile__cell_at(p, 0)->weight, 3);
+	assert_int_equal(t2f_profile__cell_at(p, 1)->node, qb);
+	assert_int_equal(t2f_profile__cell_at(p, 1)->weight, 5);
+}
+
 /* Cells of two old nodes that meet at one new node add up into the first in p's cell order (its
  * place kept, the cells between moved up), those that differ in thread stay apart, the root's
  * (a sample without a chain) stays at the root; lookups after the restack find the new frames,
@@ -837,6 +876,7 @@ int main(void)
 		T(test_saturation),
 		T(test_restack),
 		T(test_restack_meet),
+		T(test_restack_forgotten),
 		T(test_drop_indexes),
 		T(test_reset),
 	};
