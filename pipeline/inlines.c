@@ -340,9 +340,6 @@ static int inl_parent_form(const struct inl *x, t2f_node_id n)
 	return x->kernel[t2f_profile__node_frame(x->p, n)] ? AT_IP : AT_CALL;
 }
 
-/* Node nd's node in q, in form `at` (one nd needs). A node needs both forms where a sample
- * stopped in it and another went on into a child (10,823 of 868,710 nodes on a whole-machine
- * recording): their call form is looked up in x->both, not kept in a second map per node. */
 static int inl_both_cmp(const void *key, const void *elem)
 {
 	t2f_node_id nd = *(const t2f_node_id *)key, p = ((const struct inl_both *)elem)->p;
@@ -350,6 +347,9 @@ static int inl_both_cmp(const void *key, const void *elem)
 	return (nd > p) - (nd < p);
 }
 
+/* Node nd's node in q, in form `at` (one nd needs). A node needs both forms where a sample
+ * stopped in it and another went on into a child (10,823 of 868,710 nodes on a whole-machine
+ * recording): their call form is looked up in x->both, not kept in a second map per node. */
 static t2f_node_id inl_mapped(const struct inl *x, t2f_node_id nd, int at)
 {
 	const struct inl_both *b;
