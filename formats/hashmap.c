@@ -9,6 +9,7 @@
  * half as often. On a whole-machine recording's model (538K stack nodes) that is 5% fewer
  * simulated last-level misses and 80 MiB peak RSS, not 103, for -f pprof. */
 #include "formats/hashmap.h"
+#include "formats/bits.h"
 #include "formats/mem.h"
 
 #include <errno.h>
@@ -167,7 +168,7 @@ static void place(struct slot *slots, size_t mask, uint32_t tag, uint32_t value)
 /* Pending marks of positions below old_cap (a bitmap). */
 static bool pending(const uint64_t *pend, size_t old_cap, size_t i)
 {
-	return i < old_cap && (pend[i / 64] >> (i % 64) & 1);
+	return i < old_cap && t2f_bit_get(pend, i);
 }
 
 static void settle(uint64_t *pend, size_t i)
@@ -184,7 +185,7 @@ static void rehash_in_place(struct slot *slots, size_t old_cap, size_t mask, uin
 {
 	for (size_t i = 0; i < old_cap; i++)
 		if (slots[i].value)
-			pend[i / 64] |= (uint64_t)1 << (i % 64);
+			t2f_bit_set(pend, i);
 	for (size_t i = 0; i < old_cap; i++) {
 		struct slot e = slots[i];
 

@@ -10,12 +10,19 @@
 
 #define HUGE_PAGE ((uintptr_t)T2F_MEM_HUGE_PAGE)
 
+/* The page size less one (4 KiB when the system does not say). */
+static uintptr_t page_mask(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (uintptr_t)page - 1 : 4095;
+}
+
 void t2f_mem__huge(void *block)
 {
 #ifdef MADV_HUGEPAGE
 	size_t len = block ? malloc_usable_size(block) : 0;
-	long page = sysconf(_SC_PAGESIZE);
-	uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095;
+	uintptr_t mask = page_mask();
 	uintptr_t from = (uintptr_t)block & ~mask, to = ((uintptr_t)block + len + mask) & ~mask;
 
 	if (len >= T2F_MEM_HUGE_MIN)
@@ -71,8 +78,7 @@ void *t2f_mem__map_huge(void *old, size_t old_bytes, size_t bytes)
 
 void t2f_mem__forget(void *p, size_t len)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	uintptr_t mask = page > 0 ? (uintptr_t)page - 1 : 4095;
+	uintptr_t mask = page_mask();
 	uintptr_t from = ((uintptr_t)p + mask) & ~mask, to = ((uintptr_t)p + len) & ~mask;
 
 	if (p && to > from)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/bits.h"
 #include "formats/buf.h"
 #include "formats/grow.h"
 #include "formats/plural.h"
@@ -568,10 +569,9 @@ static size_t inl_later_children(const struct inl *x)
 		return n; /* an estimate: the index then grows (or fails) at its first inserts */
 	for (t2f_node_id nd = 1; nd <= n; nd++) {
 		t2f_node_id up = t2f_profile__node_parent(x->p, nd);
-		uint64_t bit = (uint64_t)1 << (up % 64);
 
-		later -= !(parent[up / 64] & bit);
-		parent[up / 64] |= bit;
+		later -= !t2f_bit_get(parent, up);
+		t2f_bit_set(parent, up);
 	}
 	free(parent);
 	return later;

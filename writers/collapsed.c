@@ -13,6 +13,7 @@
  * the end. */
 #include "writers/collapsed.h"
 
+#include "formats/bits.h"
 #include "formats/buf.h"
 #include "formats/decimal.h"
 #include "formats/grow.h"
@@ -186,7 +187,7 @@ static int key_lines(struct folder *f)
 	int err = pos && ends ? rank_roots(f) : -ENOMEM;
 
 	for (size_t i = 0; !err && i < f->nlines; i++)
-		ends[f->lines[i].path / 64] |= (uint64_t)1 << (f->lines[i].path % 64);
+		t2f_bit_set(ends, f->lines[i].path);
 	err = err ?: t2f_name_paths__order(f->paths, ends, pos);
 	free(ends);
 

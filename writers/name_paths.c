@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/bits.h"
 #include "formats/diag.h"
 #include "formats/hashmap.h"
 #include "formats/mem.h"
@@ -201,11 +202,6 @@ struct np_order {
 	uint32_t n_keys;
 };
 
-static bool np_bit(const uint64_t *bits, uint32_t v)
-{
-	return bits[v / 64] >> (v % 64) & 1;
-}
-
 /* The keys of a group, sorted (name_keys.h) through a scratch array of borrowed names. */
 static int np_sort_group(const struct t2f_name_paths *np, uint32_t *keys, uint32_t n,
 			 struct t2f_name_key **scratch, uint32_t *cap)
@@ -239,8 +235,8 @@ static uint64_t *np_parents(const struct t2f_name_paths *np, const uint64_t *end
 	for (uint32_t v = np->n; goes && v-- > 1;) {
 		uint32_t up = np->paths[v].parent;
 
-		if (np_bit(ends, v) || np_bit(goes, v))
-			goes[up / 64] |= (uint64_t)1 << (up % 64);
+		if (t2f_bit_get(ends, v) || t2f_bit_get(goes, v))
+			t2f_bit_set(goes, up);
 	}
 	return goes;
 }
@@ -258,7 +254,7 @@ static int np_fill_keys(const struct t2f_name_paths *np, const uint64_t *ends, s
 		return -ENOMEM;
 	}
 	for (uint32_t v = 1; v < n; v++)
-		o->first[np->paths[v].parent] += np_bit(ends, v) + np_bit(goes, v);
+		o->first[np->paths[v].parent] += t2f_bit_get(ends, v) + t2f_bit_get(goes, v);
 	for (uint32_t v = 0, at = 0; v <= n; v++) {
 		at += v < n ? o->first[v] : 0;
 		o->first[v] = at;
@@ -266,14 +262,14 @@ static int np_fill_keys(const struct t2f_name_paths *np, const uint64_t *ends, s
 	o->n_keys = o->first[n];
 	o->keys = malloc((size_t)o->n_keys * sizeof(*o->keys) + 1);
 	for (uint32_t v = n; o->keys && v-- > 1;) {
-		uint32_t c = np_bit(ends, v) + np_bit(goes, v), *k;
+		uint32_t c = t2f_bit_get(ends, v) + t2f_bit_get(goes, v), *k;
 
 		if (!c)
 			continue;
 		k = &o->keys[o->first[np->paths[v].parent] -= c];
-		if (np_bit(ends, v)) /* its end first: a prefix comes first */
+		if (t2f_bit_get(ends, v)) /* its end first: a prefix comes first */
 			*k++ = v << K_SHIFT;
-		if (np_bit(goes, v))
+		if (t2f_bit_get(goes, v))
 			*k = v << K_SHIFT | K_ON;
 	}
 	free(goes);
