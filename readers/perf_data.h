@@ -241,7 +241,7 @@ struct t2f_perf_data_stats {
 	uint64_t compressed;         /* PERF_RECORD_COMPRESSED records read */
 	uint64_t truncated_bytes;    /* bytes of a record cut by the data section's end */
 	uint64_t probe_map_ns;       /* MAP_IF_CHEAPER: the first window mapped and prefaulted in, */
-	uint64_t probe_read_ns;      /* and read in (scaled from its first 256 KiB); 0: not weighed */
+	uint64_t probe_read_ns;      /* and read in (scaled from its first MiB); 0: not weighed */
 	bool mapped;                 /* MAP_IF_CHEAPER chose to map */
 	uint64_t read_ahead;         /* data section blocks read by the reader's thread (__set_ahead) */
 };
