@@ -12,7 +12,8 @@
  * count in it). On a kernel whose page cache holds large folios, mapping and prefaulting 160 MB
  * took 3.5 ms against 23 ms to read it. So reading is the default, and
  * T2F_PERF_DATA_MAP_IF_CHEAPER (the session's) weighs the two at the first window of a
- * recording of stack copies (probe_map): mapped and its pages touched, then its first MiB read again with pread.
+ * recording of stack copies (probe_map): mapped and its pages touched, then its first MiB
+ * read again with pread.
  * Both leave the decoding thread the same work (the thread below maps, or reads, ahead), so the
  * cheaper of the two is kept: on a VM where a window mapped in 360-500 us and read in 440-870
  * us, a 288 MB shallow recording took 0.046 s mapped against 0.055 s read ahead (0.066 s read
