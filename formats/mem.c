@@ -10,12 +10,16 @@
 
 #define HUGE_PAGE ((uintptr_t)T2F_MEM_HUGE_PAGE)
 
-/* The page size less one (4 KiB when the system does not say). */
-static uintptr_t page_mask(void)
+size_t t2f_mem__page_size(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
 
-	return page > 0 ? (uintptr_t)page - 1 : 4095;
+	return page > 0 ? (size_t)page : 4096;
+}
+
+static uintptr_t page_mask(void)
+{
+	return (uintptr_t)t2f_mem__page_size() - 1;
 }
 
 void t2f_mem__huge(void *block)

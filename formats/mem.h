@@ -33,6 +33,8 @@ void *t2f_mem__alloc_huge(size_t len, size_t *cap);
  * old is left as it was. The rest is zero (fresh pages). Freed with t2f_mem__unmap. */
 void *t2f_mem__map_huge(void *old, size_t old_bytes, size_t bytes);
 void t2f_mem__unmap(void *p, size_t bytes); /* NULL is fine */
+/* The system's page size (4096 when it does not say). */
+size_t t2f_mem__page_size(void);
 /* The whole pages within [p, p + len) of the caller's memory given back to the kernel: they
  * read as zero from then on, and count in the resident memory again once written. For a table
  * part of which is read for the last time while the rest is still in use. Errors are ignored

@@ -45,10 +45,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "formats/bg.h"
 #include "formats/clock.h"
+#include "formats/mem.h"
 #include "readers/perf_data_internal.h"
 
 #ifndef MADV_POPULATE_READ
@@ -122,13 +122,6 @@ static void walk_ahead(const struct t2f_pd_ahead *a)
 		(void)*(const volatile uint8_t *)(p + size - 1);
 		pos += size;
 	}
-}
-
-static uint64_t page_size(void)
-{
-	long page = sysconf(_SC_PAGESIZE);
-
-	return page > 0 ? (uint64_t)page : 4096;
 }
 
 /* [start, start + len) of fd mapped and prefaulted, or NULL. */
@@ -233,7 +226,7 @@ static bool ahead_start(struct t2f_perf_data *d)
 static void window_set(struct t2f_perf_data *d, const uint8_t *map, uint64_t start, size_t len,
 		       const uint8_t *old, size_t old_len)
 {
-	uint64_t end = start + len, next = (end - RECORD_MAX) - (end - RECORD_MAX) % page_size();
+	uint64_t end = start + len, next = (end - RECORD_MAX) - (end - RECORD_MAX) % (uint64_t)t2f_mem__page_size();
 
 	d->map = map;
 	d->map_off = start;
@@ -287,7 +280,7 @@ static int take_ahead(struct t2f_perf_data *d, uint64_t off, size_t n, const uin
  * 1.7-2.0 ms for a 4 MiB window prefaulted in 0.2 ms). */
 static void touch_pages(const uint8_t *p, size_t len)
 {
-	uint64_t page = page_size();
+	uint64_t page = (uint64_t)t2f_mem__page_size();
 
 	for (size_t i = 0; i < len; i += page)
 		(void)*(const volatile uint8_t *)(p + i); /* volatile: the load is made */
@@ -337,7 +330,7 @@ static const uint8_t *probe_map(struct t2f_perf_data *d, uint64_t start, size_t 
  * least to off + n. 1 with *out, 0 when the file is not to be mapped (then read), or an error. */
 static int map_window(struct t2f_perf_data *d, uint64_t off, size_t n, const uint8_t **out)
 {
-	uint64_t start = off - off % page_size();
+	uint64_t start = off - off % (uint64_t)t2f_mem__page_size();
 	uint64_t len = d->end - start < MAP_WINDOW ? d->end - start : MAP_WINDOW;
 	const uint8_t *p;
 

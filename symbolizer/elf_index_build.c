@@ -26,7 +26,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <unistd.h>
+
+#include "formats/mem.h"
 
 #define TIER_SHADOWED 4             /* rank added to .dynsym entries behind a short .symtab */
 #define TABLE_SKIPPED UINT8_MAX     /* a table left out of the index */
@@ -106,7 +107,7 @@ bool t2f_elf_table_indexed(const struct t2f_elf_module *m, const struct t2f_elf_
 static void prefault(const void *p, size_t len, bool write)
 {
 #if defined(MADV_POPULATE_READ) && defined(MADV_POPULATE_WRITE)
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(page - 1);
+	uintptr_t page = (uintptr_t)t2f_mem__page_size(), a = (uintptr_t)p & ~(page - 1);
 
 	if (p && len >= 16 * page)
 		madvise((void *)a, (uintptr_t)p + len - a,

@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
+
+#include "formats/mem.h"
 
 struct span {
 	uintptr_t lo, hi;            /* whole pages: [lo, hi) */
@@ -132,8 +133,7 @@ void t2f_elf_modules__release_tables(struct t2f_elf_module *const *mods, size_t 
 {
 	struct span one[2 * T2F_ELF_MAX_TABLES], *s = one;
 	size_t one_at[2], *at = one_at;
-	long sz = sysconf(_SC_PAGESIZE);
-	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096;
+	uintptr_t page = (uintptr_t)t2f_mem__page_size();
 
 	if (n > 1 && (n > SIZE_MAX / sizeof(one) - 1 || !(s = malloc(n * sizeof(one))) ||
 		      !(at = malloc((n + 1) * sizeof(*at))))) {
@@ -164,8 +164,7 @@ static struct span image_span(Elf *e, uintptr_t page)
  * same read of /proc/self/maps then tells, as release_spans does). */
 void t2f_elf_modules__release_files(struct t2f_elf_module *const *mods, size_t n)
 {
-	long sz = sysconf(_SC_PAGESIZE);
-	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096;
+	uintptr_t page = (uintptr_t)t2f_mem__page_size();
 	struct span *s = n <= SIZE_MAX / sizeof(*s) / (1 + 2 * T2F_ELF_MAX_TABLES) - 1 ?
 				 malloc((n + 1) * (1 + 2 * T2F_ELF_MAX_TABLES) * sizeof(*s)) : NULL;
 	size_t *at = malloc((n + 1) * sizeof(*at)), k = 0;
@@ -197,8 +196,7 @@ void t2f_elf_modules__release_files(struct t2f_elf_module *const *mods, size_t n
 
 void t2f_elf_mapped__find(struct Elf *e, struct t2f_elf_mapped *img)
 {
-	long sz = sysconf(_SC_PAGESIZE);
-	struct span s = image_span(e, sz > 0 ? (uintptr_t)sz : 4096), in = s;
+	struct span s = image_span(e, (uintptr_t)t2f_mem__page_size()), in = s;
 	FILE *f = s.lo < s.hi ? fopen("/proc/self/maps", "re") : NULL;
 	char line[512];
 
