@@ -86,11 +86,19 @@ struct t2f_pprof_strs {
 	uint32_t *idx;
 	size_t n;
 };
-/* Renumbers the built tables in the order the samples use them (pprof_order.c): the samples
- * are leaves[i] of threads[i], i < n, in output order; then the strings: s's first, then the
- * mappings' and the functions' (strings interned later follow them). 0 or -ENOMEM. */
-int t2f_pprof_tables__order(struct t2f_pprof_tables *t, const t2f_node_id *leaves,
-			    const t2f_thread_id *threads, size_t n, struct t2f_pprof_strs *s);
+/* The samples in output order, as the writer holds them: sample i's stack is the node
+ * leaf(ctx, i), i < n. */
+struct t2f_pprof_samples {
+	t2f_node_id (*leaf)(const void *ctx, size_t i);
+	const void *ctx;
+	size_t n;
+	t2f_thread_id first_thread;   /* sample 0's thread (0 without samples) */
+};
+/* Renumbers the built tables in the order the samples use them (pprof_order.c); then the
+ * strings: s's first, then the mappings' and the functions' (strings interned later follow
+ * them). 0 or -ENOMEM. */
+int t2f_pprof_tables__order(struct t2f_pprof_tables *t, const struct t2f_pprof_samples *smp,
+			    struct t2f_pprof_strs *s);
 
 /* Output stage: raw bytes, or gzip (fixed level, mtime 0), into out. gzip deflates each
  * drained buffer as a block of its own on two threads (pprof_gz.c) and writes the stream into

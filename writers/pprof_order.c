@@ -51,15 +51,16 @@ static int permute(void *v, uint32_t n, size_t size, const struct renum *r)
 }
 
 /* Each stack walked up to a node an earlier walk passed (every location above it met). */
-static int order_locations(struct t2f_pprof_tables *t, const t2f_node_id *leaves, size_t n,
+static int order_locations(struct t2f_pprof_tables *t, const struct t2f_pprof_samples *smp,
 			   struct renum *r)
 {
 	uint8_t *passed = calloc((size_t)t2f_profile__node_count(t->p) + 1, 1);
 
 	if (!passed)
 		return -ENOMEM;
-	for (size_t g = 0; g < n; g++)
-		for (t2f_node_id nd = leaves[g]; nd && !passed[nd]; nd = t->nodes[nd].next) {
+	for (size_t g = 0; g < smp->n; g++)
+		for (t2f_node_id nd = smp->leaf(smp->ctx, g); nd && !passed[nd];
+		     nd = t->nodes[nd].next) {
 			passed[nd] = 1;
 			for (uint32_t l = t->nodes[nd].loc; l && !r->id[l]; l = t->locs[l].tail)
 				meet(r, l);
@@ -147,8 +148,8 @@ static int move_str(const struct t2f_strtab *old, struct t2f_strtab *new, uint32
 	return t2f_strtab__intern(new, s, len, idx);
 }
 
-int t2f_pprof_tables__order(struct t2f_pprof_tables *t, const t2f_node_id *leaves,
-			    const t2f_thread_id *threads, size_t n, struct t2f_pprof_strs *s)
+int t2f_pprof_tables__order(struct t2f_pprof_tables *t, const struct t2f_pprof_samples *smp,
+			    struct t2f_pprof_strs *s)
 {
 	size_t most = (size_t)(t->nlocs > t->nfuncs ? t->nlocs : t->nfuncs);
 	struct renum r = { calloc((most > t->nmaps ? most : t->nmaps) + 1, sizeof(*r.id)), 0 };
@@ -156,7 +157,7 @@ int t2f_pprof_tables__order(struct t2f_pprof_tables *t, const t2f_node_id *leave
 	int err = r.id ? 0 : -ENOMEM;
 
 	if (!err)
-		err = order_locations(t, leaves, n, &r) ?: apply_locations(t, &r);
+		err = order_locations(t, smp, &r) ?: apply_locations(t, &r);
 	if (!err) {
 		memset(r.id, 0, ((size_t)t->nlocs + 1) * sizeof(*r.id));
 		r.n = 0;
@@ -165,7 +166,7 @@ int t2f_pprof_tables__order(struct t2f_pprof_tables *t, const t2f_node_id *leave
 	if (!err) {
 		memset(r.id, 0, ((size_t)t->nfuncs + 1) * sizeof(*r.id));
 		r.n = 0;
-		err = apply_mappings(t, n ? threads[0] : 0, &r);
+		err = apply_mappings(t, smp->first_thread, &r);
 	}
 	free(r.id);
 	err = err ?: t2f_strtab__new(&new);
