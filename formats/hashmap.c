@@ -31,11 +31,17 @@ struct slot {
 	uint32_t value; /* 0 = empty */
 };
 
+/* Mapped slots grow within a reservation of room for 2^32 slots (t2f_mem__reserve), their
+ * pages never moved: on a VM whose host shadows the page tables, moved pages fault again when
+ * next touched. */
+#define SLOTS_SPAN (((size_t)1 << 32) * sizeof(struct slot))
+
 struct t2f_hashmap {
 	struct slot *slots;
 	size_t mask;
 	size_t count;
-	bool dense; /* t2f_hashmap__new_dense */
+	size_t reserved; /* bytes reserved for mapped slots; 0: none (t2f_mem__map_huge's) */
+	bool dense;      /* t2f_hashmap__new_dense */
 };
 
 static inline uint32_t tag_of(uint64_t hash)
@@ -48,12 +54,29 @@ static bool mapped(size_t cap)
 	return cap * sizeof(struct slot) >= SLOTS_MAP_MIN;
 }
 
-static void slots_free(struct slot *slots, size_t cap)
+static void slots_free(const struct t2f_hashmap *m)
 {
-	if (mapped(cap))
-		t2f_mem__unmap(slots, cap * sizeof(*slots));
+	size_t cap = m->mask + 1;
+
+	if (m->reserved)
+		t2f_mem__release(m->slots, m->reserved);
+	else if (mapped(cap))
+		t2f_mem__unmap(m->slots, cap * sizeof(*m->slots));
 	else
-		free(slots);
+		free(m->slots);
+}
+
+/* Mapped slots: in a reservation, else a mapping of their own. */
+static struct slot *slots_map(struct t2f_hashmap *m, size_t bytes)
+{
+	void *r = t2f_mem__reserve(SLOTS_SPAN);
+
+	if (r && t2f_mem__commit(r, bytes) == 0) {
+		m->reserved = SLOTS_SPAN;
+		return r;
+	}
+	t2f_mem__release(r, SLOTS_SPAN);
+	return t2f_mem__map_huge(NULL, 0, bytes);
 }
 
 /* The slots are zeroed by writing, not left to calloc or a fresh mapping: a fresh page that a
@@ -67,7 +90,7 @@ static int slots_alloc(struct t2f_hashmap *m, size_t cap)
 
 	if (cap > SIZE_MAX / sizeof(*m->slots))
 		return -ENOMEM;
-	m->slots = mapped(cap) ? t2f_mem__map_huge(NULL, 0, bytes) : malloc(bytes);
+	m->slots = mapped(cap) ? slots_map(m, bytes) : malloc(bytes);
 	if (!m->slots)
 		return -ENOMEM;
 	memset(m->slots, 0, bytes);
@@ -113,7 +136,7 @@ void t2f_hashmap__free(struct t2f_hashmap *m)
 {
 	if (!m)
 		return;
-	slots_free(m->slots, m->mask + 1);
+	slots_free(m);
 	free(m);
 }
 
@@ -209,8 +232,9 @@ static void rehash_in_place(struct slot *slots, size_t old_cap, size_t mask, uin
 	}
 }
 
-/* A mapped table doubles in place: its mapping grows (its pages moved, not copied) and its
- * entries are rehashed there, with a bitmap of old_cap / 8 bytes beside it. */
+/* A mapped table doubles in place: its reservation's next pages are made usable (without one,
+ * its mapping grows, its pages moved, not copied) and its entries are rehashed there, with a
+ * bitmap of old_cap / 8 bytes beside it. */
 static int grow_in_place(struct t2f_hashmap *m, size_t cap)
 {
 	size_t old_cap = m->mask + 1;
@@ -219,7 +243,10 @@ static int grow_in_place(struct t2f_hashmap *m, size_t cap)
 
 	if (!pend)
 		return -ENOMEM;
-	s = t2f_mem__map_huge(m->slots, old_cap * sizeof(*s), cap * sizeof(*s));
+	if (m->reserved)
+		s = t2f_mem__commit(m->slots, cap * sizeof(*s)) ? NULL : m->slots;
+	else
+		s = t2f_mem__map_huge(m->slots, old_cap * sizeof(*s), cap * sizeof(*s));
 	if (!s) {
 		free(pend);
 		return -ENOMEM;

@@ -1,7 +1,8 @@
 /* formats/mem.c: madvise(MADV_HUGEPAGE) on a block's pages; blocks and mappings of whole huge
- * pages. */
+ * pages; reservations made usable as they grow. */
 #include "formats/mem.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -93,4 +94,40 @@ void t2f_mem__unmap(void *p, size_t bytes)
 {
 	if (p)
 		munmap(p, bytes);
+}
+
+void *t2f_mem__reserve(size_t bytes)
+{
+	size_t span = bytes + HUGE_PAGE;
+	char *r, *a;
+
+	if (span < bytes)
+		return NULL;
+	r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)r + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+	if (a > r)
+		munmap(r, (size_t)(a - r));
+	if (r + span > a + bytes)
+		munmap(a + bytes, (size_t)(r + span - (a + bytes)));
+	return a;
+}
+
+int t2f_mem__commit(void *base, size_t bytes)
+{
+	size_t len = (bytes + page_mask()) & ~page_mask();
+
+	if (mprotect(base, len, PROT_READ | PROT_WRITE) != 0)
+		return -ENOMEM;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(base, len, MADV_HUGEPAGE);
+#endif
+	return 0;
+}
+
+void t2f_mem__release(void *base, size_t bytes)
+{
+	if (base)
+		munmap(base, bytes);
 }

@@ -1,9 +1,11 @@
-/* formats/mem.h: advice to the kernel about large, growing tables.
+/* formats/mem.h: advice to the kernel about large, growing tables, and address space they grow
+ * in.
  *
  * The model's tables, indexes and text buffers grow to hundreds of megabytes on whole-machine
  * recordings; touched page by page they cost a page fault per 4 KiB. Transparent huge pages
  * (the kernel's `madvise` mode, as on Debian) take one fault per 2 MiB. Advice only: nothing
- * changes when the kernel does not give huge pages.
+ * changes when the kernel does not give huge pages. Not thread safe per block; blocks are the
+ * caller's.
  */
 #ifndef T2F_MEM_H
 #define T2F_MEM_H
@@ -33,6 +35,17 @@ void *t2f_mem__alloc_huge(size_t len, size_t *cap);
  * old is left as it was. The rest is zero (fresh pages). Freed with t2f_mem__unmap. */
 void *t2f_mem__map_huge(void *old, size_t old_bytes, size_t bytes);
 void t2f_mem__unmap(void *p, size_t bytes); /* NULL is fine */
+/* A block that grows in place: address space reserved once (PROT_NONE: no memory is taken,
+ * nothing is committed), of which the first bytes are made readable and writable as it grows
+ * (t2f_mem__commit), asked for huge pages. Its pages never move: on a VM whose host shadows
+ * the page tables, pages moved by mremap (realloc of a large block) fault once more when next
+ * touched, about 1 ms per MB. t2f_mem__reserve gives NULL when the address space is refused
+ * (RLIMIT_AS): the caller then grows by realloc. */
+void *t2f_mem__reserve(size_t bytes);
+/* Makes [base, base + bytes) readable and writable (bytes ≤ the reservation; less than what is
+ * already is: nothing). 0 or -ENOMEM. */
+int t2f_mem__commit(void *base, size_t bytes);
+void t2f_mem__release(void *base, size_t bytes); /* a reservation; NULL is fine */
 /* The system's page size (4096 when it does not say). */
 size_t t2f_mem__page_size(void);
 /* The whole pages within [p, p + len) of the caller's memory given back to the kernel: they

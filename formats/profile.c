@@ -18,16 +18,66 @@
 #include "formats/sample_log.h"
 #include "formats/time_log.h"
 
+/* A table past VEC_IN_PLACE bytes grows in a reservation (formats/mem.h) of VEC_SPAN, or of
+ * room for UINT32_MAX elements when that is less or when it outgrows VEC_SPAN: its pages are
+ * not moved as it grows. On a VM whose host shadows the page tables (the benchmark machine of
+ * docs/performance.md), a whole-machine text's cells moved by realloc took 4-12 ms more to read
+ * once afterwards. */
+#define VEC_IN_PLACE ((size_t)2 << 20)
+#define VEC_SPAN ((size_t)64 << 30)
+
+/* 0, -ENOMEM, or 1 when no address space was given (the table then grows by realloc). */
+static int vec_in_place(struct vec *v, size_t elem, size_t cap)
+{
+	size_t most = elem * (size_t)UINT32_MAX, span = most < VEC_SPAN ? most : VEC_SPAN;
+	void *r;
+
+	if (v->reserved && cap * elem <= v->reserved)
+		return t2f_mem__commit(v->data, cap * elem);
+	if (cap * elem > span)
+		span = most;
+	r = t2f_mem__reserve(span);
+	if (!r)
+		return v->reserved ? -ENOMEM : 1;
+	if (t2f_mem__commit(r, cap * elem)) {
+		t2f_mem__release(r, span);
+		return -ENOMEM;
+	}
+	memcpy(r, v->data, v->len * elem);
+	t2f_profile__vec_free(v);
+	v->data = r;
+	v->reserved = span;
+	return 0;
+}
+
 int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n)
 {
+	size_t cap = v->cap ? v->cap : 64;
 	int err;
 
 	if (n <= v->cap - v->len)
 		return 0;
+	if (v->len > UINT32_MAX || n > UINT32_MAX - v->len)
+		return -T2F_ERR_LIMIT;
+	while (cap < v->len + n)
+		cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
+	if (cap * elem >= VEC_IN_PLACE && (err = vec_in_place(v, elem, cap)) <= 0) {
+		if (!err)
+			v->cap = cap;
+		return err;
+	}
 	err = t2f_grow(&v->data, &v->cap, v->len, n, elem, 64, UINT32_MAX);
 	if (!err)
 		t2f_mem__huge(v->data);
 	return err;
+}
+
+void t2f_profile__vec_free(struct vec *v)
+{
+	if (v->reserved)
+		t2f_mem__release(v->data, v->reserved);
+	else
+		free(v->data);
 }
 
 /* Makes room for one more element of size `elem`; 0 or -ENOMEM/-T2F_ERR_LIMIT. */
@@ -68,12 +118,12 @@ static void free_unkept(struct t2f_profile *p)
 {
 	t2f_sample_log__free(p->log);
 	t2f_time_log__free(p->times);
-	free(p->waits.data);
+	t2f_profile__vec_free(&p->waits);
 	t2f_time_hist__free(p->hist);
 	t2f_derive__free(p->derive);
-	free(p->maps.data);
+	t2f_profile__vec_free(&p->maps);
 	free(p->inputs);
-	free(p->folds.data);
+	t2f_profile__vec_free(&p->folds);
 	t2f_hashmap__free(p->comm_ix);
 }
 
@@ -85,11 +135,11 @@ void t2f_profile__free(struct t2f_profile *p)
 	t2f_profile__free_lefts(p);
 	if (!p->borrowed)
 		t2f_strtab__free(p->strings);
-	free(p->threads.data);
-	free(p->events.data);
-	free(p->frames.data);
-	free(p->nodes.data);
-	free(p->cells.data);
+	t2f_profile__vec_free(&p->threads);
+	t2f_profile__vec_free(&p->events);
+	t2f_profile__vec_free(&p->frames);
+	t2f_profile__vec_free(&p->nodes);
+	t2f_profile__vec_free(&p->cells);
 	t2f_hashmap__free(p->thread_ix);
 	t2f_hashmap__free(p->frame_ix);
 	t2f_hashmap__free(p->node_ix);

@@ -17,6 +17,7 @@
 struct vec {
 	void *data;
 	size_t len, cap; /* elements */
+	size_t reserved; /* bytes of address space data grows in (t2f_mem__reserve); 0: malloc'd */
 };
 
 struct node {
@@ -78,6 +79,7 @@ static inline t2f_thread_id t2f_profile__folded(const struct t2f_profile *p, t2f
 
 /* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n);
+void t2f_profile__vec_free(struct vec *v);
 
 /* The fields frames are told apart by (an address only with has_addr). */
 static inline struct t2f_frame t2f_profile__frame_key(const struct t2f_frame *f)

@@ -115,7 +115,7 @@ int t2f_profile__merge_lefts(struct t2f_profile *dst, const struct t2f_profile *
 
 void t2f_profile__free_lefts(struct t2f_profile *p)
 {
-	free(p->lefts.data);
+	t2f_profile__vec_free(&p->lefts);
 	t2f_hashmap__free(p->left_ix);
 	p->lefts = (struct vec){ 0 };
 	p->left_ix = NULL;

@@ -1,6 +1,7 @@
 /* tests/unit/test_mem.c: formats/mem.c — all of a large block is marked for huge pages ("hg"
  * among the mapping's VmFlags in /proc/self/smaps), a small block is not (skipped where the
- * kernel has no transparent huge pages); blocks of whole huge pages; pages forgotten. */
+ * kernel has no transparent huge pages); blocks of whole huge pages; pages forgotten; a
+ * reservation made usable as it grows, in place. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -115,12 +116,63 @@ static void test_forget(void **state)
 	free(p);
 }
 
+/* The permissions of the mapping that holds addr ("rw-p", "---p"), or "" when none does. */
+static void perms_at(const void *addr, char out[5])
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512], perms[5];
+	unsigned long lo, hi;
+
+	assert_non_null(f);
+	out[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 && (uintptr_t)addr >= lo &&
+		    (uintptr_t)addr < hi)
+			memcpy(out, perms, 5);
+	fclose(f);
+}
+
+/* A reservation starts 2 MiB-aligned; what is committed is readable and writable and stays
+ * where it is as more is committed (its bytes kept); what is not is no usable memory; after the
+ * release no mapping holds it. */
+static void test_reserve(void **state)
+{
+	size_t span = (size_t)1 << 30;
+	char *p = t2f_mem__reserve(span), perms[5];
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal((uintptr_t)p % T2F_MEM_HUGE_PAGE, 0);
+	perms_at(p, perms);
+	assert_string_equal(perms, "---p");
+	assert_int_equal(t2f_mem__commit(p, 3 * MIB + 5), 0);
+	memset(p, 'r', 3 * MIB + 5);
+	perms_at(p + 3 * MIB, perms);
+	assert_string_equal(perms, "rw-p");
+	perms_at(p + 4 * MIB, perms); /* past the page holding the last committed byte */
+	assert_string_equal(perms, "---p");
+	assert_int_equal(t2f_mem__commit(p, 9 * MIB), 0);
+	assert_int_equal(p[0], 'r');
+	assert_int_equal(p[3 * MIB + 4], 'r');
+	assert_int_equal(p[3 * MIB + 5], 0);
+	assert_int_equal(p[9 * MIB - 1], 0);
+	p[9 * MIB - 1] = 's';
+	assert_int_equal(t2f_mem__commit(p, MIB), 0); /* less than committed: nothing lost */
+	assert_int_equal(p[9 * MIB - 1], 's');
+	assert_int_equal(p[2 * MIB], 'r');
+	t2f_mem__release(p, span);
+	perms_at(p, perms);
+	assert_string_equal(perms, "");
+	t2f_mem__release(NULL, span);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_huge_block),
 		cmocka_unit_test(test_alloc_huge),
 		cmocka_unit_test(test_forget),
+		cmocka_unit_test(test_reserve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -88,6 +88,52 @@ static void test_many_threads(void **state)
 	assert_int_equal(t2f_profile__thread_count(p), 5000);
 }
 
+/* Tables that grow past the size where they move into a reservation of their own (frames of
+ * 48 bytes: 2 MiB at 43,691) keep every entry under its id, find each again, and, emptied by
+ * a reset, take the same ids again. */
+static void grow_frames_nodes_cells(struct t2f_profile *p, uint32_t n)
+{
+	t2f_str_id m = str(p, "/usr/lib/libbig.so");
+	t2f_thread_id t = thread(p, 1, 1, "big", 0);
+	t2f_event_id e;
+	t2f_node_id parent = 0;
+
+	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_COUNT, &e), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		struct t2f_frame f = { .module = m, .has_addr = true, .addr = 0x1000 + 16 * (uint64_t)i };
+		t2f_frame_id id = add_frame(p, &f);
+		t2f_node_id nd;
+
+		assert_int_equal(id, i + 1);
+		nd = child(p, i % 2 ? parent : 0, id);
+		assert_int_equal(t2f_profile__add_sample(p, nd, t, e, i, 0), 0);
+		parent = nd;
+	}
+	assert_int_equal(t2f_profile__frame_count(p), n);
+	assert_int_equal(t2f_profile__node_count(p), n);
+	assert_int_equal(t2f_profile__cell_count(p), n);
+	for (uint32_t i = 0; i < n; i += 7) {
+		struct t2f_frame f = { .module = m, .has_addr = true, .addr = 0x1000 + 16 * (uint64_t)i };
+
+		assert_int_equal(add_frame(p, &f), i + 1);
+		assert_int_equal(t2f_profile__frame_at(p, i + 1)->addr, f.addr);
+		assert_int_equal(t2f_profile__node_frame(p, i + 1), i + 1);
+		assert_int_equal(t2f_profile__cell_at(p, i)->node, i + 1);
+		assert_int_equal(t2f_profile__cell_at(p, i)->weight, i);
+	}
+}
+
+static void test_tables_grow_in_place(void **state)
+{
+	struct t2f_profile *p = *state;
+	uint32_t n = 100000;
+
+	grow_frames_nodes_cells(p, n);
+	assert_int_equal(t2f_profile__reset(p), 0);
+	assert_int_equal(t2f_profile__frame_count(p), 0);
+	grow_frames_nodes_cells(p, n + 5000);
+}
+
 static void test_event_dedup_and_find(void **state)
 {
 	struct t2f_profile *p = *state;
@@ -860,6 +906,7 @@ int main(void)
 		T(test_empty_profile),
 		T(test_thread_dedup),
 		T(test_many_threads),
+		T(test_tables_grow_in_place),
 		T(test_event_dedup_and_find),
 		T(test_frame_dedup),
 		T(test_stack_trie),
