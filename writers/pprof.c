@@ -346,8 +346,11 @@ static void prefetch_stack(const struct pp *s, size_t g)
 		__builtin_prefetch(&s->t.nodes[nd]);
 		__builtin_prefetch(&s->chain[nd]);
 	}
-	if (g + SAMPLE_AHEAD < s->g->n)
-		__builtin_prefetch(&s->t.nodes[s->t.nodes[group_at(s->g, g + SAMPLE_AHEAD).node].next]);
+	if (g + SAMPLE_AHEAD < s->g->n) {
+		t2f_node_id nd = group_at(s->g, g + SAMPLE_AHEAD).node;
+
+		__builtin_prefetch(&s->t.nodes[s->t.nodes[nd].next]);
+	}
 }
 
 /* Each used node's chain: the size of its location id packed, and its next location's node's

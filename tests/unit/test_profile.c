@@ -100,7 +100,8 @@ static void grow_frames_nodes_cells(struct t2f_profile *p, uint32_t n)
 
 	assert_int_equal(t2f_profile__event(p, str(p, "cpu-clock"), T2F_UNIT_COUNT, &e), 0);
 	for (uint32_t i = 0; i < n; i++) {
-		struct t2f_frame f = { .module = m, .has_addr = true, .addr = 0x1000 + 16 * (uint64_t)i };
+		struct t2f_frame f = { .module = m, .has_addr = true,
+				       .addr = 0x1000 + 16 * (uint64_t)i };
 		t2f_frame_id id = add_frame(p, &f);
 		t2f_node_id nd;
 
@@ -113,7 +114,8 @@ static void grow_frames_nodes_cells(struct t2f_profile *p, uint32_t n)
 	assert_int_equal(t2f_profile__node_count(p), n);
 	assert_int_equal(t2f_profile__cell_count(p), n);
 	for (uint32_t i = 0; i < n; i += 7) {
-		struct t2f_frame f = { .module = m, .has_addr = true, .addr = 0x1000 + 16 * (uint64_t)i };
+		struct t2f_frame f = { .module = m, .has_addr = true,
+				       .addr = 0x1000 + 16 * (uint64_t)i };
 
 		assert_int_equal(add_frame(p, &f), i + 1);
 		assert_int_equal(t2f_profile__frame_at(p, i + 1)->addr, f.addr);
