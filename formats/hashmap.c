@@ -16,14 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Slot arrays of this size or more are mappings of their own, 2 MiB-aligned, asked for huge
- * pages: every slot is written when the array is made, so a huge page holds nothing that would
- * not be touched anyway, and a whole-machine recording's indexes, which double to a few MiB
- * each, take one fault per 2 MiB instead of 512 (malloc's blocks are not 2 MiB-aligned: advice
- * alone gave them almost none). A mapping also grows in place (map_grow): its pages move to the
- * larger one and are rehashed there, so a doubling table is never held twice. On a 1.2 GB
- * whole-machine text (822K stack nodes) the node index's growth to 16 MiB took 24 MiB while it
- * rehashed, the peak of the whole run. */
+/* Slot arrays of this size or more are made in a reservation of their own (formats/mem.h),
+ * 2 MiB-aligned, asked for huge pages: every slot is written when the array is made, so a huge
+ * page holds nothing that would not be touched anyway, and a whole-machine recording's indexes,
+ * which double to a few MiB each, take one fault per 2 MiB instead of 512 (malloc's blocks are
+ * not 2 MiB-aligned: advice alone gave them almost none). They also grow in place (map_grow):
+ * the reservation's next pages are made usable and the entries rehashed there, so a doubling
+ * table is never held twice and its pages never move (moved pages fault again where the host
+ * shadows the page tables). On a 1.2 GB whole-machine text (822K stack nodes) the node index's
+ * growth to 16 MiB took 24 MiB while it rehashed by copy, the peak of the whole run. Where no
+ * address space is given (RLIMIT_AS), slots are malloc'd and copied as they grow. */
 #define SLOTS_MAP_MIN T2F_MEM_HUGE_PAGE
 
 struct slot {
@@ -31,16 +33,13 @@ struct slot {
 	uint32_t value; /* 0 = empty */
 };
 
-/* Mapped slots grow within a reservation of room for 2^32 slots (t2f_mem__reserve), their
- * pages never moved: on a VM whose host shadows the page tables, moved pages fault again when
- * next touched. */
-#define SLOTS_SPAN (((size_t)1 << 32) * sizeof(struct slot))
+#define SLOTS_SPAN (((size_t)1 << 32) * sizeof(struct slot)) /* a reservation: 2^32 slots */
 
 struct t2f_hashmap {
 	struct slot *slots;
 	size_t mask;
 	size_t count;
-	size_t reserved; /* bytes reserved for mapped slots; 0: none (t2f_mem__map_huge's) */
+	size_t reserved; /* bytes of the slots' reservation; 0: malloc'd */
 	bool dense;      /* t2f_hashmap__new_dense */
 };
 
@@ -54,19 +53,15 @@ static bool mapped(size_t cap)
 	return cap * sizeof(struct slot) >= SLOTS_MAP_MIN;
 }
 
-static void slots_free(const struct t2f_hashmap *m)
+static void slots_free(struct slot *slots, size_t reserved)
 {
-	size_t cap = m->mask + 1;
-
-	if (m->reserved)
-		t2f_mem__release(m->slots, m->reserved);
-	else if (mapped(cap))
-		t2f_mem__unmap(m->slots, cap * sizeof(*m->slots));
+	if (reserved)
+		t2f_mem__release(slots, reserved);
 	else
-		free(m->slots);
+		free(slots);
 }
 
-/* Mapped slots: in a reservation, else a mapping of their own. */
+/* Mapped slots: in a reservation, else malloc'd. */
 static struct slot *slots_map(struct t2f_hashmap *m, size_t bytes)
 {
 	void *r = t2f_mem__reserve(SLOTS_SPAN);
@@ -76,7 +71,7 @@ static struct slot *slots_map(struct t2f_hashmap *m, size_t bytes)
 		return r;
 	}
 	t2f_mem__release(r, SLOTS_SPAN);
-	return t2f_mem__map_huge(NULL, 0, bytes);
+	return malloc(bytes);
 }
 
 /* The slots are zeroed by writing, not left to calloc or a fresh mapping: a fresh page that a
@@ -136,7 +131,7 @@ void t2f_hashmap__free(struct t2f_hashmap *m)
 {
 	if (!m)
 		return;
-	slots_free(m);
+	slots_free(m->slots, m->reserved);
 	free(m);
 }
 
@@ -232,27 +227,19 @@ static void rehash_in_place(struct slot *slots, size_t old_cap, size_t mask, uin
 	}
 }
 
-/* A mapped table doubles in place: its reservation's next pages are made usable (without one,
- * its mapping grows, its pages moved, not copied) and its entries are rehashed there, with a
- * bitmap of old_cap / 8 bytes beside it. */
+/* A table in a reservation doubles in place: the reservation's next pages are made usable and
+ * its entries are rehashed there, with a bitmap of old_cap / 8 bytes beside it. */
 static int grow_in_place(struct t2f_hashmap *m, size_t cap)
 {
 	size_t old_cap = m->mask + 1;
 	uint64_t *pend = calloc(old_cap / 64, sizeof(*pend));
-	struct slot *s;
+	struct slot *s = m->slots;
 
-	if (!pend)
-		return -ENOMEM;
-	if (m->reserved)
-		s = t2f_mem__commit(m->slots, cap * sizeof(*s)) ? NULL : m->slots;
-	else
-		s = t2f_mem__map_huge(m->slots, old_cap * sizeof(*s), cap * sizeof(*s));
-	if (!s) {
+	if (!pend || t2f_mem__commit(s, cap * sizeof(*s))) {
 		free(pend);
 		return -ENOMEM;
 	}
 	memset(s + old_cap, 0, (cap - old_cap) * sizeof(*s));
-	m->slots = s;
 	m->mask = cap - 1;
 	rehash_in_place(s, old_cap, m->mask, pend);
 	free(pend);
@@ -266,7 +253,7 @@ static int map_grow(struct t2f_hashmap *m)
 
 	if (old_cap >= ((size_t)1 << 32))
 		return -ENOMEM;
-	if (mapped(old_cap))
+	if (m->reserved)
 		return grow_in_place(m, old_cap * 2);
 	if (slots_alloc(m, old_cap * 2)) {
 		m->slots = old;
@@ -276,7 +263,7 @@ static int map_grow(struct t2f_hashmap *m)
 	for (size_t i = 0; i < old_cap; i++)
 		if (old[i].value)
 			place(m->slots, m->mask, old[i].tag, old[i].value);
-	free(old);
+	free(old); /* malloc'd: not in a reservation */
 	return 0;
 }
 

@@ -54,33 +54,6 @@ void *t2f_mem__alloc_huge(size_t len, size_t *cap)
 	return p;
 }
 
-void *t2f_mem__map_huge(void *old, size_t old_bytes, size_t bytes)
-{
-	size_t span = bytes + HUGE_PAGE;
-	char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	char *a;
-	void *p;
-
-	if (r == MAP_FAILED)
-		return NULL;
-	a = (char *)(((uintptr_t)r + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
-	p = old ? mremap(old, old_bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, a)
-		: mmap(a, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		       -1, 0);
-	if (p == MAP_FAILED) {
-		munmap(r, span);
-		return NULL;
-	}
-	if (a > r)
-		munmap(r, (size_t)(a - r));
-	if (r + span > a + bytes)
-		munmap(a + bytes, (size_t)(r + span - (a + bytes)));
-#ifdef MADV_HUGEPAGE
-	(void)madvise(a, bytes, MADV_HUGEPAGE);
-#endif
-	return a;
-}
-
 void t2f_mem__forget(void *p, size_t len)
 {
 	uintptr_t mask = page_mask();
@@ -88,12 +61,6 @@ void t2f_mem__forget(void *p, size_t len)
 
 	if (p && to > from)
 		(void)madvise((void *)from, to - from, MADV_DONTNEED);
-}
-
-void t2f_mem__unmap(void *p, size_t bytes)
-{
-	if (p)
-		munmap(p, bytes);
 }
 
 void *t2f_mem__reserve(size_t bytes)

@@ -29,12 +29,6 @@ void t2f_mem__huge(void *block);
  * when out of memory. */
 void *t2f_mem__alloc_huge(size_t len, size_t *cap);
 
-/* A mapping of `bytes` (a multiple of T2F_MEM_HUGE_PAGE) at a T2F_MEM_HUGE_PAGE-aligned
- * address, asked for huge pages, or NULL. With old (a mapping of old_bytes from here), old's
- * pages move to its start (mremap: neither copied nor held twice) and old is gone; on failure
- * old is left as it was. The rest is zero (fresh pages). Freed with t2f_mem__unmap. */
-void *t2f_mem__map_huge(void *old, size_t old_bytes, size_t bytes);
-void t2f_mem__unmap(void *p, size_t bytes); /* NULL is fine */
 /* A block that grows in place: address space reserved once (PROT_NONE: no memory is taken,
  * nothing is committed), of which the first bytes are made readable and writable as it grows
  * (t2f_mem__commit), asked for huge pages. Its pages never move: on a VM whose host shadows
