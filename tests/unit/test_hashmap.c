@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -179,6 +183,66 @@ static void test_growth_to_1m(void **state)
 	free(k);
 }
 
+/* Inserts 1..n and finds each again: 0, or the first value not found. */
+static uint32_t grow_and_find(uint32_t n)
+{
+	struct t2f_hashmap *m = NULL;
+	uint64_t *k = malloc(((size_t)n + 1) * sizeof(*k));
+	struct keys ks = { k, n };
+	uint32_t bad = 0;
+
+	if (!k || t2f_hashmap__new(16, &m))
+		return 1;
+	for (uint32_t v = 1; v <= n; v++) {
+		k[v] = (uint64_t)v * 0x9e3779b97f4a7c15ULL;
+		if (t2f_hashmap__insert(m, t2f_hash_u64(k[v]), v))
+			return v;
+	}
+	for (uint32_t v = 1; v <= n && !bad; v++)
+		if (find(m, &ks, t2f_hash_u64(k[v]), k[v]) != v)
+			bad = v;
+	t2f_hashmap__free(m);
+	free(k);
+	return bad;
+}
+
+/* Where no address space can be reserved (RLIMIT_AS a little above what the process maps), a
+ * table past 2 MiB of slots is malloc'd and copied as it grows, and still finds every key. In a
+ * child, whose limit is its own. Not under AddressSanitizer, whose shadow needs the address
+ * space. */
+static void test_growth_without_reservations(void **state)
+{
+	pid_t pid;
+	int status = 0;
+
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	skip();
+#endif
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		FILE *f = fopen("/proc/self/statm", "r");
+		unsigned long pages = 0;
+		struct rlimit lim;
+
+		if (!f || fscanf(f, "%lu", &pages) != 1)
+			_exit(2);
+		fclose(f);
+		lim.rlim_cur = lim.rlim_max = pages * (unsigned long)sysconf(_SC_PAGESIZE) +
+					      ((rlim_t)512 << 20);
+		if (setrlimit(RLIMIT_AS, &lim) != 0)
+			_exit(3);
+		if (mmap(NULL, (size_t)32 << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			 -1, 0) != MAP_FAILED)
+			_exit(4); /* the limit does not hold: nothing is tested */
+		_exit(grow_and_find(1000000) ? 1 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* Tables of 2 MiB of slots or more grow in place (their entries rehashed within the grown
  * mapping). Every such growth here meets a run that wraps past the last slot: a key in 512
  * shares one tag of all ones, whose home is the last slot at every size, and the rest are
@@ -291,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_hash_filters_before_eq),
 		cmocka_unit_test(test_candidate),
 		cmocka_unit_test(test_growth_to_1m),
+		cmocka_unit_test(test_growth_without_reservations),
 		cmocka_unit_test(test_growth_in_place_wrapping),
 		cmocka_unit_test(test_growth_dense),
 		cmocka_unit_test(test_hash_bytes),
