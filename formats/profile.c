@@ -43,7 +43,8 @@ static int vec_in_place(struct vec *v, size_t elem, size_t cap)
 		t2f_mem__release(r, span);
 		return -ENOMEM;
 	}
-	memcpy(r, v->data, v->len * elem);
+	if (v->len) /* an empty table may have no block yet */
+		memcpy(r, v->data, v->len * elem);
 	t2f_profile__vec_free(v);
 	v->data = r;
 	v->reserved = span;
