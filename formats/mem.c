@@ -1,5 +1,5 @@
-/* formats/mem.c: madvise(MADV_HUGEPAGE) on a block's pages; blocks and mappings of whole huge
- * pages; reservations made usable as they grow. */
+/* formats/mem.c: madvise(MADV_HUGEPAGE) on a block's pages; blocks of whole huge pages;
+ * reservations made usable as they grow. */
 #include "formats/mem.h"
 
 #include <errno.h>
