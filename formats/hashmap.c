@@ -64,14 +64,12 @@ static void slots_free(struct slot *slots, size_t reserved)
 /* Mapped slots: in a reservation, else malloc'd. */
 static struct slot *slots_map(struct t2f_hashmap *m, size_t bytes)
 {
-	void *r = t2f_mem__reserve(SLOTS_SPAN);
+	void *r = t2f_mem__reserve_committed(SLOTS_SPAN, bytes);
 
-	if (r && t2f_mem__commit(r, bytes) == 0) {
-		m->reserved = SLOTS_SPAN;
-		return r;
-	}
-	t2f_mem__release(r, SLOTS_SPAN);
-	return malloc(bytes);
+	if (!r)
+		return malloc(bytes);
+	m->reserved = SLOTS_SPAN;
+	return r;
 }
 
 /* The slots are zeroed by writing, not left to calloc or a fresh mapping: a fresh page that a

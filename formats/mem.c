@@ -93,6 +93,16 @@ int t2f_mem__commit(void *base, size_t bytes)
 	return 0;
 }
 
+void *t2f_mem__reserve_committed(size_t span, size_t bytes)
+{
+	void *r = t2f_mem__reserve(span);
+
+	if (r && t2f_mem__commit(r, bytes) == 0)
+		return r;
+	t2f_mem__release(r, span);
+	return NULL;
+}
+
 void t2f_mem__release(void *base, size_t bytes)
 {
 	if (base)

@@ -39,6 +39,9 @@ void *t2f_mem__reserve(size_t bytes);
 /* Makes [base, base + bytes) readable and writable (bytes ≤ the reservation; less than what is
  * already is: nothing). 0 or -ENOMEM. */
 int t2f_mem__commit(void *base, size_t bytes);
+/* A reservation of span bytes whose first `bytes` (≤ span) are committed; NULL, holding nothing,
+ * when either step is refused (the caller then uses malloc'd memory). */
+void *t2f_mem__reserve_committed(size_t span, size_t bytes);
 void t2f_mem__release(void *base, size_t bytes); /* a reservation; NULL is fine */
 /* The system's page size (4096 when it does not say). */
 size_t t2f_mem__page_size(void);

@@ -36,13 +36,9 @@ static int vec_in_place(struct vec *v, size_t elem, size_t cap)
 		return t2f_mem__commit(v->data, cap * elem);
 	if (cap * elem > span)
 		span = most;
-	r = t2f_mem__reserve(span);
+	r = t2f_mem__reserve_committed(span, cap * elem);
 	if (!r)
 		return v->reserved ? -ENOMEM : 1;
-	if (t2f_mem__commit(r, cap * elem)) {
-		t2f_mem__release(r, span);
-		return -ENOMEM;
-	}
 	if (v->len) /* an empty table may have no block yet */
 		memcpy(r, v->data, v->len * elem);
 	t2f_profile__vec_free(v);

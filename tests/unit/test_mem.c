@@ -166,6 +166,26 @@ static void test_reserve(void **state)
 	t2f_mem__release(NULL, span);
 }
 
+/* A reservation with its first bytes committed, or NULL and nothing held when it is refused. */
+static void test_reserve_committed(void **state)
+{
+	size_t span = (size_t)1 << 30;
+	char *p = t2f_mem__reserve_committed(span, 2 * MIB + 1), perms[5];
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal((uintptr_t)p % T2F_MEM_HUGE_PAGE, 0);
+	p[2 * MIB] = 'c';
+	perms_at(p + 2 * MIB, perms);
+	assert_string_equal(perms, "rw-p");
+	perms_at(p + 3 * MIB, perms);
+	assert_string_equal(perms, "---p");
+	t2f_mem__release(p, span);
+	perms_at(p, perms);
+	assert_string_equal(perms, "");
+	assert_null(t2f_mem__reserve_committed(SIZE_MAX / 2, MIB)); /* past any address space */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +193,7 @@ int main(void)
 		cmocka_unit_test(test_alloc_huge),
 		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_reserve_committed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
