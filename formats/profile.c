@@ -26,7 +26,8 @@
 #define VEC_IN_PLACE ((size_t)2 << 20)
 #define VEC_SPAN ((size_t)64 << 30)
 
-/* 0, -ENOMEM, or 1 when no address space was given (the table then grows by realloc). */
+/* 0, -ENOMEM, or 1 when no address space was given or made usable (the table then grows by
+ * realloc). */
 static int vec_in_place(struct vec *v, size_t elem, size_t cap)
 {
 	size_t most = elem * (size_t)UINT32_MAX, span = most < VEC_SPAN ? most : VEC_SPAN;
