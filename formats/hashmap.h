@@ -22,6 +22,10 @@ int t2f_hashmap__new(size_t capacity_hint, struct t2f_hashmap **out); /* 0 or -E
  * nodes). 0 or -ENOMEM. */
 int t2f_hashmap__new_dense(size_t capacity_hint, struct t2f_hashmap **out);
 void t2f_hashmap__free(struct t2f_hashmap *m); /* NULL is fine */
+/* From its next doubling on, once its slots take 1 MiB, m grows in place in a reservation of
+ * its own committed in whole huge pages (formats/mem.h): for an index that is known to grow
+ * large (a profile that others are merged into), at the cost of up to 2 MiB unused. */
+void t2f_hashmap__grow_whole(struct t2f_hashmap *m);
 /* Removes every value, keeping the slots (a map used again for keys of the same kind). */
 void t2f_hashmap__clear(struct t2f_hashmap *m);
 

@@ -93,6 +93,12 @@ int t2f_mem__commit(void *base, size_t bytes)
 	return 0;
 }
 
+int t2f_mem__commit_whole(void *base, size_t bytes, size_t span)
+{
+	return t2f_mem__commit(base, span - bytes < HUGE_PAGE ? span
+							     : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+}
+
 void *t2f_mem__reserve_committed(size_t span, size_t bytes)
 {
 	void *r = t2f_mem__reserve(span);

@@ -25,6 +25,16 @@
  * once afterwards. */
 #define VEC_IN_PLACE ((size_t)2 << 20)
 #define VEC_SPAN ((size_t)64 << 30)
+/* The tables of a profile that others are merged into (t2f_profile__grow_whole) go in a
+ * reservation from this size on, committed in whole huge pages: they grow to MiBs by doubling,
+ * and page by page each doubling faulted in its 4 KiB pages one by one. */
+#define VEC_WHOLE_MIN ((size_t)1 << 20)
+
+/* Makes v's reservation usable up to `bytes`: in whole huge pages when v->whole. */
+static int vec_commit(const struct vec *v, void *r, size_t span, size_t bytes)
+{
+	return v->whole ? t2f_mem__commit_whole(r, bytes, span) : t2f_mem__commit(r, bytes);
+}
 
 /* 0, -ENOMEM, or 1 when no address space was given or made usable (the table then grows by
  * realloc). */
@@ -34,10 +44,14 @@ static int vec_in_place(struct vec *v, size_t elem, size_t cap)
 	void *r;
 
 	if (v->reserved && cap * elem <= v->reserved)
-		return t2f_mem__commit(v->data, cap * elem);
+		return vec_commit(v, v->data, v->reserved, cap * elem);
 	if (cap * elem > span)
 		span = most;
 	r = t2f_mem__reserve_committed(span, cap * elem);
+	if (r && vec_commit(v, r, span, cap * elem)) {
+		t2f_mem__release(r, span);
+		r = NULL;
+	}
 	if (!r)
 		return v->reserved ? -ENOMEM : 1;
 	if (v->len) /* an empty table may have no block yet */
@@ -59,7 +73,8 @@ int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n)
 		return -T2F_ERR_LIMIT;
 	while (cap < v->len + n)
 		cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
-	if (cap * elem >= VEC_IN_PLACE && (err = vec_in_place(v, elem, cap)) <= 0) {
+	if (cap * elem >= (v->whole ? VEC_WHOLE_MIN : VEC_IN_PLACE) &&
+	    (err = vec_in_place(v, elem, cap)) <= 0) {
 		if (!err)
 			v->cap = cap;
 		return err;
@@ -463,12 +478,25 @@ void t2f_profile__drop_indexes(struct t2f_profile *p)
 	p->frame_ix = p->node_ix = p->cell_ix = NULL;
 }
 
+void t2f_profile__grow_whole(struct t2f_profile *p)
+{
+	p->whole = p->frames.whole = p->nodes.whole = p->cells.whole = true;
+	if (p->frame_ix) {
+		t2f_hashmap__grow_whole(p->frame_ix);
+		t2f_hashmap__grow_whole(p->node_ix);
+		t2f_hashmap__grow_whole(p->cell_ix);
+	}
+}
+
 /* The frame, node and cell indexes of the tables as they are, each sized for its table. */
 static int build_indexes(struct t2f_profile *p)
 {
 	int err = t2f_hashmap__new(p->frames.len, &p->frame_ix) ?:
 		  t2f_hashmap__new_dense(p->nodes.len, &p->node_ix) ?:
 		  t2f_hashmap__new(p->cells.len, &p->cell_ix);
+
+	if (!err && p->whole)
+		t2f_profile__grow_whole(p);
 
 	for (size_t id = 1; !err && id < p->frames.len; id++) {
 		struct t2f_frame key =

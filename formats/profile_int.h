@@ -18,6 +18,8 @@ struct vec {
 	void *data;
 	size_t len, cap; /* elements */
 	size_t reserved; /* bytes of address space data grows in (t2f_mem__reserve); 0: malloc'd */
+	bool whole;      /* from VEC_WHOLE_MIN bytes on, in a reservation grown in whole huge
+			  * pages (t2f_profile__grow_whole) */
 };
 
 struct node {
@@ -36,6 +38,7 @@ struct t2f_profile {
 	bool keep_waits;
 	struct t2f_time_hist *hist; /* NULL unless enabled */
 	bool want_times;
+	bool whole;                 /* t2f_profile__grow_whole: its indexes made again grow so too */
 	struct t2f_derive *derive;  /* NULL unless a derived event was asked for */
 	uint32_t frame_limit; /* 0 = none */
 	uint64_t first_ns, last_ns; /* time span; 0 = no time seen */
@@ -77,6 +80,10 @@ static inline t2f_thread_id t2f_profile__folded(const struct t2f_profile *p, t2f
 	return p->fold && t < p->folds.len ? *VEC_AT(p->folds, uint32_t, t) : t;
 }
 
+/* p is merged into (a reader's segments, or inputs): its frame, node and cell tables and their
+ * indexes will grow large, so they grow in whole huge pages from 1 MiB on
+ * (t2f_mem__commit_whole, t2f_hashmap__grow_whole). */
+void t2f_profile__grow_whole(struct t2f_profile *p);
 /* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n);
 void t2f_profile__vec_free(struct vec *v);

@@ -510,6 +510,7 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
 	struct id_maps m = { 0 };
 	int err = t2f_profile__indexes(dst) ?: id_maps_alloc(&m, src, n_ins);
 
+	t2f_profile__grow_whole(dst);
 	m.ins = ins;
 	m.n_ins = n_ins;
 	for (size_t i = 0; !err && i < sizeof(steps) / sizeof(steps[0]); i++)

@@ -288,6 +288,19 @@ static void test_growth_in_place_wrapping(void **state)
 	grow_wrapping(map_new(16), checks, sizeof(checks) / sizeof(checks[0]));
 }
 
+/* A map told to grow in whole huge pages moves its slots into a reservation at its first
+ * doubling past 1 MiB (131,072 slots: at 98,305 entries), then grows there in place: every key
+ * is found, and absent ones are not, after each step. */
+static void test_growth_whole(void **state)
+{
+	static const uint32_t checks[] = { 98304, 98305, 196609, 393217 };
+	struct t2f_hashmap *m = map_new(16);
+
+	(void)state;
+	t2f_hashmap__grow_whole(m);
+	grow_wrapping(m, checks, sizeof(checks) / sizeof(checks[0]));
+}
+
 /* A dense map doubles at 7/8 once its slots take 2 MiB (262,144 of 8 bytes), at 3/4 below. */
 static void test_growth_dense(void **state)
 {
@@ -357,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_growth_to_1m),
 		cmocka_unit_test(test_growth_without_reservations),
 		cmocka_unit_test(test_growth_in_place_wrapping),
+		cmocka_unit_test(test_growth_whole),
 		cmocka_unit_test(test_growth_dense),
 		cmocka_unit_test(test_hash_bytes),
 	};

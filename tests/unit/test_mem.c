@@ -186,6 +186,37 @@ static void test_reserve_committed(void **state)
 	assert_null(t2f_mem__reserve_committed(SIZE_MAX / 2, MIB)); /* past any address space */
 }
 
+/* Committed in whole huge pages: up to the next 2 MiB boundary past the last byte asked for,
+ * and no further than the reservation's end. */
+static void test_commit_whole(void **state)
+{
+	size_t span = (size_t)1 << 30, small = 3 * MIB;
+	char *p = t2f_mem__reserve(span), *q, perms[5];
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(t2f_mem__commit_whole(p, MIB + 5, span), 0);
+	p[2 * MIB - 1] = 'w';
+	perms_at(p + 2 * MIB - 1, perms);
+	assert_string_equal(perms, "rw-p");
+	perms_at(p + 2 * MIB, perms);
+	assert_string_equal(perms, "---p");
+	assert_int_equal(t2f_mem__commit_whole(p, 2 * MIB + 1, span), 0);
+	perms_at(p + 4 * MIB - 1, perms);
+	assert_string_equal(perms, "rw-p");
+	perms_at(p + 4 * MIB, perms);
+	assert_string_equal(perms, "---p");
+	assert_int_equal(p[2 * MIB - 1], 'w');
+	t2f_mem__release(p, span);
+	q = t2f_mem__reserve(small); /* the last huge page cut by the reservation's end */
+	assert_non_null(q);
+	assert_int_equal(t2f_mem__commit_whole(q, 2 * MIB + 1, small), 0);
+	q[small - 1] = 'e';
+	perms_at(q + small - 1, perms);
+	assert_string_equal(perms, "rw-p");
+	t2f_mem__release(q, small);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_reserve_committed),
+		cmocka_unit_test(test_commit_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
