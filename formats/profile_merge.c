@@ -22,6 +22,7 @@ struct id_maps {
 	uint32_t *cell; /* 0-based, like cell indexes */
 	uint32_t frames_before, nodes_before; /* dst's counts before the merge: what it added
 					       * comes after */
+	uint32_t threads_before;
 	/* the samples merged in between src's (t2f_profile__merge_at): their events and cells */
 	const struct t2f_merge_sample *ins;
 	size_t n_ins;
@@ -71,6 +72,7 @@ static int merge_threads(struct t2f_profile *dst, const struct t2f_profile *src,
 {
 	int err;
 
+	m->threads_before = (uint32_t)dst->threads.len;
 	for (size_t id = 1; id < src->threads.len; id++) {
 		const struct t2f_thread *t = VEC_AT(src->threads, struct t2f_thread, id);
 
@@ -373,17 +375,26 @@ static int insert_cells(struct t2f_profile *dst, struct id_maps *m, size_t *j, s
 	return 0;
 }
 
-/* A src cell at a node this merge added to dst is new to dst, and distinct from src's other
- * cells there: src's cells are distinct, and so are their nodes, threads and events in dst, but
- * for threads dst folds and src does not (two of src's threads of one comm count under one of
- * dst's). The samples inserted in between are at nodes dst had. */
+/* Whether src cell c is new to dst, so that it is appended without a lookup: at a node or of
+ * a thread this merge added to dst. Such a cell is distinct from src's other cells there: src's
+ * cells are distinct, and so are their nodes, threads and events in dst, but for threads dst
+ * folds and src does not (two of src's threads of one comm count under one of dst's). The
+ * samples inserted in between are at nodes and of threads dst had. */
+static bool cell_is_new(const struct t2f_profile *dst, const struct t2f_profile *src,
+			const struct id_maps *m, const struct t2f_cell *c)
+{
+	return (src->fold || !dst->fold) &&
+	       (m->node[c->node] >= m->nodes_before ||
+		t2f_profile__folded(dst, m->thread[c->thread]) >= m->threads_before);
+}
+
 static int merge_cell(struct t2f_profile *dst, const struct t2f_profile *src,
 		      const struct id_maps *m, size_t i)
 {
 	const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
 	t2f_node_id node = m->node[c->node];
 
-	if (node >= m->nodes_before && (src->fold || !dst->fold))
+	if (cell_is_new(dst, src, m, c))
 		return t2f_profile__cell_append(dst, node, m->thread[c->thread],
 						m->event[c->event], c->samples, c->weight,
 						&m->cell[i]);
@@ -401,22 +412,21 @@ static uint64_t merged_cell_hash(const struct t2f_profile *dst, const struct t2f
 				      m->event[a->event]);
 }
 
-/* Asks for the slot of the cell 2 * MERGE_AHEAD on, and for the cell its slot names of the one
- * MERGE_AHEAD on (the slot is there by then), as merge_frames_ahead does; cells at nodes this
- * merge added are appended without a lookup and skipped. */
+/* Asks for the slot of the cell 2 * MERGE_AHEAD on (where its lookup starts, or where its
+ * insertion goes for a new cell), and for the cell its slot names of the one MERGE_AHEAD on
+ * (the slot is there by then), as merge_frames_ahead does, unless that one is new. */
 static void merge_cells_ahead(const struct t2f_profile *dst, const struct t2f_profile *src,
 			      const struct id_maps *m, size_t i, uint64_t *ring)
 {
 	size_t far = i + 2 * MERGE_AHEAD, near = i + MERGE_AHEAD;
 	uint32_t c;
 
-	if (far < src->cells.len &&
-	    m->node[VEC_AT(src->cells, struct t2f_cell, far)->node] < m->nodes_before) {
+	if (far < src->cells.len) {
 		ring[far % (2 * MERGE_AHEAD)] = merged_cell_hash(dst, src, m, far);
 		t2f_hashmap__prefetch(dst->cell_ix, ring[far % (2 * MERGE_AHEAD)]);
 	}
 	if (near < src->cells.len &&
-	    m->node[VEC_AT(src->cells, struct t2f_cell, near)->node] < m->nodes_before &&
+	    !cell_is_new(dst, src, m, VEC_AT(src->cells, struct t2f_cell, near)) &&
 	    (c = t2f_hashmap__candidate(dst->cell_ix, ring[near % (2 * MERGE_AHEAD)])))
 		__builtin_prefetch(VEC_AT(dst->cells, struct t2f_cell, c - 1));
 }
@@ -424,13 +434,12 @@ static void merge_cells_ahead(const struct t2f_profile *dst, const struct t2f_pr
 static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 		       struct id_maps *m)
 {
-	uint64_t ring[2 * MERGE_AHEAD]; /* the hashes of the cells ahead that are looked up */
+	uint64_t ring[2 * MERGE_AHEAD]; /* the hashes of the cells ahead */
 	size_t j = 0;
 	int err;
 
 	for (size_t i = 0; i < src->cells.len && i < 2 * MERGE_AHEAD; i++)
-		if (m->node[VEC_AT(src->cells, struct t2f_cell, i)->node] < m->nodes_before)
-			ring[i % (2 * MERGE_AHEAD)] = merged_cell_hash(dst, src, m, i);
+		ring[i % (2 * MERGE_AHEAD)] = merged_cell_hash(dst, src, m, i);
 	for (size_t i = 0; i < src->cells.len; i++) {
 		err = insert_cells(dst, m, &j, i + 1);
 		if (err)
