@@ -1,6 +1,7 @@
 /* formats/profile.c: dense tables (1-based ids) with hash indexes for the lookup-or-add calls.
- * Every table is a growable array; the hash maps hold only ids (formats/hashmap.h). Merging is in
- * profile_merge.c, re-stacking in profile_restack.c; the struct is in profile_int.h. */
+ * Every table is a growable array (profile_vec.c); the hash maps hold only ids
+ * (formats/hashmap.h). Merging is in profile_merge.c, re-stacking in profile_restack.c; the
+ * struct is in profile_int.h. */
 #include "formats/profile.h"
 
 #include <errno.h>
@@ -12,86 +13,10 @@
 #include "formats/event_name.h"
 #include "formats/grow.h"
 #include "formats/hashmap.h"
-#include "formats/mem.h"
 #include "formats/profile_int.h"
 #include "formats/sat.h"
 #include "formats/sample_log.h"
 #include "formats/time_log.h"
-
-/* A table past VEC_IN_PLACE bytes grows in a reservation (formats/mem.h) of VEC_SPAN, or of
- * room for UINT32_MAX elements when that is less or when it outgrows VEC_SPAN: its pages are
- * not moved as it grows. On a VM whose host shadows the page tables (the benchmark machine of
- * docs/performance.md), a whole-machine text's cells moved by realloc took 4-12 ms more to read
- * once afterwards. */
-#define VEC_IN_PLACE ((size_t)2 << 20)
-#define VEC_SPAN ((size_t)64 << 30)
-/* The tables of a profile that others are merged into (t2f_profile__grow_whole) go in a
- * reservation from this size on, committed in whole huge pages: they grow to MiBs by doubling,
- * and page by page each doubling faulted in its 4 KiB pages one by one. */
-#define VEC_WHOLE_MIN ((size_t)1 << 20)
-
-/* Makes v's reservation usable up to `bytes`: in whole huge pages when v->whole. */
-static int vec_commit(const struct vec *v, void *r, size_t span, size_t bytes)
-{
-	return v->whole ? t2f_mem__commit_whole(r, bytes, span) : t2f_mem__commit(r, bytes);
-}
-
-/* 0, -ENOMEM, or 1 when no address space was given or made usable (the table then grows by
- * realloc). */
-static int vec_in_place(struct vec *v, size_t elem, size_t cap)
-{
-	size_t most = elem * (size_t)UINT32_MAX, span = most < VEC_SPAN ? most : VEC_SPAN;
-	void *r;
-
-	if (v->reserved && cap * elem <= v->reserved)
-		return vec_commit(v, v->data, v->reserved, cap * elem);
-	if (cap * elem > span)
-		span = most;
-	r = t2f_mem__reserve_committed(span, cap * elem);
-	if (r && vec_commit(v, r, span, cap * elem)) {
-		t2f_mem__release(r, span);
-		r = NULL;
-	}
-	if (!r)
-		return v->reserved ? -ENOMEM : 1;
-	if (v->len) /* an empty table may have no block yet */
-		memcpy(r, v->data, v->len * elem);
-	t2f_profile__vec_free(v);
-	v->data = r;
-	v->reserved = span;
-	return 0;
-}
-
-int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n)
-{
-	size_t cap = v->cap ? v->cap : 64;
-	int err;
-
-	if (n <= v->cap - v->len)
-		return 0;
-	if (v->len > UINT32_MAX || n > UINT32_MAX - v->len)
-		return -T2F_ERR_LIMIT;
-	while (cap < v->len + n)
-		cap = cap > UINT32_MAX / 2 ? UINT32_MAX : cap * 2;
-	if (cap * elem >= (v->whole ? VEC_WHOLE_MIN : VEC_IN_PLACE) &&
-	    (err = vec_in_place(v, elem, cap)) <= 0) {
-		if (!err)
-			v->cap = cap;
-		return err;
-	}
-	err = t2f_grow(&v->data, &v->cap, v->len, n, elem, 64, UINT32_MAX);
-	if (!err)
-		t2f_mem__huge(v->data);
-	return err;
-}
-
-void t2f_profile__vec_free(struct vec *v)
-{
-	if (v->reserved)
-		t2f_mem__release(v->data, v->reserved);
-	else
-		free(v->data);
-}
 
 /* Makes room for one more element of size `elem`; 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 static int vec_reserve(struct vec *v, size_t elem)
