@@ -66,10 +66,11 @@ static bool in_reservation(const struct t2f_hashmap *m, size_t cap)
 	return mapped(cap) || (m->whole && cap * sizeof(struct slot) >= SLOTS_WHOLE_MIN);
 }
 
-/* Makes the reservation's first `bytes` usable: in whole huge pages with m->whole. */
-static int slots_commit(const struct t2f_hashmap *m, void *r, size_t bytes)
+/* Makes m's reservation usable up to `bytes`: in whole huge pages with m->whole. */
+static int slots_commit(const struct t2f_hashmap *m, size_t bytes)
 {
-	return m->whole ? t2f_mem__commit_whole(r, bytes, SLOTS_SPAN) : t2f_mem__commit(r, bytes);
+	return m->whole ? t2f_mem__commit_whole(m->slots, bytes, m->reserved)
+			: t2f_mem__commit(m->slots, bytes);
 }
 
 static void slots_free(struct slot *slots, size_t reserved)
@@ -83,12 +84,8 @@ static void slots_free(struct slot *slots, size_t reserved)
 /* Mapped slots: in a reservation, else malloc'd. */
 static struct slot *slots_map(struct t2f_hashmap *m, size_t bytes)
 {
-	void *r = t2f_mem__reserve_committed(SLOTS_SPAN, bytes);
+	void *r = t2f_mem__reserve_committed(SLOTS_SPAN, bytes, m->whole);
 
-	if (r && slots_commit(m, r, bytes)) {
-		t2f_mem__release(r, SLOTS_SPAN);
-		r = NULL;
-	}
 	if (!r)
 		return malloc(bytes);
 	m->reserved = SLOTS_SPAN;
@@ -261,7 +258,7 @@ static int grow_in_place(struct t2f_hashmap *m, size_t cap)
 	uint64_t *pend = calloc(old_cap / 64, sizeof(*pend));
 	struct slot *s = m->slots;
 
-	if (!pend || slots_commit(m, s, cap * sizeof(*s))) {
+	if (!pend || slots_commit(m, cap * sizeof(*s))) {
 		free(pend);
 		return -ENOMEM;
 	}

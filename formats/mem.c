@@ -95,15 +95,16 @@ int t2f_mem__commit(void *base, size_t bytes)
 
 int t2f_mem__commit_whole(void *base, size_t bytes, size_t span)
 {
-	return t2f_mem__commit(base, span - bytes < HUGE_PAGE ? span
-							     : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+	size_t whole = span - bytes < HUGE_PAGE ? span : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+
+	return t2f_mem__commit(base, whole);
 }
 
-void *t2f_mem__reserve_committed(size_t span, size_t bytes)
+void *t2f_mem__reserve_committed(size_t span, size_t bytes, bool whole)
 {
 	void *r = t2f_mem__reserve(span);
 
-	if (r && t2f_mem__commit(r, bytes) == 0)
+	if (r && (whole ? t2f_mem__commit_whole(r, bytes, span) : t2f_mem__commit(r, bytes)) == 0)
 		return r;
 	t2f_mem__release(r, span);
 	return NULL;

@@ -10,6 +10,7 @@
 #ifndef T2F_MEM_H
 #define T2F_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define T2F_MEM_HUGE_MIN ((size_t)4 << 20) /* smaller blocks are left alone */
@@ -44,9 +45,10 @@ int t2f_mem__commit(void *base, size_t bytes);
  * takes one fault per 2 MiB from its first byte on, not one per 4 KiB up to the next huge page
  * boundary, for up to 2 MiB more memory. 0 or -ENOMEM. */
 int t2f_mem__commit_whole(void *base, size_t bytes, size_t span);
-/* A reservation of span bytes whose first `bytes` (≤ span) are committed; NULL, holding nothing,
- * when either step is refused (the caller then uses malloc'd memory). */
-void *t2f_mem__reserve_committed(size_t span, size_t bytes);
+/* A reservation of span bytes whose first `bytes` (≤ span) are committed (in whole huge pages
+ * when `whole`: t2f_mem__commit_whole); NULL, holding nothing, when either step is refused (the
+ * caller then uses malloc'd memory). */
+void *t2f_mem__reserve_committed(size_t span, size_t bytes, bool whole);
 void t2f_mem__release(void *base, size_t bytes); /* a reservation; NULL is fine */
 /* The system's page size (4096 when it does not say). */
 size_t t2f_mem__page_size(void);

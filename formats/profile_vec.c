@@ -22,9 +22,10 @@
 #define VEC_WHOLE_MIN ((size_t)1 << 20)
 
 /* Makes v's reservation usable up to `bytes`: in whole huge pages when v->whole. */
-static int vec_commit(const struct vec *v, void *r, size_t span, size_t bytes)
+static int vec_commit(const struct vec *v, size_t bytes)
 {
-	return v->whole ? t2f_mem__commit_whole(r, bytes, span) : t2f_mem__commit(r, bytes);
+	return v->whole ? t2f_mem__commit_whole(v->data, bytes, v->reserved)
+			: t2f_mem__commit(v->data, bytes);
 }
 
 /* 0, -ENOMEM, or 1 when no address space was given or made usable (the table then grows by
@@ -35,14 +36,10 @@ static int vec_in_place(struct vec *v, size_t elem, size_t cap)
 	void *r;
 
 	if (v->reserved && cap * elem <= v->reserved)
-		return vec_commit(v, v->data, v->reserved, cap * elem);
+		return vec_commit(v, cap * elem);
 	if (cap * elem > span)
 		span = most;
-	r = t2f_mem__reserve_committed(span, cap * elem);
-	if (r && vec_commit(v, r, span, cap * elem)) {
-		t2f_mem__release(r, span);
-		r = NULL;
-	}
+	r = t2f_mem__reserve_committed(span, cap * elem, v->whole);
 	if (!r)
 		return v->reserved ? -ENOMEM : 1;
 	if (v->len) /* an empty table may have no block yet */

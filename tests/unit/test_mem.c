@@ -170,7 +170,7 @@ static void test_reserve(void **state)
 static void test_reserve_committed(void **state)
 {
 	size_t span = (size_t)1 << 30;
-	char *p = t2f_mem__reserve_committed(span, 2 * MIB + 1), perms[5];
+	char *p = t2f_mem__reserve_committed(span, 2 * MIB + 1, false), perms[5];
 
 	(void)state;
 	assert_non_null(p);
@@ -183,7 +183,7 @@ static void test_reserve_committed(void **state)
 	t2f_mem__release(p, span);
 	perms_at(p, perms);
 	assert_string_equal(perms, "");
-	assert_null(t2f_mem__reserve_committed(SIZE_MAX / 2, MIB)); /* past any address space */
+	assert_null(t2f_mem__reserve_committed(SIZE_MAX / 2, MIB, false)); /* past any address space */
 }
 
 /* Committed in whole huge pages: up to the next 2 MiB boundary past the last byte asked for,
