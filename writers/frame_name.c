@@ -231,6 +231,18 @@ void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
 		k->kind = f->kind + 1;
 }
 
+void t2f_frame_name__key_unread(const struct t2f_profile *p, const struct t2f_frame *f,
+				const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k)
+{
+	if (o->addrs && f->has_addr) { /* an unknown name's key has the address */
+		t2f_frame_name__key(p, f, o, k);
+		return;
+	}
+	*k = (struct t2f_frame_name_key){ .name = f->name, .module = f->module };
+	if (o->collapsed && kind_suffix(o, f->kind))
+		k->kind = f->kind + 1;
+}
+
 int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame_name_key *k,
 			const struct t2f_frame_name_opts *o, struct t2f_buf *b)
 {

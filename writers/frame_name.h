@@ -56,7 +56,12 @@ struct t2f_frame_name_key {
 };
 void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
 			 const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k);
-/* Appends the name key k (made by t2f_frame_name__key under the same o) says to b, for a
+/* The same name's key, finer, without reading the name's text (a cache miss a frame where
+ * frames are many) unless o shows addresses: the module is kept whether the name is known or
+ * not, so that frames of one name in two modules have two keys. */
+void t2f_frame_name__key_unread(const struct t2f_profile *p, const struct t2f_frame *f,
+				const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k);
+/* Appends the name key k (made by t2f_frame_name__key or __key_unread under the same o) says to b, for a
  * writer that names only some frames. 0 or -ENOMEM. */
 int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame_name_key *k,
 			const struct t2f_frame_name_opts *o, struct t2f_buf *b);

@@ -183,7 +183,7 @@ static int frame_function(struct t2f_pprof_tables *t, struct func_index *x, t2f_
 	uint32_t v;
 	int err;
 
-	t2f_frame_name__key(t->p, fr, o, &k.name);
+	t2f_frame_name__key_unread(t->p, fr, o, &k.name);
 	t2f_frame__fn_position(fr, &k.file, &k.line);
 	h = key_hash(&k);
 	v = t2f_hashmap__find(x->keys, h, key_eq, &q);
