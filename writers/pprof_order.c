@@ -34,19 +34,39 @@ static void rest(struct renum *r, uint32_t count)
 		meet(r, i);
 }
 
-/* Moves v[1..n] (elements of `size` bytes) to their new places. */
+#define PERMUTE_MAX 64 /* bytes of an element permute moves */
+_Static_assert(sizeof(struct t2f_pprof_loc) <= PERMUTE_MAX, "a location is moved whole");
+_Static_assert(sizeof(struct t2f_pprof_func) <= PERMUTE_MAX, "a function is moved whole");
+_Static_assert(sizeof(struct t2f_pprof_map) <= PERMUTE_MAX, "a mapping is moved whole");
+
+/* Moves v[1..n] (elements of `size` bytes, PERMUTE_MAX at most) to their new places, in place,
+ * one cycle of the renumbering after another. A copy of the locations was fresh memory each
+ * time, faulted in page by page: 562 of the writer's 628 page faults on a whole-machine text
+ * (h35.txt, 115,101 locations: 2.8 MB). */
 static int permute(void *v, uint32_t n, size_t size, const struct renum *r)
 {
-	char *copy = n ? malloc(((size_t)n + 1) * size) : NULL;
+	uint64_t *moved = calloc((size_t)n / 64 + 1, sizeof(*moved));
+	unsigned char cur[PERMUTE_MAX], next[PERMUTE_MAX];
+	char *a = v;
 
-	if (!n)
-		return 0;
-	if (!copy)
+	if (!moved)
 		return -ENOMEM;
-	memcpy(copy, v, ((size_t)n + 1) * size);
-	for (uint32_t i = 1; i <= n; i++)
-		memcpy((char *)v + (size_t)r->id[i] * size, copy + (size_t)i * size, size);
-	free(copy);
+	for (uint32_t i = 1; i <= n; i++) {
+		uint32_t j = i, to;
+
+		if (moved[i / 64] >> (i % 64) & 1)
+			continue;
+		memcpy(cur, a + (size_t)i * size, size);
+		do { /* cur: the element that was at j */
+			to = r->id[j];
+			memcpy(next, a + (size_t)to * size, size);
+			memcpy(a + (size_t)to * size, cur, size);
+			memcpy(cur, next, size);
+			moved[j / 64] |= 1ull << (j % 64);
+			j = to;
+		} while (j != i);
+	}
+	free(moved);
 	return 0;
 }
 
