@@ -61,8 +61,8 @@ void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
  * not, so that frames of one name in two modules have two keys. */
 void t2f_frame_name__key_unread(const struct t2f_profile *p, const struct t2f_frame *f,
 				const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k);
-/* Appends the name key k (made by t2f_frame_name__key or __key_unread under the same o) says to b, for a
- * writer that names only some frames. 0 or -ENOMEM. */
+/* Appends the name key k (made by t2f_frame_name__key or __key_unread under the same o) says
+ * to b, for a writer that names only some frames. 0 or -ENOMEM. */
 int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame_name_key *k,
 			const struct t2f_frame_name_opts *o, struct t2f_buf *b);
 
