@@ -213,13 +213,11 @@ static const char *kind_suffix(const struct t2f_frame_name_opts *o, enum t2f_fra
 	return NULL;
 }
 
-void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
-			 const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k)
+/* Frame f's key, its name unknown (`fallback`: the module's, with the address under --addrs)
+ * or not. */
+static void key_of(const struct t2f_frame *f, const struct t2f_frame_name_opts *o,
+		   bool fallback, struct t2f_frame_name_key *k)
 {
-	size_t len;
-	const char *s = t2f_profile__str(p, f->name, &len);
-	bool fallback = t2f_unknown_name(s, len);
-
 	*k = (struct t2f_frame_name_key){ .name = f->name };
 	if (fallback)
 		k->module = f->module;
@@ -231,16 +229,22 @@ void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
 		k->kind = f->kind + 1;
 }
 
+void t2f_frame_name__key(const struct t2f_profile *p, const struct t2f_frame *f,
+			 const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k)
+{
+	size_t len;
+	const char *s = t2f_profile__str(p, f->name, &len);
+
+	key_of(f, o, t2f_unknown_name(s, len), k);
+}
+
 void t2f_frame_name__key_unread(const struct t2f_profile *p, const struct t2f_frame *f,
 				const struct t2f_frame_name_opts *o, struct t2f_frame_name_key *k)
 {
-	if (o->addrs && f->has_addr) { /* an unknown name's key has the address */
+	if (o->addrs && f->has_addr) /* an unknown name's key has the address */
 		t2f_frame_name__key(p, f, o, k);
-		return;
-	}
-	*k = (struct t2f_frame_name_key){ .name = f->name, .module = f->module };
-	if (o->collapsed && kind_suffix(o, f->kind))
-		k->kind = f->kind + 1;
+	else /* the module kept as for an unknown name */
+		key_of(f, o, true, k);
 }
 
 int t2f_frame_name__put(const struct t2f_profile *p, const struct t2f_frame_name_key *k,
