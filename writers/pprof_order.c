@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/bits.h"
+
 /* The numbering being made: new[old] (0 = not met yet), next new id. */
 struct renum {
 	uint32_t *id;
@@ -54,7 +56,7 @@ static int permute(void *v, uint32_t n, size_t size, const struct renum *r)
 	for (uint32_t i = 1; i <= n; i++) {
 		uint32_t j = i, to;
 
-		if (moved[i / 64] >> (i % 64) & 1)
+		if (t2f_bit_get(moved, i))
 			continue;
 		memcpy(cur, a + (size_t)i * size, size);
 		do { /* cur: the element that was at j */
@@ -62,7 +64,7 @@ static int permute(void *v, uint32_t n, size_t size, const struct renum *r)
 			memcpy(next, a + (size_t)to * size, size);
 			memcpy(a + (size_t)to * size, cur, size);
 			memcpy(cur, next, size);
-			moved[j / 64] |= 1ull << (j % 64);
+			t2f_bit_set(moved, j);
 			j = to;
 		} while (j != i);
 	}
