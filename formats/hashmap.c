@@ -66,13 +66,6 @@ static bool in_reservation(const struct t2f_hashmap *m, size_t cap)
 	return mapped(cap) || (m->whole && cap * sizeof(struct slot) >= SLOTS_WHOLE_MIN);
 }
 
-/* Makes m's reservation usable up to `bytes`: in whole huge pages with m->whole. */
-static int slots_commit(const struct t2f_hashmap *m, size_t bytes)
-{
-	return m->whole ? t2f_mem__commit_whole(m->slots, bytes, m->reserved)
-			: t2f_mem__commit(m->slots, bytes);
-}
-
 static void slots_free(struct slot *slots, size_t reserved)
 {
 	if (reserved)
@@ -258,7 +251,7 @@ static int grow_in_place(struct t2f_hashmap *m, size_t cap)
 	uint64_t *pend = calloc(old_cap / 64, sizeof(*pend));
 	struct slot *s = m->slots;
 
-	if (!pend || slots_commit(m, cap * sizeof(*s))) {
+	if (!pend || t2f_mem__commit_in(s, cap * sizeof(*s), m->reserved, m->whole)) {
 		free(pend);
 		return -ENOMEM;
 	}

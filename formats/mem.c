@@ -93,18 +93,18 @@ int t2f_mem__commit(void *base, size_t bytes)
 	return 0;
 }
 
-int t2f_mem__commit_whole(void *base, size_t bytes, size_t span)
+int t2f_mem__commit_in(void *base, size_t bytes, size_t span, bool whole)
 {
-	size_t whole = span - bytes < HUGE_PAGE ? span : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-
-	return t2f_mem__commit(base, whole);
+	if (whole)
+		bytes = span - bytes < HUGE_PAGE ? span : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	return t2f_mem__commit(base, bytes);
 }
 
 void *t2f_mem__reserve_committed(size_t span, size_t bytes, bool whole)
 {
 	void *r = t2f_mem__reserve(span);
 
-	if (r && (whole ? t2f_mem__commit_whole(r, bytes, span) : t2f_mem__commit(r, bytes)) == 0)
+	if (r && t2f_mem__commit_in(r, bytes, span, whole) == 0)
 		return r;
 	t2f_mem__release(r, span);
 	return NULL;

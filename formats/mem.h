@@ -40,13 +40,13 @@ void *t2f_mem__reserve(size_t bytes);
 /* Makes [base, base + bytes) readable and writable (bytes ≤ the reservation; less than what is
  * already is: nothing). 0 or -ENOMEM. */
 int t2f_mem__commit(void *base, size_t bytes);
-/* As t2f_mem__commit, rounded up to whole huge pages within the reservation's span bytes
- * (bytes ≤ span, the size given to t2f_mem__reserve): a table growing there by doubling then
- * takes one fault per 2 MiB from its first byte on, not one per 4 KiB up to the next huge page
- * boundary, for up to 2 MiB more memory. 0 or -ENOMEM. */
-int t2f_mem__commit_whole(void *base, size_t bytes, size_t span);
-/* A reservation of span bytes whose first `bytes` (≤ span) are committed (in whole huge pages
- * when `whole`: t2f_mem__commit_whole); NULL, holding nothing, when either step is refused (the
+/* As t2f_mem__commit in the reservation of span bytes at base (bytes ≤ span, the size given
+ * to t2f_mem__reserve); with `whole`, rounded up to whole huge pages within it: a table growing
+ * there by doubling then takes one fault per 2 MiB from its first byte on, not one per 4 KiB up
+ * to the next huge page boundary, for up to 2 MiB more memory. 0 or -ENOMEM. */
+int t2f_mem__commit_in(void *base, size_t bytes, size_t span, bool whole);
+/* A reservation of span bytes whose first `bytes` (≤ span) are committed (t2f_mem__commit_in,
+ * `whole` as there); NULL, holding nothing, when either step is refused (the
  * caller then uses malloc'd memory). */
 void *t2f_mem__reserve_committed(size_t span, size_t bytes, bool whole);
 void t2f_mem__release(void *base, size_t bytes); /* a reservation; NULL is fine */

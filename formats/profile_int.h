@@ -82,7 +82,7 @@ static inline t2f_thread_id t2f_profile__folded(const struct t2f_profile *p, t2f
 
 /* p is merged into (a reader's segments, or inputs): its frame, node and cell tables and their
  * indexes will grow large, so they grow in whole huge pages from 1 MiB on
- * (t2f_mem__commit_whole, t2f_hashmap__grow_whole). */
+ * (t2f_mem__commit_in, t2f_hashmap__grow_whole). */
 void t2f_profile__grow_whole(struct t2f_profile *p);
 /* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n);

@@ -21,13 +21,6 @@
  * and page by page each doubling faulted in its 4 KiB pages one by one. */
 #define VEC_WHOLE_MIN ((size_t)1 << 20)
 
-/* Makes v's reservation usable up to `bytes`: in whole huge pages when v->whole. */
-static int vec_commit(const struct vec *v, size_t bytes)
-{
-	return v->whole ? t2f_mem__commit_whole(v->data, bytes, v->reserved)
-			: t2f_mem__commit(v->data, bytes);
-}
-
 /* 0, -ENOMEM, or 1 when no address space was given or made usable (the table then grows by
  * realloc). */
 static int vec_in_place(struct vec *v, size_t elem, size_t cap)
@@ -36,7 +29,7 @@ static int vec_in_place(struct vec *v, size_t elem, size_t cap)
 	void *r;
 
 	if (v->reserved && cap * elem <= v->reserved)
-		return vec_commit(v, cap * elem);
+		return t2f_mem__commit_in(v->data, cap * elem, v->reserved, v->whole);
 	if (cap * elem > span)
 		span = most;
 	r = t2f_mem__reserve_committed(span, cap * elem, v->whole);

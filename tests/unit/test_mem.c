@@ -195,13 +195,13 @@ static void test_commit_whole(void **state)
 
 	(void)state;
 	assert_non_null(p);
-	assert_int_equal(t2f_mem__commit_whole(p, MIB + 5, span), 0);
+	assert_int_equal(t2f_mem__commit_in(p, MIB + 5, span, true), 0);
 	p[2 * MIB - 1] = 'w';
 	perms_at(p + 2 * MIB - 1, perms);
 	assert_string_equal(perms, "rw-p");
 	perms_at(p + 2 * MIB, perms);
 	assert_string_equal(perms, "---p");
-	assert_int_equal(t2f_mem__commit_whole(p, 2 * MIB + 1, span), 0);
+	assert_int_equal(t2f_mem__commit_in(p, 2 * MIB + 1, span, true), 0);
 	perms_at(p + 4 * MIB - 1, perms);
 	assert_string_equal(perms, "rw-p");
 	perms_at(p + 4 * MIB, perms);
@@ -210,7 +210,7 @@ static void test_commit_whole(void **state)
 	t2f_mem__release(p, span);
 	q = t2f_mem__reserve(small); /* the last huge page cut by the reservation's end */
 	assert_non_null(q);
-	assert_int_equal(t2f_mem__commit_whole(q, 2 * MIB + 1, small), 0);
+	assert_int_equal(t2f_mem__commit_in(q, 2 * MIB + 1, small, true), 0);
 	q[small - 1] = 'e';
 	perms_at(q + small - 1, perms);
 	assert_string_equal(perms, "rw-p");
