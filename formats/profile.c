@@ -1,7 +1,7 @@
 /* formats/profile.c: dense tables (1-based ids) with hash indexes for the lookup-or-add calls.
  * Every table is a growable array (profile_vec.c); the hash maps hold only ids
- * (formats/hashmap.h). Merging is in profile_merge.c, re-stacking in profile_restack.c; the
- * struct is in profile_int.h. */
+ * (formats/hashmap.h). Merging is in profile_merge.c (the cells it appends unindexed in
+ * profile_defer.c), re-stacking in profile_restack.c; the struct is in profile_int.h. */
 #include "formats/profile.h"
 
 #include <errno.h>
@@ -63,6 +63,7 @@ static void free_unkept(struct t2f_profile *p)
 	free(p->inputs);
 	t2f_profile__vec_free(&p->folds);
 	t2f_hashmap__free(p->comm_ix);
+	t2f_profile__defer_free(p);
 }
 
 void t2f_profile__free(struct t2f_profile *p)
@@ -401,6 +402,7 @@ void t2f_profile__drop_indexes(struct t2f_profile *p)
 	t2f_hashmap__free(p->node_ix);
 	t2f_hashmap__free(p->cell_ix);
 	p->frame_ix = p->node_ix = p->cell_ix = NULL;
+	t2f_profile__defer_forget(p);
 }
 
 void t2f_profile__grow_whole(struct t2f_profile *p)
@@ -674,6 +676,8 @@ static int cell_add_at(struct t2f_profile *p, t2f_node_id node, t2f_thread_id th
 	int err;
 
 	err = t2f_profile__indexes(p);
+	if (!err && t2f_profile__deferred(p, thread))
+		err = t2f_profile__undefer(p, &thread, 1);
 	if (err)
 		return err;
 	q = (struct cell_probe){ p, node, thread, event };

@@ -55,6 +55,11 @@ struct t2f_profile {
 	bool fold;
 	struct vec folds;
 	struct t2f_hashmap *comm_ix;
+	/* profile_defer.c: cells a merge appended without cell_ix; defer_of (u32 per thread id)
+	 * gives a thread with such cells its run in defer_runs + 1, else 0 */
+	struct vec defer_of, defer_runs;
+	bool defer_open, defer_cells; /* a run begun; it has cells */
+	uint32_t defer_calls;
 	/* t2f_profile__leave_addr's (frame, address) pairs (struct t2f_left_addr), each once */
 	struct vec lefts;
 	struct t2f_hashmap *left_ix; /* NULL until the first */
@@ -141,6 +146,25 @@ int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id
 /* t2f_profile__cell_add of a cell known to be absent: added at the end without a lookup. */
 int t2f_profile__cell_append(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			     t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx);
+/* profile_defer.c. A merge appends cells absent from p (of threads it added) with
+ * t2f_profile__cell_defer between __defer_begin and __defer_end, without indexing them;
+ * t2f_profile__undefer indexes the deferred cells of `threads` (it drops the indexes on an
+ * error), which every lookup of a thread's cells (t2f_profile__deferred) calls first.
+ * __defer_forget: the cells are indexed again whole or gone; __defer_free frees. 0, -ENOMEM or
+ * -T2F_ERR_LIMIT. */
+int t2f_profile__defer_begin(struct t2f_profile *p);
+int t2f_profile__cell_defer(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+			    t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx);
+void t2f_profile__defer_end(struct t2f_profile *p);
+int t2f_profile__undefer(struct t2f_profile *p, const t2f_thread_id *threads, size_t n);
+void t2f_profile__defer_forget(struct t2f_profile *p);
+void t2f_profile__defer_free(struct t2f_profile *p);
+
+static inline bool t2f_profile__deferred(const struct t2f_profile *p, t2f_thread_id t)
+{
+	return t < p->defer_of.len && ((const uint32_t *)p->defer_of.data)[t];
+}
+
 /* Widens the time span to [first, last]; first 0 = no time. */
 void t2f_profile__note_time(struct t2f_profile *p, uint64_t first, uint64_t last);
 

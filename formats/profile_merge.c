@@ -375,25 +375,41 @@ static int insert_cells(struct t2f_profile *dst, struct id_maps *m, size_t *j, s
 	return 0;
 }
 
+/* Whether src cell c's thread is one this merge added to dst (as dst counts it), with src's
+ * threads distinct in dst: but for threads dst folds and src does not (two of src's threads of
+ * one comm count under one of dst's). */
+static bool thread_is_new(const struct t2f_profile *dst, const struct t2f_profile *src,
+			  const struct id_maps *m, const struct t2f_cell *c)
+{
+	return (src->fold || !dst->fold) &&
+	       t2f_profile__folded(dst, m->thread[c->thread]) >= m->threads_before;
+}
+
 /* Whether src cell c is new to dst, so that it is appended without a lookup: at a node or of
  * a thread this merge added to dst. Such a cell is distinct from src's other cells there: src's
  * cells are distinct, and so are their nodes, threads and events in dst, but for threads dst
- * folds and src does not (two of src's threads of one comm count under one of dst's). The
- * samples inserted in between are at nodes and of threads dst had. */
+ * folds and src does not. The samples inserted in between are at nodes and of threads dst
+ * had. */
 static bool cell_is_new(const struct t2f_profile *dst, const struct t2f_profile *src,
 			const struct id_maps *m, const struct t2f_cell *c)
 {
 	return (src->fold || !dst->fold) &&
-	       (m->node[c->node] >= m->nodes_before ||
-		t2f_profile__folded(dst, m->thread[c->thread]) >= m->threads_before);
+	       (m->node[c->node] >= m->nodes_before || thread_is_new(dst, src, m, c));
 }
 
+/* A cell of a thread new to dst is appended unindexed (profile_defer.c): most such threads
+ * never come back. */
 static int merge_cell(struct t2f_profile *dst, const struct t2f_profile *src,
 		      const struct id_maps *m, size_t i)
 {
 	const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);
 	t2f_node_id node = m->node[c->node];
 
+	if (thread_is_new(dst, src, m, c))
+		return t2f_profile__cell_defer(dst, node,
+					       t2f_profile__folded(dst, m->thread[c->thread]),
+					       m->event[c->event], c->samples, c->weight,
+					       &m->cell[i]);
 	if (cell_is_new(dst, src, m, c))
 		return t2f_profile__cell_append(dst, node, m->thread[c->thread],
 						m->event[c->event], c->samples, c->weight,
@@ -414,14 +430,16 @@ static uint64_t merged_cell_hash(const struct t2f_profile *dst, const struct t2f
 
 /* Asks for the slot of the cell 2 * MERGE_AHEAD on (where its lookup starts, or where its
  * insertion goes for a new cell), and for the cell its slot names of the one MERGE_AHEAD on
- * (the slot is there by then), as merge_frames_ahead does, unless that one is new. */
+ * (the slot is there by then), as merge_frames_ahead does, unless that one is new. A cell of a
+ * thread new to dst needs neither. */
 static void merge_cells_ahead(const struct t2f_profile *dst, const struct t2f_profile *src,
 			      const struct id_maps *m, size_t i, uint64_t *ring)
 {
 	size_t far = i + 2 * MERGE_AHEAD, near = i + MERGE_AHEAD;
 	uint32_t c;
 
-	if (far < src->cells.len) {
+	if (far < src->cells.len &&
+	    !thread_is_new(dst, src, m, VEC_AT(src->cells, struct t2f_cell, far))) {
 		ring[far % (2 * MERGE_AHEAD)] = merged_cell_hash(dst, src, m, far);
 		t2f_hashmap__prefetch(dst->cell_ix, ring[far % (2 * MERGE_AHEAD)]);
 	}
@@ -431,25 +449,48 @@ static void merge_cells_ahead(const struct t2f_profile *dst, const struct t2f_pr
 		__builtin_prefetch(VEC_AT(dst->cells, struct t2f_cell, c - 1));
 }
 
+/* Indexes the unindexed cells of the threads dst had that src has, before they are looked up
+ * (below, and by the samples inserted in between): in one call, so that each run of such cells
+ * is read once. */
+static int undefer_returning(struct t2f_profile *dst, const struct t2f_profile *src,
+			     const struct id_maps *m)
+{
+	t2f_thread_id *back = NULL;
+	size_t n = 0;
+	int err;
+
+	for (size_t id = 1; id < src->threads.len; id++) {
+		t2f_thread_id t = t2f_profile__folded(dst, m->thread[id]);
+
+		if (!t2f_profile__deferred(dst, t))
+			continue;
+		if (!back && !(back = malloc(src->threads.len * sizeof(*back))))
+			return -ENOMEM;
+		back[n++] = t;
+	}
+	err = n ? t2f_profile__undefer(dst, back, n) : 0;
+	free(back);
+	return err;
+}
+
 static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 		       struct id_maps *m)
 {
 	uint64_t ring[2 * MERGE_AHEAD]; /* the hashes of the cells ahead */
 	size_t j = 0;
-	int err;
+	int err = undefer_returning(dst, src, m) ?: t2f_profile__defer_begin(dst);
 
 	for (size_t i = 0; i < src->cells.len && i < 2 * MERGE_AHEAD; i++)
 		ring[i % (2 * MERGE_AHEAD)] = merged_cell_hash(dst, src, m, i);
-	for (size_t i = 0; i < src->cells.len; i++) {
+	for (size_t i = 0; !err && i < src->cells.len; i++) {
 		err = insert_cells(dst, m, &j, i + 1);
 		if (err)
-			return err;
+			break;
 		merge_cells_ahead(dst, src, m, i, ring);
 		err = merge_cell(dst, src, m, i);
-		if (err)
-			return err;
 	}
-	return insert_cells(dst, m, &j, SIZE_MAX);
+	t2f_profile__defer_end(dst);
+	return err ?: insert_cells(dst, m, &j, SIZE_MAX);
 }
 
 /* The inserted samples come first in their threads' logs: src has none of their threads'

@@ -591,6 +591,85 @@ static void test_merge_parts_equal_whole(void **state)
 	}
 }
 
+/* One sample at main of each of threads [from, to), into a new profile merged into dst. */
+static void merge_threads_at_main(struct t2f_profile *dst, int from, int to)
+{
+	struct t2f_profile *src = new_profile(false);
+	t2f_node_id n = child(src, 0, frame(src, "main", NULL, T2F_FRAME_USER, 0));
+	t2f_event_id e;
+
+	assert_int_equal(t2f_profile__event(src, str(src, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e),
+			 0);
+	for (int t = from; t < to; t++)
+		assert_int_equal(t2f_profile__add_sample(src, n, thread(src, t, t, "w", 0), e, 1, 0),
+				 0);
+	assert_int_equal(t2f_profile__merge(dst, src), 0);
+	t2f_profile__free(src);
+}
+
+/* The cells of threads new to dst go in unindexed (profile_defer.c) and are found when their
+ * thread comes back: in the next merge, or merges later (its run read again and again, then
+ * indexed whole), or in a sample added to dst itself. Every thread keeps its one cell. */
+static void test_merge_deferred_cells(void **state)
+{
+	struct t2f_profile *dst = new_profile(false);
+	t2f_event_id e;
+
+	(void)state;
+	merge_threads_at_main(dst, 1, 7);      /* threads 1-6, new */
+	for (int t = 1; t <= 5; t++)           /* each back in a merge of its own */
+		merge_threads_at_main(dst, t, t + 1);
+	merge_threads_at_main(dst, 7, 9);      /* threads 7 and 8, new */
+	assert_int_equal(t2f_profile__event(dst, str(dst, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e),
+			 0);
+	assert_int_equal(t2f_profile__add_sample(dst, 1, 7, e, 1, 0), 0);
+	assert_int_equal(t2f_profile__node_count(dst), 1);
+	assert_int_equal(t2f_profile__thread_count(dst), 8);
+	assert_int_equal(t2f_profile__cell_count(dst), 8);
+	for (size_t i = 0; i < 8; i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(dst, i);
+
+		assert_int_equal(c->thread, i + 1);
+		assert_int_equal(c->samples, i < 5 || i == 6 ? 2 : 1);
+	}
+	t2f_profile__free(dst);
+}
+
+#define MANY_PARTS 24
+
+/* Many small parts: the first part's threads are all new to the empty dst, so their cells are
+ * appended unindexed (profile_defer.c), and they come back part after part, some at once, some
+ * later, so that their run is read again and again until it is indexed whole. The last ops
+ * are then added to the merged profile itself, as a reader adds samples: a lookup of a thread
+ * whose cells are still unindexed. */
+static void check_merge_many(uint64_t seed, bool log)
+{
+	struct gen *g = calloc(1, sizeof(*g));
+	struct t2f_profile *whole = new_profile(log), *merged;
+	unsigned cuts[MANY_PARTS + 1], last = GEN_OPS - GEN_OPS / 10;
+
+	assert_non_null(g);
+	gen_ops(g, seed);
+	gen_apply(whole, g, 0, GEN_OPS);
+	for (unsigned i = 0; i <= MANY_PARTS; i++)
+		cuts[i] = i == 0 ? 0 : i == 1 ? 3 : 3 + (last - 3) * (i - 1) / (MANY_PARTS - 1);
+	merged = merge_parts(g, cuts, MANY_PARTS + 1, log);
+	gen_apply(merged, g, last, GEN_OPS);
+	expect_same_profile(whole, merged);
+	t2f_profile__free(merged);
+	t2f_profile__free(whole);
+	free(g);
+}
+
+static void test_merge_many_parts(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		check_merge_many(seed, false);
+		check_merge_many(seed, true);
+	}
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, profile_setup, profile_teardown)
 
 int main(void)
@@ -598,6 +677,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_merge_small),
 		cmocka_unit_test(test_merge_parts_equal_whole),
+		cmocka_unit_test(test_merge_many_parts),
+		cmocka_unit_test(test_merge_deferred_cells),
 		cmocka_unit_test(test_fold_threads),
 		cmocka_unit_test(test_fold_new_node),
 	};
