@@ -582,13 +582,19 @@ static void test_fold_new_node(void **state)
 	check_fold_new_node(true);
 }
 
+/* check(seed, log) for seeds 1-3, with and without the sample log. */
+static void for_seeds(void (*check)(uint64_t seed, bool log))
+{
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		check(seed, false);
+		check(seed, true);
+	}
+}
+
 static void test_merge_parts_equal_whole(void **state)
 {
 	(void)state;
-	for (uint64_t seed = 1; seed <= 3; seed++) {
-		check_merge_seed(seed, false);
-		check_merge_seed(seed, true);
-	}
+	for_seeds(check_merge_seed);
 }
 
 /* One sample at main of each of threads [from, to), into a new profile merged into dst. */
@@ -664,10 +670,7 @@ static void check_merge_many(uint64_t seed, bool log)
 static void test_merge_many_parts(void **state)
 {
 	(void)state;
-	for (uint64_t seed = 1; seed <= 3; seed++) {
-		check_merge_many(seed, false);
-		check_merge_many(seed, true);
-	}
+	for_seeds(check_merge_many);
 }
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, profile_setup, profile_teardown)
