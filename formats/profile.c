@@ -631,20 +631,12 @@ static int cell_new(struct t2f_profile *p, t2f_node_id node, t2f_thread_id threa
 		    t2f_event_id event, uint64_t h, uint64_t samples, uint64_t weight,
 		    uint32_t *idx)
 {
-	uint32_t id;
-	int err = vec_reserve(&p->cells, sizeof(struct t2f_cell));
+	int err = vec_reserve(&p->cells, sizeof(struct t2f_cell)) ?:
+		  t2f_hashmap__insert(p->cell_ix, h, (uint32_t)p->cells.len + 1); /* 1-based */
 
 	if (err)
 		return err;
-	id = (uint32_t)p->cells.len + 1; /* hash values are 1-based */
-	err = t2f_hashmap__insert(p->cell_ix, h, id);
-	if (err)
-		return err;
-	*VEC_AT(p->cells, struct t2f_cell, id - 1) = (struct t2f_cell){
-		.node = node, .thread = thread, .event = event, .samples = samples,
-		.weight = weight };
-	p->cells.len++;
-	*idx = id - 1;
+	*idx = t2f_profile__cell_put(p, node, thread, event, samples, weight);
 	return 0;
 }
 

@@ -44,11 +44,13 @@ int t2f_profile__defer_begin(struct t2f_profile *p)
 
 void t2f_profile__defer_end(struct t2f_profile *p)
 {
+	const struct defer_run *r;
+
 	if (!p->defer_open)
 		return;
-	if (p->defer_cells)
-		p->defer_runs.len++;
-	p->defer_open = p->defer_cells = false;
+	r = VEC_AT(p->defer_runs, struct defer_run, p->defer_runs.len);
+	p->defer_runs.len += r->hi > r->lo; /* kept when it has cells */
+	p->defer_open = false;
 }
 
 /* Room in defer_of for thread t, new entries 0. */
@@ -77,15 +79,9 @@ int t2f_profile__cell_defer(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 		return err;
 	if (!p->defer_open)
 		return -EINVAL;
-	if (p->cells.len >= UINT32_MAX - 1)
-		return -T2F_ERR_LIMIT;
-	*VEC_AT(p->cells, struct t2f_cell, p->cells.len) = (struct t2f_cell){
-		.node = node, .thread = thread, .event = event, .samples = samples, .weight = weight
-	};
-	*idx = (uint32_t)p->cells.len++;
+	*idx = t2f_profile__cell_put(p, node, thread, event, samples, weight);
 	VEC_AT(p->defer_runs, struct defer_run, p->defer_runs.len)->hi = (uint32_t)p->cells.len;
 	*defer_of(p, thread) = (uint32_t)p->defer_runs.len + 1;
-	p->defer_cells = true;
 	return 0;
 }
 
@@ -160,7 +156,7 @@ void t2f_profile__defer_forget(struct t2f_profile *p)
 {
 	p->defer_of.len = 0;
 	p->defer_runs.len = 0;
-	p->defer_open = p->defer_cells = false;
+	p->defer_open = false;
 }
 
 void t2f_profile__defer_free(struct t2f_profile *p)

@@ -58,7 +58,7 @@ struct t2f_profile {
 	/* profile_defer.c: cells a merge appended without cell_ix; defer_of (u32 per thread id)
 	 * gives a thread with such cells its run in defer_runs + 1, else 0 */
 	struct vec defer_of, defer_runs;
-	bool defer_open, defer_cells; /* a run begun; it has cells */
+	bool defer_open; /* a run begun */
 	uint32_t defer_calls;
 	/* t2f_profile__leave_addr's (frame, address) pairs (struct t2f_left_addr), each once */
 	struct vec lefts;
@@ -162,7 +162,19 @@ void t2f_profile__defer_free(struct t2f_profile *p);
 
 static inline bool t2f_profile__deferred(const struct t2f_profile *p, t2f_thread_id t)
 {
-	return t < p->defer_of.len && ((const uint32_t *)p->defer_of.data)[t];
+	return t < p->defer_of.len && *VEC_AT(p->defer_of, uint32_t, t);
+}
+
+/* Writes the cell (node, thread, event) with (samples, weight) at the end of p's cell table,
+ * room made for it (t2f_profile__vec_reserve_n); its index. */
+static inline uint32_t t2f_profile__cell_put(struct t2f_profile *p, t2f_node_id node,
+					     t2f_thread_id thread, t2f_event_id event,
+					     uint64_t samples, uint64_t weight)
+{
+	*VEC_AT(p->cells, struct t2f_cell, p->cells.len) = (struct t2f_cell){
+		.node = node, .thread = thread, .event = event, .samples = samples,
+		.weight = weight };
+	return (uint32_t)p->cells.len++;
 }
 
 /* Widens the time span to [first, last]; first 0 = no time. */
