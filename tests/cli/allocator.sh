@@ -8,7 +8,7 @@
 # usage: sh tests/cli/allocator.sh TRACE2FLAME
 . "$(dirname "$0")/common.sh"
 
-TUNED="  allocator: glibc, the heap grown 8 MiB at a time, one arena for every thread"
+TUNED="  allocator: glibc, the heap grown 8 MiB at a time, blocks under 4 MiB from it, one arena for every thread"
 DEFAULTS="  allocator: glibc's defaults"
 ENVS="  allocator: the environment's (GLIBC_TUNABLES or LD_PRELOAD)"
 sanitized=
