@@ -25,8 +25,8 @@
 #define T2F_TOP_PAD (T2F_TOP_PAD_MIB << 20)
 /* Blocks under 4 MiB come from the heap, not from a mapping of their own: glibc's 128 KiB let
  * every segment's tables and every window's buffers be mapped, faulted in page by page and
- * unmapped again, each page cleared anew (a fault cost about 15 us on a VM that gives freed
- * memory back to its host). h36.data warm: 0.882x the time, cold peak RSS 49.4-49.7 ->
+ * unmapped again, each page cleared anew (a fault cost about 15 us on the benchmark VM, whose
+ * host shadows the page tables). h36.data warm: 0.882x the time, cold peak RSS 49.4-49.7 ->
  * 49.6-51.2 MiB; 32 MiB gave 0.891x and 55.4-55.8 MiB, 1 MiB 0.927x. */
 #define T2F_MMAP_MIN_MIB 4
 #define T2F_MMAP_MIN (T2F_MMAP_MIN_MIB << 20)
