@@ -72,13 +72,11 @@ static int defer_of_reach(struct t2f_profile *p, t2f_thread_id t)
 int t2f_profile__cell_defer(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			    t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
 {
-	int err = defer_of_reach(p, thread)
+	int err = !p->defer_open ? -EINVAL : defer_of_reach(p, thread)
 			  ?: t2f_profile__vec_reserve_n(&p->cells, sizeof(struct t2f_cell), 1);
 
 	if (err)
 		return err;
-	if (!p->defer_open)
-		return -EINVAL;
 	*idx = t2f_profile__cell_put(p, node, thread, event, samples, weight);
 	VEC_AT(p->defer_runs, struct defer_run, p->defer_runs.len)->hi = (uint32_t)p->cells.len;
 	*defer_of(p, thread) = (uint32_t)p->defer_runs.len + 1;
