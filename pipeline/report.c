@@ -220,6 +220,10 @@ static void t2f_report_perf_data(FILE *f, const struct t2f_profile *p,
 	if (c->read_ahead)
 		fprintf(f, "    data section: %" PRIu64 " block%s read ahead on a thread while the one "
 			"before was decoded\n", c->read_ahead, t2f_plural(c->read_ahead));
+	if (c->stacks_whole)
+		fprintf(f, "    data section: %" PRIu64 " stack cop%s kept whole until unwound, not "
+			"read again from the file\n", c->stacks_whole,
+			c->stacks_whole == 1 ? "y" : "ies");
 	if (c->classed)
 		fprintf(f, "    user frames read as another that the symbol cache names alike: %"
 			PRIu64 "\n", c->classed);

@@ -426,6 +426,7 @@ static void t2f_add_perf_stats(struct t2f_perf_data_conv_stats *to,
 	to->probe_read_ns += s->probe_read_ns;
 	to->mapped += s->mapped;
 	to->read_ahead += s->read_ahead;
+	to->stacks_whole += s->stacks_whole;
 	to->kernel_frames += s->kernel_frames;
 	to->classed += s->classed;
 }

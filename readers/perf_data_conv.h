@@ -111,6 +111,9 @@ struct t2f_perf_data_conv_opts {
 			void **src);
 	bool (*class_key)(void *src, uint64_t addr, uint64_t *key);
 	void *class_ctx;
+	/* Of a dwarf sample's stack copy that the file holds, keep the top alone even where the
+	 * file is read in blocks (its walk reads the rest from the file again): tests. */
+	bool stack_tops;
 };
 #define T2F_PERF_TICK_RECORDS 256
 
@@ -156,6 +159,8 @@ struct t2f_perf_data_conv_stats {
 	uint64_t probe_read_ns;  /* (t2f_perf_data_stats); 0: not weighed */
 	uint32_t mapped;         /* inputs whose data section was mapped by that weighing */
 	uint64_t read_ahead;     /* data section blocks read on the reader's thread */
+	uint64_t stacks_whole;   /* dwarf samples' stack copies, read in blocks, kept whole in
+				  * memory until unwound (not read again from the file) */
 	uint64_t kernel_frames;  /* distinct kernel frames (addresses) */
 	uint64_t classed;        /* frames stacks hold as the first of their class */
 };

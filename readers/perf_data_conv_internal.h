@@ -14,6 +14,8 @@
 				* then unwound user frames) */
 #define PDC_STACK_TOP 512u    /* bytes of a stack copy kept when the file holds it (the top
 				* a shallow stack's walk reads) */
+#define PDC_STACK_KEEP ((size_t)8 << 20) /* a queue buffer's pool bytes up to which stack copies
+				* read in blocks are kept whole (perf_data_queue.c) */
 #define PDC_KERNEL_PID (-1)    /* the frame cache's process for kernel ips */
 #define PDC_L1_BITS 12         /* the frame cache's direct-mapped front: 4096 entries (128 KiB) */
 

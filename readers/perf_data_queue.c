@@ -33,10 +33,22 @@ static int pdc_pool_put(struct pdc_queue *q, const void *p, size_t bytes, bool s
 	return 0;
 }
 
+/* Whether a stack copy of len bytes at file offset off is kept by its top alone: where a window
+ * of the file maps it (the walk reads the rest there), or where the queue's pool holds
+ * PDC_STACK_KEEP bytes already. Read in blocks, a copy kept by its top was read again from the
+ * file for nearly every sample of two programs' recordings (xz, sqlite3: 71K and 28K reads of
+ * 1.5-7 KiB), which took more than reading the file itself. */
+static bool pdc_top_only(const struct t2f_perf_data_conv *c, const struct pdc_queue *q,
+			 uint64_t off, uint64_t len)
+{
+	return c->o.stack_tops || t2f_perf_data__mapped(c->pd, off, (size_t)len) ||
+	       q->pool_n * sizeof(*q->pool) + len > PDC_STACK_KEEP;
+}
+
 /* A dwarf sample's registers and stack copy after its callchain, when they will be unwound; of a
- * stack copy longer than PDC_STACK_TOP that the file holds, only its top (a shallow stack's walk
- * reads no further; the rest is read again from the file when needed). */
-static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
+ * stack copy longer than PDC_STACK_TOP that the file holds, only its top where pdc_top_only says
+ * so (a shallow stack's walk reads no further; the rest is read again when needed). */
+static int pdc_ev_user(struct t2f_perf_data_conv *c, struct pdc_queue *q,
 		       const struct t2f_perf_record *r, struct pdc_ev *e)
 {
 	const struct t2f_perf_sample *s = &r->s;
@@ -48,8 +60,14 @@ static int pdc_ev_user(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
 	e->abi = s->regs_abi;
 	e->regs_nr = s->regs_nr;
 	e->stack_len = (uint32_t)len; /* a record holds at most 64 KiB */
-	if (len > PDC_STACK_TOP && t2f_perf_data__file_offset(c->pd, r, s->stack, &e->stack_off))
-		e->top_len = PDC_STACK_TOP;
+	if (len > PDC_STACK_TOP && t2f_perf_data__file_offset(c->pd, r, s->stack, &e->stack_off)) {
+		if (pdc_top_only(c, q, e->stack_off, len)) {
+			e->top_len = PDC_STACK_TOP;
+		} else {
+			e->stack_off = 0; /* kept whole */
+			c->st.stacks_whole++;
+		}
+	}
 	return pdc_pool_put(q, s->regs, (size_t)s->regs_nr * 8, false, &at) ?:
 	       pdc_pool_put(q, s->stack, e->stack_off ? e->top_len : (size_t)len, false, &at);
 }
@@ -72,7 +90,7 @@ static void pdc_ev_switch(const struct t2f_perf_data_conv *c, const struct t2f_p
 }
 
 /* The record as a queue entry (its callchain or string copied into the pool). */
-static int pdc_ev_of(const struct t2f_perf_data_conv *c, struct pdc_queue *q,
+static int pdc_ev_of(struct t2f_perf_data_conv *c, struct pdc_queue *q,
 		     const struct t2f_perf_record *r, struct pdc_ev *e)
 {
 	const char *s = NULL;

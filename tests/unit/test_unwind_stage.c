@@ -153,13 +153,15 @@ struct run {
 	struct t2f_unwind_stats u;
 };
 
-/* f converted: from memory, or (path) from the file path after f is written there, whose
- * stack copies longer than 512 bytes keep their top alone and are read again on demand. */
+/* f converted: from memory, or (path) from the file path after f is written there, read in
+ * blocks, whose stack copies longer than 512 bytes are kept whole until unwound or, with
+ * `tops`, keep their top alone and are read again on demand. */
 static void convert_from(struct run *x, const struct bb *f, const char *arch, unsigned jobs,
-			 const char *path)
+			 const char *path, bool tops)
 {
 	const struct t2f_unwind_stage_opts uo = { .arch = arch, .jobs = jobs };
-	struct t2f_perf_data_conv_opts o = { .unwind = t2f_unwind_stage__sample };
+	struct t2f_perf_data_conv_opts o = { .unwind = t2f_unwind_stage__sample,
+					     .stack_tops = tops };
 
 	memset(x, 0, sizeof(*x));
 	sink_init(&x->s);
@@ -184,7 +186,7 @@ static void convert_from(struct run *x, const struct bb *f, const char *arch, un
 
 static void convert(struct run *x, const struct bb *f, const char *arch, unsigned jobs)
 {
-	convert_from(x, f, arch, jobs, NULL);
+	convert_from(x, f, arch, jobs, NULL, false);
 }
 
 static void done(struct run *x)
@@ -383,7 +385,7 @@ static void test_stage_jobs(void **state)
  * that needs all of them; 2 and an end, inside the copy's first 512 bytes; 120 and an address
  * in no mapping (libdwfl's unwinder ends there); 120 of which 900 bytes were filled (a read
  * outside the copy). The same frames and counts as from memory (every copy whole), with 1 and
- * 2 threads. */
+ * 2 threads, the copies kept whole or read again past their top. */
 static void test_stage_file(void **state)
 {
 	static struct bb d, f;
@@ -411,13 +413,14 @@ static void test_stage_file(void **state)
 	assert_int_equal(x.u.frames, 121 + 3 + 122 + 113);
 	pathf(path, "%s/unwind-stage-%d.data", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
 	      (int)getpid());
-	for (unsigned jobs = 1; jobs <= 2; jobs++) {
-		convert_from(&y, &f, NULL, jobs, path);
+	for (unsigned k = 0; k < 4; k++) { /* jobs 1 and 2, tops alone or copies whole */
+		convert_from(&y, &f, NULL, 1 + k % 2, path, k >= 2);
 		for (size_t i = 0; i < 4; i++)
 			assert_string_equal(stack_of(&x, i, a, sizeof(a)),
 					    stack_of(&y, i, b, sizeof(b)));
 		assert_int_equal(y.u.frames, x.u.frames);
 		assert_memory_equal(y.u.stops, x.u.stops, sizeof(x.u.stops));
+		assert_int_equal(t2f_perf_data_conv__stats(y.c)->stacks_whole, k >= 2 ? 0 : 4);
 		assert_string_equal(sink_text(&y.s), "");
 		done(&y);
 	}
