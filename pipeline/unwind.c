@@ -49,6 +49,7 @@ struct us_worker {
 	uint64_t bad_off;       /* then the file offset of that stack copy (0: none) */
 	uint8_t *stack;         /* a stack copy read again from the file (the sample kept its top) */
 	size_t stack_cap;
+	size_t need;            /* how much of its copy the last walk that read again read */
 	pthread_t thread;
 	bool thread_started;
 };
@@ -332,15 +333,23 @@ static const uint8_t *us_mapped(const struct us_worker *w, const struct t2f_perf
 }
 
 /* How much of a stack copy a walk that read past `have` bytes of it is given next: four times
- * as much, at most the copy (a stack of a few frames fits in a few KiB of an 8 KiB copy). */
-static size_t us_more(const struct t2f_perf_unwind_sample *s, size_t have)
+ * as much (a stack of a few frames fits in a few KiB of an 8 KiB copy), or as much as the last
+ * walk that read again needed when that is more (a program's stacks are alike: sqlite3's took
+ * the whole copy, and each of its samples read it again twice, 1.5 and 6 KiB, where a read
+ * costs more than copying 8 KiB); at most the copy. */
+static size_t us_more(const struct us_worker *w, const struct t2f_perf_unwind_sample *s,
+		      size_t have)
 {
-	return have < s->stack_len / 4 ? 4 * have : s->stack_len;
+	size_t more = have < s->stack_len / 4 ? 4 * have : s->stack_len;
+
+	if (w->need > more)
+		more = w->need;
+	return more < s->stack_len ? more : s->stack_len;
 }
 
 /* s's frames into *r: walked through the decoded rules (walk) or unwound by libdwfl. A sample
- * that kept only its stack copy's top is walked over the top first, then over four times as
- * much of the copy read again from the file, and so on: such a walk reads what the whole walk
+ * that kept only its stack copy's top is walked over the top first, then over more of the copy
+ * read again from the file (us_more), and so on: such a walk reads what the whole walk
  * reads until it reads past what it was given, where it stops (T2F_UNWIND_MEMORY), and a sample
  * it leaves to libdwfl the whole walk leaves too; more is read only for a walk that stopped
  * there, and the whole copy for libdwfl. Where a window of the file still maps the copy, the walk
@@ -364,13 +373,16 @@ static int us_frames(struct us_worker *w, struct t2f_perf_unwind_sample *s,
 					 T2F_PERF_UNWIND_MAX, r);
 		if (ret <= 0)
 			return ret < 0 ? ret : 1;
-		if (r->why != T2F_UNWIND_MEMORY || have == s->stack_len)
+		if (r->why != T2F_UNWIND_MEMORY || have == s->stack_len) {
+			if (read)
+				w->need = read;
 			return 0;
+		}
 		if (!read && (stack = us_mapped(w, s)) != NULL) {
 			have = s->stack_len; /* the last walk */
 			continue;
 		}
-		have = us_more(s, have);
+		have = us_more(w, s, have);
 		if (!(stack = us_stack(w, s, read, have)))
 			return w->err;
 		read = have;
