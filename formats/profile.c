@@ -62,6 +62,8 @@ static void free_unkept(struct t2f_profile *p)
 	t2f_profile__vec_free(&p->maps);
 	free(p->inputs);
 	t2f_profile__vec_free(&p->folds);
+	t2f_profile__sums_drop(p); /* its job reads the cells and their flags */
+	t2f_profile__vec_free(&p->cell_flags);
 	t2f_hashmap__free(p->comm_ix);
 	t2f_profile__defer_free(p);
 }
@@ -648,6 +650,8 @@ int t2f_profile__cell_append(struct t2f_profile *p, t2f_node_id node, t2f_thread
 	if (err)
 		return err;
 	thread = t2f_profile__folded(p, thread);
+	if (p->repeat && (err = t2f_profile__repeat_add(p, thread, true, weight)) != 0)
+		return err;
 	return cell_new(p, node, thread, event, t2f_profile__cell_hash(node, thread, event),
 			samples, weight, idx);
 }
@@ -675,6 +679,8 @@ static int cell_add_at(struct t2f_profile *p, t2f_node_id node, t2f_thread_id th
 	q = (struct cell_probe){ p, node, thread, event };
 	h = t2f_profile__cell_hash(node, thread, event);
 	id = t2f_hashmap__find(p->cell_ix, h, cell_eq, &q);
+	if (p->repeat && (err = t2f_profile__repeat_add(p, thread, !id, weight)) != 0)
+		return err;
 	if (!id)
 		return cell_new(p, node, thread, event, h, samples, weight, idx);
 	c = VEC_AT(p->cells, struct t2f_cell, id - 1);

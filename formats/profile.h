@@ -239,6 +239,38 @@ t2f_frame_id t2f_profile__left_addr_frame(const struct t2f_profile *p, size_t i)
 int t2f_profile__fold_threads(struct t2f_profile *p);
 bool t2f_profile__folds_threads(const struct t2f_profile *p);
 
+/* Lets p's cells repeat: a merge into p then appends src's cells as they are, without looking
+ * them up, so one (node, thread, event) may have several cells, whose samples and weights are
+ * its own; adds still look their cell up. For a writer that adds cells of one node and thread
+ * up itself (pprof), not for the sample log or merges with samples in between (they merge
+ * cells as ever). A thread's cells may repeat only when t2f_profile__cells_repeat says so
+ * (__has_repeats: some thread's may). Set before the first merge; t2f_profile__reset unsets
+ * it. */
+void t2f_profile__repeat_cells(struct t2f_profile *p);
+bool t2f_profile__repeats_cells(const struct t2f_profile *p);
+bool t2f_profile__has_repeats(const struct t2f_profile *p);
+bool t2f_profile__cells_repeat(const struct t2f_profile *p, t2f_thread_id t);
+
+/* The cells of a profile whose cells repeat (t2f_profile__has_repeats) with their repeats
+ * added up, for writers, as bits per cell (formats/bits.h): a cell set in
+ * t2f_cell_sums__repeats repeats an earlier cell of its stack, thread and event (a writer
+ * leaves it out); one set in __repeated has such repeats, whose samples and weight __add adds
+ * to v (saturating, as the profile's own sums; v[0] samples, v[1] weight). The first cells,
+ * in cell order, are what merging the cells would have made. t2f_profile__sums_begin makes them on a
+ * thread of its own while p is read but for its cells (0, or an error: nothing began);
+ * t2f_profile__sums waits for them (borrowed: valid until p's cells change or p is freed), or
+ * makes them now into *mine (the caller's: t2f_cell_sums__free). 0, -ENOMEM or -T2F_ERR_LIMIT.
+ * A merge into p, a restack or a reset drops them first. */
+struct t2f_cell_sums;
+int t2f_profile__sums_begin(struct t2f_profile *p);
+bool t2f_profile__sums_begun(const struct t2f_profile *p); /* waiting for them may block */
+int t2f_profile__sums(const struct t2f_profile *p, const struct t2f_cell_sums **out,
+		      struct t2f_cell_sums **mine);
+const uint64_t *t2f_cell_sums__repeats(const struct t2f_cell_sums *s);
+const uint64_t *t2f_cell_sums__repeated(const struct t2f_cell_sums *s);
+void t2f_cell_sums__add(const struct t2f_cell_sums *s, uint32_t cell, uint64_t v[2]);
+void t2f_cell_sums__free(struct t2f_cell_sums *s); /* NULL is fine */
+
 /* Asks for the index slot that t2f_profile__child(p, parent, frame) will read: a hint for a
  * lookup a few steps ahead; the profile is unchanged. */
 void t2f_profile__prefetch_child(const struct t2f_profile *p, t2f_node_id parent,
@@ -363,7 +395,8 @@ uint64_t t2f_profile__weightless_samples(const struct t2f_profile *p);
 uint64_t t2f_profile__samples_dropped(const struct t2f_profile *p, enum t2f_drop_reason r);
 /* Whether a cell's weight passed UINT64_MAX and was capped there (every sum of cells' weights
  * is at most UINT64_MAX too: writers saturate their own sums). A merge gives what reading the
- * inputs whole gives. */
+ * inputs whole gives; with repeated cells (t2f_profile__repeat_cells), it is said once all the
+ * weights merged and added pass it. */
 bool t2f_profile__weights_capped(const struct t2f_profile *p);
 /* Samples added with time T2F_TIME_PAST (left out of the time span). */
 uint64_t t2f_profile__times_past(const struct t2f_profile *p);
@@ -389,7 +422,8 @@ const struct t2f_lost *t2f_profile__lost(const struct t2f_profile *p);
  * profiles and merging them in order gives the profile that reading it whole gives (same ids,
  * cell order, log order, counts). Merged: every string (in src's id order), threads (with their
  * input index), events (has_period or'ed; an event dst already has keeps its unit), frames,
- * nodes, module maps (appended), cells (samples and weights added), the kept waits (appended),
+ * nodes, module maps (appended), cells (samples and weights added; appended when dst repeats
+ * cells: t2f_profile__repeat_cells), the kept waits (appended),
  * the sample log (moved into dst's when dst's log is enabled: src's log is then left empty), the
  * time span (and the time histogram, when both have one), samples read,
  * weightless and dropped per reason, the saturation counts. Nothing else of src changes; src

@@ -75,6 +75,9 @@ int t2f_profile__cell_defer(struct t2f_profile *p, t2f_node_id node, t2f_thread_
 	int err = !p->defer_open ? -EINVAL : defer_of_reach(p, thread)
 			  ?: t2f_profile__vec_reserve_n(&p->cells, sizeof(struct t2f_cell), 1);
 
+	if (!err && p->repeat)
+		err = t2f_profile__repeat_add(p, thread, true, weight);
+
 	if (err)
 		return err;
 	*idx = t2f_profile__cell_put(p, node, thread, event, samples, weight);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/bg.h"
 #include "formats/hashmap.h"
 #include "formats/profile.h"
 #include "formats/strtab.h"
@@ -60,6 +61,15 @@ struct t2f_profile {
 	struct vec defer_of, defer_runs;
 	bool defer_open; /* a run begun */
 	uint32_t defer_calls;
+	/* profile_repeat.c: with repeat (t2f_profile__repeat_cells), merges append cells unmerged;
+	 * cell_flags (u8 per thread id) tells whose cells may repeat (repeated: some thread's) */
+	bool repeat, repeated;
+	struct vec cell_flags;
+	uint64_t repeat_weight;     /* the weights merged or added, summed: past UINT64_MAX, the
+				     * sum of a cell's repeats may be too (capped is set) */
+	/* profile_sums.c: the cells with their repeats added up, made on sums_bg */
+	struct t2f_cell_sums *sums;
+	struct t2f_bg *sums_bg;
 	/* t2f_profile__leave_addr's (frame, address) pairs (struct t2f_left_addr), each once */
 	struct vec lefts;
 	struct t2f_hashmap *left_ix; /* NULL until the first */
@@ -176,6 +186,25 @@ static inline uint32_t t2f_profile__cell_put(struct t2f_profile *p, t2f_node_id 
 		.weight = weight };
 	return (uint32_t)p->cells.len++;
 }
+
+/* profile_repeat.c. A cell of thread t got `weight` from an add (made: a new cell); with
+ * repeat set. 0 or -ENOMEM. */
+int t2f_profile__repeat_add(struct t2f_profile *p, t2f_thread_id t, bool made, uint64_t weight);
+/* src ids to dst's, for t2f_profile__append_cells: threads, nodes and events, and the dst
+ * index each src cell gets (filled). */
+struct t2f_repeat_maps {
+	const t2f_thread_id *thread;
+	const t2f_node_id *node;
+	const t2f_event_id *event;
+	uint32_t *cell;
+};
+/* The merge step of cells into dst with repeat set: src's cells appended as they are, their
+ * threads flagged. 0, -ENOMEM or -T2F_ERR_LIMIT. */
+int t2f_profile__append_cells(struct t2f_profile *dst, const struct t2f_profile *src,
+			      const struct t2f_repeat_maps *m);
+/* profile_sums.c: the sums made or being made dropped (waited for first), before p's cells
+ * change. */
+void t2f_profile__sums_drop(struct t2f_profile *p);
 
 /* Widens the time span to [first, last]; first 0 = no time. */
 void t2f_profile__note_time(struct t2f_profile *p, uint64_t first, uint64_t last);

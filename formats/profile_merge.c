@@ -478,7 +478,12 @@ static int merge_cells(struct t2f_profile *dst, const struct t2f_profile *src,
 {
 	uint64_t ring[2 * MERGE_AHEAD]; /* the hashes of the cells ahead */
 	size_t j = 0;
-	int err = undefer_returning(dst, src, m) ?: t2f_profile__defer_begin(dst);
+	int err;
+
+	if (dst->repeat && !m->n_ins && !dst->log) /* appended as they are (profile_repeat.c) */
+		return t2f_profile__append_cells(dst, src, &(struct t2f_repeat_maps){
+			m->thread, m->node, m->event, m->cell });
+	err = undefer_returning(dst, src, m) ?: t2f_profile__defer_begin(dst);
 
 	for (size_t i = 0; i < src->cells.len && i < 2 * MERGE_AHEAD; i++)
 		ring[i % (2 * MERGE_AHEAD)] = merged_cell_hash(dst, src, m, i);
@@ -558,7 +563,10 @@ int t2f_profile__merge_at(struct t2f_profile *dst, struct t2f_profile *src,
 		merge_lefts, merge_nodes, merge_module_maps, merge_cells,
 	};
 	struct id_maps m = { 0 };
-	int err = t2f_profile__indexes(dst) ?: id_maps_alloc(&m, src, n_ins);
+	int err;
+
+	t2f_profile__sums_drop(dst);
+	err = t2f_profile__indexes(dst) ?: id_maps_alloc(&m, src, n_ins);
 
 	t2f_profile__grow_whole(dst);
 	m.ins = ins;

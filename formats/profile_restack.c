@@ -194,9 +194,13 @@ static int restack_log(struct t2f_profile *p, struct t2f_profile *q, const uint3
 int t2f_profile__restack(struct t2f_profile *p, struct t2f_profile *stacks,
 			 const t2f_node_id *map)
 {
-	uint32_t *cell_map = malloc((p->cells.len + 1) * sizeof(*cell_map));
+	uint32_t *cell_map;
 	size_t kept = 0;
-	int err = cell_map ? 0 : -ENOMEM;
+	int err;
+
+	t2f_profile__sums_drop(p);
+	cell_map = malloc((p->cells.len + 1) * sizeof(*cell_map));
+	err = cell_map ? 0 : -ENOMEM;
 
 	err = err ?: cell_places(p, map, t2f_profile__node_count(stacks), cell_map, &kept) ?:
 	      restack_log(p, stacks, cell_map);

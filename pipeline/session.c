@@ -220,6 +220,9 @@ int t2f_session_new_profile(const struct t2f_session *s, uint32_t max, struct t2
 		err = t2f_profile__enable_hist(p);
 	if (!err)
 		err = t2f_profile__enable_derive(p, &s->derive);
+	/* merges append cells unmerged when every writer adds them up itself (pprof) */
+	if (!err && !(s->needs & (T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_LOG)) && !s->derive.kinds)
+		t2f_profile__repeat_cells(p);
 	if (err) {
 		t2f_profile__free(p);
 		p = NULL;

@@ -142,6 +142,8 @@ static int t2f_resolve(struct t2f_session *s)
 
 	t2f_session_set_label(s);
 	s->run.read_seconds = (double)(t2f_clock_ns() - s->start_ns) / 1e9;
+	/* beside the resolve stage and the writer's tables; not begun: the writer makes them */
+	(void)t2f_profile__sums_begin(s->profile);
 	err = t2f_warn_lacking(s);
 	if (err)
 		return err;
@@ -320,6 +322,9 @@ static int t2f_write_check(struct t2f_session *s, const struct t2f_write_options
 	if (w->diff && w->diff->state != T2F_SESSION_RESOLVED)
 		return t2f_session_say(s, -T2F_ERR_STATE, false, "the session compared with is not "
 				       "resolved");
+	if (w->diff && t2f_profile__repeats_cells(w->diff->profile))
+		return t2f_session_say(s, -T2F_ERR_STATE, false, "the session compared with was "
+				       "opened for pprof alone (its cells are not merged)");
 	err = t2f_session_resolve(s);
 	if (!err && (err = t2f_warn_format(s, w)))
 		t2f_session_fail(s, err, false);

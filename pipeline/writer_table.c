@@ -18,7 +18,8 @@ static unsigned t2f_needs_params(const struct t2f_write_opts *o)
 /* Roots are the threads' comms, unless pids or tids are written. */
 static unsigned t2f_collapsed_needs(const struct t2f_write_opts *o)
 {
-	return t2f_needs_params(o) | (o->pid || o->tid ? T2F_NEEDS_THREADS : 0);
+	return T2F_NEEDS_MERGED_CELLS | t2f_needs_params(o) |
+	       (o->pid || o->tid ? T2F_NEEDS_THREADS : 0);
 }
 
 static int t2f_collapsed_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
@@ -41,7 +42,7 @@ static int t2f_collapsed_write(const struct t2f_profile *p, const struct t2f_wri
  * together); for off-CPU and wall time the samples' times too (spans), and each thread's cells. */
 static unsigned t2f_speedscope_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_LINES |
+	return T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_LINES |
 	       (o->derived ? T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_THREADS : 0);
 }
 
@@ -60,7 +61,8 @@ static int t2f_speedscope_write(const struct t2f_profile *p, const struct t2f_wr
 	return t2f_speedscope__write(p, &so, out);
 }
 
-/* pprof: a location per address (pprof -lines, -disasm), the profile's duration. */
+/* pprof: a location per address (pprof -lines, -disasm), the profile's duration; it adds the
+ * cells of one stack and thread up itself (merged cells not needed). */
 static unsigned t2f_pprof_needs(const struct t2f_write_opts *o)
 {
 	return T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS |
@@ -83,7 +85,7 @@ static int t2f_pprof_write(const struct t2f_profile *p, const struct t2f_write_o
 
 static unsigned t2f_svg_needs(const struct t2f_write_opts *o)
 {
-	return t2f_needs_params(o) | T2F_NEEDS_THREADS | T2F_NEEDS_LINES |
+	return T2F_NEEDS_MERGED_CELLS | t2f_needs_params(o) | T2F_NEEDS_THREADS | T2F_NEEDS_LINES |
 	       (o->svg.flamechart ? T2F_NEEDS_LOG : 0);
 }
 
@@ -102,8 +104,8 @@ static int t2f_svg_write(const struct t2f_profile *p, const struct t2f_write_opt
  * its frame table, off-CPU waits for its markers. */
 static unsigned t2f_firefox_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_LOG | T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_WAITS | T2F_NEEDS_ADDRS |
-	       T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS | T2F_NEEDS_LINES;
+	return T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_LOG | T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_WAITS |
+	       T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS | T2F_NEEDS_LINES;
 }
 
 static int t2f_firefox_write(const struct t2f_profile *p, const struct t2f_write_opts *o,
@@ -123,7 +125,7 @@ static int t2f_firefox_write(const struct t2f_profile *p, const struct t2f_write
 /* The heat map: samples per 10 ms of the event (and their times, which readers then parse). */
 static unsigned t2f_heatmap_needs(const struct t2f_write_opts *o)
 {
-	return T2F_NEEDS_HIST | T2F_NEEDS_TIMES | T2F_NEEDS_THREADS;
+	return T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_HIST | T2F_NEEDS_TIMES | T2F_NEEDS_THREADS;
 }
 
 static struct t2f_heatmap_opts t2f_heatmap_opts_of(const struct t2f_write_opts *o)

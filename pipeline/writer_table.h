@@ -62,6 +62,8 @@ enum t2f_writer_needs {
 				      * (without it the session may t2f_profile__fold_threads) */
 	T2F_NEEDS_LINES = 1u << 8,  /* frames' source files and lines: DWARF line tables read
 				     * (without it the inline stage reads none: t2f_resym_opts) */
+	T2F_NEEDS_MERGED_CELLS = 1u << 9, /* each stack, thread and event in one cell (without
+					   * it, merges append cells: t2f_profile__repeat_cells) */
 };
 
 struct t2f_writer {

@@ -5,7 +5,8 @@
 # three batches of the perf.data reader's second thread, 150 threads appearing all along, so that
 # the reading thread adds threads while the other adds samples) is converted
 #   - from the perf.data file to folded (-j 1, -j 2), pprof and speedscope (-j 2);
-#   - as perf script text in small segments (-j 4);
+#   - as perf script text in small segments (-j 4), to folded and to pprof (whose merges append
+#     cells that a thread of their own adds up while the resolve stage runs);
 #   - twice in one --each run;
 # and a --call-graph dwarf recording of spin larger than a window (-j 2, and libdwfl's unwinder);
 # each run must succeed with no ThreadSanitizer report, and the outputs of every -j be the same.
@@ -48,6 +49,10 @@ perf script -i "$TMP/many.data" >"$TMP/many.txt" 2>/dev/null
 T2F_SEGMENT_SIZE=65536 run "text -j 4" -j 4 --no-inline "$TMP/many.txt" -o "$TMP/text.folded"
 t2f -j 1 --no-inline "$TMP/many.txt" -o "$TMP/text1.folded" 2>/dev/null
 same_nonempty text "-j 1 and -j 4" "$TMP/text1.folded" "$TMP/text.folded" "< -j 1, > -j 4"
+# pprof: the merges append cells, added up on a thread of their own beside the resolve stage
+T2F_SEGMENT_SIZE=65536 run "text pprof -j 4" -j 4 --no-inline "$TMP/many.txt" -o "$TMP/text.pb.gz"
+t2f -j 1 --no-inline "$TMP/many.txt" -o "$TMP/text1.pb.gz" 2>/dev/null
+same_nonempty "text pprof" "-j 1 and -j 4" "$TMP/text1.pb.gz" "$TMP/text.pb.gz" "< -j 1, > -j 4"
 mkdir "$TMP/each" && cp "$TMP/many.data" "$TMP/again.data"
 run "--each" -j 2 --each -o "$TMP/each" "$TMP/many.data" "$TMP/again.data"
 same_nonempty --each "the two copies" "$TMP/each/many.folded" "$TMP/each/again.folded" "< first, > second"

@@ -4,7 +4,8 @@
  * Field order: sample_type, sample, mapping, location, function, time/duration, period,
  * comment, default_sample_type, then string_table last (every string is interned by then).
  * Samples: cells grouped by (node, thread) in order of first appearance (one event: each cell
- * is its own sample, no grouping); each thread's labels are encoded once and copied.
+ * is its own sample, no grouping, but for cells that repeat an earlier one: t2f_profile__sums);
+ * each thread's labels are encoded once and copied.
  */
 #include "writers/pprof.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "formats/bg.h"
+#include "formats/bits.h"
 #include "formats/diag.h"
 #include "formats/hashmap.h"
 #include "formats/pb_wire.h"
@@ -47,6 +49,13 @@ struct pp_groups {
 	bool by_cell;              /* sample g is cell g (one event, no threads merged): group
 				    * and values are not made (a whole-machine text's 363K cells:
 				    * 8.7 MB of fresh pages, a fifth of the writer's) */
+	const struct t2f_cell_sums *sums; /* by_cell, but the profile's cells repeat: a cell
+					   * set in `repeats` is no sample, one set in `repeated`
+					   * has its repeats' values added */
+	const uint64_t *repeats, *repeated;
+	struct t2f_cell_sums *own_sums;   /* sums made here (none began) */
+	bool sums_begun;                  /* the profile makes them (t2f_profile__sums_begin):
+					   * waited for on the writer's thread */
 	struct pp_group *group;
 	size_t n;
 	uint64_t *values;          /* [n * cols] */
@@ -204,6 +213,26 @@ static int thread_reps(struct pp_groups *gs, bool *merged)
 	return err;
 }
 
+/* by_cell with repeated cells: the samples are the first cells (t2f_profile__sums), the others
+ * skipped where samples are written (a repeat's stack and thread are its first's: walking it
+ * again changes nothing). */
+static int take_sums(struct pp_groups *gs)
+{
+	int err = t2f_profile__sums(gs->p, &gs->sums, &gs->own_sums);
+
+	if (err)
+		return err;
+	gs->repeats = t2f_cell_sums__repeats(gs->sums);
+	gs->repeated = t2f_cell_sums__repeated(gs->sums);
+	return 0;
+}
+
+/* Whether group g is a repeat of an earlier one (no sample of its own). */
+static bool is_repeat(const struct pp_groups *gs, size_t g)
+{
+	return gs->repeats && t2f_bit_get(gs->repeats, g);
+}
+
 /* The sample (group) index of every cell: itself with one event and no threads merged (by_cell),
  * else by (node, thread's labels). */
 static int group_cells(struct pp_groups *gs)
@@ -216,7 +245,9 @@ static int group_cells(struct pp_groups *gs)
 	if (!err && cols <= 2 && !merged) {
 		gs->by_cell = true;
 		gs->n = cells;
-		return cells >= UINT32_MAX - 1 ? -T2F_ERR_LIMIT : 0;
+		if (cells >= UINT32_MAX - 1)
+			return -T2F_ERR_LIMIT;
+		return t2f_profile__has_repeats(gs->p) && !gs->sums_begun ? take_sums(gs) : 0;
 	}
 	gs->group = malloc((cells + 1) * sizeof(*gs->group));
 	/* not calloc: a row is zeroed when its group is made, so each page is first written. Read
@@ -270,6 +301,7 @@ static void groups_free(struct pp_groups *gs)
 	free(gs->group);
 	free(gs->values);
 	free(gs->rep);
+	t2f_cell_sums__free(gs->own_sums);
 	free(gs);
 }
 
@@ -292,8 +324,12 @@ static const uint64_t *values_at(const struct pp_groups *gs, size_t g, uint64_t 
 	if (!gs->by_cell)
 		return gs->values + g * gs->cols;
 	c = t2f_profile__cell_at(gs->p, g);
-	tmp[0] = (uint64_t)t2f_sat_i64(c->samples);
-	tmp[1] = (uint64_t)t2f_sat_i64(c->weight);
+	tmp[0] = c->samples;
+	tmp[1] = c->weight;
+	if (gs->repeated && t2f_bit_get(gs->repeated, g))
+		t2f_cell_sums__add(gs->sums, (uint32_t)g, tmp);
+	tmp[0] = (uint64_t)t2f_sat_i64(tmp[0]);
+	tmp[1] = (uint64_t)t2f_sat_i64(tmp[1]);
 	return tmp;
 }
 
@@ -646,7 +682,8 @@ static int prepare(struct pp *s)
 	s->g = aligned_alloc(64, gsize);
 	if (!s->g)
 		return -ENOMEM;
-	*s->g = (struct pp_groups){ .p = s->p, .cols = 2 * (size_t)s->nevents };
+	*s->g = (struct pp_groups){ .p = s->p, .cols = 2 * (size_t)s->nevents,
+				    .sums_begun = t2f_profile__sums_begun(s->p) };
 	if (t2f_bg__new(group_job, NULL, &bg) == 0 && t2f_bg__hand(bg, s->g) != 0) {
 		t2f_bg__free(bg);
 		bg = NULL;
@@ -654,6 +691,8 @@ static int prepare(struct pp *s)
 	err = t2f_pprof_tables__build(&s->t, s->p, &s->o->names) ?: sample_types(s);
 	gerr = bg ? t2f_bg__wait(bg) : group_cells(s->g);
 	t2f_bg__free(bg);
+	if (!gerr && s->g->by_cell && s->g->sums_begun && t2f_profile__has_repeats(s->p))
+		gerr = take_sums(s->g);
 	return err ?: gerr ?: order(s) ?: chains(s) ?: thread_labels(s) ?: comments(s);
 }
 
@@ -665,7 +704,8 @@ static int encode(struct pp *s)
 		err = put_value_type(&s->enc, PF_SAMPLE_TYPE, s->type_name[c], s->type_unit[c]);
 	for (size_t g = 0; !err && g < s->g->n; g++) {
 		prefetch_stack(s, g);
-		err = put_sample(s, g);
+		if (!is_repeat(s->g, g))
+			err = put_sample(s, g);
 	}
 	for (uint32_t i = 1; !err && i <= s->t.nmaps; i++)
 		err = put_mapping(s, i);

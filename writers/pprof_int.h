@@ -87,7 +87,8 @@ struct t2f_pprof_strs {
 	size_t n;
 };
 /* The samples in output order, as the writer holds them: sample i's stack is the node
- * leaf(ctx, i), i < n. */
+ * leaf(ctx, i), i < n (some i may be a cell that repeats an earlier one, with its stack: walking
+ * it again changes nothing). */
 struct t2f_pprof_samples {
 	t2f_node_id (*leaf)(const void *ctx, size_t i);
 	const void *ctx;

@@ -1,7 +1,8 @@
 /* tests/unit/test_profile_merge.c: formats/profile.c's merge — a pseudo-random stream of
  * profile operations read whole and read in parts then merged must give the same profile (ids,
  * strings, weights, the sample log, module maps, time span and accounting), with and without the
- * sample log; and a small merge checked by hand. */
+ * sample log; and a small merge checked by hand. Into a profile whose cells repeat, merges
+ * append cells: added up again (t2f_profile__sums), they are what merging made. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "formats/bits.h"
 #include "formats/diag.h"
 #include "formats/profile.h"
 #include "tests/unit/support/log_runs.h"
@@ -673,6 +675,146 @@ static void test_merge_many_parts(void **state)
 	for_seeds(check_merge_many);
 }
 
+/* ---- cells that repeat (t2f_profile__repeat_cells, t2f_profile__sums) ---- */
+
+/* The first cells of rep, with their repeats added up (t2f_profile__sums), are whole's cells,
+ * in order; only threads flagged (t2f_profile__cells_repeat) have repeats. *mine is made when
+ * nothing began the sums. */
+static void expect_sums_whole(const struct t2f_profile *whole, const struct t2f_profile *rep,
+			      bool begun)
+{
+	const struct t2f_cell_sums *s = NULL;
+	struct t2f_cell_sums *mine = NULL;
+	const uint64_t *repeats, *repeated;
+	size_t j = 0, skipped = 0;
+
+	assert_int_equal(t2f_profile__sums(rep, &s, &mine), 0);
+	assert_int_equal(mine == NULL, begun);
+	repeats = t2f_cell_sums__repeats(s);
+	repeated = t2f_cell_sums__repeated(s);
+	for (size_t i = 0; i < t2f_profile__cell_count(rep); i++) {
+		const struct t2f_cell *c = t2f_profile__cell_at(rep, i), *w;
+		uint64_t v[2] = { c->samples, c->weight };
+
+		if (t2f_bit_get(repeats, i)) {
+			assert_true(t2f_profile__cells_repeat(rep, c->thread));
+			assert_false(t2f_bit_get(repeated, i));
+			skipped++;
+			continue;
+		}
+		if (t2f_bit_get(repeated, i))
+			t2f_cell_sums__add(s, (uint32_t)i, v);
+		assert_true(j < t2f_profile__cell_count(whole));
+		w = t2f_profile__cell_at(whole, j++);
+		assert_int_equal(c->node, w->node);
+		assert_int_equal(c->thread, w->thread);
+		assert_int_equal(c->event, w->event);
+		assert_int_equal(v[0], w->samples);
+		assert_int_equal(v[1], w->weight);
+	}
+	assert_int_equal(j, t2f_profile__cell_count(whole));
+	assert_true(skipped > 0); /* the stream's threads come back: the check checks something */
+	t2f_cell_sums__free(mine);
+}
+
+/* The stream read in many parts merged into a profile whose cells repeat, its last ops added
+ * to it directly: the same ids as read whole, and its cells what reading whole made once their
+ * repeats are added up; the sums made on their thread or on the caller's, and made again when
+ * a merge comes after them. */
+static void check_repeat_many(uint64_t seed, bool begin)
+{
+	struct gen *g = calloc(1, sizeof(*g));
+	struct t2f_profile *whole = new_profile(false), *rep = new_profile(false), *part;
+	unsigned last = GEN_OPS - GEN_OPS / 10, prev = 0;
+
+	assert_non_null(g);
+	gen_ops(g, seed);
+	gen_apply(whole, g, 0, GEN_OPS);
+	t2f_profile__repeat_cells(rep);
+	for (unsigned i = 1; i <= MANY_PARTS; i++) {
+		unsigned to = 3 + (last - 3) * i / MANY_PARTS;
+
+		if (i == MANY_PARTS && begin) /* dropped by the merge below */
+			assert_int_equal(t2f_profile__sums_begin(rep), 0);
+		part = new_profile(false);
+		gen_apply(part, g, prev, to);
+		assert_int_equal(t2f_profile__merge(rep, part), 0);
+		t2f_profile__free(part);
+		prev = to;
+	}
+	gen_apply(rep, g, last, GEN_OPS);
+	assert_true(t2f_profile__has_repeats(rep));
+	assert_true(t2f_profile__cell_count(rep) > t2f_profile__cell_count(whole));
+	expect_same_ids(whole, rep);
+	if (begin)
+		assert_int_equal(t2f_profile__sums_begin(rep), 0);
+	assert_int_equal(t2f_profile__sums_begun(rep), begin);
+	expect_sums_whole(whole, rep, begin);
+	t2f_profile__free(rep);
+	t2f_profile__free(whole);
+	free(g);
+}
+
+static void test_repeat_many_parts(void **state)
+{
+	(void)state;
+	for_seeds(check_repeat_many);
+}
+
+/* dst's cells: threads 1-3 at main, then thread 2's twice more, added up into its first. */
+static void expect_thread2_sums(const struct t2f_profile *dst)
+{
+	const struct t2f_cell_sums *s = NULL;
+	struct t2f_cell_sums *mine = NULL;
+	uint64_t v[2] = { 1, 1 };
+
+	assert_int_equal(t2f_profile__cell_count(dst), 5);
+	assert_int_equal(t2f_profile__sums(dst, &s, &mine), 0);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(t2f_bit_get(t2f_cell_sums__repeats(s), i), i >= 3);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(t2f_bit_get(t2f_cell_sums__repeated(s), i), i == 1);
+	t2f_cell_sums__add(s, 1, v);
+	assert_int_equal(v[0], 3);
+	assert_int_equal(v[1], 3);
+	t2f_cell_sums__free(mine);
+}
+
+/* By hand: a thread whose cells come from one merge is not flagged; one back in a later merge,
+ * or given a cell by an add after a merge, is; weights whose sum passes UINT64_MAX say so. */
+static void test_repeat_flags(void **state)
+{
+	struct t2f_profile *dst = new_profile(false);
+	t2f_event_id e;
+
+	(void)state;
+	t2f_profile__repeat_cells(dst);
+	assert_true(t2f_profile__repeats_cells(dst));
+	merge_threads_at_main(dst, 1, 4); /* threads 1-3, new */
+	assert_false(t2f_profile__has_repeats(dst));
+	merge_threads_at_main(dst, 2, 3); /* thread 2 back, twice */
+	merge_threads_at_main(dst, 2, 3);
+	assert_true(t2f_profile__has_repeats(dst));
+	expect_thread2_sums(dst);
+	assert_true(t2f_profile__cells_repeat(dst, 2));
+	assert_false(t2f_profile__cells_repeat(dst, 1));
+	assert_false(t2f_profile__cells_repeat(dst, 3));
+	assert_int_equal(t2f_profile__event(dst, str(dst, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e),
+			 0);
+	/* the merged weights: 5 */
+	assert_int_equal(t2f_profile__add_sample(dst, 1, 3, e, UINT64_MAX - 5, 0), 0);
+	assert_true(t2f_profile__cells_repeat(dst, 3)); /* its merged cell is not looked up */
+	assert_false(t2f_profile__cells_repeat(dst, 1));
+	assert_int_equal(t2f_profile__cell_count(dst), 6);
+	assert_false(t2f_profile__weights_capped(dst)); /* all of them: UINT64_MAX */
+	assert_int_equal(t2f_profile__add_sample(dst, 1, 3, e, 1, 0), 0);
+	assert_true(t2f_profile__weights_capped(dst)); /* past it: some sum may be */
+	assert_int_equal(t2f_profile__cell_count(dst), 6); /* found: the one the add made */
+	t2f_profile__reset(dst);
+	assert_false(t2f_profile__repeats_cells(dst));
+	t2f_profile__free(dst);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, profile_setup, profile_teardown)
 
 int main(void)
@@ -684,6 +826,8 @@ int main(void)
 		cmocka_unit_test(test_merge_deferred_cells),
 		cmocka_unit_test(test_fold_threads),
 		cmocka_unit_test(test_fold_new_node),
+		cmocka_unit_test(test_repeat_many_parts),
+		cmocka_unit_test(test_repeat_flags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
