@@ -521,7 +521,8 @@ static int t2f_perf_data_filter(struct t2f_session *s, const struct t2f_input *i
 static int t2f_perf_classes(struct t2f_session *s, const struct t2f_source *src)
 {
 	if (src->index || s->classes || !s->ropts.cache || t2f_session_keep_addrs(s) || s->o.addrs ||
-	    (s->needs & ~(unsigned)(T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS | T2F_NEEDS_LINES)) ||
+	    (s->needs & ~(unsigned)(T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS | T2F_NEEDS_LINES |
+				   T2F_NEEDS_MERGED_CELLS)) ||
 	    s->o.unsafe_build_id_match || getenv("T2F_NO_CLASSES"))
 		return 0;
 	return t2f_sym_classes__new(&s->ropts, s->profile, s->diag, !s->o.no_inline,

@@ -121,38 +121,41 @@ static void test_needs(void **state)
 	struct t2f_write_opts o = { 0 };
 
 	(void)state;
-	assert_int_equal(t2f_writer__of(T2F_FORMAT_COLLAPSED)->needs(&o), 0);
+	/* pprof alone adds up the cells of one stack and thread itself (merged cells not needed) */
+	assert_int_equal(t2f_writer__of(T2F_FORMAT_COLLAPSED)->needs(&o), T2F_NEEDS_MERGED_CELLS);
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_SVG)->needs(&o),
-			 T2F_NEEDS_THREADS | T2F_NEEDS_LINES);
+			 T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_THREADS | T2F_NEEDS_LINES);
 	/* speedscope's profiles are per thread through the log; its evented ones read cells */
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_SPEEDSCOPE)->needs(&o),
-			 T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_LINES);
+			 T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_LINES);
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_PPROF)->needs(&o),
 			 T2F_NEEDS_TIMES | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS |
 			 T2F_NEEDS_LINES);
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_FIREFOX)->needs(&o),
-			 T2F_NEEDS_LOG | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS |
+			 T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_LOG | T2F_NEEDS_ADDRS | T2F_NEEDS_PARAMS |
 			 T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_WAITS | T2F_NEEDS_THREADS |
 			 T2F_NEEDS_LINES);
 	/* the heat map alone keeps the time histogram: no other format pays for it; it and
 	 * collapsed stacks show no source lines, so no line table is read for them */
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_HEATMAP)->needs(&o),
-			 T2F_NEEDS_HIST | T2F_NEEDS_TIMES | T2F_NEEDS_THREADS);
+			 T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_HIST | T2F_NEEDS_TIMES | T2F_NEEDS_THREADS);
 	for (int f = T2F_FORMAT_COLLAPSED; f < T2F_FORMAT_HEATMAP; f++)
 		assert_int_equal(t2f_writer__of(f)->needs(&o) & T2F_NEEDS_HIST, 0);
 	o.names.raw_names = true;
-	assert_int_equal(t2f_writer__of(T2F_FORMAT_COLLAPSED)->needs(&o), T2F_NEEDS_PARAMS);
+	assert_int_equal(t2f_writer__of(T2F_FORMAT_COLLAPSED)->needs(&o),
+			 T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_PARAMS);
 	o.svg.flamechart = true;
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_SVG)->needs(&o),
-			 T2F_NEEDS_PARAMS | T2F_NEEDS_LOG | T2F_NEEDS_THREADS | T2F_NEEDS_LINES);
+			 T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_PARAMS | T2F_NEEDS_LOG |
+			 T2F_NEEDS_THREADS | T2F_NEEDS_LINES);
 	o.derived = true;
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_SPEEDSCOPE)->needs(&o),
-			 T2F_NEEDS_LOG | T2F_NEEDS_PARAMS | T2F_NEEDS_SAMPLE_TIMES |
-			 T2F_NEEDS_THREADS | T2F_NEEDS_LINES);
+			 T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_LOG | T2F_NEEDS_PARAMS |
+			 T2F_NEEDS_SAMPLE_TIMES | T2F_NEEDS_THREADS | T2F_NEEDS_LINES);
 	/* collapsed stacks tell threads apart only with pid or tid in their roots */
 	o.tid = true;
 	assert_int_equal(t2f_writer__of(T2F_FORMAT_COLLAPSED)->needs(&o),
-			 T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS);
+			 T2F_NEEDS_MERGED_CELLS | T2F_NEEDS_PARAMS | T2F_NEEDS_THREADS);
 }
 
 int main(void)
