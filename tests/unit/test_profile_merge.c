@@ -815,6 +815,34 @@ static void test_repeat_flags(void **state)
 	t2f_profile__free(dst);
 }
 
+/* A repeat made by an add alone (no thread came back in a merge): the add's node is one a
+ * repeat may be at, and the sums find it. */
+static void test_repeat_by_add(void **state)
+{
+	struct t2f_profile *dst = new_profile(false);
+	const struct t2f_cell_sums *s = NULL;
+	struct t2f_cell_sums *mine = NULL;
+	uint64_t v[2] = { 1, 1 };
+	t2f_event_id e;
+
+	(void)state;
+	t2f_profile__repeat_cells(dst);
+	merge_threads_at_main(dst, 1, 3); /* threads 1 and 2 at main (node 1), new */
+	assert_int_equal(t2f_profile__event(dst, str(dst, "cpu-clock"), T2F_UNIT_NANOSECONDS, &e),
+			 0);
+	assert_int_equal(t2f_profile__add_sample(dst, 1, 2, e, 5, 0), 0);
+	assert_int_equal(t2f_profile__cell_count(dst), 3);
+	assert_int_equal(t2f_profile__sums(dst, &s, &mine), 0);
+	assert_false(t2f_bit_get(t2f_cell_sums__repeats(s), 1));
+	assert_true(t2f_bit_get(t2f_cell_sums__repeats(s), 2));
+	assert_true(t2f_bit_get(t2f_cell_sums__repeated(s), 1));
+	t2f_cell_sums__add(s, 1, v);
+	assert_int_equal(v[0], 2);
+	assert_int_equal(v[1], 6);
+	t2f_cell_sums__free(mine);
+	t2f_profile__free(dst);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, profile_setup, profile_teardown)
 
 int main(void)
@@ -828,6 +856,7 @@ int main(void)
 		cmocka_unit_test(test_fold_new_node),
 		cmocka_unit_test(test_repeat_many_parts),
 		cmocka_unit_test(test_repeat_flags),
+		cmocka_unit_test(test_repeat_by_add),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
