@@ -256,11 +256,12 @@ bool t2f_profile__cells_repeat(const struct t2f_profile *p, t2f_thread_id t);
  * t2f_cell_sums__repeats repeats an earlier cell of its stack, thread and event (a writer
  * leaves it out); one set in __repeated has such repeats, whose samples and weight __add adds
  * to v (saturating, as the profile's own sums; v[0] samples, v[1] weight). The first cells,
- * in cell order, are what merging the cells would have made. t2f_profile__sums_begin makes them on a
- * thread of its own while p is read but for its cells (0, or an error: nothing began);
- * t2f_profile__sums waits for them (borrowed: valid until p's cells change or p is freed), or
- * makes them now into *mine (the caller's: t2f_cell_sums__free). 0, -ENOMEM or -T2F_ERR_LIMIT.
- * A merge into p, a restack or a reset drops them first. */
+ * in cell order, are what merging the cells would have made.
+ * t2f_profile__sums_begin makes them on a thread of its own (0, or an error: nothing began):
+ * the caller goes on with p meanwhile, but adds no sample (a merge into p, a restack and a
+ * reset wait for them and drop them first). t2f_profile__sums, on the thread that began them,
+ * waits for them (borrowed: valid until p's cells change or p is freed), or makes them now
+ * into *mine (the caller's: t2f_cell_sums__free); 0 or -ENOMEM. */
 struct t2f_cell_sums;
 int t2f_profile__sums_begin(struct t2f_profile *p);
 bool t2f_profile__sums_begun(const struct t2f_profile *p); /* waiting for them may block */
