@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "formats/hashmap.h"
 #include "formats/profile_int.h"
@@ -53,28 +52,13 @@ void t2f_profile__defer_end(struct t2f_profile *p)
 	p->defer_open = false;
 }
 
-/* Room in defer_of for thread t, new entries 0. */
-static int defer_of_reach(struct t2f_profile *p, t2f_thread_id t)
-{
-	size_t old = p->defer_of.len;
-	int err;
-
-	if (t < old)
-		return 0;
-	err = t2f_profile__vec_reserve_n(&p->defer_of, sizeof(uint32_t), t + 1 - old);
-	if (err)
-		return err;
-	memset(defer_of(p, (t2f_thread_id)old), 0, (t + 1 - old) * sizeof(uint32_t));
-	p->defer_of.len = t + 1;
-	return 0;
-}
-
 int t2f_profile__cell_defer(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 			    t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
 {
-	int err = !p->defer_open ? -EINVAL : defer_of_reach(p, thread)
-			  ?: t2f_profile__vec_reserve_n(&p->cells, sizeof(struct t2f_cell), 1);
+	int err = p->defer_open ? 0 : -EINVAL;
 
+	err = err ?: t2f_profile__vec_reach(&p->defer_of, sizeof(uint32_t), (size_t)thread + 1) ?:
+	      t2f_profile__vec_reserve_n(&p->cells, sizeof(struct t2f_cell), 1);
 	if (!err && p->repeat)
 		err = t2f_profile__repeat_add(p, thread, true, weight);
 

@@ -101,6 +101,9 @@ static inline t2f_thread_id t2f_profile__folded(const struct t2f_profile *p, t2f
 void t2f_profile__grow_whole(struct t2f_profile *p);
 /* Makes room for n more elements of size `elem`; 0 or -ENOMEM/-T2F_ERR_LIMIT. */
 int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n);
+/* Makes v at least len elements long, the new ones zeroed (a table per id). 0 or
+ * -ENOMEM/-T2F_ERR_LIMIT. */
+int t2f_profile__vec_reach(struct vec *v, size_t elem, size_t len);
 void t2f_profile__vec_free(struct vec *v);
 
 /* The fields frames are told apart by (an address only with has_addr). */

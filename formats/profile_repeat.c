@@ -12,8 +12,6 @@
  * segments), the merges' cell step took 49-81 ms with lookups and 10-39 ms appending. */
 #include "formats/profile.h"
 
-#include <errno.h>
-#include <string.h>
 
 #include "formats/profile_int.h"
 #include "formats/sat.h"
@@ -45,22 +43,6 @@ bool t2f_profile__cells_repeat(const struct t2f_profile *p, t2f_thread_id t)
 	return t < p->cell_flags.len && (*VEC_AT(p->cell_flags, uint8_t, t) & CELLS_REPEAT);
 }
 
-/* Room in cell_flags for thread t, new entries 0. */
-static int flags_reach(struct t2f_profile *p, t2f_thread_id t)
-{
-	size_t old = p->cell_flags.len;
-	int err;
-
-	if (t < old)
-		return 0;
-	err = t2f_profile__vec_reserve_n(&p->cell_flags, 1, t + 1 - old);
-	if (err)
-		return err;
-	memset(VEC_AT(p->cell_flags, uint8_t, old), 0, t + 1 - old);
-	p->cell_flags.len = t + 1;
-	return 0;
-}
-
 static void flag(struct t2f_profile *p, t2f_thread_id t, uint8_t f)
 {
 	uint8_t *at = VEC_AT(p->cell_flags, uint8_t, t);
@@ -78,7 +60,7 @@ int t2f_profile__repeat_add(struct t2f_profile *p, t2f_thread_id t, bool made, u
 		p->capped = true;
 	if (!made)
 		return 0;
-	err = flags_reach(p, t);
+	err = t2f_profile__vec_reach(&p->cell_flags, 1, (size_t)t + 1);
 	if (err)
 		return err;
 	flag(p, t, *VEC_AT(p->cell_flags, uint8_t, t) & CELLS_APPENDED ? CELLS_HAS | CELLS_REPEAT
@@ -105,7 +87,7 @@ int t2f_profile__append_cells(struct t2f_profile *dst, const struct t2f_profile 
 			      const struct t2f_repeat_maps *m)
 {
 	int err = t2f_profile__vec_reserve_n(&dst->cells, sizeof(struct t2f_cell), src->cells.len) ?:
-		  flags_reach(dst, (t2f_thread_id)dst->threads.len);
+		  t2f_profile__vec_reach(&dst->cell_flags, 1, dst->threads.len + 1);
 
 	for (size_t i = 0; !err && i < src->cells.len; i++) {
 		const struct t2f_cell *c = VEC_AT(src->cells, struct t2f_cell, i);

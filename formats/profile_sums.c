@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "formats/bits.h"
+#include "formats/grow.h"
 #include "formats/hashmap.h"
 #include "formats/profile_int.h"
 #include "formats/sat.h"
@@ -64,21 +65,17 @@ static int add_more(struct t2f_cell_sums *s, uint32_t first, const struct t2f_ce
 	uint64_t h = t2f_hash_u64(first);
 	uint32_t at = t2f_bit_get(s->has_more, first) ? t2f_hashmap__find(s->more_ix, h, more_eq, &q)
 						      : 0;
+	int err;
 
 	if (at) {
 		s->more[at - 1].samples = t2f_sat_add(s->more[at - 1].samples, c->samples);
 		s->more[at - 1].weight = t2f_sat_add(s->more[at - 1].weight, c->weight);
 		return 0;
 	}
-	if (s->nmore == s->more_cap) {
-		size_t n = s->more_cap ? s->more_cap * 2 : 1024;
-		struct more *m = realloc(s->more, n * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		s->more = m;
-		s->more_cap = n;
-	}
+	err = t2f_grow((void **)&s->more, &s->more_cap, s->nmore, 1, sizeof(*s->more), 1024,
+		       UINT32_MAX);
+	if (err)
+		return err;
 	s->more[s->nmore++] = (struct more){ first, c->samples, c->weight };
 	t2f_bit_set(s->has_more, first);
 	return t2f_hashmap__insert(s->more_ix, h, (uint32_t)s->nmore);

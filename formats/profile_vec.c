@@ -66,6 +66,21 @@ int t2f_profile__vec_reserve_n(struct vec *v, size_t elem, size_t n)
 	return err;
 }
 
+int t2f_profile__vec_reach(struct vec *v, size_t elem, size_t len)
+{
+	size_t old = v->len;
+	int err;
+
+	if (len <= old)
+		return 0;
+	err = t2f_profile__vec_reserve_n(v, elem, len - old);
+	if (err)
+		return err;
+	memset((char *)v->data + old * elem, 0, (len - old) * elem);
+	v->len = len;
+	return 0;
+}
+
 void t2f_profile__vec_free(struct vec *v)
 {
 	if (v->reserved)
