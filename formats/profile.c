@@ -662,24 +662,19 @@ t2f_thread_id t2f_profile__cell_thread(const struct t2f_profile *p, t2f_thread_i
 }
 
 /* t2f_profile__cell_add with the cell's thread given (folded): reads no thread table. */
-static int cell_add_at(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
-		       t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
+/* The cell (node, thread, event) found and added to, or made; `watched`: p's cells may repeat
+ * (profile_repeat.c), which this counts. Inlined with `watched` a constant. */
+static inline int cell_lookup_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+				  t2f_event_id event, uint64_t samples, uint64_t weight,
+				  uint32_t *idx, bool watched)
 {
-	struct cell_probe q;
-	uint64_t h;
-	uint32_t id;
+	struct cell_probe q = { p, node, thread, event };
+	uint64_t h = t2f_profile__cell_hash(node, thread, event);
+	uint32_t id = t2f_hashmap__find(p->cell_ix, h, cell_eq, &q);
 	struct t2f_cell *c;
 	int err;
 
-	err = t2f_profile__indexes(p);
-	if (!err && t2f_profile__deferred(p, thread))
-		err = t2f_profile__undefer(p, &thread, 1);
-	if (err)
-		return err;
-	q = (struct cell_probe){ p, node, thread, event };
-	h = t2f_profile__cell_hash(node, thread, event);
-	id = t2f_hashmap__find(p->cell_ix, h, cell_eq, &q);
-	if (p->repeat && (err = t2f_profile__repeat_add(p, thread, !id, weight)) != 0)
+	if (watched && p->repeat && (err = t2f_profile__repeat_add(p, thread, !id, weight)) != 0)
 		return err;
 	if (!id)
 		return cell_new(p, node, thread, event, h, samples, weight, idx);
@@ -689,6 +684,30 @@ static int cell_add_at(struct t2f_profile *p, t2f_node_id node, t2f_thread_id th
 		p->capped = true;
 	*idx = id - 1;
 	return 0;
+}
+
+/* cell_add_at in a profile with cells left unindexed (profile_defer.c) or that may repeat: out
+ * of line, so that a sample's cell in a segment's profile (neither) pays one test for them. */
+static __attribute__((noinline)) int cell_add_watched(struct t2f_profile *p, t2f_node_id node,
+						      t2f_thread_id thread, t2f_event_id event,
+						      uint64_t samples, uint64_t weight,
+						      uint32_t *idx)
+{
+	int err = t2f_profile__deferred(p, thread) ? t2f_profile__undefer(p, &thread, 1) : 0;
+
+	return err ?: cell_lookup_add(p, node, thread, event, samples, weight, idx, true);
+}
+
+static int cell_add_at(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
+		       t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
+{
+	int err = t2f_profile__indexes(p);
+
+	if (err)
+		return err;
+	if (p->defer_of.len || p->repeat)
+		return cell_add_watched(p, node, thread, event, samples, weight, idx);
+	return cell_lookup_add(p, node, thread, event, samples, weight, idx, false);
 }
 
 int t2f_profile__cell_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
