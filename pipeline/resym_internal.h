@@ -86,6 +86,9 @@ struct t2f_resym {
 	uint32_t tried, unresolved;      /* frames looked up, and those of them left unnamed */
 	struct t2f_resym_place *places;  /* per frame id: where it is, when found */
 	uint32_t n_places;               /* frame ids 0..n_places - 1 */
+	uint32_t *mod_at;                /* per frame id: 1 + its module's index in mods when it
+					  * is to be named (t2f_resym_wanted), else 0; as the
+					  * frames were before the passes (t2f_resym_ahead) */
 	uint32_t *lefts;                 /* per frame id: the addresses it was made without
 					  * (t2f_frame.addr_left), or NULL when none was */
 	const t2f_frame_id *frame_as;    /* t2f_resym_opts.frame_as, n_frame_as */

@@ -295,13 +295,25 @@ static int t2f_resym_mod_reg(struct t2f_resym *r, const struct t2f_profile *p,
 	return t2f_resym_new_mod(r, p, f, h, out);
 }
 
-/* The module of a frame, its JIT map read at the module's first frame (warnings in frame
+/* Whether frame id (f) is to be named: as t2f_resym_ahead found it, for the frames it saw. */
+static bool t2f_resym_wanted_at(const struct t2f_resym *r, const struct t2f_profile *p,
+				t2f_frame_id id, const struct t2f_frame *f,
+				const struct t2f_resym_opts *o)
+{
+	return id < r->n_places ? r->mod_at[id] != 0 : t2f_resym_wanted(p, f, o);
+}
+
+/* The module of frame id (f), its JIT map read at the module's first frame (warnings in frame
  * order). */
-static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p,
+static int t2f_resym_mod_of(struct t2f_resym *r, const struct t2f_profile *p, t2f_frame_id id,
 			    const struct t2f_frame *f, struct t2f_resym_mod **out)
 {
-	int err = t2f_resym_mod_reg(r, p, f, out);
+	int err = 0;
 
+	if (id < r->n_places && r->mod_at[id])
+		*out = &r->mods[r->mod_at[id] - 1];
+	else
+		err = t2f_resym_mod_reg(r, p, f, out);
 	if (err || (*out)->kind != T2F_FRAME_JIT || (*out)->map_tried)
 		return err;
 	(*out)->map_tried = true;
@@ -345,6 +357,8 @@ static int t2f_resym_ahead(struct t2f_resym *r, const struct t2f_profile *p,
 		if (!t2f_resym_wanted(p, f, o))
 			continue;
 		err = t2f_resym_oom(d, p, f, t2f_resym_mod_reg(r, p, f, &m));
+		if (!err && id < r->n_places)
+			r->mod_at[id] = (uint32_t)(m - r->mods) + 1;
 		if (err || !ahead || m->listed || !t2f_resym_looks_up(r, f, m))
 			continue;
 		m->listed = true;
@@ -495,7 +509,7 @@ static int t2f_resym_named(struct t2f_resym *r, const struct t2f_profile *p, t2f
 	const struct t2f_frame *f = t2f_profile__frame_at(p, id);
 	struct t2f_resym_mod *m;
 	struct t2f_sym sym;
-	int err = t2f_resym_mod_of(r, p, f, &m);
+	int err = t2f_resym_mod_of(r, p, id, f, &m);
 
 	if (err || !t2f_resym_looks_up(r, f, m))
 		return err;
@@ -551,7 +565,7 @@ static int t2f_resym_frame(struct t2f_resym *r, struct t2f_profile *p, t2f_frame
 	struct t2f_sym sym;
 	int err;
 
-	err = t2f_resym_mod_of(r, p, f, &m);
+	err = t2f_resym_mod_of(r, p, id, f, &m);
 	if (!err && f->addr_left) { /* the frames of one address each it stands for: no build-id */
 		m->no_id += r->lefts ? r->lefts[id] : 0;
 		return t2f_resym_missed(r, p, id, m, false);
@@ -664,7 +678,8 @@ static int t2f_resym_pass(struct t2f_resym *r, struct t2f_profile *p,
 		const struct t2f_frame *f = t2f_profile__frame_at(p, id);
 		int done = kernel ? 0 : t2f_resym_classed(r, p, id, f);
 
-		if (done || (f->kind == T2F_FRAME_KERNEL) != kernel || !t2f_resym_wanted(p, f, o)) {
+		if (done || (f->kind == T2F_FRAME_KERNEL) != kernel ||
+		    !t2f_resym_wanted_at(r, p, id, f, o)) {
 			err = t2f_resym_oom(d, p, f, done < 0 ? done : 0);
 			continue;
 		}
@@ -702,12 +717,13 @@ int t2f_resym__run(struct t2f_profile *p, const struct t2f_resym_opts *o, struct
 	r->ks_whole = o;
 	r->threads = o->threads;
 	r->places = calloc((size_t)n + 1, sizeof(*r->places));
-	r->n_places = n + 1;
+	r->mod_at = calloc((size_t)n + 1, sizeof(*r->mod_at));
+	r->n_places = r->places && r->mod_at ? n + 1 : 0;
 	r->frame_as = o->frame_as;
 	r->n_frame_as = o->frame_as ? (o->n_frame_as < r->n_places ? o->n_frame_as : r->n_places) : 0;
 	if (r->n_frame_as)
 		err = t2f_resym_likes__new(r->frame_as, r->n_frame_as, &r->likes);
-	err = err ?: r->places ? t2f_resym_count_lefts(r, p) ?: t2f_resym_setup(r, p, o, d) : -ENOMEM;
+	err = err ?: r->n_places ? t2f_resym_count_lefts(r, p) ?: t2f_resym_setup(r, p, o, d) : -ENOMEM;
 	if (!err)
 		err = t2f_resym_ahead(r, p, o, d, o->threads >= 2);
 	/* the kernel's frames first: the kallsyms table (200K symbols, 7 MB for /proc/kallsyms) is
@@ -748,6 +764,7 @@ void t2f_resym__free(struct t2f_resym *r)
 	t2f_resym_ids__free(r->ids);
 	t2f_buf__free(&r->name);
 	free(r->places);
+	free(r->mod_at);
 	free(r->lefts);
 	t2f_resym_likes__free(r->likes);
 	free(r);
