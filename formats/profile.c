@@ -661,7 +661,6 @@ t2f_thread_id t2f_profile__cell_thread(const struct t2f_profile *p, t2f_thread_i
 	return t2f_profile__folded(p, thread);
 }
 
-/* t2f_profile__cell_add with the cell's thread given (folded): reads no thread table. */
 /* The cell (node, thread, event) found and added to, or made; `watched`: p's cells may repeat
  * (profile_repeat.c), which this counts. Inlined with `watched` a constant. */
 static inline int cell_lookup_add(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
@@ -698,6 +697,7 @@ static __attribute__((noinline)) int cell_add_watched(struct t2f_profile *p, t2f
 	return err ?: cell_lookup_add(p, node, thread, event, samples, weight, idx, true);
 }
 
+/* t2f_profile__cell_add with the cell's thread given (folded): reads no thread table. */
 static int cell_add_at(struct t2f_profile *p, t2f_node_id node, t2f_thread_id thread,
 		       t2f_event_id event, uint64_t samples, uint64_t weight, uint32_t *idx)
 {
