@@ -12,7 +12,6 @@
  * segments), the merges' cell step took 49-81 ms with lookups and 10-39 ms appending. */
 #include "formats/profile.h"
 
-
 #include "formats/profile_int.h"
 #include "formats/sat.h"
 
