@@ -288,10 +288,21 @@ static int group_cells(struct pp_groups *gs)
 	return err;
 }
 
-static int group_job(void *ctx, void *job)
+/* What the thread beside the tables does: the samples' grouping, then the gzip stage made (its
+ * engines, their threads and the header: 0.8-1.2 ms on h43.txt, off the writer's path). */
+struct pp_beside {
+	struct pp_groups *g;
+	struct t2f_out *out;
+	enum t2f_pprof_gz_mode mode;
+	struct t2f_pprof_gz *gz;
+};
+
+static int beside_job(void *ctx, void *job)
 {
+	struct pp_beside *b = job;
+
 	(void)ctx;
-	return group_cells(job);
+	return group_cells(b->g) ?: t2f_pprof_gz__new(b->out, b->mode, &b->gz);
 }
 
 static void groups_free(struct pp_groups *gs)
@@ -389,9 +400,9 @@ static void prefetch_stack(const struct pp *s, size_t g)
 	}
 }
 
-/* Each used node's chain: the size of its location id packed, and its next location's node's
- * (a node's next is below it: one pass up the ids; the used nodes have their locations, as
- * order() numbered them). 0, -ENOMEM, or -T2F_ERR_LIMIT for a sample's ids past 4 GB. */
+/* Each used node's chain: how many locations its stack names, up to the root (a node's next is
+ * below it: one pass up the ids), for a sample's room. 0, -ENOMEM, or -T2F_ERR_LIMIT for a
+ * sample's ids past 4 GB. */
 static int chains(struct pp *s)
 {
 	uint32_t n = t2f_profile__node_count(s->p);
@@ -405,37 +416,45 @@ static int chains(struct pp *s)
 		if (!s->t.nodes[nd].loc)
 			continue;
 		up = s->chain[s->t.nodes[nd].next];
-		if (up > UINT32_MAX - 16)
+		if (up > UINT32_MAX / 5 - 16)
 			return -T2F_ERR_LIMIT;
-		s->chain[nd] = (uint32_t)t2f_pb__varint_size(s->t.nodes[nd].loc) + up;
+		s->chain[nd] = 1 + up;
 	}
 	return 0;
 }
 
+#define SAMPLE_HEAD 4 /* a Sample's key and length, its ids' key and length: a byte each */
+
 /* One Sample: its location ids, innermost first, then its values (both packed), then its
- * thread's labels. Every size is known before it is written (the ids' from the node's chain),
- * so the message is written at a cursor in one reservation, the ids as the walk up the stack
- * meets them: one key, length and room check a message, not one a field. */
+ * thread's labels, written at a cursor in one reservation (one room check a message, not one a
+ * field). The ids are numbered as the walk up the stack meets them (the order's, pprof_int.h),
+ * so they are written first, SAMPLE_HEAD bytes on, and moved on when the lengths before them
+ * take more (ids or a message of 128 bytes or more). */
 static int put_sample(struct pp *s, size_t g)
 {
 	const struct pp_group gr = group_at(s->g, g);
-	size_t cols = s->g->cols, nloc = s->chain[gr.node], nval, body;
+	size_t cols = s->g->cols, nloc, nval, body, head;
 	size_t lo = s->label_off[gr.thread], hi = s->label_off[gr.thread + 1];
 	uint64_t tmp[2];
 	const uint64_t *v = values_at(s->g, g, tmp);
-	char *w;
+	char *at, *ids, *w;
 
 	nval = t2f_pb__packed_u64_size(v, cols);
+	if (t2f_buf__reserve(&s->enc, 24 + 5 * (size_t)s->chain[gr.node] + nval + (hi - lo)))
+		return -ENOMEM;
+	at = s->enc.p + s->enc.len;
+	ids = w = at + SAMPLE_HEAD;
+	for (t2f_node_id nd = gr.node; nd; nd = s->t.nodes[nd].next)
+		w = t2f_pb__at_varint(w, t2f_pprof_tables__loc_id(&s->t, s->t.nodes[nd].loc));
+	nloc = (size_t)(w - ids);
 	body = (nloc ? 1 + t2f_pb__varint_size(nloc) + nloc : 0) +
 	       (cols ? 1 + t2f_pb__varint_size(nval) + nval : 0) + (hi - lo);
-	if (t2f_buf__reserve(&s->enc, 11 + body))
-		return -ENOMEM;
-	w = t2f_pb__at_key(s->enc.p + s->enc.len, PF_SAMPLE, T2F_PB_LEN);
-	w = t2f_pb__at_varint(w, body);
+	head = 1 + t2f_pb__varint_size(body) + (nloc ? 1 + t2f_pb__varint_size(nloc) : 0);
+	if (head != SAMPLE_HEAD && nloc)
+		memmove(at + head, ids, nloc);
+	w = t2f_pb__at_varint(t2f_pb__at_key(at, PF_SAMPLE, T2F_PB_LEN), body);
 	if (nloc)
-		w = t2f_pb__at_varint(t2f_pb__at_key(w, 1, T2F_PB_LEN), nloc);
-	for (t2f_node_id nd = gr.node; nd; nd = s->t.nodes[nd].next)
-		w = t2f_pb__at_varint(w, s->t.nodes[nd].loc);
+		w = t2f_pb__at_varint(t2f_pb__at_key(w, 1, T2F_PB_LEN), nloc) + nloc;
 	if (cols)
 		w = t2f_pb__at_varint(t2f_pb__at_key(w, 2, T2F_PB_LEN), nval);
 	for (size_t c = 0; c < cols; c++)
@@ -624,21 +643,15 @@ static int put_strings(struct pp *s)
 
 /* ---- the message ---- */
 
-static t2f_node_id sample_leaf(const void *ctx, size_t g)
-{
-	return group_at(ctx, g).node;
-}
-
-/* The tables and strings renumbered in the order the samples use them (pprof_order.c): the
- * sample types' strings first, the label keys, the comms of the threads samples name. */
+/* The strings renumbered (pprof_order.c, t2f_pprof_tables__order_begin): the sample types'
+ * first, the label keys, the comms of the threads samples name; the tables follow as the
+ * samples are encoded (encode). */
 static int order(struct pp *s)
 {
 	size_t cols = 2 * (size_t)s->nevents, n = 0;
 	uint32_t nthreads = t2f_profile__thread_count(s->p);
 	uint32_t *idx = malloc((2 * cols + 3 + nthreads) * sizeof(*idx));
 	struct t2f_pprof_strs strs = { idx, 0 };
-	struct t2f_pprof_samples smp = { sample_leaf, s->g, s->g->n,
-					 s->g->n ? group_at(s->g, 0).thread : 0 };
 	int err;
 
 	s->used = calloc((size_t)nthreads + 1, sizeof(*s->used));
@@ -662,7 +675,7 @@ static int order(struct pp *s)
 		err = t2f_pprof_tables__str(&s->t, comm, len, &idx[n++]);
 	}
 	strs.n = n;
-	err = err ?: t2f_pprof_tables__order(&s->t, &smp, &strs);
+	err = err ?: t2f_pprof_tables__order_begin(&s->t, &strs);
 	if (!err) {
 		memcpy(s->type_name, idx, cols * sizeof(*idx));
 		memcpy(s->type_unit, idx + cols, cols * sizeof(*idx));
@@ -672,28 +685,32 @@ static int order(struct pp *s)
 }
 
 /* The tables, and beside them on a thread of its own the samples' grouping (wm: 4 ms of the
- * 30 the tables take, when the other CPU idles); on this thread when none starts. */
-static int prepare(struct pp *s)
+ * 30 the tables take, when the other CPU idles) and the gzip stage; on this thread when none
+ * starts. */
+static int prepare(struct pp *s, struct t2f_out *out)
 {
 	size_t gsize = (sizeof(*s->g) + 63) / 64 * 64;
 	struct t2f_bg *bg = NULL;
+	struct pp_beside b = { .out = out,
+			       .mode = s->o->raw ? T2F_PPROF_RAW : T2F_PPROF_GZIP };
 	int err, gerr;
 
-	s->g = aligned_alloc(64, gsize);
+	s->g = b.g = aligned_alloc(64, gsize);
 	if (!s->g)
 		return -ENOMEM;
 	*s->g = (struct pp_groups){ .p = s->p, .cols = 2 * (size_t)s->nevents,
 				    .sums_begun = t2f_profile__sums_begun(s->p) };
-	if (t2f_bg__new(group_job, NULL, &bg) == 0 && t2f_bg__hand(bg, s->g) != 0) {
+	if (t2f_bg__new(beside_job, NULL, &bg) == 0 && t2f_bg__hand(bg, &b) != 0) {
 		t2f_bg__free(bg);
 		bg = NULL;
 	}
 	err = t2f_pprof_tables__build(&s->t, s->p, &s->o->names) ?: sample_types(s);
-	gerr = bg ? t2f_bg__wait(bg) : group_cells(s->g);
+	gerr = bg ? t2f_bg__wait(bg) : beside_job(NULL, &b);
 	t2f_bg__free(bg);
+	s->gz = b.gz;
 	if (!gerr && s->g->by_cell && s->g->sums_begun && t2f_profile__has_repeats(s->p))
 		gerr = take_sums(s->g);
-	return err ?: gerr ?: order(s) ?: chains(s) ?: thread_labels(s) ?: comments(s);
+	return err ?: gerr ?: order(s) ?: chains(s) ?: thread_labels(s);
 }
 
 static int encode(struct pp *s)
@@ -707,6 +724,9 @@ static int encode(struct pp *s)
 		if (!is_repeat(s->g, g))
 			err = put_sample(s, g);
 	}
+	/* the tables in the order the samples met them, then the strings after theirs */
+	err = err ?: t2f_pprof_tables__order_end(&s->t, s->g->n ? group_at(s->g, 0).thread : 0) ?:
+	      comments(s);
 	for (uint32_t i = 1; !err && i <= s->t.nmaps; i++)
 		err = put_mapping(s, i);
 	for (uint32_t i = 1; !err && i <= s->t.nlocs; i++)
@@ -742,8 +762,7 @@ int t2f_pprof__write(const struct t2f_profile *p, const struct t2f_pprof_opts *o
 		goto done;
 	}
 	s.event = o->event ? o->event : (s.nevents ? 1 : 0);
-	err = prepare(&s) ?: t2f_pprof_gz__new(out, o->raw ? T2F_PPROF_RAW : T2F_PPROF_GZIP, &s.gz) ?:
-	      encode(&s) ?: t2f_pprof_gz__finish(s.gz, &s.enc);
+	err = prepare(&s, out) ?: encode(&s) ?: t2f_pprof_gz__finish(s.gz, &s.enc);
 done:
 	release(&s);
 	return err;

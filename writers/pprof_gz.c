@@ -10,7 +10,8 @@
  * stream's. Every block but the last ends with a sync flush (byte-aligned, so the blocks
  * concatenate into one deflate stream); the last one finishes it, even when empty.
  *
- * The caller's thread writes the stream in block order: a fixed gzip header (magic, deflate,
+ * The caller's thread writes the stream in block order, from the first block handed over on (so
+ * that __new may run on another thread, beside the tables): a fixed gzip header (magic, deflate,
  * no flags, mtime 0, XFL 4 = fastest level, OS 3 = Unix), the blocks' outputs, then the
  * trailer (the blocks' CRCs combined in order, the length mod 2^32). Block i - 2 is written
  * when block i is handed to its slot, after block i - 3 (written when block i - 1 was handed);
@@ -107,8 +108,6 @@ int t2f_pprof_gz__new(struct t2f_out *out, enum t2f_pprof_gz_mode mode,
 			g->bg[k] = NULL; /* this slot deflates on the caller's thread */
 	}
 	g->crc = crc32(0L, Z_NULL, 0);
-	if (!g->raw)
-		t2f_out__write(out, gz_head, sizeof(gz_head));
 	*gz = g;
 	return 0;
 }
@@ -156,8 +155,11 @@ static int gz_hand(struct t2f_pprof_gz *g, struct t2f_buf *b, bool last)
 	unsigned k = (unsigned)(g->handed & 1);
 	struct gz_slot *s = &g->slot[k];
 	struct t2f_buf done;
-	int err = gz_write_before(g, g->handed ? g->handed - 1 : 0);
+	int err;
 
+	if (!g->handed)
+		t2f_out__write(g->out, gz_head, sizeof(gz_head));
+	err = gz_write_before(g, g->handed ? g->handed - 1 : 0);
 	if (err)
 		return err;
 	done = s->in;

@@ -64,6 +64,10 @@ struct t2f_pprof_tables {
 	uint32_t nfuncs;
 	struct t2f_pprof_map *maps;   /* [1..nmaps] */
 	uint32_t nmaps;
+	/* while ordering (t2f_pprof_tables__order_begin to __order_end): */
+	uint32_t *loc_order;          /* per old location id: its new id, 0 = not met yet */
+	uint32_t nmet;                /* locations met */
+	struct t2f_strtab *old_strs;  /* the string table the tables were built with */
 };
 
 /* Builds every table from the profile's cells (only the nodes, frames and modules they use).
@@ -86,25 +90,32 @@ struct t2f_pprof_strs {
 	uint32_t *idx;
 	size_t n;
 };
-/* The samples in output order, as the writer holds them: sample i's stack is the node
- * leaf(ctx, i), i < n (some i may be a cell that repeats an earlier one, with its stack: walking
- * it again changes nothing). */
-struct t2f_pprof_samples {
-	t2f_node_id (*leaf)(const void *ctx, size_t i);
-	const void *ctx;
-	size_t n;
-	t2f_thread_id first_thread;   /* sample 0's thread (0 without samples) */
-};
-/* Renumbers the built tables in the order the samples use them (pprof_order.c); then the
- * strings: s's first, then the mappings' and the functions' (strings interned later follow
- * them). 0 or -ENOMEM. */
-int t2f_pprof_tables__order(struct t2f_pprof_tables *t, const struct t2f_pprof_samples *smp,
-			    struct t2f_pprof_strs *s);
+/* Renumbering the built tables in the order the samples use them (pprof_order.c), in two
+ * steps around the samples' encoding, whose walk up each stack is the order's own:
+ * __order_begin puts s's strings first into a new string table (t->strs from then on: strings
+ * interned later follow them) and starts an empty location numbering; each location a sample
+ * names is numbered as the walk meets it (t2f_pprof_tables__loc_id, in output order, leaf
+ * first); __order_end, once every sample is walked, numbers the locations no sample met, moves
+ * the locations to their new ids, orders the functions and the mappings (the main binary
+ * first: the first whose file name starts with first_thread's comm) and moves their strings
+ * into the new table after s's. Between the two, t->locs, t->nodes and the functions keep
+ * their old ids. 0 or -ENOMEM. */
+int t2f_pprof_tables__order_begin(struct t2f_pprof_tables *t, struct t2f_pprof_strs *s);
+uint32_t t2f_pprof_tables__meet(struct t2f_pprof_tables *t, uint32_t loc);
+/* The new id of location loc (an old id, ≥ 1), numbered now if the walk had not met it. */
+static inline uint32_t t2f_pprof_tables__loc_id(struct t2f_pprof_tables *t, uint32_t loc)
+{
+	uint32_t id = t->loc_order[loc];
+
+	return id ? id : t2f_pprof_tables__meet(t, loc);
+}
+int t2f_pprof_tables__order_end(struct t2f_pprof_tables *t, t2f_thread_id first_thread);
 
 /* Output stage: raw bytes, or gzip (fixed level, mtime 0), into out. gzip deflates each
  * drained buffer as a block of its own on two threads (pprof_gz.c) and writes the stream into
- * out on the caller's thread, inside __new, __drain and __finish: out must not be written by
- * anyone else from __new to __finish. */
+ * out on the caller's thread, inside __drain and __finish: out must not be written by anyone
+ * else from the first of them to __finish. __new writes nothing: it may run on another thread,
+ * its gz then used by the caller once that thread is joined. */
 struct t2f_pprof_gz;
 enum t2f_pprof_gz_mode {
 	T2F_PPROF_RAW,        /* the protobuf as it is (tests, debugging) */

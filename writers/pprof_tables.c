@@ -530,6 +530,8 @@ int t2f_pprof_tables__build(struct t2f_pprof_tables *t, const struct t2f_profile
 void t2f_pprof_tables__free(struct t2f_pprof_tables *t)
 {
 	t2f_strtab__free(t->strs);
+	t2f_strtab__free(t->old_strs);
+	free(t->loc_order);
 	t2f_buf__free(&t->utf8);
 	free(t->frame_func);
 	free(t->frame_map);
