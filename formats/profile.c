@@ -890,6 +890,11 @@ void t2f_profile__sample_runs(const struct t2f_profile *p, t2f_thread_id thread,
 	t2f_sample_log__read(p->log, thread, from, n, runs);
 }
 
+void t2f_profile__note_span(struct t2f_profile *p, uint64_t first, uint64_t last)
+{
+	t2f_profile__note_time(p, first, last);
+}
+
 bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last)
 {
 	if (!p->first_ns)

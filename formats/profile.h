@@ -372,6 +372,9 @@ void t2f_profile__sample_runs(const struct t2f_profile *p, t2f_thread_id thread,
 			      size_t n, struct t2f_log_run *runs);
 /* The earliest and latest nonzero sample time; false when no sample had one. */
 bool t2f_profile__time_span(const struct t2f_profile *p, uint64_t *first, uint64_t *last);
+/* Widens the time span to [first, last] (0: nothing): the span of samples added with time 0 by a
+ * reader that kept their times' span itself. */
+void t2f_profile__note_span(struct t2f_profile *p, uint64_t first, uint64_t last);
 
 /* Finds an event by name, or by the name without perf's modifiers ("cpu-clock:u" finds
  * "cpu-clock"); 0 when absent. */

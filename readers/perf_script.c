@@ -366,6 +366,11 @@ static int end_sample(struct t2f_perf_script *ps)
 	if (!err && !ps->switch_only)
 		err = t2f_profile__add_sample(ps->p, node, ps->thread, ps->event, ps->weight,
 					      ps->time_ns);
+	if (!err && !ps->switch_only && ps->run.pend_len) {
+		uint64_t ended = ps_times__commit(&ps->run);
+
+		t2f_profile__note_span(ps->p, ended, ended);
+	}
 	if (ps->switch_only)
 		t2f_profile__count_drop(ps->p, T2F_DROP_FILTERED);
 	if (!err && ps->derive)
@@ -618,6 +623,7 @@ static int on_header(struct t2f_perf_script *ps, const struct ps_header *h,
 {
 	int err = 0;
 
+	ps->run.pend_len = 0;
 	if (h->record != PS_SAMPLE) {
 		ps->state = PS_SKIP;
 		if (h->record == PS_FORK)
@@ -751,6 +757,18 @@ static int on_timeless(struct t2f_perf_script *ps, const char *s, size_t len, si
 	return err;
 }
 
+/* A header the memo gave (h, at line s): the sample before it ends, and with PS_TIMES_SPAN its
+ * time is read as the run's (perf_script_times.c). */
+static int memo_header(struct t2f_perf_script *ps, const char *s, struct ps_header *h,
+		       struct ps_header_way *way)
+{
+	int err = end_sample(ps) ?: on_header(ps, h, way);
+
+	if (!err && ps->times == PS_TIMES_SPAN && ps->state == PS_IN)
+		ps->time_ns = ps_times__pend(&ps->run, s, h);
+	return err;
+}
+
 static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 {
 	struct ps_header_way *way;
@@ -788,10 +806,8 @@ static int on_line(struct t2f_perf_script *ps, const char *s, size_t len)
 				      "unreadable frame line: expected \"ADDRESS [SYMBOL[+0xOFF]] [(DSO)]\"");
 	}
 	if (lead == 0 && (way = ps_header_memo__parse(&ps->header_memo, s, len,
-						      t2f_profile__wants_times(ps->p) ||
-						      t2f_sample_filter__has_ranges(ps->filter),
-						      &h)) != NULL)
-		return end_sample(ps) ?: on_header(ps, &h, way);
+						      ps->times == PS_TIMES_EACH, &h)) != NULL)
+		return memo_header(ps, s, &h, way);
 	err = check_text(ps, s, len);
 	if (err)
 		return err;
@@ -858,10 +874,22 @@ static int block_step(struct t2f_perf_script *ps, enum ps_block_phase phase, con
 	return err;
 }
 
+/* What the headers' times are read for: with none of ranges, the derive stage, a time
+ * histogram or a sample time log, only the profile's span needs them. */
+static enum ps_times times_wanted(const struct t2f_perf_script *ps)
+{
+	if (t2f_sample_filter__has_ranges(ps->filter) || ps->derive ||
+	    t2f_profile__hist(ps->p) || t2f_profile__sample_times(ps->p))
+		return PS_TIMES_EACH;
+	return t2f_profile__wants_times(ps->p) ? PS_TIMES_SPAN : PS_TIMES_NONE;
+}
+
 int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t len)
 {
 	const char *end = data + len;
 	int err = 0;
+
+	ps->times = times_wanted(ps);
 
 	while (data < end && !err) {
 		const char *nl;
@@ -898,7 +926,7 @@ int t2f_perf_script__feed(struct t2f_perf_script *ps, const char *data, size_t l
 
 /* perf ends every line with '\n': input that stops inside a line was cut, and the sample it
  * belongs to is incomplete. */
-int t2f_perf_script__finish(struct t2f_perf_script *ps)
+static int finish_samples(struct t2f_perf_script *ps)
 {
 	int err = ps->pending_line ? pending_bad(ps) : 0;
 
@@ -911,4 +939,13 @@ int t2f_perf_script__finish(struct t2f_perf_script *ps)
 	ps->nframes = 0;
 	return t2f_diag__warn(ps->d, ps->name, ps->line_no,
 			      "input ends inside a line: the last sample is incomplete and was dropped");
+}
+
+int t2f_perf_script__finish(struct t2f_perf_script *ps)
+{
+	int err = finish_samples(ps);
+	uint64_t last = ps_times__end(&ps->run);
+
+	t2f_profile__note_span(ps->p, last, last);
+	return err;
 }

@@ -90,7 +90,7 @@ static uint64_t digits_slow(const char *p, size_t n)
  * (perf prints 1 to 6 digits of seconds, 6 or 9 of fraction): 75 instructions a time, where
  * digit by digit took 117, 3.7% of a pprof run's on a whole-machine recording. No per-digit
  * overflow test. */
-static uint64_t time_value(const char *p, size_t dot, size_t n)
+uint64_t ps_time_ns(const char *p, size_t dot, size_t n)
 {
 	static const uint64_t scale[10] = { 1000000000ull, 100000000ull, 10000000ull, 1000000ull,
 					     100000ull, 10000ull, 1000ull, 100ull, 10ull, 1ull };
@@ -118,7 +118,7 @@ static uint64_t time_value(const char *p, size_t dot, size_t n)
 }
 
 /* "492.528779:": *i moves past the ':' and, unless ns is NULL, *ns gets the time in ns
- * (time_value). */
+ * (ps_time_ns). */
 bool ps_take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
 {
 	size_t j = *i, k, dot;
@@ -134,7 +134,7 @@ bool ps_take_time(const char *s, size_t end, size_t *i, uint64_t *ns)
 	if (j == k || j >= end || s[j] != ':')
 		return false;
 	if (ns)
-		*ns = time_value(s + *i, dot - *i, j - *i);
+		*ns = ps_time_ns(s + *i, dot - *i, j - *i);
 	*i = j + 1;
 	return true;
 }
@@ -317,7 +317,7 @@ static int way_parse(const struct ps_header_way *w, const char *s, size_t len, b
 	    memcmp(s, w->prefix, j) != 0 || !time_ok(s + j, t - 1 - j, &dot))
 		return 0;
 	*h = w->h;
-	h->time_ns = times ? time_value(s + j, dot, t - 1 - j) : 0;
+	h->time_ns = times ? ps_time_ns(s + j, dot, t - 1 - j) : 0;
 	h->tail_at = t;
 	h->comm.p = s + w->comm_at;
 	h->event.p = s + t + w->event_at;

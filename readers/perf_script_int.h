@@ -43,6 +43,31 @@ struct line_entry {
 	int64_t pid;       /* and its process */
 };
 
+/* The run of sample times whose span alone is wanted (perf_script_times.c). */
+struct ps_time_run {
+	uint64_t hi, lo;        /* the run's latest time, its first and last 8 bytes big-endian */
+	uint8_t len, dot;       /* its length (0: no run) and where its '.' is */
+	uint64_t pend_hi, pend_lo; /* the time of the sample being read, until it is added */
+	uint8_t pend_len;       /* 0: none to commit */
+	uint8_t pend_dot;
+	bool pend_in;           /* it is inside the run (its sample notes no time) */
+};
+
+/* The time of the memo header h (at line): 0 when it lies in the run, else its time in ns (the
+ * sample notes it); kept pending either way. */
+uint64_t ps_times__pend(struct ps_time_run *r, const char *line, const struct ps_header *h);
+/* The pending time, its sample added, into the run: the time in ns of the run it ended, or 0. */
+uint64_t ps_times__commit(struct ps_time_run *r);
+/* Ends the run: its latest time in ns, or 0 without a run. */
+uint64_t ps_times__end(struct ps_time_run *r);
+
+/* What the sample headers' times are read for. */
+enum ps_times {
+	PS_TIMES_NONE,          /* nothing: not converted */
+	PS_TIMES_SPAN,          /* the profile's time span alone (struct ps_time_run) */
+	PS_TIMES_EACH,          /* each sample's own (ranges, the derive stage, a time log) */
+};
+
 /* The previous header's thread and event, reused while the next header repeats them. */
 struct last_thread {
 	int64_t pid, tid;
@@ -94,6 +119,8 @@ struct t2f_perf_script {
 	struct last_thread last_thread;
 	struct last_event last_event;
 	struct ps_header_memo header_memo;
+	enum ps_times times;    /* set as each feed starts */
+	struct ps_time_run run;
 	/* callers' block memo */
 	struct ps_blocks *blocks;
 	enum ps_block_phase phase;

@@ -146,6 +146,9 @@ void ps_parse_timeless(const char *line, size_t len, struct ps_header *h);
 void ps_parse_side_record(const char *line, size_t len, size_t i, struct ps_header *h);
 /* "492.528779:" at s[*i..end): *i moves past the ':'; *ns (unless NULL) the time in ns. */
 bool ps_take_time(const char *s, size_t end, size_t *i, uint64_t *ns);
+/* The time in ns of the checked "SECONDS.FRACTION" p[0..n) (a header's, as ps_take_time and the
+ * memo read it), its '.' at p[dot]: T2F_TIME_PAST past 2^64 ns. */
+uint64_t ps_time_ns(const char *p, size_t dot, size_t n);
 /* A PERF_RECORD_LOST record's text after "PERF_RECORD_LOST": "lost 7", the events lost. */
 bool ps_parse_lost(const char *rest, size_t len, uint64_t *lost);
 /* The same through the memo: the way that gave the header (the line repeats its thread and
