@@ -54,7 +54,7 @@ struct ps_time_run {
 };
 
 /* The time of the memo header h (at line): 0 when it lies in the run, else its time in ns (the
- * sample notes it); kept pending either way. */
+ * sample notes it); pending for the run unless it can take no part in one. */
 uint64_t ps_times__pend(struct ps_time_run *r, const char *line, const struct ps_header *h);
 /* The pending time, its sample added, into the run: the time in ns of the run it ended, or 0. */
 uint64_t ps_times__commit(struct ps_time_run *r);
