@@ -43,7 +43,7 @@ DIR_RULE = {
 }
 # what each target compiling them may reach (check 1): a layer's library as its directory; the
 # command line the library's header and its own, the developer programs the layers they
-# exercise, the examples only <trace2flame.h>
+# exercise, the examples and the writer bench (a client of the library) only <trace2flame.h>
 TARGET_RULE = {
     "t2f_formats": DIR_RULE["formats"],
     "t2f_readers": DIR_RULE["readers"],
@@ -56,6 +56,7 @@ TARGET_RULE = {
     "t2f-perf-data-dump": ["formats", "readers", ENUMS],
     "example_folded": [],
     "example_convert": [],
+    "t2f-bench-write": [],
 }
 # the developer programs in tools/ print or time a layer's internals: their sources may
 # include what their targets may (check 2), the command line's only the library's header
