@@ -37,28 +37,21 @@ static void store_be8(char *p, uint64_t w)
 
 uint64_t ps_times__pend(struct ps_time_run *r, const char *line, const struct ps_header *h)
 {
-	const char *t = line + h->time_at, *dot;
-	size_t len = h->tail_at - 1 - h->time_at;
+	const char *t = line + h->time_at;
+	size_t len = h->tail_at - 1 - h->time_at, dot;
+	bool same = len == r->len && t[r->dot] == '.'; /* the run's length and '.' */
 
+	/* the '.' is there: the memo checked the time */
+	dot = same ? r->dot : (size_t)((const char *)memchr(t, '.', len) - t);
 	r->pend_len = 0;
-	if (len == r->len && t[r->dot] == '.') {
-		r->pend_hi = load_be8(t);
-		r->pend_lo = load_be8(t + len - 8);
-		r->pend_len = r->len;
-		r->pend_in = r->pend_hi > r->hi || (r->pend_hi == r->hi && r->pend_lo >= r->lo);
-		if (r->pend_in)
-			return 0;
-	}
-	dot = memchr(t, '.', len); /* there: the memo checked the time */
-	r->pend_len = 0;
-	if (len >= RUN_MIN && len <= RUN_MAX && dot - t <= RUN_DOT_MAX) {
-		r->pend_hi = load_be8(t);
-		r->pend_lo = load_be8(t + len - 8);
-		r->pend_len = (uint8_t)len;
-		r->pend_dot = (uint8_t)(dot - t);
-		r->pend_in = false;
-	}
-	return ps_time_ns(t, (size_t)(dot - t), len);
+	if (len < RUN_MIN || len > RUN_MAX || dot > RUN_DOT_MAX)
+		return ps_time_ns(t, dot, len);
+	r->pend_hi = load_be8(t);
+	r->pend_lo = load_be8(t + len - 8);
+	r->pend_len = (uint8_t)len;
+	r->pend_dot = (uint8_t)dot;
+	r->pend_in = same && (r->pend_hi > r->hi || (r->pend_hi == r->hi && r->pend_lo >= r->lo));
+	return r->pend_in ? 0 : ps_time_ns(t, dot, len);
 }
 
 uint64_t ps_times__commit(struct ps_time_run *r)
