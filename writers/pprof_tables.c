@@ -334,10 +334,13 @@ static bool joins_parent(const struct t2f_profile *p, const struct t2f_frame *fr
 
 /* Locations as they are looked up: a frame's own location (tail 0, nearly every node) in an
  * array by frame id; an inlined frame's location joined to its caller's by (frame, tail) in a
- * hash map. Both give ids in the same order of first use. Frames the profile keeps apart that
- * a location cannot tell apart (the same function, line, mapping and address: a frame named
- * after another input met it unnamed, one address in two spaces) share their own location, so
- * a profile read back from its pprof writes the same locations. */
+ * hash map. The ids made here are the tables' own: the output numbers locations in the order
+ * the samples meet them (pprof_order.c). Frames the profile keeps apart that a location cannot
+ * tell apart (the same function, line, mapping and address: a frame named after another input
+ * met it unnamed, one address in two spaces) share their own location, so a profile read back
+ * from its pprof writes the same locations. The location holds the first of them made: the
+ * frames that are not inlined come first, in frame id order (own_locations), then inlined
+ * frames as the nodes meet them. */
 struct loc_index {
 	struct t2f_hashmap *joined;
 	struct t2f_hashmap *same; /* own locations by what they hold */
@@ -388,32 +391,46 @@ static int new_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_fra
 	return 0;
 }
 
+/* Where frame f's own location is looked up: at its address, under its hash. */
+struct own_key {
+	uint64_t address, hash;
+};
+
+static struct own_key own_key(const struct t2f_pprof_tables *t, t2f_frame_id f)
+{
+	uint64_t address = loc_address(t, t2f_profile__frame_at(t->p, f), t->frame_map[f]);
+
+	return (struct own_key){ address, own_hash(t, f, address) };
+}
+
+/* Frame f's own location (x->own[f]): one that holds the same, or a new one. */
+static int own_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_frame_id f,
+			struct own_key k)
+{
+	struct loc_probe q = { .t = t, .frame = f, .address = k.address };
+	int err;
+
+	x->own[f] = t2f_hashmap__find(x->same, k.hash, own_eq, &q);
+	if (x->own[f])
+		return 0;
+	err = new_location(t, x, f, 0, k.address) ?: t2f_hashmap__insert(x->same, k.hash, t->nlocs);
+	x->own[f] = t->nlocs;
+	return err;
+}
+
 static int node_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_node_id nd)
 {
 	t2f_node_id parent = t2f_profile__node_parent(t->p, nd);
 	struct loc_probe q = { .t = t, .frame = t2f_profile__node_frame(t->p, nd) };
-	uint64_t h = 0;
+	uint64_t h;
 	int err;
 
 	t->nodes[nd].next = parent;
 	if (!t->frame_inlined[q.frame] ||
 	    !joins_parent(t->p, t2f_profile__frame_at(t->p, q.frame), parent)) {
-		if (x->own[q.frame]) {
-			t->nodes[nd].loc = x->own[q.frame];
-			return 0;
-		}
-		q.address = loc_address(t, t2f_profile__frame_at(t->p, q.frame),
-					t->frame_map[q.frame]);
-		h = own_hash(t, q.frame, q.address);
-		x->own[q.frame] = t2f_hashmap__find(x->same, h, own_eq, &q);
-		if (!x->own[q.frame]) {
-			if ((err = new_location(t, x, q.frame, 0, q.address) ?:
-			     t2f_hashmap__insert(x->same, h, t->nlocs)) != 0)
-				return err;
-			x->own[q.frame] = t->nlocs;
-		}
+		err = x->own[q.frame] ? 0 : own_location(t, x, q.frame, own_key(t, q.frame));
 		t->nodes[nd].loc = x->own[q.frame];
-		return 0;
+		return err;
 	}
 	q.tail = t->nodes[parent].loc;
 	t->nodes[nd].next = t->nodes[parent].next;
@@ -425,6 +442,42 @@ static int node_location(struct t2f_pprof_tables *t, struct loc_index *x, t2f_no
 		return err;
 	t->nodes[nd].loc = t->nlocs;
 	return t2f_hashmap__insert(x->joined, h, t->nlocs);
+}
+
+#define OWN_AHEAD 8 /* frames ahead whose lookup's slot own_locations asks for */
+
+/* Whether frame f has its own location before the nodes are walked: a used frame that is not
+ * inlined (no node of its joins its caller's location). */
+static bool own_first(const struct t2f_pprof_tables *t, t2f_frame_id f)
+{
+	return t->frame_func[f] && !t->frame_inlined[f];
+}
+
+/* The own locations of the frames own_first names, in frame id order (the frames' array read
+ * in order, each lookup's slot asked for OWN_AHEAD frames before), where the nodes' walk would
+ * meet them in no order: on a whole-machine text (h42.txt, 128K frames, 306K nodes), the
+ * locations took 10-24 ms. An inlined frame's is made as its first node is met. */
+static int own_locations(struct t2f_pprof_tables *t, struct loc_index *x)
+{
+	uint32_t n = t2f_profile__frame_count(t->p);
+	struct own_key ring[OWN_AHEAD];
+	int err = 0;
+
+	for (t2f_frame_id f = 1; f <= n && f <= OWN_AHEAD; f++)
+		if (own_first(t, f))
+			ring[f % OWN_AHEAD] = own_key(t, f);
+	for (t2f_frame_id f = 1; !err && f <= n; f++) {
+		struct own_key k = ring[f % OWN_AHEAD];
+		t2f_frame_id a = f + OWN_AHEAD;
+
+		if (a <= n && own_first(t, a)) {
+			ring[a % OWN_AHEAD] = own_key(t, a);
+			t2f_hashmap__prefetch(x->same, ring[a % OWN_AHEAD].hash);
+		}
+		if (own_first(t, f))
+			err = own_location(t, x, f, k);
+	}
+	return err;
 }
 
 /* The frames some used node holds: each has one own location at most, so the index of those
@@ -455,8 +508,7 @@ static int build_locations(struct t2f_pprof_tables *t)
 		return err;
 	}
 	x.own = calloc((size_t)t2f_profile__frame_count(t->p) + 1, sizeof(*x.own));
-	if (!x.own)
-		err = -ENOMEM;
+	err = x.own ? own_locations(t, &x) : -ENOMEM;
 	for (t2f_node_id nd = 1; !err && nd <= n; nd++)
 		if (t->nodes[nd].loc)
 			err = node_location(t, &x, nd);
