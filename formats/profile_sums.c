@@ -27,9 +27,11 @@ struct more {
 
 struct t2f_cell_sums {
 	uint64_t *repeat;      /* a bit per cell: it repeats an earlier one */
-	struct more *more;     /* [nmore]: what the repeats add, found by cell in more_ix */
+	struct more *more;     /* [nmore]: what the repeats add, found by cell in more_ix while
+				* they are added up, then in cell order (order_more) */
 	size_t nmore, more_cap;
 	uint64_t *has_more;    /* a bit per cell: in more[] */
+	uint32_t *rank;        /* per word of has_more: the entries of more[] before it */
 	struct t2f_hashmap *more_ix;
 };
 
@@ -83,6 +85,42 @@ static int add_more(struct t2f_cell_sums *s, uint32_t first, const struct t2f_ce
 
 #define AHEAD 16 /* cells ahead whose lookup's slot is asked for */
 
+/* The entry of more[] that cell's is, once in cell order (has_more set for cell). */
+static size_t more_rank(const struct t2f_cell_sums *s, uint32_t cell)
+{
+	uint64_t below = ((uint64_t)1 << (cell % 64)) - 1;
+
+	return s->rank[cell / 64] + (size_t)__builtin_popcountll(s->has_more[cell / 64] & below);
+}
+
+/* more[] put in cell order, each entry then found by its rank among the cells in has_more: the
+ * writer asks for the cells' sums in cell order, and the lookups in more_ix, one random slot
+ * each, were an eighth of its samples' time (h42.txt: 580K cells, 62K repeats). */
+static int order_more(struct t2f_cell_sums *s, size_t cells)
+{
+	size_t words = cells / 64 + 1;
+	struct more *in_order = malloc((s->nmore + 1) * sizeof(*in_order));
+	uint32_t before = 0;
+
+	s->rank = malloc(words * sizeof(*s->rank));
+	if (!in_order || !s->rank) {
+		free(in_order);
+		return -ENOMEM;
+	}
+	for (size_t w = 0; w < words; w++) {
+		s->rank[w] = before;
+		before += (uint32_t)__builtin_popcountll(s->has_more[w]);
+	}
+	for (size_t i = 0; i < s->nmore; i++)
+		in_order[more_rank(s, s->more[i].cell)] = s->more[i];
+	free(s->more);
+	s->more = in_order;
+	s->more_cap = s->nmore + 1;
+	t2f_hashmap__free(s->more_ix);
+	s->more_ix = NULL;
+	return 0;
+}
+
 static int sums_make(struct t2f_cell_sums *s, const struct t2f_profile *p)
 {
 	size_t cells = p->cells.len, looked = 0;
@@ -120,7 +158,7 @@ static int sums_make(struct t2f_cell_sums *s, const struct t2f_profile *p)
 		err = t2f_hashmap__insert(m, h, (uint32_t)i + 1);
 	}
 	t2f_hashmap__free(m);
-	return err;
+	return err ?: order_more(s, cells);
 }
 
 void t2f_cell_sums__free(struct t2f_cell_sums *s)
@@ -130,6 +168,7 @@ void t2f_cell_sums__free(struct t2f_cell_sums *s)
 	free(s->repeat);
 	free(s->more);
 	free(s->has_more);
+	free(s->rank);
 	t2f_hashmap__free(s->more_ix);
 	free(s);
 }
@@ -208,14 +247,11 @@ const uint64_t *t2f_cell_sums__repeated(const struct t2f_cell_sums *s)
 
 void t2f_cell_sums__add(const struct t2f_cell_sums *s, uint32_t cell, uint64_t v[2])
 {
-	struct more_probe q = { s, cell };
-	uint32_t at;
+	const struct more *m;
 
 	if (!t2f_bit_get(s->has_more, cell))
 		return;
-	at = t2f_hashmap__find(s->more_ix, t2f_hash_u64(cell), more_eq, &q);
-	if (at) {
-		v[0] = t2f_sat_add(v[0], s->more[at - 1].samples);
-		v[1] = t2f_sat_add(v[1], s->more[at - 1].weight);
-	}
+	m = &s->more[more_rank(s, cell)];
+	v[0] = t2f_sat_add(v[0], m->samples);
+	v[1] = t2f_sat_add(v[1], m->weight);
 }
