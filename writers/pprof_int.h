@@ -98,8 +98,9 @@ struct t2f_pprof_strs {
  * first); __order_end, once every sample is walked, numbers the locations no sample met, moves
  * the locations to their new ids, orders the functions and the mappings (the main binary
  * first: the first whose file name starts with first_thread's comm) and moves their strings
- * into the new table after s's. Between the two, t->locs, t->nodes and the functions keep
- * their old ids. 0 or -ENOMEM. */
+ * into the new table after s's; t->nodes, which only the samples' walk reads, is freed then
+ * (NULL). Between the two, t->locs, t->nodes and the functions keep their old ids. 0 or
+ * -ENOMEM. */
 int t2f_pprof_tables__order_begin(struct t2f_pprof_tables *t, struct t2f_pprof_strs *s);
 uint32_t t2f_pprof_tables__meet(struct t2f_pprof_tables *t, uint32_t loc);
 /* The new id of location loc (an old id, ≥ 1), numbered now if the walk had not met it. */
