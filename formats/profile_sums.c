@@ -5,10 +5,11 @@
  * each lookup's slot asked for ahead: a thread whose cells all came from one merge has them
  * distinct. A repeat adds its samples and weight to the first cell of its stack, thread and
  * event, found by that cell in a small table of its own (a whole-machine text with 4,640
- * threads, h35.txt: 250K of 474K cells looked up, 38K repeats of 17K cells, 8-9 ms). Made on a
- * thread of its own from t2f_profile__sums_begin on, beside the resolve stage (beside the
- * writer's tables instead, they slowed them: 11-20 ms, the tables 2-6 ms more), or by the
- * writer when nothing began them. */
+ * threads, h35.txt: 250K of 474K cells looked up, 38K repeats of 17K cells, 8-9 ms), then put
+ * in cell order for the writer (order_more). Made on a thread of its own from
+ * t2f_profile__sums_begin on, beside the resolve stage (beside the writer's tables instead,
+ * they slowed them: 11-20 ms, the tables 2-6 ms more), or by the writer when nothing began
+ * them. */
 #include "formats/profile.h"
 
 #include <errno.h>
