@@ -460,7 +460,7 @@ static bool own_first(const struct t2f_pprof_tables *t, t2f_frame_id f)
 static int own_locations(struct t2f_pprof_tables *t, struct loc_index *x)
 {
 	uint32_t n = t2f_profile__frame_count(t->p);
-	struct own_key ring[OWN_AHEAD];
+	struct own_key ring[OWN_AHEAD] = { 0 };
 	int err = 0;
 
 	for (t2f_frame_id f = 1; f <= n && f <= OWN_AHEAD; f++)
